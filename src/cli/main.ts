@@ -1,0 +1,77 @@
+// The `tidings` command. Each domain adds its subcommands in ./commands/<domain>.ts; this file
+// only sets up global options, error handling and the App lifecycle.
+import { Command, CommanderError } from 'commander';
+import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/config.ts';
+import { createApp, type App } from '../app.ts';
+import { silentLogger, createLogger } from '../log/logger.ts';
+import { registerUserCommands } from './commands/users.ts';
+
+/** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) { super(message); this.exitCode = exitCode; }
+}
+
+export interface CliContext {
+  /** Opens the App lazily (so `--help` needs no database) and closes it when the command ends. */
+  app(): App;
+  config(): Config;
+  out(text: string): void;
+}
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('tidings')
+    .description('Tidings: self-hosted feed reader (Google Reader API) and search-grounded chat completions')
+    .option('--data <dir>', 'data folder (TIDINGS_DATA)')
+    .option('--config <file>', 'config file (TIDINGS_CONFIG)')
+    .option('--set <key=value...>', 'set any configuration option')
+    .option('-v, --verbose', 'log to stderr')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  registerUserCommands(program, ctx);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  let app: App | undefined;
+  let config: Config | undefined;
+  let program: Command;
+  const getConfig = (): Config => {
+    if (!config) {
+      const o = program.opts<{ data?: string; config?: string; set?: string[]; verbose?: boolean }>();
+      const env = { ...process.env };
+      if (o.config) env.TIDINGS_CONFIG = o.config;
+      config = loadConfig({ env, flags: { ...parseSetFlags(o.set), ...(o.data ? { dataDir: o.data } : {}) } });
+    }
+    return config;
+  };
+  const ctx: CliContext = {
+    config: getConfig,
+    app() {
+      if (!app) {
+        const c = getConfig();
+        app = createApp(c, program.opts().verbose ? createLogger(c.logLevel) : silentLogger);
+      }
+      return app;
+    },
+    out(text) { process.stdout.write(text.endsWith('\n') ? text : text + '\n'); },
+  };
+  program = buildProgram(ctx);
+  let code = 0;
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
+    } else if (e instanceof CliError) {
+      process.stderr.write(`tidings: ${e.message}\n`); code = e.exitCode;
+    } else if (e instanceof ConfigError) {
+      process.stderr.write(`tidings: ${e.message}\n`); code = 2;
+    } else {
+      process.stderr.write(`tidings: ${(e as Error)?.message ?? String(e)}\n`); code = 1;
+    }
+  } finally {
+    if (app) await app.close();
+  }
+  process.exitCode = code;
+}

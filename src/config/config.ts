@@ -1,0 +1,177 @@
+// One typed configuration for the whole system. Every option is declared once below with its
+// environment variable, type, default and documentation; `docs/configuration.md` and the README
+// table are generated from this list (`node scripts/config-table.ts`), so they cannot drift.
+//
+// Precedence (last wins): defaults < config file (TIDINGS_CONFIG or <data>/config.json) <
+// environment variables < command-line flags (`--port 9000`, `--data ./x`, `--set key=value`).
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json';
+
+interface OptionSpec {
+  env: string;
+  kind: Kind;
+  default: unknown;
+  doc: string;
+}
+
+// Keys are the names used in the config file and in `--set key=value`.
+export const OPTIONS = {
+  dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: './data', doc: 'Data folder: SQLite database, logs of async jobs.' },
+  host: { env: 'TIDINGS_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds to (use 0.0.0.0 to serve the LAN).' },
+  port: { env: 'TIDINGS_PORT', kind: 'int', default: 8080, doc: 'HTTP port for both APIs (Google Reader API and chat completions).' },
+  publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },
+  logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, silent. Logs are JSON lines on stderr.' },
+  allowPrivateNetworks: { env: 'TIDINGS_ALLOW_PRIVATE_NETWORKS', kind: 'bool', default: false, doc: 'Let the fetcher reach loopback/private/link-local addresses (SSRF guard off). For tests and home setups.' },
+
+  // Feed fetching and scheduling
+  fetchTimeoutMs: { env: 'TIDINGS_FETCH_TIMEOUT_MS', kind: 'int', default: 30000, doc: 'Total time limit of one feed fetch, in ms.' },
+  connectTimeoutMs: { env: 'TIDINGS_CONNECT_TIMEOUT_MS', kind: 'int', default: 10000, doc: 'TCP/TLS connect time limit, in ms.' },
+  maxBodyBytes: { env: 'TIDINGS_MAX_BODY_BYTES', kind: 'int', default: 15 * 1024 * 1024, doc: 'Largest feed body accepted, before and after decompression.' },
+  maxRedirects: { env: 'TIDINGS_MAX_REDIRECTS', kind: 'int', default: 5, doc: 'Redirects followed per fetch.' },
+  userAgent: { env: 'TIDINGS_USER_AGENT', kind: 'string', default: 'Tidings/0.1 (+https://github.com/tidings; feed reader)', doc: 'User-Agent sent when fetching feeds and pages.' },
+  fetchConcurrency: { env: 'TIDINGS_FETCH_CONCURRENCY', kind: 'int', default: 32, doc: 'Feeds fetched at once, in total.' },
+  perHostConcurrency: { env: 'TIDINGS_PER_HOST_CONCURRENCY', kind: 'int', default: 4, doc: 'Feeds fetched at once from one host.' },
+  minIntervalMinutes: { env: 'TIDINGS_MIN_INTERVAL_MINUTES', kind: 'int', default: 15, doc: 'Shortest refresh interval of a feed.' },
+  maxIntervalMinutes: { env: 'TIDINGS_MAX_INTERVAL_MINUTES', kind: 'int', default: 1440, doc: 'Longest refresh interval of a feed (also the cap of error back-off).' },
+  schedulerEnabled: { env: 'TIDINGS_SCHEDULER', kind: 'bool', default: true, doc: 'Refresh due feeds in the background while the server runs.' },
+  schedulerTickSeconds: { env: 'TIDINGS_SCHEDULER_TICK_SECONDS', kind: 'int', default: 60, doc: 'How often the scheduler looks for due feeds.' },
+
+  // Search and answers
+  llmBaseUrl: { env: 'TIDINGS_LLM_BASE_URL', kind: 'string', default: '', doc: 'OpenAI-compatible server (vLLM, llama.cpp, Ollama) for generative answers, e.g. http://127.0.0.1:11434/v1. Empty: built-in extractive engine.' },
+  llmApiKey: { env: 'TIDINGS_LLM_API_KEY', kind: 'string', default: '', doc: 'API key sent to the OpenAI-compatible server, if it needs one.' },
+  llmModel: { env: 'TIDINGS_LLM_MODEL', kind: 'string', default: '', doc: 'Model name on the OpenAI-compatible server.' },
+  llmTimeoutMs: { env: 'TIDINGS_LLM_TIMEOUT_MS', kind: 'int', default: 120000, doc: 'Time limit of an upstream LLM call, in ms (also applied between streamed tokens).' },
+  engineByModel: { env: 'TIDINGS_ENGINE_BY_MODEL', kind: 'json', default: {}, doc: 'Per-model engine choice, JSON like {"sonar":"extractive","sonar-pro":"openai"}. Models not listed use openai when TIDINGS_LLM_BASE_URL is set, else extractive.' },
+  searxngUrl: { env: 'TIDINGS_SEARXNG_URL', kind: 'string', default: '', doc: 'SearXNG base URL for web search beside the local index (JSON API must be enabled). Empty: local index only.' },
+  webResultsFetched: { env: 'TIDINGS_WEB_RESULTS_FETCHED', kind: 'int', default: 5, doc: 'Web results whose pages are fetched and read per search.' },
+
+  // Chat completions API
+  betaOpenToAll: { env: 'TIDINGS_BETA_OPEN', kind: 'bool', default: false, doc: 'Open the beta features (search_domain_filter, return_images, return_related_questions) to every key without approval.' },
+  defaultTier: { env: 'TIDINGS_DEFAULT_TIER', kind: 'int', default: 0, doc: 'Rate-limit tier (0-5) of new API keys.' },
+  prices: { env: 'TIDINGS_PRICES', kind: 'json', default: {}, doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the built-in table; see src/chat-api/prices.ts.' },
+
+  // Accounts
+  tokenTtlDays: { env: 'TIDINGS_TOKEN_TTL_DAYS', kind: 'int', default: 365, doc: 'Lifetime of ClientLogin tokens.' },
+} as const satisfies Record<string, OptionSpec>;
+
+type KindType<K extends Kind> = K extends 'string' ? string : K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : Record<string, any>;
+
+export type Config = { -readonly [K in keyof typeof OPTIONS]: KindType<(typeof OPTIONS)[K]['kind']> };
+export type ConfigKey = keyof Config;
+
+export class ConfigError extends Error {}
+
+function parseValue(key: string, spec: OptionSpec, raw: unknown, source: string): unknown {
+  if (typeof raw !== 'string') {
+    // From a JSON config file: check type only.
+    const ok = spec.kind === 'string' ? typeof raw === 'string'
+      : spec.kind === 'int' ? Number.isInteger(raw)
+      : spec.kind === 'number' ? typeof raw === 'number'
+      : spec.kind === 'bool' ? typeof raw === 'boolean'
+      : spec.kind === 'list' ? Array.isArray(raw)
+      : typeof raw === 'object' && raw !== null;
+    if (!ok) throw new ConfigError(`${source}: option "${key}" must be of type ${spec.kind}, got ${JSON.stringify(raw)}`);
+    return raw;
+  }
+  const s = raw.trim();
+  switch (spec.kind) {
+    case 'string': return raw;
+    case 'int': {
+      if (!/^-?\d+$/.test(s)) throw new ConfigError(`${source}: ${key} must be a whole number, got "${raw}"`);
+      return Number(s);
+    }
+    case 'number': {
+      const n = Number(s);
+      if (s === '' || !Number.isFinite(n)) throw new ConfigError(`${source}: ${key} must be a number, got "${raw}"`);
+      return n;
+    }
+    case 'bool': {
+      if (/^(1|true|yes|on)$/i.test(s)) return true;
+      if (/^(0|false|no|off|)$/i.test(s)) return false;
+      throw new ConfigError(`${source}: ${key} must be true or false, got "${raw}"`);
+    }
+    case 'list': return s === '' ? [] : s.split(',').map((x) => x.trim()).filter(Boolean);
+    case 'json': {
+      try { return JSON.parse(s); } catch { throw new ConfigError(`${source}: ${key} must be JSON, got "${raw}"`); }
+    }
+  }
+}
+
+function flagToKey(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export interface LoadOptions {
+  env?: Record<string, string | undefined>;
+  /** Overrides from command-line flags, already keyed by option name (camelCase). */
+  flags?: Partial<Record<string, unknown>>;
+  /** Explicit overrides, e.g. from tests. Applied last. */
+  overrides?: Partial<Config>;
+}
+
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const out: Record<string, unknown> = {};
+  for (const [k, spec] of Object.entries(OPTIONS)) out[k] = structuredClone(spec.default);
+
+  const dataFromEarly = (opts.overrides?.dataDir ?? opts.flags?.dataDir ?? env.TIDINGS_DATA ?? out.dataDir) as string;
+  const file = env.TIDINGS_CONFIG ?? join(dataFromEarly, 'config.json');
+  if (existsSync(file)) {
+    let parsed: Record<string, unknown>;
+    try { parsed = JSON.parse(readFileSync(file, 'utf8')); } catch (e) {
+      throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
+    }
+    for (const [k, v] of Object.entries(parsed)) {
+      const spec = (OPTIONS as Record<string, OptionSpec>)[k];
+      if (!spec) throw new ConfigError(`config file ${file}: unknown option "${k}" (see the configuration table in README.md)`);
+      out[k] = parseValue(k, spec, v, `config file ${file}`);
+    }
+  } else if (env.TIDINGS_CONFIG) {
+    throw new ConfigError(`TIDINGS_CONFIG points to ${file}, which does not exist`);
+  }
+
+  for (const [k, spec] of Object.entries(OPTIONS) as [string, OptionSpec][]) {
+    const v = env[spec.env];
+    if (v !== undefined && v !== '') out[k] = parseValue(k, spec, v, `environment variable ${spec.env}`);
+  }
+  for (const [rawKey, v] of Object.entries(opts.flags ?? {})) {
+    if (v === undefined) continue;
+    const k = flagToKey(rawKey);
+    const spec = (OPTIONS as Record<string, OptionSpec>)[k];
+    if (!spec) throw new ConfigError(`unknown option "--${rawKey}" (see the configuration table in README.md)`);
+    out[k] = parseValue(k, spec, typeof v === 'string' ? v : v, `flag --${rawKey}`);
+  }
+  Object.assign(out, opts.overrides ?? {});
+  const cfg = out as Config;
+  validate(cfg);
+  cfg.dataDir = resolve(cfg.dataDir);
+  return cfg;
+}
+
+function validate(c: Config): void {
+  if (c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0-65535, got ${c.port}`);
+  if (c.minIntervalMinutes < 1) throw new ConfigError('minIntervalMinutes must be at least 1');
+  if (c.maxIntervalMinutes < c.minIntervalMinutes) throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
+  if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
+  if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
+  if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
+}
+
+/** Parses `--set key=value` pairs. */
+export function parseSetFlags(pairs: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs ?? []) {
+    const i = p.indexOf('=');
+    if (i <= 0) throw new ConfigError(`--set expects key=value, got "${p}"`);
+    out[p.slice(0, i)] = p.slice(i + 1);
+  }
+  return out;
+}
+
+export function configTableMarkdown(): string {
+  const rows = Object.entries(OPTIONS as Record<string, OptionSpec>).map(([k, s]) =>
+    `| \`${s.env}\` | \`${k}\` | ${s.kind} | \`${JSON.stringify(s.default)}\` | ${s.doc} |`);
+  return ['| environment variable | file key / `--set` key | type | default | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,27 @@
+// Builds the HTTP server: one Fastify instance, each API an encapsulated plugin with its own
+// routes, hooks and error handling, so the reader API and the chat API cannot tangle.
+import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
+import type { App } from '../app.ts';
+
+export async function buildServer(app: App): Promise<FastifyInstance> {
+  const server = Fastify({
+    loggerInstance: app.log.child({ component: 'http' }) as FastifyBaseLogger,
+    disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace',
+    bodyLimit: 16 * 1024 * 1024,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+  });
+  server.get('/healthz', async () => ({ ok: true }));
+  // API plugins are registered here (reader API, OAuth, chat completions).
+  return server;
+}
+
+export async function startServer(app: App): Promise<{ server: FastifyInstance; url: string }> {
+  const server = await buildServer(app);
+  await server.listen({ host: app.config.host, port: app.config.port });
+  const addr = server.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
+  const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
+  app.onClose(() => server.close());
+  return { server, url };
+}

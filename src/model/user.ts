@@ -1,0 +1,6 @@
+export interface User {
+  id: number;
+  username: string;
+  email: string | null;
+  createdAt: number;
+}

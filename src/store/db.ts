@@ -1,0 +1,69 @@
+// SQLite through Node's built-in driver (node:sqlite). Chosen over better-sqlite3 because it needs
+// no native build (CI and fresh machines cannot download prebuilt binaries), ships SQLite 3.5x
+// with FTS5, and has the same synchronous prepared-statement model. The PostgreSQL path later goes
+// through the repository interfaces in ./repositories.ts, never through this handle.
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS } from './migrations.ts';
+
+export type Db = DatabaseSync;
+export type Statement = StatementSync;
+
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
+  db.exec(`
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA foreign_keys = ON;
+    PRAGMA busy_timeout = 5000;
+    PRAGMA cache_size = -65536;
+    PRAGMA temp_store = MEMORY;
+    PRAGMA mmap_size = 268435456;
+  `);
+  migrate(db);
+  return db;
+}
+
+/** Applies every migration not yet recorded, each in its own transaction, in list order. */
+export function migrate(db: Db): string[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const applied = new Set((db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((r) => r.id));
+  const ran: string[] = [];
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.id)) continue;
+    transaction(db, () => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(m.id, Math.floor(Date.now() / 1000));
+    });
+    ran.push(m.id);
+  }
+  return ran;
+}
+
+/** Runs fn inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on throw). Nested calls join the outer one. */
+export function transaction<T>(db: Db, fn: () => T): T {
+  if (db.isTransaction) return fn();
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (e) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw e;
+  }
+}
+
+/** Caches prepared statements by SQL text: prepare once, reuse on every call. */
+export class StatementCache {
+  private readonly cache = new Map<string, StatementSync>();
+  readonly db: Db;
+  constructor(db: Db) { this.db = db; }
+  get(sql: string): StatementSync {
+    let s = this.cache.get(sql);
+    if (!s) { s = this.db.prepare(sql); this.cache.set(sql, s); }
+    return s;
+  }
+}
