@@ -1,0 +1,52 @@
+// The contract of the search subsystem: the local article index and web providers behind one
+// interface, consumed by the answer pipelines (../answer). Nothing here knows HTTP.
+import type { SearchFilters, SearchScope } from '../answer/types.ts';
+
+export interface Passage {
+  /** Plain text of a few sentences from the article. */
+  text: string;
+  score: number;
+}
+
+export interface SearchHit {
+  /** Local article id (items.id), or null for a web result. */
+  itemId: number | null;
+  url: string;
+  title: string;
+  /** Feed title (local) or site name (web). */
+  sourceName: string;
+  /** Unix seconds or null. */
+  publishedAt: number | null;
+  updatedAt: number | null;
+  /** Best matching passages, best first. */
+  passages: Passage[];
+  score: number;
+  imageUrl: string | null;
+  origin: 'local' | 'web';
+}
+
+export interface SearchQuery {
+  text: string;
+  scope: SearchScope;
+  filters: SearchFilters;
+  /** Maximum articles returned. */
+  limit: number;
+}
+
+export interface SearchProvider {
+  readonly name: string;
+  search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]>;
+}
+
+export interface SearchService {
+  /** Searches every configured provider, fuses the results; counts as one billed search. */
+  search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]>;
+  /** Full plain text of a stored article (deep research reads whole articles). */
+  articleText(itemId: number): { title: string; url: string; text: string } | undefined;
+}
+
+/** A filter value the caller must fix (names the parameter). */
+export class SearchFilterError extends Error {
+  readonly param: string;
+  constructor(param: string, message: string) { super(message); this.param = param; }
+}
