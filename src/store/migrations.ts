@@ -130,6 +130,63 @@ CREATE TRIGGER user_items_count_update AFTER UPDATE OF read ON user_items WHEN O
 END;
 `;
 
+// Authentication (src/auth). Secrets are never stored: tokens, codes and client secrets are kept as
+// SHA-256 hashes (they are high-entropy random strings), passwords as scrypt hashes (users table).
+const auth = `
+-- Server-side keys (HMAC key for write tokens and consent-form CSRF tokens), created on first use.
+CREATE TABLE auth_secrets (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE oauth_clients (
+  id INTEGER PRIMARY KEY,
+  client_id TEXT NOT NULL UNIQUE,
+  secret_hash TEXT NOT NULL,
+  name TEXT NOT NULL,
+  redirect_uris TEXT NOT NULL,           -- JSON array, matched exactly
+  grant_types TEXT NOT NULL,             -- JSON array: authorization_code, refresh_token
+  created_at INTEGER NOT NULL
+);
+
+-- Bearer credentials: ClientLogin tokens, OAuth access and refresh tokens.
+CREATE TABLE auth_tokens (
+  id INTEGER PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('clientlogin', 'oauth_access', 'oauth_refresh')),
+  scopes TEXT NOT NULL,                  -- space-separated: "read" or "read write"
+  client_id TEXT REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+  grant_id TEXT,                         -- OAuth: every token descending from one authorization code
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  last_used_at INTEGER,
+  revoked_at INTEGER,
+  label TEXT
+);
+CREATE INDEX auth_tokens_user ON auth_tokens(user_id);
+CREATE INDEX auth_tokens_grant ON auth_tokens(grant_id) WHERE grant_id IS NOT NULL;
+CREATE INDEX auth_tokens_expires ON auth_tokens(expires_at);
+
+CREATE TABLE oauth_codes (
+  id INTEGER PRIMARY KEY,
+  code_hash TEXT NOT NULL UNIQUE,
+  client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  redirect_uri TEXT,                     -- as sent in the authorization request; NULL when omitted
+  scopes TEXT NOT NULL,
+  code_challenge TEXT,
+  code_challenge_method TEXT,
+  grant_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER
+);
+CREATE INDEX oauth_codes_expires ON oauth_codes(expires_at);
+`;
+
 export const MIGRATIONS: Migration[] = [
   { id: '001_core', sql: core },
+  { id: '020_auth_tokens_oauth', sql: auth },
 ];

@@ -1,0 +1,32 @@
+// One random server key (stored in auth_secrets, created on first use) signs the values the server
+// must recognise later without storing them: write tokens (T) and consent-form CSRF tokens.
+// Separate purposes are domain-separated in the MAC input, so one value never passes as another.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { App } from '../app.ts';
+import { authStore, nowSeconds } from './store.ts';
+
+const keys = new WeakMap<App, Buffer>();
+
+function serverKey(app: App): Buffer {
+  let k = keys.get(app);
+  if (!k) {
+    const stored = authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+    k = Buffer.from(stored, 'base64url');
+    keys.set(app, k);
+  }
+  return k;
+}
+
+/** HMAC-SHA256 of `purpose` and the parts, base64url (43 characters, no '=', '&' or whitespace). */
+export function sign(app: App, purpose: string, ...parts: string[]): string {
+  const mac = createHmac('sha256', serverKey(app)).update(purpose);
+  // Length-prefix every part so ("ab","c") and ("a","bc") sign differently.
+  for (const p of parts) mac.update(`\0${Buffer.byteLength(p)}:`).update(p);
+  return mac.digest('base64url');
+}
+
+/** Constant-time string comparison (false on different lengths). */
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a), y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
