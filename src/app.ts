@@ -8,6 +8,7 @@ import { openDatabase, type Db } from './store/db.ts';
 import type { UserRepository } from './store/repositories.ts';
 import { SqliteUserRepository } from './store/sqlite/users.ts';
 import type { ItemChanges } from './model/item.ts';
+import { installSearchIndexing } from './search/indexing.ts';
 
 export type ItemChangeListener = (changes: ItemChanges) => void;
 
@@ -47,5 +48,6 @@ export function createApp(config: Config, log: Logger = createLogger(config.logL
     },
   };
   // Domain wiring that must exist for every App (server, CLI and tests alike) goes here.
+  installSearchIndexing(app);
   return app;
 }

@@ -50,3 +50,12 @@ export class SearchFilterError extends Error {
   readonly param: string;
   constructor(param: string, message: string) { super(message); this.param = param; }
 }
+
+/** What one search did, for callers that report more than the hits. */
+export interface SearchReport {
+  hits: SearchHit[];
+  /** Always 1: one search() call is one billed search (usage.searchQueries counts calls). */
+  billedSearches: 1;
+  /** Providers that failed (their results are missing); empty when all answered. */
+  degraded: string[];
+}

@@ -5,6 +5,8 @@
 // Time units: *_at columns are Unix seconds; *_us columns are Unix microseconds (the Google
 // Reader API's timestampUsec/crawlTimeMsec come from items.crawled_us).
 
+import { SEARCH_INDEX_MIGRATION } from './sqlite/search-schema.ts';
+
 export interface Migration { id: string; sql: string }
 
 const core = `
@@ -189,4 +191,5 @@ CREATE INDEX oauth_codes_expires ON oauth_codes(expires_at);
 export const MIGRATIONS: Migration[] = [
   { id: '001_core', sql: core },
   { id: '020_auth_tokens_oauth', sql: auth },
+  { id: '030_search_passages', sql: SEARCH_INDEX_MIGRATION },
 ];

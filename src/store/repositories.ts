@@ -50,3 +50,87 @@ export interface AuthorizationCodeRepository {
 export interface AuthSecretRepository {
   getOrCreate(name: string, create: () => string, now: number): string;
 }
+
+// ---- Search index (src/search) ----
+
+/** What the indexer reads of an item to build its passages. */
+export interface SearchItemSource {
+  id: number;
+  feedId: number;
+  url: string | null;
+  title: string;
+  content: string | null;
+  summary: string | null;
+  publishedAt: number;
+  updatedAt: number;
+  feedUrl: string;
+  feedSiteUrl: string | null;
+}
+
+export interface IndexedItem {
+  id: number;
+  feedId: number;
+  host: string;
+  title: string;
+  publishedAt: number;
+  updatedAt: number;
+}
+
+/** Which articles a search may see, resolved to ids (stream ids are resolved by src/search). */
+export type PassageScope =
+  | { kind: 'instance' }
+  | { kind: 'subscriptions'; userId: number }
+  /** The union of: items of these feeds, items tagged with these labels, items in these states. */
+  | { kind: 'streams'; userId: number; feedIds: number[]; taggedLabelIds: number[]; states: ('starred' | 'read' | 'liked')[] };
+
+export interface PassageFilter {
+  scope: PassageScope;
+  /** Hosts (lowercase); a host matches itself and its subdomains. At most one of allow/deny. */
+  allowHosts?: string[];
+  denyHosts?: string[];
+  /** Unix seconds, inclusive. */
+  publishedAfter?: number;
+  publishedBefore?: number;
+  updatedAfter?: number;
+  updatedBefore?: number;
+}
+
+export interface PassageMatch {
+  passageId: number;
+  itemId: number;
+  ord: number;
+  text: string;
+  /** Higher is better (negated FTS5 bm25). */
+  score: number;
+}
+
+export interface SearchArticleMeta {
+  id: number;
+  url: string;
+  title: string;
+  feedTitle: string;
+  publishedAt: number;
+  updatedAt: number;
+  imageUrl: string | null;
+}
+
+export interface SearchIndexRepository {
+  itemSources(ids: number[]): SearchItemSource[];
+  /** Replaces every passage of the item (none: the item is only removed from the index). */
+  replacePassages(item: IndexedItem, passages: string[]): void;
+  deleteItems(ids: number[]): void;
+  /** Item ids in id order after `afterId` (for rebuilds in batches). */
+  itemIdsAfter(afterId: number, limit: number): number[];
+  deleteAll(): void;
+  passageCount(): number;
+  /** Best passages for an FTS5 MATCH expression, filters applied inside the ranking query. */
+  searchPassages(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): PassageMatch[];
+  articles(ids: number[]): SearchArticleMeta[];
+  /** The article's indexed text (its passages in order). */
+  articleText(itemId: number): { title: string; url: string; text: string } | undefined;
+  /** Number of passages containing the term (an FTS5 query term), for query term weighting. */
+  documentFrequency(term: string): number;
+  // Stream-id resolution (scoped to the user).
+  subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined;
+  label(userId: number, name: string): { id: number; folderFeedIds: number[] } | undefined;
+}

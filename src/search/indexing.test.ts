@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { addFeed, addUser, ingest, subscribe, testApp } from './testing/fixtures.ts';
+import { searchService } from './service.ts';
+import { reindexAll, searchIndexRepository } from './indexing.ts';
+import type { SearchQuery } from './types.ts';
+
+const instance = (text: string, limit = 10): SearchQuery => ({ text, scope: { kind: 'instance' }, filters: {}, limit });
+
+const longArticle = (topic: string) => Array.from({ length: 12 }, (_, i) =>
+  `<p>Paragraph ${i} about ${topic}. It has a second sentence with filler words for length and one more clause here.</p>`).join('\n');
+
+test('items reported by notifyItemChanges are indexed as passages and found by search', async (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://news.example.com/feed', 'Example News');
+  const [volcano] = ingest(app, feed, [
+    { url: 'https://news.example.com/volcano', title: 'Volcano erupts in Iceland', content: longArticle('the eruption near Grindavik &amp; lava flows') },
+    { url: 'https://news.example.com/budget', title: 'Parliament passes budget', content: '<p>The budget vote was close.</p>' },
+  ]);
+  const repo = searchIndexRepository(app.db);
+  assert.ok(repo.passageCount() >= 3, 'the long article is split into several passages');
+  const hits = await searchService(app).search(instance('Where did the lava eruption happen?'));
+  assert.equal(hits[0]?.itemId, volcano);
+  assert.equal(hits[0]?.url, 'https://news.example.com/volcano');
+  assert.equal(hits[0]?.sourceName, 'Example News');
+  assert.equal(hits[0]?.origin, 'local');
+  assert.match(hits[0]!.passages[0]!.text, /eruption near Grindavik & lava/);
+  assert.ok(!hits.some((h) => h.title === 'Parliament passes budget'));
+  const text = searchService(app).articleText(volcano!);
+  assert.match(text!.text, /Paragraph 0 about[\s\S]*Paragraph 11 about/);
+});
+
+test('an updated item replaces its passages; a deleted item leaves the index', async (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://a.example/feed');
+  const [id] = ingest(app, feed, [{ url: 'https://a.example/1', title: 'Draft', content: '<p>Quarterly earnings of the zeppelin company.</p>' }]);
+  const svc = searchService(app);
+  assert.equal((await svc.search(instance('zeppelin earnings'))).length, 1);
+
+  app.db.prepare('UPDATE items SET title = ?, content = ? WHERE id = ?').run('Final', '<p>Submarine tourism is booming.</p>', id!);
+  app.notifyItemChanges({ added: [], updated: [id!], deleted: [] });
+  assert.equal((await svc.search(instance('zeppelin earnings'))).length, 0, 'old words are gone');
+  const hits = await svc.search(instance('submarine tourism'));
+  assert.equal(hits.length, 1);
+  assert.equal(hits[0]!.title, 'Final');
+  assert.equal(searchIndexRepository(app.db).passageCount(), 1);
+
+  app.db.prepare('DELETE FROM items WHERE id = ?').run(id!);
+  app.notifyItemChanges({ added: [], updated: [], deleted: [id!] });
+  assert.equal((await svc.search(instance('submarine tourism'))).length, 0);
+  assert.equal(searchIndexRepository(app.db).passageCount(), 0);
+  const fts = app.db.prepare("SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH 'submarine'").get() as { n: number };
+  assert.equal(fts.n, 0, 'the FTS rows are removed with the passages');
+});
+
+test('deleting a feed cascades to its passages and their FTS rows', async (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://gone.example/feed');
+  ingest(app, feed, [{ url: 'https://gone.example/1', title: 'Walrus census', content: '<p>The walrus population grew.</p>' }]);
+  app.db.prepare('DELETE FROM feeds WHERE id = ?').run(feed);
+  assert.equal(searchIndexRepository(app.db).passageCount(), 0);
+  const fts = app.db.prepare("SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH 'walrus'").get() as { n: number };
+  assert.equal(fts.n, 0);
+});
+
+test('reindexAll rebuilds the index from the items table', async (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const user = addUser(app, 'ann');
+  const feed = addFeed(app, 'https://b.example/feed');
+  subscribe(app, user, feed);
+  ingest(app, feed, [
+    { url: 'https://b.example/1', title: 'Glacier retreat', content: longArticle('glaciers melting') },
+    { url: 'https://b.example/2', title: 'Coral bleaching', content: '<p>Reefs are bleaching.</p>' },
+  ]);
+  const repo = searchIndexRepository(app.db);
+  const before = repo.passageCount();
+  app.db.exec('DELETE FROM search_passages');
+  assert.equal(repo.passageCount(), 0);
+  const out = reindexAll(app, { batchSize: 1 });
+  assert.deepEqual(out, { items: 2, passages: before });
+  const hits = await searchService(app).search({ text: 'coral reefs', scope: { kind: 'subscriptions', userId: user }, filters: {}, limit: 5 });
+  assert.equal(hits[0]!.url, 'https://b.example/2');
+});
+
+test('queries with FTS5 syntax characters are searched as words', async (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://c.example/feed');
+  ingest(app, feed, [{ url: 'https://c.example/1', title: 'NEAR AND OR', content: '<p>Quotes "inside" and stars* here.</p>' }]);
+  const svc = searchService(app);
+  for (const q of ['"unbalanced', 'NEAR(a b)', 'stars*', 'AND OR NOT', '-', '']) {
+    await assert.doesNotReject(svc.search(instance(q)), q);
+  }
+  assert.equal((await svc.search(instance('"inside" NEAR stars*')))[0]?.url, 'https://c.example/1');
+});
+
+test('every search() call is one billed search; rejected filters are not counted', async (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const svc = searchService(app);
+  const before = svc.searchesPerformed;
+  await svc.search(instance('anything'));
+  const report = await svc.searchWithReport(instance('anything else'));
+  assert.equal(report.billedSearches, 1);
+  await assert.rejects(svc.search({ ...instance('x'), filters: { recency: 'decade' as never } }));
+  assert.equal(svc.searchesPerformed - before, 2);
+  assert.equal(searchService(app), svc, 'memoized per App');
+});

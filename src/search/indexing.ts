@@ -1,0 +1,90 @@
+// Keeps the index in step with the items table: the feed engine reports every committed ingest
+// through app.notifyItemChanges, and this listener re-indexes added and updated items and drops
+// deleted ones in one transaction. reindexAll rebuilds everything (after a tokenizer change or
+// to repair), in batches so memory stays flat.
+import type { App } from '../app.ts';
+import type { ItemChanges } from '../model/item.ts';
+import { transaction, type Db } from '../store/db.ts';
+import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
+import { SqliteSearchIndex } from '../store/sqlite/search-index.ts';
+import { htmlToText } from './html-text.ts';
+import { splitPassages } from './passages.ts';
+
+const repos = new WeakMap<Db, SqliteSearchIndex>();
+
+/** The index repository of a database (one per connection: statements are prepared once). */
+export function searchIndexRepository(db: Db): SqliteSearchIndex {
+  let r = repos.get(db);
+  if (!r) repos.set(db, (r = new SqliteSearchIndex(db)));
+  return r;
+}
+
+/** Registers the listener that indexes items as the feed engine stores them. */
+export function installSearchIndexing(app: App): void {
+  const repo = searchIndexRepository(app.db);
+  app.itemChangeListeners.push((changes) => applyItemChanges(app.db, repo, changes));
+}
+
+export function applyItemChanges(db: Db, repo: SearchIndexRepository, changes: ItemChanges): void {
+  transaction(db, () => {
+    repo.deleteItems(changes.deleted);
+    indexItemsNow(repo, [...changes.added, ...changes.updated]);
+  });
+}
+
+/** Rebuilds the whole index; returns the number of items and passages indexed. */
+export function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (items: number) => void } = {}): { items: number; passages: number } {
+  const repo = searchIndexRepository(app.db);
+  const batchSize = opts.batchSize ?? 500;
+  transaction(app.db, () => repo.deleteAll());
+  let after = 0;
+  let items = 0;
+  for (;;) {
+    const ids = repo.itemIdsAfter(after, batchSize);
+    if (!ids.length) break;
+    transaction(app.db, () => indexItemsNow(repo, ids));
+    items += ids.length;
+    after = ids[ids.length - 1]!;
+    opts.onProgress?.(items);
+  }
+  return { items, passages: repo.passageCount() };
+}
+
+/** Indexes the items (replacing their passages); the caller holds the transaction. */
+export function indexItemsNow(repo: SearchIndexRepository, ids: number[]): number {
+  let passages = 0;
+  for (const src of repo.itemSources(ids)) {
+    const parts = itemPassages(src);
+    repo.replacePassages(indexedItem(src), parts);
+    passages += parts.length;
+  }
+  return passages;
+}
+
+/** The passages of an item: its body text (content, else summary) split into a few sentences each. */
+export function itemPassages(src: Pick<SearchItemSource, 'content' | 'summary' | 'title'>): string[] {
+  const body = htmlToText(src.content || src.summary || '');
+  const passages = splitPassages(body);
+  // An item with no body (a link post) is still findable by its title.
+  return passages.length ? passages : src.title ? [src.title] : [];
+}
+
+export function indexedItem(src: SearchItemSource): IndexedItem {
+  return {
+    id: src.id,
+    feedId: src.feedId,
+    host: hostOf(src.url) ?? hostOf(src.feedSiteUrl) ?? hostOf(src.feedUrl) ?? '',
+    title: htmlToText(src.title),
+    publishedAt: src.publishedAt,
+    updatedAt: src.updatedAt,
+  };
+}
+
+export function hostOf(url: string | null): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, '') || undefined;
+  } catch {
+    return undefined;
+  }
+}

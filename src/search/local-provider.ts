@@ -1,0 +1,68 @@
+// The local article index as a SearchProvider: scope and filters are checked, the question
+// becomes an OR query over its content words, passages are ranked by the index and grouped into
+// articles (./ranking.ts).
+import type { SearchIndexRepository, PassageFilter } from '../store/repositories.ts';
+import { compileFilters } from './filters.ts';
+import { queryTerms, orMatch } from './query.ts';
+import { aggregateByArticle, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
+import { resolveScope } from './scope.ts';
+import type { SearchHit, SearchProvider, SearchQuery } from './types.ts';
+
+/** Passages returned with each article hit. */
+const PASSAGES_PER_HIT = 3;
+
+export interface LocalProviderOptions {
+  now?: () => number;
+  ranking?: Partial<RankingOptions>;
+}
+
+export class LocalIndexProvider implements SearchProvider {
+  readonly name = 'local';
+  private readonly repo: SearchIndexRepository;
+  private readonly now: () => number;
+  readonly ranking: RankingOptions;
+
+  constructor(repo: SearchIndexRepository, opts: LocalProviderOptions = {}) {
+    this.repo = repo;
+    this.now = opts.now ?? (() => Math.floor(Date.now() / 1000));
+    this.ranking = { ...DEFAULT_RANKING, ...opts.ranking };
+  }
+
+  /** Validates filters and scope (throws SearchFilterError) into the index's filter. */
+  compile(q: SearchQuery): PassageFilter {
+    return { ...compileFilters(q.filters, this.now()), scope: resolveScope(q.scope, this.repo) };
+  }
+
+  async search(q: SearchQuery): Promise<SearchHit[]> {
+    return this.searchSync(q);
+  }
+
+  searchSync(q: SearchQuery): SearchHit[] {
+    const filter = this.compile(q);
+    const terms = queryTerms(q.text);
+    if (!terms.length || q.limit <= 0) return [];
+    const r = this.ranking;
+    const matches = this.repo.searchPassages(orMatch(terms), filter,
+      Math.max(r.minPassages, q.limit * r.passagesPerArticle), { title: r.titleWeight, body: r.bodyWeight });
+    const ranked = aggregateByArticle(matches, r).slice(0, q.limit);
+    const meta = new Map(this.repo.articles(ranked.map((a) => a.itemId)).map((m) => [m.id, m]));
+    const hits: SearchHit[] = [];
+    for (const a of ranked) {
+      const m = meta.get(a.itemId);
+      if (!m) continue; // deleted between the two reads
+      hits.push({
+        itemId: m.id,
+        url: m.url,
+        title: m.title,
+        sourceName: m.feedTitle,
+        publishedAt: m.publishedAt,
+        updatedAt: m.updatedAt,
+        passages: a.passages.slice(0, PASSAGES_PER_HIT).map((p) => ({ text: p.text, score: p.score })),
+        score: a.score,
+        imageUrl: m.imageUrl,
+        origin: 'local',
+      });
+    }
+    return hits;
+  }
+}

@@ -1,0 +1,67 @@
+// Splits an article's plain text into passages of a few whole sentences: the unit the index
+// scores. Passages end at sentence boundaries (Intl.Segmenter, the ICU rules, handles "U.S." and
+// quotes better than a regex) and, when possible, at paragraph ends.
+
+export interface PassageSplitOptions {
+  /** A passage is closed at the first sentence end past this many words… */
+  minWords: number;
+  /** …and never grows past this many unless one sentence alone is longer. */
+  maxWords: number;
+}
+
+export const DEFAULT_PASSAGE_OPTIONS: PassageSplitOptions = { minWords: 60, maxWords: 120 };
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+function wordCount(s: string): number {
+  let n = 0;
+  for (const m of s.matchAll(/\S+/g)) { void m; n++; }
+  return n;
+}
+
+/** Sentences of a paragraph; a sentence longer than maxWords is cut into maxWords-word pieces. */
+function sentences(paragraph: string, maxWords: number): { text: string; words: number }[] {
+  const out: { text: string; words: number }[] = [];
+  for (const seg of segmenter.segment(paragraph)) {
+    const text = seg.segment.trim();
+    if (!text) continue;
+    const words = wordCount(text);
+    if (words <= maxWords) { out.push({ text, words }); continue; }
+    const parts = text.split(/\s+/);
+    for (let i = 0; i < parts.length; i += maxWords) {
+      const piece = parts.slice(i, i + maxWords);
+      out.push({ text: piece.join(' '), words: piece.length });
+    }
+  }
+  return out;
+}
+
+/** Passages of the text (paragraphs separated by blank lines), in reading order. */
+export function splitPassages(text: string, opts: PassageSplitOptions = DEFAULT_PASSAGE_OPTIONS): string[] {
+  const passages: string[] = [];
+  let current: string[] = [];
+  let words = 0;
+  const flush = () => {
+    if (current.length) passages.push(current.join(' '));
+    current = [];
+    words = 0;
+  };
+  for (const paragraph of text.split(/\n\s*\n/)) {
+    for (const s of sentences(paragraph, opts.maxWords)) {
+      if (words > 0 && words + s.words > opts.maxWords) flush();
+      current.push(s.text);
+      words += s.words;
+      if (words >= opts.maxWords) flush();
+    }
+    // A paragraph end is a good place to stop once the passage is long enough.
+    if (words >= opts.minWords) flush();
+  }
+  // A short tail joins the previous passage when that stays within bounds, else stands alone.
+  if (current.length && passages.length && words < opts.minWords / 2 &&
+      wordCount(passages[passages.length - 1]!) + words <= opts.maxWords * 1.25) {
+    passages[passages.length - 1] += ' ' + current.join(' ');
+    current = [];
+  }
+  flush();
+  return passages;
+}

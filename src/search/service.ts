@@ -1,0 +1,77 @@
+// The search service of an App: the local index plus, when configured, web search (SearXNG),
+// fused by reciprocal rank. One call to search() is one billed search, whatever the number of
+// providers behind it; the service also counts them (searchesPerformed) for metrics.
+import type { App } from '../app.ts';
+import { reciprocalRankFusion } from './fusion.ts';
+import { searchIndexRepository } from './indexing.ts';
+import { LocalIndexProvider } from './local-provider.ts';
+import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
+import { SearxngProvider } from './web/searxng.ts';
+import type { Logger } from '../log/logger.ts';
+import type { SearchIndexRepository } from '../store/repositories.ts';
+
+export interface SearchServiceOptions {
+  local: LocalIndexProvider;
+  web?: SearchProvider[];
+  log: Logger;
+}
+
+export class FusedSearchService implements SearchService {
+  private readonly local: LocalIndexProvider;
+  private readonly web: SearchProvider[];
+  private readonly log: Logger;
+  private readonly repo: SearchIndexRepository;
+  private count = 0;
+
+  constructor(repo: SearchIndexRepository, opts: SearchServiceOptions) {
+    this.repo = repo;
+    this.local = opts.local;
+    this.web = opts.web ?? [];
+    this.log = opts.log;
+  }
+
+  get searchesPerformed(): number { return this.count; }
+
+  async search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]> {
+    return (await this.searchWithReport(q, signal)).hits;
+  }
+
+  async searchWithReport(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
+    // Validation first (throws SearchFilterError): a rejected request is not a billed search.
+    this.local.compile(q);
+    this.count++;
+    const local = this.local.searchSync(q);
+    if (!this.web.length) return { hits: local, billedSearches: 1, degraded: [] };
+    const degraded: string[] = [];
+    const webLists = await Promise.all(this.web.map(async (p) => {
+      try {
+        return await p.search(q, signal);
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        const message = `${p.name} web search failed: ${(e as Error).message}`;
+        this.log.warn({ err: e, provider: p.name }, 'web search failed; answering from the local index only');
+        degraded.push(message);
+        return [];
+      }
+    }));
+    return { hits: reciprocalRankFusion([local, ...webLists], q.limit), billedSearches: 1, degraded };
+  }
+
+  articleText(itemId: number): { title: string; url: string; text: string } | undefined {
+    return this.repo.articleText(itemId);
+  }
+}
+
+const services = new WeakMap<App, FusedSearchService>();
+
+/** The App's search service (created on first use). */
+export function searchService(app: App): FusedSearchService {
+  let s = services.get(app);
+  if (!s) {
+    const repo = searchIndexRepository(app.db);
+    const web: SearchProvider[] = app.config.searxngUrl ? [new SearxngProvider(app)] : [];
+    s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log });
+    services.set(app, s);
+  }
+  return s;
+}
