@@ -7,7 +7,7 @@ import type { ItemChanges } from '../model/item.ts';
 import { transaction, type Db } from '../store/db.ts';
 import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
 import { SqliteSearchIndex } from '../store/sqlite/search-index.ts';
-import { htmlToText } from './html-text.ts';
+import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { splitPassages } from './passages.ts';
 
 const repos = new WeakMap<Db, SqliteSearchIndex>();
@@ -74,7 +74,7 @@ export function indexedItem(src: SearchItemSource): IndexedItem {
     id: src.id,
     feedId: src.feedId,
     host: hostOf(src.url) ?? hostOf(src.feedSiteUrl) ?? hostOf(src.feedUrl) ?? '',
-    title: htmlToText(src.title),
+    title: htmlToText(src.title, { singleLine: true }),
     publishedAt: src.publishedAt,
     updatedAt: src.updatedAt,
   };

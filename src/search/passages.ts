@@ -1,4 +1,4 @@
-// Splits an article's plain text into passages of a few whole sentences: the unit the index
+// Splits an article's plain text (from htmlToText in ../feeds/sanitizer) into passages of a few whole sentences: the unit the index
 // scores. Passages end at sentence boundaries (Intl.Segmenter, the ICU rules, handles "U.S." and
 // quotes better than a regex) and, when possible, at paragraph ends.
 
@@ -36,7 +36,7 @@ function sentences(paragraph: string, maxWords: number): { text: string; words: 
   return out;
 }
 
-/** Passages of the text (paragraphs separated by blank lines), in reading order. */
+/** Passages of the text (paragraphs separated by line breaks), in reading order. */
 export function splitPassages(text: string, opts: PassageSplitOptions = DEFAULT_PASSAGE_OPTIONS): string[] {
   const passages: string[] = [];
   let current: string[] = [];
@@ -46,7 +46,7 @@ export function splitPassages(text: string, opts: PassageSplitOptions = DEFAULT_
     current = [];
     words = 0;
   };
-  for (const paragraph of text.split(/\n\s*\n/)) {
+  for (const paragraph of text.split(/\n+/)) {
     for (const s of sentences(paragraph, opts.maxWords)) {
       if (words > 0 && words + s.words > opts.maxWords) flush();
       current.push(s.text);

@@ -3,12 +3,12 @@
 // a DOM without a browser, much lighter than jsdom.
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { htmlToText } from '../html-text.ts';
+import { htmlToText } from '../../feeds/sanitizer/html-to-text.ts';
 
 export interface ReadablePage {
   title: string;
   siteName: string | null;
-  /** Plain text, paragraphs separated by blank lines. */
+  /** Plain text, paragraphs separated by line breaks. */
   text: string;
   publishedTime: string | null;
 }
