@@ -1,0 +1,35 @@
+// POST (and GET) /accounts/ClientLogin, also under /api/greader.php: the Google Reader login that
+// most reader apps use. Answers text/plain "SID=…\nLSID=null\nAuth=<token>\n" (apps read Auth).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../app.ts';
+import { checkLogin } from '../login.ts';
+import { issueClientLoginToken } from '../tokens.ts';
+import { requestParams, first } from './params.ts';
+
+export const CLIENT_LOGIN_PATHS = ['/accounts/ClientLogin', '/api/greader.php/accounts/ClientLogin'];
+
+export async function clientLoginRoutes(server: FastifyInstance, opts: { app: App }): Promise<void> {
+  const { app } = opts;
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const p = requestParams(req, { query: true, body: true });
+    const email = first(p, 'Email')?.trim();
+    const passwd = first(p, 'Passwd');
+    reply.type('text/plain; charset=utf-8').header('Cache-Control', 'no-store');
+    if (!email || !passwd) {
+      return reply.code(400).send(`Error=BadAuthentication\nInfo=${!email ? 'Email' : 'Passwd'} is missing: send Email (the username) and Passwd, as query parameters or a form body\n`);
+    }
+    const login = await checkLogin(app, email, passwd, req.ip);
+    if (!login.ok && login.reason === 'throttled') {
+      return reply.code(429).header('Retry-After', String(login.retryAfterSeconds))
+        .send(`Error=TooManyRequests\nInfo=too many failed logins; retry in ${login.retryAfterSeconds} s\n`);
+    }
+    if (!login.ok) return reply.code(401).send('Error=BadAuthentication\n');
+    const label = `ClientLogin ${(first(p, 'client') ?? first(p, 'service') ?? req.headers['user-agent'] ?? '').slice(0, 120)}`.trim();
+    const { token } = issueClientLoginToken(app, login.user.id, label);
+    return reply.send(`SID=${token}\nLSID=null\nAuth=${token}\n`);
+  };
+  for (const path of CLIENT_LOGIN_PATHS) {
+    server.post(path, handler);
+    server.get(path, handler);
+  }
+}

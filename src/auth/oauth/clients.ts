@@ -1,0 +1,58 @@
+// OAuth client registration (from the CLI) and client authentication (token endpoint).
+// Client ids are public random strings; secrets are random and stored as SHA-256 hashes, shown once.
+import type { App } from '../../app.ts';
+import type { OAuthClient, GrantType } from '../../model/auth.ts';
+import { newSecret, hashToken } from '../passwords.ts';
+import { authStore, nowSeconds } from '../store.ts';
+import { safeEqual } from '../keys.ts';
+
+export const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
+const CLIENT_ID_PREFIX = 'tdci_';
+const CLIENT_SECRET_PREFIX = 'tdcs_';
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Why a redirect URI cannot be registered, or undefined when it can. Rules: absolute, no fragment
+ * (RFC 6749 §3.1.2), https or a native app's private scheme (RFC 8252 §7.1); plain http only to
+ * loopback (RFC 8252 §7.3), since the code would otherwise travel in clear text.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  let u: URL;
+  try { u = new URL(uri); } catch { return `"${uri}" is not an absolute URI (like https://app.example/callback)`; }
+  if (uri.includes('#')) return `"${uri}" has a fragment (#…), which redirect URIs must not have`;
+  if (FORBIDDEN_SCHEMES.has(u.protocol)) return `"${uri}" uses the ${u.protocol} scheme, which cannot be a redirect target`;
+  if (u.protocol === 'http:' && !LOOPBACK_HOSTS.has(u.hostname)) return `"${uri}" uses plain http; use https (plain http is only allowed to localhost/127.0.0.1)`;
+  if (/\s/.test(uri)) return `"${uri}" contains whitespace`;
+  return undefined;
+}
+
+export class ClientRegistrationError extends Error {}
+
+export function registerClient(app: App, name: string, redirectUris: string[], grantTypes: GrantType[] = [...GRANT_TYPES]):
+  { client: OAuthClient; clientSecret: string } {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 200) throw new ClientRegistrationError('the client name must be 1-200 characters');
+  if (!redirectUris.length) throw new ClientRegistrationError('at least one --redirect-uri is required');
+  for (const uri of redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new ClientRegistrationError(problem);
+  }
+  if (!grantTypes.length) throw new ClientRegistrationError('at least one grant type is required');
+  for (const g of grantTypes) if (!GRANT_TYPES.includes(g)) throw new ClientRegistrationError(`unknown grant type "${g}" (use ${GRANT_TYPES.join(' or ')})`);
+  const clientSecret = newSecret(CLIENT_SECRET_PREFIX);
+  const client = authStore(app).clients.create({
+    clientId: newSecret(CLIENT_ID_PREFIX, 16), secretHash: hashToken(clientSecret), name: trimmed,
+    redirectUris: [...new Set(redirectUris)], grantTypes: [...new Set(grantTypes)],
+  }, nowSeconds());
+  return { client, clientSecret };
+}
+
+/** The client when the id exists and the secret matches (compared as hashes, in constant time). */
+export function authenticateClient(app: App, clientId: string, clientSecret: string): OAuthClient | undefined {
+  const client = authStore(app).clients.findByClientId(clientId);
+  const given = hashToken(clientSecret);
+  // Compare even for unknown clients so timing does not reveal which ids exist.
+  const ok = safeEqual(given, client?.secretHash ?? hashToken('no client'));
+  return client && ok ? client : undefined;
+}
