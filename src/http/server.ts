@@ -2,6 +2,7 @@
 // routes, hooks and error handling, so the reader API and the chat API cannot tangle.
 import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import type { App } from '../app.ts';
+import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
@@ -14,6 +15,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
   server.get('/healthz', async () => ({ ok: true }));
   // API plugins are registered here (reader API, OAuth, chat completions).
+  await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });
   return server;
 }

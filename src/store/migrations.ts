@@ -188,8 +188,19 @@ CREATE TABLE oauth_codes (
 CREATE INDEX oauth_codes_expires ON oauth_codes(expires_at);
 `;
 
+// Reader API (020-029 share the range with auth): indexes for the stream queries that the core
+// schema does not cover — all items of one feed in crawl order (the core feed index has `read`
+// before crawled_us), and the rare states as partial indexes so their streams are keyset scans.
+const readerStreamIndexes = `
+CREATE INDEX user_items_feed_all ON user_items(user_id, feed_id, crawled_us, item_id);
+CREATE INDEX user_items_liked ON user_items(user_id, crawled_us, item_id) WHERE liked = 1;
+CREATE INDEX user_items_broadcast ON user_items(user_id, crawled_us, item_id) WHERE broadcast = 1;
+CREATE INDEX user_items_saved ON user_items(user_id, crawled_us, item_id) WHERE saved = 1;
+`;
+
 export const MIGRATIONS: Migration[] = [
   { id: '001_core', sql: core },
   { id: '020_auth_tokens_oauth', sql: auth },
   { id: '030_search_passages', sql: SEARCH_INDEX_MIGRATION },
+  { id: '025_reader_stream_indexes', sql: readerStreamIndexes },
 ];

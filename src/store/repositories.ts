@@ -134,3 +134,42 @@ export interface SearchIndexRepository {
   subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined;
   label(userId: number, name: string): { id: number; folderFeedIds: number[] } | undefined;
 }
+
+// Reader API (src/reader-api): per-user streams, item states and the label/subscription views.
+import type { ItemCondition, ItemRef, LabelView, StateColumn, StoredReaderItem, StreamPageQuery, SubscriptionView } from '../model/stream.ts';
+
+export interface StreamRepository {
+  /** Keyset page of item references (index-only). */
+  refs(q: StreamPageQuery): ItemRef[];
+  /** Keyset page of items with their contents and the user's flags. */
+  contents(q: StreamPageQuery): StoredReaderItem[];
+  /** The user's items among these ids, in the order given; other users' items are never returned. */
+  contentsByIds(userId: number, itemIds: number[]): StoredReaderItem[];
+  existingItemIds(userId: number, itemIds: number[]): number[];
+  /** Custom tag names on each item (only items that have some). */
+  tagsOfItems(userId: number, itemIds: number[]): Map<number, string[]>;
+}
+
+export interface ItemStateRepository {
+  /** Sets a flag on the user's items among itemIds; returns how many changed. */
+  setState(userId: number, column: StateColumn, value: 0 | 1, itemIds: number[]): number;
+  tagItems(userId: number, labelId: number, itemIds: number[]): number;
+  untagItems(userId: number, labelId: number, itemIds: number[]): number;
+  /** Marks read every unread item matching the filter crawled at or before maxCrawledUs. */
+  markAllRead(userId: number, where: ItemCondition[], maxCrawledUs: number): number;
+}
+
+export interface ReaderLabelRepository {
+  subscriptions(userId: number): SubscriptionView[];
+  /** Subscription (or bare feed) info of the given feeds, for item `origin`s and categories. */
+  origins(userId: number, feedIds: number[]): Map<number, SubscriptionView>;
+  subscribedFeedId(userId: number, feedUrl: string): number | undefined;
+  labels(userId: number): LabelView[];
+  findLabel(userId: number, name: string): number | undefined;
+  ensureLabel(userId: number, name: string): number;
+  folderFeedIds(userId: number, labelId: number): number[];
+  hasTaggedItems(labelId: number): boolean;
+  /** Renames; when the new name exists, merges into it. */
+  renameLabel(userId: number, labelId: number, newName: string): void;
+  deleteLabel(userId: number, labelId: number): void;
+}

@@ -1,0 +1,74 @@
+// Plain types of per-user item streams: which items a stream selects (filters), how a page is
+// asked for (keyset), and what a stored item looks like to a reader.
+
+/** user_items flag columns, one per system state. */
+export type StateColumn = 'read' | 'starred' | 'liked' | 'broadcast' | 'saved';
+
+/**
+ * One condition on a user's items; a filter is the AND of its conditions. `any` is an OR of
+ * filters (several `s` streams, or a label that is both a folder and an item tag).
+ */
+export type ItemCondition =
+  | { kind: 'state'; column: StateColumn; value: 0 | 1 }
+  | { kind: 'feeds'; feedIds: number[]; negate: boolean }
+  | { kind: 'tagged'; labelId: number; negate: boolean }
+  | { kind: 'any'; of: ItemCondition[][] }
+  | { kind: 'nothing' };
+
+export interface ItemPosition { crawledUs: number; itemId: number }
+
+export interface StreamPageQuery {
+  userId: number;
+  where: ItemCondition[];
+  newestFirst: boolean;
+  /** Rows wanted; the repository returns at most this many. */
+  limit: number;
+  /** Keyset: only items strictly after this position in the chosen order. */
+  after?: ItemPosition;
+  /** Crawl-time window, inclusive, in microseconds. */
+  minCrawledUs?: number;
+  maxCrawledUs?: number;
+}
+
+export interface ItemRef { itemId: number; crawledUs: number; feedId: number }
+
+export interface StoredReaderItem extends ItemRef {
+  read: number;
+  starred: number;
+  liked: number;
+  broadcast: number;
+  saved: number;
+  url: string | null;
+  title: string;
+  author: string | null;
+  content: string | null;
+  summary: string | null;
+  publishedAt: number;
+  updatedAt: number;
+  /** JSON array of {url, type, length} as stored at ingest, or null. */
+  enclosures: string | null;
+}
+
+/** A user's subscription as the Reader API lists it. */
+export interface SubscriptionView {
+  subscriptionId: number;
+  feedId: number;
+  url: string;
+  title: string;
+  siteUrl: string | null;
+  iconUrl: string | null;
+  createdAt: number;
+  unreadCount: number;
+  newestItemUs: number;
+  folders: string[];
+}
+
+export interface LabelView {
+  id: number;
+  name: string;
+  /** Subscriptions filed in it (a folder when > 0). */
+  subscriptionCount: number;
+  /** Items tagged with it (a tag when > 0, or when it has neither). */
+  taggedCount: number;
+  unreadCount: number;
+}

@@ -1,0 +1,75 @@
+// Changing item states: edit-tag (flags and custom tags on items) and mark-all-as-read. Every
+// parameter is validated before anything is written, and each call is one transaction, so a bad
+// id or tag changes nothing; unread counters follow through the user_items triggers.
+import type { App } from '../app.ts';
+import { transaction } from '../store/db.ts';
+import { ReaderError } from './errors.ts';
+import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } from './ids.ts';
+import { readerStore } from './store.ts';
+import { STATE_COLUMN, streamConditions } from './stream-filter.ts';
+import { MAX_CONTENTS_N } from './stream-request.ts';
+
+type TagChange =
+  | { kind: 'state'; column: (typeof STATE_COLUMN)[keyof typeof STATE_COLUMN] }
+  | { kind: 'label'; name: string };
+
+function tagChange(raw: string, userId: number, adding: boolean): TagChange | null {
+  const t = parseTag(raw, userId);
+  if (t.kind === 'ignored') return null;
+  if (t.kind === 'feed') throw new ReaderError(400, `"${raw}" is a feed, not a tag: use user/-/state/com.google/<state> or user/-/label/<name>`);
+  if (t.kind === 'state') {
+    if (t.state === 'reading-list') throw new ReaderError(400, `${adding ? 'a' : 'r'}=${raw}: the reading list is not a tag an item can gain or lose`);
+    return { kind: 'state', column: STATE_COLUMN[t.state] };
+  }
+  return { kind: 'label', name: t.name };
+}
+
+/** Maximum ids per edit-tag call (clients send up to 1,000; a little slack for older ones). */
+export const MAX_EDIT_IDS = 10 * MAX_CONTENTS_N;
+
+export function editTags(app: App, userId: number, rawIds: string[], add: string[], remove: string[]): void {
+  const ids = [...new Set(rawIds.filter((i) => i.trim()).map(parseItemId))].filter((id) => id > 0);
+  if (!rawIds.some((i) => i.trim())) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
+  if (rawIds.length > MAX_EDIT_IDS) throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_EDIT_IDS} per call`);
+  const adds = add.filter((a) => a.trim()).map((a) => tagChange(a, userId, true)).filter((c) => c !== null);
+  const removes = remove.filter((r) => r.trim()).map((r) => tagChange(r, userId, false)).filter((c) => c !== null);
+  if (!add.some((a) => a.trim()) && !remove.some((r) => r.trim())) {
+    throw new ReaderError(400, 'missing parameter a or r: the tag to add (a=user/-/state/com.google/read) or remove (r=…)');
+  }
+  const store = readerStore(app);
+  const removedLabels = removes.filter((r) => r.kind === 'label').map((r) => {
+    const id = store.labels.findLabel(userId, r.name);
+    if (id === undefined) throw new ReaderError(404, `unknown tag "user/-/label/${r.name}": nothing to remove (names are case-sensitive; see tag/list)`);
+    return id;
+  });
+  transaction(app.db, () => {
+    let li = 0;
+    for (const r of removes) {
+      if (r.kind === 'state') store.states.setState(userId, r.column, 0, ids);
+      else store.states.untagItems(userId, removedLabels[li++], ids);
+    }
+    for (const a of adds) {
+      if (a.kind === 'state') store.states.setState(userId, a.column, 1, ids);
+      else store.states.tagItems(userId, store.labels.ensureLabel(userId, a.name), ids);
+    }
+  });
+}
+
+/** `ts`: Unix seconds (floats tolerated) or microseconds (16+ digits); absent: now. */
+export function parseMarkTimestamp(raw: string | undefined, nowUs = Date.now() * 1000): number {
+  const s = raw?.trim();
+  if (!s) return nowUs;
+  if (/^\d{16,}$/.test(s)) return Number(s);
+  const n = Number(s);
+  if (!Number.isFinite(n) || n < 0) throw new ReaderError(400, `ts must be a Unix time in seconds or microseconds, got "${raw}"`);
+  return Math.floor(n * 1e6);
+}
+
+export function markAllAsRead(app: App, userId: number, rawStream: string | undefined, rawTs: string | undefined): number {
+  if (!rawStream?.trim()) throw new ReaderError(400, 'missing parameter s: the stream to mark as read (e.g. user/-/state/com.google/reading-list)');
+  const stream: StreamId = parseStreamId(rawStream, userId);
+  if (stream.kind === 'state' && stream.state === 'read') throw new ReaderError(400, `s=${formatStreamId(stream)}: read items are already read`);
+  const maxUs = parseMarkTimestamp(rawTs);
+  const store = readerStore(app);
+  return transaction(app.db, () => store.states.markAllRead(userId, streamConditions(store.labels, userId, stream), maxUs));
+}

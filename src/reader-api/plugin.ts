@@ -1,0 +1,36 @@
+// The Google Reader API as one encapsulated Fastify plugin, served under /reader/api/0 and
+// /api/greader.php/reader/api/0 (several clients only enable writes when they see the latter).
+// Body parsers here apply to these routes only: forms keep repeated keys and tolerate values
+// that are not percent-encoded; any other body (OPML as text/xml, none at all) arrives as text.
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { App } from '../app.ts';
+import { FormBody } from './params.ts';
+import { sendError } from './http-context.ts';
+import { registerReaderRoutes } from './routes.ts';
+
+export const READER_API_PREFIXES = ['/reader/api/0', '/api/greader.php/reader/api/0'];
+
+function installBodyParsers(f: FastifyInstance): void {
+  const form = 'application/x-www-form-urlencoded';
+  if (f.hasContentTypeParser(form)) f.removeContentTypeParser(form);
+  f.addContentTypeParser(form, { parseAs: 'string' }, (_req, body, done) => done(null, new FormBody(body as string)));
+  for (const t of ['application/json', 'text/plain']) if (f.hasContentTypeParser(t)) f.removeContentTypeParser(t);
+  // Everything else (text/xml OPML, application/json, no type): raw text; a body that looks like a
+  // form is read as one, since some clients post forms without the header.
+  f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body as string));
+}
+
+export const readerApiPlugin: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
+  for (const prefix of READER_API_PREFIXES) {
+    await server.register(async (f) => {
+      installBodyParsers(f);
+      f.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+        const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+        if (status >= 500) app.log.error({ err }, 'reader API request failed');
+        return sendError(reply, status, status >= 500 ? 'internal error; try again later' : err.message);
+      });
+      f.setNotFoundHandler((req, reply) => sendError(reply, 404, `unknown endpoint ${req.url.split('?')[0]}: see the endpoint list in the Reader API documentation`));
+      registerReaderRoutes(f, app);
+    }, { prefix });
+  }
+};

@@ -1,0 +1,133 @@
+// Every Reader API endpoint, one thin handler each: parameters in, service call, body out.
+// The protocol itself is documented in ./README.md.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { App } from '../app.ts';
+import { endpoint, type EndpointKind, type ReaderContext } from './http-context.ts';
+import { ReaderError } from './errors.ts';
+import { writeToken } from '../auth/authenticate.ts';
+import { feedStreamId, formatStreamId, labelStreamId, parseStreamId, READING_LIST, type StreamId } from './ids.ts';
+import { lenientDecode } from './params.ts';
+import { streamContentsJson } from './item-json.ts';
+import { itemContents, streamContents, streamItemIds, streamTitle } from './stream-service.ts';
+import { MAX_CONTENTS_N, MAX_IDS_N, parseStreamRequest } from './stream-request.ts';
+import { editTags, markAllAsRead } from './item-state-service.ts';
+import { disableTag, renameTag, subscriptionList, tagList, unreadCounts, UNREAD_COUNT_MAX } from './label-service.ts';
+import { editSubscriptions, exportOpml, importOpml, quickAdd, QuickAddFailure } from './subscription-service.ts';
+
+const ALL_METHODS: ('GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH')[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
+const json = (value: unknown) => ({ json: JSON.stringify(value) });
+
+/** Stream id from the path after stream/contents/ (percent-encoded or raw slashes), else `s`, else the reading list. */
+function streamFromPath(ctx: ReaderContext): StreamId {
+  const raw = ctx.req.raw.url ?? ctx.req.url;
+  const path = raw.split('?')[0];
+  const marker = '/stream/contents/';
+  const at = path.indexOf(marker);
+  const fromPath = at >= 0 ? lenientDecode(path.slice(at + marker.length)) : '';
+  const s = fromPath || ctx.params.get('s');
+  return s?.trim() ? parseStreamId(s, ctx.userId) : READING_LIST;
+}
+
+function selfHref(app: App, req: FastifyRequest): string {
+  const base = app.config.publicUrl ? app.config.publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.host}`;
+  return base + (req.raw.url ?? req.url);
+}
+
+export function registerReaderRoutes(f: FastifyInstance, app: App): void {
+  const route = (path: string, kind: EndpointKind, handler: (ctx: ReaderContext) => ReturnType<Parameters<typeof endpoint>[3]>) =>
+    f.route({ method: ALL_METHODS, url: path, handler: endpoint(app, kind, path.replace(/^\//, ''), handler) });
+
+  route('/token', 'read', (ctx) => writeToken(app, ctx.userId) + '\n');
+
+  route('/user-info', 'read', (ctx) => {
+    const u = app.users.findById(ctx.userId);
+    if (!u) throw new ReaderError(401, 'the account of this token no longer exists');
+    return json({
+      userId: String(u.id), userName: u.username, userProfileId: String(u.id), userEmail: u.email ?? '',
+      isBloggerUser: false, signupTimeSec: u.createdAt, isMultiLoginEnabled: false,
+    });
+  });
+
+  route('/subscription/list', 'read', (ctx) => json({
+    subscriptions: subscriptionList(app, ctx.userId).map((s) => ({
+      id: feedStreamId(s.url),
+      title: s.title,
+      categories: s.folders.map((name) => ({ id: labelStreamId(name), label: name })),
+      sortid: s.subscriptionId.toString(16).toUpperCase().padStart(8, '0'),
+      firstitemmsec: s.createdAt * 1000,
+      url: s.url,
+      htmlUrl: s.siteUrl ?? '',
+      iconUrl: s.iconUrl ?? '',
+    })),
+  }));
+
+  route('/subscription/quickadd', 'write', async (ctx) => {
+    try {
+      return json(await quickAdd(app, ctx.userId, ctx.params.get('quickadd') ?? ctx.params.get('s')));
+    } catch (e) {
+      // The protocol's failure shape, with a 4xx so clients that only look at the status see it too.
+      if (e instanceof QuickAddFailure) { ctx.reply.code(400); return json(e.result); }
+      throw e;
+    }
+  });
+  route('/subscription/edit', 'write', (ctx) => editSubscriptions(app, ctx.userId, {
+    action: ctx.params.get('ac'), streams: ctx.params.all('s'), title: ctx.params.get('t'),
+    addFolders: ctx.params.all('a'), removeFolders: ctx.params.all('r'),
+  }));
+  route('/subscription/export', 'read', (ctx) => {
+    ctx.reply.header('Content-Disposition', 'attachment; filename="subscriptions.opml"');
+    return { text: exportOpml(app, ctx.userId), type: 'text/x-opml; charset=utf-8' };
+  });
+  route('/subscription/import', 'write', async (ctx) => {
+    const body = typeof ctx.req.body === 'string' ? ctx.req.body : ctx.params.get('opml') ?? '';
+    await importOpml(app, ctx.userId, body);
+  });
+
+  route('/unread-count', 'read', (ctx) => json({ max: UNREAD_COUNT_MAX, unreadcounts: unreadCounts(app, ctx.userId) }));
+  route('/tag/list', 'read', (ctx) => json({ tags: tagList(app, ctx.userId) }));
+
+  const contents = (ctx: ReaderContext) => {
+    const stream = streamFromPath(ctx);
+    const req = parseStreamRequest(ctx.params, ctx.userId, MAX_CONTENTS_N);
+    const page = streamContents(app, ctx.userId, stream, req);
+    return {
+      json: streamContentsJson({
+        id: formatStreamId(stream), title: streamTitle(app, ctx.userId, stream), selfHref: selfHref(app, ctx.req),
+        updatedUs: page.newestUs || Date.now() * 1000, continuation: page.continuation,
+      }, page.itemsJson),
+    };
+  };
+  route('/stream/contents', 'read', contents);
+  route('/stream/contents/*', 'read', contents);
+
+  route('/stream/items/ids', 'read', (ctx) => {
+    const raw = ctx.params.all('s').filter((s) => s.trim());
+    const streams = raw.length ? raw.map((s) => parseStreamId(s, ctx.userId)) : [READING_LIST];
+    const page = streamItemIds(app, ctx.userId, streams, parseStreamRequest(ctx.params, ctx.userId, MAX_IDS_N));
+    let out = '{"itemRefs":[';
+    for (let i = 0; i < page.refs.length; i++) {
+      const r = page.refs[i];
+      out += `${i ? ',' : ''}{"id":"${r.id}","directStreamIds":[],"timestampUsec":"${r.timestampUsec}"}`;
+    }
+    return { json: out + ']' + (page.continuation ? `,"continuation":"${page.continuation}"` : '') + '}' };
+  });
+
+  route('/stream/items/contents', 'read', (ctx) => {
+    const page = itemContents(app, ctx.userId, ctx.params.all('i').filter((i) => i.trim()));
+    return {
+      json: streamContentsJson({
+        id: formatStreamId(READING_LIST), title: 'Reading List', selfHref: selfHref(app, ctx.req),
+        updatedUs: page.newestUs || Date.now() * 1000,
+      }, page.itemsJson),
+    };
+  });
+
+  route('/edit-tag', 'write', (ctx) => editTags(app, ctx.userId, ctx.params.all('i'), ctx.params.all('a'), ctx.params.all('r')));
+  route('/rename-tag', 'write', (ctx) => renameTag(app, ctx.userId, ctx.params.get('s') ?? ctx.params.get('t'), ctx.params.get('dest')));
+  route('/disable-tag', 'write', (ctx) => disableTag(app, ctx.userId, ctx.params.get('s') ?? ctx.params.get('t')));
+  route('/mark-all-as-read', 'write', (ctx) => { markAllAsRead(app, ctx.userId, ctx.params.get('s'), ctx.params.get('ts')); });
+
+  route('/preference/list', 'read', () => json({ prefs: [] }));
+  route('/preference/stream/list', 'read', () => json({ streamprefs: {} }));
+  route('/preference/stream/set', 'write', () => undefined);
+}

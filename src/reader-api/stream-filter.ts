@@ -1,0 +1,48 @@
+// Turns stream ids (the stream asked for, `xt` exclusions, `it` inclusions, several `s`) into the
+// storage filter over the user's items. Unknown feeds and labels are refused with 404 so a client
+// typo never silently reads as an empty stream.
+import type { ItemCondition, StateColumn } from '../model/stream.ts';
+import type { ReaderLabelRepository } from '../store/repositories.ts';
+import { ReaderError } from './errors.ts';
+import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
+
+export const STATE_COLUMN: Record<Exclude<SystemState, 'reading-list'>, StateColumn> = {
+  read: 'read', starred: 'starred', like: 'liked', broadcast: 'broadcast', 'saved-web-pages': 'saved',
+};
+
+/** Conditions (ANDed) selecting the items of one stream, or excluding them when negate is set. */
+export function streamConditions(labels: ReaderLabelRepository, userId: number, s: StreamId, negate = false): ItemCondition[] {
+  switch (s.kind) {
+    case 'state':
+      if (s.state === 'reading-list') return negate ? [{ kind: 'nothing' }] : [];
+      return [{ kind: 'state', column: STATE_COLUMN[s.state], value: negate ? 0 : 1 }];
+    case 'feed': {
+      const feedId = labels.subscribedFeedId(userId, s.url);
+      if (feedId === undefined) throw new ReaderError(404, `unknown stream "${formatStreamId(s)}": no subscription to this feed (see subscription/list)`);
+      return [{ kind: 'feeds', feedIds: [feedId], negate }];
+    }
+    case 'label': {
+      const labelId = labels.findLabel(userId, s.name);
+      if (labelId === undefined) throw new ReaderError(404, `unknown stream "${formatStreamId(s)}": no folder or tag with this name (names are case-sensitive; see tag/list)`);
+      const feedIds = labels.folderFeedIds(userId, labelId);
+      const tagged = labels.hasTaggedItems(labelId);
+      const folder: ItemCondition = { kind: 'feeds', feedIds, negate };
+      const tag: ItemCondition = { kind: 'tagged', labelId, negate };
+      if (feedIds.length && tagged) return negate ? [folder, tag] : [{ kind: 'any', of: [[folder], [tag]] }];
+      return [tagged ? tag : folder];
+    }
+  }
+}
+
+/** Filter for one or more streams (union) with exclusions and inclusions applied. */
+export function buildFilter(labels: ReaderLabelRepository, userId: number, streams: StreamId[], exclude: StreamId[], include: StreamId[]): ItemCondition[] {
+  const where: ItemCondition[] = [];
+  if (streams.length === 1) where.push(...streamConditions(labels, userId, streams[0]));
+  else if (streams.length > 1) {
+    const of = streams.map((s) => streamConditions(labels, userId, s));
+    if (!of.some((c) => c.length === 0)) where.push({ kind: 'any', of });
+  }
+  for (const s of include) where.push(...streamConditions(labels, userId, s));
+  for (const s of exclude) where.push(...streamConditions(labels, userId, s, true));
+  return where;
+}

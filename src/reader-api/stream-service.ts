@@ -1,0 +1,82 @@
+// Reading streams: stream/contents, stream/items/ids and stream/items/contents. Keyset pages are
+// fetched one row past the page size, so a continuation is given only while more items exist.
+import type { App } from '../app.ts';
+import type { StoredReaderItem, StreamPageQuery } from '../model/stream.ts';
+import { ReaderError } from './errors.ts';
+import { formatStreamId, parseItemId, shortItemId, type StreamId } from './ids.ts';
+import { itemsJson } from './item-json.ts';
+import { readerStore } from './store.ts';
+import { buildFilter } from './stream-filter.ts';
+import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
+
+export interface ItemsPage {
+  /** JSON array text of the items. */
+  itemsJson: string;
+  continuation?: string;
+  /** Newest crawl time on the page (µs), for `updated`. */
+  newestUs: number;
+}
+
+function pageQuery(app: App, userId: number, streams: StreamId[], req: StreamRequest): StreamPageQuery {
+  const where = buildFilter(readerStore(app).labels, userId, streams, req.exclude, req.include);
+  return {
+    userId, where, newestFirst: req.newestFirst, limit: req.limit + 1, after: req.after,
+    minCrawledUs: req.minCrawledUs, maxCrawledUs: req.maxCrawledUs,
+  };
+}
+
+function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T[], limit: number): string | undefined {
+  if (rows.length <= limit) return undefined;
+  rows.length = limit;
+  const last = rows[limit - 1];
+  return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
+}
+
+function renderItems(app: App, userId: number, items: StoredReaderItem[]): string {
+  const store = readerStore(app);
+  const feedIds = [...new Set(items.map((i) => i.feedId))];
+  const origins = store.labels.origins(userId, feedIds);
+  const tags = store.streams.tagsOfItems(userId, items.map((i) => i.itemId));
+  return itemsJson(items, origins, tags);
+}
+
+export function streamContents(app: App, userId: number, stream: StreamId, req: StreamRequest): ItemsPage {
+  const items = readerStore(app).streams.contents(pageQuery(app, userId, [stream], req));
+  const continuation = continuationOf(items, req.limit);
+  let newestUs = 0;
+  for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
+  return { itemsJson: renderItems(app, userId, items), continuation, newestUs };
+}
+
+export interface ItemRefsPage {
+  refs: { id: string; timestampUsec: string }[];
+  continuation?: string;
+}
+
+export function streamItemIds(app: App, userId: number, streams: StreamId[], req: StreamRequest): ItemRefsPage {
+  const rows = readerStore(app).streams.refs(pageQuery(app, userId, streams, req));
+  const continuation = continuationOf(rows, req.limit);
+  return { refs: rows.map((r) => ({ id: shortItemId(r.itemId), timestampUsec: String(r.crawledUs) })), continuation };
+}
+
+/** Items by id in the order asked (duplicates once); ids of other users or unknown ids are skipped. */
+export function itemContents(app: App, userId: number, rawIds: string[]): ItemsPage {
+  if (!rawIds.length) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
+  if (rawIds.length > MAX_CONTENTS_N) throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
+  const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
+  const items = readerStore(app).streams.contentsByIds(userId, ids);
+  let newestUs = 0;
+  for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
+  return { itemsJson: renderItems(app, userId, items), newestUs };
+}
+
+/** Title of a stream for the stream/contents envelope. */
+export function streamTitle(app: App, userId: number, s: StreamId): string {
+  if (s.kind === 'label') return s.name;
+  if (s.kind === 'state') {
+    return { 'reading-list': 'Reading List', read: 'Read items', starred: 'Starred items', like: 'Liked items', broadcast: 'Shared items', 'saved-web-pages': 'Saved web pages' }[s.state];
+  }
+  const store = readerStore(app);
+  const feedId = store.labels.subscribedFeedId(userId, s.url);
+  return (feedId !== undefined ? store.labels.origins(userId, [feedId]).get(feedId)?.title : undefined) ?? formatStreamId(s);
+}

@@ -1,0 +1,111 @@
+// Subscription changes through the Reader API: quickadd, subscription/edit, OPML import/export.
+// Fetching, discovery and OPML belong to the feed engine (src/feeds); this module maps the
+// protocol's parameters onto it and validates everything before changing anything.
+import type { App } from '../app.ts';
+import { transaction } from '../store/db.ts';
+import { feedEngine } from '../feeds/engine.ts';
+import { FeedError } from '../feeds/errors.ts';
+import { subscribe, unsubscribe } from '../feeds/subscriptions.ts';
+import { ReaderError } from './errors.ts';
+import { feedStreamId, parseStreamId } from './ids.ts';
+import { readerStore } from './store.ts';
+
+export interface QuickAddResult { query: string; numResults: number; streamId?: string; streamName?: string; error?: string }
+
+/** Thrown by quickAdd when the feed cannot be added: answered with the protocol's failure JSON. */
+export class QuickAddFailure extends Error {
+  readonly result: QuickAddResult;
+  constructor(result: QuickAddResult) { super(result.error); this.result = result; }
+}
+
+/** quickadd: `feed/<url>` or a plain URL (a site page gets its feed discovered). */
+export async function quickAdd(app: App, userId: number, query: string | undefined): Promise<QuickAddResult> {
+  const q = query?.trim();
+  if (!q) throw new ReaderError(400, 'missing parameter quickadd: feed/<url> or the URL of a feed or site');
+  try {
+    const r = await subscribe(app, userId, q);
+    return { query: q, numResults: 1, streamId: r.streamId, streamName: r.title };
+  } catch (e) {
+    if (e instanceof FeedError) throw new QuickAddFailure({ query: q, numResults: 0, error: e.message });
+    throw e;
+  }
+}
+
+export interface SubscriptionEdit {
+  action: string | undefined;
+  streams: string[];
+  title: string | undefined;
+  addFolders: string[];
+  removeFolders: string[];
+}
+
+function folderName(raw: string, userId: number, param: string): string {
+  const s = parseStreamId(raw, userId);
+  if (s.kind !== 'label') throw new ReaderError(400, `${param}=${raw}: folders are labels (user/-/label/<name>)`);
+  return s.name;
+}
+
+export async function editSubscriptions(app: App, userId: number, e: SubscriptionEdit): Promise<void> {
+  const action = e.action?.trim();
+  if (!action) throw new ReaderError(400, 'missing parameter ac: subscribe, unsubscribe or edit');
+  const streams = e.streams.filter((s) => s.trim());
+  if (!streams.length) throw new ReaderError(400, 'missing parameter s: the feed stream id (feed/<url>)');
+  const feeds = streams.map((raw) => {
+    const s = parseStreamId(raw, userId);
+    if (s.kind !== 'feed') throw new ReaderError(400, `s=${raw}: subscriptions are feed streams (feed/<url>)`);
+    return s.url;
+  });
+  const add = e.addFolders.filter((a) => a.trim()).map((a) => folderName(a, userId, 'a'));
+  const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(r, userId, 'r'));
+  const store = readerStore(app);
+  const subscribed = (url: string) => {
+    const id = store.labels.subscribedFeedId(userId, url);
+    if (id === undefined) throw new ReaderError(404, `unknown subscription "${feedStreamId(url)}": subscribe first (ac=subscribe)`);
+    return id;
+  };
+  switch (action) {
+    case 'subscribe':
+    case 'follow': {
+      if (feeds.length > 1 && e.title?.trim()) throw new ReaderError(400, 't: one title cannot name several subscriptions; send one s per call');
+      for (const url of feeds) {
+        try {
+          await subscribe(app, userId, url, { title: e.title?.trim() || null, folders: add });
+        } catch (err) {
+          if (err instanceof FeedError) throw new ReaderError(400, `cannot subscribe to ${url}: ${err.message}`);
+          throw err;
+        }
+      }
+      return;
+    }
+    case 'unsubscribe':
+    case 'unfollow': {
+      for (const url of feeds) subscribed(url);
+      transaction(app.db, () => { for (const url of feeds) unsubscribe(app, userId, url); });
+      return;
+    }
+    case 'edit': {
+      const ids = feeds.map(subscribed);
+      const title = e.title?.trim();
+      if (!title && !add.length && !remove.length) throw new ReaderError(400, 'nothing to edit: pass t (title), a (folder to add) or r (folder to remove)');
+      const { subscriptions } = feedEngine(app);
+      transaction(app.db, () => {
+        for (const feedId of ids) {
+          if (title) subscriptions.rename(userId, feedId, title);
+          for (const name of add) subscriptions.addFolder(userId, feedId, name);
+          for (const name of remove) subscriptions.removeFolder(userId, feedId, name);
+        }
+      });
+      return;
+    }
+    default:
+      throw new ReaderError(400, `ac=${action}: use subscribe, unsubscribe or edit (follow/unfollow are aliases)`);
+  }
+}
+
+export function exportOpml(_app: App, _userId: number): string {
+  throw new ReaderError(501, 'export is not wired to the feed engine yet');
+}
+
+export async function importOpml(_app: App, _userId: number, _body: string): Promise<void> {
+  throw new ReaderError(501, 'import is not wired to the feed engine yet');
+}

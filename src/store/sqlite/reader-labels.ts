@@ -1,0 +1,113 @@
+// The Reader API's view of a user's subscriptions (with folders and trigger-maintained unread
+// counters) and of labels: folders and item tags share the user/-/label/<name> namespace.
+import type { Db } from '../db.ts';
+import { StatementCache, transaction } from '../db.ts';
+import type { ReaderLabelRepository } from '../repositories.ts';
+import type { LabelView, SubscriptionView } from '../../model/stream.ts';
+
+export class SqliteReaderLabelRepository implements ReaderLabelRepository {
+  private readonly s: StatementCache;
+  private readonly db: Db;
+  constructor(db: Db) { this.db = db; this.s = new StatementCache(db); }
+
+  subscriptions(userId: number): SubscriptionView[] {
+    const rows = this.s.get(`SELECT s.id AS subscriptionId, s.feed_id AS feedId, f.url,
+        coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title, f.site_url AS siteUrl, f.icon_url AS iconUrl,
+        s.created_at AS createdAt, s.unread_count AS unreadCount, s.newest_item_us AS newestItemUs
+      FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = ? ORDER BY s.id`)
+      .all(userId) as unknown as SubscriptionView[];
+    const folders = this.foldersBySubscription(userId);
+    for (const r of rows) r.folders = folders.get(r.subscriptionId) ?? [];
+    return rows;
+  }
+
+  private foldersBySubscription(userId: number): Map<number, string[]> {
+    const rows = this.s.get(`SELECT sl.subscription_id AS sid, l.name FROM labels l
+        JOIN subscription_labels sl ON sl.label_id = l.id WHERE l.user_id = ? ORDER BY l.name`)
+      .all(userId) as { sid: number; name: string }[];
+    const out = new Map<number, string[]>();
+    for (const r of rows) {
+      const list = out.get(r.sid);
+      if (list) list.push(r.name); else out.set(r.sid, [r.name]);
+    }
+    return out;
+  }
+
+  /** Subscriptions (feed id, stream url, title, site) of the given feeds, with their folders. */
+  origins(userId: number, feedIds: number[]): Map<number, SubscriptionView> {
+    const out = new Map<number, SubscriptionView>();
+    if (!feedIds.length) return out;
+    const rows = this.s.get(`SELECT s.id AS subscriptionId, s.feed_id AS feedId, f.url,
+        coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title, f.site_url AS siteUrl, f.icon_url AS iconUrl,
+        s.created_at AS createdAt, s.unread_count AS unreadCount, s.newest_item_us AS newestItemUs,
+        (SELECT json_group_array(l.name) FROM subscription_labels sl JOIN labels l ON l.id = sl.label_id
+          WHERE sl.subscription_id = s.id) AS folders
+      FROM json_each(?) j JOIN subscriptions s ON s.user_id = ? AND s.feed_id = j.value
+      JOIN feeds f ON f.id = s.feed_id`).all(JSON.stringify(feedIds), userId) as unknown as (SubscriptionView & { folders: string })[];
+    for (const r of rows) out.set(r.feedId, { ...r, folders: JSON.parse(r.folders) as string[] });
+    // Items of feeds the user no longer subscribes to keep a plain origin from the feed itself.
+    const missing = feedIds.filter((id) => !out.has(id));
+    if (missing.length) {
+      const feeds = this.s.get(`SELECT f.id AS feedId, f.url, coalesce(nullif(f.title, ''), f.url) AS title,
+          f.site_url AS siteUrl, f.icon_url AS iconUrl FROM feeds f WHERE f.id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(missing)) as unknown as SubscriptionView[];
+      for (const f of feeds) out.set(f.feedId, { ...f, subscriptionId: 0, createdAt: 0, unreadCount: 0, newestItemUs: 0, folders: [] });
+    }
+    return out;
+  }
+
+  subscribedFeedId(userId: number, feedUrl: string): number | undefined {
+    const r = this.s.get(`SELECT s.feed_id AS id FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+      WHERE s.user_id = ? AND f.url = ?`).get(userId, feedUrl) as { id: number } | undefined;
+    return r?.id;
+  }
+
+  labels(userId: number): LabelView[] {
+    return this.s.get(`SELECT l.id, l.name,
+        (SELECT count(*) FROM subscription_labels sl WHERE sl.label_id = l.id) AS subscriptionCount,
+        (SELECT count(*) FROM item_labels il WHERE il.label_id = l.id) AS taggedCount,
+        (SELECT coalesce(sum(s.unread_count), 0) FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id
+          WHERE sl.label_id = l.id) AS unreadCount
+      FROM labels l WHERE l.user_id = ? ORDER BY l.name`).all(userId) as unknown as LabelView[];
+  }
+
+  findLabel(userId: number, name: string): number | undefined {
+    const r = this.s.get('SELECT id FROM labels WHERE user_id = ? AND name = ?').get(userId, name) as { id: number } | undefined;
+    return r?.id;
+  }
+
+  ensureLabel(userId: number, name: string): number {
+    this.s.get('INSERT OR IGNORE INTO labels (user_id, name) VALUES (?, ?)').run(userId, name);
+    return this.findLabel(userId, name)!;
+  }
+
+  folderFeedIds(userId: number, labelId: number): number[] {
+    return (this.s.get(`SELECT s.feed_id AS id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id
+      WHERE sl.label_id = ? AND s.user_id = ?`).all(labelId, userId) as { id: number }[]).map((r) => r.id);
+  }
+
+  hasTaggedItems(labelId: number): boolean {
+    return this.s.get('SELECT 1 FROM item_labels WHERE label_id = ? LIMIT 1').get(labelId) !== undefined;
+  }
+
+  renameLabel(userId: number, labelId: number, newName: string): void {
+    transaction(this.db, () => {
+      const target = this.findLabel(userId, newName);
+      if (target === undefined) {
+        this.s.get('UPDATE labels SET name = ? WHERE id = ? AND user_id = ?').run(newName, labelId, userId);
+        return;
+      }
+      if (target === labelId) return;
+      // The new name exists: merge into it (folder members and tagged items), then drop the old one.
+      this.s.get(`INSERT OR IGNORE INTO subscription_labels (subscription_id, label_id)
+        SELECT subscription_id, ? FROM subscription_labels WHERE label_id = ?`).run(target, labelId);
+      this.s.get(`INSERT OR IGNORE INTO item_labels (label_id, item_id, user_id)
+        SELECT ?, item_id, user_id FROM item_labels WHERE label_id = ?`).run(target, labelId);
+      this.s.get('DELETE FROM labels WHERE id = ? AND user_id = ?').run(labelId, userId);
+    });
+  }
+
+  deleteLabel(userId: number, labelId: number): void {
+    this.s.get('DELETE FROM labels WHERE id = ? AND user_id = ?').run(labelId, userId);
+  }
+}

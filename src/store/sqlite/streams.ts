@@ -1,0 +1,63 @@
+// Per-user item streams: keyset pages over the user_items indexes (user_id, [state|feed_id],
+// crawled_us, item_id), item contents by id, and the custom tags on items. Read-only.
+import type { Db } from '../db.ts';
+import { StatementCache } from '../db.ts';
+import type { StreamRepository } from '../repositories.ts';
+import type { ItemRef, StoredReaderItem, StreamPageQuery } from '../../model/stream.ts';
+import { pageOrder, pageWhere } from './stream-filter-sql.ts';
+
+const ITEM_COLUMNS = `ui.item_id AS itemId, ui.crawled_us AS crawledUs, ui.feed_id AS feedId,
+  ui.read, ui.starred, ui.liked, ui.broadcast, ui.saved,
+  i.url, i.title, i.author, i.content, i.summary, i.published_at AS publishedAt,
+  i.updated_at AS updatedAt, i.enclosures`;
+
+export class SqliteStreamRepository implements StreamRepository {
+  private readonly s: StatementCache;
+  constructor(db: Db) { this.s = new StatementCache(db); }
+
+  refs(q: StreamPageQuery): ItemRef[] {
+    const w = pageWhere(q);
+    const sql = `SELECT ui.item_id AS itemId, ui.crawled_us AS crawledUs, ui.feed_id AS feedId
+      FROM user_items ui WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
+    return this.s.get(sql).all(...w.params, q.limit) as unknown as ItemRef[];
+  }
+
+  contents(q: StreamPageQuery): StoredReaderItem[] {
+    const w = pageWhere(q);
+    const sql = `SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+      WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
+    return this.s.get(sql).all(...w.params, q.limit) as unknown as StoredReaderItem[];
+  }
+
+  contentsByIds(userId: number, itemIds: number[]): StoredReaderItem[] {
+    if (!itemIds.length) return [];
+    // json_each keeps the caller's order; user_items is the gate: only the user's own items.
+    return this.s.get(`SELECT ${ITEM_COLUMNS} FROM json_each(?) j
+        JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value
+        JOIN items i ON i.id = ui.item_id ORDER BY j.key`)
+      .all(JSON.stringify(itemIds), userId) as unknown as StoredReaderItem[];
+  }
+
+  existingItemIds(userId: number, itemIds: number[]): number[] {
+    if (!itemIds.length) return [];
+    return (this.s.get('SELECT item_id AS id FROM user_items WHERE user_id = ? AND item_id IN (SELECT value FROM json_each(?))')
+      .all(userId, JSON.stringify(itemIds)) as { id: number }[]).map((r) => r.id);
+  }
+
+  tagsOfItems(userId: number, itemIds: number[]): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    if (!itemIds.length || !this.userHasItemTags(userId)) return out;
+    const rows = this.s.get(`SELECT il.item_id AS itemId, l.name FROM item_labels il JOIN labels l ON l.id = il.label_id
+        WHERE il.user_id = ? AND il.item_id IN (SELECT value FROM json_each(?))`)
+      .all(userId, JSON.stringify(itemIds)) as { itemId: number; name: string }[];
+    for (const r of rows) {
+      const list = out.get(r.itemId);
+      if (list) list.push(r.name); else out.set(r.itemId, [r.name]);
+    }
+    return out;
+  }
+
+  private userHasItemTags(userId: number): boolean {
+    return this.s.get('SELECT 1 FROM item_labels WHERE user_id = ? LIMIT 1').get(userId) !== undefined;
+  }
+}
