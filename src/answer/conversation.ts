@@ -1,0 +1,46 @@
+// From a chat conversation to what the pipelines need: the question (the last user message), the
+// earlier turns, the caller's system instructions, and a search query that carries the topic of a
+// follow-up ("what about Boeing?" after a question on Airbus delivery delays).
+import type { ChatMessage } from './types.ts';
+import { entities, keywords, words } from './text/terms.ts';
+
+export interface Conversation {
+  question: string;
+  /** User/assistant turns before the question, oldest first. */
+  history: ChatMessage[];
+  system: string[];
+}
+
+export function readConversation(messages: ChatMessage[]): Conversation {
+  const last = messages[messages.length - 1];
+  return {
+    question: last.content.trim(),
+    history: messages.slice(0, -1).filter((m) => m.role !== 'system'),
+    system: messages.filter((m) => m.role === 'system').map((m) => m.content),
+  };
+}
+
+const FOLLOW_UP_START = /^(and|but|also|so|then|what about|how about|why|how come|what else|tell me more|more on|and what|is that|was that|were they|did they|does it|did it)\b/i;
+const PRONOUNS = new Set(['it', 'its', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'he', 'she', 'his', 'her', 'there']);
+
+/** Whether a question leans on the conversation before it for its topic. */
+export function isFollowUp(question: string): boolean {
+  const w = words(question);
+  if (FOLLOW_UP_START.test(question.trim())) return true;
+  if (w.length <= 6 && w.some((x) => PRONOUNS.has(x))) return true;
+  return keywords(question).length <= 1;
+}
+
+/**
+ * The search query for a question: the question itself, plus — for a follow-up — the entities and
+ * keywords of the previous user question that the follow-up does not already mention.
+ */
+export function searchQueryFor(conv: Conversation): string {
+  const previous = [...conv.history].reverse().find((m) => m.role === 'user');
+  if (!previous || !isFollowUp(conv.question)) return conv.question;
+  const have = new Set(words(conv.question));
+  const carried = [...entities(previous.content), ...keywords(previous.content)]
+    .filter((t) => !words(t).every((w) => have.has(w)));
+  const unique = [...new Set(carried.map((t) => t.toLowerCase()))].slice(0, 6);
+  return unique.length ? `${conv.question} ${unique.join(' ')}` : conv.question;
+}

@@ -1,0 +1,69 @@
+// The engine interface: what turns a question plus numbered sources into answer text. Pipelines
+// (../pipelines) do the searching and decide which sources ground the answer; an engine only
+// writes. Implementations: ./extractive.ts (built in, offline, quotes sentences) and
+// ./openai-compatible.ts (any /v1/chat/completions server). An in-process GGUF engine would be a
+// third implementation of this same interface (not built yet).
+import type { ChatMessage, FinishReason } from '../types.ts';
+import type { SearchHit } from '../../search/types.ts';
+
+export interface GroundingSource {
+  /** 1-based number of this source in the engine's input (what `[n]` refers to in the prompt). */
+  n: number;
+  hit: SearchHit;
+  /** Plain-text passages the engine may use, most relevant first (passages or whole article text). */
+  texts: string[];
+}
+
+/** Shape of the answer the pipeline wants. */
+export type AnswerStyle = 'concise' | 'detailed' | 'report';
+
+export interface Sampling {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  stop?: string[];
+}
+
+export interface EngineRequest {
+  question: string;
+  /** Earlier turns of the conversation (user/assistant), oldest first. */
+  history: ChatMessage[];
+  /** System messages the caller sent (instructions for generative engines). */
+  system: string[];
+  sources: GroundingSource[];
+  /** False when the pipeline did not search (r1-1776, disable_search): answer without sources. */
+  searched: boolean;
+  style: AnswerStyle;
+  /** Budget for the answer text in tokens (the service enforces the overall max_tokens too). */
+  maxTokens?: number;
+  sampling: Sampling;
+  signal?: AbortSignal;
+}
+
+export interface EngineUsage {
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens?: number;
+}
+
+/**
+ * Output of an engine, in order: exactly one `cite` first, then `reasoning`/`text` pieces, then
+ * exactly one `end`. `cite.order` lists the input source numbers that become citations 1..k, in
+ * that order; the `[n]` markers in `text` already use the new numbering (1-based into `order`).
+ */
+export type EngineChunk =
+  | { type: 'cite'; order: number[]; notes: string[] }
+  | { type: 'reasoning'; text: string }
+  | { type: 'text'; text: string }
+  | { type: 'end'; finishReason: FinishReason; usage?: EngineUsage };
+
+export interface AnswerEngine {
+  readonly name: string;
+  /** True for engines that write new text (an LLM); false for the extractive engine. */
+  readonly generative: boolean;
+  answer(req: EngineRequest): AsyncIterable<EngineChunk>;
+  /** Generative engines: one non-streamed reply to a plain prompt (planning, related questions). */
+  ask?(prompt: string, opts: { maxTokens: number; signal?: AbortSignal }): Promise<string>;
+}

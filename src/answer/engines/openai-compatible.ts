@@ -1,0 +1,188 @@
+// Generative answers from any server speaking OpenAI's /v1/chat/completions (vLLM, llama.cpp
+// server, Ollama, LM Studio …) through the official `openai` client: it already implements the
+// wire protocol (SSE parsing, error bodies) that these servers copy. Streamed tokens are passed on
+// as they arrive, `[n]` markers are checked against the sources, reasoning (inline <think> or a
+// separate `reasoning_content` field) is separated from the answer, and every failure becomes an
+// AnswerError naming the server: a watchdog bounds the wait for the first token and between
+// tokens, so a dead or stalled server never hangs a request.
+import OpenAI from 'openai';
+import type { AnswerEngine, EngineChunk, EngineRequest, EngineUsage } from './engine.ts';
+import { AnswerError, type FinishReason } from '../types.ts';
+import { CitationMarkerFilter } from './citation-markers.ts';
+import { ThinkSplitter } from './think-splitter.ts';
+import { buildPrompt } from './prompt.ts';
+import { countTokens } from '../tokens.ts';
+
+export interface OpenAICompatibleOptions {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+}
+
+/** Fields some servers add to the streamed delta for reasoning models (DeepSeek, vLLM, Ollama). */
+interface ReasoningDelta { reasoning_content?: string | null; reasoning?: string | null }
+
+export class OpenAICompatibleEngine implements AnswerEngine {
+  readonly name: string;
+  readonly generative = true;
+  private readonly opts: OpenAICompatibleOptions;
+  private readonly client: OpenAI;
+
+  constructor(opts: OpenAICompatibleOptions) {
+    this.opts = opts;
+    this.name = `${opts.model} at ${opts.baseUrl}`;
+    // No retries: a retry doubles the worst-case wait; the caller's client retries if it wants.
+    this.client = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey || 'none', maxRetries: 0, timeout: opts.timeoutMs, logLevel: 'off' });
+  }
+
+  async *answer(req: EngineRequest): AsyncIterable<EngineChunk> {
+    yield { type: 'cite', order: req.sources.map((s) => s.n), notes: [] };
+    const messages = buildPrompt(req);
+    const watchdog = new Watchdog(this.opts.timeoutMs, req.signal);
+    const markers = new CitationMarkerFilter(req.sources.length);
+    const splitter = new ThinkSplitter();
+    let finishReason: FinishReason = 'stop';
+    let upstreamUsage: EngineUsage | undefined;
+    let generated = '';
+    let sawChunk = false;
+    try {
+      const stream = await this.client.chat.completions.create({
+        model: this.opts.model,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+        ...(req.sampling.temperature !== undefined ? { temperature: req.sampling.temperature } : {}),
+        ...(req.sampling.topP !== undefined ? { top_p: req.sampling.topP } : {}),
+        ...(req.sampling.presencePenalty !== undefined ? { presence_penalty: req.sampling.presencePenalty } : {}),
+        ...(req.sampling.frequencyPenalty !== undefined ? { frequency_penalty: req.sampling.frequencyPenalty } : {}),
+        ...(req.sampling.stop?.length ? { stop: req.sampling.stop } : {}),
+      }, { signal: watchdog.signal });
+      for await (const chunk of stream) {
+        watchdog.pause();
+        sawChunk = true;
+        if (!chunk || typeof chunk !== 'object' || (!Array.isArray(chunk.choices) && !chunk.usage)) {
+          throw new AnswerError('upstream_error', `LLM server ${this.opts.baseUrl} sent a chunk that is not a chat.completion.chunk: ${JSON.stringify(chunk).slice(0, 200)}`);
+        }
+        const choice = chunk.choices?.[0];
+        const delta = choice?.delta as (NonNullable<typeof choice>['delta'] & ReasoningDelta) | undefined;
+        const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+        if (reasoning) { generated += reasoning; yield { type: 'reasoning', text: reasoning }; }
+        if (delta?.content) {
+          generated += delta.content;
+          for (const part of splitter.push(delta.content)) yield* this.part(part.kind, part.text, markers);
+        }
+        if (choice?.finish_reason) finishReason = choice.finish_reason === 'length' ? 'length' : 'stop';
+        if (chunk.usage) {
+          upstreamUsage = {
+            promptTokens: chunk.usage.prompt_tokens,
+            completionTokens: chunk.usage.completion_tokens,
+            ...(chunk.usage.completion_tokens_details?.reasoning_tokens ? { reasoningTokens: chunk.usage.completion_tokens_details.reasoning_tokens } : {}),
+          };
+        }
+        watchdog.arm();
+      }
+      // The client ends the iteration quietly when aborted: find out why it ended.
+      watchdog.throwIfFired(this.opts.baseUrl, sawChunk);
+    } catch (e) {
+      watchdog.throwIfFired(this.opts.baseUrl, sawChunk);
+      throw upstreamError(e, this.opts.baseUrl);
+    } finally {
+      watchdog.stop();
+    }
+    for (const part of splitter.flush()) yield* this.part(part.kind, part.text, markers);
+    const rest = markers.flush();
+    if (rest) yield { type: 'text', text: rest };
+    yield {
+      type: 'end',
+      finishReason,
+      usage: upstreamUsage ?? { promptTokens: countTokens(messages.map((m) => m.content).join('\n')), completionTokens: countTokens(generated) },
+    };
+  }
+
+  private *part(kind: 'reasoning' | 'text', text: string, markers: CitationMarkerFilter): Generator<EngineChunk> {
+    if (kind === 'reasoning') { yield { type: 'reasoning', text }; return; }
+    const t = markers.push(text);
+    if (t) yield { type: 'text', text: t };
+  }
+
+  async ask(prompt: string, opts: { maxTokens: number; signal?: AbortSignal }): Promise<string> {
+    const watchdog = new Watchdog(this.opts.timeoutMs, opts.signal);
+    try {
+      const r = await this.client.chat.completions.create({
+        model: this.opts.model, messages: [{ role: 'user', content: prompt }], max_tokens: opts.maxTokens, stream: false,
+      }, { signal: watchdog.signal });
+      const text = r.choices?.[0]?.message?.content;
+      if (typeof text !== 'string') throw new AnswerError('upstream_error', `LLM server ${this.opts.baseUrl} returned no message content`);
+      return new ThinkSplitter().push(text + '\n').filter((p) => p.kind === 'text').map((p) => p.text).join('').trim();
+    } catch (e) {
+      watchdog.throwIfFired(this.opts.baseUrl, false);
+      throw upstreamError(e, this.opts.baseUrl);
+    } finally {
+      watchdog.stop();
+    }
+  }
+}
+
+/**
+ * Aborts the upstream request when no data arrived for timeoutMs (armed while waiting for the
+ * server, paused while our consumer handles a chunk), or when the caller aborts.
+ */
+class Watchdog {
+  private readonly controller = new AbortController();
+  private readonly timeoutMs: number;
+  private readonly callerSignal?: AbortSignal;
+  private timer: NodeJS.Timeout | undefined;
+  private fired = false;
+  private readonly onCallerAbort = () => this.controller.abort(this.callerSignal?.reason);
+
+  constructor(timeoutMs: number, callerSignal?: AbortSignal) {
+    this.timeoutMs = timeoutMs;
+    this.callerSignal = callerSignal;
+    if (callerSignal?.aborted) this.controller.abort(callerSignal.reason);
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+    this.arm();
+  }
+
+  get signal(): AbortSignal { return this.controller.signal; }
+
+  arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.fired = true; this.controller.abort(new Error('upstream timeout')); }, this.timeoutMs);
+  }
+
+  pause(): void { clearTimeout(this.timer); }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  throwIfFired(baseUrl: string, sawChunk: boolean): void {
+    if (this.callerSignal?.aborted) throw this.callerSignal.reason ?? new DOMException('aborted', 'AbortError');
+    if (!this.fired) return;
+    throw new AnswerError('upstream_timeout', sawChunk
+      ? `LLM server ${baseUrl} stopped sending tokens for ${this.timeoutMs} ms in the middle of the answer (TIDINGS_LLM_TIMEOUT_MS)`
+      : `LLM server ${baseUrl} did not answer within ${this.timeoutMs} ms (TIDINGS_LLM_TIMEOUT_MS)`);
+  }
+}
+
+function upstreamError(e: unknown, baseUrl: string): Error {
+  if (e instanceof AnswerError) return e;
+  if (e instanceof OpenAI.APIConnectionTimeoutError) {
+    return new AnswerError('upstream_timeout', `LLM server ${baseUrl} did not answer in time (TIDINGS_LLM_TIMEOUT_MS)`);
+  }
+  if (e instanceof OpenAI.APIConnectionError) {
+    const cause = (e.cause as Error | undefined)?.message ?? e.message;
+    return new AnswerError('upstream_error', `could not reach LLM server ${baseUrl}: ${cause}`);
+  }
+  if (e instanceof OpenAI.APIError) {
+    const detail = e.message.replace(/^\d+\s*/, '');
+    return new AnswerError('upstream_error', e.status
+      ? `LLM server ${baseUrl} answered HTTP ${e.status}: ${detail}`
+      : `LLM server ${baseUrl} reported an error in the stream: ${detail}`);
+  }
+  if (e instanceof SyntaxError) return new AnswerError('upstream_error', `LLM server ${baseUrl} sent an invalid response: ${e.message}`);
+  return new AnswerError('upstream_error', `LLM server ${baseUrl} failed: ${(e as Error)?.message ?? String(e)}`);
+}

@@ -1,0 +1,53 @@
+// sonar, sonar-pro, sonar-reasoning, sonar-reasoning-pro: search (once, or with reformulated
+// queries), ground the engine in the best sources, answer. The reasoning variants show the real
+// steps taken (queries run, articles considered, why quoted) in their <think> block.
+import type { AnswerEvent, AnswerRequest } from '../types.ts';
+import type { PipelineDeps } from './deps.ts';
+import type { ModelProfile } from './profiles.ts';
+import { readConversation, searchQueryFor } from '../conversation.ts';
+import { reformulate } from './queries.ts';
+import { searchAll } from './retrieve.ts';
+import { groundingSources } from './grounding.ts';
+import { runEngine } from './run-engine.ts';
+import { describeFilters } from './describe.ts';
+
+const SEARCH_LIMIT = 20;
+
+export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, profile: ModelProfile): AsyncGenerator<AnswerEvent> {
+  const conv = readConversation(req.messages);
+  const baseQuery = searchQueryFor(conv);
+  const steps: string[] = [`Question: ${conv.question}`];
+  if (baseQuery !== conv.question) steps.push(`It follows up on the conversation, so the search carries its topic: "${baseQuery}".`);
+
+  let hits: Awaited<ReturnType<typeof searchAll>>['hits'] = [];
+  let searchQueries = 0;
+  if (!req.disableSearch) {
+    const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
+    const filters = describeFilters(req.filters);
+    const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, SEARCH_LIMIT, req.signal);
+    hits = retrieval.hits;
+    searchQueries = retrieval.runs.length;
+    for (const r of retrieval.runs) steps.push(`Searched "${r.query}"${filters}: ${r.found} article${r.found === 1 ? '' : 's'}.`);
+  } else {
+    steps.push('Search disabled by the request (disable_search): answering without sources.');
+  }
+
+  const sources = groundingSources(hits, profile.sources[req.searchContextSize], req.searchContextSize, deps.search);
+  if (sources.length) {
+    steps.push(`Considered the top ${sources.length} (search_context_size ${req.searchContextSize}):`);
+    for (const s of sources) steps.push(`- [${s.n}] ${s.hit.title} (${s.hit.sourceName}${s.hit.publishedAt ? ', ' + new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : ''})`);
+  }
+
+  yield* runEngine({
+    req, deps, reasoning: profile.reasoning, steps, allHits: hits, searchQueries,
+    engineReq: {
+      question: conv.question, history: conv.history, system: conv.system, sources,
+      searched: !req.disableSearch, style: profile.style, maxTokens: req.maxTokens,
+      sampling: samplingOf(req), signal: req.signal,
+    },
+  });
+}
+
+export function samplingOf(req: AnswerRequest) {
+  return { temperature: req.temperature, topP: req.topP, topK: req.topK, presencePenalty: req.presencePenalty, frequencyPenalty: req.frequencyPenalty, stop: req.stop };
+}

@@ -1,0 +1,61 @@
+// Test and benchmark support: loads articles of the shared news corpus (../shared/corpus/news)
+// into an App the way the feed engine stores them (one feed per site, HTML paragraphs), so the
+// answer tests run against the real search index over real articles.
+import { readFileSync, existsSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import type { App } from '../../app.ts';
+import { addFeed, ingest } from '../../search/testing/fixtures.ts';
+import { SHARED } from '../../../test/helpers.ts';
+
+export interface NewsArticle { url: string; title: string; text: string; published: string | null }
+export interface NewsQuestion { id: string; question: string; relevant_urls: string[] }
+
+export const NEWS_DIR = join(SHARED, 'corpus/news');
+export const hasNews = existsSync(join(NEWS_DIR, 'articles.jsonl.gz'));
+
+export function readArticles(limit = Infinity): NewsArticle[] {
+  const lines = gunzipSync(readFileSync(join(NEWS_DIR, 'articles.jsonl.gz'))).toString('utf8').split('\n');
+  const out: NewsArticle[] = [];
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    out.push(JSON.parse(line) as NewsArticle);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+export function readQuestions(): NewsQuestion[] {
+  return readFileSync(join(NEWS_DIR, 'questions.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as NewsQuestion);
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Stores the articles in the App (feeds by host); returns the item ids in article order. */
+export function loadArticles(app: App, articles: NewsArticle[], opts: { publishedAt?: (a: NewsArticle) => number } = {}): number[] {
+  const feeds = new Map<string, number>();
+  const byFeed = new Map<number, { idx: number; item: Parameters<typeof ingest>[2][number] }[]>();
+  articles.forEach((a, idx) => {
+    const host = new URL(a.url).hostname;
+    let feedId = feeds.get(host);
+    if (feedId === undefined) { feedId = addFeed(app, `https://${host}/feed.xml`, host); feeds.set(host, feedId); }
+    const published = opts.publishedAt?.(a) ?? (a.published ? Date.parse(a.published.replace(/\//g, '-') + 'T12:00:00Z') / 1000 : 1_700_000_000);
+    const content = a.text.split(/\n+/).filter((p) => p.trim()).map((p) => `<p>${escapeHtml(p.trim())}</p>`).join('\n');
+    const list = byFeed.get(feedId) ?? [];
+    list.push({ idx, item: { url: a.url, title: a.title, content, publishedAt: published } });
+    byFeed.set(feedId, list);
+  });
+  const ids: number[] = new Array(articles.length);
+  app.db.exec('BEGIN');
+  try {
+    for (const [feedId, list] of byFeed) {
+      const got = ingest(app, feedId, list.map((x) => x.item));
+      list.forEach((x, i) => { ids[x.idx] = got[i]; });
+    }
+    app.db.exec('COMMIT');
+  } catch (e) {
+    app.db.exec('ROLLBACK');
+    throw e;
+  }
+  return ids;
+}

@@ -1,0 +1,95 @@
+// Word-level text helpers shared by the extractive engine, query rewriting and related questions:
+// tokenizing into comparable terms (lower-cased, lightly stemmed, stopwords dropped) and naming
+// entities (capitalized phrases). Kept dependency-free and fast: they run on every candidate
+// sentence of every answer.
+
+const STOPWORDS = new Set(`a about above after again against all am an and any are aren't as at be because been before being
+below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from
+further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how how's i
+i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only or
+other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't so some such than that that's
+the their theirs them themselves then there there's these they they'd they'll they're they've this those through to too under
+until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's
+whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves also just will said says
+say tell told know known much many new news latest recent recently week weeks day days month months year years today yesterday
+like get got one two may might us via per more less lot really thing things happened happen happening going`.split(/\s+/));
+
+/** Words that make a question but carry no topic ("what", "did" …) are stopwords too. */
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word);
+}
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
+
+/** Lower-cased words in text order, punctuation dropped (apostrophes and inner hyphens kept). */
+export function words(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'").replace(/'s$/, ''));
+}
+
+/**
+ * A light suffix stripper (plural, -ing, -ed, -ly): enough for "announces"/"announced"/"announcing"
+ * to meet, without the over-stemming of a full Porter stemmer on names.
+ */
+export function stem(w: string): string {
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
+  if (w.endsWith('sses')) return w.slice(0, -2);
+  if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
+  else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);
+  else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
+  else if (w.endsWith('es') && w.length > 4 && /(sh|ch|x|z|ss)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  // "announce" and "announced" both end up as "announc".
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  return w;
+}
+
+/** Topic terms of a text: words minus stopwords and one-letter tokens, stemmed. */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (w.length < 2 || STOPWORDS.has(w)) continue;
+    out.push(stem(w));
+  }
+  return out;
+}
+
+/** Unique topic words of a text in first-seen order, unstemmed (for building search queries). */
+export function keywords(text: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (w.length < 2 || STOPWORDS.has(w) || seen.has(w)) continue;
+    seen.add(w);
+    out.push(w);
+  }
+  return out;
+}
+
+const ENTITY = /\b(?:[A-Z][\p{L}\p{N}'’.&-]*|[A-Z]{2,})(?:\s+(?:of|the|de|for|and|&)?\s*(?:[A-Z][\p{L}\p{N}'’.&-]*|[A-Z]{2,}|\d+))*/gu;
+const ENTITY_SKIP = new Set(['The', 'A', 'An', 'What', 'Who', 'When', 'Where', 'Why', 'How', 'Which', 'Did', 'Does', 'Do', 'Is', 'Are',
+  'Was', 'Were', 'Will', 'Can', 'Could', 'Should', 'Would', 'In', 'On', 'At', 'For', 'And', 'But', 'Or', 'If', 'It', 'This', 'That',
+  'These', 'Those', 'He', 'She', 'They', 'We', 'I', 'You', 'Mr', 'Ms', 'Mrs', 'Dr', 'After', 'Before', 'As', 'By', 'From', 'With',
+  'Tell', 'Give', 'Show', 'Explain', 'Summarize', 'List', 'Has', 'Have', 'Had', 'According', 'Meanwhile', 'However', 'Also', 'Some',
+  'Many', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Today', 'Yesterday', 'Last', 'Next', 'Its']);
+
+/**
+ * Capitalized phrases ("Artemis II", "European Central Bank"), leading sentence words like "The"
+ * or question words removed. A cheap named-entity guess: good enough to focus a search query.
+ */
+export function entities(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const m of text.matchAll(ENTITY)) {
+    let parts = m[0].trim().split(/\s+/);
+    while (parts.length && ENTITY_SKIP.has(parts[0].replace(/[.'’]+$/, ''))) parts = parts.slice(1);
+    while (parts.length && /^(of|the|de|for|and|&)$/i.test(parts[parts.length - 1])) parts = parts.slice(0, -1);
+    const phrase = parts.join(' ').replace(/[.,'’]+$/, '').replace(/['’]s$/, '');
+    if (phrase.length < 2 || /^\d+$/.test(phrase)) continue;
+    const key = phrase.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(phrase);
+  }
+  return out;
+}
