@@ -2,6 +2,7 @@
 import { loadConfig, ConfigError } from './config/config.ts';
 import { createApp } from './app.ts';
 import { startServer } from './http/server.ts';
+import { startScheduler } from './feeds/scheduler/scheduler.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
   const app = createApp(config);
   const { url } = await startServer(app);
   app.log.info({ url, dataDir: config.dataDir }, 'tidings is serving');
-  // The feed scheduler starts here.
+  if (config.schedulerEnabled) startScheduler(app);
   let closing = false;
   const stop = async (signal: string) => {
     if (closing) return;

@@ -198,8 +198,17 @@ CREATE INDEX user_items_broadcast ON user_items(user_id, crawled_us, item_id) WH
 CREATE INDEX user_items_saved ON user_items(user_id, crawled_us, item_id) WHERE saved = 1;
 `;
 
+// Feed engine (src/feeds): fetch state beyond 001_core, and the index behind the adaptive interval.
+const feedsFetchState = `
+ALTER TABLE feeds ADD COLUMN ttl_minutes INTEGER;
+ALTER TABLE feeds ADD COLUMN body_hash TEXT;
+ALTER TABLE feeds ADD COLUMN last_duration_ms INTEGER;
+CREATE INDEX items_feed_published ON items(feed_id, published_at);
+`;
+
 export const MIGRATIONS: Migration[] = [
   { id: '001_core', sql: core },
+  { id: '010_feeds_fetch_state', sql: feedsFetchState },
   { id: '020_auth_tokens_oauth', sql: auth },
   { id: '030_search_passages', sql: SEARCH_INDEX_MIGRATION },
   { id: '025_reader_stream_indexes', sql: readerStreamIndexes },

@@ -173,3 +173,54 @@ export interface ReaderLabelRepository {
   renameLabel(userId: number, labelId: number, newName: string): void;
   deleteLabel(userId: number, labelId: number): void;
 }
+
+// ---- Feeds (fetch state), items (ingest) and subscriptions: src/store/sqlite/{feeds,items,subscriptions}.ts
+import type { FeedRecord, FeedMetadata, FetchOutcome, SubscriptionRecord } from '../model/feed-record.ts';
+import type { ParsedEntry } from '../model/feed.ts';
+import type { ItemChanges } from '../model/item.ts';
+
+export interface FeedRepository {
+  findById(id: number): FeedRecord | undefined;
+  findByUrl(url: string): FeedRecord | undefined;
+  /** Inserts a feed with that URL, or returns the one that exists (two users adding it at once). */
+  create(url: string, meta?: Partial<FeedMetadata>): FeedRecord;
+  updateMetadata(id: number, meta: FeedMetadata): void;
+  /** Success: clears the error, resets error_count, stores validators. */
+  recordSuccess(id: number, outcome: FetchOutcome): void;
+  /** Failure: keeps validators and items, increments error_count. */
+  recordFailure(id: number, outcome: FetchOutcome): void;
+  /** Moves the feed to a new URL (permanent redirect); false when another feed already has it. */
+  changeUrl(id: number, newUrl: string): boolean;
+  /** Feeds with at least one subscriber whose next fetch is due (all of them when dueBy is Infinity). */
+  listDue(dueBy: number, limit: number): FeedRecord[];
+  /** Publication times (Unix s) of the feed's most recent items, newest first: input of the adaptive interval. */
+  recentPublishTimes(id: number, count: number): number[];
+}
+
+export interface ItemRepository {
+  /**
+   * Stores the entries of one feed in one transaction: new entries are inserted and fanned out to
+   * every subscriber's user_items; entries whose content changed are updated in place (same id and
+   * crawl time); unchanged ones are left alone. Entries missing from the feed are kept.
+   */
+  upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): ItemChanges;
+  countByFeed(feedId: number): number;
+}
+
+export interface SubscribeOptions {
+  title?: string | null;
+  folders?: string[];
+}
+
+export interface SubscriptionRepository {
+  /** Subscribes (idempotent: an existing subscription gets the folders added). */
+  subscribe(userId: number, feedId: number, opts?: SubscribeOptions): { subscription: SubscriptionRecord; created: boolean };
+  /** Removes the subscription and the user's items of that feed except starred or tagged ones. */
+  unsubscribe(userId: number, feedId: number): boolean;
+  find(userId: number, feedId: number): SubscriptionRecord | undefined;
+  list(userId: number): SubscriptionRecord[];
+  rename(userId: number, feedId: number, title: string | null): boolean;
+  addFolder(userId: number, feedId: number, folder: string): boolean;
+  removeFolder(userId: number, feedId: number, folder: string): boolean;
+  subscriberCount(feedId: number): number;
+}

@@ -1,0 +1,40 @@
+// Bounded concurrency for fetching: a global limit so a refresh of thousands of feeds neither
+// floods the network nor piles up parse/DB work, and a per-host limit so one server hosting
+// many feeds (a blog platform) is not hammered. A dozen lines did not justify a dependency.
+
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  readonly limit: number;
+  constructor(limit: number) { this.limit = Math.max(1, limit); }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    else this.active++;
+    try { return await fn(); } finally {
+      const next = this.waiting.shift();
+      if (next) next(); else this.active--;
+    }
+  }
+
+  get idle(): boolean { return this.active === 0 && this.waiting.length === 0; }
+}
+
+/** One semaphore per host (created on demand, dropped when idle), inside one global semaphore. */
+export class HostLimiter {
+  private readonly hosts = new Map<string, Semaphore>();
+  private readonly global: Semaphore;
+  private readonly perHost: number;
+  constructor(globalLimit: number, perHost: number) {
+    this.global = new Semaphore(globalLimit);
+    this.perHost = perHost;
+  }
+
+  /** Host slot first, then a global slot: a queue of one busy host never holds global slots. */
+  run<T>(host: string, fn: () => Promise<T>): Promise<T> {
+    let sem = this.hosts.get(host);
+    if (!sem) { sem = new Semaphore(this.perHost); this.hosts.set(host, sem); }
+    const s = sem;
+    return s.run(() => this.global.run(fn)).finally(() => { if (s.idle) this.hosts.delete(host); });
+  }
+}

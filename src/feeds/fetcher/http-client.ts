@@ -1,0 +1,187 @@
+// The feed fetcher: one GET of a feed or page, with every safety limit a public service needs.
+//
+// undici (Node's own HTTP engine) through `request`, not `fetch`: it hands us the raw body stream
+// (we decompress ourselves to cap the decompressed size), does not follow redirects on its own
+// (we follow them by hand to check every hop and to notice permanent moves), and its Agent lets
+// the SSRF guard sit in the socket's DNS lookup. Connections are kept alive per origin.
+import { Agent, request, errors as undiciErrors } from 'undici';
+import { STATUS_CODES } from 'node:http';
+import type { Config } from '../../config/config.ts';
+import { FeedError, formatDuration } from '../errors.ts';
+import { checkHostLiteral, guardedLookup } from './address-guard.ts';
+import { HostLimiter } from './concurrency.ts';
+import { readBody, tooLarge } from './read-body.ts';
+import { cacheMaxAgeSeconds, headerString, retryAfterSeconds } from './http-headers.ts';
+
+export interface FetchRequest {
+  url: string;
+  /** Validators of the copy we have: sent as If-None-Match / If-Modified-Since. */
+  etag?: string | null;
+  lastModified?: string | null;
+  /** Cancels the fetch (scheduler shutdown). */
+  signal?: AbortSignal;
+}
+
+export interface FetchResponse {
+  /** 200-299, or 304 when the copy we have is current (body empty: nothing to parse). */
+  status: number;
+  notModified: boolean;
+  /** URL of the answer after redirects. */
+  url: string;
+  /** Where the feed now lives when every redirect on the way was permanent (301/308); else null. */
+  permanentUrl: string | null;
+  body: Buffer;
+  contentType: string | null;
+  etag: string | null;
+  lastModified: string | null;
+  maxAgeSeconds: number | null;
+  durationMs: number;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const PERMANENT = new Set([301, 308]);
+const ACCEPT = 'application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, text/html;q=0.5, */*;q=0.1';
+
+export type FetcherConfig = Pick<Config, 'fetchTimeoutMs' | 'connectTimeoutMs' | 'maxBodyBytes' | 'maxRedirects' | 'userAgent' | 'fetchConcurrency' | 'perHostConcurrency' | 'allowPrivateNetworks'>;
+
+/** Parses and checks a user-supplied URL: http(s) only, no credentials in it. */
+export function parseFeedUrl(raw: string): URL {
+  let u: URL;
+  try { u = new URL(raw); } catch { throw new FeedError('bad-url', `"${raw}" is not a valid URL`); }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new FeedError('bad-url', `refusing the ${u.protocol.replace(/:$/, '')}: URL scheme (only http and https feeds can be fetched)`);
+  }
+  u.hash = '';
+  return u;
+}
+
+function httpError(status: number, headers: Record<string, string | string[] | undefined>): FeedError {
+  const text = STATUS_CODES[status] ?? 'Error';
+  const retryAfter = retryAfterSeconds(headerString(headers['retry-after']));
+  const wait = retryAfter !== null ? `, retrying after ${formatDuration(retryAfter * 1000)}` : '';
+  const message =
+    status === 404 ? 'HTTP 404 Not Found: check the feed URL'
+    : status === 410 ? 'HTTP 410 Gone: the feed was removed'
+    : status === 429 ? `HTTP 429: rate limited${wait || ', retrying later'}`
+    : status === 401 ? 'HTTP 401 Unauthorized: the feed needs a login'
+    : status === 403 ? 'HTTP 403 Forbidden: the server refuses to serve the feed to us'
+    : `HTTP ${status} ${text}${wait}`;
+  return new FeedError('http', message, { status, retryAfterSeconds: retryAfter });
+}
+
+function findFeedError(e: unknown): FeedError | undefined {
+  for (let x = e, i = 0; x && i < 5; x = (x as { cause?: unknown }).cause, i++) {
+    if (x instanceof FeedError) return x;
+    for (const inner of (x as AggregateError).errors ?? []) if (inner instanceof FeedError) return inner;
+  }
+  return undefined;
+}
+
+/** Turns whatever undici/node threw into a FeedError a user can act on. */
+function toFeedError(e: unknown, url: URL, cfg: FetcherConfig, deadline: AbortSignal, outer?: AbortSignal): FeedError {
+  const known = findFeedError(e);
+  if (known) return known;
+  if (deadline.aborted) return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
+  if (outer?.aborted) return new FeedError('network', 'fetch cancelled (shutting down)', { cause: e });
+  const err = e as NodeJS.ErrnoException;
+  const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${url.hostname}${url.port ? ':' + url.port : ''}`;
+  if (e instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') return new FeedError('timeout', `could not connect to ${where} within ${formatDuration(cfg.connectTimeoutMs)}`, { cause: e });
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
+  if (code === 'ECONNREFUSED') return new FeedError('network', `connection refused by ${where}`, { cause: e });
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return new FeedError('network', `connection to ${where} was reset`, { cause: e });
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new FeedError('network', `${where} is unreachable`, { cause: e });
+  if (code && /CERT|SSL|TLS|SELF_SIGNED/i.test(code)) return new FeedError('network', `TLS problem with ${where}: ${err.message}`, { cause: e });
+  return new FeedError('network', `fetching ${url.href} failed: ${err.message ?? String(e)}`, { cause: e });
+}
+
+/** Drops an unwanted body; small ones are drained so the keep-alive connection can be reused. */
+function discard(body: Awaited<ReturnType<typeof request>>['body']): Promise<void> {
+  body.on('error', () => { /* nobody is reading it */ });
+  return body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+}
+
+export class FeedFetcher {
+  private readonly agent: Agent;
+  private readonly limiter: HostLimiter;
+  private readonly cfg: FetcherConfig;
+
+  constructor(cfg: FetcherConfig) {
+    this.cfg = cfg;
+    this.limiter = new HostLimiter(cfg.fetchConcurrency, cfg.perHostConcurrency);
+    this.agent = new Agent({
+      connect: { timeout: cfg.connectTimeoutMs, lookup: guardedLookup(cfg.allowPrivateNetworks) },
+      keepAliveTimeout: 10_000,
+      connections: cfg.perHostConcurrency,
+    });
+  }
+
+  fetch(req: FetchRequest): Promise<FetchResponse> {
+    const start = parseFeedUrl(req.url);
+    return this.limiter.run(start.host, () => this.fetchHops(start, req));
+  }
+
+  private async fetchHops(first: URL, req: FetchRequest): Promise<FetchResponse> {
+    const t0 = performance.now();
+    const deadline = AbortSignal.timeout(this.cfg.fetchTimeoutMs);
+    const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
+    let url = first;
+    let permanentUrl: string | null = null;
+    let allPermanent = true;
+    for (let hop = 0; ; hop++) {
+      checkHostLiteral(url.hostname, this.cfg.allowPrivateNetworks);
+      const headers: Record<string, string> = { 'user-agent': this.cfg.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' };
+      if (req.etag) headers['if-none-match'] = req.etag;
+      if (req.lastModified) headers['if-modified-since'] = req.lastModified;
+      let res: Awaited<ReturnType<typeof request>>;
+      try {
+        res = await request(url, { dispatcher: this.agent, method: 'GET', headers, signal, headersTimeout: this.cfg.fetchTimeoutMs, bodyTimeout: this.cfg.fetchTimeoutMs });
+      } catch (e) { throw toFeedError(e, url, this.cfg, deadline, req.signal); }
+      const status = res.statusCode;
+      const h = res.headers;
+
+      if (REDIRECTS.has(status)) {
+        await discard(res.body);
+        const location = headerString(h.location);
+        if (!location) throw new FeedError('redirects', `HTTP ${status} redirect without a Location header`, { status });
+        if (hop >= this.cfg.maxRedirects) throw new FeedError('redirects', `too many redirects (more than ${this.cfg.maxRedirects}; redirect loop?)`, { status });
+        let next: URL;
+        try { next = parseFeedUrl(new URL(location, url).href); } catch (e) {
+          throw new FeedError('redirects', `redirected to an unusable location "${location}": ${(e as Error).message}`, { status });
+        }
+        if (PERMANENT.has(status) && allPermanent) permanentUrl = next.href; else allPermanent = false;
+        url = next;
+        continue;
+      }
+
+      const base = {
+        status, url: url.href, permanentUrl: allPermanent ? permanentUrl : null,
+        contentType: headerString(h['content-type']),
+        etag: headerString(h.etag), lastModified: headerString(h['last-modified']),
+        maxAgeSeconds: cacheMaxAgeSeconds(headerString(h['cache-control'])),
+      };
+      if (status === 304) {
+        await discard(res.body);
+        return { ...base, notModified: true, body: Buffer.alloc(0), etag: base.etag ?? req.etag ?? null, lastModified: base.lastModified ?? req.lastModified ?? null, durationMs: performance.now() - t0 };
+      }
+      if (status < 200 || status > 299) {
+        await discard(res.body);
+        throw httpError(status, h);
+      }
+      const declared = Number(headerString(h['content-length']) ?? NaN);
+      if (declared > this.cfg.maxBodyBytes) {
+        res.body.on('error', () => undefined);
+        res.body.destroy();
+        throw tooLarge(this.cfg.maxBodyBytes, '');
+      }
+      let body: Buffer;
+      try { body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, this.cfg.maxBodyBytes); } catch (e) {
+        res.body.destroy();
+        throw e instanceof FeedError ? e : toFeedError(e, url, this.cfg, deadline, req.signal);
+      }
+      return { ...base, notModified: false, body, durationMs: performance.now() - t0 };
+    }
+  }
+
+  close(): Promise<void> { return this.agent.close(); }
+}

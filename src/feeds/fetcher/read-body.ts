@@ -1,0 +1,75 @@
+// Reads a response body into a Buffer under a size cap that applies both to the bytes on the wire
+// and to the bytes after decompression (a 50 KB gzip can expand to gigabytes: the "zip bomb").
+// Decompression is ours, with node:zlib streams, so we can count and stop at the cap.
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { FeedError, formatBytes } from '../errors.ts';
+
+export function tooLarge(cap: number, what: string): FeedError {
+  return new FeedError('too-large', `feed is larger than ${formatBytes(cap)}${what} (raise TIDINGS_MAX_BODY_BYTES if it is genuine)`);
+}
+
+/** Counts bytes flowing through and fails past the cap. */
+function byteCounter(cap: number, what: string): Transform {
+  let n = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      n += chunk.length;
+      if (n > cap) cb(tooLarge(cap, what)); else cb(null, chunk);
+    },
+  });
+}
+
+/** "deflate" is zlib-wrapped per the RFC, but some servers send raw deflate: sniff the header. */
+function inflater(): Transform {
+  let inner: Transform | undefined;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      if (!inner) {
+        const zlibWrapped = chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
+        inner = zlibWrapped ? zlib.createInflate() : zlib.createInflateRaw();
+        inner.on('data', (d: Buffer) => this.push(d));
+        inner.on('error', (e) => this.destroy(e));
+      }
+      if (inner.write(chunk)) cb(); else inner.once('drain', () => cb());
+    },
+    flush(cb) {
+      if (!inner) return cb();
+      inner.once('end', () => cb());
+      inner.end();
+    },
+  });
+}
+
+function decoderFor(encoding: string): Transform | null {
+  switch (encoding) {
+    case 'gzip': case 'x-gzip': return zlib.createGunzip();
+    case 'deflate': return inflater();
+    case 'br': return zlib.createBrotliDecompress();
+    case 'zstd': return typeof zlib.createZstdDecompress === 'function' ? zlib.createZstdDecompress() : null;
+    case 'identity': case '': return null;
+    default: throw new FeedError('bad-encoding', `the server used an unsupported Content-Encoding "${encoding}"`);
+  }
+}
+
+export async function readBody(body: Readable, contentEncoding: string | undefined, cap: number): Promise<Buffer> {
+  // Encodings are listed in the order they were applied; undo them in reverse.
+  const encodings = (contentEncoding ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean).reverse();
+  const decoders = encodings.map(decoderFor).filter((d): d is Transform => d !== null);
+  const chunks: Buffer[] = [];
+  const transforms: Transform[] = [byteCounter(cap, '')];
+  if (decoders.length) transforms.push(...decoders, byteCounter(cap, ' once decompressed'));
+  const collect = async (source: AsyncIterable<Buffer>) => { for await (const chunk of source) chunks.push(chunk); };
+  try {
+    await (pipeline as unknown as (streams: unknown[]) => Promise<void>)([body, ...transforms, collect]);
+  } catch (e) {
+    if (e instanceof FeedError) throw e;
+    const err = e as NodeJS.ErrnoException;
+    if (err.code?.startsWith('Z_') || err.code === 'ERR__ERROR_FORMAT_PADDING_1' || /incorrect header|invalid|unexpected end/i.test(err.message)) {
+      throw new FeedError('bad-encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, { cause: e });
+    }
+    throw e;
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,150 @@
+// Refreshing feeds: fetch (conditional) -> parse -> store in one transaction -> schedule the next
+// fetch -> tell listeners. A failure of one feed is recorded on that feed (status, actionable
+// error, consecutive count, back-off) and never touches its stored items or other feeds.
+import { createHash } from 'node:crypto';
+import type { App } from '../app.ts';
+import type { FeedRecord } from '../model/feed-record.ts';
+import type { ParsedFeed } from '../model/feed.ts';
+import type { ItemChanges } from '../model/item.ts';
+import { transaction } from '../store/db.ts';
+import { feedEngine } from './engine.ts';
+import { FeedError } from './errors.ts';
+import type { FetchResponse } from './fetcher/http-client.ts';
+import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
+import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
+
+const PUBLISH_SAMPLE = 20;
+
+export interface RefreshResult {
+  feedId: number;
+  url: string;
+  outcome: 'updated' | 'not-modified' | 'failed';
+  added: number;
+  updated: number;
+  error: FeedError | null;
+}
+
+const nowS = () => Math.floor(Date.now() / 1000);
+
+/** A parse failure, worded for the feed list. */
+export function parseFailure(e: unknown): FeedError {
+  const msg = (e as Error).message;
+  return new FeedError('not-a-feed', /^not a feed/i.test(msg) ? msg : `not a feed: ${msg}`, { cause: e });
+}
+
+export function bodyHash(body: Buffer): string {
+  return createHash('sha256').update(body).digest('base64url');
+}
+
+/**
+ * Stores a parsed feed: metadata, entries (new inserted + fanned out, changed updated in place),
+ * validators and the next fetch time, all in one transaction; listeners hear of the changes after
+ * the commit.
+ */
+export function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number): ItemChanges {
+  const { feeds, items } = feedEngine(app);
+  const fetchedAt = Math.floor(crawlUs / 1e6);
+  const changes = transaction(app.db, () => {
+    feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
+    const c = items.upsertEntries(feed.id, parsed.entries, crawlUs);
+    const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: parsed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
+    feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), ...next });
+    return c;
+  });
+  app.notifyItemChanges(changes);
+  return changes;
+}
+
+function recordFailure(app: App, feed: FeedRecord, error: FeedError): void {
+  const { feeds } = feedEngine(app);
+  const now = nowS();
+  const next = scheduleAfterFailure(app.config, { now, errorCount: feed.errorCount + 1, retryAfterSeconds: error.retryAfterSeconds });
+  feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, ...next });
+}
+
+/** Moves the feed to where a permanent redirect points, unless another feed already lives there. */
+function followPermanentMove(app: App, feed: FeedRecord, res: FetchResponse): void {
+  if (!res.permanentUrl || res.permanentUrl === feed.url) return;
+  if (feedEngine(app).feeds.changeUrl(feed.id, res.permanentUrl)) {
+    app.log.info({ feedId: feed.id, from: feed.url, to: res.permanentUrl }, 'feed moved permanently: URL updated');
+  } else {
+    // Merging two feeds' items and subscribers is not worth the risk: keep fetching the old URL.
+    app.log.warn({ feedId: feed.id, from: feed.url, to: res.permanentUrl }, 'feed moved to a URL another feed already has: URL kept');
+  }
+}
+
+export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal } = {}): Promise<RefreshResult> {
+  const { feeds, fetcher } = feedEngine(app);
+  const feed = typeof feedOrId === 'number' ? feeds.findById(feedOrId) : feedOrId;
+  if (!feed) throw new FeedError('bad-url', `no feed with id ${String(feedOrId)}`);
+  const result: RefreshResult = { feedId: feed.id, url: feed.url, outcome: 'failed', added: 0, updated: 0, error: null };
+  try {
+    const res = await fetcher.fetch({ url: feed.url, etag: feed.etag, lastModified: feed.lastModified, signal: opts.signal });
+    followPermanentMove(app, feed, res);
+    const crawlUs = Date.now() * 1000;
+    // 304, or a server without validators sending the very same bytes: nothing to parse.
+    if (res.notModified || (feed.bodyHash !== null && bodyHash(res.body) === feed.bodyHash)) {
+      const fetchedAt = Math.floor(crawlUs / 1e6);
+      const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: feed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
+      feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, ...next });
+      result.outcome = 'not-modified';
+      return result;
+    }
+    let parsed: ParsedFeed;
+    try { parsed = parseFeed(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) }); } catch (e) {
+      if (e instanceof FeedParseError) throw parseFailure(e);
+      throw e;
+    }
+    const changes = storeParsedFeed(app, feed, parsed, res, crawlUs);
+    Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
+  } catch (e) {
+    const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
+    if (!(e instanceof FeedError)) app.log.error({ err: e, feedId: feed.id, url: feed.url }, 'feed refresh failed unexpectedly');
+    result.error = error;
+    try { recordFailure(app, feed, error); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
+  }
+  return result;
+}
+
+export interface RefreshSummary {
+  feeds: number;
+  updated: number;
+  notModified: number;
+  failed: number;
+  itemsAdded: number;
+  itemsUpdated: number;
+  durationMs: number;
+}
+
+export interface RefreshDueOptions {
+  /** Every subscribed feed, not just those due. */
+  all?: boolean;
+  onProgress?: (done: number, total: number, last: RefreshResult) => void;
+  signal?: AbortSignal;
+  /** At most this many feeds per call (the scheduler takes the most overdue first). */
+  limit?: number;
+}
+
+/**
+ * Refreshes every due feed with at most config.fetchConcurrency in flight (fetch, parse and store
+ * together, so neither the network nor the database is flooded); per-host limits apply inside.
+ */
+export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promise<RefreshSummary> {
+  const t0 = performance.now();
+  const due = feedEngine(app).feeds.listDue(opts.all ? Infinity : nowS(), opts.limit ?? 1_000_000);
+  const summary: RefreshSummary = { feeds: due.length, updated: 0, notModified: 0, failed: 0, itemsAdded: 0, itemsUpdated: 0, durationMs: 0 };
+  let next = 0, done = 0;
+  const worker = async () => {
+    while (next < due.length && !opts.signal?.aborted) {
+      const feed = due[next++]!;
+      const r = await refreshFeed(app, feed, { signal: opts.signal });
+      if (r.outcome === 'updated') summary.updated++; else if (r.outcome === 'not-modified') summary.notModified++; else summary.failed++;
+      summary.itemsAdded += r.added;
+      summary.itemsUpdated += r.updated;
+      opts.onProgress?.(++done, due.length, r);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, due.length) }, worker));
+  summary.durationMs = performance.now() - t0;
+  return summary;
+}

@@ -1,0 +1,33 @@
+// The background refresh loop of `npm start`: every schedulerTickSeconds, refresh the feeds whose
+// next_fetch_at has come (bounded concurrency inside refreshDue). One pass at a time: a slow pass
+// delays the next tick instead of overlapping it. Stops, and cancels fetches in flight, on app.close().
+import type { App } from '../../app.ts';
+import { refreshDue } from '../refresh.ts';
+
+export function startScheduler(app: App): { stop(): Promise<void> } {
+  const abort = new AbortController();
+  let running: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+
+  const tick = () => {
+    if (stopped || running) return;
+    running = refreshDue(app, { signal: abort.signal })
+      .then((s) => { if (s.feeds) app.log.info({ ...s, durationMs: Math.round(s.durationMs) }, 'scheduled feed refresh done'); })
+      .catch((e: unknown) => { app.log.error({ err: e }, 'scheduled feed refresh failed'); })
+      .finally(() => { running = null; });
+  };
+  timer = setInterval(tick, app.config.schedulerTickSeconds * 1000);
+  timer.unref();
+  setImmediate(tick);
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    if (timer) clearInterval(timer);
+    abort.abort();
+    await running;
+  };
+  app.onClose(stop);
+  return { stop };
+}

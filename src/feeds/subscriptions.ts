@@ -1,0 +1,123 @@
+// Subscribing a user to a feed given its URL or a site page's URL. A feed already known is not
+// fetched again (it is shared by all its subscribers); a new one is fetched and parsed at once so
+// the subscription shows items immediately. A page (HTML) gets its feed discovered.
+import type { App } from '../app.ts';
+import type { FeedRecord } from '../model/feed-record.ts';
+import type { ParsedFeed } from '../model/feed.ts';
+import { transaction } from '../store/db.ts';
+import { decodeFeedBody } from './encoding/decode-feed-body.ts';
+import { feedEngine } from './engine.ts';
+import { FeedError } from './errors.ts';
+import { parseFeedUrl, type FetchResponse } from './fetcher/http-client.ts';
+import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
+import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
+import { parseFailure, storeParsedFeed } from './refresh.ts';
+
+export interface SubscribeOptions {
+  /** The user's own title for the subscription. */
+  title?: string | null;
+  /** Folder names (labels) to file the subscription under. */
+  folders?: string[];
+}
+
+export interface SubscribeResult {
+  feedId: number;
+  subscriptionId: number;
+  /** Google Reader stream id: `feed/<url>`. */
+  streamId: string;
+  title: string;
+  url: string;
+  /** False when the user was already subscribed. */
+  created: boolean;
+}
+
+/** Accepts `https://…`, `feed/https://…` (Reader stream ids, even repeated), and bare `example.org/feed`. */
+export function normaliseInputUrl(input: string): string {
+  let s = input.trim();
+  while (/^feed\//i.test(s)) s = s.slice(5);
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(s)) s = `https://${s.replace(/^\/+/, '')}`;
+  return parseFeedUrl(s).href;
+}
+
+interface Found { url: string; res: FetchResponse; parsed: ParsedFeed | null; known: FeedRecord | null }
+
+function looksLikeHtml(res: FetchResponse): boolean {
+  if (/html/i.test(res.contentType ?? '')) return true;
+  const head = res.body.subarray(0, 1024).toString('latin1').trimStart().toLowerCase();
+  return head.startsWith('<!doctype html') || head.startsWith('<html');
+}
+
+async function tryParse(url: string, res: FetchResponse): Promise<ParsedFeed | FeedParseError> {
+  try { return parseFeed(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(Date.now() / 1000) }); } catch (e) {
+    if (e instanceof FeedParseError) return e;
+    throw e;
+  }
+}
+
+/** Fetches the URL; if it is a page, looks for its feed: announced links first, then common paths. */
+async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
+  const { fetcher, feeds } = feedEngine(app);
+  const res = await fetcher.fetch({ url });
+  const target = res.permanentUrl ?? url;
+  const parsed = await tryParse(target, res);
+  if (!(parsed instanceof FeedParseError)) return { url: target, res, parsed, known: null };
+  if (!looksLikeHtml(res)) throw parseFailure(parsed);
+
+  const links = findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).map((l) => l.url);
+  const candidates = [...new Set([...links, ...commonFeedUrls(res.url)])].filter((c) => c !== url && c !== res.url);
+  for (const candidate of candidates) {
+    const known = feeds.findByUrl(candidate);
+    if (known) return { url: candidate, res, parsed: null, known };
+    let cres: FetchResponse;
+    try { cres = await fetcher.fetch({ url: candidate }); } catch (e) {
+      // An announced link that fails is worth reporting; a guessed path that fails is expected.
+      if (links.includes(candidate) && e instanceof FeedError && e.code === 'refused-address') throw e;
+      continue;
+    }
+    const p = await tryParse(candidate, cres);
+    if (!(p instanceof FeedParseError)) return { url: cres.permanentUrl ?? candidate, res: cres, parsed: p, known: null };
+  }
+  throw new FeedError('not-a-feed', links.length
+    ? `${url} is a web page whose announced feeds (${links.slice(0, 3).join(', ')}) could not be read`
+    : `no feed found at ${url}: the page announces no <link rel="alternate"> feed and none of /feed, /rss, /feed.xml, /atom.xml, /rss.xml, /index.xml, /feed.json answered with a feed`);
+}
+
+export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, opts: SubscribeOptions = {}): Promise<SubscribeResult> {
+  const { feeds, subscriptions } = feedEngine(app);
+  const url = normaliseInputUrl(urlOrSiteUrl);
+  let feed = feeds.findByUrl(url);
+  let createdWithFeed = false;
+  if (!feed) {
+    const found = await fetchFeedOrDiscover(app, url);
+    feed = found.known ?? feeds.findByUrl(found.url);
+    if (!feed && found.parsed) {
+      const parsed = found.parsed;
+      // Create, subscribe and ingest together: this user gets every item of the first fetch.
+      feed = transaction(app.db, () => {
+        const f = feeds.create(found.url, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
+        createdWithFeed = subscriptions.subscribe(userId, f.id, opts).created;
+        return f;
+      });
+      storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000);
+    }
+  }
+  if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);
+  const { subscription, created } = subscriptions.subscribe(userId, feed.id, opts);
+  return {
+    feedId: feed.id, subscriptionId: subscription.id, streamId: `feed/${subscription.feed.url}`,
+    title: subscription.title, url: subscription.feed.url, created: created || createdWithFeed,
+  };
+}
+
+/** Unsubscribes by feed id or URL (or `feed/<url>` stream id). False when there was no subscription. */
+export function unsubscribe(app: App, userId: number, feed: number | string): boolean {
+  const { feeds, subscriptions } = feedEngine(app);
+  let feedId: number | undefined;
+  if (typeof feed === 'number') feedId = feed;
+  else {
+    const raw = feed.trim().replace(/^(feed\/)+/i, '');
+    feedId = feeds.findByUrl(raw)?.id;
+    if (feedId === undefined) { try { feedId = feeds.findByUrl(normaliseInputUrl(raw))?.id; } catch { /* not a URL: not subscribed */ } }
+  }
+  return feedId !== undefined && subscriptions.unsubscribe(userId, feedId);
+}

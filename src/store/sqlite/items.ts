@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../db.ts';
+import { StatementCache, transaction } from '../db.ts';
+import type { ItemRepository } from '../repositories.ts';
+import type { ParsedEntry } from '../../model/feed.ts';
+import type { ItemChanges } from '../../model/item.ts';
+
+/** Publication dates further ahead than this are clock errors of the feed: use the crawl time. */
+const FUTURE_TOLERANCE_S = 86_400;
+
+/** What makes an entry "changed": the parts a reader sees, not dates (some feeds bump them on every build). */
+export function contentHash(e: ParsedEntry): string {
+  const h = createHash('sha256');
+  for (const part of [e.url, e.title, e.author, e.content, e.summary, e.imageUrl, JSON.stringify(e.enclosures), JSON.stringify(e.categories)]) {
+    h.update(part ?? '\u0000'); h.update('\u0001');
+  }
+  return h.digest('base64url');
+}
+
+/** Insertion order of new entries: oldest first, so newer posts get larger crawl times. */
+function oldestFirst(entries: ParsedEntry[]): ParsedEntry[] {
+  // Feeds usually list newest first: reverse document order is the fallback when dates are missing.
+  const reversed = [...entries].reverse();
+  if (reversed.every((e) => e.publishedAt !== null)) reversed.sort((a, b) => a.publishedAt! - b.publishedAt!);
+  return reversed;
+}
+
+let lastCrawlUs = 0;
+/** Crawl times strictly increase within this process, so stream order is total and stable. */
+function nextCrawlUs(atLeast: number): number {
+  lastCrawlUs = Math.max(lastCrawlUs + 1, atLeast);
+  return lastCrawlUs;
+}
+
+export class SqliteItemRepository implements ItemRepository {
+  private readonly s: StatementCache;
+  private readonly db: Db;
+  constructor(db: Db) { this.db = db; this.s = new StatementCache(db); }
+
+  upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): ItemChanges {
+    const changes: ItemChanges = { added: [], updated: [], deleted: [] };
+    if (entries.length === 0) return changes;
+    const crawlS = Math.floor(crawlTimeUs / 1e6);
+    const find = this.s.get('SELECT id, content_hash FROM items WHERE feed_id = ? AND guid = ?');
+    const insert = this.s.get(`INSERT INTO items (feed_id, guid, url, title, author, content, summary, published_at, updated_at,
+                                 crawled_us, content_hash, enclosures, image_url, categories)
+                               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`);
+    const update = this.s.get(`UPDATE items SET url = ?, title = ?, author = ?, content = ?, summary = ?,
+                                 published_at = coalesce(?, published_at), updated_at = ?, content_hash = ?,
+                                 enclosures = ?, image_url = ?, categories = ? WHERE id = ?`);
+    const json = (v: unknown[]) => (v.length ? JSON.stringify(v) : null);
+    const date = (t: number | null) => (t !== null && t <= crawlS + FUTURE_TOLERANCE_S ? t : null);
+
+    transaction(this.db, () => {
+      const seen = new Set<string>();
+      const fresh: ParsedEntry[] = [];
+      const hashes = new Map<ParsedEntry, string>();
+      for (const e of entries) {
+        if (seen.has(e.guid)) continue; // the same guid twice in one document: first wins
+        seen.add(e.guid);
+        const hash = contentHash(e);
+        const old = find.get(feedId, e.guid) as { id: number; content_hash: string } | undefined;
+        if (!old) { fresh.push(e); hashes.set(e, hash); continue; }
+        if (old.content_hash === hash) continue;
+        const published = date(e.publishedAt);
+        update.run(e.url, e.title, e.author, e.content, e.summary, published, date(e.updatedAt) ?? published ?? crawlS, hash,
+          json(e.enclosures), e.imageUrl, json(e.categories), old.id);
+        changes.updated.push(old.id);
+      }
+      for (const e of oldestFirst(fresh)) {
+        const published = date(e.publishedAt) ?? crawlS;
+        const r = insert.get(feedId, e.guid, e.url, e.title, e.author, e.content, e.summary, published,
+          date(e.updatedAt) ?? published, nextCrawlUs(crawlTimeUs), hashes.get(e)!, json(e.enclosures), e.imageUrl, json(e.categories)) as { id: number };
+        changes.added.push(r.id);
+      }
+      if (changes.added.length) {
+        // Fan-out: every subscriber gets the new items as unread, in one statement.
+        this.s.get(`INSERT OR IGNORE INTO user_items (user_id, item_id, feed_id, crawled_us)
+                    SELECT s.user_id, i.id, i.feed_id, i.crawled_us
+                      FROM items i JOIN subscriptions s ON s.feed_id = i.feed_id
+                     WHERE i.feed_id = ? AND i.id IN (SELECT value FROM json_each(?))`)
+          .run(feedId, JSON.stringify(changes.added));
+        this.s.get('UPDATE feeds SET item_count = item_count + ? WHERE id = ?').run(changes.added.length, feedId);
+      }
+    });
+    return changes;
+  }
+
+  countByFeed(feedId: number): number {
+    return (this.s.get('SELECT count(*) AS n FROM items WHERE feed_id = ?').get(feedId) as { n: number }).n;
+  }
+}
