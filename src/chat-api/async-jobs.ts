@@ -1,0 +1,143 @@
+// Async chat completions (deep research): jobs are rows in SQLite, run in the background by the
+// server with bounded concurrency, with progress stored as they go. On start the runner picks up
+// jobs left CREATED or IN_PROGRESS by a previous process (an interrupted job is re-run from the
+// start: the pipeline has no resumable checkpoints); after MAX_ATTEMPTS interruptions it fails.
+// Jobs and results are purged after the retention period (asyncJobRetentionDays, 7 by default).
+import type { AsyncJob } from '../model/chat.ts';
+import type { ChatApi } from './context.ts';
+import { parseChatRequest, scopeFor } from './request-schema.ts';
+import { computeCost } from './prices.ts';
+import { toCompletionObject } from './completion-object.ts';
+import { filterImages } from './image-filter.ts';
+import { toApiError } from './errors.ts';
+import { recordUsage } from './usage.ts';
+
+export const MAX_ATTEMPTS = 3;
+const PROGRESS_WRITE_INTERVAL_MS = 1000;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export class AsyncJobRunner {
+  private readonly api: ChatApi;
+  private readonly concurrency: number;
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly running = new Map<string, { ac: AbortController; done: Promise<void> }>();
+  private closed = false;
+  private purgeTimer: NodeJS.Timeout | undefined;
+
+  constructor(api: ChatApi, concurrency: number) {
+    this.api = api;
+    this.concurrency = Math.max(1, concurrency);
+  }
+
+  /** Purges expired jobs and queues the unfinished ones of earlier processes. */
+  start(): void {
+    this.purge();
+    this.purgeTimer = setInterval(() => this.purge(), 60 * 60 * 1000);
+    this.purgeTimer.unref();
+    const unfinished = this.api.store.jobs.listUnfinished();
+    if (unfinished.length) this.api.app.log.info({ jobs: unfinished.length }, 'resuming async chat jobs');
+    for (const j of unfinished) this.enqueue(j.id);
+  }
+
+  enqueue(id: string): void {
+    if (this.closed || this.queued.has(id) || this.running.has(id)) return;
+    this.queue.push(id);
+    this.queued.add(id);
+    this.pump();
+  }
+
+  purge(): number {
+    const before = nowSeconds() - this.api.app.config.asyncJobRetentionDays * 86400;
+    const n = this.api.store.jobs.purgeCreatedBefore(before);
+    if (n) this.api.app.log.info({ purged: n }, 'purged expired async chat jobs');
+    return n;
+  }
+
+  /** Stops taking jobs and interrupts running ones; they stay IN_PROGRESS and re-run on the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.purgeTimer);
+    for (const r of this.running.values()) r.ac.abort(new Error('server shutting down'));
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Resolves when no job is queued or running (tests, benchmarks). */
+  async idle(): Promise<void> {
+    while (this.running.size || (this.queue.length && !this.closed)) await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running.size < this.concurrency && this.queue.length) {
+      const id = this.queue.shift()!;
+      this.queued.delete(id);
+      const ac = new AbortController();
+      const done = this.run(id, ac.signal)
+        .catch((err) => this.api.app.log.error({ err, jobId: id }, 'async chat job crashed'))
+        .finally(() => { this.running.delete(id); this.pump(); });
+      this.running.set(id, { ac, done });
+    }
+  }
+
+  private async run(id: string, signal: AbortSignal): Promise<void> {
+    const { jobs, keys } = this.api.store;
+    const job = jobs.find(id);
+    if (!job || job.status === 'COMPLETED' || job.status === 'FAILED') return;
+    if (job.attempts >= MAX_ATTEMPTS) {
+      jobs.markFailed(id, `The job was interrupted ${job.attempts} times (server restarts) and was given up; submit it again.`, nowSeconds());
+      return;
+    }
+    const key = keys.findById(job.keyId);
+    if (!key || key.revokedAt !== null) {
+      jobs.markFailed(id, 'The API key that submitted this job was revoked before it ran.', nowSeconds());
+      return;
+    }
+    jobs.markStarted(id, nowSeconds());
+    const startedAt = performance.now();
+    let lastProgressWrite = 0;
+    try {
+      const parsed = parseChatRequest(job.request);
+      const size = parsed.answer.searchContextSize;
+      const result = await this.api.answers.complete({
+        ...parsed.answer,
+        scope: scopeFor(key.userId, parsed.streamIds),
+        signal,
+        onProgress: (p) => {
+          const t = performance.now();
+          if (t - lastProgressWrite < PROGRESS_WRITE_INTERVAL_MS && p.fraction !== 1) return;
+          lastProgressWrite = t;
+          jobs.setProgress(id, p);
+        },
+      });
+      if (signal.aborted) return;
+      const cost = computeCost(this.api.prices, parsed.model, result.usage, size);
+      if (result.images) result.images = filterImages(result.images, parsed.imageDomainFilter);
+      const obj = toCompletionObject(result, parsed.model, {
+        searchContextSize: size, cost,
+        returnImages: parsed.answer.returnImages ?? false,
+        returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
+      });
+      jobs.markCompleted(id, obj, nowSeconds());
+      recordUsage(this.api, key, { endpoint: 'async', model: parsed.model, status: 200, usage: result.usage, cost, startedAt });
+    } catch (e) {
+      if (signal.aborted) return; // shutdown: stays IN_PROGRESS, re-run on the next start
+      const err = toApiError(e);
+      if (err.status >= 500) this.api.app.log.error({ err: e, jobId: id }, 'async chat job failed');
+      jobs.markFailed(id, err.message, nowSeconds());
+      recordUsage(this.api, key, { endpoint: 'async', model: job.model, status: err.status, errorType: err.type, startedAt });
+    }
+  }
+}
+
+/** The wire shape of a job (spec): `response` only on GET by id. */
+export function toWireJob(j: AsyncJob, withResponse: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: j.id, model: j.model, created_at: j.createdAt, started_at: j.startedAt, completed_at: j.completedAt,
+    failed_at: j.failedAt,
+  };
+  if (withResponse) out.response = j.status === 'COMPLETED' ? j.response : null;
+  out.error_message = j.errorMessage;
+  out.status = j.status;
+  return out;
+}

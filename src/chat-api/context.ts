@@ -1,0 +1,27 @@
+// Everything one running chat API needs, built once per server from the App and plugin options.
+import type { App } from '../app.ts';
+import type { AnswerService } from '../answer/types.ts';
+import { chatStore, type ChatStore } from './store.ts';
+import { priceTable, type PriceTable } from './prices.ts';
+import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
+import type { RateFamily } from './models.ts';
+
+export interface ChatApi {
+  app: App;
+  store: ChatStore;
+  answers: AnswerService;
+  prices: PriceTable;
+  rateLimits: Record<RateFamily, number[]>;
+  limiter: LeakyBucketLimiter;
+}
+
+export function createChatApi(app: App, answers: AnswerService): ChatApi {
+  return {
+    app,
+    store: chatStore(app),
+    answers,
+    prices: priceTable(app.config.prices),
+    rateLimits: rateLimitTable(app.config.rateLimits),
+    limiter: new LeakyBucketLimiter(),
+  };
+}

@@ -1,0 +1,46 @@
+// API keys: `tdg_<id>_<secret>`. The public id (12 hex digits) finds the row; only the SHA-256 of
+// the whole key is stored (hashToken: the key is 256 random bits, so a KDF adds nothing), compared
+// in constant time. The id also names the key in the CLI (`tidings key revoke <id>`).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashToken, newSecret } from '../../auth/passwords.ts';
+import type { ApiKeyRepository } from '../../store/repositories.ts';
+import type { ApiKey } from '../../model/chat.ts';
+import { ApiError } from '../errors.ts';
+
+const KEY_RE = /^tdg_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+
+export function generateKey(): { id: string; key: string } {
+  const id = randomBytes(6).toString('hex');
+  return { id, key: `tdg_${id}_${newSecret('', 32)}` };
+}
+
+export function createApiKey(keys: ApiKeyRepository, userId: number, name: string, tier: number): { key: string; record: ApiKey } {
+  const { id, key } = generateKey();
+  return { key, record: keys.create({ id, userId, name, keyHash: hashToken(key), tier }) };
+}
+
+/** The key presented as-is (e.g. in the access form): undefined unless it is valid and live. */
+export function findLiveKey(keys: ApiKeyRepository, presented: string): ApiKey | undefined {
+  const m = KEY_RE.exec(presented.trim());
+  if (!m) return undefined;
+  const row = keys.findById(m[1]);
+  if (!row || row.revokedAt !== null) return undefined;
+  const a = Buffer.from(hashToken(presented.trim()), 'hex');
+  const b = Buffer.from(row.keyHash, 'hex');
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
+  const { keyHash: _, ...key } = row;
+  return key;
+}
+
+const HOW = 'Send "Authorization: Bearer <API key>"; an operator creates keys with `tidings key create <user>`.';
+
+/** Checks an Authorization header: 401 when missing, malformed, unknown or revoked; 403 when disabled. */
+export function authenticate(keys: ApiKeyRepository, authorization: string | undefined): ApiKey {
+  if (!authorization) throw new ApiError(401, 'unauthorized', `Missing API key. ${HOW}`);
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!m) throw new ApiError(401, 'unauthorized', `Malformed Authorization header. ${HOW}`);
+  const key = findLiveKey(keys, m[1]);
+  if (!key) throw new ApiError(401, 'unauthorized', `Invalid or revoked API key. ${HOW}`);
+  if (key.disabled) throw new ApiError(403, 'forbidden', `API key ${key.id} is disabled; ask an operator to run \`tidings key enable ${key.id}\`.`);
+  return key;
+}

@@ -1,0 +1,95 @@
+// POST /chat/completions (and /v1/chat/completions, /v1/sonar): validate, admit (beta features,
+// rate limit), run the answer pipeline, answer with one completion object or an SSE stream.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AnswerRequest, TokenUsage } from '../../answer/types.ts';
+import type { ApiKey } from '../../model/chat.ts';
+import type { ChatApi } from '../context.ts';
+import { parseChatRequest, scopeFor, type ParsedChatRequest } from '../request-schema.ts';
+import { checkBetaFeatures, takeRateLimit } from '../admission.ts';
+import { MODEL_INFO } from '../models.ts';
+import { computeCost } from '../prices.ts';
+import { toCompletionObject } from '../completion-object.ts';
+import { filterImages } from '../image-filter.ts';
+import { toApiError } from '../errors.ts';
+import { recordUsage } from '../usage.ts';
+import { requestKey } from '../request-key.ts';
+import { writeAnswerStream, SSE_HEADERS } from '../sse.ts';
+
+export const COMPLETION_PATHS = ['/chat/completions', '/v1/chat/completions', '/v1/sonar'];
+
+/** An AbortSignal that fires when the client goes away before the response is complete. */
+function disconnectSignal(reply: FastifyReply): AbortController {
+  const ac = new AbortController();
+  reply.raw.once('close', () => { if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected')); });
+  return ac;
+}
+
+export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi): void {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const startedAt = performance.now();
+    const key = requestKey(request);
+    const body = request.body as Record<string, unknown> | undefined;
+    let parsed: ParsedChatRequest | undefined;
+    try {
+      parsed = parseChatRequest(body);
+      checkBetaFeatures(api, key, parsed.betaFeatures);
+      const rl = takeRateLimit(api, key, parsed.model, MODEL_INFO[parsed.model].rateFamily);
+      const ac = disconnectSignal(reply);
+      const req: AnswerRequest = { ...parsed.answer, scope: scopeFor(key.userId, parsed.streamIds), signal: ac.signal };
+      if (parsed.stream) return await stream(api, key, parsed, req, reply, rl, ac.signal, startedAt);
+
+      const result = await api.answers.complete(req);
+      const size = parsed.answer.searchContextSize;
+      const cost = computeCost(api.prices, parsed.model, result.usage, size);
+      if (result.images) result.images = filterImages(result.images, parsed.imageDomainFilter);
+      const obj = toCompletionObject(result, parsed.model, {
+        searchContextSize: size, cost,
+        returnImages: parsed.answer.returnImages ?? false,
+        returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
+      });
+      recordUsage(api, key, { endpoint: 'chat', model: parsed.model, status: 200, usage: result.usage, cost, startedAt });
+      return reply.headers(rl).type('application/json; charset=utf-8').send(obj);
+    } catch (e) {
+      const err = toApiError(e);
+      if (err.status >= 500) request.log.error({ err: e }, 'chat completion failed');
+      const model = parsed?.model ?? (typeof body?.model === 'string' ? body.model : '');
+      recordUsage(api, key, { endpoint: 'chat', model, status: err.status, errorType: err.type, stream: parsed?.stream, startedAt });
+      throw err;
+    }
+  };
+  for (const path of COMPLETION_PATHS) server.post(path, handler);
+}
+
+async function stream(api: ChatApi, key: ApiKey, parsed: ParsedChatRequest, req: AnswerRequest, reply: FastifyReply,
+  rateHeaders: Record<string, string>, signal: AbortSignal, startedAt: number): Promise<void> {
+  const events = api.answers.stream(req)[Symbol.asyncIterator]();
+  // Pull the first event before any byte is sent: validation and engine errors still become
+  // proper JSON error responses with their status code.
+  const first = await events.next();
+  if (first.done) throw new Error('the answer pipeline produced no events');
+
+  reply.hijack();
+  const res = reply.raw;
+  res.socket?.setNoDelay(true);
+  res.writeHead(200, { ...SSE_HEADERS, ...rateHeaders });
+  const size = parsed.answer.searchContextSize;
+  const outcome = await writeAnswerStream(res, first.value, events, {
+    id: randomUUID(),
+    created: Math.floor(Date.now() / 1000),
+    model: parsed.model,
+    searchContextSize: size,
+    returnImages: parsed.answer.returnImages ?? false,
+    returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
+    costOf: (u: TokenUsage) => computeCost(api.prices, parsed.model, u, size),
+    filterImages: (imgs) => filterImages(imgs, parsed.imageDomainFilter),
+    onError: (e) => { if (toApiError(e).status >= 500) api.app.log.error({ err: e }, 'chat completion stream failed'); },
+  }, signal);
+  if (!res.writableEnded) res.end();
+  const status = outcome.error?.status ?? (outcome.aborted ? 499 : 200);
+  recordUsage(api, key, {
+    endpoint: 'chat', model: parsed.model, status, stream: true, startedAt,
+    errorType: outcome.error?.type ?? (outcome.aborted ? 'client_closed' : null),
+    usage: outcome.usage, cost: outcome.cost,
+  });
+}
