@@ -45,7 +45,7 @@ for (const prefix of ['', '/api/greader.php']) {
     assert.equal((await bad.text()).trim(), 'Error=BadAuthentication');
     const unknown = await fetch(`${f.base}${prefix}/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams({ Email: 'nobody', Passwd: 'x' }) });
     assert.equal(unknown.status, 401);
-    for (const body of [{ Email: 'alice' }, { Passwd: PASSWORD }, {}]) {
+    for (const body of [{ Email: 'alice' }, { Passwd: PASSWORD }, {}] as Record<string, string>[]) {
       const res = await fetch(`${f.base}${prefix}/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams(body) });
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.match(await res.text(), /^Error=\w+\nInfo=.*(Email|Passwd)/);
