@@ -61,3 +61,11 @@ function purgeOccasionally(app: App, now: number): void {
   s.tokens.purge(now - KEEP_DEAD_SECONDS);
   s.codes.purge(now - KEEP_DEAD_SECONDS);
 }
+
+/** Revokes a token; revoking an OAuth refresh token ends its whole grant (its access tokens too). Returns how many. */
+export function revokeStoredToken(app: App, t: StoredToken): number {
+  const s = authStore(app);
+  const now = nowSeconds();
+  if (t.kind === 'oauth_refresh' && t.grantId) return s.tokens.revokeGrant(t.grantId, now);
+  return s.tokens.revoke(t.id, now) ? 1 : 0;
+}
