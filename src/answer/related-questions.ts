@@ -27,22 +27,37 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
   const asked = new Set(words(question));
   const topicNames = entities(question);
   const topic = topicNames[0] ?? keywords(question).slice(0, 3).join(' ');
-  const mentionedInQuestion = (phrase: string) => words(phrase).every((w) => asked.has(w));
-  // Articles the answer did not use first: they are what the reader has not seen yet.
-  const ordered = [...hits.filter((h) => !citedUrls.has(h.url)), ...hits.filter((h) => citedUrls.has(h.url))];
+  const overlapsQuestion = (phrase: string) => words(phrase).some((w) => asked.has(w));
+  // Names that recur across the found articles (titles count double) and the question does not
+  // already name: what else the reader's feeds say around this topic.
+  const counts = new Map<string, { name: string; score: number; title: string }>();
+  // Only the best hits: lower ones are weak keyword matches whose names would lead off-topic.
+  const top = hits.slice(0, 8);
+  const uncitedFirst = [...top.filter((h) => !citedUrls.has(h.url)), ...top.filter((h) => citedUrls.has(h.url))];
+  uncitedFirst.forEach((hit, rank) => {
+    const weight = (citedUrls.has(hit.url) ? 0.5 : 1) / (1 + rank * 0.1);
+    const add = (name: string, w: number) => {
+      if (overlapsQuestion(name) || name.split(' ').length > 4 || name.length < 3) return;
+      const key = name.toLowerCase();
+      const e = counts.get(key) ?? { name, score: 0, title: hit.title };
+      e.score += w;
+      counts.set(key, e);
+    };
+    for (const n of entities(hit.title, { strict: true })) add(n, 2 * weight);
+    for (const p of hit.passages.slice(0, 3)) for (const n of entities(p.text, { strict: true })) add(n, weight);
+  });
+  // A name must recur (or head a title) to count as prominent; lone single words are often adjectives.
+  const ranked = [...counts.values()].filter((e) => e.score >= 1.5 && (e.name.includes(' ') || e.score >= 2)).sort((a, b) => b.score - a.score);
   const out: string[] = [];
-  const usedNames = new Set<string>();
-  for (const hit of ordered) {
+  for (const e of ranked) {
     if (out.length >= COUNT) break;
-    const name = entities(hit.title).find((e) => !mentionedInQuestion(e) && !usedNames.has(e.toLowerCase()) && e.split(' ').length <= 4);
-    if (name) {
-      usedNames.add(name.toLowerCase());
-      out.push(topic && !name.toLowerCase().includes(topic.toLowerCase())
-        ? `How is ${name} connected to ${topic}?`
-        : `What is the latest on ${name}?`);
-    } else if (hit.title && !mentionedInQuestion(hit.title)) {
-      out.push(`What is behind the report "${hit.title.replace(/["“”]/g, '')}"?`);
-    }
+    out.push(topic && out.length % 2 === 0 ? `How is ${e.name} connected to ${topic}?` : `What is the latest on ${e.name}?`);
+  }
+  // Few names: fall back to the headlines of articles the answer did not use.
+  for (const hit of uncitedFirst) {
+    if (out.length >= COUNT) break;
+    if (citedUrls.has(hit.url) || !hit.title) continue;
+    out.push(`What is behind the report "${hit.title.replace(/["“”]/g, '')}"?`);
   }
   return [...new Set(out)];
 }

@@ -75,17 +75,19 @@ export function selectionNotes(picked: Candidate[], considered: { n: number; tit
   const notes: string[] = [];
   const bySource = new Map<number, Candidate[]>();
   for (const c of picked) bySource.set(c.source.n, [...(bySource.get(c.source.n) ?? []), c]);
+  const skipped: string[] = [];
+  const cut: string[] = [];
+  const quoted: { cited: number; line: string }[] = [];
   for (const s of considered) {
     const used = bySource.get(s.n);
     const cited = numbers.lookup(s.n);
-    if (used && cited === undefined) {
-      notes.push(`Left out "${s.title}" to stay within max_tokens.`);
-    } else if (used) {
-      const terms = [...new Set(used.flatMap((c) => c.matched))].slice(0, 6).join(', ');
-      notes.push(`Quoted ${used.length} sentence${used.length > 1 ? 's' : ''} from "${s.title}" as [${cited}]: they mention ${terms || 'the topic'}.`);
-    } else {
-      notes.push(`Did not quote "${s.title}": its sentences matched the question less well or repeated what was already chosen.`);
-    }
+    if (!used) { skipped.push(`"${s.title}"`); continue; }
+    if (cited === undefined) { cut.push(`"${s.title}"`); continue; }
+    const terms = [...new Set(used.flatMap((c) => c.matched))].slice(0, 6).join(', ');
+    quoted.push({ cited, line: `Quoted ${used.length} sentence${used.length > 1 ? 's' : ''} of "${s.title}" as [${cited}]: ${used.length > 1 ? 'they match' : 'it matches'} ${terms || 'the topic'}.` });
   }
+  notes.push(...quoted.sort((a, b) => a.cited - b.cited).map((q) => q.line));
+  if (skipped.length) notes.push(`Not quoted (weaker matches, or repeating what was chosen): ${skipped.join('; ')}.`);
+  if (cut.length) notes.push(`Left out to stay within max_tokens: ${cut.join('; ')}.`);
   return notes;
 }

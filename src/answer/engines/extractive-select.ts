@@ -43,10 +43,17 @@ const K1 = 1.2;
 const B = 0.75;
 const LAMBDA = 0.72;
 const NEAR_DUPLICATE = 0.5;
-/** A sentence must cover this share of the question's terms to be quoted at all … */
-const MIN_COVERAGE = 0.3;
-/** … and the best one this share, else the sources do not answer the question. */
-const FOUND_COVERAGE = 0.5;
+/**
+ * How much of the question a sentence must match, in "units": one per question term in the
+ * sentence, a half per term only in its article's title. A sentence needs MIN_UNITS to be quoted
+ * (fewer for one-term questions) and the best one FOUND_UNITS and FOUND_COVERAGE, else the sources
+ * do not answer the question and the engine says so instead of quoting noise.
+ */
+const MIN_UNITS = 1.5;
+const FOUND_UNITS = 2;
+const FOUND_COVERAGE = 0.25;
+/** Sentences opening with a pronoun lean on context the quote lacks. */
+const DANGLING_START = /^(he|she|they|it|this|these|those|that|his|her|their|its|but|and|so|also)\b/i;
 
 export function selectSentences(question: string, sources: GroundingSource[], opts: SelectOptions): Selection {
   const queryTerms = [...new Set(terms(question))];
@@ -59,7 +66,8 @@ export function selectSentences(question: string, sources: GroundingSource[], op
     outer: for (const text of source.texts) {
       for (const sentence of splitSentences(text)) {
         if (position >= opts.poolPerSource) break outer;
-        if (seen.has(sentence)) continue;
+        // Questions ("What's next for NASA?") are headings in disguise, not answers.
+        if (seen.has(sentence) || /\?["”’)]?$/.test(sentence)) continue;
         seen.add(sentence);
         const termList = terms(sentence);
         const termSet = new Set(termList);
@@ -73,9 +81,12 @@ export function selectSentences(question: string, sources: GroundingSource[], op
   if (!q.size || !candidates.length) return { found: false, picked: [], queryTerms, considered: candidates.length };
 
   scoreBm25(candidates, queryTerms);
-  const eligible = candidates.filter((c) => c.matched.length > 0 && c.coverage >= MIN_COVERAGE);
-  const best = eligible.reduce((m, c) => Math.max(m, c.coverage), 0);
-  if (best < Math.min(FOUND_COVERAGE, 1)) return { found: false, picked: [], queryTerms, considered: candidates.length };
+  const units = (c: Candidate) => c.coverage * q.size;
+  const eligible = candidates.filter((c) => c.matched.length > 0 && units(c) >= Math.min(MIN_UNITS, q.size));
+  const best = eligible.reduce((m, c) => (units(c) > units(m) ? c : m), eligible[0]);
+  if (!best || units(best) < Math.min(FOUND_UNITS, q.size) || best.coverage < FOUND_COVERAGE) {
+    return { found: false, picked: [], queryTerms, considered: candidates.length };
+  }
 
   const picked = mmr(eligible, opts);
   return { found: picked.length > 0, picked, queryTerms, considered: candidates.length };
@@ -110,7 +121,8 @@ function scoreBm25(cands: Candidate[], queryTerms: string[]): void {
     const bm25 = max > 0 ? raw[i] / max : 0;
     const sourcePrior = 1 / (1 + 0.08 * (c.source.n - 1));
     const lead = c.position < 3 ? 0.05 : 0;
-    c.relevance = (0.55 * bm25 + 0.45 * c.coverage) * sourcePrior + lead;
+    const dangling = DANGLING_START.test(c.text) ? 0.85 : 1;
+    c.relevance = ((0.55 * bm25 + 0.45 * c.coverage) * sourcePrior + lead) * dangling;
   });
 }
 

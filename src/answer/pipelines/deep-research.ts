@@ -1,10 +1,152 @@
-// sonar-deep-research (first cut: one reformulated search and a report-style answer; the planned,
-// iterative version replaces this).
+// sonar-deep-research: plans sub-questions, searches in rounds (the question's reformulations,
+// then each sub-question, then — at high effort — what those turned up), reads the best articles
+// in full (SearchService.articleText) and writes a sectioned report with citations. Progress is
+// reported through req.onProgress at each step; the <think> block records the same steps.
+import type { SearchHit } from '../../search/types.ts';
+import type { GroundingSource } from '../engines/engine.ts';
 import type { AnswerEvent, AnswerRequest } from '../types.ts';
 import type { PipelineDeps } from './deps.ts';
 import type { ModelProfile } from './profiles.ts';
-import { searchAnswer } from './search-answer.ts';
+import { readConversation, searchQueryFor } from '../conversation.ts';
+import { reformulate } from './queries.ts';
+import { fuse } from './retrieve.ts';
+import { searchResultRef } from './grounding.ts';
+import { describeFilters } from './describe.ts';
+import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
+import { samplingOf } from './search-answer.ts';
+import { prominentNames, researchDepth, subQuestionsFromModel, subQuestionsFromNames, type SubQuestion } from './research-plan.ts';
+import { composeReport, type ReportSection } from '../engines/extractive-report.ts';
+import { noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { countTokens } from '../tokens.ts';
+
+const HITS_PER_SEARCH = 10;
+/** Characters of one article given to the writer (whole news articles fit; very long ones are cut). */
+const ARTICLE_CHARS = 20_000;
 
 export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, profile: ModelProfile): AsyncGenerator<AnswerEvent> {
-  yield* searchAnswer(req, deps, { ...profile, searches: 'reformulated' });
+  const conv = readConversation(req.messages);
+  const query = searchQueryFor(conv);
+  const depth = researchDepth(req.reasoningEffort, req.searchContextSize);
+  const totalSteps = 2 + depth.rounds + 1;
+  let step = 0;
+  const progress = (stage: string, message: string) => req.onProgress?.({ stage, message, fraction: Math.min(1, step / totalSteps) });
+  const steps: string[] = [`Question: ${conv.question}`, `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`];
+  const filters = describeFilters(req.filters);
+
+  // Every search's results, kept per query for the sections and fused for the reading list.
+  const lists: SearchHit[][] = [];
+  const hitsByQuery = new Map<string, SearchHit[]>();
+  let searchQueries = 0;
+  const runSearch = async (q: string): Promise<SearchHit[]> => {
+    if (hitsByQuery.has(q)) return hitsByQuery.get(q)!;
+    progress('search', `Searching "${q}"`);
+    const hits = await deps.search.search({ text: q, scope: req.scope, filters: req.filters, limit: HITS_PER_SEARCH }, req.signal);
+    searchQueries++;
+    hitsByQuery.set(q, hits);
+    lists.push(hits);
+    steps.push(`Searched "${q}"${filters}: ${hits.length} article${hits.length === 1 ? '' : 's'}.`);
+    return hits;
+  };
+
+  // Round 1: the question itself, reformulated.
+  progress('plan', 'Searching the question');
+  for (const q of reformulate(query)) await runSearch(q);
+  step++;
+
+  // Plan: sub-questions from the model, or from the names the first round turned up.
+  progress('plan', 'Planning sub-questions');
+  let plan: SubQuestion[] | undefined;
+  if (deps.engine.generative) {
+    try { plan = await subQuestionsFromModel(deps.engine, conv.question, depth.subQuestions, req.signal); } catch (e) {
+      if (req.signal?.aborted) throw e;
+      steps.push(`The model could not plan sub-questions (${(e as Error).message}); planning from the articles instead.`);
+    }
+  }
+  const seenNames = new Set<string>();
+  plan ??= subQuestionsFromNames(query, prominentNames(query, fuse(lists), seenNames).slice(0, depth.subQuestions));
+  for (const sq of plan) seenNames.add(sq.heading.toLowerCase());
+  steps.push(plan.length ? `Sub-questions:\n${plan.map((s) => `- ${s.question}`).join('\n')}` : 'No sub-questions: the first searches found nothing to branch out from.');
+  step++;
+
+  // Later rounds: each sub-question, then the names its results bring up (high effort).
+  for (let round = 2; round <= depth.rounds && plan.length; round++) {
+    if (round === 2) {
+      for (const sq of plan) await runSearch(sq.query);
+    } else {
+      const more = subQuestionsFromNames(query, prominentNames(query, fuse(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(0, 2));
+      for (const sq of more) { seenNames.add(sq.heading.toLowerCase()); plan.push(sq); await runSearch(sq.query); }
+      if (more.length) steps.push(`Round ${round} followed up on: ${more.map((s) => s.heading).join(', ')}.`);
+    }
+    step++;
+  }
+
+  // Read the best articles in full.
+  const ranked = fuse(lists);
+  const reading = ranked.slice(0, depth.articles);
+  const sources: GroundingSource[] = reading.map((hit, i) => {
+    const full = hit.itemId !== null ? deps.search.articleText(hit.itemId) : undefined;
+    progress('read', `Reading "${hit.title}"`);
+    const text = full?.text ? full.text.slice(0, ARTICLE_CHARS) : hit.passages.map((p) => p.text).join('\n');
+    return { n: i + 1, hit, texts: [text] };
+  });
+  if (sources.length) steps.push(`Read ${sources.length} articles in full:\n${sources.map((s) => `- ${s.hit.title} (${s.hit.sourceName})`).join('\n')}`);
+  step++;
+  progress('write', `Writing the report from ${sources.length} articles`);
+  const readTokens = sources.reduce((n, s) => n + countTokens(s.texts.join('\n')), 0);
+
+  if (deps.engine.generative) {
+    yield* runEngine({
+      req, deps, reasoning: true, steps, allHits: ranked, searchQueries, citationTokens: readTokens,
+      engineReq: {
+        question: conv.question, history: conv.history, system: conv.system, sources, searched: true,
+        style: 'report', maxTokens: req.maxTokens, sampling: samplingOf(req), signal: req.signal,
+      },
+    });
+  } else {
+    yield* extractiveReport(req, deps, { question: conv.question, query, plan, sources, hitsByQuery, steps, searchQueries, readTokens, ranked });
+  }
+  progress('done', 'Report written');
+  void profile;
+}
+
+interface ReportInput {
+  question: string;
+  query: string;
+  plan: SubQuestion[];
+  sources: GroundingSource[];
+  hitsByQuery: Map<string, SearchHit[]>;
+  steps: string[];
+  searchQueries: number;
+  readTokens: number;
+  ranked: SearchHit[];
+}
+
+async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
+  const byUrl = new Map(r.sources.map((s) => [s.hit.url, s]));
+  // A section draws on the read articles its own search found; the overview on all of them.
+  const sectionSources = (q: string) => (r.hitsByQuery.get(q) ?? []).map((h) => byUrl.get(h.url)).filter((s): s is GroundingSource => s !== undefined);
+  const sections: ReportSection[] = [
+    { heading: 'Overview', question: r.question, sources: r.sources },
+    ...r.plan.map((sq) => ({ heading: sq.heading, question: sq.question, sources: sectionSources(sq.query) })).filter((s) => s.sources.length),
+  ];
+  const report = composeReport(r.question, sections, req.maxTokens);
+  const text = report.text || noArticlesMessage(r.question);
+  const cited = report.order.map((n) => r.sources[n - 1]);
+  yield { type: 'sources', citations: cited.map((s) => s.hit.url), searchResults: cited.map((s) => searchResultRef(s.hit)) };
+  const think = THINK_OPEN + [...r.steps, ...report.notes].join('\n') + THINK_CLOSE;
+  yield { type: 'delta', text: think };
+  for (const piece of wordChunks(text)) yield { type: 'delta', text: piece };
+  const extras = await answerExtras({ req, deps, allHits: r.ranked, question: r.question }, cited);
+  yield {
+    type: 'done',
+    finishReason: report.cut ? 'length' : 'stop',
+    usage: {
+      promptTokens: countTokens(r.question) + r.readTokens,
+      completionTokens: countTokens(think + text),
+      reasoningTokens: countTokens(think),
+      citationTokens: cited.reduce((n, s) => n + countTokens(s.texts.join('\n')), 0),
+      searchQueries: r.searchQueries,
+    },
+    ...extras,
+  };
 }

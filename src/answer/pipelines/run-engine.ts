@@ -72,7 +72,7 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
     await it.return?.();
   }
 
-  const extras = await answerExtras(run, cited);
+  const extras = await answerExtras({ req: run.req, deps, allHits: run.allHits, question: engineReq.question }, cited);
   const reasoningText = content.slice(0, thinkEnd);
   yield {
     type: 'done',
@@ -88,7 +88,7 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
   };
 }
 
-export async function answerExtras(run: Pick<EngineRun, 'req' | 'deps' | 'allHits' | 'engineReq'>, cited: GroundingSource[]): Promise<{ images?: AnswerEventImages; relatedQuestions?: string[] }> {
+export async function answerExtras(run: Pick<EngineRun, 'req' | 'deps' | 'allHits'> & { question: string }, cited: GroundingSource[]): Promise<{ images?: AnswerEventImages; relatedQuestions?: string[] }> {
   const out: { images?: AnswerEventImages; relatedQuestions?: string[] } = {};
   const citedUrls = new Set(cited.map((s) => s.hit.url));
   if (run.req.returnImages) {
@@ -96,7 +96,7 @@ export async function answerExtras(run: Pick<EngineRun, 'req' | 'deps' | 'allHit
     out.images = imagesFor(ordered, run.deps.imageSizes);
   }
   if (run.req.returnRelatedQuestions) {
-    out.relatedQuestions = await relatedQuestionsFor(run.engineReq.question, run.allHits, citedUrls, run.deps.engine, run.req.signal);
+    out.relatedQuestions = await relatedQuestionsFor(run.question, run.allHits, citedUrls, run.deps.engine, run.req.signal);
   }
   return out;
 }

@@ -35,7 +35,7 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
   const sources = groundingSources(hits, profile.sources[req.searchContextSize], req.searchContextSize, deps.search);
   if (sources.length) {
     steps.push(`Considered the top ${sources.length} (search_context_size ${req.searchContextSize}):`);
-    for (const s of sources) steps.push(`- [${s.n}] ${s.hit.title} (${s.hit.sourceName}${s.hit.publishedAt ? ', ' + new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : ''})`);
+    for (const s of sources) steps.push(`- ${s.hit.title} (${s.hit.sourceName}${s.hit.publishedAt ? ', ' + new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : ''})`);
   }
 
   yield* runEngine({

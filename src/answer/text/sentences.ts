@@ -20,8 +20,25 @@ export function splitSentences(text: string): string[] {
       const t = s.segment.replace(/\s+/g, ' ').trim();
       if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
       if (!/[.!?…"”’)]$/.test(t)) continue;
+      if (isBoilerplate(t)) continue;
       out.push(t);
     }
   }
   return out;
+}
+
+/** Link teasers ("More: …", "READ: …") and runs of headlines glued together by the page layout. */
+const TEASER = /^(more|read|read more|related|also read|see also|watch|listen|subscribe|sign up|contact|follow|click|photos?|video|advertisement)\s*[:|]/i;
+
+export function isBoilerplate(sentence: string): boolean {
+  if (TEASER.test(sentence)) return true;
+  if (/\b(more|read|related)\s*:\S/i.test(sentence)) return true;
+  // "Apollo 17:Last step … schedule: Upcoming …": teaser links glued into one line.
+  if (/\w:\p{Lu}/u.test(sentence) || (sentence.match(/:\s/g)?.length ?? 0) >= 2) return true;
+  const w = sentence.split(/\s+/).filter((x) => /^[\p{L}]/u.test(x));
+  if (w.length >= 12) {
+    const capitalized = w.filter((x) => /^\p{Lu}/u.test(x)).length;
+    if (capitalized / w.length > 0.55) return true;
+  }
+  return false;
 }

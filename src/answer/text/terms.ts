@@ -77,13 +77,18 @@ const ENTITY_SKIP = new Set(['The', 'A', 'An', 'What', 'Who', 'When', 'Where', '
  * Capitalized phrases ("Artemis II", "European Central Bank"), leading sentence words like "The"
  * or question words removed. A cheap named-entity guess: good enough to focus a search query.
  */
-export function entities(text: string): string[] {
+export function entities(text: string, opts: { strict?: boolean } = {}): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   for (const m of text.matchAll(ENTITY)) {
     let parts = m[0].trim().split(/\s+/);
+    const before = parts.length;
     while (parts.length && ENTITY_SKIP.has(parts[0].replace(/[.'’]+$/, ''))) parts = parts.slice(1);
-    while (parts.length && /^(of|the|de|for|and|&)$/i.test(parts[parts.length - 1])) parts = parts.slice(0, -1);
+    // strict: a lone capitalized word opening a sentence or title ("Diabetes: …", "Here's …") is
+    // usually just capitalized because it comes first, not a name.
+    const initial = m.index === 0 || /[.!?:]\s*["“‘(]?\s*$|^\s*["“‘(]\s*$/.test(text.slice(Math.max(0, m.index - 3), m.index));
+    if (opts.strict && parts.length === 1 && before === 1 && initial && !/^[A-Z]{2,}$/.test(parts[0])) continue;
+    while (parts.length && (/^(of|the|de|for|and|&)$/i.test(parts[parts.length - 1]) || ENTITY_SKIP.has(parts[parts.length - 1]))) parts = parts.slice(0, -1);
     const phrase = parts.join(' ').replace(/[.,'’]+$/, '').replace(/['’]s$/, '');
     if (phrase.length < 2 || /^\d+$/.test(phrase)) continue;
     const key = phrase.toLowerCase();
