@@ -5,6 +5,7 @@ import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/c
 import { createApp, type App } from '../app.ts';
 import { silentLogger, createLogger } from '../log/logger.ts';
 import { registerUserCommands } from './commands/users.ts';
+import { registerFeedCommands } from './commands/feeds.ts';
 import { registerAuthCommands } from './commands/auth.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
@@ -30,6 +31,7 @@ export function buildProgram(ctx: CliContext): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerUserCommands(program, ctx);
+  registerFeedCommands(program, ctx);
   registerAuthCommands(program, ctx);
   return program;
 }
