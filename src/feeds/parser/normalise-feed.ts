@@ -35,7 +35,7 @@ function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: stri
   const base = resolveBase(raw.base, feedBase);
   const url = resolveUrl(raw.link, base);
   const content = htmlOf(raw.content, base);
-  const summary = htmlOf(raw.summary, base);
+  const summary = raw.summary && raw.summary.value === raw.content?.value ? content : htmlOf(raw.summary, base);
   const title = textOf(raw.title);
   const enclosures: Enclosure[] = [];
   for (const e of raw.enclosures) {
@@ -61,16 +61,21 @@ function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: stri
 
 function textOf(t: RawText | null): string {
   if (!t) return '';
-  if (t.type === 'text') return t.value.replace(/\s+/g, ' ').trim();
+  if (t.type === 'text') return t.value.replace(/[ \t\n\r\f\v]+/g, ' ').trim();
   return htmlToText(t.value, { singleLine: true });
 }
 
 function htmlOf(t: RawText | null, base: string | null): string | null {
-  if (!t || !t.value.trim()) return null;
-  const markup = t.type === 'text' ? textToHtml(t.value) : t.value;
-  const clean = sanitizeHtml(markup, { baseUrl: base });
-  return clean || null;
+  if (!t) return null;
+  const value = t.value.trim();
+  if (!value) return null;
+  // Escaped text cannot carry markup: no sanitizer pass needed (a third of real-world fragments).
+  if (t.type === 'text') return textToHtml(value);
+  if (!value.includes('<')) return value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;');
+  return sanitizeHtml(value, { baseUrl: base }) || null;
 }
+
+const BARE_AMPERSAND = /&(?![a-zA-Z][a-zA-Z0-9]{0,31};|#[0-9]{1,7};|#x[0-9a-fA-F]{1,6};)/g;
 
 function textToHtml(text: string): string {
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

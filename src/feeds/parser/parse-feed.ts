@@ -2,6 +2,7 @@
 //   decode charset -> refuse hostile XML -> parse with the library -> map -> normalise.
 // Library choice: see the measurement notes in BENCHMARKS.md (## Feed parsing).
 import { DetectError, MalformedError, ParseError, parseFeed as feedsmithParse } from 'feedsmith';
+import { XMLValidator } from 'fast-xml-parser';
 import type { ParsedFeed } from '../../model/feed.ts';
 import { decodeFeedBody } from '../encoding/decode-feed-body.ts';
 import { FeedParseError } from './feed-parse-error.ts';
@@ -9,6 +10,7 @@ import { mapFeedsmith } from './map-feedsmith.ts';
 import { normaliseFeed } from './normalise-feed.ts';
 import type { RawFeed } from './raw-feed.ts';
 import { refuseHostileXml } from './refuse-hostile-xml.ts';
+import { repairXml } from './repair-xml.ts';
 
 export { FeedParseError } from './feed-parse-error.ts';
 
@@ -27,6 +29,7 @@ export function parseFeed(body: Buffer | string, opts: ParseFeedOptions): Parsed
   if (!text) throw new FeedParseError('empty document');
 
   let value: unknown = text;
+  let recovered = decoded.mismatch;
   if (text.startsWith('{')) {
     try {
       value = JSON.parse(text);
@@ -37,6 +40,11 @@ export function parseFeed(body: Buffer | string, opts: ParseFeedOptions): Parsed
     if (!text.startsWith('<')) throw new FeedParseError('not a feed: the document is neither XML nor JSON');
     refuseHostileXml(text);
     if (looksLikeHtmlPage(text)) throw new FeedParseError('not a feed: looks like an HTML page');
+    // Not well-formed: rewrite it well-formed first (like a browser would read it) and flag it.
+    if (XMLValidator.validate(text) !== true) {
+      value = repairXml(text);
+      recovered = true;
+    }
   }
 
   let raw: RawFeed;
@@ -49,7 +57,7 @@ export function parseFeed(body: Buffer | string, opts: ParseFeedOptions): Parsed
     if (err instanceof ParseError) raw = emptyFeed(value);
     else throw new FeedParseError(`not a feed: ${(err as Error).message}`);
   }
-  return normaliseFeed(raw, opts.url, decoded.mismatch);
+  return normaliseFeed(raw, opts.url, recovered);
 }
 
 function emptyFeed(value: unknown): RawFeed {
@@ -58,7 +66,9 @@ function emptyFeed(value: unknown): RawFeed {
   return { format, title: null, siteUrl: null, description: null, iconUrl: null, ttl: null, authors: [], base: null, entries: [] };
 }
 
+/** The first element (after the XML declaration, comments, PIs and DOCTYPE) is <html>. */
 function looksLikeHtmlPage(text: string): boolean {
-  const head = text.slice(0, 2048).toLowerCase();
-  return /^(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<!doctype html/.test(head) || /^(?:<!--[\s\S]*?-->\s*)*<html[\s>]/.test(head);
+  const head = text.slice(0, 4096);
+  const prolog = /^(?:\s+|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>\[]*(?:\[[\s\S]*?\])?\s*>)*/i.exec(head)?.[0].length ?? 0;
+  return /^<html[\s>]/i.test(head.slice(prolog));
 }

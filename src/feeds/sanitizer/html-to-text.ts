@@ -40,7 +40,8 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): strin
 }
 
 function collapse(text: string, singleLine: boolean): string {
-  if (singleLine) return text.replace(/\s+/g, ' ').trim();
+  // U+00A0 is kept: a no-break space in a title is meant.
+  if (singleLine) return text.replace(/[ \t\n\r\f\v]+/g, ' ').trim();
   return text
     .replace(/[ \t\f\v\r\u00a0]*\n[ \t\f\v\r\n\u00a0]*/g, (m) => (m.split('\n').length > 2 ? '\n\n' : '\n'))
     .replace(/[ \t\f\v\r]+/g, ' ')
