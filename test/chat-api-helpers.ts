@@ -3,7 +3,7 @@
 // that behaves like a pipeline (sources, word deltas, done; max_tokens cuts; errors before or
 // during the stream) so the API layer is tested deterministically. End-to-end tests with the real
 // pipeline are in chat-api-e2e.test.ts.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
@@ -93,7 +93,7 @@ export function openApp(dataDir: string, overrides: Partial<Config> = {}): App {
 
 /** The plugin alone on a Fastify server, as server.ts registers it. */
 export async function startChatServer(app: App, answers: AnswerService): Promise<{ server: FastifyInstance; url: string }> {
-  const server = Fastify({ loggerInstance: silentLogger as never });
+  const server = Fastify({ loggerInstance: silentLogger as FastifyBaseLogger });
   await server.register(chatApiPlugin, { app, answerService: answers });
   await server.listen({ host: '127.0.0.1', port: 0 });
   const addr = server.server.address();
@@ -134,4 +134,24 @@ export function sseEvents(text: string): any[] {
     const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
     return data === '[DONE]' ? '[DONE]' : JSON.parse(data);
   });
+}
+
+/**
+ * Runs `tidings <args>` in this process against `app` (the real commander program and command
+ * code, without the cost of spawning Node per call; test/helpers.ts runCli covers the launcher).
+ */
+export async function cliInProcess(app: App, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { buildProgram, CliError } = await import('../src/cli/main.ts');
+  const { CommanderError } = await import('commander');
+  let stdout = '';
+  const program = buildProgram({ app: () => app, config: () => app.config, out: (t) => { stdout += t.endsWith('\n') ? t : t + '\n'; } });
+  program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  try {
+    await program.parseAsync(['node', 'tidings', ...args]);
+    return { code: 0, stdout, stderr: '' };
+  } catch (e) {
+    if (e instanceof CliError) return { code: e.exitCode, stdout, stderr: e.message };
+    if (e instanceof CommanderError) return { code: 2, stdout, stderr: e.message };
+    throw e;
+  }
 }

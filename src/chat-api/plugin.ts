@@ -42,6 +42,19 @@ function notFound(request: FastifyRequest, reply: FastifyReply) {
   return reply.code(404).send(errorBody(new ApiError(404, 'not_found', message)));
 }
 
+/**
+ * `curl -d '{…}'` sends JSON labelled as a form, and some callers send text/plain: a body that
+ * parses as JSON is accepted whatever its Content-Type; anything else is a 415 saying what to send.
+ */
+function acceptJsonUnderAnyType(f: FastifyInstance): void {
+  for (const t of ['text/plain', 'application/x-www-form-urlencoded']) if (f.hasContentTypeParser(t)) f.removeContentTypeParser(t);
+  f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    try { done(null, JSON.parse(body as string)); } catch {
+      done(new ApiError(415, 'unsupported_media_type', 'The request body must be JSON, sent with "Content-Type: application/json".'), undefined);
+    }
+  });
+}
+
 const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   const { app } = opts;
   const api = createChatApi(app, opts.answerService ?? await defaultAnswerService(app));
@@ -56,6 +69,7 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
 
   await registerAccessForm(server, api);
   await server.register(async (f: FastifyInstance) => {
+    acceptJsonUnderAnyType(f);
     f.addHook('onRequest', async (request) => {
       setRequestKey(request, authenticate(api.store.keys, request.headers.authorization));
     });

@@ -7,6 +7,7 @@ import { silentLogger, createLogger } from '../log/logger.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerFeedCommands } from './commands/feeds.ts';
 import { registerAuthCommands } from './commands/auth.ts';
+import { registerKeyCommands } from './commands/keys.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -33,6 +34,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerUserCommands(program, ctx);
   registerFeedCommands(program, ctx);
   registerAuthCommands(program, ctx);
+  registerKeyCommands(program, ctx);
   return program;
 }
 

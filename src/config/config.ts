@@ -51,6 +51,9 @@ export const OPTIONS = {
   betaOpenToAll: { env: 'TIDINGS_BETA_OPEN', kind: 'bool', default: false, doc: 'Open the beta features (search_domain_filter, return_images, return_related_questions) to every key without approval.' },
   defaultTier: { env: 'TIDINGS_DEFAULT_TIER', kind: 'int', default: 0, doc: 'Rate-limit tier (0-5) of new API keys.' },
   prices: { env: 'TIDINGS_PRICES', kind: 'json', default: {}, doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the built-in table; see src/chat-api/prices.ts.' },
+  rateLimits: { env: 'TIDINGS_RATE_LIMITS', kind: 'json', default: {}, doc: 'Overrides of the requests-per-minute table by tier 0-5, JSON like {"sonar":[50,150,500,1000,4000,4000],"deep-research":[5,10,20,40,60,100]}.' },
+  asyncJobConcurrency: { env: 'TIDINGS_ASYNC_JOB_CONCURRENCY', kind: 'int', default: 2, doc: 'Async (deep research) jobs run at once by the server.' },
+  asyncJobRetentionDays: { env: 'TIDINGS_ASYNC_JOB_RETENTION_DAYS', kind: 'int', default: 7, doc: 'Days async jobs and their results are kept.' },
 
   // Accounts
   tokenTtlDays: { env: 'TIDINGS_TOKEN_TTL_DAYS', kind: 'int', default: 365, doc: 'Lifetime of ClientLogin tokens.' },

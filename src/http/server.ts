@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
+import { chatApiPlugin } from '../chat-api/plugin.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -17,6 +18,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   // API plugins are registered here (reader API, OAuth, chat completions).
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });
+  await server.register(chatApiPlugin, { app });
   return server;
 }
 

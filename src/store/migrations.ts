@@ -6,6 +6,7 @@
 // Reader API's timestampUsec/crawlTimeMsec come from items.crawled_us).
 
 import { SEARCH_INDEX_MIGRATION } from './sqlite/search-schema.ts';
+import { CHAT_API_MIGRATION } from './sqlite/chat-schema.ts';
 
 export interface Migration { id: string; sql: string }
 
@@ -212,4 +213,5 @@ export const MIGRATIONS: Migration[] = [
   { id: '020_auth_tokens_oauth', sql: auth },
   { id: '030_search_passages', sql: SEARCH_INDEX_MIGRATION },
   { id: '025_reader_stream_indexes', sql: readerStreamIndexes },
+  { id: '040_chat_api', sql: CHAT_API_MIGRATION },
 ];

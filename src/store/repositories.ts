@@ -2,6 +2,7 @@
 // a PostgreSQL backend implements the same interfaces without touching the domain.
 // Each domain adds its repository interface here (one small interface per entity).
 import type { User } from '../model/user.ts';
+import type { ApiKey, BetaFeature, UsageRecord, UsageTotals, AsyncJob, AccessRequest, AccessRequestStatus } from '../model/chat.ts';
 import type { StoredToken, NewToken, OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../model/auth.ts';
 
 export interface UserRepository {
@@ -133,6 +134,47 @@ export interface SearchIndexRepository {
   // Stream-id resolution (scoped to the user).
   subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined;
   label(userId: number, name: string): { id: number; folderFeedIds: number[] } | undefined;
+}
+
+// Chat completions API (src/chat-api).
+export interface ApiKeyRepository {
+  create(key: { id: string; userId: number; name: string; keyHash: string; tier: number }): ApiKey;
+  /** The key and its stored hash, revoked or not. */
+  findById(id: string): (ApiKey & { keyHash: string }) | undefined;
+  list(userId?: number): ApiKey[];
+  rename(id: string, name: string): boolean;
+  revoke(id: string): boolean;
+  setDisabled(id: string, disabled: boolean): boolean;
+  setTier(id: string, tier: number): boolean;
+  setFeatures(id: string, features: BetaFeature[]): boolean;
+}
+
+export interface ChatUsageRepository {
+  record(r: UsageRecord): void;
+  totals(opts: { userId?: number; since?: number }): UsageTotals[];
+}
+
+export interface AsyncJobRepository {
+  create(job: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): AsyncJob;
+  find(id: string): AsyncJob | undefined;
+  findByIdempotencyKey(keyId: string, idempotencyKey: string): AsyncJob | undefined;
+  /** Newest first, keyset-paginated by (created_at, id). */
+  listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): AsyncJob[];
+  /** CREATED and IN_PROGRESS jobs, oldest first (resumed on start). */
+  listUnfinished(): AsyncJob[];
+  markStarted(id: string, at: number): void;
+  setProgress(id: string, progress: unknown): void;
+  markCompleted(id: string, response: unknown, at: number): void;
+  markFailed(id: string, message: string, at: number): void;
+  /** Deletes jobs created before `before`; returns how many. */
+  purgeCreatedBefore(before: number): number;
+}
+
+export interface AccessRequestRepository {
+  create(r: { keyId: string; requestedTier: number; reason: string }): AccessRequest;
+  find(id: number): AccessRequest | undefined;
+  list(status?: AccessRequestStatus): AccessRequest[];
+  decide(id: number, status: 'approved' | 'denied', grantedTier: number | null, note: string | null): boolean;
 }
 
 // Reader API (src/reader-api): per-user streams, item states and the label/subscription views.
