@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, FeedError } from '../src/feeds/engine.ts';
 import type { ItemChanges } from '../src/model/item.ts';
-import { startFeedServer, testApp, rss, conditional, addUser, userItems, type FeedServer } from './feeds-fixtures.ts';
+import { startFeedServer, testApp, rss, conditional, addUser, userItems, type FeedServer, type Entry } from './feeds-fixtures.ts';
 
 const server: FeedServer = await startFeedServer();
 after(() => server.close());
@@ -58,7 +58,7 @@ test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refr
 test('a changed entry is updated in place, new ones added, nothing duplicated across refreshes', async () => {
   const app = testApp();
   try {
-    let entries = three;
+    let entries: Entry[] = three;
     server.routes.set('/change.xml', (_q, s) => { s.setHeader('content-type', 'application/xml'); s.end(rss('Change', entries)); });
     const alice = addUser(app, 'alice');
     const changes: ItemChanges[] = [];
