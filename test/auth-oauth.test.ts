@@ -321,3 +321,15 @@ test('RFC 7009 revocation: revoking a refresh token ends its grant; unknown toke
   const bad = await revoke(t.body.access_token, { client_id: f.client.id, client_secret: 'wrong' });
   assert.equal(bad.status, 401);
 });
+
+test('the token endpoint also reads a JSON body; an unparsable body is an RFC 6749 invalid_request', async () => {
+  const code = await authorize(f);
+  const json = await fetch(`${f.base}/oauth2/token`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, ...creds() }),
+  });
+  assert.equal(json.status, 200);
+  assert.ok((await json.json()).access_token);
+  const broken = await fetch(`${f.base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
+  assertOAuthError({ status: broken.status, body: await broken.json(), headers: broken.headers }, 'invalid_request');
+});

@@ -10,6 +10,12 @@ export const CLIENT_LOGIN_PATHS = ['/accounts/ClientLogin', '/api/greader.php/ac
 
 export async function clientLoginRoutes(server: FastifyInstance, opts: { app: App }): Promise<void> {
   const { app } = opts;
+  server.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) app.log.error({ err }, 'ClientLogin failed');
+    return reply.code(status).type('text/plain; charset=utf-8')
+      .send(`Error=${status === 500 ? 'ServiceUnavailable' : 'BadRequest'}\nInfo=${status === 500 ? 'internal error; try again later' : err.message.replace(/\s+/g, ' ')}\n`);
+  });
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const p = requestParams(req, { query: true, body: true });
     const email = first(p, 'Email')?.trim();

@@ -18,6 +18,20 @@ const FORM_ACTION = 'auth';
 export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): Promise<void> {
   const { app } = opts;
 
+  // Failures before a handler runs (unparsable or oversized body) still answer in each endpoint's
+  // own format: RFC 6749 JSON on the token endpoints, an HTML page on the authorization endpoint.
+  server.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) app.log.error({ err }, 'OAuth request failed');
+    if (req.routeOptions.url === '/oauth2/auth') {
+      return sendPage(reply, status, errorPage('Authorization failed', status === 500 ? 'Something went wrong on the server; try again.' : err.message));
+    }
+    reply.header('Cache-Control', 'no-store');
+    return reply.code(status).send(status === 500
+      ? { error: 'server_error', error_description: 'internal error; try again later' }
+      : { error: 'invalid_request', error_description: err.message });
+  });
+
   server.get('/oauth2/auth', async (req, reply) => {
     const check = checkAuthorizationRequest(app, requestParams(req, { query: true, body: false }));
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));

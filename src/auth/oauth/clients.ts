@@ -23,7 +23,8 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (uri.includes('#')) return `"${uri}" has a fragment (#…), which redirect URIs must not have`;
   if (FORBIDDEN_SCHEMES.has(u.protocol)) return `"${uri}" uses the ${u.protocol} scheme, which cannot be a redirect target`;
   if (u.protocol === 'http:' && !LOOPBACK_HOSTS.has(u.hostname)) return `"${uri}" uses plain http; use https (plain http is only allowed to localhost/127.0.0.1)`;
-  if (/\s/.test(uri)) return `"${uri}" contains whitespace`;
+  // It goes verbatim into a Location header: printable ASCII only (percent-encode anything else).
+  if (!/^[\x21-\x7e]+$/.test(uri)) return `"${uri}" contains whitespace or non-ASCII characters; percent-encode them`;
   return undefined;
 }
 
