@@ -329,7 +329,7 @@ test('the token endpoint also reads a JSON body; an unparsable body is an RFC 67
     body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, ...creds() }),
   });
   assert.equal(json.status, 200);
-  assert.ok((await json.json()).access_token);
+  assert.ok(((await json.json()) as { access_token?: string }).access_token);
   const broken = await fetch(`${f.base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
   assertOAuthError({ status: broken.status, body: await broken.json(), headers: broken.headers }, 'invalid_request');
 });
