@@ -99,7 +99,7 @@ export class AsyncJobRunner {
     try {
       const parsed = parseChatRequest(job.request);
       const size = parsed.answer.searchContextSize;
-      const result = await this.api.answers.complete({
+      const result = await untilAborted(signal, this.api.answers.complete({
         ...parsed.answer,
         scope: scopeFor(key.userId, parsed.streamIds),
         signal,
@@ -109,7 +109,7 @@ export class AsyncJobRunner {
           lastProgressWrite = t;
           jobs.setProgress(id, p);
         },
-      });
+      }));
       if (signal.aborted) return;
       const cost = computeCost(this.api.prices, parsed.model, result.usage, size);
       if (result.images) result.images = filterImages(result.images, parsed.imageDomainFilter);
@@ -128,6 +128,19 @@ export class AsyncJobRunner {
       recordUsage(this.api, key, { endpoint: 'async', model: job.model, status: err.status, errorType: err.type, startedAt });
     }
   }
+}
+
+/**
+ * Settles with `work`, or rejects as soon as `signal` aborts: shutdown must not wait for a
+ * pipeline that is slow to notice the abort (the orphaned work's outcome is ignored).
+ */
+function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** The wire shape of a job (spec): `response` only on GET by id. */
