@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { authenticate } from '../src/auth/authenticate.ts';
+import { registerClient } from '../src/auth/oauth/clients.ts';
 import {
   startFixture, addClient, authorize, authorizeUrl, openConsent, submitConsent, tokenRequest, pkcePair, form, hiddenFields,
   PASSWORD, REDIRECT, type Fixture,
@@ -332,4 +333,14 @@ test('the token endpoint also reads a JSON body; an unparsable body is an RFC 67
   assert.ok(((await json.json()) as { access_token?: string }).access_token);
   const broken = await fetch(`${f.base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
   assertOAuthError({ status: broken.status, body: await broken.json(), headers: broken.headers }, 'invalid_request');
+});
+
+test("a native app's private-scheme redirect URI receives the code unchanged", async () => {
+  const { client, clientSecret } = registerClient(f.app, 'Native', ['com.example.reader:/oauth2redirect']);
+  const page = await openConsent(authorizeUrl(f, { client_id: client.clientId, redirect_uri: 'com.example.reader:/oauth2redirect', state: 'é ü' }));
+  const res = await submitConsent(f, page, { username: 'alice', password: PASSWORD, decision: 'approve' });
+  const q = redirectParams(res, 'com.example.reader:/oauth2redirect');
+  assert.equal(q.get('state'), 'é ü');
+  const t = await tokenRequest(f, { grant_type: 'authorization_code', code: q.get('code')!, redirect_uri: 'com.example.reader:/oauth2redirect', client_id: client.clientId, client_secret: clientSecret });
+  assert.equal(t.status, 200);
 });
