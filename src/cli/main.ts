@@ -8,6 +8,7 @@ import { registerUserCommands } from './commands/users.ts';
 import { registerFeedCommands } from './commands/feeds.ts';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeyCommands } from './commands/keys.ts';
+import { registerAskCommands } from './commands/ask.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -35,6 +36,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerFeedCommands(program, ctx);
   registerAuthCommands(program, ctx);
   registerKeyCommands(program, ctx);
+  registerAskCommands(program, ctx);
   return program;
 }
 

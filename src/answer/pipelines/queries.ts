@@ -9,5 +9,6 @@ export function reformulate(query: string): string[] {
   if (kw.length) out.push(kw.join(' '));
   const ents = entities(query);
   if (ents.length) out.push(ents.join(' '));
-  return [...new Set(out.map((q) => q.trim()).filter(Boolean))];
+  const seen = new Set<string>();
+  return out.map((q) => q.trim()).filter((q) => q && !seen.has(q.toLowerCase()) && seen.add(q.toLowerCase()));
 }

@@ -1,0 +1,100 @@
+// `tidings ask`: a search-grounded answer from the command line, through the same AnswerService
+// the chat completions API uses. Text streams to stdout as it is written, numbered sources follow;
+// `--json` prints exactly the completion object the API would return. Progress of long pipelines
+// (deep research) goes to stderr.
+import { Command, Option } from 'commander';
+import { type CliContext, CliError } from '../main.ts';
+import { answerService } from '../../answer/service.ts';
+import { AnswerError, SONAR_MODELS, type AnswerRequest, type AnswerResult, type SearchScope, type SonarModel } from '../../answer/types.ts';
+import { toCompletionObject } from '../../chat-api/completion-object.ts';
+import { priceTable } from '../../chat-api/prices.ts';
+
+interface AskOptions {
+  model: string;
+  user?: string;
+  recency?: AnswerRequest['filters']['recency'];
+  domain?: string[];
+  context: AnswerRequest['searchContextSize'];
+  effort?: AnswerRequest['reasoningEffort'];
+  maxTokens?: string;
+  images?: boolean;
+  related?: boolean;
+  json?: boolean;
+}
+
+export function registerAskCommands(program: Command, ctx: CliContext): void {
+  program.command('ask')
+    .description('answer a question from the stored articles, with [n] citations')
+    .argument('<question...>', 'the question')
+    .addOption(new Option('--model <model>', 'model').choices([...SONAR_MODELS]).default('sonar'))
+    .option('--user <name>', "search only this user's subscriptions (default: every stored article)")
+    .addOption(new Option('--recency <period>', 'only articles from the last hour, day, week, month or year').choices(['hour', 'day', 'week', 'month', 'year']))
+    // Repeatable rather than variadic, so the question after it is not taken for a domain.
+    .option('--domain <domain>', 'only this site (repeat or comma-separate, up to 3); prefix with - to exclude sites instead', (v: string, all: string[] = []) => [...all, ...v.split(',').map((d) => d.trim()).filter(Boolean)])
+    .addOption(new Option('--context <size>', 'how much retrieved text grounds the answer').choices(['low', 'medium', 'high']).default('low'))
+    .addOption(new Option('--effort <level>', 'reasoning effort of sonar-deep-research').choices(['minimal', 'low', 'medium', 'high']))
+    .option('--max-tokens <n>', 'cut the answer at this many tokens')
+    .option('--images', 'also list images of the articles')
+    .option('--related', 'also suggest related questions')
+    .option('--json', 'print the completion object the chat API would return')
+    .action(async (words: string[], o: AskOptions) => {
+      const app = ctx.app();
+      const model = o.model as SonarModel;
+      let scope: SearchScope = { kind: 'instance' };
+      if (o.user) {
+        const u = app.users.findByName(o.user);
+        if (!u) throw new CliError(`no user "${o.user}" (see tidings user list)`, 2);
+        scope = { kind: 'subscriptions', userId: u.id };
+      }
+      let maxTokens: number | undefined;
+      if (o.maxTokens !== undefined) {
+        maxTokens = Number(o.maxTokens);
+        if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new CliError(`--max-tokens must be a whole number of at least 1, got "${o.maxTokens}"`, 2);
+      }
+      const req: AnswerRequest = {
+        model,
+        messages: [{ role: 'user', content: words.join(' ') }],
+        scope,
+        filters: { ...(o.recency ? { recency: o.recency } : {}), ...(o.domain ? { domainFilter: o.domain } : {}) },
+        searchContextSize: o.context,
+        reasoningEffort: o.effort,
+        maxTokens,
+        returnImages: o.images,
+        returnRelatedQuestions: o.related,
+        onProgress: (p) => process.stderr.write(`… ${p.message}\n`),
+      };
+      try {
+        if (o.json) {
+          const result = await answerService(app).complete(req);
+          ctx.out(JSON.stringify(toCompletionObject(result, model, {
+            searchContextSize: o.context, prices: priceTable(app.config.prices), returnImages: o.images, returnRelatedQuestions: o.related,
+          }), null, 2));
+          return;
+        }
+        await streamToStdout(answerService(app).stream(req), ctx);
+      } catch (e) {
+        if (e instanceof AnswerError) throw new CliError(e.message, e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 2 : 1);
+        throw e;
+      }
+    });
+}
+
+async function streamToStdout(events: ReturnType<ReturnType<typeof answerService>['stream']>, ctx: CliContext): Promise<void> {
+  const result: Partial<AnswerResult> = {};
+  for await (const ev of events) {
+    if (ev.type === 'sources') { result.searchResults = ev.searchResults; continue; }
+    if (ev.type === 'delta') { process.stdout.write(ev.text); continue; }
+    result.finishReason = ev.finishReason;
+    result.images = ev.images;
+    result.relatedQuestions = ev.relatedQuestions;
+  }
+  const lines: string[] = [''];
+  if (result.finishReason === 'length') lines.push('(cut at --max-tokens)');
+  if (result.searchResults?.length) {
+    lines.push('', 'Sources:');
+    result.searchResults.forEach((s, i) => lines.push(`[${i + 1}] ${s.title}${s.date ? ` (${s.date})` : ''}\n    ${s.url}`));
+  }
+  if (result.relatedQuestions?.length) lines.push('', 'Related questions:', ...result.relatedQuestions.map((q) => `- ${q}`));
+  if (result.images?.length) lines.push('', 'Images:', ...result.images.map((i) => `- ${i.image_url}${i.width ? ` (${i.width}×${i.height})` : ''} from ${i.origin_url}`));
+  ctx.out(lines.join('\n'));
+}
