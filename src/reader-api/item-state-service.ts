@@ -43,14 +43,18 @@ export function editTags(app: App, userId: number, rawIds: string[], add: string
     return id;
   });
   transaction(app.db, () => {
+    // Only the user's own items: other ids (another user's, or purged) are skipped, and a new tag
+    // is not created for nothing.
+    const own = store.streams.existingItemIds(userId, ids);
+    if (!own.length) return;
     let li = 0;
     for (const r of removes) {
-      if (r.kind === 'state') store.states.setState(userId, r.column, 0, ids);
-      else store.states.untagItems(userId, removedLabels[li++], ids);
+      if (r.kind === 'state') store.states.setState(userId, r.column, 0, own);
+      else store.states.untagItems(userId, removedLabels[li++], own);
     }
     for (const a of adds) {
-      if (a.kind === 'state') store.states.setState(userId, a.column, 1, ids);
-      else store.states.tagItems(userId, store.labels.ensureLabel(userId, a.name), ids);
+      if (a.kind === 'state') store.states.setState(userId, a.column, 1, own);
+      else store.states.tagItems(userId, store.labels.ensureLabel(userId, a.name), own);
     }
   });
 }

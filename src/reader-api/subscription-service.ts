@@ -6,6 +6,8 @@ import { transaction } from '../store/db.ts';
 import { feedEngine } from '../feeds/engine.ts';
 import { FeedError } from '../feeds/errors.ts';
 import { subscribe, unsubscribe } from '../feeds/subscriptions.ts';
+import { exportOpml as feedsExportOpml, importOpml as feedsImportOpml } from '../feeds/opml/import-export.ts';
+import { OpmlError } from '../feeds/opml/opml.ts';
 import { ReaderError } from './errors.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
@@ -102,10 +104,17 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
   }
 }
 
-export function exportOpml(_app: App, _userId: number): string {
-  throw new ReaderError(501, 'export is not wired to the feed engine yet');
+export function exportOpml(app: App, userId: number): string {
+  return feedsExportOpml(app, userId);
 }
 
-export async function importOpml(_app: App, _userId: number, _body: string): Promise<void> {
-  throw new ReaderError(501, 'import is not wired to the feed engine yet');
+/** Imports an OPML body (raw text/xml, or an `opml` form field). Broken OPML changes nothing. */
+export function importOpml(app: App, userId: number, body: string): void {
+  if (!body.trim()) throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
+  try {
+    feedsImportOpml(app, userId, body);
+  } catch (e) {
+    if (e instanceof OpmlError) throw new ReaderError(400, `broken OPML: ${e.message}`);
+    throw e;
+  }
 }
