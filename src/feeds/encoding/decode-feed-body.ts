@@ -57,7 +57,8 @@ export function decodeFeedBody(body: Buffer | string, contentType?: string | nul
     }
     return fallbackDecode(bytes, true);
   }
-  return fallbackDecode(bytes, false);
+  // No declaration at all: XML says UTF-8, so bytes that are not UTF-8 make the document ill-formed.
+  return fallbackDecode(bytes, !isValidUtf8(bytes));
 }
 
 function fallbackDecode(bytes: Buffer, mismatch: boolean): DecodedBody {
@@ -102,7 +103,8 @@ export function canonicalCharset(label: string): string | null {
   let name = label.trim().toLowerCase();
   if (LATIN1_ALIASES.has(name)) return 'windows-1252';
   if (name === 'utf8' || name === 'unicode-1-1-utf-8') name = 'utf-8';
-  if (name === 'gb2312' || name === 'x-gbk' || name === 'gb_2312-80') return 'gbk'; // GBK is the superset every browser uses for GB2312
+  // WHATWG: GB2312/GBK labels use the GBK decoder, which is the GB18030 decoder (a superset).
+  if (name === 'gb2312' || name === 'gbk' || name === 'x-gbk' || name === 'gb_2312-80' || name === 'chinese') return 'gb18030';
   if (name === 'x-sjis' || name === 'sjis' || name === 'ms_kanji' || name === 'shift-jis') return 'shift_jis';
   return iconv.encodingExists(name) ? name : null;
 }

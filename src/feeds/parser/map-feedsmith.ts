@@ -49,7 +49,7 @@ function mapRss(feed: RssFeed.Feed<string>): RawFeed {
   const entries = (feed.items ?? []).map((item): RawEntry => ({
     id: item.guid?.value ?? null,
     link: item.link ?? (item.guid?.isPermaLink !== false && item.guid?.value && /^https?:/i.test(item.guid.value) ? item.guid.value : null) ?? atomLink(item.atom?.links),
-    title: html(item.title ?? item.dc?.titles?.[0]) ?? atomText(item.atom?.title),
+    title: html(item.title ?? item.dc?.titles?.[0]) ?? atomText(item.atom?.title) ?? html(item.itunes?.title) ?? html(item.media?.title?.value),
     authors: uniq([...(item.authors ?? []).map((a) => a.name ?? a.email), ...(item.dc?.creators ?? []), item.itunes?.author, ...(item.atom?.authors ?? []).map((a) => a.name)]),
     published: item.pubDate ?? item.dc?.dates?.[0] ?? item.atom?.published ?? item.dcterms?.issued?.[0] ?? null,
     updated: item.atom?.updated ?? item.dcterms?.modified?.[0] ?? null,
@@ -57,14 +57,19 @@ function mapRss(feed: RssFeed.Feed<string>): RawFeed {
     summary: html(item.description) ?? atomText(item.atom?.summary) ?? html(item.itunes?.summary),
     enclosures: (item.enclosures ?? []).filter((e) => e.url).map((e) => ({ url: e.url!, type: e.type ?? null, length: e.length ?? null })),
     images: uniq([...mediaImages(item.media as MediaLike), item.itunes?.image]),
-    categories: uniq([...(item.categories ?? []).map((c) => c.name), ...(item.dc?.subjects ?? [])]),
+    categories: uniq([
+      ...(item.categories ?? []).map((c) => c.name),
+      ...(item.dc?.subjects ?? []),
+      ...(item.media?.categories ?? []).map((c) => c.name),
+      ...(item.itunes?.keywords ?? []),
+    ]),
     base: (item.xml as XmlLike)?.base ?? null,
   }));
   return {
     format: 'rss',
     title: html(feed.title) ?? html(feed.dc?.titles?.[0]),
     siteUrl: feed.link ?? atomLink(feed.atom?.links) ?? null,
-    description: html(feed.description) ?? html(feed.itunes?.summary),
+    description: html(feed.description) ?? html(feed.itunes?.subtitle) ?? html(feed.itunes?.summary),
     iconUrl: feed.image?.url ?? feed.itunes?.image ?? null,
     ttl: typeof feed.ttl === 'number' && Number.isFinite(feed.ttl) ? feed.ttl : null,
     authors: feedAuthors,
@@ -94,7 +99,7 @@ function mapAtom(feed: AtomFeed.Feed<string>): RawFeed {
       summary: atomText(entry.summary),
       enclosures: links.filter((l) => l.rel === 'enclosure' && l.href).map((l) => ({ url: l.href!, type: l.type ?? null, length: l.length ?? null })),
       images: uniq([...mediaImages(entry.media as MediaLike), entry.itunes?.image]),
-      categories: uniq((entry.categories ?? []).map((c) => c.label ?? c.term)),
+      categories: uniq((entry.categories ?? []).map((c) => c.term ?? c.label)),
       base: (entry.xml as XmlLike)?.base ?? null,
     };
   });

@@ -6,7 +6,7 @@ const BLOCK = new Set([
   'p', 'div', 'br', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'tr', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote',
   'pre', 'section', 'article', 'header', 'footer', 'aside', 'figure', 'figcaption', 'hr', 'main', 'nav', 'details', 'summary',
 ]);
-const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'svg', 'math', 'object', 'embed', 'iframe']);
+const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'svg', 'math']);
 
 export interface HtmlToTextOptions {
   /** Collapse all whitespace (including line breaks) into single spaces: for titles and snippets. */

@@ -45,6 +45,16 @@ const ALLOWED_ATTRIBUTES: sanitizeHtmlLib.IOptions['allowedAttributes'] = {
 
 const IFRAME_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'];
 
+function isAllowedEmbed(src: string | undefined): boolean {
+  if (!src) return false;
+  try {
+    const u = new URL(src);
+    return u.protocol === 'https:' && IFRAME_HOSTS.includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
 export interface SanitizeOptions {
   /** Base URL for relative links and images (xml:base of the element, else the feed URL). */
   baseUrl?: string | null;
@@ -77,7 +87,9 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
     allowedIframeHostnames: IFRAME_HOSTS,
     allowIframeRelativeUrls: false,
     disallowedTagsMode: 'discard',
-    nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'template', 'title', 'head', 'object', 'embed', 'applet', 'svg', 'math'],
+    // Content of these is code or UI, never article text. (<object>/<applet> content is fallback
+    // text meant for readers without the plugin: their tags go, their text stays.)
+    nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'template', 'title', 'head', 'svg', 'math'],
     enforceHtmlBoundary: false,
     parser: { decodeEntities: true, lowerCaseTags: true },
     transformTags: {
@@ -95,11 +107,11 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
           out.rel = 'noopener noreferrer';
         }
         if (tagName === 'img') out.loading = 'lazy';
-        if (tagName === 'iframe' && out.src && !out.src.startsWith('https:')) delete out.src;
+        // An iframe we do not allow loses its tag (its content, fallback text, stays like any dropped tag).
+        if (tagName === 'iframe' && !isAllowedEmbed(out.src)) return { tagName: 'dropped-iframe', attribs: {} };
         return { tagName, attribs: out };
       },
     },
-    exclusiveFilter: (frame) => frame.tag === 'iframe' && !frame.attribs.src,
   };
 }
 
