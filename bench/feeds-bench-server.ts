@@ -1,0 +1,64 @@
+// Worker thread for bench/feeds.bench.ts: serves N generated RSS feeds (M items each, deterministic,
+// the same shape as ../shared/tools/gen-feeds.py) from 127.0.0.1 with ETag/304, in its own thread so
+// the server's work is not billed to the refresh being measured. Messages: {bump: number[]} adds a
+// new item to and edits one item of each listed feed.
+import http from 'node:http';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { AddressInfo } from 'node:net';
+
+const { feeds, items } = workerData as { feeds: number; items: number };
+const words = ('market policy climate energy election court research science health space rover budget vote storm'
+  + ' league transfer museum galaxy vaccine solar battery chip model network ocean river city council'
+  + ' festival novel camera reactor treaty port rail bridge satellite coral glacier harvest').split(' ');
+let seed = 42;
+const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+const pick = () => words[Math.floor(rand() * words.length)]!;
+const phrase = (n: number) => Array.from({ length: n }, pick).join(' ');
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const t0 = Date.UTC(2026, 10, 1);
+
+interface Item { j: number; title: string; body: string; date: number }
+const store: Item[][] = [];
+for (let k = 0; k < feeds; k++) {
+  store.push(Array.from({ length: items }, (_, j) => ({
+    j, title: phrase(7), body: Array.from({ length: 3 }, () => `<p>${phrase(60)}.</p>`).join(''), date: t0 - (j * 3 + (k % 7)) * 3600_000,
+  })));
+}
+const version = new Array<number>(feeds).fill(1);
+const cache = new Map<number, Buffer>();
+
+function render(k: number): Buffer {
+  let b = cache.get(k);
+  if (b) return b;
+  const its = store[k]!.map((it) => `<item><title>${esc(it.title)}</title><link>https://site${k}.example/post/${it.j}</link>`
+    + `<guid>https://site${k}.example/post/${it.j}</guid><pubDate>${new Date(it.date).toUTCString()}</pubDate>`
+    + `<description>${esc(it.body)}</description></item>`).join('');
+  b = Buffer.from(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Site ${k}</title>`
+    + `<link>https://site${k}.example/</link><description>synthetic</description>${its}</channel></rss>`);
+  cache.set(k, b);
+  return b;
+}
+
+const server = http.createServer((req, res) => {
+  const m = /^\/feed(\d+)\.xml$/.exec(req.url ?? '');
+  const k = m ? Number(m[1]) : -1;
+  if (k < 0 || k >= feeds) { res.statusCode = 404; res.end(); return; }
+  const etag = `"${k}-${version[k]}"`;
+  if (req.headers['if-none-match'] === etag) { res.statusCode = 304; res.end(); return; }
+  const body = render(k);
+  res.writeHead(200, { 'content-type': 'application/rss+xml', etag, 'content-length': body.length });
+  res.end(body);
+});
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => parentPort!.postMessage({ port: (server.address() as AddressInfo).port, bytes: Array.from({ length: feeds }, (_, k) => render(k).length).reduce((a, b) => a + b, 0) }));
+parentPort!.on('message', (m: { bump?: number[]; close?: boolean }) => {
+  if (m.close) { server.closeAllConnections(); server.close(() => process.exit(0)); return; }
+  for (const k of m.bump ?? []) {
+    const list = store[k]!;
+    list.unshift({ j: list.length + version[k]! * 1000, title: phrase(7), body: `<p>${phrase(60)}.</p>`, date: t0 + version[k]! * 3600_000 });
+    list[3] = { ...list[3]!, body: list[3]!.body + '<p>Update: corrected.</p>' };
+    version[k]!++;
+    cache.delete(k);
+  }
+  parentPort!.postMessage({ bumped: m.bump?.length ?? 0 });
+});
