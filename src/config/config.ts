@@ -44,6 +44,7 @@ export const OPTIONS = {
   llmModel: { env: 'TIDINGS_LLM_MODEL', kind: 'string', default: '', doc: 'Model name on the OpenAI-compatible server.' },
   llmTimeoutMs: { env: 'TIDINGS_LLM_TIMEOUT_MS', kind: 'int', default: 120000, doc: 'Time limit of an upstream LLM call, in ms (also applied between streamed tokens).' },
   engineByModel: { env: 'TIDINGS_ENGINE_BY_MODEL', kind: 'json', default: {}, doc: 'Per-model engine choice, JSON like {"sonar":"extractive","sonar-pro":"openai"}. Models not listed use openai when TIDINGS_LLM_BASE_URL is set, else extractive.' },
+  llmContextTokens: { env: 'TIDINGS_LLM_CONTEXT_TOKENS', kind: 'int', default: 16384, doc: 'Context window of the OpenAI-compatible model, in tokens: retrieved article text is trimmed so the grounded prompt plus the answer fit (servers such as Ollama default to small windows and cut prompts silently).' },
   searxngUrl: { env: 'TIDINGS_SEARXNG_URL', kind: 'string', default: '', doc: 'SearXNG base URL for web search beside the local index (JSON API must be enabled). Empty: local index only.' },
   webResultsFetched: { env: 'TIDINGS_WEB_RESULTS_FETCHED', kind: 'int', default: 5, doc: 'Web results whose pages are fetched and read per search.' },
 
@@ -162,6 +163,7 @@ function validate(c: Config): void {
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
+  if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
 }
 
 /** Parses `--set key=value` pairs. */

@@ -39,6 +39,8 @@ export interface EngineRequest {
   /** Budget for the answer text in tokens (the service enforces the overall max_tokens too). */
   maxTokens?: number;
   sampling: Sampling;
+  /** The caller's response_format (json_schema / regex), passed to generative engines as is. */
+  responseFormat?: unknown;
   signal?: AbortSignal;
 }
 

@@ -37,7 +37,7 @@ async function run(mode: StubMode, req: AnswerRequest = ask(Q), timeoutMs?: numb
 
 test('streams the model\'s tokens as they come, grounded in numbered sources, with upstream usage', async () => {
   stub.requests.length = 0;
-  const r = await run('normal');
+  const r = await run('normal', ask(Q, { topK: 40, temperature: 0.5 }));
   assert.equal(r.events[0].type, 'sources');
   assert.ok(r.sources.citations.length >= 2);
   assert.equal(r.content, 'Artemis II launches in April 2026 [1]. Starship must refuel first [2].');
@@ -45,6 +45,7 @@ test('streams the model\'s tokens as they come, grounded in numbered sources, wi
   assert.deepEqual({ p: r.done.usage.promptTokens, c: r.done.usage.completionTokens }, { p: 321, c: 17 });
   const body = stub.requests[0] as { model: string; stream: boolean; stream_options: unknown; messages: { role: string; content: string }[] };
   assert.equal(body.model, 'stub-model');
+  assert.deepEqual([(body as Record<string, unknown>).top_k, (body as Record<string, unknown>).temperature], [40, 0.5]);
   assert.deepEqual(body.stream_options, { include_usage: true });
   assert.match(body.messages[0].content, /\[1\] NASA announces new launch date for Artemis II/);
   assert.match(body.messages[0].content, /URL: https:\/\/www\.nasa\.gov\/news\/artemis-ii-crew-launch-date/);

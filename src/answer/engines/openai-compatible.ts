@@ -18,6 +18,8 @@ export interface OpenAICompatibleOptions {
   apiKey: string;
   model: string;
   timeoutMs: number;
+  /** Context window of the model, in tokens (the prompt is fitted into it). */
+  contextTokens: number;
 }
 
 /** Fields some servers add to the streamed delta for reasoning models (DeepSeek, vLLM, Ollama). */
@@ -38,7 +40,7 @@ export class OpenAICompatibleEngine implements AnswerEngine {
 
   async *answer(req: EngineRequest): AsyncIterable<EngineChunk> {
     yield { type: 'cite', order: req.sources.map((s) => s.n), notes: [] };
-    const messages = buildPrompt(req);
+    const messages = buildPrompt(req, this.opts.contextTokens);
     const watchdog = new Watchdog(this.opts.timeoutMs, req.signal);
     const markers = new CitationMarkerFilter(req.sources.length);
     const splitter = new ThinkSplitter();
@@ -58,6 +60,9 @@ export class OpenAICompatibleEngine implements AnswerEngine {
         ...(req.sampling.presencePenalty !== undefined ? { presence_penalty: req.sampling.presencePenalty } : {}),
         ...(req.sampling.frequencyPenalty !== undefined ? { frequency_penalty: req.sampling.frequencyPenalty } : {}),
         ...(req.sampling.stop?.length ? { stop: req.sampling.stop } : {}),
+        // Not in OpenAI's API, but vLLM and llama.cpp honour it and others ignore it.
+        ...(req.sampling.topK ? { top_k: req.sampling.topK } : {}),
+        ...(req.responseFormat !== undefined ? { response_format: req.responseFormat as never } : {}),
       }, { signal: watchdog.signal });
       for await (const chunk of stream) {
         watchdog.pause();

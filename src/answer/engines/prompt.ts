@@ -1,7 +1,10 @@
 // The grounded prompt sent to generative engines: numbered sources in the system message, the
-// caller's own system messages after ours, the earlier turns, then the question.
+// caller's own system messages after ours, the earlier turns, then the question — fitted into the
+// model's context window (llmContextTokens): room is kept for the answer, the oldest turns go
+// first, and each source's text is cut to an equal share of what is left.
 import type { ChatMessage } from '../types.ts';
-import type { AnswerStyle, EngineRequest } from './engine.ts';
+import type { AnswerStyle, EngineRequest, GroundingSource } from './engine.ts';
+import { countTokens, truncateToTokens } from '../tokens.ts';
 
 const STYLE: Record<AnswerStyle, string> = {
   concise: 'Answer in one short paragraph (two to four sentences).',
@@ -9,31 +12,49 @@ const STYLE: Record<AnswerStyle, string> = {
   report: 'Write a structured research report in markdown: a short summary, then one "## " section per aspect, then a conclusion.',
 };
 
-export function buildPrompt(req: EngineRequest, today = new Date()): ChatMessage[] {
+/** Tokens a chat template adds per message (role markers), a safe over-estimate. */
+const PER_MESSAGE = 8;
+
+export function buildPrompt(req: EngineRequest, contextTokens = 16_384, today = new Date()): ChatMessage[] {
   const date = today.toISOString().slice(0, 10);
-  let system: string;
-  if (!req.searched) {
-    system = `You are Tidings, a helpful assistant. Answer from your own knowledge. Today is ${date}. ${STYLE[req.style]}`;
-  } else {
-    const sources = req.sources.map((s) => {
-      const day = s.hit.publishedAt ? `, ${new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10)}` : '';
-      return `[${s.n}] ${s.hit.title} (${s.hit.sourceName}${day})\nURL: ${s.hit.url}\n${s.texts.join('\n')}`;
-    }).join('\n\n');
-    system = [
-      `You are Tidings, an assistant that answers questions from the user's news feeds. Today is ${date}.`,
-      'Use only the numbered sources below; do not add facts they do not contain.',
-      'After each sentence that uses a source, cite it with its number in brackets, like [1] or [1][3]. Cite only the numbers listed below.',
-      'If the sources do not answer the question, say so plainly.',
-      STYLE[req.style],
-      '',
-      'Sources:',
-      sources || '(no articles found)',
-    ].join('\n');
-  }
-  return [
-    { role: 'system', content: system },
+  const reserve = req.maxTokens ?? Math.min(2_048, Math.floor(contextTokens / 4));
+  const instructions = req.searched ? [
+    `You are Tidings, an assistant that answers questions from the user's news feeds. Today is ${date}.`,
+    'Use only the numbered sources below; do not add facts they do not contain.',
+    'After each sentence that uses a source, cite it with its number in brackets, like [1] or [1][3]. Cite only the numbers listed below.',
+    'If the sources do not answer the question, say so plainly.',
+    STYLE[req.style],
+  ].join('\n') : `You are Tidings, a helpful assistant. Answer from your own knowledge. Today is ${date}. ${STYLE[req.style]}`;
+
+  const tail: ChatMessage[] = [
     ...req.system.map((content) => ({ role: 'system' as const, content })),
     ...req.history,
     { role: 'user', content: req.question },
   ];
+  const cost = (m: ChatMessage) => countTokens(m.content) + PER_MESSAGE;
+  let fixed = countTokens(instructions) + PER_MESSAGE + tail.reduce((n, m) => n + cost(m), 0);
+  // Too long a conversation: drop the oldest turns (never the system messages or the question).
+  const firstTurn = req.system.length;
+  while (fixed + reserve > contextTokens && tail.length - firstTurn > 1) {
+    fixed -= cost(tail[firstTurn]);
+    tail.splice(firstTurn, 1);
+  }
+  if (!req.searched) return [{ role: 'system', content: instructions }, ...tail];
+
+  const sourceBudget = Math.max(0, contextTokens - reserve - fixed - 16);
+  const sources = fitSources(req.sources, sourceBudget);
+  return [{ role: 'system', content: `${instructions}\n\nSources:\n${sources || '(no articles found)'}` }, ...tail];
+}
+
+function fitSources(sources: GroundingSource[], budget: number): string {
+  if (!sources.length) return '';
+  const blocks = sources.map((s) => {
+    const day = s.hit.publishedAt ? `, ${new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10)}` : '';
+    return { head: `[${s.n}] ${s.hit.title} (${s.hit.sourceName}${day})\nURL: ${s.hit.url}\n`, body: s.texts.join('\n') };
+  });
+  const share = Math.floor(budget / blocks.length);
+  return blocks.map((b) => {
+    const room = Math.max(0, share - countTokens(b.head));
+    return b.head + truncateToTokens(b.body, room);
+  }).join('\n\n');
 }

@@ -13,7 +13,7 @@ export type EngineKind = (typeof ENGINE_KINDS)[number];
 
 export const HOW_TO_CONFIGURE = 'set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL to an OpenAI-compatible server (vLLM, llama.cpp, Ollama), e.g. TIDINGS_LLM_BASE_URL=http://127.0.0.1:11434/v1 TIDINGS_LLM_MODEL=qwen2.5:7b';
 
-export type EngineConfig = Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'llmTimeoutMs' | 'engineByModel'>;
+export type EngineConfig = Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'llmTimeoutMs' | 'engineByModel'> & Partial<Pick<Config, 'llmContextTokens'>>;
 
 export class EngineRegistry {
   private readonly config: EngineConfig;
@@ -41,6 +41,7 @@ export class EngineRegistry {
     }
     this.openai ??= new OpenAICompatibleEngine({
       baseUrl: this.config.llmBaseUrl, apiKey: this.config.llmApiKey, model: this.config.llmModel, timeoutMs: this.config.llmTimeoutMs,
+      contextTokens: this.config.llmContextTokens ?? 16_384,
     });
     return this.openai;
   }

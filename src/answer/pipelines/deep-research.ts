@@ -99,7 +99,7 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
       req, deps, reasoning: true, steps, allHits: ranked, searchQueries, citationTokens: readTokens,
       engineReq: {
         question: conv.question, history: conv.history, system: conv.system, sources, searched: true,
-        style: 'report', maxTokens: req.maxTokens, sampling: samplingOf(req), signal: req.signal,
+        style: 'report', maxTokens: req.maxTokens, sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
       },
     });
   } else {

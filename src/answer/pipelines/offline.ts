@@ -13,7 +13,7 @@ export async function* offlineAnswer(req: AnswerRequest, deps: PipelineDeps): As
     steps: [`r1-1776 is an offline model: answering with ${deps.engine.name} from its own knowledge, without searching the feeds.`],
     engineReq: {
       question: conv.question, history: conv.history, system: conv.system, sources: [], searched: false,
-      style: 'detailed', maxTokens: req.maxTokens, sampling: samplingOf(req), signal: req.signal,
+      style: 'detailed', maxTokens: req.maxTokens, sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
     },
   });
 }

@@ -43,7 +43,7 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
     engineReq: {
       question: conv.question, history: conv.history, system: conv.system, sources,
       searched: !req.disableSearch, style: profile.style, maxTokens: req.maxTokens,
-      sampling: samplingOf(req), signal: req.signal,
+      sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
     },
   });
 }
