@@ -177,3 +177,17 @@ test('the server-wide 404: JSON for chat paths, plain text under the reader API 
   assert.equal(await reader.text(), '404 page not found');
   assert.equal((await fetch(`${url}/healthz`)).status, 200);
 });
+
+test('search_streams (our extension) narrows the search to the key owner\'s streams, on the real pipeline', async () => {
+  const ask = (streams: string[]) => fetch(`${url}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'sonar', messages: [{ role: 'user', content: QUESTION }], search_streams: streams }) });
+  const ok = await ask(['feed/https://www.nasa.gov/feed/']);
+  assert.equal(ok.status, 200);
+  const j = await ok.json() as any;
+  assert.ok(j.citations.length > 0 && j.citations.every((c: string) => NASA.test(c)));
+  const other = await ask(['feed/https://econ.example.org/feed']);
+  assert.equal(other.status, 400);
+  const e = await other.json() as any;
+  assert.equal(e.error.type, 'bad_request');
+  assert.match(e.error.message, /search_streams: not subscribed to feed\/https:\/\/econ\.example\.org\/feed/);
+});

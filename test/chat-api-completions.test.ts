@@ -130,7 +130,7 @@ test('parameters reach the pipeline with their defaults and conversions', async 
   assert.equal(c.filters.publishedBefore, Date.UTC(2025, 2, 31) / 1000 + 86399);
   assert.deepEqual(c.scope, { kind: 'subscriptions', userId: f.userId });
   assert.deepEqual(c.responseFormat, { type: 'json_schema', json_schema: { schema: { type: 'object' } } });
-  await post(f, '/chat/completions', { ...ask('q'), search_scope: { stream_ids: ['user/-/label/Space'] } });
+  await post(f, '/chat/completions', { ...ask('q'), search_streams: ['user/-/label/Space'] });
   assert.deepEqual(f.answers.calls.at(-1)!.scope, { kind: 'streams', userId: f.userId, streamIds: ['user/-/label/Space'] });
   // Content parts are joined into text.
   await post(f, '/chat/completions', { model: 'sonar', messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }] });

@@ -49,7 +49,9 @@ const bad: [string, Record<string, unknown>, RegExp][] = [
   ['stop too many', { stop: ['a', 'b', 'c', 'd', 'e'] }, /stop must be a string or an array of 1 to 4 strings/],
   ['reasoning_effort', { reasoning_effort: 'max' }, /^reasoning_effort must be one of minimal, low, medium, high/],
   ['image_domain_filter', { image_domain_filter: ['???'] }, /image_domain_filter entry "\?\?\?" is not a domain or URL/],
-  ['search_scope', { search_scope: 'everything' }, /^search_scope must be "subscriptions" or \{"stream_ids"/],
+  ['search_streams not an array', { search_streams: 'everything' }, /^search_streams must be an array of 1 to 50 Google Reader stream ids/],
+  ['search_streams bad id', { search_streams: ['https://nasa.gov'] }, /^search_streams must be an array of 1 to 50 Google Reader stream ids/],
+  ['search_streams empty', { search_streams: [] }, /^search_streams must be an array of 1 to 50 Google Reader stream ids/],
 ];
 
 for (const [name, params, message] of bad) {

@@ -71,13 +71,13 @@ const stop = z.union([
   z.array(z.string()).min(1).max(4),
 ], { error: (iss: Iss) => `stop must be a string or an array of 1 to 4 strings (got ${show(iss.input)})` }).nullish();
 
-/** Our extension: which of the key owner's articles are searched (README.md, "Search scope"). */
-const searchScope = z.union([
-  z.literal('subscriptions'),
-  z.object({
-    stream_ids: z.array(z.string().regex(/^(feed\/|user\/)/)).min(1).max(50),
-  }),
-], { error: (iss: Iss) => `search_scope must be "subscriptions" or {"stream_ids": ["feed/<url>", "user/-/label/<name>", ...]} with 1 to 50 Google Reader stream ids (got ${show(iss.input)})` }).nullish();
+/** Our extension: search only these Google Reader streams of the key owner (README.md, "search_streams"). */
+const STREAMS_HELP = 'search_streams must be an array of 1 to 50 Google Reader stream ids like "feed/<url>", "user/-/label/<name>" or "user/-/state/com.google/starred"';
+const searchStreams = z.array(
+  z.string({ error: (iss: Iss) => `${STREAMS_HELP} (got the entry ${show(iss.input)})` })
+    .regex(/^(feed\/|user\/)/, { error: (iss: Iss) => `${STREAMS_HELP} (got the entry ${show(iss.input)})` }),
+  { error: (iss: Iss) => `search_streams must be an array of 1 to 50 Google Reader stream ids like "feed/<url>", "user/-/label/<name>" or "user/-/state/com.google/starred" (got ${show(iss.input)})` },
+).min(1).max(50).nullish();
 
 const parameters = z.object({
   stream: boolParam('stream'),
@@ -105,7 +105,7 @@ const parameters = z.object({
   stop,
   reasoning_effort: enumParam('reasoning_effort', ['minimal', 'low', 'medium', 'high']),
   image_domain_filter: domainList('image_domain_filter', 10),
-  search_scope: searchScope,
+  search_streams: searchStreams,
 });
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
@@ -236,7 +236,7 @@ export function parseChatRequest(body: unknown): ParsedChatRequest {
     answer,
     betaFeatures,
     imageDomainFilter: p.image_domain_filter?.length ? p.image_domain_filter : undefined,
-    streamIds: p.search_scope && typeof p.search_scope === 'object' ? p.search_scope.stream_ids : null,
+    streamIds: p.search_streams ?? null,
   };
 }
 
