@@ -77,7 +77,7 @@ async function refreshBench(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const urls = Array.from({ length: FEEDS }, (_, k) => `${base}/feed${k}.xml`);
 
-  const config = loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-bench-'), allowPrivateNetworks: true, schedulerEnabled: false } });
+  const config = loadConfig({ env: { TIDINGS_PARSE_WORKERS: process.env.TIDINGS_PARSE_WORKERS }, overrides: { dataDir: tempDataDir('tidings-bench-'), allowPrivateNetworks: true, schedulerEnabled: false } });
   // One local server stands in for FEEDS hosts: lift the per-host limit to the global one.
   config.perHostConcurrency = config.fetchConcurrency;
 
@@ -94,6 +94,8 @@ async function refreshBench(): Promise<void> {
   const app = createApp(config, silentLogger);
   // Time spent in item-change listeners (the search index) is reported apart: it runs inside the cycle.
   let listenerMs = 0;
+  // BENCH_NO_LISTENERS=1 measures the feed engine alone (no search indexing).
+  if (process.env.BENCH_NO_LISTENERS) app.itemChangeListeners.length = 0;
   for (let i = 0; i < app.itemChangeListeners.length; i++) {
     const l = app.itemChangeListeners[i]!;
     app.itemChangeListeners[i] = (c) => { const t0 = performance.now(); try { l(c); } finally { listenerMs += performance.now() - t0; } };
@@ -118,7 +120,7 @@ async function refreshBench(): Promise<void> {
   await app.close();
   worker.postMessage({ close: true });
 
-  console.log(`(b) refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(bytes)} MB) from a local server (worker thread), fetchConcurrency ${config.fetchConcurrency}`);
+  console.log(`(b) refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(bytes)} MB) from a local server (worker thread), fetchConcurrency ${config.fetchConcurrency}, parseWorkers ${config.parseWorkers}${process.env.BENCH_NO_LISTENERS ? ', item-change listeners removed' : ''}`);
   console.log(`    OPML import of ${FEEDS} feeds: ${importMs.toFixed(0)} ms`);
   console.log(`    baseline, plain GETs without processing: ${sec(baseMs)} s (${(FEEDS / (baseMs / 1000)).toFixed(0)} feeds/s)`);
   console.log('    cycle            wall s   feeds/s   items/s   new    changed  failed  peak RSS MB  x baseline  listeners s');

@@ -8,12 +8,15 @@ import { SqliteFeedRepository } from '../store/sqlite/feeds.ts';
 import { SqliteItemRepository } from '../store/sqlite/items.ts';
 import { SqliteSubscriptionRepository } from '../store/sqlite/subscriptions.ts';
 import { FeedFetcher } from './fetcher/http-client.ts';
+import { ParsePool } from './parse-pool/parse-pool.ts';
 
 export interface FeedEngine {
   feeds: FeedRepository;
   items: ItemRepository;
   subscriptions: SubscriptionRepository;
   fetcher: FeedFetcher;
+  /** Parses refreshed feeds on worker threads (config.parseWorkers; 0 = on this thread). */
+  parsePool: ParsePool;
 }
 
 const engines = new WeakMap<App, FeedEngine>();
@@ -26,10 +29,11 @@ export function feedEngine(app: App): FeedEngine {
       items: new SqliteItemRepository(app.db),
       subscriptions: new SqliteSubscriptionRepository(app.db),
       fetcher: new FeedFetcher(app.config),
+      parsePool: new ParsePool(app.config.parseWorkers),
     };
     engines.set(app, e);
-    const fetcher = e.fetcher;
-    app.onClose(() => fetcher.close());
+    const { fetcher, parsePool } = e;
+    app.onClose(async () => { await parsePool.close(); await fetcher.close(); });
   }
   return e;
 }

@@ -10,7 +10,7 @@ import { transaction } from '../store/db.ts';
 import { feedEngine } from './engine.ts';
 import { FeedError } from './errors.ts';
 import type { FetchResponse } from './fetcher/http-client.ts';
-import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
+import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 
 const PUBLISH_SAMPLE = 20;
@@ -91,7 +91,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
       return result;
     }
     let parsed: ParsedFeed;
-    try { parsed = parseFeed(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) }); } catch (e) {
+    try { parsed = await feedEngine(app).parsePool.parse(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) }); } catch (e) {
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }
