@@ -14,6 +14,8 @@ import sanitizeHtmlLib from 'sanitize-html';
 import { resolveUrl } from '../parser/resolve-url.ts';
 
 const URL_ATTRIBUTES = ['href', 'src', 'poster', 'cite'] as const;
+/** Tags that carry URL attributes (or get attributes added): the only ones transformed. */
+const URL_TAGS = ['a', 'img', 'source', 'video', 'audio', 'track', 'iframe', 'blockquote', 'q', 'del', 'ins'];
 
 const ALLOWED_TAGS = [
   'p', 'br', 'hr', 'div', 'span', 'section', 'article', 'aside', 'header', 'footer', 'main', 'nav', 'address',
@@ -77,6 +79,25 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
           .filter(Boolean)
           .join(', ');
 
+  const transform = (tagName: string, attribs: sanitizeHtmlLib.Attributes): sanitizeHtmlLib.Tag => {
+    const out: Record<string, string> = { ...attribs };
+    if ((tagName === 'img' || tagName === 'source') && (!out.src || out.src.startsWith('data:'))) {
+      const lazy = out['data-src'] ?? out['data-lazy-src'] ?? out['data-original'];
+      if (lazy) out.src = lazy;
+      if (out['data-srcset']) out.srcset = out['data-srcset'];
+    }
+    for (const name of URL_ATTRIBUTES) if (out[name] !== undefined) out[name] = absolute(out[name])!;
+    if (out.srcset !== undefined) out.srcset = absoluteSrcset(out.srcset)!;
+    if (tagName === 'a' && out.href) {
+      out.target = '_blank';
+      out.rel = 'noopener noreferrer';
+    }
+    if (tagName === 'img') out.loading = 'lazy';
+    // An iframe we do not allow loses its tag (its content, fallback text, stays like any dropped tag).
+    if (tagName === 'iframe' && !isAllowedEmbed(out.src)) return { tagName: 'dropped-iframe', attribs: {} };
+    return { tagName, attribs: out };
+  };
+
   return {
     allowedTags: ALLOWED_TAGS,
     allowedAttributes: ALLOWED_ATTRIBUTES,
@@ -92,26 +113,9 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
     nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'template', 'title', 'head', 'svg', 'math'],
     enforceHtmlBoundary: false,
     parser: { decodeEntities: true, lowerCaseTags: true },
-    transformTags: {
-      '*': (tagName, attribs) => {
-        const out: Record<string, string> = { ...attribs };
-        if ((tagName === 'img' || tagName === 'source') && (!out.src || out.src.startsWith('data:'))) {
-          const lazy = out['data-src'] ?? out['data-lazy-src'] ?? out['data-original'];
-          if (lazy) out.src = lazy;
-          if (out['data-srcset']) out.srcset = out['data-srcset'];
-        }
-        for (const name of URL_ATTRIBUTES) if (out[name] !== undefined) out[name] = absolute(out[name])!;
-        if (out.srcset !== undefined) out.srcset = absoluteSrcset(out.srcset)!;
-        if (tagName === 'a' && out.href) {
-          out.target = '_blank';
-          out.rel = 'noopener noreferrer';
-        }
-        if (tagName === 'img') out.loading = 'lazy';
-        // An iframe we do not allow loses its tag (its content, fallback text, stays like any dropped tag).
-        if (tagName === 'iframe' && !isAllowedEmbed(out.src)) return { tagName: 'dropped-iframe', attribs: {} };
-        return { tagName, attribs: out };
-      },
-    },
+    // Per-tag transforms only for tags with URLs or added attributes: a '*' transform makes
+    // sanitize-html do extra work on every tag (measured ~2x slower on real feeds).
+    transformTags: Object.fromEntries(URL_TAGS.map((tag) => [tag, transform])),
   };
 }
 
