@@ -131,6 +131,9 @@ test('a permanent redirect updates the stored URL, a temporary one does not, a l
     assert.equal(temp.url, `${server.base}/temp.xml`);
 
     await assert.rejects(subscribe(app, u, `${server.base}/loop-a`), (e: FeedError) => e.code === 'redirects' && /too many redirects \(more than 5; redirect loop\?\)/.test(e.message));
+    // Every hop is checked again: a redirect to another scheme is refused.
+    server.routes.set('/to-file', (_q, s) => { s.statusCode = 302; s.setHeader('location', 'file:///etc/passwd'); s.end(); });
+    await assert.rejects(subscribe(app, u, `${server.base}/to-file`), /redirected to an unusable location "file:\/\/\/etc\/passwd": refusing the file: URL scheme/);
   } finally { await app.close(); }
 });
 
