@@ -61,6 +61,9 @@ export const OPTIONS = {
   tokenTtlDays: { env: 'TIDINGS_TOKEN_TTL_DAYS', kind: 'int', default: 365, doc: 'Lifetime of ClientLogin tokens.' },
   oauthRefreshTtlDays: { env: 'TIDINGS_OAUTH_REFRESH_TTL_DAYS', kind: 'int', default: 180, doc: 'Lifetime of an OAuth refresh token; each refresh issues a new one with a fresh lifetime (access tokens last one day).' },
   loginFailuresPerMinute: { env: 'TIDINGS_LOGIN_FAILURES_PER_MINUTE', kind: 'int', default: 10, doc: 'Failed logins allowed per username and client IP per minute (ClientLogin and the OAuth login page) before answering 429.' },
+
+  // Google Reader API
+  readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
 } as const satisfies Record<string, OptionSpec>;
 
 type KindType<K extends Kind> = K extends 'string' ? string : K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : Record<string, any>;

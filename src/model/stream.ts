@@ -32,6 +32,9 @@ export interface StreamPageQuery {
 
 export interface ItemRef { itemId: number; crawledUs: number; feedId: number }
 
+/** Refs formatted as Google Reader `itemRefs` entries, comma-joined, and how many rows matched. */
+export interface ItemRefsJson { json: string; count: number }
+
 export interface StoredReaderItem extends ItemRef {
   read: number;
   starred: number;
@@ -60,6 +63,15 @@ export interface SubscriptionView {
   createdAt: number;
   unreadCount: number;
   newestItemUs: number;
+  folders: string[];
+}
+
+/** Where an item comes from, as its `origin` and folder categories show it to one user. */
+export interface FeedOrigin {
+  feedId: number;
+  url: string;
+  title: string;
+  siteUrl: string | null;
   folders: string[];
 }
 

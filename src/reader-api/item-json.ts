@@ -2,7 +2,7 @@
 // path of every sync, so we concatenate pre-escaped fragments instead of building an object tree
 // for JSON.stringify (measured in bench/reader.bench.ts). Field types follow the spec exactly:
 // strings for id/timestampUsec/crawlTimeMsec, numbers for published/updated.
-import type { StoredReaderItem, SubscriptionView } from '../model/stream.ts';
+import type { FeedOrigin, StoredReaderItem } from '../model/stream.ts';
 import { feedStreamId, labelStreamId, longItemId, stateStreamId } from './ids.ts';
 
 const q = JSON.stringify;
@@ -18,7 +18,7 @@ interface StoredEnclosure { url?: string; type?: string | null; length?: number 
 /** Per-feed fragments computed once per page: origin object and folder categories. */
 interface FeedFragments { origin: string; folderCategories: string }
 
-function feedFragments(origin: SubscriptionView | undefined, feedId: number): FeedFragments {
+function feedFragments(origin: FeedOrigin | undefined, feedId: number): FeedFragments {
   if (!origin) return { origin: `{"streamId":${q(`feed/tidings:${feedId}`)},"title":"","htmlUrl":""}`, folderCategories: '' };
   return {
     origin: `{"streamId":${q(feedStreamId(origin.url))},"title":${q(origin.title)},"htmlUrl":${q(origin.siteUrl ?? '')}}`,
@@ -40,7 +40,49 @@ function enclosureJson(raw: string | null): string {
   return parts.length ? `,"enclosure":[${parts.join(',')}]` : '';
 }
 
-function itemJson(it: StoredReaderItem, feed: FeedFragments, tags: string[] | undefined): string {
+/** The user-independent middle of an item: title through enclosure. */
+function itemBodyJson(it: StoredReaderItem): string {
+  const link = it.url ? q(it.url) : '';
+  const links = link ? `"canonical":[{"href":${link}}],"alternate":[{"href":${link},"type":"text/html"}],` : '"canonical":[],"alternate":[],';
+  return `"title":${q(it.title)},"published":${it.publishedAt},"updated":${it.updatedAt},${links}`
+    + `"summary":{"direction":"ltr","content":${q(it.content ?? it.summary ?? '')}},"author":${q(it.author ?? '')}`
+    + enclosureJson(it.enclosures);
+}
+
+interface CachedBody { it: StoredReaderItem; json: string }
+
+/**
+ * Serialized item bodies, reused while the stored item is unchanged. Every field the body is made
+ * of is compared with the row just read (string equality is a memcmp, far cheaper than escaping
+ * a few KB of HTML again), so an item changed by another process (CLI refresh) is never served
+ * stale. Bounded: the oldest entries go first.
+ */
+export class ItemBodyCache {
+  private readonly map = new Map<number, CachedBody>();
+  private readonly max: number;
+  constructor(max: number) { this.max = max; }
+
+  body(it: StoredReaderItem): string {
+    if (this.max <= 0) return itemBodyJson(it);
+    const e = this.map.get(it.itemId);
+    if (e) {
+      const o = e.it;
+      if (o.content === it.content && o.title === it.title && o.url === it.url && o.summary === it.summary && o.author === it.author
+        && o.enclosures === it.enclosures && o.publishedAt === it.publishedAt && o.updatedAt === it.updatedAt) return e.json;
+      this.map.delete(it.itemId);
+    }
+    const json = itemBodyJson(it);
+    this.map.set(it.itemId, { it, json });
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    return json;
+  }
+
+  get size(): number { return this.map.size; }
+}
+
+const NO_CACHE = new ItemBodyCache(0);
+
+function itemJson(it: StoredReaderItem, feed: FeedFragments, tags: string[] | undefined, cache: ItemBodyCache): string {
   let cats = CAT_READING_LIST;
   if (it.read) cats += ',' + CAT_READ;
   if (it.starred) cats += ',' + CAT_STARRED;
@@ -49,23 +91,19 @@ function itemJson(it: StoredReaderItem, feed: FeedFragments, tags: string[] | un
   if (it.saved) cats += ',' + CAT_SAVED;
   cats += feed.folderCategories;
   if (tags) for (const t of tags) cats += ',' + q(labelStreamId(t));
-  const link = it.url ? q(it.url) : '';
-  const links = link ? `"canonical":[{"href":${link}}],"alternate":[{"href":${link},"type":"text/html"}],` : '"canonical":[],"alternate":[],';
   return `{"id":"${longItemId(it.itemId)}","crawlTimeMsec":"${Math.floor(it.crawledUs / 1000)}","timestampUsec":"${it.crawledUs}",`
-    + `"categories":[${cats}],"title":${q(it.title)},"published":${it.publishedAt},"updated":${it.updatedAt},${links}`
-    + `"summary":{"direction":"ltr","content":${q(it.content ?? it.summary ?? '')}},"author":${q(it.author ?? '')}`
-    + enclosureJson(it.enclosures) + `,"origin":${feed.origin}}`;
+    + `"categories":[${cats}],${cache.body(it)},"origin":${feed.origin}}`;
 }
 
 /** The `items` array of stream/contents and stream/items/contents. */
-export function itemsJson(items: StoredReaderItem[], origins: Map<number, SubscriptionView>, tags: Map<number, string[]>): string {
+export function itemsJson(items: StoredReaderItem[], origins: Map<number, FeedOrigin>, tags: Map<number, string[]>, cache: ItemBodyCache = NO_CACHE): string {
   const feeds = new Map<number, FeedFragments>();
   const parts = new Array<string>(items.length);
   for (let i = 0; i < items.length; i++) {
     const it = items[i];
     let f = feeds.get(it.feedId);
     if (!f) { f = feedFragments(origins.get(it.feedId), it.feedId); feeds.set(it.feedId, f); }
-    parts[i] = itemJson(it, f, tags.get(it.itemId));
+    parts[i] = itemJson(it, f, tags.get(it.itemId), cache);
   }
   return '[' + parts.join(',') + ']';
 }

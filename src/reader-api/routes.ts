@@ -104,12 +104,7 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     const raw = ctx.params.all('s').filter((s) => s.trim());
     const streams = raw.length ? raw.map((s) => parseStreamId(s, ctx.userId)) : [READING_LIST];
     const page = streamItemIds(app, ctx.userId, streams, parseStreamRequest(ctx.params, ctx.userId, MAX_IDS_N));
-    let out = '{"itemRefs":[';
-    for (let i = 0; i < page.refs.length; i++) {
-      const r = page.refs[i];
-      out += `${i ? ',' : ''}{"id":"${r.id}","directStreamIds":[],"timestampUsec":"${r.timestampUsec}"}`;
-    }
-    return { json: out + ']' + (page.continuation ? `,"continuation":"${page.continuation}"` : '') + '}' };
+    return { json: `{"itemRefs":[${page.refsJson}]` + (page.continuation ? `,"continuation":"${page.continuation}"` : '') + '}' };
   });
 
   route('/stream/items/contents', 'read', (ctx) => {

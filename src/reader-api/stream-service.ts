@@ -3,8 +3,8 @@
 import type { App } from '../app.ts';
 import type { StoredReaderItem, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
-import { formatStreamId, parseItemId, shortItemId, type StreamId } from './ids.ts';
-import { itemsJson } from './item-json.ts';
+import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
+import { ItemBodyCache, itemsJson } from './item-json.ts';
 import { readerStore } from './store.ts';
 import { buildFilter } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
@@ -32,12 +32,19 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
   return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
 }
 
+const bodyCaches = new WeakMap<App, ItemBodyCache>();
+function bodyCache(app: App): ItemBodyCache {
+  let c = bodyCaches.get(app);
+  if (!c) { c = new ItemBodyCache(app.config.readerItemCacheSize); bodyCaches.set(app, c); }
+  return c;
+}
+
 function renderItems(app: App, userId: number, items: StoredReaderItem[]): string {
   const store = readerStore(app);
   const feedIds = [...new Set(items.map((i) => i.feedId))];
   const origins = store.labels.origins(userId, feedIds);
   const tags = store.streams.tagsOfItems(userId, items.map((i) => i.itemId));
-  return itemsJson(items, origins, tags);
+  return itemsJson(items, origins, tags, bodyCache(app));
 }
 
 export function streamContents(app: App, userId: number, stream: StreamId, req: StreamRequest): ItemsPage {
@@ -49,14 +56,20 @@ export function streamContents(app: App, userId: number, stream: StreamId, req: 
 }
 
 export interface ItemRefsPage {
-  refs: { id: string; timestampUsec: string }[];
+  /** Comma-joined itemRefs entries: {"id":"<decimal>","directStreamIds":[],"timestampUsec":"…"}. */
+  refsJson: string;
   continuation?: string;
 }
 
+const LAST_REF = /"id":"(\d+)","directStreamIds":\[\],"timestampUsec":"(\d+)"\}$/;
+
 export function streamItemIds(app: App, userId: number, streams: StreamId[], req: StreamRequest): ItemRefsPage {
-  const rows = readerStore(app).streams.refs(pageQuery(app, userId, streams, req));
-  const continuation = continuationOf(rows, req.limit);
-  return { refs: rows.map((r) => ({ id: shortItemId(r.itemId), timestampUsec: String(r.crawledUs) })), continuation };
+  const page = readerStore(app).streams.refsJson(pageQuery(app, userId, streams, req));
+  if (page.count <= req.limit) return { refsJson: page.json };
+  // One row past the page was read: drop it, and continue after the last ref kept.
+  const json = page.json.slice(0, page.json.lastIndexOf(',{"id":"'));
+  const m = LAST_REF.exec(json)!;
+  return { refsJson: json, continuation: encodeContinuation({ itemId: Number(m[1]), crawledUs: Number(m[2]) }) };
 }
 
 /** Items by id in the order asked (duplicates once); ids of other users or unknown ids are skipped. */

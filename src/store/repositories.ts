@@ -178,11 +178,11 @@ export interface AccessRequestRepository {
 }
 
 // Reader API (src/reader-api): per-user streams, item states and the label/subscription views.
-import type { ItemCondition, ItemRef, LabelView, StateColumn, StoredReaderItem, StreamPageQuery, SubscriptionView } from '../model/stream.ts';
+import type { FeedOrigin, ItemCondition, ItemRefsJson, LabelView, StateColumn, StoredReaderItem, StreamPageQuery, SubscriptionView } from '../model/stream.ts';
 
 export interface StreamRepository {
-  /** Keyset page of item references (index-only). */
-  refs(q: StreamPageQuery): ItemRef[];
+  /** Keyset page of item references (index-only) as Google Reader itemRefs JSON entries, comma-joined. */
+  refsJson(q: StreamPageQuery): ItemRefsJson;
   /** Keyset page of items with their contents and the user's flags. */
   contents(q: StreamPageQuery): StoredReaderItem[];
   /** The user's items among these ids, in the order given; other users' items are never returned. */
@@ -204,7 +204,7 @@ export interface ItemStateRepository {
 export interface ReaderLabelRepository {
   subscriptions(userId: number): SubscriptionView[];
   /** Subscription (or bare feed) info of the given feeds, for item `origin`s and categories. */
-  origins(userId: number, feedIds: number[]): Map<number, SubscriptionView>;
+  origins(userId: number, feedIds: number[]): Map<number, FeedOrigin>;
   subscribedFeedId(userId: number, feedUrl: string): number | undefined;
   labels(userId: number): LabelView[];
   findLabel(userId: number, name: string): number | undefined;

@@ -3,7 +3,7 @@
 import type { Db } from '../db.ts';
 import { StatementCache, transaction } from '../db.ts';
 import type { ReaderLabelRepository } from '../repositories.ts';
-import type { LabelView, SubscriptionView } from '../../model/stream.ts';
+import type { FeedOrigin, LabelView, SubscriptionView } from '../../model/stream.ts';
 
 export class SqliteReaderLabelRepository implements ReaderLabelRepository {
   private readonly s: StatementCache;
@@ -33,25 +33,40 @@ export class SqliteReaderLabelRepository implements ReaderLabelRepository {
     return out;
   }
 
-  /** Subscriptions (feed id, stream url, title, site) of the given feeds, with their folders. */
-  origins(userId: number, feedIds: number[]): Map<number, SubscriptionView> {
-    const out = new Map<number, SubscriptionView>();
+  /**
+   * Origins of the given feeds for this user: subscription title and folders, or the bare feed for
+   * items kept after unsubscribing (starred). A page of 1,000 items spans most feeds: then one
+   * scan of the user's subscriptions is cheaper than a lookup per feed.
+   */
+  origins(userId: number, feedIds: number[]): Map<number, FeedOrigin> {
+    const out = new Map<number, FeedOrigin>();
     if (!feedIds.length) return out;
-    const rows = this.s.get(`SELECT s.id AS subscriptionId, s.feed_id AS feedId, f.url,
-        coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title, f.site_url AS siteUrl, f.icon_url AS iconUrl,
-        s.created_at AS createdAt, s.unread_count AS unreadCount, s.newest_item_us AS newestItemUs,
-        (SELECT json_group_array(l.name) FROM subscription_labels sl JOIN labels l ON l.id = sl.label_id
-          WHERE sl.subscription_id = s.id) AS folders
-      FROM json_each(?) j JOIN subscriptions s ON s.user_id = ? AND s.feed_id = j.value
-      JOIN feeds f ON f.id = s.feed_id`).all(JSON.stringify(feedIds), userId) as unknown as (SubscriptionView & { folders: string })[];
-    for (const r of rows) out.set(r.feedId, { ...r, folders: JSON.parse(r.folders) as string[] });
-    // Items of feeds the user no longer subscribes to keep a plain origin from the feed itself.
+    const many = feedIds.length > 64;
+    const rows = (many
+      ? this.s.get(`SELECT s.id AS sid, s.feed_id AS feedId, f.url, coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title,
+          f.site_url AS siteUrl FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = ?`).all(userId)
+      : this.s.get(`SELECT s.id AS sid, s.feed_id AS feedId, f.url, coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title,
+          f.site_url AS siteUrl FROM json_each(?) j JOIN subscriptions s ON s.user_id = ? AND s.feed_id = j.value
+          JOIN feeds f ON f.id = s.feed_id`).all(JSON.stringify(feedIds), userId)) as unknown as (FeedOrigin & { sid: number })[];
+    const folders = many ? this.foldersBySubscription(userId) : this.foldersOf(rows.map((r) => r.sid));
+    for (const r of rows) out.set(r.feedId, { feedId: r.feedId, url: r.url, title: r.title, siteUrl: r.siteUrl, folders: folders.get(r.sid) ?? [] });
     const missing = feedIds.filter((id) => !out.has(id));
     if (missing.length) {
-      const feeds = this.s.get(`SELECT f.id AS feedId, f.url, coalesce(nullif(f.title, ''), f.url) AS title,
-          f.site_url AS siteUrl, f.icon_url AS iconUrl FROM feeds f WHERE f.id IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(missing)) as unknown as SubscriptionView[];
-      for (const f of feeds) out.set(f.feedId, { ...f, subscriptionId: 0, createdAt: 0, unreadCount: 0, newestItemUs: 0, folders: [] });
+      const feeds = this.s.get(`SELECT f.id AS feedId, f.url, coalesce(nullif(f.title, ''), f.url) AS title, f.site_url AS siteUrl
+          FROM feeds f WHERE f.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)) as unknown as FeedOrigin[];
+      for (const f of feeds) out.set(f.feedId, { ...f, folders: [] });
+    }
+    return out;
+  }
+
+  private foldersOf(subscriptionIds: number[]): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    if (!subscriptionIds.length) return out;
+    const rows = this.s.get(`SELECT sl.subscription_id AS sid, l.name FROM subscription_labels sl JOIN labels l ON l.id = sl.label_id
+        WHERE sl.subscription_id IN (SELECT value FROM json_each(?)) ORDER BY l.name`).all(JSON.stringify(subscriptionIds)) as { sid: number; name: string }[];
+    for (const r of rows) {
+      const list = out.get(r.sid);
+      if (list) list.push(r.name); else out.set(r.sid, [r.name]);
     }
     return out;
   }

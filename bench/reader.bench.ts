@@ -1,0 +1,198 @@
+// Google Reader API latency and throughput on a realistic library.
+//
+//   npm run bench:reader                          # 500 feeds, 100,000 items, one user
+//   npm run bench:reader -- --items 1000000       # the 1M-item run
+//   options: --items N  --feeds N  --runs N (per call, default 30)  --seconds N (throughput, default 5)  --keep (keep the data dir)
+//
+// Generates the library directly in SQLite (same schema, triggers keep the unread counters), starts
+// the real server (`src/main.ts`) as a child process, logs in with ClientLogin, then measures each
+// call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
+// (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { openDatabase, transaction } from '../src/store/db.ts';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { tempDataDir } from '../test/helpers.ts';
+import { pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
+import type { StreamPageQuery } from '../src/model/stream.ts';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const ITEMS = arg('items', 100_000);
+const FEEDS = arg('feeds', 500);
+const RUNS = arg('runs', 30);
+const SECONDS = arg('seconds', 5);
+const FOLDERS = 10;
+const USER = 'bench', PASS = 'bench-password';
+
+function generate(dataDir: string): void {
+  const t0 = performance.now();
+  const db = openDatabase(join(dataDir, 'tidings.db'));
+  const now = Math.floor(Date.now() / 1000);
+  const para = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+  transaction(db, () => {
+    db.prepare('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?)').run(USER, 'bench@example.org', PASSWORD_HASH, now);
+    const feed = db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, ?)');
+    const sub = db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (1, ?, ?)');
+    const label = db.prepare('INSERT INTO labels (user_id, name) VALUES (1, ?)');
+    const file = db.prepare('INSERT INTO subscription_labels (subscription_id, label_id) VALUES (?, ?)');
+    for (let f = 1; f <= FOLDERS; f++) label.run(`Folder ${f}`);
+    for (let f = 1; f <= FEEDS; f++) {
+      feed.run(`https://feeds${f % 37}.example.com/feed-${f}.xml`, `https://feeds${f % 37}.example.com/`, `Feed number ${f}`, now);
+      sub.run(f, now);
+      file.run(f, (f % FOLDERS) + 1);
+    }
+    const item = db.prepare(`INSERT INTO items (feed_id, guid, url, title, author, content, published_at, updated_at, crawled_us, content_hash, enclosures)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const ui = db.prepare('INSERT INTO user_items (user_id, item_id, feed_id, crawled_us, read, starred) VALUES (1, ?, ?, ?, ?, ?)');
+    const startUs = (now - 365 * 86400) * 1e6;
+    const stepUs = Math.floor((365 * 86400 * 1e6) / ITEMS);
+    for (let i = 1; i <= ITEMS; i++) {
+      const feedId = ((i * 7919) % FEEDS) + 1;
+      const crawled = startUs + i * stepUs;
+      const content = `<p>${para.repeat(2 + (i % 5))}</p><p><a href="https://example.com/${i}">Read more</a> about item ${i} &amp; friends.</p>`;
+      item.run(feedId, `guid-${i}`, `https://feeds${feedId % 37}.example.com/posts/${i}`, `Item ${i}: a headline of average length for a feed`,
+        i % 3 ? 'Jane Doe' : null, content, Math.floor(crawled / 1e6) - 60, Math.floor(crawled / 1e6) - 60, crawled, `h${i}`,
+        i % 50 === 0 ? JSON.stringify([{ url: `https://cdn.example.com/${i}.mp3`, type: 'audio/mpeg', length: 1234567 }]) : null);
+      // Older items mostly read (as in a real library), the newest 30% unread; 1% starred.
+      ui.run(i, feedId, crawled, i < ITEMS * 0.7 && i % 4 ? 1 : 0, i % 100 === 0 ? 1 : 0);
+    }
+  });
+  db.exec('ANALYZE');
+  db.close();
+  console.log(`generated ${FEEDS} feeds, ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+let PASSWORD_HASH = '';
+
+function explain(dataDir: string): void {
+  const db = openDatabase(join(dataDir, 'tidings.db'));
+  const base: StreamPageQuery = { userId: 1, where: [], newestFirst: true, limit: 1001, after: { crawledUs: Number.MAX_SAFE_INTEGER, itemId: 1 } };
+  const folderFeeds = (db.prepare('SELECT s.feed_id AS id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id WHERE sl.label_id = 1').all() as { id: number }[]).map((r) => r.id);
+  const shapes: [string, StreamPageQuery][] = [
+    ['reading list', base],
+    ['unread', { ...base, where: [{ kind: 'state', column: 'read', value: 0 }] }],
+    ['starred', { ...base, where: [{ kind: 'state', column: 'starred', value: 1 }] }],
+    ['one feed', { ...base, where: [{ kind: 'feeds', feedIds: [3], negate: false }] }],
+    ['one feed unread', { ...base, where: [{ kind: 'feeds', feedIds: [3], negate: false }, { kind: 'state', column: 'read', value: 0 }] }],
+    ['folder', { ...base, where: [{ kind: 'feeds', feedIds: folderFeeds, negate: false }] }],
+    ['oldest first since ot', { ...base, newestFirst: false, after: undefined, minCrawledUs: 0 }],
+  ];
+  console.log('\nquery plans (EXPLAIN QUERY PLAN):');
+  for (const [name, q] of shapes) {
+    const w = pageWhere(q);
+    const rows = db.prepare(`EXPLAIN QUERY PLAN SELECT ui.item_id FROM user_items ui JOIN items i ON i.id = ui.item_id WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`)
+      .all(...w.params, q.limit) as { detail: string }[];
+    console.log(`  ${name.padEnd(22)} ${rows.map((r) => r.detail).join(' | ')}`);
+  }
+  db.close();
+}
+
+async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
+    env: { ...process.env, TIDINGS_DATA: dataDir, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1', TIDINGS_SCHEDULER: 'false', TIDINGS_LOG_LEVEL: 'info', NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((res, rej) => {
+    let buf = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      buf += d;
+      for (const line of buf.split('\n')) {
+        try { const j = JSON.parse(line); if (j.url) return res(j.url as string); } catch { /* partial line */ }
+      }
+    });
+    child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf}`)));
+  });
+  return { child, url };
+}
+
+const q = (a: number[], p: number) => a[Math.min(a.length - 1, Math.floor(a.length * p))];
+
+async function main(): Promise<void> {
+  PASSWORD_HASH = await hashPassword(PASS);
+  const dataDir = tempDataDir('tidings-bench-reader-');
+  generate(dataDir);
+  explain(dataDir);
+  const { child, url } = await startServer(dataDir);
+  const pool = new Pool(url, { connections: 16, pipelining: 1 });
+  try {
+    const request = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) => {
+      const r = await pool.request({ method, path, headers, body });
+      const text = await r.body.text();
+      if (r.statusCode !== 200) throw new Error(`${method} ${path}: HTTP ${r.statusCode} ${text.slice(0, 200)}`);
+      return text;
+    };
+    const login = await request('POST', '/accounts/ClientLogin', { 'content-type': 'application/x-www-form-urlencoded' }, `Email=${USER}&Passwd=${PASS}`);
+    const H = { authorization: `GoogleLogin auth=${login.split('\n').find((l) => l.startsWith('Auth='))!.slice(5)}` };
+    const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
+    const api = (p: string) => `/reader/api/0/${p}`;
+    const RL = encodeURIComponent('user/-/state/com.google/reading-list'), READ = encodeURIComponent('user/-/state/com.google/read');
+    const FOLDER = encodeURIComponent('user/-/label/Folder 1');
+    const unreadIds = (JSON.parse(await request('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).itemRefs as { id: string }[]).map((r) => r.id);
+    const body150 = unreadIds.slice(0, 150).map((i) => 'i=' + i).join('&');
+    const body1000 = unreadIds.slice(0, 1000).map((i) => 'i=' + i).join('&');
+
+    const calls: [string, () => Promise<unknown>, number?][] = [
+      ['baseline GET /healthz', () => request('GET', '/healthz')],
+      ['stream/contents n=1000', () => request('GET', api(`stream/contents/${RL}?output=json&n=1000`), H), 15],
+      ['stream/contents n=1000 unread', () => request('GET', api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), H), 20],
+      ['stream/contents n=1000 folder', () => request('GET', api(`stream/contents/${FOLDER}?output=json&n=1000`), H)],
+      ['stream/contents n=20', () => request('GET', api(`stream/contents/${RL}?output=json&n=20`), H), 2],
+      ['items/ids n=10000 unread', () => request('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H), 15],
+      ['items/contents 150 ids', () => request('POST', api('stream/items/contents?output=json'), FORM, body150)],
+      ['unread-count', () => request('GET', api('unread-count?output=json'), H), 5],
+      ['edit-tag 1000 ids read', () => request('POST', api('edit-tag'), FORM, body1000 + '&a=' + READ), 50],
+      ['edit-tag 1000 ids unread', () => request('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ), 50],
+    ];
+    const results: Record<string, { p50: number; p99: number; goal?: number }> = {};
+    console.log(`\n${ITEMS} items, ${FEEDS} feeds, ${RUNS} runs per call (after 3 warm-up runs)`);
+    for (const [name, fn, goal] of calls) {
+      const t: number[] = [];
+      for (let i = 0; i < RUNS + 3; i++) {
+        const s = performance.now();
+        await fn();
+        if (i >= 3) t.push(performance.now() - s);
+      }
+      t.sort((a, b) => a - b);
+      results[name] = { p50: q(t, 0.5), p99: q(t, 0.99), goal };
+      const verdict = goal === undefined ? '' : q(t, 0.5) < goal ? `  goal < ${goal} ms: met` : `  goal < ${goal} ms: MISSED`;
+      console.log(`${name.padEnd(32)} p50 ${q(t, 0.5).toFixed(2).padStart(8)} ms   p99 ${q(t, 0.99).toFixed(2).padStart(8)} ms${verdict}`);
+    }
+
+    // Serialization floor: JSON.stringify of the same 1000-item payload, in this process.
+    const payload = JSON.parse(await request('GET', api(`stream/contents/${RL}?output=json&n=1000`), H));
+    const st: number[] = [];
+    for (let i = 0; i < RUNS; i++) { const s = performance.now(); JSON.stringify(payload); st.push(performance.now() - s); }
+    st.sort((a, b) => a - b);
+    const bytes = JSON.stringify(payload).length;
+    console.log(`${'baseline JSON.stringify n=1000'.padEnd(32)} p50 ${q(st, 0.5).toFixed(2).padStart(8)} ms   (${(bytes / 1e6).toFixed(1)} MB payload)`);
+
+    // Throughput: stream/contents n=20 at 16 concurrent clients.
+    let done = 0;
+    const end = performance.now() + SECONDS * 1000;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (performance.now() < end) { await request('GET', api(`stream/contents/${RL}?output=json&n=20`), H); done++; }
+    }));
+    const rps = done / SECONDS;
+    console.log(`stream/contents n=20, 16 clients: ${rps.toFixed(0)} req/s  goal > 2000: ${rps > 2000 ? 'met' : 'MISSED'}`);
+
+    const base = results['baseline GET /healthz'].p50;
+    console.log(`\nratios: n=1000 / healthz = ${(results['stream/contents n=1000'].p50 / base).toFixed(1)}x;`
+      + ` n=1000 / JSON.stringify(same payload) = ${(results['stream/contents n=1000'].p50 / q(st, 0.5)).toFixed(2)}x;`
+      + ` n=20 / healthz = ${(results['stream/contents n=20'].p50 / base).toFixed(1)}x`);
+  } finally {
+    await pool.close();
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
+    else console.log(`data kept in ${dataDir}`);
+  }
+}
+
+await main();
