@@ -1,7 +1,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
+import { hostname } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { refusalReason } from '../src/feeds/fetcher/address-guard.ts';
 import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, FeedError } from '../src/feeds/engine.ts';
+import { startScheduler } from '../src/feeds/scheduler/scheduler.ts';
 import type { ItemChanges } from '../src/model/item.ts';
 import { startFeedServer, testApp, rss, conditional, addUser, userItems, type FeedServer, type Entry } from './feeds-fixtures.ts';
 
@@ -193,6 +197,14 @@ test('the SSRF guard refuses loopback unless private networks are allowed, and n
     await assert.rejects(subscribe(closed, u, 'http://localhost:1/feed'), /refusing to fetch loopback address localhost/);
     await assert.rejects(subscribe(closed, u, 'http://[::ffff:10.0.0.5]/feed'), /refusing to fetch private address 10\.0\.0\.5/);
     await assert.rejects(subscribe(closed, u, 'file:///etc/passwd'), /refusing the file: URL scheme/);
+    // A host NAME is checked on the address it resolves to, inside the connection's DNS lookup.
+    const host = hostname();
+    const resolved = await lookup(host).catch(() => null);
+    if (resolved && refusalReason(resolved.address)) {
+      const port = new URL(server.base).port;
+      await assert.rejects(subscribe(closed, u, `http://${host}:${port}/guarded.xml`), (e: FeedError) =>
+        e.code === 'refused-address' && e.message.startsWith(`refusing to fetch `) && e.message.includes(`(${host})`));
+    }
     // A public URL redirecting to a private address is refused at the hop (simulated by an allowed
     // fetcher hop is not possible locally; the per-hop check is the same function).
     assert.equal(feedEngine(closed).feeds.findByUrl(`${server.base}/guarded.xml`), undefined, 'nothing stored');
@@ -255,4 +267,26 @@ test('unsubscribe removes the subscription and unread items but keeps starred on
     await subscribe(app, u, r.url);
     assert.equal(feedEngine(app).subscriptions.find(u, r.feedId)!.unreadCount, 3);
   } finally { await app.close(); }
+});
+
+test('the background scheduler refreshes due feeds and stops with the app', async () => {
+  const app = testApp({ schedulerTickSeconds: 1 });
+  let closed = false;
+  try {
+    server.routes.set('/sched.xml', conditional(() => rss('Sched', three), () => '"s1"'));
+    const { feedId } = await subscribe(app, addUser(app, 'u'), `${server.base}/sched.xml`);
+    const hits = server.hits.get('/sched.xml')!;
+    app.db.prepare('UPDATE feeds SET next_fetch_at = 0 WHERE id = ?').run(feedId);
+    startScheduler(app);
+    for (let i = 0; i < 100 && server.hits.get('/sched.xml') === hits; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(server.hits.get('/sched.xml'), hits + 1, 'the due feed was fetched');
+    await new Promise((r) => setTimeout(r, 100));
+    const feed = feedEngine(app).feeds.findById(feedId)!;
+    assert.equal(feed.lastStatus, 304);
+    assert.ok(feed.nextFetchAt > Date.now() / 1000, 'rescheduled into the future');
+    await app.close();
+    closed = true;
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal(server.hits.get('/sched.xml'), hits + 1, 'nothing fetched once not due, nor after close');
+  } finally { if (!closed) await app.close(); }
 });
