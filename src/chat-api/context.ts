@@ -5,6 +5,7 @@ import { chatStore, type ChatStore } from './store.ts';
 import { priceTable, type PriceTable } from './prices.ts';
 import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
 import type { RateFamily } from './models.ts';
+import { UsageRecorder } from './usage.ts';
 
 export interface ChatApi {
   app: App;
@@ -13,15 +14,18 @@ export interface ChatApi {
   prices: PriceTable;
   rateLimits: Record<RateFamily, number[]>;
   limiter: LeakyBucketLimiter;
+  usage: UsageRecorder;
 }
 
 export function createChatApi(app: App, answers: AnswerService): ChatApi {
-  return {
+  const api = {
     app,
     store: chatStore(app),
     answers,
     prices: priceTable(app.config.prices),
     rateLimits: rateLimitTable(app.config.rateLimits),
     limiter: new LeakyBucketLimiter(),
-  };
+  } as ChatApi;
+  api.usage = new UsageRecorder(api);
+  return api;
 }

@@ -79,7 +79,7 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   });
 
   server.addHook('onReady', async () => runner.start());
-  server.addHook('onClose', async () => runner.close());
+  server.addHook('onClose', async () => { await runner.close(); api.usage.flush(); });
 };
 
 export const chatApiPlugin: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
