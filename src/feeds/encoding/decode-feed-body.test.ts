@@ -79,3 +79,7 @@ test('charset parameter parsing', () => {
   assert.equal(charsetFromContentType('application/atom+xml'), null);
   assert.equal(charsetFromContentType(null), null);
 });
+
+test('C1 controls (Windows-1252 smart quotes passed through Latin-1) are mapped back', () => {
+  assert.match(decodeFeedBody(Buffer.from('<rss><title>don\u0092t \u0093quote\u0094 \u0080</title></rss>', 'utf8')).text, /don\u2019t \u201cquote\u201d €/);
+});

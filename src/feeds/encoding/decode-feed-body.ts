@@ -25,6 +25,24 @@ const MAX_GUNZIPPED_BYTES = 64 * 1024 * 1024;
 const LATIN1_ALIASES = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'latin-1', 'l1', 'us-ascii', 'ascii', 'cp819', 'ibm819', 'iso-ir-100', 'csisolatin1']);
 
 export function decodeFeedBody(body: Buffer | string, contentType?: string | null): DecodedBody {
+  const decoded = decodeBytes(body, contentType);
+  return C1_CONTROLS.test(decoded.text) ? { ...decoded, text: demoronize(decoded.text) } : decoded;
+}
+
+/**
+ * C1 control characters (U+0080–U+009F) never mean themselves in a feed: they are Windows-1252
+ * smart quotes, dashes and the euro sign that went through a Latin-1 conversion ("don\u0092t").
+ * Map them back to what the author typed, as feedparser does.
+ */
+const C1_CONTROLS = /[\u0080-\u009f]/;
+function demoronize(text: string): string {
+  return text.replace(/[\u0080-\u009f]/g, (c) => {
+    const mapped = iconv.decode(Buffer.from([c.charCodeAt(0)]), 'windows-1252');
+    return mapped === '\ufffd' ? '' : mapped;
+  });
+}
+
+function decodeBytes(body: Buffer | string, contentType?: string | null): DecodedBody {
   if (typeof body === 'string') {
     return { text: body.charCodeAt(0) === 0xfeff ? body.slice(1) : body, charset: 'utf-16', source: 'string', mismatch: false };
   }

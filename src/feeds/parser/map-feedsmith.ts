@@ -54,7 +54,7 @@ function mapRss(feed: RssFeed.Feed<string>): RawFeed {
     published: item.pubDate ?? item.dc?.dates?.[0] ?? item.atom?.published ?? item.dcterms?.issued?.[0] ?? null,
     updated: item.atom?.updated ?? item.dcterms?.modified?.[0] ?? null,
     content: html(item.content?.encoded) ?? atomText(item.atom?.content),
-    summary: html(item.description) ?? atomText(item.atom?.summary) ?? html(item.itunes?.summary),
+    summary: html(item.description) ?? html(item.dc?.descriptions?.[0]) ?? atomText(item.atom?.summary) ?? html(item.itunes?.summary),
     enclosures: (item.enclosures ?? []).filter((e) => e.url).map((e) => ({ url: e.url!, type: e.type ?? null, length: e.length ?? null })),
     images: uniq([...mediaImages(item.media as MediaLike), item.itunes?.image]),
     categories: uniq([

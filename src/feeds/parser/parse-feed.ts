@@ -10,6 +10,7 @@ import { mapFeedsmith } from './map-feedsmith.ts';
 import { normaliseFeed } from './normalise-feed.ts';
 import type { RawFeed } from './raw-feed.ts';
 import { refuseHostileXml } from './refuse-hostile-xml.ts';
+import { promoteLegacyContent } from './promote-legacy-content.ts';
 import { repairXml } from './repair-xml.ts';
 
 export { FeedParseError } from './feed-parse-error.ts';
@@ -41,10 +42,12 @@ export function parseFeed(body: Buffer | string, opts: ParseFeedOptions): Parsed
     refuseHostileXml(text);
     if (looksLikeHtmlPage(text)) throw new FeedParseError('not a feed: looks like an HTML page');
     // Not well-formed: rewrite it well-formed first (like a browser would read it) and flag it.
-    if (XMLValidator.validate(text) !== true) {
-      value = repairXml(text);
+    let xml = text;
+    if (XMLValidator.validate(xml) !== true) {
+      xml = repairXml(xml);
       recovered = true;
     }
+    value = promoteLegacyContent(xml);
   }
 
   let raw: RawFeed;

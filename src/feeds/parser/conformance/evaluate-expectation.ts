@@ -177,7 +177,11 @@ function equal(a: unknown, b: unknown): boolean {
   if (a instanceof Typed) return typedEquals(a, b);
   if (b instanceof Typed) return typedEquals(b, a);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => equal(x, b[i]));
-  if (typeof a === 'string' && typeof b === 'string') return a.trim() === b.trim();
+  if (typeof a === 'string' && typeof b === 'string') {
+    if (a.trim() === b.trim()) return true;
+    // Our URLs are normalised (lower-case host, percent-encoding): compare URLs as URLs.
+    return /^https?:\/\//i.test(a) && /^https?:\/\//i.test(b) && normaliseUrl(a) === normaliseUrl(b);
+  }
   return a === b;
 }
 
@@ -201,7 +205,10 @@ export function canonicalHtml(html: string): string {
   const parser = new Parser(
     {
       onopentag(name, attribs) {
-        const attrs = Object.entries(attribs).filter(([k]) => !ADDED_BY_US.has(k)).sort(([x], [y]) => (x < y ? -1 : 1));
+        const attrs = Object.entries(attribs)
+          .filter(([k]) => !ADDED_BY_US.has(k))
+          .map(([k, v]): [string, string] => [k, k === 'href' || k === 'src' ? normaliseUrl(v) : v])
+          .sort(([x], [y]) => (x < y ? -1 : 1));
         out.push(`<${name}${attrs.map(([k, v]) => ` ${k}="${v}"`).join('')}>`);
       },
       onclosetag(name) {
@@ -219,6 +226,15 @@ export function canonicalHtml(html: string): string {
   // RFC 4287 §4.1.3: the xhtml:div around Atom XHTML content is a container, not content.
   const wrapped = /^<div>([\s\S]*)<\/div>$/.exec(canonical);
   return wrapped && !/<\/?div[ >]/.test(wrapped[1]!) ? wrapped[1]!.trim() : canonical;
+}
+
+/** "http://any.test/\u00c0" and "http://any.test/%C3%80" are the same URL. */
+function normaliseUrl(v: string): string {
+  try {
+    return new URL(v).href;
+  } catch {
+    return v;
+  }
 }
 
 function timeTuple(seconds: number | null): number[] | null {
