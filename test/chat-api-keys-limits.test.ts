@@ -20,6 +20,7 @@ test('401 JSON when the key is missing, malformed or unknown; 404 JSON for unkno
     const res = await fetch(f.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(ask()) });
     assert.equal(res.status, 401);
     assert.match(res.headers.get('content-type')!, /application\/json/);
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="tidings"');
     const j = await res.json() as any;
     assert.equal(j.error.type, 'unauthorized');
     assert.equal(j.error.code, 401);

@@ -34,13 +34,16 @@ export function findLiveKey(keys: ApiKeyRepository, presented: string): ApiKey |
 
 const HOW = 'Send "Authorization: Bearer <API key>"; an operator creates keys with `tidings key create <user>`.';
 
+// RFC 6750: a 401 names the scheme the client should use.
+const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer realm="tidings"' });
+
 /** Checks an Authorization header: 401 when missing, malformed, unknown or revoked; 403 when disabled. */
 export function authenticate(keys: ApiKeyRepository, authorization: string | undefined): ApiKey {
-  if (!authorization) throw new ApiError(401, 'unauthorized', `Missing API key. ${HOW}`);
+  if (!authorization) throw unauthorized(`Missing API key. ${HOW}`);
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!m) throw new ApiError(401, 'unauthorized', `Malformed Authorization header. ${HOW}`);
+  if (!m) throw unauthorized(`Malformed Authorization header. ${HOW}`);
   const key = findLiveKey(keys, m[1]);
-  if (!key) throw new ApiError(401, 'unauthorized', `Invalid or revoked API key. ${HOW}`);
+  if (!key) throw unauthorized(`Invalid or revoked API key. ${HOW}`);
   if (key.disabled) throw new ApiError(403, 'forbidden', `API key ${key.id} is disabled; ask an operator to run \`tidings key enable ${key.id}\`.`);
   return key;
 }
