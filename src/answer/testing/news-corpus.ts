@@ -9,7 +9,7 @@ import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 import { SHARED } from '../../../test/helpers.ts';
 
 export interface NewsArticle { url: string; title: string; text: string; published: string | null }
-export interface NewsQuestion { id: string; question: string; relevant_urls: string[] }
+export interface NewsQuestion { id: string; question: string; choices: string[]; answer: string[]; relevant_urls: string[] }
 
 export const NEWS_DIR = join(SHARED, 'corpus/news');
 export const hasNews = existsSync(join(NEWS_DIR, 'articles.jsonl.gz'));
