@@ -46,6 +46,13 @@ test('article markup survives: figures, tables, lists, code, media with controls
   }
 });
 
+test('media always gets controls, autoplay is dropped', () => {
+  const out = sanitizeHtml('<video src="/v.mp4" autoplay></video><audio src="/a.mp3" autoplay></audio>', base);
+  assert.match(out, /<video src="https:\/\/blog\.example\.com\/v\.mp4" controls(="")?><\/video>/);
+  assert.match(out, /<audio src="https:\/\/blog\.example\.com\/a\.mp3" controls(="")?><\/audio>/);
+  assert.doesNotMatch(out, /autoplay/);
+});
+
 test('unbalanced markup is closed; text entities stay intact', () => {
   assert.equal(sanitizeHtml('<p>AT&amp;T &lt;b&gt; <b>bold', base), '<p>AT&amp;T &lt;b&gt; <b>bold</b></p>');
 });

@@ -93,6 +93,7 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
       out.rel = 'noopener noreferrer';
     }
     if (tagName === 'img') out.loading = 'lazy';
+    if (tagName === 'video' || tagName === 'audio') out.controls = ''; // never autoplaying chrome-less media
     // An iframe we do not allow loses its tag (its content, fallback text, stays like any dropped tag).
     if (tagName === 'iframe' && !isAllowedEmbed(out.src)) return { tagName: 'dropped-iframe', attribs: {} };
     return { tagName, attribs: out };
