@@ -96,7 +96,7 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
 
   if (deps.engine.generative) {
     yield* runEngine({
-      req, deps, reasoning: true, steps, allHits: ranked, searchQueries, citationTokens: readTokens,
+      req, deps, reasoning: profile.reasoning, steps, allHits: ranked, searchQueries, citationTokens: readTokens,
       engineReq: {
         question: conv.question, history: conv.history, system: conv.system, sources, searched: true,
         style: 'report', maxTokens: req.maxTokens, sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
@@ -106,7 +106,6 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
     yield* extractiveReport(req, deps, { question: conv.question, query, plan, sources, hitsByQuery, steps, searchQueries, readTokens, ranked });
   }
   progress('done', 'Report written');
-  void profile;
 }
 
 interface ReportInput {

@@ -5,7 +5,7 @@ import type { AnswerStyle } from '../engines/engine.ts';
 export interface ModelProfile {
   /** 'single': the question as one search; 'reformulated': several searches (original, keywords, entities). */
   searches: 'single' | 'reformulated' | 'none' | 'research';
-  /** Sources that ground the answer, by search_context_size. */
+  /** Sources that ground the answer, by search_context_size (deep research: see research-plan.ts). */
   sources: Record<SearchContextSize, number>;
   style: AnswerStyle;
   /** Content starts with a <think> block. */
