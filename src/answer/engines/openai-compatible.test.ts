@@ -121,3 +121,11 @@ test('deep research with a generative engine: the model plans sub-questions and 
   assert.ok(r.usage.searchQueries >= 3);
   assert.deepEqual(r.relatedQuestions, ['Why was the Orion heat shield a problem?', 'When will Starship test refueling?']);
 });
+
+test('when the search finds nothing the model is not asked: a plain "no articles" answer', async () => {
+  stub.requests.length = 0;
+  const r = await run('normal', ask('What did the Quidditch league decide about golden snitches?', { model: 'sonar-reasoning' }));
+  assert.equal(stub.requests.length, 0);
+  assert.deepEqual(r.sources.citations, []);
+  assert.match(r.content, /No articles found, so the model is not asked[\s\S]*<\/think>\n\nI found no articles about .*Quidditch.* in your feeds\.$/);
+});

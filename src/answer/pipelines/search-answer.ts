@@ -10,6 +10,9 @@ import { searchAll } from './retrieve.ts';
 import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
 import { describeFilters } from './describe.ts';
+import { ExtractiveEngine } from '../engines/extractive.ts';
+
+const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
 
@@ -38,8 +41,15 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
     for (const s of sources) steps.push(`- ${s.hit.title} (${s.hit.sourceName}${s.hit.publishedAt ? ', ' + new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : ''})`);
   }
 
+  // Nothing found: say so without asking a generative model, which would answer from memory.
+  let runDeps = deps;
+  if (!req.disableSearch && !sources.length && deps.engine.generative) {
+    steps.push('No articles found, so the model is not asked: the answer says so.');
+    runDeps = { ...deps, engine: NOTHING_FOUND_ENGINE };
+  }
+
   yield* runEngine({
-    req, deps, reasoning: profile.reasoning, steps, allHits: hits, searchQueries,
+    req, deps: runDeps, reasoning: profile.reasoning, steps, allHits: hits, searchQueries,
     engineReq: {
       question: conv.question, history: conv.history, system: conv.system, sources,
       searched: !req.disableSearch, style: profile.style, maxTokens: req.maxTokens,
