@@ -95,3 +95,33 @@ test('unread counters stay exact under concurrent writes from several clients', 
   assert.equal(unreadOf(uc, shared), (await ids(alice, [['s', shared], ['xt', S.read]])).length);
   assert.equal(unreadOf(uc, S.label('Private')), (await ids(alice, [['s', S.label('Private')], ['xt', S.read]])).length);
 });
+
+test('origins and folder categories follow renames at once, also when another process changes the database', async () => {
+  const first = async () => check(StreamContents, (await alice.get(`stream/contents/${encodeURIComponent(secret)}`, [['n', '1']])).json(), 'contents').items[0];
+  assert.equal((await first()).origin.title, 'Alice Only');
+  await alice.post('subscription/edit', [['ac', 'edit'], ['s', secret], ['t', 'Renamed'], ['a', S.label('Moved')], ['r', S.label('Private')]]);
+  const it = await first();
+  assert.equal(it.origin.title, 'Renamed');
+  assert.ok(it.categories.includes(S.label('Moved')) && !it.categories.includes(S.label('Private')));
+  // A second connection to the same file, as the CLI would open: the server sees its change.
+  const { openDatabase } = await import('../src/store/db.ts');
+  const other = openDatabase(`${h.app.config.dataDir}/tidings.db`);
+  other.prepare("UPDATE labels SET name = 'Elsewhere' WHERE name = 'Moved'").run();
+  other.close();
+  assert.ok((await first()).categories.includes(S.label('Elsewhere')));
+  const uc = await counts(alice);
+  assert.equal(unreadOf(uc, S.label('Elsewhere')), unreadOf(uc, secret));
+});
+
+test('an item edited by its feed is served with its new content, never a stale cached copy', async () => {
+  const { feedEngine } = await import('../src/feeds/engine.ts');
+  const { refreshFeed } = await import('../src/feeds/refresh.ts');
+  const newest = async () => check(StreamContents, (await bob.get(`stream/contents/${encodeURIComponent(shared)}`, [['n', '1']])).json(), 'contents').items[0];
+  const before = await newest();
+  assert.match(before.summary.content, /Body of <b>shared<\/b> 20/);
+  h.feeds.feeds.get('shared')!.items[19].html = '<p>Corrected text</p>';
+  await refreshFeed(h.app, feedEngine(h.app).feeds.findByUrl(h.feeds.url('shared'))!);
+  const after = await newest();
+  assert.equal(after.id, before.id);
+  assert.equal(after.summary.content, '<p>Corrected text</p>');
+});

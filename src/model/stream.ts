@@ -35,12 +35,22 @@ export interface ItemRef { itemId: number; crawledUs: number; feedId: number }
 /** Refs formatted as Google Reader `itemRefs` entries, comma-joined, and how many rows matched. */
 export interface ItemRefsJson { json: string; count: number }
 
-export interface StoredReaderItem extends ItemRef {
+/** The user's flags on an item, and what identifies the item's current version. */
+export interface ReaderItemState extends ItemRef {
   read: number;
   starred: number;
   liked: number;
   broadcast: number;
   saved: number;
+  /** Changes whenever url, title, author, content, summary, enclosures or categories change (set at ingest). */
+  contentHash: string;
+  publishedAt: number;
+  updatedAt: number;
+}
+
+/** What an item shows, the same for every user. */
+export interface ReaderItemBody {
+  itemId: number;
   url: string | null;
   title: string;
   author: string | null;
@@ -50,6 +60,7 @@ export interface StoredReaderItem extends ItemRef {
   updatedAt: number;
   /** JSON array of {url, type, length} as stored at ingest, or null. */
   enclosures: string | null;
+  contentHash: string;
 }
 
 /** A user's subscription as the Reader API lists it. */
@@ -74,6 +85,9 @@ export interface FeedOrigin {
   siteUrl: string | null;
   folders: string[];
 }
+
+/** [feed id, unread count, newest crawl time in µs] of one subscription. */
+export type UnreadCounter = [feedId: number, unread: number, newestItemUs: number];
 
 export interface LabelView {
   id: number;

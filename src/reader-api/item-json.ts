@@ -2,8 +2,9 @@
 // path of every sync, so we concatenate pre-escaped fragments instead of building an object tree
 // for JSON.stringify (measured in bench/reader.bench.ts). Field types follow the spec exactly:
 // strings for id/timestampUsec/crawlTimeMsec, numbers for published/updated.
-import type { FeedOrigin, StoredReaderItem } from '../model/stream.ts';
-import { feedStreamId, labelStreamId, longItemId, stateStreamId } from './ids.ts';
+import type { ReaderItemBody, ReaderItemState } from '../model/stream.ts';
+import type { CatalogEntry } from './catalog.ts';
+import { labelStreamId, longItemId, stateStreamId } from './ids.ts';
 
 const q = JSON.stringify;
 const CAT_READING_LIST = q(stateStreamId('reading-list'));
@@ -14,17 +15,6 @@ const CAT_BROADCAST = q(stateStreamId('broadcast'));
 const CAT_SAVED = q(stateStreamId('saved-web-pages'));
 
 interface StoredEnclosure { url?: string; type?: string | null; length?: number | null }
-
-/** Per-feed fragments computed once per page: origin object and folder categories. */
-interface FeedFragments { origin: string; folderCategories: string }
-
-function feedFragments(origin: FeedOrigin | undefined, feedId: number): FeedFragments {
-  if (!origin) return { origin: `{"streamId":${q(`feed/tidings:${feedId}`)},"title":"","htmlUrl":""}`, folderCategories: '' };
-  return {
-    origin: `{"streamId":${q(feedStreamId(origin.url))},"title":${q(origin.title)},"htmlUrl":${q(origin.siteUrl ?? '')}}`,
-    folderCategories: origin.folders.map((f) => ',' + q(labelStreamId(f))).join(''),
-  };
-}
 
 function enclosureJson(raw: string | null): string {
   if (!raw) return '';
@@ -41,7 +31,7 @@ function enclosureJson(raw: string | null): string {
 }
 
 /** The user-independent middle of an item: title through enclosure. */
-function itemBodyJson(it: StoredReaderItem): string {
+function itemBodyJson(it: ReaderItemBody): string {
   const link = it.url ? q(it.url) : '';
   const links = link ? `"canonical":[{"href":${link}}],"alternate":[{"href":${link},"type":"text/html"}],` : '"canonical":[],"alternate":[],';
   return `"title":${q(it.title)},"published":${it.publishedAt},"updated":${it.updatedAt},${links}`
@@ -49,61 +39,67 @@ function itemBodyJson(it: StoredReaderItem): string {
     + enclosureJson(it.enclosures);
 }
 
-interface CachedBody { it: StoredReaderItem; json: string }
+interface CachedBody { contentHash: string; publishedAt: number; updatedAt: number; json: string }
+
+const sameVersion = (a: { contentHash: string; publishedAt: number; updatedAt: number }, b: typeof a) =>
+  a.contentHash === b.contentHash && a.publishedAt === b.publishedAt && a.updatedAt === b.updatedAt;
 
 /**
- * Serialized item bodies, reused while the stored item is unchanged. Every field the body is made
- * of is compared with the row just read (string equality is a memcmp, far cheaper than escaping
- * a few KB of HTML again), so an item changed by another process (CLI refresh) is never served
- * stale. Bounded: the oldest entries go first.
+ * Serialized item bodies, reused while the stored item is unchanged: a page reads only the flags
+ * and each item's version (content hash set at ingest, dates), and bodies are read from SQLite and
+ * escaped only for items not held here. A few KB per item: decoding and escaping them was most of
+ * the time of a 1,000-item page. The version lives in the database, so a change made by another
+ * process (CLI refresh) is never served stale. Bounded: the oldest entries go first.
  */
 export class ItemBodyCache {
   private readonly map = new Map<number, CachedBody>();
   private readonly max: number;
   constructor(max: number) { this.max = max; }
 
-  body(it: StoredReaderItem): string {
-    if (this.max <= 0) return itemBodyJson(it);
-    const e = this.map.get(it.itemId);
-    if (e) {
-      const o = e.it;
-      if (o.content === it.content && o.title === it.title && o.url === it.url && o.summary === it.summary && o.author === it.author
-        && o.enclosures === it.enclosures && o.publishedAt === it.publishedAt && o.updatedAt === it.updatedAt) return e.json;
-      this.map.delete(it.itemId);
+  /** Body JSON of every item, loading the ones not cached (or changed) with `load`. */
+  bodiesFor(states: ReaderItemState[], load: (ids: number[]) => ReaderItemBody[]): Map<number, string> {
+    const out = new Map<number, string>();
+    const missing: number[] = [];
+    for (const st of states) {
+      const c = this.map.get(st.itemId);
+      if (c && sameVersion(c, st)) out.set(st.itemId, c.json);
+      else missing.push(st.itemId);
     }
-    const json = itemBodyJson(it);
-    this.map.set(it.itemId, { it, json });
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-    return json;
+    if (!missing.length) return out;
+    for (const b of load(missing)) {
+      const json = itemBodyJson(b);
+      out.set(b.itemId, json);
+      if (this.max > 0) {
+        this.map.delete(b.itemId);
+        this.map.set(b.itemId, { contentHash: b.contentHash, publishedAt: b.publishedAt, updatedAt: b.updatedAt, json });
+      }
+    }
+    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    return out;
   }
 
   get size(): number { return this.map.size; }
 }
 
-const NO_CACHE = new ItemBodyCache(0);
-
-function itemJson(it: StoredReaderItem, feed: FeedFragments, tags: string[] | undefined, cache: ItemBodyCache): string {
+function itemJson(it: ReaderItemState, body: string, feed: CatalogEntry | undefined, tags: string[] | undefined): string {
   let cats = CAT_READING_LIST;
   if (it.read) cats += ',' + CAT_READ;
   if (it.starred) cats += ',' + CAT_STARRED;
   if (it.liked) cats += ',' + CAT_LIKE;
   if (it.broadcast) cats += ',' + CAT_BROADCAST;
   if (it.saved) cats += ',' + CAT_SAVED;
-  cats += feed.folderCategories;
+  if (feed) cats += feed.folderCategoriesJson;
   if (tags) for (const t of tags) cats += ',' + q(labelStreamId(t));
   return `{"id":"${longItemId(it.itemId)}","crawlTimeMsec":"${Math.floor(it.crawledUs / 1000)}","timestampUsec":"${it.crawledUs}",`
-    + `"categories":[${cats}],${cache.body(it)},"origin":${feed.origin}}`;
+    + `"categories":[${cats}],${body},"origin":${feed ? feed.originJson : '{"streamId":"","title":"","htmlUrl":""}'}}`;
 }
 
-/** The `items` array of stream/contents and stream/items/contents. */
-export function itemsJson(items: StoredReaderItem[], origins: Map<number, FeedOrigin>, tags: Map<number, string[]>, cache: ItemBodyCache = NO_CACHE): string {
-  const feeds = new Map<number, FeedFragments>();
-  const parts = new Array<string>(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const it = items[i];
-    let f = feeds.get(it.feedId);
-    if (!f) { f = feedFragments(origins.get(it.feedId), it.feedId); feeds.set(it.feedId, f); }
-    parts[i] = itemJson(it, f, tags.get(it.itemId), cache);
+/** The `items` array of stream/contents and stream/items/contents. Items without a body (deleted meanwhile) are left out. */
+export function itemsJson(items: ReaderItemState[], bodies: Map<number, string>, origins: Map<number, CatalogEntry>, tags: Map<number, string[]>): string {
+  const parts: string[] = [];
+  for (const it of items) {
+    const body = bodies.get(it.itemId);
+    if (body !== undefined) parts.push(itemJson(it, body, origins.get(it.feedId), tags.get(it.itemId)));
   }
   return '[' + parts.join(',') + ']';
 }

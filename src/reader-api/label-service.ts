@@ -3,8 +3,9 @@
 import type { App } from '../app.ts';
 import type { SubscriptionView } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
-import { feedStreamId, labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
+import { labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
+import { userCatalog } from './catalog.ts';
 
 /** The `max` field of unread-count: the cap Google Reader clients display as "1000+". */
 export const UNREAD_COUNT_MAX = 1000;
@@ -13,30 +14,31 @@ export function subscriptionList(app: App, userId: number): SubscriptionView[] {
   return readerStore(app).labels.subscriptions(userId);
 }
 
-export interface UnreadCount { id: string; count: number; newestItemTimestampUsec: string }
-
-/** Reading list, then each folder (sum of its feeds), then each feed. */
-export function unreadCounts(app: App, userId: number): UnreadCount[] {
-  const subs = readerStore(app).labels.subscriptions(userId);
+/**
+ * The `unreadcounts` array as JSON: reading list, then each folder (sum of its feeds), then each
+ * feed. Counts come from the trigger-maintained counters (one indexed read, never a recount);
+ * stream ids from the cached catalog.
+ */
+export function unreadCountsJson(app: App, userId: number): string {
+  const catalog = userCatalog(app, userId);
+  const counters = readerStore(app).labels.unreadCounters(userId);
   let total = 0, newest = 0;
   const folders = new Map<string, { count: number; newest: number }>();
-  const feeds: UnreadCount[] = [];
-  for (const s of subs) {
-    total += s.unreadCount;
-    if (s.newestItemUs > newest) newest = s.newestItemUs;
-    for (const f of s.folders) {
-      const acc = folders.get(f) ?? { count: 0, newest: 0 };
-      acc.count += s.unreadCount;
-      if (s.newestItemUs > acc.newest) acc.newest = s.newestItemUs;
-      folders.set(f, acc);
+  const feeds: string[] = [];
+  for (const [feedId, count, newestUs] of counters) {
+    const e = catalog.byFeed.get(feedId);
+    if (!e) continue; // subscribed after the catalog was read: counted on the next call
+    total += count;
+    if (newestUs > newest) newest = newestUs;
+    for (const f of e.folderStreamIds) {
+      const acc = folders.get(f);
+      if (acc) { acc.count += count; if (newestUs > acc.newest) acc.newest = newestUs; } else folders.set(f, { count, newest: newestUs });
     }
-    feeds.push({ id: feedStreamId(s.url), count: s.unreadCount, newestItemTimestampUsec: String(s.newestItemUs) });
+    feeds.push(`{"id":${e.streamIdJson},"count":${count},"newestItemTimestampUsec":"${newestUs}"}`);
   }
-  return [
-    { id: stateStreamId('reading-list'), count: total, newestItemTimestampUsec: String(newest) },
-    ...[...folders].map(([name, c]) => ({ id: labelStreamId(name), count: c.count, newestItemTimestampUsec: String(c.newest) })),
-    ...feeds,
-  ];
+  const head = `{"id":${JSON.stringify(stateStreamId('reading-list'))},"count":${total},"newestItemTimestampUsec":"${newest}"}`;
+  const folderParts = [...folders].map(([id, c]) => `{"id":${JSON.stringify(id)},"count":${c.count},"newestItemTimestampUsec":"${c.newest}"}`);
+  return '[' + [head, ...folderParts, ...feeds].join(',') + ']';
 }
 
 export type TagEntry = { id: string; type?: 'folder' | 'tag'; unread_count?: number };

@@ -11,7 +11,7 @@ import { streamContentsJson } from './item-json.ts';
 import { itemContents, streamContents, streamItemIds, streamTitle } from './stream-service.ts';
 import { MAX_CONTENTS_N, MAX_IDS_N, parseStreamRequest } from './stream-request.ts';
 import { editTags, markAllAsRead } from './item-state-service.ts';
-import { disableTag, renameTag, subscriptionList, tagList, unreadCounts, UNREAD_COUNT_MAX } from './label-service.ts';
+import { disableTag, renameTag, subscriptionList, tagList, unreadCountsJson, UNREAD_COUNT_MAX } from './label-service.ts';
 import { editSubscriptions, exportOpml, importOpml, quickAdd, QuickAddFailure } from './subscription-service.ts';
 
 const ALL_METHODS: ('GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH')[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
@@ -83,7 +83,7 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     importOpml(app, ctx.userId, body);
   });
 
-  route('/unread-count', 'read', (ctx) => json({ max: UNREAD_COUNT_MAX, unreadcounts: unreadCounts(app, ctx.userId) }));
+  route('/unread-count', 'read', (ctx) => ({ json: `{"max":${UNREAD_COUNT_MAX},"unreadcounts":${unreadCountsJson(app, ctx.userId)}}` }));
   route('/tag/list', 'read', (ctx) => json({ tags: tagList(app, ctx.userId) }));
 
   const contents = (ctx: ReaderContext) => {

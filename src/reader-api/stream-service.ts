@@ -1,11 +1,12 @@
 // Reading streams: stream/contents, stream/items/ids and stream/items/contents. Keyset pages are
 // fetched one row past the page size, so a continuation is given only while more items exist.
 import type { App } from '../app.ts';
-import type { StoredReaderItem, StreamPageQuery } from '../model/stream.ts';
+import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
 import { readerStore } from './store.ts';
+import { originsOf, userCatalog } from './catalog.ts';
 import { buildFilter } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
@@ -39,16 +40,16 @@ function bodyCache(app: App): ItemBodyCache {
   return c;
 }
 
-function renderItems(app: App, userId: number, items: StoredReaderItem[]): string {
+function renderItems(app: App, userId: number, items: ReaderItemState[]): string {
   const store = readerStore(app);
-  const feedIds = [...new Set(items.map((i) => i.feedId))];
-  const origins = store.labels.origins(userId, feedIds);
+  const bodies = bodyCache(app).bodiesFor(items, (ids) => store.streams.bodies(ids));
+  const origins = originsOf(app, userId, new Set(items.map((i) => i.feedId)));
   const tags = store.streams.tagsOfItems(userId, items.map((i) => i.itemId));
-  return itemsJson(items, origins, tags, bodyCache(app));
+  return itemsJson(items, bodies, origins, tags);
 }
 
 export function streamContents(app: App, userId: number, stream: StreamId, req: StreamRequest): ItemsPage {
-  const items = readerStore(app).streams.contents(pageQuery(app, userId, [stream], req));
+  const items = readerStore(app).streams.statesPage(pageQuery(app, userId, [stream], req));
   const continuation = continuationOf(items, req.limit);
   let newestUs = 0;
   for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
@@ -77,7 +78,7 @@ export function itemContents(app: App, userId: number, rawIds: string[]): ItemsP
   if (!rawIds.length) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
   if (rawIds.length > MAX_CONTENTS_N) throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
   const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
-  const items = readerStore(app).streams.contentsByIds(userId, ids);
+  const items = readerStore(app).streams.statesByIds(userId, ids);
   let newestUs = 0;
   for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
   return { itemsJson: renderItems(app, userId, items), newestUs };
@@ -89,7 +90,5 @@ export function streamTitle(app: App, userId: number, s: StreamId): string {
   if (s.kind === 'state') {
     return { 'reading-list': 'Reading List', read: 'Read items', starred: 'Starred items', like: 'Liked items', broadcast: 'Shared items', 'saved-web-pages': 'Saved web pages' }[s.state];
   }
-  const store = readerStore(app);
-  const feedId = store.labels.subscribedFeedId(userId, s.url);
-  return (feedId !== undefined ? store.labels.origins(userId, [feedId]).get(feedId)?.title : undefined) ?? formatStreamId(s);
+  return userCatalog(app, userId).entries.find((e) => e.url === s.url)?.title ?? formatStreamId(s);
 }

@@ -7,6 +7,7 @@
 
 import { SEARCH_INDEX_MIGRATION } from './sqlite/search-schema.ts';
 import { CHAT_API_MIGRATION } from './sqlite/chat-schema.ts';
+import { READER_CATALOG_MIGRATION } from './sqlite/reader-schema.ts';
 
 export interface Migration { id: string; sql: string }
 
@@ -213,5 +214,6 @@ export const MIGRATIONS: Migration[] = [
   { id: '020_auth_tokens_oauth', sql: auth },
   { id: '030_search_passages', sql: SEARCH_INDEX_MIGRATION },
   { id: '025_reader_stream_indexes', sql: readerStreamIndexes },
+  { id: '026_reader_catalog_version', sql: READER_CATALOG_MIGRATION },
   { id: '040_chat_api', sql: CHAT_API_MIGRATION },
 ];

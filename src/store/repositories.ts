@@ -178,15 +178,17 @@ export interface AccessRequestRepository {
 }
 
 // Reader API (src/reader-api): per-user streams, item states and the label/subscription views.
-import type { FeedOrigin, ItemCondition, ItemRefsJson, LabelView, StateColumn, StoredReaderItem, StreamPageQuery, SubscriptionView } from '../model/stream.ts';
+import type { FeedOrigin, ItemCondition, ItemRefsJson, LabelView, ReaderItemBody, ReaderItemState, StateColumn, StreamPageQuery, SubscriptionView, UnreadCounter } from '../model/stream.ts';
 
 export interface StreamRepository {
   /** Keyset page of item references (index-only) as Google Reader itemRefs JSON entries, comma-joined. */
   refsJson(q: StreamPageQuery): ItemRefsJson;
-  /** Keyset page of items with their contents and the user's flags. */
-  contents(q: StreamPageQuery): StoredReaderItem[];
+  /** Keyset page of the user's items: flags and item version, no bodies. */
+  statesPage(q: StreamPageQuery): ReaderItemState[];
   /** The user's items among these ids, in the order given; other users' items are never returned. */
-  contentsByIds(userId: number, itemIds: number[]): StoredReaderItem[];
+  statesByIds(userId: number, itemIds: number[]): ReaderItemState[];
+  /** Item bodies by id (any order); callers pass ids that came from the user's own rows. */
+  bodies(itemIds: number[]): ReaderItemBody[];
   existingItemIds(userId: number, itemIds: number[]): number[];
   /** Custom tag names on each item (only items that have some). */
   tagsOfItems(userId: number, itemIds: number[]): Map<number, string[]>;
@@ -205,6 +207,12 @@ export interface ReaderLabelRepository {
   subscriptions(userId: number): SubscriptionView[];
   /** Subscription (or bare feed) info of the given feeds, for item `origin`s and categories. */
   origins(userId: number, feedIds: number[]): Map<number, FeedOrigin>;
+  /** All of the user's subscriptions as origins; cache it while catalogVersion() stays the same. */
+  catalog(userId: number): FeedOrigin[];
+  /** Changes whenever feeds' url/title/site, subscriptions, their titles or folders change. */
+  catalogVersion(): number;
+  /** The trigger-maintained counters of every subscription (never a recount). */
+  unreadCounters(userId: number): UnreadCounter[];
   subscribedFeedId(userId: number, feedUrl: string): number | undefined;
   labels(userId: number): LabelView[];
   findLabel(userId: number, name: string): number | undefined;

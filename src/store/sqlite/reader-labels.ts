@@ -3,7 +3,7 @@
 import type { Db } from '../db.ts';
 import { StatementCache, transaction } from '../db.ts';
 import type { ReaderLabelRepository } from '../repositories.ts';
-import type { FeedOrigin, LabelView, SubscriptionView } from '../../model/stream.ts';
+import type { FeedOrigin, LabelView, SubscriptionView, UnreadCounter } from '../../model/stream.ts';
 
 export class SqliteReaderLabelRepository implements ReaderLabelRepository {
   private readonly s: StatementCache;
@@ -57,6 +57,26 @@ export class SqliteReaderLabelRepository implements ReaderLabelRepository {
       for (const f of feeds) out.set(f.feedId, { ...f, folders: [] });
     }
     return out;
+  }
+
+  /** Every subscription of the user as an origin (feed, title, site, folders). */
+  catalog(userId: number): FeedOrigin[] {
+    const rows = this.s.get(`SELECT s.id AS sid, s.feed_id AS feedId, f.url, coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title,
+        f.site_url AS siteUrl FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = ? ORDER BY s.id`)
+      .all(userId) as unknown as (FeedOrigin & { sid: number })[];
+    const folders = this.foldersBySubscription(userId);
+    return rows.map((r) => ({ feedId: r.feedId, url: r.url, title: r.title, siteUrl: r.siteUrl, folders: folders.get(r.sid) ?? [] }));
+  }
+
+  catalogVersion(): number {
+    return (this.s.get('SELECT version FROM reader_catalog_version WHERE id = 1').get() as { version: number }).version;
+  }
+
+  unreadCounters(userId: number): UnreadCounter[] {
+    const stmt = this.s.get('SELECT feed_id, unread_count, newest_item_us FROM subscriptions WHERE user_id = ? ORDER BY id');
+    // Arrays, not objects: this runs on every unread-count and rows as objects cost twice as much.
+    stmt.setReturnArrays(true);
+    return stmt.all(userId) as unknown as UnreadCounter[];
   }
 
   private foldersOf(subscriptionIds: number[]): Map<number, string[]> {

@@ -3,13 +3,14 @@
 import type { Db } from '../db.ts';
 import { StatementCache } from '../db.ts';
 import type { StreamRepository } from '../repositories.ts';
-import type { ItemRefsJson, StoredReaderItem, StreamPageQuery } from '../../model/stream.ts';
+import type { ItemRefsJson, ReaderItemBody, ReaderItemState, StreamPageQuery } from '../../model/stream.ts';
 import { pageOrder, pageWhere } from './stream-filter-sql.ts';
 
-const ITEM_COLUMNS = `ui.item_id AS itemId, ui.crawled_us AS crawledUs, ui.feed_id AS feedId,
+// Pages read the flags and the item's version only; bodies (a few KB each) are read separately
+// for the items the serialized-body cache does not hold (src/reader-api/item-json.ts).
+const STATE_COLUMNS = `ui.item_id AS itemId, ui.crawled_us AS crawledUs, ui.feed_id AS feedId,
   ui.read, ui.starred, ui.liked, ui.broadcast, ui.saved,
-  i.url, i.title, i.author, i.content, i.summary, i.published_at AS publishedAt,
-  i.updated_at AS updatedAt, i.enclosures`;
+  i.content_hash AS contentHash, i.published_at AS publishedAt, i.updated_at AS updatedAt`;
 
 export class SqliteStreamRepository implements StreamRepository {
   private readonly s: StatementCache;
@@ -30,20 +31,27 @@ export class SqliteStreamRepository implements StreamRepository {
     return { json: r.json ?? '', count: r.count };
   }
 
-  contents(q: StreamPageQuery): StoredReaderItem[] {
+  statesPage(q: StreamPageQuery): ReaderItemState[] {
     const w = pageWhere(q);
-    const sql = `SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+    const sql = `SELECT ${STATE_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
       WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
-    return this.s.get(sql).all(...w.params, q.limit) as unknown as StoredReaderItem[];
+    return this.s.get(sql).all(...w.params, q.limit) as unknown as ReaderItemState[];
   }
 
-  contentsByIds(userId: number, itemIds: number[]): StoredReaderItem[] {
+  statesByIds(userId: number, itemIds: number[]): ReaderItemState[] {
     if (!itemIds.length) return [];
     // json_each keeps the caller's order; user_items is the gate: only the user's own items.
-    return this.s.get(`SELECT ${ITEM_COLUMNS} FROM json_each(?) j
+    return this.s.get(`SELECT ${STATE_COLUMNS} FROM json_each(?) j
         JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value
         JOIN items i ON i.id = ui.item_id ORDER BY j.key`)
-      .all(JSON.stringify(itemIds), userId) as unknown as StoredReaderItem[];
+      .all(JSON.stringify(itemIds), userId) as unknown as ReaderItemState[];
+  }
+
+  bodies(itemIds: number[]): ReaderItemBody[] {
+    if (!itemIds.length) return [];
+    return this.s.get(`SELECT i.id AS itemId, i.url, i.title, i.author, i.content, i.summary, i.published_at AS publishedAt,
+        i.updated_at AS updatedAt, i.enclosures, i.content_hash AS contentHash
+      FROM items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(itemIds)) as unknown as ReaderItemBody[];
   }
 
   existingItemIds(userId: number, itemIds: number[]): number[] {
