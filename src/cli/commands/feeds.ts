@@ -28,7 +28,8 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
       const id = userId(app, user);
       try {
         const r = await subscribe(app, id, url, { title: o.title ?? null, folders: o.folder });
-        ctx.out(r.created ? `subscribed ${user} to "${r.title}" (${r.url})` : `${user} is already subscribed to "${r.title}" (${r.url})`);
+        const filed = o.folder.length ? ` in ${o.folder.map((f) => `"${f}"`).join(', ')}` : '';
+        ctx.out(r.created ? `subscribed ${user} to "${r.title}" (${r.url})${filed}` : `${user} is already subscribed to "${r.title}" (${r.url})${filed ? `; filed${filed}` : ''}`);
       } catch (e) {
         if (e instanceof FeedError) throw new CliError(`cannot add ${url}: ${e.message}`, e.code === 'bad-url' ? 2 : 1);
         throw e;
@@ -107,11 +108,13 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
 
 /** A progress bar on a terminal; periodic plain lines otherwise (logs, CI). */
 function progressReporter(stream: NodeJS.WriteStream): ((done: number, total: number, added: number) => void) & { end(): void } {
-  let items = 0, lastLine = 0, drawn = false;
+  let items = 0, lastLine = 0, lastDraw = 0, drawn = false;
   const t0 = Date.now();
   const fn = (done: number, total: number, added: number) => {
     items += added;
     if (stream.isTTY) {
+      if (done < total && Date.now() - lastDraw < 100) return; // ~10 redraws a second
+      lastDraw = Date.now();
       const width = 30, filled = Math.round((done / total) * width);
       stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} feeds, ${items} new items `);
       drawn = true;
