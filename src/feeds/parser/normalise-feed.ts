@@ -8,13 +8,20 @@ import { parseFeedDate } from './parse-date.ts';
 import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';
 import { resolveBase, resolveUrl } from './resolve-url.ts';
 
-export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean): ParsedFeed {
+/** Tolerance for entry dates after the crawl time (time-zone mistakes), in seconds. */
+const FUTURE_TOLERANCE = 86_400;
+
+export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean, crawlTime: number | null = null): ParsedFeed {
   const feedBase = resolveBase(raw.base, safeUrl(feedUrl));
   const feedAuthor = raw.authors[0] ?? null;
   const seen = new Set<string>();
   const entries: ParsedEntry[] = [];
   for (const rawEntry of raw.entries) {
     const entry = normaliseEntry(rawEntry, feedBase, feedAuthor);
+    if (crawlTime !== null) {
+      if (entry.publishedAt !== null && entry.publishedAt > crawlTime + FUTURE_TOLERANCE) entry.publishedAt = crawlTime;
+      if (entry.updatedAt !== null && entry.updatedAt > crawlTime + FUTURE_TOLERANCE) entry.updatedAt = crawlTime;
+    }
     if (seen.has(entry.guid)) continue; // the same guid twice in one document: the first wins
     seen.add(entry.guid);
     entries.push(entry);

@@ -172,3 +172,12 @@ test('bytes in a legacy charset named by Content-Type end up as Unicode titles',
   const bytes = Buffer.from([...Buffer.from('<rss><channel><title>'), 0xcd, 0xee, 0xe2, 0xee, 0xf1, 0xf2, 0xe8, ...Buffer.from('</title></channel></rss>')]);
   assert.equal(parseFeed(bytes, { url: URL_, contentType: 'application/rss+xml; charset=windows-1251' }).title, 'Новости');
 });
+
+test('entry dates far in the future are clamped to the crawl time', () => {
+  const xml = `<rss><channel><item><guid>a</guid><pubDate>Fri, 01 Jan 2100 00:00:00 GMT</pubDate></item><item><guid>b</guid><pubDate>Tue, 05 Apr 2022 09:20:00 GMT</pubDate></item></channel></rss>`;
+  const crawlTime = Date.parse('2022-04-06T00:00:00Z') / 1000;
+  const feed = parseFeed(xml, { url: URL_, crawlTime });
+  assert.equal(feed.entries[0]!.publishedAt, crawlTime);
+  assert.equal(feed.entries[1]!.publishedAt, Date.parse('2022-04-05T09:20:00Z') / 1000);
+  assert.equal(parseFeed(xml, { url: URL_ }).entries[0]!.publishedAt, Date.parse('2100-01-01T00:00:00Z') / 1000, 'no crawl time: dates are kept');
+});

@@ -49,7 +49,8 @@ function runCase(file: string, dir: string): CaseResult {
   const rel = relative(dir, file);
   const category = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '.';
   const bytes = readFileSync(file);
-  const header = bytes.subarray(0, 4096).toString('latin1');
+  // The comment is ASCII, but the file may be UTF-16/32: read it through our decoder.
+  const header = decodeFeedBody(bytes, null).text.slice(0, 4096);
   const expect = /Expect:[ \t]*(.*)/.exec(header)?.[1]?.trim() ?? '';
   const contentType = /Header:[ \t]*Content-type:[ \t]*(.*)/i.exec(header)?.[1]?.trim() ?? null;
   // feedparser's suite serves each file from this address; Content-Location (when given) is the base.
