@@ -227,6 +227,11 @@ test('time and size limits: a silent server times out, big bodies and gzip bombs
     const t0 = performance.now();
     await assert.rejects(subscribe(app, u, `${server.base}/silent.xml`), /^FeedError: timed out after 600 ms$/);
     assert.ok(performance.now() - t0 < 3000, 'gave up within the limit');
+    // Headers at once, then the body drips and stalls: the total limit still applies.
+    server.routes.set('/drip.xml', (_q, s) => { s.setHeader('content-type', 'application/rss+xml'); s.write('<?xml version="1.0"?><rss version="2.0"><channel>'); });
+    const t1 = performance.now();
+    await assert.rejects(subscribe(app, u, `${server.base}/drip.xml`), /^FeedError: timed out after 600 ms$/);
+    assert.ok(performance.now() - t1 < 3000);
     await assert.rejects(subscribe(app, u, `${server.base}/big.xml`), /feed is larger than 64 KiB/);
     assert.ok(bomb.length < 64 * 1024, 'the bomb itself is small');
     await assert.rejects(subscribe(app, u, `${server.base}/bomb.xml`), /feed is larger than 64 KiB once decompressed/);
