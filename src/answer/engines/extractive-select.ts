@@ -7,6 +7,7 @@ import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../text/sentences.ts';
 import { terms } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
+import { answerTypeOf, hasAnswerType } from '../text/answer-type.ts';
 
 export interface Candidate {
   source: GroundingSource;
@@ -39,6 +40,8 @@ export interface Selection {
   considered: number;
 }
 
+/** Added to the relevance (0..~1.05) of a sentence holding the kind of answer asked for. */
+const ANSWER_TYPE_BONUS = 0.15;
 const K1 = 1.2;
 const B = 0.75;
 const LAMBDA = 0.72;
@@ -81,6 +84,10 @@ export function selectSentences(question: string, sources: GroundingSource[], op
   if (!q.size || !candidates.length) return { found: false, picked: [], queryTerms, considered: candidates.length };
 
   scoreBm25(candidates, queryTerms);
+  const wanted = answerTypeOf(question);
+  if (wanted !== 'none') {
+    for (const c of candidates) if (hasAnswerType(c.text, wanted)) c.relevance += ANSWER_TYPE_BONUS;
+  }
   const units = (c: Candidate) => c.coverage * q.size;
   const eligible = candidates.filter((c) => c.matched.length > 0 && units(c) >= Math.min(MIN_UNITS, q.size));
   const best = eligible.reduce((m, c) => (units(c) > units(m) ? c : m), eligible[0]);

@@ -1,0 +1,17 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { answerTypeOf, hasAnswerType } from './answer-type.ts';
+
+test('question types and the sentences that hold such an answer', () => {
+  assert.equal(answerTypeOf('When will Artemis II launch?'), 'date');
+  assert.equal(answerTypeOf('What percentage of Delaware students are chronically absent?'), 'number');
+  assert.equal(answerTypeOf('Who leads the European Central Bank?'), 'person');
+  assert.equal(answerTypeOf('Where did the lifeguard tower wash ashore?'), 'place');
+  assert.equal(answerTypeOf('Why was the license suspended?'), 'none');
+  assert.ok(hasAnswerType('The mission will launch no earlier than April 2026.', 'date'));
+  assert.ok(!hasAnswerType('The mission will launch later than planned.', 'date'));
+  assert.ok(hasAnswerType('Roughly 30% of students were chronically absent.', 'number'));
+  assert.ok(hasAnswerType('The bank is led by Christine Lagarde.', 'person'));
+  assert.ok(!hasAnswerType('The bank cut rates again.', 'person'));
+  assert.ok(hasAnswerType('It washed up at Delaware Seashore State Park.', 'place'));
+});
