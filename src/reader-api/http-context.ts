@@ -19,7 +19,7 @@ export interface ReaderContext {
 
 export type EndpointKind = 'read' | 'write';
 
-type Result = string | { json: string } | { text: string; type: string } | void;
+type Result = string | { json: string | Buffer } | { text: string; type: string } | void;
 
 export function sendError(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}): FastifyReply {
   // One line: clients show the text after "Error=" as is.

@@ -39,7 +39,7 @@ function itemBodyJson(it: ReaderItemBody): string {
     + enclosureJson(it.enclosures);
 }
 
-interface CachedBody { contentHash: string; publishedAt: number; updatedAt: number; json: string }
+interface CachedBody { contentHash: string; publishedAt: number; updatedAt: number; json: Buffer }
 
 const sameVersion = (a: { contentHash: string; publishedAt: number; updatedAt: number }, b: typeof a) =>
   a.contentHash === b.contentHash && a.publishedAt === b.publishedAt && a.updatedAt === b.updatedAt;
@@ -49,7 +49,8 @@ const sameVersion = (a: { contentHash: string; publishedAt: number; updatedAt: n
  * and each item's version (content hash set at ingest, dates), and bodies are read from SQLite and
  * escaped only for items not held here. A few KB per item: decoding and escaping them was most of
  * the time of a 1,000-item page. The version lives in the database, so a change made by another
- * process (CLI refresh) is never served stale. Bounded: the oldest entries go first.
+ * process (CLI refresh) is never served stale. Bodies are kept as UTF-8 bytes, so a page is one
+ * Buffer.concat instead of re-encoding megabytes of text for the socket. Bounded: oldest go first.
  */
 export class ItemBodyCache {
   private readonly map = new Map<number, CachedBody>();
@@ -57,8 +58,8 @@ export class ItemBodyCache {
   constructor(max: number) { this.max = max; }
 
   /** Body JSON of every item, loading the ones not cached (or changed) with `load`. */
-  bodiesFor(states: ReaderItemState[], load: (ids: number[]) => ReaderItemBody[]): Map<number, string> {
-    const out = new Map<number, string>();
+  bodiesFor(states: ReaderItemState[], load: (ids: number[]) => ReaderItemBody[]): Map<number, Buffer> {
+    const out = new Map<number, Buffer>();
     const missing: number[] = [];
     for (const st of states) {
       const c = this.map.get(st.itemId);
@@ -67,7 +68,7 @@ export class ItemBodyCache {
     }
     if (!missing.length) return out;
     for (const b of load(missing)) {
-      const json = itemBodyJson(b);
+      const json = Buffer.from(itemBodyJson(b));
       out.set(b.itemId, json);
       if (this.max > 0) {
         this.map.delete(b.itemId);
@@ -81,7 +82,8 @@ export class ItemBodyCache {
   get size(): number { return this.map.size; }
 }
 
-function itemJson(it: ReaderItemState, body: string, feed: CatalogEntry | undefined, tags: string[] | undefined): string {
+/** The per-user head of an item (id, times, categories) up to its body, as text. */
+function itemHead(it: ReaderItemState, feed: CatalogEntry | undefined, tags: string[] | undefined): string {
   let cats = CAT_READING_LIST;
   if (it.read) cats += ',' + CAT_READ;
   if (it.starred) cats += ',' + CAT_STARRED;
@@ -90,18 +92,32 @@ function itemJson(it: ReaderItemState, body: string, feed: CatalogEntry | undefi
   if (it.saved) cats += ',' + CAT_SAVED;
   if (feed) cats += feed.folderCategoriesJson;
   if (tags) for (const t of tags) cats += ',' + q(labelStreamId(t));
-  return `{"id":"${longItemId(it.itemId)}","crawlTimeMsec":"${Math.floor(it.crawledUs / 1000)}","timestampUsec":"${it.crawledUs}",`
-    + `"categories":[${cats}],${body},"origin":${feed ? feed.originJson : '{"streamId":"","title":"","htmlUrl":""}'}}`;
+  return `{"id":"${longItemId(it.itemId)}","crawlTimeMsec":"${Math.floor(it.crawledUs / 1000)}","timestampUsec":"${it.crawledUs}","categories":[${cats}],`;
 }
 
-/** The `items` array of stream/contents and stream/items/contents. Items without a body (deleted meanwhile) are left out. */
-export function itemsJson(items: ReaderItemState[], bodies: Map<number, string>, origins: Map<number, CatalogEntry>, tags: Map<number, string[]>): string {
-  const parts: string[] = [];
+const NO_ORIGIN = Buffer.from(',"origin":{"streamId":"","title":"","htmlUrl":""}}');
+const COMMA = Buffer.from(',');
+
+/**
+ * The `items` array of stream/contents and stream/items/contents, as UTF-8 bytes. Items without a
+ * body (deleted meanwhile) are left out.
+ */
+export function itemsJson(items: ReaderItemState[], bodies: Map<number, Buffer>, origins: Map<number, CatalogEntry>, tags: Map<number, string[]>): Buffer {
+  const chunks: Buffer[] = [Buffer.from('[')];
+  const originTails = new Map<number, Buffer>();
+  let first = true;
   for (const it of items) {
     const body = bodies.get(it.itemId);
-    if (body !== undefined) parts.push(itemJson(it, body, origins.get(it.feedId), tags.get(it.itemId)));
+    if (body === undefined) continue;
+    const feed = origins.get(it.feedId);
+    let tail = originTails.get(it.feedId);
+    if (!tail) { tail = feed ? Buffer.from(`,"origin":${feed.originJson}}`) : NO_ORIGIN; originTails.set(it.feedId, tail); }
+    if (!first) chunks.push(COMMA);
+    first = false;
+    chunks.push(Buffer.from(itemHead(it, feed, tags.get(it.itemId))), body, tail);
   }
-  return '[' + parts.join(',') + ']';
+  chunks.push(Buffer.from(']'));
+  return Buffer.concat(chunks);
 }
 
 export interface StreamEnvelope {
@@ -113,8 +129,9 @@ export interface StreamEnvelope {
 }
 
 /** The whole stream/contents body around an items array. */
-export function streamContentsJson(env: StreamEnvelope, itemsArray: string): string {
-  return `{"direction":"ltr","id":${q(env.id)},"title":${q(env.title)},"description":"",`
-    + `"self":{"href":${q(env.selfHref)}},"updated":${Math.floor(env.updatedUs / 1e6)},"updatedUsec":"${env.updatedUs}",`
-    + `"items":${itemsArray}` + (env.continuation ? `,"continuation":${q(env.continuation)}` : '') + '}';
+export function streamContentsJson(env: StreamEnvelope, itemsArray: Buffer): Buffer {
+  const head = `{"direction":"ltr","id":${q(env.id)},"title":${q(env.title)},"description":"",`
+    + `"self":{"href":${q(env.selfHref)}},"updated":${Math.floor(env.updatedUs / 1e6)},"updatedUsec":"${env.updatedUs}","items":`;
+  const tail = (env.continuation ? `,"continuation":${q(env.continuation)}` : '') + '}';
+  return Buffer.concat([Buffer.from(head), itemsArray, Buffer.from(tail)]);
 }

@@ -11,8 +11,8 @@ import { buildFilter } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
 export interface ItemsPage {
-  /** JSON array text of the items. */
-  itemsJson: string;
+  /** JSON array of the items, UTF-8. */
+  itemsJson: Buffer;
   continuation?: string;
   /** Newest crawl time on the page (µs), for `updated`. */
   newestUs: number;
@@ -40,7 +40,7 @@ function bodyCache(app: App): ItemBodyCache {
   return c;
 }
 
-function renderItems(app: App, userId: number, items: ReaderItemState[]): string {
+function renderItems(app: App, userId: number, items: ReaderItemState[]): Buffer {
   const store = readerStore(app);
   const bodies = bodyCache(app).bodiesFor(items, (ids) => store.streams.bodies(ids));
   const origins = originsOf(app, userId, new Set(items.map((i) => i.feedId)));
