@@ -2,6 +2,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { lookup } from 'node:dns/promises';
 import { refusalReason } from '../src/feeds/fetcher/address-guard.ts';
 import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, FeedError } from '../src/feeds/engine.ts';
@@ -294,4 +296,22 @@ test('the background scheduler refreshes due feeds and stops with the app', asyn
     await new Promise((r) => setTimeout(r, 1200));
     assert.equal(server.hits.get('/sched.xml'), hits + 1, 'nothing fetched once not due, nor after close');
   } finally { if (!closed) await app.close(); }
+});
+
+test('closing the app during a scheduled refresh cancels fetches without counting them as feed failures', async () => {
+  const app = testApp({ fetchTimeoutMs: 20_000 });
+  server.routes.set('/hang.xml', () => { /* never answers */ });
+  const { feeds, subscriptions } = feedEngine(app);
+  const feed = feeds.create(`${server.base}/hang.xml`);
+  subscriptions.subscribe(addUser(app, 'u'), feed.id);
+  startScheduler(app);
+  for (let i = 0; i < 100 && !server.hits.get('/hang.xml'); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(server.hits.get('/hang.xml'), 1);
+  const t0 = performance.now();
+  await app.close();
+  assert.ok(performance.now() - t0 < 5000, 'close does not wait for the fetch time limit');
+  const db = new DatabaseSync(join(app.config.dataDir, 'tidings.db'));
+  const row = db.prepare('SELECT error_count, last_error FROM feeds WHERE id = ?').get(feed.id) as { error_count: number; last_error: string | null };
+  db.close();
+  assert.deepEqual({ ...row }, { error_count: 0, last_error: null });
 });

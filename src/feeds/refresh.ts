@@ -101,6 +101,8 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
     const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
     if (!(e instanceof FeedError)) app.log.error({ err: e, feedId: feed.id, url: feed.url }, 'feed refresh failed unexpectedly');
     result.error = error;
+    // A fetch cancelled by shutdown says nothing about the feed: no failure, no back-off.
+    if (opts.signal?.aborted) return result;
     try { recordFailure(app, feed, error); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
   }
   return result;

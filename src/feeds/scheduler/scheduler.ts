@@ -3,8 +3,12 @@
 // delays the next tick instead of overlapping it. Stops, and cancels fetches in flight, on app.close().
 import type { App } from '../../app.ts';
 import { refreshDue } from '../refresh.ts';
+import { feedEngine } from '../engine.ts';
 
 export function startScheduler(app: App): { stop(): Promise<void> } {
+  // The engine registers its own cleanup (fetcher, parse pool) first, so that, closers running last
+  // registered first, the scheduler stops and drains before the engine closes under it.
+  feedEngine(app);
   const abort = new AbortController();
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
