@@ -16,7 +16,7 @@ import { Pool } from 'undici';
 import { openDatabase, transaction } from '../src/store/db.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
-import { pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
+import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
@@ -87,8 +87,11 @@ function explain(dataDir: string): void {
   console.log('\nquery plans (EXPLAIN QUERY PLAN):');
   for (const [name, q] of shapes) {
     const w = pageWhere(q);
-    const rows = db.prepare(`EXPLAIN QUERY PLAN SELECT ui.item_id FROM user_items ui JOIN items i ON i.id = ui.item_id WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`)
-      .all(...w.params, q.limit) as { detail: string }[];
+    // Shapes with no index order pick page ids first (see statesPage): show that inner query.
+    const sql = needsSort(q.where)
+      ? `SELECT ui.item_id, ui.crawled_us FROM user_items ui WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`
+      : `SELECT ui.item_id FROM user_items ui JOIN items i ON i.id = ui.item_id WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
+    const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...w.params, q.limit) as { detail: string }[];
     console.log(`  ${name.padEnd(22)} ${rows.map((r) => r.detail).join(' | ')}`);
   }
   db.close();

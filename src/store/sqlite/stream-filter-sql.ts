@@ -50,6 +50,11 @@ export function pageWhere(q: StreamPageQuery): SqlPart {
   return { sql: parts.join(' AND '), params };
 }
 
+/** True when no index gives the crawl order: several feeds, tagged items, or a union. */
+export function needsSort(where: ItemCondition[]): boolean {
+  return where.some((c) => (c.kind === 'feeds' && !c.negate && c.feedIds.length > 1) || (c.kind === 'tagged' && !c.negate) || c.kind === 'any');
+}
+
 export function pageOrder(q: StreamPageQuery): string {
   const dir = q.newestFirst ? 'DESC' : 'ASC';
   return `ORDER BY ui.crawled_us ${dir}, ui.item_id ${dir}`;
