@@ -22,6 +22,12 @@ export function searchIndexRepository(db: Db): SqliteSearchIndex {
 /** Registers the listener that indexes items as the feed engine stores them. */
 export function installSearchIndexing(app: App): void {
   const repo = searchIndexRepository(app.db);
+  // A database whose index is empty but has items (migration 031 asks for a rebuild) is indexed now.
+  if (repo.articleCount() === 0 && repo.itemIdsAfter(0, 1).length) {
+    app.log.info('building the search index');
+    const { items, passages } = reindexAll(app);
+    app.log.info({ items, passages }, 'search index built');
+  }
   app.itemChangeListeners.push((changes) => applyItemChanges(app.db, repo, changes));
 }
 
@@ -55,7 +61,7 @@ export function indexItemsNow(repo: SearchIndexRepository, ids: number[]): numbe
   let passages = 0;
   for (const src of repo.itemSources(ids)) {
     const parts = itemPassages(src);
-    repo.replacePassages(indexedItem(src), parts);
+    repo.indexArticle(indexedItem(src), parts);
     passages += parts.length;
   }
   return passages;

@@ -1,10 +1,10 @@
 // The local article index as a SearchProvider: scope and filters are checked, the question
-// becomes an OR query over its content words, passages are ranked by the index and grouped into
-// articles (./ranking.ts).
+// becomes an OR query over its content words, the index ranks articles (filters inside the
+// ranking query), then the candidates' passages are scored and both combine (./ranking.ts).
 import type { SearchIndexRepository, PassageFilter } from '../store/repositories.ts';
 import { compileFilters } from './filters.ts';
 import { queryTerms, orMatch } from './query.ts';
-import { aggregateByArticle, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
+import { rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
 import { resolveScope } from './scope.ts';
 import type { SearchHit, SearchProvider, SearchQuery } from './types.ts';
 
@@ -42,9 +42,11 @@ export class LocalIndexProvider implements SearchProvider {
     const terms = queryTerms(q.text);
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
-    const matches = this.repo.searchPassages(orMatch(terms), filter,
-      Math.max(r.minPassages, q.limit * r.passagesPerArticle), { title: r.titleWeight, body: r.bodyWeight });
-    const ranked = aggregateByArticle(matches, r).slice(0, q.limit);
+    const match = orMatch(terms);
+    const weights = { title: r.titleWeight, body: r.bodyWeight };
+    const candidates = this.repo.searchArticles(match, filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
+    const passages = this.repo.passagesOf(match, candidates.map((c) => c.itemId), weights);
+    const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
     const meta = new Map(this.repo.articles(ranked.map((a) => a.itemId)).map((m) => [m.id, m]));
     const hits: SearchHit[] = [];
     for (const a of ranked) {

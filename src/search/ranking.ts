@@ -1,30 +1,29 @@
-// Article ranking from passage matches. The index scores passages (BM25 over title + passage);
-// an article's score combines its best passage with its next best ones, so an article that
-// discusses the topic in several places beats one that mentions it once, while one strong
-// passage still counts most. The options are the knobs the benchmark (bench/search.bench.ts) turns.
-import type { PassageMatch } from '../store/repositories.ts';
+// Article ranking. Candidates come from BM25 over whole articles (the strongest single signal on
+// the news benchmark); each candidate's best matching passage adds a bonus, so an article whose
+// match is concentrated in one place (a passage that answers) moves up. Both scores are scaled
+// by the best candidate's score first, so the weight means the same for every query.
+// The options are the knobs the benchmark (bench/search.bench.ts) turns; BENCHMARKS.md has the
+// figures behind the defaults.
+import type { ArticleMatch, PassageMatch } from '../store/repositories.ts';
 
 export interface RankingOptions {
-  /** BM25 column weights: a word in the title counts this many times a word in the passage. */
+  /** BM25 column weights: a word in the title counts this many times a word in the body. */
   titleWeight: number;
   bodyWeight: number;
-  /** Passages fetched from the index per requested article. */
-  passagesPerArticle: number;
-  /** Minimum passages fetched, whatever the limit. */
-  minPassages: number;
-  /** Weight of the sum of the article's next best passages (0: best passage only). */
-  supportWeight: number;
-  /** How many further passages count as support. */
-  supportPassages: number;
+  /** Articles fetched from the index and re-ranked, at least this many… */
+  minCandidates: number;
+  /** …or this many per requested article. */
+  candidatesPerResult: number;
+  /** Weight of the best passage's (scaled) score next to the article's (scaled) score. */
+  passageWeight: number;
 }
 
 export const DEFAULT_RANKING: RankingOptions = {
   titleWeight: 3,
   bodyWeight: 1,
-  passagesPerArticle: 30,
-  minPassages: 300,
-  supportWeight: 0.3,
-  supportPassages: 3,
+  minCandidates: 50,
+  candidatesPerResult: 5,
+  passageWeight: 0.3,
 };
 
 export interface RankedArticle {
@@ -34,19 +33,19 @@ export interface RankedArticle {
   passages: PassageMatch[];
 }
 
-export function aggregateByArticle(matches: PassageMatch[], opts: RankingOptions): RankedArticle[] {
+export function rankArticles(articles: ArticleMatch[], passages: PassageMatch[], opts: RankingOptions): RankedArticle[] {
   const byItem = new Map<number, PassageMatch[]>();
-  for (const m of matches) {
-    let list = byItem.get(m.itemId);
-    if (!list) byItem.set(m.itemId, (list = []));
-    list.push(m);
+  for (const p of passages) {
+    let list = byItem.get(p.itemId);
+    if (!list) byItem.set(p.itemId, (list = []));
+    list.push(p);
   }
-  const ranked: RankedArticle[] = [];
-  for (const [itemId, passages] of byItem) {
-    passages.sort((a, b) => b.score - a.score);
-    let score = passages[0]!.score;
-    for (let i = 1; i <= opts.supportPassages && i < passages.length; i++) score += opts.supportWeight * passages[i]!.score;
-    ranked.push({ itemId, score, passages });
-  }
+  const bestArticle = Math.max(1e-9, ...articles.map((a) => a.score));
+  const bestPassage = Math.max(1e-9, ...passages.map((p) => p.score));
+  const ranked = articles.map((a) => {
+    const own = (byItem.get(a.itemId) ?? []).sort((x, y) => y.score - x.score || x.ord - y.ord);
+    const passageScore = own.length ? own[0]!.score / bestPassage : 0;
+    return { itemId: a.itemId, score: a.score / bestArticle + opts.passageWeight * passageScore, passages: own };
+  });
   return ranked.sort((a, b) => b.score - a.score || a.itemId - b.itemId);
 }

@@ -115,22 +115,29 @@ export interface SearchArticleMeta {
   imageUrl: string | null;
 }
 
+export interface ArticleMatch {
+  itemId: number;
+  /** Higher is better (negated FTS5 bm25). */
+  score: number;
+}
+
 export interface SearchIndexRepository {
   itemSources(ids: number[]): SearchItemSource[];
-  /** Replaces every passage of the item (none: the item is only removed from the index). */
-  replacePassages(item: IndexedItem, passages: string[]): void;
+  /** Replaces the article's index entries: its passages and its whole text (none: removed). */
+  indexArticle(item: IndexedItem, passages: string[]): void;
   deleteItems(ids: number[]): void;
   /** Item ids in id order after `afterId` (for rebuilds in batches). */
   itemIdsAfter(afterId: number, limit: number): number[];
   deleteAll(): void;
   passageCount(): number;
-  /** Best passages for an FTS5 MATCH expression, filters applied inside the ranking query. */
-  searchPassages(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): PassageMatch[];
+  articleCount(): number;
+  /** Best articles for an FTS5 MATCH expression, filters applied inside the ranking query. */
+  searchArticles(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): ArticleMatch[];
+  /** Every passage of these articles that matches, scored (BM25 statistics of the whole index). */
+  passagesOf(match: string, itemIds: number[], weights: { title: number; body: number }): PassageMatch[];
   articles(ids: number[]): SearchArticleMeta[];
   /** The article's indexed text (its passages in order). */
   articleText(itemId: number): { title: string; url: string; text: string } | undefined;
-  /** Number of passages containing the term (an FTS5 query term), for query term weighting. */
-  documentFrequency(term: string): number;
   // Stream-id resolution (scoped to the user).
   subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined;
   label(userId: number, name: string): { id: number; folderFeedIds: number[] } | undefined;

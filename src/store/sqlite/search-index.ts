@@ -1,9 +1,11 @@
-// SQLite side of the search index: passages in search_passages, their tokens in the contentless
-// FTS5 table search_fts (schema in ./search-schema.ts). Filters and scope become WHERE clauses of
-// the ranking query itself, so a filtered search still fills its limit.
+// SQLite side of the search index (schema in ./search-schema.ts): each article once in
+// search_articles / search_article_fts (whole text, for ranking articles) and as passages in
+// search_passages / search_fts (for ranking passages within the candidates and for snippets).
+// Filters and scope become WHERE clauses of the ranking query itself, so a filtered search still
+// fills its limit.
 import { StatementCache, type Db } from '../db.ts';
 import type {
-  IndexedItem, PassageFilter, PassageMatch, SearchArticleMeta, SearchIndexRepository, SearchItemSource,
+  ArticleMatch, IndexedItem, PassageFilter, PassageMatch, SearchArticleMeta, SearchIndexRepository, SearchItemSource,
 } from '../repositories.ts';
 
 type Param = string | number;
@@ -27,8 +29,12 @@ export class SqliteSearchIndex implements SearchIndexRepository {
        WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as unknown as SearchItemSource[];
   }
 
-  replacePassages(item: IndexedItem, passages: string[]): void {
-    this.stmts.get('DELETE FROM search_passages WHERE item_id = ?').run(item.id);
+  indexArticle(item: IndexedItem, passages: string[]): void {
+    this.deleteItems([item.id]);
+    if (!passages.length) return;
+    this.stmts.get('INSERT INTO search_articles (item_id, feed_id, host, published_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+      .run(item.id, item.feedId, item.host, item.publishedAt, item.updatedAt);
+    this.stmts.get('INSERT INTO search_article_fts (rowid, title, body) VALUES (?, ?, ?)').run(item.id, item.title, passages.join('\n'));
     const insertPassage = this.stmts.get(`
       INSERT INTO search_passages (item_id, ord, feed_id, host, published_at, updated_at, text)
       VALUES (?, ?, ?, ?, ?, ?, ?)`);
@@ -41,7 +47,9 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   deleteItems(ids: number[]): void {
     if (!ids.length) return;
-    this.stmts.get('DELETE FROM search_passages WHERE item_id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids));
+    const list = JSON.stringify(ids);
+    this.stmts.get('DELETE FROM search_articles WHERE item_id IN (SELECT value FROM json_each(?))').run(list);
+    this.stmts.get('DELETE FROM search_passages WHERE item_id IN (SELECT value FROM json_each(?))').run(list);
   }
 
   itemIdsAfter(afterId: number, limit: number): number[] {
@@ -49,24 +57,37 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 
   deleteAll(): void {
-    this.db.exec("DELETE FROM search_passages; DELETE FROM search_fts;");
+    this.db.exec('DELETE FROM search_passages; DELETE FROM search_fts; DELETE FROM search_articles; DELETE FROM search_article_fts;');
   }
 
   passageCount(): number {
     return (this.stmts.get('SELECT count(*) AS n FROM search_passages').get() as { n: number }).n;
   }
 
-  searchPassages(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): PassageMatch[] {
-    const where: string[] = ['search_fts MATCH ?'];
+  articleCount(): number {
+    return (this.stmts.get('SELECT count(*) AS n FROM search_articles').get() as { n: number }).n;
+  }
+
+  searchArticles(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): ArticleMatch[] {
+    const where: string[] = ['search_article_fts MATCH ?'];
     const params: Param[] = [match];
     addFilterClauses(filter, where, params);
     const sql = `
-      SELECT p.id AS passageId, p.item_id AS itemId, p.ord, p.text, -bm25(search_fts, ${+weights.title}, ${+weights.body}) AS score
-        FROM search_fts JOIN search_passages p ON p.id = search_fts.rowid
+      SELECT p.item_id AS itemId, -bm25(search_article_fts, ${+weights.title}, ${+weights.body}) AS score
+        FROM search_article_fts JOIN search_articles p ON p.item_id = search_article_fts.rowid
        WHERE ${where.join(' AND ')}
        ORDER BY score DESC
        LIMIT ?`;
-    return this.stmts.get(sql).all(...params, limit) as unknown as PassageMatch[];
+    return this.stmts.get(sql).all(...params, limit) as unknown as ArticleMatch[];
+  }
+
+  passagesOf(match: string, itemIds: number[], weights: { title: number; body: number }): PassageMatch[] {
+    if (!itemIds.length) return [];
+    // The passages are found through the item index; FTS5 then scores each by rowid lookup.
+    return this.stmts.get(`
+      SELECT p.id AS passageId, p.item_id AS itemId, p.ord, p.text, -bm25(search_fts, ${+weights.title}, ${+weights.body}) AS score
+        FROM search_passages p JOIN search_fts ON search_fts.rowid = p.id
+       WHERE p.item_id IN (SELECT value FROM json_each(?)) AND search_fts MATCH ?`).all(JSON.stringify(itemIds), match) as unknown as PassageMatch[];
   }
 
   articles(ids: number[]): SearchArticleMeta[] {
@@ -83,10 +104,6 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     if (!item) return undefined;
     const parts = this.stmts.get('SELECT text FROM search_passages WHERE item_id = ? ORDER BY ord').all(itemId) as { text: string }[];
     return { title: item.title, url: item.url, text: parts.map((p) => p.text).join('\n\n') };
-  }
-
-  documentFrequency(term: string): number {
-    return (this.stmts.get('SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH ?').get(term) as { n: number }).n;
   }
 
   subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined {
@@ -106,7 +123,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 }
 
-/** WHERE clauses over search_passages p for the scope and filters (parameters appended). */
+/** WHERE clauses over p (search_articles or search_passages: same columns) for the scope and filters. */
 function addFilterClauses(f: PassageFilter, where: string[], params: Param[]): void {
   const scope = f.scope;
   if (scope.kind === 'subscriptions') {
