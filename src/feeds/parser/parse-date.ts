@@ -23,7 +23,7 @@ const ZONES: Record<string, number> = {
 export function parseFeedDate(input: string | null | undefined): number | null {
   if (!input) return null;
   const s = input.trim().replace(/\s+/g, ' ');
-  if (!s) return null;
+  if (!s || s.length > 100) return null; // no real date is longer; don't run regexes over junk
   return parseIso(s) ?? parseRfc822(s) ?? parseFallback(s);
 }
 

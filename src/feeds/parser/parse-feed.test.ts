@@ -181,3 +181,16 @@ test('entry dates far in the future are clamped to the crawl time', () => {
   assert.equal(feed.entries[1]!.publishedAt, Date.parse('2022-04-05T09:20:00Z') / 1000);
   assert.equal(parseFeed(xml, { url: URL_ }).entries[0]!.publishedAt, Date.parse('2100-01-01T00:00:00Z') / 1000, 'no crawl time: dates are kept');
 });
+
+test('hostile structure is handled in bounded time: deep nesting, unclosed legacy content, huge dates', () => {
+  const started = performance.now();
+  const deep = '<rss><channel><item><title>x</title><description>' + '<a>'.repeat(50_000) + '</description></item></channel></rss>';
+  assert.throws(() => parseFeed(deep, { url: URL_ }), (e: unknown) => e instanceof FeedParseError && /nested more than/.test(e.message));
+  const deepEscaped = parseFeed('<rss><channel><item><title>x</title><description>' + '&lt;div&gt;'.repeat(50_000) + 'text</description></item></channel></rss>', { url: URL_ });
+  assert.equal(deepEscaped.entries[0]!.summary, 'text', 'too-deep HTML falls back to its text');
+  const bodies = parseFeed('<rss><channel><item><title>t</title>' + '<body>x'.repeat(5_000) + '</item></channel></rss>', { url: URL_ });
+  assert.equal(bodies.recovered, true);
+  const hugeDate = parseFeed('<rss><channel><item><guid>g</guid><pubDate>' + '1 '.repeat(100_000) + '</pubDate></item></channel></rss>', { url: URL_ });
+  assert.equal(hugeDate.entries[0]!.publishedAt, null);
+  assert.ok(performance.now() - started < 20_000, 'bounded time');
+});

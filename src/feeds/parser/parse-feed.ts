@@ -26,8 +26,12 @@ import type { RawFeed } from './raw-feed.ts';
 import { refuseHostileXml } from './refuse-hostile-xml.ts';
 import { promoteLegacyContent } from './promote-legacy-content.ts';
 import { repairXml } from './repair-xml.ts';
+import { exceedsTagDepth } from '../sanitizer/tag-depth.ts';
 
 export { FeedParseError } from './feed-parse-error.ts';
+
+/** No feed nests this deep; deeper ill-formed input would make the repair pass quadratic. */
+const MAX_XML_DEPTH = 10_000;
 
 export interface ParseFeedOptions {
   /** The feed's URL: the base for relative links when the document has no xml:base. */
@@ -61,6 +65,7 @@ export function parseFeed(body: Buffer | string, opts: ParseFeedOptions): Parsed
     // Not well-formed: rewrite it well-formed first (like a browser would read it) and flag it.
     let xml = text;
     if (XMLValidator.validate(xml) !== true) {
+      if (exceedsTagDepth(xml, MAX_XML_DEPTH)) throw new FeedParseError(`not a feed: elements nested more than ${MAX_XML_DEPTH} levels deep`);
       xml = repairXml(xml);
       recovered = true;
     }

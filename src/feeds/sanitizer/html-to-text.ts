@@ -1,6 +1,7 @@
 // HTML -> plain text (entities decoded, tags dropped, block boundaries become line breaks),
 // streaming through htmlparser2 (already used by sanitize-html), so no DOM is built.
 import { Parser } from 'htmlparser2';
+import { exceedsTagDepth } from './tag-depth.ts';
 
 const BLOCK = new Set([
   'p', 'div', 'br', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'tr', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote',
@@ -16,6 +17,8 @@ export interface HtmlToTextOptions {
 export function htmlToText(html: string, options: HtmlToTextOptions = {}): string {
   if (!html) return '';
   if (!/[<&]/.test(html)) return collapse(html, options.singleLine ?? false);
+  // Pathologically deep markup (an attack on htmlparser2's O(depth) stack): drop the tags by pattern.
+  if (exceedsTagDepth(html, 2000)) html = html.replace(/<[^>]*>/g, ' ');
   const parts: string[] = [];
   let skipDepth = 0;
   const parser = new Parser(

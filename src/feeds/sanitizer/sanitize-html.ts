@@ -12,6 +12,7 @@
 // - links get target="_blank" rel="noopener noreferrer"; images get loading="lazy".
 import sanitizeHtmlLib from 'sanitize-html';
 import { resolveUrl } from '../parser/resolve-url.ts';
+import { exceedsTagDepth } from './tag-depth.ts';
 
 const URL_ATTRIBUTES = ['href', 'src', 'poster', 'cite'] as const;
 /** Tags that carry URL attributes (or get attributes added): the only ones transformed. */
@@ -120,9 +121,17 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
   };
 }
 
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 const cache = new Map<string | null, sanitizeHtmlLib.IOptions>();
 
+/** Real articles nest a few dozen levels; far deeper markup is an attack on the parser (see tag-depth.ts). */
+const MAX_DEPTH = 2000;
+
 export function sanitizeHtml(html: string, options: SanitizeOptions = {}): string {
+  if (exceedsTagDepth(html, MAX_DEPTH)) return escapeText(html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim());
   const baseUrl = options.baseUrl ?? null;
   let opts = cache.get(baseUrl);
   if (!opts) {
