@@ -122,6 +122,17 @@ test('max_tokens cuts the answer and reports finish_reason length', async () => 
   assert.ok(countTokens(rr.content) <= 30);
 });
 
+test('stop sequences end the content before the first match, for the extractive engine too', async () => {
+  const full = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?'));
+  assert.ok(full.content.includes('Orion'));
+  const events = await collect(answerService(app).stream(ask('What did NASA announce about the Artemis II launch date?', { stop: ['Orion', 'zzz'] })));
+  const text = events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text).join('');
+  assert.equal(text, full.content.slice(0, full.content.indexOf('Orion')));
+  const done = events.at(-1) as Extract<AnswerEvent, { type: 'done' }>;
+  assert.equal(done.finishReason, 'stop');
+  assert.equal(done.usage.completionTokens, countTokens(text));
+});
+
 test('r1-1776 without a generative engine is refused before any event', () => {
   assert.throws(() => answerService(app).stream(ask('Tell me a story', { model: 'r1-1776' })), (e: unknown) =>
     e instanceof AnswerError && e.code === 'engine_unavailable' && /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL/.test(e.message));

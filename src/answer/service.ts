@@ -15,6 +15,7 @@ import { searchAnswer } from './pipelines/search-answer.ts';
 import { offlineAnswer } from './pipelines/offline.ts';
 import { deepResearch } from './pipelines/deep-research.ts';
 import { limitTokens } from './max-tokens.ts';
+import { applyStopSequences } from './stop-sequences.ts';
 import { sizeFromHtml, type ImageSizeLookup } from './images.ts';
 
 export interface AnswerServiceDeps {
@@ -41,7 +42,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
     const pipeline = profile.searches === 'none' ? offlineAnswer(req, pipelineDeps)
       : profile.searches === 'research' ? deepResearch(req, pipelineDeps, profile)
       : searchAnswer(req, pipelineDeps, profile);
-    return guarded(limitTokens(pipeline, req.maxTokens), req.signal);
+    return guarded(limitTokens(applyStopSequences(pipeline, req.stop), req.maxTokens), req.signal);
   }
 
   async function complete(req: AnswerRequest): Promise<AnswerResult> {

@@ -17,7 +17,7 @@ export interface ResearchDepth {
 }
 
 const DEPTH: Record<ReasoningEffort, ResearchDepth> = {
-  minimal: { subQuestions: 1, rounds: 1, articles: 6 },
+  minimal: { subQuestions: 1, rounds: 2, articles: 6 },
   low: { subQuestions: 2, rounds: 2, articles: 8 },
   medium: { subQuestions: 3, rounds: 2, articles: 12 },
   high: { subQuestions: 5, rounds: 3, articles: 16 },
