@@ -81,8 +81,10 @@ test('bad CLI arguments: one line on stderr and a non-zero exit', async () => {
   cases.push([['opml', 'import', 'alice', join(data, 'bad.opml')], /not a valid OPML file/, 1]);
   writeFileSync(join(data, 'evil.opml'), '<!DOCTYPE opml [<!ENTITY a "aaaa">]><opml><body><outline text="&a;" xmlUrl="http://x/"/></body></opml>');
   cases.push([['opml', 'import', 'alice', join(data, 'evil.opml')], /declares XML entities/, 1]);
-  for (const [args, re, code] of cases) {
-    const r = await cli(...args);
+  // Independent cases: run them side by side (each is a separate process).
+  const results = await Promise.all(cases.map(([args]) => cli(...args)));
+  for (const [i, [args, re, code]] of cases.entries()) {
+    const r = results[i]!;
     assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, re);
     assert.equal(r.stderr.trim().split('\n').length, 1, `one line for ${args.join(' ')}: ${r.stderr}`);

@@ -47,7 +47,8 @@ function looksLikeHtml(res: FetchResponse): boolean {
   return head.startsWith('<!doctype html') || head.startsWith('<html');
 }
 
-async function tryParse(url: string, res: FetchResponse): Promise<ParsedFeed | FeedParseError> {
+/** The parsed feed, or the reason the body is not one (a page, maybe: then discovery runs). */
+function tryParse(res: FetchResponse): ParsedFeed | FeedParseError {
   try { return parseFeed(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(Date.now() / 1000) }); } catch (e) {
     if (e instanceof FeedParseError) return e;
     throw e;
@@ -59,7 +60,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
   const { fetcher, feeds } = feedEngine(app);
   const res = await fetcher.fetch({ url });
   const target = res.permanentUrl ?? url;
-  const parsed = await tryParse(target, res);
+  const parsed = tryParse(res);
   if (!(parsed instanceof FeedParseError)) return { url: target, res, parsed, known: null };
   if (!looksLikeHtml(res)) throw parseFailure(parsed);
 
@@ -74,7 +75,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
       if (links.includes(candidate) && e instanceof FeedError && e.code === 'refused-address') throw e;
       continue;
     }
-    const p = await tryParse(candidate, cres);
+    const p = tryParse(cres);
     if (!(p instanceof FeedParseError)) return { url: cres.permanentUrl ?? candidate, res: cres, parsed: p, known: null };
   }
   throw new FeedError('not-a-feed', links.length
