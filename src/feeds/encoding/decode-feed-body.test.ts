@@ -83,3 +83,8 @@ test('charset parameter parsing', () => {
 test('C1 controls (Windows-1252 smart quotes passed through Latin-1) are mapped back', () => {
   assert.match(decodeFeedBody(Buffer.from('<rss><title>don\u0092t \u0093quote\u0094 \u0080</title></rss>', 'utf8')).text, /don\u2019t \u201cquote\u201d €/);
 });
+
+test('a plain Uint8Array (as after a worker transfer) decodes like a Buffer', () => {
+  const bytes = new Uint8Array(Buffer.from(xml('utf-8', 'Grüße')));
+  assert.match(decodeFeedBody(bytes).text, /Grüße/);
+});

@@ -24,8 +24,10 @@ const MAX_GUNZIPPED_BYTES = 64 * 1024 * 1024;
 /** Charset labels that mean "the web's Latin-1": decode as windows-1252 like every browser. */
 const LATIN1_ALIASES = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'latin-1', 'l1', 'us-ascii', 'ascii', 'cp819', 'ibm819', 'iso-ir-100', 'csisolatin1']);
 
-export function decodeFeedBody(body: Buffer | string, contentType?: string | null): DecodedBody {
-  const decoded = decodeBytes(body, contentType);
+export function decodeFeedBody(body: Buffer | Uint8Array | string, contentType?: string | null): DecodedBody {
+  // A Uint8Array (e.g. after a worker-thread transfer) has no Buffer methods: view it as a Buffer.
+  const input = typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const decoded = decodeBytes(input, contentType);
   return C1_CONTROLS.test(decoded.text) ? { ...decoded, text: demoronize(decoded.text) } : decoded;
 }
 

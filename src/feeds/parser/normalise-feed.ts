@@ -95,7 +95,9 @@ function toLength(value: number | string | null): number | null {
   return Number.isFinite(n) && n >= 0 ? Math.floor(n) : null;
 }
 
-const FIRST_IMG = /<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']/i;
+const IMG_SRC = /<img\b[^>]*?\bsrc\s*=\s*["']([^"']+)["']/gi;
+/** Share buttons (FeedBurner "feedflare") are images too, but never the article's picture. */
+const NOT_AN_ARTICLE_IMAGE = /\/~ff\/|\/feedflare\//i;
 
 function pickImage(raw: RawEntry, enclosures: Enclosure[], html: string | null, base: string | null): string | null {
   for (const candidate of raw.images) {
@@ -104,9 +106,10 @@ function pickImage(raw: RawEntry, enclosures: Enclosure[], html: string | null, 
   }
   const imageEnclosure = enclosures.find((e) => e.type?.startsWith('image/') || (!e.type && /\.(jpe?g|png|gif|webp|avif)(\?|$)/i.test(e.url)));
   if (imageEnclosure) return imageEnclosure.url;
-  // The sanitized HTML has absolute URLs already.
-  const m = html ? FIRST_IMG.exec(html) : null;
-  return m?.[1] ? m[1].replace(/&amp;/g, '&') : null;
+  // The sanitized HTML has absolute URLs already, and no tracking pixels.
+  if (!html) return null;
+  for (const m of html.matchAll(IMG_SRC)) if (!NOT_AN_ARTICLE_IMAGE.test(m[1]!)) return m[1]!.replace(/&amp;/g, '&');
+  return null;
 }
 
 function safeUrl(u: string): string | null {

@@ -45,7 +45,7 @@ export interface ParseFeedOptions {
   crawlTime?: number;
 }
 
-export function parseFeed(body: Buffer | string, opts: ParseFeedOptions): ParsedFeed {
+export function parseFeed(body: Buffer | Uint8Array | string, opts: ParseFeedOptions): ParsedFeed {
   const decoded = decodeFeedBody(body, opts.contentType);
   const text = decoded.text.replace(/^[\s\u0000]+/, '');
   if (!text) throw new FeedParseError('empty document');

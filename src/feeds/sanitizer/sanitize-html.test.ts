@@ -56,3 +56,9 @@ test('media always gets controls, autoplay is dropped', () => {
 test('unbalanced markup is closed; text entities stay intact', () => {
   assert.equal(sanitizeHtml('<p>AT&amp;T &lt;b&gt; <b>bold', base), '<p>AT&amp;T &lt;b&gt; <b>bold</b></p>');
 });
+
+test('tracking pixels are removed, real images stay', () => {
+  const out = sanitizeHtml('<p>x<img src="http://feeds.feedburner.com/~r/blog/~4/abc" height="1" width="1" alt=""><img src="https://t.example/p.gif" width="1" height="1"><img src="/photo.jpg" width="600" height="400"></p>', base);
+  assert.doesNotMatch(out, /feedburner|t\.example/);
+  assert.match(out, /photo\.jpg/);
+});

@@ -9,7 +9,8 @@
 //   image can smuggle SVG or track nothing useful, and lazy-loading placeholders are data: URLs whose
 //   real image sits in data-src (we promote data-src/data-srcset to src/srcset instead);
 // - no style, class (except language-* on code/pre for highlighting), id, on* handlers;
-// - links get target="_blank" rel="noopener noreferrer"; images get loading="lazy".
+// - links get target="_blank" rel="noopener noreferrer"; images get loading="lazy";
+// - tracking pixels (1x1 images, known tracker hosts) are removed.
 import sanitizeHtmlLib from 'sanitize-html';
 import { resolveUrl } from '../parser/resolve-url.ts';
 import { exceedsTagDepth } from './tag-depth.ts';
@@ -47,6 +48,15 @@ const ALLOWED_ATTRIBUTES: sanitizeHtmlLib.IOptions['allowedAttributes'] = {
 };
 
 const IFRAME_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'];
+
+/** Known tracker URLs, and 1x1 images: they only report that the article was read. */
+const TRACKER = /^https?:\/\/(?:feeds\.feedburner\.com\/~r\/|pixel\.wp\.com\/|stats\.wordpress\.com\/|www\.google-analytics\.com\/|feeds\.feedblitz\.com\/~\/i\/|[^/]*\/~4\/)/i;
+
+export function isTrackingPixel(attribs: Record<string, string>): boolean {
+  if (attribs.src && TRACKER.test(attribs.src)) return true;
+  const w = Number(attribs.width), h = Number(attribs.height);
+  return attribs.width !== undefined && attribs.height !== undefined && w <= 1 && h <= 1;
+}
 
 function isAllowedEmbed(src: string | undefined): boolean {
   if (!src) return false;
@@ -93,7 +103,10 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
       out.target = '_blank';
       out.rel = 'noopener noreferrer';
     }
-    if (tagName === 'img') out.loading = 'lazy';
+    if (tagName === 'img') {
+      if (isTrackingPixel(out)) return { tagName: 'dropped-img', attribs: {} };
+      out.loading = 'lazy';
+    }
     if (tagName === 'video' || tagName === 'audio') out.controls = ''; // never autoplaying chrome-less media
     // An iframe we do not allow loses its tag (its content, fallback text, stays like any dropped tag).
     if (tagName === 'iframe' && !isAllowedEmbed(out.src)) return { tagName: 'dropped-iframe', attribs: {} };
