@@ -41,25 +41,25 @@ export function bodyHash(body: Buffer): string {
  * validators and the next fetch time, all in one transaction; listeners hear of the changes after
  * the commit.
  */
-export function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number): ItemChanges {
+export function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number, startedAt = performance.now() - res.durationMs): ItemChanges {
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
   const changes = transaction(app.db, () => {
     feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
     const c = items.upsertEntries(feed.id, parsed.entries, crawlUs);
     const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: parsed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-    feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), ...next });
+    feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), durationMs: performance.now() - startedAt, ...next });
     return c;
   });
   app.notifyItemChanges(changes);
   return changes;
 }
 
-function recordFailure(app: App, feed: FeedRecord, error: FeedError): void {
+function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): void {
   const { feeds } = feedEngine(app);
   const now = nowS();
   const next = scheduleAfterFailure(app.config, { now, errorCount: feed.errorCount + 1, retryAfterSeconds: error.retryAfterSeconds });
-  feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, ...next });
+  feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, durationMs, ...next });
 }
 
 /** Moves the feed to where a permanent redirect points, unless another feed already lives there. */
@@ -78,6 +78,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
   const feed = typeof feedOrId === 'number' ? feeds.findById(feedOrId) : feedOrId;
   if (!feed) throw new FeedError('bad-url', `no feed with id ${String(feedOrId)}`);
   const result: RefreshResult = { feedId: feed.id, url: feed.url, outcome: 'failed', added: 0, updated: 0, error: null };
+  const startedAt = performance.now();
   try {
     const res = await fetcher.fetch({ url: feed.url, etag: feed.etag, lastModified: feed.lastModified, signal: opts.signal });
     followPermanentMove(app, feed, res);
@@ -86,7 +87,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
     if (res.notModified || (feed.bodyHash !== null && bodyHash(res.body) === feed.bodyHash)) {
       const fetchedAt = Math.floor(crawlUs / 1e6);
       const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: feed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-      feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, ...next });
+      feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, durationMs: performance.now() - startedAt, ...next });
       result.outcome = 'not-modified';
       return result;
     }
@@ -95,7 +96,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }
-    const changes = storeParsedFeed(app, feed, parsed, res, crawlUs);
+    const changes = storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
     Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
   } catch (e) {
     const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
@@ -103,7 +104,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
     result.error = error;
     // A fetch cancelled by shutdown says nothing about the feed: no failure, no back-off.
     if (opts.signal?.aborted) return result;
-    try { recordFailure(app, feed, error); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
+    try { recordFailure(app, feed, error, performance.now() - startedAt); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
   }
   return result;
 }

@@ -25,6 +25,8 @@ export interface FeedRecord {
   ttlMinutes: number | null;
   /** Hash of the last body parsed: an identical body (servers without validators) skips parsing. */
   bodyHash: string | null;
+  /** How long the last refresh took, in ms. */
+  lastDurationMs: number | null;
   createdAt: number;
 }
 
@@ -47,6 +49,8 @@ export interface FetchOutcome {
   etag?: string | null;
   lastModified?: string | null;
   bodyHash?: string | null;
+  /** Wall time of the fetch (and parse and store, on success), in ms. */
+  durationMs?: number | null;
 }
 
 export interface SubscriptionRecord {

@@ -46,7 +46,7 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
         title: s.title, url: s.feed.url, siteUrl: s.feed.siteUrl, folders: s.folders,
         itemCount: s.feed.itemCount, unreadCount: s.unreadCount,
         lastFetchedAt: iso(s.feed.lastFetchedAt), nextFetchAt: iso(s.feed.nextFetchAt),
-        lastStatus: s.feed.lastStatus, lastError: s.feed.lastError, errorCount: s.feed.errorCount,
+        lastStatus: s.feed.lastStatus, lastError: s.feed.lastError, errorCount: s.feed.errorCount, lastDurationMs: s.feed.lastDurationMs,
       }));
       if (o.json) { ctx.out(JSON.stringify(rows, null, 2)); return; }
       if (!rows.length) { ctx.out(`${user} has no subscriptions (add one with: tidings feed add ${user} <url>)`); return; }

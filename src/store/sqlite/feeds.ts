@@ -7,15 +7,17 @@ export interface FeedRow {
   id: number; url: string; site_url: string | null; title: string | null; description: string | null; icon_url: string | null;
   etag: string | null; last_modified: string | null; last_fetched_at: number | null; last_success_at: number | null;
   last_status: number | null; last_error: string | null; error_count: number; next_fetch_at: number;
-  interval_seconds: number | null; item_count: number; ttl_minutes: number | null; body_hash: string | null; created_at: number;
+  interval_seconds: number | null; item_count: number; ttl_minutes: number | null; body_hash: string | null; last_duration_ms: number | null; created_at: number;
 }
 
 export const toFeed = (r: FeedRow): FeedRecord => ({
   id: r.id, url: r.url, siteUrl: r.site_url, title: r.title, description: r.description, iconUrl: r.icon_url,
   etag: r.etag, lastModified: r.last_modified, lastFetchedAt: r.last_fetched_at, lastSuccessAt: r.last_success_at,
   lastStatus: r.last_status, lastError: r.last_error, errorCount: r.error_count, nextFetchAt: r.next_fetch_at,
-  intervalSeconds: r.interval_seconds, itemCount: r.item_count, ttlMinutes: r.ttl_minutes, bodyHash: r.body_hash, createdAt: r.created_at,
+  intervalSeconds: r.interval_seconds, itemCount: r.item_count, ttlMinutes: r.ttl_minutes, bodyHash: r.body_hash, lastDurationMs: r.last_duration_ms, createdAt: r.created_at,
 });
+
+const roundMs = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.round(ms));
 
 export class SqliteFeedRepository implements FeedRepository {
   private readonly s: StatementCache;
@@ -43,13 +45,13 @@ export class SqliteFeedRepository implements FeedRepository {
   }
   recordSuccess(id: number, o: FetchOutcome): void {
     this.s.get(`UPDATE feeds SET last_fetched_at = ?, last_success_at = ?, last_status = ?, last_error = NULL, error_count = 0,
-                next_fetch_at = ?, interval_seconds = ?, etag = ?, last_modified = ?, body_hash = coalesce(?, body_hash) WHERE id = ?`)
-      .run(o.fetchedAt, o.fetchedAt, o.status, o.nextFetchAt, o.intervalSeconds, o.etag ?? null, o.lastModified ?? null, o.bodyHash ?? null, id);
+                next_fetch_at = ?, interval_seconds = ?, etag = ?, last_modified = ?, body_hash = coalesce(?, body_hash), last_duration_ms = ? WHERE id = ?`)
+      .run(o.fetchedAt, o.fetchedAt, o.status, o.nextFetchAt, o.intervalSeconds, o.etag ?? null, o.lastModified ?? null, o.bodyHash ?? null, roundMs(o.durationMs), id);
   }
   recordFailure(id: number, o: FetchOutcome): void {
     this.s.get(`UPDATE feeds SET last_fetched_at = ?, last_status = ?, last_error = ?, error_count = error_count + 1,
-                next_fetch_at = ?, interval_seconds = ? WHERE id = ?`)
-      .run(o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, id);
+                next_fetch_at = ?, interval_seconds = ?, last_duration_ms = ? WHERE id = ?`)
+      .run(o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), id);
   }
   changeUrl(id: number, newUrl: string): boolean {
     if (this.s.get('SELECT 1 FROM feeds WHERE url = ? AND id <> ?').get(newUrl, id)) return false;
