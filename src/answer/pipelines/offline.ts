@@ -10,7 +10,8 @@ export async function* offlineAnswer(req: AnswerRequest, deps: PipelineDeps): As
   const conv = readConversation(req.messages);
   yield* runEngine({
     req, deps, reasoning: true, allHits: [], searchQueries: 0,
-    steps: [`r1-1776 is an offline model: answering with ${deps.engine.name} from its own knowledge, without searching the feeds.`],
+    // The engine's name (server URL) stays out of the answer: clients need not learn the infrastructure.
+    steps: ['r1-1776 is an offline model: answering from the model\'s own knowledge, without searching the feeds.'],
     engineReq: {
       question: conv.question, history: conv.history, system: conv.system, sources: [], searched: false,
       style: 'detailed', maxTokens: req.maxTokens, sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
