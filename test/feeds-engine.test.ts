@@ -133,6 +133,14 @@ test('a permanent redirect updates the stored URL, a temporary one does not, a l
     await refreshFeed(app, old.id);
     assert.equal(feeds.findById(old.id)!.url, `${server.base}/later-home.xml`);
 
+    // Moving onto the URL of another stored feed would break UNIQUE(url): the old URL is kept.
+    const dup = feeds.create(`${server.base}/dup.xml`);
+    feedEngine(app).subscriptions.subscribe(u, dup.id);
+    server.routes.set('/dup.xml', (_q, s) => { s.statusCode = 301; s.setHeader('location', '/later-home.xml'); s.end(); });
+    const dupResult = await refreshFeed(app, dup.id);
+    assert.equal(dupResult.outcome, 'updated');
+    assert.equal(feeds.findById(dup.id)!.url, `${server.base}/dup.xml`);
+
     const temp = await subscribe(app, u, `${server.base}/temp.xml`);
     assert.equal(temp.url, `${server.base}/temp.xml`);
 
