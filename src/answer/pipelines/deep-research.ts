@@ -13,7 +13,7 @@ import { fuse } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
 import { describeFilters } from './describe.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
-import { samplingOf } from './search-answer.ts';
+import { samplingOf } from './sampling.ts';
 import { prominentNames, researchDepth, subQuestionsFromModel, subQuestionsFromNames, type SubQuestion } from './research-plan.ts';
 import { composeReport, type ReportSection } from '../engines/extractive-report.ts';
 import { noArticlesMessage, wordChunks } from '../engines/extractive.ts';

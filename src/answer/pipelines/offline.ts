@@ -4,7 +4,7 @@ import type { AnswerEvent, AnswerRequest } from '../types.ts';
 import type { PipelineDeps } from './deps.ts';
 import { readConversation } from '../conversation.ts';
 import { runEngine } from './run-engine.ts';
-import { samplingOf } from './search-answer.ts';
+import { samplingOf } from './sampling.ts';
 
 export async function* offlineAnswer(req: AnswerRequest, deps: PipelineDeps): AsyncGenerator<AnswerEvent> {
   const conv = readConversation(req.messages);

@@ -2,6 +2,8 @@
 // queries), ground the engine in the best sources, answer. The reasoning variants show the real
 // steps taken (queries run, articles considered, why quoted) in their <think> block.
 import type { AnswerEvent, AnswerRequest } from '../types.ts';
+import type { SearchHit } from '../../search/types.ts';
+import { samplingOf } from './sampling.ts';
 import type { PipelineDeps } from './deps.ts';
 import type { ModelProfile } from './profiles.ts';
 import { readConversation, searchQueryFor } from '../conversation.ts';
@@ -22,7 +24,7 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
   const steps: string[] = [`Question: ${conv.question}`];
   if (baseQuery !== conv.question) steps.push(`It follows up on the conversation, so the search carries its topic: "${baseQuery}".`);
 
-  let hits: Awaited<ReturnType<typeof searchAll>>['hits'] = [];
+  let hits: SearchHit[] = [];
   let searchQueries = 0;
   if (!req.disableSearch) {
     const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
@@ -56,8 +58,4 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
       sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
     },
   });
-}
-
-export function samplingOf(req: AnswerRequest) {
-  return { temperature: req.temperature, topP: req.topP, topK: req.topK, presencePenalty: req.presencePenalty, frequencyPenalty: req.frequencyPenalty, stop: req.stop };
 }
