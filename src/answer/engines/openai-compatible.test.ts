@@ -85,6 +85,8 @@ test('an HTTP error upstream becomes upstream_error naming the server and status
 
 test('garbage in the stream becomes upstream_error', async () => {
   await assert.rejects(run('garbage'), (e: unknown) => e instanceof AnswerError && e.code === 'upstream_error' && /invalid response|malformed/.test(e.message));
+  await assert.rejects(run('wrong-shape'), (e: unknown) => e instanceof AnswerError && e.code === 'upstream_error'
+    && /not a chat\.completion\.chunk \(choices\.0\.delta\.content: /.test(e.message));
 });
 
 test('a slow first token and a stall mid-stream time out instead of hanging', async () => {

@@ -12,6 +12,7 @@ import { CitationMarkerFilter } from './citation-markers.ts';
 import { ThinkSplitter } from './think-splitter.ts';
 import { buildPrompt } from './prompt.ts';
 import { countTokens } from '../tokens.ts';
+import { upstreamChunkSchema } from './upstream-chunk.ts';
 
 export interface OpenAICompatibleOptions {
   baseUrl: string;
@@ -22,8 +23,6 @@ export interface OpenAICompatibleOptions {
   contextTokens: number;
 }
 
-/** Fields some servers add to the streamed delta for reasoning models (DeepSeek, vLLM, Ollama). */
-interface ReasoningDelta { reasoning_content?: string | null; reasoning?: string | null }
 
 export class OpenAICompatibleEngine implements AnswerEngine {
   readonly name: string;
@@ -64,14 +63,17 @@ export class OpenAICompatibleEngine implements AnswerEngine {
         ...(req.sampling.topK ? { top_k: req.sampling.topK } : {}),
         ...(req.responseFormat !== undefined ? { response_format: req.responseFormat as never } : {}),
       }, { signal: watchdog.signal });
-      for await (const chunk of stream) {
+      for await (const raw of stream) {
         watchdog.pause();
         sawChunk = true;
-        if (!chunk || typeof chunk !== 'object' || (!Array.isArray(chunk.choices) && !chunk.usage)) {
-          throw new AnswerError('upstream_error', `LLM server ${this.opts.baseUrl} sent a chunk that is not a chat.completion.chunk: ${JSON.stringify(chunk).slice(0, 200)}`);
+        const parsed = upstreamChunkSchema.safeParse(raw);
+        if (!parsed.success) {
+          throw new AnswerError('upstream_error', `LLM server ${this.opts.baseUrl} sent a chunk that is not a chat.completion.chunk (${parsed.error.issues[0]?.path.join('.') || 'chunk'}: ${parsed.error.issues[0]?.message}): ${JSON.stringify(raw).slice(0, 200)}`);
         }
+        const chunk = parsed.data;
         const choice = chunk.choices?.[0];
-        const delta = choice?.delta as (NonNullable<typeof choice>['delta'] & ReasoningDelta) | undefined;
+        const delta = choice?.delta;
+        // Reasoning models on DeepSeek-style servers (vLLM, Ollama) stream their thoughts separately.
         const reasoning = delta?.reasoning_content ?? delta?.reasoning;
         if (reasoning) { generated += reasoning; yield { type: 'reasoning', text: reasoning }; }
         if (delta?.content) {

@@ -5,7 +5,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type StubMode = 'normal' | 'slow-first-token' | 'stall' | 'error-500' | 'garbage' | 'think-inline' | 'reasoning-content' | 'bad-markers' | 'no-usage';
+export type StubMode = 'normal' | 'slow-first-token' | 'stall' | 'error-500' | 'garbage' | 'wrong-shape' | 'think-inline' | 'reasoning-content' | 'bad-markers' | 'no-usage';
 
 export interface LlmStub {
   baseUrl: string;
@@ -64,6 +64,7 @@ export async function startLlmStub(mode: StubMode = 'normal', opts: { delayMs?: 
       const send = (o: unknown) => res.write(`data: ${typeof o === 'string' ? o : JSON.stringify(o)}\n\n`);
       send(chunk({ role: 'assistant', content: '' }));
       if (m === 'garbage') { send('{"choices": [ this is not json'); res.end(); return; }
+      if (m === 'wrong-shape') { send({ choices: [{ index: 0, delta: { content: 42 } }] }); send('[DONE]'); res.end(); return; }
       for (const r of p.reasoning ?? []) { send(chunk({ reasoning_content: r })); await sleep(2); }
       for (const [i, c] of p.content.entries()) {
         if (m === 'stall' && i === 2) { await sleep(delay); if (res.destroyed) return; }
