@@ -88,3 +88,12 @@ test('a plain Uint8Array (as after a worker transfer) decodes like a Buffer', ()
   const bytes = new Uint8Array(Buffer.from(xml('utf-8', 'Grüße')));
   assert.match(decodeFeedBody(bytes).text, /Grüße/);
 });
+
+test('a header wrongly claiming UTF-8 yields to the document\'s declared legacy charset', () => {
+  const bytes = iconv.encode(xml('windows-1251', 'Новости'), 'windows-1251');
+  const d = decodeFeedBody(bytes, 'text/xml; charset=utf-8');
+  assert.equal(d.charset, 'windows-1251');
+  assert.equal(d.source, 'xml-declaration');
+  assert.equal(d.mismatch, true);
+  assert.match(d.text, /Новости/);
+});

@@ -66,17 +66,19 @@ function decodeBytes(body: Buffer | string, contentType?: string | null): Decode
 
   const fromHeader = charsetFromContentType(contentType);
   const fromDeclaration = charsetFromXmlDeclaration(bytes);
-  const declared = fromHeader ?? fromDeclaration;
-  if (declared) {
-    const charset = canonicalCharset(declared);
-    if (charset && !(charset === 'utf-8' && !isValidUtf8(bytes))) {
-      // A document declaring UTF-16 without a BOM or UTF-16 byte pattern is really 8-bit: ignore the label.
-      if (!charset.startsWith('utf-16') && !charset.startsWith('utf-32')) {
-        return { text: iconv.decode(bytes, charset), charset, source: fromHeader ? 'content-type' : 'xml-declaration', mismatch: false };
-      }
-    }
-    return fallbackDecode(bytes, true);
+  // The header wins (RFC 7303), but a header claiming UTF-8 for bytes that are not UTF-8 is a common
+  // server misconfiguration: then the document's own declaration (e.g. windows-1251) gets its turn.
+  const candidates: Array<[string, DecodedBody['source']]> = [];
+  if (fromHeader) candidates.push([fromHeader, 'content-type']);
+  if (fromDeclaration) candidates.push([fromDeclaration, 'xml-declaration']);
+  for (const [label, source] of candidates) {
+    const charset = canonicalCharset(label);
+    if (!charset || (charset === 'utf-8' && !isValidUtf8(bytes))) continue;
+    // A document declaring UTF-16/32 without a BOM or UTF-16/32 byte pattern is really 8-bit: ignore the label.
+    if (charset.startsWith('utf-16') || charset.startsWith('utf-32')) continue;
+    return { text: iconv.decode(bytes, charset), charset, source, mismatch: source !== candidates[0]![1] };
   }
+  if (candidates.length) return fallbackDecode(bytes, true);
   // No declaration at all: XML says UTF-8, so bytes that are not UTF-8 make the document ill-formed.
   return fallbackDecode(bytes, !isValidUtf8(bytes));
 }
