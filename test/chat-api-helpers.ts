@@ -33,6 +33,8 @@ export class ScriptedAnswers implements AnswerService {
     if (q.includes('FAIL_UPSTREAM')) throw new AnswerError('upstream_error', 'The LLM server at http://127.0.0.1:1 failed: connection refused');
     if (q.includes('NEEDS_ENGINE')) throw new AnswerError('engine_unavailable', 'sonar-pro needs a generative engine: set TIDINGS_LLM_BASE_URL');
     if (this.gate) await this.gate;
+    if (q.includes('SLOW_START')) await new Promise((r) => setTimeout(r, 250));
+    if (q.includes('SLOW_FAIL')) throw new AnswerError('upstream_timeout', 'The LLM server did not answer within 120000 ms');
     req.onProgress?.({ stage: 'search', message: 'searching', fraction: 0.5 });
     const searched = req.model !== 'r1-1776' && !req.disableSearch;
     const citations = searched ? CITATIONS : [];
@@ -92,21 +94,21 @@ export function openApp(dataDir: string, overrides: Partial<Config> = {}): App {
 }
 
 /** The plugin alone on a Fastify server, as server.ts registers it. */
-export async function startChatServer(app: App, answers: AnswerService): Promise<{ server: FastifyInstance; url: string }> {
+export async function startChatServer(app: App, answers: AnswerService, keepAliveMs?: number): Promise<{ server: FastifyInstance; url: string }> {
   const server = Fastify({ loggerInstance: silentLogger as FastifyBaseLogger });
-  await server.register(chatApiPlugin, { app, answerService: answers });
+  await server.register(chatApiPlugin, { app, answerService: answers, keepAliveMs });
   await server.listen({ host: '127.0.0.1', port: 0 });
   const addr = server.server.address();
   return { server, url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}` };
 }
 
-export async function fixture(overrides: Partial<Config> = {}, opts: { dataDir?: string; answers?: ScriptedAnswers } = {}): Promise<Fixture> {
+export async function fixture(overrides: Partial<Config> = {}, opts: { dataDir?: string; answers?: ScriptedAnswers; keepAliveMs?: number } = {}): Promise<Fixture> {
   const dataDir = opts.dataDir ?? tempDataDir('tidings-chat-');
   const app = openApp(dataDir, overrides);
   const user = app.users.findByName('alice') ?? app.users.create('alice', 'x', null);
   const { key, record } = createApiKey(chatStore(app).keys, user.id, 'test', 0);
   const answers = opts.answers ?? new ScriptedAnswers();
-  const { server, url } = await startChatServer(app, answers);
+  const { server, url } = await startChatServer(app, answers, opts.keepAliveMs);
   return {
     app, server, url, key, keyId: record.id, userId: user.id, dataDir, answers,
     async close() { await server.close(); await app.close(); },

@@ -15,9 +15,11 @@ export interface ChatApi {
   rateLimits: Record<RateFamily, number[]>;
   limiter: LeakyBucketLimiter;
   usage: UsageRecorder;
+  /** Silence before an SSE stream's first event after which headers and keep-alive comments go out. */
+  keepAliveMs: number;
 }
 
-export function createChatApi(app: App, answers: AnswerService): ChatApi {
+export function createChatApi(app: App, answers: AnswerService, keepAliveMs = 10_000): ChatApi {
   const api = {
     app,
     store: chatStore(app),
@@ -25,6 +27,7 @@ export function createChatApi(app: App, answers: AnswerService): ChatApi {
     prices: priceTable(app.config.prices),
     rateLimits: rateLimitTable(app.config.rateLimits),
     limiter: new LeakyBucketLimiter(),
+    keepAliveMs,
   } as ChatApi;
   api.usage = new UsageRecorder(api);
   return api;

@@ -21,6 +21,8 @@ export interface ChatApiOptions {
   app: App;
   /** Replaces the App's answer pipeline (tests, benchmarks). */
   answerService?: AnswerService;
+  /** SSE keep-alive interval while a stream waits for its first event (default 10 s). */
+  keepAliveMs?: number;
 }
 
 const runners = new WeakMap<App, AsyncJobRunner>();
@@ -57,7 +59,7 @@ function acceptJsonUnderAnyType(f: FastifyInstance): void {
 
 const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   const { app } = opts;
-  const api = createChatApi(app, opts.answerService ?? await defaultAnswerService(app));
+  const api = createChatApi(app, opts.answerService ?? await defaultAnswerService(app), opts.keepAliveMs);
   const runner = new AsyncJobRunner(api, app.config.asyncJobConcurrency);
   runners.set(app, runner);
 

@@ -2,7 +2,7 @@
 // rate limit), run the answer pipeline, answer with one completion object or an SSE stream.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AnswerRequest, TokenUsage } from '../../answer/types.ts';
+import type { AnswerEvent, AnswerRequest, TokenUsage } from '../../answer/types.ts';
 import type { ApiKey } from '../../model/chat.ts';
 import type { ChatApi } from '../context.ts';
 import { parseChatRequest, scopeFor, type ParsedChatRequest } from '../request-schema.ts';
@@ -11,7 +11,7 @@ import { MODEL_INFO } from '../models.ts';
 import { computeCost } from '../prices.ts';
 import { toCompletionObject } from '../completion-object.ts';
 import { filterImages } from '../image-filter.ts';
-import { toApiError } from '../errors.ts';
+import { errorBody, toApiError } from '../errors.ts';
 import { recordUsage } from '../usage.ts';
 import { requestKey } from '../request-key.ts';
 import { writeAnswerStream, SSE_HEADERS } from '../sse.ts';
@@ -64,15 +64,42 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
 async function stream(api: ChatApi, key: ApiKey, parsed: ParsedChatRequest, req: AnswerRequest, reply: FastifyReply,
   rateHeaders: Record<string, string>, signal: AbortSignal, startedAt: number): Promise<void> {
   const events = api.answers.stream(req)[Symbol.asyncIterator]();
-  // Pull the first event before any byte is sent: validation and engine errors still become
-  // proper JSON error responses with their status code.
-  const first = await events.next();
-  if (first.done) throw new Error('the answer pipeline produced no events');
+  // Wait for the first event before sending any byte, so validation and engine errors become
+  // ordinary JSON errors with their status. A pipeline that is slow to start (deep research
+  // searches for a long time) would leave the connection silent, and proxies drop silent
+  // connections: after keepAliveMs the headers go out and SSE comments keep the line busy.
+  const firstP = events.next();
+  let timer: NodeJS.Timeout | undefined;
+  const early = await Promise.race([
+    firstP.then((r) => ({ r })),
+    new Promise<null>((resolve) => { timer = setTimeout(resolve, api.keepAliveMs, null); }),
+  ]).finally(() => clearTimeout(timer));
 
   reply.hijack();
   const res = reply.raw;
   res.socket?.setNoDelay(true);
   res.writeHead(200, { ...SSE_HEADERS, ...rateHeaders });
+  let first: IteratorResult<AnswerEvent>;
+  if (early) first = early.r;
+  else {
+    res.write(': waiting for the first search results\n\n');
+    const ping = setInterval(() => res.write(': keep-alive\n\n'), api.keepAliveMs);
+    try {
+      first = await firstP;
+    } catch (e) {
+      const err = toApiError(e);
+      if (err.status >= 500) api.app.log.error({ err: e }, 'chat completion stream failed');
+      if (!res.destroyed) res.end(`data: ${JSON.stringify(errorBody(err))}\n\n`);
+      recordUsage(api, key, { endpoint: 'chat', model: parsed.model, status: err.status, errorType: err.type, stream: true, startedAt });
+      return;
+    } finally {
+      clearInterval(ping);
+    }
+  }
+  if (first.done) {
+    res.end(`data: ${JSON.stringify(errorBody(toApiError(new Error('the answer pipeline produced no events'))))}\n\n`);
+    return;
+  }
   const size = parsed.answer.searchContextSize;
   const outcome = await writeAnswerStream(res, first.value, events, {
     id: randomUUID(),
