@@ -49,6 +49,7 @@ export class ScriptedAnswers implements AnswerService {
       if (req.signal?.aborted) throw new Error('aborted');
       if (q.includes('FAIL_MIDSTREAM') && i === 3) throw new AnswerError('upstream_error', 'The LLM server stopped mid-answer');
       if (q.includes('SLOW')) await new Promise((r) => setTimeout(r, 20));
+      if (q.includes('PAUSE') && i === 2) await new Promise((r) => setTimeout(r, 200));
       yield { type: 'delta', text: w };
     }
     yield {

@@ -37,3 +37,12 @@ test('an error after the keep-alive started arrives as an error event the SDK th
     for await (const _ of await client.chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: 'SLOW_START SLOW_FAIL' }], stream: true })) { /* drain */ }
   }, /did not answer within 120000 ms/);
 });
+
+test('long silences in the middle of a stream get keep-alive comments too', async () => {
+  const raw = await post(f, '/chat/completions', ask('SLOW '.repeat(4) + 'PAUSE', { stream: true }));
+  const body = raw.text;
+  const firstData = body.indexOf('data: ');
+  assert.ok(body.indexOf(': keep-alive', firstData) > firstData, 'a comment after the first chunk');
+  const events = sseEvents(body.replace(/^: .*\n\n/gm, ''));
+  assert.equal(events.at(-1), '[DONE]');
+});

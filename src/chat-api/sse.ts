@@ -26,6 +26,7 @@ export interface StreamParams {
   costOf(usage: TokenUsage): CostBreakdown;
   filterImages(images: ImageRef[]): ImageRef[];
   onError(e: unknown): void;
+  keepAliveMs: number;
 }
 
 export const SSE_HEADERS = {
@@ -51,7 +52,12 @@ function drained(res: ServerResponse): Promise<void> {
 export async function writeAnswerStream(res: ServerResponse, first: AnswerEvent, events: AsyncIterator<AnswerEvent>, p: StreamParams, signal: AbortSignal): Promise<StreamOutcome> {
   const w = new ChunkWriter(p.id, p.model, p.created);
   const out: StreamOutcome = { aborted: false };
-  const send = async (s: string) => { if (!res.write(s) && !res.destroyed) await drained(res); };
+  let lastWrite = performance.now();
+  const send = async (s: string) => { lastWrite = performance.now(); if (!res.write(s) && !res.destroyed) await drained(res); };
+  // Long silences between events (a reasoning pipeline thinking) get SSE comments, as before the first event.
+  const ping = setInterval(() => {
+    if (performance.now() - lastWrite >= p.keepAliveMs && !res.destroyed) { lastWrite = performance.now(); res.write(': keep-alive\n\n'); }
+  }, p.keepAliveMs);
   let event: AnswerEvent | undefined = first;
   try {
     if (event.type === 'sources') {
@@ -93,6 +99,7 @@ export async function writeAnswerStream(res: ServerResponse, first: AnswerEvent,
     res.end(`data: ${JSON.stringify(errorBody(err))}\n\n`);
     return out;
   } finally {
+    clearInterval(ping);
     if (out.aborted || out.error) await events.return?.();
   }
 }

@@ -111,6 +111,7 @@ async function stream(api: ChatApi, key: ApiKey, parsed: ParsedChatRequest, req:
     costOf: (u: TokenUsage) => computeCost(api.prices, parsed.model, u, size),
     filterImages: (imgs) => filterImages(imgs, parsed.imageDomainFilter),
     onError: (e) => { if (toApiError(e).status >= 500) api.app.log.error({ err: e }, 'chat completion stream failed'); },
+    keepAliveMs: api.keepAliveMs,
   }, signal);
   if (!res.writableEnded) res.end();
   const status = outcome.error?.status ?? (outcome.aborted ? 499 : 200);
