@@ -131,3 +131,23 @@ test('when the search finds nothing the model is not asked: a plain "no articles
   assert.deepEqual(r.sources.citations, []);
   assert.match(r.content, /No articles found, so the model is not asked[\s\S]*<\/think>\n\nI found no articles about .*Quidditch.* in your feeds\.$/);
 });
+
+test('stream transcripts in the formats of vLLM, Ollama and llama.cpp', async () => {
+  const fixture = (name: string) => new URL(`./__fixtures__/${name}`, import.meta.url).pathname;
+  stub.transcript = fixture('vllm-reasoning.chunks.txt');
+  const vllm = await run('replay', ask(Q, { model: 'sonar-reasoning' }));
+  assert.match(vllm.content, /\nSource 1 says April 2026\.\n<\/think>\n\nArtemis II will launch no earlier than April 2026 \[1\]\.$/);
+  assert.deepEqual([vllm.done.usage.promptTokens, vllm.done.usage.completionTokens], [612, 29]);
+
+  stub.transcript = fixture('ollama.chunks.txt');
+  const ollama = await run('replay');
+  assert.equal(ollama.content, 'Artemis II launches in April 2026 [1].', 'the [4] beyond the sources is dropped');
+  assert.deepEqual([ollama.done.usage.promptTokens, ollama.done.usage.completionTokens], [598, 14]);
+
+  stub.transcript = fixture('llamacpp-think.chunks.txt');
+  const llama = await run('replay', ask(Q, { model: 'sonar-reasoning-pro' }));
+  assert.match(llama.content, /\nThe first source gives the date\.\n<\/think>\n\nArtemis II launches in April 2026\[1\]\.$/);
+  assert.deepEqual([llama.done.usage.promptTokens, llama.done.usage.completionTokens], [640, 31]);
+  const plain = await run('replay');
+  assert.equal(plain.content, 'Artemis II launches in April 2026[1].', 'a non-reasoning model hides the <think>');
+});

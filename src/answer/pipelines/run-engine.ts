@@ -45,6 +45,7 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
 
     let thinkOpen = false;
     let reasoningSeen = false;
+    let heldSpace = '';
     if (run.reasoning) {
       thinkOpen = true;
       yield delta(THINK_OPEN + [...run.steps, ...first.value.notes].join('\n'));
@@ -56,8 +57,11 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
       if (c.type === 'reasoning') {
         // Reasoning of a non-reasoning model (or after the answer began) is not shown.
         if (!thinkOpen || !c.text) continue;
-        yield delta(reasoningSeen ? c.text : '\n' + c.text.replace(/^\n+/, ''));
-        reasoningSeen = true;
+        // Trailing whitespace is held back so the block closes cleanly ("…date.\n</think>").
+        const text = reasoningSeen ? heldSpace + c.text : '\n' + c.text.replace(/^\s+/, '');
+        const body = text.replace(/\s+$/, '');
+        heldSpace = text.slice(body.length);
+        if (body) { yield delta(body); reasoningSeen = true; }
       } else if (c.type === 'text') {
         if (!c.text) continue;
         if (thinkOpen) { yield delta(THINK_CLOSE); thinkOpen = false; thinkEnd = content.length; }

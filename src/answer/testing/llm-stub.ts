@@ -4,12 +4,15 @@
 // real servers misbehave: slow first token, stalls mid-stream, HTTP errors, garbage.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 
-export type StubMode = 'normal' | 'slow-first-token' | 'stall' | 'error-500' | 'garbage' | 'wrong-shape' | 'think-inline' | 'reasoning-content' | 'bad-markers' | 'no-usage';
+export type StubMode = 'replay' | 'normal' | 'slow-first-token' | 'stall' | 'error-500' | 'garbage' | 'wrong-shape' | 'think-inline' | 'reasoning-content' | 'bad-markers' | 'no-usage';
 
 export interface LlmStub {
   baseUrl: string;
   mode: StubMode;
+  /** For mode 'replay': an SSE transcript file whose `data:` lines are sent as they are. */
+  transcript?: string;
   /** Bodies of the requests received (parsed JSON). */
   requests: Record<string, unknown>[];
   close(): Promise<void>;
@@ -61,6 +64,14 @@ export async function startLlmStub(mode: StubMode = 'normal', opts: { delayMs?: 
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      if (m === 'replay') {
+        for (const line of readFileSync(stub.transcript!, 'utf8').split('\n').filter((l) => l.startsWith('data: '))) {
+          res.write(`${line}\n\n`);
+          await sleep(2);
+        }
+        res.end();
+        return;
+      }
       const send = (o: unknown) => res.write(`data: ${typeof o === 'string' ? o : JSON.stringify(o)}\n\n`);
       send(chunk({ role: 'assistant', content: '' }));
       if (m === 'garbage') { send('{"choices": [ this is not json'); res.end(); return; }
