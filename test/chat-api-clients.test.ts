@@ -156,6 +156,11 @@ for (const [label, gen, strm, create] of [
     assert.equal((await s.usage).outputTokens, ref.usage.completion_tokens);
     assert.equal(((await s.providerMetadata)!.perplexity as any).cost.totalCost, ref.usage.cost.total_cost);
 
+    const cut = await (gen as typeof generateText)({ model: provider('sonar'), prompt: QUESTION, maxRetries: 0, maxOutputTokens: 5 });
+    assert.equal(cut.finishReason, 'length');
+    assert.equal(cut.usage.outputTokens, 5);
+    assert.ok(ref.choices[0].message.content.startsWith(cut.text), 'the cut text is a prefix of the full answer');
+
     await assert.rejects((gen as typeof generateText)({ model: provider('gpt-4'), prompt: 'x', maxRetries: 0 }),
       (e: any) => /Invalid model 'gpt-4'\. Permitted models/.test(e.message));
     await assert.rejects((gen as typeof generateText)({ model: provider('sonar'), prompt: 'x', maxRetries: 0, maxOutputTokens: 100000 }),
