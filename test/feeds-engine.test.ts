@@ -157,12 +157,14 @@ test('failures are recorded on the failing feed only; stored items are kept; Ret
     const statuses: Record<string, number> = {};
     const u = addUser(app, 'u');
     const ids: Record<string, number> = {};
-    for (const name of ['ok', 's404', 's410', 's429', 's500', 'html', 'truncated']) {
+    for (const name of ['ok', 's404', 's410', 's429', 's500', 'html', 'empty', 'truncated']) {
       server.routes.set(`/f-${name}.xml`, (_q, s) => {
         const st = statuses[name];
         if (st) { s.statusCode = st; if (st === 429) s.setHeader('retry-after', '3600'); s.end('error page'); return; }
         if (name === 'html' && statuses.broken) { s.setHeader('content-type', 'text/html'); s.end('<!doctype html><html><body>Sorry, maintenance</body></html>'); return; }
-        if (name === 'truncated' && statuses.broken) { s.setHeader('content-type', 'application/rss+xml'); s.end(''); return; }
+        if (name === 'empty' && statuses.broken) { s.setHeader('content-type', 'application/rss+xml'); s.end(''); return; }
+        // Cut in the middle of the second item: recovered, the first two items are kept as they were.
+        if (name === 'truncated' && statuses.broken) { s.setHeader('content-type', 'application/rss+xml'); const b = rss(name, three.map((e) => ({ ...e, guid: name + e.guid }))); s.end(b.slice(0, b.indexOf('truncatedb') + 5)); return; }
         s.setHeader('content-type', 'application/rss+xml'); s.end(rss(name, three.map((e) => ({ ...e, guid: name + e.guid }))));
       });
       ids[name] = (await subscribe(app, u, `${server.base}/f-${name}.xml`)).feedId;
@@ -170,7 +172,7 @@ test('failures are recorded on the failing feed only; stored items are kept; Ret
     Object.assign(statuses, { s404: 404, s410: 410, s429: 429, s500: 500, broken: 1 });
     const t0 = Math.floor(Date.now() / 1000);
     const summary = await refreshDue(app, { all: true });
-    assert.equal(summary.feeds, 7);
+    assert.equal(summary.feeds, 8);
     assert.equal(summary.failed, 6);
     const { feeds, items } = feedEngine(app);
     const f = (n: string) => feeds.findById(ids[n]!)!;
@@ -183,9 +185,10 @@ test('failures are recorded on the failing feed only; stored items are kept; Ret
     assert.ok(f('s429').nextFetchAt >= t0 + 3600, 'Retry-After honoured');
     assert.match(f('s500').lastError!, /HTTP 500 Internal Server Error/);
     assert.match(f('html').lastError!, /not a feed/);
-    assert.match(f('truncated').lastError!, /empty/);
+    assert.match(f('empty').lastError!, /empty/);
+    assert.equal(f('truncated').lastError, null, 'a truncated document is recovered, not an error');
     for (const n of Object.keys(ids)) assert.equal(items.countByFeed(ids[n]!), 3, `items of ${n} kept`);
-    assert.equal(userItems(app, u).length, 21);
+    assert.equal(userItems(app, u).length, 24);
 
     // Consecutive failures back off exponentially but are never given up.
     const first = f('s500');

@@ -12,6 +12,7 @@ import { FeedError } from './errors.ts';
 import type { FetchResponse } from './fetcher/http-client.ts';
 import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
+import { withoutTruncatedTail } from './truncated-tail.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -44,6 +45,7 @@ export function bodyHash(body: Buffer): string {
 export function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number, startedAt = performance.now() - res.durationMs): ItemChanges {
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
+  parsed = withoutTruncatedTail(parsed, res.body);
   const changes = transaction(app.db, () => {
     feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
     const c = items.upsertEntries(feed.id, parsed.entries, crawlUs);
