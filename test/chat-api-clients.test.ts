@@ -18,7 +18,10 @@ import { chatStore } from '../src/chat-api/store.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import { loadFixture } from '../src/answer/testing/articles.ts';
 import { openApp } from './chat-api-helpers.ts';
-import { tempDataDir } from './helpers.ts';
+import { tempDataDir, ROOT } from './helpers.ts';
+import { createRequire } from 'node:module';
+import { readFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 let app: App, server: FastifyInstance, url: string, apiKey: string;
 const QUESTION = 'When will the Artemis II crew launch around the Moon?';
@@ -34,6 +37,19 @@ before(async () => {
   url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
 });
 after(async () => { await server.close(); await app.close(); });
+
+test('each AI SDK provider resolves its own matching @ai-sdk/provider-utils (the aliased 3.x must not get 5.x)', () => {
+  const versionSeenFrom = (pkg: string, dep: string) => {
+    const req = createRequire(join(ROOT, 'node_modules', pkg, 'package.json'));
+    let dir = dirname(req.resolve(dep));
+    const versionIn = (d: string) => existsSync(join(d, 'package.json')) ? JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')).version : undefined;
+    while (!versionIn(dir)) dir = dirname(dir);
+    return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version as string;
+  };
+  assert.match(versionSeenFrom('ai-sdk-perplexity3', '@ai-sdk/provider-utils'), /^4\./);
+  assert.match(versionSeenFrom('ai6', '@ai-sdk/provider-utils'), /^4\./);
+  assert.match(versionSeenFrom('@ai-sdk/perplexity', '@ai-sdk/provider-utils'), /^5\./);
+});
 
 /** The reference answer, fetched raw. */
 async function reference(model = 'sonar'): Promise<any> {
