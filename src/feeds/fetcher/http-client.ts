@@ -176,6 +176,7 @@ export class FeedFetcher {
       }
       let body: Buffer;
       try { body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, this.cfg.maxBodyBytes); } catch (e) {
+        res.body.on('error', () => undefined);
         res.body.destroy();
         throw e instanceof FeedError ? e : toFeedError(e, url, this.cfg, deadline, req.signal);
       }
