@@ -31,7 +31,7 @@ export function takeRateLimit(api: ChatApi, key: ApiKey, bucket: string, family:
     const retry = Math.max(1, Math.ceil(d.retryAfterSeconds));
     throw new ApiError(429, 'rate_limit_exceeded',
       `Rate limit exceeded for ${bucket}: ${limit} requests per minute at tier ${key.tier}. Retry after ${retry} s, ` +
-      'or ask for a higher tier with the access form (/access-request).',
+      `or ask for a higher tier with the access form at ${api.app.config.publicUrl.replace(/\/+$/, '')}/access-request.`,
       { ...headers, 'retry-after': String(retry) });
   }
   return headers;
