@@ -25,7 +25,7 @@ const bad: [string, Record<string, unknown>, RegExp][] = [
   ['top_k high', { top_k: 2049 }, /^top_k must be an integer from 0 to 2048 \(got 2049\)/],
   ['top_k fraction', { top_k: 1.5 }, /top_k must be an integer from 0 to 2048/],
   ['presence_penalty', { presence_penalty: -2.1 }, /^presence_penalty must be a number from -2 to 2/],
-  ['frequency_penalty zero', { frequency_penalty: 0 }, /^frequency_penalty must be a number greater than 0 \(got 0\)/],
+  ['frequency_penalty negative', { frequency_penalty: -0.5 }, /^frequency_penalty must be a number greater than 0 \(or 0 for none\) \(got -0.5\)/],
   ['stream', { stream: 'yes' }, /^stream must be true or false \(got "yes"\)/],
   ['return_images', { return_images: 1 }, /^return_images must be true or false/],
   ['return_related_questions', { return_related_questions: 'true' }, /^return_related_questions must be true or false/],
@@ -68,6 +68,8 @@ test('valid edge values and explicit nulls are accepted; unknown keys are ignore
   for (const params of [
     { temperature: 0, top_p: 0, top_k: 2048, presence_penalty: -2, frequency_penalty: 0.01, max_tokens: 8192 },
     { temperature: 2, top_p: 1, top_k: 0, presence_penalty: 2 },
+    // What LangChain's ChatOpenAI sends by default.
+    { temperature: 1, top_p: 1, n: 1, frequency_penalty: 0, presence_penalty: 0, stream_options: { include_usage: true } },
     { temperature: null, max_tokens: null, stream: null, stop: null },
     { search_domain_filter: ['https://nasa.gov/news', 'esa.int', 'sub.example.co.uk'], search_recency_filter: 'year' },
     { search_domain_filter: ['-reddit.com', '-x.com'], search_mode: 'academic', web_search_options: { search_context_size: 'medium', user_location: { country: 'US' } } },

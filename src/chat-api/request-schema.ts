@@ -86,7 +86,9 @@ const parameters = z.object({
   top_p: numberParam('top_p', 'a number from 0 to 1', (n) => n.min(0).max(1)),
   top_k: numberParam('top_k', 'an integer from 0 to 2048', (n) => n.int().min(0).max(2048)),
   presence_penalty: numberParam('presence_penalty', 'a number from -2 to 2', (n) => n.min(-2).max(2)),
-  frequency_penalty: numberParam('frequency_penalty', 'a number greater than 0', (n) => n.gt(0)),
+  // The seed says "greater than 0"; 0 is accepted as "no penalty" because OpenAI-style callers
+  // (LangChain's ChatOpenAI) send frequency_penalty: 0 by default, and existing clients win.
+  frequency_penalty: numberParam('frequency_penalty', 'a number greater than 0 (or 0 for none)', (n) => n.min(0)),
   search_domain_filter: domainList('search_domain_filter', MAX_DOMAIN_FILTER),
   return_images: boolParam('return_images'),
   return_related_questions: boolParam('return_related_questions'),
@@ -223,7 +225,7 @@ export function parseChatRequest(body: unknown): ParsedChatRequest {
   if (p.disable_search) answer.disableSearch = true;
   if (p.max_tokens != null) answer.maxTokens = p.max_tokens;
   if (p.presence_penalty != null) answer.presencePenalty = p.presence_penalty;
-  if (p.frequency_penalty != null) answer.frequencyPenalty = p.frequency_penalty;
+  if (p.frequency_penalty) answer.frequencyPenalty = p.frequency_penalty;
   if (p.stop != null) answer.stop = typeof p.stop === 'string' ? [p.stop] : p.stop;
   if (p.reasoning_effort) answer.reasoningEffort = p.reasoning_effort;
   if (p.return_images) answer.returnImages = true;
