@@ -111,6 +111,10 @@ test('max_tokens cut gives finish_reason length, streaming and not; model caps a
   assert.equal(cap.status, 400);
   assert.match(cap.json.error.message, /max_tokens must be an integer from 1 to 8192 for sonar-pro \(got 9000\)/);
   assert.equal((await post(f, '/chat/completions', ask('q', { model: 'sonar-reasoning-pro', max_tokens: 8192 }))).status, 200);
+  // OpenAI's newer name is accepted too.
+  const alias = await post(f, '/chat/completions', ask('q', { max_completion_tokens: 5 }));
+  assert.equal(alias.json.choices[0].finish_reason, 'length');
+  assert.match((await post(f, '/chat/completions', ask('q', { model: 'sonar-pro', max_completion_tokens: 9000 }))).json.error.message, /^max_completion_tokens must be an integer from 1 to 8192 for sonar-pro/);
 });
 
 test('parameters reach the pipeline with their defaults and conversions', async () => {

@@ -82,6 +82,8 @@ const searchStreams = z.array(
 const parameters = z.object({
   stream: boolParam('stream'),
   max_tokens: z.number({ error: (iss: Iss) => `max_tokens must be a positive integer (got ${show(iss.input)})` }).int().positive().nullish(),
+  /** OpenAI's newer name for max_tokens, sent by some OpenAI-compatible tools; max_tokens wins. */
+  max_completion_tokens: z.number({ error: (iss: Iss) => `max_completion_tokens must be a positive integer (got ${show(iss.input)})` }).int().positive().nullish(),
   temperature: numberParam('temperature', 'a number from 0 to 2', (n) => n.min(0).max(2)),
   top_p: numberParam('top_p', 'a number from 0 to 1', (n) => n.min(0).max(1)),
   top_k: numberParam('top_k', 'an integer from 0 to 2048', (n) => n.int().min(0).max(2048)),
@@ -191,7 +193,9 @@ export function parseChatRequest(body: unknown): ParsedChatRequest {
   const p = r.data;
 
   const cap = MODEL_INFO[model].maxOutputTokens;
-  if (p.max_tokens != null && p.max_tokens > cap) throw new ApiError(400, 'bad_request', `max_tokens must be an integer from 1 to ${cap} for ${model} (got ${p.max_tokens})`);
+  const maxTokensParam = p.max_tokens != null ? 'max_tokens' : 'max_completion_tokens';
+  const maxTokens = p.max_tokens ?? p.max_completion_tokens;
+  if (maxTokens != null && maxTokens > cap) throw new ApiError(400, 'bad_request', `${maxTokensParam} must be an integer from 1 to ${cap} for ${model} (got ${maxTokens})`);
 
   const filters: SearchFilters = {};
   if (p.search_domain_filter?.length) filters.domainFilter = p.search_domain_filter;
@@ -223,7 +227,7 @@ export function parseChatRequest(body: unknown): ParsedChatRequest {
     topK: p.top_k ?? 0,
   };
   if (p.disable_search) answer.disableSearch = true;
-  if (p.max_tokens != null) answer.maxTokens = p.max_tokens;
+  if (maxTokens != null) answer.maxTokens = maxTokens;
   if (p.presence_penalty != null) answer.presencePenalty = p.presence_penalty;
   if (p.frequency_penalty) answer.frequencyPenalty = p.frequency_penalty;
   if (p.stop != null) answer.stop = typeof p.stop === 'string' ? [p.stop] : p.stop;
