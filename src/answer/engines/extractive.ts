@@ -57,7 +57,10 @@ export class ExtractiveEngine implements AnswerEngine {
     const numbers = new CitationNumbers();
     const budget: RenderBudget = { remaining: req.maxTokens, cut: false };
     const text = renderQuotes(selection.picked, req.style, numbers, budget).join('\n\n');
-    const notes = selectionNotes(selection.picked, req.sources.map((s) => ({ n: s.n, title: s.hit.title })), numbers);
+    const notes = [
+      `Ranked ${selection.considered} sentences of ${req.sources.length} articles by how well they match ${keywords(req.question).join(', ')} (BM25 and term coverage), then picked ${selection.picked.length} that add something new (MMR, near-duplicates skipped).`,
+      ...selectionNotes(selection.picked, req.sources.map((s) => ({ n: s.n, title: s.hit.title })), numbers),
+    ];
     yield { type: 'cite', order: numbers.order, notes };
     yield* this.emit(text);
     yield { type: 'end', finishReason: budget.cut ? 'length' : 'stop', usage: { promptTokens, completionTokens: countTokens(text) } };

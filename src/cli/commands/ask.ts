@@ -51,7 +51,9 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
         maxTokens = Number(o.maxTokens);
         if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new CliError(`--max-tokens must be a whole number of at least 1, got "${o.maxTokens}"`, 2);
       }
+      const stdoutGone = watchStdout();
       const req: AnswerRequest = {
+        signal: stdoutGone.signal,
         model,
         messages: [{ role: 'user', content: words.join(' ') }],
         scope,
@@ -71,19 +73,35 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
           }), null, 2));
           return;
         }
-        await streamToStdout(answerService(app).stream(req), ctx);
+        await streamToStdout(answerService(app).stream(req), ctx, stdoutGone.signal);
       } catch (e) {
+        if (stdoutGone.signal.aborted) return;
         if (e instanceof AnswerError) throw new CliError(e.message, e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 2 : 1);
         throw e;
       }
     });
 }
 
-async function streamToStdout(events: ReturnType<ReturnType<typeof answerService>['stream']>, ctx: CliContext): Promise<void> {
+let stdoutWatch: AbortController | undefined;
+
+/**
+ * A closed stdout (`tidings ask … | head`) ends the answer quietly instead of crashing on EPIPE.
+ * Installed once per process and kept: queued writes can fail after the command has finished.
+ */
+function watchStdout(): AbortController {
+  if (!stdoutWatch) {
+    const watch = new AbortController();
+    process.stdout.on('error', (e) => { if (!watch.signal.aborted) watch.abort(e); });
+    stdoutWatch = watch;
+  }
+  return stdoutWatch;
+}
+
+async function streamToStdout(events: ReturnType<ReturnType<typeof answerService>['stream']>, ctx: CliContext, stdoutGone: AbortSignal): Promise<void> {
   const result: Partial<AnswerResult> = {};
   for await (const ev of events) {
     if (ev.type === 'sources') { result.searchResults = ev.searchResults; continue; }
-    if (ev.type === 'delta') { process.stdout.write(ev.text); continue; }
+    if (ev.type === 'delta') { if (!stdoutGone.aborted) process.stdout.write(ev.text); continue; }
     result.finishReason = ev.finishReason;
     result.images = ev.images;
     result.relatedQuestions = ev.relatedQuestions;
@@ -96,5 +114,5 @@ async function streamToStdout(events: ReturnType<ReturnType<typeof answerService
   }
   if (result.relatedQuestions?.length) lines.push('', 'Related questions:', ...result.relatedQuestions.map((q) => `- ${q}`));
   if (result.images?.length) lines.push('', 'Images:', ...result.images.map((i) => `- ${i.image_url}${i.width ? ` (${i.width}×${i.height})` : ''} from ${i.origin_url}`));
-  ctx.out(lines.join('\n'));
+  if (!stdoutGone.aborted) ctx.out(lines.join('\n'));
 }
