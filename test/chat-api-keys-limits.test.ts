@@ -196,3 +196,12 @@ test('tidings usage reports totals by key and model, filtered by user and date',
   assert.equal((await cli('usage', '--since', 'yesterday')).code, 2);
   assert.match((await cli('usage', '--user', 'bob')).stderr, /no user "bob"/);
 });
+
+test('betaOpenToAll (TIDINGS_BETA_OPEN) opens the beta features to every key', async () => {
+  const open = await fixture({ betaOpenToAll: true });
+  try {
+    const r = await post(open, '/chat/completions', ask('q', { return_images: true, return_related_questions: true, search_domain_filter: ['nasa.gov'] }));
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.images.length, 2);
+  } finally { await open.close(); }
+});
