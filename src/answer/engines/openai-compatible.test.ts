@@ -151,3 +151,16 @@ test('stream transcripts in the formats of vLLM, Ollama and llama.cpp', async ()
   const plain = await run('replay');
   assert.equal(plain.content, 'Artemis II launches in April 2026[1].', 'a non-reasoning model hides the <think>');
 });
+
+test('a follow-up question is rewritten by the model into a standalone search query', async () => {
+  const r = await run('normal', {
+    ...ask(''), model: 'sonar-reasoning',
+    messages: [
+      { role: 'user', content: 'What did the European Central Bank do with interest rates?' },
+      { role: 'assistant', content: 'It cut the deposit rate.[1]' },
+      { role: 'user', content: 'And what about inflation?' },
+    ],
+  });
+  assert.match(r.content, /the model rewrote it as "European Central Bank inflation"\.\nSearched "European Central Bank inflation"/);
+  assert.ok(r.sources.citations.includes('https://econ.example.org/euro-zone-inflation'));
+});

@@ -7,7 +7,8 @@ import type { GroundingSource } from '../engines/engine.ts';
 import type { AnswerEvent, AnswerRequest } from '../types.ts';
 import type { PipelineDeps } from './deps.ts';
 import type { ModelProfile } from './profiles.ts';
-import { readConversation, searchQueryFor } from '../conversation.ts';
+import { readConversation } from '../conversation.ts';
+import { standaloneQuery } from './standalone-query.ts';
 import { reformulate } from './queries.ts';
 import { fuse } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
@@ -25,13 +26,14 @@ const ARTICLE_CHARS = 20_000;
 
 export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, profile: ModelProfile): AsyncGenerator<AnswerEvent> {
   const conv = readConversation(req.messages);
-  const query = searchQueryFor(conv);
+
   const depth = researchDepth(req.reasoningEffort, req.searchContextSize);
   const totalSteps = 2 + depth.rounds + 1;
   let step = 0;
   const progress = (stage: string, message: string) => req.onProgress?.({ stage, message, fraction: Math.min(1, step / totalSteps) });
   const steps: string[] = [`Question: ${conv.question}`, `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`];
   const filters = describeFilters(req.filters);
+  const query = await standaloneQuery(conv, deps.engine, steps, req.signal);
 
   // Every search's results, kept per query for the sections and fused for the reading list.
   const lists: SearchHit[][] = [];

@@ -6,7 +6,8 @@ import type { SearchHit } from '../../search/types.ts';
 import { samplingOf } from './sampling.ts';
 import type { PipelineDeps } from './deps.ts';
 import type { ModelProfile } from './profiles.ts';
-import { readConversation, searchQueryFor } from '../conversation.ts';
+import { readConversation } from '../conversation.ts';
+import { standaloneQuery } from './standalone-query.ts';
 import { reformulate } from './queries.ts';
 import { searchAll } from './retrieve.ts';
 import { groundingSources } from './grounding.ts';
@@ -20,9 +21,8 @@ const SEARCH_LIMIT = 20;
 
 export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, profile: ModelProfile): AsyncGenerator<AnswerEvent> {
   const conv = readConversation(req.messages);
-  const baseQuery = searchQueryFor(conv);
   const steps: string[] = [`Question: ${conv.question}`];
-  if (baseQuery !== conv.question) steps.push(`It follows up on the conversation, so the search carries its topic: "${baseQuery}".`);
+  const baseQuery = req.disableSearch ? conv.question : await standaloneQuery(conv, deps.engine, steps, req.signal);
 
   let hits: SearchHit[] = [];
   let searchQueries = 0;

@@ -98,6 +98,7 @@ export async function startLlmStub(mode: StubMode = 'normal', opts: { delayMs?: 
 function relatedReply(json: Record<string, unknown>): string | undefined {
   const msgs = json.messages as { content: string }[];
   const text = msgs[msgs.length - 1]?.content ?? '';
+  if (text.startsWith('Rewrite the last question')) return '"European Central Bank inflation"\n';
   if (text.startsWith('Plan research')) return 'When will Artemis II launch?\nWhat does the Artemis III landing depend on?';
   if (text.includes('follow-up questions')) return '1. Why was the Orion heat shield a problem?\n2. When will Starship test refueling?';
   return undefined;
