@@ -194,6 +194,26 @@ test('a client that disconnects aborts the pipeline', async () => {
   assert.equal(req.signal!.aborted, true);
 });
 
+test('a non-streaming client that disconnects aborts the pipeline and is recorded as 499', async () => {
+  const ac = new AbortController();
+  const pending = fetch(f.url + '/chat/completions', {
+    method: 'POST', signal: ac.signal,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${f.key}` },
+    body: JSON.stringify(ask('SLOW '.repeat(40), { model: 'r1-1776' })),
+  }).catch(() => undefined);
+  for (let i = 0; i < 200 && f.answers.calls.at(-1)?.model !== 'r1-1776'; i++) await new Promise((r) => setTimeout(r, 10));
+  ac.abort();
+  await pending;
+  let row: any;
+  for (let i = 0; i < 200 && !row; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    row = f.app.db.prepare("SELECT * FROM chat_usage WHERE model = 'r1-1776'").get();
+  }
+  assert.equal(row.status, 499);
+  assert.equal(row.error_type, 'client_closed');
+  assert.equal(f.answers.calls.at(-1)!.signal!.aborted, true);
+});
+
 test('every request is recorded with tokens, searches, cost and status', async () => {
   const before = chatStore(f.app).usage.totals({}).find((t) => t.model === 'sonar-pro')?.requests ?? 0;
   await post(f, '/chat/completions', ask('q', { model: 'sonar-pro' }));

@@ -31,11 +31,13 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
     const key = requestKey(request);
     const body = request.body as Record<string, unknown> | undefined;
     let parsed: ParsedChatRequest | undefined;
+    let disconnected: AbortSignal | undefined;
     try {
       parsed = parseChatRequest(body);
       checkBetaFeatures(api, key, parsed.betaFeatures);
       const rl = takeRateLimit(api, key, parsed.model, MODEL_INFO[parsed.model].rateFamily);
       const ac = disconnectSignal(reply);
+      disconnected = ac.signal;
       const req: AnswerRequest = { ...parsed.answer, scope: scopeFor(key.userId, parsed.streamIds), signal: ac.signal };
       if (parsed.stream) return await stream(api, key, parsed, req, reply, rl, ac.signal, startedAt);
 
@@ -51,9 +53,14 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
       recordUsage(api, key, { endpoint: 'chat', model: parsed.model, status: 200, usage: result.usage, cost, startedAt });
       return reply.headers(rl).type('application/json; charset=utf-8').send(obj);
     } catch (e) {
+      const model = parsed?.model ?? (typeof body?.model === 'string' ? body.model : '');
+      if (disconnected?.aborted) {
+        // The client left before the answer: nothing to send, not a server error.
+        recordUsage(api, key, { endpoint: 'chat', model, status: 499, errorType: 'client_closed', stream: parsed?.stream, startedAt });
+        return reply.hijack();
+      }
       const err = toApiError(e);
       if (err.status >= 500) request.log.error({ err: e }, 'chat completion failed');
-      const model = parsed?.model ?? (typeof body?.model === 'string' ? body.model : '');
       recordUsage(api, key, { endpoint: 'chat', model, status: err.status, errorType: err.type, stream: parsed?.stream, startedAt });
       throw err;
     }
