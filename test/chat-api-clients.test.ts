@@ -212,3 +212,23 @@ test('search_streams (our extension) narrows the search to the key owner\'s stre
   assert.equal(e.error.type, 'bad_request');
   assert.match(e.error.message, /search_streams: not subscribed to feed\/https:\/\/econ\.example\.org\/feed/);
 });
+
+test('every model the extractive engine serves: streamed text == non-streamed text on the real pipeline', async () => {
+  const send = async (model: string, stream: boolean) => {
+    const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: QUESTION }] }) });
+    assert.equal(res.status, 200, `${model}: ${res.status}`);
+    return stream ? res.text() : res.json();
+  };
+  for (const model of ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research']) {
+    const plain = await send(model, false) as any;
+    const sse = await send(model, true) as string;
+    const chunks = sse.split('\n\n').filter((b) => b.startsWith('data: {')).map((b) => JSON.parse(b.slice(6)));
+    assert.ok(sse.trimEnd().endsWith('data: [DONE]'), model);
+    assert.equal(chunks.map((c) => c.choices[0].delta.content).join(''), plain.choices[0].message.content, model);
+    assert.deepEqual(chunks[0].citations, plain.citations, model);
+    assert.equal(chunks.at(-1).usage.completion_tokens, plain.usage.completion_tokens, model);
+    assert.equal(chunks.at(-1).usage.cost.total_cost, plain.usage.cost.total_cost, model);
+    if (model !== 'sonar' && model !== 'sonar-pro') assert.match(plain.choices[0].message.content, /^<think>\n/, model);
+  }
+});
