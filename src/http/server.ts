@@ -1,6 +1,6 @@
 // Builds the HTTP server: one Fastify instance, each API an encapsulated plugin with its own
 // routes, hooks and error handling, so the reader API and the chat API cannot tangle.
-import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
@@ -9,7 +9,8 @@ import { chatApiPlugin } from '../chat-api/plugin.ts';
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
     loggerInstance: app.log.child({ component: 'http' }) as FastifyBaseLogger,
-    disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace',
+    // Per-request lines only at debug/trace: at info they would drown the fetcher's events.
+    logController: new LogController({ disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace' }),
     bodyLimit: 16 * 1024 * 1024,
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
