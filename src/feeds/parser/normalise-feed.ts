@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Enclosure, ParsedEntry, ParsedFeed } from '../../model/feed.ts';
 import { htmlToText } from '../sanitizer/html-to-text.ts';
-import { sanitizeHtml } from '../sanitizer/sanitize-html.ts';
+import { sanitizeHtmlBatch } from '../sanitizer/sanitize-html.ts';
 import { parseFeedDate } from './parse-date.ts';
 import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';
 import { resolveBase, resolveUrl } from './resolve-url.ts';
@@ -16,16 +16,17 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
   const feedAuthor = raw.authors[0] ?? null;
   const seen = new Set<string>();
   const entries: ParsedEntry[] = [];
+  const html = new HtmlJobs();
   for (const rawEntry of raw.entries) {
-    const entry = normaliseEntry(rawEntry, feedBase, feedAuthor);
+    const entry = normaliseEntry(rawEntry, feedBase, feedAuthor, html);
+    if (!entry) continue; // the same guid twice in one document: the first wins
     if (crawlTime !== null) {
       if (entry.publishedAt !== null && entry.publishedAt > crawlTime + FUTURE_TOLERANCE) entry.publishedAt = crawlTime;
       if (entry.updatedAt !== null && entry.updatedAt > crawlTime + FUTURE_TOLERANCE) entry.updatedAt = crawlTime;
     }
-    if (seen.has(entry.guid)) continue; // the same guid twice in one document: the first wins
-    seen.add(entry.guid);
     entries.push(entry);
   }
+  html.run();
   return {
     format: raw.format,
     title: textOf(raw.title),
@@ -36,50 +37,82 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
     entries,
     recovered,
   };
+
+  function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: string | null, html: HtmlJobs): ParsedEntry | null {
+    const base = resolveBase(raw.base, feedBase);
+    const url = resolveUrl(raw.link, base);
+    const title = textOf(raw.title);
+    // Hashed from the raw text, so a change of sanitizer policy never changes an entry's identity.
+    const guid = raw.id?.trim() || url || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
+    if (seen.has(guid)) return null;
+    seen.add(guid);
+    const enclosures: Enclosure[] = [];
+    for (const e of raw.enclosures) {
+      const encUrl = resolveUrl(e.url, base);
+      if (!encUrl || enclosures.some((x) => x.url === encUrl)) continue;
+      enclosures.push({ url: encUrl, type: e.type?.trim() || null, length: toLength(e.length) });
+    }
+    const entry: ParsedEntry = {
+      guid,
+      url,
+      title,
+      author: raw.authors[0] ? htmlToText(raw.authors[0], { singleLine: true }) || feedAuthor : feedAuthor,
+      publishedAt: parseFeedDate(raw.published) ?? parseFeedDate(raw.updated),
+      updatedAt: parseFeedDate(raw.updated),
+      content: null,
+      summary: null,
+      enclosures,
+      imageUrl: null,
+      categories: [...new Set(raw.categories.map((c) => htmlToText(c, { singleLine: true })).filter(Boolean))],
+    };
+    const sameText = raw.summary !== null && raw.summary.value === raw.content?.value;
+    html.add(raw.content, base, (value) => {
+      entry.content = value;
+      if (sameText) entry.summary = value;
+    });
+    if (!sameText) html.add(raw.summary, base, (value) => (entry.summary = value));
+    html.then(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, base)));
+    return entry;
+  }
 }
 
-function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: string | null): ParsedEntry {
-  const base = resolveBase(raw.base, feedBase);
-  const url = resolveUrl(raw.link, base);
-  const content = htmlOf(raw.content, base);
-  const summary = raw.summary && raw.summary.value === raw.content?.value ? content : htmlOf(raw.summary, base);
-  const title = textOf(raw.title);
-  const enclosures: Enclosure[] = [];
-  for (const e of raw.enclosures) {
-    const encUrl = resolveUrl(e.url, base);
-    if (!encUrl || enclosures.some((x) => x.url === encUrl)) continue;
-    enclosures.push({ url: encUrl, type: e.type?.trim() || null, length: toLength(e.length) });
+/**
+ * Content and summary of all entries are sanitized together at the end (one sanitizer call per
+ * base URL instead of one per fragment, see sanitizeHtmlBatch); text and tag-free fragments need
+ * no sanitizer at all.
+ */
+class HtmlJobs {
+  private byBase = new Map<string | null, Array<{ markup: string; done: (html: string | null) => void }>>();
+  private after: Array<() => void> = [];
+
+  add(t: RawText | null, base: string | null, done: (html: string | null) => void): void {
+    const value = t?.value.trim();
+    if (!t || !value) return done(null);
+    // Escaped text cannot carry markup (a third of real-world fragments).
+    if (t.type === 'text') return done(textToHtml(value));
+    if (!value.includes('<')) return done(value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;'));
+    let jobs = this.byBase.get(base);
+    if (!jobs) this.byBase.set(base, (jobs = []));
+    jobs.push({ markup: value, done });
   }
-  const guid = raw.id?.trim() || url || 'sha256:' + createHash('sha256').update(title).update('\u0000').update(content ?? summary ?? '').digest('hex');
-  return {
-    guid,
-    url,
-    title,
-    author: raw.authors[0] ? htmlToText(raw.authors[0], { singleLine: true }) || feedAuthor : feedAuthor,
-    publishedAt: parseFeedDate(raw.published) ?? parseFeedDate(raw.updated),
-    updatedAt: parseFeedDate(raw.updated),
-    content,
-    summary,
-    enclosures,
-    imageUrl: pickImage(raw, enclosures, content ?? summary, base),
-    categories: [...new Set(raw.categories.map((c) => htmlToText(c, { singleLine: true })).filter(Boolean))],
-  };
+
+  then(fn: () => void): void {
+    this.after.push(fn);
+  }
+
+  run(): void {
+    for (const [base, jobs] of this.byBase) {
+      const out = sanitizeHtmlBatch(jobs.map((j) => j.markup), { baseUrl: base });
+      jobs.forEach((j, i) => j.done(out[i] || null));
+    }
+    for (const fn of this.after) fn();
+  }
 }
 
 function textOf(t: RawText | null): string {
   if (!t) return '';
   if (t.type === 'text') return t.value.replace(/[ \t\n\r\f\v]+/g, ' ').trim();
   return htmlToText(t.value, { singleLine: true });
-}
-
-function htmlOf(t: RawText | null, base: string | null): string | null {
-  if (!t) return null;
-  const value = t.value.trim();
-  if (!value) return null;
-  // Escaped text cannot carry markup: no sanitizer pass needed (a third of real-world fragments).
-  if (t.type === 'text') return textToHtml(value);
-  if (!value.includes('<')) return value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;');
-  return sanitizeHtml(value, { baseUrl: base }) || null;
 }
 
 const BARE_AMPERSAND = /&(?![a-zA-Z][a-zA-Z0-9]{0,31};|#[0-9]{1,7};|#x[0-9a-fA-F]{1,6};)/g;

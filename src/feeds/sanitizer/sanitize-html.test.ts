@@ -62,3 +62,23 @@ test('tracking pixels are removed, real images stay', () => {
   assert.doesNotMatch(out, /feedburner|t\.example/);
   assert.match(out, /photo\.jpg/);
 });
+
+test('batch sanitizing gives exactly the per-fragment results, even for fragments that try to leak', async () => {
+  const { sanitizeHtmlBatch } = await import('./sanitize-html.ts');
+  const fragments = [
+    '<p>plain <b>bold</b></p>',
+    '<div><p>unclosed div and <i>italic',
+    '</div></p></i> stray closers first',
+    '<a href="/x" title="unterminated>still the attribute',
+    'after a broken attribute <img src="/a.png">',
+    '<table><tr><td>cell',
+    'text with < and & and </ incomplete',
+    '<b>bold <',
+    '<script>alert(1)</script> after script',
+    '<!-- unclosed comment',
+    'last <em>one</em>',
+  ];
+  const batched = sanitizeHtmlBatch(fragments, base);
+  assert.equal(batched.length, fragments.length);
+  fragments.forEach((f, i) => assert.equal(batched[i], sanitizeHtml(f, base), `fragment ${i}: ${f}`));
+});

@@ -11,6 +11,7 @@
 // - no style, class (except language-* on code/pre for highlighting), id, on* handlers;
 // - links get target="_blank" rel="noopener noreferrer"; images get loading="lazy";
 // - tracking pixels (1x1 images, known tracker hosts) are removed.
+import { randomUUID } from 'node:crypto';
 import sanitizeHtmlLib from 'sanitize-html';
 import { resolveUrl } from '../parser/resolve-url.ts';
 import { exceedsTagDepth } from './tag-depth.ts';
@@ -103,10 +104,7 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
       out.target = '_blank';
       out.rel = 'noopener noreferrer';
     }
-    if (tagName === 'img') {
-      if (isTrackingPixel(out)) return { tagName: 'dropped-img', attribs: {} };
-      out.loading = 'lazy';
-    }
+    if (tagName === 'img') out.loading = 'lazy';
     if (tagName === 'video' || tagName === 'audio') out.controls = ''; // never autoplaying chrome-less media
     // An iframe we do not allow loses its tag (its content, fallback text, stays like any dropped tag).
     if (tagName === 'iframe' && !isAllowedEmbed(out.src)) return { tagName: 'dropped-iframe', attribs: {} };
@@ -131,6 +129,9 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
     // Per-tag transforms only for tags with URLs or added attributes: a '*' transform makes
     // sanitize-html do extra work on every tag (measured ~2x slower on real feeds).
     transformTags: Object.fromEntries(URL_TAGS.map((tag) => [tag, transform])),
+    // Tracking pixels go entirely. (Not by renaming the tag in the transform: sanitize-html then
+    // mismatches the void <img> with a later closing tag.)
+    exclusiveFilter: (frame) => frame.tag === 'img' && isTrackingPixel(frame.attribs),
   };
 }
 
@@ -143,14 +144,68 @@ const cache = new Map<string | null, sanitizeHtmlLib.IOptions>();
 /** Real articles nest a few dozen levels; far deeper markup is an attack on the parser (see tag-depth.ts). */
 const MAX_DEPTH = 2000;
 
-export function sanitizeHtml(html: string, options: SanitizeOptions = {}): string {
-  if (exceedsTagDepth(html, MAX_DEPTH)) return escapeText(html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim());
-  const baseUrl = options.baseUrl ?? null;
+function optionsFor(baseUrl: string | null): sanitizeHtmlLib.IOptions {
   let opts = cache.get(baseUrl);
   if (!opts) {
     if (cache.size > 64) cache.clear();
     opts = buildOptions(baseUrl);
     cache.set(baseUrl, opts);
   }
-  return sanitizeHtmlLib(html, opts).trim();
+  return opts;
+}
+
+function tooDeepFallback(html: string): string {
+  return escapeText(html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim());
+}
+
+export function sanitizeHtml(html: string, options: SanitizeOptions = {}): string {
+  if (exceedsTagDepth(html, MAX_DEPTH)) return tooDeepFallback(html);
+  return sanitizeHtmlLib(html, optionsFor(options.baseUrl ?? null)).trim();
+}
+
+// Batching: sanitize-html has a fixed cost per call (it rebuilds its option maps and parser), a
+// large share of the time on feeds of many short fragments. The fragments of one feed are sanitized
+// in one call, each wrapped in an element whose name is random per process (feed content cannot
+// contain or forge it). htmlparser2 closes whatever a fragment left open when its wrapper closes, so
+// fragments cannot nest into each other. Fragments with constructs that could swallow the following
+// wrappers (raw-text elements, comments, declarations) go alone; and if the output does not split
+// back into exactly one part per fragment, the batch is redone one fragment at a time.
+const WRAPPER = `tidings-fragment-${randomUUID().replaceAll('-', '')}`;
+const OPEN = `<${WRAPPER}>`;
+const CLOSE = `</${WRAPPER}>`;
+const NOT_BATCHABLE = /<(?:script|style|title|textarea|xmp|iframe|noembed|noframes|noscript|plaintext|template|svg|math|option|head)\b|<[!?]/i;
+const batchCache = new Map<string | null, sanitizeHtmlLib.IOptions>();
+
+function batchOptionsFor(baseUrl: string | null): sanitizeHtmlLib.IOptions {
+  let opts = batchCache.get(baseUrl);
+  if (!opts) {
+    if (batchCache.size > 64) batchCache.clear();
+    const single = optionsFor(baseUrl);
+    opts = { ...single, allowedTags: [...(single.allowedTags as string[]), WRAPPER] };
+    batchCache.set(baseUrl, opts);
+  }
+  return opts;
+}
+
+/** sanitizeHtml over many fragments with the same base URL; same results, fewer library calls. */
+export function sanitizeHtmlBatch(fragments: string[], options: SanitizeOptions = {}): string[] {
+  const baseUrl = options.baseUrl ?? null;
+  const out: string[] = new Array(fragments.length);
+  const batched: number[] = [];
+  for (let i = 0; i < fragments.length; i++) {
+    const html = fragments[i]!;
+    if (exceedsTagDepth(html, MAX_DEPTH)) out[i] = tooDeepFallback(html);
+    else if (NOT_BATCHABLE.test(html) || html.includes(WRAPPER)) out[i] = sanitizeHtml(html, options);
+    else batched.push(i);
+  }
+  if (batched.length === 1) out[batched[0]!] = sanitizeHtml(fragments[batched[0]!]!, options);
+  if (batched.length <= 1) return out;
+  const joined = batched.map((i) => OPEN + fragments[i] + CLOSE).join('');
+  const parts = sanitizeHtmlLib(joined, batchOptionsFor(baseUrl)).split(CLOSE);
+  const intact = parts.length === batched.length + 1 && parts[batched.length]!.trim() === '' && parts.slice(0, -1).every((p) => p.trimStart().startsWith(OPEN));
+  for (let k = 0; k < batched.length; k++) {
+    const i = batched[k]!;
+    out[i] = intact ? parts[k]!.trimStart().slice(OPEN.length).trim() : sanitizeHtml(fragments[i]!, options);
+  }
+  return out;
 }
