@@ -100,6 +100,7 @@ export async function writeAnswerStream(res: ServerResponse, first: AnswerEvent,
     return out;
   } finally {
     clearInterval(ping);
-    if (out.aborted || out.error) await events.return?.();
+    // Let the pipeline run its cleanup; a failure there must not mask the outcome.
+    if (out.aborted || out.error) await Promise.resolve(events.return?.()).catch(() => {});
   }
 }
