@@ -23,7 +23,9 @@ let dummyHash: Promise<string> | undefined;
 export async function checkLogin(app: App, username: string, password: string, clientIp: string): Promise<LoginResult> {
   const wait = throttle(app).retryAfterMs(username, clientIp);
   if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
-  const found = username ? app.users.findByName(username) : undefined;
+  // Clients label the field "Email" and many users type their address there.
+  const found = !username ? undefined
+    : app.users.findByName(username) ?? (username.includes('@') ? app.users.findByEmail(username) : undefined);
   const ok = await verifyPassword(password, found?.passwordHash ?? await (dummyHash ??= hashPassword('not a password of anyone')));
   if (!found || !ok) {
     throttle(app).recordFailure(username, clientIp);

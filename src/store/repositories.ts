@@ -8,6 +8,8 @@ import type { StoredToken, NewToken, OAuthClient, GrantType, AuthorizationCode, 
 export interface UserRepository {
   create(username: string, passwordHash: string, email?: string | null): User;
   findByName(username: string): (User & { passwordHash: string }) | undefined;
+  /** The one user with this e-mail address (case-insensitive); undefined when none or several. */
+  findByEmail(email: string): (User & { passwordHash: string }) | undefined;
   findById(id: number): User | undefined;
   list(): User[];
   setPasswordHash(id: number, passwordHash: string): void;
@@ -133,8 +135,12 @@ export interface SearchIndexRepository {
   articleCount(): number;
   /** Best articles for an FTS5 MATCH expression, filters applied inside the ranking query. */
   searchArticles(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): ArticleMatch[];
+  /** Scores these articles for the expression (BM25 statistics of the whole index). */
+  scoreArticles(match: string, itemIds: number[], weights: { title: number; body: number }): ArticleMatch[];
   /** Every passage of these articles that matches, scored (BM25 statistics of the whole index). */
   passagesOf(match: string, itemIds: number[], weights: { title: number; body: number }): PassageMatch[];
+  /** How many articles contain each word (after the index's stemming), for query term weighting. */
+  articleFrequencies(words: string[]): Map<string, number>;
   articles(ids: number[]): SearchArticleMeta[];
   /** The article's indexed text (its passages in order). */
   articleText(itemId: number): { title: string; url: string; text: string } | undefined;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../main.ts';
 import { hashPassword } from '../../auth/passwords.ts';
+import { authStore } from '../../auth/store.ts';
 
 export const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
@@ -31,6 +32,8 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       const u = app.users.findByName(username);
       if (!u) throw new CliError(`no user "${username}"`, 1);
       app.users.setPasswordHash(u.id, await hashPassword(o.password));
-      ctx.out(`password of ${u.username} changed`);
+      // A new password is usually a reaction to a leak: sessions opened with the old one end too.
+      const revoked = authStore(app).tokens.revokeAllForUser(u.id, Math.floor(Date.now() / 1000));
+      ctx.out(`password of ${u.username} changed; ${revoked} token(s) revoked`);
     });
 }

@@ -20,6 +20,10 @@ export class SqliteUserRepository implements UserRepository {
     const r = this.s.get('SELECT * FROM users WHERE username = ?').get(username) as Row | undefined;
     return r ? { ...toUser(r), passwordHash: r.password_hash } : undefined;
   }
+  findByEmail(email: string) {
+    const rows = this.s.get('SELECT * FROM users WHERE lower(email) = lower(?) LIMIT 2').all(email) as unknown as Row[];
+    return rows.length === 1 ? { ...toUser(rows[0]), passwordHash: rows[0].password_hash } : undefined;
+  }
   findById(id: number) {
     const r = this.s.get('SELECT * FROM users WHERE id = ?').get(id) as Row | undefined;
     return r ? toUser(r) : undefined;
