@@ -37,10 +37,21 @@ export function isFollowUp(question: string): boolean {
  */
 export function searchQueryFor(conv: Conversation): string {
   const previous = [...conv.history].reverse().find((m) => m.role === 'user');
+  if (conv.question.length > MAX_QUERY_CHARS) return queryTail(conv.question);
   if (!previous || !isFollowUp(conv.question)) return conv.question;
   const have = new Set(words(conv.question));
   const carried = [...entities(previous.content), ...keywords(previous.content)]
     .filter((t) => !words(t).every((w) => have.has(w)));
   const unique = [...new Set(carried.map((t) => t.toLowerCase()))].slice(0, 6);
   return unique.length ? `${conv.question} ${unique.join(' ')}` : conv.question;
+}
+
+/** Longest search query sent to the index: a pasted document is not a query, its end usually asks. */
+export const MAX_QUERY_CHARS = 1_000;
+
+/** The last MAX_QUERY_CHARS characters of a long text, starting at a word boundary. */
+export function queryTail(text: string): string {
+  if (text.length <= MAX_QUERY_CHARS) return text;
+  const tail = text.slice(-MAX_QUERY_CHARS);
+  return tail.slice(tail.search(/\s/) + 1).trim();
 }

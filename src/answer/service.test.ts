@@ -163,6 +163,16 @@ test('a question longer than the model context is refused (128k for sonar, 200k 
   assert.doesNotThrow(() => validateAnswerRequest(ask(long, { model: 'sonar-pro' })));
 });
 
+test('a pasted document with a question at its end: searched by its end, not echoed into the trace', async () => {
+  const pasted = `${'The committee met again to discuss the budget and other matters of the town. '.repeat(400)}\nWhen will the Artemis II mission launch?`;
+  const r = await answerService(app).complete(ask(pasted, { model: 'sonar-reasoning' }));
+  const think = r.content.slice(0, r.content.indexOf('</think>'));
+  assert.match(think, /Question: The committee met .*… \(\d+ characters\)\n/);
+  assert.match(think, /searching with its last \d+, ending "….*When will the Artemis II mission launch\?"/);
+  assert.ok(think.length < 4_000, `${think.length} characters of trace`);
+  assert.equal(r.citations[0], ARTICLES[0].url);
+});
+
 test('filters and scope reach the search: domain allow list, recency, a user\'s subscriptions', async () => {
   const onlyNasa = await answerService(app).complete(ask('What is planned for the Artemis Moon landing?', { filters: { domainFilter: ['nasa.gov'] } }));
   assert.ok(onlyNasa.citations.length > 0);

@@ -7,6 +7,7 @@ import { CitationNumbers, renderQuotes, selectionNotes, type RenderBudget } from
 import { AnswerError } from '../types.ts';
 import { countTokens } from '../tokens.ts';
 import { entities, keywords } from '../text/terms.ts';
+import { queryTail } from '../conversation.ts';
 
 const SHAPE: Record<AnswerStyle, Omit<SelectOptions, 'avoid'>> = {
   concise: { maxSentences: 4, maxPerSource: 2, poolPerSource: 80 },
@@ -44,9 +45,10 @@ export class ExtractiveEngine implements AnswerEngine {
       throw new AnswerError('engine_unavailable', 'answering without search needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)');
     }
     const promptTokens = countTokens([req.question, ...req.sources.flatMap((s) => s.texts)].join('\n'));
-    const selection = selectSentences(req.question, req.sources, SHAPE[req.style]);
+    // A pasted document is not a question: sentences are scored against its end, as searched.
+    const selection = selectSentences(queryTail(req.question), req.sources, SHAPE[req.style]);
     if (!selection.found) {
-      const text = noArticlesMessage(req.question);
+      const text = noArticlesMessage(queryTail(req.question));
       yield { type: 'cite', order: [], notes: [req.sources.length
         ? `None of the ${selection.considered} sentences of the ${req.sources.length} articles found covers enough of the question's terms (${selection.queryTerms.join(', ')}) to quote.`
         : 'The search returned no articles.'] };
@@ -58,7 +60,7 @@ export class ExtractiveEngine implements AnswerEngine {
     const budget: RenderBudget = { remaining: req.maxTokens, cut: false };
     const text = renderQuotes(selection.picked, req.style, numbers, budget).join('\n\n');
     const notes = [
-      `Ranked ${selection.considered} sentences of ${req.sources.length} articles by how well they match ${keywords(req.question).join(', ')} (BM25 and term coverage), then picked ${selection.picked.length} that add something new (MMR, near-duplicates skipped).`,
+      `Ranked ${selection.considered} sentences of ${req.sources.length} articles by how well they match ${keywords(queryTail(req.question)).slice(0, 12).join(', ')} (BM25 and term coverage), then picked ${selection.picked.length} that add something new (MMR, near-duplicates skipped).`,
       ...selectionNotes(selection.picked, req.sources.map((s) => ({ n: s.n, title: s.hit.title })), numbers),
     ];
     yield { type: 'cite', order: numbers.order, notes };

@@ -7,12 +7,12 @@ import type { GroundingSource } from '../engines/engine.ts';
 import type { AnswerEvent, AnswerRequest } from '../types.ts';
 import type { PipelineDeps } from './deps.ts';
 import type { ModelProfile } from './profiles.ts';
-import { readConversation } from '../conversation.ts';
+import { queryTail, readConversation } from '../conversation.ts';
 import { standaloneQuery } from './standalone-query.ts';
 import { reformulate } from './queries.ts';
 import { fuse } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
-import { describeFilters } from './describe.ts';
+import { describeFilters, quoteShort } from './describe.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
 import { prominentNames, researchDepth, subQuestionsFromModel, subQuestionsFromNames, type SubQuestion } from './research-plan.ts';
@@ -31,7 +31,7 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
   const totalSteps = 2 + depth.rounds + 1;
   let step = 0;
   const progress = (stage: string, message: string) => req.onProgress?.({ stage, message, fraction: Math.min(1, step / totalSteps) });
-  const steps: string[] = [`Question: ${conv.question}`, `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`];
+  const steps: string[] = [`Question: ${quoteShort(conv.question)}`, `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`];
   const filters = describeFilters(req.filters);
   const query = await standaloneQuery(conv, deps.engine, steps, req.signal);
 
@@ -127,11 +127,11 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
   // A section draws on the read articles its own search found; the overview on all of them.
   const sectionSources = (q: string) => (r.hitsByQuery.get(q) ?? []).map((h) => byUrl.get(h.url)).filter((s): s is GroundingSource => s !== undefined);
   const sections: ReportSection[] = [
-    { heading: 'Overview', question: r.question, sources: r.sources },
+    { heading: 'Overview', question: queryTail(r.question), sources: r.sources },
     ...r.plan.map((sq) => ({ heading: sq.heading, question: sq.question, sources: sectionSources(sq.query) })).filter((s) => s.sources.length),
   ];
-  const report = composeReport(r.question, sections, req.maxTokens);
-  const text = report.text || noArticlesMessage(r.question);
+  const report = composeReport(reportTitle(r.question), sections, req.maxTokens);
+  const text = report.text || noArticlesMessage(queryTail(r.question));
   const cited = report.order.map((n) => r.sources[n - 1]);
   yield { type: 'sources', citations: cited.map((s) => s.hit.url), searchResults: cited.map((s) => searchResultRef(s.hit)) };
   const think = THINK_OPEN + [...r.steps, ...report.notes].join('\n') + THINK_CLOSE;
@@ -150,4 +150,10 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
     },
     ...extras,
   };
+}
+
+/** The report's "# " title: the question on one line, shortened when it is a pasted document. */
+function reportTitle(question: string): string {
+  const line = question.replace(/\s+/g, ' ').trim();
+  return line.length <= 160 ? line : `${line.slice(0, 157).replace(/\s+\S*$/, '')}…`;
 }

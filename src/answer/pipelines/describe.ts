@@ -1,4 +1,4 @@
-// Human-readable filter descriptions for the reasoning trace.
+// Human-readable pieces of the reasoning trace: filters, and the question quoted briefly.
 import type { SearchFilters } from '../types.ts';
 
 export function describeFilters(f: SearchFilters): string {
@@ -14,4 +14,10 @@ export function describeFilters(f: SearchFilters): string {
   if (f.updatedAfter !== undefined) parts.push(`updated from ${day(f.updatedAfter)}`);
   if (f.updatedBefore !== undefined) parts.push(`updated until ${day(f.updatedBefore)}`);
   return parts.length ? ` (${parts.join('; ')})` : '';
+}
+
+/** The question on one line, shortened: the trace must not echo a pasted document. */
+export function quoteShort(text: string, max = 300): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).replace(/\s+\S*$/, '')}… (${text.length} characters)`;
 }

@@ -12,7 +12,7 @@ import { reformulate } from './queries.ts';
 import { searchAll } from './retrieve.ts';
 import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
-import { describeFilters } from './describe.ts';
+import { describeFilters, quoteShort } from './describe.ts';
 import { ExtractiveEngine } from '../engines/extractive.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
@@ -21,7 +21,7 @@ const SEARCH_LIMIT = 20;
 
 export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, profile: ModelProfile): AsyncGenerator<AnswerEvent> {
   const conv = readConversation(req.messages);
-  const steps: string[] = [`Question: ${conv.question}`];
+  const steps: string[] = [`Question: ${quoteShort(conv.question)}`];
   const baseQuery = req.disableSearch ? conv.question : await standaloneQuery(conv, deps.engine, steps, req.signal);
 
   let hits: SearchHit[] = [];

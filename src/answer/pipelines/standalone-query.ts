@@ -3,11 +3,15 @@
 // one (or if the model fails), the previous question's names and keywords are carried over
 // (conversation.ts). Either way the reasoning trace says what was searched and why.
 import type { AnswerEngine } from '../engines/engine.ts';
-import { isFollowUp, searchQueryFor, type Conversation } from '../conversation.ts';
+import { isFollowUp, MAX_QUERY_CHARS, searchQueryFor, type Conversation } from '../conversation.ts';
 
 export async function standaloneQuery(conv: Conversation, engine: AnswerEngine, steps: string[], signal?: AbortSignal): Promise<string> {
   const carried = searchQueryFor(conv);
   if (carried === conv.question) return carried;
+  if (conv.question.length > MAX_QUERY_CHARS) {
+    steps.push(`The question is ${conv.question.length} characters long; searching with its last ${carried.length}, ending "…${carried.slice(-120).replace(/\s+/g, ' ')}".`);
+    return carried;
+  }
   if (engine.generative && engine.ask && isFollowUp(conv.question)) {
     const turns = conv.history.slice(-4).map((m) => `${m.role}: ${m.content.slice(0, 500)}`).join('\n');
     try {
