@@ -41,6 +41,8 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
   let searchQueries = 0;
   const runSearch = async (q: string): Promise<SearchHit[]> => {
     if (hitsByQuery.has(q)) return hitsByQuery.get(q)!;
+    // Long research stops between steps when the caller goes away (the local index is synchronous).
+    req.signal?.throwIfAborted();
     progress('search', `Searching "${q}"`);
     const hits = await deps.search.search({ text: q, scope: req.scope, filters: req.filters, limit: HITS_PER_SEARCH }, req.signal);
     searchQueries++;
