@@ -145,10 +145,7 @@ function pickImage(raw: RawEntry, enclosures: Enclosure[], html: string | null, 
   return null;
 }
 
+/** The feed's own URL as a base, when it is an http(s) URL. */
 function safeUrl(u: string): string | null {
-  try {
-    return new URL(u).href;
-  } catch {
-    return null;
-  }
+  return resolveUrl(u, null);
 }

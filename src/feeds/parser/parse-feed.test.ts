@@ -194,3 +194,23 @@ test('hostile structure is handled in bounded time: deep nesting, unclosed legac
   assert.equal(hugeDate.entries[0]!.publishedAt, null);
   assert.ok(performance.now() - started < 20_000, 'bounded time');
 });
+
+test('links, images, icons and enclosures are http(s) only', () => {
+  const feed = parseFeed(
+    `<rss><channel><title>t</title><link>javascript:alert(1)</link><image><url>data:image/png;base64,AAAA</url></image>
+     <item><title>x</title><link>javascript:alert(document.cookie)</link><guid>g</guid>
+     <enclosure url="file:///etc/passwd" type="text/plain" length="1"/><enclosure url="/ok.mp3" type="audio/mpeg" length="2"/>
+     <description>&lt;a href="javascript:alert(1)"&gt;x&lt;/a&gt; &lt;a href="mailto:a@b.example"&gt;mail&lt;/a&gt;</description></item>
+     <item><title>tag link</title><link>tag:example.com,2024:1</link></item></channel></rss>`,
+    { url: URL_ },
+  );
+  assert.equal(feed.siteUrl, null);
+  assert.equal(feed.iconUrl, null);
+  const [a, b] = feed.entries;
+  assert.equal(a!.url, null);
+  assert.deepEqual(a!.enclosures.map((e) => e.url), ['https://example.com/ok.mp3']);
+  assert.doesNotMatch(a!.summary!, /javascript/);
+  assert.match(a!.summary!, /href="mailto:a@b\.example"/);
+  assert.equal(b!.url, null);
+  assert.match(b!.guid, /^sha256:/, 'no usable link: the guid is a content hash');
+});

@@ -1,14 +1,18 @@
-/** Resolves a possibly relative URL against a base; returns null for empty input or unusable results. */
+// URLs that leave the parser: absolute, and only http(s). A hostile feed must not hand readers a
+// javascript:, data: or file: link, icon or enclosure; tag: and urn: "links" are identifiers, not pages.
+
+/** Resolves a possibly relative URL against a base; null for empty, unusable or non-http(s) results. */
 export function resolveUrl(value: string | null | undefined, base: string | null | undefined): string | null {
   if (!value) return null;
   const v = value.trim();
   if (!v) return null;
+  let url: URL;
   try {
-    return base ? new URL(v, base).href : new URL(v).href;
+    url = base ? new URL(v, base) : new URL(v);
   } catch {
-    // Unresolvable (no valid base): keep an absolute-looking value, drop garbage.
-    return /^[a-z][a-z0-9+.-]*:/i.test(v) ? v : null;
+    return null;
   }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
 }
 
 /** Resolves a base (xml:base) against an outer base, falling back to the outer one. */
