@@ -233,3 +233,13 @@ test('an aborted request stops with the abort reason', async () => {
   ac.abort(new Error('client went away'));
   await assert.rejects(answerService(app).complete(ask('What did NASA announce?', { signal: ac.signal })), /client went away/);
 });
+
+test('deep research stops between steps when the caller aborts', async () => {
+  const ac = new AbortController();
+  const stages: string[] = [];
+  await assert.rejects(answerService(app).complete(ask('What are the plans for the Artemis Moon missions?', {
+    model: 'sonar-deep-research', reasoningEffort: 'high', signal: ac.signal,
+    onProgress: (p) => { stages.push(p.stage); if (p.stage === 'search') ac.abort(new Error('job cancelled')); },
+  })), /job cancelled/);
+  assert.equal(stages.filter((s) => s === 'search').length, 1, 'no search after the abort');
+});
