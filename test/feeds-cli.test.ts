@@ -79,6 +79,9 @@ test('bad CLI arguments: one line on stderr and a non-zero exit', async () => {
   ];
   writeFileSync(join(data, 'bad.opml'), '<html><body>not opml</body></html>');
   cases.push([['opml', 'import', 'alice', join(data, 'bad.opml')], /not a valid OPML file/, 1]);
+  writeFileSync(join(data, 'none.opml'), '<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body><outline text="Empty folder"/></body></opml>');
+  cases.push([['opml', 'import', 'alice', join(data, 'none.opml')], /no feeds found/, 1]);
+  cases.push([['feed', 'add', 'alice', 'not a url'], /cannot add not a url: "not a url" is not a valid URL/, 2]);
   writeFileSync(join(data, 'evil.opml'), '<!DOCTYPE opml [<!ENTITY a "aaaa">]><opml><body><outline text="&a;" xmlUrl="http://x/"/></body></opml>');
   cases.push([['opml', 'import', 'alice', join(data, 'evil.opml')], /declares XML entities/, 1]);
   // Independent cases: run them side by side (each is a separate process).

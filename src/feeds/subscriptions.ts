@@ -35,8 +35,13 @@ export interface SubscribeResult {
 export function normaliseInputUrl(input: string): string {
   let s = input.trim();
   while (/^feed\//i.test(s)) s = s.slice(5);
+  if (!s) throw new FeedError('bad-url', 'no URL given');
   if (!/^[a-z][a-z0-9+.-]*:/i.test(s)) s = `https://${s.replace(/^\/+/, '')}`;
-  return parseFeedUrl(s).href;
+  try { return parseFeedUrl(s).href; } catch (e) {
+    // Name what the user typed, not our https:// guess.
+    if (e instanceof FeedError && !s.startsWith(input.trim())) throw new FeedError('bad-url', `"${input.trim()}" is not a valid URL`);
+    throw e;
+  }
 }
 
 interface Found { url: string; res: FetchResponse; parsed: ParsedFeed | null; known: FeedRecord | null }

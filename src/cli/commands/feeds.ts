@@ -74,6 +74,7 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
       const id = userId(app, user);
       try {
         const r = importOpml(app, id, xml);
+        if (r.imported + r.alreadySubscribed + r.skipped.length === 0) throw new CliError(`${file}: no feeds found (no <outline xmlUrl="…"> in the OPML body)`, 1);
         ctx.out(`imported ${r.imported} feed(s) for ${user}` + (r.alreadySubscribed ? `, ${r.alreadySubscribed} already subscribed` : '')
           + (r.skipped.length ? `, ${r.skipped.length} skipped` : '') + '; run `tidings refresh` to fetch them now');
         for (const s of r.skipped) process.stderr.write(`skipped ${s.url}: ${s.reason}\n`);
