@@ -71,7 +71,10 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
 
   const links = findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).map((l) => l.url);
   const candidates = [...new Set([...links, ...commonFeedUrls(res.url)])].filter((c) => c !== url && c !== res.url);
+  // Guessing paths on a slow site must not take minutes: guesses stop after one fetch time limit.
+  const guessUntil = performance.now() + app.config.fetchTimeoutMs;
   for (const candidate of candidates) {
+    if (!links.includes(candidate) && performance.now() > guessUntil) break;
     const known = feeds.findByUrl(candidate);
     if (known) return { url: candidate, res, parsed: null, known };
     let cres: FetchResponse;
