@@ -214,3 +214,15 @@ test('links, images, icons and enclosures are http(s) only', () => {
   assert.equal(b!.url, null);
   assert.match(b!.guid, /^sha256:/, 'no usable link: the guid is a content hash');
 });
+
+test('junk before the feed (PHP notices, stray text) is skipped and the feed flagged recovered', () => {
+  const php = parseFeed('<br />\n<b>Warning</b>: Cannot modify header information in <b>/wp-includes/feed.php</b><br />\n<?xml version="1.0"?><rss version="2.0"><channel><title>WP</title><item><title>Post</title><guid>p1</guid></item></channel></rss>', { url: URL_ });
+  assert.equal(php.title, 'WP');
+  assert.equal(php.entries[0]!.title, 'Post');
+  assert.equal(php.recovered, true);
+  const text = parseFeed('Deprecated: something\n<rss version="2.0"><channel><title>T</title></channel></rss>', { url: URL_ });
+  assert.equal(text.title, 'T');
+  assert.equal(text.recovered, true);
+  const tutorial = '<!DOCTYPE html><html><body><pre>&lt;?xml version="1.0"?&gt;</pre><?xml version="1.0"?><rss><channel><title>sample</title></channel></rss></body></html>';
+  assert.throws(() => parseFeed(tutorial, { url: URL_ }), /looks like an HTML page/);
+});

@@ -26,6 +26,7 @@ import type { RawFeed } from './raw-feed.ts';
 import { refuseHostileXml } from './refuse-hostile-xml.ts';
 import { promoteLegacyContent } from './promote-legacy-content.ts';
 import { repairXml } from './repair-xml.ts';
+import { stripLeadingJunk } from './strip-leading-junk.ts';
 import { exceedsTagDepth } from '../sanitizer/tag-depth.ts';
 
 export { FeedParseError } from './feed-parse-error.ts';
@@ -47,11 +48,12 @@ export interface ParseFeedOptions {
 
 export function parseFeed(body: Buffer | Uint8Array | string, opts: ParseFeedOptions): ParsedFeed {
   const decoded = decodeFeedBody(body, opts.contentType);
-  const text = decoded.text.replace(/^[\s\u0000]+/, '');
-  if (!text) throw new FeedParseError('empty document');
+  const trimmed = decoded.text.replace(/^[\s\u0000\ufeff]+/, '');
+  if (!trimmed) throw new FeedParseError('empty document');
+  const { text, stripped } = stripLeadingJunk(trimmed);
 
   let value: unknown = text;
-  let recovered = decoded.mismatch;
+  let recovered = decoded.mismatch || stripped;
   if (text.startsWith('{')) {
     try {
       value = JSON.parse(text);
