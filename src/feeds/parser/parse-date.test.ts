@@ -38,3 +38,10 @@ test('unparseable dates give null', () => {
   assert.equal(parseFeedDate(null), null);
   assert.equal(parseFeedDate('2003-13-45'), null);
 });
+
+test('localised month and weekday names', () => {
+  assert.equal(parseFeedDate('Di, 05 Mär 2022 09:20:00 +0100'), utc('2022-03-05T08:20:00Z'));
+  assert.equal(parseFeedDate('mar., 05 avr. 2022 09:20:00 +0200'), utc('2022-04-05T07:20:00Z'));
+  assert.equal(parseFeedDate('5 Dez 2021 10:00:00 GMT'), utc('2021-12-05T10:00:00Z'));
+  assert.equal(parseFeedDate('05 août 2022 00:00:00 +0000'), utc('2022-08-05T00:00:00Z'));
+});

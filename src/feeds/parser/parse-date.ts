@@ -8,6 +8,10 @@
 const MONTHS: Record<string, number> = {
   jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
   january: 1, february: 2, march: 3, april: 4, june: 6, july: 7, august: 8, september: 9, october: 10, november: 11, december: 12,
+  // Localised feeds (generators that format dates with the site's locale): German, French, Spanish, Italian, Dutch.
+  mär: 3, mrz: 3, mai: 5, okt: 10, dez: 12, januar: 1, februar: 2, märz: 3, juni: 6, juli: 7, oktober: 10, dezember: 12,
+  janv: 1, févr: 2, fév: 2, mars: 3, avr: 4, juin: 6, juil: 7, août: 8, aoû: 8, déc: 12,
+  ene: 1, abr: 4, ago: 8, dic: 12, gen: 1, mag: 5, giu: 6, lug: 7, set: 9, ott: 10, mei: 5,
 };
 
 /** Offsets in minutes for zone names feeds use. */
@@ -39,7 +43,7 @@ function parseIso(s: string): number | null {
 }
 
 // [Weekday,] DD Mon YYYY [HH:MM[:SS]] [zone]   — also "Mon DD YYYY", and "DD-Mon-YYYY".
-const RFC822 = /^(?:[A-Za-z]{2,9}\.?,? *)?(\d{1,2})[ -]([A-Za-z]{3,9})\.?,?[ -](\d{2,4})(?:,? *(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)? *(?:([+-]\d{1,2}:?\d{2}|[A-Za-z]{1,5}(?:[+-]\d{1,4})?))?(?: .*)?$/;
+const RFC822 = /^(?:\p{L}{2,9}\.?,? *)?(\d{1,2})\.?[ -](\p{L}{3,9})\.?,?[ -](\d{2,4})(?:,? *(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)? *(?:([+-]\d{1,2}:?\d{2}|[A-Za-z]{1,5}(?:[+-]\d{1,4})?))?(?: .*)?$/u;
 const US_STYLE = /^(?:[A-Za-z]{2,9},? *)?([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})(?:,? *(\d{1,2}):(\d{2})(?::(\d{2}))? *(AM|PM)?)? *([+-]\d{2}:?\d{2}|[A-Za-z]{1,5})?$/i;
 
 function parseRfc822(s: string): number | null {
