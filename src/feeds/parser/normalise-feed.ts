@@ -18,7 +18,7 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
   const entries: ParsedEntry[] = [];
   const html = new HtmlJobs();
   for (const rawEntry of raw.entries) {
-    const entry = normaliseEntry(rawEntry, feedBase, feedAuthor, html);
+    const entry = normaliseEntry(rawEntry, feedBase, feedAuthor, seen, html);
     if (!entry) continue; // the same guid twice in one document: the first wins
     if (crawlTime !== null) {
       if (entry.publishedAt !== null && entry.publishedAt > crawlTime + FUTURE_TOLERANCE) entry.publishedAt = crawlTime;
@@ -37,43 +37,44 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
     entries,
     recovered,
   };
+}
 
-  function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: string | null, html: HtmlJobs): ParsedEntry | null {
-    const base = resolveBase(raw.base, feedBase);
-    const url = resolveUrl(raw.link, base);
-    const title = textOf(raw.title);
-    // Hashed from the raw text, so a change of sanitizer policy never changes an entry's identity.
-    const guid = raw.id?.trim() || url || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
-    if (seen.has(guid)) return null;
-    seen.add(guid);
-    const enclosures: Enclosure[] = [];
-    for (const e of raw.enclosures) {
-      const encUrl = resolveUrl(e.url, base);
-      if (!encUrl || enclosures.some((x) => x.url === encUrl)) continue;
-      enclosures.push({ url: encUrl, type: e.type?.trim() || null, length: toLength(e.length) });
-    }
-    const entry: ParsedEntry = {
-      guid,
-      url,
-      title,
-      author: raw.authors[0] ? htmlToText(raw.authors[0], { singleLine: true }) || feedAuthor : feedAuthor,
-      publishedAt: parseFeedDate(raw.published) ?? parseFeedDate(raw.updated),
-      updatedAt: parseFeedDate(raw.updated),
-      content: null,
-      summary: null,
-      enclosures,
-      imageUrl: null,
-      categories: [...new Set(raw.categories.map((c) => htmlToText(c, { singleLine: true })).filter(Boolean))],
-    };
-    const sameText = raw.summary !== null && raw.summary.value === raw.content?.value;
-    html.add(raw.content, base, (value) => {
-      entry.content = value;
-      if (sameText) entry.summary = value;
-    });
-    if (!sameText) html.add(raw.summary, base, (value) => (entry.summary = value));
-    html.then(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, base)));
-    return entry;
+/** Null when an entry with the same guid came earlier in the document. */
+function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: string | null, seen: Set<string>, html: HtmlJobs): ParsedEntry | null {
+  const base = resolveBase(raw.base, feedBase);
+  const url = resolveUrl(raw.link, base);
+  const title = textOf(raw.title);
+  // Hashed from the raw text, so a change of sanitizer policy never changes an entry's identity.
+  const guid = raw.id?.trim() || url || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
+  if (seen.has(guid)) return null;
+  seen.add(guid);
+  const enclosures: Enclosure[] = [];
+  for (const e of raw.enclosures) {
+    const encUrl = resolveUrl(e.url, base);
+    if (!encUrl || enclosures.some((x) => x.url === encUrl)) continue;
+    enclosures.push({ url: encUrl, type: e.type?.trim() || null, length: toLength(e.length) });
   }
+  const entry: ParsedEntry = {
+    guid,
+    url,
+    title,
+    author: raw.authors[0] ? htmlToText(raw.authors[0], { singleLine: true }) || feedAuthor : feedAuthor,
+    publishedAt: parseFeedDate(raw.published) ?? parseFeedDate(raw.updated),
+    updatedAt: parseFeedDate(raw.updated),
+    content: null,
+    summary: null,
+    enclosures,
+    imageUrl: null,
+    categories: [...new Set(raw.categories.map((c) => htmlToText(c, { singleLine: true })).filter(Boolean))],
+  };
+  const sameText = raw.summary !== null && raw.summary.value === raw.content?.value;
+  html.add(raw.content, base, (value) => {
+    entry.content = value;
+    if (sameText) entry.summary = value;
+  });
+  if (!sameText) html.add(raw.summary, base, (value) => (entry.summary = value));
+  html.then(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, base)));
+  return entry;
 }
 
 /**
