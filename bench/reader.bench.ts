@@ -9,7 +9,7 @@
 // call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
 // (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -176,6 +176,25 @@ async function main(): Promise<void> {
     const bytes = JSON.stringify(payload).length;
     console.log(`${'baseline JSON.stringify n=1000'.padEnd(32)} p50 ${q(st, 0.5).toFixed(2).padStart(8)} ms   (${(bytes / 1e6).toFixed(1)} MB payload)`);
 
+    // Transport floor: the same bytes served by a bare node:http server in another process.
+    const payloadFile = join(dataDir, 'payload.json');
+    writeFileSync(payloadFile, await request('GET', api(`stream/contents/${RL}?output=json&n=1000`), H));
+    const staticServer = spawn(process.execPath, ['-e', `const b=require('fs').readFileSync(${JSON.stringify(payloadFile)});
+      const s=require('http').createServer((q,r)=>{r.writeHead(200,{'content-type':'application/json'});r.end(b)}).listen(0,'127.0.0.1',()=>console.log(s.address().port))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const staticPort = await new Promise<string>((res) => staticServer.stdout!.once('data', (d: Buffer) => res(d.toString().trim())));
+    const staticPool = new Pool(`http://127.0.0.1:${staticPort}`, { connections: 1 });
+    const tt: number[] = [];
+    for (let i = 0; i < RUNS + 3; i++) {
+      const s = performance.now();
+      const r = await staticPool.request({ method: 'GET', path: '/' });
+      await r.body.text();
+      if (i >= 3) tt.push(performance.now() - s);
+    }
+    tt.sort((a, b) => a - b);
+    await staticPool.close();
+    staticServer.kill();
+    console.log(`${'baseline static same bytes, HTTP'.padEnd(32)} p50 ${q(tt, 0.5).toFixed(2).padStart(8)} ms   p99 ${q(tt, 0.99).toFixed(2).padStart(8)} ms`);
+
     // Throughput: stream/contents n=20 at 16 concurrent clients.
     let done = 0;
     const end = performance.now() + SECONDS * 1000;
@@ -188,6 +207,7 @@ async function main(): Promise<void> {
     const base = results['baseline GET /healthz'].p50;
     console.log(`\nratios: n=1000 / healthz = ${(results['stream/contents n=1000'].p50 / base).toFixed(1)}x;`
       + ` n=1000 / JSON.stringify(same payload) = ${(results['stream/contents n=1000'].p50 / q(st, 0.5)).toFixed(2)}x;`
+      + ` n=1000 / static same bytes = ${(results['stream/contents n=1000'].p50 / q(tt, 0.5)).toFixed(2)}x;`
       + ` n=20 / healthz = ${(results['stream/contents n=20'].p50 / base).toFixed(1)}x`);
   } finally {
     await pool.close();

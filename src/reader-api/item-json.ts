@@ -96,28 +96,47 @@ function itemHead(it: ReaderItemState, feed: CatalogEntry | undefined, tags: str
 }
 
 const NO_ORIGIN = Buffer.from(',"origin":{"streamId":"","title":"","htmlUrl":""}}');
-const COMMA = Buffer.from(',');
 
 /**
  * The `items` array of stream/contents and stream/items/contents, as UTF-8 bytes. Items without a
  * body (deleted meanwhile) are left out.
  */
 export function itemsJson(items: ReaderItemState[], bodies: Map<number, Buffer>, origins: Map<number, CatalogEntry>, tags: Map<number, string[]>): Buffer {
-  const chunks: Buffer[] = [Buffer.from('[')];
+  // One buffer, written in place: item heads are encoded straight into it and cached bodies copied,
+  // instead of a small Buffer per head and a concat (measured: about half the assembly time).
   const originTails = new Map<number, Buffer>();
-  let first = true;
+  let size = 2;
   for (const it of items) {
     const body = bodies.get(it.itemId);
     if (body === undefined) continue;
-    const feed = origins.get(it.feedId);
     let tail = originTails.get(it.feedId);
-    if (!tail) { tail = feed ? Buffer.from(`,"origin":${feed.originJson}}`) : NO_ORIGIN; originTails.set(it.feedId, tail); }
-    if (!first) chunks.push(COMMA);
-    first = false;
-    chunks.push(Buffer.from(itemHead(it, feed, tags.get(it.itemId))), body, tail);
+    if (!tail) {
+      const feed = origins.get(it.feedId);
+      tail = feed ? Buffer.from(`,"origin":${feed.originJson}}`) : NO_ORIGIN;
+      originTails.set(it.feedId, tail);
+    }
+    size += body.length + tail.length + 1;
   }
-  chunks.push(Buffer.from(']'));
-  return Buffer.concat(chunks);
+  const heads: string[] = [];
+  for (const it of items) {
+    if (!bodies.has(it.itemId)) continue;
+    const head = itemHead(it, origins.get(it.feedId), tags.get(it.itemId));
+    heads.push(head);
+    size += Buffer.byteLength(head);
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write('[');
+  let k = 0;
+  for (const it of items) {
+    const body = bodies.get(it.itemId);
+    if (body === undefined) continue;
+    if (k > 0) at += out.write(',', at);
+    at += out.write(heads[k++], at);
+    at += body.copy(out, at);
+    at += originTails.get(it.feedId)!.copy(out, at);
+  }
+  at += out.write(']', at);
+  return at === size ? out : out.subarray(0, at);
 }
 
 export interface StreamEnvelope {
