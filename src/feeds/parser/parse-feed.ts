@@ -24,6 +24,7 @@ import { mapFeedsmith } from './map-feedsmith.ts';
 import { normaliseFeed } from './normalise-feed.ts';
 import type { RawFeed } from './raw-feed.ts';
 import { refuseHostileXml } from './refuse-hostile-xml.ts';
+import { decodeBase64Content } from './decode-base64-content.ts';
 import { promoteLegacyContent } from './promote-legacy-content.ts';
 import { repairXml } from './repair-xml.ts';
 import { stripLeadingJunk } from './strip-leading-junk.ts';
@@ -71,7 +72,7 @@ export function parseFeed(body: Buffer | Uint8Array | string, opts: ParseFeedOpt
       xml = repairXml(xml);
       recovered = true;
     }
-    value = promoteLegacyContent(xml);
+    value = decodeBase64Content(promoteLegacyContent(xml));
   }
 
   let raw: RawFeed;

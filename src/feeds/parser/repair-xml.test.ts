@@ -32,3 +32,14 @@ test('legacy RSS <body>/<xhtml:body>/<fullitem> become content:encoded', () => {
   const feed = parseFeed('<rss version="2.0"><channel><item><title>t</title><xhtml:body xmlns:xhtml="http://www.w3.org/1999/xhtml"><p>Body <a href="/x">link</a></p></xhtml:body></item></channel></rss>', { url: 'http://e.example/feed' });
   assert.match(feed.entries[0]!.content!, /<p>Body <a href="http:\/\/e\.example\/x"/);
 });
+
+test('Atom 0.3 mode="base64" text constructs are decoded', async () => {
+  const { decodeBase64Content } = await import('./decode-base64-content.ts');
+  const encoded = Buffer.from('Example <b>Atom</b> & more').toString('base64');
+  assert.equal(
+    decodeBase64Content(`<feed><entry><title type="text/html" mode="base64">\n${encoded}\n</title></entry></feed>`),
+    '<feed><entry><title type="text/html">Example &lt;b&gt;Atom&lt;/b&gt; &amp; more</title></entry></feed>',
+  );
+  const feed = parseFeed(`<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><id>x</id><content type="text/html" mode="base64">${encoded}</content></entry></feed>`, { url: 'http://e.example/' });
+  assert.equal(feed.entries[0]!.content, 'Example <b>Atom</b> &amp; more');
+});

@@ -11,7 +11,7 @@ import { parseExpression } from './python-expression.ts';
 import { parseFeed } from '../parse-feed.ts';
 
 /** Measured when this floor was set (see BENCHMARKS.md); lower it only with a reason. */
-const PASS_RATE_FLOOR = 0.88; // measured 90.1% (996 of 1,105 mapped) on 2026-11-22
+const PASS_RATE_FLOOR = 0.89; // measured 91.9% (1,015 of 1,105 mapped) on 2026-11-22
 
 test('conformance pass rate over mapped assertions stays above the floor', { skip: SKIP_NO_SHARED, timeout: 60_000 }, () => {
   const summary = runConformance(join(SHARED, 'corpus/feeds/conformance'));
