@@ -82,3 +82,14 @@ test('batch sanitizing gives exactly the per-fragment results, even for fragment
   assert.equal(batched.length, fragments.length);
   fragments.forEach((f, i) => assert.equal(batched[i], sanitizeHtml(f, base), `fragment ${i}: ${f}`));
 });
+
+test('remembered results are per base URL', async () => {
+  const { sanitizeHtmlBatch } = await import('./sanitize-html.ts');
+  const fragments = ['<a href="x">1</a>', '<img src="y.png">'];
+  const a = sanitizeHtmlBatch(fragments, { baseUrl: 'https://a.example/' });
+  const b = sanitizeHtmlBatch(fragments, { baseUrl: 'https://b.example/' });
+  assert.deepEqual(sanitizeHtmlBatch(fragments, { baseUrl: 'https://a.example/' }), a);
+  assert.match(a[0]!, /https:\/\/a\.example\/x/);
+  assert.match(b[0]!, /https:\/\/b\.example\/x/);
+  assert.match(b[1]!, /https:\/\/b\.example\/y\.png/);
+});

@@ -187,8 +187,63 @@ function batchOptionsFor(baseUrl: string | null): sanitizeHtmlLib.IOptions {
   return opts;
 }
 
+// Results are remembered (least recently used first out, bounded by total size): a feed is parsed
+// again whenever it changes, and then nearly all its fragments are the ones sanitized last time.
+const MEMO_MAX_CHARS = 8_000_000;
+const memo = new Map<string, string>();
+let memoChars = 0;
+
+function remembered(key: string): string | undefined {
+  const hit = memo.get(key);
+  if (hit !== undefined) {
+    memo.delete(key);
+    memo.set(key, hit);
+  }
+  return hit;
+}
+
+function remember(key: string, value: string): void {
+  if (key.length + value.length > MEMO_MAX_CHARS / 100) return; // huge fragments would evict everything
+  memo.set(key, value);
+  memoChars += key.length + value.length;
+  for (const [k, v] of memo) {
+    if (memoChars <= MEMO_MAX_CHARS) break;
+    memo.delete(k);
+    memoChars -= k.length + v.length;
+  }
+}
+
+/** Forget remembered results (benchmarks measuring a first parse). */
+export function clearSanitizeMemo(): void {
+  memo.clear();
+  memoChars = 0;
+}
+
 /** sanitizeHtml over many fragments with the same base URL; same results, fewer library calls. */
 export function sanitizeHtmlBatch(fragments: string[], options: SanitizeOptions = {}): string[] {
+  return sanitizeUnremembered(fragments, options.baseUrl ?? null);
+}
+
+function sanitizeUnremembered(fragments: string[], baseUrl: string | null): string[] {
+  const out: string[] = new Array(fragments.length);
+  const keys = fragments.map((f) => (baseUrl ?? '') + '\u0000' + f);
+  const todo: number[] = [];
+  for (let i = 0; i < fragments.length; i++) {
+    const hit = remembered(keys[i]!);
+    if (hit !== undefined) out[i] = hit;
+    else todo.push(i);
+  }
+  if (todo.length) {
+    const fresh = sanitizeFragments(todo.map((i) => fragments[i]!), { baseUrl });
+    todo.forEach((i, k) => {
+      out[i] = fresh[k]!;
+      remember(keys[i]!, fresh[k]!);
+    });
+  }
+  return out;
+}
+
+function sanitizeFragments(fragments: string[], options: SanitizeOptions): string[] {
   const baseUrl = options.baseUrl ?? null;
   const out: string[] = new Array(fragments.length);
   const batched: number[] = [];
