@@ -49,3 +49,27 @@ test('the real-world and spec-example feeds all yield entries', { skip: SKIP_NO_
     }
   }
 });
+
+test('mutated corpus feeds (truncated, corrupted bytes, stray "<", cut ranges) never crash', { skip: SKIP_NO_SHARED, timeout: 60_000 }, () => {
+  const sources = ['real-world', 'edge-cases', 'spec-examples'].flatMap((d) => walk(join(SHARED, 'corpus/feeds', d))).map((f) => readFileSync(f));
+  let seed = 20261122; // fixed: the same mutations on every run
+  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const crashes: string[] = [];
+  for (let n = 0; n < 150; n++) {
+    let bytes = Buffer.from(sources[Math.floor(random() * sources.length)]!);
+    const kind = n % 4;
+    if (kind === 0) bytes = bytes.subarray(0, Math.floor(random() * bytes.length));
+    else if (kind === 1) for (let k = 0; k < 20; k++) bytes[Math.floor(random() * bytes.length)] = Math.floor(random() * 256);
+    else {
+      const s = bytes.toString('latin1');
+      const i = Math.floor(random() * s.length), j = Math.floor(random() * s.length);
+      bytes = Buffer.from(kind === 2 ? s.slice(0, i) + '<' + s.slice(i) : s.slice(0, Math.min(i, j)) + s.slice(Math.max(i, j)), 'latin1');
+    }
+    try {
+      parseFeed(bytes, { url: 'https://corpus.example/feed.xml' });
+    } catch (err) {
+      if (!(err instanceof FeedParseError)) crashes.push(`mutation ${n} (kind ${kind}): ${(err as Error).stack?.split('\n').slice(0, 3).join(' | ')}`);
+    }
+  }
+  assert.deepEqual(crashes, []);
+});

@@ -93,3 +93,10 @@ test('remembered results are per base URL', async () => {
   assert.match(b[0]!, /https:\/\/b\.example\/x/);
   assert.match(b[1]!, /https:\/\/b\.example\/y\.png/);
 });
+
+test('a malformed srcset is dropped, the src stays', () => {
+  const out = sanitizeHtml('<img src="/a.png" srcset="/a 1.png 100w, /b.png 2x"><img src="/c.png" srcset="javascript:alert(1) 1x">', base);
+  assert.doesNotMatch(out, /srcset|javascript/);
+  assert.match(out, /src="https:\/\/blog\.example\.com\/a\.png"/);
+  assert.match(out, /src="https:\/\/blog\.example\.com\/c\.png"/);
+});

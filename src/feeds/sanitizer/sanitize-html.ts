@@ -79,17 +79,21 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
     if (value === undefined) return undefined;
     return resolveUrl(value, baseUrl) ?? value;
   };
-  const absoluteSrcset = (value: string | undefined): string | undefined =>
-    value === undefined
-      ? undefined
-      : value
-          .split(',')
-          .map((candidate) => {
-            const [url, ...descriptor] = candidate.trim().split(/\s+/);
-            return url ? [absolute(url), ...descriptor].join(' ') : '';
-          })
-          .filter(Boolean)
-          .join(', ');
+  // Each candidate is "URL [width-or-density descriptor]". A malformed srcset is dropped whole (the
+  // src stays): sanitize-html's srcset parser would otherwise log every bad one to the console.
+  const absoluteSrcset = (value: string): string | undefined => {
+    const candidates: string[] = [];
+    for (const candidate of value.split(',')) {
+      const parts = candidate.trim().split(/\s+/).filter(Boolean);
+      if (!parts.length) continue;
+      const [url, descriptor, extra] = parts;
+      if (extra !== undefined || (descriptor !== undefined && !/^\d+(?:\.\d+)?[wx]$/.test(descriptor))) return undefined;
+      const resolved = resolveUrl(url, baseUrl);
+      if (!resolved) return undefined;
+      candidates.push(descriptor ? `${resolved} ${descriptor}` : resolved);
+    }
+    return candidates.length ? candidates.join(', ') : undefined;
+  };
 
   const transform = (tagName: string, attribs: sanitizeHtmlLib.Attributes): sanitizeHtmlLib.Tag => {
     const out: Record<string, string> = { ...attribs };
@@ -99,7 +103,11 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
       if (out['data-srcset']) out.srcset = out['data-srcset'];
     }
     for (const name of URL_ATTRIBUTES) if (out[name] !== undefined) out[name] = absolute(out[name])!;
-    if (out.srcset !== undefined) out.srcset = absoluteSrcset(out.srcset)!;
+    if (out.srcset !== undefined) {
+      const srcset = absoluteSrcset(out.srcset);
+      if (srcset === undefined) delete out.srcset;
+      else out.srcset = srcset;
+    }
     if (tagName === 'a' && out.href) {
       out.target = '_blank';
       out.rel = 'noopener noreferrer';
