@@ -37,15 +37,35 @@ export class LocalIndexProvider implements SearchProvider {
     return this.searchSync(q);
   }
 
+  /**
+   * The FTS5 expressions of a question: `all` OR-s every word the index knows; `select` picks the
+   * candidates. Words found in most articles ("year", "people") would make the index score most
+   * of the collection (the cost grows with every occurrence of every word): they are left out of
+   * the selection, and the candidates the rarer words selected are scored again with all words.
+   */
+  matchExpressions(terms: string[]): { select: string; all: string } {
+    const r = this.ranking;
+    if (r.commonWordShare >= 1) return { select: orMatch(terms), all: orMatch(terms) };
+    const df = this.repo.articleFrequencies(terms);
+    const known = terms.filter((t) => (df.get(t) ?? 0) > 0);
+    if (!known.length) return { select: '', all: '' };
+    const n = Math.max(1, this.repo.articleCount());
+    const byRarity = [...known].sort((a, b) => df.get(a)! - df.get(b)!);
+    const rare = byRarity.filter((t, i) => i < r.minSelectingWords || df.get(t)! / n <= r.commonWordShare);
+    return { select: orMatch(rare), all: orMatch(known) };
+  }
+
   searchSync(q: SearchQuery): SearchHit[] {
     const filter = this.compile(q);
     const terms = queryTerms(q.text);
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
-    const match = orMatch(terms);
+    const { select, all } = this.matchExpressions(terms);
+    if (!all) return [];
     const weights = { title: r.titleWeight, body: r.bodyWeight };
-    const candidates = this.repo.searchArticles(match, filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
-    const passages = this.repo.passagesOf(match, candidates.map((c) => c.itemId), weights);
+    let candidates = this.repo.searchArticles(select, filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
+    if (select !== all) candidates = this.repo.scoreArticles(all, candidates.map((c) => c.itemId), weights);
+    const passages = this.repo.passagesOf(all, candidates.map((c) => c.itemId), weights);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
     const meta = new Map(this.repo.articles(ranked.map((a) => a.itemId)).map((m) => [m.id, m]));
     const hits: SearchHit[] = [];
