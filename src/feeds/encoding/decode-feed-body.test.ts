@@ -97,3 +97,10 @@ test('a header wrongly claiming UTF-8 yields to the document\'s declared legacy 
   assert.equal(d.mismatch, true);
   assert.match(d.text, /Новости/);
 });
+
+test('mostly-UTF-8 text with stray Windows-1252 bytes keeps its UTF-8 and fixes the strays', () => {
+  const bytes = Buffer.concat([Buffer.from('<rss><title>Café – naïve ', 'utf8'), Buffer.from([0x93]), Buffer.from('quoted', 'utf8'), Buffer.from([0x94]), Buffer.from('</title></rss>', 'utf8')]);
+  const d = decodeFeedBody(bytes);
+  assert.equal(d.text, '<rss><title>Café – naïve \u201cquoted\u201d</title></rss>');
+  assert.equal(d.mismatch, true);
+});

@@ -85,7 +85,34 @@ function decodeBytes(body: Buffer | string, contentType?: string | null): Decode
 
 function fallbackDecode(bytes: Buffer, mismatch: boolean): DecodedBody {
   if (isValidUtf8(bytes)) return { text: bytes.toString('utf8'), charset: 'utf-8', source: mismatch ? 'fallback' : 'sniffed', mismatch };
+  const mixed = decodeMostlyUtf8(bytes);
+  if (mixed !== null) return { text: mixed, charset: 'utf-8', source: 'fallback', mismatch };
   return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252', source: 'fallback', mismatch };
+}
+
+/**
+ * UTF-8 with a few Windows-1252 bytes pasted in (a smart quote from a word processor in an
+ * otherwise UTF-8 feed) is common. Decoding all of it as Windows-1252 would garble every real
+ * UTF-8 character ("Ã©" for "é"), so when valid multi-byte sequences outnumber the stray bytes,
+ * each stray byte alone is read as Windows-1252. Returns null for text that is not mostly UTF-8.
+ */
+function decodeMostlyUtf8(bytes: Buffer): string | null {
+  const parts: string[] = [];
+  let start = 0, valid = 0, stray = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    if (b < 0x80) { i++; continue; }
+    const len = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    let ok = len > 0 && i + len <= bytes.length;
+    for (let k = 1; ok && k < len; k++) ok = (bytes[i + k]! & 0xc0) === 0x80;
+    if (ok && len > 1 && isUtf8(bytes.subarray(i, i + len))) { valid++; i += len; continue; }
+    stray++;
+    parts.push(bytes.toString('utf8', start, i), iconv.decode(bytes.subarray(i, i + 1), 'windows-1252'));
+    start = ++i;
+  }
+  if (valid < stray) return null;
+  parts.push(bytes.toString('utf8', start));
+  return parts.join('');
 }
 
 function detectBom(b: Buffer): { charset: string; length: number } | null {
