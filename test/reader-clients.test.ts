@@ -229,6 +229,9 @@ test('FeedMe: stream id with raw slashes in the path, r=o paging, short-hex long
     cont = page.continuation;
   } while (cont);
   assert.equal(oldestFirst.length, 25);
+  // A stream id built from the URL as the client wrote it (no trailing slash on a bare host) still resolves.
+  const unnormalised = check(StreamContents, (await c.get(`stream/contents/${encodeURIComponent(stream.replace('/feeds/feedme.xml', '/feeds/./feedme.xml'))}`, [['n', '1']])).json(), 'contents');
+  assert.equal(unnormalised.items.length, 1);
   for (let i = 1; i < oldestFirst.length; i++) assert.ok(oldestFirst[i].ts > oldestFirst[i - 1].ts, 'r=o is oldest first');
   const withEnclosure = check(StreamContents, (await c.get(`stream/contents/${stream}`, [['n', '1'], ['r', 'o']])).json(), 'contents').items[0];
   assert.deepEqual(withEnclosure.enclosure, [{ href: 'https://example.org/feedme/a.mp3', type: 'audio/mpeg', length: '123' }]);

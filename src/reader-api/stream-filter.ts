@@ -4,11 +4,24 @@
 import type { ItemCondition, StateColumn } from '../model/stream.ts';
 import type { ReaderLabelRepository } from '../store/repositories.ts';
 import { ReaderError } from './errors.ts';
+import { normaliseInputUrl } from '../feeds/subscriptions.ts';
 import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
 
 export const STATE_COLUMN: Record<Exclude<SystemState, 'reading-list'>, StateColumn> = {
   read: 'read', starred: 'starred', like: 'liked', broadcast: 'broadcast', 'saved-web-pages': 'saved',
 };
+
+/**
+ * The user's subscribed feed for a stream url: as stored, else as the feed engine normalises input
+ * (`http://x.org` -> `http://x.org/`), since clients also build stream ids from their own URLs.
+ */
+export function subscribedFeedId(labels: ReaderLabelRepository, userId: number, url: string): number | undefined {
+  const exact = labels.subscribedFeedId(userId, url);
+  if (exact !== undefined) return exact;
+  let normalised: string;
+  try { normalised = normaliseInputUrl(url); } catch { return undefined; }
+  return normalised === url ? undefined : labels.subscribedFeedId(userId, normalised);
+}
 
 /** Conditions (ANDed) selecting the items of one stream, or excluding them when negate is set. */
 export function streamConditions(labels: ReaderLabelRepository, userId: number, s: StreamId, negate = false): ItemCondition[] {
@@ -17,7 +30,7 @@ export function streamConditions(labels: ReaderLabelRepository, userId: number, 
       if (s.state === 'reading-list') return negate ? [{ kind: 'nothing' }] : [];
       return [{ kind: 'state', column: STATE_COLUMN[s.state], value: negate ? 0 : 1 }];
     case 'feed': {
-      const feedId = labels.subscribedFeedId(userId, s.url);
+      const feedId = subscribedFeedId(labels, userId, s.url);
       if (feedId === undefined) throw new ReaderError(404, `unknown stream "${formatStreamId(s)}": no subscription to this feed (see subscription/list)`);
       return [{ kind: 'feeds', feedIds: [feedId], negate }];
     }

@@ -7,7 +7,7 @@ import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
 import { readerStore } from './store.ts';
 import { originsOf, userCatalog } from './catalog.ts';
-import { buildFilter } from './stream-filter.ts';
+import { buildFilter, subscribedFeedId } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
 export interface ItemsPage {
@@ -90,5 +90,6 @@ export function streamTitle(app: App, userId: number, s: StreamId): string {
   if (s.kind === 'state') {
     return { 'reading-list': 'Reading List', read: 'Read items', starred: 'Starred items', like: 'Liked items', broadcast: 'Shared items', 'saved-web-pages': 'Saved web pages' }[s.state];
   }
-  return userCatalog(app, userId).entries.find((e) => e.url === s.url)?.title ?? formatStreamId(s);
+  const feedId = subscribedFeedId(readerStore(app).labels, userId, s.url);
+  return (feedId !== undefined ? userCatalog(app, userId).byFeed.get(feedId)?.title : undefined) ?? formatStreamId(s);
 }

@@ -11,6 +11,7 @@ import { OpmlError } from '../feeds/opml/opml.ts';
 import { ReaderError } from './errors.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
+import { subscribedFeedId } from './stream-filter.ts';
 
 export interface QuickAddResult { query: string; numResults: number; streamId?: string; streamName?: string; error?: string }
 
@@ -61,7 +62,7 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
   const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(r, userId, 'r'));
   const store = readerStore(app);
   const subscribed = (url: string) => {
-    const id = store.labels.subscribedFeedId(userId, url);
+    const id = subscribedFeedId(store.labels, userId, url);
     if (id === undefined) throw new ReaderError(404, `unknown subscription "${feedStreamId(url)}": subscribe first (ac=subscribe)`);
     return id;
   };
