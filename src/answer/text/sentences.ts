@@ -3,6 +3,26 @@
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
+/**
+ * Boundaries ICU misses when a sentence is followed by a quote or a number ("… he said. '1917'
+ * wins …"): a full stop after a lower-case word of three or more letters (so not "Dr." or "U.S.")
+ * followed by a capital, digit or opening quote.
+ */
+const MISSED_BOUNDARY = /(?<=\b\p{Ll}{3,}[.!?]["”’]?)\s+(?=["“‘']?[\p{Lu}\d])/u;
+
+/** Pieces ending like this end with an abbreviation, not a sentence ("U.S.", "Dr.", "Sept."). */
+const ABBREVIATION_END = /(?:^|[\s(])(?:(?:\p{Lu}\.){1,3}|(?:Mr|Mrs|Ms|Dr|St|Sen|Rep|Gov|Gen|Lt|Col|Sgt|Jr|Sr|Inc|Corp|Co|Ltd|No|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|vs|etc|Mt|Ft|Prof|Rev)\.)\s*$/u;
+
+/** ICU (without its suppression data) breaks after "U.S." or "Dr.": join such pieces back. */
+function mergeAbbreviations(pieces: string[]): string[] {
+  const out: string[] = [];
+  for (const p of pieces) {
+    if (out.length && ABBREVIATION_END.test(out[out.length - 1])) out[out.length - 1] += p;
+    else out.push(p);
+  }
+  return out;
+}
+
 const MIN_CHARS = 25;
 const MAX_CHARS = 600;
 
@@ -16,8 +36,8 @@ export function splitSentences(text: string): string[] {
   for (const para of text.split(/\n+/)) {
     const p = para.trim();
     if (!p) continue;
-    for (const s of segmenter.segment(p)) {
-      const t = s.segment.replace(/\s+/g, ' ').trim();
+    for (const piece of mergeAbbreviations([...segmenter.segment(p)].map((x) => x.segment)).flatMap((x) => x.split(MISSED_BOUNDARY))) {
+      const t = piece.replace(/\s+/g, ' ').trim();
       if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
       if (!/[.!?…"”’)]$/.test(t)) continue;
       if (isBoilerplate(t)) continue;
