@@ -51,7 +51,7 @@ test('an updated item replaces its passages; a deleted item leaves the index', a
   app.notifyItemChanges({ added: [], updated: [], deleted: [id!] });
   assert.equal((await svc.search(instance('submarine tourism'))).length, 0);
   assert.equal(searchIndexRepository(app.db).passageCount(), 0);
-  const fts = app.db.prepare("SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH 'submarine'").get() as { n: number };
+  const fts = app.db.prepare("SELECT count(*) AS n FROM search_article_fts WHERE search_article_fts MATCH 'submarine'").get() as { n: number };
   assert.equal(fts.n, 0, 'the FTS rows are removed with the passages');
 });
 
@@ -62,7 +62,7 @@ test('deleting a feed cascades to its passages and their FTS rows', async (t) =>
   ingest(app, feed, [{ url: 'https://gone.example/1', title: 'Walrus census', content: '<p>The walrus population grew.</p>' }]);
   app.db.prepare('DELETE FROM feeds WHERE id = ?').run(feed);
   assert.equal(searchIndexRepository(app.db).passageCount(), 0);
-  const fts = app.db.prepare("SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH 'walrus'").get() as { n: number };
+  const fts = app.db.prepare("SELECT count(*) AS n FROM search_article_fts WHERE search_article_fts MATCH 'walrus'").get() as { n: number };
   assert.equal(fts.n, 0);
 });
 

@@ -1,7 +1,8 @@
 // The local article index as a SearchProvider: scope and filters are checked, the question
 // becomes an OR query over its content words, the index ranks articles (filters inside the
 // ranking query), then the candidates' passages are scored and both combine (./ranking.ts).
-import type { SearchIndexRepository, PassageFilter } from '../store/repositories.ts';
+import type { ArticleMatch, PassageFilter, PassageMatch, SearchIndexRepository } from '../store/repositories.ts';
+import { scorePassages } from './passage-score.ts';
 import { compileFilters } from './filters.ts';
 import { queryTerms, orMatch } from './query.ts';
 import { rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
@@ -38,21 +39,15 @@ export class LocalIndexProvider implements SearchProvider {
   }
 
   /**
-   * The FTS5 expressions of a question: `all` OR-s every word the index knows; `select` picks the
-   * candidates. Words found in most articles ("year", "people") would make the index score most
-   * of the collection (the cost grows with every occurrence of every word): they are left out of
-   * the selection, and the candidates the rarer words selected are scored again with all words.
+   * Passages of the best candidates (at least as many as the results asked for), scored by BM25
+   * in memory against the question's words; unmatched passages score 0 (the lead then serves as
+   * the snippet of an article matched by its title only).
    */
-  matchExpressions(terms: string[]): { select: string; all: string } {
-    const r = this.ranking;
-    if (r.commonWordShare >= 1) return { select: orMatch(terms), all: orMatch(terms) };
-    const df = this.repo.articleFrequencies(terms);
-    const known = terms.filter((t) => (df.get(t) ?? 0) > 0);
-    if (!known.length) return { select: '', all: '' };
-    const n = Math.max(1, this.repo.articleCount());
-    const byRarity = [...known].sort((a, b) => df.get(a)! - df.get(b)!);
-    const rare = byRarity.filter((t, i) => i < r.minSelectingWords || df.get(t)! / n <= r.commonWordShare);
-    return { select: orMatch(rare), all: orMatch(known) };
+  private scoreInMemory(candidates: ArticleMatch[], terms: string[], limit: number): PassageMatch[] {
+    const best = [...candidates].sort((a, b) => b.score - a.score).slice(0, Math.max(limit, this.ranking.passageCandidates));
+    const passages = this.repo.passageTexts(best.map((c) => c.itemId));
+    const scores = scorePassages(passages.map((p) => p.text), terms);
+    return passages.map((p, i) => ({ ...p, score: scores[i]! }));
   }
 
   searchSync(q: SearchQuery): SearchHit[] {
@@ -60,12 +55,9 @@ export class LocalIndexProvider implements SearchProvider {
     const terms = queryTerms(q.text);
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
-    const { select, all } = this.matchExpressions(terms);
-    if (!all) return [];
     const weights = { title: r.titleWeight, body: r.bodyWeight };
-    let candidates = this.repo.searchArticles(select, filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
-    if (select !== all) candidates = this.repo.scoreArticles(all, candidates.map((c) => c.itemId), weights);
-    const passages = this.repo.passagesOf(all, candidates.map((c) => c.itemId), weights);
+    const candidates = this.repo.searchArticles(orMatch(terms), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
+    const passages = this.scoreInMemory(candidates, terms, q.limit);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
     const meta = new Map(this.repo.articles(ranked.map((a) => a.itemId)).map((m) => [m.id, m]));
     const hits: SearchHit[] = [];

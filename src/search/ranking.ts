@@ -16,14 +16,8 @@ export interface RankingOptions {
   candidatesPerResult: number;
   /** Weight of the best passage's (scaled) score next to the article's (scaled) score. */
   passageWeight: number;
-  /**
-   * Words found in more than this share of articles do not select candidates (they would make
-   * the index score most of the collection); they still count in the score of the candidates
-   * that rarer words selected. 1 turns this off.
-   */
-  commonWordShare: number;
-  /** Candidates are selected by at least this many of the question's rarest words. */
-  minSelectingWords: number;
+  /** The passages of this many best candidates are scored (BM25 in memory). */
+  passageCandidates: number;
 }
 
 export const DEFAULT_RANKING: RankingOptions = {
@@ -32,8 +26,7 @@ export const DEFAULT_RANKING: RankingOptions = {
   minCandidates: 50,
   candidatesPerResult: 5,
   passageWeight: 0.3,
-  commonWordShare: 1,
-  minSelectingWords: 2,
+  passageCandidates: 30,
 };
 
 export interface RankedArticle {

@@ -135,12 +135,8 @@ export interface SearchIndexRepository {
   articleCount(): number;
   /** Best articles for an FTS5 MATCH expression, filters applied inside the ranking query. */
   searchArticles(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): ArticleMatch[];
-  /** Scores these articles for the expression (BM25 statistics of the whole index). */
-  scoreArticles(match: string, itemIds: number[], weights: { title: number; body: number }): ArticleMatch[];
-  /** Every passage of these articles that matches, scored (BM25 statistics of the whole index). */
-  passagesOf(match: string, itemIds: number[], weights: { title: number; body: number }): PassageMatch[];
-  /** How many articles contain each word (after the index's stemming), for query term weighting. */
-  articleFrequencies(words: string[]): Map<string, number>;
+  /** Every passage of these articles, unscored (score 0), in reading order. */
+  passageTexts(itemIds: number[]): PassageMatch[];
   articles(ids: number[]): SearchArticleMeta[];
   /** The article's indexed text (its passages in order). */
   articleText(itemId: number): { title: string; url: string; text: string } | undefined;

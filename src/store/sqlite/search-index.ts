@@ -1,6 +1,6 @@
-// SQLite side of the search index (schema in ./search-schema.ts): each article once in
-// search_articles / search_article_fts (whole text, for ranking articles) and as passages in
-// search_passages / search_fts (for ranking passages within the candidates and for snippets).
+// SQLite side of the search index (schema in ./search-schema.ts): each article in
+// search_articles / search_article_fts (whole text, for ranking articles) and its passages as
+// text in search_passages (scored in memory for the best candidates, and for snippets).
 // Filters and scope become WHERE clauses of the ranking query itself, so a filtered search still
 // fills its limit.
 import { StatementCache, type Db } from '../db.ts';
@@ -38,11 +38,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     const insertPassage = this.stmts.get(`
       INSERT INTO search_passages (item_id, ord, feed_id, host, published_at, updated_at, text)
       VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    const insertTokens = this.stmts.get('INSERT INTO search_fts (rowid, title, body) VALUES (?, ?, ?)');
-    passages.forEach((text, ord) => {
-      const { lastInsertRowid } = insertPassage.run(item.id, ord, item.feedId, item.host, item.publishedAt, item.updatedAt, text);
-      insertTokens.run(lastInsertRowid, item.title, text);
-    });
+    passages.forEach((text, ord) => insertPassage.run(item.id, ord, item.feedId, item.host, item.publishedAt, item.updatedAt, text));
   }
 
   deleteItems(ids: number[]): void {
@@ -57,7 +53,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 
   deleteAll(): void {
-    this.db.exec('DELETE FROM search_passages; DELETE FROM search_fts; DELETE FROM search_articles; DELETE FROM search_article_fts;');
+    this.db.exec('DELETE FROM search_passages; DELETE FROM search_articles; DELETE FROM search_article_fts;');
   }
 
   passageCount(): number {
@@ -81,55 +77,11 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     return this.stmts.get(sql).all(...params, limit) as unknown as ArticleMatch[];
   }
 
-  scoreArticles(match: string, itemIds: number[], weights: { title: number; body: number }): ArticleMatch[] {
+  passageTexts(itemIds: number[]): PassageMatch[] {
     if (!itemIds.length) return [];
-    // rowid IN (…) makes FTS5 look each article up instead of scanning every match.
     return this.stmts.get(`
-      SELECT rowid AS itemId, -bm25(search_article_fts, ${+weights.title}, ${+weights.body}) AS score
-        FROM search_article_fts
-       WHERE rowid IN (SELECT value FROM json_each(?)) AND search_article_fts MATCH ?`).all(JSON.stringify(itemIds), match) as unknown as ArticleMatch[];
-  }
-
-  passagesOf(match: string, itemIds: number[], weights: { title: number; body: number }): PassageMatch[] {
-    if (!itemIds.length) return [];
-    // The passages are found through the item index; FTS5 then scores each by rowid lookup
-    // (never a scan of every passage matching the words).
-    return this.stmts.get(`
-      SELECT p.id AS passageId, p.item_id AS itemId, p.ord, p.text, s.score
-        FROM (SELECT rowid AS id, -bm25(search_fts, ${+weights.title}, ${+weights.body}) AS score
-                FROM search_fts
-               WHERE rowid IN (SELECT id FROM search_passages WHERE item_id IN (SELECT value FROM json_each(?)))
-                 AND search_fts MATCH ?) s
-        JOIN search_passages p ON p.id = s.id`).all(JSON.stringify(itemIds), match) as unknown as PassageMatch[];
-  }
-
-  articleFrequencies(words: string[]): Map<string, number> {
-    const out = new Map<string, number>();
-    if (!words.length) return out;
-    this.ensureTokenizer();
-    // The words go through the index's own tokenizer (a connection-private FTS5 table), so the
-    // lookup uses exactly the stems the index stored.
-    this.stmts.get('DELETE FROM temp.search_tokenizer').run();
-    const insert = this.stmts.get('INSERT INTO temp.search_tokenizer (rowid, x) VALUES (?, ?)');
-    words.forEach((w, i) => insert.run(i + 1, w));
-    const rows = this.stmts.get(`
-      SELECT t.doc AS i, coalesce(v.doc, 0) AS df
-        FROM temp.search_tokenizer_terms t LEFT JOIN temp.search_article_vocab v ON v.term = t.term`).all() as { i: number; df: number }[];
-    for (const r of rows) {
-      const w = words[r.i - 1]!;
-      out.set(w, Math.max(out.get(w) ?? 0, r.df));
-    }
-    return out;
-  }
-
-  private tokenizerReady = false;
-  private ensureTokenizer(): void {
-    if (this.tokenizerReady) return;
-    this.db.exec(`
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_tokenizer USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2');
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_tokenizer_terms USING fts5vocab(temp, search_tokenizer, 'instance');
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_article_vocab USING fts5vocab(main, search_article_fts, 'row');`);
-    this.tokenizerReady = true;
+      SELECT id AS passageId, item_id AS itemId, ord, text, 0 AS score FROM search_passages
+       WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, ord`).all(JSON.stringify(itemIds)) as unknown as PassageMatch[];
   }
 
   articles(ids: number[]): SearchArticleMeta[] {

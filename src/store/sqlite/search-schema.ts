@@ -55,3 +55,12 @@ END;
 -- Articles indexed before this migration have passages only: index them again.
 DELETE FROM search_passages;
 `;
+
+// Migration 032: the passage-level FTS5 index goes. Articles are ranked on the article index and
+// the few best candidates' passages are scored in memory (src/search/passage-score.ts), which
+// measured better and faster than scoring passages through FTS5 (BENCHMARKS.md, ## Search), so
+// the passage tokens were only a cost at every ingest. Passages stay as text (snippets, reading).
+export const DROP_PASSAGE_FTS_MIGRATION = `
+DROP TRIGGER search_passages_delete;
+DROP TABLE search_fts;
+`;
