@@ -99,7 +99,7 @@ function explain(dataDir: string): void {
     // Shapes with no index order pick page ids first (see statesPage): show that inner query.
     const sql = needsSort(q.where)
       ? `SELECT ui.item_id, ui.crawled_us FROM user_items ui WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`
-      : `SELECT ui.item_id FROM user_items ui JOIN items i ON i.id = ui.item_id WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
+      : `SELECT ui.item_id, ui.read, ui.starred FROM user_items ui WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
     const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...w.params, q.limit) as { detail: string }[];
     console.log(`  ${name.padEnd(22)} ${rows.map((r) => r.detail).join(' | ')}`);
   }

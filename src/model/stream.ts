@@ -35,17 +35,13 @@ export interface ItemRef { itemId: number; crawledUs: number; feedId: number }
 /** Refs formatted as Google Reader `itemRefs` entries, comma-joined, and how many rows matched. */
 export interface ItemRefsJson { json: string; count: number }
 
-/** The user's flags on an item, and what identifies the item's current version. */
+/** The user's flags on an item. */
 export interface ReaderItemState extends ItemRef {
   read: number;
   starred: number;
   liked: number;
   broadcast: number;
   saved: number;
-  /** Changes whenever url, title, author, content, summary, enclosures or categories change (set at ingest). */
-  contentHash: string;
-  publishedAt: number;
-  updatedAt: number;
 }
 
 /** What an item shows, the same for every user. */
@@ -60,7 +56,6 @@ export interface ReaderItemBody {
   updatedAt: number;
   /** JSON array of {url, type, length} as stored at ingest, or null. */
   enclosures: string | null;
-  contentHash: string;
 }
 
 /** A user's subscription as the Reader API lists it. */

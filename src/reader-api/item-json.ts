@@ -39,41 +39,34 @@ function itemBodyJson(it: ReaderItemBody): string {
     + enclosureJson(it.enclosures);
 }
 
-interface CachedBody { contentHash: string; publishedAt: number; updatedAt: number; json: Buffer }
-
-const sameVersion = (a: { contentHash: string; publishedAt: number; updatedAt: number }, b: typeof a) =>
-  a.contentHash === b.contentHash && a.publishedAt === b.publishedAt && a.updatedAt === b.updatedAt;
-
 /**
- * Serialized item bodies, reused while the stored item is unchanged: a page reads only the flags
- * and each item's version (content hash set at ingest, dates), and bodies are read from SQLite and
- * escaped only for items not held here. A few KB per item: decoding and escaping them was most of
- * the time of a 1,000-item page. The version lives in the database, so a change made by another
- * process (CLI refresh) is never served stale. Bodies are kept as UTF-8 bytes, so a page is one
- * Buffer.concat instead of re-encoding megabytes of text for the socket. Bounded: oldest go first.
+ * Serialized item bodies, reused until any item changes: a page reads only the user's flags, and
+ * bodies are read from SQLite and escaped only for items not held here. A few KB per item: decoding
+ * and escaping them was most of the time of a 1,000-item page. The items version lives in the
+ * database (bumped by a trigger on every item change), so a change made by any process (CLI
+ * refresh) empties the cache before the next page. Bodies are kept as UTF-8 bytes, so a page is
+ * assembled by copying, not by re-encoding megabytes of text. Bounded: oldest go first.
  */
 export class ItemBodyCache {
-  private readonly map = new Map<number, CachedBody>();
+  private readonly map = new Map<number, Buffer>();
   private readonly max: number;
+  private version = -1;
   constructor(max: number) { this.max = max; }
 
-  /** Body JSON of every item, loading the ones not cached (or changed) with `load`. */
-  bodiesFor(states: ReaderItemState[], load: (ids: number[]) => ReaderItemBody[]): Map<number, Buffer> {
+  /** Body JSON of every item, loading the ones not cached with `load`. */
+  bodiesFor(states: ReaderItemState[], itemsVersion: number, load: (ids: number[]) => ReaderItemBody[]): Map<number, Buffer> {
+    if (itemsVersion !== this.version) { this.map.clear(); this.version = itemsVersion; }
     const out = new Map<number, Buffer>();
     const missing: number[] = [];
     for (const st of states) {
       const c = this.map.get(st.itemId);
-      if (c && sameVersion(c, st)) out.set(st.itemId, c.json);
-      else missing.push(st.itemId);
+      if (c) out.set(st.itemId, c); else missing.push(st.itemId);
     }
     if (!missing.length) return out;
     for (const b of load(missing)) {
       const json = Buffer.from(itemBodyJson(b));
       out.set(b.itemId, json);
-      if (this.max > 0) {
-        this.map.delete(b.itemId);
-        this.map.set(b.itemId, { contentHash: b.contentHash, publishedAt: b.publishedAt, updatedAt: b.updatedAt, json });
-      }
+      if (this.max > 0) this.map.set(b.itemId, json);
     }
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
     return out;

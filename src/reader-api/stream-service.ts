@@ -42,7 +42,7 @@ function bodyCache(app: App): ItemBodyCache {
 
 function renderItems(app: App, userId: number, items: ReaderItemState[]): Buffer {
   const store = readerStore(app);
-  const bodies = bodyCache(app).bodiesFor(items, (ids) => store.streams.bodies(ids));
+  const bodies = bodyCache(app).bodiesFor(items, store.streams.itemsVersion(), (ids) => store.streams.bodies(ids));
   const origins = originsOf(app, userId, new Set(items.map((i) => i.feedId)));
   const tags = store.streams.tagsOfItems(userId, items.map((i) => i.itemId));
   return itemsJson(items, bodies, origins, tags);

@@ -7,7 +7,7 @@
 
 import { SEARCH_INDEX_MIGRATION, SEARCH_ARTICLES_MIGRATION, DROP_PASSAGE_FTS_MIGRATION } from './sqlite/search-schema.ts';
 import { CHAT_API_MIGRATION } from './sqlite/chat-schema.ts';
-import { READER_CATALOG_MIGRATION } from './sqlite/reader-schema.ts';
+import { READER_CATALOG_MIGRATION, READER_ITEMS_VERSION_MIGRATION } from './sqlite/reader-schema.ts';
 
 export interface Migration { id: string; sql: string }
 
@@ -217,5 +217,6 @@ export const MIGRATIONS: Migration[] = [
   { id: '032_search_drop_passage_fts', sql: DROP_PASSAGE_FTS_MIGRATION },
   { id: '025_reader_stream_indexes', sql: readerStreamIndexes },
   { id: '026_reader_catalog_version', sql: READER_CATALOG_MIGRATION },
+  { id: '027_reader_items_version', sql: READER_ITEMS_VERSION_MIGRATION },
   { id: '040_chat_api', sql: CHAT_API_MIGRATION },
 ];

@@ -192,12 +192,14 @@ import type { FeedOrigin, ItemCondition, ItemRefsJson, LabelView, ReaderItemBody
 export interface StreamRepository {
   /** Keyset page of item references (index-only) as Google Reader itemRefs JSON entries, comma-joined. */
   refsJson(q: StreamPageQuery): ItemRefsJson;
-  /** Keyset page of the user's items: flags and item version, no bodies. */
+  /** Keyset page of the user's items: their flags, no bodies. */
   statesPage(q: StreamPageQuery): ReaderItemState[];
   /** The user's items among these ids, in the order given; other users' items are never returned. */
   statesByIds(userId: number, itemIds: number[]): ReaderItemState[];
   /** Item bodies by id (any order); callers pass ids that came from the user's own rows. */
   bodies(itemIds: number[]): ReaderItemBody[];
+  /** Changes whenever any item's url, title, author, content, summary, dates or enclosures change. */
+  itemsVersion(): number;
   existingItemIds(userId: number, itemIds: number[]): number[];
   /** Custom tag names on each item (only items that have some). */
   tagsOfItems(userId: number, itemIds: number[]): Map<number, string[]>;

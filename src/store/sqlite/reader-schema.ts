@@ -34,3 +34,15 @@ CREATE TRIGGER reader_catalog_label_delete AFTER DELETE ON labels BEGIN
   UPDATE reader_catalog_version SET version = version + 1 WHERE id = 1;
 END;
 `;
+
+// Migration 027: a version of item contents. The Reader API keeps serialized item bodies in memory
+// and drops them all when this number moves, so a page reads only user_items (no lookup into the
+// wide items rows per item) and an item changed by any process is never served stale. Items change
+// rarely (only when a feed edits a post), so dropping the whole cache then costs little.
+export const READER_ITEMS_VERSION_MIGRATION = `
+CREATE TABLE reader_items_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+INSERT INTO reader_items_version (id, version) VALUES (1, 1);
+CREATE TRIGGER reader_items_changed AFTER UPDATE OF url, title, author, content, summary, published_at, updated_at, enclosures ON items BEGIN
+  UPDATE reader_items_version SET version = version + 1 WHERE id = 1;
+END;
+`;

@@ -6,18 +6,15 @@ import type { StreamRepository } from '../repositories.ts';
 import type { ItemRefsJson, ReaderItemBody, ReaderItemState, StreamPageQuery } from '../../model/stream.ts';
 import { needsSort, pageOrder, pageWhere } from './stream-filter-sql.ts';
 
-// Pages read the flags and the item's version only; bodies (a few KB each) are read separately
-// for the items the serialized-body cache does not hold (src/reader-api/item-json.ts).
-const STATE_COLUMNS = `ui.item_id AS itemId, ui.crawled_us AS crawledUs, ui.feed_id AS feedId,
-  ui.read, ui.starred, ui.liked, ui.broadcast, ui.saved,
-  i.content_hash AS contentHash, i.published_at AS publishedAt, i.updated_at AS updatedAt`;
+// Pages read user_items only; bodies (a few KB each) are read separately for the items the
+// serialized-body cache does not hold (src/reader-api/item-json.ts).
+const STATE_COLUMNS = 'ui.item_id, ui.crawled_us, ui.feed_id, ui.read, ui.starred, ui.liked, ui.broadcast, ui.saved';
 
-type StateRow = [number, number, number, number, number, number, number, number, string, number, number];
+type StateRow = [number, number, number, number, number, number, number, number];
 // Rows come back as arrays and are shaped here: node:sqlite's row objects (null-prototype
 // dictionaries) cost about twice as much per row, which shows on every page request.
 const toState = (r: StateRow): ReaderItemState => ({
   itemId: r[0], crawledUs: r[1], feedId: r[2], read: r[3], starred: r[4], liked: r[5], broadcast: r[6], saved: r[7],
-  contentHash: r[8], publishedAt: r[9], updatedAt: r[10],
 });
 
 export class SqliteStreamRepository implements StreamRepository {
@@ -48,15 +45,14 @@ export class SqliteStreamRepository implements StreamRepository {
   statesPage(q: StreamPageQuery): ReaderItemState[] {
     const w = pageWhere(q);
     // When no index yields the order (a folder: several feeds; tags; unions), SQLite sorts every
-    // matching row: pick the page's ids from the covering index first, then read flags and item
-    // versions for those rows only (3x faster on a 50-feed folder than sorting joined rows).
+    // matching row: pick the page's ids from the covering index first, then read the flags of those
+    // rows only (3x faster on a 50-feed folder than sorting whole rows).
     const sql = needsSort(q.where)
-      ? `SELECT p.item_id AS itemId, p.crawled_us AS crawledUs, ui.feed_id AS feedId, ui.read, ui.starred, ui.liked, ui.broadcast, ui.saved,
-          i.content_hash AS contentHash, i.published_at AS publishedAt, i.updated_at AS updatedAt
+      ? `SELECT p.item_id, p.crawled_us, ui.feed_id, ui.read, ui.starred, ui.liked, ui.broadcast, ui.saved
         FROM (SELECT ui.item_id, ui.crawled_us FROM user_items ui WHERE ${w.sql} ${pageOrder(q)} LIMIT ?) p
-        JOIN user_items ui ON ui.user_id = ? AND ui.item_id = p.item_id JOIN items i ON i.id = p.item_id
+        JOIN user_items ui ON ui.user_id = ? AND ui.item_id = p.item_id
         ${pageOrder(q).replaceAll('ui.', 'p.')}`
-      : `SELECT ${STATE_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
+      : `SELECT ${STATE_COLUMNS} FROM user_items ui WHERE ${w.sql} ${pageOrder(q)} LIMIT ?`;
     const params = needsSort(q.where) ? [...w.params, q.limit, q.userId] : [...w.params, q.limit];
     return (this.arrays(sql).all(...params) as unknown as StateRow[]).map(toState);
   }
@@ -65,15 +61,14 @@ export class SqliteStreamRepository implements StreamRepository {
     if (!itemIds.length) return [];
     // json_each keeps the caller's order; user_items is the gate: only the user's own items.
     return (this.arrays(`SELECT ${STATE_COLUMNS} FROM json_each(?) j
-        JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value
-        JOIN items i ON i.id = ui.item_id ORDER BY j.key`)
+        JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value ORDER BY j.key`)
       .all(JSON.stringify(itemIds), userId) as unknown as StateRow[]).map(toState);
   }
 
   bodies(itemIds: number[]): ReaderItemBody[] {
     if (!itemIds.length) return [];
     return this.s.get(`SELECT i.id AS itemId, i.url, i.title, i.author, i.content, i.summary, i.published_at AS publishedAt,
-        i.updated_at AS updatedAt, i.enclosures, i.content_hash AS contentHash
+        i.updated_at AS updatedAt, i.enclosures
       FROM items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(itemIds)) as unknown as ReaderItemBody[];
   }
 
@@ -94,6 +89,10 @@ export class SqliteStreamRepository implements StreamRepository {
       if (list) list.push(r.name); else out.set(r.itemId, [r.name]);
     }
     return out;
+  }
+
+  itemsVersion(): number {
+    return (this.s.get('SELECT version FROM reader_items_version WHERE id = 1').get() as { version: number }).version;
   }
 
   private userHasItemTags(userId: number): boolean {
