@@ -7,6 +7,8 @@ import type { AnswerEngine } from './engines/engine.ts';
 import { entities, keywords, words } from './text/terms.ts';
 
 const COUNT = 4;
+/** Longest wait for the model's related questions (and follow-up rewrites, see standalone-query.ts). */
+export const EXTRA_TIMEOUT_MS = 15_000;
 
 export async function relatedQuestionsFor(question: string, hits: SearchHit[], citedUrls: Set<string>, engine: AnswerEngine, signal?: AbortSignal): Promise<string[]> {
   const derived = deriveRelatedQuestions(question, hits, citedUrls);
@@ -15,7 +17,9 @@ export async function relatedQuestionsFor(question: string, hits: SearchHit[], c
   const prompt = `A reader asked: "${question}"\nArticles found in their news feeds:\n${titles}\n\n` +
     `Write ${COUNT} short follow-up questions the reader might ask next, each answerable from these articles. One question per line, no numbering.`;
   try {
-    const reply = await engine.ask(prompt, { maxTokens: 200, signal });
+    // An extra must not hold the answer's end for the full LLM timeout: derived ones are fine.
+    const bounded = AbortSignal.any([AbortSignal.timeout(EXTRA_TIMEOUT_MS), ...(signal ? [signal] : [])]);
+    const reply = await engine.ask(prompt, { maxTokens: 200, signal: bounded });
     const lines = reply.split('\n').map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim()).filter((l) => l.endsWith('?') && l.length > 8);
     return lines.length ? lines.slice(0, COUNT) : derived;
   } catch {
