@@ -50,13 +50,26 @@ export class LocalIndexProvider implements SearchProvider {
     return passages.map((p, i) => ({ ...p, score: scores[i]! }));
   }
 
+  /** The question's words the index query uses: all, or without the most common (see RankingOptions). */
+  indexWords(terms: string[]): string[] {
+    const r = this.ranking;
+    if (r.commonWordShare >= 1) return terms;
+    const df = this.repo.articleFrequencies(terms);
+    const known = terms.filter((t) => (df.get(t) ?? 0) > 0);
+    const n = Math.max(1, this.repo.articleCount());
+    const byRarity = [...known].sort((a, b) => df.get(a)! - df.get(b)!);
+    return byRarity.filter((t, i) => i < r.minIndexWords || df.get(t)! / n <= r.commonWordShare);
+  }
+
   searchSync(q: SearchQuery): SearchHit[] {
     const filter = this.compile(q);
     const terms = queryTerms(q.text);
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
     const weights = { title: r.titleWeight, body: r.bodyWeight };
-    const candidates = this.repo.searchArticles(orMatch(terms), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
+    const indexWords = this.indexWords(terms);
+    if (!indexWords.length) return [];
+    const candidates = this.repo.searchArticles(orMatch(indexWords), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
     const passages = this.scoreInMemory(candidates, terms, q.limit);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
     const meta = new Map(this.repo.articles(ranked.map((a) => a.itemId)).map((m) => [m.id, m]));

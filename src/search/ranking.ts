@@ -16,6 +16,14 @@ export interface RankingOptions {
   candidatesPerResult: number;
   /** Weight of the best passage's (scaled) score next to the article's (scaled) score. */
   passageWeight: number;
+  /**
+   * Words found in more than this share of articles do not take part in the index query (the
+   * index would score most of the collection: its cost grows with every occurrence of every
+   * word); they still count when the candidates' passages are scored. 1 turns this off.
+   */
+  commonWordShare: number;
+  /** The index query keeps at least this many of the question's rarest words. */
+  minIndexWords: number;
   /** The passages of this many best candidates are scored (BM25 in memory). */
   passageCandidates: number;
 }
@@ -27,6 +35,8 @@ export const DEFAULT_RANKING: RankingOptions = {
   candidatesPerResult: 5,
   passageWeight: 0.3,
   passageCandidates: 30,
+  commonWordShare: 1,
+  minIndexWords: 3,
 };
 
 export interface RankedArticle {

@@ -137,6 +137,8 @@ export interface SearchIndexRepository {
   searchArticles(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): ArticleMatch[];
   /** Every passage of these articles, unscored (score 0), in reading order. */
   passageTexts(itemIds: number[]): PassageMatch[];
+  /** How many articles contain each word (after the index's stemming), for query term weighting. */
+  articleFrequencies(words: string[]): Map<string, number>;
   articles(ids: number[]): SearchArticleMeta[];
   /** The article's indexed text (its passages in order). */
   articleText(itemId: number): { title: string; url: string; text: string } | undefined;

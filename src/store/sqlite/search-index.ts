@@ -84,6 +84,35 @@ export class SqliteSearchIndex implements SearchIndexRepository {
        WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, ord`).all(JSON.stringify(itemIds)) as unknown as PassageMatch[];
   }
 
+  articleFrequencies(words: string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (!words.length) return out;
+    this.ensureTokenizer();
+    // The words go through the index's own tokenizer (a connection-private FTS5 table), so the
+    // lookup uses exactly the stems the index stored.
+    this.stmts.get('DELETE FROM temp.search_tokenizer').run();
+    const insert = this.stmts.get('INSERT INTO temp.search_tokenizer (rowid, x) VALUES (?, ?)');
+    words.forEach((w, i) => insert.run(i + 1, w));
+    const rows = this.stmts.get(`
+      SELECT t.doc AS i, coalesce(v.doc, 0) AS df
+        FROM temp.search_tokenizer_terms t LEFT JOIN temp.search_article_vocab v ON v.term = t.term`).all() as { i: number; df: number }[];
+    for (const r of rows) {
+      const w = words[r.i - 1]!;
+      out.set(w, Math.max(out.get(w) ?? 0, r.df));
+    }
+    return out;
+  }
+
+  private tokenizerReady = false;
+  private ensureTokenizer(): void {
+    if (this.tokenizerReady) return;
+    this.db.exec(`
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_tokenizer USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_tokenizer_terms USING fts5vocab(temp, search_tokenizer, 'instance');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_article_vocab USING fts5vocab(main, search_article_fts, 'row');`);
+    this.tokenizerReady = true;
+  }
+
   articles(ids: number[]): SearchArticleMeta[] {
     if (!ids.length) return [];
     return this.stmts.get(`
