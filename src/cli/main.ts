@@ -9,6 +9,7 @@ import { registerFeedCommands } from './commands/feeds.ts';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
+import { registerSearchCommands } from './commands/search.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -37,6 +38,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerAuthCommands(program, ctx);
   registerKeyCommands(program, ctx);
   registerAskCommands(program, ctx);
+  registerSearchCommands(program, ctx);
   return program;
 }
 

@@ -1,0 +1,63 @@
+// npm run bench:search — search quality on the news corpus (RealTime QA questions against every
+// article), then latency and index build rate on a generated corpus.
+//
+//   node bench/search.bench.ts                 quality + 100k passages
+//   node bench/search.bench.ts --scale 1m      also 1M passages (≈15 min, ~2 GB of disk in /tmp)
+//   node bench/search.bench.ts --no-scale      quality only
+//   node bench/search.bench.ts --no-quality    scale only
+//
+// The pieces are exported (bench/search/*.ts) so other benchmarks can reuse the built index.
+import { SHARED } from '../test/helpers.ts';
+import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
+import { baselineRun, buildNewsIndex, rankedRun } from './search/quality.ts';
+import { runScale } from './search/scale.ts';
+import type { Quality } from './search/metrics.ts';
+import type { RankingOptions } from '../src/search/ranking.ts';
+
+export { loadNews, buildNewsIndex, baselineRun, rankedRun, runScale };
+
+/** The ranking ideas measured, each as changes to the default ranking. */
+export const VARIANTS: [string, Partial<RankingOptions>][] = [
+  ['article BM25 only (no passage bonus)', { passageWeight: 0 }],
+  ['title weight 1 (instead of 3)', { titleWeight: 1 }],
+  ['passage bonus 0.5 (instead of 0.3)', { passageWeight: 0.5 }],
+  ['common words (>10% of articles) left out of the index query', { commonWordShare: 0.1 }],
+];
+
+function fmt(q: Quality, base?: Quality): string {
+  const d = (a: number, b?: number) => (b === undefined ? '' : ` (${a - b >= 0 ? '+' : ''}${(a - b).toFixed(3)})`);
+  return `recall@10 ${q.recall10.toFixed(3)}${d(q.recall10, base?.recall10)}  success@5 ${q.success5.toFixed(3)}${d(q.success5, base?.success5)}  MRR@10 ${q.mrr10.toFixed(3)}${d(q.mrr10, base?.mrr10)}`;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const dir = newsCorpusDir(SHARED);
+  if (!dir) { console.log(`skipped: ${SHARED}/corpus/news is not present`); return; }
+  const { articles, questions } = loadNews(dir);
+  if (!argv.includes('--no-quality')) {
+    console.log(`## Quality: ${articles.length} articles, ${questions.length} questions, top 10 articles per question`);
+    const index = buildNewsIndex(articles);
+    console.log(`index: ${index.passages} passages from ${articles.length} articles in ${index.buildSeconds.toFixed(1)} s (${Math.round(index.passages / index.buildSeconds)} passages/s)`);
+    const baseline = baselineRun(index, articles, questions);
+    console.log(`baseline, plain FTS5 bm25 over title+text, words OR-ed   ${fmt(baseline)}`);
+    const ours = rankedRun(index, questions);
+    console.log(`tidings ranking (default)                                ${fmt(ours, baseline)}  p50 ${ours.p50Ms.toFixed(1)} ms`);
+    for (const [name, opts] of VARIANTS) {
+      const v = rankedRun(index, questions, opts);
+      console.log(`  variant: ${name.padEnd(60)} ${fmt(v, ours)}  p50 ${v.p50Ms.toFixed(1)} ms`);
+    }
+    const asOf = rankedRun(index, questions, {}, { asOfQuestionDate: true });
+    console.log(`tidings ranking, index as of each question's date (articles published later filtered out)  ${fmt(asOf, baseline)}`);
+    await index.app.close();
+  }
+  if (!argv.includes('--no-scale')) {
+    const sizes = [100_000, ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : [])];
+    for (const size of sizes) {
+      console.log(`## Scale: ${size.toLocaleString('en')} generated passages`);
+      const r = runScale(size, articles, questions, (s) => console.log(s));
+      console.log(`index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passagesPerSecond)} passages/s`);
+      for (const l of r.latency) console.log(`search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`);
+    }
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));

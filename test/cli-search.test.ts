@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCli, tempDataDir } from './helpers.ts';
+import { addFeed, addUser, ingest, subscribe, testApp } from '../src/search/testing/fixtures.ts';
+
+test('tidings search reindex / query', async () => {
+  const dataDir = tempDataDir();
+  const app = testApp({ dataDir });
+  const ann = addUser(app, 'ann');
+  const feed = addFeed(app, 'https://cli.example/feed', 'CLI News');
+  subscribe(app, ann, feed);
+  ingest(app, feed, [{ url: 'https://cli.example/otters', title: 'Otters return to the river', content: '<p>Sea otters were seen in the estuary again.</p>' }]);
+  await app.close();
+  const env = { TIDINGS_DATA: dataDir, TIDINGS_LOG_LEVEL: 'silent' };
+
+  const reindex = await runCli(['search', 'reindex'], env);
+  assert.equal(reindex.code, 0, reindex.stderr);
+  assert.match(reindex.stdout, /indexed 1 articles \(1 passages\)/);
+
+  const q = await runCli(['search', 'query', 'where', 'are', 'the', 'otters?', '--user', 'ann', '--json'], env);
+  assert.equal(q.code, 0, q.stderr);
+  assert.deepEqual(JSON.parse(q.stdout).map((h: { url: string }) => h.url), ['https://cli.example/otters']);
+
+  const badStream = await runCli(['search', 'query', 'otters', '--user', 'ann', '--stream', 'user/-/label/Nope'], env);
+  assert.equal(badStream.code, 2);
+  assert.match(badStream.stderr, /no folder or tag named "Nope"/);
+  const badLimit = await runCli(['search', 'query', 'otters', '--limit', 'x'], env);
+  assert.equal(badLimit.code, 2);
+  assert.match(badLimit.stderr, /--limit must be/);
+});
