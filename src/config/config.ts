@@ -37,7 +37,8 @@ export const OPTIONS = {
   maxIntervalMinutes: { env: 'TIDINGS_MAX_INTERVAL_MINUTES', kind: 'int', default: 1440, doc: 'Longest refresh interval of a feed (also the cap of error back-off).' },
   schedulerEnabled: { env: 'TIDINGS_SCHEDULER', kind: 'bool', default: true, doc: 'Refresh due feeds in the background while the server runs.' },
   schedulerTickSeconds: { env: 'TIDINGS_SCHEDULER_TICK_SECONDS', kind: 'int', default: 60, doc: 'How often the scheduler looks for due feeds.' },
-  parseWorkers: { env: 'TIDINGS_PARSE_WORKERS', kind: 'int', default: 0, doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs, with a parse time limit (0: parse on the main thread). Worth 1-2 on machines with spare cores.' },
+  // Default by measurement (BENCHMARKS.md, Feed engine): on 2 cores one worker beat none and two.
+  parseWorkers: { env: 'TIDINGS_PARSE_WORKERS', kind: 'int', default: -1, doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs and storing items, with a parse time limit (0: parse on the main thread). -1: one less than the CPU cores, at most 2 (1 on a 2-core machine, 0 on one core).' },
 
   // Search and answers
   llmBaseUrl: { env: 'TIDINGS_LLM_BASE_URL', kind: 'string', default: '', doc: 'OpenAI-compatible server (vLLM, llama.cpp, Ollama) for generative answers, e.g. http://127.0.0.1:11434/v1. Empty: built-in extractive engine.' },

@@ -8,14 +8,14 @@ import { SqliteFeedRepository } from '../store/sqlite/feeds.ts';
 import { SqliteItemRepository } from '../store/sqlite/items.ts';
 import { SqliteSubscriptionRepository } from '../store/sqlite/subscriptions.ts';
 import { FeedFetcher } from './fetcher/http-client.ts';
-import { ParsePool } from './parse-pool/parse-pool.ts';
+import { ParsePool, parseWorkerCount } from './parse-pool/parse-pool.ts';
 
 export interface FeedEngine {
   feeds: FeedRepository;
   items: ItemRepository;
   subscriptions: SubscriptionRepository;
   fetcher: FeedFetcher;
-  /** Parses refreshed feeds on worker threads (config.parseWorkers; 0 = on this thread). */
+  /** Parses refreshed feeds on worker threads (config.parseWorkers, see parseWorkerCount; 0 = on this thread). */
   parsePool: ParsePool;
 }
 
@@ -29,7 +29,7 @@ export function feedEngine(app: App): FeedEngine {
       items: new SqliteItemRepository(app.db),
       subscriptions: new SqliteSubscriptionRepository(app.db),
       fetcher: new FeedFetcher(app.config),
-      parsePool: new ParsePool(app.config.parseWorkers),
+      parsePool: new ParsePool(parseWorkerCount(app.config.parseWorkers)),
     };
     engines.set(app, e);
     const { fetcher, parsePool } = e;

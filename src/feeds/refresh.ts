@@ -94,7 +94,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
       return result;
     }
     let parsed: ParsedFeed;
-    try { parsed = await feedEngine(app).parsePool.parse(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) }); } catch (e) {
+    try { parsed = await feedEngine(app).parsePool.parse(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) }, feed.id); } catch (e) {
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }

@@ -19,3 +19,25 @@ test('worker threads parse like the main thread, in parallel, and report parse e
   } finally { await pool.close(); await inline.close(); }
   await assert.rejects(pool.parse(feed(7), { url: 'https://e.org/feed' }), /closed/);
 });
+
+test('parses of one feed (same affinity key) go to one worker, in order, so its sanitize memo serves them', async () => {
+  const pool = new ParsePool(2);
+  try {
+    // A large feed first, then a tiny one with the same key modulo 2: it must wait for the large one.
+    const items = Array.from({ length: 3000 }, (_, i) => `<item><guid>big${i}</guid><title>T${i}</title><description>&lt;p&gt;&lt;a href="/x${i}"&gt;x&lt;/a&gt; &lt;b&gt;${'word '.repeat(40)}&lt;/b&gt;&lt;/p&gt;</description></item>`).join('');
+    const big = Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>Big</title>${items}</channel></rss>`);
+    const order: string[] = [];
+    await Promise.all([
+      pool.parse(big, { url: 'https://e.org/big' }, 4).then((p) => order.push(p.title)),
+      pool.parse(feed(1), { url: 'https://e.org/feed' }, 6).then((p) => order.push(p.title)),
+    ]);
+    assert.deepEqual(order, ['Big', 'Pool 1']);
+  } finally { await pool.close(); }
+});
+
+test('automatic pool size: one less than the cores, at most 2; an explicit size wins', async () => {
+  const { parseWorkerCount } = await import('./parse-pool.ts');
+  assert.deepEqual([1, 2, 3, 4, 16].map((cores) => parseWorkerCount(-1, cores)), [0, 1, 2, 2, 2]);
+  assert.equal(parseWorkerCount(0, 8), 0);
+  assert.equal(parseWorkerCount(3, 2), 3);
+});

@@ -2,6 +2,12 @@
 // worker threads runs it beside the main thread, which keeps storing items and serving the APIs:
 // a refresh of thousands of feeds neither stalls HTTP requests nor uses only one core. A worker
 // also bounds a pathological document: past the time limit it is terminated and replaced.
+//
+// A feed is always parsed by the same worker (its id modulo the pool size): each worker remembers
+// the fragments it sanitized (sanitize-html.ts), and a changed feed mostly repeats the entries it
+// had last time, so routing it back to the worker that saw them turns most of its sanitizing into
+// memo hits. Jobs without a key go to the least busy worker.
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ParsedFeed } from '../../model/feed.ts';
 import { FeedError, formatDuration } from '../errors.ts';
@@ -11,63 +17,89 @@ export interface ParseJob { id: number; body: Uint8Array; url: string; contentTy
 export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; error: { parseError: boolean; message: string } };
 
 interface Pending { job: ParseJob; resolve: (p: ParsedFeed) => void; reject: (e: Error) => void }
-interface Slot { worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null }
+interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null }
 
 const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
 
+/**
+ * Pool size for config.parseWorkers; negative means automatic: one less than the CPU cores, at
+ * most 2. Measured on 2 cores (BENCHMARKS.md, Feed engine): one worker parsing while the main
+ * thread fetches and stores beat both no worker and two (two workers compete with the main thread
+ * for the cores, and each adds ~100-150 MB of heap).
+ */
+export function parseWorkerCount(configured: number, cores = availableParallelism()): number {
+  return configured >= 0 ? configured : Math.max(0, Math.min(2, cores - 1));
+}
+
 export class ParsePool {
-  private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
-  private readonly size: number;
+  /** One queue and (once started) one worker per index. */
+  private readonly queues: Pending[][];
+  private readonly slots: Array<Slot | undefined>;
+  /** Number of worker threads (0: parses run on the calling thread). */
+  readonly size: number;
   private readonly timeLimitMs: number;
   private nextId = 1;
   private closed = false;
 
   constructor(size: number, timeLimitMs = 30_000) {
-    this.size = size;
+    this.size = Math.max(0, size);
     this.timeLimitMs = timeLimitMs;
+    this.queues = Array.from({ length: this.size }, () => []);
+    this.slots = new Array(this.size).fill(undefined);
   }
 
-  /** Parses on a worker; with a pool of size 0, on this thread. Rejects with FeedParseError like parseFeed. */
-  parse(body: Buffer, opts: ParseFeedOptions): Promise<ParsedFeed> {
-    if (this.size <= 0) {
+  /**
+   * Parses on a worker; with a pool of size 0, on this thread. Rejects with FeedParseError like
+   * parseFeed. `affinity` (a feed id) sends every parse of one feed to the same worker.
+   */
+  parse(body: Buffer, opts: ParseFeedOptions, affinity?: number): Promise<ParsedFeed> {
+    if (this.size === 0) {
       try { return Promise.resolve(parseFeed(body, opts)); } catch (e) { return Promise.reject(e as Error); }
     }
     if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
+    const index = affinity !== undefined && Number.isSafeInteger(affinity) ? Math.abs(affinity) % this.size : this.leastBusy();
     return new Promise<ParsedFeed>((resolve, reject) => {
       const job: ParseJob = { id: this.nextId++, body, url: opts.url, contentType: opts.contentType ?? null, crawlTime: opts.crawlTime };
-      this.queue.push({ job, resolve, reject });
-      this.pump();
+      this.queues[index]!.push({ job, resolve, reject });
+      this.pump(index);
     });
   }
 
-  private pump(): void {
-    while (this.queue.length) {
-      let slot = this.slots.find((s) => s.current === null);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
-      if (!slot) return;
-      const p = this.queue.shift()!;
-      slot.current = p;
-      slot.timer = setTimeout(() => this.kill(slot!, new FeedError('not-a-feed', `parsing took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`)), this.timeLimitMs);
-      slot.worker.postMessage(p.job);
+  private leastBusy(): number {
+    let best = 0, bestLoad = Infinity;
+    for (let i = 0; i < this.size; i++) {
+      const load = this.queues[i]!.length + (this.slots[i]?.current ? 1 : 0);
+      if (load < bestLoad) { best = i; bestLoad = load; }
     }
+    return best;
   }
 
-  private spawn(): Slot {
+  private pump(index: number): void {
+    const queue = this.queues[index]!;
+    if (this.closed || !queue.length) return;
+    const slot = this.slots[index] ?? this.spawn(index);
+    if (slot.current) return;
+    const p = queue.shift()!;
+    slot.current = p;
+    slot.timer = setTimeout(() => this.kill(slot, new FeedError('not-a-feed', `parsing took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`)), this.timeLimitMs);
+    slot.worker.postMessage(p.job);
+  }
+
+  private spawn(index: number): Slot {
     const worker = new Worker(WORKER_URL);
     worker.unref();
-    const slot: Slot = { worker, current: null, timer: null };
+    const slot: Slot = { index, worker, current: null, timer: null };
     worker.on('message', (r: ParseReply) => {
       const p = slot.current;
       if (!p || p.job.id !== r.id) return;
       this.finish(slot);
       if ('parsed' in r) p.resolve(r.parsed);
       else p.reject(r.error.parseError ? new FeedParseError(r.error.message) : new Error(r.error.message));
-      this.pump();
+      this.pump(index);
     });
     worker.on('error', (e) => this.kill(slot, e));
     worker.on('exit', () => this.kill(slot, new Error('parse worker exited')));
-    this.slots.push(slot);
+    this.slots[index] = slot;
     return slot;
   }
 
@@ -77,21 +109,23 @@ export class ParsePool {
     slot.current = null;
   }
 
-  /** Drops a worker (crashed or over time), failing its job; the next job spawns a fresh one. */
+  /** Drops a worker (crashed or over time), failing its job; the next job of its queue spawns a fresh one. */
   private kill(slot: Slot, err: Error): void {
-    const i = this.slots.indexOf(slot);
-    if (i < 0) return;
-    this.slots.splice(i, 1);
+    if (this.slots[slot.index] !== slot) return;
+    this.slots[slot.index] = undefined;
     const p = slot.current;
     this.finish(slot);
     void slot.worker.terminate();
     p?.reject(err);
-    if (!this.closed) this.pump();
+    this.pump(slot.index);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new FeedError('network', 'parse pool closed (shutting down)'));
-    await Promise.all(this.slots.splice(0).map((s) => { this.finish(s); s.current?.reject(new FeedError('network', 'parse pool closed (shutting down)')); return s.worker.terminate(); }));
+    const closing = new FeedError('network', 'parse pool closed (shutting down)');
+    for (const queue of this.queues) for (const p of queue.splice(0)) p.reject(closing);
+    const slots = this.slots.filter((s): s is Slot => s !== undefined);
+    this.slots.fill(undefined);
+    await Promise.all(slots.map((s) => { const p = s.current; this.finish(s); p?.reject(closing); return s.worker.terminate(); }));
   }
 }
