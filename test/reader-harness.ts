@@ -1,6 +1,7 @@
 // Real parts for the Reader API tests: a Tidings server on 127.0.0.1 (port 0) over a SQLite file in
 // a temp dir, feeds served by a local node:http server, users with real passwords, ClientLogin.
 import { createServer, type Server } from 'node:http';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
@@ -67,7 +68,7 @@ export async function startHarness(): Promise<Harness> {
   const app = createApp(config, silentLogger);
   const { url } = await startServer(app);
   const feeds = await new FeedServer().start();
-  return { app, url, feeds, async close() { await app.close(); await feeds.close(); } };
+  return { app, url, feeds, async close() { await app.close(); await feeds.close(); rmSync(dataDir, { recursive: true, force: true }); } };
 }
 
 export async function addUser(app: App, name: string, password: string): Promise<number> {
