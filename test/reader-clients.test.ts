@@ -299,3 +299,22 @@ test('Newsflash: encoded stream ids, xt/it filters, bare 16-hex ids, custom tags
   assert.deepEqual(subs.subscriptions.find((s) => s.id === a)!.categories, [], 'the folder is gone, the subscription stays');
   assert.equal(subs.subscriptions.length, 2);
 });
+
+test('OPML: subscription/import with a raw text/xml body, then subscription/export and list agree', async () => {
+  const { c } = await newUser('opml');
+  const opml = `<?xml version="1.0" encoding="UTF-8"?><opml version="2.0"><head><title>mine</title></head><body>
+    <outline text="Work" title="Work"><outline type="rss" text="Alpha" xmlUrl="${h.feeds.url('opml-alpha')}" htmlUrl="https://alpha.example/"/></outline>
+    <outline type="rss" text="Beta" xmlUrl="${h.feeds.url('opml-beta')}"/></body></opml>`;
+  const r = await c.post('subscription/import', opml, 'text/xml');
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.text, 'OK');
+  const subs = check(SubscriptionList, (await c.get('subscription/list')).json(), 'subscription/list');
+  assert.deepEqual(subs.subscriptions.map((s) => [s.url, s.categories.map((x) => x.label)]).sort(),
+    [[h.feeds.url('opml-alpha'), ['Work']], [h.feeds.url('opml-beta'), []]].sort());
+  const exp = await c.get('subscription/export');
+  assert.equal(exp.status, 200);
+  assert.match(exp.headers.get('content-type') ?? '', /opml|xml/);
+  assert.ok(exp.text.includes(h.feeds.url('opml-alpha')) && exp.text.includes(h.feeds.url('opml-beta')) && exp.text.includes('Work'));
+  const tags = check(TagList, (await c.get('tag/list')).json(), 'tag/list');
+  assert.ok(tags.tags.some((t) => t.id === S.label('Work') && t.type === 'folder'));
+});
