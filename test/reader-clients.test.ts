@@ -318,3 +318,24 @@ test('OPML: subscription/import with a raw text/xml body, then subscription/expo
   const tags = check(TagList, (await c.get('tag/list')).json(), 'tag/list');
   assert.ok(tags.tags.some((t) => t.id === S.label('Work') && t.type === 'folder'));
 });
+
+test('unsubscribing keeps starred items in the starred stream only; the reading list agrees with unread-count', async () => {
+  h.feeds.addItems('leave-a', 6, 'Leave A');
+  h.feeds.addItems('leave-b', 4, 'Leave B');
+  const { c } = await newUser('leaver');
+  const a = await quickadd(c, h.feeds.url('leave-a'));
+  await quickadd(c, h.feeds.url('leave-b'));
+  const aIds = (await allIds(c, [['s', a]])).ids;
+  assert.equal((await c.post('edit-tag', [['i', aIds[0]], ['i', aIds[1]], ['a', S.starred]])).text, 'OK');
+  assert.equal((await c.post('subscription/edit', [['ac', 'unsubscribe'], ['s', a]])).text, 'OK');
+  const uc = check(UnreadCount, (await c.get('unread-count')).json(), 'unread-count');
+  assert.equal(unreadOf(uc, S.readingList), 4);
+  assert.equal((await allIds(c, [['s', S.readingList], ['xt', S.read]])).ids.length, 4);
+  assert.equal((await allIds(c, [['s', S.readingList]])).ids.length, 4);
+  const starred = check(StreamContents, (await c.get('stream/contents/' + encodeURIComponent(S.starred))).json(), 'starred');
+  assert.deepEqual(starred.items.map((i) => i.id).sort(), [aIds[0], aIds[1]].map(decimalToLong).sort());
+  assert.ok(starred.items.every((i) => i.origin.title === 'Leave A'), 'kept items keep their feed as origin');
+  // Subscribing again brings the feed back into the reading list.
+  await quickadd(c, h.feeds.url('leave-a'));
+  assert.equal((await allIds(c, [['s', S.readingList]])).ids.length, 10);
+});

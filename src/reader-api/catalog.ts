@@ -18,7 +18,13 @@ export interface CatalogEntry extends FeedOrigin {
   folderStreamIds: string[];
 }
 
-interface UserCatalog { version: number; entries: CatalogEntry[]; byFeed: Map<number, CatalogEntry> }
+interface UserCatalog {
+  version: number;
+  entries: CatalogEntry[];
+  byFeed: Map<number, CatalogEntry>;
+  /** Feeds the user left whose items they kept (starred or tagged): not in the reading list. */
+  leftFeedIds: number[];
+}
 
 const catalogs = new WeakMap<App, Map<number, UserCatalog>>();
 
@@ -40,7 +46,7 @@ export function userCatalog(app: App, userId: number): UserCatalog {
   const cached = perApp.get(userId);
   if (cached && cached.version === version) return cached;
   const entries = labels.catalog(userId).map(catalogEntry);
-  const fresh: UserCatalog = { version, entries, byFeed: new Map(entries.map((e) => [e.feedId, e])) };
+  const fresh: UserCatalog = { version, entries, byFeed: new Map(entries.map((e) => [e.feedId, e])), leftFeedIds: labels.leftFeedIds(userId) };
   perApp.set(userId, fresh);
   return fresh;
 }

@@ -75,5 +75,5 @@ export function markAllAsRead(app: App, userId: number, rawStream: string | unde
   if (stream.kind === 'state' && stream.state === 'read') throw new ReaderError(400, `s=${formatStreamId(stream)}: read items are already read`);
   const maxUs = parseMarkTimestamp(rawTs);
   const store = readerStore(app);
-  return transaction(app.db, () => store.states.markAllRead(userId, streamConditions(store.labels, userId, stream), maxUs));
+  return transaction(app.db, () => store.states.markAllRead(userId, streamConditions(app, userId, stream), maxUs));
 }

@@ -3,7 +3,10 @@
 // typo never silently reads as an empty stream.
 import type { ItemCondition, StateColumn } from '../model/stream.ts';
 import type { ReaderLabelRepository } from '../store/repositories.ts';
+import type { App } from '../app.ts';
 import { ReaderError } from './errors.ts';
+import { readerStore } from './store.ts';
+import { userCatalog } from './catalog.ts';
 import { normaliseInputUrl } from '../feeds/subscriptions.ts';
 import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
 
@@ -23,11 +26,21 @@ export function subscribedFeedId(labels: ReaderLabelRepository, userId: number, 
   return normalised === url ? undefined : labels.subscribedFeedId(userId, normalised);
 }
 
-/** Conditions (ANDed) selecting the items of one stream, or excluding them when negate is set. */
-export function streamConditions(labels: ReaderLabelRepository, userId: number, s: StreamId, negate = false): ItemCondition[] {
+/**
+ * Conditions (ANDed) selecting the items of one stream, or excluding them when negate is set. The
+ * reading list is the items of the user's subscriptions: items kept from feeds the user left
+ * (starred or tagged) stay in their state and label streams only, so the reading list agrees with
+ * unread-count, which sums subscriptions.
+ */
+export function streamConditions(app: App, userId: number, s: StreamId, negate = false): ItemCondition[] {
+  const labels = readerStore(app).labels;
   switch (s.kind) {
     case 'state':
-      if (s.state === 'reading-list') return negate ? [{ kind: 'nothing' }] : [];
+      if (s.state === 'reading-list') {
+        if (negate) return [{ kind: 'nothing' }];
+        const left = userCatalog(app, userId).leftFeedIds;
+        return left.length ? [{ kind: 'feeds', feedIds: left, negate: true }] : [];
+      }
       return [{ kind: 'state', column: STATE_COLUMN[s.state], value: negate ? 0 : 1 }];
     case 'feed': {
       const feedId = subscribedFeedId(labels, userId, s.url);
@@ -48,14 +61,14 @@ export function streamConditions(labels: ReaderLabelRepository, userId: number, 
 }
 
 /** Filter for one or more streams (union) with exclusions and inclusions applied. */
-export function buildFilter(labels: ReaderLabelRepository, userId: number, streams: StreamId[], exclude: StreamId[], include: StreamId[]): ItemCondition[] {
+export function buildFilter(app: App, userId: number, streams: StreamId[], exclude: StreamId[], include: StreamId[]): ItemCondition[] {
   const where: ItemCondition[] = [];
-  if (streams.length === 1) where.push(...streamConditions(labels, userId, streams[0]));
+  if (streams.length === 1) where.push(...streamConditions(app, userId, streams[0]));
   else if (streams.length > 1) {
-    const of = streams.map((s) => streamConditions(labels, userId, s));
+    const of = streams.map((s) => streamConditions(app, userId, s));
     if (!of.some((c) => c.length === 0)) where.push({ kind: 'any', of });
   }
-  for (const s of include) where.push(...streamConditions(labels, userId, s));
-  for (const s of exclude) where.push(...streamConditions(labels, userId, s, true));
+  for (const s of include) where.push(...streamConditions(app, userId, s));
+  for (const s of exclude) where.push(...streamConditions(app, userId, s, true));
   return where;
 }

@@ -19,7 +19,7 @@ export interface ItemsPage {
 }
 
 function pageQuery(app: App, userId: number, streams: StreamId[], req: StreamRequest): StreamPageQuery {
-  const where = buildFilter(readerStore(app).labels, userId, streams, req.exclude, req.include);
+  const where = buildFilter(app, userId, streams, req.exclude, req.include);
   return {
     userId, where, newestFirst: req.newestFirst, limit: req.limit + 1, after: req.after,
     minCrawledUs: req.minCrawledUs, maxCrawledUs: req.maxCrawledUs,

@@ -222,6 +222,8 @@ export interface ReaderLabelRepository {
   origins(userId: number, feedIds: number[]): Map<number, FeedOrigin>;
   /** All of the user's subscriptions as origins; cache it while catalogVersion() stays the same. */
   catalog(userId: number): FeedOrigin[];
+  /** Feeds with items the user kept (starred or tagged) after unsubscribing. */
+  leftFeedIds(userId: number): number[];
   /** Changes whenever feeds' url/title/site, subscriptions, their titles or folders change. */
   catalogVersion(): number;
   /** The trigger-maintained counters of every subscription (never a recount). */

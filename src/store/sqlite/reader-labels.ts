@@ -68,6 +68,13 @@ export class SqliteReaderLabelRepository implements ReaderLabelRepository {
     return rows.map((r) => ({ feedId: r.feedId, url: r.url, title: r.title, siteUrl: r.siteUrl, folders: folders.get(r.sid) ?? [] }));
   }
 
+  leftFeedIds(userId: number): number[] {
+    // Walks the user's distinct feeds on the (user_id, feed_id, …) index: once per catalog change.
+    return (this.s.get(`SELECT DISTINCT ui.feed_id AS id FROM user_items ui WHERE ui.user_id = ?
+        AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ui.user_id AND s.feed_id = ui.feed_id)`)
+      .all(userId) as { id: number }[]).map((r) => r.id);
+  }
+
   catalogVersion(): number {
     return (this.s.get('SELECT version FROM reader_catalog_version WHERE id = 1').get() as { version: number }).version;
   }
