@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import sanitizeHtmlLib from 'sanitize-html';
 import { resolveUrl } from '../parser/resolve-url.ts';
 import { exceedsTagDepth } from './tag-depth.ts';
+import { isVerbatimSafe } from './verbatim-safe.ts';
 
 const URL_ATTRIBUTES = ['href', 'src', 'poster', 'cite'] as const;
 /** Tags that carry URL attributes (or get attributes added): the only ones transformed. */
@@ -167,6 +168,7 @@ function tooDeepFallback(html: string): string {
 }
 
 export function sanitizeHtml(html: string, options: SanitizeOptions = {}): string {
+  if (isVerbatimSafe(html)) return html.trim();
   if (exceedsTagDepth(html, MAX_DEPTH)) return tooDeepFallback(html);
   return sanitizeHtmlLib(html, optionsFor(options.baseUrl ?? null)).trim();
 }
@@ -257,7 +259,8 @@ function sanitizeFragments(fragments: string[], options: SanitizeOptions): strin
   const batched: number[] = [];
   for (let i = 0; i < fragments.length; i++) {
     const html = fragments[i]!;
-    if (exceedsTagDepth(html, MAX_DEPTH)) out[i] = tooDeepFallback(html);
+    if (isVerbatimSafe(html)) out[i] = html.trim();
+    else if (exceedsTagDepth(html, MAX_DEPTH)) out[i] = tooDeepFallback(html);
     else if (NOT_BATCHABLE.test(html) || html.includes(WRAPPER)) out[i] = sanitizeHtml(html, options);
     else batched.push(i);
   }
