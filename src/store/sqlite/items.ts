@@ -74,11 +74,13 @@ export class SqliteItemRepository implements ItemRepository {
         changes.added.push(r.id);
       }
       if (changes.added.length) {
-        // Fan-out: every subscriber gets the new items as unread, in one statement.
+        // Fan-out: every subscriber gets the new items as unread, in one statement. The unary plus
+        // keeps SQLite from scanning all the feed's items by feed_id: the new ones are looked up by
+        // id (EXPLAIN QUERY PLAN: SEARCH i USING INTEGER PRIMARY KEY), however many the feed has.
         this.s.get(`INSERT OR IGNORE INTO user_items (user_id, item_id, feed_id, crawled_us)
                     SELECT s.user_id, i.id, i.feed_id, i.crawled_us
                       FROM items i JOIN subscriptions s ON s.feed_id = i.feed_id
-                     WHERE i.feed_id = ? AND i.id IN (SELECT value FROM json_each(?))`)
+                     WHERE +i.feed_id = ? AND i.id IN (SELECT value FROM json_each(?))`)
           .run(feedId, JSON.stringify(changes.added));
         this.s.get('UPDATE feeds SET item_count = item_count + ? WHERE id = ?').run(changes.added.length, feedId);
       }
