@@ -17,11 +17,20 @@ const phrase = (n: number) => Array.from({ length: n }, pick).join(' ');
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const t0 = Date.UTC(2026, 10, 1);
 
+// BENCH_CONTENT=rich (workerData.rich): bodies shaped like real articles (links, an image with
+// width/height, a line break, typographic entities) so they go through sanitize-html, instead of
+// the plain paragraphs of gen-feeds.py, which the sanitizer's verbatim fast path passes through.
+const rich = Boolean((workerData as { rich?: boolean }).rich);
+const richParagraph = (k: number, n: number) => `<p>${phrase(20)} <a href="/post/${n}?ref=feed&amp;k=${k}">${phrase(3)}</a> ${phrase(15)}&#8217;s ${phrase(10)}&nbsp;&mdash; <em>${phrase(4)}</em><br>${phrase(10)}.</p>`;
+const body = (k: number, n: number) => rich
+  ? `${richParagraph(k, n)}<figure><img src="https://cdn${k}.example/img/${n}.jpg" width="800" height="450" alt="${phrase(3)}"></figure>${richParagraph(k, n + 1)}${richParagraph(k, n + 2)}`
+  : Array.from({ length: 3 }, () => `<p>${phrase(60)}.</p>`).join('');
+
 interface Item { j: number; title: string; body: string; date: number }
 const store: Item[][] = [];
 for (let k = 0; k < feeds; k++) {
   store.push(Array.from({ length: items }, (_, j) => ({
-    j, title: phrase(7), body: Array.from({ length: 3 }, () => `<p>${phrase(60)}.</p>`).join(''), date: t0 - (j * 3 + (k % 7)) * 3600_000,
+    j, title: phrase(7), body: body(k, j), date: t0 - (j * 3 + (k % 7)) * 3600_000,
   })));
 }
 const version = new Array<number>(feeds).fill(1);

@@ -1,6 +1,7 @@
 // Feed engine benchmark (`npm run bench:feeds`; BENCH_FEEDS=200 for a quick run; BENCH_NO_LISTENERS=1
 // leaves the search indexer out, BENCH_DEFER_LISTENERS=1 runs it after each cycle in batches;
-// TIDINGS_PARSE_WORKERS=n sets the parse pool; BENCH_SKIP_INGEST=1 runs only the refresh cycles, BENCH_SKIP_REFRESH=1 only the ingest).
+// TIDINGS_PARSE_WORKERS=n sets the parse pool; BENCH_SKIP_INGEST=1 runs only the refresh cycles, BENCH_SKIP_REFRESH=1 only the ingest;
+// BENCH_CONTENT=rich serves article-like bodies with links, images and entities).
 // (a) Ingest throughput on ../shared/corpus/feeds/real-world: our parse (charset, parse, normalise,
 //     sanitize) + store (upsert, fan-out) in MB/s and items/s, beside the parser library's raw
 //     parse of the same bytes in the same run (the baseline).
@@ -99,7 +100,7 @@ async function ingestBench(): Promise<void> {
 }
 
 async function refreshBench(): Promise<void> {
-  const worker = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), { workerData: { feeds: FEEDS, items: ITEMS } });
+  const worker = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), { workerData: { feeds: FEEDS, items: ITEMS, rich: process.env.BENCH_CONTENT === 'rich' } });
   const ask = (msg: unknown) => new Promise<any>((r) => { worker.once('message', r); if (msg) worker.postMessage(msg); });
   const { port, bytes } = await ask(null) as { port: number; bytes: number };
   const base = `http://127.0.0.1:${port}`;
@@ -167,7 +168,7 @@ async function refreshBench(): Promise<void> {
   await app.close();
   worker.postMessage({ close: true });
 
-  console.log(`(b) refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(bytes)} MB) from a local server (worker thread), fetchConcurrency ${config.fetchConcurrency}, parse workers ${feedEngine(app).parsePool.size}${process.env.BENCH_NO_LISTENERS ? ', item-change listeners removed' : defer ? ', item-change listeners deferred to after each cycle (batches of 2,000)' : ''}`);
+  console.log(`(b) refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(bytes)} MB${process.env.BENCH_CONTENT === 'rich' ? ', rich content' : ''}) from a local server (worker thread), fetchConcurrency ${config.fetchConcurrency}, parse workers ${feedEngine(app).parsePool.size}${process.env.BENCH_NO_LISTENERS ? ', item-change listeners removed' : defer ? ', item-change listeners deferred to after each cycle (batches of 2,000)' : ''}`);
   console.log(`    OPML import of ${FEEDS} feeds: ${importMs.toFixed(0)} ms`);
   console.log(`    baseline, plain GETs without processing: ${sec(baseMs)} s (${(FEEDS / (baseMs / 1000)).toFixed(0)} feeds/s)`);
   console.log('    cycle            wall s   feeds/s   items/s   new    changed  failed  peak RSS MB  x baseline  listeners s');
