@@ -5,7 +5,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { transaction } from '../../src/store/db.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
-import { searchIndexRepository } from '../../src/search/indexing.ts';
+import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
 import { tokenize, quote } from '../../src/search/query.ts';
 import type { RankingOptions } from '../../src/search/ranking.ts';
 import { tempDataDir } from '../../test/helpers.ts';
@@ -49,6 +49,7 @@ export function buildNewsIndex(articles: NewsArticle[], dataDir = tempDataDir('t
     });
     const t0 = performance.now();
     app.notifyItemChanges({ added: ids, updated: [], deleted: [] });
+    flushSearchIndexing(app);
     indexMs += performance.now() - t0;
   }
   return { app, urlById, buildSeconds: indexMs / 1000, passages: searchIndexRepository(db).passageCount() };

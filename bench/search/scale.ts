@@ -6,7 +6,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { transaction } from '../../src/store/db.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
-import { searchIndexRepository } from '../../src/search/indexing.ts';
+import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
 import type { SearchScope } from '../../src/answer/types.ts';
 import { tempDataDir } from '../../test/helpers.ts';
 import { escapeHtml, type NewsArticle, type NewsQuestion } from './news-corpus.ts';
@@ -76,6 +76,7 @@ export function runScale(targetPassages: number, articles: NewsArticle[], questi
       });
       const t0 = performance.now();
       app.notifyItemChanges({ added: ids, updated: [], deleted: [] });
+      flushSearchIndexing(app);
       indexMs += performance.now() - t0;
       if (n % 20_000 === 0) log(`  … ${repo.passageCount()} passages`);
     }

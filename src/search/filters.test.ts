@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { addFeed, addUser, ingest, insertItem, label, subscribe, testApp } from './testing/fixtures.ts';
 import { FusedSearchService } from './service.ts';
 import { LocalIndexProvider } from './local-provider.ts';
-import { searchIndexRepository } from './indexing.ts';
+import { flushSearchIndexing, searchIndexRepository } from './indexing.ts';
 import { parseDomainFilter, parseUsDate } from './filters.ts';
 import { SearchFilterError, type SearchQuery } from './types.ts';
 import type { SearchFilters, SearchScope } from '../answer/types.ts';
@@ -15,7 +15,7 @@ const DAY = 86_400;
 /** A service whose clock is fixed at NOW (recency filters are relative to it). */
 function service(app: App): FusedSearchService {
   const repo = searchIndexRepository(app.db);
-  return new FusedSearchService(repo, { local: new LocalIndexProvider(repo, { now: () => NOW }), log: app.log });
+  return new FusedSearchService(repo, { local: new LocalIndexProvider(repo, { now: () => NOW }), log: app.log, beforeSearch: () => flushSearchIndexing(app) });
 }
 
 const article = (url: string, publishedAt: number, updatedAt = publishedAt) =>

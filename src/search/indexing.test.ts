@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addFeed, addUser, ingest, subscribe, testApp } from './testing/fixtures.ts';
+import { addFeed, addUser, ingest, insertItem, subscribe, testApp } from './testing/fixtures.ts';
 import { searchService } from './service.ts';
 import { reindexAll, searchIndexRepository } from './indexing.ts';
 import type { SearchQuery } from './types.ts';
@@ -109,4 +109,25 @@ test('every search() call is one billed search; rejected filters are not counted
   await assert.rejects(svc.search({ ...instance('x'), filters: { recency: 'decade' as never } }));
   assert.equal(svc.searchesPerformed - before, 2);
   assert.equal(searchService(app), svc, 'memoized per App');
+});
+
+test('ingest does not wait for indexing: the queue drains in the background, in order, and on close', async (t) => {
+  const app = testApp();
+  const feed = addFeed(app, 'https://q.example/feed');
+  const repo = searchIndexRepository(app.db);
+  const ids = Array.from({ length: 1200 }, (_, i) => insertItem(app, feed, { url: `https://q.example/${i}`, title: `Lighthouse ${i}`, content: '<p>The keeper of the lighthouse logs every ship.</p>' }));
+  app.notifyItemChanges({ added: ids, updated: [], deleted: [] });
+  assert.equal(repo.articleCount(), 0, 'nothing indexed inside the ingest call');
+  // An id deleted after being queued must never reach the index.
+  app.db.prepare('DELETE FROM items WHERE id = ?').run(ids[0]!);
+  app.notifyItemChanges({ added: [], updated: [], deleted: [ids[0]!] });
+  for (let i = 0; i < 200 && repo.articleCount() < ids.length - 1; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(repo.articleCount(), ids.length - 1, 'the background batches index everything else');
+
+  const more = [insertItem(app, feed, { url: 'https://q.example/late', title: 'Late', content: '<p>Arrived just before shutdown.</p>' })];
+  app.notifyItemChanges({ added: more, updated: [], deleted: [] });
+  await app.close();
+  const reopened = testApp({ dataDir: app.config.dataDir });
+  t.after(() => reopened.close());
+  assert.equal(searchIndexRepository(reopened.db).articleCount(), ids.length, 'close() flushed the queue');
 });

@@ -3,7 +3,7 @@
 // providers behind it; the service also counts them (searchesPerformed) for metrics.
 import type { App } from '../app.ts';
 import { reciprocalRankFusion } from './fusion.ts';
-import { searchIndexRepository } from './indexing.ts';
+import { searchIndexRepository, flushSearchIndexing } from './indexing.ts';
 import { LocalIndexProvider } from './local-provider.ts';
 import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
@@ -12,6 +12,8 @@ import type { SearchIndexRepository } from '../store/repositories.ts';
 
 export interface SearchServiceOptions {
   local: LocalIndexProvider;
+  /** Brings the index up to date before a search (the ingest listener indexes lazily). */
+  beforeSearch?: () => void;
   web?: SearchProvider[];
   log: Logger;
 }
@@ -22,12 +24,14 @@ export class FusedSearchService implements SearchService {
   private readonly log: Logger;
   private readonly repo: SearchIndexRepository;
   private count = 0;
+  private readonly beforeSearch: () => void;
 
   constructor(repo: SearchIndexRepository, opts: SearchServiceOptions) {
     this.repo = repo;
     this.local = opts.local;
     this.web = opts.web ?? [];
     this.log = opts.log;
+    this.beforeSearch = opts.beforeSearch ?? (() => {});
   }
 
   get searchesPerformed(): number { return this.count; }
@@ -40,6 +44,7 @@ export class FusedSearchService implements SearchService {
     // Validation first (throws SearchFilterError): a rejected request is not a billed search.
     this.local.compile(q);
     this.count++;
+    this.beforeSearch();
     const local = this.local.searchSync(q);
     if (!this.web.length) return { hits: local, billedSearches: 1, degraded: [] };
     const degraded: string[] = [];
@@ -70,7 +75,7 @@ export function searchService(app: App): FusedSearchService {
   if (!s) {
     const repo = searchIndexRepository(app.db);
     const web: SearchProvider[] = app.config.searxngUrl ? [new SearxngProvider(app)] : [];
-    s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log });
+    s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log, beforeSearch: () => flushSearchIndexing(app) });
     services.set(app, s);
   }
   return s;

@@ -1,5 +1,6 @@
 // Test fixtures for the search tests: a real App on a temp SQLite file and rows inserted the way
 // the feed engine stores them (feeds, items, subscriptions, labels, user_items).
+import { flushSearchIndexing } from '../indexing.ts';
 import { createApp, type App } from '../../app.ts';
 import { loadConfig, type Config } from '../../config/config.ts';
 import { tempDataDir } from '../../../test/helpers.ts';
@@ -50,9 +51,13 @@ export function insertItem(app: App, feedId: number, it: ItemInput): number {
   return id;
 }
 
-/** Inserts items and tells the App, as the feed engine does after its ingest transaction. */
+/**
+ * Inserts items and tells the App, as the feed engine does after its ingest transaction, then
+ * drains the indexing queue so tests can inspect the index directly (searches drain it anyway).
+ */
 export function ingest(app: App, feedId: number, items: ItemInput[]): number[] {
   const ids = items.map((it) => insertItem(app, feedId, it));
   app.notifyItemChanges({ added: ids, updated: [], deleted: [] });
+  flushSearchIndexing(app);
   return ids;
 }
