@@ -11,9 +11,23 @@ async function main(): Promise<void> {
     throw e;
   }
   const app = createApp(config);
-  const { url } = await startServer(app);
+  let url: string;
+  try {
+    ({ url } = await startServer(app));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
+      console.error(`tidings: cannot listen on ${config.host}:${config.port} (${err.code}): choose another port with TIDINGS_PORT=<port> (or another address with TIDINGS_HOST)`);
+      await app.close();
+      process.exit(2);
+    }
+    throw e;
+  }
   app.log.info({ url, dataDir: config.dataDir }, 'tidings is serving');
   if (config.schedulerEnabled) startScheduler(app);
+  if (app.users.list().length === 0) {
+    app.log.warn('no users yet: create one with `npx tidings user add <name> --password <password>`, then subscribe with `npx tidings feed add <name> <url>`');
+  }
   let closing = false;
   const stop = async (signal: string) => {
     if (closing) return;
