@@ -25,6 +25,19 @@ export interface App {
   close(): Promise<void>;
 }
 
+/**
+ * Memoizes a domain's services per App: `export const fooStore = perApp((app) => ({ … }))`.
+ * Keeps domain state out of this file while the server, CLI and tests share one set per App.
+ */
+export function perApp<T>(create: (app: App) => T): (app: App) => T {
+  const cache = new WeakMap<App, T>();
+  return (app) => {
+    let value = cache.get(app);
+    if (value === undefined) { value = create(app); cache.set(app, value); }
+    return value;
+  };
+}
+
 export function createApp(config: Config, log: Logger = createLogger(config.logLevel)): App {
   const db = openDatabase(join(config.dataDir, 'tidings.db'));
   const closers: (() => void | Promise<void>)[] = [];

@@ -1,5 +1,5 @@
 // The chat API's repositories for one App (memoized, so the server and CLI share one set per App).
-import type { App } from '../app.ts';
+import { perApp, type App } from '../app.ts';
 import type { ApiKeyRepository, ChatUsageRepository, AsyncJobRepository, AccessRequestRepository } from '../store/repositories.ts';
 import { SqliteApiKeyRepository } from '../store/sqlite/api-keys.ts';
 import { SqliteChatUsageRepository } from '../store/sqlite/chat-usage.ts';
@@ -13,18 +13,9 @@ export interface ChatStore {
   access: AccessRequestRepository;
 }
 
-const stores = new WeakMap<App, ChatStore>();
-
-export function chatStore(app: App): ChatStore {
-  let s = stores.get(app);
-  if (!s) {
-    s = {
-      keys: new SqliteApiKeyRepository(app.db),
-      usage: new SqliteChatUsageRepository(app.db),
-      jobs: new SqliteAsyncJobRepository(app.db),
-      access: new SqliteAccessRequestRepository(app.db),
-    };
-    stores.set(app, s);
-  }
-  return s;
-}
+export const chatStore: (app: App) => ChatStore = perApp((app) => ({
+  keys: new SqliteApiKeyRepository(app.db),
+  usage: new SqliteChatUsageRepository(app.db),
+  jobs: new SqliteAsyncJobRepository(app.db),
+  access: new SqliteAccessRequestRepository(app.db),
+}));

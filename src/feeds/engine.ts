@@ -2,7 +2,7 @@
 // connection pool and concurrency limits are per process, not per call). Memoized per App and
 // closed with it. The operations live beside it: subscriptions.ts (subscribe/unsubscribe),
 // refresh.ts (refreshFeed/refreshDue), scheduler/ (the background loop).
-import type { App } from '../app.ts';
+import { perApp, type App } from '../app.ts';
 import type { FeedRepository, ItemRepository, SubscriptionRepository } from '../store/repositories.ts';
 import { SqliteFeedRepository } from '../store/sqlite/feeds.ts';
 import { SqliteItemRepository } from '../store/sqlite/items.ts';
@@ -19,24 +19,18 @@ export interface FeedEngine {
   parsePool: ParsePool;
 }
 
-const engines = new WeakMap<App, FeedEngine>();
-
-export function feedEngine(app: App): FeedEngine {
-  let e = engines.get(app);
-  if (!e) {
-    e = {
-      feeds: new SqliteFeedRepository(app.db),
-      items: new SqliteItemRepository(app.db),
-      subscriptions: new SqliteSubscriptionRepository(app.db),
-      fetcher: new FeedFetcher(app.config),
-      parsePool: new ParsePool(parseWorkerCount(app.config.parseWorkers)),
-    };
-    engines.set(app, e);
-    const { fetcher, parsePool } = e;
-    app.onClose(async () => { await parsePool.close(); await fetcher.close(); });
-  }
-  return e;
-}
+export const feedEngine: (app: App) => FeedEngine = perApp((app) => {
+  const fetcher = new FeedFetcher(app.config);
+  const parsePool = new ParsePool(parseWorkerCount(app.config.parseWorkers));
+  app.onClose(async () => { await parsePool.close(); await fetcher.close(); });
+  return {
+    feeds: new SqliteFeedRepository(app.db),
+    items: new SqliteItemRepository(app.db),
+    subscriptions: new SqliteSubscriptionRepository(app.db),
+    fetcher,
+    parsePool,
+  };
+});
 
 export { subscribe, unsubscribe, type SubscribeResult } from './subscriptions.ts';
 export { refreshFeed, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';

@@ -1,5 +1,5 @@
 // The Reader API's repositories for one App, created once (prepared statements live with them).
-import type { App } from '../app.ts';
+import { perApp, type App } from '../app.ts';
 import type { ItemStateRepository, ReaderLabelRepository, StreamRepository } from '../store/repositories.ts';
 import { SqliteStreamRepository } from '../store/sqlite/streams.ts';
 import { SqliteItemStateRepository } from '../store/sqlite/item-states.ts';
@@ -11,17 +11,8 @@ export interface ReaderStore {
   labels: ReaderLabelRepository;
 }
 
-const stores = new WeakMap<App, ReaderStore>();
-
-export function readerStore(app: App): ReaderStore {
-  let s = stores.get(app);
-  if (!s) {
-    s = {
-      streams: new SqliteStreamRepository(app.db),
-      states: new SqliteItemStateRepository(app.db),
-      labels: new SqliteReaderLabelRepository(app.db),
-    };
-    stores.set(app, s);
-  }
-  return s;
-}
+export const readerStore: (app: App) => ReaderStore = perApp((app) => ({
+  streams: new SqliteStreamRepository(app.db),
+  states: new SqliteItemStateRepository(app.db),
+  labels: new SqliteReaderLabelRepository(app.db),
+}));
