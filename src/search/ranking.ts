@@ -34,7 +34,8 @@ export const DEFAULT_RANKING: RankingOptions = {
   minCandidates: 50,
   candidatesPerResult: 5,
   passageWeight: 0.3,
-  passageCandidates: 30,
+  // 20 instead of 30: same quality on the news benchmark (-0.001 / +0.003 / 0), -20 % p50.
+  passageCandidates: 20,
   commonWordShare: 1,
   minIndexWords: 3,
 };

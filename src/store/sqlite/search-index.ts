@@ -68,9 +68,14 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     const where: string[] = ['search_article_fts MATCH ?'];
     const params: Param[] = [match];
     addFilterClauses(filter, where, params);
+    // Without scope or filters the join to search_articles is left out: it costs one lookup per
+    // matching article, and an OR query matches a large share of them before the LIMIT applies.
+    const from = where.length > 1
+      ? 'search_article_fts JOIN search_articles p ON p.item_id = search_article_fts.rowid'
+      : 'search_article_fts';
     const sql = `
-      SELECT p.item_id AS itemId, -bm25(search_article_fts, ${+weights.title}, ${+weights.body}) AS score
-        FROM search_article_fts JOIN search_articles p ON p.item_id = search_article_fts.rowid
+      SELECT search_article_fts.rowid AS itemId, -bm25(search_article_fts, ${+weights.title}, ${+weights.body}) AS score
+        FROM ${from}
        WHERE ${where.join(' AND ')}
        ORDER BY score DESC
        LIMIT ?`;
