@@ -13,9 +13,24 @@ export const DEFAULT_PASSAGE_OPTIONS: PassageSplitOptions = { minWords: 60, maxW
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-function wordCount(s: string): number {
+/** What /\s/ matches (ECMAScript WhiteSpace and LineTerminator). */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * Runs of non-space characters: the count of /\S+/g matches, by a character loop (the regex
+ * version was ~10 % of index build time in a CPU profile).
+ */
+export function wordCount(s: string): number {
   let n = 0;
-  for (const m of s.matchAll(/\S+/g)) { void m; n++; }
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const space = isSpace(s.charCodeAt(i));
+    if (!space && !inWord) n++;
+    inWord = !space;
+  }
   return n;
 }
 
