@@ -31,7 +31,17 @@ export interface SearchFilters {
   updatedBefore?: number;
 }
 
-export interface AnswerRequest {
+/** Sampling parameters passed through to a generative engine (the extractive engine ignores them). */
+export interface Sampling {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  stop?: string[];
+}
+
+export interface AnswerRequest extends Sampling {
   model: SonarModel;
   messages: ChatMessage[];
   scope: SearchScope;
@@ -40,12 +50,6 @@ export interface AnswerRequest {
   /** disable_search: answer without searching (generative engines only). */
   disableSearch?: boolean;
   maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  stop?: string[];
   reasoningEffort?: ReasoningEffort;
   returnImages?: boolean;
   returnRelatedQuestions?: boolean;

@@ -3,7 +3,7 @@
 // writes. Implementations: ./extractive.ts (built in, offline, quotes sentences) and
 // ./openai-compatible.ts (any /v1/chat/completions server). An in-process GGUF engine would be a
 // third implementation of this same interface (not built yet).
-import type { ChatMessage, FinishReason } from '../types.ts';
+import type { ChatMessage, FinishReason, Sampling } from '../types.ts';
 import type { SearchHit } from '../../search/types.ts';
 
 export interface GroundingSource {
@@ -17,14 +17,7 @@ export interface GroundingSource {
 /** Shape of the answer the pipeline wants. */
 export type AnswerStyle = 'concise' | 'detailed' | 'report';
 
-export interface Sampling {
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  stop?: string[];
-}
+export type { Sampling };
 
 export interface EngineRequest {
   question: string;
