@@ -56,14 +56,5 @@ export interface AuthorizationCode {
   usedAt: number | null;
 }
 
-export interface NewAuthorizationCode {
-  codeHash: string;
-  clientId: string;
-  userId: number;
-  redirectUri: string | null;
-  scopes: string;
-  codeChallenge: string | null;
-  codeChallengeMethod: string | null;
-  grantId: string;
-  expiresAt: number;
-}
+/** A code as issued: what is stored is its hash; id, creation and use times come from the store. */
+export type NewAuthorizationCode = Omit<AuthorizationCode, 'id' | 'createdAt' | 'usedAt'> & { codeHash: string };
