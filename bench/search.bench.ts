@@ -21,7 +21,7 @@ export const VARIANTS: [string, Partial<RankingOptions>][] = [
   ['article BM25 only (no passage bonus)', { passageWeight: 0 }],
   ['title weight 1 (instead of 3)', { titleWeight: 1 }],
   ['passage bonus 0.5 (instead of 0.3)', { passageWeight: 0.5 }],
-  ['common words (>10% of articles) left out of the index query', { commonWordShare: 0.1 }],
+  ['URL path words as a field (weight 1)', { urlWeight: 1 }],
 ];
 
 function fmt(q: Quality, base?: Quality): string {

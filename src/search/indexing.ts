@@ -11,6 +11,7 @@ import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../st
 import { SqliteSearchIndex } from '../store/sqlite/search-index.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { splitPassages } from './passages.ts';
+import { IndexBatch } from './index-batch.ts';
 
 const repos = new WeakMap<Db, SqliteSearchIndex>();
 
@@ -125,14 +126,22 @@ export function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (i
   return { items, passages: repo.passageCount() };
 }
 
-/** Indexes the items (replacing their passages); the caller holds the transaction. */
+/** Indexes the items (replacing earlier versions); the caller holds the transaction. */
 export function indexItemsNow(repo: SearchIndexRepository, ids: number[]): number {
+  const sources = repo.itemSources(ids);
+  if (!sources.length) return 0;
+  let docNo = repo.reserveDocNumbers(sources.length);
+  const batch = new IndexBatch();
   let passages = 0;
-  for (const src of repo.itemSources(ids)) {
+  for (const src of sources) {
     const parts = itemPassages(src);
-    repo.indexArticle(indexedItem(src), parts);
+    if (!parts.length) { repo.deleteItems([src.id]); continue; }
+    const item = indexedItem(src);
+    const lengths = batch.add(docNo, { title: item.title, body: parts.join('\n'), url: src.url });
+    repo.storeArticle({ ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url }, parts);
     passages += parts.length;
   }
+  batch.write(repo);
   return passages;
 }
 

@@ -1,10 +1,12 @@
-// The local article index as a SearchProvider: scope and filters are checked, the question
-// becomes an OR query over its content words, the index ranks articles (filters inside the
-// ranking query), then the candidates' passages are scored and both combine (./ranking.ts).
+// The local article index as a SearchProvider: scope and filters are checked, the question's
+// content words are stemmed, the article index ranks articles by BM25 with the filters applied
+// while scoring (./article-index.ts), then the candidates' passages are scored and both combine
+// (./ranking.ts).
 import type { ArticleMatch, PassageFilter, PassageMatch, SearchIndexRepository } from '../store/repositories.ts';
 import { scorePassages } from './passage-score.ts';
 import { compileFilters } from './filters.ts';
-import { queryTerms, orMatch } from './query.ts';
+import { queryTerms } from './query.ts';
+import { articleIndexOf, queryStems } from './article-index.ts';
 import { rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
 import { resolveScope } from './scope.ts';
 import type { SearchHit, SearchProvider, SearchQuery } from './types.ts';
@@ -50,26 +52,13 @@ export class LocalIndexProvider implements SearchProvider {
     return passages.map((p, i) => ({ ...p, score: scores[i]! }));
   }
 
-  /** The question's words the index query uses: all, or without the most common (see RankingOptions). */
-  indexWords(terms: string[]): string[] {
-    const r = this.ranking;
-    if (r.commonWordShare >= 1) return terms;
-    const df = this.repo.articleFrequencies(terms);
-    const known = terms.filter((t) => (df.get(t) ?? 0) > 0);
-    const n = Math.max(1, this.repo.articleCount());
-    const byRarity = [...known].sort((a, b) => df.get(a)! - df.get(b)!);
-    return byRarity.filter((t, i) => i < r.minIndexWords || df.get(t)! / n <= r.commonWordShare);
-  }
-
   searchSync(q: SearchQuery): SearchHit[] {
     const filter = this.compile(q);
     const terms = queryTerms(q.text);
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
-    const weights = { title: r.titleWeight, body: r.bodyWeight };
-    const indexWords = this.indexWords(terms);
-    if (!indexWords.length) return [];
-    const candidates = this.repo.searchArticles(orMatch(indexWords), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), weights);
+    const scoring = { weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight }, k1: r.k1, b: r.b };
+    const candidates = articleIndexOf(this.repo).search(queryStems(terms), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), scoring);
     const passages = this.scoreInMemory(candidates, terms, q.limit);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
     const meta = new Map(this.repo.articles(ranked.map((a) => a.itemId)).map((m) => [m.id, m]));

@@ -5,7 +5,7 @@
 // Time units: *_at columns are Unix seconds; *_us columns are Unix microseconds (the Google
 // Reader API's timestampUsec/crawlTimeMsec come from items.crawled_us).
 
-import { SEARCH_INDEX_MIGRATION, SEARCH_ARTICLES_MIGRATION, DROP_PASSAGE_FTS_MIGRATION } from './sqlite/search-schema.ts';
+import { SEARCH_INDEX_MIGRATION, SEARCH_ARTICLES_MIGRATION, DROP_PASSAGE_FTS_MIGRATION, SEARCH_POSTINGS_MIGRATION } from './sqlite/search-schema.ts';
 import { CHAT_API_MIGRATION } from './sqlite/chat-schema.ts';
 import { READER_CATALOG_MIGRATION, READER_ITEMS_VERSION_MIGRATION } from './sqlite/reader-schema.ts';
 
@@ -215,6 +215,7 @@ export const MIGRATIONS: Migration[] = [
   { id: '030_search_passages', sql: SEARCH_INDEX_MIGRATION },
   { id: '031_search_articles', sql: SEARCH_ARTICLES_MIGRATION },
   { id: '032_search_drop_passage_fts', sql: DROP_PASSAGE_FTS_MIGRATION },
+  { id: '033_search_postings', sql: SEARCH_POSTINGS_MIGRATION },
   { id: '025_reader_stream_indexes', sql: readerStreamIndexes },
   { id: '026_reader_catalog_version', sql: READER_CATALOG_MIGRATION },
   { id: '027_reader_items_version', sql: READER_ITEMS_VERSION_MIGRATION },

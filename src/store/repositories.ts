@@ -123,26 +123,72 @@ export interface ArticleMatch {
   score: number;
 }
 
+/** An article as the index stores it: its document number and field lengths (in terms). */
+export interface IndexedArticle extends IndexedItem {
+  docNo: number;
+  titleLength: number;
+  bodyLength: number;
+  urlLength: number;
+}
+
+/** The index's counters (kept by the store in step with search_articles). */
+export interface SearchIndexState {
+  nextDocNo: number;
+  articles: number;
+  titleLength: number;
+  bodyLength: number;
+  urlLength: number;
+  /** Articles removed or replaced since the last rebuild. */
+  removed: number;
+  /** Changes when the index is rebuilt (document numbers start again). */
+  epoch: number;
+}
+
+/** One stored article row, for the ranking's in-memory article table. */
+export interface IndexedArticleRow {
+  docNo: number;
+  itemId: number;
+  feedId: number;
+  host: string;
+  publishedAt: number;
+  updatedAt: number;
+  titleLength: number;
+  bodyLength: number;
+  urlLength: number;
+}
+
 export interface SearchIndexRepository {
   itemSources(ids: number[]): SearchItemSource[];
-  /** Replaces the article's index entries: its passages and its whole text (none: removed). */
-  indexArticle(item: IndexedItem, passages: string[]): void;
+  /** Reserves n document numbers (inside the caller's transaction); returns the first. */
+  reserveDocNumbers(n: number): number;
+  /** Stores an article and its passages, replacing any earlier version of the item. */
+  storeArticle(article: IndexedArticle, passages: string[]): void;
+  /** Appends one batch's encoded postings of a term (src/search/postings.ts). */
+  appendPostings(term: string, bytes: Uint8Array, count: number): void;
+  /** The term's posting chunks in order, and how many postings they hold. */
+  postings(term: string): { chunks: Uint8Array[]; count: number };
+  /** Postings stored per term (live or not), for query term weighting. */
+  postingCounts(terms: string[]): Map<string, number>;
+  state(): SearchIndexState;
+  /** Article rows from this document number on, in document number order. */
+  articleRows(fromDocNo: number, limit: number): IndexedArticleRow[];
+  /** The current item of each document number; numbers of removed or replaced versions are absent. */
+  liveDocuments(docNos: number[]): Map<number, number>;
   deleteItems(ids: number[]): void;
   /** Item ids in id order after `afterId` (for rebuilds in batches). */
   itemIdsAfter(afterId: number, limit: number): number[];
   deleteAll(): void;
   passageCount(): number;
   articleCount(): number;
-  /** Best articles for an FTS5 MATCH expression, filters applied inside the ranking query. */
-  searchArticles(match: string, filter: PassageFilter, limit: number, weights: { title: number; body: number }): ArticleMatch[];
   /** Every passage of these articles, unscored (score 0), in reading order. */
   passageTexts(itemIds: number[]): PassageMatch[];
-  /** How many articles contain each word (after the index's stemming), for query term weighting. */
-  articleFrequencies(words: string[]): Map<string, number>;
   articles(ids: number[]): SearchArticleMeta[];
   /** The article's indexed text (its passages in order). */
   articleText(itemId: number): { title: string; url: string; text: string } | undefined;
-  // Stream-id resolution (scoped to the user).
+  // Scope resolution (always relative to one user).
+  subscribedFeedIds(userId: number): number[];
+  /** Document numbers of the user's items tagged with these labels or in these states. */
+  docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): number[];
   subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined;
   label(userId: number, name: string): { id: number; folderFeedIds: number[] } | undefined;
 }

@@ -64,3 +64,64 @@ export const DROP_PASSAGE_FTS_MIGRATION = `
 DROP TRIGGER search_passages_delete;
 DROP TABLE search_fts;
 `;
+
+// Migration 033: the article index leaves FTS5 for our own postings (src/search/postings.ts,
+// article-index.ts). FTS5's bm25() reads every article that matches any query word and cannot
+// stop early (175 ms p50 at 1M passages against a 20 ms goal), and its formula is fixed; the
+// postings are scored in memory term by term (BENCHMARKS.md, ## Search).
+// - search_articles: one row per indexed article; doc_no is the article's document number in
+//   the postings (assigned in indexing order, never reused: re-indexing an item gives it a new
+//   number, and postings of numbers no longer here are skipped), with its field lengths.
+// - search_postings: per term, chunks of encoded postings; indexing appends to the last chunk.
+// - search_index_state: the counters the ranking needs (articles, total field lengths) and the
+//   next document number, kept by triggers so cascaded deletes (a feed removed) count too.
+export const SEARCH_POSTINGS_MIGRATION = `
+DROP TRIGGER search_articles_delete;
+DROP TABLE search_article_fts;
+DROP TABLE search_articles;
+CREATE TABLE search_articles (
+  item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+  doc_no INTEGER NOT NULL UNIQUE,
+  feed_id INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  published_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  title_length INTEGER NOT NULL,
+  body_length INTEGER NOT NULL,
+  url_length INTEGER NOT NULL
+);
+
+CREATE TABLE search_postings (
+  term TEXT NOT NULL,
+  chunk INTEGER NOT NULL,
+  postings INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (term, chunk)
+) WITHOUT ROWID;
+
+CREATE TABLE search_index_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  next_doc_no INTEGER NOT NULL,
+  articles INTEGER NOT NULL,
+  title_length INTEGER NOT NULL,
+  body_length INTEGER NOT NULL,
+  url_length INTEGER NOT NULL,
+  -- articles removed or replaced since the last rebuild: their postings are dead weight
+  removed INTEGER NOT NULL,
+  -- changes when the index is rebuilt from scratch (document numbers start again)
+  epoch INTEGER NOT NULL
+);
+INSERT INTO search_index_state VALUES (1, 1, 0, 0, 0, 0, 0, 0);
+
+CREATE TRIGGER search_articles_added AFTER INSERT ON search_articles BEGIN
+  UPDATE search_index_state SET articles = articles + 1, title_length = title_length + NEW.title_length,
+    body_length = body_length + NEW.body_length, url_length = url_length + NEW.url_length WHERE id = 1;
+END;
+CREATE TRIGGER search_articles_removed AFTER DELETE ON search_articles BEGIN
+  UPDATE search_index_state SET articles = articles - 1, title_length = title_length - OLD.title_length,
+    body_length = body_length - OLD.body_length, url_length = url_length - OLD.url_length, removed = removed + 1 WHERE id = 1;
+END;
+
+-- Everything is indexed again at the next start (src/search/indexing.ts).
+DELETE FROM search_passages;
+`;

@@ -1,0 +1,122 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { addFeed, ingest, insertItem, testApp } from './testing/fixtures.ts';
+import { articleIndexOf, queryStems, topK, type ArticleScoring } from './article-index.ts';
+import { urlWords } from './index-batch.ts';
+import { termFrequencies } from './tokenizer.ts';
+import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
+import { createApp } from '../app.ts';
+import { loadConfig } from '../config/config.ts';
+
+const FTS5_LIKE: ArticleScoring = { weights: { title: 3, body: 1, url: 0 }, k1: 1.2, b: 0.75 };
+const everywhere = { scope: { kind: 'instance' as const } };
+
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+test('scores equal BM25 computed directly from the articles\' texts, across many indexing batches', (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://bm25.example/feed');
+  const rnd = random(3);
+  const vocabulary = ['harbor', 'storm', 'ferry', 'council', 'budget', 'vote', 'school', 'teacher', 'strike', 'bridge', 'river', 'flood'];
+  const articles = Array.from({ length: 700 }, (_, i) => {
+    const words = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(rnd() ** 2 * vocabulary.length)]).join(' ');
+    return { url: `https://bm25.example/${i}`, title: words(1 + Math.floor(rnd() * 4)), content: `<p>${words(5 + Math.floor(rnd() * 60))}.</p>` };
+  });
+  // Several batches, so postings of one term span appended segments and chunks.
+  const ids: number[] = [];
+  for (let i = 0; i < articles.length; i += 150) ids.push(...ingest(app, feed, articles.slice(i, i + 150)));
+  const index = articleIndexOf(searchIndexRepository(app.db));
+  const stems = queryStems(['flood', 'bridge', 'teacher']);
+  const got = index.search(stems, everywhere, 40, FTS5_LIKE);
+
+  // The same formula over the texts, written out independently of the postings.
+  const docs = articles.map((a) => {
+    const title = termFrequencies(a.title), body = termFrequencies(a.content.replace(/<\/?p>/g, '')), url = termFrequencies(urlWords(a.url));
+    const terms = new Map<string, { title: number; body: number }>();
+    for (const term of new Set([...title.tf.keys(), ...body.tf.keys()])) terms.set(term, { title: title.tf.get(term) ?? 0, body: body.tf.get(term) ?? 0 });
+    return { terms, lengths: { title: title.length, body: body.length, url: url.length } };
+  });
+  const n = docs.length;
+  const avg = docs.reduce((s, d) => s + d.lengths.title + d.lengths.body + d.lengths.url, 0) / n;
+  const expected = docs.map((d, i) => {
+    let score = 0;
+    for (const term of stems) {
+      const f = d.terms.get(term);
+      if (!f) continue;
+      const df = docs.filter((x) => x.terms.has(term)).length;
+      const idf = Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
+      const tf = 3 * f.title + f.body;
+      const length = d.lengths.title + d.lengths.body + d.lengths.url;
+      score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg));
+    }
+    return { itemId: ids[i]!, score };
+  }).filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.itemId - b.itemId).slice(0, 40);
+  assert.equal(got.length, 40);
+  for (let i = 0; i < 40; i++) {
+    assert.ok(Math.abs(got[i]!.score - expected[i]!.score) < 1e-9, `rank ${i}: ${got[i]!.score} vs ${expected[i]!.score}`);
+  }
+  assert.deepEqual(new Set(got.map((g) => g.itemId)), new Set(expected.map((e) => e.itemId)));
+});
+
+test('another connection sees new, re-indexed, removed and rebuilt articles', (t) => {
+  const writer = testApp();
+  t.after(() => writer.close());
+  const reader = createApp(loadConfig({ env: {}, overrides: { dataDir: writer.config.dataDir, logLevel: 'silent' } }));
+  t.after(() => reader.close());
+  const index = articleIndexOf(searchIndexRepository(reader.db));
+  const search = (words: string[]) => index.search(queryStems(words), everywhere, 10, FTS5_LIKE).map((m) => m.itemId);
+  const feed = addFeed(writer, 'https://two.example/feed');
+  assert.deepEqual(search(['narwhal']), []);
+
+  const [a, b] = ingest(writer, feed, [
+    { url: 'https://two.example/a', title: 'Narwhal tusks', content: '<p>The narwhal tusk is a tooth.</p>' },
+    { url: 'https://two.example/b', title: 'Beluga songs', content: '<p>Belugas sing.</p>' },
+  ]);
+  assert.deepEqual(search(['narwhal']), [a], 'articles indexed by another process appear');
+
+  writer.db.prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Now about orcas only.</p>', a!);
+  writer.notifyItemChanges({ added: [], updated: [a!], deleted: [] });
+  flushSearchIndexing(writer);
+  assert.deepEqual(search(['narwhal']), [a], 'still found by its unchanged title');
+  assert.deepEqual(search(['tooth']), [], 'the old version\'s body words are gone');
+  assert.deepEqual(search(['orcas']), [a]);
+
+  writer.db.prepare('DELETE FROM items WHERE id = ?').run(b!);
+  writer.notifyItemChanges({ added: [], updated: [], deleted: [b!] });
+  flushSearchIndexing(writer);
+  assert.deepEqual(search(['beluga']), [], 'a removed article is never returned');
+
+  reindexAll(writer);
+  const c = insertItem(writer, feed, { url: 'https://two.example/c', title: 'Walrus', content: '<p>Walrus whiskers.</p>' });
+  writer.notifyItemChanges({ added: [c], updated: [], deleted: [] });
+  flushSearchIndexing(writer);
+  assert.deepEqual(search(['walrus']), [c], 'a rebuild (numbers start again) is followed');
+  assert.deepEqual(search(['orcas']), [a]);
+});
+
+test('topK returns the k best by score, ties broken by the lower document number', () => {
+  const rnd = random(11);
+  const scores = new Float64Array(5000);
+  // Each document is touched once (as the accumulation records them), in no particular order.
+  const docs = [...new Set(Array.from({ length: 3000 }, () => 1 + Math.floor(rnd() * 4999)))];
+  const touched = Int32Array.from(docs);
+  for (const d of docs) scores[d] = Math.floor(rnd() * 50) / 10; // many ties, some zeros
+  const expected = docs.filter((d) => scores[d]! > 0).sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, 25);
+  assert.deepEqual(topK(scores, touched, touched.length, 25), expected);
+});
+
+test('URL path words leave out numbers, ids and file extensions', () => {
+  assert.equal(urlWords('https://www.usatoday.com/story/news/2022/06/09/is-de-department-corrections-handcuffing/9568548002/'),
+    'story news is de department corrections handcuffing');
+  assert.equal(urlWords('https://example.com/Z%C3%BCrich-news.html?id=5'), 'zürich news');
+  assert.equal(urlWords('not a url'), '');
+  assert.equal(urlWords(null), '');
+});

@@ -1,0 +1,237 @@
+// The article index: BM25 over whole articles (title, body and the words of the URL's path as
+// fields), from our own postings (./postings.ts) scored term by term in memory.
+//
+// Why not FTS5 (which this replaced; BENCHMARKS.md, ## Search): an OR query over a question's
+// words matches a large share of a news collection, and FTS5's bm25() decodes every match's
+// positions, looks up its row size and runs the ranking callback for each one (175 ms p50 at 1M
+// passages). Here a query decodes only the query terms' compact postings into typed arrays and
+// accumulates scores in a reused array indexed by document number; filters are tested once per
+// article from the in-memory article table (./article-table.ts). Owning the formula also let the
+// ranking use what FTS5's fixed bm25() could not.
+import type { ArticleMatch, PassageFilter, SearchIndexRepository, SearchIndexState } from '../store/repositories.ts';
+import { ArticleTable } from './article-table.ts';
+import { PostingsBuffer } from './postings.ts';
+import { stem } from './tokenizer.ts';
+import { tokenize } from './query.ts';
+
+export interface FieldWeights {
+  title: number;
+  body: number;
+  url: number;
+}
+
+export interface ArticleScoring {
+  weights: FieldWeights;
+  /** BM25 term-frequency saturation and length normalisation. */
+  k1: number;
+  b: number;
+}
+
+/** Distinct stems of the query words, in order. */
+export function queryStems(words: string[]): string[] {
+  const out = new Set<string>();
+  for (const w of words) for (const t of tokenize(w)) out.add(stem(t));
+  return [...out];
+}
+
+/** The scope and filters of a search as per-article tests over the article table. */
+interface CompiledFilter {
+  feeds?: Set<number>;
+  docs?: Set<number>;
+  /** Per host id: 1 allowed, 0 denied (absent: no host filter). */
+  hostAllowed?: Uint8Array;
+  publishedAfter: number;
+  publishedBefore: number;
+  updatedAfter: number;
+  updatedBefore: number;
+}
+
+/** Scores articles for a query. One per database connection (its buffers are reused). */
+export class ArticleIndex {
+  private readonly repo: SearchIndexRepository;
+  readonly table: ArticleTable;
+  private readonly postings = new PostingsBuffer();
+  private scores = new Float64Array(0);
+  /** Per document number: 0 not seen in this query, 1 passes the filter, 2 filtered out. */
+  private seen = new Uint8Array(0);
+  private touched = new Int32Array(0);
+
+  constructor(repo: SearchIndexRepository) {
+    this.repo = repo;
+    this.table = new ArticleTable(repo);
+  }
+
+  /**
+   * The best `limit` current articles for the stemmed query terms under the filter, by BM25
+   * (higher is better). Articles that match no term are not returned.
+   */
+  search(stems: string[], filter: PassageFilter, limit: number, scoring: ArticleScoring): ArticleMatch[] {
+    const state = this.table.sync();
+    if (!stems.length || limit <= 0 || state.articles === 0) return [];
+    const compiled = this.compile(filter);
+    const touchedCount = this.accumulate(stems, state, compiled, scoring);
+    try {
+      return this.best(touchedCount, limit);
+    } finally {
+      // Leave the reused buffers clean for the next query.
+      const { scores, seen, touched } = this;
+      for (let i = 0; i < touchedCount; i++) { const d = touched[i]!; scores[d] = 0; seen[d] = 0; }
+    }
+  }
+
+  private ensureBuffers(size: number): void {
+    if (this.scores.length >= size) return;
+    let n = Math.max(1024, this.scores.length);
+    while (n < size) n *= 2;
+    this.scores = new Float64Array(n);
+    this.seen = new Uint8Array(n);
+    this.touched = new Int32Array(n);
+  }
+
+  /** Term-at-a-time BM25 (FTS5's variant: field-weighted term frequency over the whole article's length). */
+  private accumulate(stems: string[], state: SearchIndexState, filter: CompiledFilter, scoring: ArticleScoring): number {
+    const t = this.table;
+    this.ensureBuffers(t.size);
+    const { scores, seen, touched } = this;
+    const { k1, b } = scoring;
+    const w = scoring.weights;
+    const n = state.articles;
+    const avgLength = Math.max(1, (state.titleLength + state.bodyLength + state.urlLength) / n);
+    const { live, titleLength, bodyLength, urlLength } = t;
+    const p = this.postings;
+    let touchedCount = 0;
+    for (const term of stems) {
+      const { chunks, count } = this.repo.postings(term);
+      if (!count) continue;
+      // FTS5's idf: never negative for words in more than half the articles.
+      const idf = Math.max(1e-6, Math.log((n - count + 0.5) / (count + 0.5)));
+      for (const chunk of chunks) {
+        const len = p.decode(chunk);
+        const docs = p.docs, tTitle = p.title, tBody = p.body, tUrl = p.url;
+        for (let i = 0; i < len; i++) {
+          const d = docs[i]!;
+          if (d >= t.size) continue; // committed by another process after the table's sync
+          let s = seen[d]!;
+          if (s === 0) {
+            s = live[d] === 1 && this.passes(d, filter) ? 1 : 2;
+            seen[d] = s;
+            touched[touchedCount++] = d;
+          }
+          if (s !== 1) continue;
+          const tf = w.title * tTitle[i]! + w.body * tBody[i]! + w.url * tUrl[i]!;
+          if (tf <= 0) continue;
+          const length = titleLength[d]! + bodyLength[d]! + urlLength[d]!;
+          scores[d] += idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * length / avgLength));
+        }
+      }
+    }
+    return touchedCount;
+  }
+
+  private passes(d: number, f: CompiledFilter): boolean {
+    const t = this.table;
+    if (f.feeds || f.docs) {
+      const inScope = (f.feeds?.has(t.feedId[d]!) ?? false) || (f.docs?.has(d) ?? false);
+      if (!inScope) return false;
+    }
+    if (f.hostAllowed && f.hostAllowed[t.hostId[d]!] !== 1) return false;
+    const published = t.publishedAt[d]!, updated = t.updatedAt[d]!;
+    return published >= f.publishedAfter && published <= f.publishedBefore && updated >= f.updatedAfter && updated <= f.updatedBefore;
+  }
+
+  /**
+   * The best-scored touched articles that are still current (checked against the store: a
+   * removed or re-indexed article's old number is dropped and remembered as removed).
+   */
+  private best(touchedCount: number, limit: number): ArticleMatch[] {
+    const { scores, touched } = this;
+    let want = limit;
+    for (;;) {
+      const top = topK(scores, touched, touchedCount, want + 16);
+      const live = this.repo.liveDocuments(top);
+      const out: ArticleMatch[] = [];
+      for (const d of top) {
+        const itemId = live.get(d);
+        if (itemId === undefined) { this.table.markRemoved(d); continue; }
+        out.push({ itemId, score: scores[d]! });
+        if (out.length === limit) break;
+      }
+      if (out.length === limit || top.length < want + 16) return out;
+      want *= 4;
+    }
+  }
+
+  private compile(f: PassageFilter): CompiledFilter {
+    const out: CompiledFilter = {
+      publishedAfter: f.publishedAfter ?? -Infinity,
+      publishedBefore: f.publishedBefore ?? Infinity,
+      updatedAfter: f.updatedAfter ?? -Infinity,
+      updatedBefore: f.updatedBefore ?? Infinity,
+    };
+    const scope = f.scope;
+    if (scope.kind === 'subscriptions') out.feeds = new Set(this.repo.subscribedFeedIds(scope.userId));
+    if (scope.kind === 'streams') {
+      out.feeds = new Set(scope.feedIds);
+      out.docs = new Set(scope.taggedLabelIds.length || scope.states.length
+        ? this.repo.docNosTaggedOrInState(scope.userId, scope.taggedLabelIds, scope.states)
+        : []);
+    }
+    if (f.allowHosts?.length || f.denyHosts?.length) {
+      const hosts = this.table.hosts;
+      const allowed = new Uint8Array(hosts.length);
+      const matches = (host: string, rule: string) => host === rule || host.endsWith('.' + rule);
+      const allow = (f.allowHosts ?? []).map((h) => h.toLowerCase());
+      const deny = (f.denyHosts ?? []).map((h) => h.toLowerCase());
+      hosts.forEach((h, i) => {
+        const ok = (!allow.length || allow.some((r) => matches(h, r))) && !deny.some((r) => matches(h, r));
+        allowed[i] = ok ? 1 : 0;
+      });
+      out.hostAllowed = allowed;
+    }
+    return out;
+  }
+}
+
+/** Indices of the k highest scores among the touched documents (score > 0), best first; ties by lower number. */
+export function topK(scores: Float64Array, touched: Int32Array, count: number, k: number): number[] {
+  // A min-heap of size k over (score, docNo): O(n log k) with no allocation per document.
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (let i = 0; i < count; i++) {
+    const d = touched[i]!;
+    if (!(scores[d]! > 0)) continue;
+    if (heap.length < k) {
+      heap.push(d);
+      for (let j = heap.length - 1; j > 0;) {
+        const parent = (j - 1) >> 1;
+        if (!worse(heap[j]!, heap[parent]!)) break;
+        [heap[j], heap[parent]] = [heap[parent]!, heap[j]!];
+        j = parent;
+      }
+    } else if (worse(heap[0]!, d)) {
+      heap[0] = d;
+      siftDown(0);
+    }
+  }
+  return heap.sort((a, b) => scores[b]! - scores[a]! || a - b);
+}
+
+const indexes = new WeakMap<SearchIndexRepository, ArticleIndex>();
+
+/** The article index over a repository (one per connection: its article table and buffers are shared). */
+export function articleIndexOf(repo: SearchIndexRepository): ArticleIndex {
+  let index = indexes.get(repo);
+  if (!index) indexes.set(repo, (index = new ArticleIndex(repo)));
+  return index;
+}

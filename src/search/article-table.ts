@@ -1,0 +1,126 @@
+// The indexed articles' numbers in memory, by document number: what scoring reads for every
+// posting (field lengths) and what filters test (feed, host, dates), in typed arrays so a query
+// over tens of thousands of postings does no lookups in SQLite.
+//
+// The table follows the store, never the other way round: before each search it reads the
+// index's counters (one row) and loads the articles indexed since, by any process (a
+// `tidings refresh` beside the server). Removed or replaced articles are noticed when their
+// document numbers come up as candidates (the caller checks candidates against the store and
+// calls markRemoved); a full reload reclaims them once they add up.
+import type { IndexedArticleRow, SearchIndexRepository, SearchIndexState } from '../store/repositories.ts';
+
+/** Rows loaded per query while catching up. */
+const LOAD_PAGE = 5000;
+
+export class ArticleTable {
+  private readonly repo: SearchIndexRepository;
+  /** Highest document number + 1 the arrays can hold. */
+  private capacity = 0;
+  itemId = new Int32Array(0);
+  feedId = new Int32Array(0);
+  hostId = new Int32Array(0);
+  publishedAt = new Float64Array(0);
+  updatedAt = new Float64Array(0);
+  titleLength = new Int32Array(0);
+  bodyLength = new Int32Array(0);
+  urlLength = new Int32Array(0);
+  /** 1 while the document number is (as far as we know) a current article. */
+  live = new Uint8Array(0);
+  /** Interned host names; hostId indexes this. */
+  readonly hosts: string[] = [];
+  private readonly hostIds = new Map<string, number>();
+  /** Rebuild epoch and removal count of the store when the table was last loaded from scratch. */
+  private epoch = -1;
+  private removedAtLoad = 0;
+  /** Every document number below this has been loaded. */
+  private loadedUpTo = 1;
+
+  constructor(repo: SearchIndexRepository) {
+    this.repo = repo;
+  }
+
+  /** Brings the table up to date with the store; returns the counters the ranking uses. */
+  sync(): SearchIndexState {
+    const state = this.repo.state();
+    // A rebuild restarted the numbers, or enough articles went away that their dead entries are
+    // worth dropping: load everything again.
+    if (state.epoch !== this.epoch || state.removed - this.removedAtLoad > Math.max(1000, state.articles / 5)) {
+      this.reset();
+      this.epoch = state.epoch;
+      this.removedAtLoad = state.removed;
+    }
+    while (this.loadedUpTo < state.nextDocNo) {
+      const rows = this.repo.articleRows(this.loadedUpTo, LOAD_PAGE);
+      for (const r of rows) this.put(r);
+      this.loadedUpTo = rows.length === LOAD_PAGE ? rows[rows.length - 1]!.docNo + 1 : state.nextDocNo;
+    }
+    return state;
+  }
+
+  private reset(): void {
+    this.capacity = 0;
+    this.itemId = new Int32Array(0);
+    this.feedId = new Int32Array(0);
+    this.hostId = new Int32Array(0);
+    this.publishedAt = new Float64Array(0);
+    this.updatedAt = new Float64Array(0);
+    this.titleLength = new Int32Array(0);
+    this.bodyLength = new Int32Array(0);
+    this.urlLength = new Int32Array(0);
+    this.live = new Uint8Array(0);
+    this.loadedUpTo = 1;
+  }
+
+  /** Document numbers below this may have an entry. */
+  get size(): number {
+    return this.loadedUpTo;
+  }
+
+  markRemoved(docNo: number): void {
+    if (docNo < this.capacity) this.live[docNo] = 0;
+  }
+
+  private put(r: IndexedArticleRow): void {
+    this.grow(r.docNo + 1);
+    const d = r.docNo;
+    this.itemId[d] = r.itemId;
+    this.feedId[d] = r.feedId;
+    this.hostId[d] = this.internHost(r.host);
+    this.publishedAt[d] = r.publishedAt;
+    this.updatedAt[d] = r.updatedAt;
+    this.titleLength[d] = r.titleLength;
+    this.bodyLength[d] = r.bodyLength;
+    this.urlLength[d] = r.urlLength;
+    this.live[d] = 1;
+  }
+
+  private internHost(host: string): number {
+    let id = this.hostIds.get(host);
+    if (id === undefined) {
+      id = this.hosts.length;
+      this.hosts.push(host);
+      this.hostIds.set(host, id);
+    }
+    return id;
+  }
+
+  private grow(needed: number): void {
+    if (needed <= this.capacity) return;
+    let size = Math.max(1024, this.capacity);
+    while (size < needed) size *= 2;
+    const int = (a: Int32Array) => { const b = new Int32Array(size); b.set(a); return b; };
+    const float = (a: Float64Array) => { const b = new Float64Array(size); b.set(a); return b; };
+    this.itemId = int(this.itemId);
+    this.feedId = int(this.feedId);
+    this.hostId = int(this.hostId);
+    this.publishedAt = float(this.publishedAt);
+    this.updatedAt = float(this.updatedAt);
+    this.titleLength = int(this.titleLength);
+    this.bodyLength = int(this.bodyLength);
+    this.urlLength = int(this.urlLength);
+    const live = new Uint8Array(size);
+    live.set(this.live);
+    this.live = live;
+    this.capacity = size;
+  }
+}
