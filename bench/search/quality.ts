@@ -6,7 +6,10 @@ import { loadConfig } from '../../src/config/config.ts';
 import { transaction } from '../../src/store/db.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
-import { tokenize, quote } from '../../src/search/query.ts';
+import { tokenize } from '../../src/search/query.ts';
+
+/** An FTS5 phrase: the word quoted, so FTS5 never reads it as syntax. */
+const quote = (word: string) => `"${word.replace(/"/g, '""')}"`;
 import type { RankingOptions } from '../../src/search/ranking.ts';
 import { tempDataDir } from '../../test/helpers.ts';
 import { articleHtml, newsDate, type NewsArticle, type NewsQuestion } from './news-corpus.ts';

@@ -1,8 +1,7 @@
-// Turns a natural-language question into FTS5 query terms. Questions are full sentences ("What
-// was the outcome of …"), so function words are dropped (they match nearly every passage and only
-// add noise and cost) and the remaining words are OR-ed: BM25 rewards passages matching more
-// and rarer words. Every term is quoted, so FTS5 operators typed by users (AND, NEAR, "*") are
-// treated as words, never as syntax.
+// Turns a natural-language question into query words. Questions are full sentences ("What was
+// the outcome of …"), so function words are dropped (they match nearly every article and only
+// add noise and cost); an article matching any remaining word is a candidate and BM25 rewards
+// articles matching more and rarer words. Operators typed by users (AND, NEAR, "*") are words.
 
 // Common English function words and question words (the usual IR stop list, plus words that
 // are frequent in questions about news but carry no topic: "said", "according", "recently").
@@ -35,13 +34,4 @@ export function queryTerms(text: string): string[] {
 
 export function isStopword(t: string): boolean {
   return STOPWORDS.has(t);
-}
-
-/** FTS5 MATCH expression OR-ing the terms, each quoted (a term never acts as FTS5 syntax). */
-export function orMatch(terms: string[]): string {
-  return terms.map(quote).join(' OR ');
-}
-
-export function quote(term: string): string {
-  return `"${term.replace(/"/g, '""')}"`;
 }
