@@ -133,6 +133,11 @@ test('stop sequences end the content before the first match, for the extractive 
   assert.equal(done.usage.completionTokens, countTokens(text));
 });
 
+test('response_format with the extractive engine is refused before any event, naming the parameter', () => {
+  assert.throws(() => answerService(app).stream(ask('What happened?', { responseFormat: { type: 'json_schema', json_schema: { schema: { type: 'object' } } } })), (e: unknown) =>
+    e instanceof AnswerError && e.code === 'engine_unavailable' && e.param === 'response_format' && /TIDINGS_LLM_BASE_URL/.test(e.message));
+});
+
 test('r1-1776 without a generative engine is refused before any event', () => {
   assert.throws(() => answerService(app).stream(ask('Tell me a story', { model: 'r1-1776' })), (e: unknown) =>
     e instanceof AnswerError && e.code === 'engine_unavailable' && /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL/.test(e.message));

@@ -37,6 +37,11 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
     if (!engine.generative && req.disableSearch) {
       throw new AnswerError('engine_unavailable', `disable_search needs a generative engine (the built-in extractive engine can only quote retrieved articles): ${HOW_TO_CONFIGURE}`, 'disable_search');
     }
+    if (!engine.generative && req.responseFormat !== undefined) {
+      // Quoting sentences cannot follow a JSON schema or a regex; ignoring the format would hand
+      // the client text its parser rejects.
+      throw new AnswerError('engine_unavailable', `response_format (structured output) needs a generative engine (the built-in extractive engine only quotes retrieved sentences): ${HOW_TO_CONFIGURE}`, 'response_format');
+    }
     const pipelineDeps: PipelineDeps = { search: deps.search, engine, imageSizes: deps.imageSizes };
     const profile = PROFILES[req.model];
     const pipeline = profile.searches === 'none' ? offlineAnswer(req, pipelineDeps)
