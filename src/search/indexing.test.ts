@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addFeed, addUser, ingest, insertItem, subscribe, testApp } from './testing/fixtures.ts';
 import { searchService } from './service.ts';
-import { reindexAll, searchIndexRepository } from './indexing.ts';
+import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
 import type { SearchQuery } from './types.ts';
 
 const instance = (text: string, limit = 10): SearchQuery => ({ text, scope: { kind: 'instance' }, filters: {}, limit });
@@ -132,4 +132,30 @@ test('ingest does not wait for indexing: the queue drains in the background, in 
   const reopened = testApp({ dataDir: app.config.dataDir });
   t.after(() => reopened.close());
   assert.equal(searchIndexRepository(reopened.db).articleCount(), ids.length, 'close() flushed the queue');
+});
+
+test('a pending rebuild runs in the background: the app starts at once, searches see what is indexed, processes share the work', async (t) => {
+  const first = testApp();
+  const feed = addFeed(first, 'https://r.example/feed');
+  const ids = Array.from({ length: 2600 }, (_, i) => insertItem(first, feed, { url: `https://r.example/${i}`, title: `Tide table ${i}`, content: '<p>High water at the harbour mouth.</p>' }));
+  first.notifyItemChanges({ added: ids, updated: [], deleted: [] });
+  flushSearchIndexing(first);
+  // What a migration that changes the index does: empty it and ask for a rebuild.
+  searchIndexRepository(first.db).deleteAll();
+  await first.close();
+
+  const started = Date.now();
+  const a = testApp({ dataDir: first.config.dataDir });
+  const b = testApp({ dataDir: first.config.dataDir });
+  t.after(() => a.close());
+  t.after(() => b.close());
+  const repo = searchIndexRepository(a.db);
+  assert.ok(repo.articleCount() < ids.length, 'the apps did not rebuild before starting');
+  const hits = await searchService(a).search(instance('harbour tide'));
+  assert.ok(hits.length <= 10, 'a search during the rebuild answers from what is indexed so far');
+  for (let i = 0; i < 500 && repo.state().rebuildAfter !== null; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(repo.state().rebuildAfter, null, `rebuild finished (${Date.now() - started} ms)`);
+  assert.equal(repo.articleCount(), ids.length);
+  assert.equal(repo.state().removed, 0, 'no batch was indexed twice by the two processes');
+  assert.equal((await searchService(b).search(instance('tide table 2599', 1)))[0]?.url, 'https://r.example/2599');
 });

@@ -2,8 +2,10 @@
 // through app.notifyItemChanges, and this listener queues the ids; the queue is indexed in
 // batches on later event-loop turns (one transaction each), so a refresh cycle is not held up by
 // indexing (measured: the synchronous listener was 60-70 % of a first refresh of 1,000 feeds).
-// Searches and app.close() flush the queue first, so a search always sees every committed item. reindexAll rebuilds everything (after a tokenizer change or
-// to repair), in batches so memory stays flat.
+// Searches and app.close() flush the queue first, so a search always sees every committed item.
+// reindexAll rebuilds everything now (`tidings search reindex`, to repair); a rebuild a migration
+// asks for runs in the background instead, so an upgrade does not keep the server from starting.
+// Both go in batches, so memory stays flat.
 import type { App } from '../app.ts';
 import type { ItemChanges } from '../model/item.ts';
 import { transaction, type Db } from '../store/db.ts';
@@ -22,14 +24,16 @@ export function searchIndexRepository(db: Db): SqliteSearchIndex {
   return r;
 }
 
-/** Registers the listener that indexes items as the feed engine stores them. */
+/**
+ * Registers the listener that indexes items as the feed engine stores them, and carries on a
+ * pending rebuild in the background (a migration that changed the index asks for one).
+ */
 export function installSearchIndexing(app: App): void {
   const repo = searchIndexRepository(app.db);
-  // A database whose index is empty but has items (migration 031 asks for a rebuild) is indexed now.
-  if (repo.articleCount() === 0 && repo.itemIdsAfter(0, 1).length) {
-    app.log.info('building the search index');
-    const { items, passages } = reindexAll(app);
-    app.log.info({ items, passages }, 'search index built');
+  if (repo.state().rebuildAfter !== null) {
+    const rebuild = new BackgroundRebuild(app, repo);
+    rebuild.start();
+    app.onClose(() => rebuild.stop());
   }
   const queue = new IndexQueue(app.db, repo, (err) => app.log.error({ err }, 'search indexing failed'));
   queues.set(app, queue);
@@ -108,22 +112,93 @@ export function applyItemChanges(db: Db, repo: SearchIndexRepository, changes: I
   });
 }
 
-/** Rebuilds the whole index; returns the number of items and passages indexed. */
+/** Rebuilds the whole index now; returns the number of items and passages indexed. */
 export function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (items: number) => void } = {}): { items: number; passages: number } {
   const repo = searchIndexRepository(app.db);
-  const batchSize = opts.batchSize ?? 500;
   transaction(app.db, () => repo.deleteAll());
-  let after = 0;
   let items = 0;
   for (;;) {
-    const ids = repo.itemIdsAfter(after, batchSize);
-    if (!ids.length) break;
-    transaction(app.db, () => indexItemsNow(repo, ids));
-    items += ids.length;
-    after = ids[ids.length - 1]!;
+    const step = rebuildStep(app.db, repo, opts.batchSize ?? 500);
+    if (!step || step.done) break;
+    items += step.indexed;
     opts.onProgress?.(items);
   }
   return { items, passages: repo.passageCount() };
+}
+
+/**
+ * Indexes the next batch of a pending rebuild, in one transaction (several processes on one
+ * database share the cursor, so each batch is done once). Null when no rebuild is pending.
+ */
+export function rebuildStep(db: Db, repo: SearchIndexRepository, batchSize: number): { indexed: number; done: boolean } | null {
+  return transaction(db, () => {
+    const state = repo.state();
+    if (state.rebuildAfter === null) return null;
+    const ids = repo.itemIdsAfter(state.rebuildAfter, batchSize, state.rebuildUntil ?? undefined);
+    if (!ids.length) {
+      repo.setRebuildCursor(null);
+      return { indexed: 0, done: true };
+    }
+    indexItemsNow(repo, ids);
+    repo.setRebuildCursor(ids[ids.length - 1]!);
+    return { indexed: ids.length, done: false };
+  });
+}
+
+/**
+ * A rebuild that runs between event-loop turns while the process serves: searches meanwhile see
+ * the articles indexed so far (and every new one, through the queue). Progress is logged.
+ */
+class BackgroundRebuild {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private indexed = 0;
+  private lastReport = 0;
+  private readonly app: App;
+  private readonly repo: SearchIndexRepository;
+
+  constructor(app: App, repo: SearchIndexRepository) {
+    this.app = app;
+    this.repo = repo;
+  }
+
+  start(): void {
+    this.app.log.info('rebuilding the search index in the background; searches see the articles indexed so far');
+    this.lastReport = Date.now();
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.tick(), delayMs).unref();
+  }
+
+  private tick(): void {
+    let step: ReturnType<typeof rebuildStep>;
+    try {
+      step = rebuildStep(this.app.db, this.repo, IndexQueue.BATCH);
+    } catch (err) {
+      // Nothing is lost: the cursor did not move. Try again a little later.
+      this.app.log.error({ err }, 'search index rebuild failed; retrying');
+      this.schedule(5000);
+      return;
+    }
+    if (!step || step.done) {
+      this.app.log.info({ indexed: this.indexed }, 'search index rebuilt');
+      return;
+    }
+    this.indexed += step.indexed;
+    if (Date.now() - this.lastReport > 10_000) {
+      this.lastReport = Date.now();
+      this.app.log.info({ indexed: this.indexed, articles: this.repo.articleCount() }, 'rebuilding the search index');
+    }
+    this.schedule(0);
+  }
 }
 
 /** Indexes the items (replacing earlier versions); the caller holds the transaction. */

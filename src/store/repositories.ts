@@ -142,6 +142,9 @@ export interface SearchIndexState {
   removed: number;
   /** Changes when the index is rebuilt (document numbers start again). */
   epoch: number;
+  /** A background rebuild still has the items with ids in (rebuildAfter, rebuildUntil] to index; null: none. */
+  rebuildAfter: number | null;
+  rebuildUntil: number | null;
 }
 
 /** One stored article row, for the ranking's in-memory article table. */
@@ -175,9 +178,12 @@ export interface SearchIndexRepository {
   /** The current item of each document number; numbers of removed or replaced versions are absent. */
   liveDocuments(docNos: number[]): Map<number, number>;
   deleteItems(ids: number[]): void;
-  /** Item ids in id order after `afterId` (for rebuilds in batches). */
-  itemIdsAfter(afterId: number, limit: number): number[];
+  /** Item ids in id order after `afterId`, at most `untilId` (for rebuilds in batches). */
+  itemIdsAfter(afterId: number, limit: number, untilId?: number): number[];
+  /** Empties the index; a background rebuild of every stored item is then pending (cleared by setRebuildCursor(null)). */
   deleteAll(): void;
+  /** Records a background rebuild's progress: items up to this id are indexed (null: finished). */
+  setRebuildCursor(afterId: number | null): void;
   passageCount(): number;
   articleCount(): number;
   /** Every passage of these articles, unscored (score 0), in reading order. */

@@ -82,7 +82,8 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   state(): SearchIndexState {
     return this.stmts.get(`SELECT next_doc_no AS nextDocNo, articles, title_length AS titleLength, body_length AS bodyLength,
-      url_length AS urlLength, removed, epoch FROM search_index_state WHERE id = 1`).get() as unknown as SearchIndexState;
+      url_length AS urlLength, removed, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil
+      FROM search_index_state WHERE id = 1`).get() as unknown as SearchIndexState;
   }
 
   articleRows(fromDocNo: number, limit: number): IndexedArticleRow[] {
@@ -107,14 +108,19 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     this.stmts.get('DELETE FROM search_passages WHERE item_id IN (SELECT value FROM json_each(?))').run(list);
   }
 
-  itemIdsAfter(afterId: number, limit: number): number[] {
-    return (this.stmts.get('SELECT id FROM items WHERE id > ? ORDER BY id LIMIT ?').all(afterId, limit) as { id: number }[]).map((r) => r.id);
+  itemIdsAfter(afterId: number, limit: number, untilId = Number.MAX_SAFE_INTEGER): number[] {
+    return (this.stmts.get('SELECT id FROM items WHERE id > ? AND id <= ? ORDER BY id LIMIT ?').all(afterId, untilId, limit) as { id: number }[]).map((r) => r.id);
+  }
+
+  setRebuildCursor(afterId: number | null): void {
+    if (afterId === null) this.stmts.get('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1').run();
+    else this.stmts.get('UPDATE search_index_state SET rebuild_after = ? WHERE id = 1').run(afterId);
   }
 
   deleteAll(): void {
     this.db.exec(`DELETE FROM search_passages; DELETE FROM search_articles; DELETE FROM search_postings;
       UPDATE search_index_state SET next_doc_no = 1, articles = 0, title_length = 0, body_length = 0, url_length = 0,
-        removed = 0, epoch = epoch + 1 WHERE id = 1;`);
+        removed = 0, epoch = epoch + 1, rebuild_after = 0, rebuild_until = (SELECT coalesce(max(id), 0) FROM items) WHERE id = 1;`);
   }
 
   passageCount(): number {

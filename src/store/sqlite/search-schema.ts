@@ -109,9 +109,14 @@ CREATE TABLE search_index_state (
   -- articles removed or replaced since the last rebuild: their postings are dead weight
   removed INTEGER NOT NULL,
   -- changes when the index is rebuilt from scratch (document numbers start again)
-  epoch INTEGER NOT NULL
+  epoch INTEGER NOT NULL,
+  -- a rebuild in the background: items with ids in (rebuild_after, rebuild_until] are still to
+  -- be indexed (NULL: none pending); any process on the database carries it on
+  rebuild_after INTEGER,
+  rebuild_until INTEGER
 );
-INSERT INTO search_index_state VALUES (1, 1, 0, 0, 0, 0, 0, 0);
+INSERT INTO search_index_state VALUES (1, 1, 0, 0, 0, 0, 0, 0,
+  CASE WHEN EXISTS (SELECT 1 FROM items) THEN 0 END, (SELECT max(id) FROM items));
 
 CREATE TRIGGER search_articles_added AFTER INSERT ON search_articles BEGIN
   UPDATE search_index_state SET articles = articles + 1, title_length = title_length + NEW.title_length,
@@ -122,6 +127,6 @@ CREATE TRIGGER search_articles_removed AFTER DELETE ON search_articles BEGIN
     body_length = body_length - OLD.body_length, url_length = url_length - OLD.url_length, removed = removed + 1 WHERE id = 1;
 END;
 
--- Everything is indexed again at the next start (src/search/indexing.ts).
+-- Everything is indexed again, in the background from the next start (src/search/indexing.ts).
 DELETE FROM search_passages;
 `;
