@@ -5,6 +5,8 @@
 //   node bench/search.bench.ts --scale 1m      also 1M passages (≈15 min, ~2 GB of disk in /tmp)
 //   node bench/search.bench.ts --no-scale      quality only
 //   node bench/search.bench.ts --no-quality    scale only
+//   node bench/search.bench.ts --no-quality --scale 1m --data DIR   keep the generated index in DIR and
+//                                              reuse it next time (the build is measured only once)
 //
 // The pieces are exported (bench/search/*.ts) so other benchmarks can reuse the built index.
 import { SHARED } from '../test/helpers.ts';
@@ -22,6 +24,9 @@ export const VARIANTS: [string, Partial<RankingOptions>][] = [
   ['title weight 1 (instead of 3)', { titleWeight: 1 }],
   ['passage bonus 0.5 (instead of 0.3)', { passageWeight: 0.5 }],
   ['URL path words as a field (weight 1)', { urlWeight: 1 }],
+  ['plain BM25 (no BM25+ bonus)', { delta: 0 }],
+  ['BM25+ bonus 0.5', { delta: 0.5 }],
+  ['k1 0.9', { k1: 0.9 }],
 ];
 
 function fmt(q: Quality, base?: Quality): string {
@@ -53,8 +58,10 @@ async function main(argv: string[]): Promise<void> {
     const sizes = [100_000, ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : [])];
     for (const size of sizes) {
       console.log(`## Scale: ${size.toLocaleString('en')} generated passages`);
-      const r = runScale(size, articles, questions, (s) => console.log(s));
-      console.log(`index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passagesPerSecond)} passages/s`);
+      const dataArg = argv.includes('--data') ? argv[argv.indexOf('--data') + 1] : undefined;
+      const r = runScale(size, articles, questions, (s) => console.log(s), dataArg ? `${dataArg}-${size}` : undefined);
+      if (r.buildSeconds > 0) console.log(`index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passagesPerSecond)} passages/s`);
+      else console.log(`index reused: ${r.passages} passages (${r.articles} articles)`);
       for (const l of r.latency) console.log(`search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`);
     }
   }

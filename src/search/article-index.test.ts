@@ -8,7 +8,7 @@ import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexi
 import { createApp } from '../app.ts';
 import { loadConfig } from '../config/config.ts';
 
-const FTS5_LIKE: ArticleScoring = { weights: { title: 3, body: 1, url: 0 }, k1: 1.2, b: 0.75 };
+const BM25_PLUS: ArticleScoring = { weights: { title: 3, body: 1, url: 0 }, k1: 1.2, b: 0.75, delta: 0.5 };
 const everywhere = { scope: { kind: 'instance' as const } };
 
 function random(seed: number): () => number {
@@ -35,7 +35,7 @@ test('scores equal BM25 computed directly from the articles\' texts, across many
   for (let i = 0; i < articles.length; i += 150) ids.push(...ingest(app, feed, articles.slice(i, i + 150)));
   const index = articleIndexOf(searchIndexRepository(app.db));
   const stems = queryStems(['flood', 'bridge', 'teacher']);
-  const got = index.search(stems, everywhere, 40, FTS5_LIKE);
+  const got = index.search(stems, everywhere, 40, BM25_PLUS);
 
   // The same formula over the texts, written out independently of the postings.
   const docs = articles.map((a) => {
@@ -55,7 +55,7 @@ test('scores equal BM25 computed directly from the articles\' texts, across many
       const idf = Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
       const tf = 3 * f.title + f.body;
       const length = d.lengths.title + d.lengths.body + d.lengths.url;
-      score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg));
+      score += idf * (tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg)) + 0.5);
     }
     return { itemId: ids[i]!, score };
   }).filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.itemId - b.itemId).slice(0, 40);
@@ -72,7 +72,7 @@ test('another connection sees new, re-indexed, removed and rebuilt articles', (t
   const reader = createApp(loadConfig({ env: {}, overrides: { dataDir: writer.config.dataDir, logLevel: 'silent' } }));
   t.after(() => reader.close());
   const index = articleIndexOf(searchIndexRepository(reader.db));
-  const search = (words: string[]) => index.search(queryStems(words), everywhere, 10, FTS5_LIKE).map((m) => m.itemId);
+  const search = (words: string[]) => index.search(queryStems(words), everywhere, 10, BM25_PLUS).map((m) => m.itemId);
   const feed = addFeed(writer, 'https://two.example/feed');
   assert.deepEqual(search(['narwhal']), []);
 

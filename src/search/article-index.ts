@@ -25,6 +25,12 @@ export interface ArticleScoring {
   /** BM25 term-frequency saturation and length normalisation. */
   k1: number;
   b: number;
+  /**
+   * BM25+'s lower bound (Lv & Zhai 2011): every matched query term adds at least this times its
+   * idf, however long the article, so long articles that match many of the question's words are
+   * not buried under short ones that repeat one word.
+   */
+  delta: number;
 }
 
 /** Distinct stems of the query words, in order. */
@@ -88,12 +94,12 @@ export class ArticleIndex {
     this.touched = new Int32Array(n);
   }
 
-  /** Term-at-a-time BM25 (FTS5's variant: field-weighted term frequency over the whole article's length). */
+  /** Term-at-a-time BM25+ (FTS5's BM25 variant: field-weighted term frequency over the whole article's length; plus delta). */
   private accumulate(stems: string[], state: SearchIndexState, filter: CompiledFilter, scoring: ArticleScoring): number {
     const t = this.table;
     this.ensureBuffers(t.size);
     const { scores, seen, touched } = this;
-    const { k1, b } = scoring;
+    const { k1, b, delta } = scoring;
     const w = scoring.weights;
     const n = state.articles;
     const avgLength = Math.max(1, (state.titleLength + state.bodyLength + state.urlLength) / n);
@@ -121,7 +127,7 @@ export class ArticleIndex {
           const tf = w.title * tTitle[i]! + w.body * tBody[i]! + w.url * tUrl[i]!;
           if (tf <= 0) continue;
           const length = titleLength[d]! + bodyLength[d]! + urlLength[d]!;
-          scores[d] += idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * length / avgLength));
+          scores[d] += idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * length / avgLength)) + delta);
         }
       }
     }

@@ -57,7 +57,7 @@ export class LocalIndexProvider implements SearchProvider {
     const terms = queryTerms(q.text);
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
-    const scoring = { weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight }, k1: r.k1, b: r.b };
+    const scoring = { weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight }, k1: r.k1, b: r.b, delta: r.delta };
     const candidates = articleIndexOf(this.repo).search(queryStems(terms), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), scoring);
     const passages = this.scoreInMemory(candidates, terms, q.limit);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
