@@ -20,7 +20,40 @@ function random(seed: number): () => number {
   };
 }
 
-test('scores equal BM25 computed directly from the articles\' texts, across many indexing batches', (t) => {
+/** BM25+ as ArticleIndex computes it, written out independently of the postings, over the texts. */
+function expectedScores(articles: { url: string; title: string; content: string }[], ids: number[], stems: string[], limit: number) {
+  const docs = articles.map((a) => {
+    const title = termFrequencies(a.title), body = termFrequencies(a.content.replace(/<\/?p>/g, '')), url = termFrequencies(urlWords(a.url));
+    const terms = new Map<string, { title: number; body: number }>();
+    for (const term of new Set([...title.tf.keys(), ...body.tf.keys()])) terms.set(term, { title: title.tf.get(term) ?? 0, body: body.tf.get(term) ?? 0 });
+    return { terms, lengths: { title: title.length, body: body.length, url: url.length } };
+  });
+  const n = docs.length;
+  const avg = docs.reduce((s, d) => s + d.lengths.title + d.lengths.body + d.lengths.url, 0) / n;
+  const df = new Map(stems.map((term) => [term, docs.filter((x) => x.terms.has(term)).length]));
+  return docs.map((d, i) => {
+    let score = 0;
+    for (const term of stems) {
+      const f = d.terms.get(term);
+      if (!f) continue;
+      const idf = Math.max(1e-6, Math.log((n - df.get(term)! + 0.5) / (df.get(term)! + 0.5)));
+      const tf = 3 * f.title + f.body;
+      const length = d.lengths.title + d.lengths.body + d.lengths.url;
+      score += idf * (tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg)) + 0.5);
+    }
+    return { itemId: ids[i]!, score };
+  }).filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.itemId - b.itemId).slice(0, limit);
+}
+
+function assertSameRanking(got: { itemId: number; score: number }[], expected: { itemId: number; score: number }[]): void {
+  assert.equal(got.length, expected.length);
+  for (let i = 0; i < got.length; i++) {
+    assert.ok(Math.abs(got[i]!.score - expected[i]!.score) < 1e-9, `rank ${i}: ${got[i]!.score} vs ${expected[i]!.score}`);
+  }
+  assert.deepEqual(new Set(got.map((g) => g.itemId)), new Set(expected.map((e) => e.itemId)));
+}
+
+test('scores equal BM25+ computed directly from the articles\' texts, across many indexing batches', (t) => {
   const app = testApp();
   t.after(() => app.close());
   const feed = addFeed(app, 'https://bm25.example/feed');
@@ -35,35 +68,29 @@ test('scores equal BM25 computed directly from the articles\' texts, across many
   for (let i = 0; i < articles.length; i += 150) ids.push(...ingest(app, feed, articles.slice(i, i + 150)));
   const index = articleIndexOf(searchIndexRepository(app.db));
   const stems = queryStems(['flood', 'bridge', 'teacher']);
-  const got = index.search(stems, everywhere, 40, BM25_PLUS);
+  assertSameRanking(index.search(stems, everywhere, 40, BM25_PLUS), expectedScores(articles, ids, stems, 40));
+});
 
-  // The same formula over the texts, written out independently of the postings.
-  const docs = articles.map((a) => {
-    const title = termFrequencies(a.title), body = termFrequencies(a.content.replace(/<\/?p>/g, '')), url = termFrequencies(urlWords(a.url));
-    const terms = new Map<string, { title: number; body: number }>();
-    for (const term of new Set([...title.tf.keys(), ...body.tf.keys()])) terms.set(term, { title: title.tf.get(term) ?? 0, body: body.tf.get(term) ?? 0 });
-    return { terms, lengths: { title: title.length, body: body.length, url: url.length } };
+test('pruning common terms (MaxScore) returns exactly the best articles', (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://prune.example/feed');
+  const rnd = random(5);
+  // Every article has the common words; a few have the rare ones: the common words' postings
+  // can then only re-order articles already found.
+  const articles = Array.from({ length: 1500 }, (_, i) => {
+    const rare = i % 97 === 0 ? ' aurora aurora' : i % 41 === 0 ? ' magnetometer' : '';
+    const common = Array.from({ length: 5 + Math.floor(rnd() * 30) }, () => (rnd() < 0.5 ? 'weather' : 'report')).join(' ');
+    return { url: `https://prune.example/${i}`, title: `Item ${i}`, content: `<p>${common}${rare}.</p>` };
   });
-  const n = docs.length;
-  const avg = docs.reduce((s, d) => s + d.lengths.title + d.lengths.body + d.lengths.url, 0) / n;
-  const expected = docs.map((d, i) => {
-    let score = 0;
-    for (const term of stems) {
-      const f = d.terms.get(term);
-      if (!f) continue;
-      const df = docs.filter((x) => x.terms.has(term)).length;
-      const idf = Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
-      const tf = 3 * f.title + f.body;
-      const length = d.lengths.title + d.lengths.body + d.lengths.url;
-      score += idf * (tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg)) + 0.5);
-    }
-    return { itemId: ids[i]!, score };
-  }).filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.itemId - b.itemId).slice(0, 40);
-  assert.equal(got.length, 40);
-  for (let i = 0; i < 40; i++) {
-    assert.ok(Math.abs(got[i]!.score - expected[i]!.score) < 1e-9, `rank ${i}: ${got[i]!.score} vs ${expected[i]!.score}`);
+  const ids = ingest(app, feed, articles);
+  const index = articleIndexOf(searchIndexRepository(app.db));
+  const stems = queryStems(['aurora', 'magnetometer', 'weather', 'report']);
+  for (const limit of [3, 10]) {
+    assertSameRanking(index.search(stems, everywhere, limit, BM25_PLUS), expectedScores(articles, ids, stems, limit + 16).slice(0, limit));
   }
-  assert.deepEqual(new Set(got.map((g) => g.itemId)), new Set(expected.map((e) => e.itemId)));
+  assert.ok(index.lastSearch.prunedTerms > 0, 'the common terms were pruned');
+  assert.ok(index.lastSearch.articles < 200, `only the articles with rare words were scored (${index.lastSearch.articles})`);
 });
 
 test('another connection sees new, re-indexed, removed and rebuilt articles', (t) => {

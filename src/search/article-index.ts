@@ -52,6 +52,13 @@ interface CompiledFilter {
   updatedBefore: number;
 }
 
+/**
+ * Candidates taken beyond the limit, for numbers that turn out removed when checked against the
+ * store. Pruning keeps the top limit + CANDIDATE_SLACK exact; past that (many removed articles
+ * among the best), the next ones are approximate until the table is reloaded.
+ */
+const CANDIDATE_SLACK = 16;
+
 /** Scores articles for a query. One per database connection (its buffers are reused). */
 export class ArticleIndex {
   private readonly repo: SearchIndexRepository;
@@ -61,6 +68,8 @@ export class ArticleIndex {
   /** Per document number: 0 not seen in this query, 1 passes the filter, 2 filtered out. */
   private seen = new Uint8Array(0);
   private touched = new Int32Array(0);
+  /** What the last search did (for tests and the benchmark). */
+  lastSearch = { postings: 0, articles: 0, prunedTerms: 0 };
 
   constructor(repo: SearchIndexRepository) {
     this.repo = repo;
@@ -75,7 +84,7 @@ export class ArticleIndex {
     const state = this.table.sync();
     if (!stems.length || limit <= 0 || state.articles === 0) return [];
     const compiled = this.compile(filter);
-    const touchedCount = this.accumulate(stems, state, compiled, scoring);
+    const touchedCount = this.accumulate(stems, state, compiled, scoring, limit + CANDIDATE_SLACK);
     try {
       return this.best(touchedCount, limit);
     } finally {
@@ -94,8 +103,14 @@ export class ArticleIndex {
     this.touched = new Int32Array(n);
   }
 
-  /** Term-at-a-time BM25+ (FTS5's BM25 variant: field-weighted term frequency over the whole article's length; plus delta). */
-  private accumulate(stems: string[], state: SearchIndexState, filter: CompiledFilter, scoring: ArticleScoring): number {
+  /**
+   * Term-at-a-time BM25+ (FTS5's BM25 variant: field-weighted term frequency over the whole
+   * article's length; plus delta), with MaxScore pruning: terms go rarest first, and once the
+   * k-th best score so far beats what all remaining terms together could give an article, those
+   * terms only add to articles already scored: no new article can reach the top k any more. The
+   * top k is exactly the same; common words (most of the postings) then cost a lookup each.
+   */
+  private accumulate(stems: string[], state: SearchIndexState, filter: CompiledFilter, scoring: ArticleScoring, k: number): number {
     const t = this.table;
     this.ensureBuffers(t.size);
     const { scores, seen, touched } = this;
@@ -105,20 +120,35 @@ export class ArticleIndex {
     const avgLength = Math.max(1, (state.titleLength + state.bodyLength + state.urlLength) / n);
     const { live, titleLength, bodyLength, urlLength } = t;
     const p = this.postings;
-    let touchedCount = 0;
-    for (const term of stems) {
+    const terms = stems.map((term) => {
       const { chunks, count } = this.repo.postings(term);
-      if (!count) continue;
       // FTS5's idf: never negative for words in more than half the articles.
       const idf = Math.max(1e-6, Math.log((n - count + 0.5) / (count + 0.5)));
+      // tf (k1+1) / (tf + …) stays below k1 + 1: the most one term can add to an article.
+      return { chunks, count, idf, bound: idf * (k1 + 1 + delta) };
+    }).filter((x) => x.count > 0).sort((x, y) => y.bound - x.bound);
+    let remaining = terms.reduce((sum, x) => sum + x.bound, 0);
+    const stats = (this.lastSearch = { postings: 0, articles: 0, prunedTerms: 0 });
+    let touchedCount = 0;
+    let best = 0;
+    let admitNew = true;
+    for (const { chunks, idf, bound } of terms) {
+      if (admitNew && touchedCount >= k && best > remaining) {
+        const top = topK(scores, touched, touchedCount, k);
+        if (top.length === k && scores[top[k - 1]!]! > remaining) admitNew = false;
+      }
+      remaining -= bound;
+      if (!admitNew) stats.prunedTerms++;
       for (const chunk of chunks) {
         const len = p.decode(chunk);
+        stats.postings += len;
         const docs = p.docs, tTitle = p.title, tBody = p.body, tUrl = p.url;
         for (let i = 0; i < len; i++) {
           const d = docs[i]!;
           if (d >= t.size) continue; // committed by another process after the table's sync
           let s = seen[d]!;
           if (s === 0) {
+            if (!admitNew) continue;
             s = live[d] === 1 && this.passes(d, filter) ? 1 : 2;
             seen[d] = s;
             touched[touchedCount++] = d;
@@ -127,10 +157,13 @@ export class ArticleIndex {
           const tf = w.title * tTitle[i]! + w.body * tBody[i]! + w.url * tUrl[i]!;
           if (tf <= 0) continue;
           const length = titleLength[d]! + bodyLength[d]! + urlLength[d]!;
-          scores[d] += idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * length / avgLength)) + delta);
+          const score = scores[d]! + idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * length / avgLength)) + delta);
+          scores[d] = score;
+          if (score > best) best = score;
         }
       }
     }
+    stats.articles = touchedCount;
     return touchedCount;
   }
 
@@ -153,7 +186,7 @@ export class ArticleIndex {
     const { scores, touched } = this;
     let want = limit;
     for (;;) {
-      const top = topK(scores, touched, touchedCount, want + 16);
+      const top = topK(scores, touched, touchedCount, want + CANDIDATE_SLACK);
       const live = this.repo.liveDocuments(top);
       const out: ArticleMatch[] = [];
       for (const d of top) {
@@ -162,7 +195,7 @@ export class ArticleIndex {
         out.push({ itemId, score: scores[d]! });
         if (out.length === limit) break;
       }
-      if (out.length === limit || top.length < want + 16) return out;
+      if (out.length === limit || top.length < want + CANDIDATE_SLACK) return out;
       want *= 4;
     }
   }
