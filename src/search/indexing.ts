@@ -127,6 +127,21 @@ export function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (i
 }
 
 /**
+ * Finishes a pending rebuild now (a command-line search: the process would end long before the
+ * background rebuild did). Returns the items indexed; 0 when none was pending.
+ */
+export function finishPendingRebuild(app: App, onProgress?: (items: number) => void): number {
+  const repo = searchIndexRepository(app.db);
+  let items = 0;
+  for (;;) {
+    const step = rebuildStep(app.db, repo, IndexQueue.BATCH);
+    if (!step || step.done) return items;
+    items += step.indexed;
+    onProgress?.(items);
+  }
+}
+
+/**
  * Indexes the next batch of a pending rebuild, in one transaction (several processes on one
  * database share the cursor, so each batch is done once). Null when no rebuild is pending.
  */

@@ -3,6 +3,7 @@
 // `--json` prints exactly the completion object the API would return. Progress of long pipelines
 // (deep research) goes to stderr.
 import { Command, Option } from 'commander';
+import { withSearchReady } from './search.ts';
 import { type CliContext, CliError } from '../main.ts';
 import { answerService } from '../../answer/service.ts';
 import { AnswerError, SONAR_MODELS, type AnswerRequest, type AnswerResult, type SearchScope, type SonarModel } from '../../answer/types.ts';
@@ -38,7 +39,7 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
     .option('--related', 'also suggest related questions')
     .option('--json', 'print the completion object the chat API would return')
     .action(async (words: string[], o: AskOptions) => {
-      const app = ctx.app();
+      const app = withSearchReady(ctx.app());
       const model = o.model as SonarModel;
       let scope: SearchScope = { kind: 'instance' };
       if (o.user) {

@@ -1,9 +1,23 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../main.ts';
-import { reindexAll } from '../../search/indexing.ts';
+import { finishPendingRebuild, reindexAll, searchIndexRepository } from '../../search/indexing.ts';
+import type { App } from '../../app.ts';
 import { searchService } from '../../search/service.ts';
 import { SearchFilterError } from '../../search/types.ts';
 import type { SearchScope } from '../../answer/types.ts';
+
+/**
+ * Finishes a search index rebuild that an upgrade left pending (the server does it in the
+ * background; a command would search a partial index), telling stderr why it waits.
+ */
+export function withSearchReady(app: App): App {
+  if (searchIndexRepository(app.db).state().rebuildAfter !== null) {
+    process.stderr.write('tidings: finishing the search index rebuild left by an upgrade…\n');
+    const items = finishPendingRebuild(app);
+    process.stderr.write(`tidings: search index rebuilt (${items} articles)\n`);
+  }
+  return app;
+}
 
 export function registerSearchCommands(program: Command, ctx: CliContext): void {
   const search = program.command('search').description('the article search index');
@@ -18,7 +32,7 @@ export function registerSearchCommands(program: Command, ctx: CliContext): void 
     .option('--limit <n>', 'articles to show', '10')
     .option('--json', 'JSON output')
     .action(async (words: string[], o: { user?: string; stream?: string[]; limit: string; json?: boolean }) => {
-      const app = ctx.app();
+      const app = withSearchReady(ctx.app());
       const limit = Number(o.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new CliError('--limit must be a whole number from 1 to 100', 2);
       let scope: SearchScope = { kind: 'instance' };
