@@ -25,3 +25,13 @@ export function runCli(args: string[], env: Record<string, string> = {}, input?:
     p.stdin.end(input ?? '');
   });
 }
+
+/** Deterministic PRNG (mulberry32): the same sequence for the same seed, for generated test and benchmark data. */
+export function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -8,7 +8,7 @@ import { transaction } from '../../src/store/db.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
 import type { SearchScope } from '../../src/answer/types.ts';
-import { tempDataDir } from '../../test/helpers.ts';
+import { seededRandom as random, tempDataDir } from '../../test/helpers.ts';
 import { escapeHtml, type NewsArticle, type NewsQuestion } from './news-corpus.ts';
 import { percentile } from './metrics.ts';
 
@@ -21,15 +21,6 @@ export interface ScaleResult {
   latency: { scope: string; p50: number; p99: number; mean: number }[];
 }
 
-/** Deterministic PRNG (mulberry32) so every run generates the same corpus. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function sentencePool(articles: NewsArticle[]): string[] {
   const out: string[] = [];

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { seededRandom as random } from '../../test/helpers.ts';
 import { addFeed, ingest, insertItem, testApp } from './testing/fixtures.ts';
 import { articleIndexOf, queryStems, topK, type ArticleScoring } from './article-index.ts';
 import { urlWords } from './index-batch.ts';
@@ -11,14 +12,6 @@ import { loadConfig } from '../config/config.ts';
 const BM25_PLUS: ArticleScoring = { weights: { title: 3, body: 1, url: 0 }, k1: 1.2, b: 0.75, delta: 0.5 };
 const everywhere = { scope: { kind: 'instance' as const } };
 
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** BM25+ as ArticleIndex computes it, written out independently of the postings, over the texts. */
 function expectedScores(articles: { url: string; title: string; content: string }[], ids: number[], stems: string[], limit: number) {

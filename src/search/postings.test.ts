@@ -1,15 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { seededRandom as random } from '../../test/helpers.ts';
 import { PostingsBuffer, encodeSegment } from './postings.ts';
 
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('segments appended to each other decode to every posting, in order, with its field frequencies', () => {
   const rnd = random(7);
