@@ -122,8 +122,10 @@ export class ArticleIndex {
     const p = this.postings;
     const terms = stems.map((term) => {
       const { chunks, count } = this.repo.postings(term);
-      // FTS5's idf: never negative for words in more than half the articles.
-      const idf = Math.max(1e-6, Math.log((n - count + 0.5) / (count + 0.5)));
+      // FTS5's idf, never negative for words in more than half the articles. Postings of removed
+      // articles still count until a compaction: the frequency is capped at the article count.
+      const df = Math.min(count, n);
+      const idf = Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
       // tf (k1+1) / (tf + …) stays below k1 + 1: the most one term can add to an article.
       return { chunks, count, idf, bound: idf * (k1 + 1 + delta) };
     }).filter((x) => x.count > 0).sort((x, y) => y.bound - x.bound);

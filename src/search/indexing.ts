@@ -14,6 +14,8 @@ import { SqliteSearchIndex } from '../store/sqlite/search-index.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { splitPassages } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
+import { BackgroundJob } from './background-job.ts';
+import { compactionDue, PostingsCompaction } from './compaction.ts';
 
 const repos = new WeakMap<Db, SqliteSearchIndex>();
 
@@ -31,17 +33,54 @@ export function searchIndexRepository(db: Db): SqliteSearchIndex {
 export function installSearchIndexing(app: App): void {
   const repo = searchIndexRepository(app.db);
   if (repo.state().rebuildAfter !== null) {
-    const rebuild = new BackgroundRebuild(app, repo);
-    rebuild.start();
+    // Searches meanwhile see the articles indexed so far, and every new one through the queue.
+    let indexed = 0;
+    const rebuild = new BackgroundJob(app, {
+      name: 'rebuilding the search index',
+      step: () => {
+        const step = rebuildStep(app.db, repo, IndexQueue.BATCH);
+        indexed += step?.indexed ?? 0;
+        return !step || step.done;
+      },
+      progress: () => ({ indexed }),
+    }).start();
     app.onClose(() => rebuild.stop());
   }
-  const queue = new IndexQueue(app.db, repo, (err) => app.log.error({ err }, 'search indexing failed'));
+  const maintenance = new PostingsMaintenance(app, repo);
+  app.onClose(() => maintenance.stop());
+  const queue = new IndexQueue(app.db, repo, (err) => app.log.error({ err }, 'search indexing failed'), () => maintenance.check());
   queues.set(app, queue);
   app.itemChangeListeners.push((changes) => queue.enqueue(changes));
   app.onClose(() => queue.flush());
 }
 
 const queues = new WeakMap<App, IndexQueue>();
+
+/** Starts a postings compaction in the background when removals have piled up (checked after indexing). */
+class PostingsMaintenance {
+  private job: BackgroundJob | undefined;
+  private readonly app: App;
+  private readonly repo: SearchIndexRepository;
+
+  constructor(app: App, repo: SearchIndexRepository) {
+    this.app = app;
+    this.repo = repo;
+  }
+
+  check(): void {
+    if (this.job?.running || !compactionDue(this.repo.state())) return;
+    const compaction = new PostingsCompaction(this.repo);
+    this.job = new BackgroundJob(this.app, {
+      name: 'compacting the search postings',
+      step: () => transaction(this.app.db, () => compaction.step()),
+      progress: () => ({ terms: compaction.terms, dropped: compaction.dropped }),
+    }).start();
+  }
+
+  stop(): void {
+    this.job?.stop();
+  }
+}
 
 /** Indexes every queued change now (searches call this so they never miss a committed item). */
 export function flushSearchIndexing(app: App): void {
@@ -58,8 +97,10 @@ export class IndexQueue {
   private readonly repo: SearchIndexRepository;
   private readonly onError: (e: unknown) => void;
 
-  constructor(db: Db, repo: SearchIndexRepository, onError: (e: unknown) => void) {
-    this.db = db; this.repo = repo; this.onError = onError;
+  private readonly afterBatch: () => void;
+
+  constructor(db: Db, repo: SearchIndexRepository, onError: (e: unknown) => void, afterBatch: () => void = () => {}) {
+    this.db = db; this.repo = repo; this.onError = onError; this.afterBatch = afterBatch;
   }
 
   get size(): number { return this.pending.size + this.deleted.size; }
@@ -91,6 +132,7 @@ export class IndexQueue {
     const ids = take(this.pending, IndexQueue.BATCH);
     try {
       applyItemChanges(this.db, this.repo, { added: ids, updated: [], deleted });
+      this.afterBatch();
     } catch (e) {
       // Nothing is lost: the items stay in the store; `tidings search reindex` repairs the index.
       this.onError(e);
@@ -158,62 +200,6 @@ export function rebuildStep(db: Db, repo: SearchIndexRepository, batchSize: numb
     repo.setRebuildCursor(ids[ids.length - 1]!);
     return { indexed: ids.length, done: false };
   });
-}
-
-/**
- * A rebuild that runs between event-loop turns while the process serves: searches meanwhile see
- * the articles indexed so far (and every new one, through the queue). Progress is logged.
- */
-class BackgroundRebuild {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private indexed = 0;
-  private lastReport = 0;
-  private readonly app: App;
-  private readonly repo: SearchIndexRepository;
-
-  constructor(app: App, repo: SearchIndexRepository) {
-    this.app = app;
-    this.repo = repo;
-  }
-
-  start(): void {
-    this.app.log.info('rebuilding the search index in the background; searches see the articles indexed so far');
-    this.lastReport = Date.now();
-    this.schedule(0);
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => this.tick(), delayMs).unref();
-  }
-
-  private tick(): void {
-    let step: ReturnType<typeof rebuildStep>;
-    try {
-      step = rebuildStep(this.app.db, this.repo, IndexQueue.BATCH);
-    } catch (err) {
-      // Nothing is lost: the cursor did not move. Try again a little later.
-      this.app.log.error({ err }, 'search index rebuild failed; retrying');
-      this.schedule(5000);
-      return;
-    }
-    if (!step || step.done) {
-      this.app.log.info({ indexed: this.indexed }, 'search index rebuilt');
-      return;
-    }
-    this.indexed += step.indexed;
-    if (Date.now() - this.lastReport > 10_000) {
-      this.lastReport = Date.now();
-      this.app.log.info({ indexed: this.indexed, articles: this.repo.articleCount() }, 'rebuilding the search index');
-    }
-    this.schedule(0);
-  }
 }
 
 /** Indexes the items (replacing earlier versions); the caller holds the transaction. */

@@ -140,6 +140,8 @@ export interface SearchIndexState {
   urlLength: number;
   /** Articles removed or replaced since the last rebuild. */
   removed: number;
+  /** `removed` when the last postings compaction started (postings of removals before it are gone). */
+  compactedRemoved: number;
   /** Changes when the index is rebuilt (document numbers start again). */
   epoch: number;
   /** A background rebuild still has the items with ids in (rebuildAfter, rebuildUntil] to index; null: none. */
@@ -168,6 +170,16 @@ export interface SearchIndexRepository {
   storeArticle(article: IndexedArticle, passages: string[]): void;
   /** Appends one batch's encoded postings of a term (src/search/postings.ts). */
   appendPostings(term: string, bytes: Uint8Array, count: number): void;
+  /** Replaces all of a term's postings with these chunks (none: the term goes). */
+  replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): void;
+  /** Terms in order after `afterTerm` ('' for the first), at most `limit`. */
+  termsAfter(afterTerm: string, limit: number): string[];
+  /** Document numbers of the current articles. */
+  liveDocNumbers(): number[];
+  /** Records that a compaction covering removals up to this count finished. */
+  setCompactedRemoved(removed: number): void;
+  /** Postings in chunks of at most this many bytes (appends start a new chunk past it). */
+  readonly chunkBytes: number;
   /** The term's posting chunks in order, and how many postings they hold. */
   postings(term: string): { chunks: Uint8Array[]; count: number };
   /** Postings stored per term (live or not), for query term weighting. */

@@ -64,6 +64,27 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     }
   }
 
+  readonly chunkBytes = CHUNK_BYTES;
+
+  replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): void {
+    this.stmts.get('DELETE FROM search_postings WHERE term = ?').run(term);
+    const insert = this.stmts.get('INSERT INTO search_postings (term, chunk, postings, data) VALUES (?, ?, ?, ?)');
+    chunks.forEach((c, i) => insert.run(term, i, c.count, c.bytes));
+  }
+
+  termsAfter(afterTerm: string, limit: number): string[] {
+    return (this.stmts.get('SELECT DISTINCT term FROM search_postings WHERE term > ? ORDER BY term LIMIT ?').all(afterTerm, limit) as { term: string }[])
+      .map((r) => r.term);
+  }
+
+  liveDocNumbers(): number[] {
+    return (this.stmts.get('SELECT doc_no AS d FROM search_articles').all() as { d: number }[]).map((r) => r.d);
+  }
+
+  setCompactedRemoved(removed: number): void {
+    this.stmts.get('UPDATE search_index_state SET compacted_removed = ? WHERE id = 1').run(removed);
+  }
+
   postings(term: string): { chunks: Uint8Array[]; count: number } {
     const rows = this.stmts.get('SELECT postings, data FROM search_postings WHERE term = ? ORDER BY chunk').all(term) as { postings: number; data: Uint8Array }[];
     let count = 0;
@@ -82,7 +103,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   state(): SearchIndexState {
     return this.stmts.get(`SELECT next_doc_no AS nextDocNo, articles, title_length AS titleLength, body_length AS bodyLength,
-      url_length AS urlLength, removed, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil
+      url_length AS urlLength, removed, compacted_removed AS compactedRemoved, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil
       FROM search_index_state WHERE id = 1`).get() as unknown as SearchIndexState;
   }
 
@@ -120,7 +141,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   deleteAll(): void {
     this.db.exec(`DELETE FROM search_passages; DELETE FROM search_articles; DELETE FROM search_postings;
       UPDATE search_index_state SET next_doc_no = 1, articles = 0, title_length = 0, body_length = 0, url_length = 0,
-        removed = 0, epoch = epoch + 1, rebuild_after = 0, rebuild_until = (SELECT coalesce(max(id), 0) FROM items) WHERE id = 1;`);
+        removed = 0, compacted_removed = 0, epoch = epoch + 1, rebuild_after = 0, rebuild_until = (SELECT coalesce(max(id), 0) FROM items) WHERE id = 1;`);
   }
 
   passageCount(): number {

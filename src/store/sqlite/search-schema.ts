@@ -106,8 +106,10 @@ CREATE TABLE search_index_state (
   title_length INTEGER NOT NULL,
   body_length INTEGER NOT NULL,
   url_length INTEGER NOT NULL,
-  -- articles removed or replaced since the last rebuild: their postings are dead weight
+  -- articles removed or replaced since the last rebuild: their postings are dead weight…
   removed INTEGER NOT NULL,
+  -- …until a compaction drops them: the value of removed when the last one started
+  compacted_removed INTEGER NOT NULL DEFAULT 0,
   -- changes when the index is rebuilt from scratch (document numbers start again)
   epoch INTEGER NOT NULL,
   -- a rebuild in the background: items with ids in (rebuild_after, rebuild_until] are still to
@@ -115,7 +117,7 @@ CREATE TABLE search_index_state (
   rebuild_after INTEGER,
   rebuild_until INTEGER
 );
-INSERT INTO search_index_state VALUES (1, 1, 0, 0, 0, 0, 0, 0,
+INSERT INTO search_index_state VALUES (1, 1, 0, 0, 0, 0, 0, 0, 0,
   CASE WHEN EXISTS (SELECT 1 FROM items) THEN 0 END, (SELECT max(id) FROM items));
 
 CREATE TRIGGER search_articles_added AFTER INSERT ON search_articles BEGIN
