@@ -182,8 +182,6 @@ export interface SearchIndexRepository {
   readonly chunkBytes: number;
   /** The term's posting chunks in order, and how many postings they hold. */
   postings(term: string): { chunks: Uint8Array[]; count: number };
-  /** Postings stored per term (live or not), for query term weighting. */
-  postingCounts(terms: string[]): Map<string, number>;
   state(): SearchIndexState;
   /** Article rows from this document number on, in document number order. */
   articleRows(fromDocNo: number, limit: number): IndexedArticleRow[];
