@@ -12,7 +12,7 @@ import { transaction, type Db } from '../store/db.ts';
 import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
 import { SqliteSearchIndex } from '../store/sqlite/search-index.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
-import { splitPassages } from './passages.ts';
+import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';
 import { compactionDue, PostingsCompaction } from './compaction.ts';
@@ -214,7 +214,8 @@ export function indexItemsNow(repo: SearchIndexRepository, ids: number[]): numbe
     if (!parts.length) { repo.deleteItems([src.id]); continue; }
     const item = indexedItem(src);
     const lengths = batch.add(docNo, { title: item.title, body: parts.join('\n'), url: src.url });
-    repo.storeArticle({ ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url }, parts);
+    repo.storeArticle({ ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url },
+      parts.map((text) => ({ text, words: wordCount(text) })));
     passages += parts.length;
   }
   batch.write(repo);

@@ -48,7 +48,7 @@ export class LocalIndexProvider implements SearchProvider {
   private scoreInMemory(candidates: ArticleMatch[], terms: string[], limit: number): PassageMatch[] {
     const best = [...candidates].sort((a, b) => b.score - a.score).slice(0, Math.max(limit, this.ranking.passageCandidates));
     const passages = this.repo.passageTexts(best.map((c) => c.itemId));
-    const scores = scorePassages(passages.map((p) => p.text), terms);
+    const scores = scorePassages(passages.map((p) => p.text), terms, passages.map((p) => p.words));
     // The rows are fresh from the store: scored in place (copying them was 6 % of an answer).
     passages.forEach((p, i) => { p.score = scores[i]!; });
     return passages;

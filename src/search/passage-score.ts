@@ -34,13 +34,15 @@ function wordCount(p: string): number {
   return n;
 }
 
-/** Scores every passage against the query terms (higher is better; 0 when no term occurs). */
-export function scorePassages(passages: string[], queryTerms: string[]): number[] {
+/**
+ * Scores every passage against the query terms (higher is better; 0 when no term occurs).
+ * `lengths`: the passages' lengths in words when known (the index stores them), else counted.
+ */
+export function scorePassages(passages: string[], queryTerms: string[], lengths: number[] = passages.map(wordCount)): number[] {
   const n = passages.length;
   const terms = [...new Set(queryTerms.map((t) => fold(t.toLowerCase())))];
   if (!n || !terms.length) return passages.map(() => 0);
   const pattern = termPattern(terms);
-  const lengths = passages.map(wordCount);
   const tfs = passages.map((p) => {
     const tf = new Map<string, number>();
     for (const m of p.matchAll(pattern)) {

@@ -103,6 +103,8 @@ export interface PassageMatch {
   itemId: number;
   ord: number;
   text: string;
+  /** Length in words (space-separated). */
+  words: number;
   /** Higher is better (negated FTS5 bm25). */
   score: number;
 }
@@ -167,7 +169,7 @@ export interface SearchIndexRepository {
   /** Reserves n document numbers (inside the caller's transaction); returns the first. */
   reserveDocNumbers(n: number): number;
   /** Stores an article and its passages, replacing any earlier version of the item. */
-  storeArticle(article: IndexedArticle, passages: string[]): void;
+  storeArticle(article: IndexedArticle, passages: { text: string; words: number }[]): void;
   /** Appends one batch's encoded postings of a term (src/search/postings.ts). */
   appendPostings(term: string, bytes: Uint8Array, count: number): void;
   /** Replaces all of a term's postings with these chunks (none: the term goes). */

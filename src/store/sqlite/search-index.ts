@@ -39,15 +39,15 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     return row.first;
   }
 
-  storeArticle(a: IndexedArticle, passages: string[]): void {
+  storeArticle(a: IndexedArticle, passages: { text: string; words: number }[]): void {
     this.deleteItems([a.id]);
     this.stmts.get(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(a.id, a.docNo, a.feedId, a.host, a.publishedAt, a.updatedAt, a.titleLength, a.bodyLength, a.urlLength);
     const insertPassage = this.stmts.get(`
-      INSERT INTO search_passages (item_id, ord, feed_id, host, published_at, updated_at, text)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    passages.forEach((text, ord) => insertPassage.run(a.id, ord, a.feedId, a.host, a.publishedAt, a.updatedAt, text));
+      INSERT INTO search_passages (item_id, ord, feed_id, host, published_at, updated_at, text, words)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    passages.forEach((p, ord) => insertPassage.run(a.id, ord, a.feedId, a.host, a.publishedAt, a.updatedAt, p.text, p.words));
   }
 
   appendPostings(term: string, bytes: Uint8Array, count: number): void {
@@ -146,7 +146,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   passageTexts(itemIds: number[]): PassageMatch[] {
     if (!itemIds.length) return [];
     return this.stmts.get(`
-      SELECT id AS passageId, item_id AS itemId, ord, text, 0 AS score FROM search_passages
+      SELECT id AS passageId, item_id AS itemId, ord, text, words, 0 AS score FROM search_passages
        WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, ord`).all(JSON.stringify(itemIds)) as unknown as PassageMatch[];
   }
 

@@ -129,6 +129,9 @@ CREATE TRIGGER search_articles_removed AFTER DELETE ON search_articles BEGIN
     body_length = body_length - OLD.body_length, url_length = url_length - OLD.url_length, removed = removed + 1 WHERE id = 1;
 END;
 
+-- Passage lengths in words, stored once so query-time passage scoring need not count them.
+ALTER TABLE search_passages ADD COLUMN words INTEGER NOT NULL DEFAULT 0;
+
 -- Everything is indexed again, in the background from the next start (src/search/indexing.ts).
 DELETE FROM search_passages;
 `;
