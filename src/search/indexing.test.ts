@@ -159,3 +159,16 @@ test('a pending rebuild runs in the background: the app starts at once, searches
   assert.equal(repo.state().removed, 0, 'no batch was indexed twice by the two processes');
   assert.equal((await searchService(b).search(instance('tide table 2599', 1)))[0]?.url, 'https://r.example/2599');
 });
+
+test('a long query (a pasted article) is searched by its rarest words', async (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://long.example/feed');
+  ingest(app, feed, [
+    ...Array.from({ length: 30 }, (_, i) => ({ url: `https://long.example/${i}`, title: `Daily news ${i}`, content: '<p>The city council met today to discuss the budget and the weather.</p>' })),
+    { url: 'https://long.example/narwhal', title: 'Narwhal sighted', content: '<p>A narwhal was seen off the coast near the council offices.</p>' },
+  ]);
+  const filler = Array.from({ length: 3000 }, (_, i) => ['city', 'council', 'budget', 'weather', 'today', `word${i}`][i % 6]).join(' ');
+  const hits = await searchService(app).search(instance(`${filler} narwhal`, 3));
+  assert.equal(hits[0]?.url, 'https://long.example/narwhal');
+});

@@ -11,6 +11,9 @@ import { rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts
 import { resolveScope } from './scope.ts';
 import type { SearchHit, SearchProvider, SearchQuery } from './types.ts';
 
+/** Words of a query searched at most (see LocalIndexProvider.telling). */
+export const MAX_QUERY_WORDS = 32;
+
 /** Passages returned with each article hit. */
 const PASSAGES_PER_HIT = 3;
 
@@ -54,9 +57,27 @@ export class LocalIndexProvider implements SearchProvider {
     return passages;
   }
 
+  /**
+   * A long query (a pasted article, a long chat turn) keeps its MAX_QUERY_WORDS most telling
+   * words, the rarest in the index, as Lucene's MoreLikeThis does: each word costs a postings read
+   * and a passage-scoring pattern, and 20,000 words took 2 s.
+   */
+  private telling(words: string[]): string[] {
+    if (words.length <= MAX_QUERY_WORDS) return words;
+    const stems = words.map((w) => queryStems([w])[0] ?? w);
+    const df = this.repo.postingCounts([...new Set(stems)]);
+    return words
+      .map((w, i) => ({ w, i, df: df.get(stems[i]!) ?? 0 }))
+      .filter((x) => x.df > 0)
+      .sort((a, b) => a.df - b.df || a.i - b.i)
+      .slice(0, MAX_QUERY_WORDS)
+      .sort((a, b) => a.i - b.i)
+      .map((x) => x.w);
+  }
+
   searchSync(q: SearchQuery): SearchHit[] {
     const filter = this.compile(q);
-    const terms = queryTerms(q.text);
+    const terms = this.telling(queryTerms(q.text));
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
     const scoring = { weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight }, k1: r.k1, b: r.b, delta: r.delta };

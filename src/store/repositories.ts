@@ -182,6 +182,8 @@ export interface SearchIndexRepository {
   setCompactedRemoved(removed: number): void;
   /** Postings in chunks of at most this many bytes (appends start a new chunk past it). */
   readonly chunkBytes: number;
+  /** Postings stored per term (terms with none are absent), for picking a long query's terms. */
+  postingCounts(terms: string[]): Map<string, number>;
   /** The term's posting chunks in order, and how many postings they hold. */
   postings(term: string): { chunks: Uint8Array[]; count: number };
   state(): SearchIndexState;

@@ -92,6 +92,12 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     return { chunks: rows.map((r) => r.data), count };
   }
 
+  postingCounts(terms: string[]): Map<string, number> {
+    const rows = this.stmts.get(`SELECT term, sum(postings) AS n FROM search_postings
+      WHERE term IN (SELECT value FROM json_each(?)) GROUP BY term`).all(JSON.stringify(terms)) as { term: string; n: number }[];
+    return new Map(rows.map((r) => [r.term, r.n]));
+  }
+
   state(): SearchIndexState {
     return this.stmts.get(`SELECT next_doc_no AS nextDocNo, articles, title_length AS titleLength, body_length AS bodyLength,
       url_length AS urlLength, removed, compacted_removed AS compactedRemoved, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil
