@@ -140,3 +140,17 @@ test('URL path words leave out numbers, ids and file extensions', () => {
   assert.equal(urlWords('not a url'), '');
   assert.equal(urlWords(null), '');
 });
+
+test('a corrupt postings chunk fails its search with an error and leaves the next searches right', (t) => {
+  const app = testApp();
+  t.after(() => app.close());
+  const feed = addFeed(app, 'https://corrupt.example/feed');
+  const ids = ingest(app, feed, Array.from({ length: 50 }, (_, i) => ({ url: `https://corrupt.example/${i}`, title: `Otter ${i}`, content: `<p>River otters ${i % 2 ? 'swim' : 'sleep'}.</p>` })));
+  const index = articleIndexOf(searchIndexRepository(app.db));
+  const sleep = index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS);
+  // Truncate the "otter" postings: the scan scores the rarer "sleep" first, then fails on "otter".
+  app.db.prepare("UPDATE search_postings SET data = substr(data, 1, length(data) - 3) WHERE term = 'otter'").run();
+  assert.throws(() => index.search(queryStems(['sleep', 'otter']), everywhere, 5, BM25_PLUS), /truncated/);
+  assert.deepEqual(index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS), sleep, 'no score left over from the failed search');
+  assert.ok(sleep.length === 5 && sleep.every((m) => ids.indexOf(m.itemId) % 2 === 0));
+});

@@ -68,6 +68,8 @@ export class ArticleIndex {
   /** Per document number: 0 not seen in this query, 1 passes the filter, 2 filtered out. */
   private seen = new Uint8Array(0);
   private touched = new Int32Array(0);
+  /** Entries of `touched` written by the current search. */
+  private touchedSoFar = 0;
   /** What the last search did (for tests and the benchmark). */
   lastSearch = { postings: 0, articles: 0, prunedTerms: 0 };
 
@@ -84,13 +86,14 @@ export class ArticleIndex {
     const state = this.table.sync();
     if (!stems.length || limit <= 0 || state.articles === 0) return [];
     const compiled = this.compile(filter);
-    const touchedCount = this.accumulate(stems, state, compiled, scoring, limit + CANDIDATE_SLACK);
     try {
+      const touchedCount = this.accumulate(stems, state, compiled, scoring, limit + CANDIDATE_SLACK);
       return this.best(touchedCount, limit);
     } finally {
-      // Leave the reused buffers clean for the next query.
+      // Leave the reused buffers clean for the next query, also after an error (a corrupt chunk).
       const { scores, seen, touched } = this;
-      for (let i = 0; i < touchedCount; i++) { const d = touched[i]!; scores[d] = 0; seen[d] = 0; }
+      for (let i = 0; i < this.touchedSoFar; i++) { const d = touched[i]!; scores[d] = 0; seen[d] = 0; }
+      this.touchedSoFar = 0;
     }
   }
 
@@ -154,6 +157,7 @@ export class ArticleIndex {
             s = live[d] === 1 && this.passes(d, filter) ? 1 : 2;
             seen[d] = s;
             touched[touchedCount++] = d;
+            this.touchedSoFar = touchedCount;
           }
           if (s !== 1) continue;
           const tf = w.title * tTitle[i]! + w.body * tBody[i]! + w.url * tUrl[i]!;
