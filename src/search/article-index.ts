@@ -11,8 +11,7 @@
 import type { ArticleMatch, PassageFilter, SearchIndexRepository, SearchIndexState } from '../store/repositories.ts';
 import { ArticleTable } from './article-table.ts';
 import { PostingsBuffer } from './postings.ts';
-import { stem } from './tokenizer.ts';
-import { tokenize } from './query.ts';
+import { stem, wordTokens } from './tokenizer.ts';
 
 export interface FieldWeights {
   title: number;
@@ -33,10 +32,10 @@ export interface ArticleScoring {
   delta: number;
 }
 
-/** Distinct stems of the query words, in order. */
+/** Distinct stems of the query words, in order: the same tokens and stems the index made. */
 export function queryStems(words: string[]): string[] {
   const out = new Set<string>();
-  for (const w of words) for (const t of tokenize(w)) out.add(stem(t));
+  for (const w of words) for (const t of wordTokens(w)) out.add(stem(t));
   return [...out];
 }
 
@@ -62,7 +61,7 @@ const CANDIDATE_SLACK = 16;
 /** Scores articles for a query. One per database connection (its buffers are reused). */
 export class ArticleIndex {
   private readonly repo: SearchIndexRepository;
-  readonly table: ArticleTable;
+  private readonly table: ArticleTable;
   private readonly postings = new PostingsBuffer();
   private scores = new Float64Array(0);
   /** Per document number: 0 not seen in this query, 1 passes the filter, 2 filtered out. */

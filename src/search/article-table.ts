@@ -16,7 +16,6 @@ export class ArticleTable {
   private readonly repo: SearchIndexRepository;
   /** Highest document number + 1 the arrays can hold. */
   private capacity = 0;
-  itemId = new Int32Array(0);
   feedId = new Int32Array(0);
   hostId = new Int32Array(0);
   publishedAt = new Float64Array(0);
@@ -59,7 +58,6 @@ export class ArticleTable {
 
   private reset(): void {
     this.capacity = 0;
-    this.itemId = new Int32Array(0);
     this.feedId = new Int32Array(0);
     this.hostId = new Int32Array(0);
     this.publishedAt = new Float64Array(0);
@@ -83,7 +81,6 @@ export class ArticleTable {
   private put(r: IndexedArticleRow): void {
     this.grow(r.docNo + 1);
     const d = r.docNo;
-    this.itemId[d] = r.itemId;
     this.feedId[d] = r.feedId;
     this.hostId[d] = this.internHost(r.host);
     this.publishedAt[d] = r.publishedAt;
@@ -110,7 +107,6 @@ export class ArticleTable {
     while (size < needed) size *= 2;
     const int = (a: Int32Array) => { const b = new Int32Array(size); b.set(a); return b; };
     const float = (a: Float64Array) => { const b = new Float64Array(size); b.set(a); return b; };
-    this.itemId = int(this.itemId);
     this.feedId = int(this.feedId);
     this.hostId = int(this.hostId);
     this.publishedAt = float(this.publishedAt);

@@ -45,9 +45,8 @@ export class SqliteSearchIndex implements SearchIndexRepository {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(a.id, a.docNo, a.feedId, a.host, a.publishedAt, a.updatedAt, a.titleLength, a.bodyLength, a.urlLength);
     const insertPassage = this.stmts.get(`
-      INSERT INTO search_passages (item_id, ord, feed_id, host, published_at, updated_at, text, words)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-    passages.forEach((p, ord) => insertPassage.run(a.id, ord, a.feedId, a.host, a.publishedAt, a.updatedAt, p.text, p.words));
+      INSERT INTO search_passages (item_id, ord, text, words) VALUES (?, ?, ?, ?)`);
+    passages.forEach((p, ord) => insertPassage.run(a.id, ord, p.text, p.words));
   }
 
   appendPostings(term: string, bytes: Uint8Array, count: number): void {

@@ -129,9 +129,16 @@ CREATE TRIGGER search_articles_removed AFTER DELETE ON search_articles BEGIN
     body_length = body_length - OLD.body_length, url_length = url_length - OLD.url_length, removed = removed + 1 WHERE id = 1;
 END;
 
--- Passage lengths in words, stored once so query-time passage scoring need not count them.
-ALTER TABLE search_passages ADD COLUMN words INTEGER NOT NULL DEFAULT 0;
-
--- Everything is indexed again, in the background from the next start (src/search/indexing.ts).
-DELETE FROM search_passages;
+-- Passages: the filter columns go (filters are tested on search_articles), and each passage's
+-- length in words is stored once so query-time passage scoring need not count it. Everything is
+-- indexed again, in the background from the next start (src/search/indexing.ts).
+DROP TABLE search_passages;
+CREATE TABLE search_passages (
+  id INTEGER PRIMARY KEY,
+  item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+  ord INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  words INTEGER NOT NULL
+);
+CREATE INDEX search_passages_item ON search_passages(item_id, ord);
 `;
