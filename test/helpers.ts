@@ -1,5 +1,7 @@
 // Shared test helpers: temp data folders, the CLI as a real child process, the shared corpus.
-import { mkdtempSync, existsSync } from 'node:fs';
+import { mkdtempSync, existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -10,8 +12,28 @@ export const SHARED = resolve(ROOT, '../shared');
 export const hasShared = existsSync(join(SHARED, 'corpus'));
 export const SKIP_NO_SHARED = hasShared ? false : 'skipped: ../shared (corpus) is not present beside the checkout';
 
+/**
+ * PostgreSQL server the whole suite runs on when set (CI runs the suite on SQLite, then again with
+ * this pointing at a throwaway cluster: test/postgres-cluster.ts). Unset: SQLite, as by default.
+ */
+export const TEST_DATABASE_URL = process.env.TIDINGS_TEST_DATABASE_URL?.trim() || '';
+
+/** A new, empty database on the test server; returns its URL. */
+export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL): string {
+  const name = `tidings_t_${randomBytes(6).toString('hex')}`;
+  execFileSync('psql', [baseUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Not new URL(): postgres://user@/db?host=/socket/dir has no host, which WHATWG URLs refuse.
+  return /^[a-z]+:\/\/[^/?]*\/[^?]*/i.test(baseUrl) ? baseUrl.replace(/^([a-z]+:\/\/[^/?]*)\/[^?]*/i, `$1/${name}`) : baseUrl.replace(/^([a-z]+:\/\/[^/?]*)/i, `$1/${name}`);
+}
+
+/**
+ * A fresh data folder. On a PostgreSQL test run it also gets a fresh database, named in the
+ * folder's config.json, so every App, CLI process and reopen on this folder uses it.
+ */
 export function tempDataDir(prefix = 'tidings-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (TEST_DATABASE_URL) writeFileSync(join(dir, 'config.json'), JSON.stringify({ databaseUrl: freshPostgresDatabase() }));
+  return dir;
 }
 
 export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {

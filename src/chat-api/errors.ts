@@ -2,11 +2,12 @@
 // The AI SDK requires `code` to be a number; the message is what users see, so it says what to fix.
 import { AnswerError } from '../answer/types.ts';
 import { SearchFilterError } from '../search/types.ts';
+import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/store.ts';
 
 export type ApiErrorType =
   | 'invalid_model' | 'invalid_message' | 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found'
   | 'rate_limit_exceeded' | 'model_unavailable' | 'upstream_error' | 'upstream_timeout' | 'internal_error'
-  | 'payload_too_large' | 'unsupported_media_type';
+  | 'payload_too_large' | 'unsupported_media_type' | 'service_unavailable';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -36,6 +37,7 @@ export function toApiError(e: unknown): ApiError {
     }
   }
   if (e instanceof SearchFilterError) return new ApiError(400, 'bad_request', `Invalid ${e.param}: ${e.message}`);
+  if (e instanceof StoreUnavailableError) return new ApiError(503, 'service_unavailable', STORE_UNAVAILABLE, { 'retry-after': '5' });
   const fe = e as { statusCode?: number; code?: string; message?: string };
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type: send the body as JSON with "Content-Type: application/json".');

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { App } from '../app.ts';
 import { authenticate, checkWriteToken, hasScope, type Authenticated } from '../auth/authenticate.ts';
 import { ReaderError } from './errors.ts';
+import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/store.ts';
 import { paramsFromRequest, type Params } from './params.ts';
 
 export interface ReaderContext {
@@ -42,7 +43,12 @@ export function endpoint(app: App, kind: EndpointKind, name: string, handler: (c
       reply.header('Allow', kind === 'write' ? 'POST' : 'GET, POST');
       return sendError(reply, 405, `${name} takes ${kind === 'write' ? 'POST' : 'GET or POST'}, not ${req.method}`);
     }
-    const auth = await authenticate(app, req.headers.authorization);
+    let auth;
+    try { auth = await authenticate(app, req.headers.authorization); } catch (e) {
+      if (!(e instanceof StoreUnavailableError)) throw e;
+      req.log.error({ err: e }, 'database unavailable');
+      return sendError(reply, 503, STORE_UNAVAILABLE, { 'Retry-After': '5' });
+    }
     if (!auth) return sendUnauthorized(reply, 'missing or invalid token: sign in again (Authorization: GoogleLogin auth=<token> or Bearer <token>)');
     const params = paramsFromRequest(req.raw.url ?? req.url, req.body);
     if (kind === 'write') {
@@ -61,6 +67,10 @@ export function endpoint(app: App, kind: EndpointKind, name: string, handler: (c
       return reply.type(out.type).send(out.text);
     } catch (e) {
       if (e instanceof ReaderError) return sendError(reply, e.status, e.message);
+      if (e instanceof StoreUnavailableError) {
+        req.log.error({ err: e }, 'database unavailable');
+        return sendError(reply, 503, STORE_UNAVAILABLE, { 'Retry-After': '5' });
+      }
       throw e;
     }
   };

@@ -71,7 +71,7 @@ class PostingsMaintenance {
       const compaction = await PostingsCompaction.start(store.searchIndex);
       this.job = new BackgroundJob(this.app, {
         name: 'compacting the search postings',
-        step: () => store.transaction(() => compaction.step()),
+        step: () => store.transaction(async () => { await store.searchIndex.lockForWriting(); return compaction.step(); }),
         progress: () => ({ terms: compaction.terms, dropped: compaction.dropped }),
       }).start();
     } finally {
@@ -114,9 +114,13 @@ export class IndexQueue {
     this.schedule();
   }
 
+  /** Resolves once every queued change is indexed and committed, including a batch in flight. */
   async flush(): Promise<void> {
-    if (this.running) await this.running;
-    while (this.size) await this.runBatch();
+    for (;;) {
+      if (this.running) { await this.running; continue; }
+      if (!this.size) return;
+      await this.runBatch();
+    }
   }
 
   private schedule(): void {
@@ -157,6 +161,7 @@ function take(set: Set<number>, n: number): number[] {
 
 export async function applyItemChanges(store: Store, changes: ItemChanges): Promise<void> {
   await store.transaction(async () => {
+    await store.searchIndex.lockForWriting();
     await store.searchIndex.deleteItems(changes.deleted);
     await indexItemsNow(store.searchIndex, [...changes.added, ...changes.updated]);
   });
@@ -165,7 +170,7 @@ export async function applyItemChanges(store: Store, changes: ItemChanges): Prom
 /** Rebuilds the whole index now; returns the number of items and passages indexed. */
 export async function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (items: number) => void } = {}): Promise<{ items: number; passages: number }> {
   const { store } = app;
-  await store.transaction(() => store.searchIndex.deleteAll());
+  await store.transaction(async () => { await store.searchIndex.lockForWriting(); await store.searchIndex.deleteAll(); });
   let items = 0;
   for (;;) {
     const step = await rebuildStep(store, opts.batchSize ?? 500);
@@ -197,6 +202,7 @@ export async function finishPendingRebuild(app: App, onProgress?: (items: number
 export function rebuildStep(store: Store, batchSize: number): Promise<{ indexed: number; done: boolean } | null> {
   const repo = store.searchIndex;
   return store.transaction(async () => {
+    await repo.lockForWriting();
     const state = await repo.state();
     if (state.rebuildAfter === null) return null;
     const ids = await repo.itemIdsAfter(state.rebuildAfter, batchSize, state.rebuildUntil ?? undefined);
@@ -217,15 +223,21 @@ export async function indexItemsNow(repo: SearchIndexRepository, ids: number[]):
   let docNo = await repo.reserveDocNumbers(sources.length);
   const batch = new IndexBatch();
   let passages = 0;
+  const empty: number[] = [];
+  const articles: Parameters<SearchIndexRepository['storeArticles']>[0] = [];
   for (const src of sources) {
     const parts = itemPassages(src);
-    if (!parts.length) { await repo.deleteItems([src.id]); continue; }
+    if (!parts.length) { empty.push(src.id); continue; }
     const item = indexedItem(src);
     const lengths = batch.add(docNo, { title: item.title, body: parts.join('\n'), url: src.url });
-    await repo.storeArticle({ ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url },
-      parts.map((text) => ({ text, words: wordCount(text) })));
+    articles.push({
+      article: { ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url },
+      passages: parts.map((text) => ({ text, words: wordCount(text) })),
+    });
     passages += parts.length;
   }
+  await repo.deleteItems(empty);
+  await repo.storeArticles(articles);
   await batch.write(repo);
   return passages;
 }

@@ -165,11 +165,16 @@ export interface IndexedArticleRow {
 }
 
 export interface SearchIndexRepository {
+  /**
+   * Makes this transaction the only writer of the index until it ends (call first in every
+   * transaction that changes postings: indexing, rebuild, compaction).
+   */
+  lockForWriting(): Promise<void>;
   itemSources(ids: number[]): Promise<SearchItemSource[]>;
   /** Reserves n document numbers (inside the caller's transaction); returns the first. */
   reserveDocNumbers(n: number): Promise<number>;
-  /** Stores an article and its passages, replacing any earlier version of the item. */
-  storeArticle(article: IndexedArticle, passages: { text: string; words: number }[]): Promise<void>;
+  /** Stores articles and their passages, replacing any earlier version of the items. */
+  storeArticles(articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[]): Promise<void>;
   /** Appends one batch's encoded postings, per term (src/search/postings.ts). */
   appendPostings(entries: { term: string; bytes: Uint8Array; count: number }[]): Promise<void>;
   /** Replaces all of a term's postings with these chunks (none: the term goes). */

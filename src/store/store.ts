@@ -59,11 +59,16 @@ export interface StoreOptions {
 
 /** A storage failure the user can fix (server down, bad URL, server too old): one line, no password. */
 export class StoreUnavailableError extends Error {
+  /** Answered as 503 by the HTTP layer (Fastify uses statusCode): the request may be retried later. */
+  readonly statusCode = 503;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
   }
 }
+
+/** What an API client is told when the database is unreachable (the details go to the log only). */
+export const STORE_UNAVAILABLE = 'The database is temporarily unavailable; retry in a few seconds.';
 
 /** The backend a database URL selects ('' = SQLite); throws on a scheme we do not speak. */
 export function backendOf(databaseUrl: string): Backend {
@@ -83,7 +88,8 @@ export function redactUrl(url: string): string {
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const backend = backendOf(opts.databaseUrl);
   if (backend === 'postgres') {
-    throw new StoreUnavailableError(`TIDINGS_DATABASE_URL=${redactUrl(opts.databaseUrl.trim())}: the PostgreSQL backend is not in this build yet; leave TIDINGS_DATABASE_URL empty for SQLite`);
+    const { openPostgresStore } = await import('./postgres/store.ts');
+    return openPostgresStore(opts.databaseUrl.trim());
   }
   const { openSqliteStore, sqliteFileOf } = await import('./sqlite/store.ts');
   return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir));

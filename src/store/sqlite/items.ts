@@ -1,36 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Db } from './db.ts';
 import { StatementCache, transaction } from './db.ts';
 import type { ItemRepository } from '../repositories.ts';
 import type { ParsedEntry } from '../../model/feed.ts';
 import type { ItemChanges } from '../../model/item.ts';
-
-/** Publication dates further ahead than this are clock errors of the feed: use the crawl time. */
-const FUTURE_TOLERANCE_S = 86_400;
-
-/** What makes an entry "changed": the parts a reader sees, not dates (some feeds bump them on every build). */
-export function contentHash(e: ParsedEntry): string {
-  const h = createHash('sha256');
-  for (const part of [e.url, e.title, e.author, e.content, e.summary, e.imageUrl, JSON.stringify(e.enclosures), JSON.stringify(e.categories)]) {
-    h.update(part ?? '\u0000'); h.update('\u0001');
-  }
-  return h.digest('base64url');
-}
-
-/** Insertion order of new entries: oldest first, so newer posts get larger crawl times. */
-function oldestFirst(entries: ParsedEntry[]): ParsedEntry[] {
-  // Feeds usually list newest first: reverse document order is the fallback when dates are missing.
-  const reversed = [...entries].reverse();
-  if (reversed.every((e) => e.publishedAt !== null)) reversed.sort((a, b) => a.publishedAt! - b.publishedAt!);
-  return reversed;
-}
-
-let lastCrawlUs = 0;
-/** Crawl times strictly increase within this process, so stream order is total and stable. */
-function nextCrawlUs(atLeast: number): number {
-  lastCrawlUs = Math.max(lastCrawlUs + 1, atLeast);
-  return lastCrawlUs;
-}
+import { contentHash, FUTURE_TOLERANCE_S, nextCrawlUs, oldestFirst } from '../ingest-rules.ts';
 
 export class SqliteItemRepository implements ItemRepository {
   private readonly s: StatementCache;

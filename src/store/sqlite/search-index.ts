@@ -23,6 +23,10 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     this.stmts = new StatementCache(db);
   }
 
+  async lockForWriting(): Promise<void> {
+    // Nothing to do: BEGIN IMMEDIATE already made this transaction SQLite's only writer.
+  }
+
   async itemSources(ids: number[]): Promise<SearchItemSource[]> {
     if (!ids.length) return [];
     return this.stmts.get(`
@@ -39,7 +43,11 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     return row.first;
   }
 
-  async storeArticle(a: IndexedArticle, passages: { text: string; words: number }[]): Promise<void> {
+  async storeArticles(articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[]): Promise<void> {
+    for (const { article, passages } of articles) this.storeArticle(article, passages);
+  }
+
+  private storeArticle(a: IndexedArticle, passages: { text: string; words: number }[]): void {
     this.deleteItemsNow([a.id]);
     this.stmts.get(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)

@@ -3,14 +3,9 @@ import { StatementCache, transaction } from './db.ts';
 import type { SubscribeOptions, SubscriptionRepository } from '../repositories.ts';
 import type { SubscriptionRecord } from '../../model/feed-record.ts';
 import { toFeed, type FeedRow } from './feeds.ts';
+import { BACKFILL_ON_SUBSCRIBE } from '../ingest-rules.ts';
 
-/**
- * How many of a feed's stored items a new subscriber receives (as unread). Feeds are shared, so a
- * second subscriber would otherwise see nothing until the next new post. Inoreader and FreshRSS
- * show what the feed document currently carries, which for most feeds is 10-100 entries; 200
- * covers large feeds without flooding a new subscriber with years of archive.
- */
-export const BACKFILL_ON_SUBSCRIBE = 200;
+export { BACKFILL_ON_SUBSCRIBE };
 
 type Row = FeedRow & { s_id: number; s_user_id: number; s_title: string | null; unread_count: number; newest_item_us: number; s_created_at: number; folders: string };
 

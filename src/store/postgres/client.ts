@@ -1,0 +1,138 @@
+// The PostgreSQL connection layer every repository of ./ uses: one pg.Pool per store, named
+// prepared statements (prepared once per connection, then only bound and executed), and routing
+// of each query to the connection of the transaction the caller is in (AsyncLocalStorage), so
+// repositories called inside store.transaction(fn) take part in it without being handed a client.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { StoreUnavailableError, redactUrl } from '../store.ts';
+
+export type Row = Record<string, unknown>;
+
+/** int8 (counts, ids, microsecond times) as numbers: every value we store is below 2^53. */
+function typeParsers(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(20, (v: string) => Number(v));
+  types.setTypeParser(1700, (v: string) => Number(v)); // numeric: sum() of integers
+  return types;
+}
+
+/** SQLSTATE classes and socket errors that mean "the server is gone", not "the query is wrong". */
+export function isConnectionError(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  if (!err || typeof err !== 'object') return false;
+  const code = err.code ?? '';
+  return /^(08|57P0[1-3]|53300)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(code)
+    || /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(err.message ?? '');
+}
+
+interface TxContext { db: PgDatabase; client: pg.PoolClient }
+const currentTransaction = new AsyncLocalStorage<TxContext>();
+
+export class PgDatabase {
+  readonly pool: pg.Pool;
+  readonly url: string;
+  private readonly names = new Map<string, string>();
+
+  constructor(url: string, opts: { max?: number } = {}) {
+    this.url = url;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max ?? 10,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+      types: typeParsers(),
+      application_name: 'tidings',
+    });
+    // An idle connection the server dropped (restart, failover) must not crash the process: the
+    // pool discards it and the next query opens a new one.
+    this.pool.on('error', () => {});
+  }
+
+  /** The statement name of a SQL text (stable: the same text is prepared once per connection). */
+  private nameOf(sql: string): string {
+    let n = this.names.get(sql);
+    if (!n) { n = 't' + createHash('sha1').update(sql).digest('hex').slice(0, 20); this.names.set(sql, n); }
+    return n;
+  }
+
+  private runner(): pg.Pool | pg.PoolClient {
+    const tx = currentTransaction.getStore();
+    return tx && tx.db === this ? tx.client : this.pool;
+  }
+
+  async query<T = Row>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T & Row>> {
+    try {
+      return await this.runner().query<T & Row>({ name: this.nameOf(sql), text: sql, values: params });
+    } catch (e) {
+      throw this.mapError(e);
+    }
+  }
+
+  async rows<T = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.query<T>(sql, params)).rows as T[];
+  }
+
+  async row<T = Row>(sql: string, params: unknown[] = []): Promise<T | undefined> {
+    return (await this.query<T>(sql, params)).rows[0] as T | undefined;
+  }
+
+  /** Rows as arrays (no per-row object), for the hot paths that map columns by position. */
+  async arrays<T extends unknown[]>(sql: string, params: unknown[] = []): Promise<T[]> {
+    try {
+      const r = await this.runner().query({ name: this.nameOf(sql) + 'a', text: sql, values: params, rowMode: 'array' });
+      return r.rows as T[];
+    } catch (e) {
+      throw this.mapError(e);
+    }
+  }
+
+  async changes(sql: string, params: unknown[] = []): Promise<number> {
+    return (await this.query(sql, params)).rowCount ?? 0;
+  }
+
+  /** Several statements in one round trip (no parameters): migrations and maintenance. */
+  async exec(sql: string): Promise<void> {
+    try {
+      await this.runner().query(sql);
+    } catch (e) {
+      throw this.mapError(e);
+    }
+  }
+
+  get inTransaction(): boolean {
+    return currentTransaction.getStore()?.db === this;
+  }
+
+  /** Runs fn in a transaction on one connection; nested calls join it. */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.inTransaction) return fn();
+    let client: pg.PoolClient;
+    try { client = await this.pool.connect(); } catch (e) { throw this.mapError(e); }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const out = await currentTransaction.run({ db: this, client }, fn);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      try { await client.query('ROLLBACK'); } catch { broken = true; }
+      throw this.mapError(e);
+    } finally {
+      // A connection whose ROLLBACK failed is in an unknown state: close it rather than reuse it.
+      client.release(broken);
+    }
+  }
+
+  mapError(e: unknown): unknown {
+    if (e instanceof StoreUnavailableError) return e;
+    if (isConnectionError(e)) {
+      return new StoreUnavailableError(`the database is unreachable (TIDINGS_DATABASE_URL=${redactUrl(this.url)}): ${(e as Error).message || (e as { code?: string }).code}`, { cause: e });
+    }
+    return e;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,216 @@
+// PostgreSQL side of the search index: the same tables as SQLite (search_articles with document
+// numbers and field lengths, search_postings with encoded postings per term in chunks,
+// search_passages as text) scored in memory by src/search, which only needs bytes from here.
+// Counters in search_index_state follow through statement triggers (migration 033).
+import type { PgDatabase } from './client.ts';
+import type {
+  IndexedArticle, IndexedArticleRow, PassageMatch, SearchArticleMeta, SearchIndexRepository, SearchIndexState, SearchItemSource,
+} from '../repositories.ts';
+
+/** Same chunking as SQLite (see sqlite/search-index.ts). */
+const CHUNK_BYTES = 8192;
+
+/** Key of the transaction-scoped advisory lock that serializes writers of the index. */
+const INDEX_LOCK = 0x7469_646e; // 'tidn'
+
+const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS "titleLength", body_length AS "bodyLength",
+  url_length AS "urlLength", removed, compacted_removed AS "compactedRemoved", epoch, rebuild_after AS "rebuildAfter", rebuild_until AS "rebuildUntil"
+  FROM search_index_state WHERE id = 1`;
+
+export class PgSearchIndex implements SearchIndexRepository {
+  private readonly db: PgDatabase;
+  readonly chunkBytes = CHUNK_BYTES;
+  constructor(db: PgDatabase) { this.db = db; }
+
+  async lockForWriting(): Promise<void> {
+    // Writers of the postings read, change and write back a term's chunks: two at once (indexing
+    // beside a compaction, or two processes) would lose postings. SQLite's single writer gives
+    // this for free; here an advisory lock held until the transaction ends does.
+    await this.db.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
+  }
+
+  itemSources(ids: number[]): Promise<SearchItemSource[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.db.rows<SearchItemSource>(`SELECT i.id, i.feed_id AS "feedId", i.url, i.title, i.content, i.summary,
+        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl"
+      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`, [ids]);
+  }
+
+  async reserveDocNumbers(n: number): Promise<number> {
+    return (await this.db.row<{ first: number }>('UPDATE search_index_state SET next_doc_no = next_doc_no + $1 WHERE id = 1 RETURNING next_doc_no - $1 AS first', [n]))!.first;
+  }
+
+  async storeArticles(articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[]): Promise<void> {
+    if (!articles.length) return;
+    // Three statements for the whole batch (columns as arrays), not four per article.
+    await this.deleteItems(articles.map((x) => x.article.id));
+    const col = <T>(f: (a: IndexedArticle) => T) => articles.map((x) => f(x.article));
+    await this.db.query(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
+      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::int[])`,
+    [col((a) => a.id), col((a) => a.docNo), col((a) => a.feedId), col((a) => a.host), col((a) => a.publishedAt), col((a) => a.updatedAt),
+      col((a) => a.titleLength), col((a) => a.bodyLength), col((a) => a.urlLength)]);
+    const items: number[] = [], ords: number[] = [], texts: string[] = [], words: number[] = [];
+    for (const { article, passages } of articles) {
+      passages.forEach((p, ord) => { items.push(article.id); ords.push(ord); texts.push(p.text); words.push(p.words); });
+    }
+    if (items.length) {
+      await this.db.query('INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
+        [items, ords, texts, words]);
+    }
+  }
+
+  async appendPostings(entries: { term: string; bytes: Uint8Array; count: number }[]): Promise<void> {
+    if (!entries.length) return;
+    const terms = entries.map((e) => e.term);
+    const data = entries.map((e) => Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength));
+    const counts = entries.map((e) => e.count);
+    // One round trip for the whole batch: each term's bytes go onto its last chunk while it stays
+    // under the chunk size, else into a new chunk after it.
+    await this.db.query(`
+      WITH batch AS (SELECT * FROM unnest($1::text[], $2::bytea[], $3::int[]) AS b(term, data, postings)),
+      last AS (SELECT DISTINCT ON (p.term) p.term, p.chunk, octet_length(p.data) AS size
+                 FROM search_postings p JOIN batch b ON b.term = p.term ORDER BY p.term, p.chunk DESC),
+      appended AS (
+        UPDATE search_postings p SET data = p.data || b.data, postings = p.postings + b.postings
+          FROM batch b JOIN last l ON l.term = b.term
+         WHERE p.term = l.term AND p.chunk = l.chunk AND l.size + octet_length(b.data) <= ${CHUNK_BYTES}
+        RETURNING p.term)
+      INSERT INTO search_postings (term, chunk, postings, data)
+      SELECT b.term, coalesce(l.chunk + 1, 0), b.postings, b.data FROM batch b LEFT JOIN last l ON l.term = b.term
+       WHERE b.term NOT IN (SELECT term FROM appended)`, [terms, data, counts]);
+  }
+
+  replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): Promise<void> {
+    return this.db.transaction(async () => {
+      await this.db.query('DELETE FROM search_postings WHERE term = $1', [term]);
+      if (chunks.length) {
+        await this.db.query(`INSERT INTO search_postings (term, chunk, postings, data)
+          SELECT $1, c.ord - 1, c.postings, c.data FROM unnest($2::int[], $3::bytea[]) WITH ORDINALITY AS c(postings, data, ord)`,
+        [term, chunks.map((c) => c.count), chunks.map((c) => Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.byteLength))]);
+      }
+    });
+  }
+
+  async termsAfter(afterTerm: string, limit: number): Promise<string[]> {
+    return (await this.db.rows<{ term: string }>('SELECT DISTINCT term FROM search_postings WHERE term > $1 ORDER BY term LIMIT $2', [afterTerm, limit])).map((r) => r.term);
+  }
+
+  async liveDocNumbers(): Promise<number[]> {
+    return (await this.db.arrays<[number]>('SELECT doc_no FROM search_articles')).map((r) => r[0]);
+  }
+
+  async setCompactedRemoved(removed: number): Promise<void> {
+    await this.db.query('UPDATE search_index_state SET compacted_removed = $1 WHERE id = 1', [removed]);
+  }
+
+  async postingCounts(terms: string[]): Promise<Map<string, number>> {
+    const rows = await this.db.rows<{ term: string; n: number }>('SELECT term, sum(postings) AS n FROM search_postings WHERE term = ANY($1::text[]) GROUP BY term', [terms]);
+    return new Map(rows.map((r) => [r.term, r.n]));
+  }
+
+  async postings(term: string): Promise<{ chunks: Uint8Array[]; count: number }> {
+    const rows = await this.db.arrays<[number, Buffer]>('SELECT postings, data FROM search_postings WHERE term = $1 ORDER BY chunk', [term]);
+    let count = 0;
+    for (const r of rows) count += r[0];
+    return { chunks: rows.map((r) => r[1]), count };
+  }
+
+  async state(): Promise<SearchIndexState> {
+    return (await this.db.row<SearchIndexState>(STATE_SQL))!;
+  }
+
+  articleRows(fromDocNo: number, limit: number): Promise<IndexedArticleRow[]> {
+    return this.db.rows<IndexedArticleRow>(`SELECT doc_no AS "docNo", item_id AS "itemId", feed_id AS "feedId", host, published_at AS "publishedAt",
+      updated_at AS "updatedAt", title_length AS "titleLength", body_length AS "bodyLength", url_length AS "urlLength"
+      FROM search_articles WHERE doc_no >= $1 ORDER BY doc_no LIMIT $2`, [fromDocNo, limit]);
+  }
+
+  async liveDocuments(docNos: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    if (!docNos.length) return out;
+    for (const [d, i] of await this.db.arrays<[number, number]>('SELECT doc_no, item_id FROM search_articles WHERE doc_no = ANY($1::bigint[])', [docNos])) out.set(d, i);
+    return out;
+  }
+
+  async deleteItems(ids: number[]): Promise<void> {
+    if (!ids.length) return;
+    await this.db.query('DELETE FROM search_articles WHERE item_id = ANY($1::bigint[])', [ids]);
+    await this.db.query('DELETE FROM search_passages WHERE item_id = ANY($1::bigint[])', [ids]);
+  }
+
+  async itemIdsAfter(afterId: number, limit: number, untilId = Number.MAX_SAFE_INTEGER): Promise<number[]> {
+    return (await this.db.arrays<[number]>('SELECT id FROM items WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3', [afterId, untilId, limit])).map((r) => r[0]);
+  }
+
+  async setRebuildCursor(afterId: number | null): Promise<void> {
+    if (afterId === null) await this.db.query('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1');
+    else await this.db.query('UPDATE search_index_state SET rebuild_after = $1 WHERE id = 1', [afterId]);
+  }
+
+  deleteAll(): Promise<void> {
+    return this.db.transaction(async () => {
+      await this.db.exec(`DELETE FROM search_passages; DELETE FROM search_articles; DELETE FROM search_postings;
+        UPDATE search_index_state SET next_doc_no = 1, articles = 0, title_length = 0, body_length = 0, url_length = 0,
+          removed = 0, compacted_removed = 0, epoch = epoch + 1, rebuild_after = 0, rebuild_until = (SELECT coalesce(max(id), 0) FROM items) WHERE id = 1;`);
+    });
+  }
+
+  async passageCount(): Promise<number> {
+    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM search_passages'))!.n;
+  }
+
+  async articleCount(): Promise<number> {
+    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM search_articles'))!.n;
+  }
+
+  passageTexts(itemIds: number[]): Promise<PassageMatch[]> {
+    if (!itemIds.length) return Promise.resolve([]);
+    return this.db.rows<PassageMatch>(`SELECT id AS "passageId", item_id AS "itemId", ord, text, words, 0 AS score FROM search_passages
+       WHERE item_id = ANY($1::bigint[]) ORDER BY item_id, ord`, [itemIds]);
+  }
+
+  articles(ids: number[]): Promise<SearchArticleMeta[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.db.rows<SearchArticleMeta>(`SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS "feedTitle",
+        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", i.image_url AS "imageUrl"
+      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`, [ids]);
+  }
+
+  async articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
+    const item = await this.db.row<{ title: string; url: string }>("SELECT title, coalesce(url, '') AS url FROM items WHERE id = $1", [itemId]);
+    if (!item) return undefined;
+    const parts = await this.db.rows<{ text: string }>('SELECT text FROM search_passages WHERE item_id = $1 ORDER BY ord', [itemId]);
+    return { title: item.title, url: item.url, text: parts.map((p) => p.text).join('\n\n') };
+  }
+
+  async subscribedFeedIds(userId: number): Promise<number[]> {
+    return (await this.db.arrays<[number]>('SELECT feed_id FROM subscriptions WHERE user_id = $1', [userId])).map((r) => r[0]);
+  }
+
+  async docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): Promise<number[]> {
+    const parts: string[] = [];
+    const params: unknown[] = [userId];
+    if (labelIds.length) {
+      params.push(labelIds);
+      parts.push(`SELECT item_id FROM item_labels WHERE user_id = $1 AND label_id = ANY($${params.length}::bigint[])`);
+    }
+    for (const state of states) {
+      const column = state === 'starred' ? 'starred' : state === 'read' ? 'read' : 'liked';
+      parts.push(`SELECT item_id FROM user_items WHERE user_id = $1 AND ${column} = 1`);
+    }
+    if (!parts.length) return [];
+    return (await this.db.arrays<[number]>(`SELECT doc_no FROM search_articles WHERE item_id IN (${parts.join(' UNION ')})`, params)).map((r) => r[0]);
+  }
+
+  async subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined> {
+    return (await this.db.row<{ id: number }>('SELECT s.feed_id AS id FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = $1 AND f.url = $2', [userId, feedUrl]))?.id;
+  }
+
+  async label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined> {
+    const row = await this.db.row<{ id: number }>('SELECT id FROM labels WHERE user_id = $1 AND name = $2', [userId, name]);
+    if (!row) return undefined;
+    const feeds = await this.db.arrays<[number]>(`SELECT s.feed_id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id
+       WHERE sl.label_id = $1 AND s.user_id = $2`, [row.id, userId]);
+    return { id: row.id, folderFeedIds: feeds.map((f) => f[0]) };
+  }
+}
