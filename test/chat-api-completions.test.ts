@@ -219,7 +219,13 @@ test('every request is recorded with tokens, searches, cost and status', async (
   const before = (await chatStore(f.app).usage.totals({})).find((t) => t.model === 'sonar-pro')?.requests ?? 0;
   await post(f, '/chat/completions', ask('q', { model: 'sonar-pro' }));
   await post(f, '/chat/completions', ask('q', { model: 'sonar-pro', temperature: 9 }));
-  const row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' ORDER BY id DESC LIMIT 2").all() as any[];
+  // Rows are written in batches right after the responses: wait for them (on PostgreSQL the batch
+  // commits a few event-loop turns later).
+  let row: any[] = [];
+  for (let i = 0; i < 200 && (row.length < 2 || row[0].status !== 400); i++) {
+    row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' ORDER BY id DESC LIMIT 2").all() as any[];
+    if (row.length < 2 || row[0].status !== 400) await new Promise((r) => setTimeout(r, 10));
+  }
   assert.equal(row[0].status, 400);
   assert.equal(row[0].error_type, 'bad_request');
   assert.equal(row[1].status, 200);

@@ -10,6 +10,7 @@ import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
+import { registerDbCommands } from './commands/db.ts';
 
 import { CliError, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/store.ts';
@@ -31,6 +32,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerKeyCommands(program, ctx);
   registerAskCommands(program, ctx);
   registerSearchCommands(program, ctx);
+  registerDbCommands(program, ctx);
   return program;
 }
 
