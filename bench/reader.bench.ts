@@ -4,6 +4,10 @@
 //   npm run bench:reader -- --items 1000000       # the 1M-item run
 //   options: --items N  --feeds N  --runs N (per call, default 30)  --seconds N (throughput, default 5)  --keep (keep the data dir)
 //            --search-index (let the server build the search index over the generated items before serving)
+//            --compare DIR (another checkout, e.g. the commit before a change: both servers on copies of
+//            the same library, calls alternating between them each round; prints the ratios)
+//            --database-url postgres://… (an empty database: the generated library is copied there with
+//            `tidings db copy`'s code and the server runs on PostgreSQL)
 //
 // Generates the library directly in SQLite (same schema, triggers keep the unread counters), starts
 // the real server (`src/main.ts`) as a child process, logs in with ClientLogin, then measures each
@@ -106,9 +110,11 @@ function explain(dataDir: string): void {
   db.close();
 }
 
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
-    env: { ...process.env, TIDINGS_DATA: dataDir, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1', TIDINGS_SCHEDULER: 'false', TIDINGS_LOG_LEVEL: 'info', NODE_NO_WARNINGS: '1' },
+const DATABASE_URL = process.argv.includes('--database-url') ? process.argv[process.argv.indexOf('--database-url') + 1]! : '';
+
+async function startServer(dataDir: string, root = ROOT): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
+    env: { ...process.env, TIDINGS_DATABASE_URL: DATABASE_URL, TIDINGS_DATA: dataDir, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1', TIDINGS_SCHEDULER: 'false', TIDINGS_LOG_LEVEL: 'info', NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((res, rej) => {
@@ -131,6 +137,19 @@ async function main(): Promise<void> {
   const dataDir = tempDataDir('tidings-bench-reader-');
   generate(dataDir);
   explain(dataDir);
+  if (DATABASE_URL) {
+    const t0 = performance.now();
+    const { copyDatabase } = await import('../src/store/copy.ts');
+    await copyDatabase(`sqlite:${join(dataDir, 'tidings.db')}`, DATABASE_URL, { dataDir });
+    const { openStore } = await import('../src/store/store.ts');
+    const { testSql } = await import('../src/store/testing.ts');
+    const pg = await openStore({ databaseUrl: DATABASE_URL, dataDir });
+    await testSql(pg).exec('ANALYZE');
+    await pg.close();
+    console.log(`backend: PostgreSQL (library copied in ${((performance.now() - t0) / 1000).toFixed(1)} s, then ANALYZE)`);
+  }
+  const COMPARE = process.argv.includes('--compare') ? process.argv[process.argv.indexOf('--compare') + 1]! : '';
+  if (COMPARE) return compare(dataDir, COMPARE);
   const { child, url } = await startServer(dataDir);
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
   try {
@@ -236,6 +255,69 @@ async function main(): Promise<void> {
     await new Promise((r) => child.once('exit', r));
     if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
     else console.log(`data kept in ${dataDir}`);
+  }
+}
+
+/** The calls of one server (logged in), for the paired comparison. */
+async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () => Promise<unknown>][] }> {
+  const pool = new Pool(url, { connections: 16, pipelining: 1 });
+  const fetchBytes = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) => {
+    const r = await pool.request({ method, path, headers, body });
+    const bytes = Buffer.from(await r.body.arrayBuffer());
+    if (r.statusCode !== 200) throw new Error(`${method} ${path}: HTTP ${r.statusCode} ${bytes.toString().slice(0, 200)}`);
+    return bytes;
+  };
+  const login = (await fetchBytes('POST', '/accounts/ClientLogin', { 'content-type': 'application/x-www-form-urlencoded' }, `Email=${USER}&Passwd=${PASS}`)).toString();
+  const H = { authorization: `GoogleLogin auth=${login.split('\n').find((l) => l.startsWith('Auth='))!.slice(5)}` };
+  const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
+  const api = (p: string) => `/reader/api/0/${p}`;
+  const RL = encodeURIComponent('user/-/state/com.google/reading-list'), READ = encodeURIComponent('user/-/state/com.google/read');
+  const FOLDER = encodeURIComponent('user/-/label/Folder 1');
+  const unreadIds = (JSON.parse((await fetchBytes('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).toString()).itemRefs as { id: string }[]).map((r) => r.id);
+  const body150 = unreadIds.slice(0, 150).map((i) => 'i=' + i).join('&');
+  const body1000 = unreadIds.slice(0, 1000).map((i) => 'i=' + i).join('&');
+  return { pool, calls: [
+    ['GET /healthz', () => fetchBytes('GET', '/healthz')],
+    ['stream/contents n=1000', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000`), H)],
+    ['stream/contents n=1000 unread', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), H)],
+    ['stream/contents n=1000 folder', () => fetchBytes('GET', api(`stream/contents/${FOLDER}?output=json&n=1000`), H)],
+    ['stream/contents n=20', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H)],
+    ['items/ids n=10000 unread', () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H)],
+    ['items/contents 150 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body150)],
+    ['unread-count', () => fetchBytes('GET', api('unread-count?output=json'), H)],
+    ['edit-tag 1000 ids read', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&a=' + READ)],
+    ['edit-tag 1000 ids unread', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ)],
+  ] };
+}
+
+/** Both checkouts on copies of one library, each call alternating between them: load hits both alike. */
+async function compare(dataDir: string, other: string): Promise<void> {
+  const { cpSync } = await import('node:fs');
+  const otherDir = tempDataDir('tidings-bench-reader-other-');
+  cpSync(join(dataDir, 'tidings.db'), join(otherDir, 'tidings.db'));
+  const servers = [await startServer(otherDir, resolve(other)), await startServer(dataDir)];
+  try {
+    const sides = [await callsOf(servers[0]!.url), await callsOf(servers[1]!.url)];
+    const times = sides.map(() => new Map<string, number[]>());
+    for (let round = 0; round < RUNS + 3; round++) {
+      for (let c = 0; c < sides[0]!.calls.length; c++) {
+        for (const i of (round + c) % 2 ? [0, 1] : [1, 0]) {
+          const [name, fn] = sides[i]!.calls[c]!;
+          const t0 = performance.now();
+          await fn();
+          if (round >= 3) { const l = times[i]!.get(name) ?? []; l.push(performance.now() - t0); times[i]!.set(name, l); }
+        }
+      }
+    }
+    console.log(`\npaired: ${other} (baseline) vs this checkout, ${ITEMS} items, ${RUNS} rounds, calls alternating`);
+    for (const [name] of sides[0]!.calls) {
+      const [a, b] = times.map((m) => q(m.get(name)!.sort((x, y) => x - y), 0.5)!);
+      console.log(`${name.padEnd(32)} baseline p50 ${a!.toFixed(2).padStart(7)} ms   this p50 ${b!.toFixed(2).padStart(7)} ms   ratio ${(b! / a!).toFixed(3)}x`);
+    }
+    for (const s of sides) await s.pool.close();
+  } finally {
+    for (const s of servers) { s.child.kill('SIGTERM'); await new Promise((r) => s.child.once('exit', r)); }
+    if (!process.argv.includes('--keep')) { rmSync(dataDir, { recursive: true, force: true }); rmSync(otherDir, { recursive: true, force: true }); }
   }
 }
 

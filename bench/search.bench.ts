@@ -7,6 +7,8 @@
 //   node bench/search.bench.ts --no-quality    scale only
 //   node bench/search.bench.ts --no-quality --scale 1m --data DIR   keep the generated index in DIR and
 //                                              reuse it next time (the build is measured only once)
+//   node bench/search.bench.ts --no-quality --database-url postgres://…   the scale run on PostgreSQL
+//                                              (an empty database; with --data, reused next time)
 //
 // The pieces are exported (bench/search/*.ts) so other benchmarks can reuse the built index.
 import { SHARED } from '../test/helpers.ts';
@@ -59,7 +61,9 @@ async function main(argv: string[]): Promise<void> {
     for (const size of sizes) {
       console.log(`## Scale: ${size.toLocaleString('en')} generated passages`);
       const dataArg = argv.includes('--data') ? argv[argv.indexOf('--data') + 1] : undefined;
-      const r = await runScale(size, articles, questions, (s) => console.log(s), dataArg ? `${dataArg}-${size}` : undefined);
+      const dbArg = argv.includes('--database-url') ? argv[argv.indexOf('--database-url') + 1] : undefined;
+      if (dbArg) console.log(`backend: PostgreSQL (${dbArg.replace(/:[^:@/]*@/, ':***@')})`);
+      const r = await runScale(size, articles, questions, (s) => console.log(s), dataArg ? `${dataArg}-${size}` : undefined, dbArg);
       if (r.buildSeconds > 0) console.log(`index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passagesPerSecond)} passages/s`);
       else console.log(`index reused: ${r.passages} passages (${r.articles} articles)`);
       for (const l of r.latency) console.log(`search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`);

@@ -32,12 +32,12 @@ export function sentencePool(articles: NewsArticle[]): string[] {
  * Builds (or, given a data folder that already holds the generated corpus, reuses) the index and
  * measures it. Reusing lets a ranking change be measured at 1M passages without the 5-10 min build.
  */
-export async function runScale(targetPassages: number, articles: NewsArticle[], questions: NewsQuestion[], log: (s: string) => void = () => {}, dataDir = tempDataDir('tidings-bench-scale-')): Promise<ScaleResult> {
+export async function runScale(targetPassages: number, articles: NewsArticle[], questions: NewsQuestion[], log: (s: string) => void = () => {}, dataDir = tempDataDir('tidings-bench-scale-'), databaseUrl = ''): Promise<ScaleResult> {
   const pool = sentencePool(articles);
   const titles = articles.map((a) => a.title);
   const rnd = random(42);
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const app: App = await createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn' } }));
+  const app: App = await createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}) } }));
   try {
     const db = testSql(app);
     const existing = await app.users.findByName('bench');

@@ -14,6 +14,10 @@ import type {
   SearchIndexRepository, StreamRepository, SubscriptionRepository, TokenRepository, UserRepository,
 } from './repositories.ts';
 
+import { StoreUnavailableError, redactUrl } from './errors.ts';
+
+export { StoreUnavailableError, redactUrl, STORE_UNAVAILABLE } from './errors.ts';
+
 export type Backend = 'sqlite' | 'postgres';
 
 export interface Repositories {
@@ -57,19 +61,6 @@ export interface StoreOptions {
   dataDir: string;
 }
 
-/** A storage failure the user can fix (server down, bad URL, server too old): one line, no password. */
-export class StoreUnavailableError extends Error {
-  /** Answered as 503 by the HTTP layer (Fastify uses statusCode): the request may be retried later. */
-  readonly statusCode = 503;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
-  }
-}
-
-/** What an API client is told when the database is unreachable (the details go to the log only). */
-export const STORE_UNAVAILABLE = 'The database is temporarily unavailable; retry in a few seconds.';
-
 /** The backend a database URL selects ('' = SQLite); throws on a scheme we do not speak. */
 export function backendOf(databaseUrl: string): Backend {
   const url = databaseUrl.trim();
@@ -77,11 +68,6 @@ export function backendOf(databaseUrl: string): Backend {
   if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
   if (/^sqlite:/i.test(url)) return 'sqlite';
   throw new StoreUnavailableError(`TIDINGS_DATABASE_URL must be empty (SQLite in the data folder), sqlite:<file> or postgres://user@host/db; got "${redactUrl(url)}"`);
-}
-
-/** The URL with any password replaced by ***, for messages and logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
 }
 
 /** Opens the configured backend and applies pending migrations. */

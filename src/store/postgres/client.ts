@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { StoreUnavailableError, redactUrl } from '../store.ts';
+import { StoreUnavailableError, redactUrl } from '../errors.ts';
 
 export type Row = Record<string, unknown>;
 
