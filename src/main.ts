@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  app.log.info({ url, dataDir: config.dataDir }, 'tidings is serving');
+  app.log.info({ url, dataDir: config.dataDir, database: app.store.location }, 'tidings is serving');
   if (config.schedulerEnabled) startScheduler(app);
   if ((await app.users.list()).length === 0) {
     app.log.warn('no users yet: create one with `npx tidings user add <name> --password <password>`, then subscribe with `npx tidings feed add <name> <url>`');

@@ -99,7 +99,8 @@ export class ArticleIndex {
     if (!stems.length || limit <= 0 || state.articles === 0) return [];
     const compiled = await this.compile(filter);
     // Every term's postings are read before scoring starts, so scoring runs in one go.
-    const postings = await Promise.all(stems.map((term) => this.repo.postings(term)));
+    const byTerm = await this.repo.postingsOf(stems);
+    const postings = stems.map((term) => byTerm.get(term) ?? { chunks: [], count: 0 });
     try {
       const touchedCount = this.accumulate(postings, state, compiled, scoring, limit + CANDIDATE_SLACK);
       return await this.best(touchedCount, limit);

@@ -189,6 +189,8 @@ export interface SearchIndexRepository {
   readonly chunkBytes: number;
   /** Postings stored per term (terms with none are absent), for picking a long query's terms. */
   postingCounts(terms: string[]): Promise<Map<string, number>>;
+  /** Several terms' postings at once (one round trip on a server); terms without postings are absent. */
+  postingsOf(terms: string[]): Promise<Map<string, { chunks: Uint8Array[]; count: number }>>;
   /** The term's posting chunks in order, and how many postings they hold. */
   postings(term: string): Promise<{ chunks: Uint8Array[]; count: number }>;
   state(): Promise<SearchIndexState>;

@@ -38,9 +38,11 @@ export class PgDatabase {
     this.url = url;
     this.pool = new pg.Pool({
       connectionString: url,
-      max: opts.max ?? 10,
+      // The feed scheduler runs up to 32 refreshes at once; each holds a connection only while it
+      // stores (fetching happens outside transactions), so 20 rarely makes one wait.
+      max: opts.max ?? 20,
       idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: 10_000,
       types: typeParsers(),
       application_name: 'tidings',
     });
@@ -104,9 +106,25 @@ export class PgDatabase {
     return currentTransaction.getStore()?.db === this;
   }
 
-  /** Runs fn in a transaction on one connection; nested calls join it. */
+  /**
+   * Runs fn in a transaction on one connection; nested calls join it. A deadlock or serialization
+   * failure (two refreshes fanning out to the same users' counters in another order) rolls back
+   * and runs fn again, up to three times: transaction bodies only touch the database.
+   */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactionOnce(fn);
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw e;
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+      }
+    }
+  }
+
+  private async transactionOnce<T>(fn: () => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try { client = await this.pool.connect(); } catch (e) { throw this.mapError(e); }
     let broken = false;

@@ -108,6 +108,19 @@ export class PgSearchIndex implements SearchIndexRepository {
     return new Map(rows.map((r) => [r.term, r.n]));
   }
 
+  async postingsOf(terms: string[]): Promise<Map<string, { chunks: Uint8Array[]; count: number }>> {
+    const out = new Map<string, { chunks: Uint8Array[]; count: number }>();
+    if (!terms.length) return out;
+    const rows = await this.db.arrays<[string, number, Buffer]>('SELECT term, postings, data FROM search_postings WHERE term = ANY($1::text[]) ORDER BY term, chunk', [terms]);
+    for (const [term, n, data] of rows) {
+      let p = out.get(term);
+      if (!p) out.set(term, (p = { chunks: [], count: 0 }));
+      p.chunks.push(data);
+      p.count += n;
+    }
+    return out;
+  }
+
   async postings(term: string): Promise<{ chunks: Uint8Array[]; count: number }> {
     const rows = await this.db.arrays<[number, Buffer]>('SELECT postings, data FROM search_postings WHERE term = $1 ORDER BY chunk', [term]);
     let count = 0;

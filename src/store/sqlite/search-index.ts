@@ -103,6 +103,15 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     return { chunks: rows.map((r) => r.data), count };
   }
 
+  async postingsOf(terms: string[]): Promise<Map<string, { chunks: Uint8Array[]; count: number }>> {
+    const out = new Map<string, { chunks: Uint8Array[]; count: number }>();
+    for (const term of terms) {
+      const p = await this.postings(term);
+      if (p.count) out.set(term, p);
+    }
+    return out;
+  }
+
   async postingCounts(terms: string[]): Promise<Map<string, number>> {
     const rows = this.stmts.get(`SELECT term, sum(postings) AS n FROM search_postings
       WHERE term IN (SELECT value FROM json_each(?)) GROUP BY term`).all(JSON.stringify(terms)) as { term: string; n: number }[];
