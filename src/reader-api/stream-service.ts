@@ -38,9 +38,12 @@ const bodyCache = perApp((app) => new ItemBodyCache(app.config.readerItemCacheSi
 
 async function renderItems(app: App, userId: number, items: ReaderItemState[]): Promise<Buffer> {
   const store = readerStore(app);
-  const bodies = await bodyCache(app).bodiesFor(items, await store.streams.itemsVersion(), (ids) => store.streams.bodies(ids));
-  const origins = await originsOf(app, userId, new Set(items.map((i) => i.feedId)));
-  const tags = await store.streams.tagsOfItems(userId, items.map((i) => i.itemId));
+  // Independent reads: on a database server they overlap (SQLite answers each at once anyway).
+  const [bodies, origins, tags] = await Promise.all([
+    store.streams.itemsVersion().then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
+    originsOf(app, userId, new Set(items.map((i) => i.feedId))),
+    store.streams.tagsOfItems(userId, items.map((i) => i.itemId)),
+  ]);
   return itemsJson(items, bodies, origins, tags);
 }
 
