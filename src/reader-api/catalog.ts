@@ -19,7 +19,7 @@ export interface CatalogEntry extends FeedOrigin {
   folderStreamIds: string[];
 }
 
-interface UserCatalog {
+export interface UserCatalog {
   version: number;
   entries: CatalogEntry[];
   byFeed: Map<number, CatalogEntry>;
@@ -53,8 +53,8 @@ export async function userCatalog(app: App, userId: number): Promise<UserCatalog
 }
 
 /** Catalog entries of the given feeds; feeds no longer subscribed (kept starred items) get a bare origin. */
-export async function originsOf(app: App, userId: number, feedIds: Iterable<number>): Promise<Map<number, CatalogEntry>> {
-  const { byFeed } = await userCatalog(app, userId);
+export async function originsOf(app: App, userId: number, feedIds: Iterable<number>, catalog?: UserCatalog): Promise<Map<number, CatalogEntry>> {
+  const { byFeed } = catalog ?? await userCatalog(app, userId);
   const out = new Map<number, CatalogEntry>();
   const missing: number[] = [];
   for (const id of feedIds) {

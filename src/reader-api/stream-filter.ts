@@ -6,7 +6,7 @@ import type { ReaderLabelRepository } from '../store/repositories.ts';
 import type { App } from '../app.ts';
 import { ReaderError } from './errors.ts';
 import { readerStore } from './store.ts';
-import { userCatalog } from './catalog.ts';
+import { userCatalog, type UserCatalog } from './catalog.ts';
 import { normaliseInputUrl } from '../feeds/engine.ts';
 import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
 
@@ -32,13 +32,13 @@ export async function subscribedFeedId(labels: ReaderLabelRepository, userId: nu
  * (starred or tagged) stay in their state and label streams only, so the reading list agrees with
  * unread-count, which sums subscriptions.
  */
-export async function streamConditions(app: App, userId: number, s: StreamId, negate = false): Promise<ItemCondition[]> {
+export async function streamConditions(app: App, userId: number, s: StreamId, negate = false, catalog?: UserCatalog): Promise<ItemCondition[]> {
   const labels = readerStore(app).labels;
   switch (s.kind) {
     case 'state':
       if (s.state === 'reading-list') {
         if (negate) return [{ kind: 'nothing' }];
-        const left = (await userCatalog(app, userId)).leftFeedIds;
+        const left = (catalog ?? await userCatalog(app, userId)).leftFeedIds;
         return left.length ? [{ kind: 'feeds', feedIds: left, negate: true }] : [];
       }
       return [{ kind: 'state', column: STATE_COLUMN[s.state], value: negate ? 0 : 1 }];
@@ -61,15 +61,16 @@ export async function streamConditions(app: App, userId: number, s: StreamId, ne
 }
 
 /** Filter for one or more streams (union) with exclusions and inclusions applied. */
-export async function buildFilter(app: App, userId: number, streams: StreamId[], exclude: StreamId[], include: StreamId[]): Promise<ItemCondition[]> {
+/** `catalog`: the user's catalog when the caller already read it (one version check per request). */
+export async function buildFilter(app: App, userId: number, streams: StreamId[], exclude: StreamId[], include: StreamId[], catalog?: UserCatalog): Promise<ItemCondition[]> {
   const where: ItemCondition[] = [];
-  if (streams.length === 1) where.push(...await streamConditions(app, userId, streams[0]!));
+  if (streams.length === 1) where.push(...await streamConditions(app, userId, streams[0]!, false, catalog));
   else if (streams.length > 1) {
     const of: ItemCondition[][] = [];
-    for (const s of streams) of.push(await streamConditions(app, userId, s));
+    for (const s of streams) of.push(await streamConditions(app, userId, s, false, catalog));
     if (!of.some((c) => c.length === 0)) where.push({ kind: 'any', of });
   }
-  for (const s of include) where.push(...await streamConditions(app, userId, s));
-  for (const s of exclude) where.push(...await streamConditions(app, userId, s, true));
+  for (const s of include) where.push(...await streamConditions(app, userId, s, false, catalog));
+  for (const s of exclude) where.push(...await streamConditions(app, userId, s, true, catalog));
   return where;
 }

@@ -7,7 +7,7 @@ import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
 import { readerStore } from './store.ts';
-import { originsOf, userCatalog } from './catalog.ts';
+import { originsOf, userCatalog, type UserCatalog } from './catalog.ts';
 import { buildFilter, subscribedFeedId } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
@@ -19,8 +19,8 @@ export interface ItemsPage {
   newestUs: number;
 }
 
-async function pageQuery(app: App, userId: number, streams: StreamId[], req: StreamRequest): Promise<StreamPageQuery> {
-  const where = await buildFilter(app, userId, streams, req.exclude, req.include);
+async function pageQuery(app: App, userId: number, streams: StreamId[], req: StreamRequest, catalog?: UserCatalog): Promise<StreamPageQuery> {
+  const where = await buildFilter(app, userId, streams, req.exclude, req.include, catalog);
   return {
     userId, where, newestFirst: req.newestFirst, limit: req.limit + 1, after: req.after,
     minCrawledUs: req.minCrawledUs, maxCrawledUs: req.maxCrawledUs,
@@ -36,23 +36,25 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
 
 const bodyCache = perApp((app) => new ItemBodyCache(app.config.readerItemCacheSize));
 
-async function renderItems(app: App, userId: number, items: ReaderItemState[]): Promise<Buffer> {
+async function renderItems(app: App, userId: number, items: ReaderItemState[], catalog?: UserCatalog): Promise<Buffer> {
   const store = readerStore(app);
   // Independent reads: on a database server they overlap (SQLite answers each at once anyway).
   const [bodies, origins, tags] = await Promise.all([
     store.streams.itemsVersion().then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
-    originsOf(app, userId, new Set(items.map((i) => i.feedId))),
+    originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
     store.streams.tagsOfItems(userId, items.map((i) => i.itemId)),
   ]);
   return itemsJson(items, bodies, origins, tags);
 }
 
 export async function streamContents(app: App, userId: number, stream: StreamId, req: StreamRequest): Promise<ItemsPage> {
-  const items = await readerStore(app).streams.statesPage(await pageQuery(app, userId, [stream], req));
+  // One catalog check per request, shared by the filter and the items' origins.
+  const catalog = await userCatalog(app, userId);
+  const items = await readerStore(app).streams.statesPage(await pageQuery(app, userId, [stream], req, catalog));
   const continuation = continuationOf(items, req.limit);
   let newestUs = 0;
   for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
-  return { itemsJson: await renderItems(app, userId, items), continuation, newestUs };
+  return { itemsJson: await renderItems(app, userId, items, catalog), continuation, newestUs };
 }
 
 export interface ItemRefsPage {

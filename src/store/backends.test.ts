@@ -148,6 +148,19 @@ test('postgres: a server that is down at start is one line naming TIDINGS_DATABA
   await assert.rejects(openStore({ databaseUrl: 'mysql://x@y/z', dataDir: tempDataDir() }), /TIDINGS_DATABASE_URL must be empty/);
 });
 
+test('postgres: a failed migration is rolled back and named; the ones before it stay', { skip: PG_SKIP }, async () => {
+  const s = await open('postgres');
+  try {
+    const { MIGRATIONS } = await import('./migrations.ts');
+    const pg = s as unknown as { migrate(list: unknown[]): Promise<string[]> };
+    const broken = { id: '999_broken', sqlite: '-', postgres: 'CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);' };
+    await assert.rejects(pg.migrate([...MIGRATIONS, broken]), /migration 999_broken failed and was rolled back.*no_such_table/);
+    assert.equal((await testSql(s).prepare("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'half_done'").get<{ n: number }>())!.n, 0);
+    assert.equal((await testSql(s).prepare("SELECT count(*) AS n FROM schema_migrations WHERE id = '999_broken'").get<{ n: number }>())!.n, 0);
+    assert.deepEqual(await pg.migrate([...MIGRATIONS]), [], 'the good ones stay applied');
+  } finally { await s.close(); }
+});
+
 test('postgres: a server older than 13 is refused with a clear error', () => {
   assert.throws(() => checkServerVersion(120015, 'postgres://u:pw@db/x'), /PostgreSQL server at TIDINGS_DATABASE_URL=postgres:\/\/u:\*\*\*@db\/x is version 12; Tidings needs PostgreSQL 13 or newer/);
   checkServerVersion(150018, 'postgres://u@db/x');
