@@ -8,6 +8,7 @@
 // 2. A stub OpenAI-compatible upstream streaming tokens at a fixed rate (first token after 50 ms,
 //    then one per 5 ms): time to first token through the API over the upstream's own.
 // Server and load generator share this process (2 cores): requests/s are a floor.
+// BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (a new database on that server per run).
 import { createServer, type Server } from 'node:http';
 import { Pool } from 'undici';
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +20,7 @@ import { answerService } from '../src/answer/service.ts';
 import { chatStore } from '../src/chat-api/store.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import { hasNews, readArticles, readQuestions, loadArticles } from '../src/answer/testing/news-corpus.ts';
-import { tempDataDir } from '../test/helpers.ts';
+import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../src/answer/types.ts';
@@ -33,7 +34,8 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 interface Env { app: App; server: FastifyInstance; pool: Pool; key: string; userId: number; close(): Promise<void> }
 
 async function startEnv(overrides: Partial<Config>, load: (app: App) => Promise<unknown> | void, answers?: AnswerService): Promise<Env> {
-  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-chat-bench-'), logLevel: 'silent', rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] }, ...overrides } }), silentLogger);
+  const databaseUrl = process.env.BENCH_DATABASE_URL ? freshPostgresDatabase(process.env.BENCH_DATABASE_URL) : '';
+  const app = await createApp(loadConfig({ env: {}, overrides: { databaseUrl, dataDir: tempDataDir('tidings-chat-bench-'), logLevel: 'silent', rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] }, ...overrides } }), silentLogger);
   const userId = (await app.users.create('bench', 'x')).id;
   await load(app);
   await testSql(app).prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING').run(userId);
@@ -94,7 +96,7 @@ async function extractiveBench(lines: string[]): Promise<void> {
   const articles = readArticles(ARTICLES);
   const questions = readQuestions().map((q) => q.question);
   const t = performance.now();
-  const env = await startEnv({}, (app) => { loadArticles(app, articles); });
+  const env = await startEnv({}, (app) => loadArticles(app, articles));
   lines.push(`corpus: ${articles.length} articles loaded in ${((performance.now() - t) / 1000).toFixed(1)} s; ${questions.length} questions; model sonar, extractive engine`);
   const svc = answerService(env.app);
   const direct = (q: string) => svc.complete({ model: 'sonar', messages: [{ role: 'user', content: q }], scope: { kind: 'subscriptions', userId: env.userId }, filters: {}, searchContextSize: 'low', temperature: 0.2, topP: 0.9, topK: 0 });
@@ -153,8 +155,8 @@ function stubUpstream(): Promise<{ server: Server; url: string }> {
 
 async function upstreamBench(lines: string[]): Promise<void> {
   const stub = await stubUpstream();
-  const env = await startEnv({ llmBaseUrl: stub.url, llmModel: 'stub', engineByModel: { sonar: 'openai' } }, (app) => {
-    if (hasNews) loadArticles(app, readArticles(300));
+  const env = await startEnv({ llmBaseUrl: stub.url, llmModel: 'stub', engineByModel: { sonar: 'openai' } }, async (app) => {
+    if (hasNews) await loadArticles(app, readArticles(300));
   });
   const questions = hasNews ? readQuestions().map((q) => q.question) : ['What happened this week?'];
   const upstreamPool = new Pool(stub.url.replace(/\/v1$/, ''), { connections: 4 });

@@ -1,4 +1,5 @@
-// Raw SQL for tests only: set up a corner case or check a row the repositories do not expose,
+// Raw SQL for tests (set up a corner case or check a row the repositories do not expose) and for
+// the store's own tools (db copy),
 // on whichever backend the App runs. Domain code never imports this (test/import-boundaries).
 // Placeholders are `?` on both backends (numbered for PostgreSQL here); write portable SQL.
 import type { App } from '../app.ts';
