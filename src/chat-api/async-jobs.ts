@@ -94,6 +94,8 @@ export class AsyncJobRunner {
       return;
     }
     await jobs.markStarted(id, nowSeconds());
+    // Shut down while the job was being marked (storage calls take real time on a server).
+    if (signal.aborted) return;
     const startedAt = performance.now();
     let lastProgressWrite = 0;
     try {
@@ -135,7 +137,11 @@ export class AsyncJobRunner {
  * pipeline that is slow to notice the abort (the orphaned work's outcome is ignored).
  */
 function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The work was started anyway: its own failure (it sees the aborted signal) is expected.
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
