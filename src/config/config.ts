@@ -6,6 +6,7 @@
 // environment variables < command-line flags (`--port 9000`, `--data ./x`, `--set key=value`).
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, join } from 'node:path';
+import { isIP } from 'node:net';
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json';
 
@@ -23,6 +24,7 @@ export const OPTIONS = {
   port: { env: 'TIDINGS_PORT', kind: 'int', default: 8080, doc: 'HTTP port for both APIs (Google Reader API and chat completions).' },
   publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },
   logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, silent. Logs are JSON lines on stderr.' },
+  trustProxy: { env: 'TIDINGS_TRUST_PROXY', kind: 'list', default: [], doc: 'Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host are believed, comma-separated addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8; also loopback, linklocal, uniquelocal). The client IP is then the nearest address not in this list. Empty: the headers are ignored and the client IP is the socket peer (login throttling and logs use it).' },
   allowPrivateNetworks: { env: 'TIDINGS_ALLOW_PRIVATE_NETWORKS', kind: 'bool', default: false, doc: 'Let the fetcher reach loopback/private/link-local addresses (SSRF guard off). For tests and home setups.' },
 
   // Feed fetching and scheduling
@@ -162,6 +164,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 }
 
 function validate(c: Config): void {
+  for (const entry of c.trustProxy) {
+    if (!isProxyAddress(entry)) throw new ConfigError(`trustProxy: "${entry}" is not an IP address, a CIDR (like 10.0.0.0/8) or one of loopback, linklocal, uniquelocal`);
+  }
   if (c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0-65535, got ${c.port}`);
   if (c.minIntervalMinutes < 1) throw new ConfigError('minIntervalMinutes must be at least 1');
   if (c.maxIntervalMinutes < c.minIntervalMinutes) throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
@@ -169,6 +174,15 @@ function validate(c: Config): void {
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [addr, bits, extra] = entry.split('/');
+  const family = isIP(addr);
+  if (!family || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 /** Parses `--set key=value` pairs. */

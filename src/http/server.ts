@@ -12,7 +12,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     // Per-request lines only at debug/trace: at info they would drown the fetcher's events.
     logController: new LogController({ disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace' }),
     bodyLimit: 16 * 1024 * 1024,
-    trustProxy: true,
+    // Off unless proxies are named: a client could otherwise pick its own IP with X-Forwarded-For
+    // and dodge the login throttle or lock another address out.
+    trustProxy: app.config.trustProxy.length ? app.config.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   });
   server.get('/healthz', async () => ({ ok: true }));
