@@ -67,6 +67,7 @@ export const OPTIONS = {
 
   // Google Reader API
   readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
+  readerItemCacheMb: { env: 'TIDINGS_READER_ITEM_CACHE_MB', kind: 'int', default: 32, doc: 'Memory cap of that cache in MiB of JSON: the oldest items leave first when either cap is reached.' },
 } as const satisfies Record<string, OptionSpec>;
 
 type KindType<K extends Kind> = K extends 'string' ? string : K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : Record<string, any>;

@@ -36,7 +36,7 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
 const bodyCaches = new WeakMap<App, ItemBodyCache>();
 function bodyCache(app: App): ItemBodyCache {
   let c = bodyCaches.get(app);
-  if (!c) { c = new ItemBodyCache(app.config.readerItemCacheSize); bodyCaches.set(app, c); }
+  if (!c) { c = new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024); bodyCaches.set(app, c); }
   return c;
 }
 

@@ -7,6 +7,7 @@ import { sanitizeHtmlBatch } from '../sanitizer/sanitize-html.ts';
 import { parseFeedDate } from './parse-date.ts';
 import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';
 import { resolveBase, resolveUrl } from './resolve-url.ts';
+import { capFeedFields, capGuid } from './field-limits.ts';
 
 /** Tolerance for entry dates after the crawl time (time-zone mistakes), in seconds. */
 const FUTURE_TOLERANCE = 86_400;
@@ -27,7 +28,7 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
     entries.push(entry);
   }
   html.run();
-  return {
+  return capFeedFields({
     format: raw.format,
     title: textOf(raw.title),
     siteUrl: resolveUrl(raw.siteUrl, feedBase),
@@ -36,7 +37,7 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
     ttlMinutes: raw.ttl !== null && raw.ttl > 0 ? Math.round(raw.ttl) : null,
     entries,
     recovered,
-  };
+  });
 }
 
 /** Null when an entry with the same guid came earlier in the document. */
@@ -45,7 +46,7 @@ function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: stri
   const url = resolveUrl(raw.link, base);
   const title = textOf(raw.title);
   // Hashed from the raw text, so a change of sanitizer policy never changes an entry's identity.
-  const guid = raw.id?.trim() || url || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
+  const guid = capGuid(raw.id?.trim() || url || '') || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
   if (seen.has(guid)) return null;
   seen.add(guid);
   const enclosures: Enclosure[] = [];
