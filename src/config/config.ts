@@ -65,6 +65,11 @@ export const OPTIONS = {
   oauthRefreshTtlDays: { env: 'TIDINGS_OAUTH_REFRESH_TTL_DAYS', kind: 'int', default: 180, doc: 'Lifetime of an OAuth refresh token; each refresh issues a new one with a fresh lifetime (access tokens last one day).' },
   loginFailuresPerMinute: { env: 'TIDINGS_LOGIN_FAILURES_PER_MINUTE', kind: 'int', default: 10, doc: 'Failed logins allowed per username and client IP per minute (ClientLogin and the OAuth login page) before answering 429.' },
 
+  // Per-user limits
+  maxFeedsPerUser: { env: 'TIDINGS_MAX_FEEDS_PER_USER', kind: 'int', default: 5000, doc: 'Subscriptions one user may have; subscribing or importing beyond it is refused with a message (0: no limit).' },
+  maxOpmlBytes: { env: 'TIDINGS_MAX_OPML_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest OPML file accepted by an import (API and CLI), in bytes.' },
+  maxLabelLength: { env: 'TIDINGS_MAX_LABEL_LENGTH', kind: 'int', default: 100, doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.' },
+
   // Google Reader API
   readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
   readerItemCacheMb: { env: 'TIDINGS_READER_ITEM_CACHE_MB', kind: 'int', default: 32, doc: 'Memory cap of that cache in MiB of JSON: the oldest items leave first when either cap is reached.' },
@@ -174,6 +179,9 @@ function validate(c: Config): void {
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
+  if (c.maxFeedsPerUser < 0) throw new ConfigError('maxFeedsPerUser must be 0 (no limit) or more');
+  if (c.maxOpmlBytes < 1024) throw new ConfigError('maxOpmlBytes must be at least 1024');
+  if (c.maxLabelLength < 1) throw new ConfigError('maxLabelLength must be at least 1');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
 }
 

@@ -78,9 +78,9 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     ctx.reply.header('Content-Disposition', 'attachment; filename="subscriptions.opml"');
     return { text: exportOpml(app, ctx.userId), type: 'text/x-opml; charset=utf-8' };
   });
-  route('/subscription/import', 'write', (ctx) => {
+  route('/subscription/import', 'write', async (ctx) => {
     const body = typeof ctx.req.body === 'string' ? ctx.req.body : ctx.params.get('opml') ?? '';
-    importOpml(app, ctx.userId, body);
+    await importOpml(app, ctx.userId, body);
   });
 
   route('/unread-count', 'read', (ctx) => ({ json: `{"max":${UNREAD_COUNT_MAX},"unreadcounts":${unreadCountsJson(app, ctx.userId)}}` }));

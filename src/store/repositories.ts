@@ -354,4 +354,6 @@ export interface SubscriptionRepository {
   addFolder(userId: number, feedId: number, folder: string): boolean;
   removeFolder(userId: number, feedId: number, folder: string): boolean;
   subscriberCount(feedId: number): number;
+  /** How many feeds the user is subscribed to (the per-user limit). */
+  countForUser(userId: number): number;
 }

@@ -67,13 +67,16 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
   const opml = program.command('opml').description('import or export subscriptions as OPML');
   opml.command('import <user> <file>')
     .description('subscribe a user to every feed of an OPML file (folders kept); feeds are fetched by the next refresh')
-    .action((user: string, file: string) => {
+    .action(async (user: string, file: string) => {
       let xml: string;
       try { xml = readFileSync(file, 'utf8'); } catch (e) { throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, 2); }
       const app = ctx.app();
       const id = userId(app, user);
       try {
-        const r = importOpml(app, id, xml);
+        const r = await importOpml(app, id, xml, {
+          onProgress: (done, total) => { if (total > 1000 && process.stderr.isTTY) process.stderr.write(`\rimporting ${done}/${total}`); },
+        });
+        if (process.stderr.isTTY && r.imported + r.alreadySubscribed > 1000) process.stderr.write('\n');
         if (r.imported + r.alreadySubscribed + r.skipped.length === 0) throw new CliError(`${file}: no feeds found (no <outline xmlUrl="…"> in the OPML body)`, 1);
         ctx.out(`imported ${r.imported} feed(s) for ${user}` + (r.alreadySubscribed ? `, ${r.alreadySubscribed} already subscribed` : '')
           + (r.skipped.length ? `, ${r.skipped.length} skipped` : '') + '; run `tidings refresh` to fetch them now');

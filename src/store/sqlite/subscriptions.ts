@@ -95,6 +95,10 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
         AND label_id = (SELECT id FROM labels WHERE user_id = ? AND name = ?)`).run(userId, feedId, userId, folder.trim()).changes) > 0;
   }
 
+  countForUser(userId: number): number {
+    return (this.s.get('SELECT count(*) AS n FROM subscriptions WHERE user_id = ?').get(userId) as { n: number }).n;
+  }
+
   subscriberCount(feedId: number): number {
     return (this.s.get('SELECT count(*) AS n FROM subscriptions WHERE feed_id = ?').get(feedId) as { n: number }).n;
   }
