@@ -5,6 +5,7 @@ import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -15,7 +16,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     // Off unless proxies are named: a client could otherwise pick its own IP with X-Forwarded-For
     // and dodge the login throttle or lock another address out.
     trustProxy: app.config.trustProxy.length ? app.config.trustProxy : false,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   });
   server.get('/healthz', async () => ({ ok: true }));
   // API plugins are registered here (reader API, OAuth, chat completions).
