@@ -95,7 +95,7 @@ export class AsyncJobRunner {
     }
     jobs.markStarted(id, nowSeconds());
     const startedAt = performance.now();
-    let lastProgressWrite = 0;
+    const shouldWrite = progressThrottle(PROGRESS_WRITE_INTERVAL_MS);
     try {
       const parsed = parseChatRequest(job.request);
       const size = parsed.answer.searchContextSize;
@@ -104,10 +104,7 @@ export class AsyncJobRunner {
         scope: scopeFor(key.userId, parsed.streamIds),
         signal,
         onProgress: (p) => {
-          const t = performance.now();
-          if (t - lastProgressWrite < PROGRESS_WRITE_INTERVAL_MS && p.fraction !== 1) return;
-          lastProgressWrite = t;
-          jobs.setProgress(id, p);
+          if (shouldWrite(p.fraction === 1)) jobs.setProgress(id, p);
         },
       }));
       if (signal.aborted) return;
@@ -153,4 +150,19 @@ export function toWireJob(j: AsyncJob, withResponse: boolean): Record<string, un
   out.error_message = j.errorMessage;
   out.status = j.status;
   return out;
+}
+
+/**
+ * Decides which progress reports are stored: the first one always (a job's first report used to be
+ * dropped when the process was younger than the interval, because the clock of the last write
+ * started at 0), the final one always, and otherwise at most one per interval.
+ */
+export function progressThrottle(intervalMs: number, now: () => number = () => performance.now()): (final: boolean) => boolean {
+  let last: number | undefined;
+  return (final) => {
+    const t = now();
+    if (!final && last !== undefined && t - last < intervalMs) return false;
+    last = t;
+    return true;
+  };
 }
