@@ -66,7 +66,7 @@ test('Reader API, ClientLogin and OAuth paths get their own shapes for the same 
   assert.match(await login.text(), /^Error=BadRequest\nInfo=/);
   const oauth = await fetch(`${h.url}/oauth2/%E0%A4%A`);
   assert.equal(oauth.status, 400);
-  assert.equal(((await oauth.json()) as { error: string }).error, "invalid_request");
+  assert.equal(((await oauth.json()) as { error: string }).error, 'invalid_request');
 });
 
 test('a request line Node cannot parse still gets an answer in the API shape, then the connection closes', async () => {
