@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Config } from './config/config.ts';
 import { createLogger, type Logger } from './log/logger.ts';
-import { openDatabase, type Db } from './store/db.ts';
+import { openDatabase, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './store/db.ts';
 import type { UserRepository } from './store/repositories.ts';
 import { SqliteUserRepository } from './store/sqlite/users.ts';
 import type { ItemChanges } from './model/item.ts';
@@ -56,10 +56,14 @@ export function createApp(config: Config, log: Logger = createLogger(config.logL
     },
     onClose(fn) { closers.push(fn); },
     async close() {
+      clearInterval(optimizeTimer);
       for (const fn of closers.reverse()) await fn();
+      optimizeDatabase(db, 'close');
       db.close();
     },
   };
+  // Statistics follow the data as it grows while the server runs (a first refresh of 1,000 feeds).
+  const optimizeTimer = setInterval(() => optimizeDatabase(db, 'periodic'), OPTIMIZE_INTERVAL_MS).unref();
   // Domain wiring that must exist for every App (server, CLI and tests alike) goes here.
   installSearchIndexing(app);
   return app;
