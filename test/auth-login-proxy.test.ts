@@ -84,10 +84,10 @@ test('guessing one username from many addresses meets growing delays, not a lock
     // The owner's known address skips the delay; a new address gets in too, after the wait.
     const home = await s.login(PASSWORD, '192.0.2.50');
     assert.equal(home.status, 200);
-    assert.ok(home.ms < 2000, `known address waited ${home.ms.toFixed(0)} ms`);
+    assert.ok(home.ms < 4000, `known address waited ${home.ms.toFixed(0)} ms`);
     const elsewhere = await s.login(PASSWORD, '192.0.2.77');
     assert.equal(elsewhere.status, 200, 'the right password works from a new address after the delay: no lockout');
-    assert.ok(elsewhere.ms >= 1900, `new address waited ${elsewhere.ms.toFixed(0)} ms`);
+    assert.ok(elsewhere.ms >= 7500, `new address waited ${elsewhere.ms.toFixed(0)} ms (8 s expected after 7 failures)`);
   } finally { await s.close(); }
 });
 
