@@ -153,7 +153,7 @@ async function refreshBench(): Promise<void> {
   const user = app.users.create('bench', 'x').id;
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>bench</title></head><body>${urls.map((u, k) => `<outline type="rss" text="Site ${k}" xmlUrl="${u}"/>`).join('')}</body></opml>`;
   t = performance.now();
-  importOpml(app, user, opml);
+  await importOpml(app, user, opml);
   const importMs = performance.now() - t;
 
   const rows: { name: string; s: RefreshSummary; peak: number; listeners: number }[] = [];

@@ -11,7 +11,7 @@
 // call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
 // (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -227,6 +227,13 @@ async function main(): Promise<void> {
     const rps = await throughput(api(`stream/contents/${RL}?output=json&n=20`), H);
     console.log(`baseline GET /healthz, 16 clients: ${healthRps.toFixed(0)} req/s`);
     console.log(`stream/contents n=20, 16 clients: ${rps.toFixed(0)} req/s (${(rps / healthRps * 100).toFixed(0)}% of healthz)  goal > 2000: ${rps > 2000 ? 'met' : 'MISSED'}`);
+
+    // Memory of the server process (Linux /proc): now, and its peak over the whole run.
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+      console.log(`server memory after serving ${ITEMS} items: RSS ${kb('VmRSS').toFixed(0)} MB, peak RSS ${kb('VmHWM').toFixed(0)} MB`);
+    } catch { /* not Linux */ }
 
     const base = results['baseline GET /healthz'].p50;
     console.log(`\nratios: n=1000 / healthz = ${(results['stream/contents n=1000'].p50 / base).toFixed(1)}x;`
