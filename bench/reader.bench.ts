@@ -232,7 +232,8 @@ async function main(): Promise<void> {
     try {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
-      console.log(`server memory after serving ${ITEMS} items: RSS ${kb('VmRSS').toFixed(0)} MB, peak RSS ${kb('VmHWM').toFixed(0)} MB`);
+      console.log(`server memory after serving ${ITEMS} items: RSS ${kb('VmRSS').toFixed(0)} MB (anonymous ${kb('RssAnon').toFixed(0)}, `
+        + `file-backed ${kb('RssFile').toFixed(0)}: SQLite's memory-mapped database), peak RSS ${kb('VmHWM').toFixed(0)} MB`);
     } catch { /* not Linux */ }
 
     const base = results['baseline GET /healthz'].p50;
