@@ -17,7 +17,7 @@ export interface ParseJob { id: number; body: Uint8Array; url: string; contentTy
 export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; error: { parseError: boolean; message: string } };
 
 interface Pending { job: ParseJob; resolve: (p: ParsedFeed) => void; reject: (e: Error) => void }
-interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null }
+interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null; idle: NodeJS.Timeout | null }
 
 const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
 
@@ -38,12 +38,19 @@ export class ParsePool {
   /** Number of worker threads (0: parses run on the calling thread). */
   readonly size: number;
   private readonly timeLimitMs: number;
+  private readonly idleMs: number;
   private nextId = 1;
   private closed = false;
 
-  constructor(size: number, timeLimitMs = 30_000) {
+  /**
+   * `idleMs`: a worker with nothing to do for this long exits, giving back its heap (tens of MB
+   * after a big refresh, plus its sanitize memo); the next parse starts a fresh one (~0.3 s). With
+   * the scheduler finding due feeds every minute, a busy server keeps its workers.
+   */
+  constructor(size: number, timeLimitMs = 30_000, idleMs = 5 * 60_000) {
     this.size = Math.max(0, size);
     this.timeLimitMs = timeLimitMs;
+    this.idleMs = idleMs;
     this.queues = Array.from({ length: this.size }, () => []);
     this.slots = new Array(this.size).fill(undefined);
   }
@@ -76,8 +83,10 @@ export class ParsePool {
 
   private pump(index: number): void {
     const queue = this.queues[index]!;
-    if (this.closed || !queue.length) return;
+    if (this.closed) return;
+    if (!queue.length) { this.retireWhenIdle(index); return; }
     const slot = this.slots[index] ?? this.spawn(index);
+    if (slot.idle) { clearTimeout(slot.idle); slot.idle = null; }
     if (slot.current) return;
     const p = queue.shift()!;
     slot.current = p;
@@ -85,10 +94,25 @@ export class ParsePool {
     slot.worker.postMessage(p.job);
   }
 
+  private retireWhenIdle(index: number): void {
+    const slot = this.slots[index];
+    if (!slot || slot.current || slot.idle) return;
+    slot.idle = setTimeout(() => {
+      if (this.slots[index] !== slot || slot.current || this.queues[index]!.length) return;
+      this.slots[index] = undefined; // first, so the exit event is not taken for a crash
+      void slot.worker.terminate();
+    }, this.idleMs).unref();
+  }
+
+  /** Worker threads running now (tests). */
+  get running(): number {
+    return this.slots.filter((s) => s !== undefined).length;
+  }
+
   private spawn(index: number): Slot {
     const worker = new Worker(WORKER_URL);
     worker.unref();
-    const slot: Slot = { index, worker, current: null, timer: null };
+    const slot: Slot = { index, worker, current: null, timer: null, idle: null };
     worker.on('message', (r: ParseReply) => {
       const p = slot.current;
       if (!p || p.job.id !== r.id) return;
@@ -105,7 +129,9 @@ export class ParsePool {
 
   private finish(slot: Slot): void {
     if (slot.timer) clearTimeout(slot.timer);
+    if (slot.idle) clearTimeout(slot.idle);
     slot.timer = null;
+    slot.idle = null;
     slot.current = null;
   }
 
