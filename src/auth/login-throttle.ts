@@ -14,11 +14,11 @@ const MAX_KEYS = 50_000;
 /** One IP may fail this many times the per-account limit (spraying many usernames). */
 const PER_IP_FACTOR = 5;
 /** Failures of one username from all addresses are counted over this window. */
-export const USERNAME_WINDOW_MS = 15 * 60_000;
-export const SLOWDOWN_BASE_MS = 500;
-export const SLOWDOWN_MAX_MS = 30_000;
+const USERNAME_WINDOW_MS = 15 * 60_000;
+const SLOWDOWN_BASE_MS = 500;
+const SLOWDOWN_MAX_MS = 30_000;
 /** Delayed attempts of one username that may wait at once. */
-export const SLOWDOWN_CONCURRENCY = 2;
+const SLOWDOWN_CONCURRENCY = 2;
 /** An address that logged in as a user skips that user's slow-down for this long. */
 const KNOWN_ADDRESS_MS = 30 * 24 * 3600_000;
 

@@ -15,7 +15,7 @@ export const MAX_PARAM_LENGTH = 256;
 interface Shaped { contentType: string; body: string }
 
 /** The error body of the API that `path` falls under. */
-export function shapeError(path: string, status: number, message: string): Shaped {
+function shapeError(path: string, status: number, message: string): Shaped {
   const oneLine = message.replace(/[\r\n]+/g, ' ');
   if (READER_API_PREFIXES.some((p) => path.startsWith(`${p}/`) || path === p)) {
     return { contentType: 'text/plain; charset=utf-8', body: `Error=${oneLine}` };

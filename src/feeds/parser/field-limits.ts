@@ -24,7 +24,7 @@ export const FIELD_LIMITS = {
   enclosures: 50,
 } as const;
 
-export const TRUNCATION_MARKER = '…';
+const TRUNCATION_MARKER = '…';
 const HTML_TRUNCATION_NOTE = '<p><em>[… the rest of this article was cut: it was longer than 512 KB]</em></p>';
 
 /** Caps every field of a normalised feed in place; returns it. */
@@ -61,7 +61,7 @@ export function capGuid(guid: string): string {
   return guid.length <= FIELD_LIMITS.guid ? guid : 'sha256:' + createHash('sha256').update(guid).digest('hex');
 }
 
-export function capText(s: string, max: number): string {
+function capText(s: string, max: number): string {
   if (s.length <= max) return s;
   return keepWholeChars(s, max - TRUNCATION_MARKER.length).trimEnd() + TRUNCATION_MARKER;
 }
