@@ -10,10 +10,16 @@ export type LoginResult =
   | { ok: false; reason: 'bad-credentials' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-const throttles = new WeakMap<App, LoginThrottle>();
-function throttle(app: App): LoginThrottle {
+const throttles = new WeakMap<App, { throttle: LoginThrottle; closing: AbortSignal }>();
+function throttle(app: App): { throttle: LoginThrottle; closing: AbortSignal } {
   let t = throttles.get(app);
-  if (!t) { t = new LoginThrottle(app.config.loginFailuresPerMinute); throttles.set(app, t); }
+  if (!t) {
+    // Delayed attempts end when the app closes, so a shutdown never waits out a 30 s slow-down.
+    const closing = new AbortController();
+    app.onClose(() => closing.abort());
+    t = { throttle: new LoginThrottle(app.config.loginFailuresPerMinute), closing: closing.signal };
+    throttles.set(app, t);
+  }
   return t;
 }
 
@@ -22,7 +28,7 @@ function throttle(app: App): LoginThrottle {
 let dummyHash: Promise<string> | undefined;
 
 export async function checkLogin(app: App, username: string, password: string, clientIp: string): Promise<LoginResult> {
-  const t = throttle(app);
+  const { throttle: t, closing } = throttle(app);
   const wait = t.retryAfterMs(username, clientIp);
   if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
   const slow = t.slowDown(username, clientIp);
@@ -31,7 +37,9 @@ export async function checkLogin(app: App, username: string, password: string, c
   // Many recent failures for this username from other addresses: wait before checking.
   t.startDelayed(username);
   try {
-    await sleep(slow.delayMs);
+    try { await sleep(slow.delayMs, undefined, { signal: closing }); } catch {
+      return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(slow.delayMs / 1000) };
+    }
     return await check(app, t, username, password, clientIp);
   } finally {
     t.endDelayed(username);
