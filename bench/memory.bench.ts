@@ -15,8 +15,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { DatabaseSync } from 'node:sqlite';
-import { openDatabase } from '../src/store/db.ts';
+import { openStore } from '../src/store/store.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 
@@ -56,9 +55,9 @@ async function main(): Promise<void> {
   const feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), { workerData: { feeds: FEEDS, items: ITEMS } });
   const { port } = await new Promise<{ port: number }>((r) => feedServer.once('message', r));
   const dataDir = tempDataDir('tidings-bench-memory-');
-  const db = openDatabase(join(dataDir, 'tidings.db'));
-  db.prepare('INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?)').run(USER, await hashPassword(PASS), Math.floor(Date.now() / 1000));
-  db.close();
+  const store = await openStore({ databaseUrl: '', dataDir });
+  await store.users.create(USER, await hashPassword(PASS));
+  await store.close();
 
   // Baseline: the smallest Node process serving HTTP, same machine, same minute.
   const bare = spawn(process.execPath, ['-e', "require('http').createServer((q,r)=>r.end('ok')).listen(0,'127.0.0.1')"], { stdio: 'ignore' });
@@ -88,16 +87,15 @@ async function main(): Promise<void> {
     const imported = await fetch(`${url}/reader/api/0/subscription/import`, { method: 'POST', headers: { ...H, 'content-type': 'text/xml' }, body: opml });
     if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
 
-    // Wait until every feed has been fetched once (read from the database, as another process would).
-    const watch = new DatabaseSync(join(dataDir, 'tidings.db'), { readOnly: true });
-    let fetched = 0;
-    while (fetched < FEEDS) {
+    // Wait until every item of every feed is in the user's reading list (all unread).
+    const items = FEEDS * ITEMS;
+    let stored = 0;
+    while (stored < items) {
       await sleep(500);
-      fetched = (watch.prepare('SELECT count(*) AS n FROM feeds WHERE last_fetched_at IS NOT NULL').get() as { n: number }).n;
-      if (performance.now() - t0 > 30 * 60_000) throw new Error(`only ${fetched} of ${FEEDS} feeds fetched after 30 minutes`);
+      const counts = await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json() as { unreadcounts: { id: string; count: number }[] };
+      stored = counts.unreadcounts.find((c) => c.id.endsWith('/state/com.google/reading-list'))?.count ?? 0;
+      if (performance.now() - t0 > 30 * 60_000) throw new Error(`only ${stored} of ${items} items stored after 30 minutes`);
     }
-    const items = (watch.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
-    watch.close();
     const refreshS = (performance.now() - t0) / 1000;
     const refreshed = memOf(child.pid!);
     await sleep(10_000);

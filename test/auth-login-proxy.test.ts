@@ -17,7 +17,7 @@ const PASSWORD = 'correct horse battery';
 async function start(overrides: Partial<Config>) {
   const lines: any[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l)); cb(); } });
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-proxy-'), schedulerEnabled: false, loginFailuresPerMinute: 3, ...overrides } }), pino({ level: 'info' }, sink));
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-proxy-'), schedulerEnabled: false, loginFailuresPerMinute: 3, ...overrides } }), pino({ level: 'info' }, sink));
   await app.users.create('alice', await hashPassword(PASSWORD));
   const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });

@@ -3,13 +3,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { subscribe, refreshFeed } from '../src/feeds/engine.ts';
 import { FIELD_LIMITS } from '../src/feeds/parser/field-limits.ts';
+import { testSql } from '../src/store/testing.ts';
 import { startFeedServer, testApp, addUser } from './feeds-fixtures.ts';
 
 const server = await startFeedServer();
 after(() => server.close());
 
 test('oversized titles, authors, guids, URLs and content are capped with a marker; the feed is kept', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     const hugeTitle = 'T'.repeat(5 * 1024 * 1024);
     const hugeGuid = 'g'.repeat(2 * 1024 * 1024);
@@ -22,9 +23,9 @@ test('oversized titles, authors, guids, URLs and content are capped with a marke
       <item><title>Normal</title><guid>normal</guid><link>https://example.org/n</link><description>Normal body</description></item>
       </channel></rss>`;
     server.routes.set('/hostile.xml', (_req, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(feed); });
-    const alice = addUser(app, 'alice');
+    const alice = await addUser(app, 'alice');
     const sub = await subscribe(app, alice, `${server.base}/hostile.xml`);
-    const rows = app.db.prepare('SELECT guid, url, title, author, content, summary FROM items WHERE feed_id = ? ORDER BY id').all(sub.feedId) as any[];
+    const rows = await testSql(app).prepare('SELECT guid, url, title, author, content, summary FROM items WHERE feed_id = ? ORDER BY id').all<any>(sub.feedId);
     assert.equal(rows.length, 3, 'no entry is lost');
     const byGuid = (g: string) => rows.find((r) => r.guid === g);
     const second = byGuid('second'), normal = byGuid('normal');
@@ -45,6 +46,6 @@ test('oversized titles, authors, guids, URLs and content are capped with a marke
 
     // The same document again: the hashed guid is stable, so nothing is duplicated.
     await refreshFeed(app, sub.feedId, { force: true } as never);
-    assert.equal((app.db.prepare('SELECT count(*) AS n FROM items WHERE feed_id = ?').get(sub.feedId) as { n: number }).n, 3);
+    assert.equal(Number((await testSql(app).prepare('SELECT count(*) AS n FROM items WHERE feed_id = ?').get<{ n: number }>(sub.feedId))!.n), 3);
   } finally { await app.close(); }
 });

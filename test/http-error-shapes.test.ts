@@ -15,7 +15,7 @@ let readerAuth: string;
 before(async () => {
   h = await startHarness();
   const userId = await addUser(h.app, 'fay', 'pw-fay-secret');
-  key = createApiKey(chatStore(h.app).keys, userId, 'test', 0).key;
+  key = (await createApiKey(chatStore(h.app).keys, userId, 'test', 0)).key;
   readerAuth = `GoogleLogin auth=${await clientLogin(h.url, 'fay', 'pw-fay-secret')}`;
 });
 after(async () => { await h.close(); });

@@ -1,5 +1,6 @@
 // Checking a username and password (ClientLogin and the OAuth login page), throttled.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,18 +11,12 @@ export type LoginResult =
   | { ok: false; reason: 'bad-credentials' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-const throttles = new WeakMap<App, { throttle: LoginThrottle; closing: AbortSignal }>();
-function throttle(app: App): { throttle: LoginThrottle; closing: AbortSignal } {
-  let t = throttles.get(app);
-  if (!t) {
-    // Delayed attempts end when the app closes, so a shutdown never waits out a 30 s slow-down.
-    const closing = new AbortController();
-    app.onClose(() => closing.abort());
-    t = { throttle: new LoginThrottle(app.config.loginFailuresPerMinute), closing: closing.signal };
-    throttles.set(app, t);
-  }
-  return t;
-}
+const throttle = perApp((app) => {
+  // Delayed attempts end when the app closes, so a shutdown never waits out a 30 s slow-down.
+  const closing = new AbortController();
+  app.onClose(() => closing.abort());
+  return { throttle: new LoginThrottle(app.config.loginFailuresPerMinute), closing: closing.signal };
+});
 
 // Unknown usernames are checked against this hash too, so the answer time does not reveal which
 // usernames exist.

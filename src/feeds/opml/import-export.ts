@@ -3,8 +3,7 @@
 // `tidings refresh`) fetches them, and a broken feed shows its error in the feed list instead of
 // failing the whole import. Used by the CLI and by the Reader API's subscription/import|export.
 import type { App } from '../../app.ts';
-import { transaction } from '../../store/db.ts';
-import { feedEngine } from '../engine.ts';
+import { feedEngine } from '../services.ts';
 import { checkFeedLimit, normaliseInputUrl } from '../subscriptions.ts';
 import { cleanLabelName } from '../label-name.ts';
 import { buildOpml, OpmlError, parseOpmlSubscriptions, type OpmlSubscription } from './opml.ts';
@@ -61,10 +60,10 @@ export async function importOpml(app: App, userId: number, xml: string, opts: Op
   }
   for (let i = 0; i < planned.length; i += OPML_IMPORT_CHUNK) {
     const chunk = planned.slice(i, i + OPML_IMPORT_CHUNK);
-    await transaction(app.db, () => {
+    await app.store.transaction(async () => {
       for (const { url, entry: e, folder } of chunk) {
-        const feed = feeds.findByUrl(url) ?? feeds.create(url, { title: e.title, siteUrl: e.htmlUrl });
-        const { created } = subscriptions.subscribe(userId, feed.id, { title: e.title && e.title !== feed.title ? e.title : null, folders: folder ? [folder] : [] });
+        const feed = await feeds.findByUrl(url) ?? await feeds.create(url, { title: e.title, siteUrl: e.htmlUrl });
+        const { created } = await subscriptions.subscribe(userId, feed.id, { title: e.title && e.title !== feed.title ? e.title : null, folders: folder ? [folder] : [] });
         if (created) result.imported++; else result.alreadySubscribed++;
       }
     });
@@ -74,7 +73,7 @@ export async function importOpml(app: App, userId: number, xml: string, opts: Op
   return result;
 }
 
-export function exportOpml(app: App, userId: number, title = 'Tidings subscriptions'): string {
-  const subs = feedEngine(app).subscriptions.list(userId);
+export async function exportOpml(app: App, userId: number, title = 'Tidings subscriptions'): Promise<string> {
+  const subs = await feedEngine(app).subscriptions.list(userId);
   return buildOpml(title, subs.map((s) => ({ title: s.title, xmlUrl: s.feed.url, htmlUrl: s.feed.siteUrl, folders: s.folders })));
 }

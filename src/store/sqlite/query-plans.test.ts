@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { migrate, openDatabase, type Db } from '../db.ts';
+import { migrate, openDatabase, type Db } from './db.ts';
 import { SqliteStreamRepository } from './streams.ts';
 import { SqliteReaderLabelRepository } from './reader-labels.ts';
 
@@ -34,7 +34,7 @@ function recording(db: Db, seen: string[]): Db {
   });
 }
 
-test('stream/items/contents and origin lookups drive from the id list without statistics', () => {
+test('stream/items/contents and origin lookups drive from the id list without statistics', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tidings-plans-'));
   const db = new DatabaseSync(join(dir, 't.db'));
   try {
@@ -45,9 +45,9 @@ test('stream/items/contents and origin lookups drive from the id list without st
     const streams = new SqliteStreamRepository(recording(db, seen));
     const labels = new SqliteReaderLabelRepository(recording(db, seen));
     const ids = [4999, 17, 2500, 99999];
-    assert.deepEqual(streams.statesByIds(1, ids).map((s) => s.itemId), [4999, 17, 2500], 'in the order asked, unknown ids left out');
-    assert.deepEqual(streams.statesByIds(2, ids), [], "another user's items are not served");
-    assert.deepEqual([...labels.origins(1, [3, 1, 2]).keys()].sort(), [1, 2, 3]);
+    assert.deepEqual((await streams.statesByIds(1, ids)).map((s) => s.itemId), [4999, 17, 2500], 'in the order asked, unknown ids left out');
+    assert.deepEqual(await streams.statesByIds(2, ids), [], "another user's items are not served");
+    assert.deepEqual([...(await labels.origins(1, [3, 1, 2])).keys()].sort(), [1, 2, 3]);
     const joins = seen.filter((sql) => /FROM json_each\(\?\) j/.test(sql));
     assert.equal(joins.length, 2, 'both id-list joins were run');
     for (const sql of joins) {
