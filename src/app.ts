@@ -3,7 +3,7 @@
 // by the App (see e.g. feeds/engine.ts), so adding a domain does not grow this file much.
 import { join } from 'node:path';
 import type { Config } from './config/config.ts';
-import { createLogger, type Logger } from './log/logger.ts';
+import { createLogger, type Logger, type LogFormat } from './log/logger.ts';
 import { openDatabase, type Db } from './store/db.ts';
 import type { UserRepository } from './store/repositories.ts';
 import { SqliteUserRepository } from './store/sqlite/users.ts';
@@ -38,7 +38,7 @@ export function perApp<T>(create: (app: App) => T): (app: App) => T {
   };
 }
 
-export function createApp(config: Config, log: Logger = createLogger(config.logLevel)): App {
+export function createApp(config: Config, log: Logger = createLogger(config.logLevel, config.logFormat as LogFormat)): App {
   const db = openDatabase(join(config.dataDir, 'tidings.db'));
   const closers: (() => void | Promise<void>)[] = [];
   const listeners: ItemChangeListener[] = [];

@@ -1,15 +1,19 @@
 // The `tidings` command. Each domain adds its subcommands in ./commands/<domain>.ts; this file
 // only sets up global options, error handling and the App lifecycle.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/config.ts';
+import { VERSION } from '../config/install.ts';
 import { createApp, type App } from '../app.ts';
-import { silentLogger, createLogger } from '../log/logger.ts';
+import { silentLogger, createLogger, type LogFormat } from '../log/logger.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerFeedCommands } from './commands/feeds.ts';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
+import { registerServeCommand } from './commands/serve.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -17,11 +21,40 @@ export class CliError extends Error {
   constructor(message: string, exitCode = 1) { super(message); this.exitCode = exitCode; }
 }
 
+export interface AppOptions {
+  /**
+   * May this command create the database when the data folder has none? Only commands that put
+   * the first data in (user add, oauth-client add) do: a read command run against the wrong
+   * folder must say where it looked instead of answering from a new empty database.
+   */
+  create?: boolean;
+}
+
 export interface CliContext {
   /** Opens the App lazily (so `--help` needs no database) and closes it when the command ends. */
-  app(): App;
-  config(): Config;
+  app(opts?: AppOptions): App;
+  /** The configuration; `flags` (e.g. serve's --port) apply on top of --set, and only on the first call. */
+  config(flags?: Record<string, string | undefined>): Config;
   out(text: string): void;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** The SQLite file of a data folder. */
+export function databaseFile(config: Config): string {
+  return join(config.dataDir, 'tidings.db');
+}
+
+/**
+ * Refuses to go on without a database when the command may not create one, naming the folder;
+ * tells stderr when it creates one, so a wrong --data/TIDINGS_DATA shows at once.
+ */
+export function checkDatabase(config: Config, opts: AppOptions): { created: boolean } {
+  if (existsSync(databaseFile(config))) return { created: false };
+  if (!opts.create) {
+    throw new CliError(`no Tidings database in ${config.dataDir} (looked for tidings.db there). Create a user with \`tidings user add <name>\` to start one, or point --data or TIDINGS_DATA at the folder that holds your data`, 1);
+  }
+  return { created: true };
 }
 
 export function buildProgram(ctx: CliContext): Command {
@@ -29,8 +62,10 @@ export function buildProgram(ctx: CliContext): Command {
     .description('Tidings: self-hosted feed reader (Google Reader API) and search-grounded chat completions')
     .option('--data <dir>', 'data folder (TIDINGS_DATA)')
     .option('--config <file>', 'config file (TIDINGS_CONFIG)')
-    .option('--set <key=value...>', 'set any configuration option')
+    // Repeatable rather than variadic, so the subcommand after it is not taken for another pair.
+    .option('--set <key=value>', 'set any configuration option (repeatable)', collect, [] as string[])
     .option('-v, --verbose', 'log to stderr')
+    .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerUserCommands(program, ctx);
@@ -39,6 +74,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerKeyCommands(program, ctx);
   registerAskCommands(program, ctx);
   registerSearchCommands(program, ctx);
+  registerServeCommand(program, ctx);
   return program;
 }
 
@@ -46,21 +82,23 @@ export async function main(argv: string[]): Promise<void> {
   let app: App | undefined;
   let config: Config | undefined;
   let program: Command;
-  const getConfig = (): Config => {
+  const getConfig = (extra: Record<string, string | undefined> = {}): Config => {
     if (!config) {
       const o = program.opts<{ data?: string; config?: string; set?: string[]; verbose?: boolean }>();
       const env = { ...process.env };
       if (o.config) env.TIDINGS_CONFIG = o.config;
-      config = loadConfig({ env, flags: { ...parseSetFlags(o.set), ...(o.data ? { dataDir: o.data } : {}) } });
+      config = loadConfig({ env, flags: { ...parseSetFlags(o.set), ...(o.data ? { dataDir: o.data } : {}), ...extra } });
     }
     return config;
   };
   const ctx: CliContext = {
     config: getConfig,
-    app() {
+    app(opts = {}) {
       if (!app) {
         const c = getConfig();
-        app = createApp(c, program.opts().verbose ? createLogger(c.logLevel) : silentLogger);
+        const { created } = checkDatabase(c, opts);
+        app = createApp(c, program.opts().verbose ? createLogger(c.logLevel, c.logFormat as LogFormat) : silentLogger);
+        if (created) process.stderr.write(`tidings: created a new database in ${c.dataDir}\n`);
       }
       return app;
     },

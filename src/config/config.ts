@@ -1,11 +1,13 @@
 // One typed configuration for the whole system. Every option is declared once below with its
-// environment variable, type, default and documentation; `docs/configuration.md` and the README
-// table are generated from this list (`node scripts/config-table.ts`), so they cannot drift.
+// environment variable, type, default and documentation; the README's configuration table is
+// generated from this list (`node scripts/config-table.ts`), so they cannot drift.
 //
 // Precedence (last wins): defaults < config file (TIDINGS_CONFIG or <data>/config.json) <
-// environment variables < command-line flags (`--port 9000`, `--data ./x`, `--set key=value`).
+// environment variables < command-line flags (`--data ./x`, `--set key=value`, and `tidings serve
+// --port 9000 --host 0.0.0.0`).
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, join } from 'node:path';
+import { defaultDataDir } from './install.ts';
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json';
 
@@ -14,15 +16,21 @@ interface OptionSpec {
   kind: Kind;
   default: unknown;
   doc: string;
+  /** Shown in the README table instead of the literal default, when that is computed at start. */
+  defaultDoc?: string;
 }
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 // Keys are the names used in the config file and in `--set key=value`.
 export const OPTIONS = {
-  dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: './data', doc: 'Data folder: SQLite database, logs of async jobs.' },
+  dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: '', defaultDoc: '`<checkout>/data` in a git checkout, else `$XDG_DATA_HOME/tidings` (`~/.local/share/tidings`)', doc: 'Data folder: the SQLite database (articles, accounts, async jobs and their results) and an optional config.json. Never derived from the current directory; commands say which folder they use when they create a database there.' },
   host: { env: 'TIDINGS_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds to (use 0.0.0.0 to serve the LAN).' },
   port: { env: 'TIDINGS_PORT', kind: 'int', default: 8080, doc: 'HTTP port for both APIs (Google Reader API and chat completions).' },
   publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },
-  logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, silent. Logs are JSON lines on stderr.' },
+  logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, fatal, silent. At info the server logs one line per request.' },
+  logFormat: { env: 'TIDINGS_LOG_FORMAT', kind: 'string', default: 'auto', doc: 'Log format on stderr: json (one JSON object per line), pretty (human-readable, coloured), auto (pretty on a terminal, else json).' },
   allowPrivateNetworks: { env: 'TIDINGS_ALLOW_PRIVATE_NETWORKS', kind: 'bool', default: false, doc: 'Let the fetcher reach loopback/private/link-local addresses (SSRF guard off). For tests and home setups.' },
 
   // Feed fetching and scheduling
@@ -70,7 +78,6 @@ export const OPTIONS = {
 type KindType<K extends Kind> = K extends 'string' ? string : K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : Record<string, any>;
 
 export type Config = { -readonly [K in keyof typeof OPTIONS]: KindType<(typeof OPTIONS)[K]['kind']> };
-export type ConfigKey = keyof Config;
 
 export class ConfigError extends Error {}
 
@@ -127,7 +134,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const out: Record<string, unknown> = {};
   for (const [k, spec] of Object.entries(OPTIONS)) out[k] = structuredClone(spec.default);
 
-  const dataFromEarly = (opts.overrides?.dataDir ?? opts.flags?.dataDir ?? env.TIDINGS_DATA ?? out.dataDir) as string;
+  out.dataDir = defaultDataDir(env);
+  const dataFromEarly = (opts.overrides?.dataDir ?? opts.flags?.dataDir ?? (env.TIDINGS_DATA || undefined) ?? out.dataDir) as string;
   const file = env.TIDINGS_CONFIG ?? join(dataFromEarly, 'config.json');
   if (existsSync(file)) {
     let parsed: Record<string, unknown>;
@@ -162,6 +170,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 }
 
 function validate(c: Config): void {
+  if (!(LOG_LEVELS as readonly string[]).includes(c.logLevel)) throw new ConfigError(`logLevel (TIDINGS_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, got "${c.logLevel}"`);
+  if (!(LOG_FORMATS as readonly string[]).includes(c.logFormat)) throw new ConfigError(`logFormat (TIDINGS_LOG_FORMAT) must be one of ${LOG_FORMATS.join(', ')}, got "${c.logFormat}"`);
+  if (c.dataDir.trim() === '') throw new ConfigError('dataDir (TIDINGS_DATA, --data) must not be empty');
   if (c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0-65535, got ${c.port}`);
   if (c.minIntervalMinutes < 1) throw new ConfigError('minIntervalMinutes must be at least 1');
   if (c.maxIntervalMinutes < c.minIntervalMinutes) throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
@@ -184,6 +195,6 @@ export function parseSetFlags(pairs: string[] | undefined): Record<string, strin
 
 export function configTableMarkdown(): string {
   const rows = Object.entries(OPTIONS as Record<string, OptionSpec>).map(([k, s]) =>
-    `| \`${s.env}\` | \`${k}\` | ${s.kind} | \`${JSON.stringify(s.default)}\` | ${s.doc} |`);
+    `| \`${s.env}\` | \`${k}\` | ${s.kind} | ${s.defaultDoc ?? `\`${JSON.stringify(s.default)}\``} | ${s.doc} |`);
   return ['| environment variable | file key / `--set` key | type | default | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -27,7 +27,7 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
     .action((name: string, o: { redirectUri: string[]; grantType: string[] }) => {
       const grants = (o.grantType.length ? o.grantType : [...GRANT_TYPES]) as GrantType[];
       try {
-        const { client: c, clientSecret } = registerClient(ctx.app(), name, o.redirectUri, grants);
+        const { client: c, clientSecret } = registerClient(ctx.app({ create: true }), name, o.redirectUri, grants);
         ctx.out(JSON.stringify({ client_id: c.clientId, client_secret: clientSecret, name: c.name, redirect_uris: c.redirectUris, grant_types: c.grantTypes }));
       } catch (e) {
         if (e instanceof ClientRegistrationError) throw new CliError(e.message, 2);

@@ -16,7 +16,7 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       const password = o.password ?? process.env.TIDINGS_PASSWORD;
       if (!password) throw new CliError('a password is required: pass --password or set TIDINGS_PASSWORD', 2);
       if (password.length < 8) throw new CliError('the password must be at least 8 characters long', 2);
-      const app = ctx.app();
+      const app = ctx.app({ create: true });
       if (app.users.findByName(username)) throw new CliError(`user "${username}" already exists`, 1);
       const u = app.users.create(username, await hashPassword(password), o.email ?? null);
       ctx.out(`created user ${u.username} (id ${u.id})`);
