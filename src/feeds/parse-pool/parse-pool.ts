@@ -19,7 +19,8 @@ export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; erro
 interface Pending { job: ParseJob; resolve: (p: ParsedFeed) => void; reject: (e: Error) => void }
 interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null }
 
-const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
+// The packaged build (dist/, see tsconfig.build.json) is JavaScript: the worker file is .js there.
+const WORKER_URL = new URL(import.meta.url.endsWith('.js') ? './parse-worker.js' : './parse-worker.ts', import.meta.url);
 
 /**
  * Pool size for config.parseWorkers; negative means automatic: one less than the CPU cores, at
