@@ -14,6 +14,7 @@ import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
+import { registerMaintenanceCommands } from './commands/maintenance.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -75,6 +76,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerAskCommands(program, ctx);
   registerSearchCommands(program, ctx);
   registerServeCommand(program, ctx);
+  registerMaintenanceCommands(program, ctx);
   return program;
 }
 

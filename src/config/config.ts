@@ -48,6 +48,8 @@ export const OPTIONS = {
   // Default by measurement (BENCHMARKS.md, Feed engine): on 2 cores one worker beat none and two.
   parseWorkers: { env: 'TIDINGS_PARSE_WORKERS', kind: 'int', default: -1, doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs and storing items, with a parse time limit (0: parse on the main thread). -1: one less than the CPU cores, at most 2 (1 on a 2-core machine, 0 on one core).' },
 
+  retentionDays: { env: 'TIDINGS_RETENTION_DAYS', kind: 'int', default: 0, doc: 'Delete read articles first stored more than this many days ago, unless starred, saved or tagged (the scheduler checks hourly; `tidings prune` runs it once). 0 keeps every article (Miniflux uses 60).' },
+
   // Search and answers
   llmBaseUrl: { env: 'TIDINGS_LLM_BASE_URL', kind: 'string', default: '', doc: 'OpenAI-compatible server (vLLM, llama.cpp, Ollama) for generative answers, e.g. http://127.0.0.1:11434/v1. Empty: built-in extractive engine.' },
   llmApiKey: { env: 'TIDINGS_LLM_API_KEY', kind: 'string', default: '', doc: 'API key sent to the OpenAI-compatible server, if it needs one.' },
@@ -179,6 +181,7 @@ function validate(c: Config): void {
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
+  if (c.retentionDays < 0) throw new ConfigError('retentionDays (TIDINGS_RETENTION_DAYS) must be 0 (keep everything) or a number of days');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
 }
 

@@ -4,6 +4,7 @@
 import type { App } from '../../app.ts';
 import { refreshDue } from '../refresh.ts';
 import { feedEngine } from '../engine.ts';
+import { startRetention } from '../retention.ts';
 
 export function startScheduler(app: App): { stop(): Promise<void> } {
   // The engine registers its own cleanup (fetcher, parse pool) first, so that, closers running last
@@ -33,5 +34,6 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
     await running;
   };
   app.onClose(stop);
+  startRetention(app);
   return { stop };
 }

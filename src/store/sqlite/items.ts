@@ -42,6 +42,7 @@ export class SqliteItemRepository implements ItemRepository {
     if (entries.length === 0) return changes;
     const crawlS = Math.floor(crawlTimeUs / 1e6);
     const find = this.s.get('SELECT id, content_hash FROM items WHERE feed_id = ? AND guid = ?');
+    const removed = this.s.get('SELECT 1 FROM items_removed WHERE feed_id = ? AND guid = ?');
     const insert = this.s.get(`INSERT INTO items (feed_id, guid, url, title, author, content, summary, published_at, updated_at,
                                  crawled_us, content_hash, enclosures, image_url, categories)
                                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`);
@@ -60,7 +61,11 @@ export class SqliteItemRepository implements ItemRepository {
         seen.add(e.guid);
         const hash = contentHash(e);
         const old = find.get(feedId, e.guid) as { id: number; content_hash: string } | undefined;
-        if (!old) { fresh.push(e); hashes.set(e, hash); continue; }
+        if (!old) {
+          // Deleted by retention while the feed still lists it: do not bring it back as unread.
+          if (removed.get(feedId, e.guid)) continue;
+          fresh.push(e); hashes.set(e, hash); continue;
+        }
         if (old.content_hash === hash) continue;
         const published = date(e.publishedAt);
         update.run(e.url, e.title, e.author, e.content, e.summary, published, date(e.updatedAt) ?? published ?? crawlS, hash,
