@@ -6,6 +6,7 @@ import { priceTable, type PriceTable } from './prices.ts';
 import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
 import type { RateFamily } from './models.ts';
 import { UsageRecorder } from './usage.ts';
+import { timedAnswers } from '../observability/metrics.ts';
 
 export interface ChatApi {
   app: App;
@@ -23,7 +24,7 @@ export function createChatApi(app: App, answers: AnswerService, keepAliveMs = 10
   const api = {
     app,
     store: chatStore(app),
-    answers,
+    answers: timedAnswers(app, answers),
     prices: priceTable(app.config.prices),
     rateLimits: rateLimitTable(app.config.rateLimits),
     limiter: new LeakyBucketLimiter(),

@@ -7,6 +7,7 @@
 // --port 9000 --host 0.0.0.0`).
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, join } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { defaultDataDir } from './install.ts';
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json';
@@ -31,6 +32,7 @@ export const OPTIONS = {
   publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },
   logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, fatal, silent. At info the server logs one line per request.' },
   logFormat: { env: 'TIDINGS_LOG_FORMAT', kind: 'string', default: 'auto', doc: 'Log format on stderr: json (one JSON object per line), pretty (human-readable, coloured), auto (pretty on a terminal, else json).' },
+  metricsAllowedNetworks: { env: 'TIDINGS_METRICS_ALLOWED_NETWORKS', kind: 'list', default: ['127.0.0.0/8', '::1/128'], doc: 'Networks (CIDR, comma-separated) that may read /metrics (Prometheus format). Requests that came through a proxy are refused unless the proxy is trusted. Empty: /metrics is off.' },
   allowPrivateNetworks: { env: 'TIDINGS_ALLOW_PRIVATE_NETWORKS', kind: 'bool', default: false, doc: 'Let the fetcher reach loopback/private/link-local addresses (SSRF guard off). For tests and home setups.' },
 
   // Feed fetching and scheduling
@@ -181,6 +183,9 @@ function validate(c: Config): void {
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
+  for (const n of c.metricsAllowedNetworks) {
+    if (!ipaddr.isValidCIDR(n) && !ipaddr.isValid(n)) throw new ConfigError(`metricsAllowedNetworks (TIDINGS_METRICS_ALLOWED_NETWORKS): "${n}" is not an address or CIDR range like 10.0.0.0/8`);
+  }
   if (c.retentionDays < 0) throw new ConfigError('retentionDays (TIDINGS_RETENTION_DAYS) must be 0 (keep everything) or a number of days');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
 }

@@ -16,6 +16,7 @@ import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';
 import { compactionDue, PostingsCompaction } from './compaction.ts';
+import { reportQueueDepth } from '../observability/metrics.ts';
 
 const repos = new WeakMap<Db, SqliteSearchIndex>();
 
@@ -50,6 +51,7 @@ export function installSearchIndexing(app: App): void {
   app.onClose(() => maintenance.stop());
   const queue = new IndexQueue(app.db, repo, (err) => app.log.error({ err }, 'search indexing failed'), () => maintenance.check());
   queues.set(app, queue);
+  reportQueueDepth(app, 'search_index', () => ({ waiting: queue.size }));
   app.itemChangeListeners.push((changes) => queue.enqueue(changes));
   app.onClose(() => queue.flush());
 }

@@ -8,6 +8,7 @@ import { LocalIndexProvider } from './local-provider.ts';
 import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
 import type { Logger } from '../log/logger.ts';
+import { observeSearch } from '../observability/metrics.ts';
 import type { SearchIndexRepository } from '../store/repositories.ts';
 
 export interface SearchServiceOptions {
@@ -40,10 +41,18 @@ export class FusedSearchService implements SearchService {
     return (await this.searchWithReport(q, signal)).hits;
   }
 
+  /** Called with each search's duration in seconds (metrics). */
+  onSearched: (seconds: number) => void = () => {};
+
   async searchWithReport(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
     // Validation first (throws SearchFilterError): a rejected request is not a billed search.
     this.local.compile(q);
     this.count++;
+    const t0 = performance.now();
+    try { return await this.searchAll(q, signal); } finally { this.onSearched((performance.now() - t0) / 1000); }
+  }
+
+  private async searchAll(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
     this.beforeSearch();
     const local = this.local.searchSync(q);
     if (!this.web.length) return { hits: local, billedSearches: 1, degraded: [] };
@@ -76,6 +85,7 @@ export function searchService(app: App): FusedSearchService {
     const repo = searchIndexRepository(app.db);
     const web: SearchProvider[] = app.config.searxngUrl ? [new SearxngProvider(app)] : [];
     s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log, beforeSearch: () => flushSearchIndexing(app) });
+    s.onSearched = (seconds) => observeSearch(app, seconds);
     services.set(app, s);
   }
   return s;
