@@ -10,6 +10,8 @@ import type { RateFamily } from './models.ts';
 
 export function checkBetaFeatures(api: ChatApi, key: ApiKey, used: BetaFeature[]): void {
   if (api.app.config.betaOpenToAll) return;
+  // The operator need not approve their own keys (a personal server's usual case).
+  if (api.app.users.findById(key.userId)?.isAdmin) return;
   const missing = used.filter((f) => !key.features.includes(f));
   if (missing.length === 0) return;
   const f = missing[0];

@@ -2,7 +2,7 @@
 import type { App } from '../app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { chatStore, type ChatStore } from './store.ts';
-import { priceTable, type PriceTable } from './prices.ts';
+import { configuredPrices, type PriceTable } from './prices.ts';
 import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
 import type { RateFamily } from './models.ts';
 import { UsageRecorder } from './usage.ts';
@@ -25,7 +25,7 @@ export function createChatApi(app: App, answers: AnswerService, keepAliveMs = 10
     app,
     store: chatStore(app),
     answers: timedAnswers(app, answers),
-    prices: priceTable(app.config.prices),
+    prices: configuredPrices(app.config),
     rateLimits: rateLimitTable(app.config.rateLimits),
     limiter: new LeakyBucketLimiter(),
     keepAliveMs,

@@ -65,7 +65,8 @@ export const OPTIONS = {
   // Chat completions API
   betaOpenToAll: { env: 'TIDINGS_BETA_OPEN', kind: 'bool', default: false, doc: 'Open the beta features (search_domain_filter, return_images, return_related_questions) to every key without approval.' },
   defaultTier: { env: 'TIDINGS_DEFAULT_TIER', kind: 'int', default: 0, doc: 'Rate-limit tier (0-5) of new API keys.' },
-  prices: { env: 'TIDINGS_PRICES', kind: 'json', default: {}, doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the built-in table; see src/chat-api/prices.ts.' },
+  priceTable: { env: 'TIDINGS_PRICE_TABLE', kind: 'string', default: 'none', doc: 'Prices that costs are computed with: none (a personal server: usage records tokens and searches, costs are 0 and `tidings usage` shows none) or sonar (Perplexity\'s Sonar price table, see src/chat-api/prices.ts). Setting TIDINGS_PRICES also turns costs on, over the Sonar table.' },
+  prices: { env: 'TIDINGS_PRICES', kind: 'json', default: {}, doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the Sonar table; see src/chat-api/prices.ts.' },
   rateLimits: { env: 'TIDINGS_RATE_LIMITS', kind: 'json', default: {}, doc: 'Overrides of the requests-per-minute table by tier 0-5, JSON like {"sonar":[50,150,500,1000,4000,4000],"deep-research":[5,10,20,40,60,100]}.' },
   asyncJobConcurrency: { env: 'TIDINGS_ASYNC_JOB_CONCURRENCY', kind: 'int', default: 2, doc: 'Async (deep research) jobs run at once by the server.' },
   asyncJobRetentionDays: { env: 'TIDINGS_ASYNC_JOB_RETENTION_DAYS', kind: 'int', default: 7, doc: 'Days async jobs and their results are kept.' },
@@ -186,6 +187,7 @@ function validate(c: Config): void {
   for (const n of c.metricsAllowedNetworks) {
     if (!ipaddr.isValidCIDR(n) && !ipaddr.isValid(n)) throw new ConfigError(`metricsAllowedNetworks (TIDINGS_METRICS_ALLOWED_NETWORKS): "${n}" is not an address or CIDR range like 10.0.0.0/8`);
   }
+  if (c.priceTable !== 'none' && c.priceTable !== 'sonar') throw new ConfigError(`priceTable (TIDINGS_PRICE_TABLE) must be none or sonar, got "${c.priceTable}"`);
   if (c.retentionDays < 0) throw new ConfigError('retentionDays (TIDINGS_RETENTION_DAYS) must be 0 (keep everything) or a number of days');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
 }

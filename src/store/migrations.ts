@@ -9,6 +9,7 @@ import { SEARCH_INDEX_MIGRATION, SEARCH_ARTICLES_MIGRATION, DROP_PASSAGE_FTS_MIG
 import { CHAT_API_MIGRATION } from './sqlite/chat-schema.ts';
 import { READER_CATALOG_MIGRATION, READER_ITEMS_VERSION_MIGRATION } from './sqlite/reader-schema.ts';
 import { ITEMS_REMOVED_MIGRATION } from './sqlite/retention.ts';
+import { USERS_ADMIN_MIGRATION } from './sqlite/users.ts';
 
 export interface Migration { id: string; sql: string }
 
@@ -222,4 +223,5 @@ export const MIGRATIONS: Migration[] = [
   { id: '027_reader_items_version', sql: READER_ITEMS_VERSION_MIGRATION },
   { id: '040_chat_api', sql: CHAT_API_MIGRATION },
   { id: '055_items_removed', sql: ITEMS_REMOVED_MIGRATION },
+  { id: '056_users_admin', sql: USERS_ADMIN_MIGRATION },
 ];

@@ -13,6 +13,7 @@ export interface UserRepository {
   findById(id: number): User | undefined;
   list(): User[];
   setPasswordHash(id: number, passwordHash: string): void;
+  setAdmin(id: number, admin: boolean): void;
   delete(id: number): boolean;
 }
 

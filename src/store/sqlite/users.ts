@@ -3,8 +3,14 @@ import { StatementCache } from '../db.ts';
 import type { UserRepository } from '../repositories.ts';
 import type { User } from '../../model/user.ts';
 
-interface Row { id: number; username: string; email: string | null; created_at: number; password_hash: string }
-const toUser = (r: Row): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at });
+interface Row { id: number; username: string; email: string | null; created_at: number; password_hash: string; is_admin: number }
+const toUser = (r: Row): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at, isAdmin: r.is_admin === 1 });
+
+// The first account of an instance is its operator's (FreshRSS and Miniflux make it the admin too).
+export const USERS_ADMIN_MIGRATION = `
+ALTER TABLE users ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0;
+UPDATE users SET is_admin = 1 WHERE id = (SELECT min(id) FROM users);
+`;
 
 export class SqliteUserRepository implements UserRepository {
   private readonly s: StatementCache;
@@ -33,6 +39,9 @@ export class SqliteUserRepository implements UserRepository {
   }
   setPasswordHash(id: number, passwordHash: string): void {
     this.s.get('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, id);
+  }
+  setAdmin(id: number, admin: boolean): void {
+    this.s.get('UPDATE users SET is_admin = ? WHERE id = ?').run(admin ? 1 : 0, id);
   }
   delete(id: number): boolean {
     return Number(this.s.get('DELETE FROM users WHERE id = ?').run(id).changes) > 0;
