@@ -31,6 +31,8 @@ export interface TokenRepository {
   /** Revokes every token descending from one authorization code (code reuse, refresh reuse). */
   revokeGrant(grantId: string, now: number): number;
   listForUser(userId: number): StoredToken[];
+  /** Deletes a user's ClientLogin tokens with this label not used (or, never used, created) since `idleSince`. */
+  deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): number;
   /** Deletes tokens that expired or were revoked before `before`. */
   purge(before: number): number;
 }

@@ -28,7 +28,11 @@ export function importOpml(app: App, userId: number, xml: string): OpmlImportRes
       const feed = feeds.findByUrl(url) ?? feeds.create(url, { title: e.title, siteUrl: e.htmlUrl });
       // Reader folders are flat: the innermost OPML folder is the one the user sees.
       const folder = e.folders.at(-1);
-      const { created } = subscriptions.subscribe(userId, feed.id, { title: e.title && e.title !== feed.title ? e.title : null, folders: folder ? [folder] : [] });
+      // An existing subscription keeps the name it has (the user may have renamed it): the import
+      // only files it. A new one takes the OPML title as its own, so a refresh that brings the
+      // feed's title does not replace the name the user's previous reader showed (as Miniflux).
+      const existing = subscriptions.find(userId, feed.id);
+      const { created } = subscriptions.subscribe(userId, feed.id, { title: existing ? null : e.title || null, folders: folder ? [folder] : [] });
       if (created) result.imported++; else result.alreadySubscribed++;
     }
   });

@@ -18,7 +18,7 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
   const entries: ParsedEntry[] = [];
   const html = new HtmlJobs();
   for (const rawEntry of raw.entries) {
-    const entry = normaliseEntry(rawEntry, feedBase, feedAuthor, seen, html);
+    const entry = normaliseEntry(rawEntry, feedBase, raw.base !== null, feedAuthor, seen, html);
     if (!entry) continue; // the same guid twice in one document: the first wins
     if (crawlTime !== null) {
       if (entry.publishedAt !== null && entry.publishedAt > crawlTime + FUTURE_TOLERANCE) entry.publishedAt = crawlTime;
@@ -40,9 +40,13 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
 }
 
 /** Null when an entry with the same guid came earlier in the document. */
-function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: string | null, seen: Set<string>, html: HtmlJobs): ParsedEntry | null {
+function normaliseEntry(raw: RawEntry, feedBase: string | null, feedHasXmlBase: boolean, feedAuthor: string | null, seen: Set<string>, html: HtmlJobs): ParsedEntry | null {
   const base = resolveBase(raw.base, feedBase);
   const url = resolveUrl(raw.link, base);
+  // Relative links and images in the content: against xml:base (the entry's, else the
+  // document's), else the entry's own page, else the feed URL, as Miniflux does. A root-relative
+  // image in a feed served from a CDN or feed host belongs to the article's site, not the feed's.
+  const contentBase = raw.base !== null || feedHasXmlBase ? base : url ?? base;
   const title = textOf(raw.title);
   // Hashed from the raw text, so a change of sanitizer policy never changes an entry's identity.
   const guid = raw.id?.trim() || url || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
@@ -68,12 +72,12 @@ function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: stri
     categories: [...new Set(raw.categories.map((c) => htmlToText(c, { singleLine: true })).filter(Boolean))],
   };
   const sameText = raw.summary !== null && raw.summary.value === raw.content?.value;
-  html.add(raw.content, base, (value) => {
+  html.add(raw.content, contentBase, (value) => {
     entry.content = value;
     if (sameText) entry.summary = value;
   });
-  if (!sameText) html.add(raw.summary, base, (value) => (entry.summary = value));
-  html.then(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, base)));
+  if (!sameText) html.add(raw.summary, contentBase, (value) => (entry.summary = value));
+  html.then(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, contentBase)));
   return entry;
 }
 

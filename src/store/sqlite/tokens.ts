@@ -47,6 +47,10 @@ export class SqliteTokenRepository implements TokenRepository {
   listForUser(userId: number): StoredToken[] {
     return (this.s.get('SELECT * FROM auth_tokens WHERE user_id = ? ORDER BY id').all(userId) as unknown as Row[]).map(toToken);
   }
+  deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): number {
+    return Number(this.s.get(`DELETE FROM auth_tokens WHERE user_id = ? AND kind = 'clientlogin' AND label IS ?
+                                AND coalesce(last_used_at, created_at) < ?`).run(userId, label, idleSince).changes);
+  }
   purge(before: number): number {
     return Number(this.s.get('DELETE FROM auth_tokens WHERE expires_at < ? OR revoked_at < ?').run(before, before).changes);
   }
