@@ -6,7 +6,7 @@
 // checkout's bin/tidings.js (npx would resolve the same bin, slower); the https URLs given to
 // `feed add` and those in subscriptions.opml are served by a local HTTP server (same host and path
 // under http://127.0.0.1:<port>/<host>/…); placeholders <token-or-id> and <key-id> get a real token
-// and key; lines needing an LLM server, a running HTTP server (curl) or a question left as "…" are
+// and key; the user a `user remove` line removes is created first; lines needing an LLM server, a running HTTP server (curl) or a question left as "…" are
 // skipped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,7 +57,9 @@ test('the README quick-start commands run as written', async () => {
       let line = cmd.replace(/(feed add \S+ )(https?:\/\/\S+)/, (_, pre: string, url: string) => pre + local(url));
       if (line.includes('<token-or-id>')) { script.push('TOKEN=$(npx tidings token create alice)'); line = line.replace('<token-or-id>', '"$TOKEN"'); }
       line = line.replace('<key-id>', '"$KEY"');
-      assert.ok(!/<[a-z-]+>/.test(line), `a placeholder the test does not fill: ${line}`);
+      const removed = /tidings user remove (\S+)/.exec(line);
+      if (removed) script.push(`npx tidings user add ${removed[1]} --password 'another secret'`);
+      assert.ok(!/<[a-z-]+>/.test(line.replace(/\s#\s.*$/, '')), `a placeholder the test does not fill: ${line}`);
       ran.push(cmd);
       script.push(line);
     }
@@ -73,7 +75,7 @@ test('the README quick-start commands run as written', async () => {
     });
     assert.equal(r.status, 0, `README commands failed:\n${r.stderr}\n${r.stdout}`);
     // Every block the quick start promises ran: users, feeds, OPML, refresh, export, OAuth, tokens, keys, ask.
-    for (const sub of ['user add', 'feed add', 'opml import', 'refresh', 'feed list', 'opml export', 'oauth-client add', 'token revoke', 'ask', 'key create', 'key approve', 'usage']) {
+    for (const sub of ['user add', 'feed add', 'opml import', 'refresh', 'feed list', 'opml export', 'oauth-client add', 'token revoke', 'ask', 'key create', 'key approve', 'usage', '--version', 'backup', 'prune', 'user remove']) {
       assert.ok(ran.some((c) => c.includes(`tidings ${sub}`)), `the test ran no "tidings ${sub}" line`);
     }
     assert.match(r.stdout, /created user alice/);
@@ -82,6 +84,7 @@ test('the README quick-start commands run as written', async () => {
     for (const t of ['NASA Image of the Day', 'Example blog', 'From OPML']) assert.ok(exported.includes(t), `out.opml lacks ${t}`);
     assert.ok(existsSync(join(data, 'tidings.db')), 'the data went to TIDINGS_DATA');
     assert.match(r.stdout, /revoked token \d+/);
+    assert.ok(existsSync(join(cwd, 'tidings-backup.db')), 'the backup was written');
   } finally {
     await feeds.close();
   }
