@@ -3,8 +3,6 @@
 // in article content resolved as Miniflux does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { relativeTime, table } from '../src/cli/format.ts';
 import { runCli, tempDataDir } from './helpers.ts';
 import { startFeedServer, testApp, rss, addUser } from './feeds-fixtures.ts';

@@ -15,11 +15,12 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], { env: { ...process.env, TIDINGS_LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
-    let buf = '', done = false;
+    let buf = '';
+    let done = false;
     const exited = new Promise<number>((r) => p.on('close', (code) => r(code ?? -1)));
     p.stderr.on('data', (d) => {
       buf += d;
-      let i;
+      let i: number;
       while ((i = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, i); buf = buf.slice(i + 1);
         lines.push(line);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { lookup } from 'node:dns/promises';
 import { refusalReason } from '../src/feeds/fetcher/address-guard.ts';
-import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, FeedError } from '../src/feeds/engine.ts';
+import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, type FeedError } from '../src/feeds/engine.ts';
 import { startScheduler } from '../src/feeds/scheduler/scheduler.ts';
 import type { ItemChanges } from '../src/model/item.ts';
 import { startFeedServer, testApp, rss, conditional, addUser, userItems, type FeedServer, type Entry } from './feeds-fixtures.ts';

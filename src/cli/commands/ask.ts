@@ -2,7 +2,7 @@
 // the chat completions API uses. Text streams to stdout as it is written, numbered sources follow;
 // `--json` prints exactly the completion object the API would return. Progress of long pipelines
 // (deep research) goes to stderr.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { withSearchReady } from './search.ts';
 import { type CliContext, CliError } from '../main.ts';
 import { answerService } from '../../answer/service.ts';

@@ -77,7 +77,7 @@ function normaliseEntry(raw: RawEntry, feedBase: string | null, feedHasXmlBase: 
     if (sameText) entry.summary = value;
   });
   if (!sameText) html.add(raw.summary, contentBase, (value) => (entry.summary = value));
-  html.then(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, contentBase)));
+  html.afterRun(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, contentBase)));
   return entry;
 }
 
@@ -92,16 +92,17 @@ class HtmlJobs {
 
   add(t: RawText | null, base: string | null, done: (html: string | null) => void): void {
     const value = t?.value.trim();
-    if (!t || !value) return done(null);
+    if (!t || !value) { done(null); return; }
     // Escaped text cannot carry markup (a third of real-world fragments).
-    if (t.type === 'text') return done(textToHtml(value));
-    if (!value.includes('<')) return done(value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;'));
+    if (t.type === 'text') { done(textToHtml(value)); return; }
+    if (!value.includes('<')) { done(value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;')); return; }
     let jobs = this.byBase.get(base);
     if (!jobs) this.byBase.set(base, (jobs = []));
     jobs.push({ markup: value, done });
   }
 
-  then(fn: () => void): void {
+  /** Not named then(): a class with then() is a thenable, and `await` would call it. */
+  afterRun(fn: () => void): void {
     this.after.push(fn);
   }
 
