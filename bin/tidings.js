@@ -7,5 +7,6 @@ import '../scripts/check-node.js';
 import { existsSync } from 'node:fs';
 
 const source = new URL('../src/cli/main.ts', import.meta.url);
-const { main } = await import(existsSync(source) ? source.href : '../dist/src/cli/main.js');
+const installed = import.meta.url.includes('/node_modules/') || !existsSync(source);
+const { main } = await import(installed ? '../dist/src/cli/main.js' : source.href);
 await main(process.argv);

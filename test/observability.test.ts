@@ -13,6 +13,8 @@ import { searchService } from '../src/search/service.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { ROOT, tempDataDir } from './helpers.ts';
 import { startFeedServer, rss } from './feeds-fixtures.ts';
+import { fixture, post } from './chat-api-helpers.ts';
+import { appMetrics } from '../src/observability/metrics.ts';
 
 async function served(overrides: Partial<Config> = {}) {
   const lines: Record<string, unknown>[] = [];
@@ -70,6 +72,16 @@ test('/metrics is refused outside the allowed networks and through an untrusted 
   const c = await served({ metricsAllowedNetworks: [] });
   try { assert.equal((await fetch(`${c.url}/metrics`)).status, 404); } finally { await c.app.close(); }
   assert.throws(() => loadConfig({ env: { TIDINGS_METRICS_ALLOWED_NETWORKS: 'localhost' } }), /TIDINGS_METRICS_ALLOWED_NETWORKS.*"localhost"/);
+});
+
+test('answer latency is recorded by model, mode and outcome', async () => {
+  const f = await fixture();
+  try {
+    const ok = await post(f, '/chat/completions', { model: 'sonar', messages: [{ role: 'user', content: 'q' }] });
+    assert.equal(ok.status, 200, ok.text);
+    const text = await appMetrics(f.app).registry.metrics();
+    assert.match(text, /^tidings_answer_duration_seconds_count\{model="sonar",mode="complete",outcome="ok"\} 1$/m);
+  } finally { await f.close(); }
 });
 
 test('one info line per request with method, route, status and ms, and no secrets', async () => {
