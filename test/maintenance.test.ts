@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pino } from 'pino';
 import { runCli, tempDataDir } from './helpers.ts';
+import { serve } from './serve-helper.ts';
 import { startFeedServer, testApp, rss, addUser, type Entry } from './feeds-fixtures.ts';
 import { subscribe, refreshFeed, feedEngine } from '../src/feeds/engine.ts';
 import { pruneReadArticles, startRetention } from '../src/feeds/retention.ts';
@@ -53,6 +54,21 @@ test('backup copies the committed state while another connection holds a write t
   const r2 = await runCli(['--data', fresh, 'restore', file]);
   assert.equal(r2.code, 0, r2.stderr);
   assert.match((await runCli(['--data', fresh, 'user', 'list'])).stdout, /alice/);
+});
+
+test('restore refuses to swap the database under a running server', async () => {
+  const data = tempDataDir();
+  assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
+  const file = join(tempDataDir(), 'b.db');
+  assert.equal((await runCli(['--data', data, 'backup', file])).code, 0);
+  const s = await serve(['--data', data, '--set', 'schedulerEnabled=false', 'serve', '--port', '0']);
+  try {
+    const r = await runCli(['--data', data, 'restore', file]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /the server \(pid \d+\) is running on .*: stop it first/);
+  } finally { await s.stop(); }
+  const after = await runCli(['--data', data, 'restore', file]);
+  assert.equal(after.code, 0, after.stderr);
 });
 
 test('restore refuses a file that is not a Tidings database, and changes nothing', async () => {

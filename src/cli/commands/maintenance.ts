@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { type CliContext, CliError, databaseFile } from '../main.ts';
 import { backupDatabase, restoreDatabase, checkBackupFile, BackupFileError } from '../../store/sqlite/maintenance.ts';
 import { pruneReadArticles } from '../../feeds/retention.ts';
+import { runningServerPid } from './serve.ts';
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 
@@ -30,6 +31,10 @@ export function registerMaintenanceCommands(program: Command, ctx: CliContext): 
       const source = resolve(file);
       if (!existsSync(source)) throw new CliError(`no such file: ${source}`, 2);
       const config = ctx.config();
+      const serving = runningServerPid(config.dataDir);
+      // The server keeps the database open and caches parts of it: swapping the file under it
+      // would mix two databases. Backups, on the other hand, are fine while it runs.
+      if (serving !== null) throw new CliError(`the server (pid ${serving}) is running on ${config.dataDir}: stop it first, restore, then start it again`, 1);
       try {
         checkBackupFile(source);
         const { keptAs } = await restoreDatabase(source, databaseFile(config));

@@ -1,12 +1,31 @@
 // `tidings serve` (what `npm start` runs): both APIs on one HTTP server, feeds refreshed on
 // schedule, until SIGINT/SIGTERM. It takes the same --data/--config/--set as every other command,
 // so the server and the CLI cannot end up on different databases.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { type CliContext, CliError, checkDatabase } from '../main.ts';
 import { createApp } from '../../app.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
 import { startServer } from '../../http/server.ts';
 import { startScheduler } from '../../feeds/scheduler/scheduler.ts';
+
+const PID_FILE = 'serve.pid';
+
+/** Leaves <data>/serve.pid while serving, so `tidings restore` can refuse to swap the database under it. */
+function markServing(dataDir: string, onClose: (fn: () => void) => void): void {
+  const file = join(dataDir, PID_FILE);
+  writeFileSync(file, `${process.pid}\n`);
+  onClose(() => rmSync(file, { force: true }));
+}
+
+/** The pid of a server running on this data folder, if any (a stale file of a crashed one is ignored). */
+export function runningServerPid(dataDir: string): number | null {
+  let pid: number;
+  try { pid = Number(readFileSync(join(dataDir, PID_FILE), 'utf8').trim()); } catch { return null; }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
+  try { process.kill(pid, 0); return pid; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM' ? pid : null; }
+}
 
 export function registerServeCommand(program: Command, ctx: CliContext): void {
   program.command('serve')
@@ -30,6 +49,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         throw e;
       }
       app.log.info({ url, dataDir: config.dataDir }, 'tidings is serving');
+      markServing(config.dataDir, app.onClose.bind(app));
       if (config.schedulerEnabled) startScheduler(app);
       if ((await app.users.list()).length === 0) {
         app.log.warn(`no users yet: create one with \`tidings --data ${config.dataDir} user add <name>\`, then subscribe with \`tidings feed add <name> <url>\``);
