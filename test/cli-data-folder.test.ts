@@ -8,7 +8,7 @@ import { ROOT, runCli, tempDataDir } from './helpers.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { defaultDataDir, IS_CHECKOUT, userDataDir } from '../src/config/install.ts';
 
-test('read commands on a folder without a database refuse, name the folder and create nothing', async () => {
+test('read commands on a folder without a database refuse, name the folder and create nothing', { timeout: 300_000 }, async () => {
   const data = tempDataDir();
   for (const args of [['user', 'list'], ['feed', 'list', 'alice'], ['opml', 'export', 'alice'], ['token', 'list', 'alice'], ['search', 'query', 'x'], ['usage']]) {
     const r = await runCli(['--data', data, ...args]);

@@ -23,7 +23,7 @@ test('relative times and tables', () => {
   assert.equal(table(['A', 'B'], [['x\ty', 1]]), 'A\tB\nx y\t1');
 });
 
-test('feed list and token list print headers and human times; refresh exits 1 when a feed failed', async () => {
+test('feed list and token list print headers and human times; refresh exits 1 when a feed failed', { timeout: 300_000 }, async () => {
   const server = await startFeedServer();
   server.routes.set('/ok.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Fine feed', [{ guid: 'a', title: 'A' }])); });
   let brokenUp = true;

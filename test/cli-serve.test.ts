@@ -37,7 +37,7 @@ test('--set does not swallow the subcommand after it, and can be repeated', asyn
   assert.match(bad.stderr, /unknown option "--nosuch"/);
 });
 
-test('a bad TIDINGS_LOG_LEVEL or TIDINGS_LOG_FORMAT is a named config error, not a stack trace', async () => {
+test('a bad TIDINGS_LOG_LEVEL or TIDINGS_LOG_FORMAT is a named config error, not a stack trace', { timeout: 300_000 }, async () => {
   for (const [name, value] of [['TIDINGS_LOG_LEVEL', 'loud'], ['TIDINGS_LOG_FORMAT', 'xml']]) {
     for (const args of [['user', 'list'], ['serve', '--port', '0']]) {
       const r = await runCli(['--data', tempDataDir(), ...args], { [name]: value });

@@ -20,7 +20,7 @@ const usernames = (file: string) => {
   try { return (db.prepare('SELECT username FROM users ORDER BY id').all() as { username: string }[]).map((r) => r.username); } finally { db.close(); }
 };
 
-test('backup copies the committed state while another connection holds a write transaction open; restore brings it back', async () => {
+test('backup copies the committed state while another connection holds a write transaction open; restore brings it back', { timeout: 300_000 }, async () => {
   const app = testApp();
   const data = app.config.dataDir;
   app.users.create('alice', 'x', null);
@@ -56,7 +56,7 @@ test('backup copies the committed state while another connection holds a write t
   assert.match((await runCli(['--data', fresh, 'user', 'list'])).stdout, /alice/);
 });
 
-test('restore refuses to swap the database under a running server', async () => {
+test('restore refuses to swap the database under a running server', { timeout: 300_000 }, async () => {
   const data = tempDataDir();
   assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
   const file = join(tempDataDir(), 'b.db');
@@ -71,7 +71,7 @@ test('restore refuses to swap the database under a running server', async () => 
   assert.equal(after.code, 0, after.stderr);
 });
 
-test('restore refuses a file that is not a Tidings database, and changes nothing', async () => {
+test('restore refuses a file that is not a Tidings database, and changes nothing', { timeout: 300_000 }, async () => {
   const data = tempDataDir();
   assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
   const junk = join(tempDataDir(), 'junk.db');

@@ -51,7 +51,7 @@ test('without configured prices usage keeps tokens but costs are zero and not sh
   } finally { await sonar.close(); }
 });
 
-test('the first user is the admin; user admin and user remove --yes', async () => {
+test('the first user is the admin; user admin and user remove --yes', { timeout: 300_000 }, async () => {
   const data = tempDataDir();
   const first = await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse']);
   assert.match(first.stdout, /created user alice \(id 1\), an admin/);

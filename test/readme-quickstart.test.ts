@@ -27,7 +27,8 @@ export function readmeTidingsCommands(readme: string): string[] {
 // An environment prefix (`TIDINGS_LLM_BASE_URL=… npx tidings …`) needs a server; `KEY=$(…)` is an assignment.
 const runnable = (cmd: string) => !cmd.includes('…') && !/^[A-Z_]+=(?!\$\()\S* /.test(cmd) && !cmd.startsWith('curl');
 
-test('the README quick-start commands run as written', async () => {
+// Some 25 commands, each a new process: minutes on a loaded machine, hence the long time limit.
+test('the README quick-start commands run as written', { timeout: 600_000 }, async () => {
   const commands = readmeTidingsCommands(README);
   assert.ok(commands.some((c) => c.startsWith('npx tidings user add alice --password')), 'the README creates a user');
   const feeds = await startFeedServer();
