@@ -11,6 +11,7 @@ import { importOpml } from '../src/feeds/opml/import-export.ts';
 import { issueClientLoginToken, CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS } from '../src/auth/tokens.ts';
 import { authStore } from '../src/auth/store.ts';
 import { parseFeed } from '../src/feeds/parser/parse-feed.ts';
+import { testSql } from '../src/store/testing.ts';
 
 test('relative times and tables', () => {
   const now = 1_800_000_000;
@@ -59,19 +60,19 @@ test('feed list and token list print headers and human times; refresh exits 1 wh
 });
 
 test('a client that logs in again supersedes its idle tokens instead of piling them up', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
-    const alice = addUser(app, 'alice');
+    const alice = await addUser(app, 'alice');
     const tokens = authStore(app).tokens;
-    for (let i = 0; i < 5; i++) issueClientLoginToken(app, alice, 'ClientLogin Reeder');
-    issueClientLoginToken(app, alice, 'ClientLogin NetNewsWire');
+    for (let i = 0; i < 5; i++) await issueClientLoginToken(app, alice, 'ClientLogin Reeder');
+    await issueClientLoginToken(app, alice, 'ClientLogin NetNewsWire');
     // A day later, one of Reeder's tokens is still in use (another device), the others idle.
     const idle = Math.floor(Date.now() / 1000) - CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS - 60;
-    app.db.prepare('UPDATE auth_tokens SET created_at = ?, last_used_at = NULL').run(idle);
-    const inUse = tokens.listForUser(alice).find((t) => t.label === 'ClientLogin Reeder')!;
-    tokens.markUsed(inUse.id, Math.floor(Date.now() / 1000));
-    issueClientLoginToken(app, alice, 'ClientLogin Reeder');
-    const left = tokens.listForUser(alice).map((t) => t.label).sort();
+    await testSql(app).prepare('UPDATE auth_tokens SET created_at = ?, last_used_at = NULL').run(idle);
+    const inUse = (await tokens.listForUser(alice)).find((t) => t.label === 'ClientLogin Reeder')!;
+    await tokens.markUsed(inUse.id, Math.floor(Date.now() / 1000));
+    await issueClientLoginToken(app, alice, 'ClientLogin Reeder');
+    const left = (await tokens.listForUser(alice)).map((t) => t.label).sort();
     assert.deepEqual(left, ['ClientLogin NetNewsWire', 'ClientLogin Reeder', 'ClientLogin Reeder']);
   } finally { await app.close(); }
 });
@@ -80,20 +81,21 @@ test('OPML import does not rename an existing subscription, and a given title su
   const server = await startFeedServer();
   server.routes.set('/a.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Server title A', [{ guid: 'a', title: 'A' }])); });
   server.routes.set('/b.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Server title B', [{ guid: 'b', title: 'B' }])); });
-  const app = testApp();
+  const app = await testApp();
   try {
-    const alice = addUser(app, 'alice');
+    const alice = await addUser(app, 'alice');
     await subscribe(app, alice, `${server.base}/a.xml`, { title: 'My name for A' });
     const opml = `<?xml version="1.0"?><opml version="2.0"><body><outline text="Tech">
       <outline type="rss" text="OPML name for A" xmlUrl="${server.base}/a.xml"/>
       <outline type="rss" text="OPML name for B" xmlUrl="${server.base}/b.xml"/></outline></body></opml>`;
-    const r = importOpml(app, alice, opml);
+    const r = await importOpml(app, alice, opml);
     assert.deepEqual([r.imported, r.alreadySubscribed], [1, 1]);
-    const titles = () => Object.fromEntries(feedEngine(app).subscriptions.list(alice).map((s) => [s.feed.url.split('/').pop(), [s.title, s.folders]]));
-    assert.deepEqual(titles(), { 'a.xml': ['My name for A', ['Tech']], 'b.xml': ['OPML name for B', ['Tech']] });
-    for (const s of feedEngine(app).subscriptions.list(alice)) await refreshFeed(app, s.feed.id);
-    assert.deepEqual(titles(), { 'a.xml': ['My name for A', ['Tech']], 'b.xml': ['OPML name for B', ['Tech']] });
-    assert.equal(feedEngine(app).subscriptions.list(alice).find((s) => s.feed.url.endsWith('b.xml'))!.feed.title, 'Server title B');
+    const subs = () => feedEngine(app).subscriptions.list(alice);
+    const titles = async () => Object.fromEntries((await subs()).map((s) => [s.feed.url.split('/').pop(), [s.title, s.folders]]));
+    assert.deepEqual(await titles(), { 'a.xml': ['My name for A', ['Tech']], 'b.xml': ['OPML name for B', ['Tech']] });
+    for (const s of await subs()) await refreshFeed(app, s.feed.id);
+    assert.deepEqual(await titles(), { 'a.xml': ['My name for A', ['Tech']], 'b.xml': ['OPML name for B', ['Tech']] });
+    assert.equal((await subs()).find((s) => s.feed.url.endsWith('b.xml'))!.feed.title, 'Server title B');
   } finally { await app.close(); await server.close(); }
 });
 

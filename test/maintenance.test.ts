@@ -4,7 +4,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { pino } from 'pino';
 import { runCli, tempDataDir } from './helpers.ts';
 import { serve } from './serve-helper.ts';
@@ -14,27 +13,31 @@ import { pruneReadArticles, startRetention } from '../src/feeds/retention.ts';
 import { searchService } from '../src/search/service.ts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
+import { openStore } from '../src/store/store.ts';
+import { testSql } from '../src/store/testing.ts';
 
-const usernames = (file: string) => {
-  const db = new DatabaseSync(file, { readOnly: true });
-  try { return (db.prepare('SELECT username FROM users ORDER BY id').all() as { username: string }[]).map((r) => r.username); } finally { db.close(); }
-};
+/** The users of a database file, read through a store of its own (as another process would). */
+async function usernames(file: string): Promise<string[]> {
+  const store = await openStore({ databaseUrl: `sqlite:${file}`, dataDir: tempDataDir() });
+  try { return (await store.users.list()).map((u) => u.username); } finally { await store.close(); }
+}
 
 test('backup copies the committed state while another connection holds a write transaction open; restore brings it back', { timeout: 300_000 }, async () => {
-  const app = testApp();
+  const app = await testApp();
   const data = app.config.dataDir;
-  app.users.create('alice', 'x', null);
+  await app.users.create('alice', 'x', null);
   const backupDir = tempDataDir('tidings-backup-');
   const file = join(backupDir, 'tidings-backup.db');
   // A writer mid-transaction, as a server storing a refresh would be.
-  app.db.exec('BEGIN IMMEDIATE');
-  app.db.prepare("INSERT INTO users (username, password_hash, created_at) VALUES ('uncommitted', 'x', 0)").run();
+  const sql = testSql(app);
+  await sql.exec('BEGIN IMMEDIATE');
+  await sql.prepare("INSERT INTO users (username, password_hash, created_at) VALUES ('uncommitted', 'x', 0)").run();
   const r = await runCli(['--data', data, 'backup', file]);
-  app.db.exec('COMMIT');
+  await sql.exec('COMMIT');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`backed up ${data} to ${file} \\(\\d+\\.\\d MiB\\)`));
-  assert.deepEqual(usernames(file), ['alice']);
   assert.deepEqual(readdirSync(backupDir), ['tidings-backup.db'], 'no partial file is left behind');
+  assert.deepEqual(await usernames(file), ['alice']);
 
   const again = await runCli(['--data', data, 'backup', file]);
   assert.equal(again.code, 2);
@@ -45,9 +48,9 @@ test('backup copies the committed state while another connection holds a write t
   const restored = await runCli(['--data', data, 'restore', file]);
   assert.equal(restored.code, 0, restored.stderr);
   assert.match(restored.stdout, /restored .* the previous database is kept as .*before-restore/);
-  assert.deepEqual(usernames(join(data, 'tidings.db')), ['alice']);
-  const kept = readdirSync(data).find((f) => f.includes('before-restore'))!;
-  assert.deepEqual(usernames(join(data, kept)), ['alice', 'uncommitted']);
+  assert.deepEqual(await usernames(join(data, 'tidings.db')), ['alice']);
+  const kept = readdirSync(data).find((f) => /before-restore-[^.]*Z$/.test(f))!;
+  assert.deepEqual(await usernames(join(data, kept)), ['alice', 'uncommitted']);
 
   // Into an empty folder: a fresh machine.
   const fresh = tempDataDir();
@@ -79,12 +82,15 @@ test('restore refuses a file that is not a Tidings database, and changes nothing
   const r = await runCli(['--data', data, 'restore', junk]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /cannot restore: .*junk\.db/);
+  // A SQLite file that is not Tidings': a store's file without its migrations table.
   const other = join(tempDataDir(), 'other.db');
-  new DatabaseSync(other).exec('CREATE TABLE t (x)');
+  const foreign = await openStore({ databaseUrl: `sqlite:${other}`, dataDir: tempDataDir() });
+  await testSql(foreign).exec('DROP TABLE schema_migrations');
+  await foreign.close();
   const r2 = await runCli(['--data', data, 'restore', other]);
   assert.equal(r2.code, 2);
   assert.match(r2.stderr, /not a Tidings one/);
-  assert.deepEqual(usernames(join(data, 'tidings.db')), ['alice']);
+  assert.deepEqual(await usernames(join(data, 'tidings.db')), ['alice']);
   assert.equal(readdirSync(data).some((f) => f.includes('before-restore')), false);
 });
 
@@ -92,29 +98,31 @@ test('retention deletes only old articles read by everyone and not kept, with co
   const server = await startFeedServer();
   let entries: Entry[] = ['old-read', 'old-unread-bob', 'old-starred', 'old-tagged', 'new-read'].map((g) => ({ guid: g, title: `Zebrafish ${g}`, body: `Zebrafish report ${g}` }));
   server.routes.set('/f.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Retention', entries)); });
-  const app = testApp();
+  const app = await testApp();
+  const sql = testSql(app);
   try {
-    const alice = addUser(app, 'alice'), bob = addUser(app, 'bob');
+    const alice = await addUser(app, 'alice'), bob = await addUser(app, 'bob');
     const { feedId } = await subscribe(app, alice, `${server.base}/f.xml`);
     await subscribe(app, bob, `${server.base}/f.xml`);
     await refreshFeed(app, feedId);
-    const id = (g: string) => (app.db.prepare('SELECT id FROM items WHERE guid = ?').get(g) as { id: number }).id;
-    app.db.exec('UPDATE user_items SET read = 1');
-    app.db.prepare('UPDATE user_items SET read = 0 WHERE user_id = ? AND item_id = ?').run(bob, id('old-unread-bob'));
-    app.db.prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(alice, id('old-starred'));
-    app.db.prepare("INSERT INTO labels (user_id, name) VALUES (?, 'keep')").run(alice);
-    app.db.prepare("INSERT INTO item_labels (label_id, item_id, user_id) SELECT id, ?, ? FROM labels WHERE name = 'keep'").run(id('old-tagged'), alice);
+    const id = async (g: string) => ((await sql.prepare('SELECT id FROM items WHERE guid = ?').get(g)) as { id: number }).id;
+    await sql.exec('UPDATE user_items SET read = 1');
+    await sql.prepare('UPDATE user_items SET read = 0 WHERE user_id = ? AND item_id = ?').run(bob, await id('old-unread-bob'));
+    await sql.prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(alice, await id('old-starred'));
+    await sql.prepare("INSERT INTO labels (user_id, name) VALUES (?, 'keep')").run(alice);
+    await sql.prepare("INSERT INTO item_labels (label_id, item_id, user_id) SELECT id, ?, ? FROM labels WHERE name = 'keep'").run(await id('old-tagged'), alice);
     const tenDaysAgoUs = (Date.now() - 10 * 86_400_000) * 1000;
-    app.db.prepare("UPDATE items SET crawled_us = ? WHERE guid LIKE 'old-%'").run(tenDaysAgoUs);
-    const unreadBefore = app.db.prepare('SELECT user_id, unread_count FROM subscriptions ORDER BY user_id').all();
+    await sql.prepare("UPDATE items SET crawled_us = ? WHERE guid LIKE 'old-%'").run(tenDaysAgoUs);
+    const unread = () => sql.prepare('SELECT user_id, unread_count FROM subscriptions ORDER BY user_id').all();
+    const unreadBefore = await unread();
 
     const r = await pruneReadArticles(app, 7);
     assert.equal(r.deleted, 1);
-    const guids = () => (app.db.prepare('SELECT guid FROM items ORDER BY guid').all() as { guid: string }[]).map((x) => x.guid);
-    assert.deepEqual(guids(), ['new-read', 'old-starred', 'old-tagged', 'old-unread-bob']);
-    assert.deepEqual(app.db.prepare('SELECT user_id, unread_count FROM subscriptions ORDER BY user_id').all(), unreadBefore);
-    assert.equal(feedEngine(app).feeds.findById(feedId)!.itemCount, 4);
-    assert.equal((app.db.prepare('SELECT count(*) AS n FROM user_items').get() as { n: number }).n, 8);
+    const guids = async () => ((await sql.prepare('SELECT guid FROM items ORDER BY guid').all()) as { guid: string }[]).map((x) => x.guid);
+    assert.deepEqual(await guids(), ['new-read', 'old-starred', 'old-tagged', 'old-unread-bob']);
+    assert.deepEqual(await unread(), unreadBefore);
+    assert.equal((await feedEngine(app).feeds.findById(feedId))!.itemCount, 4);
+    assert.equal(((await sql.prepare('SELECT count(*) AS n FROM user_items').get()) as { n: number }).n, 8);
     const hits = await searchService(app).search({ text: 'zebrafish', scope: { kind: 'instance' }, filters: {}, limit: 10 });
     assert.deepEqual(hits.map((h) => h.title).sort(), ['Zebrafish new-read', 'Zebrafish old-starred', 'Zebrafish old-tagged', 'Zebrafish old-unread-bob']);
 
@@ -122,17 +130,18 @@ test('retention deletes only old articles read by everyone and not kept, with co
     entries = [...entries, { guid: 'newer', title: 'Zebrafish newer' }];
     const again = await refreshFeed(app, feedId);
     assert.equal(again.added, 1);
-    assert.deepEqual(guids(), ['new-read', 'newer', 'old-starred', 'old-tagged', 'old-unread-bob']);
+    assert.deepEqual(await guids(), ['new-read', 'newer', 'old-starred', 'old-tagged', 'old-unread-bob']);
   } finally { await app.close(); await server.close(); }
 });
 
 test('the scheduler runs retention when retentionDays is set, with a log line', async () => {
   const lines: string[] = [];
   const log = pino({ level: 'info' }, { write: (s: string) => { lines.push(s); } });
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), retentionDays: 3 } }), log);
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), retentionDays: 3 } }), log);
   try {
-    const feed = app.db.prepare("INSERT INTO feeds (url, created_at) VALUES ('http://x/f', 0) RETURNING id").get() as { id: number };
-    app.db.prepare("INSERT INTO items (feed_id, guid, title, published_at, updated_at, crawled_us, content_hash) VALUES (?, 'g', 't', 0, 0, 1, 'h')").run(feed.id);
+    const sql = testSql(app);
+    const feed = (await sql.prepare("INSERT INTO feeds (url, created_at) VALUES ('http://x/f', 0) RETURNING id").get()) as { id: number };
+    await sql.prepare("INSERT INTO items (feed_id, guid, title, published_at, updated_at, crawled_us, content_hash) VALUES (?, 'g', 't', 0, 0, 1, 'h')").run(feed.id);
     startRetention(app);
     for (let i = 0; i < 100 && !lines.some((l) => l.includes('retention:')); i++) await new Promise((r) => setTimeout(r, 20));
     const line = JSON.parse(lines.find((l) => l.includes('retention:'))!);

@@ -20,7 +20,7 @@ async function served(overrides: Partial<Config> = {}) {
   const lines: Record<string, unknown>[] = [];
   const log = pino({ level: 'info' }, { write: (s: string) => { lines.push(JSON.parse(s)); } });
   const config = loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), host: '127.0.0.1', port: 0, schedulerEnabled: false, allowPrivateNetworks: true, ...overrides } });
-  const app = createApp(config, log);
+  const app = await createApp(config, log);
   const { url } = await startServer(app);
   return { app, url, lines };
 }
@@ -30,7 +30,7 @@ test('/metrics serves request, feed fetch, search, queue and database metrics in
   const feeds = await startFeedServer();
   feeds.routes.set('/ok.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('OK', [{ guid: 'a', title: 'Walrus' }])); });
   try {
-    const alice = app.users.create('alice', await hashPassword('correct horse'), null).id;
+    const alice = (await app.users.create('alice', await hashPassword('correct horse'), null)).id;
     const { feedId } = await subscribe(app, alice, `${feeds.base}/ok.xml`);
     await refreshFeed(app, feedId);
     feeds.routes.delete('/ok.xml');

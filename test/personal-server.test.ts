@@ -17,11 +17,11 @@ test("an admin's API keys get the beta features without approval; other users' k
   try {
     const body = ask({ search_domain_filter: ['nasa.gov'], return_images: true });
     assert.equal((await post(f, '/chat/completions', body)).status, 403, 'alice is not an admin yet');
-    f.app.users.setAdmin(f.userId, true);
+    await f.app.users.setAdmin(f.userId, true);
     const r = await post(f, '/chat/completions', body);
     assert.equal(r.status, 200, r.text);
-    const bob = f.app.users.create('bob', 'x', null);
-    const { key } = createApiKey(chatStore(f.app).keys, bob.id, 'bob', 0);
+    const bob = await f.app.users.create('bob', 'x', null);
+    const { key } = await createApiKey(chatStore(f.app).keys, bob.id, 'bob', 0);
     assert.equal((await post({ url: f.url, key }, '/chat/completions', body)).status, 403);
   } finally { await f.close(); }
 });

@@ -1,7 +1,5 @@
 // The `tidings` command. Each domain adds its subcommands in ./commands/<domain>.ts; this file
 // only sets up global options, error handling and the App lifecycle.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/config.ts';
 import { VERSION } from '../config/install.ts';
@@ -16,47 +14,12 @@ import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerMaintenanceCommands } from './commands/maintenance.ts';
 
-/** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
-export class CliError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) { super(message); this.exitCode = exitCode; }
-}
+import { CliError, checkDatabase, type CliContext } from './context.ts';
+import { StoreUnavailableError } from '../store/store.ts';
 
-export interface AppOptions {
-  /**
-   * May this command create the database when the data folder has none? Only commands that put
-   * the first data in (user add, oauth-client add) do: a read command run against the wrong
-   * folder must say where it looked instead of answering from a new empty database.
-   */
-  create?: boolean;
-}
-
-export interface CliContext {
-  /** Opens the App lazily (so `--help` needs no database) and closes it when the command ends. */
-  app(opts?: AppOptions): App;
-  /** The configuration; `flags` (e.g. serve's --port) apply on top of --set, and only on the first call. */
-  config(flags?: Record<string, string | undefined>): Config;
-  out(text: string): void;
-}
+export { CliError, type CliContext };
 
 const collect = (value: string, previous: string[]) => [...previous, value];
-
-/** The SQLite file of a data folder. */
-export function databaseFile(config: Config): string {
-  return join(config.dataDir, 'tidings.db');
-}
-
-/**
- * Refuses to go on without a database when the command may not create one, naming the folder;
- * tells stderr when it creates one, so a wrong --data/TIDINGS_DATA shows at once.
- */
-export function checkDatabase(config: Config, opts: AppOptions): { created: boolean } {
-  if (existsSync(databaseFile(config))) return { created: false };
-  if (!opts.create) {
-    throw new CliError(`no Tidings database in ${config.dataDir} (looked for tidings.db there). Create a user with \`tidings user add <name>\` to start one, or point --data or TIDINGS_DATA at the folder that holds your data`, 1);
-  }
-  return { created: true };
-}
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('tidings')
@@ -81,7 +44,7 @@ export function buildProgram(ctx: CliContext): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  let app: App | undefined;
+  let app: Promise<App> | undefined;
   let config: Config | undefined;
   let program: Command;
   const getConfig = (extra: Record<string, string | undefined> = {}): Config => {
@@ -98,9 +61,12 @@ export async function main(argv: string[]): Promise<void> {
     app(opts = {}) {
       if (!app) {
         const c = getConfig();
-        const { created } = checkDatabase(c, opts);
-        app = createApp(c, program.opts().verbose ? createLogger(c.logLevel, c.logFormat as LogFormat) : silentLogger);
-        if (created) process.stderr.write(`tidings: created a new database in ${c.dataDir}\n`);
+        app = (async () => {
+          const { created } = await checkDatabase(c, opts);
+          const opened = await createApp(c, program.opts().verbose ? createLogger(c.logLevel, c.logFormat as LogFormat) : silentLogger);
+          if (created) process.stderr.write(`tidings: created a new database in ${c.dataDir}\n`);
+          return opened;
+        })();
       }
       return app;
     },
@@ -115,13 +81,13 @@ export async function main(argv: string[]): Promise<void> {
       code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
     } else if (e instanceof CliError) {
       process.stderr.write(`tidings: ${e.message}\n`); code = e.exitCode;
-    } else if (e instanceof ConfigError) {
+    } else if (e instanceof ConfigError || e instanceof StoreUnavailableError) {
       process.stderr.write(`tidings: ${e.message}\n`); code = 2;
     } else {
       process.stderr.write(`tidings: ${(e as Error)?.message ?? String(e)}\n`); code = 1;
     }
   } finally {
-    if (app) await app.close();
+    if (app) await app.then((a) => a.close(), () => undefined);
   }
   process.exitCode = code;
 }

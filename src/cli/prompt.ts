@@ -1,6 +1,6 @@
 // Reads a secret from the terminal without echoing it (as passwd and sudo do), so a password never
 // lands in the shell history or the process list.
-import { CliError } from './main.ts';
+import { CliError } from './context.ts';
 
 /** True when a password can be asked for: both stdin and stderr are terminals. */
 export function canPrompt(): boolean {

@@ -27,6 +27,7 @@ export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 // Keys are the names used in the config file and in `--set key=value`.
 export const OPTIONS = {
   dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: '', defaultDoc: '`<checkout>/data` in a git checkout, else `$XDG_DATA_HOME/tidings` (`~/.local/share/tidings`)', doc: 'Data folder: the SQLite database (articles, accounts, async jobs and their results) and an optional config.json. Never derived from the current directory; commands say which folder they use when they create a database there.' },
+  databaseUrl: { env: 'TIDINGS_DATABASE_URL', kind: 'string', default: '', doc: 'Database: empty for SQLite in the data folder (tidings.db), sqlite:<file> for another SQLite file, or postgres://user:password@host:port/db (also ?host=/socket/dir) for PostgreSQL 13 or newer.' },
   host: { env: 'TIDINGS_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds to (use 0.0.0.0 to serve the LAN).' },
   port: { env: 'TIDINGS_PORT', kind: 'int', default: 8080, doc: 'HTTP port for both APIs (Google Reader API and chat completions).' },
   publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },

@@ -3,14 +3,10 @@
 // Miniflux's CLEANUP_ARCHIVE_READ_DAYS), with the search index and the feeds' counters kept in step.
 // The scheduler runs it hourly while the server runs; `tidings prune` runs it once.
 import type { App } from '../app.ts';
-import { perApp } from '../app.ts';
-import { SqliteRetentionRepository } from '../store/sqlite/retention.ts';
 import { flushSearchIndexing } from '../search/indexing.ts';
 
 const BATCH = 1000;
 const INTERVAL_MS = 60 * 60 * 1000;
-
-const retentionRepository = perApp((app) => new SqliteRetentionRepository(app.db));
 
 export interface PruneResult { deleted: number; days: number }
 
@@ -21,14 +17,14 @@ export async function pruneReadArticles(app: App, days: number, now = Date.now()
   let deleted = 0;
   for (;;) {
     // Batches keep each write transaction short, so the server stays responsive during a big purge.
-    const ids = await retentionRepository(app).deleteReadBefore(beforeUs, BATCH);
+    const ids = await app.store.items.deleteReadBefore(beforeUs, BATCH);
     if (!ids.length) break;
     deleted += ids.length;
     app.notifyItemChanges({ added: [], updated: [], deleted: ids });
     if (ids.length < BATCH) break;
     await new Promise((r) => setImmediate(r));
   }
-  flushSearchIndexing(app);
+  await flushSearchIndexing(app);
   return { deleted, days };
 }
 

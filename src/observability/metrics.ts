@@ -3,9 +3,9 @@
 // prom-client themselves; gauges that describe state (queues, database size) are read when
 // scraped. Names follow Prometheus conventions: tidings_ prefix, _seconds, _bytes, _total.
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
-import { perApp, type App } from '../app.ts';
+import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../answer/types.ts';
 
 /** Latency buckets (seconds) from 5 ms (a cached Reader call) to 2 min (deep research). */
@@ -49,9 +49,11 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
   new Gauge({
     name: 'tidings_database_bytes', help: 'Size of the SQLite database files', labelNames: ['file'], registers: [registry],
     collect() {
-      for (const [file, name] of [['db', 'tidings.db'], ['wal', 'tidings.db-wal']] as const) {
+      // A database server (PostgreSQL) reports its own sizes; only SQLite's files are measured here.
+      if (app.store.backend !== 'sqlite') return;
+      for (const [file, path] of [['db', app.store.location], ['wal', `${app.store.location}-wal`]] as const) {
         let size = 0;
-        try { size = statSync(join(app.config.dataDir, name)).size; } catch { /* no WAL file right now */ }
+        try { size = statSync(path).size; } catch { /* no WAL file right now */ }
         this.set({ file }, size);
       }
     },

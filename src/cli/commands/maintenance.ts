@@ -2,8 +2,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type CliContext, CliError, databaseFile } from '../main.ts';
-import { backupDatabase, restoreDatabase, checkBackupFile, BackupFileError } from '../../store/sqlite/maintenance.ts';
+import { type CliContext, CliError } from '../context.ts';
+import { restoreBackup, BackupFileError } from '../../store/store.ts';
 import { pruneReadArticles } from '../../feeds/retention.ts';
 import { runningServerPid } from './serve.ts';
 
@@ -16,9 +16,9 @@ export function registerMaintenanceCommands(program: Command, ctx: CliContext): 
     .action(async (file: string, o: { force?: boolean }) => {
       const target = resolve(file);
       if (existsSync(target) && !o.force) throw new CliError(`${target} already exists (use --force to overwrite it)`, 2);
-      const app = ctx.app();
+      const app = await ctx.app();
       try {
-        await backupDatabase(app.db, target);
+        await app.store.backup(target);
       } catch (e) {
         throw new CliError(`cannot write the backup to ${target}: ${(e as Error).message}`, 1);
       }
@@ -36,10 +36,9 @@ export function registerMaintenanceCommands(program: Command, ctx: CliContext): 
       // would mix two databases. Backups, on the other hand, are fine while it runs.
       if (serving !== null) throw new CliError(`the server (pid ${serving}) is running on ${config.dataDir}: stop it first, restore, then start it again`, 1);
       try {
-        checkBackupFile(source);
-        const { keptAs } = await restoreDatabase(source, databaseFile(config));
+        const { keptAs } = await restoreBackup(source, { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
         // Opening it applies the migrations a backup from an older version lacks.
-        const app = ctx.app();
+        const app = await ctx.app();
         ctx.out(`restored ${source} into ${app.config.dataDir}` + (keptAs ? `; the previous database is kept as ${keptAs}` : ''));
       } catch (e) {
         if (e instanceof BackupFileError) throw new CliError(`cannot restore: ${e.message}`, 2);
@@ -51,7 +50,7 @@ export function registerMaintenanceCommands(program: Command, ctx: CliContext): 
     .description('delete read articles older than --days (default: retentionDays) unless starred, saved or tagged; the server does this hourly when retentionDays is set')
     .option('--days <n>', 'age in days (by the time the article was first stored)')
     .action(async (o: { days?: string }) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const days = o.days === undefined ? app.config.retentionDays : Number(o.days);
       if (!Number.isInteger(days) || days < 1) {
         throw new CliError(o.days === undefined ? 'say how old: --days <n>, or set retentionDays (TIDINGS_RETENTION_DAYS)' : `--days must be a whole number of at least 1, got "${o.days}"`, 2);

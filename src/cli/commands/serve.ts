@@ -4,7 +4,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { type CliContext, CliError, checkDatabase } from '../main.ts';
+import { type CliContext, CliError, checkDatabase } from '../context.ts';
 import { createApp } from '../../app.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
 import { startServer } from '../../http/server.ts';
@@ -34,8 +34,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--host <address>', 'address to listen on (TIDINGS_HOST; 0.0.0.0 for the LAN)')
     .action(async (o: { port?: string; host?: string }) => {
       const config = ctx.config({ port: o.port, host: o.host });
-      const { created } = checkDatabase(config, { create: true });
-      const app = createApp(config, createLogger(config.logLevel, config.logFormat as LogFormat));
+      const { created } = await checkDatabase(config, { create: true });
+      const app = await createApp(config, createLogger(config.logLevel, config.logFormat as LogFormat));
       if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
       let url: string;
       try {

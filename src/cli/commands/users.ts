@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { authStore } from '../../auth/store.ts';
 import { canPrompt, promptNewPassword } from '../prompt.ts';
@@ -29,8 +29,8 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .action(async (username: string, o: { password?: string; email?: string; admin?: boolean }) => {
       if (!USERNAME_RE.test(username)) throw new CliError(`invalid username "${username}": use 1-64 letters, digits, . _ @ - (starting with a letter or digit)`, 2);
       const password = await newPassword(o.password);
-      const app = ctx.app({ create: true });
-      if (app.users.findByName(username)) throw new CliError(`user "${username}" already exists`, 1);
+      const app = await ctx.app({ create: true });
+      if (await app.users.findByName(username)) throw new CliError(`user "${username}" already exists`, 1);
       const first = (await app.users.list()).length === 0;
       const u = await app.users.create(username, await hashPassword(password), o.email ?? null);
       if (first || o.admin) await app.users.setAdmin(u.id, true);
@@ -40,7 +40,7 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .description("delete a user with their subscriptions, article states, tokens and API keys (usage records stay for accounting)")
     .option('--yes', 'confirm: this cannot be undone (take a backup first: tidings backup <file>)')
     .action(async (username: string, o: { yes?: boolean }) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const u = await app.users.findByName(username);
       if (!u) throw new CliError(`no user "${username}" (see tidings user list)`, 1);
       if (!o.yes) throw new CliError(`this deletes ${u.username} and all their data for good; run again with --yes to confirm`, 2);
@@ -51,14 +51,14 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .description('make a user an admin (their API keys get beta features without approval), or with --revoke a regular user')
     .option('--revoke', 'take admin rights away')
     .action(async (username: string, o: { revoke?: boolean }) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const u = await app.users.findByName(username);
       if (!u) throw new CliError(`no user "${username}" (see tidings user list)`, 1);
       await app.users.setAdmin(u.id, !o.revoke);
       ctx.out(`${u.username} is ${o.revoke ? 'no longer' : 'now'} an admin`);
     });
-  user.command('list').description('list users').option('--json', 'JSON output').action((o: { json?: boolean }) => {
-    const users = ctx.app().users.list();
+  user.command('list').description('list users').option('--json', 'JSON output').action(async (o: { json?: boolean }) => {
+    const users = await (await ctx.app()).users.list();
     ctx.out(o.json ? JSON.stringify(users) : users.length === 0 ? '(no users)'
       : ['ID\tUSERNAME\tEMAIL\tADMIN', ...users.map((u) => `${u.id}\t${u.username}\t${u.email ?? ''}\t${u.isAdmin ? 'yes' : ''}`)].join('\n'));
   });
@@ -66,12 +66,12 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
     .option('--password <password>', 'the new password (at least 8 characters)')
     .action(async (username: string, o: { password?: string }) => {
       const password = await newPassword(o.password);
-      const app = ctx.app();
-      const u = app.users.findByName(username);
+      const app = await ctx.app();
+      const u = await app.users.findByName(username);
       if (!u) throw new CliError(`no user "${username}"`, 1);
-      app.users.setPasswordHash(u.id, await hashPassword(password));
+      await app.users.setPasswordHash(u.id, await hashPassword(password));
       // A new password is usually a reaction to a leak: sessions opened with the old one end too.
-      const revoked = authStore(app).tokens.revokeAllForUser(u.id, Math.floor(Date.now() / 1000));
+      const revoked = await authStore(app).tokens.revokeAllForUser(u.id, Math.floor(Date.now() / 1000));
       ctx.out(`password of ${u.username} changed; ${revoked} token(s) revoked`);
     });
 }

@@ -4,9 +4,8 @@
 import { DatabaseSync, backup } from 'node:sqlite';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Db } from '../db.ts';
-
-export class BackupFileError extends Error {}
+import type { Db } from './db.ts';
+import { BackupFileError } from '../backup-error.ts';
 
 const ALL_PAGES = 2 ** 31 - 1;
 
