@@ -88,7 +88,7 @@ test('tidings db copy / migrate from the command line: progress on stderr, one-l
   const target = join(dataDir, 'cli-copy.db');
   const r = await runCli(['--data', dataDir, 'db', 'copy', '--from', url.replace(/^sqlite:/, ''), '--to', target]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^copied \d+ rows in 19 tables to sqlite:.*verified: row counts and the unread counters of 6 subscriptions match/m);
+  assert.match(r.stdout, /^copied \d+ rows in 20 tables to sqlite:.*verified: row counts and the unread counters of 6 subscriptions match/m);
   assert.match(r.stderr, /copy user_items: 4800\/4800 rows \(100%\)/);
   const bad = await runCli(['--data', dataDir, 'db', 'copy', '--from', url.replace(/^sqlite:/, ''), '--to', 'postgres://u:pw@127.0.0.1:1/x']);
   assert.equal(bad.code, 2);

@@ -7,7 +7,7 @@ import type { App } from '../app.ts';
 import { authenticate, checkWriteToken, hasScope, type Authenticated } from '../auth/authenticate.ts';
 import { ReaderError } from './errors.ts';
 import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/store.ts';
-import { paramsFromRequest, type Params } from './params.ts';
+import { paramsFromRequest, type Params } from '../http/params.ts';
 
 export interface ReaderContext {
   app: App;
@@ -37,13 +37,13 @@ export function sendUnauthorized(reply: FastifyReply, message: string): FastifyR
  * `{ text, type }` for other bodies.
  */
 export function endpoint(app: App, kind: EndpointKind, name: string, handler: (ctx: ReaderContext) => Result | Promise<Result>): RouteHandlerMethod {
-  return async function (req, reply) {
+  return async (req, reply) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     if (kind === 'write' ? method !== 'POST' : method !== 'GET' && method !== 'POST') {
       reply.header('Allow', kind === 'write' ? 'POST' : 'GET, POST');
       return sendError(reply, 405, `${name} takes ${kind === 'write' ? 'POST' : 'GET or POST'}, not ${req.method}`);
     }
-    let auth;
+    let auth: Authenticated | null;
     try { auth = await authenticate(app, req.headers.authorization); } catch (e) {
       if (!(e instanceof StoreUnavailableError)) throw e;
       req.log.error({ err: e }, 'database unavailable');

@@ -20,6 +20,7 @@ export const COPY_TABLES: { table: string; key: string[] }[] = [
   { table: 'subscription_labels', key: ['subscription_id', 'label_id'] },
   { table: 'user_items', key: ['user_id', 'item_id'] },
   { table: 'item_labels', key: ['label_id', 'item_id'] },
+  { table: 'items_removed', key: ['feed_id', 'guid'] },
   { table: 'auth_secrets', key: ['name'] },
   { table: 'oauth_clients', key: ['id'] },
   { table: 'auth_tokens', key: ['id'] },

@@ -12,8 +12,8 @@ import { BETA_FEATURES, type AccessRequest, type AccessRequestStatus, type ApiKe
 
 const nowS = () => Math.floor(Date.now() / 1000);
 
-interface UserRow { id: number; username: string; email: string | null; created_at: number; password_hash: string }
-const toUser = (r: UserRow): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at });
+interface UserRow { id: number; username: string; email: string | null; created_at: number; password_hash: string; is_admin: number }
+const toUser = (r: UserRow): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at, isAdmin: r.is_admin === 1 });
 
 export class PgUserRepository implements UserRepository {
   private readonly db: PgDatabase;
@@ -43,6 +43,9 @@ export class PgUserRepository implements UserRepository {
   }
   async delete(id: number): Promise<boolean> {
     return (await this.db.changes('DELETE FROM users WHERE id = $1', [id])) > 0;
+  }
+  async setAdmin(id: number, admin: boolean): Promise<void> {
+    await this.db.query('UPDATE users SET is_admin = $1 WHERE id = $2', [admin ? 1 : 0, id]);
   }
 }
 
@@ -88,6 +91,10 @@ export class PgTokenRepository implements TokenRepository {
   }
   purge(before: number): Promise<number> {
     return this.db.changes('DELETE FROM auth_tokens WHERE expires_at < $1 OR revoked_at < $1', [before]);
+  }
+  deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number> {
+    return this.db.changes(`DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
+      AND coalesce(last_used_at, created_at) < $3`, [userId, label, idleSince]);
   }
 }
 

@@ -83,17 +83,26 @@ export class PgItemRepository implements ItemRepository {
     const date = (t: number | null) => (t !== null && t <= crawlS + FUTURE_TOLERANCE_S ? t : null);
     return this.db.transaction(async () => {
       const seen = new Set<string>();
-      const unique = entries.filter((e) => (seen.has(e.guid) ? false : (seen.add(e.guid), true))); // first of a repeated guid wins
+      const unique: ParsedEntry[] = [];
+      for (const e of entries) {
+        if (seen.has(e.guid)) continue; // the same guid twice in one document: first wins
+        seen.add(e.guid);
+        unique.push(e);
+      }
       // One read for the whole document instead of one per entry.
       const known = new Map((await this.db.rows<{ id: number; guid: string; content_hash: string }>(
         'SELECT id, guid, content_hash FROM items WHERE feed_id = $1 AND guid = ANY($2::text[])', [feedId, unique.map((e) => e.guid)]))
         .map((r) => [r.guid, r]));
+      // Deleted by retention while the feed still lists them: not brought back as unread.
+      const removed = new Set((await this.db.rows<{ guid: string }>(
+        'SELECT guid FROM items_removed WHERE feed_id = $1 AND guid = ANY($2::text[])', [feedId, unique.filter((e) => !known.has(e.guid)).map((e) => e.guid)]))
+        .map((r) => r.guid));
       const fresh: ParsedEntry[] = [];
       const hashes = new Map<ParsedEntry, string>();
       for (const e of unique) {
         const hash = contentHash(e);
         const old = known.get(e.guid);
-        if (!old) { fresh.push(e); hashes.set(e, hash); continue; }
+        if (!old) { if (!removed.has(e.guid)) { fresh.push(e); hashes.set(e, hash); } continue; }
         if (old.content_hash === hash) continue;
         const published = date(e.publishedAt);
         await this.db.query(`UPDATE items SET url = $1, title = $2, author = $3, content = $4, summary = $5,
@@ -118,6 +127,26 @@ export class PgItemRepository implements ItemRepository {
         await this.db.query('UPDATE feeds SET item_count = item_count + $1 WHERE id = $2', [changes.added.length, feedId]);
       }
       return changes;
+    });
+  }
+
+  deleteReadBefore(beforeUs: number, limit: number): Promise<number[]> {
+    return this.db.transaction(async () => {
+      const rows = await this.db.rows<{ id: number; feed_id: number }>(`SELECT i.id, i.feed_id FROM items i
+         WHERE i.crawled_us < $1
+           AND NOT EXISTS (SELECT 1 FROM user_items u WHERE u.item_id = i.id AND (u.read = 0 OR u.starred = 1 OR u.saved = 1))
+           AND NOT EXISTS (SELECT 1 FROM item_labels l WHERE l.item_id = i.id)
+         LIMIT $2`, [beforeUs, limit]);
+      if (!rows.length) return [];
+      const ids = rows.map((r) => r.id);
+      await this.db.query(`INSERT INTO items_removed (feed_id, guid, removed_at)
+        SELECT feed_id, guid, $1 FROM items WHERE id = ANY($2::bigint[]) ON CONFLICT DO NOTHING`, [Math.floor(Date.now() / 1000), ids]);
+      // user_items and item_labels rows go with the item (ON DELETE CASCADE).
+      await this.db.query('DELETE FROM items WHERE id = ANY($1::bigint[])', [ids]);
+      const perFeed = new Map<number, number>();
+      for (const r of rows) perFeed.set(r.feed_id, (perFeed.get(r.feed_id) ?? 0) + 1);
+      for (const [feedId, n] of perFeed) await this.db.query('UPDATE feeds SET item_count = greatest(0, item_count - $1) WHERE id = $2', [n, feedId]);
+      return ids;
     });
   }
 
@@ -203,6 +232,10 @@ export class PgSubscriptionRepository implements SubscriptionRepository {
     return (await this.db.changes(`DELETE FROM subscription_labels WHERE
         subscription_id = (SELECT id FROM subscriptions WHERE user_id = $1 AND feed_id = $2)
         AND label_id = (SELECT id FROM labels WHERE user_id = $1 AND name = $3)`, [userId, feedId, folder.trim()])) > 0;
+  }
+
+  async countForUser(userId: number): Promise<number> {
+    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE user_id = $1', [userId]))!.n;
   }
 
   async subscriberCount(feedId: number): Promise<number> {

@@ -59,6 +59,10 @@ export class PostgresStore implements Store {
     return this.db.transaction(fn);
   }
 
+  async backup(): Promise<void> {
+    throw new StoreUnavailableError(`tidings backup copies SQLite databases; back up PostgreSQL (${this.location}) with its own tools: pg_dump, or continuous archiving`);
+  }
+
   /** Applies every migration not yet recorded, each in its own transaction (PostgreSQL's DDL is transactional). */
   async migrate(migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
     const client = await this.db.pool.connect().catch((e: unknown) => { throw this.db.mapError(e); });
