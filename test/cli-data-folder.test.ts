@@ -4,11 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runCli, tempDataDir } from './helpers.ts';
+import { ROOT, runCli, SQLITE_ONLY, tempDataDir } from './helpers.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { defaultDataDir, IS_CHECKOUT, userDataDir } from '../src/config/install.ts';
 
-test('read commands on a folder without a database refuse, name the folder and create nothing', { timeout: 300_000 }, async () => {
+test('read commands on a folder without a database refuse, name the folder and create nothing', { timeout: 300_000, skip: SQLITE_ONLY }, async () => {
   const data = tempDataDir();
   for (const args of [['user', 'list'], ['feed', 'list', 'alice'], ['opml', 'export', 'alice'], ['token', 'list', 'alice'], ['search', 'query', 'x'], ['usage']]) {
     const r = await runCli(['--data', data, ...args]);
@@ -19,7 +19,7 @@ test('read commands on a folder without a database refuse, name the folder and c
   assert.equal(existsSync(join(data, 'tidings.db')), false);
 });
 
-test('the command that creates the database says which folder it used, once', async () => {
+test('the command that creates the database says which folder it used, once', { skip: SQLITE_ONLY }, async () => {
   const data = tempDataDir();
   const first = await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse']);
   assert.equal(first.code, 0, first.stderr);

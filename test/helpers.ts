@@ -18,6 +18,9 @@ export const SKIP_NO_SHARED = hasShared ? false : 'skipped: ../shared (corpus) i
  */
 export const TEST_DATABASE_URL = process.env.TIDINGS_TEST_DATABASE_URL?.trim() || '';
 
+/** Skip reason for tests of SQLite-only tools (the database file, backup/restore) on a PostgreSQL run. */
+export const SQLITE_ONLY = TEST_DATABASE_URL ? 'skipped on the PostgreSQL run: this checks the SQLite database file (tidings backup/restore, the data folder)' : false;
+
 /** A new, empty database on the test server; returns its URL. */
 export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL): string {
   const name = `tidings_t_${randomBytes(6).toString('hex')}`;

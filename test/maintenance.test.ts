@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { runCli, tempDataDir } from './helpers.ts';
+import { runCli, SQLITE_ONLY, tempDataDir } from './helpers.ts';
 import { serve } from './serve-helper.ts';
 import { startFeedServer, testApp, rss, addUser, type Entry } from './feeds-fixtures.ts';
 import { subscribe, refreshFeed, feedEngine } from '../src/feeds/engine.ts';
@@ -22,7 +22,7 @@ async function usernames(file: string): Promise<string[]> {
   try { return (await store.users.list()).map((u) => u.username); } finally { await store.close(); }
 }
 
-test('backup copies the committed state while another connection holds a write transaction open; restore brings it back', { timeout: 300_000 }, async () => {
+test('backup copies the committed state while another connection holds a write transaction open; restore brings it back', { timeout: 300_000, skip: SQLITE_ONLY }, async () => {
   const app = await testApp();
   const data = app.config.dataDir;
   await app.users.create('alice', 'x', null);
@@ -59,7 +59,7 @@ test('backup copies the committed state while another connection holds a write t
   assert.match((await runCli(['--data', fresh, 'user', 'list'])).stdout, /alice/);
 });
 
-test('restore refuses to swap the database under a running server', { timeout: 300_000 }, async () => {
+test('restore refuses to swap the database under a running server', { timeout: 300_000, skip: SQLITE_ONLY }, async () => {
   const data = tempDataDir();
   assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
   const file = join(tempDataDir(), 'b.db');
@@ -74,7 +74,7 @@ test('restore refuses to swap the database under a running server', { timeout: 3
   assert.equal(after.code, 0, after.stderr);
 });
 
-test('restore refuses a file that is not a Tidings database, and changes nothing', { timeout: 300_000 }, async () => {
+test('restore refuses a file that is not a Tidings database, and changes nothing', { timeout: 300_000, skip: SQLITE_ONLY }, async () => {
   const data = tempDataDir();
   assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
   const junk = join(tempDataDir(), 'junk.db');

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, tempDataDir } from './helpers.ts';
+import { ROOT, SQLITE_ONLY, tempDataDir } from './helpers.ts';
 import { startFeedServer, rss } from './feeds-fixtures.ts';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -28,7 +28,7 @@ export function readmeTidingsCommands(readme: string): string[] {
 const runnable = (cmd: string) => !cmd.includes('…') && !/^[A-Z_]+=(?!\$\()\S* /.test(cmd) && !cmd.startsWith('curl');
 
 // Some 25 commands, each a new process: minutes on a loaded machine, hence the long time limit.
-test('the README quick-start commands run as written', { timeout: 600_000 }, async () => {
+test('the README quick-start commands run as written', { timeout: 600_000, skip: SQLITE_ONLY }, async () => {
   const commands = readmeTidingsCommands(README);
   assert.ok(commands.some((c) => c.startsWith('npx tidings user add alice --password')), 'the README creates a user');
   const feeds = await startFeedServer();
