@@ -42,7 +42,12 @@ test('submit, poll to COMPLETED, list; the spec shapes', async () => {
     assert.equal(list.json.requests.length, 1);
     assert.equal(list.json.requests[0].response, undefined, 'the list leaves responses out');
     assert.equal(list.json.requests[0].status, 'COMPLETED');
-    const row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE endpoint = 'async'").get() as any;
+    // Usage rows are written in a batch just after the job (a few event-loop turns on PostgreSQL).
+    let row: any;
+    for (let i = 0; i < 200 && !row; i++) {
+      row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE endpoint = 'async'").get();
+      if (!row) await new Promise((r) => setTimeout(r, 10));
+    }
     assert.equal(row.status, 200);
     assert.equal(row.search_queries, 4);
   } finally { await f.close(); }
