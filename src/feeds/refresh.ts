@@ -12,7 +12,7 @@ import type { FetchResponse } from './fetcher/http-client.ts';
 import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
-import { observeFeedFetch } from '../observability/metrics.ts';
+import { observeFeedFetch } from '../observability/events.ts';
 
 const PUBLISH_SAMPLE = 20;
 
