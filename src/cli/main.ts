@@ -10,6 +10,7 @@ import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
+import { registerFeverCommands } from './commands/fever.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -39,6 +40,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerKeyCommands(program, ctx);
   registerAskCommands(program, ctx);
   registerSearchCommands(program, ctx);
+  registerFeverCommands(program, ctx);
   return program;
 }
 

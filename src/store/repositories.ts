@@ -355,3 +355,57 @@ export interface SubscriptionRepository {
   removeFolder(userId: number, feedId: number, folder: string): boolean;
   subscriberCount(feedId: number): number;
 }
+
+// ---- Fever API (src/fever) ----
+
+/** An item as the Fever API lists it (`is_saved` is the Reader API's starred state). */
+export interface FeverItemRow {
+  id: number;
+  feedId: number;
+  title: string;
+  author: string | null;
+  html: string;
+  url: string | null;
+  isSaved: number;
+  isRead: number;
+  createdOnTime: number;
+}
+
+export interface FeverRepository {
+  /** Stores (or replaces) the user's Fever key, as a MAC of md5(username:password). */
+  setCredential(userId: number, keyMac: string, now: number): void;
+  deleteCredential(userId: number): boolean;
+  hasCredential(userId: number): boolean;
+  userIdByKeyMac(keyMac: string): number | undefined;
+  /** The user's items with ids above afterId, ascending, at most limit. */
+  itemsAfter(userId: number, afterId: number, limit: number): FeverItemRow[];
+  /** The user's items with ids below beforeId, descending, at most limit. */
+  itemsBefore(userId: number, beforeId: number, limit: number): FeverItemRow[];
+  /** The user's items among these ids (others' ids are skipped), ascending. */
+  itemsWithIds(userId: number, ids: number[]): FeverItemRow[];
+  itemCount(userId: number): number;
+  /** Comma-joined ids, ascending. */
+  unreadItemIds(userId: number): string;
+  savedItemIds(userId: number): string;
+  /** Newest successful fetch (Unix s) among the user's feeds; 0 when none. */
+  lastRefreshedOn(userId: number): number;
+  /** Last successful fetch (Unix s) of each subscribed feed. */
+  feedsUpdatedOn(userId: number): Map<number, number>;
+}
+
+// ---- Favicons (src/feeds/favicons) ----
+
+export interface FeedIcon { feedId: number; mime: string; data: Uint8Array; sourceUrl: string | null; fetchedAt: number }
+
+export interface FeedIconRepository {
+  store(icon: FeedIcon): void;
+  /** A lookup that found no usable icon: remembered so it is retried later, not on every refresh. */
+  recordFailure(feedId: number, error: string, at: number): void;
+  get(feedId: number): FeedIcon | undefined;
+  /** Icons of the user's subscribed feeds (feeds without one are absent). */
+  forUser(userId: number): FeedIcon[];
+  /** Ids of the user's subscribed feeds that have an icon. */
+  feedIdsWithIcon(userId: number): number[];
+  /** Subscribed feeds never looked up, or whose last lookup is older than `staleBefore`. */
+  feedsToLookUp(staleBefore: number, limit: number): { feedId: number; siteUrl: string | null; feedUrl: string }[];
+}
