@@ -59,7 +59,7 @@ test('auth: the Fever key authenticates; wrong keys, the account password and a 
   // Upper-case hex (some clients) and FreshRSS's path work too; the key may also come in the query string.
   assert.equal((await fever('api', { api_key: aliceKey.toUpperCase() }, '/api/fever.php')).body.auth, 1);
   const q = await fetch(`${h.url}/fever/?api&api_key=${aliceKey}`);
-  assert.equal((await q.json()).auth, 1);
+  assert.equal(((await q.json()) as any).auth, 1);
 });
 
 test('the stored credential is not the key: a database copy alone does not authenticate', () => {
@@ -203,7 +203,7 @@ test('multipart form bodies (some iOS clients) are read', async () => {
   const form = new FormData();
   form.set('api_key', aliceKey);
   const res = await fetch(`${h.url}/fever/?api&groups`, { method: 'POST', body: form });
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.equal(body.auth, 1);
   assert.deepEqual(body.groups.map((g: any) => g.title), ['Tech']);
 });

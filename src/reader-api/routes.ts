@@ -12,6 +12,7 @@ import { itemContents, streamContents, streamItemIds, streamTitle } from './stre
 import { MAX_CONTENTS_N, MAX_IDS_N, parseStreamRequest } from './stream-request.ts';
 import { editTags, markAllAsRead } from './item-state-service.ts';
 import { disableTag, renameTag, subscriptionList, tagList, unreadCountsJson, UNREAD_COUNT_MAX } from './label-service.ts';
+import { searchItems } from './search-service.ts';
 import { editSubscriptions, exportOpml, importOpml, quickAdd, QuickAddFailure } from './subscription-service.ts';
 
 const ALL_METHODS: ('GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH')[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
@@ -105,6 +106,15 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     const streams = raw.length ? raw.map((s) => parseStreamId(s, ctx.userId)) : [READING_LIST];
     const page = streamItemIds(app, ctx.userId, streams, parseStreamRequest(ctx.params, ctx.userId, MAX_IDS_N));
     return { json: `{"itemRefs":[${page.refsJson}]` + (page.continuation ? `,"continuation":"${page.continuation}"` : '') + '}' };
+  });
+
+  // Google's `results` shape, plus `itemRefs` (as stream/items/ids) for clients that reuse that parser.
+  route('/search/items/ids', 'read', async (ctx) => {
+    const found = await searchItems(app, ctx.userId, { q: ctx.params.get('q'), stream: ctx.params.get('s'), n: ctx.params.get('n') ?? ctx.params.get('num'), exclude: ctx.params.all('xt') });
+    return json({
+      results: found.map((r) => ({ id: String(r.itemId) })),
+      itemRefs: found.map((r) => ({ id: String(r.itemId), directStreamIds: [], timestampUsec: String(r.crawledUs) })),
+    });
   });
 
   route('/stream/items/contents', 'read', (ctx) => {
