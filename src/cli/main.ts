@@ -11,6 +11,7 @@ import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
 import { registerFeverCommands } from './commands/fever.ts';
+import { registerRuleCommands } from './commands/rules.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -41,6 +42,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerAskCommands(program, ctx);
   registerSearchCommands(program, ctx);
   registerFeverCommands(program, ctx);
+  registerRuleCommands(program, ctx);
   return program;
 }
 

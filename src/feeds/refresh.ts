@@ -13,6 +13,7 @@ import type { FetchResponse } from './fetcher/http-client.ts';
 import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
+import { afterIngest } from './after-ingest.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -99,6 +100,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
       throw e;
     }
     const changes = storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
+    await afterIngest(app, feed.id, changes);
     Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
   } catch (e) {
     const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });

@@ -12,6 +12,7 @@ import { parseFeedUrl, type FetchResponse } from './fetcher/http-client.ts';
 import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
+import { afterIngest, afterSubscribe } from './after-ingest.ts';
 
 export interface SubscribeOptions {
   /** The user's own title for the subscription. */
@@ -107,11 +108,12 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
         createdWithFeed = subscriptions.subscribe(userId, f.id, opts).created;
         return f;
       });
-      storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000);
+      await afterIngest(app, feed.id, storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000));
     }
   }
   if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);
   const { subscription, created } = subscriptions.subscribe(userId, feed.id, opts);
+  if (created) await afterSubscribe(app, userId, feed.id);
   return {
     feedId: feed.id, subscriptionId: subscription.id, streamId: `feed/${subscription.feed.url}`,
     title: subscription.title, url: subscription.feed.url, created: created || createdWithFeed,

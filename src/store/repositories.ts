@@ -409,3 +409,28 @@ export interface FeedIconRepository {
   /** Subscribed feeds never looked up, or whose last lookup is older than `staleBefore`. */
   feedsToLookUp(staleBefore: number, limit: number): { feedId: number; siteUrl: string | null; feedUrl: string }[];
 }
+
+// ---- Filter rules (src/rules) ----
+import type { FilterRule, FilterRuleView, NewFilterRule, RuleItem } from '../model/rule.ts';
+
+export interface FilterRuleRepository {
+  create(rule: NewFilterRule, now: number): FilterRule;
+  list(userId: number): FilterRuleView[];
+  find(userId: number, id: number): FilterRule | undefined;
+  /** Deletes the rule and puts back the items it hid (for feeds the user still follows). */
+  delete(userId: number, id: number): { deleted: boolean; restored: number };
+  /** Every rule of the feed's subscribers that covers the feed (everything, the feed, or a folder holding it). */
+  rulesCoveringFeed(feedId: number): FilterRule[];
+  /** The user's rules that cover this feed. */
+  userRulesCoveringFeed(userId: number, feedId: number): FilterRule[];
+  /** Feed ids a rule's scope covers for its user (subscribed feeds only). */
+  scopeFeedIds(rule: FilterRule): number[];
+  /** What rules look at, for these items. */
+  ruleItems(itemIds: number[]): RuleItem[];
+  /** The user's visible item ids of these feeds, ascending, after `afterId`. */
+  userItemIds(userId: number, feedIds: number[], afterId: number, limit: number): number[];
+  /** Hides the user's items (moves their rows aside, keeping flags); starred or tagged items are never hidden. Returns how many. */
+  hide(userId: number, ruleId: number, itemIds: number[]): number;
+  /** Records why the rule was skipped (null clears). */
+  setError(ruleId: number, error: string | null, at: number): void;
+}

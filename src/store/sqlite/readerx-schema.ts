@@ -25,3 +25,39 @@ CREATE TABLE feed_icons (
   fetched_at INTEGER NOT NULL
 );
 `;
+
+// 062: per-user filter rules, and the items they hid. A rule never touches the shared item: it
+// changes that user's row in user_items (read, starred, a tag) or, to hide an item, moves the row
+// to rule_hidden_items, so removing the rule puts the item back with its flags as they were.
+export const FILTER_RULES_MIGRATION = `
+CREATE TABLE filter_rules (
+  id INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  scope TEXT NOT NULL CHECK (scope IN ('all', 'feed', 'folder')),
+  feed_id INTEGER REFERENCES feeds(id) ON DELETE CASCADE,
+  label_id INTEGER REFERENCES labels(id) ON DELETE CASCADE,
+  conditions TEXT NOT NULL,              -- JSON [{field, kind, pattern}], all must match
+  action TEXT NOT NULL CHECK (action IN ('block', 'keep-only', 'mark-read', 'star', 'label')),
+  action_label TEXT,                     -- the label name of action 'label'
+  created_at INTEGER NOT NULL,
+  last_error TEXT,                       -- why the rule was last skipped (its regex ran out of time)
+  last_error_at INTEGER,
+  CHECK ((scope = 'feed') = (feed_id IS NOT NULL) AND (scope = 'folder') = (label_id IS NOT NULL))
+);
+CREATE INDEX filter_rules_user ON filter_rules(user_id);
+CREATE INDEX filter_rules_feed ON filter_rules(feed_id) WHERE feed_id IS NOT NULL;
+
+CREATE TABLE rule_hidden_items (
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+  rule_id INTEGER NOT NULL REFERENCES filter_rules(id) ON DELETE CASCADE,
+  feed_id INTEGER NOT NULL,
+  crawled_us INTEGER NOT NULL,
+  read INTEGER NOT NULL,
+  liked INTEGER NOT NULL,
+  broadcast INTEGER NOT NULL,
+  saved INTEGER NOT NULL,
+  PRIMARY KEY (user_id, item_id)
+) WITHOUT ROWID;
+CREATE INDEX rule_hidden_items_rule ON rule_hidden_items(rule_id);
+`;
