@@ -12,6 +12,7 @@ import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
 import { registerFeverCommands } from './commands/fever.ts';
 import { registerRuleCommands } from './commands/rules.ts';
+import { registerFeedSettingCommands } from './commands/feed-settings.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -43,6 +44,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerSearchCommands(program, ctx);
   registerFeverCommands(program, ctx);
   registerRuleCommands(program, ctx);
+  registerFeedSettingCommands(program, ctx);
   return program;
 }
 

@@ -14,6 +14,7 @@ import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
 import { afterIngest } from './after-ingest.ts';
+import { fullTextIdle } from './fulltext/fulltext.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -152,6 +153,8 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
     }
   };
   await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, due.length) }, worker));
+  // Full text of this round's new items runs in the background; a refresh is done when it is.
+  await fullTextIdle(app);
   summary.durationMs = performance.now() - t0;
   return summary;
 }

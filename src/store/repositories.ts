@@ -434,3 +434,41 @@ export interface FilterRuleRepository {
   /** Records why the rule was skipped (null clears). */
   setError(ruleId: number, error: string | null, at: number): void;
 }
+
+// ---- Full text (src/feeds/fulltext) ----
+
+export type FullTextMode = 'on' | 'off' | 'auto';
+
+/** An item whose article page is to be fetched. */
+export interface FullTextCandidate { id: number; feedId: number; url: string; contentHash: string; content: string | null; summary: string | null; attempts: number }
+
+export interface FullTextFeedStatus {
+  /** Per subscriber: does anyone want full text, explicitly or by auto-detection. */
+  modes: FullTextMode[];
+  teaser: boolean | null;
+  teaserCheckedAt: number | null;
+  ok: number;
+  failed: number;
+  lastError: string | null;
+}
+
+export interface FullTextRepository {
+  setMode(userId: number, feedId: number, mode: FullTextMode): boolean;
+  mode(userId: number, feedId: number): FullTextMode | undefined;
+  /** True when a subscriber has it on, or (autoEnable) the feed is a detected teaser feed with an 'auto' subscriber. */
+  wantsFullText(feedId: number, autoEnable: boolean): boolean;
+  /**
+   * Among the feed's `recent` newest items with a link: those with no full text for their current
+   * content, and failures due for a retry (fewer than maxAttempts, last attempt before retryBefore).
+   */
+  candidates(feedId: number, recent: number, maxAttempts: number, retryBefore: number): FullTextCandidate[];
+  /** Replaces the content by the full text (the feed's text kept as summary); false when the entry changed meanwhile. */
+  store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): boolean;
+  recordFailure(itemId: number, contentHash: string, error: string, now: number): void;
+  /** Feeds with an 'auto' subscriber not yet checked for teasers. */
+  feedsToCheckForTeaser(limit: number): number[];
+  /** The feed's newest items with a link, for the teaser check. */
+  sample(feedId: number, n: number): FullTextCandidate[];
+  setTeaser(feedId: number, teaser: boolean, now: number): void;
+  status(feedId: number): FullTextFeedStatus;
+}

@@ -20,6 +20,10 @@ export interface FetchRequest {
   lastModified?: string | null;
   /** Cancels the fetch (scheduler shutdown). */
   signal?: AbortSignal;
+  /** Body cap of this fetch when lower than config.maxBodyBytes (article pages, icons). */
+  maxBytes?: number;
+  /** Accept header (default: feed types first). */
+  accept?: string;
 }
 
 export interface FetchResponse {
@@ -130,7 +134,7 @@ export class FeedFetcher {
     let allPermanent = true;
     for (let hop = 0; ; hop++) {
       checkHostLiteral(url.hostname, this.cfg.allowPrivateNetworks);
-      const headers: Record<string, string> = { 'user-agent': this.cfg.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' };
+      const headers: Record<string, string> = { 'user-agent': this.cfg.userAgent, accept: req.accept ?? ACCEPT, 'accept-encoding': 'gzip, deflate, br' };
       if (req.etag) headers['if-none-match'] = req.etag;
       if (req.lastModified) headers['if-modified-since'] = req.lastModified;
       let res: Awaited<ReturnType<typeof request>>;
@@ -168,14 +172,15 @@ export class FeedFetcher {
         await discard(res.body);
         throw httpError(status, h);
       }
+      const maxBytes = Math.min(req.maxBytes ?? Infinity, this.cfg.maxBodyBytes);
       const declared = Number(headerString(h['content-length']) ?? NaN);
-      if (declared > this.cfg.maxBodyBytes) {
+      if (declared > maxBytes) {
         res.body.on('error', () => undefined);
         res.body.destroy();
-        throw tooLarge(this.cfg.maxBodyBytes, '');
+        throw tooLarge(maxBytes, '');
       }
       let body: Buffer;
-      try { body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, this.cfg.maxBodyBytes); } catch (e) {
+      try { body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, maxBytes); } catch (e) {
         res.body.on('error', () => undefined);
         res.body.destroy();
         throw e instanceof FeedError ? e : toFeedError(e, url, this.cfg, deadline, req.signal);
