@@ -15,6 +15,7 @@ import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fet
 import { withoutTruncatedTail } from './truncated-tail.ts';
 import { afterIngest } from './after-ingest.ts';
 import { fullTextIdle } from './fulltext/fulltext.ts';
+import { refreshFavicons } from './favicons.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -155,6 +156,10 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, due.length) }, worker));
   // Full text of this round's new items runs in the background; a refresh is done when it is.
   await fullTextIdle(app);
+  // Feeds without an icon (new ones) or with a month-old one get it looked up.
+  if (!opts.signal?.aborted) {
+    try { await refreshFavicons(app, { signal: opts.signal }); } catch (e) { app.log.warn({ err: e }, 'favicon lookups failed'); }
+  }
   summary.durationMs = performance.now() - t0;
   return summary;
 }

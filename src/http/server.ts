@@ -6,6 +6,7 @@ import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
 import { feverPlugin } from '../fever/plugin.ts';
+import { faviconRoutes } from '../feeds/favicon-routes.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -22,6 +23,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   await server.register(authRoutes, { app });
   await server.register(chatApiPlugin, { app });
   await server.register(feverPlugin, { app });
+  await server.register(faviconRoutes, { app });
   return server;
 }
 

@@ -13,6 +13,7 @@ import { MAX_CONTENTS_N, MAX_IDS_N, parseStreamRequest } from './stream-request.
 import { editTags, markAllAsRead } from './item-state-service.ts';
 import { disableTag, renameTag, subscriptionList, tagList, unreadCountsJson, UNREAD_COUNT_MAX } from './label-service.ts';
 import { searchItems } from './search-service.ts';
+import { faviconPath, feedIcons } from '../feeds/favicons.ts';
 import { editSubscriptions, exportOpml, importOpml, quickAdd, QuickAddFailure } from './subscription-service.ts';
 
 const ALL_METHODS: ('GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH')[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
@@ -29,9 +30,12 @@ function streamFromPath(ctx: ReaderContext): StreamId {
   return s?.trim() ? parseStreamId(s, ctx.userId) : READING_LIST;
 }
 
+function baseUrl(app: App, req: FastifyRequest): string {
+  return app.config.publicUrl ? app.config.publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.host}`;
+}
+
 function selfHref(app: App, req: FastifyRequest): string {
-  const base = app.config.publicUrl ? app.config.publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.host}`;
-  return base + (req.raw.url ?? req.url);
+  return baseUrl(app, req) + (req.raw.url ?? req.url);
 }
 
 export function registerReaderRoutes(f: FastifyInstance, app: App): void {
@@ -49,7 +53,11 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     });
   });
 
-  route('/subscription/list', 'read', (ctx) => json({
+  route('/subscription/list', 'read', async (ctx) => {
+    // The stored favicon, served by Tidings (never a third-party URL the client would have to fetch).
+    const withIcon = new Set(await feedIcons(app).feedIdsWithIcon(ctx.userId));
+    const base = baseUrl(app, ctx.req);
+    return json({
     subscriptions: subscriptionList(app, ctx.userId).map((s) => ({
       id: feedStreamId(s.url),
       title: s.title,
@@ -58,9 +66,10 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
       firstitemmsec: s.createdAt * 1000,
       url: s.url,
       htmlUrl: s.siteUrl ?? '',
-      iconUrl: s.iconUrl ?? '',
+      iconUrl: withIcon.has(s.feedId) ? base + faviconPath(app, s.feedId) : '',
     })),
-  }));
+    });
+  });
 
   route('/subscription/quickadd', 'write', async (ctx) => {
     try {

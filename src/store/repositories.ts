@@ -406,8 +406,8 @@ export interface FeedIconRepository {
   forUser(userId: number): FeedIcon[];
   /** Ids of the user's subscribed feeds that have an icon. */
   feedIdsWithIcon(userId: number): number[];
-  /** Subscribed feeds never looked up, or whose last lookup is older than `staleBefore`. */
-  feedsToLookUp(staleBefore: number, limit: number): { feedId: number; siteUrl: string | null; feedUrl: string }[];
+  /** Subscribed feeds never looked up, with an icon fetched before `iconStaleBefore`, or whose failed lookup was before `failedStaleBefore`. */
+  feedsToLookUp(iconStaleBefore: number, failedStaleBefore: number, limit: number): { feedId: number; siteUrl: string | null; feedUrl: string }[];
 }
 
 // ---- Filter rules (src/rules) ----

@@ -37,10 +37,11 @@ export class SqliteFeedIconRepository implements FeedIconRepository {
       WHERE s.user_id = ? AND fi.data IS NOT NULL`).all(userId) as { id: number }[]).map((r) => r.id);
   }
 
-  feedsToLookUp(staleBefore: number, limit: number): { feedId: number; siteUrl: string | null; feedUrl: string }[] {
+  feedsToLookUp(iconStaleBefore: number, failedStaleBefore: number, limit: number): { feedId: number; siteUrl: string | null; feedUrl: string }[] {
     return this.s.get(`SELECT f.id AS feedId, f.site_url AS siteUrl, f.url AS feedUrl FROM feeds f
       LEFT JOIN feed_icons fi ON fi.feed_id = f.id
-      WHERE (fi.feed_id IS NULL OR fi.fetched_at < ?) AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
-      ORDER BY fi.fetched_at IS NOT NULL, fi.fetched_at LIMIT ?`).all(staleBefore, limit) as { feedId: number; siteUrl: string | null; feedUrl: string }[];
+      WHERE (fi.feed_id IS NULL OR (fi.data IS NOT NULL AND fi.fetched_at < ?) OR (fi.data IS NULL AND fi.fetched_at < ?))
+        AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
+      ORDER BY fi.fetched_at IS NOT NULL, fi.fetched_at LIMIT ?`).all(iconStaleBefore, failedStaleBefore, limit) as { feedId: number; siteUrl: string | null; feedUrl: string }[];
   }
 }
