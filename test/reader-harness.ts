@@ -66,9 +66,9 @@ function rss(base: string, name: string, title: string, items: FeedItem[]): stri
 
 export interface Harness { app: App; url: string; feeds: FeedServer; close(): Promise<void> }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(overrides: Partial<import('../src/config/config.ts').Config> = {}): Promise<Harness> {
   const dataDir = tempDataDir('tidings-reader-');
-  const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'silent' } });
+  const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'silent', ...overrides } });
   const app = createApp(config, silentLogger);
   const { url } = await startServer(app);
   const feeds = await new FeedServer().start();

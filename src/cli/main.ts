@@ -13,6 +13,7 @@ import { registerSearchCommands } from './commands/search.ts';
 import { registerFeverCommands } from './commands/fever.ts';
 import { registerRuleCommands } from './commands/rules.ts';
 import { registerFeedSettingCommands } from './commands/feed-settings.ts';
+import { registerWebhookCommands } from './commands/webhooks.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -45,6 +46,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerFeverCommands(program, ctx);
   registerRuleCommands(program, ctx);
   registerFeedSettingCommands(program, ctx);
+  registerWebhookCommands(program, ctx);
   return program;
 }
 

@@ -16,6 +16,7 @@ import { withoutTruncatedTail } from './truncated-tail.ts';
 import { afterIngest } from './after-ingest.ts';
 import { fullTextIdle } from './fulltext/fulltext.ts';
 import { refreshFavicons } from './favicons.ts';
+import { deliverDueWebhooks } from '../webhooks/webhooks.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -159,6 +160,8 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   // Feeds without an icon (new ones) or with a month-old one get it looked up.
   if (!opts.signal?.aborted) {
     try { await refreshFavicons(app, { signal: opts.signal }); } catch (e) { app.log.warn({ err: e }, 'favicon lookups failed'); }
+    // Webhook deliveries of this round, and retries that came due (the CLI has no timer running).
+    try { await deliverDueWebhooks(app); } catch (e) { app.log.warn({ err: e }, 'webhook deliveries failed'); }
   }
   summary.durationMs = performance.now() - t0;
   return summary;

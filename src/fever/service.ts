@@ -9,6 +9,7 @@ import type { ItemCondition } from '../model/stream.ts';
 import { userCatalog } from '../reader-api/catalog.ts';
 import { feverStore } from './store.ts';
 import { feverFavicons, feverFaviconIds } from './favicons.ts';
+import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
 
 export const FEVER_API_VERSION = 3;
 /** Items per page, as the Fever spec and every implementation use. */
@@ -53,7 +54,12 @@ async function markItem(app: App, userId: number, p: FeverParams): Promise<'unre
   switch (as) {
     case 'read': await states.setState(userId, 'read', 1, ids); return 'unread';
     case 'unread': await states.setState(userId, 'read', 0, ids); return 'unread';
-    case 'saved': await states.setState(userId, 'starred', 1, ids); return 'saved';
+    case 'saved': {
+      const newly = await notStarredYet(app, userId, ids);
+      await states.setState(userId, 'starred', 1, ids);
+      await emitStarred(app, userId, newly);
+      return 'saved';
+    }
     case 'unsaved': await states.setState(userId, 'starred', 0, ids); return 'saved';
     default: throw new FeverError(`mark=item takes as=read, unread, saved or unsaved, got as=${as ?? '(missing)'}`);
   }

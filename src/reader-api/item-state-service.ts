@@ -8,6 +8,7 @@ import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } f
 import { readerStore } from './store.ts';
 import { STATE_COLUMN, streamConditions } from './stream-filter.ts';
 import { MAX_CONTENTS_N } from './stream-request.ts';
+import { emitStarred } from '../webhooks/webhooks.ts';
 
 type TagChange =
   | { kind: 'state'; column: (typeof STATE_COLUMN)[keyof typeof STATE_COLUMN] }
@@ -42,6 +43,8 @@ export function editTags(app: App, userId: number, rawIds: string[], add: string
     if (id === undefined) throw new ReaderError(404, `unknown tag "user/-/label/${r.name}": nothing to remove (names are case-sensitive; see tag/list)`);
     return id;
   });
+  const starring = adds.some((a) => a.kind === 'state' && a.column === 'starred');
+  const newlyStarred = starring ? store.streams.statesByIds(userId, ids).filter((s) => !s.starred).map((s) => s.itemId) : [];
   transaction(app.db, () => {
     // Only the user's own items: other ids (another user's, or purged) are skipped, and a new tag
     // is not created for nothing.
@@ -57,6 +60,8 @@ export function editTags(app: App, userId: number, rawIds: string[], add: string
       else store.states.tagItems(userId, store.labels.ensureLabel(userId, a.name), own);
     }
   });
+  // The user's starred webhooks (queued after the commit; delivery happens in the background).
+  if (newlyStarred.length) void emitStarred(app, userId, newlyStarred);
 }
 
 /** `ts`: Unix seconds (floats tolerated) or microseconds (16+ digits); absent: now. */

@@ -8,6 +8,7 @@ import { readerStore } from '../reader-api/store.ts';
 import { RULE_ACTIONS, type FilterRule, type FilterRuleView, type RuleAction, type RuleCondition, type RuleField, type RuleItem, type RuleScope } from '../model/rule.ts';
 import { conditionRegex, matchingItems, RuleInputError, RuleTimeoutError } from './match.ts';
 import { ruleStore } from './store.ts';
+import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
 
 export { RuleInputError } from './match.ts';
 
@@ -95,7 +96,12 @@ async function act(app: App, rule: FilterRule, items: RuleItem[], texts: Map<Rul
     case 'block': changed = await ruleStore(app).hide(rule.userId, rule.id, matched); break;
     case 'keep-only': changed = await ruleStore(app).hide(rule.userId, rule.id, items.filter((_, i) => !matchIdx.has(i)).map((i) => i.id)); break;
     case 'mark-read': changed = await states.setState(rule.userId, 'read', 1, matched); break;
-    case 'star': changed = await states.setState(rule.userId, 'starred', 1, matched); break;
+    case 'star': {
+      const newly = await notStarredYet(app, rule.userId, matched);
+      changed = await states.setState(rule.userId, 'starred', 1, matched);
+      await emitStarred(app, rule.userId, newly);
+      break;
+    }
     case 'label':
       if (matched.length) changed = await states.tagItems(rule.userId, await labels.ensureLabel(rule.userId, rule.label!), matched);
       break;

@@ -472,3 +472,36 @@ export interface FullTextRepository {
   setTeaser(feedId: number, teaser: boolean, now: number): void;
   status(feedId: number): FullTextFeedStatus;
 }
+
+// ---- Webhooks (src/webhooks) ----
+
+export type WebhookEvent = 'new-item' | 'starred';
+
+export interface Webhook { id: number; userId: number; url: string; events: WebhookEvent[]; secretBox: string; createdAt: number }
+
+export interface WebhookDelivery {
+  id: number; webhookId: number; event: WebhookEvent; payload: string; status: 'pending' | 'delivered' | 'failed';
+  attempts: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; createdAt: number; finishedAt: number | null;
+}
+
+export interface WebhookRepository {
+  create(w: { userId: number; url: string; events: WebhookEvent[]; secretBox: string }, now: number): Webhook;
+  list(userId: number): Webhook[];
+  find(id: number): Webhook | undefined;
+  delete(userId: number, id: number): boolean;
+  /** The webhooks of these users that subscribe to the event. */
+  forEvent(userIds: number[], event: WebhookEvent): Webhook[];
+  /** The webhooks of the feed's subscribers that subscribe to the event. */
+  forFeedSubscribers(feedId: number, event: WebhookEvent): Webhook[];
+  enqueue(webhookId: number, event: WebhookEvent, payload: string, now: number): number;
+  /** Pending deliveries due at `now`, oldest first. */
+  due(now: number, limit: number): WebhookDelivery[];
+  /** Earliest next attempt of a pending delivery, or null. */
+  nextDueAt(): number | null;
+  markDelivered(id: number, status: number, now: number): void;
+  /** A failed attempt: pending again at nextAttemptAt, or failed for good when it is null. */
+  markAttemptFailed(id: number, status: number | null, error: string, nextAttemptAt: number | null, now: number): void;
+  deliveries(userId: number, webhookId: number | null, limit: number): WebhookDelivery[];
+  /** Deletes finished deliveries older than `before`. */
+  purge(before: number): number;
+}

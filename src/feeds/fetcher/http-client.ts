@@ -189,5 +189,36 @@ export class FeedFetcher {
     }
   }
 
+  /**
+   * One POST (webhook deliveries) through the same agent, SSRF guard and host limits. Redirects
+   * are not followed (a 3xx is returned as the answer): a POST must not be replayed elsewhere.
+   * The answer's body is read up to 4 KiB, for the delivery log.
+   */
+  post(req: { url: string; body: string; headers: Record<string, string>; signal?: AbortSignal }): Promise<{ status: number; body: string; durationMs: number }> {
+    const url = parseFeedUrl(req.url);
+    return this.limiter.run(url.host, async () => {
+      const t0 = performance.now();
+      const deadline = AbortSignal.timeout(this.cfg.fetchTimeoutMs);
+      const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
+      checkHostLiteral(url.hostname, this.cfg.allowPrivateNetworks);
+      let res: Awaited<ReturnType<typeof request>>;
+      try {
+        res = await request(url, {
+          dispatcher: this.agent, method: 'POST', body: req.body, signal,
+          headers: { 'user-agent': this.cfg.userAgent, ...req.headers },
+          headersTimeout: this.cfg.fetchTimeoutMs, bodyTimeout: this.cfg.fetchTimeoutMs,
+        });
+      } catch (e) { throw toFeedError(e, url, this.cfg, deadline, req.signal); }
+      let text = '';
+      try {
+        for await (const chunk of res.body) {
+          text += (chunk as Buffer).toString('utf8');
+          if (text.length >= 4096) { res.body.destroy(); break; }
+        }
+      } catch { /* the status is what counts */ }
+      return { status: res.statusCode, body: text.slice(0, 4096), durationMs: performance.now() - t0 };
+    });
+  }
+
   close(): Promise<void> { return this.agent.close(); }
 }

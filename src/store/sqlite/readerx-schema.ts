@@ -80,3 +80,34 @@ CREATE TABLE item_full_text (
   fetched_at INTEGER NOT NULL
 );
 `;
+
+// 064: outgoing webhooks and their delivery log. The signing secret must be readable to sign each
+// delivery, so it is stored encrypted (AES-256-GCM under a server key kept in auth_secrets),
+// never shown again after creation. Deliveries are the log and the retry queue at once.
+export const WEBHOOKS_MIGRATION = `
+CREATE TABLE webhooks (
+  id INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,                  -- JSON array: new-item, starred
+  secret_box TEXT NOT NULL,              -- iv.tag.ciphertext, base64url
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX webhooks_user ON webhooks(user_id);
+
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY,
+  webhook_id INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  event TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  last_status INTEGER,                   -- HTTP status of the last answer (NULL: none)
+  last_error TEXT,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(webhook_id, id);
+`;
