@@ -1,7 +1,7 @@
 // One random server key (stored in auth_secrets, created on first use) signs the values the server
 // must recognise later without storing them: write tokens (T) and consent-form CSRF tokens.
 // Separate purposes are domain-separated in the MAC input, so one value never passes as another.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { App } from '../app.ts';
 import { authStore, nowSeconds } from './store.ts';
 
@@ -29,4 +29,34 @@ export function sign(app: App, purpose: string, ...parts: string[]): string {
 export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a), y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+// Secrets the server must read back (webhook signing secrets, WebSub HMAC secrets) cannot be
+// hashed: they are sealed with AES-256-GCM under a separate server key, so the table holding them
+// is not enough to read them.
+const sealKeys = new WeakMap<App, Buffer>();
+
+function sealKey(app: App): Buffer {
+  let k = sealKeys.get(app);
+  if (!k) {
+    k = Buffer.from(authStore(app).secrets.getOrCreate('seal-v1', () => randomBytes(32).toString('base64url'), nowSeconds()), 'base64url');
+    sealKeys.set(app, k);
+  }
+  return k;
+}
+
+/** Encrypts a secret for storage: "iv.tag.ciphertext" in base64url. */
+export function sealSecret(app: App, secret: string): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', sealKey(app), iv);
+  const data = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
+  return [iv, c.getAuthTag(), data].map((b) => b.toString('base64url')).join('.');
+}
+
+/** Decrypts what sealSecret stored (throws when it was tampered with). */
+export function openSecret(app: App, box: string): string {
+  const [iv, tag, data] = box.split('.').map((p) => Buffer.from(p, 'base64url'));
+  const d = createDecipheriv('aes-256-gcm', sealKey(app), iv!);
+  d.setAuthTag(tag!);
+  return Buffer.concat([d.update(data!), d.final()]).toString('utf8');
 }

@@ -17,6 +17,7 @@ import { afterIngest } from './after-ingest.ts';
 import { fullTextIdle } from './fulltext/fulltext.ts';
 import { refreshFavicons } from './favicons.ts';
 import { deliverDueWebhooks } from '../webhooks/webhooks.ts';
+import { maintainWebSub, noteHub } from './websub/websub.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -104,6 +105,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
     }
     const changes = storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
     await afterIngest(app, feed.id, changes);
+    try { await noteHub(app, feed, res.body, res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
     Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
   } catch (e) {
     const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
@@ -160,6 +162,8 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   // Feeds without an icon (new ones) or with a month-old one get it looked up.
   if (!opts.signal?.aborted) {
     try { await refreshFavicons(app, { signal: opts.signal }); } catch (e) { app.log.warn({ err: e }, 'favicon lookups failed'); }
+    // WebSub: subscribe to announced hubs, renew leases, unsubscribe feeds nobody follows.
+    try { await maintainWebSub(app); } catch (e) { app.log.warn({ err: e }, 'WebSub maintenance failed'); }
     // Webhook deliveries of this round, and retries that came due (the CLI has no timer running).
     try { await deliverDueWebhooks(app); } catch (e) { app.log.warn({ err: e }, 'webhook deliveries failed'); }
   }

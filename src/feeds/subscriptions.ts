@@ -13,6 +13,7 @@ import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
 import { afterIngest, afterSubscribe } from './after-ingest.ts';
+import { noteHub } from './websub/websub.ts';
 
 export interface SubscribeOptions {
   /** The user's own title for the subscription. */
@@ -109,6 +110,7 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
         return f;
       });
       await afterIngest(app, feed.id, storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000));
+      try { await noteHub(app, feed, found.res.body, found.res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
     }
   }
   if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);

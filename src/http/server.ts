@@ -7,6 +7,7 @@ import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
 import { feverPlugin } from '../fever/plugin.ts';
 import { faviconRoutes } from '../feeds/favicon-routes.ts';
+import { websubRoutes } from '../feeds/websub/routes.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -24,6 +25,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   await server.register(chatApiPlugin, { app });
   await server.register(feverPlugin, { app });
   await server.register(faviconRoutes, { app });
+  await server.register(websubRoutes, { app });
   return server;
 }
 

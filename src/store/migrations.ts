@@ -7,7 +7,7 @@
 
 import { SEARCH_INDEX_MIGRATION, SEARCH_ARTICLES_MIGRATION, DROP_PASSAGE_FTS_MIGRATION, SEARCH_POSTINGS_MIGRATION } from './sqlite/search-schema.ts';
 import { CHAT_API_MIGRATION } from './sqlite/chat-schema.ts';
-import { FEVER_MIGRATION, FAVICONS_MIGRATION, FILTER_RULES_MIGRATION, FULL_TEXT_MIGRATION, WEBHOOKS_MIGRATION } from './sqlite/readerx-schema.ts';
+import { FEVER_MIGRATION, FAVICONS_MIGRATION, FILTER_RULES_MIGRATION, FULL_TEXT_MIGRATION, WEBHOOKS_MIGRATION, WEBSUB_MIGRATION } from './sqlite/readerx-schema.ts';
 import { READER_CATALOG_MIGRATION, READER_ITEMS_VERSION_MIGRATION } from './sqlite/reader-schema.ts';
 
 export interface Migration { id: string; sql: string }
@@ -226,4 +226,5 @@ export const MIGRATIONS: Migration[] = [
   { id: '062_filter_rules', sql: FILTER_RULES_MIGRATION },
   { id: '063_full_text', sql: FULL_TEXT_MIGRATION },
   { id: '064_webhooks', sql: WEBHOOKS_MIGRATION },
+  { id: '065_websub', sql: WEBSUB_MIGRATION },
 ];

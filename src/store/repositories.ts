@@ -505,3 +505,26 @@ export interface WebhookRepository {
   /** Deletes finished deliveries older than `before`. */
   purge(before: number): number;
 }
+
+// ---- WebSub (src/feeds/websub) ----
+
+export type WebSubState = 'discovered' | 'requested' | 'active' | 'unsubscribing' | 'failed';
+
+export interface WebSubSubscription {
+  feedId: number; hubUrl: string; topicUrl: string; callbackToken: string; secretBox: string; state: WebSubState;
+  leaseExpiresAt: number | null; leaseSeconds: number | null; requestedAt: number | null; lastError: string | null; lastPushAt: number | null; pushes: number;
+  /** Users following the feed now. */
+  subscribers: number;
+}
+
+export interface WebSubRepository {
+  find(feedId: number): WebSubSubscription | undefined;
+  findByToken(token: string): WebSubSubscription | undefined;
+  /** Records the hub a feed announces: a new row, or a changed hub/topic starts over as 'discovered'. */
+  recordHub(feedId: number, hubUrl: string, topicUrl: string, newToken: string, newSecretBox: string): void;
+  setState(feedId: number, state: WebSubState, fields: { leaseExpiresAt?: number | null; leaseSeconds?: number | null; requestedAt?: number | null; lastError?: string | null }): void;
+  recordPush(feedId: number, at: number): void;
+  delete(feedId: number): void;
+  /** Rows that need a (re)subscription (leases renewed within min(renewAheadSeconds, half the lease) of their end) or an unsubscription now. */
+  maintenance(now: number, renewAheadSeconds: number, retryBefore: number): WebSubSubscription[];
+}

@@ -3,9 +3,11 @@
 // is a JSON POST signed with HMAC-SHA256 of the body under the webhook's secret, sent through the
 // feed fetcher (SSRF guard: private addresses refused unless TIDINGS_ALLOW_PRIVATE_NETWORKS),
 // logged, and retried with exponential back-off.
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { perApp, type App } from '../app.ts';
-import { authStore, nowSeconds } from '../auth/store.ts';
+import { nowSeconds } from '../auth/store.ts';
+import { openSecret, sealSecret } from '../auth/keys.ts';
+export { sealSecret } from '../auth/keys.ts';
 import { feedEngine } from '../feeds/engine.ts';
 import { checkHostLiteral } from '../feeds/fetcher/address-guard.ts';
 import { parseFeedUrl } from '../feeds/fetcher/http-client.ts';
@@ -25,26 +27,6 @@ const SIGNATURE_HEADER = 'X-Tidings-Signature-256';
 export class WebhookInputError extends Error {}
 
 export const webhookStore: (app: App) => WebhookRepository = perApp((app) => new SqliteWebhookRepository(app.db));
-
-// ---- the secret, sealed under a server key (the server must read it back to sign) ----
-
-function sealKey(app: App): Buffer {
-  return Buffer.from(authStore(app).secrets.getOrCreate('webhook-seal-v1', () => randomBytes(32).toString('base64url'), nowSeconds()), 'base64url');
-}
-
-export function sealSecret(app: App, secret: string): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', sealKey(app), iv);
-  const data = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
-  return [iv, c.getAuthTag(), data].map((b) => b.toString('base64url')).join('.');
-}
-
-export function openSecret(app: App, box: string): string {
-  const [iv, tag, data] = box.split('.').map((p) => Buffer.from(p, 'base64url'));
-  const d = createDecipheriv('aes-256-gcm', sealKey(app), iv!);
-  d.setAuthTag(tag!);
-  return Buffer.concat([d.update(data!), d.final()]).toString('utf8');
-}
 
 /** The signature header value of a body: `sha256=<hex HMAC-SHA256(secret, body)>` (GitHub's form). */
 export function signBody(secret: string, body: string): string {

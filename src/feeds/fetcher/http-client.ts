@@ -39,6 +39,8 @@ export interface FetchResponse {
   etag: string | null;
   lastModified: string | null;
   maxAgeSeconds: number | null;
+  /** The Link header (WebSub hubs may be announced there), or null. */
+  linkHeader?: string | null;
   durationMs: number;
 }
 
@@ -163,6 +165,7 @@ export class FeedFetcher {
         contentType: headerString(h['content-type']),
         etag: headerString(h.etag), lastModified: headerString(h['last-modified']),
         maxAgeSeconds: cacheMaxAgeSeconds(headerString(h['cache-control'])),
+        linkHeader: headerString(h.link),
       };
       if (status === 304) {
         await discard(res.body);

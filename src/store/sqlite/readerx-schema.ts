@@ -90,7 +90,7 @@ CREATE TABLE webhooks (
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   url TEXT NOT NULL,
   events TEXT NOT NULL,                  -- JSON array: new-item, starred
-  secret_box TEXT NOT NULL,              -- iv.tag.ciphertext, base64url
+  secret_box TEXT NOT NULL,              -- sealSecret (src/auth/keys.ts): iv.tag.ciphertext
   created_at INTEGER NOT NULL
 );
 CREATE INDEX webhooks_user ON webhooks(user_id);
@@ -110,4 +110,24 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(webhook_id, id);
+`;
+
+// 065: WebSub subscriptions, one per feed (a feed is fetched once for all its users, so it is
+// pushed once too). The callback path carries a random token; the HMAC secret given to the hub is
+// sealed like webhook secrets.
+export const WEBSUB_MIGRATION = `
+CREATE TABLE websub_subscriptions (
+  feed_id INTEGER PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
+  hub_url TEXT NOT NULL,
+  topic_url TEXT NOT NULL,
+  callback_token TEXT NOT NULL UNIQUE,
+  secret_box TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('discovered', 'requested', 'active', 'unsubscribing', 'failed')),
+  lease_expires_at INTEGER,
+  lease_seconds INTEGER,                 -- as granted by the hub
+  requested_at INTEGER,
+  last_error TEXT,
+  last_push_at INTEGER,
+  pushes INTEGER NOT NULL DEFAULT 0
+);
 `;
