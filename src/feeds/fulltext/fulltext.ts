@@ -10,7 +10,7 @@ import { SqliteFullTextRepository } from '../../store/sqlite/full-text.ts';
 import { feedEngine } from '../engine.ts';
 import { FeedError, formatBytes } from '../errors.ts';
 import { htmlToText } from '../sanitizer/html-to-text.ts';
-import { decodeHtml, extractArticle, type ExtractedArticle } from './extract.ts';
+import type { ExtractedArticle } from './extract.ts';
 
 /** Newest items of a feed considered (enabling full text on an old feed does not fetch its archive). */
 export const RECENT_ITEMS = 50;
@@ -41,9 +41,8 @@ export async function fetchArticle(app: App, url: string, signal?: AbortSignal):
   }
   const type = (res.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type && type !== 'text/html' && type !== 'application/xhtml+xml') throw new FeedError('not-a-feed', `not an HTML page (Content-Type ${type}): no article text to extract`);
-  const html = decodeHtml(res.body, res.contentType);
-  if (!type && !/<html|<body|<p[\s>]/i.test(html.slice(0, 8192))) throw new FeedError('not-a-feed', 'not an HTML page: no article text to extract');
-  const article = extractArticle(html, res.url);
+  if (!type && !/<html|<body|<p[\s>]/i.test(res.body.subarray(0, 8192).toString('latin1'))) throw new FeedError('not-a-feed', 'not an HTML page: no article text to extract');
+  const article = await feedEngine(app).parsePool.extractArticle(res.body, res.url, res.contentType);
   if (!article) throw new FeedError('not-a-feed', 'no readable article text found on the page (paywall, consent page, or a script-only site)');
   return { ...article, pageUrl: res.url };
 }
