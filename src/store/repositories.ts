@@ -458,10 +458,11 @@ export interface FullTextRepository {
   /** True when a subscriber has it on, or (autoEnable) the feed is a detected teaser feed with an 'auto' subscriber. */
   wantsFullText(feedId: number, autoEnable: boolean): boolean;
   /**
-   * Among the feed's `recent` newest items with a link: those with no full text for their current
-   * content, and failures due for a retry (fewer than maxAttempts, last attempt before retryBefore).
+   * Among the feed's items with a link — its `recent` newest, and all crawled since crawledSinceUs —
+   * those with no full text for their current content, and failures due for a retry (fewer than
+   * maxAttempts, last attempt before retryBefore). Newest first.
    */
-  candidates(feedId: number, recent: number, maxAttempts: number, retryBefore: number): FullTextCandidate[];
+  candidates(feedId: number, recent: number, crawledSinceUs: number, maxAttempts: number, retryBefore: number): FullTextCandidate[];
   /** Replaces the content by the full text (the feed's text kept as summary); false when the entry changed meanwhile. */
   store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): boolean;
   recordFailure(itemId: number, contentHash: string, error: string, now: number): void;

@@ -26,12 +26,14 @@ export class SqliteFullTextRepository implements FullTextRepository {
     return r.yes === 1;
   }
 
-  candidates(feedId: number, recent: number, maxAttempts: number, retryBefore: number): FullTextCandidate[] {
-    return this.s.get(`SELECT ${CANDIDATE} FROM (SELECT * FROM items WHERE feed_id = ? AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?) i
+  candidates(feedId: number, recent: number, crawledSinceUs: number, maxAttempts: number, retryBefore: number): FullTextCandidate[] {
+    return this.s.get(`SELECT ${CANDIDATE} FROM (
+        SELECT * FROM (SELECT * FROM items WHERE feed_id = ?1 AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?2)
+        UNION SELECT * FROM items WHERE feed_id = ?1 AND url IS NOT NULL AND crawled_us >= ?3) i
       LEFT JOIN item_full_text ft ON ft.item_id = i.id
       WHERE ft.item_id IS NULL OR ft.content_hash <> i.content_hash
-         OR (ft.status = 'failed' AND ft.attempts < ? AND ft.fetched_at < ?)
-      ORDER BY i.crawled_us DESC`).all(feedId, recent, maxAttempts, retryBefore) as unknown as FullTextCandidate[];
+         OR (ft.status = 'failed' AND ft.attempts < ?4 AND ft.fetched_at < ?5)
+      ORDER BY i.crawled_us DESC`).all(feedId, recent, crawledSinceUs, maxAttempts, retryBefore) as unknown as FullTextCandidate[];
   }
 
   store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): boolean {
