@@ -59,6 +59,9 @@ test('block at ingest: alice never sees matching items; bob, following the same 
   const hiddenId = (await item(bob, 'Sponsored: buy a gadget')).id;
   assert.equal((await alice.get('stream/items/contents', [['i', hiddenId]])).json().items.length, 0);
   assert.equal((await alice.get('stream/items/ids', [['s', S.label('Tech')], ['n', '100']])).json().itemRefs.length, 2);
+  // Search (Reader search/items/ids) does not find hidden items either; bob's does.
+  assert.equal((await alice.get('search/items/ids', [['q', 'sponsored gadget']])).json().results.length, 0);
+  assert.equal((await bob.get('search/items/ids', [['q', 'sponsored gadget']])).json().results.length, 1);
   // The shared article is untouched.
   const stored = h.app.db.prepare("SELECT count(*) AS n FROM items WHERE title LIKE 'Sponsored%'").get() as { n: number };
   assert.equal(stored.n, 1);
