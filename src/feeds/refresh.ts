@@ -135,6 +135,12 @@ export interface RefreshDueOptions {
   signal?: AbortSignal;
   /** At most this many feeds per call (the scheduler takes the most overdue first). */
   limit?: number;
+  /**
+   * Wait for this round's full-text fetching before returning (default true: `tidings refresh`
+   * ends when the articles are in). The scheduler passes false so a long full-text backlog never
+   * delays the next feed pass; the queue carries on in the background.
+   */
+  awaitFullText?: boolean;
 }
 
 /**
@@ -158,7 +164,7 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   };
   await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, due.length) }, worker));
   // Full text of this round's new items runs in the background; a refresh is done when it is.
-  await fullTextIdle(app);
+  if (opts.awaitFullText !== false) await fullTextIdle(app);
   // Feeds without an icon (new ones) or with a month-old one get it looked up.
   if (!opts.signal?.aborted) {
     try { await refreshFavicons(app, { signal: opts.signal }); } catch (e) { app.log.warn({ err: e }, 'favicon lookups failed'); }

@@ -16,7 +16,7 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
 
   const tick = () => {
     if (stopped || running) return;
-    running = refreshDue(app, { signal: abort.signal })
+    running = refreshDue(app, { signal: abort.signal, awaitFullText: false })
       .then((s) => { if (s.feeds) app.log.info({ ...s, durationMs: Math.round(s.durationMs) }, 'scheduled feed refresh done'); })
       .catch((e: unknown) => { app.log.error({ err: e }, 'scheduled feed refresh failed'); })
       .finally(() => { running = null; });
