@@ -19,6 +19,7 @@ import { fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
 import { answerService } from '../src/answer/service.ts';
 import { toCompletionObject } from '../src/chat-api/completion-object.ts';
 import { hasNews, NEWS_DIR, readArticles, readQuestions } from '../src/answer/testing/news-corpus.ts';
+import { testSql } from '../src/store/testing.ts';
 
 if (!hasNews) { console.log(`skipped: ${NEWS_DIR} is not present`); process.exit(0); }
 const FEEDS = 20;
@@ -55,13 +56,13 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const realUrl = (u: string) => { const m = /\/a\/(\d+)$/.exec(u); return m && u.startsWith(base) ? articles[Number(m[1])]!.url : u; };
 
 async function build(fullText: boolean): Promise<{ app: App; ms: number }> {
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-ftqa-'), allowPrivateNetworks: true, schedulerEnabled: false, fullTextAuto: 'off', logLevel: 'silent' } }), silentLogger);
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-ftqa-'), allowPrivateNetworks: true, schedulerEnabled: false, fullTextAuto: 'off', logLevel: 'silent' } }), silentLogger);
   const { feeds, subscriptions } = feedEngine(app);
-  const user = app.users.create('bench', 'x').id;
+  const user = (await app.users.create('bench', 'x')).id;
   for (let k = 0; k < FEEDS; k++) {
-    const f = feeds.create(`${base}/feeds/${k}.xml`);
-    subscriptions.subscribe(user, f.id);
-    if (fullText) fullTextStore(app).setMode(user, f.id, 'on');
+    const f = await feeds.create(`${base}/feeds/${k}.xml`);
+    await subscriptions.subscribe(user, f.id);
+    if (fullText) await fullTextStore(app).setMode(user, f.id, 'on');
   }
   const t = performance.now();
   await refreshDue(app, { all: true });
@@ -90,7 +91,7 @@ const offScore = await judge(off.app, 'off');
 await off.app.close();
 console.log(`full text off (teasers only): ingest ${(off.ms / 1000).toFixed(1)} s; ${JSON.stringify(offScore)}`);
 const on = await build(true);
-const stats = on.app.db.prepare('SELECT status, count(*) AS n FROM item_full_text GROUP BY status').all();
+const stats = await testSql(on.app).prepare('SELECT status, count(*) AS n FROM item_full_text GROUP BY status').all();
 const onScore = await judge(on.app, 'on');
 await on.app.close();
 console.log(`full text on: ingest ${(on.ms / 1000).toFixed(1)} s (pages: ${JSON.stringify(stats)}); ${JSON.stringify(onScore)}`);

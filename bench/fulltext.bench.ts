@@ -18,6 +18,7 @@ import { feedEngine, refreshDue } from '../src/feeds/engine.ts';
 import { fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
 import { extractArticle } from '../src/feeds/fulltext/extract.ts';
 import { Semaphore } from '../src/feeds/fetcher/concurrency.ts';
+import { testSql } from '../src/store/testing.ts';
 
 const FEEDS = Number(process.env.BENCH_FT_FEEDS ?? 200);
 const ITEMS = Number(process.env.BENCH_FT_ITEMS ?? 20);
@@ -33,13 +34,13 @@ const stats = () => new Promise<{ requests: Record<string, number>; pages: Recor
 });
 
 async function setUp(fullText: boolean): Promise<App> {
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-ftbench-'), allowPrivateNetworks: true, ...(process.env.TIDINGS_PARSE_WORKERS ? { parseWorkers: Number(process.env.TIDINGS_PARSE_WORKERS) } : {}), schedulerEnabled: false, fullTextAuto: 'off', logLevel: 'silent' } }), silentLogger);
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-ftbench-'), allowPrivateNetworks: true, ...(process.env.TIDINGS_PARSE_WORKERS ? { parseWorkers: Number(process.env.TIDINGS_PARSE_WORKERS) } : {}), schedulerEnabled: false, fullTextAuto: 'off', logLevel: 'silent' } }), silentLogger);
   const { feeds, subscriptions } = feedEngine(app);
-  const user = app.users.create('bench', 'x').id;
+  const user = (await app.users.create('bench', 'x')).id;
   for (let f = 0; f < FEEDS; f++) {
-    const feed = feeds.create(`http://${hostOf(f)}:${port}/feeds/${f}.xml`);
-    subscriptions.subscribe(user, feed.id);
-    if (fullText) fullTextStore(app).setMode(user, feed.id, 'on');
+    const feed = await feeds.create(`http://${hostOf(f)}:${port}/feeds/${f}.xml`);
+    await subscriptions.subscribe(user, feed.id);
+    if (fullText) await fullTextStore(app).setMode(user, feed.id, 'on');
   }
   return app;
 }
@@ -97,8 +98,8 @@ const ft = await refreshDue(app, { all: true });
 const ftMs = performance.now() - t;
 lag.disable();
 const s = await stats();
-const counts = app.db.prepare(`SELECT status, count(*) AS n FROM item_full_text GROUP BY status`).all() as { status: string; n: number }[];
-const errors = app.db.prepare(`SELECT error, count(*) AS n FROM item_full_text WHERE status = 'failed' GROUP BY error`).all();
+const counts = await testSql(app).prepare(`SELECT status, count(*) AS n FROM item_full_text GROUP BY status`).all();
+const errors = await testSql(app).prepare(`SELECT error, count(*) AS n FROM item_full_text WHERE status = 'failed' GROUP BY error`).all();
 await app.close();
 clearInterval(sampler);
 const pageReqs = Object.values(s.pages).reduce((a, b) => a + b, 0);

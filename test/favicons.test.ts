@@ -8,6 +8,7 @@ import { startHarness, addUser, clientLogin, ReaderClient, type Harness } from '
 import { refreshDue } from '../src/feeds/engine.ts';
 import { feedIcons, sniffImage, findIconLinks } from '../src/feeds/favicons.ts';
 import { setFeverPassword } from '../src/fever/credentials.ts';
+import { testSql } from '../src/store/testing.ts';
 
 // Smallest valid images of each kind (headers are what the sniffing checks).
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(40, 1)]);
@@ -38,7 +39,7 @@ before(async () => {
 after(async () => { await h.close(); });
 
 test('icons are found, checked and stored; bad ones are recorded as failures', async () => {
-  const rows = h.app.db.prepare(`SELECT f.url, fi.mime, fi.source_url AS src, fi.error, length(fi.data) AS n FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id`).all() as any[];
+  const rows = await testSql(h.app).prepare(`SELECT f.url, fi.mime, fi.source_url AS src, fi.error, length(fi.data) AS n FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id`).all<any>();
   const by = (n: string) => rows.find((r) => r.url === h.feeds.url(n));
   assert.equal(by('linked').mime, 'image/png');
   assert.equal(by('linked').src, `${h.feeds.base}/static/icon.png`, 'rel=icon beats apple-touch-icon; relative hrefs resolved');
@@ -48,15 +49,15 @@ test('icons are found, checked and stored; bad ones are recorded as failures', a
   assert.equal(by('huge').src, `${h.feeds.base}/favicon.ico`);
   assert.equal(by('fake').src, `${h.feeds.base}/favicon.ico`);
   h.feeds.routes.delete('/favicon.ico');
-  h.app.db.exec('DELETE FROM feed_icons');
+  await testSql(h.app).exec('DELETE FROM feed_icons');
   await refreshDue(h.app, { all: true });
-  const err = (h.app.db.prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`).get(h.feeds.url('huge')) as any).error;
+  const err = (await testSql(h.app).prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`).get<any>(h.feeds.url('huge'))).error;
   assert.match(err, /larger than 256 KiB/);
   assert.match(err, /favicon\.ico: HTTP 404/);
-  const fake = (h.app.db.prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`).get(h.feeds.url('fake')) as any).error;
+  const fake = (await testSql(h.app).prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`).get<any>(h.feeds.url('fake'))).error;
   assert.match(fake, /not a PNG, ICO, GIF, JPEG or WebP image/);
   h.feeds.routes.set('/favicon.ico', (_q, res) => { res.setHeader('content-type', 'image/x-icon'); res.end(ICO); });
-  h.app.db.exec('DELETE FROM feed_icons');
+  await testSql(h.app).exec('DELETE FROM feed_icons');
   await refreshDue(h.app, { all: true });
 });
 
@@ -86,11 +87,11 @@ test('Fever favicons carry the stored image as data; feeds point at them', async
   assert.equal(icon.data, `image/png;base64,${PNG.toString('base64')}`);
 });
 
-test('sniffing and link parsing', () => {
+test('sniffing and link parsing', async () => {
   assert.equal(sniffImage(PNG), 'image/png');
   assert.equal(sniffImage(ICO), 'image/x-icon');
   assert.equal(sniffImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')), undefined, 'SVG is refused');
   assert.deepEqual(findIconLinks('<head><base href="https://cdn.example/x/"><link rel="icon" href="i.svg" type="image/svg+xml"><link rel=icon href="a.png" sizes="16x16"><link rel="icon" href="b.png" sizes="32x32"><link rel="icon" href="javascript:alert(1)"></head>', 'https://example.org/'),
     ['https://cdn.example/x/b.png', 'https://cdn.example/x/a.png']);
-  assert.equal(feedIcons(h.app).get(123456), undefined);
+  assert.equal(await feedIcons(h.app).get(123456), undefined);
 });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } from './reader-harness.ts';
 import { setFeverPassword } from '../src/fever/credentials.ts';
 import { runCli } from './helpers.ts';
+import { testSql } from '../src/store/testing.ts';
 
 let h: Harness;
 let aliceKey: string, bobKey: string;
@@ -62,8 +63,8 @@ test('auth: the Fever key authenticates; wrong keys, the account password and a 
   assert.equal(((await q.json()) as any).auth, 1);
 });
 
-test('the stored credential is not the key: a database copy alone does not authenticate', () => {
-  const rows = h.app.db.prepare('SELECT key_mac FROM fever_credentials').all() as { key_mac: string }[];
+test('the stored credential is not the key: a database copy alone does not authenticate', async () => {
+  const rows = await testSql(h.app).prepare('SELECT key_mac FROM fever_credentials').all<{ key_mac: string }>();
   assert.equal(rows.length, 2);
   for (const r of rows) { assert.notEqual(r.key_mac, aliceKey); assert.notEqual(r.key_mac, bobKey); assert.ok(!r.key_mac.includes(aliceKey)); }
 });

@@ -4,6 +4,7 @@
 // block the feed, the search index and every user of the feed see the text, per-host limits hold,
 // and teaser feeds are detected.
 import { test } from 'node:test';
+import type { App } from '../src/app.ts';
 import assert from 'node:assert/strict';
 import { subscribe, refreshFeed } from '../src/feeds/engine.ts';
 import { fullTextIdle, fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
@@ -11,16 +12,17 @@ import { searchService } from '../src/search/service.ts';
 import { startFeedServer, testApp, addUser } from './feeds-fixtures.ts';
 import { runCli } from './helpers.ts';
 import { articlePage, paragraph, sendHtml, teaserRss, type TeaserItem } from './fulltext-fixtures.ts';
+import { testSql } from '../src/store/testing.ts';
 
 interface ItemRow { id: number; title: string; content: string | null; summary: string | null }
-const items = (app: ReturnType<typeof testApp>, feedId: number) =>
-  app.db.prepare('SELECT id, title, content, summary FROM items WHERE feed_id = ? ORDER BY id').all(feedId) as unknown as ItemRow[];
-const attempts = (app: ReturnType<typeof testApp>) =>
-  new Map((app.db.prepare('SELECT i.title, ft.status, ft.error FROM item_full_text ft JOIN items i ON i.id = ft.item_id').all() as { title: string; status: string; error: string | null }[]).map((r) => [r.title, r]));
+const items = (app: App, feedId: number) =>
+  testSql(app).prepare('SELECT id, title, content, summary FROM items WHERE feed_id = ? ORDER BY id').all<ItemRow>(feedId);
+const attempts = async (app: App) =>
+  new Map((await testSql(app).prepare('SELECT i.title, ft.status, ft.error FROM item_full_text ft JOIN items i ON i.id = ft.item_id').all<{ title: string; status: string; error: string | null }>()).map((r) => [r.title, r]));
 
 test('full text on: articles replace teasers; bad pages are recorded per article; the feed is not blocked', async () => {
   const server = await startFeedServer();
-  const app = testApp({ fetchTimeoutMs: 1500, fullTextMaxBytes: 64 * 1024, perHostConcurrency: 2 });
+  const app = await testApp({ fetchTimeoutMs: 1500, fullTextMaxBytes: 64 * 1024, perHostConcurrency: 2 });
   try {
     let inFlight = 0, maxInFlight = 0;
     const track = (fn: (res: import('node:http').ServerResponse) => void | Promise<void>) => async (_req: unknown, res: import('node:http').ServerResponse) => {
@@ -50,12 +52,12 @@ test('full text on: articles replace teasers; bad pages are recorded per article
     server.routes.set('/a/loop', track((res) => { res.statusCode = 302; res.setHeader('location', '/a/loop'); res.end(); }));
     server.routes.set('/a/stub', track((res) => sendHtml(res, '<html><body><p>Please enable JavaScript.</p></body></html>')));
 
-    const alice = addUser(app, 'alice');
-    const bob = addUser(app, 'bob');
+    const alice = await addUser(app, 'alice');
+    const bob = await addUser(app, 'bob');
     const { feedId } = await subscribe(app, alice, `${server.base}/feed.xml`);
     await subscribe(app, bob, `${server.base}/feed.xml`);
     await fullTextIdle(app);
-    assert.equal(attempts(app).size, 0, 'off by default (auto with suggest only checks teasers, fetches no full text)');
+    assert.equal((await attempts(app)).size, 0, 'off by default (auto with suggest only checks teasers, fetches no full text)');
     await fullTextStore(app).setMode(alice, feedId, 'on');
     // New items arrive: full text is fetched for the feed's recent items.
     list.push({ guid: 'new', title: 'New article', link: `${server.base}/a/good`, teaser: 'New teaser.' });
@@ -63,7 +65,7 @@ test('full text on: articles replace teasers; bad pages are recorded per article
     assert.equal(r.error, null);
     assert.equal(r.outcome, 'updated');
     await fullTextIdle(app);
-    const byTitle = new Map(items(app, feedId).map((i) => [i.title, i]));
+    const byTitle = new Map((await items(app, feedId)).map((i) => [i.title, i]));
     const good = byTitle.get('Good article')!;
     assert.match(good.content!, /quasarwobble/, 'the article text is the content');
     assert.doesNotMatch(good.content!, /Buy our newsletter|All rights reserved/, 'navigation, ads and footer are not');
@@ -71,7 +73,7 @@ test('full text on: articles replace teasers; bad pages are recorded per article
     assert.match(good.content!, new RegExp(`src="${server.base}/img/figure.png"`), 'relative links are made absolute against the page');
     assert.match(good.summary!, /Artemis teaser sentence/, "the feed's teaser is kept as summary");
     assert.match(byTitle.get('Moved article')!.content!, /relocated/, 'redirects are followed (each hop through the guard)');
-    const a = attempts(app);
+    const a = await attempts(app);
     assert.equal(a.get('Good article')!.status, 'ok');
     assert.match(a.get('Huge page')!.error!, /larger than 64 KiB/);
     assert.match(a.get('Slow page')!.error!, /timed out/);
@@ -80,7 +82,7 @@ test('full text on: articles replace teasers; bad pages are recorded per article
     assert.match(a.get('Redirect loop')!.error!, /too many redirects/);
     assert.match(a.get('Empty stub')!.error!, /no readable article text/);
     for (const t of ['Huge page', 'Slow page', 'PDF file', 'Gone page']) assert.match(byTitle.get(t)!.content ?? byTitle.get(t)!.summary!, /teaser/i, 'a failure keeps the teaser');
-    const feed = app.db.prepare('SELECT last_error, error_count FROM feeds WHERE id = ?').get(feedId) as { last_error: string | null; error_count: number };
+    const feed = await testSql(app).prepare('SELECT last_error, error_count FROM feeds WHERE id = ?').get<{ last_error: string | null; error_count: number }>(feedId);
     assert.deepEqual({ ...feed }, { last_error: null, error_count: 0 }, 'article failures never fail the feed');
     assert.ok(maxInFlight <= 2, `per-host limit held (max ${maxInFlight} pages at once)`);
     // Every user of the feed sees the text, and search finds words only the full text has.
@@ -99,7 +101,7 @@ test('full text on: articles replace teasers; bad pages are recorded per article
 
 test('teaser detection: a teaser feed is detected (and fetched with TIDINGS_FULL_TEXT_AUTO=enable), a full-content feed is not', async () => {
   const server = await startFeedServer();
-  const app = testApp({ fullTextAuto: 'enable' });
+  const app = await testApp({ fullTextAuto: 'enable' });
   try {
     const pages = [1, 2, 3].map((n) => [paragraph('nebula', n), paragraph('nebula', n + 1), paragraph('nebula', n + 2)]);
     pages.forEach((p, i) => server.routes.set(`/p/${i}`, (_q, res) => sendHtml(res, articlePage(`Post ${i}`, p))));
@@ -107,14 +109,15 @@ test('teaser detection: a teaser feed is detected (and fetched with TIDINGS_FULL
     const full = pages.map((p, i) => ({ guid: `f${i}`, title: `Full ${i}`, link: `${server.base}/p/${i}`, teaser: p.join(' ') }));
     server.routes.set('/teasers.xml', (_q, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(teaserRss('T', teasers)); });
     server.routes.set('/full.xml', (_q, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(teaserRss('F', full)); });
-    const u = addUser(app, 'carol');
+    const u = await addUser(app, 'carol');
     const t = await subscribe(app, u, `${server.base}/teasers.xml`);
     const f = await subscribe(app, u, `${server.base}/full.xml`);
     await fullTextIdle(app);
     assert.equal((await fullTextStore(app).status(t.feedId)).teaser, true);
     assert.equal((await fullTextStore(app).status(f.feedId)).teaser, false);
-    assert.ok(items(app, t.feedId).every((i) => /nebula/.test(i.content ?? '')), 'detected teaser feed got its articles');
-    assert.ok(items(app, f.feedId).every((i) => (attempts(app).get(i.title) === undefined)), 'a full-content feed is left alone');
+    assert.ok((await items(app, t.feedId)).every((i) => /nebula/.test(i.content ?? '')), 'detected teaser feed got its articles');
+    const tried = await attempts(app);
+    assert.ok((await items(app, f.feedId)).every((i) => tried.get(i.title) === undefined), 'a full-content feed is left alone');
     const env = { TIDINGS_DATA: app.config.dataDir, TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true' };
     const show = await runCli(['feed', 'set', 'carol', `${server.base}/full.xml`], env);
     assert.equal(show.code, 0, show.stderr);

@@ -7,19 +7,20 @@ import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness, type
 import { refreshFeed } from '../src/feeds/engine.ts';
 import { addRule, applyRuleRetroactively, listRules, removeRule } from '../src/rules/rules.ts';
 import { runCli } from './helpers.ts';
+import { testSql } from '../src/store/testing.ts';
 
 let h: Harness;
 let alice: ReaderClient, bob: ReaderClient;
 let aliceId: number, bobId: number;
 let news: string;
 
-const feedId = (name: string) => (h.app.db.prepare('SELECT id FROM feeds WHERE url = ?').get(h.feeds.url(name)) as { id: number }).id;
+const feedId = async (name: string) => (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(h.feeds.url(name)))!.id;
 
 /** Appends items with these titles (and bodies) to a served feed, then refreshes it. */
 async function publish(name: string, posts: { title: string; body?: string }[]): Promise<void> {
   const added: FeedItem[] = h.feeds.addItems(name, posts.length);
   posts.forEach((p, i) => { added[i]!.title = p.title; added[i]!.html = `<p>${p.body ?? p.title}</p>`; });
-  const r = await refreshFeed(h.app, feedId(name));
+  const r = await refreshFeed(h.app, await feedId(name));
   assert.equal(r.error, null);
 }
 
@@ -63,7 +64,7 @@ test('block at ingest: alice never sees matching items; bob, following the same 
   assert.equal((await alice.get('search/items/ids', [['q', 'sponsored gadget']])).json().results.length, 0);
   assert.equal((await bob.get('search/items/ids', [['q', 'sponsored gadget']])).json().results.length, 1);
   // The shared article is untouched.
-  const stored = h.app.db.prepare("SELECT count(*) AS n FROM items WHERE title LIKE 'Sponsored%'").get() as { n: number };
+  const stored = (await testSql(h.app).prepare("SELECT count(*) AS n FROM items WHERE title LIKE 'Sponsored%'").get<{ n: number }>())!;
   assert.equal(stored.n, 1);
   // Removing the rule brings the items back, unread as they were.
   const { restored } = await removeRule(h.app, aliceId, rule.id);
@@ -99,7 +100,7 @@ test('retroactive application on request; keep-only hides the rest; starred item
   // Bob stars one item, then keeps only Rust items: everything else of his disappears except the starred one.
   const welcome = (await item(bob, 'Welcome')).id;
   await bob.post('edit-tag', [['i', welcome], ['a', S.starred]]);
-  const r = await addRule(h.app, bobId, { feed: String(feedId('news')), conditions: [{ field: 'title', kind: 'regex', pattern: '\\brust\\b' }], action: 'keep-only' });
+  const r = await addRule(h.app, bobId, { feed: String(await feedId('news')), conditions: [{ field: 'title', kind: 'regex', pattern: '\\brust\\b' }], action: 'keep-only' });
   const before = await titles(bob);
   assert.ok(before.length > 3, 'a new rule does not touch stored items by itself');
   const applied = await applyRuleRetroactively(h.app, bobId, r.id);

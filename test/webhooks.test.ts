@@ -9,11 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } from './reader-harness.ts';
 import { refreshFeed } from '../src/feeds/engine.ts';
 import { addRule } from '../src/rules/rules.ts';
+import { sealSecret } from '../src/auth/keys.ts';
 import { addWebhook, deliverDueWebhooks, webhookStore, webhooksIdle, retryDelaySeconds, WebhookInputError } from '../src/webhooks/webhooks.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createApp } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { runCli, tempDataDir } from './helpers.ts';
+import { testSql } from '../src/store/testing.ts';
 
 interface Received { path: string; headers: Record<string, string | string[] | undefined>; body: string }
 let h: Harness;
@@ -25,7 +27,7 @@ let alice: ReaderClient;
 let aliceId: number;
 const SECRET = 'a-long-shared-secret-value';
 
-const feedId = (name: string) => (h.app.db.prepare('SELECT id FROM feeds WHERE url = ?').get(h.feeds.url(name)) as { id: number }).id;
+const feedId = async (name: string) => (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(h.feeds.url(name)))!.id;
 const verify = (r: Received) => r.headers['x-tidings-signature-256'] === 'sha256=' + createHmac('sha256', SECRET).update(r.body).digest('hex');
 
 before(async () => {
@@ -55,7 +57,7 @@ test('new items after rules, signed; starring; one delivery per change; other us
   const { webhook } = await addWebhook(h.app, aliceId, `${receiverBase}/hook`, ['new-item,starred'], SECRET);
   await addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern: 'post 4' }], action: 'block' });
   h.feeds.addItems('news', 3, 'News'); // posts 3, 4, 5
-  await refreshFeed(h.app, feedId('news'));
+  await refreshFeed(h.app, await feedId('news'));
   await webhooksIdle(h.app);
   assert.equal(received.length, 1);
   const r = received[0]!;
@@ -85,7 +87,7 @@ test('failed deliveries are retried with back-off and logged; the log shows each
   received.length = 0;
   failuresLeft = 2;
   h.feeds.addItems('news', 1, 'News');
-  await refreshFeed(h.app, feedId('news'));
+  await refreshFeed(h.app, await feedId('news'));
   await webhooksIdle(h.app);
   assert.equal(received.length, 1);
   let log = await webhookStore(h.app).deliveries(aliceId, null, 1);
@@ -110,9 +112,9 @@ test('failed deliveries are retried with back-off and logged; the log shows each
 });
 
 test('bad targets and bad input are refused with what to fix', async () => {
-  const strict = createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), logLevel: 'silent', schedulerEnabled: false } }), silentLogger);
+  const strict = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), logLevel: 'silent', schedulerEnabled: false } }), silentLogger);
   try {
-    const u = strict.users.create('carol', 'x').id;
+    const u = (await strict.users.create('carol', 'x')).id;
     for (const url of ['http://127.0.0.1:9/hook', 'http://10.0.0.5/hook', 'http://[::1]/x', 'http://localhost/hook', 'http://169.254.169.254/latest']) {
       await assert.rejects(addWebhook(strict, u, url, ['new-item']), (e: Error) => e instanceof WebhookInputError && /refusing a webhook target on .* address/.test(e.message) && /TIDINGS_ALLOW_PRIVATE_NETWORKS/.test(e.message), url);
     }
@@ -121,7 +123,7 @@ test('bad targets and bad input are refused with what to fix', async () => {
     await assert.rejects(addWebhook(strict, u, 'https://hooks.example/x', ['']), /say which events/);
     await assert.rejects(addWebhook(strict, u, 'https://hooks.example/x', ['starred'], 'short'), /at least 16/);
     // A target stored earlier (or a name that resolves to a private address) is refused at delivery and logged.
-    const w = await webhookStore(strict).create({ userId: u, url: 'http://localhost:9/hook', events: ['starred'], secretBox: (await import('../src/webhooks/webhooks.ts')).sealSecret(strict, 'x'.repeat(20)) }, 0);
+    const w = await webhookStore(strict).create({ userId: u, url: 'http://localhost:9/hook', events: ['starred'], secretBox: await sealSecret(strict, 'x'.repeat(20)) }, 0);
     await webhookStore(strict).enqueue(w.id, 'starred', '{}', 0);
     await deliverDueWebhooks(strict);
     const d = (await webhookStore(strict).deliveries(u, w.id, 1))[0]!;
@@ -134,7 +136,7 @@ test('bad targets and bad input are refused with what to fix', async () => {
   const list = JSON.parse((await runCli(['webhook', 'list', 'alice', '--json'], { TIDINGS_DATA: h.app.config.dataDir })).stdout);
   assert.equal(list.length, 2);
   assert.ok(!JSON.stringify(list).includes(SECRET), 'secrets are never listed');
-  const stored = h.app.db.prepare('SELECT secret_box FROM webhooks').all() as { secret_box: string }[];
+  const stored = await testSql(h.app).prepare('SELECT secret_box FROM webhooks').all<{ secret_box: string }>();
   assert.ok(stored.every((r) => !r.secret_box.includes(SECRET) && !r.secret_box.includes(Buffer.from(SECRET).toString('base64url'))));
   assert.equal((await runCli(['webhook', 'remove', 'alice', String(list[1].id)], { TIDINGS_DATA: h.app.config.dataDir })).code, 0);
 });

@@ -12,6 +12,7 @@ import { refreshDue, unsubscribe } from '../src/feeds/engine.ts';
 import { websubStore, signatureValid } from '../src/feeds/websub/websub.ts';
 import { findHub } from '../src/feeds/websub/discover.ts';
 import { openSecret } from '../src/auth/keys.ts';
+import { testSql } from '../src/store/testing.ts';
 
 let h: Harness;
 let hub: Server;
@@ -58,20 +59,20 @@ before(async () => {
 });
 after(async () => { await h.close(); await new Promise((r) => hub.close(r)); });
 
-const feedId = () => (h.app.db.prepare('SELECT id FROM feeds WHERE url = ?').get(`${h.feeds.base}/pushed.atom`) as { id: number }).id;
+const feedId = async () => (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(`${h.feeds.base}/pushed.atom`))!.id;
 const titles = async () => (await alice.get('stream/contents', [['n', '100']])).json().items.map((i: any) => i.title).sort();
 const until = async (cond: () => boolean) => { const end = Date.now() + 5000; while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50)); };
 
 async function push(body: string, opts: { secret?: string; algo?: string; token?: string } = {}): Promise<Response> {
-  const sub = (await websubStore(h.app).find(feedId()))!;
-  const secret = opts.secret ?? openSecret(h.app, sub.secretBox);
+  const sub = (await websubStore(h.app).find(await feedId()))!;
+  const secret = opts.secret ?? await openSecret(h.app, sub.secretBox);
   const algo = opts.algo ?? 'sha256';
   const sig = `${algo}=${createHmac(algo, secret).update(body).digest('hex')}`;
   return fetch(`${h.url}/websub/${opts.token ?? sub.callbackToken}`, { method: 'POST', headers: { 'content-type': 'application/atom+xml', 'x-hub-signature': sig }, body });
 }
 
 test('the hub is discovered, the subscription requested and verified; one subscription for the feed', async () => {
-  let sub = await websubStore(h.app).find(feedId());
+  let sub = await websubStore(h.app).find(await feedId());
   assert.equal(sub?.state, 'discovered');
   assert.equal(sub?.hubUrl, `${hubUrl}/hub`);
   assert.equal(sub?.topicUrl, 'https://pushed.example/feed.atom', 'rel=self is the topic');
@@ -84,10 +85,10 @@ test('the hub is discovered, the subscription requested and verified; one subscr
   assert.match(req.get('hub.callback')!, new RegExp(`^${h.url}/websub/[A-Za-z0-9_-]{32}$`));
   assert.ok((req.get('hub.secret') ?? '').length >= 32);
   assert.deepEqual(verifications[0], { mode: 'subscribe', status: 200, body: 'ch-1' });
-  sub = await websubStore(h.app).find(feedId());
+  sub = await websubStore(h.app).find(await feedId());
   assert.equal(sub?.state, 'active');
   assert.ok(Math.abs(sub!.leaseExpiresAt! - (Date.now() / 1000 + 3600)) < 60, 'the lease the hub granted');
-  assert.ok(!JSON.stringify(h.app.db.prepare('SELECT * FROM websub_subscriptions').all()).includes(req.get('hub.secret')!), 'the secret is stored sealed');
+  assert.ok(!JSON.stringify(await testSql(h.app).prepare('SELECT * FROM websub_subscriptions').all()).includes(req.get('hub.secret')!), 'the secret is stored sealed');
 });
 
 test('a signed push adds the items (sha1 and sha256); forged pushes are refused and change nothing', async () => {
@@ -101,7 +102,7 @@ test('a signed push adds the items (sha1 and sha256); forged pushes are refused 
   assert.match(await forged.text(), /does not match/);
   const unknown = await push(feedXml([{ id: 'evil', title: 'Forged' }]), { token: 'A'.repeat(32) });
   assert.equal(unknown.status, 404);
-  const sub = (await websubStore(h.app).find(feedId()))!;
+  const sub = (await websubStore(h.app).find(await feedId()))!;
   const unsigned = await fetch(`${h.url}/websub/${sub.callbackToken}`, { method: 'POST', body: feedXml([{ id: 'evil', title: 'Forged' }]) });
   assert.equal(unsigned.status, 403);
   const notFeed = await push('this is not a feed');
@@ -112,32 +113,32 @@ test('a signed push adds the items (sha1 and sha256); forged pushes are refused 
   assert.equal(cancel.status, 404);
   const wrongTopic = await fetch(`${h.url}/websub/${sub.callbackToken}?hub.mode=subscribe&hub.topic=https://other.example/&hub.challenge=x`);
   assert.equal(wrongTopic.status, 404);
-  assert.equal((await websubStore(h.app).find(feedId()))?.state, 'active');
+  assert.equal((await websubStore(h.app).find(await feedId()))?.state, 'active');
 });
 
 test('polling continues beside pushes; leases are renewed before they end', async () => {
   h.feeds.routes.set('/pushed.atom', (_q, res) => { res.setHeader('content-type', 'application/atom+xml'); res.end(feedXml([{ id: 'e1', title: 'First' }, { id: 'e9', title: 'Polled' }])); });
-  h.app.db.prepare('UPDATE websub_subscriptions SET lease_expires_at = ?').run(Math.floor(Date.now() / 1000) + 600); // under half the 3600 s lease
+  await testSql(h.app).prepare('UPDATE websub_subscriptions SET lease_expires_at = ?').run(Math.floor(Date.now() / 1000) + 600); // under half the 3600 s lease
   await refreshDue(h.app, { all: true });
   await until(() => verifications.length >= 2);
   assert.ok((await titles()).includes('Polled'));
   assert.equal(requests.length, 2);
   assert.equal(requests[1]!.get('hub.mode'), 'subscribe');
-  const sub = (await websubStore(h.app).find(feedId()))!;
+  const sub = (await websubStore(h.app).find(await feedId()))!;
   assert.equal(sub.state, 'active');
   assert.ok(sub.leaseExpiresAt! > Date.now() / 1000 + 3000, 'renewed');
 });
 
 test('unsubscribed when no user follows the feed any more', async () => {
-  unsubscribe(h.app, aliceId, feedId());
+  await unsubscribe(h.app, aliceId, await feedId());
   await refreshDue(h.app);
   assert.equal(requests.length, 2, 'bob still follows it');
-  unsubscribe(h.app, bobId, feedId());
+  await unsubscribe(h.app, bobId, await feedId());
   await refreshDue(h.app);
   await until(() => verifications.length >= 3);
   assert.equal(requests[2]!.get('hub.mode'), 'unsubscribe');
   assert.deepEqual(verifications[2], { mode: 'unsubscribe', status: 200, body: 'ch-3' });
-  assert.equal(await websubStore(h.app).find(feedId()), undefined);
+  assert.equal(await websubStore(h.app).find(await feedId()), undefined);
 });
 
 test('hub discovery and signatures', () => {

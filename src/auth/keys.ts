@@ -3,23 +3,18 @@
 // Separate purposes are domain-separated in the MAC input, so one value never passes as another.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import { authStore, nowSeconds } from './store.ts';
 
-const keys = new WeakMap<App, Buffer>();
-
-function serverKey(app: App): Buffer {
-  let k = keys.get(app);
-  if (!k) {
-    const stored = authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
-    k = Buffer.from(stored, 'base64url');
-    keys.set(app, k);
-  }
-  return k;
-}
+/** The key, read (or created) once per App. */
+const serverKey = perApp(async (app): Promise<Buffer> => {
+  const stored = await authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+  return Buffer.from(stored, 'base64url');
+});
 
 /** HMAC-SHA256 of `purpose` and the parts, base64url (43 characters, no '=', '&' or whitespace). */
-export function sign(app: App, purpose: string, ...parts: string[]): string {
-  const mac = createHmac('sha256', serverKey(app)).update(purpose);
+export async function sign(app: App, purpose: string, ...parts: string[]): Promise<string> {
+  const mac = createHmac('sha256', await serverKey(app)).update(purpose);
   // Length-prefix every part so ("ab","c") and ("a","bc") sign differently.
   for (const p of parts) mac.update(`\0${Buffer.byteLength(p)}:`).update(p);
   return mac.digest('base64url');
@@ -34,29 +29,23 @@ export function safeEqual(a: string, b: string): boolean {
 // Secrets the server must read back (webhook signing secrets, WebSub HMAC secrets) cannot be
 // hashed: they are sealed with AES-256-GCM under a separate server key, so the table holding them
 // is not enough to read them.
-const sealKeys = new WeakMap<App, Buffer>();
-
-function sealKey(app: App): Buffer {
-  let k = sealKeys.get(app);
-  if (!k) {
-    k = Buffer.from(authStore(app).secrets.getOrCreate('seal-v1', () => randomBytes(32).toString('base64url'), nowSeconds()), 'base64url');
-    sealKeys.set(app, k);
-  }
-  return k;
-}
+const sealKey = perApp(async (app): Promise<Buffer> => {
+  const stored = await authStore(app).secrets.getOrCreate('seal-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+  return Buffer.from(stored, 'base64url');
+});
 
 /** Encrypts a secret for storage: "iv.tag.ciphertext" in base64url. */
-export function sealSecret(app: App, secret: string): string {
+export async function sealSecret(app: App, secret: string): Promise<string> {
   const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', sealKey(app), iv);
+  const c = createCipheriv('aes-256-gcm', await sealKey(app), iv);
   const data = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
   return [iv, c.getAuthTag(), data].map((b) => b.toString('base64url')).join('.');
 }
 
 /** Decrypts what sealSecret stored (throws when it was tampered with). */
-export function openSecret(app: App, box: string): string {
+export async function openSecret(app: App, box: string): Promise<string> {
   const [iv, tag, data] = box.split('.').map((p) => Buffer.from(p, 'base64url'));
-  const d = createDecipheriv('aes-256-gcm', sealKey(app), iv!);
+  const d = createDecipheriv('aes-256-gcm', await sealKey(app), iv!);
   d.setAuthTag(tag!);
   return Buffer.concat([d.update(data!), d.final()]).toString('utf8');
 }

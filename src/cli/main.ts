@@ -15,18 +15,10 @@ import { registerRuleCommands } from './commands/rules.ts';
 import { registerFeedSettingCommands } from './commands/feed-settings.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 
-/** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
-export class CliError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) { super(message); this.exitCode = exitCode; }
-}
+import { CliError, type CliContext } from './context.ts';
+import { StoreUnavailableError } from '../store/store.ts';
 
-export interface CliContext {
-  /** Opens the App lazily (so `--help` needs no database) and closes it when the command ends. */
-  app(): App;
-  config(): Config;
-  out(text: string): void;
-}
+export { CliError, type CliContext };
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('tidings')
@@ -51,7 +43,7 @@ export function buildProgram(ctx: CliContext): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  let app: App | undefined;
+  let app: Promise<App> | undefined;
   let config: Config | undefined;
   let program: Command;
   const getConfig = (): Config => {
@@ -83,13 +75,13 @@ export async function main(argv: string[]): Promise<void> {
       code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
     } else if (e instanceof CliError) {
       process.stderr.write(`tidings: ${e.message}\n`); code = e.exitCode;
-    } else if (e instanceof ConfigError) {
+    } else if (e instanceof ConfigError || e instanceof StoreUnavailableError) {
       process.stderr.write(`tidings: ${e.message}\n`); code = 2;
     } else {
       process.stderr.write(`tidings: ${(e as Error)?.message ?? String(e)}\n`); code = 1;
     }
   } finally {
-    if (app) await app.close();
+    if (app) await app.then((a) => a.close(), () => undefined);
   }
   process.exitCode = code;
 }

@@ -4,14 +4,13 @@
 // apps and the web app get them from Tidings and never contact the site. Looked up after
 // refreshes for feeds without one; kept icons are refreshed monthly, failed lookups retried daily.
 import { Parser } from 'htmlparser2';
-import { perApp, type App } from '../app.ts';
+import type { App } from '../app.ts';
 import { sign } from '../auth/keys.ts';
 import type { FeedIconRepository } from '../store/repositories.ts';
-import { SqliteFeedIconRepository } from '../store/sqlite/feed-icons.ts';
-import { feedEngine } from './engine.ts';
+import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
 
-export const feedIcons: (app: App) => FeedIconRepository = perApp((app) => new SqliteFeedIconRepository(app.db));
+export const feedIcons = (app: App): FeedIconRepository => app.store.feedIcons;
 
 /** Largest icon accepted (a 256×256 PNG is ~50 KiB; multi-size .ico files reach ~100 KiB). */
 export const ICON_MAX_BYTES = 256 * 1024;
@@ -129,13 +128,13 @@ export async function refreshFavicons(app: App, opts: { limit?: number; signal?:
 }
 
 /** Path of a feed's icon on this server; the signature keeps feed ids from being enumerated. */
-export function faviconPath(app: App, feedId: number): string {
-  return `/icons/${feedId}.${sign(app, 'feed-icon', String(feedId)).slice(0, 16)}`;
+export async function faviconPath(app: App, feedId: number): Promise<string> {
+  return `/icons/${feedId}.${(await sign(app, 'feed-icon', String(feedId))).slice(0, 16)}`;
 }
 
 /** The icon behind a path from faviconPath, or undefined (unknown, forged, or no icon). */
 export async function faviconForPath(app: App, name: string) {
   const m = /^(\d{1,15})\.([A-Za-z0-9_-]{16})$/.exec(name);
-  if (!m || faviconPath(app, Number(m[1])) !== `/icons/${name}`) return undefined;
+  if (!m || (await faviconPath(app, Number(m[1]))) !== `/icons/${name}`) return undefined;
   return await feedIcons(app).get(Number(m[1]));
 }

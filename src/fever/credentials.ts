@@ -19,7 +19,7 @@ export function feverApiKey(username: string, password: string): string {
   return createHash('md5').update(`${username}:${password}`).digest('hex');
 }
 
-function keyMac(app: App, apiKey: string): string {
+function keyMac(app: App, apiKey: string): Promise<string> {
   return sign(app, 'fever-api-key', apiKey.trim().toLowerCase());
 }
 
@@ -35,7 +35,7 @@ export async function setFeverPassword(app: App, username: string, password: str
   if (!user) throw new FeverCredentialError(`no user "${username}" (see tidings user list)`);
   // md5 of the account password would expose it to anyone who sees one Fever request.
   if (await verifyPassword(password, user.passwordHash)) throw new FeverCredentialError('the Fever password must differ from the account password (Fever keys are md5 hashes; choose another, or omit --password to get one generated)');
-  await feverStore(app).setCredential(user.id, keyMac(app, feverApiKey(user.username, password)), nowSeconds());
+  await feverStore(app).setCredential(user.id, await keyMac(app, feverApiKey(user.username, password)), nowSeconds());
 }
 
 export async function disableFever(app: App, userId: number): Promise<boolean> {
@@ -46,5 +46,5 @@ export async function disableFever(app: App, userId: number): Promise<boolean> {
 export async function authenticateFeverKey(app: App, apiKey: string | undefined): Promise<number | undefined> {
   const key = apiKey?.trim().toLowerCase();
   if (!key || !/^[0-9a-f]{32}$/.test(key)) return undefined;
-  return await feverStore(app).userIdByKeyMac(keyMac(app, key));
+  return await feverStore(app).userIdByKeyMac(await keyMac(app, key));
 }

@@ -3,7 +3,6 @@
 // Several read arguments may be combined in one request (FreshRSS answers them all; Miniflux only
 // the first): every one present is answered, after the mark (if any) is applied.
 import type { App } from '../app.ts';
-import { transaction } from '../store/db.ts';
 import { readerStore } from '../reader-api/store.ts';
 import type { ItemCondition } from '../model/stream.ts';
 import { userCatalog } from '../reader-api/catalog.ts';
@@ -87,7 +86,7 @@ async function markFeedOrGroup(app: App, userId: number, kind: 'feed' | 'group',
     where = [{ kind: 'feeds', feedIds: await labels.folderFeedIds(userId, id), negate: false }];
   }
   const maxUs = beforeUs(p);
-  await transaction(app.db, () => states.markAllRead(userId, where, maxUs));
+  await app.store.transaction(() => states.markAllRead(userId, where, maxUs));
 }
 
 async function feedsGroups(app: App, userId: number): Promise<{ group_id: number; feed_ids: string }[]> {

@@ -1,6 +1,5 @@
-// The Fever API's repository for one App (prepared statements live with it).
-import { perApp, type App } from '../app.ts';
+// The Fever API's repository, taken from the App's store.
+import type { App } from '../app.ts';
 import type { FeverRepository } from '../store/repositories.ts';
-import { SqliteFeverRepository } from '../store/sqlite/fever.ts';
 
-export const feverStore: (app: App) => FeverRepository = perApp((app) => new SqliteFeverRepository(app.db));
+export const feverStore = (app: App): FeverRepository => app.store.fever;

@@ -4,11 +4,12 @@
 // the index scope is the user's subscriptions (or one of their streams), and every hit is checked
 // against the user's own rows, so items hidden by a filter rule or belonging to feeds the user
 // does not follow never appear.
-import { perApp, type App } from '../app.ts';
+import { perApp } from '../per-app.ts';
+import type { App } from '../app.ts';
 import { LocalIndexProvider } from '../search/local-provider.ts';
 import { flushSearchIndexing, searchIndexRepository } from '../search/indexing.ts';
 import { SearchFilterError } from '../search/types.ts';
-import type { SearchScope } from '../answer/types.ts';
+import type { SearchScope } from '../search/types.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseStreamId, READING_LIST, type StreamId } from './ids.ts';
 import { readerStore } from './store.ts';
@@ -20,7 +21,7 @@ export const MAX_SEARCH_N = 1000;
 export const MAX_QUERY_CHARS = 1000;
 
 /** Only the local index: a reader's search never goes to the web (nor bills a web search). */
-const localIndex = perApp((app) => new LocalIndexProvider(searchIndexRepository(app.db)));
+const localIndex = perApp((app) => new LocalIndexProvider(searchIndexRepository(app)));
 
 export interface SearchRequest {
   q: string | undefined;
@@ -54,10 +55,10 @@ export async function searchItems(app: App, userId: number, req: SearchRequest):
   const scope: SearchScope = stream.kind === 'state' && stream.state === 'reading-list'
     ? { kind: 'subscriptions', userId }
     : { kind: 'streams', userId, streamIds: [formatStreamId(stream)] };
-  flushSearchIndexing(app);
+  await flushSearchIndexing(app);
   let hits;
   // Over-fetch a little: hits the user cannot see (hidden by a rule) or excluded by xt are dropped.
-  try { hits = localIndex(app).searchSync({ text: q, scope, filters: {}, limit: Math.min(MAX_SEARCH_N, n * (excluded.length ? 3 : 1) + 20) }); } catch (e) {
+  try { hits = await localIndex(app).search({ text: q, scope, filters: {}, limit: Math.min(MAX_SEARCH_N, n * (excluded.length ? 3 : 1) + 20) }); } catch (e) {
     if (e instanceof SearchFilterError) throw new ReaderError(404, `unknown stream "${formatStreamId(stream)}": ${e.message.replace(/^search_streams:?\s*/, '')}`);
     throw e;
   }

@@ -2,8 +2,7 @@
 // new items at ingest. A rule only ever changes that user's view (their user_items row, their
 // tags); the shared article and other users' views stay as they are.
 import type { App } from '../app.ts';
-import { feedEngine } from '../feeds/engine.ts';
-import { normaliseInputUrl } from '../feeds/subscriptions.ts';
+import { feedEngine, normaliseInputUrl, onNewItems, onSubscribed } from '../feeds/engine.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { RULE_ACTIONS, type FilterRule, type FilterRuleView, type RuleAction, type RuleCondition, type RuleField, type RuleItem, type RuleScope } from '../model/rule.ts';
 import { conditionRegex, matchingItems, RuleInputError, RuleTimeoutError } from './match.ts';
@@ -154,6 +153,12 @@ async function applyInBatches(app: App, rule: FilterRule, feedIds: number[]): Pr
     total.changed += r.changed;
   }
   return total;
+}
+
+/** Registers the rules' steps in the feed pipeline (createApp calls it, before the webhooks'). */
+export function installFilterRules(app: App): void {
+  onNewItems(app, (feedId, itemIds) => applyRulesToNewItems(app, feedId, itemIds));
+  onSubscribed(app, (userId, feedId) => applyRulesToSubscription(app, userId, feedId));
 }
 
 /** Applies a rule to the items the user already has in its scope (on request: `rule apply`). */

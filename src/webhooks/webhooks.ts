@@ -4,17 +4,17 @@
 // feed fetcher (SSRF guard: private addresses refused unless TIDINGS_ALLOW_PRIVATE_NETWORKS),
 // logged, and retried with exponential back-off.
 import { createHmac, randomBytes } from 'node:crypto';
-import { perApp, type App } from '../app.ts';
+import { perApp } from '../per-app.ts';
+import type { App } from '../app.ts';
 import { nowSeconds } from '../auth/store.ts';
 import { openSecret, sealSecret } from '../auth/keys.ts';
 export { sealSecret } from '../auth/keys.ts';
-import { feedEngine } from '../feeds/engine.ts';
+import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/engine.ts';
 import { checkHostLiteral } from '../feeds/fetcher/address-guard.ts';
 import { parseFeedUrl } from '../feeds/fetcher/http-client.ts';
 import { FeedError } from '../feeds/errors.ts';
 import { readerStore } from '../reader-api/store.ts';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '../store/repositories.ts';
-import { SqliteWebhookRepository } from '../store/sqlite/webhooks.ts';
 
 export const WEBHOOK_EVENTS: WebhookEvent[] = ['new-item', 'starred'];
 export const MAX_ATTEMPTS = 8;
@@ -26,7 +26,7 @@ const SIGNATURE_HEADER = 'X-Tidings-Signature-256';
 
 export class WebhookInputError extends Error {}
 
-export const webhookStore: (app: App) => WebhookRepository = perApp((app) => new SqliteWebhookRepository(app.db));
+export const webhookStore = (app: App): WebhookRepository => app.store.webhooks;
 
 /** The signature header value of a body: `sha256=<hex HMAC-SHA256(secret, body)>` (GitHub's form). */
 export function signBody(secret: string, body: string): string {
@@ -48,7 +48,7 @@ export async function addWebhook(app: App, userId: number, rawUrl: string, event
   const store = webhookStore(app);
   if ((await store.list(userId)).length >= MAX_WEBHOOKS_PER_USER) throw new WebhookInputError(`at most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
   const s = secret ?? randomBytes(24).toString('base64url');
-  const webhook = await store.create({ userId, url: url.href, events: wanted as WebhookEvent[], secretBox: sealSecret(app, s) }, nowSeconds());
+  const webhook = await store.create({ userId, url: url.href, events: wanted as WebhookEvent[], secretBox: await sealSecret(app, s) }, nowSeconds());
   return { webhook, secret: s };
 }
 
@@ -142,7 +142,7 @@ class Dispatcher {
     if (this.running) { this.again = true; return; }
     this.running = this.drain().finally(() => {
       this.running = null;
-      if (this.again) { this.again = false; this.kick(); } else this.armTimer();
+      if (this.again) { this.again = false; this.kick(); } else void this.armTimer().catch((e: unknown) => this.app.log.warn({ err: e }, 'webhook retry timer failed'));
     });
   }
 
@@ -170,7 +170,7 @@ class Dispatcher {
         url: hook.url, body: d.payload, signal: this.abort.signal,
         headers: {
           'content-type': 'application/json', 'x-tidings-event': d.event, 'x-tidings-delivery': String(d.id),
-          [SIGNATURE_HEADER.toLowerCase()]: signBody(openSecret(app, hook.secretBox), d.payload),
+          [SIGNATURE_HEADER.toLowerCase()]: signBody(await openSecret(app, hook.secretBox), d.payload),
         },
       });
       status = r.status;
@@ -185,10 +185,11 @@ class Dispatcher {
     await store.markAttemptFailed(d.id, status, error, next, nowSeconds());
   }
 
-  private armTimer(): void {
+  private async armTimer(): Promise<void> {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
-    const at = webhookStore(this.app).nextDueAt();
+    const at = await webhookStore(this.app).nextDueAt();
+    if (this.closed) return;
     if (at === null || typeof at !== 'number') return;
     const ms = Math.max(0, at * 1000 - Date.now()) + 50;
     this.timer = setTimeout(() => { this.timer = null; this.kick(); }, Math.min(ms, 2 ** 31 - 1));
@@ -219,6 +220,12 @@ export async function deliverDueWebhooks(app: App): Promise<void> {
   const d = dispatcher(app);
   d.kick();
   await d.idle();
+}
+
+/** Registers the webhooks' steps in the feed pipeline (createApp calls it, after the rules'). */
+export function installWebhooks(app: App): void {
+  onNewItems(app, async (feedId, itemIds) => { await emitNewItems(app, feedId, itemIds); });
+  onRefreshRoundEnd(app, () => deliverDueWebhooks(app));
 }
 
 /** Resolves when no delivery is in flight. */

@@ -1,9 +1,8 @@
 // `tidings feed set <user> <feed> [--full-text on|off|auto]`: per-subscription settings of the
 // reader features (issue #14). Without options, shows them.
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
-import { feedEngine } from '../../feeds/engine.ts';
-import { normaliseInputUrl } from '../../feeds/subscriptions.ts';
+import { type CliContext, CliError } from '../context.ts';
+import { feedEngine, normaliseInputUrl } from '../../feeds/engine.ts';
 import { fullTextQueue, fullTextStore, fullTextIdle } from '../../feeds/fulltext/fulltext.ts';
 import type { FullTextMode } from '../../store/repositories.ts';
 
@@ -16,7 +15,7 @@ export function registerFeedSettingCommands(program: Command, ctx: CliContext): 
     .option('--full-text <mode>', 'on: fetch each new article\'s page and keep its readable text; off; auto: follow teaser detection (TIDINGS_FULL_TEXT_AUTO)')
     .option('--json', 'JSON output')
     .action(async (username: string, feedArg: string, o: { fullText?: string; json?: boolean }) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const user = await app.users.findByName(username);
       if (!user) throw new CliError(`no user "${username}" (see tidings user list)`, 2);
       const subs = await feedEngine(app).subscriptions.list(user.id);

@@ -1,7 +1,7 @@
 // `tidings fever-password <user>`: turns on the Fever API for a user with its own password (the
 // Fever api_key is md5(username:password), so it must never be the account password).
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import { disableFever, FeverCredentialError, generateFeverPassword, setFeverPassword } from '../../fever/credentials.ts';
 
 export function registerFeverCommands(program: Command, ctx: CliContext): void {
@@ -10,7 +10,7 @@ export function registerFeverCommands(program: Command, ctx: CliContext): void {
     .option('--password <password>', 'the Fever password (at least 8 characters, not the account password); default: a random one, printed once')
     .option('--disable', 'turn the Fever API off for this user')
     .action(async (username: string, o: { password?: string; disable?: boolean }) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const user = await app.users.findByName(username);
       if (!user) throw new CliError(`no user "${username}" (see tidings user list)`, 1);
       if (o.disable) {

@@ -1,6 +1,6 @@
 // `tidings rule add|list|remove|apply`: per-user filter rules (src/rules).
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
 import { addRule, applyRuleRetroactively, listRules, removeRule, RuleInputError } from '../../rules/rules.ts';
 import { RULE_ACTIONS, RULE_FIELDS, type RuleCondition, type RuleField, type FilterRuleView } from '../../model/rule.ts';
@@ -44,7 +44,7 @@ export function registerRuleCommands(program: Command, ctx: CliContext): void {
     add.option(`--${f}-has <words>`, `${f} contains any of these whole words (space- or comma-separated)`);
   }
   add.action(async (user: string, o: Record<string, string | boolean | undefined>) => {
-    const app = ctx.app();
+    const app = await ctx.app();
     const id = await userId(app, user);
     const conditions: RuleCondition[] = [];
     for (const f of RULE_FIELDS) {
@@ -65,20 +65,20 @@ export function registerRuleCommands(program: Command, ctx: CliContext): void {
   });
   rule.command('list <user>').description("list a user's rules").option('--json', 'JSON output')
     .action(async (user: string, o: { json?: boolean }) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const rules = await listRules(app, await userId(app, user));
       ctx.out(o.json ? JSON.stringify(rules) : rules.map(describe).join('\n') || '(no rules)');
     });
   rule.command('remove <user> <id>').description('remove a rule; the items it hid come back')
     .action(async (user: string, raw: string) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const uid = await userId(app, user);
       const r = await cliErrors(() => removeRule(app, uid, ruleId(raw)));
       ctx.out(`removed rule ${raw}${r.restored ? `; ${r.restored} hidden item(s) are back` : ''}`);
     });
   rule.command('apply <user> <id>').description('apply a rule to the items already stored in its scope')
     .action(async (user: string, raw: string) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const uid = await userId(app, user);
       const r = await cliErrors(() => applyRuleRetroactively(app, uid, ruleId(raw)));
       ctx.out(`rule ${raw}: ${r.matched} item(s) matched, ${r.changed} changed`);

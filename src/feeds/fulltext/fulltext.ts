@@ -4,10 +4,10 @@
 // concurrency limits as feeds, so a site is never hit harder than its feeds are — and its readable
 // text replaces the item's content (the feed's own text stays as the summary). Runs beside the
 // refresh, never blocking it; each failure is recorded on the item and retried a few times.
-import { perApp, type App } from '../../app.ts';
+import { perApp } from '../../per-app.ts';
+import type { App } from '../../app.ts';
 import type { FullTextCandidate, FullTextRepository } from '../../store/repositories.ts';
-import { SqliteFullTextRepository } from '../../store/sqlite/full-text.ts';
-import { feedEngine } from '../engine.ts';
+import { feedEngine } from '../services.ts';
 import { Semaphore } from '../fetcher/concurrency.ts';
 import { FeedError, formatBytes } from '../errors.ts';
 import { htmlToText } from '../sanitizer/html-to-text.ts';
@@ -35,7 +35,7 @@ const FEEDS_AT_ONCE = 8;
 const PAGES_AT_ONCE = 16;
 const PAGE_ACCEPT = 'text/html, application/xhtml+xml;q=0.9, */*;q=0.1';
 
-export const fullTextStore: (app: App) => FullTextRepository = perApp((app) => new SqliteFullTextRepository(app.db));
+export const fullTextStore = (app: App): FullTextRepository => app.store.fullText;
 
 const nowS = () => Math.floor(Date.now() / 1000);
 

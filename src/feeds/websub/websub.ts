@@ -5,18 +5,17 @@
 // the feed any more the subscription is cancelled. Polling goes on as before: a hub that stops
 // pushing costs nothing but latency.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { perApp, type App } from '../../app.ts';
+import type { App } from '../../app.ts';
 import { openSecret, sealSecret } from '../../auth/keys.ts';
 import type { WebSubRepository, WebSubSubscription } from '../../store/repositories.ts';
-import { SqliteWebSubRepository } from '../../store/sqlite/websub.ts';
 import type { FeedRecord } from '../../model/feed-record.ts';
-import { feedEngine } from '../engine.ts';
+import { feedEngine } from '../services.ts';
 import { FeedError } from '../errors.ts';
 import { findHub } from './discover.ts';
 import { FeedParseError } from '../parser/parse-feed.ts';
 import { afterIngest } from '../after-ingest.ts';
 
-export const websubStore: (app: App) => WebSubRepository = perApp((app) => new SqliteWebSubRepository(app.db));
+export const websubStore = (app: App): WebSubRepository => app.store.webSub;
 
 /** Lease asked of the hub (hubs may grant less; the granted one is kept). */
 export const LEASE_SECONDS = 10 * 86_400;
@@ -41,13 +40,13 @@ export async function noteHub(app: App, feed: FeedRecord, body: Buffer, linkHead
   if (!app.config.publicUrl) return;
   const found = findHub(body, feed.url, linkHeader);
   if (!found) return;
-  await websubStore(app).recordHub(feed.id, found.hub, found.self ?? feed.url, randomBytes(24).toString('base64url'), sealSecret(app, randomBytes(32).toString('base64url')));
+  await websubStore(app).recordHub(feed.id, found.hub, found.self ?? feed.url, randomBytes(24).toString('base64url'), await sealSecret(app, randomBytes(32).toString('base64url')));
 }
 
 async function hubRequest(app: App, sub: WebSubSubscription, mode: 'subscribe' | 'unsubscribe'): Promise<string | null> {
   const form = new URLSearchParams({
     'hub.mode': mode, 'hub.topic': sub.topicUrl, 'hub.callback': callbackUrl(app, sub.callbackToken),
-    ...(mode === 'subscribe' ? { 'hub.secret': openSecret(app, sub.secretBox), 'hub.lease_seconds': String(LEASE_SECONDS) } : {}),
+    ...(mode === 'subscribe' ? { 'hub.secret': await openSecret(app, sub.secretBox), 'hub.lease_seconds': String(LEASE_SECONDS) } : {}),
   });
   try {
     const r = await feedEngine(app).fetcher.post({ url: sub.hubUrl, body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
@@ -132,7 +131,7 @@ export async function acceptPush(app: App, token: string, body: Buffer, contentT
   const sub = await store.findByToken(token);
   if (!sub || (sub.state !== 'active' && sub.state !== 'requested')) throw new WebSubError(404, 'unknown WebSub subscription: push refused');
   if (!signature) throw new WebSubError(403, 'missing X-Hub-Signature: push refused (the subscription has a secret)');
-  if (!signatureValid(openSecret(app, sub.secretBox), body, signature)) {
+  if (!signatureValid(await openSecret(app, sub.secretBox), body, signature)) {
     app.log.warn({ feedId: sub.feedId }, 'WebSub push with a bad signature refused');
     throw new WebSubError(403, 'X-Hub-Signature does not match the body: push refused');
   }

@@ -1,6 +1,6 @@
 // Webhooks and their delivery log / retry queue (src/webhooks).
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '../repositories.ts';
 
 const HOOK = 'id, user_id AS userId, url, events, secret_box AS secretBox, created_at AS createdAt';
@@ -14,67 +14,67 @@ export class SqliteWebhookRepository implements WebhookRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  create(w: { userId: number; url: string; events: WebhookEvent[]; secretBox: string }, now: number): Webhook {
+  async create(w: { userId: number; url: string; events: WebhookEvent[]; secretBox: string }, now: number): Promise<Webhook> {
     return toHook(this.s.get(`INSERT INTO webhooks (user_id, url, events, secret_box, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${HOOK}`)
       .get(w.userId, w.url, JSON.stringify(w.events), w.secretBox, now) as unknown as HookRow);
   }
 
-  list(userId: number): Webhook[] {
+  async list(userId: number): Promise<Webhook[]> {
     return (this.s.get(`SELECT ${HOOK} FROM webhooks WHERE user_id = ? ORDER BY id`).all(userId) as unknown as HookRow[]).map(toHook);
   }
 
-  find(id: number): Webhook | undefined {
+  async find(id: number): Promise<Webhook | undefined> {
     const r = this.s.get(`SELECT ${HOOK} FROM webhooks WHERE id = ?`).get(id) as HookRow | undefined;
     return r && toHook(r);
   }
 
-  delete(userId: number, id: number): boolean {
+  async delete(userId: number, id: number): Promise<boolean> {
     return Number(this.s.get('DELETE FROM webhooks WHERE user_id = ? AND id = ?').run(userId, id).changes) > 0;
   }
 
-  forEvent(userIds: number[], event: WebhookEvent): Webhook[] {
+  async forEvent(userIds: number[], event: WebhookEvent): Promise<Webhook[]> {
     if (!userIds.length) return [];
     return (this.s.get(`SELECT ${HOOK} FROM webhooks WHERE user_id IN (SELECT value FROM json_each(?))
       AND EXISTS (SELECT 1 FROM json_each(events) WHERE value = ?) ORDER BY id`).all(JSON.stringify(userIds), event) as unknown as HookRow[]).map(toHook);
   }
 
-  forFeedSubscribers(feedId: number, event: WebhookEvent): Webhook[] {
+  async forFeedSubscribers(feedId: number, event: WebhookEvent): Promise<Webhook[]> {
     return (this.s.get(`SELECT ${HOOK} FROM webhooks WHERE user_id IN (SELECT user_id FROM subscriptions WHERE feed_id = ?)
       AND EXISTS (SELECT 1 FROM json_each(events) WHERE value = ?) ORDER BY id`).all(feedId, event) as unknown as HookRow[]).map(toHook);
   }
 
-  enqueue(webhookId: number, event: WebhookEvent, payload: string, now: number): number {
+  async enqueue(webhookId: number, event: WebhookEvent, payload: string, now: number): Promise<number> {
     return (this.s.get(`INSERT INTO webhook_deliveries (webhook_id, event, payload, status, next_attempt_at, created_at)
       VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id`).get(webhookId, event, payload, now, now) as { id: number }).id;
   }
 
-  due(now: number, limit: number): WebhookDelivery[] {
+  async due(now: number, limit: number): Promise<WebhookDelivery[]> {
     return this.s.get(`SELECT ${DELIVERY} FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ?
       ORDER BY d.next_attempt_at, d.id LIMIT ?`).all(now, limit) as unknown as WebhookDelivery[];
   }
 
-  nextDueAt(): number | null {
+  async nextDueAt(): Promise<number | null> {
     return (this.s.get(`SELECT min(next_attempt_at) AS t FROM webhook_deliveries WHERE status = 'pending'`).get() as { t: number | null }).t;
   }
 
-  markDelivered(id: number, status: number, now: number): void {
+  async markDelivered(id: number, status: number, now: number): Promise<void> {
     this.s.get(`UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL, finished_at = ? WHERE id = ?`)
       .run(status, now, id);
   }
 
-  markAttemptFailed(id: number, status: number | null, error: string, nextAttemptAt: number | null, now: number): void {
+  async markAttemptFailed(id: number, status: number | null, error: string, nextAttemptAt: number | null, now: number): Promise<void> {
     this.s.get(`UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?,
         status = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END, next_attempt_at = coalesce(?, next_attempt_at),
         finished_at = CASE WHEN ? IS NULL THEN ? ELSE NULL END WHERE id = ?`)
       .run(status, error, nextAttemptAt, nextAttemptAt, nextAttemptAt, now, id);
   }
 
-  deliveries(userId: number, webhookId: number | null, limit: number): WebhookDelivery[] {
+  async deliveries(userId: number, webhookId: number | null, limit: number): Promise<WebhookDelivery[]> {
     return this.s.get(`SELECT ${DELIVERY} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
       WHERE w.user_id = ? AND (? IS NULL OR d.webhook_id = ?) ORDER BY d.id DESC LIMIT ?`).all(userId, webhookId, webhookId, limit) as unknown as WebhookDelivery[];
   }
 
-  purge(before: number): number {
+  async purge(before: number): Promise<number> {
     return Number(this.s.get(`DELETE FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < ?`).run(before).changes);
   }
 }

@@ -1,6 +1,6 @@
 // WebSub subscriptions (src/feeds/websub): one per feed.
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { WebSubRepository, WebSubState, WebSubSubscription } from '../repositories.ts';
 
 const COLUMNS = `w.feed_id AS feedId, w.hub_url AS hubUrl, w.topic_url AS topicUrl, w.callback_token AS callbackToken, w.secret_box AS secretBox,
@@ -11,15 +11,15 @@ export class SqliteWebSubRepository implements WebSubRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  find(feedId: number): WebSubSubscription | undefined {
+  async find(feedId: number): Promise<WebSubSubscription | undefined> {
     return this.s.get(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.feed_id = ?`).get(feedId) as WebSubSubscription | undefined;
   }
 
-  findByToken(token: string): WebSubSubscription | undefined {
+  async findByToken(token: string): Promise<WebSubSubscription | undefined> {
     return this.s.get(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.callback_token = ?`).get(token) as WebSubSubscription | undefined;
   }
 
-  recordHub(feedId: number, hubUrl: string, topicUrl: string, newToken: string, newSecretBox: string): void {
+  async recordHub(feedId: number, hubUrl: string, topicUrl: string, newToken: string, newSecretBox: string): Promise<void> {
     // A different hub or topic is a new subscription: new token and secret, so the old hub's
     // pushes stop being accepted.
     this.s.get(`INSERT INTO websub_subscriptions (feed_id, hub_url, topic_url, callback_token, secret_box, state) VALUES (?, ?, ?, ?, ?, 'discovered')
@@ -29,7 +29,7 @@ export class SqliteWebSubRepository implements WebSubRepository {
       .run(feedId, hubUrl, topicUrl, newToken, newSecretBox);
   }
 
-  setState(feedId: number, state: WebSubState, fields: { leaseExpiresAt?: number | null; leaseSeconds?: number | null; requestedAt?: number | null; lastError?: string | null }): void {
+  async setState(feedId: number, state: WebSubState, fields: { leaseExpiresAt?: number | null; leaseSeconds?: number | null; requestedAt?: number | null; lastError?: string | null }): Promise<void> {
     const sets = ['state = ?'];
     const params: (string | number | null)[] = [state];
     if ('leaseExpiresAt' in fields) { sets.push('lease_expires_at = ?'); params.push(fields.leaseExpiresAt ?? null); }
@@ -39,15 +39,15 @@ export class SqliteWebSubRepository implements WebSubRepository {
     this.s.get(`UPDATE websub_subscriptions SET ${sets.join(', ')} WHERE feed_id = ?`).run(...params, feedId);
   }
 
-  recordPush(feedId: number, at: number): void {
+  async recordPush(feedId: number, at: number): Promise<void> {
     this.s.get('UPDATE websub_subscriptions SET last_push_at = ?, pushes = pushes + 1 WHERE feed_id = ?').run(at, feedId);
   }
 
-  delete(feedId: number): void {
+  async delete(feedId: number): Promise<void> {
     this.s.get('DELETE FROM websub_subscriptions WHERE feed_id = ?').run(feedId);
   }
 
-  maintenance(now: number, renewAheadSeconds: number, retryBefore: number): WebSubSubscription[] {
+  async maintenance(now: number, renewAheadSeconds: number, retryBefore: number): Promise<WebSubSubscription[]> {
     return this.s.get(`SELECT * FROM (SELECT ${COLUMNS} FROM websub_subscriptions w) WHERE
          (subscribers = 0 AND state <> 'unsubscribing')
       OR (subscribers = 0 AND state = 'unsubscribing' AND requestedAt < ?3)
