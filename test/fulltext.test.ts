@@ -109,10 +109,16 @@ test('teaser detection: a teaser feed is detected (and fetched with TIDINGS_FULL
     const full = pages.map((p, i) => ({ guid: `f${i}`, title: `Full ${i}`, link: `${server.base}/p/${i}`, teaser: p.join(' ') }));
     server.routes.set('/teasers.xml', (_q, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(teaserRss('T', teasers)); });
     server.routes.set('/full.xml', (_q, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(teaserRss('F', full)); });
+    const broken = pages.map((_, i) => ({ guid: `b${i}`, title: `Broken ${i}`, link: `${server.base}/missing/${i}`, teaser: 'Read more.' }));
+    server.routes.set('/broken.xml', (_q, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(teaserRss('B', broken)); });
     const u = await addUser(app, 'carol');
     const t = await subscribe(app, u, `${server.base}/teasers.xml`);
     const f = await subscribe(app, u, `${server.base}/full.xml`);
+    const b = await subscribe(app, u, `${server.base}/broken.xml`);
     await fullTextIdle(app);
+    const unknown = await fullTextStore(app).status(b.feedId);
+    assert.equal(unknown.teaser, null, 'no page could be read: no verdict');
+    assert.ok(unknown.teaserCheckedAt !== null, 'but the attempt is remembered (checked again a week later, not every refresh)');
     assert.equal((await fullTextStore(app).status(t.feedId)).teaser, true);
     assert.equal((await fullTextStore(app).status(f.feedId)).teaser, false);
     assert.ok((await items(app, t.feedId)).every((i) => /nebula/.test(i.content ?? '')), 'detected teaser feed got its articles');

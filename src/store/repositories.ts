@@ -471,6 +471,8 @@ export interface FullTextRepository {
   /** The feed's newest items with a link, for the teaser check. */
   sample(feedId: number, n: number): Promise<FullTextCandidate[]>;
   setTeaser(feedId: number, teaser: boolean, now: number): Promise<void>;
+  /** A teaser check that could read none of the sampled pages: remembered, so it is retried later, not every refresh. */
+  setTeaserUnknown(feedId: number, now: number): Promise<void>;
   status(feedId: number): Promise<FullTextFeedStatus>;
 }
 

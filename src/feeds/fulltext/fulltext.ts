@@ -25,6 +25,8 @@ export const RETRY_AFTER_S = 3600;
 /** Teaser check: pages sampled, and the text ratio below which the feed is a teaser feed. */
 export const TEASER_SAMPLE = 3;
 export const TEASER_RATIO = 0.5;
+/** A feed whose sampled pages could not be read is checked again after this long. */
+export const TEASER_RECHECK_S = 7 * 86_400;
 /** Feeds processed at once (their pages still share the fetcher's limits). */
 const FEEDS_AT_ONCE = 8;
 /**
@@ -100,7 +102,7 @@ export async function checkTeaser(app: App, feedId: number, signal?: AbortSignal
       ratios.push(feedText / a.textLength);
     } catch { /* a page that cannot be read says nothing about the feed */ }
   }
-  if (!ratios.length) return null;
+  if (!ratios.length) { await fullTextStore(app).setTeaserUnknown(feedId, nowS()); return null; }
   ratios.sort((a, b) => a - b);
   const teaser = ratios[Math.floor(ratios.length / 2)]! < TEASER_RATIO;
   await fullTextStore(app).setTeaser(feedId, teaser, nowS());
@@ -144,7 +146,8 @@ class FullTextQueue {
     try {
       if (app.config.fullTextAuto !== 'off' && !this.unreadable.has(feedId)) {
         const st = await store.status(feedId);
-        if (st.teaser === null && st.modes.includes('auto')) {
+        const checkedLongAgo = st.teaserCheckedAt === null || st.teaserCheckedAt < nowS() - TEASER_RECHECK_S;
+        if (st.teaser === null && checkedLongAgo && st.modes.includes('auto')) {
           const verdict = await checkTeaser(app, feedId, this.abort.signal);
           if (verdict === null) this.unreadable.add(feedId);
           else app.log.info({ feedId, teaser: verdict }, verdict ? 'teaser feed detected: full text suggested' : 'feed carries full articles');

@@ -70,6 +70,10 @@ export class SqliteFullTextRepository implements FullTextRepository {
     this.s.get('UPDATE feeds SET teaser = ?, teaser_checked_at = ? WHERE id = ?').run(teaser ? 1 : 0, now, feedId);
   }
 
+  async setTeaserUnknown(feedId: number, now: number): Promise<void> {
+    this.s.get('UPDATE feeds SET teaser = NULL, teaser_checked_at = ? WHERE id = ?').run(now, feedId);
+  }
+
   async status(feedId: number): Promise<FullTextFeedStatus> {
     const f = this.s.get('SELECT teaser, teaser_checked_at AS at FROM feeds WHERE id = ?').get(feedId) as { teaser: number | null; at: number | null } | undefined;
     const modes = (this.s.get('SELECT full_text AS m FROM subscriptions WHERE feed_id = ?').all(feedId) as { m: FullTextMode }[]).map((r) => r.m);
