@@ -6,8 +6,8 @@ import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
 import { feverPlugin } from '../fever/plugin.ts';
-import { faviconRoutes } from '../feeds/favicon-routes.ts';
-import { websubRoutes } from '../feeds/websub/routes.ts';
+import { faviconRoutes } from './favicon-routes.ts';
+import { websubRoutes } from './websub-routes.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({

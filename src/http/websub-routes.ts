@@ -1,7 +1,7 @@
 // The WebSub callback: GET = the hub verifying intent (echo the challenge), POST = a push.
 import type { FastifyPluginAsync } from 'fastify';
-import type { App } from '../../app.ts';
-import { acceptPush, verifyIntent, WebSubError } from './websub.ts';
+import type { App } from '../app.ts';
+import { acceptPush, verifyIntent, WebSubError } from '../feeds/websub/websub.ts';
 
 export const websubRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   server.removeAllContentTypeParsers();

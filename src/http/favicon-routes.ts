@@ -3,7 +3,7 @@
 // the signature keeps the list of feeds on this server from being enumerated.
 import type { FastifyPluginAsync } from 'fastify';
 import type { App } from '../app.ts';
-import { faviconForPath } from './favicons.ts';
+import { faviconForPath } from '../feeds/favicons.ts';
 
 export const faviconRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   server.get<{ Params: { name: string } }>('/icons/:name', async (req, reply) => {
