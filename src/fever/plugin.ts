@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { LoginThrottle } from '../auth/login-throttle.ts';
-import { Params, parsePairs } from '../reader-api/params.ts';
+import { Params, parsePairs } from '../http/params.ts';
 import { authenticateFeverKey } from './credentials.ts';
 import { FEVER_API_VERSION, FeverError, feverResponse } from './service.ts';
 
