@@ -9,6 +9,7 @@ import { userCatalog } from '../reader-api/catalog.ts';
 import { feverStore } from './store.ts';
 import { feverFavicons, feverFaviconIds } from './favicons.ts';
 import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
+import type { FeverItemRow } from '../store/repositories.ts';
 
 export const FEVER_API_VERSION = 3;
 /** Items per page, as the Fever spec and every implementation use. */
@@ -101,7 +102,7 @@ async function feedsGroups(app: App, userId: number): Promise<{ group_id: number
 
 async function items(app: App, userId: number, p: FeverParams): Promise<Record<string, unknown>> {
   const store = feverStore(app);
-  let rows;
+  let rows: FeverItemRow[];
   const withIds = p.get('with_ids')?.trim();
   if (withIds) {
     const ids = idList(withIds, 'with_ids');

@@ -15,6 +15,7 @@ import { formatStreamId, parseStreamId, READING_LIST, type StreamId } from './id
 import { readerStore } from './store.ts';
 import { STATE_COLUMN } from './stream-filter.ts';
 import type { ReaderItemState, StateColumn } from '../model/stream.ts';
+import type { SearchHit } from '../search/types.ts';
 
 export const DEFAULT_SEARCH_N = 50;
 export const MAX_SEARCH_N = 1000;
@@ -56,7 +57,7 @@ export async function searchItems(app: App, userId: number, req: SearchRequest):
     ? { kind: 'subscriptions', userId }
     : { kind: 'streams', userId, streamIds: [formatStreamId(stream)] };
   await flushSearchIndexing(app);
-  let hits;
+  let hits: SearchHit[];
   // Over-fetch a little: hits the user cannot see (hidden by a rule) or excluded by xt are dropped.
   try { hits = await localIndex(app).search({ text: q, scope, filters: {}, limit: Math.min(MAX_SEARCH_N, n * (excluded.length ? 3 : 1) + 20) }); } catch (e) {
     if (e instanceof SearchFilterError) throw new ReaderError(404, `unknown stream "${formatStreamId(stream)}": ${e.message.replace(/^search_streams:?\s*/, '')}`);

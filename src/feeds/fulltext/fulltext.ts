@@ -12,6 +12,7 @@ import { Semaphore } from '../fetcher/concurrency.ts';
 import { FeedError, formatBytes } from '../errors.ts';
 import { htmlToText } from '../sanitizer/html-to-text.ts';
 import type { ExtractedArticle } from './extract.ts';
+import type { FetchResponse } from '../fetcher/http-client.ts';
 
 /**
  * Items considered: those crawled in the last NEW_ITEM_WINDOW_S (every new article, however many a
@@ -43,7 +44,7 @@ const nowS = () => Math.floor(Date.now() / 1000);
 
 /** Fetches one article page and extracts its text; throws FeedError saying what went wrong. */
 export async function fetchArticle(app: App, url: string, signal?: AbortSignal): Promise<ExtractedArticle & { pageUrl: string }> {
-  let res;
+  let res: FetchResponse;
   try {
     res = await feedEngine(app).fetcher.fetch({ url, signal, maxBytes: app.config.fullTextMaxBytes, accept: PAGE_ACCEPT });
   } catch (e) {

@@ -14,6 +14,7 @@ import { FeedError } from '../errors.ts';
 import { findHub } from './discover.ts';
 import { FeedParseError } from '../parser/parse-feed.ts';
 import { afterIngest } from '../after-ingest.ts';
+import type { ParsedFeed } from '../../model/feed.ts';
 
 export const websubStore = (app: App): WebSubRepository => app.store.webSub;
 
@@ -139,7 +140,7 @@ export async function acceptPush(app: App, token: string, body: Buffer, contentT
   const feed = await feeds.findById(sub.feedId);
   if (!feed) throw new WebSubError(404, 'unknown WebSub subscription: push refused');
   const crawlUs = Date.now() * 1000;
-  let parsed;
+  let parsed: ParsedFeed;
   try { parsed = await parsePool.parse(body, { url: feed.url, contentType, crawlTime: Math.floor(crawlUs / 1e6) }, feed.id); } catch (e) {
     if (e instanceof FeedParseError || e instanceof FeedError) throw new WebSubError(400, `pushed content is not a feed: ${(e as Error).message}`);
     throw e;
