@@ -8,3 +8,4 @@ export { FeedError } from './errors.ts';
 export { importOpml, exportOpml, OPML_IMPORT_CHUNK, type OpmlImportResult } from './opml/import-export.ts';
 export { OpmlError } from './opml/opml.ts';
 export { startScheduler } from './scheduler/scheduler.ts';
+export { onNewItems, onSubscribed, onRefreshRoundEnd } from './ingest-hooks.ts';

@@ -12,6 +12,8 @@ import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
 import { labelNameProblem } from './label-name.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
+import { afterIngest, afterSubscribe } from './after-ingest.ts';
+import { noteHub } from './websub/websub.ts';
 
 export interface SubscribeOptions {
   /** The user's own title for the subscription. */
@@ -124,11 +126,13 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
         createdWithFeed = (await subscriptions.subscribe(userId, f.id, opts)).created;
         return f;
       });
-      await storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000);
+      await afterIngest(app, feed.id, await storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000));
+      try { await noteHub(app, feed, found.res.body, found.res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
     }
   }
   if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);
   const { subscription, created } = await subscriptions.subscribe(userId, feed.id, opts);
+  if (created) await afterSubscribe(app, userId, feed.id);
   return {
     feedId: feed.id, subscriptionId: subscription.id, streamId: `feed/${subscription.feed.url}`,
     title: subscription.title, url: subscription.feed.url, created: created || createdWithFeed,

@@ -7,6 +7,9 @@ import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { installRequestObservability } from '../observability/http.ts';
+import { feverPlugin } from '../fever/plugin.ts';
+import { faviconRoutes } from './favicon-routes.ts';
+import { websubRoutes } from './websub-routes.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -27,6 +30,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });
   await server.register(chatApiPlugin, { app });
+  await server.register(feverPlugin, { app });
+  await server.register(faviconRoutes, { app });
+  await server.register(websubRoutes, { app });
   return server;
 }
 

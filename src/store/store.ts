@@ -12,6 +12,7 @@ import type {
   AccessRequestRepository, ApiKeyRepository, AsyncJobRepository, AuthSecretRepository, AuthorizationCodeRepository,
   ChatUsageRepository, FeedRepository, ItemRepository, ItemStateRepository, OAuthClientRepository, ReaderLabelRepository,
   SearchIndexRepository, StreamRepository, SubscriptionRepository, TokenRepository, UserRepository,
+  FeverRepository, FeedIconRepository, FilterRuleRepository, FullTextRepository, WebhookRepository, WebSubRepository,
 } from './repositories.ts';
 
 export type Backend = 'sqlite' | 'postgres';
@@ -38,6 +39,13 @@ export interface Repositories {
   readonly chatUsage: ChatUsageRepository;
   readonly asyncJobs: AsyncJobRepository;
   readonly accessRequests: AccessRequestRepository;
+  // reader features (issue #14): fever, feeds (favicons, full text, WebSub), rules, webhooks
+  readonly fever: FeverRepository;
+  readonly feedIcons: FeedIconRepository;
+  readonly fullText: FullTextRepository;
+  readonly webSub: WebSubRepository;
+  readonly filterRules: FilterRuleRepository;
+  readonly webhooks: WebhookRepository;
 }
 
 export interface Store extends Repositories {

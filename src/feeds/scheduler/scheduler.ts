@@ -18,7 +18,7 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
 
   const tick = () => {
     if (stopped || running) return;
-    running = refreshDue(app, { signal: abort.signal })
+    running = refreshDue(app, { signal: abort.signal, awaitFullText: false })
       .then((s) => {
         if (!s.feeds) return;
         observeRefreshPass(app, s.durationMs / 1000);
