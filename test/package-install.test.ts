@@ -5,10 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDataDir } from './helpers.ts';
 import { startFeedServer, rss } from './feeds-fixtures.ts';
+import { runtimeAssets } from '../scripts/copy-assets.ts';
 
 const npmVersion = spawnSync('npm', ['--version'], { encoding: 'utf8' });
 const SKIP = npmVersion.status === 0 ? false : 'skipped: npm is not on PATH (needed to pack and install the package)';
@@ -37,6 +38,9 @@ test('npm pack + npm install -g gives a working tidings command', { skip: SKIP, 
     return;
   }
   assert.equal(install.code, 0, install.stderr);
+  // Files the code reads at run time besides its modules (e.g. a front-end's public/ folder) ship too.
+  const installedRoot = join(prefix, 'lib', 'node_modules', 'tidings');
+  for (const asset of runtimeAssets()) assert.ok(existsSync(join(installedRoot, 'dist', asset)), `the package lacks ${asset}`);
   const tidings = join(prefix, 'bin', 'tidings');
   const xdg = tempDataDir('tidings-xdg-');
   const env = { XDG_DATA_HOME: xdg, TIDINGS_DATA: '', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true', TIDINGS_LOG_LEVEL: 'silent' };
