@@ -63,6 +63,9 @@ export const OPTIONS = {
   oauthRefreshTtlDays: { env: 'TIDINGS_OAUTH_REFRESH_TTL_DAYS', kind: 'int', default: 180, doc: 'Lifetime of an OAuth refresh token; each refresh issues a new one with a fresh lifetime (access tokens last one day).' },
   loginFailuresPerMinute: { env: 'TIDINGS_LOGIN_FAILURES_PER_MINUTE', kind: 'int', default: 10, doc: 'Failed logins allowed per username and client IP per minute (ClientLogin and the OAuth login page) before answering 429.' },
 
+  // Web app
+  webSessionDays: { env: 'TIDINGS_WEB_SESSION_DAYS', kind: 'int', default: 30, doc: 'Days a web app session lasts without use (each use extends it); signing out or changing the password ends it at once.' },
+
   // Google Reader API
   readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
 } as const satisfies Record<string, OptionSpec>;

@@ -130,3 +130,30 @@ export function unsubscribe(app: App, userId: number, feed: number | string): bo
   }
   return feedId !== undefined && subscriptions.unsubscribe(userId, feedId);
 }
+
+export interface FeedCandidate {
+  url: string;
+  title: string | null;
+  /** Already stored (another user subscribes): subscribing will not fetch it again. */
+  known: boolean;
+}
+
+/**
+ * The feeds a URL offers, for a person to choose from before subscribing: the URL itself when it
+ * is a feed (or a feed already stored), else the feeds its page announces with
+ * <link rel="alternate">. Guessing common paths is left to subscribe(), which tries them in turn.
+ */
+export async function discoverFeeds(app: App, urlOrSiteUrl: string): Promise<FeedCandidate[]> {
+  const { fetcher, feeds } = feedEngine(app);
+  const url = normaliseInputUrl(urlOrSiteUrl);
+  const stored = feeds.findByUrl(url);
+  if (stored) return [{ url: stored.url, title: stored.title, known: true }];
+  const res = await fetcher.fetch({ url });
+  const parsed = tryParse(res);
+  if (!(parsed instanceof FeedParseError)) return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
+  if (!looksLikeHtml(res)) throw parseFailure(parsed);
+  return findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).slice(0, 20).map((l) => {
+    const known = feeds.findByUrl(l.url);
+    return { url: l.url, title: known?.title ?? l.title, known: known !== undefined };
+  });
+}

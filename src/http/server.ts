@@ -5,6 +5,7 @@ import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
+import { webPlugin } from '../web/plugin.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -20,6 +21,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });
   await server.register(chatApiPlugin, { app });
+  await server.register(webPlugin, { app });
   return server;
 }
 

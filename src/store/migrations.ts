@@ -8,6 +8,7 @@
 import { SEARCH_INDEX_MIGRATION, SEARCH_ARTICLES_MIGRATION, DROP_PASSAGE_FTS_MIGRATION, SEARCH_POSTINGS_MIGRATION } from './sqlite/search-schema.ts';
 import { CHAT_API_MIGRATION } from './sqlite/chat-schema.ts';
 import { READER_CATALOG_MIGRATION, READER_ITEMS_VERSION_MIGRATION } from './sqlite/reader-schema.ts';
+import { WEB_APP_MIGRATION } from './sqlite/web-schema.ts';
 
 export interface Migration { id: string; sql: string }
 
@@ -220,4 +221,5 @@ export const MIGRATIONS: Migration[] = [
   { id: '026_reader_catalog_version', sql: READER_CATALOG_MIGRATION },
   { id: '027_reader_items_version', sql: READER_ITEMS_VERSION_MIGRATION },
   { id: '040_chat_api', sql: CHAT_API_MIGRATION },
+  { id: '070_web_app', sql: WEB_APP_MIGRATION },
 ];

@@ -355,3 +355,41 @@ export interface SubscriptionRepository {
   removeFolder(userId: number, feedId: number, folder: string): boolean;
   subscriberCount(feedId: number): number;
 }
+
+// ---- Web app (src/web): sessions, settings and admins, Ask conversations ----
+import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../model/web.ts';
+
+export interface WebSessionRepository {
+  create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): WebSession;
+  findByHash(tokenHash: string): WebSession | undefined;
+  /** Records use and moves the expiry forward (callers do it at most once a minute per session). */
+  touch(id: number, now: number, expiresAt: number): void;
+  /** Sets the expiry (tests and administrators end a session without deleting its row at once). */
+  expire(id: number, at: number): void;
+  delete(id: number): boolean;
+  /** Ends every session of the user except `exceptId` (password change); returns how many. */
+  deleteAllForUser(userId: number, exceptId?: number): number;
+  listForUser(userId: number): WebSession[];
+  purgeExpired(now: number): number;
+}
+
+export interface WebAccountRepository {
+  /** The user's settings JSON, undefined when never saved. */
+  settings(userId: number): string | undefined;
+  saveSettings(userId: number, json: string): void;
+  /** Flagged admins; while none is flagged, the oldest account. */
+  isAdmin(userId: number): boolean;
+  setAdmin(userId: number, admin: boolean): void;
+  userCount(): number;
+}
+
+export interface ConversationRepository {
+  create(c: { userId: number; title: string; scope: unknown; model: string }, now: number): Conversation;
+  /** The user's conversation; another user's id is not found. */
+  find(userId: number, id: number): Conversation | undefined;
+  /** Most recently updated first. */
+  list(userId: number, limit: number): Conversation[];
+  addMessage(conversationId: number, m: NewConversationMessage, now: number): ConversationMessage;
+  messages(conversationId: number): ConversationMessage[];
+  delete(userId: number, id: number): boolean;
+}

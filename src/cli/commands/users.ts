@@ -3,7 +3,8 @@ import { type CliContext, CliError } from '../main.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { authStore } from '../../auth/store.ts';
 
-export const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export { USERNAME_RE } from '../../auth/accounts.ts';
+import { USERNAME_RE } from '../../auth/accounts.ts';
 
 export function registerUserCommands(program: Command, ctx: CliContext): void {
   const user = program.command('user').description('manage user accounts');

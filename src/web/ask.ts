@@ -1,0 +1,161 @@
+// Ask: a question over the user's feeds answered by the answer service (src/answer), streamed as
+// it is produced, kept as a conversation the user can reopen and continue. Follow-ups send the
+// earlier turns, so the pipeline carries the topic over (src/answer/conversation.ts).
+import type { App } from '../app.ts';
+import { SONAR_MODELS, type AnswerRequest, type ChatMessage, type SearchScope, type SonarModel } from '../answer/types.ts';
+import type { SearchHit, SearchService } from '../search/types.ts';
+import type { AskScope, Conversation, ConversationMessage, SourceCard } from '../model/web.ts';
+import { createAnswerService } from '../answer/service.ts';
+import { searchService } from '../search/service.ts';
+import { userCatalog } from '../reader-api/catalog.ts';
+import { readerStore } from '../reader-api/store.ts';
+import { nowSeconds } from '../auth/store.ts';
+import { webStore } from './store.ts';
+import { badRequest, notFound } from './errors.ts';
+
+export const MAX_QUESTION_CHARS = 4000;
+/** Turns sent back to the pipeline with a follow-up (older ones add cost, not context). */
+const HISTORY_TURNS = 6;
+
+export type AskEvent =
+  | { type: 'conversation'; id: number; title: string }
+  | { type: 'sources'; sources: SourceCard[] }
+  | { type: 'delta'; text: string }
+  | { type: 'done'; related: string[]; finishReason: string }
+  | { type: 'error'; message: string };
+
+export interface AskInput { question?: unknown; conversationId?: unknown; scope?: unknown; model?: unknown }
+
+export async function parseAskScope(app: App, userId: number, raw: unknown): Promise<AskScope> {
+  if (raw === undefined || raw === null) return { kind: 'all' };
+  const s = raw as Record<string, unknown>;
+  switch (s?.kind) {
+    case 'all': return { kind: 'all' };
+    case 'starred': return { kind: 'starred' };
+    case 'folder': {
+      if (typeof s.name !== 'string' || (await readerStore(app).labels.findLabel(userId, s.name)) === undefined) throw badRequest(`scope: no folder named "${String(s.name)}"`, 'scope');
+      return { kind: 'folder', name: s.name };
+    }
+    case 'feed': {
+      const feedId = Number(s.feedId);
+      if (!(await userCatalog(app, userId)).byFeed.has(feedId)) throw badRequest(`scope: no subscription with feed id ${String(s.feedId)}`, 'scope');
+      return { kind: 'feed', feedId };
+    }
+    default: throw badRequest('scope.kind must be all, starred, folder (with name) or feed (with feedId)', 'scope');
+  }
+}
+
+async function searchScopeOf(app: App, userId: number, scope: AskScope): Promise<SearchScope> {
+  switch (scope.kind) {
+    case 'all': case 'article': return { kind: 'subscriptions', userId };
+    case 'starred': return { kind: 'streams', userId, streamIds: ['user/-/state/com.google/starred'] };
+    case 'folder': return { kind: 'streams', userId, streamIds: [`user/-/label/${scope.name}`] };
+    case 'feed': {
+      const e = (await userCatalog(app, userId)).byFeed.get(scope.feedId);
+      // Unsubscribed since the conversation began: search everything rather than fail the follow-up.
+      return e ? { kind: 'streams', userId, streamIds: [`feed/${e.url}`] } : { kind: 'subscriptions', userId };
+    }
+  }
+}
+
+export function parseModel(raw: unknown): SonarModel {
+  if (raw === undefined || raw === null || raw === '') return 'sonar';
+  if (typeof raw !== 'string' || !(SONAR_MODELS as readonly string[]).includes(raw)) throw badRequest(`model must be one of ${SONAR_MODELS.join(', ')}`, 'model');
+  return raw as SonarModel;
+}
+
+/** A search service that remembers what it found, to give each cited URL its feed name. */
+function recordingSearch(base: SearchService, found: Map<string, SearchHit>): SearchService {
+  return {
+    async search(q, signal) {
+      const hits = await base.search(q, signal);
+      for (const h of hits) if (!found.has(h.url)) found.set(h.url, h);
+      return hits;
+    },
+    articleText: (id) => base.articleText(id),
+  };
+}
+
+export interface PreparedAsk { conversation: Conversation; request: Omit<AnswerRequest, 'signal'>; question: string; isNew: boolean }
+
+/** Validates and records the question (creating the conversation when new), before any answering. */
+export async function prepareAsk(app: App, userId: number, input: AskInput): Promise<PreparedAsk> {
+  const question = typeof input.question === 'string' ? input.question.trim() : '';
+  if (!question) throw badRequest('question: type a question', 'question');
+  if (question.length > MAX_QUESTION_CHARS) throw badRequest(`question: at most ${MAX_QUESTION_CHARS} characters`, 'question');
+  const store = webStore(app).conversations;
+  let conversation: Conversation;
+  let history: ConversationMessage[] = [];
+  let isNew = false;
+  if (input.conversationId !== undefined && input.conversationId !== null) {
+    const found = await store.find(userId, Number(input.conversationId));
+    if (!found) throw notFound(`no conversation ${String(input.conversationId)}`);
+    conversation = found;
+    history = await store.messages(found.id);
+    if (input.model !== undefined) conversation.model = parseModel(input.model);
+  } else {
+    const scope = await parseAskScope(app, userId, input.scope);
+    const model = parseModel(input.model);
+    conversation = await store.create({ userId, title: question.slice(0, 140), scope, model }, nowSeconds());
+    isNew = true;
+  }
+  const messages: ChatMessage[] = history.slice(-HISTORY_TURNS * 2).map((m) => ({ role: m.role, content: m.content }));
+  messages.push({ role: 'user', content: question });
+  await store.addMessage(conversation.id, { role: 'user', content: question }, nowSeconds());
+  return {
+    conversation, question, isNew,
+    request: {
+      model: conversation.model as SonarModel, messages, scope: await searchScopeOf(app, userId, conversation.scope),
+      filters: {}, searchContextSize: 'medium', returnRelatedQuestions: true,
+    },
+  };
+}
+
+function date(s: string | null): string | null { return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : null; }
+
+/** Streams the answer of a prepared question and stores it when complete (also a partial one when stopped). */
+export async function* answer(app: App, userId: number, p: PreparedAsk, signal: AbortSignal): AsyncGenerator<AskEvent> {
+  const found = new Map<string, SearchHit>();
+  const service = createAnswerService({ search: recordingSearch(searchService(app), found), config: app.config });
+  if (p.isNew) yield { type: 'conversation', id: p.conversation.id, title: p.conversation.title };
+  let sources: SourceCard[] = [];
+  let related: string[] = [];
+  const parts: string[] = [];
+  let failed: string | null = null;
+  try {
+    for await (const ev of service.stream({ ...p.request, signal })) {
+      if (ev.type === 'sources') {
+        sources = ev.searchResults.map((r, i) => ({
+          n: i + 1, title: r.title || r.url, url: r.url, feed: found.get(r.url)?.sourceName ?? hostOf(r.url), date: date(r.date), snippet: r.snippet.slice(0, 300),
+        }));
+        yield { type: 'sources', sources };
+      } else if (ev.type === 'delta') {
+        parts.push(ev.text);
+        yield { type: 'delta', text: ev.text };
+      } else {
+        related = ev.relatedQuestions ?? [];
+        yield { type: 'done', related, finishReason: ev.finishReason };
+      }
+    }
+  } catch (e) {
+    if (signal.aborted) return;
+    failed = (e as Error).message || 'the answer failed';
+    if (!(e as { code?: string }).code) app.log.error({ err: e }, 'web ask failed');
+    yield { type: 'error', message: failed };
+  } finally {
+    const content = parts.join('');
+    if (content || failed) {
+      await webStore(app).conversations.addMessage(p.conversation.id, { role: 'assistant', content: content || `(no answer: ${failed})`, sources, related }, nowSeconds());
+    }
+  }
+}
+
+function hostOf(url: string): string {
+  try { return new URL(url).host; } catch { return ''; }
+}
+
+export async function conversationWithMessages(app: App, userId: number, id: number) {
+  const c = await webStore(app).conversations.find(userId, id);
+  if (!c) throw notFound(`no conversation ${id}`);
+  return { ...c, messages: await webStore(app).conversations.messages(c.id) };
+}
