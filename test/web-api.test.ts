@@ -101,10 +101,10 @@ test('CSRF: changes need the token and our Origin; a cross-site form post is ref
     assert.equal((await b.call('POST', '/folders', { name: 'Tech' })).status, 201);
     const noToken = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { cookie: b.cookie, origin: h.url, 'content-type': 'application/json' }, body: '{"name":"X"}' });
     assert.equal(noToken.status, 403);
-    assert.equal((await noToken.json()).error.code, 'csrf');
+    assert.equal(((await noToken.json()) as any).error.code, 'csrf');
     const crossSite = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { cookie: b.cookie, origin: 'https://evil.example', 'x-csrf-token': b.csrf, 'content-type': 'application/json' }, body: '{"name":"X"}' });
     assert.equal(crossSite.status, 403);
-    assert.equal((await crossSite.json()).error.code, 'cross_origin');
+    assert.equal(((await crossSite.json()) as any).error.code, 'cross_origin');
     const form = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { cookie: b.cookie, 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=X' });
     assert.equal(form.status, 403);
     // A login form posted from another site cannot sign the victim in to the attacker's account.
@@ -122,7 +122,7 @@ test('bearer tokens for scripts; admin routes for admins only', async () => {
     assert.equal(t.status, 201);
     const auth = { authorization: `Bearer ${t.json.token}` };
     const me = await fetch(h.url + '/api/v1/session', { headers: auth });
-    assert.equal((await me.json()).user.username, 'admin');
+    assert.equal(((await me.json()) as any).user.username, 'admin');
     const folder = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Scripts"}' });
     assert.equal(folder.status, 201);
     const u = await b.call('POST', '/admin/users', { username: 'bob', password: 'bobs password' });
@@ -133,7 +133,7 @@ test('bearer tokens for scripts; admin routes for admins only', async () => {
     assert.equal((await bob.call('GET', '/sidebar')).json.folders.length, 0, 'users see only their own folders');
     assert.equal((await b.call('DELETE', `/tokens/${t.json.id}`)).status, 204);
     assert.equal((await fetch(h.url + '/api/v1/sidebar', { headers: auth })).status, 401);
-    const doc = await (await fetch(h.url + '/api/v1/openapi.json')).json();
+    const doc = await (await fetch(h.url + '/api/v1/openapi.json')).json() as any;
     assert.equal(doc.openapi, '3.1.0');
     assert.ok(doc.paths['/api/v1/articles'].get && doc.paths['/api/v1/ask'].post);
   } finally { await h.close(); }
