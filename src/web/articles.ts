@@ -46,6 +46,8 @@ export interface Article extends ArticleSummary {
 }
 
 export const MAX_PAGE = 200;
+/** One collator for every sort: localeCompare with options builds a new one per comparison. */
+export const byName = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
 const SNIPPET_CHARS = 220;
 
 /** Parses the view query parameters (view=all|unread|starred, feed=<id>, folder=<name>). */
@@ -68,18 +70,18 @@ export async function viewConditions(app: App, userId: number, view: View, unrea
   switch (view.kind) {
     case 'all':
     case 'unread':
-      where.push(...streamConditions(app, userId, READING_LIST));
+      where.push(...(await streamConditions(app, userId, READING_LIST)));
       break;
     case 'starred':
       where.push({ kind: 'state', column: 'starred', value: 1 });
       break;
     case 'feed':
-      if (!userCatalog(app, userId).byFeed.has(view.feedId)) throw notFound(`no subscription with feed id ${view.feedId}: see GET /api/v1/feeds`);
+      if (!(await userCatalog(app, userId)).byFeed.has(view.feedId)) throw notFound(`no subscription with feed id ${view.feedId}: see GET /api/v1/feeds`);
       where.push({ kind: 'feeds', feedIds: [view.feedId], negate: false });
       break;
     case 'folder':
       if ((await readerStore(app).labels.findLabel(userId, view.name)) === undefined) throw notFound(`no folder named "${view.name}" (names are case-sensitive)`);
-      where.push(...streamConditions(app, userId, { kind: 'label', name: view.name }));
+      where.push(...(await streamConditions(app, userId, { kind: 'label', name: view.name })));
       break;
   }
   if (unreadOnly || view.kind === 'unread') where.push({ kind: 'state', column: 'read', value: 0 });
@@ -113,7 +115,7 @@ async function summaries(app: App, userId: number, states: ReaderItemState[]): P
   const bodies = await store.bodies(states.map((s) => s.itemId));
   const byId = new Map(bodies.map((b) => [b.itemId, b]));
   const snips = snippets(app, await store.itemsVersion(), bodies);
-  const origins = originsOf(app, userId, new Set(states.map((s) => s.feedId)));
+  const origins = await originsOf(app, userId, new Set(states.map((s) => s.feedId)));
   const out: ArticleSummary[] = [];
   for (const s of states) {
     const b = byId.get(s.itemId);
@@ -157,7 +159,7 @@ export async function getArticle(app: App, userId: number, itemId: number): Prom
   const [body] = await store.bodies([itemId]);
   if (!body) throw notFound(`article ${itemId} was deleted`);
   const [summary] = await summaries(app, userId, [state]);
-  const origin = originsOf(app, userId, [state.feedId]).get(state.feedId);
+  const origin = (await originsOf(app, userId, [state.feedId])).get(state.feedId);
   return { ...summary, html: body.content ?? body.summary ?? '', siteUrl: origin?.siteUrl ?? null, enclosures: parseEnclosures(body.enclosures) };
 }
 
@@ -203,18 +205,18 @@ export async function sidebar(app: App, userId: number): Promise<Sidebar> {
   const labels = readerStore(app).labels;
   const subs = await labels.subscriptions(userId);
   const feeds: SidebarFeed[] = subs.map((s) => ({ id: s.feedId, title: s.title, url: s.url, siteUrl: s.siteUrl, iconUrl: s.iconUrl, unread: s.unreadCount, folders: s.folders }))
-    .sort((a, b) => a.title.localeCompare(b.title, undefined, { sensitivity: 'base' }));
+    .sort((a, b) => byName.compare(a.title, b.title));
   const folders = (await labels.labels(userId))
     // A label is a folder when feeds are filed in it, or when it holds nothing (a folder just made).
     .filter((l) => l.subscriptionCount > 0 || l.taggedCount === 0)
     .map((l) => ({ name: l.name, unread: l.unreadCount, feeds: l.subscriptionCount }))
-    .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+    .sort((a, b) => byName.compare(a.name, b.name));
   return { unread: feeds.reduce((n, f) => n + f.unread, 0), folders, feeds };
 }
 
 /** Unread counts only (polled by the page): the trigger-maintained counters, never a recount. */
 export async function unreadCounts(app: App, userId: number): Promise<{ unread: number; feeds: Record<number, number>; folders: Record<string, number> }> {
-  const catalog = userCatalog(app, userId);
+  const catalog = await userCatalog(app, userId);
   const counters = await readerStore(app).labels.unreadCounters(userId);
   const feeds: Record<number, number> = {};
   const folders: Record<string, number> = {};

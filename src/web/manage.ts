@@ -8,6 +8,7 @@ import { exportOpml, importOpml, type OpmlImportResult } from '../feeds/opml/imp
 import { OpmlError } from '../feeds/opml/opml.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
+import { byName } from './articles.ts';
 
 const feedError = (e: unknown, field = 'url'): never => {
   if (e instanceof FeedError) throw new WebError(422, `feed_${e.code}`, e.message, { field });
@@ -67,7 +68,7 @@ export async function feedHealth(app: App, userId: number): Promise<FeedHealth[]
     folders: s.folders, unread: s.unreadCount, itemCount: s.feed.itemCount, lastFetchedAt: s.feed.lastFetchedAt,
     lastSuccessAt: s.feed.lastSuccessAt, lastStatus: s.feed.lastStatus, lastError: s.feed.lastError, errorCount: s.feed.errorCount,
     nextFetchAt: s.feed.nextFetchAt, intervalSeconds: s.feed.intervalSeconds, lastDurationMs: s.feed.lastDurationMs, subscribedAt: s.createdAt,
-  })).sort((a, b) => a.title.localeCompare(b.title, undefined, { sensitivity: 'base' }));
+  })).sort((a, b) => byName.compare(a.title, b.title));
 }
 
 /** Renames (title; null or '' restores the feed's own) and/or moves the feed into one folder (null: no folder). */
