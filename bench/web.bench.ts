@@ -110,6 +110,7 @@ async function main(): Promise<void> {
     const firstPage = JSON.parse(Buffer.from(await get('/api/v1/articles?view=unread&limit=50')).toString()) as { items: { id: number }[] };
     const ids = firstPage.items.map((i) => i.id);
     let k = 0;
+    let cursor: string | null = null;
     const calls: [string, () => Promise<unknown>][] = [
       ['baseline GET /healthz', () => get('/healthz')],
       ['GET /api/v1/unread-counts', () => get('/api/v1/unread-counts')],
@@ -119,6 +120,11 @@ async function main(): Promise<void> {
       ['GET /api/v1/articles (feed 3, 50)', () => get('/api/v1/articles?feed=3&limit=50')],
       ['GET /api/v1/articles (folder, 50)', () => get(`/api/v1/articles?folder=${encodeURIComponent('Folder 1')}&limit=50`)],
       ['GET /api/v1/articles/:id', () => get(`/api/v1/articles/${ids[k++ % ids.length]}`)],
+      // Each call the next page: snippets are made for articles not seen before (the cold path).
+      ['GET /api/v1/articles (next pages, cold)', async () => {
+        const page = JSON.parse(Buffer.from(await get(`/api/v1/articles?view=all&limit=50${cursor ? `&cursor=${cursor}` : ''}`)).toString()) as { next: string | null };
+        cursor = page.next;
+      }],
     ];
     console.log(`\nserver time on loopback, ${RUNS} runs each (p50 / p95):`);
     for (const [name, fn] of calls) {

@@ -54,6 +54,11 @@ test('first run: setup needs the secret of the logged link, once; then the page 
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.user.isAdmin, true);
     assert.match(ok.headers.get('set-cookie')!, /^tidings_session=tdws_[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    // Behind an HTTPS reverse proxy (X-Forwarded-Proto; Fastify trustProxy) the cookie is Secure.
+    const proxied = new Browser(h.url);
+    const viaProxy = await proxied.call('POST', '/session', { username: 'admin', password: 'correct horse' }, { 'x-forwarded-proto': 'https', origin: h.url.replace('http:', 'https:') });
+    assert.equal(viaProxy.status, 200, viaProxy.text);
+    assert.match(viaProxy.headers.get('set-cookie')!, /; Secure$/);
     const again = await new Browser(h.url).call('POST', '/setup', { secret, username: 'second', password: 'password2' });
     assert.equal(again.status, 409);
     assert.equal(await setupSecret(h.app), undefined);
@@ -214,3 +219,11 @@ async function setUpSecondUser(h: Harness, admin: Browser): Promise<Browser> {
   await c.call('POST', '/session', { username: 'carol', password: 'carols password' });
   return c;
 }
+
+test('src/web/README.md lists every endpoint of the route table', async () => {
+  const { ROUTES } = await import('../src/web/routes.ts');
+  const { readFileSync } = await import('node:fs');
+  const readme = readFileSync(new URL('../src/web/README.md', import.meta.url), 'utf8');
+  const missing = ROUTES.filter((r) => !readme.includes(`\`${r.method} /api/v1${r.path}\``)).map((r) => `${r.method} ${r.path}`);
+  assert.deepEqual(missing, [], 'add these to the API table of src/web/README.md');
+});

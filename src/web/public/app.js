@@ -124,12 +124,17 @@ export function showLogin(message) {
     }, field('User name', user), field('Password', pass), err, h('button', { type: 'submit', class: 'primary' }, 'Sign in')));
 }
 
+let countTimer = 0;
+
 async function signedIn(s) {
   S.session = s;
   setCsrfToken(s.csrfToken);
-  await refreshSidebar();
   renderShell();
-  await route();
+  // The sidebar and the first list load side by side; a feed's title in the list head waits for it.
+  await Promise.all([refreshSidebar().then(() => { const t = $('#list-title'); if (t && S.route.name === 'list') t.textContent = viewTitle(S.route.view); }), route()]);
+  // New articles arrive while the page is open: the counters are one cheap call a minute.
+  clearInterval(countTimer);
+  countTimer = setInterval(() => { if (S.session && document.visibilityState === 'visible') refreshCounts().catch(() => {}); }, 60_000);
 }
 
 export async function signOut() {

@@ -108,8 +108,10 @@ async function ask(question) {
     turn.streaming = false;
     inflight = null;
     renderThread();
-    $('#ask-q')?.focus();
-    $('#ask-submit').textContent = 'Ask follow-up';
+    const box2 = $('#ask-q');
+    if (box2) { box2.placeholder = 'Ask a follow-up…'; box2.focus(); }
+    const submit = $('#ask-submit');
+    if (submit) submit.textContent = 'Ask follow-up';
   }
 }
 
