@@ -90,6 +90,7 @@ test('sign in, wrong password, throttle, sign out, expired session', async () =>
     const expired = await c.call('GET', '/sidebar');
     assert.equal(expired.status, 401);
     assert.equal(expired.json.error.code, 'session_expired');
+    assert.deepEqual((await c.call('GET', '/session')).json, { authenticated: false, setupRequired: false, sessionEnded: true });
     // The throttle of ClientLogin: after 10 failures even the right password waits.
     const d = new Browser(h.url);
     for (let i = 0; i < 10; i++) await d.call('POST', '/session', { username: 'admin', password: `wrong ${i}` });

@@ -32,6 +32,7 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
     // OPML uploads arrive as text; JSON bodies use Fastify's parser.
     api.addContentTypeParser(['text/xml', 'application/xml', 'text/x-opml', 'application/octet-stream', 'text/plain'], { parseAs: 'string', bodyLimit: 5 * 1024 * 1024 }, (_req, body, done) => done(null, body));
     api.setErrorHandler((e, _req, reply) => errorReply(app, reply, e));
+    api.addHook('onSend', async (_req, reply) => { reply.header('x-content-type-options', 'nosniff'); });
     // Cross-site changes are refused before their body is even read.
     api.addHook('onRequest', async (req) => { if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(app, req); });
     api.setNotFoundHandler((req, reply) => reply.code(404).send({ error: { code: 'not_found', message: `no endpoint ${req.method} ${req.url.split('?')[0]}: see ${API_PREFIX}/openapi.json` } }));

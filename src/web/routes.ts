@@ -18,9 +18,9 @@ import { searchArticles } from './search.ts';
 import { answer, conversationWithMessages, prepareAsk } from './ask.ts';
 import { loadSettings, updateSettings } from './settings.ts';
 import { completeSetup, setupRequired } from './setup.ts';
-import { csrfTokenFor, endSession, openSession } from './sessions.ts';
+import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './sessions.ts';
 import { webStore } from './store.ts';
-import { errorReply, sessionCookie, type Access, type WebAuth } from './http.ts';
+import { errorReply, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 
 export interface WebContext {
@@ -86,7 +86,13 @@ export const ROUTES: RouteSpec[] = [
   // ---- Session ----
   {
     method: 'GET', path: '/session', access: 'public', summary: 'Who is signed in, the CSRF token for changes, settings; or whether first-run setup is needed.',
-    handler: async (c) => c.auth ? sessionInfo(c, c.auth.userId, c.auth.sessionToken) : { authenticated: false, setupRequired: await setupRequired(c.app) },
+    handler: async (c) => {
+      if (c.auth) return sessionInfo(c, c.auth.userId, c.auth.sessionToken);
+      // A cookie that opens nothing: the session expired or was ended elsewhere; the page says so.
+      const ended = parseCookies(c.req.headers.cookie).has(SESSION_COOKIE);
+      if (ended) c.reply.header('set-cookie', sessionCookie(c.app, c.req, '', 0));
+      return { authenticated: false, setupRequired: await setupRequired(c.app), ...(ended ? { sessionEnded: true } : {}) };
+    },
   },
   {
     method: 'POST', path: '/session', access: 'public', summary: 'Sign in (sets the session cookie). Throttled like ClientLogin.',

@@ -72,7 +72,7 @@ async function start() {
   try { s = await api.get('/session'); } catch (e) { mount(root, h('p', { class: 'error', role: 'alert' }, e.message)); return; }
   if (!s.authenticated) {
     if (s.setupRequired) return showSetup();
-    return showLogin();
+    return showLogin(s.sessionEnded ? 'Your session has ended. Please sign in again.' : '');
   }
   await signedIn(s);
 }
@@ -557,7 +557,8 @@ document.addEventListener('keydown', async (e) => {
     if (!reading) return;
     if (k === 'j') { e.preventDefault(); await select(Math.min(S.sel + 1, S.items.length - 1), true); }
     else if (k === 'k') { e.preventDefault(); await select(Math.max(S.sel - 1, 0), true); }
-    else if ((k === 'o' || k === 'Enter') && S.sel >= 0 && !(t instanceof HTMLButtonElement && !t.classList.contains('row'))) { e.preventDefault(); await openArticle(S.sel); }
+    // Enter on a focused button or link is its own click.
+    else if ((k === 'o' || (k === 'Enter' && !(t instanceof HTMLButtonElement || t instanceof HTMLAnchorElement))) && S.sel >= 0) { e.preventDefault(); await openArticle(S.sel); }
     else if (k === 'm' && S.sel >= 0) await toggleRead(S.sel);
     else if (k === 's' && S.sel >= 0) await toggleStar(S.sel);
     else if (k === 'v' && S.sel >= 0 && S.items[S.sel].url) window.open(S.items[S.sel].url, '_blank', 'noopener,noreferrer');
