@@ -80,6 +80,16 @@ test('sign in, wrong password, throttle, sign out, expired session', async () =>
     // Sessions are stored hashed: the cookie value is nowhere in the database.
     const token = b.cookie.split('=')[1]!;
     assert.equal((h.app.db.prepare('SELECT count(*) AS n FROM web_sessions WHERE token_hash = ?').get(token) as { n: number }).n, 0);
+    // Another browser of the same user is listed and can be signed out from here.
+    const other = new Browser(h.url);
+    await other.call('POST', '/session', { username: 'admin', password: 'correct horse' });
+    const list = (await b.call('GET', '/sessions')).json.sessions;
+    assert.equal(list.length, 3); // setup, this sign-in, the other browser
+    assert.equal(list.filter((s: any) => s.current).length, 1);
+    const newest = Math.max(...list.map((s: any) => s.id)); // the other browser signed in last
+    assert.equal((await b.call('DELETE', `/sessions/${newest}`)).status, 204);
+    assert.equal((await b.call('GET', '/sessions')).json.sessions.length, 2);
+    assert.equal((await other.call('GET', '/sidebar')).status, 401);
     assert.equal((await b.call('DELETE', '/session')).status, 204);
     const after = await b.call('GET', '/sidebar');
     assert.equal(after.status, 401);

@@ -309,6 +309,7 @@ test('axe-core finds no serious or critical accessibility violations on the main
     await p.goto(h.url + '/' + hash);
     await p.locator(marker).waitFor();
     await audit(hash);
+    await shot(`16-${hash.slice(2)}`, p);
   }
   await a11y.close();
 });

@@ -236,6 +236,24 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
+    method: 'GET', path: '/sessions', access: 'user', summary: 'Your signed-in browsers (this one is marked current).',
+    handler: async (c) => ({
+      sessions: (await webStore(c.app).sessions.listForUser(uid(c))).filter((s) => s.expiresAt > nowSeconds()).map((s) => ({
+        id: s.id, current: s.id === c.auth!.sessionId, userAgent: s.userAgent, createdAt: iso(s.createdAt), lastSeenAt: iso(s.lastSeenAt), expiresAt: iso(s.expiresAt),
+      })),
+    }),
+  },
+  {
+    method: 'DELETE', path: '/sessions/:id', access: 'user', summary: 'Sign out one of your browsers.',
+    handler: async (c) => {
+      const id = positiveId(c.params.id, 'session id');
+      const mine = (await webStore(c.app).sessions.listForUser(uid(c))).some((s) => s.id === id);
+      if (!mine) throw notFound('no such session');
+      await webStore(c.app).sessions.delete(id);
+      return undefined;
+    },
+  },
+  {
     method: 'GET', path: '/tokens', access: 'user', summary: 'Your app tokens (ClientLogin and OAuth), never the tokens themselves.',
     handler: async (c) => {
       const now = nowSeconds();

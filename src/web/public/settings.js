@@ -17,13 +17,21 @@ function form(id, fields, submitLabel, fn) {
   }, inputs.map(([, label, el]) => h('label', { class: el.type === 'checkbox' ? 'toggle' : 'field', for: el.id }, el.type === 'checkbox' ? [el, ` ${label}`] : [h('span', null, label), el])), err, h('button', { type: 'submit', class: 'primary' }, submitLabel));
 }
 
+/** "Firefox on Linux" from a User-Agent, for the sessions list. */
+function browserName(ua) {
+  if (!ua) return 'Unknown browser';
+  const b = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS' : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
+  return os ? `${b} on ${os}` : b;
+}
+
 function secretBox(label, value) {
   return h('div', { class: 'secret', role: 'status' }, h('p', null, `${label} (shown only now; copy it):`), h('code', null, value));
 }
 
 export async function showSettings(main) {
   document.title = 'Settings · Tidings';
-  const [settings, { tokens }, { keys }] = await Promise.all([api.get('/settings'), api.get('/tokens'), api.get('/keys')]);
+  const [settings, { tokens }, { keys }, { sessions }] = await Promise.all([api.get('/settings'), api.get('/tokens'), api.get('/keys'), api.get('/sessions')]);
   const pref = (key, label) => h('label', { class: 'toggle' }, h('input', {
     type: 'checkbox', checked: settings[key], onchange: async (e) => {
       S.session.settings = await api.patch('/settings', { [key]: e.target.checked });
@@ -43,6 +51,10 @@ export async function showSettings(main) {
         toast(`Password changed; ${r.sessionsEnded} other session(s) signed out, ${r.tokensRevoked} app token(s) revoked.`);
         await showSettings(main);
       })),
+    h('section', { 'aria-labelledby': 'ses-h' }, h('h2', { id: 'ses-h' }, 'Signed-in browsers'),
+      h('ul', { class: 'plain' }, sessions.map((x) => h('li', { class: 'row-inline' },
+        h('span', { class: 'grow' }, browserName(x.userAgent), h('small', { class: 'muted' }, ` · since ${new Date(x.createdAt).toLocaleDateString()} · last seen ${new Date(x.lastSeenAt).toLocaleString()}`)),
+        x.current ? h('strong', null, 'this browser') : h('button', { type: 'button', class: 'danger', onclick: async () => { await api.del(`/sessions/${x.id}`); toast('Signed out'); await showSettings(main); } }, 'Sign out'))))),
     h('section', { 'aria-labelledby': 'tok-h' }, h('h2', { id: 'tok-h' }, 'App tokens'),
       h('p', { class: 'muted' }, 'Reader apps and scripts sign in with these (ClientLogin and OAuth). Send one as "Authorization: Bearer <token>" to /api/v1 or the Google Reader API.'),
       tokens.length ? h('div', { class: 'table-wrap' }, h('table', null, h('thead', null, h('tr', null, ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) => h('th', { scope: 'col' }, c)))),
