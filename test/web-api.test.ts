@@ -53,6 +53,8 @@ test('first run: setup needs the secret of the logged link, once; then the page 
     const ok = await b.call('POST', '/setup', { secret, username: 'admin', password: 'correct horse' });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.user.isAdmin, true);
+    // Without an LLM server, r1-1776 (which cannot search) is not offered.
+    assert.deepEqual(ok.json.models, ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research']);
     assert.match(ok.headers.get('set-cookie')!, /^tidings_session=tdws_[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     // Behind an HTTPS reverse proxy (X-Forwarded-Proto; Fastify trustProxy) the cookie is Secure.
     const proxied = new Browser(h.url);

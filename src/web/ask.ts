@@ -1,11 +1,13 @@
 // Ask: a question over the user's feeds answered by the answer service (src/answer), streamed as
 // it is produced, kept as a conversation the user can reopen and continue. Follow-ups send the
 // earlier turns, so the pipeline carries the topic over (src/answer/conversation.ts).
-import type { App } from '../app.ts';
-import { SONAR_MODELS, type AnswerRequest, type ChatMessage, type SearchScope, type SonarModel } from '../answer/types.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { perApp, type App } from '../app.ts';
+import { AnswerError, SONAR_MODELS, type AnswerRequest, type ChatMessage, type SearchScope, type SonarModel } from '../answer/types.ts';
 import type { SearchHit, SearchService } from '../search/types.ts';
 import type { AskScope, Conversation, ConversationMessage, SourceCard } from '../model/web.ts';
 import { createAnswerService } from '../answer/service.ts';
+import { EngineRegistry, type EngineConfig } from '../answer/engines/select.ts';
 import { searchService } from '../search/service.ts';
 import { userCatalog } from '../reader-api/catalog.ts';
 import { readerStore } from '../reader-api/store.ts';
@@ -58,23 +60,48 @@ async function searchScopeOf(app: App, userId: number, scope: AskScope): Promise
   }
 }
 
+/**
+ * Models that can answer with this configuration: the built-in extractive engine answers every
+ * model but r1-1776 (no search: it needs a generative model); a model sent to the openai engine
+ * needs a configured server.
+ */
+export function availableModels(config: EngineConfig): SonarModel[] {
+  const engines = new EngineRegistry(config);
+  const llm = Boolean(config.llmBaseUrl && config.llmModel);
+  return SONAR_MODELS.filter((m) => {
+    try {
+      const kind = engines.kindFor(m);
+      return kind === 'openai' ? llm : m !== 'r1-1776';
+    } catch { return false; }
+  });
+}
+
 export function parseModel(raw: unknown): SonarModel {
   if (raw === undefined || raw === null || raw === '') return 'sonar';
   if (typeof raw !== 'string' || !(SONAR_MODELS as readonly string[]).includes(raw)) throw badRequest(`model must be one of ${SONAR_MODELS.join(', ')}`, 'model');
   return raw as SonarModel;
 }
 
-/** A search service that remembers what it found, to give each cited URL its feed name. */
-function recordingSearch(base: SearchService, found: Map<string, SearchHit>): SearchService {
+/**
+ * What the searches of the current answer found, by URL: the answer's `sources` event carries
+ * URLs and titles only, and a source card also names the feed. Kept per answer in async context,
+ * so one answer service (and its engine's HTTP connections) serves every question.
+ */
+const foundByAnswer = new AsyncLocalStorage<Map<string, SearchHit>>();
+
+function recordingSearch(base: SearchService): SearchService {
   return {
     async search(q, signal) {
       const hits = await base.search(q, signal);
-      for (const h of hits) if (!found.has(h.url)) found.set(h.url, h);
+      const found = foundByAnswer.getStore();
+      if (found) for (const h of hits) if (!found.has(h.url)) found.set(h.url, h);
       return hits;
     },
     articleText: (id) => base.articleText(id),
   };
 }
+
+const webAnswerService = perApp((app) => createAnswerService({ search: recordingSearch(searchService(app)), config: app.config }));
 
 export interface PreparedAsk { conversation: Conversation; request: Omit<AnswerRequest, 'signal'>; question: string; isNew: boolean }
 
@@ -113,35 +140,42 @@ export async function prepareAsk(app: App, userId: number, input: AskInput): Pro
 
 function date(s: string | null): string | null { return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : null; }
 
-/** Streams the answer of a prepared question and stores it when complete (also a partial one when stopped). */
-export async function* answer(app: App, userId: number, p: PreparedAsk, signal: AbortSignal): AsyncGenerator<AskEvent> {
-  const found = new Map<string, SearchHit>();
-  const service = createAnswerService({ search: recordingSearch(searchService(app), found), config: app.config });
-  if (p.isNew) yield { type: 'conversation', id: p.conversation.id, title: p.conversation.title };
+/**
+ * Answers a prepared question, handing each event to `emit` as it is produced, and stores the
+ * answer when complete (a stopped one keeps what arrived). Runs inside the answer's async context.
+ */
+export function answer(app: App, p: PreparedAsk, signal: AbortSignal, emit: (ev: AskEvent) => void | Promise<void>): Promise<void> {
+  return foundByAnswer.run(new Map(), () => streamAnswer(app, p, signal, emit));
+}
+
+async function streamAnswer(app: App, p: PreparedAsk, signal: AbortSignal, emit: (ev: AskEvent) => void | Promise<void>): Promise<void> {
+  const found = foundByAnswer.getStore()!;
+  if (p.isNew) await emit({ type: 'conversation', id: p.conversation.id, title: p.conversation.title });
   let sources: SourceCard[] = [];
   let related: string[] = [];
   const parts: string[] = [];
   let failed: string | null = null;
   try {
-    for await (const ev of service.stream({ ...p.request, signal })) {
+    for await (const ev of webAnswerService(app).stream({ ...p.request, signal })) {
       if (ev.type === 'sources') {
         sources = ev.searchResults.map((r, i) => ({
           n: i + 1, title: r.title || r.url, url: r.url, feed: found.get(r.url)?.sourceName ?? hostOf(r.url), date: date(r.date), snippet: r.snippet.slice(0, 300),
         }));
-        yield { type: 'sources', sources };
+        await emit({ type: 'sources', sources });
       } else if (ev.type === 'delta') {
         parts.push(ev.text);
-        yield { type: 'delta', text: ev.text };
+        await emit({ type: 'delta', text: ev.text });
       } else {
         related = ev.relatedQuestions ?? [];
-        yield { type: 'done', related, finishReason: ev.finishReason };
+        await emit({ type: 'done', related, finishReason: ev.finishReason });
       }
     }
   } catch (e) {
-    if (signal.aborted) return;
-    failed = (e as Error).message || 'the answer failed';
-    if (!(e as { code?: string }).code) app.log.error({ err: e }, 'web ask failed');
-    yield { type: 'error', message: failed };
+    if (!signal.aborted) {
+      failed = (e as Error).message || 'the answer failed';
+      if (!(e instanceof AnswerError)) app.log.error({ err: e }, 'web ask failed');
+      await emit({ type: 'error', message: failed });
+    }
   } finally {
     const content = parts.join('');
     if (content || failed) {

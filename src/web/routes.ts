@@ -15,7 +15,7 @@ import { SONAR_MODELS } from '../answer/types.ts';
 import { getArticle, listArticles, markViewRead, MAX_PAGE, parseIds, parseView, setFlag, sidebar, unreadCounts } from './articles.ts';
 import { addFeed, createFolder, deleteFolder, discover, editFeed, exportOpmlText, feedHealth, importOpmlText, refreshNow, removeFeed, renameFolder } from './manage.ts';
 import { searchArticles } from './search.ts';
-import { answer, conversationWithMessages, prepareAsk } from './ask.ts';
+import { answer, availableModels, conversationWithMessages, prepareAsk } from './ask.ts';
 import { loadSettings, updateSettings } from './settings.ts';
 import { completeSetup, setupRequired } from './setup.ts';
 import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './sessions.ts';
@@ -70,7 +70,7 @@ async function sessionInfo(c: WebContext, userId: number, sessionToken: string |
     user: { id: user.id, username: user.username, email: user.email, isAdmin: await webStore(c.app).accounts.isAdmin(user.id) },
     csrfToken: sessionToken ? csrfTokenFor(c.app, sessionToken) : null,
     settings: await loadSettings(c.app, user.id),
-    models: SONAR_MODELS,
+    models: availableModels(c.app.config),
   };
 }
 
@@ -206,10 +206,7 @@ export const ROUTES: RouteSpec[] = [
       const res = c.reply.raw;
       res.socket?.setNoDelay(true);
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store, no-transform', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
-      for await (const ev of answer(c.app, uid(c), prepared, ac.signal)) {
-        if (res.destroyed) break;
-        res.write(`data: ${JSON.stringify(ev)}\n\n`);
-      }
+      await answer(c.app, prepared, ac.signal, (ev) => { if (!res.destroyed) res.write(`data: ${JSON.stringify(ev)}\n\n`); });
       if (!res.writableEnded) res.end();
       return undefined;
     },
