@@ -240,3 +240,24 @@ test('src/web/README.md lists every endpoint of the route table', async () => {
   const missing = ROUTES.filter((r) => !readme.includes(`\`${r.method} /api/v1${r.path}\``)).map((r) => `${r.method} ${r.path}`);
   assert.deepEqual(missing, [], 'add these to the API table of src/web/README.md');
 });
+
+test('links the page renders are http(s) only, even when a feed says javascript:', async () => {
+  const h = await startHarness();
+  try {
+    const b = await setUp(h);
+    const [it] = h.feeds.addItems('tricky', 1, 'Tricky');
+    it!.link = 'javascript:alert(document.cookie)';
+    const sub = await b.call('POST', '/feeds', { url: h.feeds.url('tricky') });
+    assert.equal(sub.status, 201, sub.text);
+    const list = await b.call('GET', '/articles');
+    assert.equal(list.json.items.length, 1);
+    assert.equal(list.json.items[0].url, null);
+    assert.equal((await b.call('GET', `/articles/${list.json.items[0].id}`)).json.url, null);
+    // The parser drops such links already; the web layer checks again what it hands the page
+    // (rows stored by older versions, web search results).
+    const { webUrl } = await import('../src/web/articles.ts');
+    assert.equal(webUrl('javascript:alert(1)'), null);
+    assert.equal(webUrl(' data:text/html,x'), null);
+    assert.equal(webUrl('HTTPS://example.org/a'), 'HTTPS://example.org/a');
+  } finally { await h.close(); }
+});

@@ -46,6 +46,14 @@ export interface Article extends ArticleSummary {
 }
 
 export const MAX_PAGE = 200;
+
+/**
+ * Only http(s) links reach the page: a feed can put `javascript:` in an item's link, and although
+ * the CSP would block it, a link the page renders should never be one.
+ */
+export function webUrl(url: string | null | undefined): string | null {
+  return url && /^https?:\/\//i.test(url) ? url : null;
+}
 /** One collator for every sort: localeCompare with options builds a new one per comparison. */
 export const byName = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
 const SNIPPET_CHARS = 220;
@@ -121,7 +129,7 @@ async function summaries(app: App, userId: number, states: ReaderItemState[]): P
     const b = byId.get(s.itemId);
     if (!b) continue;
     out.push({
-      id: s.itemId, title: b.title || '(untitled)', url: b.url, feedId: s.feedId, feedTitle: origins.get(s.feedId)?.title ?? '',
+      id: s.itemId, title: b.title || '(untitled)', url: webUrl(b.url), feedId: s.feedId, feedTitle: origins.get(s.feedId)?.title ?? '',
       author: b.author, publishedAt: b.publishedAt, crawledUs: s.crawledUs, snippet: snips.get(s.itemId) ?? '',
       read: s.read === 1, starred: s.starred === 1,
     });
@@ -160,7 +168,7 @@ export async function getArticle(app: App, userId: number, itemId: number): Prom
   if (!body) throw notFound(`article ${itemId} was deleted`);
   const [summary] = await summaries(app, userId, [state]);
   const origin = (await originsOf(app, userId, [state.feedId])).get(state.feedId);
-  return { ...summary, html: body.content ?? body.summary ?? '', siteUrl: origin?.siteUrl ?? null, enclosures: parseEnclosures(body.enclosures) };
+  return { ...summary, html: body.content ?? body.summary ?? '', siteUrl: webUrl(origin?.siteUrl), enclosures: parseEnclosures(body.enclosures) };
 }
 
 export function parseIds(raw: unknown, max = 5000): number[] {
@@ -204,7 +212,7 @@ export interface Sidebar { unread: number; folders: { name: string; unread: numb
 export async function sidebar(app: App, userId: number): Promise<Sidebar> {
   const labels = readerStore(app).labels;
   const subs = await labels.subscriptions(userId);
-  const feeds: SidebarFeed[] = subs.map((s) => ({ id: s.feedId, title: s.title, url: s.url, siteUrl: s.siteUrl, iconUrl: s.iconUrl, unread: s.unreadCount, folders: s.folders }))
+  const feeds: SidebarFeed[] = subs.map((s) => ({ id: s.feedId, title: s.title, url: s.url, siteUrl: webUrl(s.siteUrl), iconUrl: webUrl(s.iconUrl), unread: s.unreadCount, folders: s.folders }))
     .sort((a, b) => byName.compare(a.title, b.title));
   const folders = (await labels.labels(userId))
     // A label is a folder when feeds are filed in it, or when it holds nothing (a folder just made).

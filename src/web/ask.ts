@@ -13,6 +13,7 @@ import { userCatalog } from '../reader-api/catalog.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { nowSeconds } from '../auth/store.ts';
 import { webStore } from './store.ts';
+import { webUrl } from './articles.ts';
 import { badRequest, notFound } from './errors.ts';
 
 export const MAX_QUESTION_CHARS = 4000;
@@ -159,7 +160,7 @@ async function streamAnswer(app: App, p: PreparedAsk, signal: AbortSignal, emit:
     for await (const ev of webAnswerService(app).stream({ ...p.request, signal })) {
       if (ev.type === 'sources') {
         sources = ev.searchResults.map((r, i) => ({
-          n: i + 1, title: r.title || r.url, url: r.url, feed: found.get(r.url)?.sourceName ?? hostOf(r.url), date: date(r.date), snippet: r.snippet.slice(0, 300),
+          n: i + 1, title: r.title || r.url, url: webUrl(r.url) ?? '', feed: found.get(r.url)?.sourceName ?? hostOf(r.url), date: date(r.date), snippet: r.snippet.slice(0, 300),
         }));
         await emit({ type: 'sources', sources });
       } else if (ev.type === 'delta') {

@@ -8,7 +8,7 @@ import { exportOpml, importOpml, type OpmlImportResult } from '../feeds/opml/imp
 import { OpmlError } from '../feeds/opml/opml.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
-import { byName } from './articles.ts';
+import { byName, webUrl } from './articles.ts';
 
 const feedError = (e: unknown, field = 'url'): never => {
   if (e instanceof FeedError) throw new WebError(422, `feed_${e.code}`, e.message, { field });
@@ -64,7 +64,7 @@ export interface FeedHealth {
 export async function feedHealth(app: App, userId: number): Promise<FeedHealth[]> {
   const subs = await feedEngine(app).subscriptions.list(userId);
   return subs.map((s) => ({
-    id: s.feedId, title: s.title, customTitle: s.customTitle, url: s.feed.url, siteUrl: s.feed.siteUrl, iconUrl: s.feed.iconUrl,
+    id: s.feedId, title: s.title, customTitle: s.customTitle, url: s.feed.url, siteUrl: webUrl(s.feed.siteUrl), iconUrl: webUrl(s.feed.iconUrl),
     folders: s.folders, unread: s.unreadCount, itemCount: s.feed.itemCount, lastFetchedAt: s.feed.lastFetchedAt,
     lastSuccessAt: s.feed.lastSuccessAt, lastStatus: s.feed.lastStatus, lastError: s.feed.lastError, errorCount: s.feed.errorCount,
     nextFetchAt: s.feed.nextFetchAt, intervalSeconds: s.feed.intervalSeconds, lastDurationMs: s.feed.lastDurationMs, subscribedAt: s.createdAt,

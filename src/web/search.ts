@@ -7,7 +7,7 @@ import { SearchFilterError } from '../search/types.ts';
 import { indexTerms } from '../search/tokenizer.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { originsOf, userCatalog } from '../reader-api/catalog.ts';
-import type { View } from './articles.ts';
+import { webUrl, type View } from './articles.ts';
 import { badRequest, notFound } from './errors.ts';
 
 export interface SearchResult {
@@ -70,7 +70,7 @@ export async function searchArticles(app: App, userId: number, text: unknown, vi
     if (!s) continue;
     const snippet = (h.passages[0]?.text ?? '').slice(0, 400);
     out.push({
-      id: s.itemId, title: h.title, url: h.url || null, feedId: s.feedId, feedTitle: origins.get(s.feedId)?.title ?? h.sourceName,
+      id: s.itemId, title: h.title, url: webUrl(h.url), feedId: s.feedId, feedTitle: origins.get(s.feedId)?.title ?? h.sourceName,
       publishedAt: h.publishedAt, snippet, titleMatches: matchRanges(h.title, terms), snippetMatches: matchRanges(snippet, terms),
       read: s.read === 1, starred: s.starred === 1,
     });

@@ -54,7 +54,7 @@ function sourceCards(sources, turnNo) {
   if (!sources.length) return null;
   return h('ol', { class: 'sources', 'aria-label': 'Sources' }, sources.map((s) => h('li', { id: `src-${turnNo}-${s.n}`, class: 'source' },
     h('span', { class: 'n' }, String(s.n)),
-    h('a', { href: s.url, target: '_blank', rel: 'noopener noreferrer' }, s.title),
+    s.url ? h('a', { href: s.url, target: '_blank', rel: 'noopener noreferrer' }, s.title) : h('span', null, s.title),
     h('small', { class: 'muted' }, [s.feed, s.date].filter(Boolean).join(' · ')))));
 }
 
