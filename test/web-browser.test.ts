@@ -183,6 +183,11 @@ test('move a feed into a folder, OPML export and import round trip', { skip }, a
   await page.getByText(/new, \d+ updated/).waitFor();
   await page.locator('table.health tr', { hasText: 'City News' }).getByRole('button', { name: 'Refresh now' }).click();
   await page.getByText(/new, \d+ updated/).waitFor();
+  // Rename through the page's own dialog (labelled, not window.prompt).
+  await page.locator('table.health tr', { hasText: 'City News' }).getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('dialog', { name: /Rename/ }).getByLabel(/New title/).fill('Local News');
+  await page.getByRole('dialog').getByRole('button', { name: 'OK' }).click();
+  await page.locator('#sidebar').getByText('Local News').waitFor();
   await shot('09-manage');
 });
 

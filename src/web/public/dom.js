@@ -101,3 +101,23 @@ export function articleFragment(html) {
   for (const f of frag.querySelectorAll('iframe')) { f.loading = 'lazy'; f.referrerPolicy = 'no-referrer'; if (!f.title) f.title = 'Embedded media'; }
   return frag;
 }
+
+/**
+ * A small modal form asking for one value (rename, new password): resolves to the text, or null
+ * when cancelled. A <dialog> rather than prompt(): labelled, styled, and it can hide a password.
+ */
+export function askText(title, label, value = '', type = 'text') {
+  return new Promise((resolve) => {
+    const input = h('input', { id: 'ask-text-input', type, value, required: type === 'password', minlength: type === 'password' ? 8 : null, autocomplete: type === 'password' ? 'new-password' : 'off' });
+    let result = null;
+    const dlg = h('dialog', { 'aria-labelledby': 'ask-text-title', class: 'ask-text' },
+      h('form', { method: 'dialog', class: 'stack', onsubmit: () => { result = input.value; } },
+        h('h2', { id: 'ask-text-title' }, title),
+        h('label', { class: 'field', for: 'ask-text-input' }, h('span', null, label), input),
+        h('div', { class: 'row-inline' }, h('button', { type: 'submit', class: 'primary' }, 'OK'), h('button', { type: 'button', onclick: () => dlg.close() }, 'Cancel'))));
+    dlg.addEventListener('close', () => { dlg.remove(); resolve(result); });
+    document.body.append(dlg);
+    dlg.showModal();
+    input.select();
+  });
+}

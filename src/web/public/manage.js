@@ -1,5 +1,5 @@
 // Manage feeds: add by URL (with discovery), folders, move/rename/unsubscribe, OPML, feed health.
-import { h, mount, age, fullDate, toast } from './dom.js';
+import { h, mount, age, fullDate, toast, askText } from './dom.js';
 import { api } from './api.js';
 import { S, refreshSidebar } from './app.js';
 
@@ -64,7 +64,7 @@ export async function showManage(main) {
     }, h('label', { for: 'new-folder', class: 'sr-only' }, 'New folder name'), newFolder, h('button', { type: 'submit' }, 'Create folder')),
     h('ul', { class: 'plain' }, S.sidebar.folders.map((f) => h('li', { class: 'row-inline' },
       h('span', { class: 'grow' }, f.name, h('small', { class: 'muted' }, ` · ${f.feeds} feed${f.feeds === 1 ? '' : 's'}`)),
-      h('button', { type: 'button', onclick: async () => { const n = prompt(`Rename folder "${f.name}" to:`, f.name); if (n && n !== f.name) { try { await api.patch(`/folders/${encodeURIComponent(f.name)}`, { name: n }); await refreshSidebar(); await showManage(main); } catch (x) { toast(x.message); } } } }, 'Rename'),
+      h('button', { type: 'button', onclick: async () => { const n = await askText(`Rename folder “${f.name}”`, 'New name', f.name); if (n && n !== f.name) { try { await api.patch(`/folders/${encodeURIComponent(f.name)}`, { name: n }); await refreshSidebar(); await showManage(main); } catch (x) { toast(x.message); } } } }, 'Rename'),
       h('button', { type: 'button', class: 'danger', onclick: async () => { if (confirm(`Delete folder "${f.name}"? Its feeds stay subscribed.`)) { await api.del(`/folders/${encodeURIComponent(f.name)}`); await refreshSidebar(); await showManage(main); } } }, 'Delete')))));
 
   const file = h('input', { id: 'opml-file', type: 'file', accept: '.opml,.xml,text/xml,text/x-opml' });
@@ -101,7 +101,7 @@ export async function showManage(main) {
       h('td', { class: 'num' }, String(f.itemCount)),
       h('td', { class: 'actions' },
         h('button', { type: 'button', onclick: async () => { toast(`Fetching ${f.title}…`); try { const r = await api.post(`/feeds/${f.id}/refresh`); toast(r.error ? `Failed: ${r.error}` : `${r.added} new, ${r.updated} updated`); await refreshSidebar(); await showManage(main); } catch (x) { toast(x.message); } } }, 'Refresh now'),
-        h('button', { type: 'button', onclick: async () => { const t = prompt('New title (empty: the feed\'s own):', f.title); if (t !== null) { await api.patch(`/feeds/${f.id}`, { title: t || null }); await refreshSidebar(); await showManage(main); } } }, 'Rename'),
+        h('button', { type: 'button', onclick: async () => { const t = await askText(`Rename “${f.title}”`, 'New title (empty: the feed’s own)', f.title); if (t !== null) { await api.patch(`/feeds/${f.id}`, { title: t || null }); await refreshSidebar(); await showManage(main); } } }, 'Rename'),
         h('button', { type: 'button', class: 'danger', onclick: async () => { if (confirm(`Unsubscribe from ${f.title}? Starred articles are kept.`)) { await api.del(`/feeds/${f.id}`); await refreshSidebar(); await showManage(main); } } }, 'Unsubscribe')));
   });
 

@@ -1,6 +1,6 @@
 // Settings (reading preferences, password, app tokens, chat API keys) and Admin (users, OAuth
 // apps, access requests).
-import { h, mount, toast } from './dom.js';
+import { h, mount, toast, askText } from './dom.js';
 import { api } from './api.js';
 import { S } from './app.js';
 
@@ -79,7 +79,7 @@ export async function showAdmin(main) {
       h('div', { class: 'table-wrap' }, h('table', null, h('thead', null, h('tr', null, ['User', 'E-mail', 'Created', 'Role', ''].map((c) => h('th', { scope: 'col' }, c)))),
         h('tbody', null, users.map((u) => h('tr', null, h('th', { scope: 'row' }, u.username), h('td', null, u.email || ''), h('td', null, new Date(u.createdAt).toLocaleDateString()), h('td', null, u.isAdmin ? 'admin' : 'user'),
           h('td', { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': `Reset password of ${u.username}`, onclick: async () => { const p = prompt(`New password for ${u.username} (at least 8 characters):`); if (p) { try { await api.post(`/admin/users/${u.id}/password`, { password: p }); toast('Password reset; their sessions and tokens ended'); } catch (x) { toast(x.message); } } } }, 'Reset password'),
+            h('button', { type: 'button', 'aria-label': `Reset password of ${u.username}`, onclick: async () => { const p = await askText(`New password for ${u.username}`, 'Password (at least 8 characters)', '', 'password'); if (p) { try { await api.post(`/admin/users/${u.id}/password`, { password: p }); toast('Password reset; their sessions and tokens ended'); } catch (x) { toast(x.message); } } } }, 'Reset password'),
             u.id === S.session.user.id ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${u.username}`, onclick: async () => { if (confirm(`Delete ${u.username} and all their data?`)) { await api.del(`/admin/users/${u.id}`); await showAdmin(main); } } }, 'Delete'))))))),
       h('h3', null, 'Add a user'),
       form('adduser', [['username', 'User name', 'text', { required: true }], ['password', 'Password (at least 8 characters)', 'password', { required: true, minlength: 8, autocomplete: 'new-password' }], ['email', 'E-mail (optional)', 'email'], ['isAdmin', 'Administrator', 'checkbox']], 'Add user', async (v) => { await api.post('/admin/users', v); toast(`Created ${v.username}`); await showAdmin(main); })),
