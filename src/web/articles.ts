@@ -137,7 +137,9 @@ async function summaries(app: App, userId: number, states: ReaderItemState[]): P
   return out;
 }
 
-export async function listArticles(app: App, userId: number, view: View, o: ListOptions): Promise<{ items: ArticleSummary[]; next: string | null }> {
+export async function listArticles(app: App, userId: number, view: View, o: ListOptions): Promise<{ items: ArticleSummary[]; next: string | null; asOfUs: number }> {
+  // Server time of this page: "mark all read" up to it spares articles that arrive later.
+  const asOfUs = Date.now() * 1000;
   const where = await viewConditions(app, userId, view, o.unreadOnly);
   let after;
   try { after = o.cursor ? decodeContinuation(o.cursor) : undefined; } catch { throw badRequest(`malformed cursor "${o.cursor}": pass back the "next" value of the previous page`, 'cursor'); }
@@ -148,7 +150,7 @@ export async function listArticles(app: App, userId: number, view: View, o: List
     const last = rows[o.limit - 1];
     next = encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
   }
-  return { items: await summaries(app, userId, rows), next };
+  return { items: await summaries(app, userId, rows), next, asOfUs };
 }
 
 function parseEnclosures(raw: string | null): Enclosure[] {

@@ -156,8 +156,8 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'POST', path: '/articles/mark-all-read', access: 'user', summary: 'Mark every unread article of a view read, up to `before` (µs); returns the ids for undo (up to 5000).',
-    body: { view: 'all | unread | starred', feed: 'feed id', folder: 'folder name', before: 'crawl time in µs of the newest article seen (default: now)' },
+    method: 'POST', path: '/articles/mark-all-read', access: 'user', summary: 'Mark every unread article of a view read that arrived up to `before` (µs, e.g. the list\'s `asOfUs`); returns the ids for undo (up to 5000).',
+    body: { view: 'all | unread | starred', feed: 'feed id', folder: 'folder name', before: 'crawl time bound in µs: the asOfUs of the list the user saw (default: now)' },
     handler: async (c) => {
       const b = c.body;
       const before = b.before === undefined ? Date.now() * 1000 : Number(b.before);

@@ -17,6 +17,8 @@ export const S = {
   open: null,
   loadingMore: false,
   searchQuery: '',
+  /** Server time (µs) of the list's first page: the bound of mark-all-read. */
+  asOfUs: 0,
 };
 
 // ---------- Routing (the hash, so reloads and the back button work without server routes) ----------
@@ -324,6 +326,7 @@ async function loadMore(first = false) {
     const page = await api.get(`/articles?${p}`);
     S.items.push(...page.items);
     S.next = page.next;
+    if (first) S.asOfUs = page.asOfUs;
     renderItems(page.items, first);
     // Read by the benchmark (bench/web.bench.ts): navigation start to the first list on screen.
     if (first && !performance.getEntriesByName('tidings:list-rendered').length) performance.mark('tidings:list-rendered');
@@ -472,7 +475,8 @@ async function toggleStar(i) {
 async function markAllRead() {
   if (S.route.name !== 'list') return;
   const v = S.route.view;
-  const before = S.items.reduce((m, it) => Math.max(m, it.crawledUs), 0) || Date.now() * 1000;
+  // Everything the list held when it was loaded (server time), in either order; later arrivals stay unread.
+  const before = S.asOfUs || Date.now() * 1000;
   const body = { before };
   if (v.feed) body.feed = Number(v.feed); else if (v.folder) body.folder = v.folder; else body.view = v.view;
   const r = await api.post('/articles/mark-all-read', body);
