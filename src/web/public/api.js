@@ -20,7 +20,7 @@ async function request(method, path, body, opts = {}) {
   else if (body !== undefined) { payload = JSON.stringify(body); headers['content-type'] = 'application/json'; }
   let res;
   try {
-    res = await fetch('/api/v1' + path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
+    res = await fetch('api/v1' + path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
   } catch (e) {
     if (e.name === 'AbortError') throw e;
     throw new ApiError(0, 'network', 'cannot reach the server: check the connection and try again');

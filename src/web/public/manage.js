@@ -84,7 +84,7 @@ export async function showManage(main) {
           } catch (x) { toast(x.message); }
         },
       }, 'Import'),
-      h('a', { class: 'button', href: '/api/v1/opml', download: 'tidings-subscriptions.opml' }, 'Export OPML')));
+      h('a', { class: 'button', href: 'api/v1/opml', download: 'tidings-subscriptions.opml' }, 'Export OPML')));
 
   const rows = feeds.map((f) => {
     const move = h('select', {
