@@ -20,7 +20,7 @@ import { loadSettings, updateSettings } from './settings.ts';
 import { completeSetup, setupRequired } from './setup.ts';
 import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './sessions.ts';
 import { webStore } from './store.ts';
-import { errorReply, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
+import { parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 
 export interface WebContext {
@@ -390,4 +390,3 @@ export const ROUTES: RouteSpec[] = [
   },
 ];
 
-export { errorReply };
