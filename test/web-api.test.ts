@@ -162,6 +162,12 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
   try {
     const b = await setUp(h);
     h.feeds.addItems('space', 30, 'Space News');
+    const missing = await b.call('POST', '/feeds', { url: h.feeds.url('nothing-here') });
+    assert.equal(missing.status, 422);
+    assert.equal(missing.json.error.code, 'feed_http');
+    assert.match(missing.json.error.message, /404/);
+    assert.equal((await b.call('POST', '/feeds', { url: 'not a url at all' })).status, 422);
+    assert.equal((await b.call('POST', '/feeds', {})).json.error.field, 'url');
     const sub = await b.call('POST', '/feeds', { url: h.feeds.url('space') });
     assert.equal(sub.status, 201, sub.text);
     const feedId = sub.json.feedId;
