@@ -313,8 +313,13 @@ function scopeOf(v) {
   return 'all';
 }
 
+/** Bumped by each new list: a page that arrives for an earlier list is dropped. */
+let listGeneration = 0;
+
 async function loadMore(first = false) {
+  if (first) { listGeneration++; S.loadingMore = false; }
   if (S.loadingMore || (!first && !S.next)) return;
+  const gen = listGeneration;
   S.loadingMore = true;
   const v = S.route.view;
   const p = viewQuery(v);
@@ -324,13 +329,14 @@ async function loadMore(first = false) {
   if (S.next) p.set('cursor', S.next);
   try {
     const page = await api.get(`/articles?${p}`);
+    if (gen !== listGeneration) return;
     S.items.push(...page.items);
     S.next = page.next;
     if (first) S.asOfUs = page.asOfUs;
     renderItems(page.items, first);
     // Read by the benchmark (bench/web.bench.ts): navigation start to the first list on screen.
     if (first && !performance.getEntriesByName('tidings:list-rendered').length) performance.mark('tidings:list-rendered');
-  } finally { S.loadingMore = false; }
+  } finally { if (gen === listGeneration) S.loadingMore = false; }
 }
 
 let moreObserver = null;
@@ -397,11 +403,16 @@ function fetchArticle(id) {
   return p.then((a) => ({ ...a, read: S.items.find((x) => x.id === id)?.read ?? a.read, starred: S.items.find((x) => x.id === id)?.starred ?? a.starred }));
 }
 
+let openGeneration = 0;
+
 async function openArticle(i) {
   const started = performance.now();
   const it = S.items[i];
   const pane = $('#pane');
+  const gen = ++openGeneration;
   const a = await fetchArticle(it.id);
+  // Keys pressed faster than articles arrive: only the last one asked for is shown.
+  if (gen !== openGeneration || !pane.isConnected) return;
   // j/k readers move one by one: the next article is fetched while this one is read.
   if (S.items[i + 1]) fetchArticle(S.items[i + 1].id).catch(() => {});
   S.open = a;
@@ -512,7 +523,9 @@ async function showSearch(r) {
   listLayout(`Search: “${r.q}”${scope}`, [h('a', { class: 'button', href: viewHash(r.view) }, 'Back to list')]);
   const p = viewQuery(r.view);
   p.set('q', r.q);
+  const gen = ++listGeneration;
   const res = await api.get(`/search?${p}`);
+  if (gen !== listGeneration) return;
   S.items = res.items.map((x) => ({ ...x, crawledUs: 0 }));
   renderItems(S.items, true);
 }
