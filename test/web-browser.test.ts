@@ -55,7 +55,7 @@ before(async () => {
   });
   browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
   ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.setDefaultTimeout(10_000);
+  ctx.setDefaultTimeout(20_000);
   page = await ctx.newPage();
 });
 
@@ -239,7 +239,7 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
 
 test('a phone-sized viewport: one column, the article covers the list, Back returns', { skip }, async () => {
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
-  phone.setDefaultTimeout(10_000);
+  phone.setDefaultTimeout(20_000);
   const p = await phone.newPage();
   await p.goto(h.url + '/');
   await p.getByLabel('User name').fill('admin');
@@ -270,7 +270,7 @@ test('behind a reverse proxy under a sub-path (/tidings/), the page, its API cal
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/tidings/`;
   const proxied = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  proxied.setDefaultTimeout(10_000);
+  proxied.setDefaultTimeout(20_000);
   const p = await proxied.newPage();
   try {
     await p.goto(base);
@@ -327,7 +327,7 @@ test('axe-core finds no serious or critical accessibility violations on the main
   const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   // Injecting axe is an inline script: this context alone bypasses the page's CSP to allow it.
   const a11y = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
-  a11y.setDefaultTimeout(10_000);
+  a11y.setDefaultTimeout(20_000);
   const p = await a11y.newPage();
   await p.goto(h.url + '/');
   const audit = async (name: string) => {
