@@ -146,14 +146,16 @@ export interface FeedCandidate {
 export async function discoverFeeds(app: App, urlOrSiteUrl: string): Promise<FeedCandidate[]> {
   const { fetcher, feeds } = feedEngine(app);
   const url = normaliseInputUrl(urlOrSiteUrl);
-  const stored = feeds.findByUrl(url);
+  const stored = await feeds.findByUrl(url);
   if (stored) return [{ url: stored.url, title: stored.title, known: true }];
   const res = await fetcher.fetch({ url });
   const parsed = tryParse(res);
   if (!(parsed instanceof FeedParseError)) return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
   if (!looksLikeHtml(res)) throw parseFailure(parsed);
-  return findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).slice(0, 20).map((l) => {
-    const known = feeds.findByUrl(l.url);
-    return { url: l.url, title: known?.title ?? l.title, known: known !== undefined };
-  });
+  const out: FeedCandidate[] = [];
+  for (const l of findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).slice(0, 20)) {
+    const known = await feeds.findByUrl(l.url);
+    out.push({ url: l.url, title: known?.title ?? l.title, known: known !== undefined });
+  }
+  return out;
 }
