@@ -254,6 +254,12 @@ test('a phone-sized viewport: one column, the article covers the list, Back retu
   await shot('13-phone-article', p);
   await p.getByRole('button', { name: '← Back' }).tap();
   await p.locator('.list').waitFor();
+  // The browser's own Back closes an open article too (it is a history entry on phones).
+  await p.locator('#items .row').nth(1).tap();
+  await p.locator('#pane .title').waitFor();
+  await p.goBack();
+  await p.locator('.list').waitFor();
+  assert.match(p.url(), /#\/all$|\/$/);
   await p.getByRole('button', { name: 'Show feeds' }).tap();
   await p.waitForFunction(() => document.querySelector('#sidebar')!.getBoundingClientRect().x >= 0);
   await shot('14-phone-sidebar', p);

@@ -421,10 +421,13 @@ async function openArticle(i) {
   renderPane(a);
   // The pane shows first; the read mark goes to the server meanwhile.
   if (markRead) setRead(i, true, true).catch((x) => toast(x.message));
-  $('#main').classList.add('reading');
+  const main = $('#main');
+  // On a phone the article covers the list: make it a history entry, so Back closes it.
+  if (!main.classList.contains('reading') && narrowScreen() && !(history.state && history.state.reading)) history.pushState({ reading: true }, '');
+  main.classList.add('reading');
   pane.scrollTop = 0;
   performance.measure('tidings:open-article', { start: started });
-  if (window.matchMedia('(max-width: 760px)').matches) pane.focus({ preventScroll: true });
+  if (narrowScreen()) pane.focus({ preventScroll: true });
 }
 
 function renderPane(a) {
@@ -452,10 +455,21 @@ function renderPane(a) {
     body);
 }
 
+function narrowScreen() { return window.matchMedia('(max-width: 760px)').matches; }
+
 function closePane() {
+  if (history.state && history.state.reading) { history.back(); return; } // popstate closes it
   $('#main')?.classList.remove('reading');
   if (S.sel >= 0) rowEl(S.sel)?.focus();
 }
+
+window.addEventListener('popstate', () => {
+  const main = $('#main');
+  if (main && main.classList.contains('reading') && !(history.state && history.state.reading)) {
+    main.classList.remove('reading');
+    if (S.sel >= 0) rowEl(S.sel)?.focus();
+  }
+});
 
 async function setRead(i, read, quiet) {
   const it = S.items[i];
