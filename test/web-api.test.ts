@@ -228,6 +228,13 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
     assert.ok(deltas.length >= 2, 'the answer arrives in pieces');
     // (These bodies are too thin to quote: citations and source cards are checked in the browser test.)
     assert.equal(events.at(-1).type, 'done', JSON.stringify(events.at(-1)));
+    // Deep research reports its stages while it works.
+    const deep = await fetch(h.url + '/api/v1/ask', { method: 'POST', headers: { cookie: b.cookie, origin: h.url, 'x-csrf-token': b.csrf, 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Space News posts', model: 'sonar-deep-research' }) });
+    const deepEvents = (await deep.text()).split('\n\n').filter(Boolean).map((l) => JSON.parse(l.replace(/^data: /, '')));
+    const firstProgress = deepEvents.findIndex((e) => e.type === 'progress');
+    assert.ok(firstProgress > 0 && firstProgress < deepEvents.findIndex((e) => e.type === 'delta'), JSON.stringify(deepEvents.slice(0, 5)));
+    assert.equal(deepEvents.filter((e) => e.type !== 'progress').at(-1).type, 'done');
+    await b.call('DELETE', `/conversations/${deepEvents[0].id}`);
     const convs = await b.call('GET', '/conversations');
     assert.equal(convs.json.conversations.length, 1);
     const conv = await b.call('GET', `/conversations/${events[0].id}`);

@@ -24,6 +24,8 @@ export type AskEvent =
   | { type: 'conversation'; id: number; title: string }
   | { type: 'sources'; sources: SourceCard[] }
   | { type: 'delta'; text: string }
+  /** Long pipelines (deep research) report their stages before any text. */
+  | { type: 'progress'; stage: string; message: string; fraction?: number }
   | { type: 'done'; related: string[]; finishReason: string }
   | { type: 'error'; message: string };
 
@@ -157,7 +159,8 @@ async function streamAnswer(app: App, p: PreparedAsk, signal: AbortSignal, emit:
   const parts: string[] = [];
   let failed: string | null = null;
   try {
-    for await (const ev of webAnswerService(app).stream({ ...p.request, signal })) {
+    const onProgress = (pr: { stage: string; message: string; fraction?: number }) => { void emit({ type: 'progress', stage: pr.stage, message: pr.message, fraction: pr.fraction }); };
+    for await (const ev of webAnswerService(app).stream({ ...p.request, signal, onProgress })) {
       if (ev.type === 'sources') {
         sources = ev.searchResults.map((r, i) => ({
           n: i + 1, title: r.title || r.url, url: webUrl(r.url) ?? '', feed: found.get(r.url)?.sourceName ?? hostOf(r.url), date: date(r.date), snippet: r.snippet.slice(0, 300),

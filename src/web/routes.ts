@@ -196,7 +196,7 @@ export const ROUTES: RouteSpec[] = [
 
   // ---- Ask ----
   {
-    method: 'POST', path: '/ask', access: 'user', summary: 'Ask a question over your feeds; answers as Server-Sent Events (conversation, sources, delta…, done | error).',
+    method: 'POST', path: '/ask', access: 'user', summary: 'Ask a question over your feeds; answers as Server-Sent Events (conversation, progress…, sources, delta…, done | error).',
     body: { question: 'the question', conversationId: 'continue this conversation', scope: '{"kind":"all"|"starred"} | {"kind":"folder","name"} | {"kind":"feed","feedId"}', model: SONAR_MODELS.join(' | ') },
     handler: async (c) => {
       const prepared = await prepareAsk(c.app, uid(c), c.body);

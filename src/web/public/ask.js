@@ -61,7 +61,7 @@ function sourceCards(sources, turnNo) {
 function renderTurn(turn, turnNo) {
   const ans = h('div', { class: 'answer', 'aria-live': turn.streaming ? 'polite' : null, 'aria-busy': turn.streaming ? 'true' : null });
   if (turn.error) ans.append(h('p', { class: 'error', role: 'alert' }, turn.error));
-  else if (!turn.answer && turn.streaming) ans.append(h('p', { class: 'muted' }, 'Searching your feeds…'));
+  else if (!turn.answer && turn.streaming) ans.append(h('p', { class: 'muted' }, turn.progress || 'Searching your feeds…'));
   else ans.append(...answerNodes(turn.answer, turn.sources, turnNo));
   return h('section', { class: 'turn', 'aria-label': `Question ${turnNo}` },
     h('h2', { class: 'question' }, turn.question),
@@ -98,6 +98,7 @@ async function ask(question) {
       if (ev.type === 'conversation') { current.id = ev.id; history.replaceState(null, '', `#/ask/${ev.id}`); loadHistory(); }
       else if (ev.type === 'sources') turn.sources = ev.sources;
       else if (ev.type === 'delta') turn.answer += ev.text;
+      else if (ev.type === 'progress') turn.progress = `${ev.message}${typeof ev.fraction === 'number' ? ` (${Math.round(ev.fraction * 100)} %)` : ''}`;
       else if (ev.type === 'done') turn.related = ev.related;
       else if (ev.type === 'error') turn.error = ev.message;
       paint();
