@@ -14,7 +14,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { openDatabase, transaction } from '../src/store/db.ts';
+import { openDatabase, transaction } from '../src/store/sqlite/db.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';

@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { openDatabase, transaction } from '../src/store/db.ts';
+import { openDatabase, transaction } from '../src/store/sqlite/db.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { loadAssets } from '../src/web/assets.ts';
 import { tempDataDir } from '../test/helpers.ts';

@@ -1,6 +1,7 @@
 // `npm start`: serve both APIs and refresh feeds on schedule until SIGINT/SIGTERM.
 import { loadConfig, ConfigError } from './config/config.ts';
 import { createApp } from './app.ts';
+import { StoreUnavailableError } from './store/store.ts';
 import { startServer } from './http/server.ts';
 import { startScheduler } from './feeds/scheduler/scheduler.ts';
 
@@ -10,7 +11,11 @@ async function main(): Promise<void> {
     if (e instanceof ConfigError) { console.error(`tidings: ${e.message}`); process.exit(2); }
     throw e;
   }
-  const app = createApp(config);
+  let app;
+  try { app = await createApp(config); } catch (e) {
+    if (e instanceof StoreUnavailableError) { console.error(`tidings: ${e.message}`); process.exit(2); }
+    throw e;
+  }
   let url: string;
   try {
     ({ url } = await startServer(app));
@@ -25,7 +30,7 @@ async function main(): Promise<void> {
   }
   app.log.info({ url, dataDir: config.dataDir }, 'tidings is serving');
   if (config.schedulerEnabled) startScheduler(app);
-  if (app.users.list().length === 0) {
+  if ((await app.users.list()).length === 0) {
     app.log.warn('no users yet: create one with `npx tidings user add <name> --password <password>`, then subscribe with `npx tidings feed add <name> <url>`');
   }
   let closing = false;

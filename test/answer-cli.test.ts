@@ -10,8 +10,8 @@ let dir: string;
 const env = { TIDINGS_LLM_BASE_URL: '', TIDINGS_LLM_MODEL: '' };
 before(async () => {
   dir = tempDataDir('tidings-ask-');
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent' } }));
-  loadFixture(app);
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent' } }));
+  await loadFixture(app);
   await app.close();
 });
 

@@ -65,14 +65,14 @@ export interface Harness { app: App; url: string; feeds: FeedServer; close(): Pr
 export async function startHarness(): Promise<Harness> {
   const dataDir = tempDataDir('tidings-reader-');
   const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'silent' } });
-  const app = createApp(config, silentLogger);
+  const app = await createApp(config, silentLogger);
   const { url } = await startServer(app);
   const feeds = await new FeedServer().start();
   return { app, url, feeds, async close() { await app.close(); await feeds.close(); rmSync(dataDir, { recursive: true, force: true }); } };
 }
 
 export async function addUser(app: App, name: string, password: string): Promise<number> {
-  return app.users.create(name, await hashPassword(password), `${name}@example.org`).id;
+  return (await app.users.create(name, await hashPassword(password), `${name}@example.org`)).id;
 }
 
 /** ClientLogin as apps do it: POST form, the token is on the Auth= line. */

@@ -7,6 +7,7 @@ import { startHarness, type Harness } from './reader-harness.ts';
 import { setupSecret } from '../src/web/setup.ts';
 import { webStore } from '../src/web/store.ts';
 import { flushSearchIndexing } from '../src/search/indexing.ts';
+import { testSql } from '../src/store/testing.ts';
 
 class Browser {
   cookie = '';
@@ -81,7 +82,7 @@ test('sign in, wrong password, throttle, sign out, expired session', async () =>
     assert.equal((await b.call('GET', '/sidebar')).status, 200);
     // Sessions are stored hashed: the cookie value is nowhere in the database.
     const token = b.cookie.split('=')[1]!;
-    assert.equal((h.app.db.prepare('SELECT count(*) AS n FROM web_sessions WHERE token_hash = ?').get(token) as { n: number }).n, 0);
+    assert.equal((await testSql(h.app).prepare('SELECT count(*) AS n FROM web_sessions WHERE token_hash = ?').get<{ n: number }>(token))!.n, 0);
     // Another browser of the same user is listed and can be signed out from here.
     const other = new Browser(h.url);
     await other.call('POST', '/session', { username: 'admin', password: 'correct horse' });

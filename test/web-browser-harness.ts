@@ -78,7 +78,7 @@ export async function startWebHarness(): Promise<WebHarness> {
   const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
   const log = pino({ level: 'warn' }, sink);
   const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'warn', parseWorkers: 0 } });
-  const app = createApp(config, log);
+  const app = await createApp(config, log);
   const { url } = await startServer(app);
   const site = await new Site().start();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

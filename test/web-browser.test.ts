@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, SCREENSHOT_DIR, SKIP_NO_CHROMIUM, setupUrlFromLog, startWebHarness, type WebHarness } from './web-browser-harness.ts';
 import { webStore } from '../src/web/store.ts';
+import { testSql } from '../src/store/testing.ts';
 
 // Functions passed to page.waitForFunction run in the page (strings would need eval, which the CSP forbids).
 declare const document: any;
@@ -33,6 +34,12 @@ const NEWS = [
   ['Stock markets close higher', 'Markets closed higher after the central bank kept interest rates unchanged.'],
   ['NASA delays a Moon lander test', 'NASA said the lunar lander test for Artemis III moves to next year. Engineers need more time for the engine.'],
 ];
+
+/** Waits until the selector matches exactly n elements (the page renders asynchronously). */
+async function waitCount(selector: string, n: number, p: Page = page) {
+  await p.waitForFunction(([sel, want]) => document.querySelectorAll(sel).length === want, [selector, n] as const)
+    .catch(async (e) => { throw new Error(`${selector}: expected ${n}, found ${await p.locator(selector).count()} (${(e as Error).message})`); });
+}
 
 async function shot(name: string, p: Page = page) {
   await p.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
@@ -114,7 +121,7 @@ test('subscribe: a site URL shows its feeds to choose from; a feed URL subscribe
 test('read with the keyboard: j/k open, s stars, m toggles read, A marks all read with undo, g s goes to Starred', { skip }, async () => {
   await page.goto(h.url + '/#/all');
   await page.locator('#items .row').first().waitFor();
-  assert.equal(await page.locator('#items .row').count(), 6);
+  await waitCount('#items .row', 6);
   await page.keyboard.press('j');
   await page.locator('#pane .title').waitFor();
   const first = await page.locator('#pane .title').textContent();
@@ -150,7 +157,7 @@ test('read with the keyboard: j/k open, s stars, m toggles read, A marks all rea
   await page.keyboard.press('s');
   await page.waitForURL(/#\/starred$/);
   await page.getByRole('heading', { name: 'Starred' }).waitFor();
-  assert.equal(await page.locator('#items .row').count(), 1);
+  await waitCount('#items .row', 1);
 });
 
 test('article pane: sanitized HTML, lazy images, original link, audio player for the enclosure', { skip }, async () => {
@@ -234,7 +241,7 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
   await page.goto(h.url + '/#/ask');
   await page.locator('#ask-history a', { hasText: 'Who will command' }).click();
   await page.locator('.turn').nth(1).waitFor();
-  assert.equal(await page.locator('.turn').count(), 2);
+  await waitCount('.turn', 2);
 });
 
 test('a phone-sized viewport: one column, the article covers the list, Back returns', { skip }, async () => {
@@ -311,8 +318,8 @@ test('a forged cross-site POST is refused (the session cookie is sent, the Origi
     await page.goto(h.url + '/#/manage');
     await page.locator('table.health').getByText('Space Desk').waitFor();
     assert.doesNotMatch(await page.locator('#sidebar').textContent() ?? '', /Evil/);
-    assert.equal((await h.app.db.prepare("SELECT count(*) AS n FROM labels WHERE name = 'Evil'").get() as { n: number }).n, 0);
-    assert.equal((await h.app.db.prepare('SELECT count(*) AS n FROM subscriptions').get() as { n: number }).n, 2);
+    assert.equal((await testSql(h.app).prepare("SELECT count(*) AS n FROM labels WHERE name = 'Evil'").get<{ n: number }>())!.n, 0);
+    assert.equal((await testSql(h.app).prepare('SELECT count(*) AS n FROM subscriptions').get<{ n: number }>())!.n, 2);
   } finally { evil?.close(); }
 });
 

@@ -3,23 +3,18 @@
 // Separate purposes are domain-separated in the MAC input, so one value never passes as another.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import { authStore, nowSeconds } from './store.ts';
 
-const keys = new WeakMap<App, Buffer>();
-
-function serverKey(app: App): Buffer {
-  let k = keys.get(app);
-  if (!k) {
-    const stored = authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
-    k = Buffer.from(stored, 'base64url');
-    keys.set(app, k);
-  }
-  return k;
-}
+/** The key, read (or created) once per App. */
+const serverKey = perApp(async (app): Promise<Buffer> => {
+  const stored = await authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+  return Buffer.from(stored, 'base64url');
+});
 
 /** HMAC-SHA256 of `purpose` and the parts, base64url (43 characters, no '=', '&' or whitespace). */
-export function sign(app: App, purpose: string, ...parts: string[]): string {
-  const mac = createHmac('sha256', serverKey(app)).update(purpose);
+export async function sign(app: App, purpose: string, ...parts: string[]): Promise<string> {
+  const mac = createHmac('sha256', await serverKey(app)).update(purpose);
   // Length-prefix every part so ("ab","c") and ("a","bc") sign differently.
   for (const p of parts) mac.update(`\0${Buffer.byteLength(p)}:`).update(p);
   return mac.digest('base64url');

@@ -1,5 +1,6 @@
 // Checking a username and password (ClientLogin and the OAuth login page), throttled.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { LoginThrottle } from './login-throttle.ts';
@@ -9,12 +10,7 @@ export type LoginResult =
   | { ok: false; reason: 'bad-credentials' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-const throttles = new WeakMap<App, LoginThrottle>();
-function throttle(app: App): LoginThrottle {
-  let t = throttles.get(app);
-  if (!t) { t = new LoginThrottle(app.config.loginFailuresPerMinute); throttles.set(app, t); }
-  return t;
-}
+const throttle = perApp((app) => new LoginThrottle(app.config.loginFailuresPerMinute));
 
 // Unknown usernames are checked against this hash too, so the answer time does not reveal which
 // usernames exist.
@@ -25,7 +21,7 @@ export async function checkLogin(app: App, username: string, password: string, c
   if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
   // Clients label the field "Email" and many users type their address there.
   const found = !username ? undefined
-    : app.users.findByName(username) ?? (username.includes('@') ? app.users.findByEmail(username) : undefined);
+    : await app.users.findByName(username) ?? (username.includes('@') ? await app.users.findByEmail(username) : undefined);
   const ok = await verifyPassword(password, found?.passwordHash ?? await (dummyHash ??= hashPassword('not a password of anyone')));
   if (!found || !ok) {
     throttle(app).recordFailure(username, clientIp);

@@ -11,18 +11,10 @@ import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
 
-/** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
-export class CliError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) { super(message); this.exitCode = exitCode; }
-}
+import { CliError, type CliContext } from './context.ts';
+import { StoreUnavailableError } from '../store/store.ts';
 
-export interface CliContext {
-  /** Opens the App lazily (so `--help` needs no database) and closes it when the command ends. */
-  app(): App;
-  config(): Config;
-  out(text: string): void;
-}
+export { CliError, type CliContext };
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('tidings')
@@ -43,7 +35,7 @@ export function buildProgram(ctx: CliContext): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  let app: App | undefined;
+  let app: Promise<App> | undefined;
   let config: Config | undefined;
   let program: Command;
   const getConfig = (): Config => {
@@ -75,13 +67,13 @@ export async function main(argv: string[]): Promise<void> {
       code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
     } else if (e instanceof CliError) {
       process.stderr.write(`tidings: ${e.message}\n`); code = e.exitCode;
-    } else if (e instanceof ConfigError) {
+    } else if (e instanceof ConfigError || e instanceof StoreUnavailableError) {
       process.stderr.write(`tidings: ${e.message}\n`); code = 2;
     } else {
       process.stderr.write(`tidings: ${(e as Error)?.message ?? String(e)}\n`); code = 1;
     }
   } finally {
-    if (app) await app.close();
+    if (app) await app.then((a) => a.close(), () => undefined);
   }
   process.exitCode = code;
 }

@@ -19,6 +19,7 @@ interface OptionSpec {
 // Keys are the names used in the config file and in `--set key=value`.
 export const OPTIONS = {
   dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: './data', doc: 'Data folder: SQLite database, logs of async jobs.' },
+  databaseUrl: { env: 'TIDINGS_DATABASE_URL', kind: 'string', default: '', doc: 'Database: empty for SQLite in the data folder (tidings.db), sqlite:<file> for another SQLite file, or postgres://user:password@host:port/db (also ?host=/socket/dir) for PostgreSQL 13 or newer.' },
   host: { env: 'TIDINGS_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds to (use 0.0.0.0 to serve the LAN).' },
   port: { env: 'TIDINGS_PORT', kind: 'int', default: 8080, doc: 'HTTP port for both APIs (Google Reader API and chat completions).' },
   publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },

@@ -6,8 +6,7 @@ import type { App } from '../app.ts';
 import type { FeedRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/feed.ts';
 import type { ItemChanges } from '../model/item.ts';
-import { transaction } from '../store/db.ts';
-import { feedEngine } from './engine.ts';
+import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
 import type { FetchResponse } from './fetcher/http-client.ts';
 import { FeedParseError } from './parser/parse-feed.ts';
@@ -42,32 +41,32 @@ export function bodyHash(body: Buffer): string {
  * validators and the next fetch time, all in one transaction; listeners hear of the changes after
  * the commit.
  */
-export function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number, startedAt = performance.now() - res.durationMs): ItemChanges {
+export async function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number, startedAt = performance.now() - res.durationMs): Promise<ItemChanges> {
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
   parsed = withoutTruncatedTail(parsed, res.body);
-  const changes = transaction(app.db, () => {
-    feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
-    const c = items.upsertEntries(feed.id, parsed.entries, crawlUs);
-    const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: parsed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-    feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), durationMs: performance.now() - startedAt, ...next });
+  const changes = await app.store.transaction(async () => {
+    await feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
+    const c = await items.upsertEntries(feed.id, parsed.entries, crawlUs);
+    const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: parsed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
+    await feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), durationMs: performance.now() - startedAt, ...next });
     return c;
   });
   app.notifyItemChanges(changes);
   return changes;
 }
 
-function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): void {
+async function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): Promise<void> {
   const { feeds } = feedEngine(app);
   const now = nowS();
   const next = scheduleAfterFailure(app.config, { now, errorCount: feed.errorCount + 1, retryAfterSeconds: error.retryAfterSeconds });
-  feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, durationMs, ...next });
+  await feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, durationMs, ...next });
 }
 
 /** Moves the feed to where a permanent redirect points, unless another feed already lives there. */
-function followPermanentMove(app: App, feed: FeedRecord, res: FetchResponse): void {
+async function followPermanentMove(app: App, feed: FeedRecord, res: FetchResponse): Promise<void> {
   if (!res.permanentUrl || res.permanentUrl === feed.url) return;
-  if (feedEngine(app).feeds.changeUrl(feed.id, res.permanentUrl)) {
+  if (await feedEngine(app).feeds.changeUrl(feed.id, res.permanentUrl)) {
     app.log.info({ feedId: feed.id, from: feed.url, to: res.permanentUrl }, 'feed moved permanently: URL updated');
   } else {
     // Merging two feeds' items and subscribers is not worth the risk: keep fetching the old URL.
@@ -77,19 +76,19 @@ function followPermanentMove(app: App, feed: FeedRecord, res: FetchResponse): vo
 
 export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal } = {}): Promise<RefreshResult> {
   const { feeds, fetcher } = feedEngine(app);
-  const feed = typeof feedOrId === 'number' ? feeds.findById(feedOrId) : feedOrId;
+  const feed = typeof feedOrId === 'number' ? await feeds.findById(feedOrId) : feedOrId;
   if (!feed) throw new FeedError('bad-url', `no feed with id ${String(feedOrId)}`);
   const result: RefreshResult = { feedId: feed.id, url: feed.url, outcome: 'failed', added: 0, updated: 0, error: null };
   const startedAt = performance.now();
   try {
     const res = await fetcher.fetch({ url: feed.url, etag: feed.etag, lastModified: feed.lastModified, signal: opts.signal });
-    followPermanentMove(app, feed, res);
+    await followPermanentMove(app, feed, res);
     const crawlUs = Date.now() * 1000;
     // 304, or a server without validators sending the very same bytes: nothing to parse.
     if (res.notModified || (feed.bodyHash !== null && bodyHash(res.body) === feed.bodyHash)) {
       const fetchedAt = Math.floor(crawlUs / 1e6);
-      const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: feed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-      feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, durationMs: performance.now() - startedAt, ...next });
+      const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: feed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
+      await feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, durationMs: performance.now() - startedAt, ...next });
       result.outcome = 'not-modified';
       return result;
     }
@@ -98,7 +97,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }
-    const changes = storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
+    const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
     Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
   } catch (e) {
     const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
@@ -106,7 +105,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
     result.error = error;
     // A fetch cancelled by shutdown says nothing about the feed: no failure, no back-off.
     if (opts.signal?.aborted) return result;
-    try { recordFailure(app, feed, error, performance.now() - startedAt); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
+    try { await recordFailure(app, feed, error, performance.now() - startedAt); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
   }
   return result;
 }
@@ -136,7 +135,7 @@ export interface RefreshDueOptions {
  */
 export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promise<RefreshSummary> {
   const t0 = performance.now();
-  const due = feedEngine(app).feeds.listDue(opts.all ? Infinity : nowS(), opts.limit ?? 1_000_000);
+  const due = await feedEngine(app).feeds.listDue(opts.all ? Infinity : nowS(), opts.limit ?? 1_000_000);
   const summary: RefreshSummary = { feeds: due.length, updated: 0, notModified: 0, failed: 0, itemsAdded: 0, itemsUpdated: 0, durationMs: 0 };
   let next = 0, done = 0;
   const worker = async () => {

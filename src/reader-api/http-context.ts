@@ -42,7 +42,7 @@ export function endpoint(app: App, kind: EndpointKind, name: string, handler: (c
       reply.header('Allow', kind === 'write' ? 'POST' : 'GET, POST');
       return sendError(reply, 405, `${name} takes ${kind === 'write' ? 'POST' : 'GET or POST'}, not ${req.method}`);
     }
-    const auth = authenticate(app, req.headers.authorization);
+    const auth = await authenticate(app, req.headers.authorization);
     if (!auth) return sendUnauthorized(reply, 'missing or invalid token: sign in again (Authorization: GoogleLogin auth=<token> or Bearer <token>)');
     const params = paramsFromRequest(req.raw.url ?? req.url, req.body);
     if (kind === 'write') {
@@ -50,7 +50,7 @@ export function endpoint(app: App, kind: EndpointKind, name: string, handler: (c
         return sendError(reply, 403, 'insufficient_scope: this token is read-only; authorize the app again with scope "read write"',
           { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="read write"' });
       }
-      if (!checkWriteToken(app, auth, params.get('T'))) return sendUnauthorized(reply, 'invalid T (write token): fetch a new one from /reader/api/0/token');
+      if (!(await checkWriteToken(app, auth, params.get('T')))) return sendUnauthorized(reply, 'invalid T (write token): fetch a new one from /reader/api/0/token');
     }
     try {
       const out = await handler({ app, auth, userId: auth.userId, params, req, reply });

@@ -54,7 +54,7 @@ export class ItemBodyCache {
   constructor(max: number) { this.max = max; }
 
   /** Body JSON of every item, loading the ones not cached with `load`. */
-  bodiesFor(states: ReaderItemState[], itemsVersion: number, load: (ids: number[]) => ReaderItemBody[]): Map<number, Buffer> {
+  async bodiesFor(states: ReaderItemState[], itemsVersion: number, load: (ids: number[]) => Promise<ReaderItemBody[]>): Promise<Map<number, Buffer>> {
     if (itemsVersion !== this.version) { this.map.clear(); this.version = itemsVersion; }
     const out = new Map<number, Buffer>();
     const missing: number[] = [];
@@ -63,7 +63,7 @@ export class ItemBodyCache {
       if (c) out.set(st.itemId, c); else missing.push(st.itemId);
     }
     if (!missing.length) return out;
-    for (const b of load(missing)) {
+    for (const b of await load(missing)) {
       const json = Buffer.from(itemBodyJson(b));
       out.set(b.itemId, json);
       if (this.max > 0) this.map.set(b.itemId, json);

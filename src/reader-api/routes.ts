@@ -37,10 +37,10 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
   const route = (path: string, kind: EndpointKind, handler: (ctx: ReaderContext) => ReturnType<Parameters<typeof endpoint>[3]>) =>
     f.route({ method: ALL_METHODS, url: path, handler: endpoint(app, kind, path.replace(/^\//, ''), handler) });
 
-  route('/token', 'read', (ctx) => writeToken(app, ctx.userId) + '\n');
+  route('/token', 'read', async (ctx) => (await writeToken(app, ctx.userId)) + '\n');
 
-  route('/user-info', 'read', (ctx) => {
-    const u = app.users.findById(ctx.userId);
+  route('/user-info', 'read', async (ctx) => {
+    const u = await app.users.findById(ctx.userId);
     if (!u) throw new ReaderError(401, 'the account of this token no longer exists');
     return json({
       userId: String(u.id), userName: u.username, userProfileId: String(u.id), userEmail: u.email ?? '',
@@ -48,8 +48,8 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     });
   });
 
-  route('/subscription/list', 'read', (ctx) => json({
-    subscriptions: subscriptionList(app, ctx.userId).map((s) => ({
+  route('/subscription/list', 'read', async (ctx) => json({
+    subscriptions: (await subscriptionList(app, ctx.userId)).map((s) => ({
       id: feedStreamId(s.url),
       title: s.title,
       categories: s.folders.map((name) => ({ id: labelStreamId(name), label: name })),
@@ -74,25 +74,25 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     action: ctx.params.get('ac'), streams: ctx.params.all('s'), title: ctx.params.get('t'),
     addFolders: ctx.params.all('a'), removeFolders: ctx.params.all('r'),
   }));
-  route('/subscription/export', 'read', (ctx) => {
+  route('/subscription/export', 'read', async (ctx) => {
     ctx.reply.header('Content-Disposition', 'attachment; filename="subscriptions.opml"');
-    return { text: exportOpml(app, ctx.userId), type: 'text/x-opml; charset=utf-8' };
+    return { text: await exportOpml(app, ctx.userId), type: 'text/x-opml; charset=utf-8' };
   });
-  route('/subscription/import', 'write', (ctx) => {
+  route('/subscription/import', 'write', async (ctx) => {
     const body = typeof ctx.req.body === 'string' ? ctx.req.body : ctx.params.get('opml') ?? '';
-    importOpml(app, ctx.userId, body);
+    await importOpml(app, ctx.userId, body);
   });
 
-  route('/unread-count', 'read', (ctx) => ({ json: `{"max":${UNREAD_COUNT_MAX},"unreadcounts":${unreadCountsJson(app, ctx.userId)}}` }));
-  route('/tag/list', 'read', (ctx) => json({ tags: tagList(app, ctx.userId) }));
+  route('/unread-count', 'read', async (ctx) => ({ json: `{"max":${UNREAD_COUNT_MAX},"unreadcounts":${await unreadCountsJson(app, ctx.userId)}}` }));
+  route('/tag/list', 'read', async (ctx) => json({ tags: await tagList(app, ctx.userId) }));
 
-  const contents = (ctx: ReaderContext) => {
+  const contents = async (ctx: ReaderContext) => {
     const stream = streamFromPath(ctx);
     const req = parseStreamRequest(ctx.params, ctx.userId, MAX_CONTENTS_N);
-    const page = streamContents(app, ctx.userId, stream, req);
+    const page = await streamContents(app, ctx.userId, stream, req);
     return {
       json: streamContentsJson({
-        id: formatStreamId(stream), title: streamTitle(app, ctx.userId, stream), selfHref: selfHref(app, ctx.req),
+        id: formatStreamId(stream), title: await streamTitle(app, ctx.userId, stream), selfHref: selfHref(app, ctx.req),
         updatedUs: page.newestUs || Date.now() * 1000, continuation: page.continuation,
       }, page.itemsJson),
     };
@@ -100,15 +100,15 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
   route('/stream/contents', 'read', contents);
   route('/stream/contents/*', 'read', contents);
 
-  route('/stream/items/ids', 'read', (ctx) => {
+  route('/stream/items/ids', 'read', async (ctx) => {
     const raw = ctx.params.all('s').filter((s) => s.trim());
     const streams = raw.length ? raw.map((s) => parseStreamId(s, ctx.userId)) : [READING_LIST];
-    const page = streamItemIds(app, ctx.userId, streams, parseStreamRequest(ctx.params, ctx.userId, MAX_IDS_N));
+    const page = await streamItemIds(app, ctx.userId, streams, parseStreamRequest(ctx.params, ctx.userId, MAX_IDS_N));
     return { json: `{"itemRefs":[${page.refsJson}]` + (page.continuation ? `,"continuation":"${page.continuation}"` : '') + '}' };
   });
 
-  route('/stream/items/contents', 'read', (ctx) => {
-    const page = itemContents(app, ctx.userId, ctx.params.all('i').filter((i) => i.trim()));
+  route('/stream/items/contents', 'read', async (ctx) => {
+    const page = await itemContents(app, ctx.userId, ctx.params.all('i').filter((i) => i.trim()));
     return {
       json: streamContentsJson({
         id: formatStreamId(READING_LIST), title: 'Reading List', selfHref: selfHref(app, ctx.req),
@@ -120,7 +120,7 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
   route('/edit-tag', 'write', (ctx) => editTags(app, ctx.userId, ctx.params.all('i'), ctx.params.all('a'), ctx.params.all('r')));
   route('/rename-tag', 'write', (ctx) => renameTag(app, ctx.userId, ctx.params.get('s') ?? ctx.params.get('t'), ctx.params.get('dest')));
   route('/disable-tag', 'write', (ctx) => disableTag(app, ctx.userId, ctx.params.get('s') ?? ctx.params.get('t')));
-  route('/mark-all-as-read', 'write', (ctx) => { markAllAsRead(app, ctx.userId, ctx.params.get('s'), ctx.params.get('ts')); });
+  route('/mark-all-as-read', 'write', async (ctx) => { await markAllAsRead(app, ctx.userId, ctx.params.get('s'), ctx.params.get('ts')); });
 
   route('/preference/list', 'read', () => json({ prefs: [] }));
   route('/preference/stream/list', 'read', () => json({ streamprefs: {} }));

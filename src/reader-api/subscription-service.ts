@@ -2,12 +2,7 @@
 // Fetching, discovery and OPML belong to the feed engine (src/feeds); this module maps the
 // protocol's parameters onto it and validates everything before changing anything.
 import type { App } from '../app.ts';
-import { transaction } from '../store/db.ts';
-import { feedEngine } from '../feeds/engine.ts';
-import { FeedError } from '../feeds/errors.ts';
-import { subscribe, unsubscribe } from '../feeds/subscriptions.ts';
-import { exportOpml as feedsExportOpml, importOpml as feedsImportOpml } from '../feeds/opml/import-export.ts';
-import { OpmlError } from '../feeds/opml/opml.ts';
+import { feedEngine, FeedError, subscribe, unsubscribe, exportOpml as feedsExportOpml, importOpml as feedsImportOpml, OpmlError } from '../feeds/engine.ts';
 import { ReaderError } from './errors.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
@@ -61,8 +56,8 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
   const add = e.addFolders.filter((a) => a.trim()).map((a) => folderName(a, userId, 'a'));
   const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(r, userId, 'r'));
   const store = readerStore(app);
-  const subscribed = (url: string) => {
-    const id = subscribedFeedId(store.labels, userId, url);
+  const subscribed = async (url: string) => {
+    const id = await subscribedFeedId(store.labels, userId, url);
     if (id === undefined) throw new ReaderError(404, `unknown subscription "${feedStreamId(url)}": subscribe first (ac=subscribe)`);
     return id;
   };
@@ -82,20 +77,21 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
     }
     case 'unsubscribe':
     case 'unfollow': {
-      for (const url of feeds) subscribed(url);
-      transaction(app.db, () => { for (const url of feeds) unsubscribe(app, userId, url); });
+      for (const url of feeds) await subscribed(url);
+      await app.store.transaction(async () => { for (const url of feeds) await unsubscribe(app, userId, url); });
       return;
     }
     case 'edit': {
-      const ids = feeds.map(subscribed);
+      const ids: number[] = [];
+      for (const url of feeds) ids.push(await subscribed(url));
       const title = e.title?.trim();
       if (!title && !add.length && !remove.length) throw new ReaderError(400, 'nothing to edit: pass t (title), a (folder to add) or r (folder to remove)');
       const { subscriptions } = feedEngine(app);
-      transaction(app.db, () => {
+      await app.store.transaction(async () => {
         for (const feedId of ids) {
-          if (title) subscriptions.rename(userId, feedId, title);
-          for (const name of add) subscriptions.addFolder(userId, feedId, name);
-          for (const name of remove) subscriptions.removeFolder(userId, feedId, name);
+          if (title) await subscriptions.rename(userId, feedId, title);
+          for (const name of add) await subscriptions.addFolder(userId, feedId, name);
+          for (const name of remove) await subscriptions.removeFolder(userId, feedId, name);
         }
       });
       return;
@@ -105,15 +101,15 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
   }
 }
 
-export function exportOpml(app: App, userId: number): string {
+export function exportOpml(app: App, userId: number): Promise<string> {
   return feedsExportOpml(app, userId);
 }
 
 /** Imports an OPML body (raw text/xml, or an `opml` form field). Broken OPML changes nothing. */
-export function importOpml(app: App, userId: number, body: string): void {
+export async function importOpml(app: App, userId: number, body: string): Promise<void> {
   if (!body.trim()) throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
   try {
-    feedsImportOpml(app, userId, body);
+    await feedsImportOpml(app, userId, body);
   } catch (e) {
     if (e instanceof OpmlError) throw new ReaderError(400, `broken OPML: ${e.message}`);
     throw e;

@@ -6,7 +6,7 @@ import type { App } from '../app.ts';
 import { authenticate as authenticateToken } from '../auth/authenticate.ts';
 import { AccountError } from '../auth/accounts.ts';
 import { ReaderError } from '../reader-api/errors.ts';
-import { FeedError } from '../feeds/errors.ts';
+import { FeedError } from '../feeds/engine.ts';
 import { AnswerError } from '../answer/types.ts';
 import { checkCsrfToken, findSession, SESSION_COOKIE } from './sessions.ts';
 import { webStore } from './store.ts';
@@ -99,7 +99,7 @@ export async function authenticateRequest(app: App, req: FastifyRequest, access:
     if (session) {
       auth = { userId: session.userId, via: 'session', sessionToken: token, sessionId: session.id, canWrite: true, isAdmin: false };
       // Double-submit: the header must carry the token derived from this session's cookie.
-      if (unsafe && access !== 'public' && !checkCsrfToken(app, token!, req.headers['x-csrf-token'] as string | undefined)) {
+      if (unsafe && access !== 'public' && !(await checkCsrfToken(app, token!, req.headers['x-csrf-token'] as string | undefined))) {
         throw new WebError(403, 'csrf', 'missing or wrong X-CSRF-Token header: reload the page (scripts should use a bearer token instead of the cookie)');
       }
     } else if (token && access !== 'public') {

@@ -1,11 +1,10 @@
 // Subscriptions, folders, OPML and feed health for the web app: thin mappings onto the feed engine
 // (src/feeds) and the Reader API's label store, with errors turned into WebError.
 import type { App } from '../app.ts';
-import { feedEngine, refreshFeed } from '../feeds/engine.ts';
-import { FeedError } from '../feeds/errors.ts';
-import { discoverFeeds, subscribe, unsubscribe, type FeedCandidate } from '../feeds/subscriptions.ts';
-import { exportOpml, importOpml, type OpmlImportResult } from '../feeds/opml/import-export.ts';
-import { OpmlError } from '../feeds/opml/opml.ts';
+import {
+  discoverFeeds, exportOpml, feedEngine, FeedError, importOpml, OpmlError, refreshFeed, subscribe, unsubscribe,
+  type FeedCandidate, type OpmlImportResult,
+} from '../feeds/engine.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 import { byName, webUrl } from './articles.ts';

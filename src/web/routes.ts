@@ -68,7 +68,7 @@ async function sessionInfo(c: WebContext, userId: number, sessionToken: string |
   return {
     authenticated: true,
     user: { id: user.id, username: user.username, email: user.email, isAdmin: await webStore(c.app).accounts.isAdmin(user.id) },
-    csrfToken: sessionToken ? csrfTokenFor(c.app, sessionToken) : null,
+    csrfToken: sessionToken ? await csrfTokenFor(c.app, sessionToken) : null,
     settings: await loadSettings(c.app, user.id),
     models: availableModels(c.app.config),
   };

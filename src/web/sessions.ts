@@ -56,10 +56,10 @@ export async function endSession(app: App, token: string | undefined): Promise<v
   if (s) await webStore(app).sessions.delete(s.id);
 }
 
-export function csrfTokenFor(app: App, sessionToken: string): string {
-  return sign(app, 'web-csrf', sessionToken);
+export async function csrfTokenFor(app: App, sessionToken: string): Promise<string> {
+  return await sign(app, 'web-csrf', sessionToken);
 }
 
-export function checkCsrfToken(app: App, sessionToken: string, presented: string | undefined): boolean {
-  return typeof presented === 'string' && safeEqual(presented, csrfTokenFor(app, sessionToken));
+export async function checkCsrfToken(app: App, sessionToken: string, presented: string | undefined): Promise<boolean> {
+  return typeof presented === 'string' && safeEqual(presented, await csrfTokenFor(app, sessionToken));
 }

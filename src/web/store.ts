@@ -1,7 +1,8 @@
-// The web app's repositories for one App (SQL lives in src/store/sqlite/web.ts).
-import { perApp, type App } from '../app.ts';
+// The web app's repositories, taken from the App's store (SQL in src/store/sqlite/web.ts, tables
+// in migration 070_web_app).
+import { perApp } from '../per-app.ts';
+import type { App } from '../app.ts';
 import type { ConversationRepository, WebAccountRepository, WebSessionRepository } from '../store/repositories.ts';
-import { SqliteConversationRepository, SqliteWebAccountRepository, SqliteWebSessionRepository } from '../store/sqlite/web.ts';
 
 export interface WebStore {
   sessions: WebSessionRepository;
@@ -10,7 +11,7 @@ export interface WebStore {
 }
 
 export const webStore: (app: App) => WebStore = perApp((app) => ({
-  sessions: new SqliteWebSessionRepository(app.db),
-  accounts: new SqliteWebAccountRepository(app.db),
-  conversations: new SqliteConversationRepository(app.db),
+  sessions: app.store.webSessions,
+  accounts: app.store.webAccounts,
+  conversations: app.store.conversations,
 }));

@@ -97,7 +97,7 @@ export async function answerExtras(run: Pick<EngineRun, 'req' | 'deps' | 'allHit
   const citedUrls = new Set(cited.map((s) => s.hit.url));
   if (run.req.returnImages) {
     const ordered = [...cited.map((s) => s.hit), ...run.allHits.filter((h) => !citedUrls.has(h.url))];
-    out.images = imagesFor(ordered, run.deps.imageSizes);
+    out.images = await imagesFor(ordered, run.deps.imageSizes);
   }
   if (run.req.returnRelatedQuestions) {
     out.relatedQuestions = await relatedQuestionsFor(run.question, run.allHits, citedUrls, run.deps.engine, run.req.signal);

@@ -31,7 +31,7 @@ export async function clientLoginRoutes(server: FastifyInstance, opts: { app: Ap
     }
     if (!login.ok) return reply.code(401).send('Error=BadAuthentication\n');
     const label = `ClientLogin ${(first(p, 'client') ?? first(p, 'service') ?? req.headers['user-agent'] ?? '').slice(0, 120)}`.trim();
-    const { token } = issueClientLoginToken(app, login.user.id, label);
+    const { token } = await issueClientLoginToken(app, login.user.id, label);
     return reply.send(`SID=${token}\nLSID=null\nAuth=${token}\n`);
   };
   for (const path of CLIENT_LOGIN_PATHS) {

@@ -33,7 +33,7 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
   });
 
   server.get('/oauth2/auth', async (req, reply) => {
-    const check = checkAuthorizationRequest(app, requestParams(req, { query: true, body: false }));
+    const check = await checkAuthorizationRequest(app, requestParams(req, { query: true, body: false }));
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
     return showConsent(req, reply, check.request, 200);
@@ -42,8 +42,8 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
   server.post('/oauth2/auth', async (req, reply) => {
     // The form's hidden fields carry the authorization parameters; the query string is ignored.
     const p = requestParams(req, { query: false, body: true });
-    const check = checkAuthorizationRequest(app, p);
-    const csrf = checkConsentFormToken(app, readCookie(req.headers.cookie, CSRF_COOKIE), first(p, 'csrf_token'), authorizationParams(p));
+    const check = await checkAuthorizationRequest(app, p);
+    const csrf = await checkConsentFormToken(app, readCookie(req.headers.cookie, CSRF_COOKIE), first(p, 'csrf_token'), authorizationParams(p));
     if (csrf !== 'ok') {
       const why = csrf === 'expired' ? 'The form expired.' : 'The form was not sent from this server, or your browser did not send its cookie.';
       return sendPage(reply, 403, errorPage('Authorization refused', `${why} Go back to the app and start the authorization again (cookies must be enabled for this page).`));
@@ -64,7 +64,7 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     }
     if (!login.ok) return showConsent(req, reply, request, 200, 'Wrong username or password.', username);
     app.log.info({ clientId: request.client.clientId, userId: login.user.id, scope: [...request.scopes] }, 'OAuth authorization granted');
-    return reply.redirect(approve(app, request, login.user.id), 302);
+    return reply.redirect(await approve(app, request, login.user.id), 302);
   });
 
   server.post('/oauth2/token', async (req, reply) => {
@@ -73,7 +73,7 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
       const p = requestParams(req, { query: false, body: true });
       const dup = repeated(p);
       if (dup.length) throw new OAuthError('invalid_request', `repeated parameter: ${dup.join(', ')}`);
-      const client = clientFromRequest(app, req, p);
+      const client = await clientFromRequest(app, req, p);
       const grantType = first(p, 'grant_type');
       const get = (k: string) => first(p, k);
       if (!grantType) throw new OAuthError('invalid_request', 'grant_type is missing (authorization_code or refresh_token)');
@@ -82,8 +82,8 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
       }
       if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `this client is not allowed to use the ${grantType} grant`);
       const out = grantType === 'authorization_code'
-        ? exchangeCode(app, client, { code: get('code'), redirect_uri: get('redirect_uri'), code_verifier: get('code_verifier') })
-        : refresh(app, client, { refresh_token: get('refresh_token'), scope: get('scope') });
+        ? await exchangeCode(app, client, { code: get('code'), redirect_uri: get('redirect_uri'), code_verifier: get('code_verifier') })
+        : await refresh(app, client, { refresh_token: get('refresh_token'), scope: get('scope') });
       return reply.send(out);
     } catch (e) {
       return sendOAuthError(reply, e);
@@ -94,23 +94,23 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     reply.header('Cache-Control', 'no-store');
     try {
       const p = requestParams(req, { query: false, body: true });
-      const client = clientFromRequest(app, req, p);
+      const client = await clientFromRequest(app, req, p);
       const token = first(p, 'token');
       if (!token) throw new OAuthError('invalid_request', 'token is missing');
-      revokeToken(app, client, token);
+      await revokeToken(app, client, token);
       return reply.code(200).send();
     } catch (e) {
       return sendOAuthError(reply, e);
     }
   });
 
-  function showConsent(req: FastifyRequest, reply: FastifyReply, request: AuthorizationRequest, status: number, error?: string, username?: string) {
+  async function showConsent(req: FastifyRequest, reply: FastifyReply, request: AuthorizationRequest, status: number, error?: string, username?: string) {
     let secret = readCookie(req.headers.cookie, CSRF_COOKIE);
     if (!secret || !/^[A-Za-z0-9_-]{32}$/.test(secret)) {
       secret = newBrowserSecret();
       reply.header('Set-Cookie', `${CSRF_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400${req.protocol === 'https' ? '; Secure' : ''}`);
     }
-    const csrfToken = consentFormToken(app, secret, request.params);
+    const csrfToken = await consentFormToken(app, secret, request.params);
     return sendPage(reply, status, consentPage({ request, csrfToken, formAction: FORM_ACTION, error, username }));
   }
 }
@@ -130,7 +130,7 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
  * Client authentication (RFC 6749 §2.3.1): HTTP Basic, or client_id + client_secret in the form.
  * Basic with the same client_id repeated in the form is tolerated (several libraries do it).
  */
-function clientFromRequest(app: App, req: FastifyRequest, p: Params): OAuthClient {
+async function clientFromRequest(app: App, req: FastifyRequest, p: Params): Promise<OAuthClient> {
   const header = req.headers.authorization;
   const basic = header && /^\s*basic\s+/i.test(header) ? parseBasic(header) : undefined;
   const formId = first(p, 'client_id'), formSecret = first(p, 'client_secret');
@@ -144,7 +144,7 @@ function clientFromRequest(app: App, req: FastifyRequest, p: Params): OAuthClien
     id = formId; secret = formSecret;
   }
   if (!id) throw invalidClient('client authentication is missing: send client_id and client_secret (form or HTTP Basic)');
-  const client = secret ? authenticateClient(app, id, secret) : undefined;
+  const client = secret ? await authenticateClient(app, id, secret) : undefined;
   if (!client) throw invalidClient(secret ? 'unknown client_id or wrong client_secret' : 'client_secret is missing');
   return client;
 }

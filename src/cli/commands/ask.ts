@@ -4,7 +4,7 @@
 // (deep research) goes to stderr.
 import { Command, Option } from 'commander';
 import { withSearchReady } from './search.ts';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import { answerService } from '../../answer/service.ts';
 import { AnswerError, SONAR_MODELS, type AnswerRequest, type AnswerResult, type SearchScope, type SonarModel } from '../../answer/types.ts';
 import { toCompletionObject } from '../../chat-api/completion-object.ts';
@@ -39,11 +39,11 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
     .option('--related', 'also suggest related questions')
     .option('--json', 'print the completion object the chat API would return')
     .action(async (words: string[], o: AskOptions) => {
-      const app = withSearchReady(ctx.app());
+      const app = await withSearchReady(await ctx.app());
       const model = o.model as SonarModel;
       let scope: SearchScope = { kind: 'instance' };
       if (o.user) {
-        const u = app.users.findByName(o.user);
+        const u = await app.users.findByName(o.user);
         if (!u) throw new CliError(`no user "${o.user}" (see tidings user list)`, 2);
         scope = { kind: 'subscriptions', userId: u.id };
       }

@@ -3,7 +3,7 @@
 // delays the next tick instead of overlapping it. Stops, and cancels fetches in flight, on app.close().
 import type { App } from '../../app.ts';
 import { refreshDue } from '../refresh.ts';
-import { feedEngine } from '../engine.ts';
+import { feedEngine } from '../services.ts';
 
 export function startScheduler(app: App): { stop(): Promise<void> } {
   // The engine registers its own cleanup (fetcher, parse pool) first, so that, closers running last

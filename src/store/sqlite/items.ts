@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../db.ts';
-import { StatementCache, transaction } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache, transaction } from './db.ts';
 import type { ItemRepository } from '../repositories.ts';
 import type { ParsedEntry } from '../../model/feed.ts';
 import type { ItemChanges } from '../../model/item.ts';
@@ -37,7 +37,7 @@ export class SqliteItemRepository implements ItemRepository {
   private readonly db: Db;
   constructor(db: Db) { this.db = db; this.s = new StatementCache(db); }
 
-  upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): ItemChanges {
+  async upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): Promise<ItemChanges> {
     const changes: ItemChanges = { added: [], updated: [], deleted: [] };
     if (entries.length === 0) return changes;
     const crawlS = Math.floor(crawlTimeUs / 1e6);
@@ -88,7 +88,7 @@ export class SqliteItemRepository implements ItemRepository {
     return changes;
   }
 
-  countByFeed(feedId: number): number {
+  async countByFeed(feedId: number): Promise<number> {
     return (this.s.get('SELECT count(*) AS n FROM items WHERE feed_id = ?').get(feedId) as { n: number }).n;
   }
 }

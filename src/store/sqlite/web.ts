@@ -1,6 +1,6 @@
 // SQLite repositories of the web app (src/web): sessions, settings, admins, conversations.
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { WebSessionRepository, WebAccountRepository, ConversationRepository } from '../repositories.ts';
 import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../../model/web.ts';
 
@@ -13,30 +13,30 @@ export class SqliteWebSessionRepository implements WebSessionRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): WebSession {
+  async create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): Promise<WebSession> {
     return toSession(this.s.get(`INSERT INTO web_sessions (token_hash, user_id, created_at, last_seen_at, expires_at, user_agent)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(s.tokenHash, s.userId, now, now, s.expiresAt, s.userAgent) as unknown as SessionRow);
   }
-  findByHash(tokenHash: string): WebSession | undefined {
+  async findByHash(tokenHash: string): Promise<WebSession | undefined> {
     const r = this.s.get('SELECT * FROM web_sessions WHERE token_hash = ?').get(tokenHash) as SessionRow | undefined;
     return r ? toSession(r) : undefined;
   }
-  touch(id: number, now: number, expiresAt: number): void {
+  async touch(id: number, now: number, expiresAt: number): Promise<void> {
     this.s.get('UPDATE web_sessions SET last_seen_at = ?, expires_at = ? WHERE id = ?').run(now, expiresAt, id);
   }
-  expire(id: number, at: number): void {
+  async expire(id: number, at: number): Promise<void> {
     this.s.get('UPDATE web_sessions SET expires_at = ? WHERE id = ?').run(at, id);
   }
-  delete(id: number): boolean {
+  async delete(id: number): Promise<boolean> {
     return Number(this.s.get('DELETE FROM web_sessions WHERE id = ?').run(id).changes) > 0;
   }
-  deleteAllForUser(userId: number, exceptId?: number): number {
+  async deleteAllForUser(userId: number, exceptId?: number): Promise<number> {
     return Number(this.s.get('DELETE FROM web_sessions WHERE user_id = ? AND id <> ?').run(userId, exceptId ?? -1).changes);
   }
-  listForUser(userId: number): WebSession[] {
+  async listForUser(userId: number): Promise<WebSession[]> {
     return (this.s.get('SELECT * FROM web_sessions WHERE user_id = ? ORDER BY last_seen_at DESC').all(userId) as unknown as SessionRow[]).map(toSession);
   }
-  purgeExpired(now: number): number {
+  async purgeExpired(now: number): Promise<number> {
     return Number(this.s.get('DELETE FROM web_sessions WHERE expires_at <= ?').run(now).changes);
   }
 }
@@ -45,22 +45,22 @@ export class SqliteWebAccountRepository implements WebAccountRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  settings(userId: number): string | undefined {
+  async settings(userId: number): Promise<string | undefined> {
     return (this.s.get('SELECT settings FROM web_settings WHERE user_id = ?').get(userId) as { settings: string } | undefined)?.settings;
   }
-  saveSettings(userId: number, json: string): void {
+  async saveSettings(userId: number, json: string): Promise<void> {
     this.s.get('INSERT INTO web_settings (user_id, settings) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings').run(userId, json);
   }
-  isAdmin(userId: number): boolean {
+  async isAdmin(userId: number): Promise<boolean> {
     // An empty admin table makes the oldest account the administrator.
     return this.s.get(`SELECT 1 FROM web_admins WHERE user_id = ?1
       UNION ALL SELECT 1 FROM users WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM web_admins) AND id = (SELECT min(id) FROM users)`).get(userId) !== undefined;
   }
-  setAdmin(userId: number, admin: boolean): void {
+  async setAdmin(userId: number, admin: boolean): Promise<void> {
     if (admin) this.s.get('INSERT OR IGNORE INTO web_admins (user_id) VALUES (?)').run(userId);
     else this.s.get('DELETE FROM web_admins WHERE user_id = ?').run(userId);
   }
-  userCount(): number {
+  async userCount(): Promise<number> {
     return Number((this.s.get('SELECT count(*) AS n FROM users').get() as { n: number }).n);
   }
 }
@@ -78,27 +78,27 @@ export class SqliteConversationRepository implements ConversationRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  create(c: { userId: number; title: string; scope: unknown; model: string }, now: number): Conversation {
+  async create(c: { userId: number; title: string; scope: unknown; model: string }, now: number): Promise<Conversation> {
     return toConversation(this.s.get(`INSERT INTO web_conversations (user_id, title, scope, model, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(c.userId, c.title, JSON.stringify(c.scope), c.model, now, now) as unknown as ConversationRow);
   }
-  find(userId: number, id: number): Conversation | undefined {
+  async find(userId: number, id: number): Promise<Conversation | undefined> {
     const r = this.s.get('SELECT * FROM web_conversations WHERE id = ? AND user_id = ?').get(id, userId) as ConversationRow | undefined;
     return r ? toConversation(r) : undefined;
   }
-  list(userId: number, limit: number): Conversation[] {
+  async list(userId: number, limit: number): Promise<Conversation[]> {
     return (this.s.get('SELECT * FROM web_conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?').all(userId, limit) as unknown as ConversationRow[]).map(toConversation);
   }
-  addMessage(conversationId: number, m: NewConversationMessage, now: number): ConversationMessage {
+  async addMessage(conversationId: number, m: NewConversationMessage, now: number): Promise<ConversationMessage> {
     this.s.get('UPDATE web_conversations SET updated_at = ? WHERE id = ?').run(now, conversationId);
     return toMessage(this.s.get(`INSERT INTO web_messages (conversation_id, role, content, sources, related, created_at)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(conversationId, m.role, m.content,
       m.sources ? JSON.stringify(m.sources) : null, m.related ? JSON.stringify(m.related) : null, now) as unknown as MessageRow);
   }
-  messages(conversationId: number): ConversationMessage[] {
+  async messages(conversationId: number): Promise<ConversationMessage[]> {
     return (this.s.get('SELECT * FROM web_messages WHERE conversation_id = ? ORDER BY id').all(conversationId) as unknown as MessageRow[]).map(toMessage);
   }
-  delete(userId: number, id: number): boolean {
+  async delete(userId: number, id: number): Promise<boolean> {
     return Number(this.s.get('DELETE FROM web_conversations WHERE id = ? AND user_id = ?').run(id, userId).changes) > 0;
   }
 }

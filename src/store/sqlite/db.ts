@@ -1,16 +1,24 @@
 // SQLite through Node's built-in driver (node:sqlite). Chosen over better-sqlite3 because it needs
 // no native build (CI and fresh machines cannot download prebuilt binaries), ships SQLite 3.5x
 // with FTS5, and has the same synchronous prepared-statement model. The PostgreSQL path later goes
-// through the repository interfaces in ./repositories.ts, never through this handle.
+// through the repository interfaces in ../repositories.ts, never through this handle.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MIGRATIONS } from './migrations.ts';
+import { MIGRATIONS, type Migration } from '../migrations.ts';
 
 export type Db = DatabaseSync;
 export type Statement = StatementSync;
 
+/** Opens (creating) the database file and applies pending migrations. */
 export function openDatabase(file: string): Db {
+  const db = openConnection(file);
+  migrate(db);
+  return db;
+}
+
+/** Opens the database file with the connection settings every Tidings process uses. */
+export function openConnection(file: string): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
   db.exec(`
@@ -22,21 +30,27 @@ export function openDatabase(file: string): Db {
     PRAGMA temp_store = MEMORY;
     PRAGMA mmap_size = 268435456;
   `);
-  migrate(db);
   return db;
 }
 
-/** Applies every migration not yet recorded, each in its own transaction, in list order. */
-export function migrate(db: Db): string[] {
+/**
+ * Applies every migration not yet recorded, in list order, each in its own transaction (SQLite's
+ * DDL is transactional: a step that fails leaves the database as it was). Returns the ids applied.
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const applied = new Set((db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((r) => r.id));
   const ran: string[] = [];
-  for (const m of MIGRATIONS) {
+  for (const m of migrations) {
     if (applied.has(m.id)) continue;
-    transaction(db, () => {
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(m.id, Math.floor(Date.now() / 1000));
-    });
+    try {
+      transaction(db, () => {
+        db.exec(m.sqlite);
+        db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(m.id, Math.floor(Date.now() / 1000));
+      });
+    } catch (e) {
+      throw new Error(`migration ${m.id} failed and was rolled back (the database is as it was before it): ${(e as Error).message}`, { cause: e });
+    }
     ran.push(m.id);
   }
   return ran;

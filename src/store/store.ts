@@ -1,0 +1,95 @@
+// The one storage module: it picks the backend once from the configuration (TIDINGS_DATABASE_URL:
+// empty = SQLite in the data folder, postgres://… = PostgreSQL) and gives every domain its
+// repositories and one transaction(fn). Domains import this file and ./repositories.ts only; no
+// file outside src/store/ imports a backend folder or a database driver (test/import-boundaries).
+//
+// Transactions: `store.transaction(async () => { await store.feeds…; await store.items…; })`
+// runs the callback in one database transaction; repositories called inside it (through the same
+// store) take part in it, nested calls join the outer one, and a throw rolls everything back. The
+// callback must do storage work only (no network I/O): on SQLite the whole process shares one
+// connection, so a transaction that waits on the network would hold every other writer.
+import type {
+  AccessRequestRepository, ApiKeyRepository, AsyncJobRepository, AuthSecretRepository, AuthorizationCodeRepository,
+  ChatUsageRepository, FeedRepository, ItemRepository, ItemStateRepository, OAuthClientRepository, ReaderLabelRepository,
+  SearchIndexRepository, StreamRepository, SubscriptionRepository, TokenRepository, UserRepository,
+  WebSessionRepository, WebAccountRepository, ConversationRepository,
+} from './repositories.ts';
+
+export type Backend = 'sqlite' | 'postgres';
+
+export interface Repositories {
+  readonly users: UserRepository;
+  // auth
+  readonly tokens: TokenRepository;
+  readonly oauthClients: OAuthClientRepository;
+  readonly authCodes: AuthorizationCodeRepository;
+  readonly authSecrets: AuthSecretRepository;
+  // feeds
+  readonly feeds: FeedRepository;
+  readonly items: ItemRepository;
+  readonly subscriptions: SubscriptionRepository;
+  // reader-api
+  readonly streams: StreamRepository;
+  readonly itemStates: ItemStateRepository;
+  readonly readerLabels: ReaderLabelRepository;
+  // search
+  readonly searchIndex: SearchIndexRepository;
+  // chat-api
+  readonly apiKeys: ApiKeyRepository;
+  readonly chatUsage: ChatUsageRepository;
+  readonly asyncJobs: AsyncJobRepository;
+  readonly accessRequests: AccessRequestRepository;
+  // web
+  readonly webSessions: WebSessionRepository;
+  readonly webAccounts: WebAccountRepository;
+  readonly conversations: ConversationRepository;
+}
+
+export interface Store extends Repositories {
+  readonly backend: Backend;
+  /** Where the data lives, for logs and errors (a URL never shows its password). */
+  readonly location: string;
+  /** Runs fn in one transaction (see the top of this file). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Migrations applied when the store was opened (ids, in order). */
+  readonly migrationsApplied: readonly string[];
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** TIDINGS_DATABASE_URL: '' for SQLite in dataDir, postgres://… for PostgreSQL. */
+  databaseUrl: string;
+  dataDir: string;
+}
+
+/** A storage failure the user can fix (server down, bad URL, server too old): one line, no password. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** The backend a database URL selects ('' = SQLite); throws on a scheme we do not speak. */
+export function backendOf(databaseUrl: string): Backend {
+  const url = databaseUrl.trim();
+  if (!url) return 'sqlite';
+  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
+  if (/^sqlite:/i.test(url)) return 'sqlite';
+  throw new StoreUnavailableError(`TIDINGS_DATABASE_URL must be empty (SQLite in the data folder), sqlite:<file> or postgres://user@host/db; got "${redactUrl(url)}"`);
+}
+
+/** The URL with any password replaced by ***, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/** Opens the configured backend and applies pending migrations. */
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  const backend = backendOf(opts.databaseUrl);
+  if (backend === 'postgres') {
+    throw new StoreUnavailableError(`TIDINGS_DATABASE_URL=${redactUrl(opts.databaseUrl.trim())}: the PostgreSQL backend is not in this build yet; leave TIDINGS_DATABASE_URL empty for SQLite`);
+  }
+  const { openSqliteStore, sqliteFileOf } = await import('./sqlite/store.ts');
+  return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir));
+}
