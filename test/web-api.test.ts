@@ -187,6 +187,15 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
     assert.doesNotMatch(art.json.html, /<script/);
     assert.equal((await b.call('PATCH', `/articles/${first.id}`, { read: true, starred: true })).status, 200);
     assert.equal((await b.call('GET', '/articles?view=starred')).json.items.length, 1);
+    // Tags: labels on articles, listed apart from folders, readable as a view.
+    assert.deepEqual((await b.call('POST', `/articles/${first.id}/tags`, { add: ['Later', 'Moon'] })).json.tags.sort(), ['Later', 'Moon']);
+    assert.deepEqual((await b.call('POST', `/articles/${first.id}/tags`, { remove: ['Later', 'Never had it'] })).json.tags, ['Moon']);
+    assert.deepEqual((await b.call('GET', `/articles/${first.id}`)).json.tags, ['Moon']);
+    assert.deepEqual((await b.call('GET', '/sidebar')).json.tags, [{ name: 'Moon', articles: 1 }]);
+    assert.deepEqual((await b.call('GET', '/sidebar')).json.folders, [], 'a tag removed from its last article goes');
+    assert.deepEqual((await b.call('GET', '/articles?folder=Moon')).json.items.map((i: any) => i.id), [first.id]);
+    assert.equal((await b.call('POST', `/articles/${first.id}/tags`, { add: [''] })).status, 400);
+    assert.equal((await b.call('POST', '/articles/999999/tags', { add: ['x'] })).status, 404);
     // Two articles arrive after the list was loaded: mark-all-read up to the list's asOfUs spares them.
     h.feeds.addItems('space', 2, 'Space News');
     await new Promise((r) => setTimeout(r, 2));

@@ -167,7 +167,18 @@ test('article pane: sanitized HTML, lazy images, original link, audio player for
   assert.equal(await page.locator('#pane .content img').first().getAttribute('loading'), 'lazy');
   const links = await page.locator('#pane a[target=_blank]').evaluateAll((as) => as.map((a) => a.getAttribute('rel')));
   assert.ok(links.length >= 2 && links.every((r) => r === 'noopener noreferrer'), JSON.stringify(links));
+  // Tag it with the keyboard (t), find it under the tag, remove the tag.
+  await page.keyboard.press('t');
+  await page.getByRole('dialog', { name: 'Tag this article' }).getByLabel('Tag name').fill('Moon');
+  await page.getByRole('dialog').getByRole('button', { name: 'OK' }).click();
+  await page.locator('#pane .tag', { hasText: 'Moon' }).waitFor();
   await shot('08-article');
+  await page.locator('#sidebar .nav-tags').getByRole('link', { name: 'Moon' }).click();
+  await page.getByRole('heading', { name: 'Tag: Moon' }).waitFor();
+  await waitCount('#items .row', 1);
+  await page.locator('#items .row').first().click();
+  await page.getByRole('button', { name: 'Remove tag Moon' }).click();
+  await page.locator('#pane .tag').waitFor({ state: 'detached' });
 });
 
 test('move a feed into a folder, OPML export and import round trip', { skip }, async () => {

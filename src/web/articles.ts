@@ -43,6 +43,8 @@ export interface Article extends ArticleSummary {
   html: string;
   siteUrl: string | null;
   enclosures: Enclosure[];
+  /** The user's own tags on the article (labels that are not folders of its feed). */
+  tags: string[];
 }
 
 export const MAX_PAGE = 200;
@@ -170,7 +172,8 @@ export async function getArticle(app: App, userId: number, itemId: number): Prom
   if (!body) throw notFound(`article ${itemId} was deleted`);
   const [summary] = await summaries(app, userId, [state]);
   const origin = (await originsOf(app, userId, [state.feedId])).get(state.feedId);
-  return { ...summary, html: body.content ?? body.summary ?? '', siteUrl: webUrl(origin?.siteUrl), enclosures: parseEnclosures(body.enclosures) };
+  const tags = (await store.tagsOfItems(userId, [itemId])).get(itemId) ?? [];
+  return { ...summary, html: body.content ?? body.summary ?? '', siteUrl: webUrl(origin?.siteUrl), tags, enclosures: parseEnclosures(body.enclosures) };
 }
 
 export function parseIds(raw: unknown, max = 5000): number[] {
@@ -186,6 +189,33 @@ export function parseIds(raw: unknown, max = 5000): number[] {
 /** Sets read or starred on the user's own articles (other ids are skipped); returns how many changed. */
 export async function setFlag(app: App, userId: number, flag: 'read' | 'starred', value: boolean, ids: number[]): Promise<number> {
   return await readerStore(app).states.setState(userId, flag, value ? 1 : 0, ids);
+}
+
+/**
+ * Adds and removes the user's tags on one article (Reader API labels: a tag is a label on items,
+ * a folder a label on feeds; one name can be both). Removing a tag the article lacks is a no-op.
+ */
+export async function editTags(app: App, userId: number, itemId: number, add: unknown, remove: unknown): Promise<string[]> {
+  const names = (v: unknown, field: string): string[] => {
+    if (v === undefined) return [];
+    if (!Array.isArray(v)) throw badRequest(`${field} must be an array of tag names`, field);
+    return v.map((n) => {
+      if (typeof n !== 'string' || !n.trim() || n.length > 200 || /[\u0000-\u001f]/.test(n)) throw badRequest(`${field}: a tag is 1-200 characters without control characters`, field);
+      return n.trim();
+    });
+  };
+  const adding = names(add, 'add'), removing = names(remove, 'remove');
+  if (!adding.length && !removing.length) throw badRequest('send add and/or remove: arrays of tag names');
+  await getArticle(app, userId, itemId); // 404 unless the article is the user's
+  const { labels, states } = readerStore(app);
+  for (const n of removing) {
+    const id = await labels.findLabel(userId, n);
+    if (id === undefined || !(await states.untagItems(userId, id, [itemId]))) continue;
+    // A tag on no article any more goes (as in Inoreader); otherwise it would show as an empty folder.
+    if (!(await labels.hasTaggedItems(id)) && !(await labels.folderFeedIds(userId, id)).length) await labels.deleteLabel(userId, id);
+  }
+  for (const n of adding) await states.tagItems(userId, await labels.ensureLabel(userId, n), [itemId]);
+  return (await readerStore(app).streams.tagsOfItems(userId, [itemId])).get(itemId) ?? [];
 }
 
 /** Undo is offered up to this many articles; marking more still works, without undo. */
@@ -209,19 +239,23 @@ export async function markViewRead(app: App, userId: number, view: View, beforeU
 }
 
 export interface SidebarFeed { id: number; title: string; url: string; siteUrl: string | null; iconUrl: string | null; unread: number; folders: string[] }
-export interface Sidebar { unread: number; folders: { name: string; unread: number; feeds: number }[]; feeds: SidebarFeed[] }
+export interface Sidebar { unread: number; folders: { name: string; unread: number; feeds: number }[]; tags: { name: string; articles: number }[]; feeds: SidebarFeed[] }
 
 export async function sidebar(app: App, userId: number): Promise<Sidebar> {
   const labels = readerStore(app).labels;
   const subs = await labels.subscriptions(userId);
   const feeds: SidebarFeed[] = subs.map((s) => ({ id: s.feedId, title: s.title, url: s.url, siteUrl: webUrl(s.siteUrl), iconUrl: webUrl(s.iconUrl), unread: s.unreadCount, folders: s.folders }))
     .sort((a, b) => byName.compare(a.title, b.title));
-  const folders = (await labels.labels(userId))
+  const all = await labels.labels(userId);
+  const folders = all
     // A label is a folder when feeds are filed in it, or when it holds nothing (a folder just made).
     .filter((l) => l.subscriptionCount > 0 || l.taggedCount === 0)
     .map((l) => ({ name: l.name, unread: l.unreadCount, feeds: l.subscriptionCount }))
     .sort((a, b) => byName.compare(a.name, b.name));
-  return { unread: feeds.reduce((n, f) => n + f.unread, 0), folders, feeds };
+  const tags = all.filter((l) => l.subscriptionCount === 0 && l.taggedCount > 0)
+    .map((l) => ({ name: l.name, articles: l.taggedCount }))
+    .sort((a, b) => byName.compare(a.name, b.name));
+  return { unread: feeds.reduce((n, f) => n + f.unread, 0), folders, tags, feeds };
 }
 
 /** Unread counts only (polled by the page): the trigger-maintained counters, never a recount. */

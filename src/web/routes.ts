@@ -12,7 +12,7 @@ import type { GrantType } from '../model/auth.ts';
 import { chatStore } from '../chat-api/store.ts';
 import { createApiKey } from '../chat-api/keys/api-keys.ts';
 import { SONAR_MODELS } from '../answer/types.ts';
-import { getArticle, listArticles, markViewRead, MAX_PAGE, parseIds, parseView, setFlag, sidebar, unreadCounts } from './articles.ts';
+import { editTags, getArticle, listArticles, markViewRead, MAX_PAGE, parseIds, parseView, setFlag, sidebar, unreadCounts } from './articles.ts';
 import { addFeed, createFolder, deleteFolder, discover, editFeed, exportOpmlText, feedHealth, importOpmlText, refreshNow, removeFeed, renameFolder } from './manage.ts';
 import { searchArticles } from './search.ts';
 import { answer, availableModels, conversationWithMessages, prepareAsk } from './ask.ts';
@@ -123,7 +123,7 @@ export const ROUTES: RouteSpec[] = [
   },
 
   // ---- Reading ----
-  { method: 'GET', path: '/sidebar', access: 'user', summary: 'Folders and feeds with unread counts.', handler: async (c) => sidebar(c.app, uid(c)) },
+  { method: 'GET', path: '/sidebar', access: 'user', summary: 'Folders, tags and feeds with unread counts.', handler: async (c) => sidebar(c.app, uid(c)) },
   { method: 'GET', path: '/unread-counts', access: 'user', summary: 'Unread counts: total, per feed id, per folder.', handler: async (c) => unreadCounts(c.app, uid(c)) },
   {
     method: 'GET', path: '/articles', access: 'user', summary: 'A page of articles of a view, newest first (keyset paging with `next`).',
@@ -147,6 +147,10 @@ export const ROUTES: RouteSpec[] = [
       if (typeof starred === 'boolean') await setFlag(c.app, uid(c), 'starred', starred, [id]);
       return { id, ...(typeof read === 'boolean' ? { read } : {}), ...(typeof starred === 'boolean' ? { starred } : {}) };
     },
+  },
+  {
+    method: 'POST', path: '/articles/:id/tags', access: 'user', summary: 'Add and/or remove your tags on an article; answers its tags.', body: { add: 'tag names', remove: 'tag names' },
+    handler: async (c) => ({ tags: await editTags(c.app, uid(c), positiveId(c.params.id, 'article id'), c.body.add, c.body.remove) }),
   },
   {
     method: 'POST', path: '/articles/read', access: 'user', summary: 'Mark many articles read or unread (e.g. to undo mark-all-read).', body: { ids: 'article ids (at most 5000)', read: 'boolean' },

@@ -1,7 +1,7 @@
 // Tidings web app: sign-in and first run, the reader (sidebar, article list, reading pane,
 // keyboard), search; Ask, Manage, Settings and Admin live in their own modules. Plain ES modules,
 // no framework: each screen is rebuilt from the API's JSON with h() (./dom.js).
-import { h, mount, $, $$, age, fullDate, highlighted, toast, articleFragment } from './dom.js';
+import { h, mount, $, $$, age, fullDate, highlighted, toast, articleFragment, askText } from './dom.js';
 import { api, ApiError, setCsrfToken, onSessionEnded } from './api.js';
 
 const root = document.getElementById('app');
@@ -34,6 +34,8 @@ export function parseRoute(hash = location.hash) {
     case 'starred': return { name: 'list', view: { view: 'starred' } };
     case 'feed': return { name: 'list', view: { feed: arg } };
     case 'folder': return { name: 'list', view: { folder: arg } };
+    // A tag's view is its label stream, which the API reads with folder=<name> (labels are both).
+    case 'tag': return { name: 'list', view: { folder: arg, tag: true } };
     case 'search': return { name: 'search', q: q.get('q') || '', view: q.get('feed') ? { feed: q.get('feed') } : q.get('folder') ? { folder: q.get('folder') } : q.get('view') === 'starred' ? { view: 'starred' } : { view: 'all' } };
     case 'ask': return { name: 'ask', id: arg || null, scope: q.get('scope') || '', q: q.get('q') || '' };
     case 'manage': return { name: 'manage' };
@@ -45,7 +47,7 @@ export function parseRoute(hash = location.hash) {
 
 export function viewHash(v) {
   if (v.feed) return `#/feed/${encodeURIComponent(v.feed)}`;
-  if (v.folder) return `#/folder/${encodeURIComponent(v.folder)}`;
+  if (v.folder) return `#/${v.tag ? 'tag' : 'folder'}/${encodeURIComponent(v.folder)}`;
   return `#/${v.view || 'all'}`;
 }
 
@@ -57,7 +59,7 @@ function viewQuery(v) {
 
 function viewTitle(v) {
   if (v.feed) return S.sidebar.feeds.find((f) => String(f.id) === String(v.feed))?.title || 'Feed';
-  if (v.folder) return v.folder;
+  if (v.folder) return v.tag ? `Tag: ${v.folder}` : v.folder;
   return { all: 'All articles', unread: 'Unread', starred: 'Starred' }[v.view || 'all'];
 }
 
@@ -228,6 +230,7 @@ export function renderSidebar() {
     h('h2', { class: 'nav-head' }, 'Feeds'),
     sb.feeds.length ? h('ul', { class: 'nav-feeds' }, folders, loose.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x.iconUrl)))
       : h('p', { class: 'muted pad' }, 'No feeds yet. ', h('a', { href: '#/manage' }, 'Add one')),
+    sb.tags && sb.tags.length ? [h('h2', { class: 'nav-head' }, 'Tags'), h('ul', { class: 'nav-tags' }, sb.tags.map((t) => navLink(`#/tag/${encodeURIComponent(t.name)}`, t.name, 0)))] : null,
     h('p', { class: 'pad' }, h('a', { href: '#/manage', class: 'button' }, '+ Add feed')),
     // Phones: the sections that do not fit the top bar.
     h('ul', { class: 'nav-mobile' },
@@ -451,11 +454,29 @@ function renderPane(a) {
     h('header', null,
       h('h1', { class: 'title' }, a.url ? h('a', { href: a.url, target: '_blank', rel: 'noopener noreferrer' }, a.title) : a.title),
       h('p', { class: 'meta' }, h('a', { href: `#/feed/${a.feedId}` }, a.feedTitle), a.author ? ` · ${a.author}` : '', ' · ', h('time', { datetime: new Date(a.publishedAt * 1000).toISOString() }, fullDate(a.publishedAt)))),
+    h('div', { class: 'tags', 'aria-label': 'Tags' },
+      (a.tags || []).map((t) => h('span', { class: 'tag' }, h('a', { href: `#/tag/${encodeURIComponent(t)}` }, t),
+        h('button', { type: 'button', class: 'untag', 'aria-label': `Remove tag ${t}`, onclick: () => changeTags(a, [], [t]) }, '×'))),
+      h('button', { type: 'button', class: 'link', onclick: () => tagArticle(a) }, '+ Tag')),
     media.length ? h('div', { class: 'media' }, media) : null,
     body);
 }
 
 function narrowScreen() { return window.matchMedia('(max-width: 760px)').matches; }
+
+async function changeTags(a, add, remove) {
+  const r = await api.post(`/articles/${a.id}/tags`, { add, remove });
+  a.tags = r.tags;
+  const cached = articleCache.get(a.id);
+  if (cached) articleCache.set(a.id, cached.then((x) => ({ ...x, tags: r.tags })));
+  if (S.open && S.open.id === a.id) { S.open.tags = r.tags; renderPane(S.open); }
+  await refreshSidebar();
+}
+
+async function tagArticle(a) {
+  const name = await askText('Tag this article', 'Tag name');
+  if (name && name.trim()) await changeTags(a, [name.trim()], []);
+}
 
 function closePane() {
   if (history.state && history.state.reading) { history.back(); return; } // popstate closes it
@@ -548,7 +569,7 @@ async function showSearch(r) {
 
 const KEYS = [
   ['j / k', 'next / previous article'], ['o or Enter', 'open the selected article'], ['m', 'mark read / unread'], ['s', 'star / unstar'],
-  ['v', 'open the original in a new tab'], ['A', 'mark all in this view as read (with undo)'], ['r', 'refresh'], ['/', 'search'],
+  ['t', 'tag the open article'], ['v', 'open the original in a new tab'], ['A', 'mark all in this view as read (with undo)'], ['r', 'refresh'], ['/', 'search'],
   ['g a / g u / g s', 'go to All / Unread / Starred'], ['Escape', 'close the article or this help'], ['?', 'this help'],
 ];
 
@@ -592,6 +613,7 @@ document.addEventListener('keydown', async (e) => {
     else if ((k === 'o' || (k === 'Enter' && !(t instanceof HTMLButtonElement || t instanceof HTMLAnchorElement))) && S.sel >= 0) { e.preventDefault(); await openArticle(S.sel); }
     else if (k === 'm' && S.sel >= 0) await toggleRead(S.sel);
     else if (k === 's' && S.sel >= 0) await toggleStar(S.sel);
+    else if (k === 't' && S.open) { e.preventDefault(); await tagArticle(S.open); }
     else if (k === 'v' && S.sel >= 0 && S.items[S.sel].url) window.open(S.items[S.sel].url, '_blank', 'noopener,noreferrer');
     else if (k === 'A') await markAllRead();
     else if (k === 'r') await reload();
