@@ -3,9 +3,9 @@
 import { createServer, type Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
-import { silentLogger } from '../src/log/logger.ts';
+import { silentLogger, type Logger } from '../src/log/logger.ts';
 import { startServer } from '../src/http/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from './helpers.ts';
@@ -62,10 +62,10 @@ function rss(base: string, name: string, title: string, items: FeedItem[]): stri
 
 export interface Harness { app: App; url: string; feeds: FeedServer; close(): Promise<void> }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(overrides: Partial<Config> = {}, log: Logger = silentLogger): Promise<Harness> {
   const dataDir = tempDataDir('tidings-reader-');
-  const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'silent' } });
-  const app = await createApp(config, silentLogger);
+  const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'silent', ...overrides } });
+  const app = await createApp(config, log);
   const { url } = await startServer(app);
   const feeds = await new FeedServer().start();
   return { app, url, feeds, async close() { await app.close(); await feeds.close(); rmSync(dataDir, { recursive: true, force: true }); } };

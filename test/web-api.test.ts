@@ -40,7 +40,8 @@ async function setUp(h: Harness): Promise<Browser> {
 }
 
 test('first run: setup needs the secret of the logged link, once; then the page asks to sign in', async () => {
-  const h = await startHarness();
+  // Behind a trusted proxy (here: loopback), X-Forwarded-Proto says whether the page came over HTTPS.
+  const h = await startHarness({ trustProxy: ['127.0.0.1'] });
   try {
     const b = new Browser(h.url);
     assert.deepEqual((await b.call('GET', '/session')).json, { authenticated: false, setupRequired: true });
@@ -57,7 +58,7 @@ test('first run: setup needs the secret of the logged link, once; then the page 
     // Without an LLM server, r1-1776 (which cannot search) is not offered.
     assert.deepEqual(ok.json.models, ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research']);
     assert.match(ok.headers.get('set-cookie')!, /^tidings_session=tdws_[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
-    // Behind an HTTPS reverse proxy (X-Forwarded-Proto; Fastify trustProxy) the cookie is Secure.
+    // Behind an HTTPS reverse proxy (X-Forwarded-Proto from a trusted proxy) the cookie is Secure.
     const proxied = new Browser(h.url);
     const viaProxy = await proxied.call('POST', '/session', { username: 'admin', password: 'correct horse' }, { 'x-forwarded-proto': 'https', origin: h.url.replace('http:', 'https:') });
     assert.equal(viaProxy.status, 200, viaProxy.text);
@@ -118,6 +119,9 @@ test('CSRF: changes need the token and our Origin; a cross-site form post is ref
   try {
     const b = await setUp(h);
     assert.equal((await b.call('POST', '/folders', { name: 'Tech' })).status, 201);
+    const bidi = await b.call('POST', '/folders', { name: 'gnp\u202e.exe' });
+    assert.equal(bidi.status, 400);
+    assert.match(bidi.json.error.message, /text-direction/);
     const noToken = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { cookie: b.cookie, origin: h.url, 'content-type': 'application/json' }, body: '{"name":"X"}' });
     assert.equal(noToken.status, 403);
     assert.equal(((await noToken.json()) as any).error.code, 'csrf');

@@ -11,6 +11,7 @@ import { toCompletionObject } from './completion-object.ts';
 import { filterImages } from './image-filter.ts';
 import { toApiError } from './errors.ts';
 import { recordUsage } from './usage.ts';
+import { reportQueueDepth } from '../observability/metrics.ts';
 
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_WRITE_INTERVAL_MS = 1000;
@@ -33,6 +34,7 @@ export class AsyncJobRunner {
 
   /** Purges expired jobs and queues the unfinished ones of earlier processes. */
   async start(): Promise<void> {
+    reportQueueDepth(this.api.app, 'async_jobs', () => ({ waiting: this.queue.length, running: this.running.size }));
     await this.purge();
     this.purgeTimer = setInterval(() => { this.purge().catch((err: unknown) => this.api.app.log.error({ err }, 'could not purge async chat jobs')); }, 60 * 60 * 1000);
     this.purgeTimer.unref();
@@ -95,7 +97,7 @@ export class AsyncJobRunner {
     }
     await jobs.markStarted(id, nowSeconds());
     const startedAt = performance.now();
-    let lastProgressWrite = 0;
+    const shouldWrite = progressThrottle(PROGRESS_WRITE_INTERVAL_MS);
     try {
       const parsed = parseChatRequest(job.request);
       const size = parsed.answer.searchContextSize;
@@ -104,10 +106,9 @@ export class AsyncJobRunner {
         scope: scopeFor(key.userId, parsed.streamIds),
         signal,
         onProgress: (p) => {
-          const t = performance.now();
-          if (t - lastProgressWrite < PROGRESS_WRITE_INTERVAL_MS && p.fraction !== 1) return;
-          lastProgressWrite = t;
-          jobs.setProgress(id, p).catch((err: unknown) => this.api.app.log.warn({ err, jobId: id }, 'could not store async job progress'));
+          if (shouldWrite(p.fraction === 1)) {
+            jobs.setProgress(id, p).catch((err: unknown) => this.api.app.log.warn({ err, jobId: id }, 'could not store async job progress'));
+          }
         },
       }));
       if (signal.aborted) return;
@@ -153,4 +154,19 @@ export function toWireJob(j: AsyncJob, withResponse: boolean): Record<string, un
   out.error_message = j.errorMessage;
   out.status = j.status;
   return out;
+}
+
+/**
+ * Decides which progress reports are stored: the first one always (a job's first report used to be
+ * dropped when the process was younger than the interval, because the clock of the last write
+ * started at 0), the final one always, and otherwise at most one per interval.
+ */
+export function progressThrottle(intervalMs: number, now: () => number = () => performance.now()): (final: boolean) => boolean {
+  let last: number | undefined;
+  return (final) => {
+    const t = now();
+    if (!final && last !== undefined && t - last < intervalMs) return false;
+    last = t;
+    return true;
+  };
 }

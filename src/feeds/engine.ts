@@ -5,6 +5,7 @@ export { feedEngine, type FeedEngine } from './services.ts';
 export { subscribe, unsubscribe, normaliseInputUrl, discoverFeeds, type SubscribeResult, type FeedCandidate } from './subscriptions.ts';
 export { refreshFeed, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';
 export { FeedError } from './errors.ts';
-export { importOpml, exportOpml, type OpmlImportResult } from './opml/import-export.ts';
+export { importOpml, exportOpml, OPML_IMPORT_CHUNK, type OpmlImportResult } from './opml/import-export.ts';
 export { OpmlError } from './opml/opml.ts';
 export { startScheduler } from './scheduler/scheduler.ts';
+export { labelNameProblem } from './label-name.ts';

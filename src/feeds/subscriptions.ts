@@ -10,6 +10,7 @@ import { FeedError } from './errors.ts';
 import { parseFeedUrl, type FetchResponse } from './fetcher/http-client.ts';
 import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
+import { labelNameProblem } from './label-name.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
 
 export interface SubscribeOptions {
@@ -90,10 +91,27 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
     : `no feed found at ${url}: the page announces no <link rel="alternate"> feed and none of /feed, /rss, /feed.xml, /atom.xml, /rss.xml, /index.xml, /feed.json answered with a feed`);
 }
 
+/** Throws a FeedError naming the limit when the user may not add `adding` more subscriptions. */
+export async function checkFeedLimit(app: App, userId: number, adding: number): Promise<void> {
+  const max = app.config.maxFeedsPerUser;
+  if (max <= 0 || adding <= 0) return;
+  const have = await feedEngine(app).subscriptions.countForUser(userId);
+  if (have + adding > max) {
+    throw new FeedError('limit', adding === 1
+      ? `you already have ${have} feeds, the most one user may have (TIDINGS_MAX_FEEDS_PER_USER=${max}): unsubscribe from some first`
+      : `this would bring you to ${have + adding} feeds (${adding} new); one user may have at most ${max} (TIDINGS_MAX_FEEDS_PER_USER): remove feeds from the list or unsubscribe from some first`);
+  }
+}
+
 export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, opts: SubscribeOptions = {}): Promise<SubscribeResult> {
   const { feeds, subscriptions } = feedEngine(app);
   const url = normaliseInputUrl(urlOrSiteUrl);
+  for (const folder of opts.folders ?? []) {
+    const problem = labelNameProblem(folder, app.config.maxLabelLength);
+    if (problem) throw new FeedError('bad-label', `folder "${[...folder].slice(0, 60).join('')}" ${problem}`);
+  }
   let feed = await feeds.findByUrl(url);
+  if (!feed || !(await subscriptions.find(userId, feed.id))) await checkFeedLimit(app, userId, 1);
   let createdWithFeed = false;
   if (!feed) {
     const found = await fetchFeedOrDiscover(app, url);

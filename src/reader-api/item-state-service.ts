@@ -3,6 +3,7 @@
 // id or tag changes nothing; unread counters follow through the user_items triggers.
 import type { App } from '../app.ts';
 import { ReaderError } from './errors.ts';
+import { checkNewLabel } from './label-service.ts';
 import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } from './ids.ts';
 import { readerStore } from './store.ts';
 import { STATE_COLUMN, streamConditions } from './stream-filter.ts';
@@ -12,7 +13,7 @@ type TagChange =
   | { kind: 'state'; column: (typeof STATE_COLUMN)[keyof typeof STATE_COLUMN] }
   | { kind: 'label'; name: string };
 
-function tagChange(raw: string, userId: number, adding: boolean): TagChange | null {
+function tagChange(app: App, raw: string, userId: number, adding: boolean): TagChange | null {
   const t = parseTag(raw, userId);
   if (t.kind === 'ignored') return null;
   if (t.kind === 'feed') throw new ReaderError(400, `"${raw}" is a feed, not a tag: use user/-/state/com.google/<state> or user/-/label/<name>`);
@@ -20,6 +21,7 @@ function tagChange(raw: string, userId: number, adding: boolean): TagChange | nu
     if (t.state === 'reading-list') throw new ReaderError(400, `${adding ? 'a' : 'r'}=${raw}: the reading list is not a tag an item can gain or lose`);
     return { kind: 'state', column: STATE_COLUMN[t.state] };
   }
+  if (adding) checkNewLabel(app, t.name, 'a');
   return { kind: 'label', name: t.name };
 }
 
@@ -30,8 +32,8 @@ export async function editTags(app: App, userId: number, rawIds: string[], add: 
   const ids = [...new Set(rawIds.filter((i) => i.trim()).map(parseItemId))].filter((id) => id > 0);
   if (!rawIds.some((i) => i.trim())) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
   if (rawIds.length > MAX_EDIT_IDS) throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_EDIT_IDS} per call`);
-  const adds = add.filter((a) => a.trim()).map((a) => tagChange(a, userId, true)).filter((c) => c !== null);
-  const removes = remove.filter((r) => r.trim()).map((r) => tagChange(r, userId, false)).filter((c) => c !== null);
+  const adds = add.filter((a) => a.trim()).map((a) => tagChange(app, a, userId, true)).filter((c) => c !== null);
+  const removes = remove.filter((r) => r.trim()).map((r) => tagChange(app, r, userId, false)).filter((c) => c !== null);
   if (!add.some((a) => a.trim()) && !remove.some((r) => r.trim())) {
     throw new ReaderError(400, 'missing parameter a or r: the tag to add (a=user/-/state/com.google/read) or remove (r=…)');
   }

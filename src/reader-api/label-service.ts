@@ -3,6 +3,7 @@
 import type { App } from '../app.ts';
 import type { SubscriptionView } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
+import { labelNameProblem } from '../feeds/label-name.ts';
 import { labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
 import { userCatalog } from './catalog.ts';
@@ -62,12 +63,23 @@ async function labelIdOf(app: App, userId: number, raw: string | undefined, para
   return id;
 }
 
+/**
+ * Refuses a name a new folder or tag would get (too long, line breaks, control or bidi override
+ * characters). Only names being created are checked, so an old odd label can still be renamed or
+ * deleted.
+ */
+export function checkNewLabel(app: App, name: string, param: string): void {
+  const problem = labelNameProblem(name, app.config.maxLabelLength);
+  if (problem) throw new ReaderError(400, `${param}=user/-/label/…: the label ${problem}`);
+}
+
 /** Renames a folder or tag; renaming onto an existing name merges the two. */
 export async function renameTag(app: App, userId: number, rawSource: string | undefined, rawDest: string | undefined): Promise<void> {
   const id = await labelIdOf(app, userId, rawSource, 's');
   if (!rawDest?.trim()) throw new ReaderError(400, 'missing parameter dest: the new label (user/-/label/<name>)');
   const dest = parseStreamId(rawDest, userId);
   if (dest.kind !== 'label') throw new ReaderError(400, `dest=${rawDest}: the new name must be a label (user/-/label/<name>)`);
+  checkNewLabel(app, dest.name, 'dest');
   await readerStore(app).labels.renameLabel(userId, id, dest.name);
 }
 

@@ -6,7 +6,7 @@ import { endpoint, type EndpointKind, type ReaderContext } from './http-context.
 import { ReaderError } from './errors.ts';
 import { writeToken } from '../auth/authenticate.ts';
 import { feedStreamId, formatStreamId, labelStreamId, parseStreamId, READING_LIST, type StreamId } from './ids.ts';
-import { lenientDecode } from './params.ts';
+import { lenientDecode } from '../http/params.ts';
 import { streamContentsJson } from './item-json.ts';
 import { itemContents, streamContents, streamItemIds, streamTitle } from './stream-service.ts';
 import { MAX_CONTENTS_N, MAX_IDS_N, parseStreamRequest } from './stream-request.ts';

@@ -34,7 +34,7 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
   return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
 }
 
-const bodyCache = perApp((app) => new ItemBodyCache(app.config.readerItemCacheSize));
+const bodyCache = perApp((app) => new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024));
 
 async function renderItems(app: App, userId: number, items: ReaderItemState[]): Promise<Buffer> {
   const store = readerStore(app);

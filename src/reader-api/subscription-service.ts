@@ -2,8 +2,9 @@
 // Fetching, discovery and OPML belong to the feed engine (src/feeds); this module maps the
 // protocol's parameters onto it and validates everything before changing anything.
 import type { App } from '../app.ts';
-import { feedEngine, FeedError, subscribe, unsubscribe, exportOpml as feedsExportOpml, importOpml as feedsImportOpml, OpmlError } from '../feeds/engine.ts';
+import { feedEngine, FeedError, subscribe, unsubscribe, exportOpml as feedsExportOpml, importOpml as feedsImportOpml, OpmlError, OPML_IMPORT_CHUNK } from '../feeds/engine.ts';
 import { ReaderError } from './errors.ts';
+import { checkNewLabel } from './label-service.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
 import { subscribedFeedId } from './stream-filter.ts';
@@ -37,9 +38,10 @@ export interface SubscriptionEdit {
   removeFolders: string[];
 }
 
-function folderName(raw: string, userId: number, param: string): string {
+function folderName(app: App, raw: string, userId: number, param: string, adding: boolean): string {
   const s = parseStreamId(raw, userId);
   if (s.kind !== 'label') throw new ReaderError(400, `${param}=${raw}: folders are labels (user/-/label/<name>)`);
+  if (adding) checkNewLabel(app, s.name, param);
   return s.name;
 }
 
@@ -53,8 +55,8 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
     if (s.kind !== 'feed') throw new ReaderError(400, `s=${raw}: subscriptions are feed streams (feed/<url>)`);
     return s.url;
   });
-  const add = e.addFolders.filter((a) => a.trim()).map((a) => folderName(a, userId, 'a'));
-  const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(r, userId, 'r'));
+  const add = e.addFolders.filter((a) => a.trim()).map((a) => folderName(app, a, userId, 'a', true));
+  const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(app, r, userId, 'r', false));
   const store = readerStore(app);
   const subscribed = async (url: string) => {
     const id = await subscribedFeedId(store.labels, userId, url);
@@ -105,13 +107,20 @@ export function exportOpml(app: App, userId: number): Promise<string> {
   return feedsExportOpml(app, userId);
 }
 
-/** Imports an OPML body (raw text/xml, or an `opml` form field). Broken OPML changes nothing. */
+/**
+ * Imports an OPML body (raw text/xml, or an `opml` form field). Broken OPML, an oversized file or
+ * one that would pass the feeds-per-user limit changes nothing.
+ */
 export async function importOpml(app: App, userId: number, body: string): Promise<void> {
   if (!body.trim()) throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
   try {
-    await feedsImportOpml(app, userId, body);
+    const started = performance.now();
+    const r = await feedsImportOpml(app, userId, body, {
+      onProgress: (done, total) => { if (total > OPML_IMPORT_CHUNK) app.log.info({ userId, done, total }, 'OPML import progress'); },
+    });
+    app.log.info({ userId, imported: r.imported, alreadySubscribed: r.alreadySubscribed, skipped: r.skipped.length, ms: Math.round(performance.now() - started) }, 'OPML imported');
   } catch (e) {
-    if (e instanceof OpmlError) throw new ReaderError(400, `broken OPML: ${e.message}`);
+    if (e instanceof OpmlError) throw new ReaderError(400, `cannot import this OPML: ${e.message}`);
     throw e;
   }
 }

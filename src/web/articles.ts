@@ -9,6 +9,7 @@ import { streamConditions } from '../reader-api/stream-filter.ts';
 import { READING_LIST } from '../reader-api/ids.ts';
 import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
+import { labelNameProblem } from '../feeds/engine.ts';
 import { badRequest, notFound } from './errors.ts';
 
 /** What the sidebar selects; `unread` narrows any of them. */
@@ -200,7 +201,9 @@ export async function editTags(app: App, userId: number, itemId: number, add: un
     if (v === undefined) return [];
     if (!Array.isArray(v)) throw badRequest(`${field} must be an array of tag names`, field);
     return v.map((n) => {
-      if (typeof n !== 'string' || !n.trim() || n.length > 200 || /[\u0000-\u001f]/.test(n)) throw badRequest(`${field}: a tag is 1-200 characters without control characters`, field);
+      if (typeof n !== 'string') throw badRequest(`${field}: tag names are strings`, field);
+      const problem = labelNameProblem(n.trim(), app.config.maxLabelLength);
+      if (problem) throw badRequest(`${field}: the tag name ${problem}`, field);
       return n.trim();
     });
   };

@@ -9,7 +9,6 @@ import { ReaderError } from '../reader-api/errors.ts';
 import { FeedError } from '../feeds/engine.ts';
 import { AnswerError } from '../answer/types.ts';
 import { checkCsrfToken, findSession, SESSION_COOKIE } from './sessions.ts';
-import { webStore } from './store.ts';
 import { WebError } from './errors.ts';
 
 export interface WebAuth {
@@ -110,8 +109,9 @@ export async function authenticateRequest(app: App, req: FastifyRequest, access:
     if (access === 'public') return null;
     throw new WebError(401, 'unauthorized', 'sign in first (or send Authorization: Bearer <token>)');
   }
-  if (!(await app.users.findById(auth.userId))) throw new WebError(401, 'unauthorized', 'this account no longer exists');
-  auth.isAdmin = await webStore(app).accounts.isAdmin(auth.userId);
+  const user = await app.users.findById(auth.userId);
+  if (!user) throw new WebError(401, 'unauthorized', 'this account no longer exists');
+  auth.isAdmin = user.isAdmin;
   if (unsafe && !auth.canWrite) throw new WebError(403, 'insufficient_scope', 'this token is read-only: create one with the "read write" scope');
   if (access === 'admin' && !auth.isAdmin) throw new WebError(403, 'forbidden', 'only administrators may do this');
   return auth;

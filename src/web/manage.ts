@@ -2,7 +2,7 @@
 // (src/feeds) and the Reader API's label store, with errors turned into WebError.
 import type { App } from '../app.ts';
 import {
-  discoverFeeds, exportOpml, feedEngine, FeedError, importOpml, OpmlError, refreshFeed, subscribe, unsubscribe,
+  discoverFeeds, exportOpml, feedEngine, FeedError, importOpml, labelNameProblem, OpmlError, refreshFeed, subscribe, unsubscribe,
   type FeedCandidate, type OpmlImportResult,
 } from '../feeds/engine.ts';
 import { readerStore } from '../reader-api/store.ts';
@@ -14,11 +14,12 @@ const feedError = (e: unknown, field = 'url'): never => {
   throw e;
 };
 
-export function checkFolderName(name: unknown, field = 'name'): string {
-  if (typeof name !== 'string' || !name.trim()) throw badRequest('a folder needs a name', field);
+/** A folder or tag name as the feed domain accepts it (length, no control or bidi characters). */
+export function checkLabelName(app: App, name: unknown, field = 'name', what = 'folder'): string {
+  if (typeof name !== 'string' || !name.trim()) throw badRequest(`a ${what} needs a name`, field);
   const n = name.trim();
-  if (n.length > 200) throw badRequest('folder names are at most 200 characters', field);
-  if (/[\u0000-\u001f]/.test(n)) throw badRequest('folder names cannot contain control characters', field);
+  const problem = labelNameProblem(n, app.config.maxLabelLength);
+  if (problem) throw badRequest(`the ${what} name ${problem}`, field);
   return n;
 }
 
@@ -29,7 +30,7 @@ export async function discover(app: App, url: unknown): Promise<FeedCandidate[]>
 
 export async function addFeed(app: App, userId: number, url: unknown, folder: unknown) {
   if (typeof url !== 'string' || !url.trim()) throw badRequest('give the address of a feed or of a web site', 'url');
-  const folders = folder === undefined || folder === null || folder === '' ? [] : [checkFolderName(folder, 'folder')];
+  const folders = folder === undefined || folder === null || folder === '' ? [] : [checkLabelName(app, folder, 'folder')];
   try { return await subscribe(app, userId, url, { folders }); } catch (e) { return feedError(e); }
 }
 
@@ -80,7 +81,7 @@ export async function editFeed(app: App, userId: number, feedId: number, patch: 
     if (patch.title !== null && typeof patch.title !== 'string') throw badRequest('title must be a string or null', 'title');
     title = typeof patch.title === 'string' && patch.title.trim() ? patch.title.trim().slice(0, 500) : null;
   }
-  const folder = patch.folder === undefined ? undefined : patch.folder === null || patch.folder === '' ? null : checkFolderName(patch.folder, 'folder');
+  const folder = patch.folder === undefined ? undefined : patch.folder === null || patch.folder === '' ? null : checkLabelName(app, patch.folder, 'folder');
   if (title !== undefined) await subs.rename(userId, feedId, title);
   if (folder !== undefined) {
     // Moving: the web app files a feed in one folder, as Miniflux and Inoreader do.
@@ -101,7 +102,7 @@ export async function refreshNow(app: App, userId: number, feedId: number) {
 }
 
 export async function createFolder(app: App, userId: number, name: unknown): Promise<string> {
-  const n = checkFolderName(name);
+  const n = checkLabelName(app, name);
   await readerStore(app).labels.ensureLabel(userId, n);
   return n;
 }
@@ -115,7 +116,7 @@ async function labelId(app: App, userId: number, name: string): Promise<number> 
 /** Renames a folder; onto an existing name it merges the two (as the Reader API's rename-tag). */
 export async function renameFolder(app: App, userId: number, name: string, to: unknown): Promise<string> {
   const id = await labelId(app, userId, name);
-  const n = checkFolderName(to);
+  const n = checkLabelName(app, to);
   await readerStore(app).labels.renameLabel(userId, id, n);
   return n;
 }

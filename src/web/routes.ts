@@ -67,7 +67,7 @@ async function sessionInfo(c: WebContext, userId: number, sessionToken: string |
   if (!user) throw new WebError(401, 'unauthorized', 'this account no longer exists');
   return {
     authenticated: true,
-    user: { id: user.id, username: user.username, email: user.email, isAdmin: await webStore(c.app).accounts.isAdmin(user.id) },
+    user: { id: user.id, username: user.username, email: user.email, isAdmin: user.isAdmin },
     csrfToken: sessionToken ? await csrfTokenFor(c.app, sessionToken) : null,
     settings: await loadSettings(c.app, user.id),
     models: availableModels(c.app.config),
@@ -314,16 +314,14 @@ export const ROUTES: RouteSpec[] = [
   {
     method: 'GET', path: '/admin/users', access: 'admin', summary: 'Every account.',
     handler: async (c) => {
-      const accounts = webStore(c.app).accounts;
-      const users = await c.app.users.list();
-      return { users: await Promise.all(users.map(async (u) => ({ id: u.id, username: u.username, email: u.email, createdAt: iso(u.createdAt), isAdmin: await accounts.isAdmin(u.id) }))) };
+      return { users: (await c.app.users.list()).map((u) => ({ id: u.id, username: u.username, email: u.email, createdAt: iso(u.createdAt), isAdmin: u.isAdmin })) };
     },
   },
   {
     method: 'POST', path: '/admin/users', access: 'admin', summary: 'Create an account.', body: { username: 'user name', password: 'at least 8 characters', email: 'optional', isAdmin: 'boolean' },
     handler: async (c) => {
       const u = await createAccount(c.app, str(c.body.username).trim(), str(c.body.password), str(c.body.email).trim() || null);
-      if (c.body.isAdmin === true) await webStore(c.app).accounts.setAdmin(u.id, true);
+      if (c.body.isAdmin === true) await c.app.users.setAdmin(u.id, true);
       c.reply.code(201);
       return { id: u.id, username: u.username };
     },

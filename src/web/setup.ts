@@ -39,7 +39,7 @@ export async function completeSetup(app: App, secret: string, username: string, 
   setupSecrets.delete(app);
   try {
     const user = await createAccount(app, username, password);
-    await webStore(app).accounts.setAdmin(user.id, true);
+    await app.users.setAdmin(user.id, true);
     return user;
   } catch (e) {
     setupSecrets.set(app, expected); // bad input: let the person correct it with the same link

@@ -10,7 +10,7 @@ import { exchangeCode, refresh, revokeToken } from '../oauth/grants.ts';
 import { authenticateClient } from '../oauth/clients.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { OAuthClient } from '../../model/auth.ts';
-import { requestParams, first, repeated, type Params } from './params.ts';
+import { paramsFromRequest, type Params } from '../../http/params.ts';
 
 // Relative, so the form posts back to this endpoint behind any reverse-proxy path prefix.
 const FORM_ACTION = 'auth';
@@ -33,7 +33,7 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
   });
 
   server.get('/oauth2/auth', async (req, reply) => {
-    const check = await checkAuthorizationRequest(app, requestParams(req, { query: true, body: false }));
+    const check = await checkAuthorizationRequest(app, paramsFromRequest(req.url, req.body, { query: true, body: false }).asMap());
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
     return showConsent(req, reply, check.request, 200);
@@ -41,9 +41,9 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
 
   server.post('/oauth2/auth', async (req, reply) => {
     // The form's hidden fields carry the authorization parameters; the query string is ignored.
-    const p = requestParams(req, { query: false, body: true });
-    const check = await checkAuthorizationRequest(app, p);
-    const csrf = await checkConsentFormToken(app, readCookie(req.headers.cookie, CSRF_COOKIE), first(p, 'csrf_token'), authorizationParams(p));
+    const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
+    const check = await checkAuthorizationRequest(app, p.asMap());
+    const csrf = await checkConsentFormToken(app, readCookie(req.headers.cookie, CSRF_COOKIE), p.get('csrf_token'), authorizationParams(p.asMap()));
     if (csrf !== 'ok') {
       const why = csrf === 'expired' ? 'The form expired.' : 'The form was not sent from this server, or your browser did not send its cookie.';
       return sendPage(reply, 403, errorPage('Authorization refused', `${why} Go back to the app and start the authorization again (cookies must be enabled for this page).`));
@@ -51,11 +51,11 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
     const request = check.request;
-    const decision = first(p, 'decision');
+    const decision = p.get('decision');
     if (decision === 'deny') return reply.redirect(deny(request), 302);
-    const username = first(p, 'username')?.trim() ?? '';
+    const username = p.get('username')?.trim() ?? '';
     if (decision !== 'approve') return showConsent(req, reply, request, 400, 'Choose Allow or Deny.', username);
-    const password = first(p, 'password') ?? '';
+    const password = p.get('password') ?? '';
     if (!username || !password) return showConsent(req, reply, request, 400, 'Enter your username and password.', username);
     const login = await checkLogin(app, username, password, req.ip);
     if (!login.ok && login.reason === 'throttled') {
@@ -70,12 +70,12 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
   server.post('/oauth2/token', async (req, reply) => {
     reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
     try {
-      const p = requestParams(req, { query: false, body: true });
-      const dup = repeated(p);
+      const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
+      const dup = p.repeated();
       if (dup.length) throw new OAuthError('invalid_request', `repeated parameter: ${dup.join(', ')}`);
       const client = await clientFromRequest(app, req, p);
-      const grantType = first(p, 'grant_type');
-      const get = (k: string) => first(p, k);
+      const grantType = p.get('grant_type');
+      const get = (k: string) => p.get(k);
       if (!grantType) throw new OAuthError('invalid_request', 'grant_type is missing (authorization_code or refresh_token)');
       if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
         throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported; use authorization_code or refresh_token`);
@@ -93,9 +93,9 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
   server.post('/oauth2/revoke', async (req, reply) => {
     reply.header('Cache-Control', 'no-store');
     try {
-      const p = requestParams(req, { query: false, body: true });
+      const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
       const client = await clientFromRequest(app, req, p);
-      const token = first(p, 'token');
+      const token = p.get('token');
       if (!token) throw new OAuthError('invalid_request', 'token is missing');
       await revokeToken(app, client, token);
       return reply.code(200).send();
@@ -133,7 +133,7 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
 async function clientFromRequest(app: App, req: FastifyRequest, p: Params): Promise<OAuthClient> {
   const header = req.headers.authorization;
   const basic = header && /^\s*basic\s+/i.test(header) ? parseBasic(header) : undefined;
-  const formId = first(p, 'client_id'), formSecret = first(p, 'client_secret');
+  const formId = p.get('client_id'), formSecret = p.get('client_secret');
   let id: string | undefined, secret: string | undefined;
   if (basic !== undefined) {
     if (basic === null) throw invalidClient('the Basic Authorization header is malformed');

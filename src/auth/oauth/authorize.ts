@@ -42,7 +42,7 @@ const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
  * Checks an authorization request. `given` holds every parameter with all its values (repeats are
  * errors, RFC 6749 §3.1).
  */
-export async function checkAuthorizationRequest(app: App, given: Map<string, string[]>): Promise<AuthorizationCheck> {
+export async function checkAuthorizationRequest(app: App, given: ReadonlyMap<string, string[]>): Promise<AuthorizationCheck> {
   const params = authorizationParams(given);
 
   if ((given.get('client_id')?.length ?? 0) > 1) return { kind: 'fatal', message: 'The request repeats client_id.' };
@@ -89,7 +89,7 @@ export async function checkAuthorizationRequest(app: App, given: Map<string, str
 }
 
 /** The first value of each authorization parameter present. */
-export function authorizationParams(given: Map<string, string[]>): AuthorizationParams {
+export function authorizationParams(given: ReadonlyMap<string, string[]>): AuthorizationParams {
   const params: AuthorizationParams = {};
   for (const k of AUTHORIZATION_PARAMS) { const v = given.get(k)?.[0]; if (v !== undefined) params[k] = v; }
   return params;

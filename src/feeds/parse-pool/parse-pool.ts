@@ -17,9 +17,18 @@ export interface ParseJob { id: number; body: Uint8Array; url: string; contentTy
 export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; error: { parseError: boolean; message: string } };
 
 interface Pending { job: ParseJob; resolve: (p: ParsedFeed) => void; reject: (e: Error) => void }
-interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null }
+interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null; idle: NodeJS.Timeout | null }
 
-const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
+// The packaged build (dist/, see tsconfig.build.json) is JavaScript: the worker file is .js there.
+const WORKER_URL = new URL(import.meta.url.endsWith('.js') ? './parse-worker.js' : './parse-worker.ts', import.meta.url);
+
+/**
+ * V8 grows a thread's young generation with its allocation rate, up to 128 MB here: a parse worker
+ * ended a 1,000-feed refresh holding a 162-175 MB heap of which 40-80 MB was in use. Capped at
+ * 16 MB, the heap ended at 57 MB and the process 74-100 MB smaller, with no measurable change in
+ * refresh time (74 s against 77 s, loaded machine).
+ */
+const WORKER_YOUNG_GENERATION_MB = 16;
 
 /**
  * Pool size for config.parseWorkers; negative means automatic: one less than the CPU cores, at
@@ -38,12 +47,19 @@ export class ParsePool {
   /** Number of worker threads (0: parses run on the calling thread). */
   readonly size: number;
   private readonly timeLimitMs: number;
+  private readonly idleMs: number;
   private nextId = 1;
   private closed = false;
 
-  constructor(size: number, timeLimitMs = 30_000) {
+  /**
+   * `idleMs`: a worker with nothing to do for this long exits, giving back its heap (tens of MB
+   * after a big refresh, plus its sanitize memo); the next parse starts a fresh one (~0.3 s). With
+   * the scheduler finding due feeds every minute, a busy server keeps its workers.
+   */
+  constructor(size: number, timeLimitMs = 30_000, idleMs = 5 * 60_000) {
     this.size = Math.max(0, size);
     this.timeLimitMs = timeLimitMs;
+    this.idleMs = idleMs;
     this.queues = Array.from({ length: this.size }, () => []);
     this.slots = new Array(this.size).fill(undefined);
   }
@@ -76,8 +92,10 @@ export class ParsePool {
 
   private pump(index: number): void {
     const queue = this.queues[index]!;
-    if (this.closed || !queue.length) return;
+    if (this.closed) return;
+    if (!queue.length) { this.retireWhenIdle(index); return; }
     const slot = this.slots[index] ?? this.spawn(index);
+    if (slot.idle) { clearTimeout(slot.idle); slot.idle = null; }
     if (slot.current) return;
     const p = queue.shift()!;
     slot.current = p;
@@ -85,10 +103,25 @@ export class ParsePool {
     slot.worker.postMessage(p.job);
   }
 
+  private retireWhenIdle(index: number): void {
+    const slot = this.slots[index];
+    if (!slot || slot.current || slot.idle) return;
+    slot.idle = setTimeout(() => {
+      if (this.slots[index] !== slot || slot.current || this.queues[index]!.length) return;
+      this.slots[index] = undefined; // first, so the exit event is not taken for a crash
+      void slot.worker.terminate();
+    }, this.idleMs).unref();
+  }
+
+  /** Worker threads running now (tests). */
+  get running(): number {
+    return this.slots.filter((s) => s !== undefined).length;
+  }
+
   private spawn(index: number): Slot {
-    const worker = new Worker(WORKER_URL);
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     worker.unref();
-    const slot: Slot = { index, worker, current: null, timer: null };
+    const slot: Slot = { index, worker, current: null, timer: null, idle: null };
     worker.on('message', (r: ParseReply) => {
       const p = slot.current;
       if (!p || p.job.id !== r.id) return;
@@ -105,7 +138,9 @@ export class ParsePool {
 
   private finish(slot: Slot): void {
     if (slot.timer) clearTimeout(slot.timer);
+    if (slot.idle) clearTimeout(slot.idle);
     slot.timer = null;
+    slot.idle = null;
     slot.current = null;
   }
 

@@ -1,5 +1,5 @@
-// 070: the web app (src/web): server-side sessions, per-user settings, admin flags and Ask
-// conversations (migration range 070-079).
+// 070: the web app (src/web): server-side sessions, per-user settings and Ask conversations
+// (migration range 070-079). Administrators are users.is_admin (056).
 import type { Migration } from './migration.ts';
 
 const sqlite = `
@@ -21,12 +21,6 @@ CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
 CREATE TABLE web_settings (
   user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
   settings TEXT NOT NULL
-);
-
--- Administrators. While this table is empty, the oldest account is the administrator (installs
--- whose first user was created with the CLI).
-CREATE TABLE web_admins (
-  user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE
 );
 
 -- Ask: a conversation is a question thread over a scope of the user's feeds.
@@ -72,12 +66,6 @@ CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
 CREATE TABLE web_settings (
   user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
   settings TEXT NOT NULL
-);
-
--- Administrators. While this table is empty, the oldest account is the administrator (installs
--- whose first user was created with the CLI).
-CREATE TABLE web_admins (
-  user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE
 );
 
 -- Ask: a conversation is a question thread over a scope of the user's feeds.

@@ -42,11 +42,12 @@ export class SqliteReaderLabelRepository implements ReaderLabelRepository {
     const out = new Map<number, FeedOrigin>();
     if (!feedIds.length) return out;
     const many = feedIds.length > 64;
+    // CROSS JOIN: the given feeds drive the join whether or not statistics exist (see statesByIds).
     const rows = (many
       ? this.s.get(`SELECT s.id AS sid, s.feed_id AS feedId, f.url, coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title,
           f.site_url AS siteUrl FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = ?`).all(userId)
       : this.s.get(`SELECT s.id AS sid, s.feed_id AS feedId, f.url, coalesce(nullif(s.title, ''), nullif(f.title, ''), f.url) AS title,
-          f.site_url AS siteUrl FROM json_each(?) j JOIN subscriptions s ON s.user_id = ? AND s.feed_id = j.value
+          f.site_url AS siteUrl FROM json_each(?) j CROSS JOIN subscriptions s ON s.user_id = ? AND s.feed_id = j.value
           JOIN feeds f ON f.id = s.feed_id`).all(JSON.stringify(feedIds), userId)) as unknown as (FeedOrigin & { sid: number })[];
     const folders = many ? this.foldersBySubscription(userId) : this.foldersOf(rows.map((r) => r.sid));
     for (const r of rows) out.set(r.feedId, { feedId: r.feedId, url: r.url, title: r.title, siteUrl: r.siteUrl, folders: folders.get(r.sid) ?? [] });

@@ -7,7 +7,8 @@
 // one waits for the first to commit) in case a callback does wait on something else.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, join, resolve } from 'node:path';
-import { migrate, openConnection, type Db } from './db.ts';
+import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
+import { backupDatabase } from './maintenance.ts';
 import type { Store } from '../store.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteUserRepository } from './users.ts';
@@ -50,6 +51,8 @@ export class SqliteStore implements Store {
   readonly webSessions; readonly webAccounts; readonly conversations;
   /** Settles when the last transaction started has finished. */
   private current: Promise<unknown> = Promise.resolve();
+  /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
+  private readonly optimizeTimer: NodeJS.Timeout;
 
   constructor(db: Db, location: string, migrationsApplied: readonly string[]) {
     this.db = db;
@@ -74,6 +77,7 @@ export class SqliteStore implements Store {
     this.webSessions = new SqliteWebSessionRepository(db);
     this.webAccounts = new SqliteWebAccountRepository(db);
     this.conversations = new SqliteConversationRepository(db);
+    this.optimizeTimer = setInterval(() => { if (!db.isTransaction) optimizeDatabase(db, 'periodic'); }, OPTIMIZE_INTERVAL_MS).unref();
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -104,6 +108,10 @@ export class SqliteStore implements Store {
     return this.start(fn);
   }
 
+  async backup(file: string): Promise<void> {
+    await backupDatabase(this.db, file);
+  }
+
   /** Raw SQL for tests (src/store/testing.ts). */
   raw(): TestSql {
     const db = this.db;
@@ -124,13 +132,15 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.optimizeTimer);
     while (this.db.isOpen && this.db.isTransaction) await this.current;
-    if (this.db.isOpen) this.db.close();
+    if (this.db.isOpen) { optimizeDatabase(this.db, 'close'); this.db.close(); }
   }
 }
 
 export async function openSqliteStore(file: string): Promise<SqliteStore> {
   const db = openConnection(file);
   const applied = migrate(db);
+  optimizeDatabase(db, 'open');
   return new SqliteStore(db, file, applied);
 }

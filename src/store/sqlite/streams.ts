@@ -60,8 +60,10 @@ export class SqliteStreamRepository implements StreamRepository {
   async statesByIds(userId: number, itemIds: number[]): Promise<ReaderItemState[]> {
     if (!itemIds.length) return [];
     // json_each keeps the caller's order; user_items is the gate: only the user's own items.
+    // CROSS JOIN pins the loop order (ids outside, primary-key lookups inside): without statistics
+    // SQLite scanned all the user's items once per id (45 ms per id at 1M items).
     return (this.arrays(`SELECT ${STATE_COLUMNS} FROM json_each(?) j
-        JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value ORDER BY j.key`)
+        CROSS JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value ORDER BY j.key`)
       .all(JSON.stringify(itemIds), userId) as unknown as StateRow[]).map(toState);
   }
 

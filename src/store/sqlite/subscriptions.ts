@@ -107,6 +107,10 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
         AND label_id = (SELECT id FROM labels WHERE user_id = ? AND name = ?)`).run(userId, feedId, userId, folder.trim()).changes) > 0;
   }
 
+  async countForUser(userId: number): Promise<number> {
+    return (this.s.get('SELECT count(*) AS n FROM subscriptions WHERE user_id = ?').get(userId) as { n: number }).n;
+  }
+
   async subscriberCount(feedId: number): Promise<number> {
     return (this.s.get('SELECT count(*) AS n FROM subscriptions WHERE feed_id = ?').get(feedId) as { n: number }).n;
   }

@@ -1,4 +1,4 @@
-// SQLite repositories of the web app (src/web): sessions, settings, admins, conversations.
+// SQLite repositories of the web app (src/web): sessions, settings, conversations.
 import type { Db } from './db.ts';
 import { StatementCache } from './db.ts';
 import type { WebSessionRepository, WebAccountRepository, ConversationRepository } from '../repositories.ts';
@@ -50,15 +50,6 @@ export class SqliteWebAccountRepository implements WebAccountRepository {
   }
   async saveSettings(userId: number, json: string): Promise<void> {
     this.s.get('INSERT INTO web_settings (user_id, settings) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings').run(userId, json);
-  }
-  async isAdmin(userId: number): Promise<boolean> {
-    // An empty admin table makes the oldest account the administrator.
-    return this.s.get(`SELECT 1 FROM web_admins WHERE user_id = ?1
-      UNION ALL SELECT 1 FROM users WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM web_admins) AND id = (SELECT min(id) FROM users)`).get(userId) !== undefined;
-  }
-  async setAdmin(userId: number, admin: boolean): Promise<void> {
-    if (admin) this.s.get('INSERT OR IGNORE INTO web_admins (user_id) VALUES (?)').run(userId);
-    else this.s.get('DELETE FROM web_admins WHERE user_id = ?').run(userId);
   }
   async userCount(): Promise<number> {
     return Number((this.s.get('SELECT count(*) AS n FROM users').get() as { n: number }).n);
