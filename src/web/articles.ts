@@ -2,7 +2,7 @@
 // services (the same filters, counters and keyset pages as the Google Reader API), so both APIs
 // always agree on what a view contains and on unread counts.
 import type { App } from '../app.ts';
-import type { ItemCondition, ReaderItemBody, ReaderItemState } from '../model/stream.ts';
+import type { ItemCondition, ItemPosition, ReaderItemBody, ReaderItemState } from '../model/stream.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { originsOf, userCatalog } from '../reader-api/catalog.ts';
 import { streamConditions } from '../reader-api/stream-filter.ts';
@@ -144,7 +144,7 @@ export async function listArticles(app: App, userId: number, view: View, o: List
   // Server time of this page: "mark all read" up to it spares articles that arrive later.
   const asOfUs = Date.now() * 1000;
   const where = await viewConditions(app, userId, view, o.unreadOnly);
-  let after;
+  let after: ItemPosition | undefined;
   try { after = o.cursor ? decodeContinuation(o.cursor) : undefined; } catch { throw badRequest(`malformed cursor "${o.cursor}": pass back the "next" value of the previous page`, 'cursor'); }
   const rows = await readerStore(app).streams.statesPage({ userId, where, newestFirst: !o.oldestFirst, limit: o.limit + 1, after });
   let next: string | null = null;

@@ -3,7 +3,7 @@
 import type { App } from '../app.ts';
 import type { SearchScope } from '../answer/types.ts';
 import { searchService } from '../search/service.ts';
-import { SearchFilterError } from '../search/types.ts';
+import { SearchFilterError, type SearchHit } from '../search/types.ts';
 import { indexTerms } from '../search/tokenizer.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { originsOf, userCatalog } from '../reader-api/catalog.ts';
@@ -53,7 +53,7 @@ export async function searchScope(app: App, userId: number, view: View): Promise
 export async function searchArticles(app: App, userId: number, text: unknown, view: View, limit: number): Promise<SearchResult[]> {
   if (typeof text !== 'string' || !text.trim()) throw badRequest('q: type the words to search for', 'q');
   if (text.length > 500) throw badRequest('q: at most 500 characters', 'q');
-  let hits;
+  let hits: SearchHit[];
   try {
     hits = await searchService(app).search({ text, scope: await searchScope(app, userId, view), filters: {}, limit });
   } catch (e) {
