@@ -53,7 +53,7 @@ async function ingestBench(): Promise<void> {
     for (let i = 0; i < files.length; i++) {
       const url = `https://bench.example/${r}/${i}`;
       t = performance.now();
-      let parsed;
+      let parsed: ReturnType<typeof parseFeed>;
       try { parsed = parseFeed(files[i]!, { url }); } catch { parseMs += performance.now() - t; continue; }
       const t1 = performance.now();
       parseMs += t1 - t;
@@ -79,7 +79,7 @@ async function ingestBench(): Promise<void> {
       let n = 0;
       await Promise.all(files.map(async (body, i) => {
         const url = `https://bench.example/${tag}/${i}`;
-        let parsed;
+        let parsed: Awaited<ReturnType<typeof pool.parse>>;
         try { parsed = await pool.parse(body, { url }, i); } catch { return; }
         const f = await feeds.create(url, { title: parsed.title });
         await subscriptions.subscribe(user, f.id);

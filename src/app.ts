@@ -2,7 +2,7 @@
 // together. Domains get what they need from an App (its store gives every repository) and keep
 // their own services with perApp (./per-app.ts), so adding a domain does not grow this file much.
 import type { Config } from './config/config.ts';
-import { createLogger, type Logger } from './log/logger.ts';
+import { createLogger, type Logger, type LogFormat } from './log/logger.ts';
 import { openStore, type Store } from './store/store.ts';
 import type { UserRepository } from './store/repositories.ts';
 import type { ItemChanges } from './model/item.ts';
@@ -27,7 +27,7 @@ export interface App {
 export { perApp } from './per-app.ts';
 
 /** Opens the store (applying pending migrations) and wires the domains every App needs. */
-export async function createApp(config: Config, log: Logger = createLogger(config.logLevel)): Promise<App> {
+export async function createApp(config: Config, log: Logger = createLogger(config.logLevel, config.logFormat as LogFormat)): Promise<App> {
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const closers: (() => void | Promise<void>)[] = [];
   const listeners: ItemChangeListener[] = [];

@@ -19,7 +19,7 @@ test('tidings ask prints the answer with markers, then the numbered sources', as
   const r = await runCli(['--data', dir, 'ask', 'What did NASA announce about Artemis this week?'], env);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /April 2026, giving engineers more time to study the Orion heat shield\.\[1\]/);
-  assert.match(r.stdout, /\nSources:\n\[1\] NASA announces new launch date for Artemis II crewed Moon mission \(\d{4}-\d\d-\d\d\)\n    https:\/\/www\.nasa\.gov\/news\/artemis-ii-crew-launch-date/);
+  assert.match(r.stdout, /\nSources:\n\[1\] NASA announces new launch date for Artemis II crewed Moon mission \(\d{4}-\d\d-\d\d\)\n {4}https:\/\/www\.nasa\.gov\/news\/artemis-ii-crew-launch-date/);
 });
 
 test('tidings ask --json prints the completion object of the API', async () => {

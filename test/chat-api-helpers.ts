@@ -91,7 +91,8 @@ export interface Fixture {
 }
 
 export function openApp(dataDir: string, overrides: Partial<Config> = {}): Promise<App> {
-  return createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent', ...overrides } }), silentLogger);
+  // The Sonar prices: these tests check the API's cost figures (a personal server's default is none).
+  return createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent', priceTable: 'sonar', ...overrides } }), silentLogger);
 }
 
 /** The plugin alone on a Fastify server, as server.ts registers it. */

@@ -3,7 +3,7 @@
 //
 //   const auth = authenticate(app, req.headers.authorization);
 //   if (!auth) -> 401 with X-Reader-Google-Bad-Token: true
-//   if (isWrite && !hasScope(auth, 'write')) -> 403 insufficient_scope   (or requireScope, which throws)
+//   if (isWrite && !hasScope(auth, 'write')) -> 403 insufficient_scope
 //   if (isWrite && !checkWriteToken(app, auth, params.T)) -> 401
 import type { App } from '../app.ts';
 import type { Scope } from '../model/auth.ts';
@@ -56,21 +56,6 @@ export async function authenticate(app: App, authorization: string | undefined):
 
 export function hasScope(auth: Authenticated, scope: Scope): boolean {
   return auth.scopes.has(scope);
-}
-
-/** Thrown by requireScope; map it to 403 with `insufficient_scope` (RFC 6750 §3.1). */
-export class InsufficientScopeError extends Error {
-  readonly statusCode = 403;
-  readonly code = 'insufficient_scope';
-  readonly scope: Scope;
-  constructor(scope: Scope) {
-    super(`this token lacks the "${scope}" scope; authorize the app again with scope "read write"`);
-    this.scope = scope;
-  }
-}
-
-export function requireScope(auth: Authenticated, scope: Scope): void {
-  if (!auth.scopes.has(scope)) throw new InsufficientScopeError(scope);
 }
 
 /**

@@ -20,9 +20,18 @@ export const CODE_TTL_SECONDS = 600;
 
 export interface IssuedToken { token: string; record: StoredToken }
 
+/**
+ * A client that logs in again (many Reader clients do at every launch or sync) supersedes its
+ * earlier tokens: those of the same user and client label idle this long are deleted, so tokens do
+ * not pile up. Another device with the same client that still syncs keeps its token; one idle
+ * longer simply logs in again on its next 401, as Reader clients do.
+ */
+export const CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS = 86400;
+
 export async function issueClientLoginToken(app: App, userId: number, label: string | null = null): Promise<IssuedToken> {
   const token = newSecret(TOKEN_PREFIX.clientlogin);
   const now = nowSeconds();
+  await authStore(app).tokens.deleteIdleClientLogin(userId, label, now - CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS);
   const record = await authStore(app).tokens.insert({
     tokenHash: hashToken(token), userId, kind: 'clientlogin', scopes: 'read write',
     expiresAt: now + app.config.tokenTtlDays * 86400, label,

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { FormBody, paramsFromRequest } from '../http/params.ts';
 import type { ChatApi } from './context.ts';
 import { findLiveKey } from './keys/api-keys.ts';
-import { DEFAULT_RATE_LIMITS } from './rate-limit.ts';
+import type { DEFAULT_RATE_LIMITS } from './rate-limit.ts';
 
 export const ACCESS_FORM_PATH = '/access-request';
 const MAX_REASON = 2000;

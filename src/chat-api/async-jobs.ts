@@ -11,6 +11,7 @@ import { toCompletionObject } from './completion-object.ts';
 import { filterImages } from './image-filter.ts';
 import { toApiError } from './errors.ts';
 import { recordUsage } from './usage.ts';
+import { reportQueueDepth } from '../observability/metrics.ts';
 
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_WRITE_INTERVAL_MS = 1000;
@@ -33,6 +34,7 @@ export class AsyncJobRunner {
 
   /** Purges expired jobs and queues the unfinished ones of earlier processes. */
   async start(): Promise<void> {
+    reportQueueDepth(this.api.app, 'async_jobs', () => ({ waiting: this.queue.length, running: this.running.size }));
     await this.purge();
     this.purgeTimer = setInterval(() => { this.purge().catch((err: unknown) => this.api.app.log.error({ err }, 'could not purge async chat jobs')); }, 60 * 60 * 1000);
     this.purgeTimer.unref();

@@ -2,27 +2,34 @@
 // only sets up global options, error handling and the App lifecycle.
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/config.ts';
+import { VERSION } from '../config/install.ts';
 import { createApp, type App } from '../app.ts';
-import { silentLogger, createLogger } from '../log/logger.ts';
+import { silentLogger, createLogger, type LogFormat } from '../log/logger.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerFeedCommands } from './commands/feeds.ts';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerAskCommands } from './commands/ask.ts';
 import { registerSearchCommands } from './commands/search.ts';
+import { registerServeCommand } from './commands/serve.ts';
+import { registerMaintenanceCommands } from './commands/maintenance.ts';
 
-import { CliError, type CliContext } from './context.ts';
+import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/store.ts';
 
 export { CliError, type CliContext };
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('tidings')
     .description('Tidings: self-hosted feed reader (Google Reader API) and search-grounded chat completions')
     .option('--data <dir>', 'data folder (TIDINGS_DATA)')
     .option('--config <file>', 'config file (TIDINGS_CONFIG)')
-    .option('--set <key=value...>', 'set any configuration option')
+    // Repeatable rather than variadic, so the subcommand after it is not taken for another pair.
+    .option('--set <key=value>', 'set any configuration option (repeatable)', collect, [] as string[])
     .option('-v, --verbose', 'log to stderr')
+    .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerUserCommands(program, ctx);
@@ -31,6 +38,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerKeyCommands(program, ctx);
   registerAskCommands(program, ctx);
   registerSearchCommands(program, ctx);
+  registerServeCommand(program, ctx);
+  registerMaintenanceCommands(program, ctx);
   return program;
 }
 
@@ -38,21 +47,26 @@ export async function main(argv: string[]): Promise<void> {
   let app: Promise<App> | undefined;
   let config: Config | undefined;
   let program: Command;
-  const getConfig = (): Config => {
+  const getConfig = (extra: Record<string, string | undefined> = {}): Config => {
     if (!config) {
       const o = program.opts<{ data?: string; config?: string; set?: string[]; verbose?: boolean }>();
       const env = { ...process.env };
       if (o.config) env.TIDINGS_CONFIG = o.config;
-      config = loadConfig({ env, flags: { ...parseSetFlags(o.set), ...(o.data ? { dataDir: o.data } : {}) } });
+      config = loadConfig({ env, flags: { ...parseSetFlags(o.set), ...(o.data ? { dataDir: o.data } : {}), ...extra } });
     }
     return config;
   };
   const ctx: CliContext = {
     config: getConfig,
-    app() {
+    app(opts = {}) {
       if (!app) {
         const c = getConfig();
-        app = createApp(c, program.opts().verbose ? createLogger(c.logLevel) : silentLogger);
+        app = (async () => {
+          const { created } = await checkDatabase(c, opts);
+          const opened = await createApp(c, program.opts().verbose ? createLogger(c.logLevel, c.logFormat as LogFormat) : silentLogger);
+          if (created) process.stderr.write(`tidings: created a new database in ${c.dataDir}\n`);
+          return opened;
+        })();
       }
       return app;
     },

@@ -12,6 +12,7 @@ import type { FetchResponse } from './fetcher/http-client.ts';
 import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
+import { observeFeedFetch } from '../observability/metrics.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -75,6 +76,14 @@ async function followPermanentMove(app: App, feed: FeedRecord, res: FetchRespons
 }
 
 export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal } = {}): Promise<RefreshResult> {
+  const t0 = performance.now();
+  const r = await fetchAndStore(app, feedOrId, opts);
+  const outcome = r.error ? (opts.signal?.aborted ? 'cancelled' : 'failed') : r.outcome;
+  observeFeedFetch(app, outcome, r.error?.code ?? null, (performance.now() - t0) / 1000);
+  return r;
+}
+
+async function fetchAndStore(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal }): Promise<RefreshResult> {
   const { feeds, fetcher } = feedEngine(app);
   const feed = typeof feedOrId === 'number' ? await feeds.findById(feedOrId) : feedOrId;
   if (!feed) throw new FeedError('bad-url', `no feed with id ${String(feedOrId)}`);

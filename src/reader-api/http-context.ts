@@ -36,7 +36,7 @@ export function sendUnauthorized(reply: FastifyReply, message: string): FastifyR
  * `{ text, type }` for other bodies.
  */
 export function endpoint(app: App, kind: EndpointKind, name: string, handler: (ctx: ReaderContext) => Result | Promise<Result>): RouteHandlerMethod {
-  return async function (req, reply) {
+  return async (req, reply) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     if (kind === 'write' ? method !== 'POST' : method !== 'GET' && method !== 'POST') {
       reply.header('Allow', kind === 'write' ? 'POST' : 'GET, POST');

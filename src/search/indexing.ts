@@ -16,6 +16,7 @@ import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';
 import { compactionDue, PostingsCompaction } from './compaction.ts';
+import { reportQueueDepth } from '../observability/metrics.ts';
 
 /** The index repository of an App. */
 export function searchIndexRepository(app: App): SearchIndexRepository {
@@ -46,6 +47,7 @@ export async function installSearchIndexing(app: App): Promise<void> {
   app.onClose(() => maintenance.stop());
   const queue = indexQueue(app);
   queue.afterBatch = () => maintenance.check();
+  reportQueueDepth(app, 'search_index', () => ({ waiting: queue.size }));
   app.itemChangeListeners.push((changes) => queue.enqueue(changes));
   app.onClose(() => queue.flush());
 }

@@ -9,6 +9,7 @@ import { LocalIndexProvider } from './local-provider.ts';
 import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
 import type { Logger } from '../log/logger.ts';
+import { observeSearch } from '../observability/metrics.ts';
 import type { SearchIndexRepository } from '../store/repositories.ts';
 
 export interface SearchServiceOptions {
@@ -41,10 +42,18 @@ export class FusedSearchService implements SearchService {
     return (await this.searchWithReport(q, signal)).hits;
   }
 
+  /** Called with each search's duration in seconds (metrics). */
+  onSearched: (seconds: number) => void = () => {};
+
   async searchWithReport(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
     // Validation first (throws SearchFilterError): a rejected request is not a billed search.
     await this.local.compile(q);
     this.count++;
+    const t0 = performance.now();
+    try { return await this.searchAll(q, signal); } finally { this.onSearched((performance.now() - t0) / 1000); }
+  }
+
+  private async searchAll(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
     await this.beforeSearch();
     const local = await this.local.search(q);
     if (!this.web.length) return { hits: local, billedSearches: 1, degraded: [] };
@@ -72,5 +81,7 @@ export class FusedSearchService implements SearchService {
 export const searchService: (app: App) => FusedSearchService = perApp((app) => {
   const repo = searchIndexRepository(app);
   const web: SearchProvider[] = app.config.searxngUrl ? [new SearxngProvider(app)] : [];
-  return new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log, beforeSearch: () => flushSearchIndexing(app) });
+  const s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log, beforeSearch: () => flushSearchIndexing(app) });
+  s.onSearched = (seconds) => observeSearch(app, seconds);
+  return s;
 });

@@ -18,7 +18,9 @@ import { migration as m031 } from './migrations/031_search_articles.ts';
 import { migration as m032 } from './migrations/032_search_drop_passage_fts.ts';
 import { migration as m033 } from './migrations/033_search_postings.ts';
 import { migration as m040 } from './migrations/040_chat_api.ts';
+import { migration as m055 } from './migrations/055_items_removed.ts';
+import { migration as m056 } from './migrations/056_users_admin.ts';
 
 export type { Migration };
 
-export const MIGRATIONS: readonly Migration[] = [m001, m010, m020, m025, m026, m027, m030, m031, m032, m033, m040];
+export const MIGRATIONS: readonly Migration[] = [m001, m010, m020, m025, m026, m027, m030, m031, m032, m033, m040, m055, m056];

@@ -13,6 +13,7 @@ export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
   list(): Promise<User[]>;
   setPasswordHash(id: number, passwordHash: string): Promise<void>;
+  setAdmin(id: number, admin: boolean): Promise<void>;
   delete(id: number): Promise<boolean>;
 }
 
@@ -30,6 +31,8 @@ export interface TokenRepository {
   /** Revokes every token descending from one authorization code (code reuse, refresh reuse). */
   revokeGrant(grantId: string, now: number): Promise<number>;
   listForUser(userId: number): Promise<StoredToken[]>;
+  /** Deletes a user's ClientLogin tokens with this label not used (or, never used, created) since `idleSince`. */
+  deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number>;
   /** Deletes tokens that expired or were revoked before `before`. */
   purge(before: number): Promise<number>;
 }
@@ -336,6 +339,12 @@ export interface ItemRepository {
    */
   upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): Promise<ItemChanges>;
   countByFeed(feedId: number): Promise<number>;
+  /**
+   * Retention: deletes up to `limit` articles crawled before `beforeUs` that every user who has
+   * them has read and nobody starred, saved or tagged, leaving a tombstone (feed, guid) so a later
+   * fetch does not bring them back; lowers the feeds' item counts. Returns the deleted ids.
+   */
+  deleteReadBefore(beforeUs: number, limit: number): Promise<number[]>;
 }
 
 export interface SubscribeOptions {

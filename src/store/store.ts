@@ -48,6 +48,8 @@ export interface Store extends Repositories {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /** Migrations applied when the store was opened (ids, in order). */
   readonly migrationsApplied: readonly string[];
+  /** Writes a consistent copy of the whole database to `file` while it stays in use (tidings backup). */
+  backup(file: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,27 @@ export function backendOf(databaseUrl: string): Backend {
 /** The URL with any password replaced by ***, for messages and logs. */
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/** The SQLite file these options name, or null for a database server (PostgreSQL). */
+export async function sqliteFile(opts: StoreOptions): Promise<string | null> {
+  if (backendOf(opts.databaseUrl) !== 'sqlite') return null;
+  const { sqliteFileOf } = await import('./sqlite/store.ts');
+  return sqliteFileOf(opts.databaseUrl, opts.dataDir);
+}
+
+/** A backup file that cannot be restored (not SQLite, not Tidings, damaged): the message says which. */
+export { BackupFileError } from './backup-error.ts';
+
+/**
+ * Replaces the database with a backup made by Store.backup (SQLite). The current database is kept
+ * beside it first; returns where. Call it with no store open on that database.
+ */
+export async function restoreBackup(file: string, opts: StoreOptions): Promise<{ keptAs: string | null }> {
+  const target = await sqliteFile(opts);
+  if (target === null) throw new StoreUnavailableError('tidings restore works on SQLite databases; restore PostgreSQL with its own tools (pg_restore)');
+  const { restoreDatabase } = await import('./sqlite/maintenance.ts');
+  return restoreDatabase(file, target);
 }
 
 /** Opens the configured backend and applies pending migrations. */

@@ -2,13 +2,13 @@
 // the chat completions API uses. Text streams to stdout as it is written, numbered sources follow;
 // `--json` prints exactly the completion object the API would return. Progress of long pipelines
 // (deep research) goes to stderr.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { withSearchReady } from './search.ts';
 import { type CliContext, CliError } from '../context.ts';
 import { answerService } from '../../answer/service.ts';
 import { AnswerError, SONAR_MODELS, type AnswerRequest, type AnswerResult, type SearchScope, type SonarModel } from '../../answer/types.ts';
 import { toCompletionObject } from '../../chat-api/completion-object.ts';
-import { priceTable } from '../../chat-api/prices.ts';
+import { configuredPrices } from '../../chat-api/prices.ts';
 
 interface AskOptions {
   model: string;
@@ -70,7 +70,7 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
         if (o.json) {
           const result = await answerService(app).complete(req);
           ctx.out(JSON.stringify(toCompletionObject(result, model, {
-            searchContextSize: o.context, prices: priceTable(app.config.prices), returnImages: o.images, returnRelatedQuestions: o.related,
+            searchContextSize: o.context, prices: configuredPrices(app.config), returnImages: o.images, returnRelatedQuestions: o.related,
           }), null, 2));
           return;
         }

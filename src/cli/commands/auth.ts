@@ -8,6 +8,7 @@ import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../../auth
 import { authStore } from '../../auth/store.ts';
 import { issueClientLoginToken, revokeStoredToken } from '../../auth/tokens.ts';
 import { hashToken } from '../../auth/passwords.ts';
+import { relativeTime, table } from '../format.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const iso = (t: number | null) => (t === null ? '' : new Date(t * 1000).toISOString().replace('.000Z', 'Z'));
@@ -27,7 +28,7 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
     .action(async (name: string, o: { redirectUri: string[]; grantType: string[] }) => {
       const grants = (o.grantType.length ? o.grantType : [...GRANT_TYPES]) as GrantType[];
       try {
-        const { client: c, clientSecret } = await registerClient((await ctx.app()), name, o.redirectUri, grants);
+        const { client: c, clientSecret } = await registerClient(await ctx.app({ create: true }), name, o.redirectUri, grants);
         ctx.out(JSON.stringify({ client_id: c.clientId, client_secret: clientSecret, name: c.name, redirect_uris: c.redirectUris, grant_types: c.grantTypes }));
       } catch (e) {
         if (e instanceof ClientRegistrationError) throw new CliError(e.message, 2);
@@ -59,9 +60,14 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
   token.command('list <user>').description("list a user's tokens (never the tokens themselves)").option('--json', 'JSON output')
     .action(async (username: string, o: { json?: boolean }) => {
       const app = await ctx.app();
-      const rows = (await authStore(app).tokens.listForUser((await findUser(app, username)).id)).map(describe);
-      ctx.out(o.json ? JSON.stringify(rows)
-        : rows.map((r) => [r.id, r.kind, r.scope, r.status, `expires ${r.expires_at}`, r.last_used_at ? `used ${r.last_used_at}` : 'never used', r.client_id ?? '', r.label ?? ''].join('\t')).join('\n') || '(no tokens)');
+      const tokens = await authStore(app).tokens.listForUser((await findUser(app, username)).id);
+      if (o.json) { ctx.out(JSON.stringify(tokens.map(describe))); return; }
+      if (!tokens.length) { ctx.out('(no tokens)'); return; }
+      const now = Date.now() / 1000;
+      ctx.out(table(['ID', 'KIND', 'SCOPE', 'STATUS', 'CREATED', 'LAST USED', 'EXPIRES', 'CLIENT', 'LABEL'], tokens.map((t) => {
+        const d = describe(t);
+        return [t.id, t.kind, t.scopes, d.status, relativeTime(t.createdAt, now), relativeTime(t.lastUsedAt, now), relativeTime(t.expiresAt, now), t.clientId ?? '-', t.label ?? ''];
+      })));
     });
   token.command('revoke [token-or-id]')
     .description('revoke one token (the token itself or its id from token list), or every token of a user with --all')

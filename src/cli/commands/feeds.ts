@@ -6,6 +6,7 @@ import type { App } from '../../app.ts';
 import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type RefreshResult } from '../../feeds/engine.ts';
 import { importOpml, exportOpml } from '../../feeds/engine.ts';
 import { OpmlError } from '../../feeds/opml/opml.ts';
+import { relativeTime, table } from '../format.ts';
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 const iso = (s: number | null) => (s ? new Date(s * 1000).toISOString() : null);
@@ -50,10 +51,13 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
       }));
       if (o.json) { ctx.out(JSON.stringify(rows, null, 2)); return; }
       if (!rows.length) { ctx.out(`${user} has no subscriptions (add one with: tidings feed add ${user} <url>)`); return; }
-      ctx.out(rows.map((r) => {
-        const state = r.lastError ? `ERROR (${r.errorCount}x): ${r.lastError}` : r.lastFetchedAt ? `ok ${r.lastFetchedAt}` : 'not fetched yet';
-        return `${r.title}\t${r.url}\t${r.folders.join(',') || '-'}\t${r.itemCount} items, ${r.unreadCount} unread\t${state}\tnext ${r.nextFetchAt ?? 'now'}`;
-      }).join('\n'));
+      const now = Date.now() / 1000;
+      ctx.out(table(['TITLE', 'URL', 'FOLDERS', 'ITEMS', 'UNREAD', 'STATUS', 'LAST FETCH', 'NEXT FETCH'], subs.map((s) => [
+        s.title, s.feed.url, s.folders.join(',') || '-', s.feed.itemCount, s.unreadCount,
+        s.feed.lastError ? `error (${s.feed.errorCount}x): ${s.feed.lastError}` : s.feed.lastFetchedAt ? 'ok' : 'not fetched yet',
+        relativeTime(s.feed.lastFetchedAt, now),
+        s.feed.nextFetchAt === null || s.feed.nextFetchAt <= now ? 'due now' : relativeTime(s.feed.nextFetchAt, now),
+      ])));
     });
 
   feed.command('remove <user> <url>')
@@ -94,7 +98,7 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
     });
 
   program.command('refresh')
-    .description('fetch every feed that is due now (with --all: every subscribed feed), then exit')
+    .description('fetch every feed that is due now (with --all: every subscribed feed), then exit; exit code 0 when every feed was fetched (or none was due), 1 when some failed')
     .option('--all', 'refresh every subscribed feed, due or not')
     .action(async (o: { all?: boolean }) => {
       const app = await ctx.app();
@@ -107,6 +111,8 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
       ctx.out(s.feeds === 0
         ? 'no feeds are due (use --all to refresh every feed now)'
         : `refreshed ${s.feeds} feed(s) in ${(s.durationMs / 1000).toFixed(1)} s: ${s.updated} updated, ${s.notModified} unchanged, ${s.failed} failed; ${s.itemsAdded} new item(s), ${s.itemsUpdated} changed`);
+      // Scripts and cron see failures in the exit code; the feeds that failed are listed above.
+      if (s.failed > 0) throw new CliError(`${s.failed} of ${s.feeds} feed(s) failed (details above and in tidings feed list <user>)`, 1);
     });
 }
 

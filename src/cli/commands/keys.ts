@@ -6,6 +6,7 @@ import { chatStore } from '../../chat-api/store.ts';
 import { createApiKey } from '../../chat-api/keys/api-keys.ts';
 import { BETA_FEATURES, type ApiKey, type BetaFeature } from '../../model/chat.ts';
 import type { App } from '../../app.ts';
+import { pricesConfigured } from '../../chat-api/prices.ts';
 
 const iso = (s: number | null) => (s === null ? '' : new Date(s * 1000).toISOString().replace('.000Z', 'Z'));
 
@@ -162,12 +163,16 @@ function registerUsageCommand(program: Command, ctx: CliContext): void {
         since = Math.floor(t / 1000);
       }
       const rows = await chatStore(app).usage.totals({ userId: o.user === undefined ? undefined : await userId(app, o.user), since });
-      if (o.json) { ctx.out(JSON.stringify(rows)); return; }
+      if (o.json) { ctx.out(JSON.stringify(pricesConfigured(app.config) ? rows : rows.map((r) => ({ ...r, cost: null })))); return; }
       if (rows.length === 0) { ctx.out('(no usage recorded)'); return; }
       const total = rows.reduce((a, r) => ({ requests: a.requests + r.requests, cost: a.cost + r.cost }), { requests: 0, cost: 0 });
-      ctx.out(['USER\tKEY\tNAME\tMODEL\tREQUESTS\tERRORS\tPROMPT\tCOMPLETION\tREASONING\tCITATION\tSEARCHES\tCOST_USD',
+      // Costs only with prices configured: a personal server's answers cost nothing to the vendor.
+      const costs = pricesConfigured(app.config);
+      const cost = (x: number) => (costs ? [x.toFixed(6)] : []);
+      ctx.out([['USER', 'KEY', 'NAME', 'MODEL', 'REQUESTS', 'ERRORS', 'PROMPT', 'COMPLETION', 'REASONING', 'CITATION', 'SEARCHES', ...(costs ? ['COST_USD'] : [])].join('\t'),
         ...rows.map((r) => [r.username, r.keyId, r.keyName, r.model, r.requests, r.errors, r.promptTokens, r.completionTokens,
-          r.reasoningTokens, r.citationTokens, r.searchQueries, r.cost.toFixed(6)].join('\t')),
-        `TOTAL\t\t\t\t${total.requests}\t\t\t\t\t\t\t${total.cost.toFixed(6)}`].join('\n'));
+          r.reasoningTokens, r.citationTokens, r.searchQueries, ...cost(r.cost)].join('\t')),
+        ['TOTAL', '', '', '', total.requests, '', '', '', '', '', '', ...cost(total.cost)].join('\t'),
+        ...(costs ? [] : ['(no costs shown: no prices configured; TIDINGS_PRICE_TABLE=sonar prices answers as Perplexity\'s Sonar API would)'])].join('\n'));
     });
 }

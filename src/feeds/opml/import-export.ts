@@ -63,7 +63,11 @@ export async function importOpml(app: App, userId: number, xml: string, opts: Op
     await app.store.transaction(async () => {
       for (const { url, entry: e, folder } of chunk) {
         const feed = await feeds.findByUrl(url) ?? await feeds.create(url, { title: e.title, siteUrl: e.htmlUrl });
-        const { created } = await subscriptions.subscribe(userId, feed.id, { title: e.title && e.title !== feed.title ? e.title : null, folders: folder ? [folder] : [] });
+        // An existing subscription keeps the name it has (the user may have renamed it): the import
+        // only files it. A new one takes the OPML title as its own, so a refresh that brings the
+        // feed's title does not replace the name the user's previous reader showed (as Miniflux).
+        const existing = await subscriptions.find(userId, feed.id);
+        const { created } = await subscriptions.subscribe(userId, feed.id, { title: existing ? null : e.title || null, folders: folder ? [folder] : [] });
         if (created) result.imported++; else result.alreadySubscribed++;
       }
     });

@@ -19,7 +19,8 @@ export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; erro
 interface Pending { job: ParseJob; resolve: (p: ParsedFeed) => void; reject: (e: Error) => void }
 interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null; idle: NodeJS.Timeout | null }
 
-const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
+// The packaged build (dist/, see tsconfig.build.json) is JavaScript: the worker file is .js there.
+const WORKER_URL = new URL(import.meta.url.endsWith('.js') ? './parse-worker.js' : './parse-worker.ts', import.meta.url);
 
 /**
  * V8 grows a thread's young generation with its allocation rate, up to 128 MB here: a parse worker

@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, join, resolve } from 'node:path';
 import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
+import { backupDatabase } from './maintenance.ts';
 import type { Store } from '../store.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteUserRepository } from './users.ts';
@@ -100,6 +101,10 @@ export class SqliteStore implements Store {
     // Checked and started in one synchronous step after each wait: nobody slips in between.
     while (this.db.isTransaction) await this.current;
     return this.start(fn);
+  }
+
+  async backup(file: string): Promise<void> {
+    await backupDatabase(this.db, file);
   }
 
   /** Raw SQL for tests (src/store/testing.ts). */

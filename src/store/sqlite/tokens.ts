@@ -47,6 +47,10 @@ export class SqliteTokenRepository implements TokenRepository {
   async listForUser(userId: number): Promise<StoredToken[]> {
     return (this.s.get('SELECT * FROM auth_tokens WHERE user_id = ? ORDER BY id').all(userId) as unknown as Row[]).map(toToken);
   }
+  async deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number> {
+    return Number(this.s.get(`DELETE FROM auth_tokens WHERE user_id = ? AND kind = 'clientlogin' AND label IS ?
+                                AND coalesce(last_used_at, created_at) < ?`).run(userId, label, idleSince).changes);
+  }
   async purge(before: number): Promise<number> {
     return Number(this.s.get('DELETE FROM auth_tokens WHERE expires_at < ? OR revoked_at < ?').run(before, before).changes);
   }

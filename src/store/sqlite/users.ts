@@ -3,8 +3,8 @@ import { StatementCache } from './db.ts';
 import type { UserRepository } from '../repositories.ts';
 import type { User } from '../../model/user.ts';
 
-interface Row { id: number; username: string; email: string | null; created_at: number; password_hash: string }
-const toUser = (r: Row): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at });
+interface Row { id: number; username: string; email: string | null; created_at: number; password_hash: string; is_admin: number }
+const toUser = (r: Row): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at, isAdmin: r.is_admin === 1 });
 
 export class SqliteUserRepository implements UserRepository {
   private readonly s: StatementCache;
@@ -33,6 +33,9 @@ export class SqliteUserRepository implements UserRepository {
   }
   async setPasswordHash(id: number, passwordHash: string): Promise<void> {
     this.s.get('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, id);
+  }
+  async setAdmin(id: number, admin: boolean): Promise<void> {
+    this.s.get('UPDATE users SET is_admin = ? WHERE id = ?').run(admin ? 1 : 0, id);
   }
   async delete(id: number): Promise<boolean> {
     return Number(this.s.get('DELETE FROM users WHERE id = ?').run(id).changes) > 0;
