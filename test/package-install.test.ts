@@ -65,4 +65,22 @@ test('npm pack + npm install -g gives a working tidings command', { skip: SKIP, 
     const list = await run(tidings, ['feed', 'list', 'alice', '--json'], { env });
     assert.equal(JSON.parse(list.stdout)[0].itemCount, 1);
   } finally { await feeds.close(); }
+
+  // The installed server starts and serves its pages and APIs from dist/.
+  const server = spawn(tidings, ['serve', '--port', '0'], { env: { ...process.env, ...env, TIDINGS_LOG_LEVEL: 'info', TIDINGS_LOG_FORMAT: 'json', TIDINGS_SCHEDULER: 'false' } });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      server.stderr.on('data', (d) => {
+        err += d;
+        const m = /"url":"(http:\/\/[^"]+)","dataDir[^}]*"msg":"tidings is serving"/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      server.on('close', (code) => reject(new Error(`the installed server exited with ${code}: ${err}`)));
+    });
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    const page = await fetch(`${url}/`);
+    assert.equal(page.status, 200, 'the web page (a run-time asset) is served');
+    assert.match(await page.text(), /<html/i);
+  } finally { server.kill('SIGTERM'); }
 });
