@@ -7,6 +7,8 @@ import { openStore, type Store } from './store/store.ts';
 import type { UserRepository } from './store/repositories.ts';
 import type { ItemChanges } from './model/item.ts';
 import { installSearchIndexing } from './search/indexing.ts';
+import { installFilterRules } from './rules/rules.ts';
+import { installWebhooks } from './webhooks/webhooks.ts';
 
 export type ItemChangeListener = (changes: ItemChanges) => void;
 
@@ -56,6 +58,9 @@ export async function createApp(config: Config, log: Logger = createLogger(confi
   // Domain wiring that must exist for every App (server, CLI and tests alike) goes here.
   try {
     await installSearchIndexing(app);
+    // After a feed's new items are stored: each user's filter rules, then their webhooks.
+    installFilterRules(app);
+    installWebhooks(app);
   } catch (e) {
     await store.close();
     throw e;

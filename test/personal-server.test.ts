@@ -3,7 +3,7 @@
 // admin, a hidden password prompt on a terminal).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fixture, post } from './chat-api-helpers.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
@@ -73,8 +73,9 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 test('user add without --password asks twice on a terminal, without echo', { skip: hasScript ? false : 'skipped: util-linux script (a pseudo-terminal) is not installed' }, async () => {
   const data = tempDataDir();
   const cmd = `${process.execPath} ${join(ROOT, 'bin/tidings.js')} --data ${data} user add carol`;
-  // `script` gives the command a pseudo-terminal; the passwords are typed after a pause each.
-  const r = spawnSync('bash', ['-c', `(sleep 3; printf 'correct horse\\r'; sleep 1; printf 'correct horse\\r') | script -qec '${cmd}' /dev/null`], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, TIDINGS_PASSWORD: '' } });
+  // `script` gives the command a pseudo-terminal; each password is typed once its prompt is shown
+  // (not after a fixed pause: a loaded machine can take seconds to start the CLI).
+  const r = await typeAtPrompts(['script', '-qec', cmd, '/dev/null'], [/Password: $/, /Repeat the password: $/], 'correct horse\r');
   assert.equal(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /Password: /);
   assert.match(r.stdout, /Repeat the password: /);
@@ -85,3 +86,18 @@ test('user add without --password asks twice on a terminal, without echo', { ski
   assert.equal(notty.code, 2);
   assert.match(notty.stderr, /pass --password or set TIDINGS_PASSWORD/);
 });
+
+/** Runs a command and types `answer` each time its output ends with the next prompt; resolves on exit. */
+function typeAtPrompts(argv: string[], prompts: RegExp[], answer: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, TIDINGS_PASSWORD: '' } });
+    let stdout = '', stderr = '', next = 0;
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`no exit in 60 s; output so far: ${stdout}${stderr}`)); }, 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+      if (next < prompts.length && prompts[next].test(stdout)) { next++; child.stdin.write(answer); }
+    });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+    child.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
+  });
+}

@@ -15,11 +15,15 @@ export interface FeedItem { guid: string; title: string; link: string; html: str
 /** RSS feeds kept in memory and served over HTTP; tests add items and the server refreshes. */
 export class FeedServer {
   readonly feeds = new Map<string, { title: string; items: FeedItem[] }>();
+  /** Other paths (site pages, icons, article pages): exact path -> handler. */
+  readonly routes = new Map<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void>();
   private server!: Server;
   base = '';
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
+      const route = this.routes.get((req.url ?? '').split('?')[0]!);
+      if (route) { route(req, res); return; }
       const name = (req.url ?? '').replace(/^\/feeds\//, '').replace(/\.xml$/, '');
       const feed = this.feeds.get(name);
       if (!feed) { res.writeHead(404).end('no such feed'); return; }

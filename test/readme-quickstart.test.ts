@@ -4,7 +4,7 @@
 //
 // Only what cannot run here is adapted, and each adaptation is listed: `npx tidings` runs this
 // checkout's bin/tidings.js (npx would resolve the same bin, slower); the https URLs given to
-// `feed add` and those in subscriptions.opml are served by a local HTTP server (same host and path
+// `feed add` (and named again by `feed set` and `rule add --feed`) and those in subscriptions.opml are served by a local HTTP server (same host and path
 // under http://127.0.0.1:<port>/<host>/…); placeholders <token-or-id> and <key-id> get a real token
 // and key; the user a `user remove` line removes is created first; lines needing an LLM server, a running HTTP server (curl) or a question left as "…" are
 // skipped.
@@ -55,7 +55,7 @@ test('the README quick-start commands run as written', { timeout: 600_000, skip:
     const ran: string[] = [];
     for (const cmd of commands) {
       if (!runnable(cmd)) continue;
-      let line = cmd.replace(/(feed add \S+ )(https?:\/\/\S+)/, (_, pre: string, url: string) => pre + local(url));
+      let line = cmd.replace(/(feed add \S+ |feed set \S+ |--feed )(https?:\/\/\S+)/g, (_, pre: string, url: string) => pre + local(url));
       if (line.includes('<token-or-id>')) { script.push('TOKEN=$(npx tidings token create alice)'); line = line.replace('<token-or-id>', '"$TOKEN"'); }
       line = line.replace('<key-id>', '"$KEY"');
       const removed = /tidings user remove (\S+)/.exec(line);

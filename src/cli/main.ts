@@ -14,6 +14,10 @@ import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerMaintenanceCommands } from './commands/maintenance.ts';
 import { registerDbCommands } from './commands/db.ts';
+import { registerFeverCommands } from './commands/fever.ts';
+import { registerRuleCommands } from './commands/rules.ts';
+import { registerFeedSettingCommands } from './commands/feed-settings.ts';
+import { registerWebhookCommands } from './commands/webhooks.ts';
 
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/store.ts';
@@ -42,6 +46,10 @@ export function buildProgram(ctx: CliContext): Command {
   registerServeCommand(program, ctx);
   registerMaintenanceCommands(program, ctx);
   registerDbCommands(program, ctx);
+  registerFeverCommands(program, ctx);
+  registerRuleCommands(program, ctx);
+  registerFeedSettingCommands(program, ctx);
+  registerWebhookCommands(program, ctx);
   return program;
 }
 

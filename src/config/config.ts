@@ -52,6 +52,10 @@ export const OPTIONS = {
   schedulerTickSeconds: { env: 'TIDINGS_SCHEDULER_TICK_SECONDS', kind: 'int', default: 60, doc: 'How often the scheduler looks for due feeds.' },
   // Default by measurement (BENCHMARKS.md, Feed engine): on 2 cores one worker beat none and two.
   parseWorkers: { env: 'TIDINGS_PARSE_WORKERS', kind: 'int', default: -1, doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs and storing items, with a parse time limit (0: parse on the main thread). -1: one less than the CPU cores, at most 2 (1 on a 2-core machine, 0 on one core).' },
+  // Reader features (issue #14): full text, favicons, webhooks, WebSub. See src/feeds/README.md.
+  fullTextAuto: { env: 'TIDINGS_FULL_TEXT_AUTO', kind: 'string', default: 'suggest', doc: 'Teaser-feed detection for subscriptions left on full-text "auto": suggest (check a sample of pages, show the verdict in `feed set`), enable (also fetch full text for detected teaser feeds), off (no detection fetches).' },
+  webhookRetrySeconds: { env: 'TIDINGS_WEBHOOK_RETRY_SECONDS', kind: 'int', default: 30, doc: 'Delay before the first retry of a failed webhook delivery; each next retry waits twice as long (8 attempts in all, about 2 hours).' },
+  fullTextMaxBytes: { env: 'TIDINGS_FULL_TEXT_MAX_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest article page fetched for full text, before and after decompression (also capped by TIDINGS_MAX_BODY_BYTES).' },
 
   retentionDays: { env: 'TIDINGS_RETENTION_DAYS', kind: 'int', default: 0, doc: 'Delete read articles first stored more than this many days ago, unless starred, saved or tagged (the scheduler checks hourly; `tidings prune` runs it once). 0 keeps every article (Miniflux uses 60).' },
 
@@ -83,6 +87,9 @@ export const OPTIONS = {
   maxFeedsPerUser: { env: 'TIDINGS_MAX_FEEDS_PER_USER', kind: 'int', default: 5000, doc: 'Subscriptions one user may have; subscribing or importing beyond it is refused with a message (0: no limit).' },
   maxOpmlBytes: { env: 'TIDINGS_MAX_OPML_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest OPML file accepted by an import (API and CLI), in bytes.' },
   maxLabelLength: { env: 'TIDINGS_MAX_LABEL_LENGTH', kind: 'int', default: 100, doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.' },
+
+  // Web app
+  webSessionDays: { env: 'TIDINGS_WEB_SESSION_DAYS', kind: 'int', default: 30, doc: 'Days a web app session lasts without use (each use extends it); signing out or changing the password ends it at once.' },
 
   // Google Reader API
   readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
@@ -196,6 +203,9 @@ function validate(c: Config): void {
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
+  if (!['suggest', 'enable', 'off'].includes(c.fullTextAuto)) throw new ConfigError(`fullTextAuto must be suggest, enable or off, got "${c.fullTextAuto}"`);
+  if (c.webhookRetrySeconds < 1) throw new ConfigError('webhookRetrySeconds must be at least 1');
+  if (c.fullTextMaxBytes < 1024) throw new ConfigError('fullTextMaxBytes must be at least 1024');
   if (c.maxFeedsPerUser < 0) throw new ConfigError('maxFeedsPerUser must be 0 (no limit) or more');
   if (c.maxOpmlBytes < 1024) throw new ConfigError('maxOpmlBytes must be at least 1024');
   if (c.maxLabelLength < 1) throw new ConfigError('maxLabelLength must be at least 1');

@@ -12,7 +12,11 @@ import type { FetchResponse } from './fetcher/http-client.ts';
 import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
-import { observeFeedFetch } from '../observability/metrics.ts';
+import { afterIngest, afterRefreshRound } from './after-ingest.ts';
+import { fullTextIdle } from './fulltext/fulltext.ts';
+import { refreshFavicons } from './favicons.ts';
+import { maintainWebSub, noteHub } from './websub/websub.ts';
+import { observeFeedFetch } from '../observability/events.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -107,6 +111,8 @@ async function fetchAndStore(app: App, feedOrId: FeedRecord | number, opts: { si
       throw e;
     }
     const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
+    await afterIngest(app, feed.id, changes);
+    try { await noteHub(app, feed, res.body, res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
     Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
   } catch (e) {
     const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
@@ -136,6 +142,12 @@ export interface RefreshDueOptions {
   signal?: AbortSignal;
   /** At most this many feeds per call (the scheduler takes the most overdue first). */
   limit?: number;
+  /**
+   * Wait for this round's full-text fetching before returning (default true: `tidings refresh`
+   * ends when the articles are in). The scheduler passes false so a long full-text backlog never
+   * delays the next feed pass; the queue carries on in the background.
+   */
+  awaitFullText?: boolean;
 }
 
 /**
@@ -158,6 +170,16 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
     }
   };
   await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, due.length) }, worker));
+  // Full text of this round's new items runs in the background; a refresh is done when it is.
+  if (opts.awaitFullText !== false) await fullTextIdle(app);
+  // Feeds without an icon (new ones) or with a month-old one get it looked up.
+  if (!opts.signal?.aborted) {
+    try { await refreshFavicons(app, { signal: opts.signal }); } catch (e) { app.log.warn({ err: e }, 'favicon lookups failed'); }
+    // WebSub: subscribe to announced hubs, renew leases, unsubscribe feeds nobody follows.
+    try { await maintainWebSub(app); } catch (e) { app.log.warn({ err: e }, 'WebSub maintenance failed'); }
+    // Other domains' end-of-round steps: webhook deliveries and retries that came due (the CLI has no timer running).
+    await afterRefreshRound(app);
+  }
   summary.durationMs = performance.now() - t0;
   return summary;
 }

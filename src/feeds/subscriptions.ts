@@ -12,6 +12,8 @@ import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
 import { labelNameProblem } from './label-name.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
+import { afterIngest, afterSubscribe } from './after-ingest.ts';
+import { noteHub } from './websub/websub.ts';
 
 export interface SubscribeOptions {
   /** The user's own title for the subscription. */
@@ -124,11 +126,13 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
         createdWithFeed = (await subscriptions.subscribe(userId, f.id, opts)).created;
         return f;
       });
-      await storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000);
+      await afterIngest(app, feed.id, await storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000));
+      try { await noteHub(app, feed, found.res.body, found.res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
     }
   }
   if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);
   const { subscription, created } = await subscriptions.subscribe(userId, feed.id, opts);
+  if (created) await afterSubscribe(app, userId, feed.id);
   return {
     feedId: feed.id, subscriptionId: subscription.id, streamId: `feed/${subscription.feed.url}`,
     title: subscription.title, url: subscription.feed.url, created: created || createdWithFeed,
@@ -146,4 +150,33 @@ export async function unsubscribe(app: App, userId: number, feed: number | strin
     if (feedId === undefined) { try { feedId = (await feeds.findByUrl(normaliseInputUrl(raw)))?.id; } catch { /* not a URL: not subscribed */ } }
   }
   return feedId !== undefined && await subscriptions.unsubscribe(userId, feedId);
+}
+
+export interface FeedCandidate {
+  url: string;
+  title: string | null;
+  /** Already stored (another user subscribes): subscribing will not fetch it again. */
+  known: boolean;
+}
+
+/**
+ * The feeds a URL offers, for a person to choose from before subscribing: the URL itself when it
+ * is a feed (or a feed already stored), else the feeds its page announces with
+ * <link rel="alternate">. Guessing common paths is left to subscribe(), which tries them in turn.
+ */
+export async function discoverFeeds(app: App, urlOrSiteUrl: string): Promise<FeedCandidate[]> {
+  const { fetcher, feeds } = feedEngine(app);
+  const url = normaliseInputUrl(urlOrSiteUrl);
+  const stored = await feeds.findByUrl(url);
+  if (stored) return [{ url: stored.url, title: stored.title, known: true }];
+  const res = await fetcher.fetch({ url });
+  const parsed = tryParse(res);
+  if (!(parsed instanceof FeedParseError)) return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
+  if (!looksLikeHtml(res)) throw parseFailure(parsed);
+  const out: FeedCandidate[] = [];
+  for (const l of findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).slice(0, 20)) {
+    const known = await feeds.findByUrl(l.url);
+    out.push({ url: l.url, title: known?.title ?? l.title, known: known !== undefined });
+  }
+  return out;
 }

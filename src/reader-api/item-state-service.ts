@@ -8,6 +8,7 @@ import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } f
 import { readerStore } from './store.ts';
 import { STATE_COLUMN, streamConditions } from './stream-filter.ts';
 import { MAX_CONTENTS_N } from './stream-request.ts';
+import { emitStarred } from '../webhooks/webhooks.ts';
 
 type TagChange =
   | { kind: 'state'; column: (typeof STATE_COLUMN)[keyof typeof STATE_COLUMN] }
@@ -45,6 +46,8 @@ export async function editTags(app: App, userId: number, rawIds: string[], add: 
     if (id === undefined) throw new ReaderError(404, `unknown tag "user/-/label/${r.name}": nothing to remove (names are case-sensitive; see tag/list)`);
     removedLabels.push(id);
   }
+  const starring = adds.some((a) => a.kind === 'state' && a.column === 'starred');
+  const newlyStarred = starring ? (await store.streams.statesByIds(userId, ids)).filter((s) => !s.starred).map((s) => s.itemId) : [];
   await app.store.transaction(async () => {
     // Only the user's own items: other ids (another user's, or purged) are skipped, and a new tag
     // is not created for nothing.
@@ -60,6 +63,8 @@ export async function editTags(app: App, userId: number, rawIds: string[], add: 
       else await store.states.tagItems(userId, await store.labels.ensureLabel(userId, a.name), own);
     }
   });
+  // The user's starred webhooks (queued after the commit; delivery happens in the background).
+  if (newlyStarred.length) await emitStarred(app, userId, newlyStarred);
 }
 
 /** `ts`: Unix seconds (floats tolerated) or microseconds (16+ digits); absent: now. */

@@ -12,6 +12,8 @@ import { itemContents, streamContents, streamItemIds, streamTitle } from './stre
 import { MAX_CONTENTS_N, MAX_IDS_N, parseStreamRequest } from './stream-request.ts';
 import { editTags, markAllAsRead } from './item-state-service.ts';
 import { disableTag, renameTag, subscriptionList, tagList, unreadCountsJson, UNREAD_COUNT_MAX } from './label-service.ts';
+import { searchItems } from './search-service.ts';
+import { faviconPath, feedIcons } from '../feeds/favicons.ts';
 import { editSubscriptions, exportOpml, importOpml, quickAdd, QuickAddFailure } from './subscription-service.ts';
 
 const ALL_METHODS: ('GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH')[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
@@ -28,9 +30,12 @@ function streamFromPath(ctx: ReaderContext): StreamId {
   return s?.trim() ? parseStreamId(s, ctx.userId) : READING_LIST;
 }
 
+function baseUrl(app: App, req: FastifyRequest): string {
+  return app.config.publicUrl ? app.config.publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.host}`;
+}
+
 function selfHref(app: App, req: FastifyRequest): string {
-  const base = app.config.publicUrl ? app.config.publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.host}`;
-  return base + (req.raw.url ?? req.url);
+  return baseUrl(app, req) + (req.raw.url ?? req.url);
 }
 
 export function registerReaderRoutes(f: FastifyInstance, app: App): void {
@@ -48,7 +53,13 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     });
   });
 
-  route('/subscription/list', 'read', async (ctx) => json({
+  route('/subscription/list', 'read', async (ctx) => {
+    // The stored favicon, served by Tidings (never a third-party URL the client would have to fetch).
+    const withIcon = new Set(await feedIcons(app).feedIdsWithIcon(ctx.userId));
+    const base = baseUrl(app, ctx.req);
+    const icons = new Map<number, string>();
+    for (const id of withIcon) icons.set(id, base + await faviconPath(app, id));
+    return json({
     subscriptions: (await subscriptionList(app, ctx.userId)).map((s) => ({
       id: feedStreamId(s.url),
       title: s.title,
@@ -57,9 +68,10 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
       firstitemmsec: s.createdAt * 1000,
       url: s.url,
       htmlUrl: s.siteUrl ?? '',
-      iconUrl: s.iconUrl ?? '',
+      iconUrl: icons.get(s.feedId) ?? '',
     })),
-  }));
+    });
+  });
 
   route('/subscription/quickadd', 'write', async (ctx) => {
     try {
@@ -105,6 +117,15 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
     const streams = raw.length ? raw.map((s) => parseStreamId(s, ctx.userId)) : [READING_LIST];
     const page = await streamItemIds(app, ctx.userId, streams, parseStreamRequest(ctx.params, ctx.userId, MAX_IDS_N));
     return { json: `{"itemRefs":[${page.refsJson}]` + (page.continuation ? `,"continuation":"${page.continuation}"` : '') + '}' };
+  });
+
+  // Google's `results` shape, plus `itemRefs` (as stream/items/ids) for clients that reuse that parser.
+  route('/search/items/ids', 'read', async (ctx) => {
+    const found = await searchItems(app, ctx.userId, { q: ctx.params.get('q'), stream: ctx.params.get('s'), n: ctx.params.get('n') ?? ctx.params.get('num'), exclude: ctx.params.all('xt') });
+    return json({
+      results: found.map((r) => ({ id: String(r.itemId) })),
+      itemRefs: found.map((r) => ({ id: String(r.itemId), directStreamIds: [], timestampUsec: String(r.crawledUs) })),
+    });
   });
 
   route('/stream/items/contents', 'read', async (ctx) => {

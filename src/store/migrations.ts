@@ -20,7 +20,14 @@ import { migration as m033 } from './migrations/033_search_postings.ts';
 import { migration as m040 } from './migrations/040_chat_api.ts';
 import { migration as m055 } from './migrations/055_items_removed.ts';
 import { migration as m056 } from './migrations/056_users_admin.ts';
+import { migration as m060 } from './migrations/060_fever_credentials.ts';
+import { migration as m061 } from './migrations/061_feed_icons.ts';
+import { migration as m062 } from './migrations/062_filter_rules.ts';
+import { migration as m063 } from './migrations/063_full_text.ts';
+import { migration as m064 } from './migrations/064_webhooks.ts';
+import { migration as m065 } from './migrations/065_websub.ts';
+import { migration as m070 } from './migrations/070_web_app.ts';
 
 export type { Migration };
 
-export const MIGRATIONS: readonly Migration[] = [m001, m010, m020, m025, m026, m027, m030, m031, m032, m033, m040, m055, m056];
+export const MIGRATIONS: readonly Migration[] = [m001, m010, m020, m025, m026, m027, m030, m031, m032, m033, m040, m055, m056, m060, m061, m062, m063, m064, m065, m070];

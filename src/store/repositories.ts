@@ -373,3 +373,214 @@ export interface SubscriptionRepository {
   /** How many feeds the user is subscribed to (the per-user limit). */
   countForUser(userId: number): Promise<number>;
 }
+
+// ---- Fever API (src/fever) ----
+
+/** An item as the Fever API lists it (`is_saved` is the Reader API's starred state). */
+export interface FeverItemRow {
+  id: number;
+  feedId: number;
+  title: string;
+  author: string | null;
+  html: string;
+  url: string | null;
+  isSaved: number;
+  isRead: number;
+  createdOnTime: number;
+}
+
+export interface FeverRepository {
+  /** Stores (or replaces) the user's Fever key, as a MAC of md5(username:password). */
+  setCredential(userId: number, keyMac: string, now: number): Promise<void>;
+  deleteCredential(userId: number): Promise<boolean>;
+  hasCredential(userId: number): Promise<boolean>;
+  userIdByKeyMac(keyMac: string): Promise<number | undefined>;
+  /** The user's items with ids above afterId, ascending, at most limit. */
+  itemsAfter(userId: number, afterId: number, limit: number): Promise<FeverItemRow[]>;
+  /** The user's items with ids below beforeId, descending, at most limit. */
+  itemsBefore(userId: number, beforeId: number, limit: number): Promise<FeverItemRow[]>;
+  /** The user's items among these ids (others' ids are skipped), ascending. */
+  itemsWithIds(userId: number, ids: number[]): Promise<FeverItemRow[]>;
+  itemCount(userId: number): Promise<number>;
+  /** Comma-joined ids, ascending. */
+  unreadItemIds(userId: number): Promise<string>;
+  savedItemIds(userId: number): Promise<string>;
+  /** Newest successful fetch (Unix s) among the user's feeds; 0 when none. */
+  lastRefreshedOn(userId: number): Promise<number>;
+  /** Last successful fetch (Unix s) of each subscribed feed. */
+  feedsUpdatedOn(userId: number): Promise<Map<number, number>>;
+}
+
+// ---- Favicons (src/feeds/favicons) ----
+
+export interface FeedIcon { feedId: number; mime: string; data: Uint8Array; sourceUrl: string | null; fetchedAt: number }
+
+export interface FeedIconRepository {
+  store(icon: FeedIcon): Promise<void>;
+  /** A lookup that found no usable icon: remembered so it is retried later, not on every refresh. */
+  recordFailure(feedId: number, error: string, at: number): Promise<void>;
+  get(feedId: number): Promise<FeedIcon | undefined>;
+  /** Icons of the user's subscribed feeds (feeds without one are absent). */
+  forUser(userId: number): Promise<FeedIcon[]>;
+  /** Ids of the user's subscribed feeds that have an icon. */
+  feedIdsWithIcon(userId: number): Promise<number[]>;
+  /** Subscribed feeds never looked up, with an icon fetched before `iconStaleBefore`, or whose failed lookup was before `failedStaleBefore`. */
+  feedsToLookUp(iconStaleBefore: number, failedStaleBefore: number, limit: number): Promise<{ feedId: number; siteUrl: string | null; feedUrl: string }[]>;
+}
+
+// ---- Filter rules (src/rules) ----
+import type { FilterRule, FilterRuleView, NewFilterRule, RuleItem } from '../model/rule.ts';
+
+export interface FilterRuleRepository {
+  create(rule: NewFilterRule, now: number): Promise<FilterRule>;
+  list(userId: number): Promise<FilterRuleView[]>;
+  find(userId: number, id: number): Promise<FilterRule | undefined>;
+  /** Deletes the rule and puts back the items it hid (for feeds the user still follows). */
+  delete(userId: number, id: number): Promise<{ deleted: boolean; restored: number }>;
+  /** Every rule of the feed's subscribers that covers the feed (everything, the feed, or a folder holding it). */
+  rulesCoveringFeed(feedId: number): Promise<FilterRule[]>;
+  /** The user's rules that cover this feed. */
+  userRulesCoveringFeed(userId: number, feedId: number): Promise<FilterRule[]>;
+  /** Feed ids a rule's scope covers for its user (subscribed feeds only). */
+  scopeFeedIds(rule: FilterRule): Promise<number[]>;
+  /** What rules look at, for these items. */
+  ruleItems(itemIds: number[]): Promise<RuleItem[]>;
+  /** The user's visible item ids of these feeds, ascending, after `afterId`. */
+  userItemIds(userId: number, feedIds: number[], afterId: number, limit: number): Promise<number[]>;
+  /** Hides the user's items (moves their rows aside, keeping flags); starred or tagged items are never hidden. Returns how many. */
+  hide(userId: number, ruleId: number, itemIds: number[]): Promise<number>;
+  /** Records why the rule was skipped (null clears). */
+  setError(ruleId: number, error: string | null, at: number): Promise<void>;
+}
+
+// ---- Full text (src/feeds/fulltext) ----
+
+export type FullTextMode = 'on' | 'off' | 'auto';
+
+/** An item whose article page is to be fetched. */
+export interface FullTextCandidate { id: number; feedId: number; url: string; contentHash: string; content: string | null; summary: string | null; attempts: number }
+
+export interface FullTextFeedStatus {
+  /** Per subscriber: does anyone want full text, explicitly or by auto-detection. */
+  modes: FullTextMode[];
+  teaser: boolean | null;
+  teaserCheckedAt: number | null;
+  ok: number;
+  failed: number;
+  lastError: string | null;
+}
+
+export interface FullTextRepository {
+  setMode(userId: number, feedId: number, mode: FullTextMode): Promise<boolean>;
+  mode(userId: number, feedId: number): Promise<FullTextMode | undefined>;
+  /** True when a subscriber has it on, or (autoEnable) the feed is a detected teaser feed with an 'auto' subscriber. */
+  wantsFullText(feedId: number, autoEnable: boolean): Promise<boolean>;
+  /**
+   * Among the feed's items with a link — its `recent` newest, and all crawled since crawledSinceUs —
+   * those with no full text for their current content, and failures due for a retry (fewer than
+   * maxAttempts, last attempt before retryBefore). Newest first.
+   */
+  candidates(feedId: number, recent: number, crawledSinceUs: number, maxAttempts: number, retryBefore: number): Promise<FullTextCandidate[]>;
+  /** Replaces the content by the full text (the feed's text kept as summary); false when the entry changed meanwhile. */
+  store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): Promise<boolean>;
+  recordFailure(itemId: number, contentHash: string, error: string, now: number): Promise<void>;
+  /** Feeds with an 'auto' subscriber not yet checked for teasers. */
+  feedsToCheckForTeaser(limit: number): Promise<number[]>;
+  /** The feed's newest items with a link, for the teaser check. */
+  sample(feedId: number, n: number): Promise<FullTextCandidate[]>;
+  setTeaser(feedId: number, teaser: boolean, now: number): Promise<void>;
+  /** A teaser check that could read none of the sampled pages: remembered, so it is retried later, not every refresh. */
+  setTeaserUnknown(feedId: number, now: number): Promise<void>;
+  status(feedId: number): Promise<FullTextFeedStatus>;
+}
+
+// ---- Webhooks (src/webhooks) ----
+
+export type WebhookEvent = 'new-item' | 'starred';
+
+export interface Webhook { id: number; userId: number; url: string; events: WebhookEvent[]; secretBox: string; createdAt: number }
+
+export interface WebhookDelivery {
+  id: number; webhookId: number; event: WebhookEvent; payload: string; status: 'pending' | 'delivered' | 'failed';
+  attempts: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; createdAt: number; finishedAt: number | null;
+}
+
+export interface WebhookRepository {
+  create(w: { userId: number; url: string; events: WebhookEvent[]; secretBox: string }, now: number): Promise<Webhook>;
+  list(userId: number): Promise<Webhook[]>;
+  find(id: number): Promise<Webhook | undefined>;
+  delete(userId: number, id: number): Promise<boolean>;
+  /** The webhooks of these users that subscribe to the event. */
+  forEvent(userIds: number[], event: WebhookEvent): Promise<Webhook[]>;
+  /** The webhooks of the feed's subscribers that subscribe to the event. */
+  forFeedSubscribers(feedId: number, event: WebhookEvent): Promise<Webhook[]>;
+  enqueue(webhookId: number, event: WebhookEvent, payload: string, now: number): Promise<number>;
+  /** Pending deliveries due at `now`, oldest first. */
+  due(now: number, limit: number): Promise<WebhookDelivery[]>;
+  /** Earliest next attempt of a pending delivery, or null. */
+  nextDueAt(): Promise<number | null>;
+  markDelivered(id: number, status: number, now: number): Promise<void>;
+  /** A failed attempt: pending again at nextAttemptAt, or failed for good when it is null. */
+  markAttemptFailed(id: number, status: number | null, error: string, nextAttemptAt: number | null, now: number): Promise<void>;
+  deliveries(userId: number, webhookId: number | null, limit: number): Promise<WebhookDelivery[]>;
+  /** Deletes finished deliveries older than `before`. */
+  purge(before: number): Promise<number>;
+}
+
+// ---- WebSub (src/feeds/websub) ----
+
+export type WebSubState = 'discovered' | 'requested' | 'active' | 'unsubscribing' | 'failed';
+
+export interface WebSubSubscription {
+  feedId: number; hubUrl: string; topicUrl: string; callbackToken: string; secretBox: string; state: WebSubState;
+  leaseExpiresAt: number | null; leaseSeconds: number | null; requestedAt: number | null; lastError: string | null; lastPushAt: number | null; pushes: number;
+  /** Users following the feed now. */
+  subscribers: number;
+}
+
+export interface WebSubRepository {
+  find(feedId: number): Promise<WebSubSubscription | undefined>;
+  findByToken(token: string): Promise<WebSubSubscription | undefined>;
+  /** Records the hub a feed announces: a new row, or a changed hub/topic starts over as 'discovered'. */
+  recordHub(feedId: number, hubUrl: string, topicUrl: string, newToken: string, newSecretBox: string): Promise<void>;
+  setState(feedId: number, state: WebSubState, fields: { leaseExpiresAt?: number | null; leaseSeconds?: number | null; requestedAt?: number | null; lastError?: string | null }): Promise<void>;
+  recordPush(feedId: number, at: number): Promise<void>;
+  delete(feedId: number): Promise<void>;
+  /** Rows that need a (re)subscription (leases renewed within min(renewAheadSeconds, half the lease) of their end) or an unsubscription now. */
+  maintenance(now: number, renewAheadSeconds: number, retryBefore: number): Promise<WebSubSubscription[]>;
+}
+
+// ---- Web app (src/web): sessions, settings, Ask conversations ----
+import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../model/web.ts';
+
+export interface WebSessionRepository {
+  create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): Promise<WebSession>;
+  findByHash(tokenHash: string): Promise<WebSession | undefined>;
+  /** Records use and moves the expiry forward (callers do it at most once a minute per session). */
+  touch(id: number, now: number, expiresAt: number): Promise<void>;
+  /** Sets the expiry (tests and administrators end a session without deleting its row at once). */
+  expire(id: number, at: number): Promise<void>;
+  delete(id: number): Promise<boolean>;
+  /** Ends every session of the user except `exceptId` (password change); returns how many. */
+  deleteAllForUser(userId: number, exceptId?: number): Promise<number>;
+  listForUser(userId: number): Promise<WebSession[]>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+export interface WebAccountRepository {
+  /** The user's settings JSON, undefined when never saved. */
+  settings(userId: number): Promise<string | undefined>;
+  saveSettings(userId: number, json: string): Promise<void>;
+  userCount(): Promise<number>;
+}
+
+export interface ConversationRepository {
+  create(c: { userId: number; title: string; scope: unknown; model: string }, now: number): Promise<Conversation>;
+  /** The user's conversation; another user's id is not found. */
+  find(userId: number, id: number): Promise<Conversation | undefined>;
+  /** Most recently updated first. */
+  list(userId: number, limit: number): Promise<Conversation[]>;
+  addMessage(conversationId: number, m: NewConversationMessage, now: number): Promise<ConversationMessage>;
+  messages(conversationId: number): Promise<ConversationMessage[]>;
+  delete(userId: number, id: number): Promise<boolean>;
+}

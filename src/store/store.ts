@@ -12,6 +12,8 @@ import type {
   AccessRequestRepository, ApiKeyRepository, AsyncJobRepository, AuthSecretRepository, AuthorizationCodeRepository,
   ChatUsageRepository, FeedRepository, ItemRepository, ItemStateRepository, OAuthClientRepository, ReaderLabelRepository,
   SearchIndexRepository, StreamRepository, SubscriptionRepository, TokenRepository, UserRepository,
+  FeverRepository, FeedIconRepository, FilterRuleRepository, FullTextRepository, WebhookRepository, WebSubRepository,
+  WebSessionRepository, WebAccountRepository, ConversationRepository,
 } from './repositories.ts';
 
 import { StoreUnavailableError, redactUrl } from './errors.ts';
@@ -42,6 +44,17 @@ export interface Repositories {
   readonly chatUsage: ChatUsageRepository;
   readonly asyncJobs: AsyncJobRepository;
   readonly accessRequests: AccessRequestRepository;
+  // reader features (issue #14): fever, feeds (favicons, full text, WebSub), rules, webhooks
+  readonly fever: FeverRepository;
+  readonly feedIcons: FeedIconRepository;
+  readonly fullText: FullTextRepository;
+  readonly webSub: WebSubRepository;
+  readonly filterRules: FilterRuleRepository;
+  readonly webhooks: WebhookRepository;
+  // web
+  readonly webSessions: WebSessionRepository;
+  readonly webAccounts: WebAccountRepository;
+  readonly conversations: ConversationRepository;
 }
 
 export interface Store extends Repositories {

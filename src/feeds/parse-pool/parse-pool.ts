@@ -12,11 +12,13 @@ import { Worker } from 'node:worker_threads';
 import type { ParsedFeed } from '../../model/feed.ts';
 import { FeedError, formatDuration } from '../errors.ts';
 import { FeedParseError, parseFeed, type ParseFeedOptions } from '../parser/parse-feed.ts';
+import { decodeHtml, extractArticle, type ExtractedArticle } from '../fulltext/extract.ts';
 
-export interface ParseJob { id: number; body: Uint8Array; url: string; contentType: string | null; crawlTime?: number }
-export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; error: { parseError: boolean; message: string } };
+/** A feed to parse, or (kind 'article') an article page to reduce to its readable text (full text). */
+export interface ParseJob { id: number; kind?: 'feed' | 'article'; body: Uint8Array; url: string; contentType: string | null; crawlTime?: number }
+export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; article: ExtractedArticle | null } | { id: number; error: { parseError: boolean; message: string } };
 
-interface Pending { job: ParseJob; resolve: (p: ParsedFeed) => void; reject: (e: Error) => void }
+interface Pending { job: ParseJob; resolve: (p: any) => void; reject: (e: Error) => void }
 interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null; idle: NodeJS.Timeout | null }
 
 // The packaged build (dist/, see tsconfig.build.json) is JavaScript: the worker file is .js there.
@@ -81,6 +83,24 @@ export class ParsePool {
     });
   }
 
+  /**
+   * Extracts an article page's readable text on a worker (Readability over a DOM costs ~15 ms a
+   * page: off the thread serving the APIs), under the same time limit; undefined when the page
+   * has no article. With a pool of size 0, on this thread.
+   */
+  extractArticle(body: Buffer, pageUrl: string, contentType: string | null): Promise<ExtractedArticle | undefined> {
+    if (this.size === 0) {
+      try { return Promise.resolve(extractArticle(decodeHtml(body, contentType), pageUrl)); } catch (e) { return Promise.reject(e as Error); }
+    }
+    if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
+    const index = this.leastBusy();
+    return new Promise<ExtractedArticle | undefined>((resolve, reject) => {
+      const job: ParseJob = { id: this.nextId++, kind: 'article', body, url: pageUrl, contentType };
+      this.queues[index]!.push({ job, resolve: (a: ExtractedArticle | null) => resolve(a ?? undefined), reject });
+      this.pump(index);
+    });
+  }
+
   private leastBusy(): number {
     let best = 0, bestLoad = Infinity;
     for (let i = 0; i < this.size; i++) {
@@ -99,7 +119,8 @@ export class ParsePool {
     if (slot.current) return;
     const p = queue.shift()!;
     slot.current = p;
-    slot.timer = setTimeout(() => this.kill(slot, new FeedError('not-a-feed', `parsing took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`)), this.timeLimitMs);
+    const what = p.job.kind === 'article' ? 'reading the article page' : 'parsing';
+    slot.timer = setTimeout(() => this.kill(slot, new FeedError('not-a-feed', `${what} took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`)), this.timeLimitMs);
     slot.worker.postMessage(p.job);
   }
 
@@ -127,6 +148,7 @@ export class ParsePool {
       if (!p || p.job.id !== r.id) return;
       this.finish(slot);
       if ('parsed' in r) p.resolve(r.parsed);
+      else if ('article' in r) p.resolve(r.article);
       else p.reject(r.error.parseError ? new FeedParseError(r.error.message) : new Error(r.error.message));
       this.pump(index);
     });

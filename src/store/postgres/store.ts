@@ -13,6 +13,13 @@ import {
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
+import { PgFeverRepository } from './fever.ts';
+import { PgFeedIconRepository } from './feed-icons.ts';
+import { PgFullTextRepository } from './full-text.ts';
+import { PgWebSubRepository } from './websub.ts';
+import { PgFilterRuleRepository } from './filter-rules.ts';
+import { PgWebhookRepository } from './webhooks.ts';
+import { PgConversationRepository, PgWebAccountRepository, PgWebSessionRepository } from './web.ts';
 
 /**
  * Oldest server accepted: the schema uses statement triggers with transition tables (10),
@@ -33,6 +40,8 @@ export class PostgresStore implements Store {
   readonly feeds; readonly items; readonly subscriptions;
   readonly streams; readonly itemStates; readonly readerLabels; readonly searchIndex;
   readonly apiKeys; readonly chatUsage; readonly asyncJobs; readonly accessRequests;
+  readonly fever; readonly feedIcons; readonly fullText; readonly webSub; readonly filterRules; readonly webhooks;
+  readonly webSessions; readonly webAccounts; readonly conversations;
 
   constructor(db: PgDatabase) {
     this.db = db;
@@ -53,6 +62,15 @@ export class PostgresStore implements Store {
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
     this.accessRequests = new PgAccessRequestRepository(db);
+    this.fever = new PgFeverRepository(db);
+    this.feedIcons = new PgFeedIconRepository(db);
+    this.fullText = new PgFullTextRepository(db);
+    this.webSub = new PgWebSubRepository(db);
+    this.filterRules = new PgFilterRuleRepository(db);
+    this.webhooks = new PgWebhookRepository(db);
+    this.webSessions = new PgWebSessionRepository(db);
+    this.webAccounts = new PgWebAccountRepository(db);
+    this.conversations = new PgConversationRepository(db);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {

@@ -25,6 +25,13 @@ import { SqliteApiKeyRepository } from './api-keys.ts';
 import { SqliteChatUsageRepository } from './chat-usage.ts';
 import { SqliteAsyncJobRepository } from './chat-jobs.ts';
 import { SqliteAccessRequestRepository } from './access-requests.ts';
+import { SqliteFeverRepository } from './fever.ts';
+import { SqliteFeedIconRepository } from './feed-icons.ts';
+import { SqliteFullTextRepository } from './full-text.ts';
+import { SqliteWebSubRepository } from './websub.ts';
+import { SqliteFilterRuleRepository } from './filter-rules.ts';
+import { SqliteWebhookRepository } from './webhooks.ts';
+import { SqliteConversationRepository, SqliteWebAccountRepository, SqliteWebSessionRepository } from './web.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
 export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
@@ -47,6 +54,8 @@ export class SqliteStore implements Store {
   readonly feeds; readonly items; readonly subscriptions;
   readonly streams; readonly itemStates; readonly readerLabels; readonly searchIndex;
   readonly apiKeys; readonly chatUsage; readonly asyncJobs; readonly accessRequests;
+  readonly fever; readonly feedIcons; readonly fullText; readonly webSub; readonly filterRules; readonly webhooks;
+  readonly webSessions; readonly webAccounts; readonly conversations;
   /** Settles when the last transaction started has finished. */
   private current: Promise<unknown> = Promise.resolve();
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -72,6 +81,15 @@ export class SqliteStore implements Store {
     this.chatUsage = new SqliteChatUsageRepository(db);
     this.asyncJobs = new SqliteAsyncJobRepository(db);
     this.accessRequests = new SqliteAccessRequestRepository(db);
+    this.fever = new SqliteFeverRepository(db);
+    this.feedIcons = new SqliteFeedIconRepository(db);
+    this.fullText = new SqliteFullTextRepository(db);
+    this.webSub = new SqliteWebSubRepository(db);
+    this.filterRules = new SqliteFilterRuleRepository(db);
+    this.webhooks = new SqliteWebhookRepository(db);
+    this.webSessions = new SqliteWebSessionRepository(db);
+    this.webAccounts = new SqliteWebAccountRepository(db);
+    this.conversations = new SqliteConversationRepository(db);
     this.optimizeTimer = setInterval(() => { if (!db.isTransaction) optimizeDatabase(db, 'periodic'); }, OPTIMIZE_INTERVAL_MS).unref();
   }
 
