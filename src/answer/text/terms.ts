@@ -54,12 +54,13 @@ export function keywords(text: string): string[] {
   return out;
 }
 
-const ENTITY = /\b(?:[A-Z][\p{L}\p{N}'’.&-]*|[A-Z]{2,})(?:\s+(?:of|the|de|for|and|&)?\s*(?:[A-Z][\p{L}\p{N}'’.&-]*|[A-Z]{2,}|\d+))*/gu;
+// \p{M}: a name written with combining accents ("Orba\u0301n") is not cut at its accent.
+const ENTITY = /\b(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,})(?:\s+(?:of|the|de|for|&)?\s*(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,}|\d+))*/gu;
 const ENTITY_SKIP = new Set(['The', 'A', 'An', 'What', 'Who', 'When', 'Where', 'Why', 'How', 'Which', 'Did', 'Does', 'Do', 'Is', 'Are',
   'Was', 'Were', 'Will', 'Can', 'Could', 'Should', 'Would', 'In', 'On', 'At', 'For', 'And', 'But', 'Or', 'If', 'It', 'This', 'That',
   'These', 'Those', 'He', 'She', 'They', 'We', 'I', 'You', 'Mr', 'Ms', 'Mrs', 'Dr', 'After', 'Before', 'As', 'By', 'From', 'With',
   'Tell', 'Give', 'Show', 'Explain', 'Summarize', 'List', 'Has', 'Have', 'Had', 'According', 'Meanwhile', 'However', 'Also', 'Some',
-  'Many', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Today', 'Yesterday', 'Last', 'Next', 'Its']);
+  'Many', 'Though', 'Although', 'Amid', 'Following', 'During', 'Since', 'Until', 'While', 'When', 'Under', 'Over', 'Despite', 'Across', 'Unlike', 'Like', 'Among', 'Here', 'There', 'Now', 'Then', 'Still', 'Even', 'Only', 'Just', 'Not', 'Both', 'Each', 'Every', 'Other', 'Another', 'More', 'Most', 'Former', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Today', 'Yesterday', 'Last', 'Next', 'Its']);
 
 /**
  * Capitalized phrases ("Artemis II", "European Central Bank"), leading sentence words like "The"
