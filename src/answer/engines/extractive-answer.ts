@@ -53,6 +53,8 @@ export interface AnswerPlan {
   /** Sentences to quote, in the order to write them (lead first; digest newest first). */
   sentences: Sentence[];
   winner?: AnswerCandidate;
+  /** Sources of different dates named different numbers or dates: the newest is the winner. */
+  conflict?: { newer: string; newerAt: number; older: string; olderAt: number };
   /** The strongest candidates, best first (for the reasoning trace). */
   candidates: AnswerCandidate[];
   questionTerms: string[];
@@ -83,6 +85,8 @@ const DECLINE_COVERAGE = 0.4;
 /** Sentences covering less than this share of the best coverage are not mined for candidates. */
 const MINING_SHARE = 0.4;
 const NEAR_DUPLICATE = 0.5;
+/** A second candidate this close to the winner, from a source of another date, is a conflict. */
+const CONFLICT_SHARE = 0.35;
 /** Closeness weight: 1 / (1 + PROXIMITY × words between the candidate and a question word beyond 2). */
 const PROXIMITY = 0.1;
 const SPECIFICITY = 0;
@@ -178,7 +182,18 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   }
 
   const candidates = mineCandidates(opts.matchText ?? question, ranked.filter((s) => s.coverage >= MINING_SHARE * bestCoverage), type, sentences);
-  const winner = candidates[0];
+  let winner = candidates[0];
+  // Sources of different dates disagree on a number or date: the newest wins, and the answer says so.
+  let conflict: AnswerPlan['conflict'];
+  const rival = candidates[1];
+  if (winner && rival && (type === 'number' || type === 'date') && rival.kind === winner.kind && rival.score >= CONFLICT_SHARE * winner.score) {
+    const newest = (c: AnswerCandidate) => Math.max(...c.occurrences.map((o) => o.source.hit.publishedAt ?? 0));
+    const [newer, older] = newest(rival) > newest(winner) ? [rival, winner] : [winner, rival];
+    if (newest(newer) > newest(older)) {
+      winner = newer;
+      conflict = { newer: newer.text, newerAt: newest(newer), older: older.text, olderAt: newest(older) };
+    }
+  }
   if (!winner) return { ...base, kind: 'passages', sentences: diverse(ranked, opts.maxSentences), missing, notes: ['No typed candidate in the best sentences: quoting them.'] };
   // The lead names the winner in full ("Zohran Mamdani", not only "Mamdani") when a sentence does.
   const full = (s: Sentence) => (` ${s.words.join(' ')} `.includes(` ${winner.key} `) ? 1 : 0);
@@ -197,8 +212,17 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     if (fits(s) && !(AVOID_RIVALS && rivals.some((r) => r.occurrences.includes(s)))) picked.push(s);
   }
   void best;
-  return { ...base, kind: 'answer', sentences: picked, winner, candidates: candidates.slice(0, 5), missing, notes: [] };
+  const notes = conflict ? [`Conflict: "${conflict.newer}" (newest source ${isoDay(conflict.newerAt)}) against "${conflict.older}" (${isoDay(conflict.olderAt)}); the newest leads.`] : [];
+  if (conflict) {
+    // The older claim is quoted after the newer one, so the reader sees both with their dates.
+    const older = candidates.find((c) => c.text === conflict.older)?.occurrences.sort((a, b) => b.relevance - a.relevance)[0];
+    if (older && !picked.includes(older)) picked.splice(Math.min(picked.length, 1), 0, older);
+    picked.splice(opts.maxSentences);
+  }
+  return { ...base, kind: 'answer', sentences: picked, winner, conflict, candidates: candidates.slice(0, 5), missing, notes };
 }
+
+export const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
 
 const causalFirst = (s: Sentence) => (hasAnswerType(s.text, 'reason') ? 1.25 : 1);
 
@@ -246,7 +270,8 @@ export function mineCandidates(question: string, sentences: Sentence[], type: An
     const w = key.split(' ');
     // A candidate made mostly of question words repeats the question ("Stanley Cup Final").
     const repeated = w.filter((x) => asked.has(x) || askedTerms.has(stemOf(x) || x)).length;
-    if (repeated / w.length >= 0.5) return;
+    // Numbers and dates are judged by their figure alone ("19 people" for "how many people").
+    if (kind === 'number' || kind === 'date' ? asked.has(w[0]!) : repeated / w.length >= 0.5) return;
     let c = byKey.get(key);
     if (!c) { c = { text, key, kind, score: 0, sources: new Set(), occurrences: [], perSource: new Map() }; byKey.set(key, c); }
     if (!c.occurrences.includes(s)) c.occurrences.push(s);

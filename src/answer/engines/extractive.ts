@@ -4,7 +4,7 @@
 // answer type, typed candidates scored by support across sources, the lead sentence that names the
 // winner, or a plain decline); this file writes it in the shape the caller asked for.
 import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest, GroundingSource } from './engine.ts';
-import { planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
+import { isoDay, planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
 import { AnswerError } from '../types.ts';
 import { countTokens, truncateToTokens } from '../tokens.ts';
 import { entities, keywords, words } from '../text/terms.ts';
@@ -83,6 +83,10 @@ function render(plan: AnswerPlan, style: AnswerStyle, format: AnswerFormat, budg
       budget.remaining -= cost;
     }
     kept.push(item);
+  }
+  if (plan.conflict && kept.length) {
+    const c = plan.conflict;
+    kept[0] = `Sources disagree: the newest, from ${isoDay(c.newerAt)}, says ${c.newer}; an earlier one, from ${isoDay(c.olderAt)}, said ${c.older}.\n\n${kept[0]}`;
   }
   if (format.bullets || plan.kind === 'digest') return kept.map((k) => `- ${k}`).join('\n');
   if (style === 'concise' || kept.length <= 2) return kept.join(' ');
