@@ -2,8 +2,7 @@
 // (../search/query.ts) and the answer engines from the terms they match sentences on
 // (../answer/text/terms.ts). The usual English IR list, question words, contractions (whole, as the
 // answer side reads them, and their pieces, as the index's tokenizer splits them), and words that
-// are frequent in questions about news but name no topic ("said", "according", "latest"); time
-// words ("week", "today") steer the recency prior instead (../answer/pipelines/time-cues.ts).
+// are frequent in questions about news but name no topic ("said", "according", "latest", "week").
 export const STOPWORDS: ReadonlySet<string> = new Set(`a about above according after again against all also am an and any are
 aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't do does doesn't
 doing don't down during each either ever few for from further had hadn't has hasn't have haven't having he he'd he'll he's her
