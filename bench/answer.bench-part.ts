@@ -89,9 +89,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (!hasNews) { console.log('skipped: ../shared/corpus/news is not present'); process.exit(0); }
   const articles = Number(process.argv[2] ?? 2000);
   const count = Number(process.argv[3] ?? 150);
-  const app = testApp();
+  const app = await testApp();
   const t = performance.now();
-  loadArticles(app, readArticles(articles));
+  await loadArticles(app, readArticles(articles));
   console.log(`loaded and indexed ${articles} articles in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const questions = readQuestions().map((q) => q.question);
   // Questions spread over the corpus (the file is in corpus order).

@@ -43,13 +43,12 @@ function item(a: NewsArticle) {
   return { url: a.url, title: a.title, content, publishedAt };
 }
 
-function addFeedsFor(app: App, userId: number, prefix: string, articles: NewsArticle[], count: number): void {
+async function addFeedsFor(app: App, userId: number, prefix: string, articles: NewsArticle[], count: number): Promise<void> {
   for (let k = 0; k < count; k++) {
-    const feedId = addFeed(app, `https://${prefix}.example/${k}`, `${prefix === 'news' ? 'News' : 'Held'} ${k}`);
-    subscribe(app, userId, feedId);
+    const feedId = await addFeed(app, `https://${prefix}.example/${k}`, `${prefix === 'news' ? 'News' : 'Held'} ${k}`);
+    await subscribe(app, userId, feedId);
     const mine = articles.filter((_, i) => i % count === k).map(item);
-    app.db.exec('BEGIN');
-    try { for (let i = 0; i < mine.length; i += 500) ingest(app, feedId, mine.slice(i, i + 500)); app.db.exec('COMMIT'); } catch (e) { app.db.exec('ROLLBACK'); throw e; }
+    await app.store.transaction(async () => { for (let i = 0; i < mine.length; i += 500) await ingest(app, feedId, mine.slice(i, i + 500)); });
   }
 }
 
@@ -66,7 +65,7 @@ function indexStamp(): string {
 
 export interface JudgeSetup { app: App; readerId: number; heldId: number; questions: NewsQuestion[]; remainingText: string }
 
-export function buildSetup(dataDir?: string): JudgeSetup {
+export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
   const articles = readArticles();
   const questions = readQuestions();
   const held = new Set(questions.slice(0, WITHHELD).flatMap((q) => q.relevant_urls.map(normUrl)));
@@ -76,18 +75,18 @@ export function buildSetup(dataDir?: string): JudgeSetup {
   const dir = dataDir ?? tempDataDir('tidings-answers-bench-');
   const reuse = dataDir !== undefined && existsSync(join(dir, 'stamp')) && readFileSync(join(dir, 'stamp'), 'utf8') === stamp;
   if (dataDir && !reuse) { rmSync(dir, { recursive: true, force: true }); mkdirSync(dir, { recursive: true }); }
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }));
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }));
   let readerId: number, heldId: number;
   if (reuse) {
-    readerId = app.users.findByName('reader')!.id;
-    heldId = app.users.findByName('held')!.id;
+    readerId = (await app.users.findByName('reader'))!.id;
+    heldId = (await app.users.findByName('held'))!.id;
     console.log(`index reused from ${dir}`);
   } else {
     const t = performance.now();
-    readerId = addUser(app, 'reader');
-    heldId = addUser(app, 'held');
-    addFeedsFor(app, readerId, 'news', articles, FEEDS);
-    addFeedsFor(app, heldId, 'held', remaining, HELD_FEEDS);
+    readerId = await addUser(app, 'reader');
+    heldId = await addUser(app, 'held');
+    await addFeedsFor(app, readerId, 'news', articles, FEEDS);
+    await addFeedsFor(app, heldId, 'held', remaining, HELD_FEEDS);
     console.log(`indexed ${articles.length} + ${remaining.length} (withheld user) articles in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     if (dataDir) writeFileSync(join(dir, 'stamp'), stamp);
   }
@@ -126,7 +125,7 @@ async function main(argv: string[]): Promise<void> {
   if (!hasNews) { console.log('skipped: ../shared/corpus/news is not present'); return; }
   const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const models = (opt('--models') ?? 'sonar,sonar-pro').split(',') as SonarModel[];
-  const setup = buildSetup(opt('--data'));
+  const setup = await buildSetup(opt('--data'));
   const byId = new Map(setup.questions.map((q) => [q.id, q]));
   for (const model of models) {
     const run = await runModel(setup, model);

@@ -23,6 +23,7 @@ import { tempDataDir } from '../test/helpers.ts';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../src/answer/types.ts';
+import { testSql } from '../src/store/testing.ts';
 
 const ARTICLES = Number(process.argv[2] ?? 2000);
 const SECONDS = Number(process.argv[3] ?? 4);
@@ -31,12 +32,12 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 interface Env { app: App; server: FastifyInstance; pool: Pool; key: string; userId: number; close(): Promise<void> }
 
-async function startEnv(overrides: Partial<Config>, load: (app: App) => void, answers?: AnswerService): Promise<Env> {
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-chat-bench-'), logLevel: 'silent', rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] }, ...overrides } }), silentLogger);
-  const userId = app.users.create('bench', 'x').id;
-  load(app);
-  app.db.prepare('INSERT OR IGNORE INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds').run(userId);
-  const key = createApiKey(chatStore(app).keys, userId, 'bench', 5).key;
+async function startEnv(overrides: Partial<Config>, load: (app: App) => Promise<unknown> | void, answers?: AnswerService): Promise<Env> {
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-chat-bench-'), logLevel: 'silent', rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] }, ...overrides } }), silentLogger);
+  const userId = (await app.users.create('bench', 'x')).id;
+  await load(app);
+  await testSql(app).prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING').run(userId);
+  const key = (await createApiKey(chatStore(app).keys, userId, 'bench', 5)).key;
   let server: FastifyInstance;
   if (answers) {
     server = Fastify({ loggerInstance: silentLogger as FastifyBaseLogger });

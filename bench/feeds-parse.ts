@@ -83,7 +83,7 @@ export function measureParse(options: { dir?: string; millis?: number } = {}): P
     },
     decode: () => files.reduce((n, b) => n + decodeFeedBody(b).text.length, 0),
     wellFormedCheck: () => texts.reduce((n, s) => n + (s.startsWith('{') || XMLValidator.validate(s) === true ? 1 : 0), 0),
-    normaliseAndSanitize: () => (clearSanitizeMemo(), parsed).reduce((n, p, i) => n + normaliseFeed(mapFeedsmith(p), `https://bench.example/${i}/feed`, false).entries.length, 0),
+    normaliseAndSanitize: () => { clearSanitizeMemo(); return parsed.reduce((n, p, i) => n + normaliseFeed(mapFeedsmith(p), `https://bench.example/${i}/feed`, false).entries.length, 0); },
   });
   const { raw, ours, oursRepeat } = r;
   const perMb = (ms: number) => ms / (bytes / 1e6);

@@ -45,21 +45,21 @@ async function ingestBench(): Promise<void> {
   console.log('(a) ' + formatParseMeasurement(pm).replace(/\n/g, '\n    '));
   let t = 0;
 
-  const app = createApp(loadConfig({ env: { TIDINGS_PARSE_WORKERS: process.env.TIDINGS_PARSE_WORKERS }, overrides: { dataDir: tempDataDir('tidings-bench-'), schedulerEnabled: false } }), silentLogger);
+  const app = await createApp(loadConfig({ env: { TIDINGS_PARSE_WORKERS: process.env.TIDINGS_PARSE_WORKERS }, overrides: { dataDir: tempDataDir('tidings-bench-'), schedulerEnabled: false } }), silentLogger);
   const { feeds, items, subscriptions } = feedEngine(app);
-  const user = app.users.create('bench', 'x').id;
+  const user = (await app.users.create('bench', 'x')).id;
   let parseMs = 0, storeMs = 0, stored = 0;
   for (let r = 0; r < REPS; r++) {
     for (let i = 0; i < files.length; i++) {
       const url = `https://bench.example/${r}/${i}`;
       t = performance.now();
-      let parsed;
+      let parsed: ReturnType<typeof parseFeed>;
       try { parsed = parseFeed(files[i]!, { url }); } catch { parseMs += performance.now() - t; continue; }
       const t1 = performance.now();
       parseMs += t1 - t;
-      const f = feeds.create(url, { title: parsed.title });
-      subscriptions.subscribe(user, f.id);
-      stored += items.upsertEntries(f.id, parsed.entries, Date.now() * 1000).added.length;
+      const f = await feeds.create(url, { title: parsed.title });
+      await subscriptions.subscribe(user, f.id);
+      stored += (await items.upsertEntries(f.id, parsed.entries, Date.now() * 1000)).added.length;
       storeMs += performance.now() - t1;
     }
   }
@@ -79,11 +79,11 @@ async function ingestBench(): Promise<void> {
       let n = 0;
       await Promise.all(files.map(async (body, i) => {
         const url = `https://bench.example/${tag}/${i}`;
-        let parsed;
+        let parsed: Awaited<ReturnType<typeof pool.parse>>;
         try { parsed = await pool.parse(body, { url }, i); } catch { return; }
-        const f = feeds.create(url, { title: parsed.title });
-        subscriptions.subscribe(user, f.id);
-        n += items.upsertEntries(f.id, parsed.entries, Date.now() * 1000).added.length;
+        const f = await feeds.create(url, { title: parsed.title });
+        await subscriptions.subscribe(user, f.id);
+        n += (await items.upsertEntries(f.id, parsed.entries, Date.now() * 1000)).added.length;
       }));
       return n;
     };
@@ -121,7 +121,7 @@ async function refreshBench(): Promise<void> {
   const baseMs = performance.now() - t;
   await agent.close();
 
-  const app = createApp(config, silentLogger);
+  const app = await createApp(config, silentLogger);
   // The search indexer queues changes and indexes them in background batches during the cycle
   // (so they share the cycle's CPU); whatever is still queued when the cycle ends is drained then
   // and reported apart as "listeners s".
@@ -150,10 +150,10 @@ async function refreshBench(): Promise<void> {
     deferred.added = []; deferred.updated = []; deferred.deleted = [];
     listenerMs = performance.now() - t0;
   };
-  const user = app.users.create('bench', 'x').id;
+  const user = (await app.users.create('bench', 'x')).id;
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>bench</title></head><body>${urls.map((u, k) => `<outline type="rss" text="Site ${k}" xmlUrl="${u}"/>`).join('')}</body></opml>`;
   t = performance.now();
-  importOpml(app, user, opml);
+  await importOpml(app, user, opml);
   const importMs = performance.now() - t;
 
   const rows: { name: string; s: RefreshSummary; peak: number; listeners: number }[] = [];
@@ -162,7 +162,7 @@ async function refreshBench(): Promise<void> {
     listenerMs = 0;
     const s = await refreshDue(app, { all: true });
     if (defer) drainDeferred();
-    else { const t0 = performance.now(); flushSearchIndexing(app); listenerMs += performance.now() - t0; }
+    else { const t0 = performance.now(); await flushSearchIndexing(app); listenerMs += performance.now() - t0; }
     rows.push({ name, s, peak: peakRss, listeners: listenerMs });
   };
   await cycle('1 all new');

@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// Thin launcher: checks the Node version, then hands over to the TypeScript CLI,
-// which Node 24 runs directly (type stripping), so there is no build step.
+// Thin launcher: checks the Node version, then hands over to the CLI. In a checkout Node 24 runs
+// the TypeScript sources directly (type stripping); an installed package (npm pack, npm install -g)
+// ships the JavaScript compiled by `prepack` in dist/, because Node does not strip types of files
+// under node_modules.
 import '../scripts/check-node.js';
-const { main } = await import('../src/cli/main.ts');
+import { existsSync } from 'node:fs';
+
+const source = new URL('../src/cli/main.ts', import.meta.url);
+const installed = import.meta.url.includes('/node_modules/') || !existsSync(source);
+const { main } = await import(installed ? '../dist/src/cli/main.js' : source.href);
 await main(process.argv);

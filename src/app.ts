@@ -1,21 +1,22 @@
 // Composition root: the one place that wires configuration, logging, storage and the domains
-// together. Domains get what they need from an App and keep their own services in WeakMaps keyed
-// by the App (see e.g. feeds/engine.ts), so adding a domain does not grow this file much.
-import { join } from 'node:path';
+// together. Domains get what they need from an App (its store gives every repository) and keep
+// their own services with perApp (./per-app.ts), so adding a domain does not grow this file much.
 import type { Config } from './config/config.ts';
-import { createLogger, type Logger } from './log/logger.ts';
-import { openDatabase, type Db } from './store/db.ts';
+import { createLogger, type Logger, type LogFormat } from './log/logger.ts';
+import { openStore, type Store } from './store/store.ts';
 import type { UserRepository } from './store/repositories.ts';
-import { SqliteUserRepository } from './store/sqlite/users.ts';
 import type { ItemChanges } from './model/item.ts';
 import { installSearchIndexing } from './search/indexing.ts';
+import { installFilterRules } from './rules/rules.ts';
+import { installWebhooks } from './webhooks/webhooks.ts';
 
 export type ItemChangeListener = (changes: ItemChanges) => void;
 
 export interface App {
   readonly config: Config;
   readonly log: Logger;
-  readonly db: Db;
+  /** Every repository and transaction(fn), on the backend TIDINGS_DATABASE_URL chose. */
+  readonly store: Store;
   readonly users: UserRepository;
   /** Called by the feed engine after every ingest transaction commits (new, changed, deleted items). */
   readonly itemChangeListeners: ItemChangeListener[];
@@ -25,28 +26,19 @@ export interface App {
   close(): Promise<void>;
 }
 
-/**
- * Memoizes a domain's services per App: `export const fooStore = perApp((app) => ({ … }))`.
- * Keeps domain state out of this file while the server, CLI and tests share one set per App.
- */
-export function perApp<T>(create: (app: App) => T): (app: App) => T {
-  const cache = new WeakMap<App, T>();
-  return (app) => {
-    let value = cache.get(app);
-    if (value === undefined) { value = create(app); cache.set(app, value); }
-    return value;
-  };
-}
+export { perApp } from './per-app.ts';
 
-export function createApp(config: Config, log: Logger = createLogger(config.logLevel)): App {
-  const db = openDatabase(join(config.dataDir, 'tidings.db'));
+/** Opens the store (applying pending migrations) and wires the domains every App needs. */
+export async function createApp(config: Config, log: Logger = createLogger(config.logLevel, config.logFormat as LogFormat)): Promise<App> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const closers: (() => void | Promise<void>)[] = [];
   const listeners: ItemChangeListener[] = [];
+  let closed: Promise<void> | undefined;
   const app: App = {
     config,
     log,
-    db,
-    users: new SqliteUserRepository(db),
+    store,
+    users: store.users,
     itemChangeListeners: listeners,
     notifyItemChanges(changes) {
       if (!changes.added.length && !changes.updated.length && !changes.deleted.length) return;
@@ -55,12 +47,23 @@ export function createApp(config: Config, log: Logger = createLogger(config.logL
       }
     },
     onClose(fn) { closers.push(fn); },
-    async close() {
-      for (const fn of closers.reverse()) await fn();
-      db.close();
+    close() {
+      closed ??= (async () => {
+        for (const fn of closers.reverse()) await fn();
+        await store.close();
+      })();
+      return closed;
     },
   };
   // Domain wiring that must exist for every App (server, CLI and tests alike) goes here.
-  installSearchIndexing(app);
+  try {
+    await installSearchIndexing(app);
+    // After a feed's new items are stored: each user's filter rules, then their webhooks.
+    installFilterRules(app);
+    installWebhooks(app);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
   return app;
 }

@@ -56,7 +56,7 @@ test('sonar-pro summarizes the news about Ukraine as a dated digest of cited art
 });
 
 test('a follow-up ("Where exactly did it happen?") is answered from the story the conversation is about', { skip: SKIP_NO_SHARED }, async () => {
-  app = createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }));
+  app = await createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }));
   const ask = (messages: { role: 'user' | 'assistant'; content: string }[]) => answerService(app!).complete({ model: 'sonar', messages, scope: { kind: 'instance' }, filters: {}, searchContextSize: 'low' });
   const first = await ask([{ role: 'user', content: 'What happened to the Sumatran rhino?' }]);
   assert.match(first.content, /Sumatran rhino/);

@@ -4,10 +4,11 @@ import { authenticate } from '../src/auth/authenticate.ts';
 import { authStore } from '../src/auth/store.ts';
 import { hashToken } from '../src/auth/passwords.ts';
 import { startFixture, PASSWORD, type Fixture } from './auth-fixture.ts';
+import { testSql } from '../src/store/testing.ts';
 
 let f: Fixture;
 before(async () => { f = await startFixture({ loginFailuresPerMinute: 3 }); });
-after(() => f.close());
+after(async () => f.close());
 
 function parseLoginBody(body: string): Record<string, string> {
   return Object.fromEntries(body.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
@@ -28,7 +29,7 @@ for (const prefix of ['', '/api/greader.php']) {
     const { Auth: token, SID } = parseLoginBody(body);
     assert.equal(SID, token);
     assert.match(token, /^[^=&\s]+$/);
-    const auth = authenticate(f.app, `GoogleLogin auth=${token}`);
+    const auth = await authenticate(f.app, `GoogleLogin auth=${token}`);
     assert.equal(auth?.userId, f.userId);
     assert.equal(auth?.via, 'clientlogin');
 
@@ -36,7 +37,7 @@ for (const prefix of ['', '/api/greader.php']) {
     assert.equal(get.status, 200);
     const token2 = parseLoginBody(await get.text()).Auth;
     assert.notEqual(token2, token, 'each login is its own revocable session');
-    assert.ok(authenticate(f.app, `GoogleLogin auth=${token2}`));
+    assert.ok(await authenticate(f.app, `GoogleLogin auth=${token2}`));
   });
 
   test(`ClientLogin at ${prefix}/accounts/ClientLogin: wrong password 401, missing parameters 400`, async () => {
@@ -64,14 +65,14 @@ test('ClientLogin accepts a form body sent with a wrong content type (text/plain
 test('only the token hash is stored; revoking the token makes it fail', async () => {
   const res = await fetch(`${f.base}/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams({ Email: 'alice', Passwd: PASSWORD, client: 'TestReader' }) });
   const token = parseLoginBody(await res.text()).Auth;
-  const stored = authStore(f.app).tokens.findByHash(hashToken(token));
+  const stored = await authStore(f.app).tokens.findByHash(hashToken(token));
   assert.ok(stored);
   assert.equal(stored.label, 'ClientLogin TestReader');
-  const raw = f.app.db.prepare('SELECT count(*) AS n FROM auth_tokens WHERE token_hash = ? OR label LIKE ?').get(token, `%${token}%`) as { n: number };
+  const raw = await testSql(f.app).prepare('SELECT count(*) AS n FROM auth_tokens WHERE token_hash = ? OR label LIKE ?').get(token, `%${token}%`) as { n: number };
   assert.equal(raw.n, 0, 'the token itself is nowhere in the database');
-  assert.ok(authenticate(f.app, `GoogleLogin auth=${token}`));
-  authStore(f.app).tokens.revoke(stored.id, Math.floor(Date.now() / 1000));
-  assert.equal(authenticate(f.app, `GoogleLogin auth=${token}`), null);
+  assert.ok(await authenticate(f.app, `GoogleLogin auth=${token}`));
+  await authStore(f.app).tokens.revoke(stored.id, Math.floor(Date.now() / 1000));
+  assert.equal(await authenticate(f.app, `GoogleLogin auth=${token}`), null);
 });
 
 test('repeated failed logins for one account from one address are throttled with 429', async () => {

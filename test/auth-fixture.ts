@@ -23,9 +23,9 @@ export interface Fixture {
 
 export async function startFixture(overrides: Partial<Config> = {}): Promise<Fixture> {
   const dataDir = tempDataDir('tidings-auth-http-');
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false, ...overrides } }), silentLogger);
-  const user = app.users.create('alice', await hashPassword(PASSWORD));
-  const { client, clientSecret } = registerClient(app, 'My <Reader> "App"', [REDIRECT, 'https://app.example/other?x=1']);
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false, ...overrides } }), silentLogger);
+  const user = await app.users.create('alice', await hashPassword(PASSWORD));
+  const { client, clientSecret } = await registerClient(app, 'My <Reader> "App"', [REDIRECT, 'https://app.example/other?x=1']);
   const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   const port = (server.server.address() as AddressInfo).port;
@@ -36,8 +36,8 @@ export async function startFixture(overrides: Partial<Config> = {}): Promise<Fix
   };
 }
 
-export function addClient(f: Fixture, grantTypes: GrantType[]): { id: string; secret: string } {
-  const { client, clientSecret } = registerClient(f.app, 'Other App', [REDIRECT], grantTypes);
+export async function addClient(f: Fixture, grantTypes: GrantType[]): Promise<{ id: string; secret: string }> {
+  const { client, clientSecret } = await registerClient(f.app, 'Other App', [REDIRECT], grantTypes);
   return { id: client.clientId, secret: clientSecret };
 }
 

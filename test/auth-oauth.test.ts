@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { registerClient } from '../src/auth/oauth/clients.ts';
+import { testSql } from '../src/store/testing.ts';
 import {
   startFixture, addClient, authorize, authorizeUrl, openConsent, submitConsent, tokenRequest, pkcePair, form, hiddenFields,
   PASSWORD, REDIRECT, type Fixture,
@@ -11,7 +12,7 @@ import {
 
 let f: Fixture;
 before(async () => { f = await startFixture(); });
-after(() => f.close());
+after(async () => f.close());
 
 const creds = () => ({ client_id: f.client.id, client_secret: f.client.secret });
 const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` });
@@ -61,11 +62,11 @@ test('the full flow: consent page, login + approve, redirect with code and state
   assert.equal(t.body.token_type, 'Bearer');
   assert.equal(t.body.expires_in, 86400);
   assert.equal(t.body.scope, 'read write');
-  const auth = authenticate(f.app, `Bearer ${t.body.access_token}`);
+  const auth = await authenticate(f.app, `Bearer ${t.body.access_token}`);
   assert.equal(auth?.userId, f.userId);
   assert.equal(auth?.via, 'oauth');
   assert.deepEqual([...auth!.scopes].sort(), ['read', 'write']);
-  assert.equal(authenticate(f.app, `Bearer ${t.body.refresh_token}`), null, 'a refresh token is not an access token');
+  assert.equal(await authenticate(f.app, `Bearer ${t.body.refresh_token}`), null, 'a refresh token is not an access token');
 
   // Refresh (client authenticated with HTTP Basic this time): a new pair, the old refresh token is spent.
   const r1 = await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token }, basic(f.client.id, f.client.secret));
@@ -73,12 +74,12 @@ test('the full flow: consent page, login + approve, redirect with code and state
   assert.notEqual(r1.body.refresh_token, t.body.refresh_token);
   assert.notEqual(r1.body.access_token, t.body.access_token);
   assert.equal(r1.body.scope, 'read write');
-  assert.ok(authenticate(f.app, `Bearer ${r1.body.access_token}`));
+  assert.ok(await authenticate(f.app, `Bearer ${r1.body.access_token}`));
 
   const replay = await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, ...creds() });
   assertOAuthError(replay, 'invalid_grant');
   // Replaying a rotated refresh token means it leaked: the whole grant ends.
-  assert.equal(authenticate(f.app, `Bearer ${r1.body.access_token}`), null);
+  assert.equal(await authenticate(f.app, `Bearer ${r1.body.access_token}`), null);
   const afterReplay = await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: r1.body.refresh_token, ...creds() });
   assertOAuthError(afterReplay, 'invalid_grant');
 });
@@ -88,7 +89,7 @@ test('scopes: "read" gives a read-only token, empty means read, "write" means re
     const t = await exchange(await authorize(f, { scope }));
     assert.equal(t.status, 200);
     assert.equal(t.body.scope, expected.join(' '));
-    const auth = authenticate(f.app, `Bearer ${t.body.access_token}`);
+    const auth = await authenticate(f.app, `Bearer ${t.body.access_token}`);
     assert.deepEqual([...auth!.scopes].sort(), expected, `scope=${scope}`);
   }
   const page = await openConsent(authorizeUrl(f, { scope: 'read' }));
@@ -107,7 +108,7 @@ test('refresh can narrow the scope but never widen it (invalid_scope)', async ()
   const narrow = await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: rw.body.refresh_token, scope: 'read', ...creds() });
   assert.equal(narrow.status, 200);
   assert.equal(narrow.body.scope, 'read');
-  assert.deepEqual([...authenticate(f.app, `Bearer ${narrow.body.access_token}`)!.scopes], ['read']);
+  assert.deepEqual([...(await authenticate(f.app, `Bearer ${narrow.body.access_token}`))!.scopes], ['read']);
   // The new refresh token keeps the original grant: a later refresh may ask for write again.
   const back = await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: narrow.body.refresh_token, ...creds() });
   assert.equal(back.body.scope, 'read write');
@@ -160,7 +161,7 @@ test('§4.1.2.1: a missing or unknown client_id or a mismatched redirect_uri sho
 });
 
 test('§4.1.2.1: other errors go back to the client with error and state', async () => {
-  const other = addClient(f, ['refresh_token']);
+  const other = await addClient(f, ['refresh_token']);
   const cases: [Record<string, string | undefined>, string][] = [
     [{ response_type: undefined }, 'invalid_request'],
     [{ response_type: 'token' }, 'unsupported_response_type'],
@@ -271,16 +272,16 @@ test('§5.2 invalid_grant: reused code (and its tokens revoked), expired, foreig
   const code = await authorize(f);
   const first = await exchange(code);
   assert.equal(first.status, 200);
-  assert.ok(authenticate(f.app, `Bearer ${first.body.access_token}`));
+  assert.ok(await authenticate(f.app, `Bearer ${first.body.access_token}`));
   assertOAuthError(await exchange(code), 'invalid_grant');
-  assert.equal(authenticate(f.app, `Bearer ${first.body.access_token}`), null, 'reusing a code revokes what it issued');
+  assert.equal(await authenticate(f.app, `Bearer ${first.body.access_token}`), null, 'reusing a code revokes what it issued');
   assertOAuthError(await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, ...creds() }), 'invalid_grant');
 
   const old = await authorize(f);
-  f.app.db.prepare('UPDATE oauth_codes SET expires_at = ? WHERE expires_at > ? AND used_at IS NULL').run(Math.floor(Date.now() / 1000) - 1, 0);
+  await testSql(f.app).prepare('UPDATE oauth_codes SET expires_at = ? WHERE expires_at > ? AND used_at IS NULL').run(Math.floor(Date.now() / 1000) - 1, 0);
   assertOAuthError(await exchange(old), 'invalid_grant');
 
-  const other = addClient(f, ['authorization_code', 'refresh_token']);
+  const other = await addClient(f, ['authorization_code', 'refresh_token']);
   const foreign = await authorize(f);
   assertOAuthError(await exchange(foreign, { client_id: other.id, client_secret: other.secret }), 'invalid_grant');
   assertOAuthError(await exchange('tdac_not-a-real-code'), 'invalid_grant');
@@ -296,7 +297,7 @@ test('§5.2 invalid_grant: reused code (and its tokens revoked), expired, foreig
 });
 
 test('§5.2 unauthorized_client and unsupported_grant_type', async () => {
-  const noRefresh = addClient(f, ['authorization_code']);
+  const noRefresh = await addClient(f, ['authorization_code']);
   const page = await openConsent(authorizeUrl(f, { client_id: noRefresh.id }));
   const q = redirectParams(await submitConsent(f, page, { username: 'alice', password: PASSWORD, decision: 'approve' }));
   const t = await tokenRequest(f, { grant_type: 'authorization_code', code: q.get('code')!, redirect_uri: REDIRECT, client_id: noRefresh.id, client_secret: noRefresh.secret });
@@ -313,11 +314,11 @@ test('RFC 7009 revocation: revoking a refresh token ends its grant; unknown toke
   const t = await exchange(await authorize(f));
   const revoke = (token: string, c = creds()) => fetch(`${f.base}/oauth2/revoke`, { method: 'POST', body: form({ token, ...c }) });
   assert.equal((await revoke('tdrt_unknown')).status, 200);
-  const other = addClient(f, ['authorization_code']);
+  const other = await addClient(f, ['authorization_code']);
   assert.equal((await revoke(t.body.refresh_token, { client_id: other.id, client_secret: other.secret })).status, 200);
-  assert.ok(authenticate(f.app, `Bearer ${t.body.access_token}`), "another client cannot revoke this client's tokens");
+  assert.ok(await authenticate(f.app, `Bearer ${t.body.access_token}`), "another client cannot revoke this client's tokens");
   assert.equal((await revoke(t.body.refresh_token)).status, 200);
-  assert.equal(authenticate(f.app, `Bearer ${t.body.access_token}`), null);
+  assert.equal(await authenticate(f.app, `Bearer ${t.body.access_token}`), null);
   assertOAuthError(await tokenRequest(f, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, ...creds() }), 'invalid_grant');
   const bad = await revoke(t.body.access_token, { client_id: f.client.id, client_secret: 'wrong' });
   assert.equal(bad.status, 401);
@@ -336,7 +337,7 @@ test('the token endpoint also reads a JSON body; an unparsable body is an RFC 67
 });
 
 test("a native app's private-scheme redirect URI receives the code unchanged", async () => {
-  const { client, clientSecret } = registerClient(f.app, 'Native', ['com.example.reader:/oauth2redirect']);
+  const { client, clientSecret } = await registerClient(f.app, 'Native', ['com.example.reader:/oauth2redirect']);
   const page = await openConsent(authorizeUrl(f, { client_id: client.clientId, redirect_uri: 'com.example.reader:/oauth2redirect', state: 'é ü' }));
   const res = await submitConsent(f, page, { username: 'alice', password: PASSWORD, decision: 'approve' });
   const q = redirectParams(res, 'com.example.reader:/oauth2redirect');

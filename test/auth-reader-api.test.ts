@@ -8,7 +8,7 @@ import { startFixture, authorize, tokenRequest, PASSWORD, REDIRECT, type Fixture
 
 let f: Fixture;
 before(async () => { f = await startFixture(); });
-after(() => f.close());
+after(async () => f.close());
 
 const api = (path: string, authorization: string | undefined, body?: Record<string, string>) =>
   fetch(`${f.base}/reader/api/0${path}`, {
@@ -42,7 +42,7 @@ test('a ClientLogin token reads and writes; T is optional, trimmed, and refused 
   assert.equal(wrongT.status, 401);
   assert.equal(wrongT.headers.get('x-reader-google-bad-token'), 'true');
 
-  revokeStoredToken(f.app, authStore(f.app).tokens.findByHash(hashToken(token))!);
+  await revokeStoredToken(f.app, (await authStore(f.app).tokens.findByHash(hashToken(token)))!);
   const revoked = await api('/user-info', h);
   assert.equal(revoked.status, 401);
   assert.equal(revoked.headers.get('x-reader-google-bad-token'), 'true');

@@ -7,6 +7,7 @@ import { fixture, post, ask, ScriptedAnswers, startChatServer, openApp } from '.
 import { asyncJobRunner } from '../src/chat-api/plugin.ts';
 import { chatStore } from '../src/chat-api/store.ts';
 import { MAX_ATTEMPTS } from '../src/chat-api/async-jobs.ts';
+import { testSql } from '../src/store/testing.ts';
 
 const get = async (f: { url: string; key: string }, path: string) => {
   const res = await fetch(f.url + path, { headers: { authorization: `Bearer ${f.key}` } });
@@ -33,7 +34,7 @@ test('submit, poll to COMPLETED, list; the spec shapes', async () => {
     assert.equal(c.usage.num_search_queries, 4);
     assert.equal(c.usage.cost.search_queries_cost, 0.02);
     assert.equal(f.answers.calls[0].scope.kind, 'subscriptions');
-    const progress = f.app.db.prepare('SELECT progress_json FROM chat_async_jobs WHERE id = ?').get(r.json.id) as { progress_json: string };
+    const progress = await testSql(f.app).prepare('SELECT progress_json FROM chat_async_jobs WHERE id = ?').get(r.json.id) as { progress_json: string };
     assert.equal(JSON.parse(progress.progress_json).stage, 'search', 'progress is stored');
 
     const list = await get(f, '/async/chat/completions');
@@ -41,7 +42,7 @@ test('submit, poll to COMPLETED, list; the spec shapes', async () => {
     assert.equal(list.json.requests.length, 1);
     assert.equal(list.json.requests[0].response, undefined, 'the list leaves responses out');
     assert.equal(list.json.requests[0].status, 'COMPLETED');
-    const row = f.app.db.prepare("SELECT * FROM chat_usage WHERE endpoint = 'async'").get() as any;
+    const row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE endpoint = 'async'").get() as any;
     assert.equal(row.status, 200);
     assert.equal(row.search_queries, 4);
   } finally { await f.close(); }
@@ -110,7 +111,7 @@ test('a job interrupted by a shutdown completes after a restart on the same data
   });
 
   // Second process: a new App on the same folder resumes the job.
-  const app = openApp(f.dataDir);
+  const app = await openApp(f.dataDir);
   const answers = new ScriptedAnswers();
   const { server, url } = await startChatServer(app, answers);
   try {
@@ -119,7 +120,7 @@ test('a job interrupted by a shutdown completes after a restart on the same data
     assert.equal(job.json.status, 'COMPLETED');
     assert.match(job.json.response.choices[0].message.content, /Artemis/);
     assert.equal(answers.calls.length, 1);
-    assert.equal((app.db.prepare('SELECT attempts FROM chat_async_jobs WHERE id = ?').get(id) as { attempts: number }).attempts, 2);
+    assert.equal((await testSql(app).prepare('SELECT attempts FROM chat_async_jobs WHERE id = ?').get(id) as { attempts: number }).attempts, 2);
   } finally { await server.close(); await app.close(); }
 });
 
@@ -127,13 +128,13 @@ test('jobs interrupted too often fail; expired jobs are purged', async () => {
   const f = await fixture();
   try {
     const { jobs } = chatStore(f.app);
-    const old = jobs.create({ id: '11111111-1111-4111-8111-111111111111', keyId: f.keyId, userId: f.userId, model: 'sonar', request: ask(), idempotencyKey: null, createdAt: Math.floor(Date.now() / 1000) - 8 * 86400 });
+    const old = await jobs.create({ id: '11111111-1111-4111-8111-111111111111', keyId: f.keyId, userId: f.userId, model: 'sonar', request: ask(), idempotencyKey: null, createdAt: Math.floor(Date.now() / 1000) - 8 * 86400 });
     const runner = asyncJobRunner(f.app)!;
-    assert.equal(runner.purge(), 1);
-    assert.equal(jobs.find(old.id), undefined);
+    assert.equal(await runner.purge(), 1);
+    assert.equal(await jobs.find(old.id), undefined);
 
-    const flaky = jobs.create({ id: '22222222-2222-4222-8222-222222222222', keyId: f.keyId, userId: f.userId, model: 'sonar', request: ask(), idempotencyKey: null, createdAt: Math.floor(Date.now() / 1000) });
-    for (let i = 0; i < MAX_ATTEMPTS; i++) jobs.markStarted(flaky.id, 0);
+    const flaky = await jobs.create({ id: '22222222-2222-4222-8222-222222222222', keyId: f.keyId, userId: f.userId, model: 'sonar', request: ask(), idempotencyKey: null, createdAt: Math.floor(Date.now() / 1000) });
+    for (let i = 0; i < MAX_ATTEMPTS; i++) await jobs.markStarted(flaky.id, 0);
     runner.enqueue(flaky.id);
     await runner.idle();
     const failed = await get(f, `/async/chat/completions/${flaky.id}`);

@@ -28,9 +28,9 @@ const QUESTION = 'When will the Artemis II crew launch around the Moon?';
 const NASA = /^https:\/\/www\.nasa\.gov\//;
 
 before(async () => {
-  app = openApp(tempDataDir('tidings-chat-clients-'));
-  const { userId } = loadFixture(app);
-  apiKey = createApiKey(chatStore(app).keys, userId, 'clients', 0).key;
+  app = await openApp(tempDataDir('tidings-chat-clients-'));
+  const { userId } = await loadFixture(app);
+  apiKey = (await createApiKey(chatStore(app).keys, userId, 'clients', 0)).key;
   server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   const addr = server.server.address();
@@ -38,7 +38,7 @@ before(async () => {
 });
 after(async () => { await server.close(); await app.close(); });
 
-test('each AI SDK provider resolves its own matching @ai-sdk/provider-utils (the aliased 3.x must not get 5.x)', () => {
+test('each AI SDK provider resolves its own matching @ai-sdk/provider-utils (the aliased 3.x must not get 5.x)', async () => {
   const versionSeenFrom = (pkg: string, dep: string) => {
     const req = createRequire(join(ROOT, 'node_modules', pkg, 'package.json'));
     let dir = dirname(req.resolve(dep));

@@ -5,6 +5,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, post, ask, sseEvents, CITATIONS, type Fixture } from './chat-api-helpers.ts';
 import { chatStore } from '../src/chat-api/store.ts';
+import { testSql } from '../src/store/testing.ts';
 
 let f: Fixture;
 before(async () => { f = await fixture(); });
@@ -152,7 +153,7 @@ test('beta features: 403 naming the feature and the approve command, then allowe
   }
   // Not using the feature is fine.
   assert.equal((await post(f, '/chat/completions', ask('q', { return_images: false, search_domain_filter: [] }))).status, 200);
-  chatStore(f.app).keys.setFeatures(f.keyId, ['return_images', 'return_related_questions', 'search_domain_filter']);
+  await chatStore(f.app).keys.setFeatures(f.keyId, ['return_images', 'return_related_questions', 'search_domain_filter']);
   const r = await post(f, '/chat/completions', ask('q', { return_images: true, return_related_questions: true, search_domain_filter: ['-reddit.com'], image_domain_filter: ['example.org'] }));
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(r.json.images.map((i: any) => i.image_url), ['https://img.example.org/a.jpg'], 'image_domain_filter applied');
@@ -162,7 +163,7 @@ test('beta features: 403 naming the feature and the approve command, then allowe
   const s = sseEvents((await post(f, '/chat/completions', ask('q', { stream: true, return_images: true, return_related_questions: true }))).text);
   assert.equal(s.at(-2).images.length, 2);
   assert.equal(s.at(-2).related_questions.length, 2);
-  chatStore(f.app).keys.setFeatures(f.keyId, []);
+  await chatStore(f.app).keys.setFeatures(f.keyId, []);
 });
 
 test('errors of the pipeline: before the stream -> JSON status; during the stream -> error event, then close', async () => {
@@ -207,7 +208,7 @@ test('a non-streaming client that disconnects aborts the pipeline and is recorde
   let row: any;
   for (let i = 0; i < 200 && !row; i++) {
     await new Promise((r) => setTimeout(r, 10));
-    row = f.app.db.prepare("SELECT * FROM chat_usage WHERE model = 'r1-1776'").get();
+    row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE model = 'r1-1776'").get();
   }
   assert.equal(row.status, 499);
   assert.equal(row.error_type, 'client_closed');
@@ -215,10 +216,10 @@ test('a non-streaming client that disconnects aborts the pipeline and is recorde
 });
 
 test('every request is recorded with tokens, searches, cost and status', async () => {
-  const before = chatStore(f.app).usage.totals({}).find((t) => t.model === 'sonar-pro')?.requests ?? 0;
+  const before = (await chatStore(f.app).usage.totals({})).find((t) => t.model === 'sonar-pro')?.requests ?? 0;
   await post(f, '/chat/completions', ask('q', { model: 'sonar-pro' }));
   await post(f, '/chat/completions', ask('q', { model: 'sonar-pro', temperature: 9 }));
-  const row = f.app.db.prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' ORDER BY id DESC LIMIT 2").all() as any[];
+  const row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' ORDER BY id DESC LIMIT 2").all() as any[];
   assert.equal(row[0].status, 400);
   assert.equal(row[0].error_type, 'bad_request');
   assert.equal(row[1].status, 200);
@@ -226,6 +227,6 @@ test('every request is recorded with tokens, searches, cost and status', async (
   assert.equal(row[1].search_queries, 1);
   assert.equal(row[1].request_cost, 0.006);
   assert.ok(row[1].total_cost > 0.006);
-  const t = chatStore(f.app).usage.totals({}).find((x) => x.model === 'sonar-pro')!;
+  const t = (await chatStore(f.app).usage.totals({})).find((x) => x.model === 'sonar-pro')!;
   assert.equal(t.requests, before + 2);
 });

@@ -90,8 +90,9 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export function openApp(dataDir: string, overrides: Partial<Config> = {}): App {
-  return createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent', ...overrides } }), silentLogger);
+export function openApp(dataDir: string, overrides: Partial<Config> = {}): Promise<App> {
+  // The Sonar prices: these tests check the API's cost figures (a personal server's default is none).
+  return createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent', priceTable: 'sonar', ...overrides } }), silentLogger);
 }
 
 /** The plugin alone on a Fastify server, as server.ts registers it. */
@@ -105,9 +106,9 @@ export async function startChatServer(app: App, answers: AnswerService, keepAliv
 
 export async function fixture(overrides: Partial<Config> = {}, opts: { dataDir?: string; answers?: ScriptedAnswers; keepAliveMs?: number } = {}): Promise<Fixture> {
   const dataDir = opts.dataDir ?? tempDataDir('tidings-chat-');
-  const app = openApp(dataDir, overrides);
-  const user = app.users.findByName('alice') ?? app.users.create('alice', 'x', null);
-  const { key, record } = createApiKey(chatStore(app).keys, user.id, 'test', 0);
+  const app = await openApp(dataDir, overrides);
+  const user = await app.users.findByName('alice') ?? await app.users.create('alice', 'x', null);
+  const { key, record } = await createApiKey(chatStore(app).keys, user.id, 'test', 0);
   const answers = opts.answers ?? new ScriptedAnswers();
   const { server, url } = await startChatServer(app, answers, opts.keepAliveMs);
   return {
@@ -147,7 +148,7 @@ export async function cliInProcess(app: App, args: string[]): Promise<{ code: nu
   const { buildProgram, CliError } = await import('../src/cli/main.ts');
   const { CommanderError } = await import('commander');
   let stdout = '';
-  const program = buildProgram({ app: () => app, config: () => app.config, out: (t) => { stdout += t.endsWith('\n') ? t : t + '\n'; } });
+  const program = buildProgram({ app: async () => app, config: () => app.config, out: (t) => { stdout += t.endsWith('\n') ? t : t + '\n'; } });
   program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
   try {
     await program.parseAsync(['node', 'tidings', ...args]);

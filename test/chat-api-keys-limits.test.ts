@@ -5,6 +5,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, post, ask, cliInProcess, type Fixture } from './chat-api-helpers.ts';
 import { runCli } from './helpers.ts';
+import { testSql } from '../src/store/testing.ts';
 
 let f: Fixture;
 before(async () => { f = await fixture({ rateLimits: { sonar: [3, 6, 500, 1000, 4000, 4000], 'deep-research': [2, 10, 20, 40, 60, 100] } }); });
@@ -54,7 +55,7 @@ test('key lifecycle from the CLI: create prints only the key, list, rename, disa
   assert.match(key, /^tdg_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
   assert.equal(created.stdout, `${key}\n`, 'stdout holds only the key');
   const id = key.split('_')[1];
-  const stored = f.app.db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(id) as { key_hash: string };
+  const stored = await testSql(f.app).prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(id) as { key_hash: string };
   assert.ok(!stored.key_hash.includes(key.split('_')[2]), 'the key is stored hashed');
   assert.equal((await post({ url: f.url, key }, '/chat/completions', ask())).status, 200);
 
@@ -186,7 +187,7 @@ test('tidings usage reports totals by key and model, filtered by user and date',
   assert.ok(mine, JSON.stringify(rows));
   assert.equal(mine.username, 'alice');
   const all = rows.reduce((n: number, r: any) => n + r.requests, 0);
-  const dbCount = (f.app.db.prepare('SELECT count(*) AS n FROM chat_usage').get() as { n: number }).n;
+  const dbCount = (await testSql(f.app).prepare('SELECT count(*) AS n FROM chat_usage').get() as { n: number }).n;
   assert.equal(all, dbCount);
   assert.ok(rows.some((r: any) => r.errors > 0), '429s and 403s are recorded as errors');
   const text = (await cli('usage', '--user', 'alice', '--since', '2020-01-01')).stdout;

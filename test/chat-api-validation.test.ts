@@ -9,7 +9,7 @@ import { chatStore } from '../src/chat-api/store.ts';
 let f: Fixture;
 before(async () => {
   f = await fixture({ rateLimits: { sonar: [100000, 100000, 100000, 100000, 100000, 100000] } });
-  chatStore(f.app).keys.setFeatures(f.keyId, ['search_domain_filter', 'return_images', 'return_related_questions']);
+  await chatStore(f.app).keys.setFeatures(f.keyId, ['search_domain_filter', 'return_images', 'return_related_questions']);
 });
 after(async () => { await f.close(); });
 

@@ -9,6 +9,7 @@ import { buildProgram, CliError } from '../src/cli/main.ts';
 import { CommanderError } from 'commander';
 import type { App } from '../src/app.ts';
 import { runCli, tempDataDir } from './helpers.ts';
+import { testSql } from '../src/store/testing.ts';
 
 // Most commands run in-process through the real commander program (a child process per command
 // costs over a second here); a few run as real processes to check exit codes and output end to end.
@@ -19,7 +20,7 @@ function inProcessCli(data: string) {
     let stdout = '';
     const program = buildProgram({
       config: () => config,
-      app: () => (app ??= createApp(config, silentLogger)),
+      app: async () => (app ??= await createApp(config, silentLogger)),
       out: (t) => { stdout += t.endsWith('\n') ? t : t + '\n'; },
     });
     program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
@@ -32,7 +33,7 @@ function inProcessCli(data: string) {
       throw e;
     }
   };
-  return { run, app: () => (app ??= createApp(config, silentLogger)), close: async () => { await app?.close(); } };
+  return { run, app: async () => (app ??= await createApp(config, silentLogger)), close: async () => { await app?.close(); } };
 }
 
 const oneLineError = (r: { code: number; stderr: string }, code = 2) => {
@@ -58,10 +59,10 @@ test('oauth-client add prints working credentials once; list hides the secret; r
   assert.equal(JSON.parse(list.stdout)[0].client_id, created.client_id);
   assert.ok(!list.stdout.includes(created.client_secret), 'the secret is never shown again');
 
-  const app = proc.app();
-  assert.ok(authenticateClient(app, created.client_id, created.client_secret));
-  assert.equal(authenticateClient(app, created.client_id, 'wrong'), undefined);
-  const row = app.db.prepare('SELECT secret_hash FROM oauth_clients').get() as { secret_hash: string };
+  const app = (await proc.app());
+  assert.ok(await authenticateClient(app, created.client_id, created.client_secret));
+  assert.equal(await authenticateClient(app, created.client_id, 'wrong'), undefined);
+  const row = await testSql(app).prepare('SELECT secret_hash FROM oauth_clients').get() as { secret_hash: string };
   assert.notEqual(row.secret_hash, created.client_secret, 'stored hashed');
 
   oneLineError(await runCli(['--data', data, 'oauth-client', 'add', 'No URI']));
@@ -95,7 +96,7 @@ test('token create/list/revoke: a script token works until revoked; --all revoke
   assert.equal(list[0].scope, 'read write');
   assert.ok(!JSON.stringify(list).includes(t1));
 
-  const check = async (token: string) => authenticate(proc.app(), `GoogleLogin auth=${token}`) !== null;
+  const check = async (token: string) => (await authenticate(await proc.app(), `GoogleLogin auth=${token}`)) !== null;
   assert.equal(await check(t1), true);
   const byToken = await cli('token', 'revoke', t1);
   assert.equal(byToken.code, 0, byToken.stderr);

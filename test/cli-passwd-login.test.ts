@@ -15,20 +15,20 @@ test('login accepts the e-mail address in the Email field; passwd revokes existi
   assert.equal(tok.code, 0, tok.stderr);
   const token = tok.stdout.trim().split(/\s+/).pop()!;
 
-  const app = createApp(loadConfig({ env: {}, overrides: { dataDir: data } }), silentLogger);
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: data } }), silentLogger);
   try {
     const byMail = await checkLogin(app, 'carol@example.org', 'first-pass', '127.0.0.9');
     assert.ok(byMail.ok && byMail.user.username === 'carol');
-    assert.ok(authenticate(app, `GoogleLogin auth=${token}`), 'token works before the password change');
+    assert.ok(await authenticate(app, `GoogleLogin auth=${token}`), 'token works before the password change');
   } finally { await app.close(); }
 
   const pw = await runCli(['--data', data, 'user', 'passwd', 'carol', '--password', 'second-pass']);
   assert.equal(pw.code, 0, pw.stderr);
   assert.match(pw.stdout, /1 token\(s\) revoked/);
 
-  const app2 = createApp(loadConfig({ env: {}, overrides: { dataDir: data } }), silentLogger);
+  const app2 = await createApp(loadConfig({ env: {}, overrides: { dataDir: data } }), silentLogger);
   try {
-    assert.equal(authenticate(app2, `GoogleLogin auth=${token}`), null, 'old session ends with the old password');
+    assert.equal(await authenticate(app2, `GoogleLogin auth=${token}`), null, 'old session ends with the old password');
     assert.equal((await checkLogin(app2, 'carol', 'first-pass', '127.0.0.9')).ok, false);
     assert.equal((await checkLogin(app2, 'carol', 'second-pass', '127.0.0.9')).ok, true);
   } finally { await app2.close(); }

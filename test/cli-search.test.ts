@@ -6,11 +6,11 @@ import { searchIndexRepository } from '../src/search/indexing.ts';
 
 test('tidings search reindex / query', async () => {
   const dataDir = tempDataDir();
-  const app = testApp({ dataDir });
-  const ann = addUser(app, 'ann');
-  const feed = addFeed(app, 'https://cli.example/feed', 'CLI News');
-  subscribe(app, ann, feed);
-  ingest(app, feed, [{ url: 'https://cli.example/otters', title: 'Otters return to the river', content: '<p>Sea otters were seen in the estuary again.</p>' }]);
+  const app = await testApp({ dataDir });
+  const ann = await addUser(app, 'ann');
+  const feed = await addFeed(app, 'https://cli.example/feed', 'CLI News');
+  await subscribe(app, ann, feed);
+  await ingest(app, feed, [{ url: 'https://cli.example/otters', title: 'Otters return to the river', content: '<p>Sea otters were seen in the estuary again.</p>' }]);
   await app.close();
   const env = { TIDINGS_DATA: dataDir, TIDINGS_LOG_LEVEL: 'silent' };
 
@@ -32,11 +32,11 @@ test('tidings search reindex / query', async () => {
 
 test('a search from the command line finishes a rebuild an upgrade left pending, and says so', async () => {
   const dataDir = tempDataDir();
-  const app = testApp({ dataDir });
-  const feed = addFeed(app, 'https://upgrade.example/feed', 'Upgrade News');
-  ingest(app, feed, [{ url: 'https://upgrade.example/herons', title: 'Herons nest early', content: '<p>Grey herons are nesting a month early this year.</p>' }]);
+  const app = await testApp({ dataDir });
+  const feed = await addFeed(app, 'https://upgrade.example/feed', 'Upgrade News');
+  await ingest(app, feed, [{ url: 'https://upgrade.example/herons', title: 'Herons nest early', content: '<p>Grey herons are nesting a month early this year.</p>' }]);
   // What migration 033 does to an existing index: empty it and mark a rebuild pending.
-  searchIndexRepository(app.db).deleteAll();
+  await searchIndexRepository(app).deleteAll();
   await app.close();
   const env = { TIDINGS_DATA: dataDir, TIDINGS_LOG_LEVEL: 'silent' };
   const q = await runCli(['search', 'query', 'grey', 'herons', '--json'], env);

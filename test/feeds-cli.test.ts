@@ -52,7 +52,8 @@ test('feed add/list/remove, opml import/export and refresh through the real CLI'
   // refresh --all: one feed now fails; its error shows in the list; the other is unchanged.
   failing = true;
   const refresh = await cli('refresh', '--all');
-  assert.equal(refresh.code, 0, refresh.stderr);
+  assert.equal(refresh.code, 1, 'a failed feed makes refresh exit 1: ' + refresh.stderr);
+  assert.match(refresh.stderr, /tidings: 1 of 2 feed\(s\) failed/);
   assert.match(refresh.stdout, /refreshed 2 feed\(s\) in [\d.]+ s: 0 updated, 1 unchanged, 1 failed; 0 new item\(s\)/);
   assert.match(refresh.stderr, /failed .*other\.xml: HTTP 410 Gone: the feed was removed/);
   const after = JSON.parse((await cli('feed', 'list', 'alice', '--json')).stdout) as { lastError: string | null; itemCount: number }[];

@@ -2,33 +2,33 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { openStore } from '../src/store/store.ts';
 import { lookup } from 'node:dns/promises';
 import { refusalReason } from '../src/feeds/fetcher/address-guard.ts';
-import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, FeedError } from '../src/feeds/engine.ts';
+import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, type FeedError } from '../src/feeds/engine.ts';
 import { startScheduler } from '../src/feeds/scheduler/scheduler.ts';
 import type { ItemChanges } from '../src/model/item.ts';
 import { startFeedServer, testApp, rss, conditional, addUser, userItems, type FeedServer, type Entry } from './feeds-fixtures.ts';
+import { testSql } from '../src/store/testing.ts';
 
 const server: FeedServer = await startFeedServer();
-after(() => server.close());
+after(async () => server.close());
 
 const three = [{ guid: 'a', title: 'A' }, { guid: 'b', title: 'B' }, { guid: 'c', title: 'C' }];
 
 test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refresh stores nothing', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     let version = 1;
     server.routes.set('/one.xml', conditional(() => rss('One', three), () => `"v${version}"`));
-    const alice = addUser(app, 'alice'), bob = addUser(app, 'bob');
+    const alice = await addUser(app, 'alice'), bob = await addUser(app, 'bob');
     const changes: ItemChanges[] = [];
     app.itemChangeListeners.push((c) => changes.push(c));
 
     const r = await subscribe(app, alice, `${server.base}/one.xml`, { folders: ['Tech'] });
     assert.equal(r.streamId, `feed/${server.base}/one.xml`);
     assert.equal(r.title, 'One');
-    assert.equal(userItems(app, alice).length, 3);
+    assert.equal((await userItems(app, alice)).length, 3);
     assert.equal(changes.length, 1);
     assert.equal(changes[0]!.added.length, 3);
 
@@ -37,7 +37,7 @@ test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refr
     const r2 = await subscribe(app, bob, `feed/${server.base}/one.xml`);
     assert.equal(r2.feedId, r.feedId);
     assert.equal(server.hits.get('/one.xml'), hitsBefore);
-    assert.equal(userItems(app, bob).length, 3);
+    assert.equal((await userItems(app, bob)).length, 3);
 
     const res = await refreshFeed(app, r.feedId);
     assert.equal(res.outcome, 'not-modified');
@@ -45,37 +45,37 @@ test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refr
     assert.equal(last.headers['if-none-match'], '"v1"');
     assert.equal(last.headers['if-modified-since'], 'Mon, 02 Nov 2026 10:00:00 GMT');
     assert.match(String(last.headers['user-agent']), /Tidings/);
-    assert.equal(feedEngine(app).items.countByFeed(r.feedId), 3);
+    assert.equal(await feedEngine(app).items.countByFeed(r.feedId), 3);
     assert.equal(changes.length, 1, 'a 304 notifies nobody');
-    const feed = feedEngine(app).feeds.findById(r.feedId)!;
+    const feed = (await feedEngine(app).feeds.findById(r.feedId))!;
     assert.equal(feed.lastStatus, 304);
     assert.ok(feed.nextFetchAt >= feed.lastFetchedAt! + 15 * 60, 'next fetch respects the minimum interval');
 
-    const sub = feedEngine(app).subscriptions.find(alice, r.feedId)!;
+    const sub = (await feedEngine(app).subscriptions.find(alice, r.feedId))!;
     assert.deepEqual(sub.folders, ['Tech']);
     assert.equal(sub.unreadCount, 3);
     version = 2; // same content, new validator: parsed, but nothing added
     const again = await refreshFeed(app, r.feedId);
     assert.equal(again.outcome, 'not-modified', 'identical body is not parsed again');
-    assert.equal(feedEngine(app).items.countByFeed(r.feedId), 3);
+    assert.equal(await feedEngine(app).items.countByFeed(r.feedId), 3);
   } finally { await app.close(); }
 });
 
 test('a changed entry is updated in place, new ones added, nothing duplicated across refreshes', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     let entries: Entry[] = three;
     server.routes.set('/change.xml', (_q, s) => { s.setHeader('content-type', 'application/xml'); s.end(rss('Change', entries)); });
-    const alice = addUser(app, 'alice');
+    const alice = await addUser(app, 'alice');
     const changes: ItemChanges[] = [];
     app.itemChangeListeners.push((c) => changes.push(c));
     const { feedId } = await subscribe(app, alice, `${server.base}/change.xml`);
-    const before = app.db.prepare("SELECT id, crawled_us, coalesce(content, summary) AS content FROM items WHERE guid = 'b'").get() as { id: number; crawled_us: number; content: string };
+    const before = await testSql(app).prepare("SELECT id, crawled_us, coalesce(content, summary) AS content FROM items WHERE guid = 'b'").get() as { id: number; crawled_us: number; content: string };
 
     entries = [{ guid: 'd', title: 'D' }, { guid: 'a', title: 'A' }, { guid: 'b', title: 'B', body: 'Corrected body' }, { guid: 'c', title: 'C' }];
     const r = await refreshFeed(app, feedId);
     assert.deepEqual([r.outcome, r.added, r.updated], ['updated', 1, 1]);
-    const afterRow = app.db.prepare("SELECT id, crawled_us, coalesce(content, summary) AS content FROM items WHERE guid = 'b'").get() as { id: number; crawled_us: number; content: string };
+    const afterRow = await testSql(app).prepare("SELECT id, crawled_us, coalesce(content, summary) AS content FROM items WHERE guid = 'b'").get() as { id: number; crawled_us: number; content: string };
     assert.equal(afterRow.id, before.id);
     assert.equal(afterRow.crawled_us, before.crawled_us);
     assert.match(afterRow.content ?? '', /Corrected/);
@@ -83,15 +83,15 @@ test('a changed entry is updated in place, new ones added, nothing duplicated ac
 
     const r2 = await refreshFeed(app, feedId);
     assert.deepEqual([r2.added, r2.updated], [0, 0]);
-    assert.equal(feedEngine(app).items.countByFeed(feedId), 4);
-    assert.equal(userItems(app, alice).length, 4);
-    const crawl = app.db.prepare('SELECT crawled_us FROM items ORDER BY crawled_us').all() as { crawled_us: number }[];
+    assert.equal(await feedEngine(app).items.countByFeed(feedId), 4);
+    assert.equal((await userItems(app, alice)).length, 4);
+    const crawl = await testSql(app).prepare('SELECT crawled_us FROM items ORDER BY crawled_us').all() as { crawled_us: number }[];
     assert.equal(new Set(crawl.map((c) => c.crawled_us)).size, 4, 'crawl times are distinct');
   } finally { await app.close(); }
 });
 
 test('compressed bodies (gzip, deflate, br) and a Latin-1 Content-Type are decoded', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     const body = rss('Zipped', three);
     for (const [enc, fn] of [['gzip', zlib.gzipSync], ['deflate', zlib.deflateSync], ['br', zlib.brotliCompressSync]] as const) {
@@ -101,45 +101,45 @@ test('compressed bodies (gzip, deflate, br) and a Latin-1 Content-Type are decod
       s.setHeader('content-type', 'application/rss+xml; charset=ISO-8859-1');
       s.end(Buffer.from(rss('Café crème', [{ guid: 'x', title: 'Déjà vu' }]).replace('encoding="utf-8"', 'encoding="iso-8859-1"'), 'latin1'));
     });
-    const u = addUser(app, 'u');
+    const u = await addUser(app, 'u');
     for (const enc of ['gzip', 'deflate', 'br']) {
       const r = await subscribe(app, u, `${server.base}/z-${enc}.xml`);
       assert.equal(r.title, 'Zipped', enc);
-      assert.equal(feedEngine(app).items.countByFeed(r.feedId), 3, enc);
+      assert.equal(await feedEngine(app).items.countByFeed(r.feedId), 3, enc);
     }
     const l = await subscribe(app, u, `${server.base}/latin1.xml`);
     assert.equal(l.title, 'Café crème');
-    assert.equal((app.db.prepare("SELECT title FROM items WHERE guid = 'x'").get() as { title: string }).title, 'Déjà vu');
+    assert.equal((await testSql(app).prepare("SELECT title FROM items WHERE guid = 'x'").get() as { title: string }).title, 'Déjà vu');
   } finally { await app.close(); }
 });
 
 test('a permanent redirect updates the stored URL, a temporary one does not, a loop is an error', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     server.routes.set('/moved.xml', (_q, s) => { s.statusCode = 301; s.setHeader('location', '/new-home.xml'); s.end(); });
     server.routes.set('/new-home.xml', (_q, s) => { s.setHeader('content-type', 'application/rss+xml'); s.end(rss('Moved', three)); });
     server.routes.set('/temp.xml', (_q, s) => { s.statusCode = 302; s.setHeader('location', `${server.base}/new-home.xml`); s.end(); });
     server.routes.set('/loop-a', (_q, s) => { s.statusCode = 302; s.setHeader('location', '/loop-b'); s.end(); });
     server.routes.set('/loop-b', (_q, s) => { s.statusCode = 302; s.setHeader('location', '/loop-a'); s.end(); });
-    const u = addUser(app, 'u');
+    const u = await addUser(app, 'u');
     const moved = await subscribe(app, u, `${server.base}/moved.xml`);
     assert.equal(moved.url, `${server.base}/new-home.xml`);
 
     const { feeds } = feedEngine(app);
-    const old = feeds.create(`${server.base}/old-later.xml`);
-    feedEngine(app).subscriptions.subscribe(u, old.id);
+    const old = await feeds.create(`${server.base}/old-later.xml`);
+    await feedEngine(app).subscriptions.subscribe(u, old.id);
     server.routes.set('/old-later.xml', (_q, s) => { s.statusCode = 308; s.setHeader('location', '/later-home.xml'); s.end(); });
     server.routes.set('/later-home.xml', (_q, s) => { s.setHeader('content-type', 'application/rss+xml'); s.end(rss('Later', three)); });
     await refreshFeed(app, old.id);
-    assert.equal(feeds.findById(old.id)!.url, `${server.base}/later-home.xml`);
+    assert.equal((await feeds.findById(old.id))!.url, `${server.base}/later-home.xml`);
 
     // Moving onto the URL of another stored feed would break UNIQUE(url): the old URL is kept.
-    const dup = feeds.create(`${server.base}/dup.xml`);
-    feedEngine(app).subscriptions.subscribe(u, dup.id);
+    const dup = await feeds.create(`${server.base}/dup.xml`);
+    await feedEngine(app).subscriptions.subscribe(u, dup.id);
     server.routes.set('/dup.xml', (_q, s) => { s.statusCode = 301; s.setHeader('location', '/later-home.xml'); s.end(); });
     const dupResult = await refreshFeed(app, dup.id);
     assert.equal(dupResult.outcome, 'updated');
-    assert.equal(feeds.findById(dup.id)!.url, `${server.base}/dup.xml`);
+    assert.equal((await feeds.findById(dup.id))!.url, `${server.base}/dup.xml`);
 
     const temp = await subscribe(app, u, `${server.base}/temp.xml`);
     assert.equal(temp.url, `${server.base}/temp.xml`);
@@ -152,10 +152,10 @@ test('a permanent redirect updates the stored URL, a temporary one does not, a l
 });
 
 test('failures are recorded on the failing feed only; stored items are kept; Retry-After sets the next fetch', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     const statuses: Record<string, number> = {};
-    const u = addUser(app, 'u');
+    const u = await addUser(app, 'u');
     const ids: Record<string, number> = {};
     for (const name of ['ok', 's404', 's410', 's429', 's500', 'html', 'empty', 'truncated']) {
       server.routes.set(`/f-${name}.xml`, (_q, s) => {
@@ -175,25 +175,25 @@ test('failures are recorded on the failing feed only; stored items are kept; Ret
     assert.equal(summary.feeds, 8);
     assert.equal(summary.failed, 6);
     const { feeds, items } = feedEngine(app);
-    const f = (n: string) => feeds.findById(ids[n]!)!;
-    assert.equal(f('ok').lastError, null);
-    assert.equal(f('ok').errorCount, 0);
-    assert.match(f('s404').lastError!, /^HTTP 404 Not Found/);
-    assert.equal(f('s404').lastStatus, 404);
-    assert.match(f('s410').lastError!, /HTTP 410 Gone: the feed was removed/);
-    assert.match(f('s429').lastError!, /HTTP 429: rate limited, retrying after 3600 s/);
-    assert.ok(f('s429').nextFetchAt >= t0 + 3600, 'Retry-After honoured');
-    assert.match(f('s500').lastError!, /HTTP 500 Internal Server Error/);
-    assert.match(f('html').lastError!, /not a feed/);
-    assert.match(f('empty').lastError!, /empty/);
-    assert.equal(f('truncated').lastError, null, 'a truncated document is recovered, not an error');
-    for (const n of Object.keys(ids)) assert.equal(items.countByFeed(ids[n]!), 3, `items of ${n} kept`);
-    assert.equal(userItems(app, u).length, 24);
+    const f = async (n: string) => (await feeds.findById(ids[n]!))!;
+    assert.equal((await f('ok')).lastError, null);
+    assert.equal((await f('ok')).errorCount, 0);
+    assert.match((await f('s404')).lastError!, /^HTTP 404 Not Found/);
+    assert.equal((await f('s404')).lastStatus, 404);
+    assert.match((await f('s410')).lastError!, /HTTP 410 Gone: the feed was removed/);
+    assert.match((await f('s429')).lastError!, /HTTP 429: rate limited, retrying after 3600 s/);
+    assert.ok((await f('s429')).nextFetchAt >= t0 + 3600, 'Retry-After honoured');
+    assert.match((await f('s500')).lastError!, /HTTP 500 Internal Server Error/);
+    assert.match((await f('html')).lastError!, /not a feed/);
+    assert.match((await f('empty')).lastError!, /empty/);
+    assert.equal((await f('truncated')).lastError, null, 'a truncated document is recovered, not an error');
+    for (const n of Object.keys(ids)) assert.equal(await items.countByFeed(ids[n]!), 3, `items of ${n} kept`);
+    assert.equal((await userItems(app, u)).length, 24);
 
     // Consecutive failures back off exponentially but are never given up.
-    const first = f('s500');
+    const first = await f('s500');
     await refreshFeed(app, ids.s500!);
-    const second = f('s500');
+    const second = await f('s500');
     assert.equal(second.errorCount, 2);
     assert.ok(second.intervalSeconds! > first.intervalSeconds! * 1.1);
     assert.ok(second.nextFetchAt <= second.lastFetchedAt! + 24 * 3600);
@@ -202,9 +202,9 @@ test('failures are recorded on the failing feed only; stored items are kept; Ret
 
 test('the SSRF guard refuses loopback unless private networks are allowed, and non-http schemes always', async () => {
   server.routes.set('/guarded.xml', (_q, s) => { s.setHeader('content-type', 'application/rss+xml'); s.end(rss('Guarded', three)); });
-  const closed = testApp({ allowPrivateNetworks: false });
+  const closed = await testApp({ allowPrivateNetworks: false });
   try {
-    const u = addUser(closed, 'u');
+    const u = await addUser(closed, 'u');
     await assert.rejects(subscribe(closed, u, `${server.base}/guarded.xml`), (e: FeedError) =>
       e.code === 'refused-address' && e.message === 'refusing to fetch loopback address 127.0.0.1 (set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow)');
     await assert.rejects(subscribe(closed, u, 'http://localhost:1/feed'), /refusing to fetch loopback address localhost/);
@@ -220,23 +220,23 @@ test('the SSRF guard refuses loopback unless private networks are allowed, and n
     }
     // A public URL redirecting to a private address is refused at the hop (simulated by an allowed
     // fetcher hop is not possible locally; the per-hop check is the same function).
-    assert.equal(feedEngine(closed).feeds.findByUrl(`${server.base}/guarded.xml`), undefined, 'nothing stored');
+    assert.equal(await feedEngine(closed).feeds.findByUrl(`${server.base}/guarded.xml`), undefined, 'nothing stored');
   } finally { await closed.close(); }
-  const open = testApp({ allowPrivateNetworks: true });
+  const open = await testApp({ allowPrivateNetworks: true });
   try {
-    const r = await subscribe(open, addUser(open, 'u'), `${server.base}/guarded.xml`);
+    const r = await subscribe(open, await addUser(open, 'u'), `${server.base}/guarded.xml`);
     assert.equal(r.title, 'Guarded');
   } finally { await open.close(); }
 });
 
 test('time and size limits: a silent server times out, big bodies and gzip bombs are refused', async () => {
-  const app = testApp({ fetchTimeoutMs: 600, maxBodyBytes: 64 * 1024 });
+  const app = await testApp({ fetchTimeoutMs: 600, maxBodyBytes: 64 * 1024 });
   try {
     server.routes.set('/silent.xml', () => { /* never answers */ });
     server.routes.set('/big.xml', (_q, s) => { s.setHeader('content-type', 'application/rss+xml'); s.write(rss('Big', three).slice(0, -20)); s.end('x'.repeat(100 * 1024)); });
     const bomb = zlib.gzipSync(Buffer.alloc(20 * 1024 * 1024));
     server.routes.set('/bomb.xml', (_q, s) => { s.setHeader('content-encoding', 'gzip'); s.setHeader('content-type', 'application/rss+xml'); s.end(bomb); });
-    const u = addUser(app, 'u');
+    const u = await addUser(app, 'u');
     const t0 = performance.now();
     await assert.rejects(subscribe(app, u, `${server.base}/silent.xml`), /^FeedError: timed out after 600 ms$/);
     assert.ok(performance.now() - t0 < 3000, 'gave up within the limit');
@@ -252,14 +252,14 @@ test('time and size limits: a silent server times out, big bodies and gzip bombs
 });
 
 test('discovery: a site page leads to its announced feed, or to a common path', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     server.routes.set('/blog/', (_q, s) => { s.setHeader('content-type', 'text/html; charset=utf-8'); s.end('<!doctype html><html><head><title>Blog</title><link rel="stylesheet" href="/s.css"><link type="application/atom+xml" rel="alternate" href="atom-feed.xml" title="Atom"></head><body></body></html>'); });
     server.routes.set('/blog/atom-feed.xml', (_q, s) => { s.setHeader('content-type', 'application/atom+xml'); s.end('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Atom Blog</title><id>urn:x</id><updated>2026-11-02T10:00:00Z</updated><entry><id>urn:e1</id><title>E1</title><updated>2026-11-02T10:00:00Z</updated><content type="html">Hello</content></entry></feed>'); });
     server.routes.set('/site2/', (_q, s) => { s.setHeader('content-type', 'text/html'); s.end('<html><head><title>No links</title></head><body>hi</body></html>'); });
     server.routes.set('/site2/rss.xml', (_q, s) => { s.setHeader('content-type', 'application/rss+xml'); s.end(rss('Guessed', three)); });
     server.routes.set('/nothing/', (_q, s) => { s.setHeader('content-type', 'text/html'); s.end('<html><body>no feed here</body></html>'); });
-    const u = addUser(app, 'u');
+    const u = await addUser(app, 'u');
     const a = await subscribe(app, u, `${server.base}/blog/`);
     assert.equal(a.url, `${server.base}/blog/atom-feed.xml`);
     assert.equal(a.title, 'Atom Blog');
@@ -270,36 +270,37 @@ test('discovery: a site page leads to its announced feed, or to a common path', 
 });
 
 test('unsubscribe removes the subscription and unread items but keeps starred ones', async () => {
-  const app = testApp();
+  const app = await testApp();
   try {
     server.routes.set('/unsub.xml', (_q, s) => { s.setHeader('content-type', 'application/rss+xml'); s.end(rss('Unsub', three)); });
-    const u = addUser(app, 'u');
+    const u = await addUser(app, 'u');
     const r = await subscribe(app, u, `${server.base}/unsub.xml`);
-    const starred = userItems(app, u)[0]!.item_id;
-    app.db.prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(u, starred);
-    assert.equal(unsubscribe(app, u, `feed/${r.url}`), true);
-    assert.deepEqual(userItems(app, u).map((x) => x.item_id), [starred]);
-    assert.equal(feedEngine(app).subscriptions.list(u).length, 0);
-    assert.equal(unsubscribe(app, u, r.url), false);
+    const starred = (await userItems(app, u))[0]!.item_id;
+    await testSql(app).prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(u, starred);
+    assert.equal(await unsubscribe(app, u, `feed/${r.url}`), true);
+    assert.deepEqual((await userItems(app, u)).map((x) => x.item_id), [starred]);
+    assert.equal((await feedEngine(app).subscriptions.list(u)).length, 0);
+    assert.equal(await unsubscribe(app, u, r.url), false);
     // Re-subscribing counts the kept starred (unread) item.
     await subscribe(app, u, r.url);
-    assert.equal(feedEngine(app).subscriptions.find(u, r.feedId)!.unreadCount, 3);
+    assert.equal((await feedEngine(app).subscriptions.find(u, r.feedId))!.unreadCount, 3);
   } finally { await app.close(); }
 });
 
 test('the background scheduler refreshes due feeds and stops with the app', async () => {
-  const app = testApp({ schedulerTickSeconds: 1 });
+  const app = await testApp({ schedulerTickSeconds: 1 });
   let closed = false;
   try {
     server.routes.set('/sched.xml', conditional(() => rss('Sched', three), () => '"s1"'));
-    const { feedId } = await subscribe(app, addUser(app, 'u'), `${server.base}/sched.xml`);
+    const { feedId } = await subscribe(app, await addUser(app, 'u'), `${server.base}/sched.xml`);
     const hits = server.hits.get('/sched.xml')!;
-    app.db.prepare('UPDATE feeds SET next_fetch_at = 0 WHERE id = ?').run(feedId);
+    await testSql(app).prepare('UPDATE feeds SET next_fetch_at = 0 WHERE id = ?').run(feedId);
     startScheduler(app);
     for (let i = 0; i < 100 && server.hits.get('/sched.xml') === hits; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(server.hits.get('/sched.xml'), hits + 1, 'the due feed was fetched');
-    await new Promise((r) => setTimeout(r, 100));
-    const feed = feedEngine(app).feeds.findById(feedId)!;
+    // The hit is seen before the refresh is stored: wait for the outcome, not a fixed time.
+    for (let i = 0; i < 100 && (await feedEngine(app).feeds.findById(feedId))!.lastStatus !== 304; i++) await new Promise((r) => setTimeout(r, 50));
+    const feed = (await feedEngine(app).feeds.findById(feedId))!;
     assert.equal(feed.lastStatus, 304);
     assert.ok(feed.nextFetchAt > Date.now() / 1000, 'rescheduled into the future');
     await app.close();
@@ -310,19 +311,19 @@ test('the background scheduler refreshes due feeds and stops with the app', asyn
 });
 
 test('closing the app during a scheduled refresh cancels fetches without counting them as feed failures', async () => {
-  const app = testApp({ fetchTimeoutMs: 20_000 });
+  const app = await testApp({ fetchTimeoutMs: 20_000 });
   server.routes.set('/hang.xml', () => { /* never answers */ });
   const { feeds, subscriptions } = feedEngine(app);
-  const feed = feeds.create(`${server.base}/hang.xml`);
-  subscriptions.subscribe(addUser(app, 'u'), feed.id);
+  const feed = await feeds.create(`${server.base}/hang.xml`);
+  await subscriptions.subscribe(await addUser(app, 'u'), feed.id);
   startScheduler(app);
   for (let i = 0; i < 100 && !server.hits.get('/hang.xml'); i++) await new Promise((r) => setTimeout(r, 20));
   assert.equal(server.hits.get('/hang.xml'), 1);
   const t0 = performance.now();
   await app.close();
   assert.ok(performance.now() - t0 < 5000, 'close does not wait for the fetch time limit');
-  const db = new DatabaseSync(join(app.config.dataDir, 'tidings.db'));
-  const row = db.prepare('SELECT error_count, last_error FROM feeds WHERE id = ?').get(feed.id) as { error_count: number; last_error: string | null };
-  db.close();
+  const other = await openStore({ databaseUrl: app.config.databaseUrl, dataDir: app.config.dataDir });
+  const row = await testSql(other).prepare('SELECT error_count, last_error FROM feeds WHERE id = ?').get<{ error_count: number; last_error: string | null }>(feed.id);
+  await other.close();
   assert.deepEqual({ ...row }, { error_count: 0, last_error: null });
 });

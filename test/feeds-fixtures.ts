@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir } from './helpers.ts';
+import { testSql } from '../src/store/testing.ts';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -38,7 +39,7 @@ export async function startFeedServer(): Promise<FeedServer> {
   };
 }
 
-export function testApp(overrides: Partial<Config> = {}): App {
+export function testApp(overrides: Partial<Config> = {}): Promise<App> {
   const config = loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-feeds-'), allowPrivateNetworks: true, fetchTimeoutMs: 3000, connectTimeoutMs: 2000, ...overrides } });
   return createApp(config, silentLogger);
 }
@@ -63,10 +64,10 @@ export function conditional(getBody: () => string, etag: () => string, contentTy
   };
 }
 
-export function addUser(app: App, name: string): number {
-  return app.users.create(name, 'x').id;
+export async function addUser(app: App, name: string): Promise<number> {
+  return (await app.users.create(name, 'x')).id;
 }
 
-export function userItems(app: App, userId: number): { item_id: number; read: number }[] {
-  return app.db.prepare('SELECT item_id, read FROM user_items WHERE user_id = ? ORDER BY item_id').all(userId) as { item_id: number; read: number }[];
+export function userItems(app: App, userId: number): Promise<{ item_id: number; read: number }[]> {
+  return testSql(app).prepare('SELECT item_id, read FROM user_items WHERE user_id = ? ORDER BY item_id').all(userId);
 }

@@ -124,8 +124,8 @@ test('missing, malformed or unknown credentials: 401 with X-Reader-Google-Bad-To
 });
 
 test('a read-only OAuth token reads, and gets 403 insufficient_scope on writes', async () => {
-  const { client } = registerClient(h.app, 'Test app', ['https://app.example/cb']);
-  const { token } = issueOAuthToken(h.app, 'oauth_access', { userId, scopes: 'read', clientId: client.clientId, grantId: 'g-test' });
+  const { client } = await registerClient(h.app, 'Test app', ['https://app.example/cb']);
+  const { token } = await issueOAuthToken(h.app, 'oauth_access', { userId, scopes: 'read', clientId: client.clientId, grantId: 'g-test' });
   const ro = new ReaderClient(h.url, `Bearer ${token}`);
   assert.equal((await ro.get('unread-count')).status, 200);
   const before = await snapshot();

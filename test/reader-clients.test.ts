@@ -111,10 +111,10 @@ test('NetNewsWire: root paths, output=json, long-form ids, quickadd then folder 
   const b = await quickadd(c, h.feeds.url('nnw-b'), [['T', T]]);
   assert.equal((await c.post('subscription/edit', [['ac', 'edit'], ['s', a], ['a', S.label('Apple')], ['t', 'Renamed A'], ['T', T]])).text, 'OK');
   const subs = check(SubscriptionList, (await c.get('subscription/list?output=json')).json(), 'subscription/list');
-  const subA = subs.subscriptions.find((s) => s.id === a)!;
+  const subA = (await subs.subscriptions.find((s) => s.id === a))!;
   assert.equal(subA.title, 'Renamed A');
   assert.deepEqual(subA.categories, [{ id: S.label('Apple'), label: 'Apple' }]);
-  assert.deepEqual(subs.subscriptions.find((s) => s.id === b)!.categories, []);
+  assert.deepEqual((await subs.subscriptions.find((s) => s.id === b))!.categories, []);
   check(TagList, (await c.get('tag/list?output=json')).json(), 'tag/list');
 
   const since = String(Math.floor(Date.now() / 1000) - 30 * 86400);
@@ -197,7 +197,7 @@ test('Read You: n=10000 (clamped), float ot, continuation stable while new items
   // Page by 10 and let the feed publish between pages: no item is lost or repeated.
   const first = check(ItemIds, (await c.get('stream/items/ids', [['s', feedStream], ['n', '10']])).json(), 'ids');
   h.feeds.addItems('readyou', 5);
-  const feed = feedEngine(h.app).feeds.findByUrl(h.feeds.url('readyou'))!;
+  const feed = (await feedEngine(h.app).feeds.findByUrl(h.feeds.url('readyou')))!;
   await refreshFeed(h.app, feed);
   const rest = await allIds(c, [['s', feedStream], ['n', '10']], first.continuation);
   const paged = [...first.itemRefs.map((r) => r.id), ...rest.ids];
@@ -296,7 +296,7 @@ test('Newsflash: encoded stream ids, xt/it filters, bare 16-hex ids, custom tags
   assert.equal((await c.get('stream/contents/' + encodeURIComponent(S.label('Later')))).status, 404);
   assert.equal((await c.post('disable-tag', [['s', S.label('Tech')], ['T', T]])).text, 'OK');
   const subs = check(SubscriptionList, (await c.get('subscription/list')).json(), 'subscription/list');
-  assert.deepEqual(subs.subscriptions.find((s) => s.id === a)!.categories, [], 'the folder is gone, the subscription stays');
+  assert.deepEqual((await subs.subscriptions.find((s) => s.id === a))!.categories, [], 'the folder is gone, the subscription stays');
   assert.equal(subs.subscriptions.length, 2);
 });
 

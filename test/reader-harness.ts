@@ -3,9 +3,9 @@
 import { createServer, type Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
-import { silentLogger } from '../src/log/logger.ts';
+import { silentLogger, type Logger } from '../src/log/logger.ts';
 import { startServer } from '../src/http/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from './helpers.ts';
@@ -15,11 +15,15 @@ export interface FeedItem { guid: string; title: string; link: string; html: str
 /** RSS feeds kept in memory and served over HTTP; tests add items and the server refreshes. */
 export class FeedServer {
   readonly feeds = new Map<string, { title: string; items: FeedItem[] }>();
+  /** Other paths (site pages, icons, article pages): exact path -> handler. */
+  readonly routes = new Map<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void>();
   private server!: Server;
   base = '';
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
+      const route = this.routes.get((req.url ?? '').split('?')[0]!);
+      if (route) { route(req, res); return; }
       const name = (req.url ?? '').replace(/^\/feeds\//, '').replace(/\.xml$/, '');
       const feed = this.feeds.get(name);
       if (!feed) { res.writeHead(404).end('no such feed'); return; }
@@ -62,17 +66,17 @@ function rss(base: string, name: string, title: string, items: FeedItem[]): stri
 
 export interface Harness { app: App; url: string; feeds: FeedServer; close(): Promise<void> }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(overrides: Partial<Config> = {}, log: Logger = silentLogger): Promise<Harness> {
   const dataDir = tempDataDir('tidings-reader-');
-  const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'silent' } });
-  const app = createApp(config, silentLogger);
+  const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'silent', ...overrides } });
+  const app = await createApp(config, log);
   const { url } = await startServer(app);
   const feeds = await new FeedServer().start();
   return { app, url, feeds, async close() { await app.close(); await feeds.close(); rmSync(dataDir, { recursive: true, force: true }); } };
 }
 
 export async function addUser(app: App, name: string, password: string): Promise<number> {
-  return app.users.create(name, await hashPassword(password), `${name}@example.org`).id;
+  return (await app.users.create(name, await hashPassword(password), `${name}@example.org`)).id;
 }
 
 /** ClientLogin as apps do it: POST form, the token is on the Auth= line. */

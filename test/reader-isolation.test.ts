@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } from './reader-harness.ts';
 import { check, ItemIds, StreamContents, SubscriptionList, TagList, UnreadCount } from './reader-schemas.ts';
+import { testSql } from '../src/store/testing.ts';
 
 let h: Harness;
 let alice: ReaderClient, bob: ReaderClient;
@@ -30,9 +31,9 @@ const counts = async (c: ReaderClient) => check(UnreadCount, (await c.get('unrea
 const unreadOf = (uc: { unreadcounts: { id: string; count: number }[] }, id: string) => uc.unreadcounts.find((u) => u.id === id)?.count;
 
 test('a feed followed by two users is stored once; each user sees only their own subscriptions', async () => {
-  const feeds = h.app.db.prepare('SELECT count(*) AS n FROM feeds WHERE url = ?').get(h.feeds.url('shared')) as { n: number };
+  const feeds = await testSql(h.app).prepare('SELECT count(*) AS n FROM feeds WHERE url = ?').get(h.feeds.url('shared')) as { n: number };
   assert.equal(feeds.n, 1);
-  const items = h.app.db.prepare('SELECT count(*) AS n FROM items i JOIN feeds f ON f.id = i.feed_id WHERE f.url = ?').get(h.feeds.url('shared')) as { n: number };
+  const items = await testSql(h.app).prepare('SELECT count(*) AS n FROM items i JOIN feeds f ON f.id = i.feed_id WHERE f.url = ?').get(h.feeds.url('shared')) as { n: number };
   assert.equal(items.n, 20);
   const bobSubs = check(SubscriptionList, (await bob.get('subscription/list')).json(), 'list');
   assert.deepEqual(bobSubs.subscriptions.map((s) => s.id), [shared]);
@@ -104,10 +105,10 @@ test('origins and folder categories follow renames at once, also when another pr
   assert.equal(it.origin.title, 'Renamed');
   assert.ok(it.categories.includes(S.label('Moved')) && !it.categories.includes(S.label('Private')));
   // A second connection to the same file, as the CLI would open: the server sees its change.
-  const { openDatabase } = await import('../src/store/db.ts');
-  const other = openDatabase(`${h.app.config.dataDir}/tidings.db`);
-  other.prepare("UPDATE labels SET name = 'Elsewhere' WHERE name = 'Moved'").run();
-  other.close();
+  const { openStore } = await import('../src/store/store.ts');
+  const other = await openStore({ databaseUrl: h.app.config.databaseUrl, dataDir: h.app.config.dataDir });
+  await testSql(other).prepare("UPDATE labels SET name = 'Elsewhere' WHERE name = 'Moved'").run();
+  await other.close();
   assert.ok((await first()).categories.includes(S.label('Elsewhere')));
   const uc = await counts(alice);
   assert.equal(unreadOf(uc, S.label('Elsewhere')), unreadOf(uc, secret));
@@ -120,7 +121,7 @@ test('an item edited by its feed is served with its new content, never a stale c
   const before = await newest();
   assert.match(before.summary.content, /Body of <b>shared<\/b> 20/);
   h.feeds.feeds.get('shared')!.items[19].html = '<p>Corrected text</p>';
-  await refreshFeed(h.app, feedEngine(h.app).feeds.findByUrl(h.feeds.url('shared'))!);
+  await refreshFeed(h.app, (await feedEngine(h.app).feeds.findByUrl(h.feeds.url('shared')))!);
   const after = await newest();
   assert.equal(after.id, before.id);
   assert.equal(after.summary.content, '<p>Corrected text</p>');

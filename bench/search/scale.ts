@@ -4,10 +4,10 @@
 // through the same listener the feed engine triggers. The 680 news questions are then asked.
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { transaction } from '../../src/store/db.ts';
+import { testSql } from '../../src/store/testing.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
-import type { SearchScope } from '../../src/answer/types.ts';
+import type { SearchScope } from '../../src/search/types.ts';
 import { seededRandom as random, tempDataDir } from '../../test/helpers.ts';
 import { escapeHtml, type NewsArticle, type NewsQuestion } from './news-corpus.ts';
 import { percentile } from './metrics.ts';
@@ -32,64 +32,67 @@ export function sentencePool(articles: NewsArticle[]): string[] {
  * Builds (or, given a data folder that already holds the generated corpus, reuses) the index and
  * measures it. Reusing lets a ranking change be measured at 1M passages without the 5-10 min build.
  */
-export function runScale(targetPassages: number, articles: NewsArticle[], questions: NewsQuestion[], log: (s: string) => void = () => {}, dataDir = tempDataDir('tidings-bench-scale-')): ScaleResult {
+export async function runScale(targetPassages: number, articles: NewsArticle[], questions: NewsQuestion[], log: (s: string) => void = () => {}, dataDir = tempDataDir('tidings-bench-scale-')): Promise<ScaleResult> {
   const pool = sentencePool(articles);
   const titles = articles.map((a) => a.title);
   const rnd = random(42);
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const app: App = createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn' } }));
+  const app: App = await createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn' } }));
   try {
-    const db = app.db;
-    const existing = app.users.findByName('bench');
-    const user = existing?.id ?? app.users.create('bench', 'x').id;
-    const feeds: number[] = (db.prepare('SELECT id FROM feeds ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+    const db = testSql(app);
+    const existing = await app.users.findByName('bench');
+    const user = existing?.id ?? (await app.users.create('bench', 'x')).id;
+    const feeds: number[] = (await db.prepare('SELECT id FROM feeds ORDER BY id').all<{ id: number }>()).map((r) => Number(r.id));
     for (let f = feeds.length; f < 100; f++) {
-      const id = Number(db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, 0)').run(`https://site${f}.example/feed`, `https://site${f}.example/`, `Site ${f}`).lastInsertRowid);
-      db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (?, ?, 0)').run(user, id);
+      const id = Number((await db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, 0) RETURNING id').get<{ id: number }>(`https://site${f}.example/feed`, `https://site${f}.example/`, `Site ${f}`))!.id);
+      await db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (?, ?, 0)').run(user, id);
       feeds.push(id);
     }
     const insertItem = db.prepare(`INSERT INTO items (feed_id, guid, url, title, content, published_at, updated_at, crawled_us, content_hash)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')`);
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id`);
     const now = Math.floor(Date.now() / 1000);
-    const repo = searchIndexRepository(db);
+    const repo = searchIndexRepository(app);
     let indexMs = 0;
-    let n = (db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
+    let n = Number((await db.prepare('SELECT count(*) AS n FROM items').get<{ n: number }>())!.n);
     const paragraph = () => {
       const words: string[] = [];
       let count = 0;
       while (count < 90) { const s = pick(pool); words.push(s); count += s.split(' ').length; }
       return `<p>${escapeHtml(words.join(' '))}</p>`;
     };
-    while (repo.passageCount() < targetPassages) {
+    while (await repo.passageCount() < targetPassages) {
       const ids: number[] = [];
-      transaction(db, () => {
+      await app.store.transaction(async () => {
         for (let i = 0; i < 500; i++, n++) {
           const feed = feeds[n % feeds.length]!;
           const published = now - Math.floor(rnd() * 2 * 365 * 86_400);
           const content = Array.from({ length: 10 }, paragraph).join('\n');
-          ids.push(Number(insertItem.run(feed, `g${n}`, `https://site${feed}.example/a/${n}`, pick(titles), content, published, published, Date.now() * 1000).lastInsertRowid));
+          ids.push(Number((await insertItem.get<{ id: number }>(feed, `g${n}`, `https://site${feed}.example/a/${n}`, pick(titles), content, published, published, Date.now() * 1000))!.id));
         }
       });
       const t0 = performance.now();
       app.notifyItemChanges({ added: ids, updated: [], deleted: [] });
-      flushSearchIndexing(app);
+      await flushSearchIndexing(app);
       indexMs += performance.now() - t0;
-      if (n % 20_000 === 0) log(`  … ${repo.passageCount()} passages`);
+      if (n % 20_000 === 0) log(`  … ${await repo.passageCount()} passages`);
     }
-    const passages = repo.passageCount();
+    const passages = await repo.passageCount();
     const provider = new LocalIndexProvider(repo);
     const scopes: [string, SearchScope][] = [['instance', { kind: 'instance' }], ['subscriptions', { kind: 'subscriptions', userId: user }]];
-    const latency = scopes.map(([name, scope]) => {
-      for (const q of questions.slice(0, 20)) provider.searchSync({ text: q.question, scope, filters: {}, limit: 10 }); // warm-up
-      const times = questions.map((q) => {
+    const latency: ScaleResult['latency'] = [];
+    for (const [name, scope] of scopes) {
+      for (const q of questions.slice(0, 20)) await provider.search({ text: q.question, scope, filters: {}, limit: 10 }); // warm-up
+      const times: number[] = [];
+      for (const q of questions) {
         const t0 = performance.now();
-        provider.searchSync({ text: q.question, scope, filters: {}, limit: 10 });
-        return performance.now() - t0;
-      }).sort((a, b) => a - b);
-      return { scope: name, p50: percentile(times, 0.5), p99: percentile(times, 0.99), mean: times.reduce((a, b) => a + b, 0) / times.length };
-    });
+        await provider.search({ text: q.question, scope, filters: {}, limit: 10 });
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      latency.push({ scope: name, p50: percentile(times, 0.5), p99: percentile(times, 0.99), mean: times.reduce((a, b) => a + b, 0) / times.length });
+    }
     return { passages, articles: n, buildSeconds: indexMs / 1000, passagesPerSecond: passages / (indexMs / 1000), latency };
   } finally {
-    void app.close();
+    await app.close();
   }
 }

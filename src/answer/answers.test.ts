@@ -12,10 +12,10 @@ let app: App;
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
 const p = (...xs: string[]) => xs.map((x) => `<p>${x}</p>`).join('');
 
-before(() => {
-  app = testApp();
-  const feed = addFeed(app, 'https://coast.example/feed.xml', 'Coast News');
-  ingest(app, feed, [
+before(async () => {
+  app = await testApp();
+  const feed = await addFeed(app, 'https://coast.example/feed.xml', 'Coast News');
+  await ingest(app, feed, [
     { url: 'https://coast.example/storm-1', title: 'Storm batters Marlow harbour', publishedAt: day('2025-01-10'),
       content: p('Updated Jan. 10, 2025, 6:02 p.m. ET', 'The storm killed 12 people in the coastal town of Marlow, officials said on Friday.', 'Fishing boats were torn from their moorings and the harbour wall gave way in two places.') },
     { url: 'https://coast.example/storm-2', title: 'Marlow storm death toll rises', publishedAt: day('2025-01-14'),

@@ -14,11 +14,11 @@ let app: App;
 let questions: NewsQuestion[] = [];
 const idByUrl = new Map<string, number>();
 
-before(() => {
+before(async () => {
   if (!hasNews) return;
-  app = testApp();
+  app = await testApp();
   const articles = readArticles(180);
-  const ids = loadArticles(app, articles);
+  const ids = await loadArticles(app, articles);
   articles.forEach((a, i) => idByUrl.set(a.url, ids[i]));
   questions = readQuestions().filter((q) => q.relevant_urls.filter((u) => idByUrl.has(u)).length >= 5).slice(0, 12);
 });
@@ -42,7 +42,7 @@ test('corpus answers quote their cited articles verbatim, markers in range', { s
         for (const marker of m[2].matchAll(/\[(\d+)\]/g)) {
           const n = Number(marker[1]);
           assert.ok(n >= 1 && n <= r.citations.length, `[${n}] of ${r.citations.length} in "${question}"`);
-          const article = searchService(app).articleText(idByUrl.get(r.citations[n - 1])!)!;
+          const article = (await searchService(app).articleText(idByUrl.get(r.citations[n - 1])!))!;
           assert.ok(norm(article.text).includes(sentence), `"${sentence}" is not in ${article.url}`);
           quoted++;
         }

@@ -7,7 +7,7 @@ import type { SearchHit } from '../search/types.ts';
 import type { ImageRef } from './types.ts';
 
 /** Width and height of an image as stored with an article, if recorded anywhere. */
-export type ImageSizeLookup = (itemId: number, imageUrl: string) => { width: number; height: number } | undefined;
+export type ImageSizeLookup = (itemId: number, imageUrl: string) => Promise<{ width: number; height: number } | undefined>;
 
 const MAX_IMAGES = 6;
 /** Not a lead image: avatars, icons, logos, tracking pixels, spacers, badges. */
@@ -15,7 +15,7 @@ const NOT_A_PICTURE = /(?:avatar|gravatar|favicon|icon|logo|sprite|pixel|spacer|
 /** Images whose known size is this small are icons or pixels. */
 const MIN_SIDE = 100;
 
-export function imagesFor(hits: SearchHit[], lookup?: ImageSizeLookup): ImageRef[] {
+export async function imagesFor(hits: SearchHit[], lookup?: ImageSizeLookup): Promise<ImageRef[]> {
   const out: ImageRef[] = [];
   const seen = new Set<string>();
   for (const hit of hits) {
@@ -23,7 +23,7 @@ export function imagesFor(hits: SearchHit[], lookup?: ImageSizeLookup): ImageRef
     const url = hit.imageUrl;
     if (!url || seen.has(url) || !/^https?:\/\//i.test(url) || NOT_A_PICTURE.test(url)) continue;
     seen.add(url);
-    const size = (hit.itemId !== null ? lookup?.(hit.itemId, url) : undefined) ?? sizeFromUrl(url) ?? { width: 0, height: 0 };
+    const size = (hit.itemId !== null ? await lookup?.(hit.itemId, url) : undefined) ?? sizeFromUrl(url) ?? { width: 0, height: 0 };
     if ((size.width && size.width < MIN_SIDE) || (size.height && size.height < MIN_SIDE)) continue;
     out.push({ image_url: url, origin_url: hit.url, title: hit.title, width: size.width, height: size.height });
   }

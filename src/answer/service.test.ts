@@ -12,7 +12,7 @@ import { countTokens } from './tokens.ts';
 
 let app: App;
 let fx: LoadedFixture;
-before(() => { app = testApp(); fx = loadFixture(app); });
+before(async () => { app = await testApp(); fx = await loadFixture(app); });
 after(async () => { await app.close(); });
 
 const ask = (content: string, extra: Partial<AnswerRequest> = {}): AnswerRequest => ({
@@ -134,19 +134,19 @@ test('stop sequences end the content before the first match, for the extractive 
   assert.equal(done.usage.completionTokens, countTokens(text));
 });
 
-test('response_format with the extractive engine is refused before any event, naming the parameter', () => {
+test('response_format with the extractive engine is refused before any event, naming the parameter', async () => {
   assert.throws(() => answerService(app).stream(ask('What happened?', { responseFormat: { type: 'json_schema', json_schema: { schema: { type: 'object' } } } })), (e: unknown) =>
     e instanceof AnswerError && e.code === 'engine_unavailable' && e.param === 'response_format' && /TIDINGS_LLM_BASE_URL/.test(e.message));
 });
 
-test('r1-1776 without a generative engine is refused before any event', () => {
+test('r1-1776 without a generative engine is refused before any event', async () => {
   assert.throws(() => answerService(app).stream(ask('Tell me a story', { model: 'r1-1776' })), (e: unknown) =>
     e instanceof AnswerError && e.code === 'engine_unavailable' && /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL/.test(e.message));
   assert.throws(() => answerService(app).stream(ask('Tell me a story', { disableSearch: true })), (e: unknown) =>
     e instanceof AnswerError && e.code === 'engine_unavailable' && e.param === 'disable_search');
 });
 
-test('bad requests are refused with invalid_request naming the parameter', () => {
+test('bad requests are refused with invalid_request naming the parameter', async () => {
   const refuse = (req: AnswerRequest, param: string, msg: RegExp) => assert.throws(() => answerService(app).stream(req), (e: unknown) =>
     e instanceof AnswerError && e.code === 'invalid_request' && e.param === param && msg.test(e.message));
   refuse(ask('   '), 'messages', /the last message must be a non-empty user message/);
@@ -161,7 +161,7 @@ test('bad requests are refused with invalid_request naming the parameter', () =>
   refuse(ask('q', { reasoningEffort: 'extreme' as never }), 'reasoning_effort', /minimal, low, medium or high/);
 });
 
-test('a question longer than the model context is refused (128k for sonar, 200k for sonar-pro)', () => {
+test('a question longer than the model context is refused (128k for sonar, 200k for sonar-pro)', async () => {
   const long = 'Artemis moon rocket launch schedule news. '.repeat(20_000); // ~160k tokens
   const tokens = countTokens(long);
   assert.ok(tokens > 128_000 && tokens < 200_000, `${tokens}`);

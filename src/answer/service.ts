@@ -2,6 +2,7 @@
 // answer (sources -> delta* -> done). `answerService(app)` is the App's instance; tests and
 // benchmarks build one over any SearchService with createAnswerService.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { SearchService } from '../search/types.ts';
 import { SearchFilterError } from '../search/types.ts';
 import { searchService } from '../search/service.ts';
@@ -83,22 +84,15 @@ async function* guarded(events: AsyncIterable<AnswerEvent>, signal?: AbortSignal
   }
 }
 
-const services = new WeakMap<App, AnswerService>();
-
 /** The App's answer service (created on first use). */
-export function answerService(app: App): AnswerService {
-  let s = services.get(app);
-  if (!s) {
-    const repo = searchIndexRepository(app.db);
-    s = createAnswerService({
-      search: searchService(app),
-      config: app.config,
-      imageSizes: (itemId, imageUrl) => {
-        const item = repo.itemSources([itemId])[0];
-        return item ? sizeFromHtml(`${item.content ?? ''}${item.summary ?? ''}`, imageUrl) : undefined;
-      },
-    });
-    services.set(app, s);
-  }
-  return s;
-}
+export const answerService: (app: App) => AnswerService = perApp((app) => {
+  const repo = searchIndexRepository(app);
+  return createAnswerService({
+    search: searchService(app),
+    config: app.config,
+    imageSizes: async (itemId, imageUrl) => {
+      const item = (await repo.itemSources([itemId]))[0];
+      return item ? sizeFromHtml(`${item.content ?? ''}${item.summary ?? ''}`, imageUrl) : undefined;
+    },
+  });
+});

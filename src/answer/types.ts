@@ -1,11 +1,14 @@
 // The contract between the answer pipelines (this folder, with ../search) and their callers (the
 // chat completions API, the `tidings ask` CLI, async deep-research jobs). Nothing here knows HTTP.
+import type { RecencyFilter, SearchFilters, SearchScope } from '../search/types.ts';
+
+// The search contract's types, re-exported for the answer pipelines' callers.
+export type { RecencyFilter, SearchFilters, SearchScope };
 
 export const SONAR_MODELS = ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research', 'r1-1776'] as const;
 export type SonarModel = (typeof SONAR_MODELS)[number];
 
 export type SearchContextSize = 'low' | 'medium' | 'high';
-export type RecencyFilter = 'hour' | 'day' | 'week' | 'month' | 'year';
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
 export interface ChatMessage {
@@ -13,23 +16,6 @@ export interface ChatMessage {
   content: string;
 }
 
-/** Which articles a search may return. */
-export type SearchScope =
-  | { kind: 'subscriptions'; userId: number }
-  | { kind: 'instance' }
-  /** Google Reader stream ids of the user: feed/<url>, user/-/label/<name>, user/-/state/com.google/starred … */
-  | { kind: 'streams'; userId: number; streamIds: string[] };
-
-export interface SearchFilters {
-  /** Up to 3 entries (validated by callers): domains or URLs; a leading '-' denies. Never mixed. */
-  domainFilter?: string[];
-  recency?: RecencyFilter;
-  /** Unix seconds, inclusive bounds. */
-  publishedAfter?: number;
-  publishedBefore?: number;
-  updatedAfter?: number;
-  updatedBefore?: number;
-}
 
 /** Sampling parameters passed through to a generative engine (the extractive engine ignores them). */
 export interface Sampling {

@@ -3,7 +3,7 @@
 //
 //   const auth = authenticate(app, req.headers.authorization);
 //   if (!auth) -> 401 with X-Reader-Google-Bad-Token: true
-//   if (isWrite && !hasScope(auth, 'write')) -> 403 insufficient_scope   (or requireScope, which throws)
+//   if (isWrite && !hasScope(auth, 'write')) -> 403 insufficient_scope
 //   if (isWrite && !checkWriteToken(app, auth, params.T)) -> 401
 import type { App } from '../app.ts';
 import type { Scope } from '../model/auth.ts';
@@ -42,13 +42,13 @@ export function tokenFromAuthorization(authorization: string | undefined): strin
  * The user and scopes behind an Authorization header, or null for a missing, malformed, unknown,
  * expired or revoked token. OAuth refresh tokens never authenticate API requests.
  */
-export function authenticate(app: App, authorization: string | undefined): Authenticated | null {
+export async function authenticate(app: App, authorization: string | undefined): Promise<Authenticated | null> {
   const token = tokenFromAuthorization(authorization);
   if (!token) return null;
   const now = nowSeconds();
-  const t = findLiveToken(app, token, now);
+  const t = await findLiveToken(app, token, now);
   if (!t || t.kind === 'oauth_refresh') return null;
-  if (t.lastUsedAt === null || now - t.lastUsedAt >= LAST_USED_RESOLUTION_SECONDS) authStore(app).tokens.markUsed(t.id, now);
+  if (t.lastUsedAt === null || now - t.lastUsedAt >= LAST_USED_RESOLUTION_SECONDS) await authStore(app).tokens.markUsed(t.id, now);
   const scopes = new Set<Scope>();
   for (const s of t.scopes.split(' ')) if (s === 'read' || s === 'write') scopes.add(s);
   return { userId: t.userId, scopes, via: t.kind === 'clientlogin' ? 'clientlogin' : 'oauth', tokenId: t.id };
@@ -58,28 +58,13 @@ export function hasScope(auth: Authenticated, scope: Scope): boolean {
   return auth.scopes.has(scope);
 }
 
-/** Thrown by requireScope; map it to 403 with `insufficient_scope` (RFC 6750 §3.1). */
-export class InsufficientScopeError extends Error {
-  readonly statusCode = 403;
-  readonly code = 'insufficient_scope';
-  readonly scope: Scope;
-  constructor(scope: Scope) {
-    super(`this token lacks the "${scope}" scope; authorize the app again with scope "read write"`);
-    this.scope = scope;
-  }
-}
-
-export function requireScope(auth: Authenticated, scope: Scope): void {
-  if (!auth.scopes.has(scope)) throw new InsufficientScopeError(scope);
-}
-
 /**
  * The value of GET /reader/api/0/token: stable per user (an HMAC of the user id under the server
  * key), so every session and every client of one user sees the same value and nothing is stored.
  * 43 base64url characters: no whitespace. It guards against cross-site form posts only, which the
  * header-authenticated API does not suffer from, so it need not rotate with sessions.
  */
-export function writeToken(app: App, userId: number): string {
+export function writeToken(app: App, userId: number): Promise<string> {
   return sign(app, 'reader-write-token', String(userId));
 }
 
@@ -87,8 +72,8 @@ export function writeToken(app: App, userId: number): string {
  * The optional T parameter of write calls. Absent or empty (after trimming): accepted, since many
  * clients never send it. Present and not this user's write token: rejected (answer 401).
  */
-export function checkWriteToken(app: App, auth: Authenticated, t: string | undefined): boolean {
+export async function checkWriteToken(app: App, auth: Authenticated, t: string | undefined): Promise<boolean> {
   const v = t?.trim();
   if (!v) return true;
-  return safeEqual(v, writeToken(app, auth.userId));
+  return safeEqual(v, await writeToken(app, auth.userId));
 }

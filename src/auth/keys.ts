@@ -1,25 +1,20 @@
 // One random server key (stored in auth_secrets, created on first use) signs the values the server
 // must recognise later without storing them: write tokens (T) and consent-form CSRF tokens.
 // Separate purposes are domain-separated in the MAC input, so one value never passes as another.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import { authStore, nowSeconds } from './store.ts';
 
-const keys = new WeakMap<App, Buffer>();
-
-function serverKey(app: App): Buffer {
-  let k = keys.get(app);
-  if (!k) {
-    const stored = authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
-    k = Buffer.from(stored, 'base64url');
-    keys.set(app, k);
-  }
-  return k;
-}
+/** The key, read (or created) once per App. */
+const serverKey = perApp(async (app): Promise<Buffer> => {
+  const stored = await authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+  return Buffer.from(stored, 'base64url');
+});
 
 /** HMAC-SHA256 of `purpose` and the parts, base64url (43 characters, no '=', '&' or whitespace). */
-export function sign(app: App, purpose: string, ...parts: string[]): string {
-  const mac = createHmac('sha256', serverKey(app)).update(purpose);
+export async function sign(app: App, purpose: string, ...parts: string[]): Promise<string> {
+  const mac = createHmac('sha256', await serverKey(app)).update(purpose);
   // Length-prefix every part so ("ab","c") and ("a","bc") sign differently.
   for (const p of parts) mac.update(`\0${Buffer.byteLength(p)}:`).update(p);
   return mac.digest('base64url');
@@ -29,4 +24,28 @@ export function sign(app: App, purpose: string, ...parts: string[]): string {
 export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a), y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+// Secrets the server must read back (webhook signing secrets, WebSub HMAC secrets) cannot be
+// hashed: they are sealed with AES-256-GCM under a separate server key, so the table holding them
+// is not enough to read them.
+const sealKey = perApp(async (app): Promise<Buffer> => {
+  const stored = await authStore(app).secrets.getOrCreate('seal-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+  return Buffer.from(stored, 'base64url');
+});
+
+/** Encrypts a secret for storage: "iv.tag.ciphertext" in base64url. */
+export async function sealSecret(app: App, secret: string): Promise<string> {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', await sealKey(app), iv);
+  const data = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
+  return [iv, c.getAuthTag(), data].map((b) => b.toString('base64url')).join('.');
+}
+
+/** Decrypts what sealSecret stored (throws when it was tampered with). */
+export async function openSecret(app: App, box: string): Promise<string> {
+  const [iv, tag, data] = box.split('.').map((p) => Buffer.from(p, 'base64url'));
+  const d = createDecipheriv('aes-256-gcm', await sealKey(app), iv!);
+  d.setAuthTag(tag!);
+  return Buffer.concat([d.update(data!), d.final()]).toString('utf8');
 }

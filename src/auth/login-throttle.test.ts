@@ -29,3 +29,26 @@ test('a success clears the account counter', () => {
   t.recordFailure('alice', 'ip');
   assert.equal(t.retryAfterMs('alice', 'ip'), 0);
 });
+
+test('failures of one username from many addresses bring doubling delays, capped, skipped by known addresses', () => {
+  let now = 0;
+  const t = new LoginThrottle(2, () => now);
+  t.recordSuccess('alice', 'home');
+  const delays: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const s = t.slowDown('Alice', `10.0.0.${i}`);
+    assert.ok('delayMs' in s);
+    delays.push(s.delayMs);
+    t.recordFailure('alice', `10.0.0.${i}`);
+    now += 10;
+  }
+  assert.deepEqual(delays, [0, 0, 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  assert.deepEqual(t.slowDown('alice', 'home'), { delayMs: 0 }, 'the address the user logged in from is not slowed');
+  assert.deepEqual(t.slowDown('bob', '10.0.0.1'), { delayMs: 0 }, 'other usernames are not slowed');
+  t.startDelayed('alice'); t.startDelayed('alice');
+  assert.deepEqual(t.slowDown('alice', '10.0.0.99'), { busyRetryAfterMs: 30000 }, 'two delayed attempts wait at most');
+  t.endDelayed('alice');
+  assert.ok('delayMs' in t.slowDown('alice', '10.0.0.99'));
+  now += 15 * 60_000;
+  assert.deepEqual(t.slowDown('alice', '10.0.0.99'), { delayMs: 0 }, 'failures leave the 15-minute window');
+});

@@ -1,7 +1,9 @@
 // Checking a username and password (ClientLogin and the OAuth login page), throttled.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LoginThrottle } from './login-throttle.ts';
 
 export type LoginResult =
@@ -9,30 +11,47 @@ export type LoginResult =
   | { ok: false; reason: 'bad-credentials' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-const throttles = new WeakMap<App, LoginThrottle>();
-function throttle(app: App): LoginThrottle {
-  let t = throttles.get(app);
-  if (!t) { t = new LoginThrottle(app.config.loginFailuresPerMinute); throttles.set(app, t); }
-  return t;
-}
+const throttle = perApp((app) => {
+  // Delayed attempts end when the app closes, so a shutdown never waits out a 30 s slow-down.
+  const closing = new AbortController();
+  app.onClose(() => closing.abort());
+  return { throttle: new LoginThrottle(app.config.loginFailuresPerMinute), closing: closing.signal };
+});
 
 // Unknown usernames are checked against this hash too, so the answer time does not reveal which
 // usernames exist.
 let dummyHash: Promise<string> | undefined;
 
 export async function checkLogin(app: App, username: string, password: string, clientIp: string): Promise<LoginResult> {
-  const wait = throttle(app).retryAfterMs(username, clientIp);
+  const { throttle: t, closing } = throttle(app);
+  const wait = t.retryAfterMs(username, clientIp);
   if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
+  const slow = t.slowDown(username, clientIp);
+  if ('busyRetryAfterMs' in slow) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(slow.busyRetryAfterMs / 1000) };
+  if (slow.delayMs === 0) return check(app, t, username, password, clientIp);
+  // Many recent failures for this username from other addresses: wait before checking.
+  t.startDelayed(username);
+  try {
+    try { await sleep(slow.delayMs, undefined, { signal: closing }); } catch {
+      return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(slow.delayMs / 1000) };
+    }
+    return await check(app, t, username, password, clientIp);
+  } finally {
+    t.endDelayed(username);
+  }
+}
+
+async function check(app: App, t: LoginThrottle, username: string, password: string, clientIp: string): Promise<LoginResult> {
   // Clients label the field "Email" and many users type their address there.
   const found = !username ? undefined
-    : app.users.findByName(username) ?? (username.includes('@') ? app.users.findByEmail(username) : undefined);
+    : await app.users.findByName(username) ?? (username.includes('@') ? await app.users.findByEmail(username) : undefined);
   const ok = await verifyPassword(password, found?.passwordHash ?? await (dummyHash ??= hashPassword('not a password of anyone')));
   if (!found || !ok) {
-    throttle(app).recordFailure(username, clientIp);
+    t.recordFailure(username, clientIp);
     app.log.info({ username, ip: clientIp }, 'failed login');
     return { ok: false, reason: 'bad-credentials' };
   }
-  throttle(app).recordSuccess(username, clientIp);
+  t.recordSuccess(username, clientIp);
   const { passwordHash: _, ...user } = found;
   return { ok: true, user };
 }

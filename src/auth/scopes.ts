@@ -3,8 +3,6 @@
 // absent scope means "read" (least privilege; the consent page shows what is granted).
 import type { Scope } from '../model/auth.ts';
 
-export type ScopeSet = ReadonlySet<Scope>;
-
 /** Parses a space-delimited scope string; undefined when it names an unknown scope. */
 export function parseScopes(raw: string | undefined | null): Set<Scope> | undefined {
   const words = (raw ?? '').split(/[\s+,]+/).filter(Boolean);

@@ -1,8 +1,7 @@
-// The authentication domain's repositories, one set per App (kept here, not in app.ts).
-import { perApp, type App } from '../app.ts';
+// The authentication domain's repositories, taken from the App's store.
+import { perApp } from '../per-app.ts';
+import type { App } from '../app.ts';
 import type { TokenRepository, OAuthClientRepository, AuthorizationCodeRepository, AuthSecretRepository } from '../store/repositories.ts';
-import { SqliteTokenRepository, SqliteAuthSecretRepository } from '../store/sqlite/tokens.ts';
-import { SqliteOAuthClientRepository, SqliteAuthorizationCodeRepository } from '../store/sqlite/oauth.ts';
 
 export interface AuthStore {
   readonly tokens: TokenRepository;
@@ -12,10 +11,10 @@ export interface AuthStore {
 }
 
 export const authStore: (app: App) => AuthStore = perApp((app) => ({
-  tokens: new SqliteTokenRepository(app.db),
-  clients: new SqliteOAuthClientRepository(app.db),
-  codes: new SqliteAuthorizationCodeRepository(app.db),
-  secrets: new SqliteAuthSecretRepository(app.db),
+  tokens: app.store.tokens,
+  clients: app.store.oauthClients,
+  codes: app.store.authCodes,
+  secrets: app.store.authSecrets,
 }));
 
 /** Unix seconds: the time unit of every *_at column. */

@@ -2,6 +2,7 @@
 // (43 characters: no '=', '&' or whitespace, safe in the ClientLogin "Auth=" line and in headers).
 // Only its SHA-256 hash is stored, so a leaked database does not leak usable tokens.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { StoredToken, TokenKind } from '../model/auth.ts';
 import { newSecret, hashToken } from './passwords.ts';
 import { authStore, nowSeconds } from './store.ts';
@@ -19,33 +20,42 @@ export const CODE_TTL_SECONDS = 600;
 
 export interface IssuedToken { token: string; record: StoredToken }
 
-export function issueClientLoginToken(app: App, userId: number, label: string | null = null): IssuedToken {
+/**
+ * A client that logs in again (many Reader clients do at every launch or sync) supersedes its
+ * earlier tokens: those of the same user and client label idle this long are deleted, so tokens do
+ * not pile up. Another device with the same client that still syncs keeps its token; one idle
+ * longer simply logs in again on its next 401, as Reader clients do.
+ */
+export const CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS = 86400;
+
+export async function issueClientLoginToken(app: App, userId: number, label: string | null = null): Promise<IssuedToken> {
   const token = newSecret(TOKEN_PREFIX.clientlogin);
   const now = nowSeconds();
-  const record = authStore(app).tokens.insert({
+  await authStore(app).tokens.deleteIdleClientLogin(userId, label, now - CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS);
+  const record = await authStore(app).tokens.insert({
     tokenHash: hashToken(token), userId, kind: 'clientlogin', scopes: 'read write',
     expiresAt: now + app.config.tokenTtlDays * 86400, label,
   }, now);
-  purgeOccasionally(app, now);
+  await purgeOccasionally(app, now);
   return { token, record };
 }
 
-export function issueOAuthToken(app: App, kind: 'oauth_access' | 'oauth_refresh',
-  g: { userId: number; scopes: string; clientId: string; grantId: string }): IssuedToken {
+export async function issueOAuthToken(app: App, kind: 'oauth_access' | 'oauth_refresh',
+  g: { userId: number; scopes: string; clientId: string; grantId: string }): Promise<IssuedToken> {
   const token = newSecret(TOKEN_PREFIX[kind]);
   const now = nowSeconds();
   const ttl = kind === 'oauth_access' ? ACCESS_TOKEN_TTL_SECONDS : app.config.oauthRefreshTtlDays * 86400;
-  const record = authStore(app).tokens.insert({
+  const record = await authStore(app).tokens.insert({
     tokenHash: hashToken(token), userId: g.userId, kind, scopes: g.scopes, clientId: g.clientId, grantId: g.grantId,
     expiresAt: now + ttl,
   }, now);
-  purgeOccasionally(app, now);
+  await purgeOccasionally(app, now);
   return { token, record };
 }
 
 /** A stored token that is neither expired nor revoked, looked up by the token's hash. */
-export function findLiveToken(app: App, token: string, now = nowSeconds()): StoredToken | undefined {
-  const t = authStore(app).tokens.findByHash(hashToken(token));
+export async function findLiveToken(app: App, token: string, now = nowSeconds()): Promise<StoredToken | undefined> {
+  const t = await authStore(app).tokens.findByHash(hashToken(token));
   if (!t || t.revokedAt !== null || t.expiresAt <= now) return undefined;
   return t;
 }
@@ -53,19 +63,20 @@ export function findLiveToken(app: App, token: string, now = nowSeconds()): Stor
 // Expired and revoked rows are kept a while (so `token list` can show them and a replayed refresh
 // token is recognised as stolen), then deleted; at most once an hour, piggybacked on issuing.
 const KEEP_DEAD_SECONDS = 30 * 86400;
-const lastPurge = new WeakMap<App, number>();
-function purgeOccasionally(app: App, now: number): void {
-  if (now - (lastPurge.get(app) ?? 0) < 3600) return;
-  lastPurge.set(app, now);
+const lastPurge = perApp(() => ({ at: 0 }));
+async function purgeOccasionally(app: App, now: number): Promise<void> {
+  const last = lastPurge(app);
+  if (now - last.at < 3600) return;
+  last.at = now;
   const s = authStore(app);
-  s.tokens.purge(now - KEEP_DEAD_SECONDS);
-  s.codes.purge(now - KEEP_DEAD_SECONDS);
+  await s.tokens.purge(now - KEEP_DEAD_SECONDS);
+  await s.codes.purge(now - KEEP_DEAD_SECONDS);
 }
 
 /** Revokes a token; revoking an OAuth refresh token ends its whole grant (its access tokens too). Returns how many. */
-export function revokeStoredToken(app: App, t: StoredToken): number {
+export async function revokeStoredToken(app: App, t: StoredToken): Promise<number> {
   const s = authStore(app);
   const now = nowSeconds();
   if (t.kind === 'oauth_refresh' && t.grantId) return s.tokens.revokeGrant(t.grantId, now);
-  return s.tokens.revoke(t.id, now) ? 1 : 0;
+  return (await s.tokens.revoke(t.id, now)) ? 1 : 0;
 }

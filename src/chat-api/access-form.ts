@@ -4,10 +4,10 @@
 // `tidings access list|approve|deny`; approval sets the key's tier, which the API reads on every
 // request, so the new limits apply at once.
 import type { FastifyInstance } from 'fastify';
-import formBody from '@fastify/formbody';
+import { FormBody, paramsFromRequest } from '../http/params.ts';
 import type { ChatApi } from './context.ts';
 import { findLiveKey } from './keys/api-keys.ts';
-import { DEFAULT_RATE_LIMITS } from './rate-limit.ts';
+import type { DEFAULT_RATE_LIMITS } from './rate-limit.ts';
 
 export const ACCESS_FORM_PATH = '/access-request';
 const MAX_REASON = 2000;
@@ -47,14 +47,14 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 
 export async function registerAccessForm(server: FastifyInstance, api: ChatApi): Promise<void> {
   await server.register(async (f) => {
-    await f.register(formBody);
+    if (f.hasContentTypeParser('application/x-www-form-urlencoded')) f.removeContentTypeParser('application/x-www-form-urlencoded');
+    f.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, new FormBody(body as string)));
     f.get(ACCESS_FORM_PATH, async (_req, reply) => reply.type('text/html; charset=utf-8').send(formPage(api)));
     f.post(ACCESS_FORM_PATH, async (req, reply) => {
-      const b = (req.body ?? {}) as Record<string, unknown>;
-      const str = (v: unknown) => (typeof v === 'string' ? v : '');
-      const values = { tier: str(b.tier), reason: str(b.reason) };
+      const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
+      const values = { tier: p.get('tier') ?? '', reason: p.get('reason') ?? '' };
       const fail = (msg: string) => reply.code(400).type('text/html; charset=utf-8').send(formPage(api, msg, values));
-      const key = findLiveKey(api.store.keys, str(b.key));
+      const key = await findLiveKey(api.store.keys, p.get('key') ?? '');
       if (!key) return fail('That API key is not valid (or was revoked). Paste the whole key, starting with "tdg_".');
       const tier = /^[1-5]$/.test(values.tier.trim()) ? Number(values.tier) : NaN;
       if (Number.isNaN(tier)) return fail('Choose a tier from 1 to 5.');
@@ -62,9 +62,9 @@ export async function registerAccessForm(server: FastifyInstance, api: ChatApi):
       const reason = values.reason.trim();
       if (!reason) return fail('Tell the operator why you need the higher limits.');
       if (reason.length > MAX_REASON) return fail(`The reason is too long: at most ${MAX_REASON} characters.`);
-      const pending = api.store.access.list('pending').find((r) => r.keyId === key.id);
+      const pending = (await api.store.access.list('pending')).find((r) => r.keyId === key.id);
       if (pending) return fail(`Request #${pending.id} for this key is still pending; wait for the operator's decision.`);
-      const r = api.store.access.create({ keyId: key.id, requestedTier: tier, reason });
+      const r = await api.store.access.create({ keyId: key.id, requestedTier: tier, reason });
       api.app.log.info({ requestId: r.id, keyId: key.id, tier }, 'rate-limit access requested');
       return reply.code(201).type('text/html; charset=utf-8').send(page('Request received', `
 <p>Your request <strong>#${r.id}</strong> for tier ${tier} on key <code>${esc(key.id)}</code> has been recorded.</p>

@@ -8,10 +8,12 @@ import { formatReset } from './rate-limit.ts';
 import type { ChatApi } from './context.ts';
 import type { RateFamily } from './models.ts';
 
-export function checkBetaFeatures(api: ChatApi, key: ApiKey, used: BetaFeature[]): void {
+export async function checkBetaFeatures(api: ChatApi, key: ApiKey, used: BetaFeature[]): Promise<void> {
   if (api.app.config.betaOpenToAll) return;
   const missing = used.filter((f) => !key.features.includes(f));
   if (missing.length === 0) return;
+  // The operator need not approve their own keys (a personal server's usual case).
+  if ((await api.app.users.findById(key.userId))?.isAdmin) return;
   const f = missing[0];
   throw new ApiError(403, 'forbidden',
     `${f} is a beta feature and API key ${key.id} is not approved for it. Ask the operator to run ` +

@@ -11,6 +11,7 @@ import { toCompletionObject } from './completion-object.ts';
 import { filterImages } from './image-filter.ts';
 import { toApiError } from './errors.ts';
 import { recordUsage } from './usage.ts';
+import { reportQueueDepth } from '../observability/metrics.ts';
 
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_WRITE_INTERVAL_MS = 1000;
@@ -32,11 +33,12 @@ export class AsyncJobRunner {
   }
 
   /** Purges expired jobs and queues the unfinished ones of earlier processes. */
-  start(): void {
-    this.purge();
-    this.purgeTimer = setInterval(() => this.purge(), 60 * 60 * 1000);
+  async start(): Promise<void> {
+    reportQueueDepth(this.api.app, 'async_jobs', () => ({ waiting: this.queue.length, running: this.running.size }));
+    await this.purge();
+    this.purgeTimer = setInterval(() => { this.purge().catch((err: unknown) => this.api.app.log.error({ err }, 'could not purge async chat jobs')); }, 60 * 60 * 1000);
     this.purgeTimer.unref();
-    const unfinished = this.api.store.jobs.listUnfinished();
+    const unfinished = await this.api.store.jobs.listUnfinished();
     if (unfinished.length) this.api.app.log.info({ jobs: unfinished.length }, 'resuming async chat jobs');
     for (const j of unfinished) this.enqueue(j.id);
   }
@@ -48,9 +50,9 @@ export class AsyncJobRunner {
     this.pump();
   }
 
-  purge(): number {
+  async purge(): Promise<number> {
     const before = nowSeconds() - this.api.app.config.asyncJobRetentionDays * 86400;
-    const n = this.api.store.jobs.purgeCreatedBefore(before);
+    const n = await this.api.store.jobs.purgeCreatedBefore(before);
     if (n) this.api.app.log.info({ purged: n }, 'purged expired async chat jobs');
     return n;
   }
@@ -82,20 +84,20 @@ export class AsyncJobRunner {
 
   private async run(id: string, signal: AbortSignal): Promise<void> {
     const { jobs, keys } = this.api.store;
-    const job = jobs.find(id);
+    const job = await jobs.find(id);
     if (!job || job.status === 'COMPLETED' || job.status === 'FAILED') return;
     if (job.attempts >= MAX_ATTEMPTS) {
-      jobs.markFailed(id, `The job was interrupted ${job.attempts} times (server restarts) and was given up; submit it again.`, nowSeconds());
+      await jobs.markFailed(id, `The job was interrupted ${job.attempts} times (server restarts) and was given up; submit it again.`, nowSeconds());
       return;
     }
-    const key = keys.findById(job.keyId);
+    const key = await keys.findById(job.keyId);
     if (!key || key.revokedAt !== null) {
-      jobs.markFailed(id, 'The API key that submitted this job was revoked before it ran.', nowSeconds());
+      await jobs.markFailed(id, 'The API key that submitted this job was revoked before it ran.', nowSeconds());
       return;
     }
-    jobs.markStarted(id, nowSeconds());
+    await jobs.markStarted(id, nowSeconds());
     const startedAt = performance.now();
-    let lastProgressWrite = 0;
+    const shouldWrite = progressThrottle(PROGRESS_WRITE_INTERVAL_MS);
     try {
       const parsed = parseChatRequest(job.request);
       const size = parsed.answer.searchContextSize;
@@ -104,10 +106,9 @@ export class AsyncJobRunner {
         scope: scopeFor(key.userId, parsed.streamIds),
         signal,
         onProgress: (p) => {
-          const t = performance.now();
-          if (t - lastProgressWrite < PROGRESS_WRITE_INTERVAL_MS && p.fraction !== 1) return;
-          lastProgressWrite = t;
-          jobs.setProgress(id, p);
+          if (shouldWrite(p.fraction === 1)) {
+            jobs.setProgress(id, p).catch((err: unknown) => this.api.app.log.warn({ err, jobId: id }, 'could not store async job progress'));
+          }
         },
       }));
       if (signal.aborted) return;
@@ -118,13 +119,13 @@ export class AsyncJobRunner {
         returnImages: parsed.answer.returnImages ?? false,
         returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
       });
-      jobs.markCompleted(id, obj, nowSeconds());
+      await jobs.markCompleted(id, obj, nowSeconds());
       recordUsage(this.api, key, { endpoint: 'async', model: parsed.model, status: 200, usage: result.usage, cost, startedAt });
     } catch (e) {
       if (signal.aborted) return; // shutdown: stays IN_PROGRESS, re-run on the next start
       const err = toApiError(e);
       if (err.status >= 500) this.api.app.log.error({ err: e, jobId: id }, 'async chat job failed');
-      jobs.markFailed(id, err.message, nowSeconds());
+      await jobs.markFailed(id, err.message, nowSeconds());
       recordUsage(this.api, key, { endpoint: 'async', model: job.model, status: err.status, errorType: err.type, startedAt });
     }
   }
@@ -153,4 +154,19 @@ export function toWireJob(j: AsyncJob, withResponse: boolean): Record<string, un
   out.error_message = j.errorMessage;
   out.status = j.status;
   return out;
+}
+
+/**
+ * Decides which progress reports are stored: the first one always (a job's first report used to be
+ * dropped when the process was younger than the interval, because the clock of the last write
+ * started at 0), the final one always, and otherwise at most one per interval.
+ */
+export function progressThrottle(intervalMs: number, now: () => number = () => performance.now()): (final: boolean) => boolean {
+  let last: number | undefined;
+  return (final) => {
+    const t = now();
+    if (!final && last !== undefined && t - last < intervalMs) return false;
+    last = t;
+    return true;
+  };
 }

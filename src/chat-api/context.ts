@@ -2,10 +2,11 @@
 import type { App } from '../app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { chatStore, type ChatStore } from './store.ts';
-import { priceTable, type PriceTable } from './prices.ts';
+import { configuredPrices, type PriceTable } from './prices.ts';
 import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
 import type { RateFamily } from './models.ts';
 import { UsageRecorder } from './usage.ts';
+import { timedAnswers } from '../observability/metrics.ts';
 
 export interface ChatApi {
   app: App;
@@ -23,8 +24,8 @@ export function createChatApi(app: App, answers: AnswerService, keepAliveMs = 10
   const api = {
     app,
     store: chatStore(app),
-    answers,
-    prices: priceTable(app.config.prices),
+    answers: timedAnswers(app, answers),
+    prices: configuredPrices(app.config),
     rateLimits: rateLimitTable(app.config.rateLimits),
     limiter: new LeakyBucketLimiter(),
     keepAliveMs,

@@ -5,6 +5,7 @@
 // here touches the reader API.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { createChatApi } from './context.ts';
 import { ApiError, errorBody, toApiError } from './errors.ts';
@@ -25,9 +26,9 @@ export interface ChatApiOptions {
   keepAliveMs?: number;
 }
 
-const runners = new WeakMap<App, AsyncJobRunner>();
+const runners = perApp((): { runner?: AsyncJobRunner } => ({}));
 /** The async job runner of the server built for `app` (tests wait on it). */
-export function asyncJobRunner(app: App): AsyncJobRunner | undefined { return runners.get(app); }
+export function asyncJobRunner(app: App): AsyncJobRunner | undefined { return runners(app).runner; }
 
 /** Paths of the other API on this server: their 404s stay plain text, as Go-based Reader servers answer. */
 const READER_PREFIXES = ['/reader/', '/api/greader.php', '/accounts/', '/oauth2/'];
@@ -61,7 +62,7 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   const { app } = opts;
   const api = createChatApi(app, opts.answerService ?? await defaultAnswerService(app), opts.keepAliveMs);
   const runner = new AsyncJobRunner(api, app.config.asyncJobConcurrency);
-  runners.set(app, runner);
+  runners(app).runner = runner;
 
   server.setErrorHandler((e, request, reply) => {
     const err = toApiError(e);
@@ -73,7 +74,7 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   await server.register(async (f: FastifyInstance) => {
     acceptJsonUnderAnyType(f);
     f.addHook('onRequest', async (request) => {
-      setRequestKey(request, authenticate(api.store.keys, request.headers.authorization));
+      setRequestKey(request, await authenticate(api.store.keys, request.headers.authorization));
     });
     registerCompletionRoutes(f, api);
     registerModelRoutes(f);
@@ -81,7 +82,7 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   });
 
   server.addHook('onReady', async () => runner.start());
-  server.addHook('onClose', async () => { await runner.close(); api.usage.flush(); });
+  server.addHook('onClose', async () => { await runner.close(); await api.usage.flush(); });
 };
 
 export const chatApiPlugin: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {

@@ -50,6 +50,24 @@ export function priceTable(overrides: Record<string, any> = {}): PriceTable {
   return table;
 }
 
+/** Whether the operator configured prices (TIDINGS_PRICE_TABLE=sonar or TIDINGS_PRICES). */
+export function pricesConfigured(config: { priceTable: string; prices: Record<string, any> }): boolean {
+  return config.priceTable === 'sonar' || Object.keys(config.prices).length > 0;
+}
+
+const FREE: PriceTable = {
+  models: Object.fromEntries(Object.keys(DEFAULT_PRICES.models).map((m) => [m, { input: 0, output: 0 }])) as Record<SonarModel, ModelPrice>,
+  searchPer1000: 0,
+};
+
+/**
+ * The prices in force: the Sonar table (with the overrides) when configured, else all zero, so a
+ * personal server does not show Perplexity's prices for answers it computed itself.
+ */
+export function configuredPrices(config: { priceTable: string; prices: Record<string, any> }): PriceTable {
+  return pricesConfigured(config) ? priceTable(config.prices) : structuredClone(FREE);
+}
+
 /** Rounds to a nanodollar so sums of float products print cleanly. */
 const usd = (x: number): number => Math.round(x * 1e9) / 1e9;
 

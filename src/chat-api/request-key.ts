@@ -11,4 +11,3 @@ export function requestKey(req: FastifyRequest): ApiKey {
   if (!k) throw new Error('route registered without the auth hook');
   return k;
 }
-export function maybeRequestKey(req: FastifyRequest): ApiKey | undefined { return keys.get(req); }

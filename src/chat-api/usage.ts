@@ -5,7 +5,6 @@
 // a millisecond or so of its response. close() flushes what is left.
 import type { TokenUsage } from '../answer/types.ts';
 import type { ApiKey, CostBreakdown, UsageRecord } from '../model/chat.ts';
-import { transaction } from '../store/db.ts';
 import { ZERO_COST } from './prices.ts';
 import type { ChatApi } from './context.ts';
 
@@ -29,16 +28,16 @@ export class UsageRecorder {
 
   add(r: UsageRecord): void {
     this.pending.push(r);
-    if (!this.scheduled) { this.scheduled = true; setImmediate(() => this.flush()); }
+    if (!this.scheduled) { this.scheduled = true; setImmediate(() => void this.flush()); }
   }
 
-  flush(): void {
+  async flush(): Promise<void> {
     this.scheduled = false;
     if (this.pending.length === 0) return;
     const rows = this.pending;
     this.pending = [];
     try {
-      transaction(this.api.app.db, () => { for (const r of rows) this.api.store.usage.record(r); });
+      await this.api.app.store.transaction(async () => { for (const r of rows) await this.api.store.usage.record(r); });
     } catch (err) {
       // Losing usage rows must not fail requests; the log keeps the evidence.
       this.api.app.log.error({ err, rows: rows.length }, 'could not record chat usage');

@@ -1,11 +1,15 @@
 // One typed configuration for the whole system. Every option is declared once below with its
-// environment variable, type, default and documentation; `docs/configuration.md` and the README
-// table are generated from this list (`node scripts/config-table.ts`), so they cannot drift.
+// environment variable, type, default and documentation; the README's configuration table is
+// generated from this list (`node scripts/config-table.ts`), so they cannot drift.
 //
 // Precedence (last wins): defaults < config file (TIDINGS_CONFIG or <data>/config.json) <
-// environment variables < command-line flags (`--port 9000`, `--data ./x`, `--set key=value`).
+// environment variables < command-line flags (`--data ./x`, `--set key=value`, and `tidings serve
+// --port 9000 --host 0.0.0.0`).
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, join } from 'node:path';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { defaultDataDir } from './install.ts';
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json';
 
@@ -14,15 +18,24 @@ interface OptionSpec {
   kind: Kind;
   default: unknown;
   doc: string;
+  /** Shown in the README table instead of the literal default, when that is computed at start. */
+  defaultDoc?: string;
 }
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 // Keys are the names used in the config file and in `--set key=value`.
 export const OPTIONS = {
-  dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: './data', doc: 'Data folder: SQLite database, logs of async jobs.' },
+  dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: '', defaultDoc: '`<checkout>/data` in a git checkout, else `$XDG_DATA_HOME/tidings` (`~/.local/share/tidings`)', doc: 'Data folder: the SQLite database (articles, accounts, async jobs and their results) and an optional config.json. Never derived from the current directory; commands say which folder they use when they create a database there.' },
+  databaseUrl: { env: 'TIDINGS_DATABASE_URL', kind: 'string', default: '', doc: 'Database: empty for SQLite in the data folder (tidings.db), sqlite:<file> for another SQLite file, or postgres://user:password@host:port/db (also ?host=/socket/dir) for PostgreSQL 13 or newer.' },
   host: { env: 'TIDINGS_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds to (use 0.0.0.0 to serve the LAN).' },
   port: { env: 'TIDINGS_PORT', kind: 'int', default: 8080, doc: 'HTTP port for both APIs (Google Reader API and chat completions).' },
   publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },
-  logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, silent. Logs are JSON lines on stderr.' },
+  trustProxy: { env: 'TIDINGS_TRUST_PROXY', kind: 'list', default: [], doc: 'Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host are believed, comma-separated addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8; also loopback, linklocal, uniquelocal). The client IP is then the nearest address not in this list. Empty: the headers are ignored and the client IP is the socket peer (login throttling and logs use it).' },
+  logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, fatal, silent. At info the server logs one line per request.' },
+  logFormat: { env: 'TIDINGS_LOG_FORMAT', kind: 'string', default: 'auto', doc: 'Log format on stderr: json (one JSON object per line), pretty (human-readable, coloured), auto (pretty on a terminal, else json).' },
+  metricsAllowedNetworks: { env: 'TIDINGS_METRICS_ALLOWED_NETWORKS', kind: 'list', default: ['127.0.0.0/8', '::1/128'], doc: 'Networks (CIDR, comma-separated) that may read /metrics (Prometheus format). Requests that came through a proxy are refused unless the proxy is trusted. Empty: /metrics is off.' },
   allowPrivateNetworks: { env: 'TIDINGS_ALLOW_PRIVATE_NETWORKS', kind: 'bool', default: false, doc: 'Let the fetcher reach loopback/private/link-local addresses (SSRF guard off). For tests and home setups.' },
 
   // Feed fetching and scheduling
@@ -39,6 +52,12 @@ export const OPTIONS = {
   schedulerTickSeconds: { env: 'TIDINGS_SCHEDULER_TICK_SECONDS', kind: 'int', default: 60, doc: 'How often the scheduler looks for due feeds.' },
   // Default by measurement (BENCHMARKS.md, Feed engine): on 2 cores one worker beat none and two.
   parseWorkers: { env: 'TIDINGS_PARSE_WORKERS', kind: 'int', default: -1, doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs and storing items, with a parse time limit (0: parse on the main thread). -1: one less than the CPU cores, at most 2 (1 on a 2-core machine, 0 on one core).' },
+  // Reader features (issue #14): full text, favicons, webhooks, WebSub. See src/feeds/README.md.
+  fullTextAuto: { env: 'TIDINGS_FULL_TEXT_AUTO', kind: 'string', default: 'suggest', doc: 'Teaser-feed detection for subscriptions left on full-text "auto": suggest (check a sample of pages, show the verdict in `feed set`), enable (also fetch full text for detected teaser feeds), off (no detection fetches).' },
+  webhookRetrySeconds: { env: 'TIDINGS_WEBHOOK_RETRY_SECONDS', kind: 'int', default: 30, doc: 'Delay before the first retry of a failed webhook delivery; each next retry waits twice as long (8 attempts in all, about 2 hours).' },
+  fullTextMaxBytes: { env: 'TIDINGS_FULL_TEXT_MAX_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest article page fetched for full text, before and after decompression (also capped by TIDINGS_MAX_BODY_BYTES).' },
+
+  retentionDays: { env: 'TIDINGS_RETENTION_DAYS', kind: 'int', default: 0, doc: 'Delete read articles first stored more than this many days ago, unless starred, saved or tagged (the scheduler checks hourly; `tidings prune` runs it once). 0 keeps every article (Miniflux uses 60).' },
 
   // Search and answers
   llmBaseUrl: { env: 'TIDINGS_LLM_BASE_URL', kind: 'string', default: '', doc: 'OpenAI-compatible server (vLLM, llama.cpp, Ollama) for generative answers, e.g. http://127.0.0.1:11434/v1. Empty: built-in extractive engine.' },
@@ -53,7 +72,8 @@ export const OPTIONS = {
   // Chat completions API
   betaOpenToAll: { env: 'TIDINGS_BETA_OPEN', kind: 'bool', default: false, doc: 'Open the beta features (search_domain_filter, return_images, return_related_questions) to every key without approval.' },
   defaultTier: { env: 'TIDINGS_DEFAULT_TIER', kind: 'int', default: 0, doc: 'Rate-limit tier (0-5) of new API keys.' },
-  prices: { env: 'TIDINGS_PRICES', kind: 'json', default: {}, doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the built-in table; see src/chat-api/prices.ts.' },
+  priceTable: { env: 'TIDINGS_PRICE_TABLE', kind: 'string', default: 'none', doc: 'Prices that costs are computed with: none (a personal server: usage records tokens and searches, costs are 0 and `tidings usage` shows none) or sonar (Perplexity\'s Sonar price table, see src/chat-api/prices.ts). Setting TIDINGS_PRICES also turns costs on, over the Sonar table.' },
+  prices: { env: 'TIDINGS_PRICES', kind: 'json', default: {}, doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the Sonar table; see src/chat-api/prices.ts.' },
   rateLimits: { env: 'TIDINGS_RATE_LIMITS', kind: 'json', default: {}, doc: 'Overrides of the requests-per-minute table by tier 0-5, JSON like {"sonar":[50,150,500,1000,4000,4000],"deep-research":[5,10,20,40,60,100]}.' },
   asyncJobConcurrency: { env: 'TIDINGS_ASYNC_JOB_CONCURRENCY', kind: 'int', default: 2, doc: 'Async (deep research) jobs run at once by the server.' },
   asyncJobRetentionDays: { env: 'TIDINGS_ASYNC_JOB_RETENTION_DAYS', kind: 'int', default: 7, doc: 'Days async jobs and their results are kept.' },
@@ -63,14 +83,19 @@ export const OPTIONS = {
   oauthRefreshTtlDays: { env: 'TIDINGS_OAUTH_REFRESH_TTL_DAYS', kind: 'int', default: 180, doc: 'Lifetime of an OAuth refresh token; each refresh issues a new one with a fresh lifetime (access tokens last one day).' },
   loginFailuresPerMinute: { env: 'TIDINGS_LOGIN_FAILURES_PER_MINUTE', kind: 'int', default: 10, doc: 'Failed logins allowed per username and client IP per minute (ClientLogin and the OAuth login page) before answering 429.' },
 
+  // Per-user limits
+  maxFeedsPerUser: { env: 'TIDINGS_MAX_FEEDS_PER_USER', kind: 'int', default: 5000, doc: 'Subscriptions one user may have; subscribing or importing beyond it is refused with a message (0: no limit).' },
+  maxOpmlBytes: { env: 'TIDINGS_MAX_OPML_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest OPML file accepted by an import (API and CLI), in bytes.' },
+  maxLabelLength: { env: 'TIDINGS_MAX_LABEL_LENGTH', kind: 'int', default: 100, doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.' },
+
   // Google Reader API
   readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
+  readerItemCacheMb: { env: 'TIDINGS_READER_ITEM_CACHE_MB', kind: 'int', default: 32, doc: 'Memory cap of that cache in MiB of JSON: the oldest items leave first when either cap is reached.' },
 } as const satisfies Record<string, OptionSpec>;
 
 type KindType<K extends Kind> = K extends 'string' ? string : K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : Record<string, any>;
 
 export type Config = { -readonly [K in keyof typeof OPTIONS]: KindType<(typeof OPTIONS)[K]['kind']> };
-export type ConfigKey = keyof Config;
 
 export class ConfigError extends Error {}
 
@@ -127,7 +152,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const out: Record<string, unknown> = {};
   for (const [k, spec] of Object.entries(OPTIONS)) out[k] = structuredClone(spec.default);
 
-  const dataFromEarly = (opts.overrides?.dataDir ?? opts.flags?.dataDir ?? env.TIDINGS_DATA ?? out.dataDir) as string;
+  out.dataDir = defaultDataDir(env);
+  const dataFromEarly = (opts.overrides?.dataDir ?? opts.flags?.dataDir ?? (env.TIDINGS_DATA || undefined) ?? out.dataDir) as string;
   const file = env.TIDINGS_CONFIG ?? join(dataFromEarly, 'config.json');
   if (existsSync(file)) {
     let parsed: Record<string, unknown>;
@@ -162,13 +188,39 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 }
 
 function validate(c: Config): void {
+  for (const entry of c.trustProxy) {
+    if (!isProxyAddress(entry)) throw new ConfigError(`trustProxy: "${entry}" is not an IP address, a CIDR (like 10.0.0.0/8) or one of loopback, linklocal, uniquelocal`);
+  }
+  if (!(LOG_LEVELS as readonly string[]).includes(c.logLevel)) throw new ConfigError(`logLevel (TIDINGS_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, got "${c.logLevel}"`);
+  if (!(LOG_FORMATS as readonly string[]).includes(c.logFormat)) throw new ConfigError(`logFormat (TIDINGS_LOG_FORMAT) must be one of ${LOG_FORMATS.join(', ')}, got "${c.logFormat}"`);
+  if (c.dataDir.trim() === '') throw new ConfigError('dataDir (TIDINGS_DATA, --data) must not be empty');
   if (c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0-65535, got ${c.port}`);
   if (c.minIntervalMinutes < 1) throw new ConfigError('minIntervalMinutes must be at least 1');
   if (c.maxIntervalMinutes < c.minIntervalMinutes) throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
+  if (!['suggest', 'enable', 'off'].includes(c.fullTextAuto)) throw new ConfigError(`fullTextAuto must be suggest, enable or off, got "${c.fullTextAuto}"`);
+  if (c.webhookRetrySeconds < 1) throw new ConfigError('webhookRetrySeconds must be at least 1');
+  if (c.fullTextMaxBytes < 1024) throw new ConfigError('fullTextMaxBytes must be at least 1024');
+  if (c.maxFeedsPerUser < 0) throw new ConfigError('maxFeedsPerUser must be 0 (no limit) or more');
+  if (c.maxOpmlBytes < 1024) throw new ConfigError('maxOpmlBytes must be at least 1024');
+  if (c.maxLabelLength < 1) throw new ConfigError('maxLabelLength must be at least 1');
+  for (const n of c.metricsAllowedNetworks) {
+    if (!ipaddr.isValidCIDR(n) && !ipaddr.isValid(n)) throw new ConfigError(`metricsAllowedNetworks (TIDINGS_METRICS_ALLOWED_NETWORKS): "${n}" is not an address or CIDR range like 10.0.0.0/8`);
+  }
+  if (c.priceTable !== 'none' && c.priceTable !== 'sonar') throw new ConfigError(`priceTable (TIDINGS_PRICE_TABLE) must be none or sonar, got "${c.priceTable}"`);
+  if (c.retentionDays < 0) throw new ConfigError('retentionDays (TIDINGS_RETENTION_DAYS) must be 0 (keep everything) or a number of days');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [addr, bits, extra] = entry.split('/');
+  const family = isIP(addr);
+  if (!family || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 /** Parses `--set key=value` pairs. */
@@ -184,6 +236,6 @@ export function parseSetFlags(pairs: string[] | undefined): Record<string, strin
 
 export function configTableMarkdown(): string {
   const rows = Object.entries(OPTIONS as Record<string, OptionSpec>).map(([k, s]) =>
-    `| \`${s.env}\` | \`${k}\` | ${s.kind} | \`${JSON.stringify(s.default)}\` | ${s.doc} |`);
+    `| \`${s.env}\` | \`${k}\` | ${s.kind} | ${s.defaultDoc ?? `\`${JSON.stringify(s.default)}\``} | ${s.doc} |`);
   return ['| environment variable | file key / `--set` key | type | default | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }

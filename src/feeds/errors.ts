@@ -12,7 +12,9 @@ export type FeedErrorCode =
   | 'redirects'        // too many redirects, or a redirect without a usable Location
   | 'http'             // non-2xx answer (status set)
   | 'not-a-feed'       // body is not RSS/Atom/RDF/JSON Feed, and no feed was discovered
-  | 'bad-encoding';    // broken Content-Encoding stream
+  | 'bad-encoding'     // broken Content-Encoding stream
+  | 'bad-label'        // a folder name that cannot be a label (too long, control characters)
+  | 'limit';           // a per-user limit (feeds per user) would be exceeded
 
 export class FeedError extends Error {
   readonly code: FeedErrorCode;

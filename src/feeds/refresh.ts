@@ -6,13 +6,17 @@ import type { App } from '../app.ts';
 import type { FeedRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/feed.ts';
 import type { ItemChanges } from '../model/item.ts';
-import { transaction } from '../store/db.ts';
-import { feedEngine } from './engine.ts';
+import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
 import type { FetchResponse } from './fetcher/http-client.ts';
 import { FeedParseError } from './parser/parse-feed.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
+import { afterIngest, afterRefreshRound } from './after-ingest.ts';
+import { fullTextIdle } from './fulltext/fulltext.ts';
+import { refreshFavicons } from './favicons.ts';
+import { maintainWebSub, noteHub } from './websub/websub.ts';
+import { observeFeedFetch } from '../observability/metrics.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -42,32 +46,32 @@ export function bodyHash(body: Buffer): string {
  * validators and the next fetch time, all in one transaction; listeners hear of the changes after
  * the commit.
  */
-export function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number, startedAt = performance.now() - res.durationMs): ItemChanges {
+export async function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number, startedAt = performance.now() - res.durationMs): Promise<ItemChanges> {
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
   parsed = withoutTruncatedTail(parsed, res.body);
-  const changes = transaction(app.db, () => {
-    feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
-    const c = items.upsertEntries(feed.id, parsed.entries, crawlUs);
-    const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: parsed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-    feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), durationMs: performance.now() - startedAt, ...next });
+  const changes = await app.store.transaction(async () => {
+    await feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
+    const c = await items.upsertEntries(feed.id, parsed.entries, crawlUs);
+    const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: parsed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
+    await feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), durationMs: performance.now() - startedAt, ...next });
     return c;
   });
   app.notifyItemChanges(changes);
   return changes;
 }
 
-function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): void {
+async function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): Promise<void> {
   const { feeds } = feedEngine(app);
   const now = nowS();
   const next = scheduleAfterFailure(app.config, { now, errorCount: feed.errorCount + 1, retryAfterSeconds: error.retryAfterSeconds });
-  feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, durationMs, ...next });
+  await feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, durationMs, ...next });
 }
 
 /** Moves the feed to where a permanent redirect points, unless another feed already lives there. */
-function followPermanentMove(app: App, feed: FeedRecord, res: FetchResponse): void {
+async function followPermanentMove(app: App, feed: FeedRecord, res: FetchResponse): Promise<void> {
   if (!res.permanentUrl || res.permanentUrl === feed.url) return;
-  if (feedEngine(app).feeds.changeUrl(feed.id, res.permanentUrl)) {
+  if (await feedEngine(app).feeds.changeUrl(feed.id, res.permanentUrl)) {
     app.log.info({ feedId: feed.id, from: feed.url, to: res.permanentUrl }, 'feed moved permanently: URL updated');
   } else {
     // Merging two feeds' items and subscribers is not worth the risk: keep fetching the old URL.
@@ -76,20 +80,28 @@ function followPermanentMove(app: App, feed: FeedRecord, res: FetchResponse): vo
 }
 
 export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal } = {}): Promise<RefreshResult> {
+  const t0 = performance.now();
+  const r = await fetchAndStore(app, feedOrId, opts);
+  const outcome = r.error ? (opts.signal?.aborted ? 'cancelled' : 'failed') : r.outcome;
+  observeFeedFetch(app, outcome, r.error?.code ?? null, (performance.now() - t0) / 1000);
+  return r;
+}
+
+async function fetchAndStore(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal }): Promise<RefreshResult> {
   const { feeds, fetcher } = feedEngine(app);
-  const feed = typeof feedOrId === 'number' ? feeds.findById(feedOrId) : feedOrId;
+  const feed = typeof feedOrId === 'number' ? await feeds.findById(feedOrId) : feedOrId;
   if (!feed) throw new FeedError('bad-url', `no feed with id ${String(feedOrId)}`);
   const result: RefreshResult = { feedId: feed.id, url: feed.url, outcome: 'failed', added: 0, updated: 0, error: null };
   const startedAt = performance.now();
   try {
     const res = await fetcher.fetch({ url: feed.url, etag: feed.etag, lastModified: feed.lastModified, signal: opts.signal });
-    followPermanentMove(app, feed, res);
+    await followPermanentMove(app, feed, res);
     const crawlUs = Date.now() * 1000;
     // 304, or a server without validators sending the very same bytes: nothing to parse.
     if (res.notModified || (feed.bodyHash !== null && bodyHash(res.body) === feed.bodyHash)) {
       const fetchedAt = Math.floor(crawlUs / 1e6);
-      const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: feed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-      feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, durationMs: performance.now() - startedAt, ...next });
+      const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: feed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
+      await feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, durationMs: performance.now() - startedAt, ...next });
       result.outcome = 'not-modified';
       return result;
     }
@@ -98,7 +110,9 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }
-    const changes = storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
+    const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
+    await afterIngest(app, feed.id, changes);
+    try { await noteHub(app, feed, res.body, res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
     Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
   } catch (e) {
     const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
@@ -106,7 +120,7 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
     result.error = error;
     // A fetch cancelled by shutdown says nothing about the feed: no failure, no back-off.
     if (opts.signal?.aborted) return result;
-    try { recordFailure(app, feed, error, performance.now() - startedAt); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
+    try { await recordFailure(app, feed, error, performance.now() - startedAt); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
   }
   return result;
 }
@@ -128,6 +142,12 @@ export interface RefreshDueOptions {
   signal?: AbortSignal;
   /** At most this many feeds per call (the scheduler takes the most overdue first). */
   limit?: number;
+  /**
+   * Wait for this round's full-text fetching before returning (default true: `tidings refresh`
+   * ends when the articles are in). The scheduler passes false so a long full-text backlog never
+   * delays the next feed pass; the queue carries on in the background.
+   */
+  awaitFullText?: boolean;
 }
 
 /**
@@ -136,7 +156,7 @@ export interface RefreshDueOptions {
  */
 export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promise<RefreshSummary> {
   const t0 = performance.now();
-  const due = feedEngine(app).feeds.listDue(opts.all ? Infinity : nowS(), opts.limit ?? 1_000_000);
+  const due = await feedEngine(app).feeds.listDue(opts.all ? Infinity : nowS(), opts.limit ?? 1_000_000);
   const summary: RefreshSummary = { feeds: due.length, updated: 0, notModified: 0, failed: 0, itemsAdded: 0, itemsUpdated: 0, durationMs: 0 };
   let next = 0, done = 0;
   const worker = async () => {
@@ -150,6 +170,16 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
     }
   };
   await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, due.length) }, worker));
+  // Full text of this round's new items runs in the background; a refresh is done when it is.
+  if (opts.awaitFullText !== false) await fullTextIdle(app);
+  // Feeds without an icon (new ones) or with a month-old one get it looked up.
+  if (!opts.signal?.aborted) {
+    try { await refreshFavicons(app, { signal: opts.signal }); } catch (e) { app.log.warn({ err: e }, 'favicon lookups failed'); }
+    // WebSub: subscribe to announced hubs, renew leases, unsubscribe feeds nobody follows.
+    try { await maintainWebSub(app); } catch (e) { app.log.warn({ err: e }, 'WebSub maintenance failed'); }
+    // Other domains' end-of-round steps: webhook deliveries and retries that came due (the CLI has no timer running).
+    await afterRefreshRound(app);
+  }
   summary.durationMs = performance.now() - t0;
   return summary;
 }

@@ -4,14 +4,16 @@
 import type { App } from '../app.ts';
 import type { FeedRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/feed.ts';
-import { transaction } from '../store/db.ts';
 import { decodeFeedBody } from './encoding/decode-feed-body.ts';
-import { feedEngine } from './engine.ts';
+import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
 import { parseFeedUrl, type FetchResponse } from './fetcher/http-client.ts';
 import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
+import { labelNameProblem } from './label-name.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
+import { afterIngest, afterSubscribe } from './after-ingest.ts';
+import { noteHub } from './websub/websub.ts';
 
 export interface SubscribeOptions {
   /** The user's own title for the subscription. */
@@ -75,7 +77,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
   const guessUntil = performance.now() + app.config.fetchTimeoutMs;
   for (const candidate of candidates) {
     if (!links.includes(candidate) && performance.now() > guessUntil) break;
-    const known = feeds.findByUrl(candidate);
+    const known = await feeds.findByUrl(candidate);
     if (known) return { url: candidate, res, parsed: null, known };
     let cres: FetchResponse;
     try { cres = await fetcher.fetch({ url: candidate }); } catch (e) {
@@ -91,27 +93,46 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
     : `no feed found at ${url}: the page announces no <link rel="alternate"> feed and none of /feed, /rss, /feed.xml, /atom.xml, /rss.xml, /index.xml, /feed.json answered with a feed`);
 }
 
+/** Throws a FeedError naming the limit when the user may not add `adding` more subscriptions. */
+export async function checkFeedLimit(app: App, userId: number, adding: number): Promise<void> {
+  const max = app.config.maxFeedsPerUser;
+  if (max <= 0 || adding <= 0) return;
+  const have = await feedEngine(app).subscriptions.countForUser(userId);
+  if (have + adding > max) {
+    throw new FeedError('limit', adding === 1
+      ? `you already have ${have} feeds, the most one user may have (TIDINGS_MAX_FEEDS_PER_USER=${max}): unsubscribe from some first`
+      : `this would bring you to ${have + adding} feeds (${adding} new); one user may have at most ${max} (TIDINGS_MAX_FEEDS_PER_USER): remove feeds from the list or unsubscribe from some first`);
+  }
+}
+
 export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, opts: SubscribeOptions = {}): Promise<SubscribeResult> {
   const { feeds, subscriptions } = feedEngine(app);
   const url = normaliseInputUrl(urlOrSiteUrl);
-  let feed = feeds.findByUrl(url);
+  for (const folder of opts.folders ?? []) {
+    const problem = labelNameProblem(folder, app.config.maxLabelLength);
+    if (problem) throw new FeedError('bad-label', `folder "${[...folder].slice(0, 60).join('')}" ${problem}`);
+  }
+  let feed = await feeds.findByUrl(url);
+  if (!feed || !(await subscriptions.find(userId, feed.id))) await checkFeedLimit(app, userId, 1);
   let createdWithFeed = false;
   if (!feed) {
     const found = await fetchFeedOrDiscover(app, url);
-    feed = found.known ?? feeds.findByUrl(found.url);
+    feed = found.known ?? await feeds.findByUrl(found.url);
     if (!feed && found.parsed) {
       const parsed = found.parsed;
       // Create, subscribe and ingest together: this user gets every item of the first fetch.
-      feed = transaction(app.db, () => {
-        const f = feeds.create(found.url, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
-        createdWithFeed = subscriptions.subscribe(userId, f.id, opts).created;
+      feed = await app.store.transaction(async () => {
+        const f = await feeds.create(found.url, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
+        createdWithFeed = (await subscriptions.subscribe(userId, f.id, opts)).created;
         return f;
       });
-      storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000);
+      await afterIngest(app, feed.id, await storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000));
+      try { await noteHub(app, feed, found.res.body, found.res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
     }
   }
   if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);
-  const { subscription, created } = subscriptions.subscribe(userId, feed.id, opts);
+  const { subscription, created } = await subscriptions.subscribe(userId, feed.id, opts);
+  if (created) await afterSubscribe(app, userId, feed.id);
   return {
     feedId: feed.id, subscriptionId: subscription.id, streamId: `feed/${subscription.feed.url}`,
     title: subscription.title, url: subscription.feed.url, created: created || createdWithFeed,
@@ -119,14 +140,14 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
 }
 
 /** Unsubscribes by feed id or URL (or `feed/<url>` stream id). False when there was no subscription. */
-export function unsubscribe(app: App, userId: number, feed: number | string): boolean {
+export async function unsubscribe(app: App, userId: number, feed: number | string): Promise<boolean> {
   const { feeds, subscriptions } = feedEngine(app);
   let feedId: number | undefined;
   if (typeof feed === 'number') feedId = feed;
   else {
     const raw = feed.trim().replace(/^(feed\/)+/i, '');
-    feedId = feeds.findByUrl(raw)?.id;
-    if (feedId === undefined) { try { feedId = feeds.findByUrl(normaliseInputUrl(raw))?.id; } catch { /* not a URL: not subscribed */ } }
+    feedId = (await feeds.findByUrl(raw))?.id;
+    if (feedId === undefined) { try { feedId = (await feeds.findByUrl(normaliseInputUrl(raw)))?.id; } catch { /* not a URL: not subscribed */ } }
   }
-  return feedId !== undefined && subscriptions.unsubscribe(userId, feedId);
+  return feedId !== undefined && await subscriptions.unsubscribe(userId, feedId);
 }

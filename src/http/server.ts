@@ -5,21 +5,34 @@ import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
+import { installRequestObservability } from '../observability/http.ts';
+import { feverPlugin } from '../fever/plugin.ts';
+import { faviconRoutes } from './favicon-routes.ts';
+import { websubRoutes } from './websub-routes.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
     loggerInstance: app.log.child({ component: 'http' }) as FastifyBaseLogger,
-    // Per-request lines only at debug/trace: at info they would drown the fetcher's events.
-    logController: new LogController({ disableRequestLogging: app.config.logLevel !== 'debug' && app.config.logLevel !== 'trace' }),
+    // Fastify's own two lines per request are replaced by one line (observability/http.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
-    trustProxy: true,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Off unless proxies are named: a client could otherwise pick its own IP with X-Forwarded-For
+    // and dodge the login throttle or lock another address out.
+    trustProxy: app.config.trustProxy.length ? app.config.trustProxy : false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   });
+  installRequestObservability(server, app);
   server.get('/healthz', async () => ({ ok: true }));
   // API plugins are registered here (reader API, OAuth, chat completions).
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });
   await server.register(chatApiPlugin, { app });
+  await server.register(feverPlugin, { app });
+  await server.register(faviconRoutes, { app });
+  await server.register(websubRoutes, { app });
   return server;
 }
 

@@ -1,11 +1,26 @@
-// Structured logs: one JSON object per line on stderr (pino), so they can be grepped, shipped
-// and parsed by any log stack. Fastify uses the same logger for request logs.
+// Structured logs on stderr through pino: JSON lines that can be grepped, shipped and parsed by
+// any log stack, or human-readable lines (pino-pretty, in-process so no worker thread is spawned)
+// on a terminal or with TIDINGS_LOG_FORMAT=pretty. Fastify uses the same logger.
 import { pino, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 export type { Logger };
 
-export function createLogger(level = 'info'): Logger {
-  return pino({ level, base: { svc: 'tidings' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+// Secrets that may reach a log object by accident (a logged request, an error with its options).
+const REDACT = [
+  'password', '*.password', 'token', '*.token', 'apiKey', '*.apiKey', 'secret', '*.secret',
+  'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
+];
+
+export function createLogger(level = 'info', format: LogFormat = 'json', stderrIsTTY = process.stderr.isTTY === true): Logger {
+  const options = { level, base: { svc: 'tidings' }, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: REDACT, censor: '[redacted]' } };
+  const pretty = format === 'pretty' || (format === 'auto' && stderrIsTTY);
+  if (pretty) {
+    return pino(options, PinoPretty({ destination: 2, sync: true, colorize: stderrIsTTY, ignore: 'pid,hostname,svc', translateTime: 'SYS:HH:MM:ss.l' }));
+  }
+  return pino(options, pino.destination(2));
 }
 
 /** A logger that drops everything: for tests and CLI commands that print their own output. */

@@ -3,4 +3,6 @@ export interface User {
   username: string;
   email: string | null;
   createdAt: number;
+  /** The operator's account(s): their API keys get the beta features without approval. */
+  isAdmin: boolean;
 }

@@ -3,6 +3,7 @@
 // 1,000-item page and every unread-count needs it; re-reading and re-escaping 500 subscriptions
 // per request would cost more than the page itself. One tiny indexed read checks the version.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { FeedOrigin } from '../model/stream.ts';
 import { feedStreamId, labelStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
@@ -26,7 +27,8 @@ interface UserCatalog {
   leftFeedIds: number[];
 }
 
-const catalogs = new WeakMap<App, Map<number, UserCatalog>>();
+/** Per App: each user's catalog. */
+const catalogs = perApp(() => new Map<number, UserCatalog>());
 
 export function catalogEntry(o: FeedOrigin): CatalogEntry {
   const streamIdJson = JSON.stringify(feedStreamId(o.url));
@@ -38,28 +40,27 @@ export function catalogEntry(o: FeedOrigin): CatalogEntry {
   };
 }
 
-export function userCatalog(app: App, userId: number): UserCatalog {
-  let perApp = catalogs.get(app);
-  if (!perApp) { perApp = new Map(); catalogs.set(app, perApp); }
+export async function userCatalog(app: App, userId: number): Promise<UserCatalog> {
+  const cache = catalogs(app);
   const labels = readerStore(app).labels;
-  const version = labels.catalogVersion();
-  const cached = perApp.get(userId);
+  const version = await labels.catalogVersion();
+  const cached = cache.get(userId);
   if (cached && cached.version === version) return cached;
-  const entries = labels.catalog(userId).map(catalogEntry);
-  const fresh: UserCatalog = { version, entries, byFeed: new Map(entries.map((e) => [e.feedId, e])), leftFeedIds: labels.leftFeedIds(userId) };
-  perApp.set(userId, fresh);
+  const entries = (await labels.catalog(userId)).map(catalogEntry);
+  const fresh: UserCatalog = { version, entries, byFeed: new Map(entries.map((e) => [e.feedId, e])), leftFeedIds: await labels.leftFeedIds(userId) };
+  cache.set(userId, fresh);
   return fresh;
 }
 
 /** Catalog entries of the given feeds; feeds no longer subscribed (kept starred items) get a bare origin. */
-export function originsOf(app: App, userId: number, feedIds: Iterable<number>): Map<number, CatalogEntry> {
-  const { byFeed } = userCatalog(app, userId);
+export async function originsOf(app: App, userId: number, feedIds: Iterable<number>): Promise<Map<number, CatalogEntry>> {
+  const { byFeed } = await userCatalog(app, userId);
   const out = new Map<number, CatalogEntry>();
   const missing: number[] = [];
   for (const id of feedIds) {
     const e = byFeed.get(id);
     if (e) out.set(id, e); else missing.push(id);
   }
-  if (missing.length) for (const [id, o] of readerStore(app).labels.origins(userId, missing)) out.set(id, catalogEntry(o));
+  if (missing.length) for (const [id, o] of await readerStore(app).labels.origins(userId, missing)) out.set(id, catalogEntry(o));
   return out;
 }

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { App } from '../app.ts';
 import { authenticate, checkWriteToken, hasScope, type Authenticated } from '../auth/authenticate.ts';
 import { ReaderError } from './errors.ts';
-import { paramsFromRequest, type Params } from './params.ts';
+import { paramsFromRequest, type Params } from '../http/params.ts';
 
 export interface ReaderContext {
   app: App;
@@ -36,13 +36,13 @@ export function sendUnauthorized(reply: FastifyReply, message: string): FastifyR
  * `{ text, type }` for other bodies.
  */
 export function endpoint(app: App, kind: EndpointKind, name: string, handler: (ctx: ReaderContext) => Result | Promise<Result>): RouteHandlerMethod {
-  return async function (req, reply) {
+  return async (req, reply) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     if (kind === 'write' ? method !== 'POST' : method !== 'GET' && method !== 'POST') {
       reply.header('Allow', kind === 'write' ? 'POST' : 'GET, POST');
       return sendError(reply, 405, `${name} takes ${kind === 'write' ? 'POST' : 'GET or POST'}, not ${req.method}`);
     }
-    const auth = authenticate(app, req.headers.authorization);
+    const auth = await authenticate(app, req.headers.authorization);
     if (!auth) return sendUnauthorized(reply, 'missing or invalid token: sign in again (Authorization: GoogleLogin auth=<token> or Bearer <token>)');
     const params = paramsFromRequest(req.raw.url ?? req.url, req.body);
     if (kind === 'write') {
@@ -50,7 +50,7 @@ export function endpoint(app: App, kind: EndpointKind, name: string, handler: (c
         return sendError(reply, 403, 'insufficient_scope: this token is read-only; authorize the app again with scope "read write"',
           { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="read write"' });
       }
-      if (!checkWriteToken(app, auth, params.get('T'))) return sendUnauthorized(reply, 'invalid T (write token): fetch a new one from /reader/api/0/token');
+      if (!(await checkWriteToken(app, auth, params.get('T')))) return sendUnauthorized(reply, 'invalid T (write token): fetch a new one from /reader/api/0/token');
     }
     try {
       const out = await handler({ app, auth, userId: auth.userId, params, req, reply });

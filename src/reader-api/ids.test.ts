@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longItemId, parseItemId, parseStreamId, parseTag, shortItemId } from './ids.ts';
 import { ReaderError } from './errors.ts';
-import { lenientDecode, paramsFromRequest, FormBody } from './params.ts';
+import { lenientDecode, paramsFromRequest, FormBody } from '../http/params.ts';
 import { decodeContinuation, encodeContinuation, parseStreamRequest } from './stream-request.ts';
 import { parseMarkTimestamp } from './item-state-service.ts';
 

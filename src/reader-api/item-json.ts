@@ -45,17 +45,21 @@ function itemBodyJson(it: ReaderItemBody): string {
  * and escaping them was most of the time of a 1,000-item page. The items version lives in the
  * database (bumped by a trigger on every item change), so a change made by any process (CLI
  * refresh) empties the cache before the next page. Bodies are kept as UTF-8 bytes, so a page is
- * assembled by copying, not by re-encoding megabytes of text. Bounded: oldest go first.
+ * assembled by copying, not by re-encoding megabytes of text. Bounded by count and bytes: oldest go
+ * first.
  */
 export class ItemBodyCache {
   private readonly map = new Map<number, Buffer>();
   private readonly max: number;
+  private readonly maxBytes: number;
+  private bytes = 0;
   private version = -1;
-  constructor(max: number) { this.max = max; }
+  /** Holds at most `max` items and `maxBytes` bytes of JSON (a few big items must not pin megabytes). */
+  constructor(max: number, maxBytes = Infinity) { this.max = max; this.maxBytes = maxBytes; }
 
   /** Body JSON of every item, loading the ones not cached with `load`. */
-  bodiesFor(states: ReaderItemState[], itemsVersion: number, load: (ids: number[]) => ReaderItemBody[]): Map<number, Buffer> {
-    if (itemsVersion !== this.version) { this.map.clear(); this.version = itemsVersion; }
+  async bodiesFor(states: ReaderItemState[], itemsVersion: number, load: (ids: number[]) => Promise<ReaderItemBody[]>): Promise<Map<number, Buffer>> {
+    if (itemsVersion !== this.version) { this.map.clear(); this.bytes = 0; this.version = itemsVersion; }
     const out = new Map<number, Buffer>();
     const missing: number[] = [];
     for (const st of states) {
@@ -63,16 +67,26 @@ export class ItemBodyCache {
       if (c) out.set(st.itemId, c); else missing.push(st.itemId);
     }
     if (!missing.length) return out;
-    for (const b of load(missing)) {
+    for (const b of await load(missing)) {
       const json = Buffer.from(itemBodyJson(b));
       out.set(b.itemId, json);
-      if (this.max > 0) this.map.set(b.itemId, json);
+      if (this.max > 0 && json.length <= this.maxBytes) {
+        const old = this.map.get(b.itemId);
+        if (old) this.bytes -= old.length;
+        this.map.set(b.itemId, json);
+        this.bytes += json.length;
+      }
     }
-    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    while (this.map.size > this.max || this.bytes > this.maxBytes) {
+      const oldest = this.map.keys().next().value!;
+      this.bytes -= this.map.get(oldest)!.length;
+      this.map.delete(oldest);
+    }
     return out;
   }
 
   get size(): number { return this.map.size; }
+  get byteSize(): number { return this.bytes; }
 }
 
 /** The per-user head of an item (id, times, categories) up to its body, as text. */

@@ -3,6 +3,7 @@
 import type { App } from '../app.ts';
 import type { SubscriptionView } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
+import { labelNameProblem } from '../feeds/label-name.ts';
 import { labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
 import { userCatalog } from './catalog.ts';
@@ -10,7 +11,7 @@ import { userCatalog } from './catalog.ts';
 /** The `max` field of unread-count: the cap Google Reader clients display as "1000+". */
 export const UNREAD_COUNT_MAX = 1000;
 
-export function subscriptionList(app: App, userId: number): SubscriptionView[] {
+export function subscriptionList(app: App, userId: number): Promise<SubscriptionView[]> {
   return readerStore(app).labels.subscriptions(userId);
 }
 
@@ -19,9 +20,9 @@ export function subscriptionList(app: App, userId: number): SubscriptionView[] {
  * feed. Counts come from the trigger-maintained counters (one indexed read, never a recount);
  * stream ids from the cached catalog.
  */
-export function unreadCountsJson(app: App, userId: number): string {
-  const catalog = userCatalog(app, userId);
-  const counters = readerStore(app).labels.unreadCounters(userId);
+export async function unreadCountsJson(app: App, userId: number): Promise<string> {
+  const catalog = await userCatalog(app, userId);
+  const counters = await readerStore(app).labels.unreadCounters(userId);
   let total = 0, newest = 0;
   const folders = new Map<string, { count: number; newest: number }>();
   const feeds: string[] = [];
@@ -43,9 +44,9 @@ export function unreadCountsJson(app: App, userId: number): string {
 
 export type TagEntry = { id: string; type?: 'folder' | 'tag'; unread_count?: number };
 
-export function tagList(app: App, userId: number): TagEntry[] {
+export async function tagList(app: App, userId: number): Promise<TagEntry[]> {
   const out: TagEntry[] = [{ id: stateStreamId('starred') }];
-  for (const l of readerStore(app).labels.labels(userId)) {
+  for (const l of await readerStore(app).labels.labels(userId)) {
     out.push(l.subscriptionCount > 0
       ? { id: labelStreamId(l.name), type: 'folder', unread_count: l.unreadCount }
       : { id: labelStreamId(l.name), type: 'tag' });
@@ -53,25 +54,36 @@ export function tagList(app: App, userId: number): TagEntry[] {
   return out;
 }
 
-function labelIdOf(app: App, userId: number, raw: string | undefined, param: string): number {
+async function labelIdOf(app: App, userId: number, raw: string | undefined, param: string): Promise<number> {
   if (!raw?.trim()) throw new ReaderError(400, `missing parameter ${param}: the label to change (user/-/label/<name>)`);
   const s = parseStreamId(raw, userId);
   if (s.kind !== 'label') throw new ReaderError(400, `${param}=${raw}: only labels (user/-/label/<name>) can be renamed or deleted`);
-  const id = readerStore(app).labels.findLabel(userId, s.name);
+  const id = await readerStore(app).labels.findLabel(userId, s.name);
   if (id === undefined) throw new ReaderError(404, `unknown tag "${raw}": no folder or tag with this name (names are case-sensitive; see tag/list)`);
   return id;
 }
 
+/**
+ * Refuses a name a new folder or tag would get (too long, line breaks, control or bidi override
+ * characters). Only names being created are checked, so an old odd label can still be renamed or
+ * deleted.
+ */
+export function checkNewLabel(app: App, name: string, param: string): void {
+  const problem = labelNameProblem(name, app.config.maxLabelLength);
+  if (problem) throw new ReaderError(400, `${param}=user/-/label/…: the label ${problem}`);
+}
+
 /** Renames a folder or tag; renaming onto an existing name merges the two. */
-export function renameTag(app: App, userId: number, rawSource: string | undefined, rawDest: string | undefined): void {
-  const id = labelIdOf(app, userId, rawSource, 's');
+export async function renameTag(app: App, userId: number, rawSource: string | undefined, rawDest: string | undefined): Promise<void> {
+  const id = await labelIdOf(app, userId, rawSource, 's');
   if (!rawDest?.trim()) throw new ReaderError(400, 'missing parameter dest: the new label (user/-/label/<name>)');
   const dest = parseStreamId(rawDest, userId);
   if (dest.kind !== 'label') throw new ReaderError(400, `dest=${rawDest}: the new name must be a label (user/-/label/<name>)`);
-  readerStore(app).labels.renameLabel(userId, id, dest.name);
+  checkNewLabel(app, dest.name, 'dest');
+  await readerStore(app).labels.renameLabel(userId, id, dest.name);
 }
 
 /** Deletes a folder or tag: subscriptions stay (unfiled), items lose the tag. */
-export function disableTag(app: App, userId: number, rawSource: string | undefined): void {
-  readerStore(app).labels.deleteLabel(userId, labelIdOf(app, userId, rawSource, 's'));
+export async function disableTag(app: App, userId: number, rawSource: string | undefined): Promise<void> {
+  await readerStore(app).labels.deleteLabel(userId, await labelIdOf(app, userId, rawSource, 's'));
 }

@@ -4,7 +4,7 @@
 // that are not percent-encoded; any other body (OPML as text/xml, none at all) arrives as text.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { App } from '../app.ts';
-import { FormBody } from './params.ts';
+import { FormBody } from '../http/params.ts';
 import { sendError } from './http-context.ts';
 import { registerReaderRoutes } from './routes.ts';
 

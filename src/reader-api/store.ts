@@ -1,9 +1,7 @@
-// The Reader API's repositories for one App, created once (prepared statements live with them).
-import { perApp, type App } from '../app.ts';
+// The Reader API's repositories, taken from the App's store.
+import { perApp } from '../per-app.ts';
+import type { App } from '../app.ts';
 import type { ItemStateRepository, ReaderLabelRepository, StreamRepository } from '../store/repositories.ts';
-import { SqliteStreamRepository } from '../store/sqlite/streams.ts';
-import { SqliteItemStateRepository } from '../store/sqlite/item-states.ts';
-import { SqliteReaderLabelRepository } from '../store/sqlite/reader-labels.ts';
 
 export interface ReaderStore {
   streams: StreamRepository;
@@ -12,7 +10,7 @@ export interface ReaderStore {
 }
 
 export const readerStore: (app: App) => ReaderStore = perApp((app) => ({
-  streams: new SqliteStreamRepository(app.db),
-  states: new SqliteItemStateRepository(app.db),
-  labels: new SqliteReaderLabelRepository(app.db),
+  streams: app.store.streams,
+  states: app.store.itemStates,
+  labels: app.store.readerLabels,
 }));

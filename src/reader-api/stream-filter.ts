@@ -7,7 +7,7 @@ import type { App } from '../app.ts';
 import { ReaderError } from './errors.ts';
 import { readerStore } from './store.ts';
 import { userCatalog } from './catalog.ts';
-import { normaliseInputUrl } from '../feeds/subscriptions.ts';
+import { normaliseInputUrl } from '../feeds/engine.ts';
 import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
 
 export const STATE_COLUMN: Record<Exclude<SystemState, 'reading-list'>, StateColumn> = {
@@ -18,8 +18,8 @@ export const STATE_COLUMN: Record<Exclude<SystemState, 'reading-list'>, StateCol
  * The user's subscribed feed for a stream url: as stored, else as the feed engine normalises input
  * (`http://x.org` -> `http://x.org/`), since clients also build stream ids from their own URLs.
  */
-export function subscribedFeedId(labels: ReaderLabelRepository, userId: number, url: string): number | undefined {
-  const exact = labels.subscribedFeedId(userId, url);
+export async function subscribedFeedId(labels: ReaderLabelRepository, userId: number, url: string): Promise<number | undefined> {
+  const exact = await labels.subscribedFeedId(userId, url);
   if (exact !== undefined) return exact;
   let normalised: string;
   try { normalised = normaliseInputUrl(url); } catch { return undefined; }
@@ -32,26 +32,26 @@ export function subscribedFeedId(labels: ReaderLabelRepository, userId: number, 
  * (starred or tagged) stay in their state and label streams only, so the reading list agrees with
  * unread-count, which sums subscriptions.
  */
-export function streamConditions(app: App, userId: number, s: StreamId, negate = false): ItemCondition[] {
+export async function streamConditions(app: App, userId: number, s: StreamId, negate = false): Promise<ItemCondition[]> {
   const labels = readerStore(app).labels;
   switch (s.kind) {
     case 'state':
       if (s.state === 'reading-list') {
         if (negate) return [{ kind: 'nothing' }];
-        const left = userCatalog(app, userId).leftFeedIds;
+        const left = (await userCatalog(app, userId)).leftFeedIds;
         return left.length ? [{ kind: 'feeds', feedIds: left, negate: true }] : [];
       }
       return [{ kind: 'state', column: STATE_COLUMN[s.state], value: negate ? 0 : 1 }];
     case 'feed': {
-      const feedId = subscribedFeedId(labels, userId, s.url);
+      const feedId = await subscribedFeedId(labels, userId, s.url);
       if (feedId === undefined) throw new ReaderError(404, `unknown stream "${formatStreamId(s)}": no subscription to this feed (see subscription/list)`);
       return [{ kind: 'feeds', feedIds: [feedId], negate }];
     }
     case 'label': {
-      const labelId = labels.findLabel(userId, s.name);
+      const labelId = await labels.findLabel(userId, s.name);
       if (labelId === undefined) throw new ReaderError(404, `unknown stream "${formatStreamId(s)}": no folder or tag with this name (names are case-sensitive; see tag/list)`);
-      const feedIds = labels.folderFeedIds(userId, labelId);
-      const tagged = labels.hasTaggedItems(labelId);
+      const feedIds = await labels.folderFeedIds(userId, labelId);
+      const tagged = await labels.hasTaggedItems(labelId);
       const folder: ItemCondition = { kind: 'feeds', feedIds, negate };
       const tag: ItemCondition = { kind: 'tagged', labelId, negate };
       if (feedIds.length && tagged) return negate ? [folder, tag] : [{ kind: 'any', of: [[folder], [tag]] }];
@@ -61,14 +61,15 @@ export function streamConditions(app: App, userId: number, s: StreamId, negate =
 }
 
 /** Filter for one or more streams (union) with exclusions and inclusions applied. */
-export function buildFilter(app: App, userId: number, streams: StreamId[], exclude: StreamId[], include: StreamId[]): ItemCondition[] {
+export async function buildFilter(app: App, userId: number, streams: StreamId[], exclude: StreamId[], include: StreamId[]): Promise<ItemCondition[]> {
   const where: ItemCondition[] = [];
-  if (streams.length === 1) where.push(...streamConditions(app, userId, streams[0]));
+  if (streams.length === 1) where.push(...await streamConditions(app, userId, streams[0]!));
   else if (streams.length > 1) {
-    const of = streams.map((s) => streamConditions(app, userId, s));
+    const of: ItemCondition[][] = [];
+    for (const s of streams) of.push(await streamConditions(app, userId, s));
     if (!of.some((c) => c.length === 0)) where.push({ kind: 'any', of });
   }
-  for (const s of include) where.push(...streamConditions(app, userId, s));
-  for (const s of exclude) where.push(...streamConditions(app, userId, s, true));
+  for (const s of include) where.push(...await streamConditions(app, userId, s));
+  for (const s of exclude) where.push(...await streamConditions(app, userId, s, true));
   return where;
 }

@@ -4,7 +4,7 @@
 import type { ItemPosition } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { parseStreamId, type StreamId } from './ids.ts';
-import type { Params } from './params.ts';
+import type { Params } from '../http/params.ts';
 
 export interface StreamRequest {
   limit: number;

@@ -1,6 +1,7 @@
 // Reading streams: stream/contents, stream/items/ids and stream/items/contents. Keyset pages are
 // fetched one row past the page size, so a continuation is given only while more items exist.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
@@ -18,8 +19,8 @@ export interface ItemsPage {
   newestUs: number;
 }
 
-function pageQuery(app: App, userId: number, streams: StreamId[], req: StreamRequest): StreamPageQuery {
-  const where = buildFilter(app, userId, streams, req.exclude, req.include);
+async function pageQuery(app: App, userId: number, streams: StreamId[], req: StreamRequest): Promise<StreamPageQuery> {
+  const where = await buildFilter(app, userId, streams, req.exclude, req.include);
   return {
     userId, where, newestFirst: req.newestFirst, limit: req.limit + 1, after: req.after,
     minCrawledUs: req.minCrawledUs, maxCrawledUs: req.maxCrawledUs,
@@ -33,27 +34,22 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
   return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
 }
 
-const bodyCaches = new WeakMap<App, ItemBodyCache>();
-function bodyCache(app: App): ItemBodyCache {
-  let c = bodyCaches.get(app);
-  if (!c) { c = new ItemBodyCache(app.config.readerItemCacheSize); bodyCaches.set(app, c); }
-  return c;
-}
+const bodyCache = perApp((app) => new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024));
 
-function renderItems(app: App, userId: number, items: ReaderItemState[]): Buffer {
+async function renderItems(app: App, userId: number, items: ReaderItemState[]): Promise<Buffer> {
   const store = readerStore(app);
-  const bodies = bodyCache(app).bodiesFor(items, store.streams.itemsVersion(), (ids) => store.streams.bodies(ids));
-  const origins = originsOf(app, userId, new Set(items.map((i) => i.feedId)));
-  const tags = store.streams.tagsOfItems(userId, items.map((i) => i.itemId));
+  const bodies = await bodyCache(app).bodiesFor(items, await store.streams.itemsVersion(), (ids) => store.streams.bodies(ids));
+  const origins = await originsOf(app, userId, new Set(items.map((i) => i.feedId)));
+  const tags = await store.streams.tagsOfItems(userId, items.map((i) => i.itemId));
   return itemsJson(items, bodies, origins, tags);
 }
 
-export function streamContents(app: App, userId: number, stream: StreamId, req: StreamRequest): ItemsPage {
-  const items = readerStore(app).streams.statesPage(pageQuery(app, userId, [stream], req));
+export async function streamContents(app: App, userId: number, stream: StreamId, req: StreamRequest): Promise<ItemsPage> {
+  const items = await readerStore(app).streams.statesPage(await pageQuery(app, userId, [stream], req));
   const continuation = continuationOf(items, req.limit);
   let newestUs = 0;
   for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
-  return { itemsJson: renderItems(app, userId, items), continuation, newestUs };
+  return { itemsJson: await renderItems(app, userId, items), continuation, newestUs };
 }
 
 export interface ItemRefsPage {
@@ -64,8 +60,8 @@ export interface ItemRefsPage {
 
 const LAST_REF = /"id":"(\d+)","directStreamIds":\[\],"timestampUsec":"(\d+)"\}$/;
 
-export function streamItemIds(app: App, userId: number, streams: StreamId[], req: StreamRequest): ItemRefsPage {
-  const page = readerStore(app).streams.refsJson(pageQuery(app, userId, streams, req));
+export async function streamItemIds(app: App, userId: number, streams: StreamId[], req: StreamRequest): Promise<ItemRefsPage> {
+  const page = await readerStore(app).streams.refsJson(await pageQuery(app, userId, streams, req));
   if (page.count <= req.limit) return { refsJson: page.json };
   // One row past the page was read: drop it, and continue after the last ref kept.
   const json = page.json.slice(0, page.json.lastIndexOf(',{"id":"'));
@@ -74,22 +70,22 @@ export function streamItemIds(app: App, userId: number, streams: StreamId[], req
 }
 
 /** Items by id in the order asked (duplicates once); ids of other users or unknown ids are skipped. */
-export function itemContents(app: App, userId: number, rawIds: string[]): ItemsPage {
+export async function itemContents(app: App, userId: number, rawIds: string[]): Promise<ItemsPage> {
   if (!rawIds.length) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
   if (rawIds.length > MAX_CONTENTS_N) throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
   const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
-  const items = readerStore(app).streams.statesByIds(userId, ids);
+  const items = await readerStore(app).streams.statesByIds(userId, ids);
   let newestUs = 0;
   for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
-  return { itemsJson: renderItems(app, userId, items), newestUs };
+  return { itemsJson: await renderItems(app, userId, items), newestUs };
 }
 
 /** Title of a stream for the stream/contents envelope. */
-export function streamTitle(app: App, userId: number, s: StreamId): string {
+export async function streamTitle(app: App, userId: number, s: StreamId): Promise<string> {
   if (s.kind === 'label') return s.name;
   if (s.kind === 'state') {
     return { 'reading-list': 'Reading List', read: 'Read items', starred: 'Starred items', like: 'Liked items', broadcast: 'Shared items', 'saved-web-pages': 'Saved web pages' }[s.state];
   }
-  const feedId = subscribedFeedId(readerStore(app).labels, userId, s.url);
-  return (feedId !== undefined ? userCatalog(app, userId).byFeed.get(feedId)?.title : undefined) ?? formatStreamId(s);
+  const feedId = await subscribedFeedId(readerStore(app).labels, userId, s.url);
+  return (feedId !== undefined ? (await userCatalog(app, userId)).byFeed.get(feedId)?.title : undefined) ?? formatStreamId(s);
 }

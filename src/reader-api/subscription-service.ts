@@ -2,13 +2,9 @@
 // Fetching, discovery and OPML belong to the feed engine (src/feeds); this module maps the
 // protocol's parameters onto it and validates everything before changing anything.
 import type { App } from '../app.ts';
-import { transaction } from '../store/db.ts';
-import { feedEngine } from '../feeds/engine.ts';
-import { FeedError } from '../feeds/errors.ts';
-import { subscribe, unsubscribe } from '../feeds/subscriptions.ts';
-import { exportOpml as feedsExportOpml, importOpml as feedsImportOpml } from '../feeds/opml/import-export.ts';
-import { OpmlError } from '../feeds/opml/opml.ts';
+import { feedEngine, FeedError, subscribe, unsubscribe, exportOpml as feedsExportOpml, importOpml as feedsImportOpml, OpmlError, OPML_IMPORT_CHUNK } from '../feeds/engine.ts';
 import { ReaderError } from './errors.ts';
+import { checkNewLabel } from './label-service.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
 import { subscribedFeedId } from './stream-filter.ts';
@@ -42,9 +38,10 @@ export interface SubscriptionEdit {
   removeFolders: string[];
 }
 
-function folderName(raw: string, userId: number, param: string): string {
+function folderName(app: App, raw: string, userId: number, param: string, adding: boolean): string {
   const s = parseStreamId(raw, userId);
   if (s.kind !== 'label') throw new ReaderError(400, `${param}=${raw}: folders are labels (user/-/label/<name>)`);
+  if (adding) checkNewLabel(app, s.name, param);
   return s.name;
 }
 
@@ -58,11 +55,11 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
     if (s.kind !== 'feed') throw new ReaderError(400, `s=${raw}: subscriptions are feed streams (feed/<url>)`);
     return s.url;
   });
-  const add = e.addFolders.filter((a) => a.trim()).map((a) => folderName(a, userId, 'a'));
-  const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(r, userId, 'r'));
+  const add = e.addFolders.filter((a) => a.trim()).map((a) => folderName(app, a, userId, 'a', true));
+  const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(app, r, userId, 'r', false));
   const store = readerStore(app);
-  const subscribed = (url: string) => {
-    const id = subscribedFeedId(store.labels, userId, url);
+  const subscribed = async (url: string) => {
+    const id = await subscribedFeedId(store.labels, userId, url);
     if (id === undefined) throw new ReaderError(404, `unknown subscription "${feedStreamId(url)}": subscribe first (ac=subscribe)`);
     return id;
   };
@@ -82,20 +79,21 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
     }
     case 'unsubscribe':
     case 'unfollow': {
-      for (const url of feeds) subscribed(url);
-      transaction(app.db, () => { for (const url of feeds) unsubscribe(app, userId, url); });
+      for (const url of feeds) await subscribed(url);
+      await app.store.transaction(async () => { for (const url of feeds) await unsubscribe(app, userId, url); });
       return;
     }
     case 'edit': {
-      const ids = feeds.map(subscribed);
+      const ids: number[] = [];
+      for (const url of feeds) ids.push(await subscribed(url));
       const title = e.title?.trim();
       if (!title && !add.length && !remove.length) throw new ReaderError(400, 'nothing to edit: pass t (title), a (folder to add) or r (folder to remove)');
       const { subscriptions } = feedEngine(app);
-      transaction(app.db, () => {
+      await app.store.transaction(async () => {
         for (const feedId of ids) {
-          if (title) subscriptions.rename(userId, feedId, title);
-          for (const name of add) subscriptions.addFolder(userId, feedId, name);
-          for (const name of remove) subscriptions.removeFolder(userId, feedId, name);
+          if (title) await subscriptions.rename(userId, feedId, title);
+          for (const name of add) await subscriptions.addFolder(userId, feedId, name);
+          for (const name of remove) await subscriptions.removeFolder(userId, feedId, name);
         }
       });
       return;
@@ -105,17 +103,24 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
   }
 }
 
-export function exportOpml(app: App, userId: number): string {
+export function exportOpml(app: App, userId: number): Promise<string> {
   return feedsExportOpml(app, userId);
 }
 
-/** Imports an OPML body (raw text/xml, or an `opml` form field). Broken OPML changes nothing. */
-export function importOpml(app: App, userId: number, body: string): void {
+/**
+ * Imports an OPML body (raw text/xml, or an `opml` form field). Broken OPML, an oversized file or
+ * one that would pass the feeds-per-user limit changes nothing.
+ */
+export async function importOpml(app: App, userId: number, body: string): Promise<void> {
   if (!body.trim()) throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
   try {
-    feedsImportOpml(app, userId, body);
+    const started = performance.now();
+    const r = await feedsImportOpml(app, userId, body, {
+      onProgress: (done, total) => { if (total > OPML_IMPORT_CHUNK) app.log.info({ userId, done, total }, 'OPML import progress'); },
+    });
+    app.log.info({ userId, imported: r.imported, alreadySubscribed: r.alreadySubscribed, skipped: r.skipped.length, ms: Math.round(performance.now() - started) }, 'OPML imported');
   } catch (e) {
-    if (e instanceof OpmlError) throw new ReaderError(400, `broken OPML: ${e.message}`);
+    if (e instanceof OpmlError) throw new ReaderError(400, `cannot import this OPML: ${e.message}`);
     throw e;
   }
 }

@@ -8,6 +8,7 @@ import { termFrequencies } from './tokenizer.ts';
 import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
 import { createApp } from '../app.ts';
 import { loadConfig } from '../config/config.ts';
+import { testSql } from '../store/testing.ts';
 
 const BM25_PLUS: ArticleScoring = { weights: { title: 3, body: 1, url: 0 }, k1: 1.2, b: 0.75, delta: 0.5 };
 const everywhere = { scope: { kind: 'instance' as const } };
@@ -46,10 +47,10 @@ function assertSameRanking(got: { itemId: number; score: number }[], expected: {
   assert.deepEqual(new Set(got.map((g) => g.itemId)), new Set(expected.map((e) => e.itemId)));
 }
 
-test('scores equal BM25+ computed directly from the articles\' texts, across many indexing batches', (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://bm25.example/feed');
+test('scores equal BM25+ computed directly from the articles\' texts, across many indexing batches', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://bm25.example/feed');
   const rnd = random(3);
   const vocabulary = ['harbor', 'storm', 'ferry', 'council', 'budget', 'vote', 'school', 'teacher', 'strike', 'bridge', 'river', 'flood'];
   const articles = Array.from({ length: 700 }, (_, i) => {
@@ -58,16 +59,16 @@ test('scores equal BM25+ computed directly from the articles\' texts, across man
   });
   // Several batches, so postings of one term span appended segments and chunks.
   const ids: number[] = [];
-  for (let i = 0; i < articles.length; i += 150) ids.push(...ingest(app, feed, articles.slice(i, i + 150)));
-  const index = articleIndexOf(searchIndexRepository(app.db));
+  for (let i = 0; i < articles.length; i += 150) ids.push(...await ingest(app, feed, articles.slice(i, i + 150)));
+  const index = articleIndexOf(searchIndexRepository(app));
   const stems = queryStems(['flood', 'bridge', 'teacher']);
-  assertSameRanking(index.search(stems, everywhere, 40, BM25_PLUS), expectedScores(articles, ids, stems, 40));
+  assertSameRanking(await index.search(stems, everywhere, 40, BM25_PLUS), expectedScores(articles, ids, stems, 40));
 });
 
-test('pruning common terms (MaxScore) returns exactly the best articles', (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://prune.example/feed');
+test('pruning common terms (MaxScore) returns exactly the best articles', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://prune.example/feed');
   const rnd = random(5);
   // Every article has the common words; a few have the rare ones: the common words' postings
   // can then only re-order articles already found.
@@ -76,53 +77,53 @@ test('pruning common terms (MaxScore) returns exactly the best articles', (t) =>
     const common = Array.from({ length: 5 + Math.floor(rnd() * 30) }, () => (rnd() < 0.5 ? 'weather' : 'report')).join(' ');
     return { url: `https://prune.example/${i}`, title: `Item ${i}`, content: `<p>${common}${rare}.</p>` };
   });
-  const ids = ingest(app, feed, articles);
-  const index = articleIndexOf(searchIndexRepository(app.db));
+  const ids = await ingest(app, feed, articles);
+  const index = articleIndexOf(searchIndexRepository(app));
   const stems = queryStems(['aurora', 'magnetometer', 'weather', 'report']);
   for (const limit of [3, 10]) {
-    assertSameRanking(index.search(stems, everywhere, limit, BM25_PLUS), expectedScores(articles, ids, stems, limit + 16).slice(0, limit));
+    assertSameRanking(await index.search(stems, everywhere, limit, BM25_PLUS), expectedScores(articles, ids, stems, limit + 16).slice(0, limit));
   }
   assert.ok(index.lastSearch.prunedTerms > 0, 'the common terms were pruned');
   assert.ok(index.lastSearch.articles < 200, `only the articles with rare words were scored (${index.lastSearch.articles})`);
 });
 
-test('another connection sees new, re-indexed, removed and rebuilt articles', (t) => {
-  const writer = testApp();
-  t.after(() => writer.close());
-  const reader = createApp(loadConfig({ env: {}, overrides: { dataDir: writer.config.dataDir, logLevel: 'silent' } }));
-  t.after(() => reader.close());
-  const index = articleIndexOf(searchIndexRepository(reader.db));
-  const search = (words: string[]) => index.search(queryStems(words), everywhere, 10, BM25_PLUS).map((m) => m.itemId);
-  const feed = addFeed(writer, 'https://two.example/feed');
-  assert.deepEqual(search(['narwhal']), []);
+test('another connection sees new, re-indexed, removed and rebuilt articles', async (t) => {
+  const writer = await testApp();
+  t.after(async () => writer.close());
+  const reader = await createApp(loadConfig({ env: {}, overrides: { dataDir: writer.config.dataDir, logLevel: 'silent' } }));
+  t.after(async () => reader.close());
+  const index = articleIndexOf(searchIndexRepository(reader));
+  const search = async (words: string[]) => (await index.search(queryStems(words), everywhere, 10, BM25_PLUS)).map((m) => m.itemId);
+  const feed = await addFeed(writer, 'https://two.example/feed');
+  assert.deepEqual(await search(['narwhal']), []);
 
-  const [a, b] = ingest(writer, feed, [
+  const [a, b] = await ingest(writer, feed, [
     { url: 'https://two.example/a', title: 'Narwhal tusks', content: '<p>The narwhal tusk is a tooth.</p>' },
     { url: 'https://two.example/b', title: 'Beluga songs', content: '<p>Belugas sing.</p>' },
   ]);
-  assert.deepEqual(search(['narwhal']), [a], 'articles indexed by another process appear');
+  assert.deepEqual(await search(['narwhal']), [a], 'articles indexed by another process appear');
 
-  writer.db.prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Now about orcas only.</p>', a!);
+  await testSql(writer).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Now about orcas only.</p>', a!);
   writer.notifyItemChanges({ added: [], updated: [a!], deleted: [] });
-  flushSearchIndexing(writer);
-  assert.deepEqual(search(['narwhal']), [a], 'still found by its unchanged title');
-  assert.deepEqual(search(['tooth']), [], 'the old version\'s body words are gone');
-  assert.deepEqual(search(['orcas']), [a]);
+  await flushSearchIndexing(writer);
+  assert.deepEqual(await search(['narwhal']), [a], 'still found by its unchanged title');
+  assert.deepEqual(await search(['tooth']), [], 'the old version\'s body words are gone');
+  assert.deepEqual(await search(['orcas']), [a]);
 
-  writer.db.prepare('DELETE FROM items WHERE id = ?').run(b!);
+  await testSql(writer).prepare('DELETE FROM items WHERE id = ?').run(b!);
   writer.notifyItemChanges({ added: [], updated: [], deleted: [b!] });
-  flushSearchIndexing(writer);
-  assert.deepEqual(search(['beluga']), [], 'a removed article is never returned');
+  await flushSearchIndexing(writer);
+  assert.deepEqual(await search(['beluga']), [], 'a removed article is never returned');
 
-  reindexAll(writer);
-  const c = insertItem(writer, feed, { url: 'https://two.example/c', title: 'Walrus', content: '<p>Walrus whiskers.</p>' });
+  await reindexAll(writer);
+  const c = await insertItem(writer, feed, { url: 'https://two.example/c', title: 'Walrus', content: '<p>Walrus whiskers.</p>' });
   writer.notifyItemChanges({ added: [c], updated: [], deleted: [] });
-  flushSearchIndexing(writer);
-  assert.deepEqual(search(['walrus']), [c], 'a rebuild (numbers start again) is followed');
-  assert.deepEqual(search(['orcas']), [a]);
+  await flushSearchIndexing(writer);
+  assert.deepEqual(await search(['walrus']), [c], 'a rebuild (numbers start again) is followed');
+  assert.deepEqual(await search(['orcas']), [a]);
 });
 
-test('topK returns the k best by score, ties broken by the lower document number', () => {
+test('topK returns the k best by score, ties broken by the lower document number', async () => {
   const rnd = random(11);
   const scores = new Float64Array(5000);
   // Each document is touched once (as the accumulation records them), in no particular order.
@@ -133,7 +134,7 @@ test('topK returns the k best by score, ties broken by the lower document number
   assert.deepEqual(topK(scores, touched, touched.length, 25), expected);
 });
 
-test('URL path words leave out numbers, ids and file extensions', () => {
+test('URL path words leave out numbers, ids and file extensions', async () => {
   assert.equal(urlWords('https://www.usatoday.com/story/news/2022/06/09/is-de-department-corrections-handcuffing/9568548002/'),
     'story news is de department corrections handcuffing');
   assert.equal(urlWords('https://example.com/Z%C3%BCrich-news.html?id=5'), 'zürich news');
@@ -141,16 +142,16 @@ test('URL path words leave out numbers, ids and file extensions', () => {
   assert.equal(urlWords(null), '');
 });
 
-test('a corrupt postings chunk fails its search with an error and leaves the next searches right', (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://corrupt.example/feed');
-  const ids = ingest(app, feed, Array.from({ length: 50 }, (_, i) => ({ url: `https://corrupt.example/${i}`, title: `Otter ${i}`, content: `<p>River otters ${i % 2 ? 'swim' : 'sleep'}.</p>` })));
-  const index = articleIndexOf(searchIndexRepository(app.db));
-  const sleep = index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS);
+test('a corrupt postings chunk fails its search with an error and leaves the next searches right', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://corrupt.example/feed');
+  const ids = await ingest(app, feed, Array.from({ length: 50 }, (_, i) => ({ url: `https://corrupt.example/${i}`, title: `Otter ${i}`, content: `<p>River otters ${i % 2 ? 'swim' : 'sleep'}.</p>` })));
+  const index = articleIndexOf(searchIndexRepository(app));
+  const sleep = await index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS);
   // Truncate the "otter" postings: the scan scores the rarer "sleep" first, then fails on "otter".
-  app.db.prepare("UPDATE search_postings SET data = substr(data, 1, length(data) - 3) WHERE term = 'otter'").run();
-  assert.throws(() => index.search(queryStems(['sleep', 'otter']), everywhere, 5, BM25_PLUS), /truncated/);
-  assert.deepEqual(index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS), sleep, 'no score left over from the failed search');
+  await testSql(app).prepare("UPDATE search_postings SET data = substr(data, 1, length(data) - 3) WHERE term = 'otter'").run();
+  await assert.rejects(() => index.search(queryStems(['sleep', 'otter']), everywhere, 5, BM25_PLUS), /truncated/);
+  assert.deepEqual(await index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS), sleep, 'no score left over from the failed search');
   assert.ok(sleep.length === 5 && sleep.every((m) => ids.indexOf(m.itemId) % 2 === 0));
 });

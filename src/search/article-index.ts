@@ -71,6 +71,12 @@ export class ArticleIndex {
   private touchedSoFar = 0;
   /** What the last search did (for tests and the benchmark). */
   lastSearch = { postings: 0, articles: 0, prunedTerms: 0 };
+  /**
+   * The search holding the reused buffers, if any. Scoring itself is synchronous, but checking
+   * the candidates against the store is not: the next search waits (on SQLite, where the store
+   * answers at once, it never has to).
+   */
+  private busy: Promise<unknown> | undefined;
 
   constructor(repo: SearchIndexRepository) {
     this.repo = repo;
@@ -81,13 +87,22 @@ export class ArticleIndex {
    * The best `limit` current articles for the stemmed query terms under the filter, by BM25
    * (higher is better). Articles that match no term are not returned.
    */
-  search(stems: string[], filter: PassageFilter, limit: number, scoring: ArticleScoring): ArticleMatch[] {
-    const state = this.table.sync();
+  async search(stems: string[], filter: PassageFilter, limit: number, scoring: ArticleScoring): Promise<ArticleMatch[]> {
+    while (this.busy) await this.busy;
+    const run = this.searchNow(stems, filter, limit, scoring);
+    this.busy = run;
+    try { return await run; } finally { this.busy = undefined; }
+  }
+
+  private async searchNow(stems: string[], filter: PassageFilter, limit: number, scoring: ArticleScoring): Promise<ArticleMatch[]> {
+    const state = await this.table.sync();
     if (!stems.length || limit <= 0 || state.articles === 0) return [];
-    const compiled = this.compile(filter);
+    const compiled = await this.compile(filter);
+    // Every term's postings are read before scoring starts, so scoring runs in one go.
+    const postings = await Promise.all(stems.map((term) => this.repo.postings(term)));
     try {
-      const touchedCount = this.accumulate(stems, state, compiled, scoring, limit + CANDIDATE_SLACK);
-      return this.best(touchedCount, limit);
+      const touchedCount = this.accumulate(postings, state, compiled, scoring, limit + CANDIDATE_SLACK);
+      return await this.best(touchedCount, limit);
     } finally {
       // Leave the reused buffers clean for the next query, also after an error (a corrupt chunk).
       const { scores, seen, touched } = this;
@@ -112,7 +127,7 @@ export class ArticleIndex {
    * terms only add to articles already scored: no new article can reach the top k any more. The
    * top k is exactly the same; common words (most of the postings) then cost a lookup each.
    */
-  private accumulate(stems: string[], state: SearchIndexState, filter: CompiledFilter, scoring: ArticleScoring, k: number): number {
+  private accumulate(postings: { chunks: Uint8Array[]; count: number }[], state: SearchIndexState, filter: CompiledFilter, scoring: ArticleScoring, k: number): number {
     const t = this.table;
     this.ensureBuffers(t.size);
     const { scores, seen, touched } = this;
@@ -122,8 +137,7 @@ export class ArticleIndex {
     const avgLength = Math.max(1, (state.titleLength + state.bodyLength + state.urlLength) / n);
     const { live, titleLength, bodyLength, urlLength } = t;
     const p = this.postings;
-    const terms = stems.map((term) => {
-      const { chunks, count } = this.repo.postings(term);
+    const terms = postings.map(({ chunks, count }) => {
       // FTS5's idf, never negative for words in more than half the articles. Postings of removed
       // articles still count until a compaction: the frequency is capped at the article count.
       const df = Math.min(count, n);
@@ -187,12 +201,12 @@ export class ArticleIndex {
    * The best-scored touched articles that are still current (checked against the store: a
    * removed or re-indexed article's old number is dropped and remembered as removed).
    */
-  private best(touchedCount: number, limit: number): ArticleMatch[] {
+  private async best(touchedCount: number, limit: number): Promise<ArticleMatch[]> {
     const { scores, touched } = this;
     let want = limit;
     for (;;) {
       const top = topK(scores, touched, touchedCount, want + CANDIDATE_SLACK);
-      const live = this.repo.liveDocuments(top);
+      const live = await this.repo.liveDocuments(top);
       const out: ArticleMatch[] = [];
       for (const d of top) {
         const itemId = live.get(d);
@@ -205,7 +219,7 @@ export class ArticleIndex {
     }
   }
 
-  private compile(f: PassageFilter): CompiledFilter {
+  private async compile(f: PassageFilter): Promise<CompiledFilter> {
     const out: CompiledFilter = {
       publishedAfter: f.publishedAfter ?? -Infinity,
       publishedBefore: f.publishedBefore ?? Infinity,
@@ -213,11 +227,11 @@ export class ArticleIndex {
       updatedBefore: f.updatedBefore ?? Infinity,
     };
     const scope = f.scope;
-    if (scope.kind === 'subscriptions') out.feeds = new Set(this.repo.subscribedFeedIds(scope.userId));
+    if (scope.kind === 'subscriptions') out.feeds = new Set(await this.repo.subscribedFeedIds(scope.userId));
     if (scope.kind === 'streams') {
       out.feeds = new Set(scope.feedIds);
       out.docs = new Set(scope.taggedLabelIds.length || scope.states.length
-        ? this.repo.docNosTaggedOrInState(scope.userId, scope.taggedLabelIds, scope.states)
+        ? await this.repo.docNosTaggedOrInState(scope.userId, scope.taggedLabelIds, scope.states)
         : []);
     }
     if (f.allowHosts?.length || f.denyHosts?.length) {

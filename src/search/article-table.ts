@@ -39,8 +39,8 @@ export class ArticleTable {
   }
 
   /** Brings the table up to date with the store; returns the counters the ranking uses. */
-  sync(): SearchIndexState {
-    const state = this.repo.state();
+  async sync(): Promise<SearchIndexState> {
+    const state = await this.repo.state();
     // A rebuild restarted the numbers, or enough articles went away that their dead entries are
     // worth dropping: load everything again.
     if (state.epoch !== this.epoch || state.removed - this.removedAtLoad > Math.max(1000, state.articles / 5)) {
@@ -49,7 +49,7 @@ export class ArticleTable {
       this.removedAtLoad = state.removed;
     }
     while (this.loadedUpTo < state.nextDocNo) {
-      const rows = this.repo.articleRows(this.loadedUpTo, LOAD_PAGE);
+      const rows = await this.repo.articleRows(this.loadedUpTo, LOAD_PAGE);
       for (const r of rows) this.put(r);
       this.loadedUpTo = rows.length === LOAD_PAGE ? rows[rows.length - 1]!.docNo + 1 : state.nextDocNo;
     }

@@ -8,7 +8,7 @@ export interface JobSteps {
   /** What the log calls the job ("rebuilding the search index"). */
   readonly name: string;
   /** Does one bounded piece of work; true when the job is finished. */
-  step(): boolean;
+  step(): Promise<boolean>;
   /** Progress for the log, asked every ten seconds or so. */
   progress(): Record<string, number>;
 }
@@ -50,9 +50,9 @@ export class BackgroundJob {
     this.timer = setTimeout(() => this.tick(), delayMs).unref();
   }
 
-  private tick(): void {
+  private async tick(): Promise<void> {
     try {
-      this.done = this.steps.step();
+      this.done = await this.steps.step();
     } catch (err) {
       this.app.log.error({ err }, `${this.steps.name} failed; retrying`);
       this.schedule(RETRY_MS);

@@ -28,29 +28,34 @@ export class PostingsCompaction {
   terms = 0;
   dropped = 0;
 
-  constructor(repo: SearchIndexRepository) {
+  private constructor(repo: SearchIndexRepository, state: SearchIndexState, liveDocNumbers: number[]) {
     this.repo = repo;
-    const state = repo.state();
     this.removedAtStart = state.removed;
     this.live = new Uint8Array(state.nextDocNo);
-    for (const d of repo.liveDocNumbers()) if (d < this.live.length) this.live[d] = 1;
+    for (const d of liveDocNumbers) if (d < this.live.length) this.live[d] = 1;
+  }
+
+  /** A compaction against a snapshot of the current document numbers. */
+  static async start(repo: SearchIndexRepository): Promise<PostingsCompaction> {
+    const state = await repo.state();
+    return new PostingsCompaction(repo, state, await repo.liveDocNumbers());
   }
 
   /** Compacts the next terms (the caller holds a transaction); true when every term is done. */
-  step(terms = TERMS_PER_STEP): boolean {
-    const list = this.repo.termsAfter(this.cursor, terms);
-    for (const term of list) this.compactTerm(term);
+  async step(terms = TERMS_PER_STEP): Promise<boolean> {
+    const list = await this.repo.termsAfter(this.cursor, terms);
+    for (const term of list) await this.compactTerm(term);
     this.terms += list.length;
     if (list.length < terms) {
-      this.repo.setCompactedRemoved(this.removedAtStart);
+      await this.repo.setCompactedRemoved(this.removedAtStart);
       return true;
     }
     this.cursor = list[list.length - 1]!;
     return false;
   }
 
-  private compactTerm(term: string): void {
-    const { chunks, count } = this.repo.postings(term);
+  private async compactTerm(term: string): Promise<void> {
+    const { chunks, count } = await this.repo.postings(term);
     const kept: number[] = [];
     const b = this.buffer, live = this.live;
     for (const chunk of chunks) {
@@ -64,7 +69,7 @@ export class PostingsCompaction {
     const keptCount = kept.length / 4;
     if (keptCount === count) return;
     this.dropped += count - keptCount;
-    this.repo.replacePostings(term, this.chunksOf(kept));
+    await this.repo.replacePostings(term, this.chunksOf(kept));
   }
 
   /** The postings re-encoded in chunks of about the store's chunk size. */

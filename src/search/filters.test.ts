@@ -6,15 +6,16 @@ import { LocalIndexProvider } from './local-provider.ts';
 import { flushSearchIndexing, searchIndexRepository } from './indexing.ts';
 import { parseDomainFilter, parseUsDate } from './filters.ts';
 import { SearchFilterError, type SearchQuery } from './types.ts';
-import type { SearchFilters, SearchScope } from '../answer/types.ts';
+import type { SearchFilters, SearchScope } from './types.ts';
 import type { App } from '../app.ts';
+import { testSql } from '../store/testing.ts';
 
 const NOW = 1_750_000_000;
 const DAY = 86_400;
 
 /** A service whose clock is fixed at NOW (recency filters are relative to it). */
 function service(app: App): FusedSearchService {
-  const repo = searchIndexRepository(app.db);
+  const repo = searchIndexRepository(app);
   return new FusedSearchService(repo, { local: new LocalIndexProvider(repo, { now: () => NOW }), log: app.log, beforeSearch: () => flushSearchIndexing(app) });
 }
 
@@ -22,11 +23,11 @@ const article = (url: string, publishedAt: number, updatedAt = publishedAt) =>
   ({ url, title: `Solar eclipse report ${url}`, content: '<p>The solar eclipse was seen by millions of viewers.</p>', publishedAt, updatedAt });
 
 /** One instance with articles on several hosts and dates, all about the same topic. */
-function world(t: { after(fn: () => unknown): void }) {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://feeds.example.org/all');
-  ingest(app, feed, [
+async function world(t: { after(fn: () => unknown): void }) {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://feeds.example.org/all');
+  await ingest(app, feed, [
     article('https://www.nytimes.com/a', NOW - 30 * 60),            // half an hour old
     article('https://edition.cnn.com/b', NOW - 2 * DAY),            // subdomain of cnn.com
     article('https://cnn.com/c', NOW - 20 * DAY),
@@ -42,21 +43,21 @@ async function urls(svc: FusedSearchService, filters: SearchFilters, scope: Sear
 }
 
 test('allow list restricts to the hosts and their subdomains (entries may be URLs)', async (t) => {
-  const { svc } = world(t);
+  const { svc } = await world(t);
   assert.deepEqual(await urls(svc, { domainFilter: ['cnn.com'] }), ['https://cnn.com/c', 'https://edition.cnn.com/b']);
   assert.deepEqual(await urls(svc, { domainFilter: ['https://www.cnn.com/world', 'nytimes.com'] }),
     ['https://cnn.com/c', 'https://edition.cnn.com/b', 'https://www.nytimes.com/a']);
 });
 
 test('deny list never returns the denied hosts or their subdomains, and still fills the limit', async (t) => {
-  const { svc } = world(t);
+  const { svc } = await world(t);
   assert.deepEqual(await urls(svc, { domainFilter: ['-cnn.com', '-reddit.com'] }), ['https://notcnn.com/e', 'https://www.nytimes.com/a']);
   // Filtering happens inside the ranking query: with limit 2 both remaining articles come back.
   assert.equal((await urls(svc, { domainFilter: ['-cnn.com', '-reddit.com'] }, { kind: 'instance' }, 2)).length, 2);
 });
 
 test('recency and date ranges exclude articles outside them', async (t) => {
-  const { svc } = world(t);
+  const { svc } = await world(t);
   assert.deepEqual(await urls(svc, { recency: 'hour' }), ['https://www.nytimes.com/a']);
   assert.deepEqual(await urls(svc, { recency: 'week' }), ['https://edition.cnn.com/b', 'https://www.nytimes.com/a']);
   assert.equal((await urls(svc, { recency: 'month' })).length, 3);
@@ -68,7 +69,7 @@ test('recency and date ranges exclude articles outside them', async (t) => {
 });
 
 test('bad filter values throw SearchFilterError naming the parameter', async (t) => {
-  const { svc } = world(t);
+  const { svc } = await world(t);
   const cases: [SearchFilters, string][] = [
     [{ domainFilter: ['a.com', 'b.com', 'c.com', 'd.com'] }, 'search_domain_filter'],
     [{ domainFilter: ['a.com', '-b.com'] }, 'search_domain_filter'],
@@ -84,7 +85,7 @@ test('bad filter values throw SearchFilterError naming the parameter', async (t)
   }
 });
 
-test('parseUsDate reads %m/%d/%Y and names the parameter on bad input', () => {
+test('parseUsDate reads %m/%d/%Y and names the parameter on bad input', async () => {
   assert.equal(parseUsDate('3/1/2025', 'search_after_date_filter'), Date.UTC(2025, 2, 1) / 1000);
   assert.equal(parseUsDate('12/31/2024', 'p', { endOfDay: true }), Date.UTC(2024, 11, 31, 23, 59, 59) / 1000);
   for (const bad of ['2025-03-01', '13/1/2025', '2/30/2025', '3/1/25', '', 'yesterday']) {
@@ -93,24 +94,24 @@ test('parseUsDate reads %m/%d/%Y and names the parameter on bad input', () => {
   }
 });
 
-test('parseDomainFilter strips www and takes URL hosts', () => {
+test('parseDomainFilter strips www and takes URL hosts', async () => {
   assert.deepEqual(parseDomainFilter(['https://www.Example.com/path?q=1', 'news.bbc.co.uk']), { mode: 'allow', hosts: ['example.com', 'news.bbc.co.uk'] });
   assert.deepEqual(parseDomainFilter(['-reddit.com']), { mode: 'deny', hosts: ['reddit.com'] });
   assert.equal(parseDomainFilter([]), undefined);
 });
 
 test('a user only ever searches their own subscriptions', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
+  const app = await testApp();
+  t.after(async () => app.close());
   const svc = service(app);
-  const ann = addUser(app, 'ann');
-  const bob = addUser(app, 'bob');
-  const annFeed = addFeed(app, 'https://ann.example/feed');
-  const bobFeed = addFeed(app, 'https://bob.example/feed');
-  subscribe(app, ann, annFeed);
-  subscribe(app, bob, bobFeed);
-  ingest(app, annFeed, [article('https://ann.example/1', NOW)]);
-  ingest(app, bobFeed, [article('https://bob.example/1', NOW), article('https://bob.example/2', NOW)]);
+  const ann = await addUser(app, 'ann');
+  const bob = await addUser(app, 'bob');
+  const annFeed = await addFeed(app, 'https://ann.example/feed');
+  const bobFeed = await addFeed(app, 'https://bob.example/feed');
+  await subscribe(app, ann, annFeed);
+  await subscribe(app, bob, bobFeed);
+  await ingest(app, annFeed, [article('https://ann.example/1', NOW)]);
+  await ingest(app, bobFeed, [article('https://bob.example/1', NOW), article('https://bob.example/2', NOW)]);
   assert.deepEqual(await urls(svc, {}, { kind: 'subscriptions', userId: ann }), ['https://ann.example/1']);
   assert.deepEqual(await urls(svc, {}, { kind: 'subscriptions', userId: bob }), ['https://bob.example/1', 'https://bob.example/2']);
   assert.equal((await urls(svc, {}, { kind: 'instance' })).length, 3);
@@ -121,26 +122,26 @@ test('a user only ever searches their own subscriptions', async (t) => {
 });
 
 test('stream-id scopes: feed, folder, tag, starred', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
+  const app = await testApp();
+  t.after(async () => app.close());
   const svc = service(app);
-  const ann = addUser(app, 'ann');
-  const bob = addUser(app, 'bob');
-  const science = addFeed(app, 'https://science.example/feed');
-  const space = addFeed(app, 'https://space.example/feed');
-  const sports = addFeed(app, 'https://sports.example/feed');
-  subscribe(app, ann, science, 'Science');
-  subscribe(app, ann, space, 'Science');
-  subscribe(app, ann, sports);
-  subscribe(app, bob, sports, 'Science'); // Bob's folder of the same name holds other feeds
-  ingest(app, science, [article('https://science.example/1', NOW)]);
-  ingest(app, space, [article('https://space.example/1', NOW)]);
-  const [sportsA, sportsB] = ingest(app, sports, [article('https://sports.example/1', NOW), article('https://sports.example/2', NOW)]);
-  const tagged = insertItem(app, sports, article('https://sports.example/tagged', NOW));
+  const ann = await addUser(app, 'ann');
+  const bob = await addUser(app, 'bob');
+  const science = await addFeed(app, 'https://science.example/feed');
+  const space = await addFeed(app, 'https://space.example/feed');
+  const sports = await addFeed(app, 'https://sports.example/feed');
+  await subscribe(app, ann, science, 'Science');
+  await subscribe(app, ann, space, 'Science');
+  await subscribe(app, ann, sports);
+  await subscribe(app, bob, sports, 'Science'); // Bob's folder of the same name holds other feeds
+  await ingest(app, science, [article('https://science.example/1', NOW)]);
+  await ingest(app, space, [article('https://space.example/1', NOW)]);
+  const [sportsA, sportsB] = await ingest(app, sports, [article('https://sports.example/1', NOW), article('https://sports.example/2', NOW)]);
+  const tagged = await insertItem(app, sports, article('https://sports.example/tagged', NOW));
   app.notifyItemChanges({ added: [tagged], updated: [], deleted: [] });
-  app.db.prepare('INSERT INTO item_labels (label_id, item_id, user_id) VALUES (?, ?, ?)').run(label(app, ann, 'keep'), tagged, ann);
-  app.db.prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(ann, sportsB!);
-  app.db.prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(bob, sportsA!);
+  await testSql(app).prepare('INSERT INTO item_labels (label_id, item_id, user_id) VALUES (?, ?, ?)').run(await label(app, ann, 'keep'), tagged, ann);
+  await testSql(app).prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(ann, sportsB!);
+  await testSql(app).prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(bob, sportsA!);
 
   const streams = (ids: string[]) => urls(svc, {}, { kind: 'streams', userId: ann, streamIds: ids });
   assert.deepEqual(await streams(['feed/https://space.example/feed']), ['https://space.example/1']);

@@ -1,7 +1,7 @@
 // Validation of the search filters the chat API accepts (Sonar's parameter names are used in
 // errors so a client knows exactly which parameter to fix) and their translation to the index's
 // PassageFilter. Relative filters (recency) are resolved against an injected clock.
-import type { RecencyFilter, SearchFilters } from '../answer/types.ts';
+import type { RecencyFilter, SearchFilters } from './types.ts';
 import type { PassageFilter } from '../store/repositories.ts';
 import { SearchFilterError } from './types.ts';
 

@@ -92,12 +92,11 @@ export class IndexBatch {
   }
 
   /** Appends the batch's postings to the store (inside the caller's transaction). */
-  write(repo: SearchIndexRepository): void {
-    for (const slot of this.slots) {
-      repo.appendPostings(slot.term, encodeSegment(slot.postings), slot.postings.length / 4);
-      slot.postings = [];
-    }
+  async write(repo: SearchIndexRepository): Promise<void> {
+    const entries = this.slots.map((slot) => ({ term: slot.term, bytes: encodeSegment(slot.postings), count: slot.postings.length / 4 }));
+    for (const slot of this.slots) slot.postings = [];
     this.slots.length = 0;
+    await repo.appendPostings(entries);
   }
 }
 

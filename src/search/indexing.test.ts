@@ -4,6 +4,7 @@ import { addFeed, addUser, ingest, insertItem, subscribe, testApp } from './test
 import { searchService } from './service.ts';
 import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
 import type { SearchQuery } from './types.ts';
+import { testSql } from '../store/testing.ts';
 
 const instance = (text: string, limit = 10): SearchQuery => ({ text, scope: { kind: 'instance' }, filters: {}, limit });
 
@@ -11,15 +12,15 @@ const longArticle = (topic: string) => Array.from({ length: 12 }, (_, i) =>
   `<p>Paragraph ${i} about ${topic}. It has a second sentence with filler words for length and one more clause here.</p>`).join('\n');
 
 test('items reported by notifyItemChanges are indexed as passages and found by search', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://news.example.com/feed', 'Example News');
-  const [volcano] = ingest(app, feed, [
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://news.example.com/feed', 'Example News');
+  const [volcano] = await ingest(app, feed, [
     { url: 'https://news.example.com/volcano', title: 'Volcano erupts in Iceland', content: longArticle('the eruption near Grindavik &amp; lava flows') },
     { url: 'https://news.example.com/budget', title: 'Parliament passes budget', content: '<p>The budget vote was close.</p>' },
   ]);
-  const repo = searchIndexRepository(app.db);
-  assert.ok(repo.passageCount() >= 3, 'the long article is split into several passages');
+  const repo = searchIndexRepository(app);
+  assert.ok(await repo.passageCount() >= 3, 'the long article is split into several passages');
   const hits = await searchService(app).search(instance('Where did the lava eruption happen?'));
   assert.equal(hits[0]?.itemId, volcano);
   assert.equal(hits[0]?.url, 'https://news.example.com/volcano');
@@ -27,72 +28,72 @@ test('items reported by notifyItemChanges are indexed as passages and found by s
   assert.equal(hits[0]?.origin, 'local');
   assert.match(hits[0]!.passages[0]!.text, /eruption near Grindavik & lava/);
   assert.ok(!hits.some((h) => h.title === 'Parliament passes budget'));
-  const text = searchService(app).articleText(volcano!);
+  const text = await searchService(app).articleText(volcano!);
   assert.match(text!.text, /Paragraph 0 about[\s\S]*Paragraph 11 about/);
 });
 
 test('an updated item replaces its passages; a deleted item leaves the index', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://a.example/feed');
-  const [id] = ingest(app, feed, [{ url: 'https://a.example/1', title: 'Draft', content: '<p>Quarterly earnings of the zeppelin company.</p>' }]);
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://a.example/feed');
+  const [id] = await ingest(app, feed, [{ url: 'https://a.example/1', title: 'Draft', content: '<p>Quarterly earnings of the zeppelin company.</p>' }]);
   const svc = searchService(app);
   assert.equal((await svc.search(instance('zeppelin earnings'))).length, 1);
 
-  app.db.prepare('UPDATE items SET title = ?, content = ? WHERE id = ?').run('Final', '<p>Submarine tourism is booming.</p>', id!);
+  await testSql(app).prepare('UPDATE items SET title = ?, content = ? WHERE id = ?').run('Final', '<p>Submarine tourism is booming.</p>', id!);
   app.notifyItemChanges({ added: [], updated: [id!], deleted: [] });
   assert.equal((await svc.search(instance('zeppelin earnings'))).length, 0, 'old words are gone');
   const hits = await svc.search(instance('submarine tourism'));
   assert.equal(hits.length, 1);
   assert.equal(hits[0]!.title, 'Final');
-  assert.equal(searchIndexRepository(app.db).passageCount(), 1);
+  assert.equal(await searchIndexRepository(app).passageCount(), 1);
 
-  app.db.prepare('DELETE FROM items WHERE id = ?').run(id!);
+  await testSql(app).prepare('DELETE FROM items WHERE id = ?').run(id!);
   app.notifyItemChanges({ added: [], updated: [], deleted: [id!] });
   assert.equal((await svc.search(instance('submarine tourism'))).length, 0);
-  assert.equal(searchIndexRepository(app.db).passageCount(), 0);
-  const state = searchIndexRepository(app.db).state();
+  assert.equal(await searchIndexRepository(app).passageCount(), 0);
+  const state = await searchIndexRepository(app).state();
   assert.equal(state.articles, 0, 'the article row is gone');
   assert.equal(state.bodyLength, 0, 'and the length totals the ranking uses follow');
   assert.equal(state.removed, 2, 'the update replaced one version, the delete removed the other');
 });
 
 test('deleting a feed cascades to its passages and article rows, and the counters follow', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://gone.example/feed');
-  ingest(app, feed, [{ url: 'https://gone.example/1', title: 'Walrus census', content: '<p>The walrus population grew.</p>' }]);
-  app.db.prepare('DELETE FROM feeds WHERE id = ?').run(feed);
-  assert.equal(searchIndexRepository(app.db).passageCount(), 0);
-  assert.equal(searchIndexRepository(app.db).state().articles, 0);
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://gone.example/feed');
+  await ingest(app, feed, [{ url: 'https://gone.example/1', title: 'Walrus census', content: '<p>The walrus population grew.</p>' }]);
+  await testSql(app).prepare('DELETE FROM feeds WHERE id = ?').run(feed);
+  assert.equal(await searchIndexRepository(app).passageCount(), 0);
+  assert.equal((await searchIndexRepository(app).state()).articles, 0);
   assert.equal((await searchService(app).search(instance('walrus census'))).length, 0);
 });
 
 test('reindexAll rebuilds the index from the items table', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const user = addUser(app, 'ann');
-  const feed = addFeed(app, 'https://b.example/feed');
-  subscribe(app, user, feed);
-  ingest(app, feed, [
+  const app = await testApp();
+  t.after(async () => app.close());
+  const user = await addUser(app, 'ann');
+  const feed = await addFeed(app, 'https://b.example/feed');
+  await subscribe(app, user, feed);
+  await ingest(app, feed, [
     { url: 'https://b.example/1', title: 'Glacier retreat', content: longArticle('glaciers melting') },
     { url: 'https://b.example/2', title: 'Coral bleaching', content: '<p>Reefs are bleaching.</p>' },
   ]);
-  const repo = searchIndexRepository(app.db);
-  const before = repo.passageCount();
-  app.db.exec('DELETE FROM search_passages');
-  assert.equal(repo.passageCount(), 0);
-  const out = reindexAll(app, { batchSize: 1 });
+  const repo = searchIndexRepository(app);
+  const before = await repo.passageCount();
+  await testSql(app).exec('DELETE FROM search_passages');
+  assert.equal(await repo.passageCount(), 0);
+  const out = await reindexAll(app, { batchSize: 1 });
   assert.deepEqual(out, { items: 2, passages: before });
   const hits = await searchService(app).search({ text: 'coral reefs', scope: { kind: 'subscriptions', userId: user }, filters: {}, limit: 5 });
   assert.equal(hits[0]!.url, 'https://b.example/2');
 });
 
 test('queries with search-syntax characters are searched as words', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://c.example/feed');
-  ingest(app, feed, [{ url: 'https://c.example/1', title: 'NEAR AND OR', content: '<p>Quotes "inside" and stars* here.</p>' }]);
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://c.example/feed');
+  await ingest(app, feed, [{ url: 'https://c.example/1', title: 'NEAR AND OR', content: '<p>Quotes "inside" and stars* here.</p>' }]);
   const svc = searchService(app);
   for (const q of ['"unbalanced', 'NEAR(a b)', 'stars*', 'AND OR NOT', '-', '']) {
     await assert.doesNotReject(svc.search(instance(q)), q);
@@ -101,8 +102,8 @@ test('queries with search-syntax characters are searched as words', async (t) =>
 });
 
 test('every search() call is one billed search; rejected filters are not counted', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
+  const app = await testApp();
+  t.after(async () => app.close());
   const svc = searchService(app);
   const before = svc.searchesPerformed;
   await svc.search(instance('anything'));
@@ -114,57 +115,59 @@ test('every search() call is one billed search; rejected filters are not counted
 });
 
 test('ingest does not wait for indexing: the queue drains in the background, in order, and on close', async (t) => {
-  const app = testApp();
-  const feed = addFeed(app, 'https://q.example/feed');
-  const repo = searchIndexRepository(app.db);
-  const ids = Array.from({ length: 1200 }, (_, i) => insertItem(app, feed, { url: `https://q.example/${i}`, title: `Lighthouse ${i}`, content: '<p>The keeper of the lighthouse logs every ship.</p>' }));
+  const app = await testApp();
+  const feed = await addFeed(app, 'https://q.example/feed');
+  const repo = searchIndexRepository(app);
+  const ids: number[] = [];
+  for (let i = 0; i < 1200; i++) ids.push(await insertItem(app, feed, { url: `https://q.example/${i}`, title: `Lighthouse ${i}`, content: '<p>The keeper of the lighthouse logs every ship.</p>' }));
   app.notifyItemChanges({ added: ids, updated: [], deleted: [] });
-  assert.equal(repo.articleCount(), 0, 'nothing indexed inside the ingest call');
+  assert.equal(await repo.articleCount(), 0, 'nothing indexed inside the ingest call');
   // An id deleted after being queued must never reach the index.
-  app.db.prepare('DELETE FROM items WHERE id = ?').run(ids[0]!);
+  await testSql(app).prepare('DELETE FROM items WHERE id = ?').run(ids[0]!);
   app.notifyItemChanges({ added: [], updated: [], deleted: [ids[0]!] });
-  for (let i = 0; i < 200 && repo.articleCount() < ids.length - 1; i++) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(repo.articleCount(), ids.length - 1, 'the background batches index everything else');
+  for (let i = 0; i < 200 && await repo.articleCount() < ids.length - 1; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(await repo.articleCount(), ids.length - 1, 'the background batches index everything else');
 
-  const more = [insertItem(app, feed, { url: 'https://q.example/late', title: 'Late', content: '<p>Arrived just before shutdown.</p>' })];
+  const more = [await insertItem(app, feed, { url: 'https://q.example/late', title: 'Late', content: '<p>Arrived just before shutdown.</p>' })];
   app.notifyItemChanges({ added: more, updated: [], deleted: [] });
   await app.close();
-  const reopened = testApp({ dataDir: app.config.dataDir });
-  t.after(() => reopened.close());
-  assert.equal(searchIndexRepository(reopened.db).articleCount(), ids.length, 'close() flushed the queue');
+  const reopened = await testApp({ dataDir: app.config.dataDir });
+  t.after(async () => reopened.close());
+  assert.equal(await searchIndexRepository(reopened).articleCount(), ids.length, 'close() flushed the queue');
 });
 
 test('a pending rebuild runs in the background: the app starts at once, searches see what is indexed, processes share the work', async (t) => {
-  const first = testApp();
-  const feed = addFeed(first, 'https://r.example/feed');
-  const ids = Array.from({ length: 2600 }, (_, i) => insertItem(first, feed, { url: `https://r.example/${i}`, title: `Tide table ${i}`, content: '<p>High water at the harbour mouth.</p>' }));
+  const first = await testApp();
+  const feed = await addFeed(first, 'https://r.example/feed');
+  const ids: number[] = [];
+  for (let i = 0; i < 2600; i++) ids.push(await insertItem(first, feed, { url: `https://r.example/${i}`, title: `Tide table ${i}`, content: '<p>High water at the harbour mouth.</p>' }));
   first.notifyItemChanges({ added: ids, updated: [], deleted: [] });
-  flushSearchIndexing(first);
+  await flushSearchIndexing(first);
   // What a migration that changes the index does: empty it and ask for a rebuild.
-  searchIndexRepository(first.db).deleteAll();
+  await searchIndexRepository(first).deleteAll();
   await first.close();
 
   const started = Date.now();
-  const a = testApp({ dataDir: first.config.dataDir });
-  const b = testApp({ dataDir: first.config.dataDir });
-  t.after(() => a.close());
-  t.after(() => b.close());
-  const repo = searchIndexRepository(a.db);
-  assert.ok(repo.articleCount() < ids.length, 'the apps did not rebuild before starting');
+  const a = await testApp({ dataDir: first.config.dataDir });
+  const b = await testApp({ dataDir: first.config.dataDir });
+  t.after(async () => a.close());
+  t.after(async () => b.close());
+  const repo = searchIndexRepository(a);
+  assert.ok(await repo.articleCount() < ids.length, 'the apps did not rebuild before starting');
   const hits = await searchService(a).search(instance('harbour tide'));
   assert.ok(hits.length <= 10, 'a search during the rebuild answers from what is indexed so far');
-  for (let i = 0; i < 500 && repo.state().rebuildAfter !== null; i++) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(repo.state().rebuildAfter, null, `rebuild finished (${Date.now() - started} ms)`);
-  assert.equal(repo.articleCount(), ids.length);
-  assert.equal(repo.state().removed, 0, 'no batch was indexed twice by the two processes');
+  for (let i = 0; i < 500 && (await repo.state()).rebuildAfter !== null; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal((await repo.state()).rebuildAfter, null, `rebuild finished (${Date.now() - started} ms)`);
+  assert.equal(await repo.articleCount(), ids.length);
+  assert.equal((await repo.state()).removed, 0, 'no batch was indexed twice by the two processes');
   assert.equal((await searchService(b).search(instance('tide table 2599', 1)))[0]?.url, 'https://r.example/2599');
 });
 
 test('a long query (a pasted article) is searched by its rarest words', async (t) => {
-  const app = testApp();
-  t.after(() => app.close());
-  const feed = addFeed(app, 'https://long.example/feed');
-  ingest(app, feed, [
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://long.example/feed');
+  await ingest(app, feed, [
     ...Array.from({ length: 30 }, (_, i) => ({ url: `https://long.example/${i}`, title: `Daily news ${i}`, content: '<p>The city council met today to discuss the budget and the weather.</p>' })),
     { url: 'https://long.example/narwhal', title: 'Narwhal sighted', content: '<p>A narwhal was seen off the coast near the council offices.</p>' },
   ]);

@@ -7,38 +7,35 @@
 // asks for runs in the background instead, so an upgrade does not keep the server from starting.
 // Both go in batches, so memory stays flat.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import type { ItemChanges } from '../model/item.ts';
-import { transaction, type Db } from '../store/db.ts';
 import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
-import { SqliteSearchIndex } from '../store/sqlite/search-index.ts';
+import type { Store } from '../store/store.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';
 import { compactionDue, PostingsCompaction } from './compaction.ts';
+import { reportQueueDepth } from '../observability/metrics.ts';
 
-const repos = new WeakMap<Db, SqliteSearchIndex>();
-
-/** The index repository of a database (one per connection: statements are prepared once). */
-export function searchIndexRepository(db: Db): SqliteSearchIndex {
-  let r = repos.get(db);
-  if (!r) repos.set(db, (r = new SqliteSearchIndex(db)));
-  return r;
+/** The index repository of an App. */
+export function searchIndexRepository(app: App): SearchIndexRepository {
+  return app.store.searchIndex;
 }
 
 /**
  * Registers the listener that indexes items as the feed engine stores them, and carries on a
  * pending rebuild in the background (a migration that changed the index asks for one).
  */
-export function installSearchIndexing(app: App): void {
-  const repo = searchIndexRepository(app.db);
-  if (repo.state().rebuildAfter !== null) {
+export async function installSearchIndexing(app: App): Promise<void> {
+  const repo = app.store.searchIndex;
+  if ((await repo.state()).rebuildAfter !== null) {
     // Searches meanwhile see the articles indexed so far, and every new one through the queue.
     let indexed = 0;
     const rebuild = new BackgroundJob(app, {
       name: 'rebuilding the search index',
-      step: () => {
-        const step = rebuildStep(app.db, repo, IndexQueue.BATCH);
+      step: async () => {
+        const step = await rebuildStep(app.store, IndexQueue.BATCH);
         indexed += step?.indexed ?? 0;
         return !step || step.done;
       },
@@ -46,35 +43,42 @@ export function installSearchIndexing(app: App): void {
     }).start();
     app.onClose(() => rebuild.stop());
   }
-  const maintenance = new PostingsMaintenance(app, repo);
+  const maintenance = new PostingsMaintenance(app);
   app.onClose(() => maintenance.stop());
-  const queue = new IndexQueue(app.db, repo, (err) => app.log.error({ err }, 'search indexing failed'), () => maintenance.check());
-  queues.set(app, queue);
+  const queue = indexQueue(app);
+  queue.afterBatch = () => maintenance.check();
+  reportQueueDepth(app, 'search_index', () => ({ waiting: queue.size }));
   app.itemChangeListeners.push((changes) => queue.enqueue(changes));
   app.onClose(() => queue.flush());
 }
 
-const queues = new WeakMap<App, IndexQueue>();
+const indexQueue = perApp((app) => new IndexQueue(app.store, (err) => app.log.error({ err }, 'search indexing failed')));
 
 /** Starts a postings compaction in the background when removals have piled up (checked after indexing). */
 class PostingsMaintenance {
   private job: BackgroundJob | undefined;
+  private starting = false;
   private readonly app: App;
-  private readonly repo: SearchIndexRepository;
 
-  constructor(app: App, repo: SearchIndexRepository) {
+  constructor(app: App) {
     this.app = app;
-    this.repo = repo;
   }
 
-  check(): void {
-    if (this.job?.running || !compactionDue(this.repo.state())) return;
-    const compaction = new PostingsCompaction(this.repo);
-    this.job = new BackgroundJob(this.app, {
-      name: 'compacting the search postings',
-      step: () => transaction(this.app.db, () => compaction.step()),
-      progress: () => ({ terms: compaction.terms, dropped: compaction.dropped }),
-    }).start();
+  async check(): Promise<void> {
+    if (this.job?.running || this.starting) return;
+    const store = this.app.store;
+    this.starting = true;
+    try {
+      if (!compactionDue(await store.searchIndex.state())) return;
+      const compaction = await PostingsCompaction.start(store.searchIndex);
+      this.job = new BackgroundJob(this.app, {
+        name: 'compacting the search postings',
+        step: () => store.transaction(() => compaction.step()),
+        progress: () => ({ terms: compaction.terms, dropped: compaction.dropped }),
+      }).start();
+    } finally {
+      this.starting = false;
+    }
   }
 
   stop(): void {
@@ -83,8 +87,8 @@ class PostingsMaintenance {
 }
 
 /** Indexes every queued change now (searches call this so they never miss a committed item). */
-export function flushSearchIndexing(app: App): void {
-  queues.get(app)?.flush();
+export async function flushSearchIndexing(app: App): Promise<void> {
+  await indexQueue(app).flush();
 }
 
 /** Items waiting to be indexed (added/updated) or removed, processed in bounded batches. */
@@ -93,14 +97,14 @@ export class IndexQueue {
   private readonly pending = new Set<number>();
   private readonly deleted = new Set<number>();
   private scheduled = false;
-  private readonly db: Db;
-  private readonly repo: SearchIndexRepository;
+  /** The batch being indexed, if any: batches never overlap. */
+  private running: Promise<void> | undefined;
+  private readonly store: Store;
   private readonly onError: (e: unknown) => void;
+  afterBatch: () => Promise<void> | void;
 
-  private readonly afterBatch: () => void;
-
-  constructor(db: Db, repo: SearchIndexRepository, onError: (e: unknown) => void, afterBatch: () => void = () => {}) {
-    this.db = db; this.repo = repo; this.onError = onError; this.afterBatch = afterBatch;
+  constructor(store: Store, onError: (e: unknown) => void, afterBatch: () => Promise<void> | void = () => {}) {
+    this.store = store; this.onError = onError; this.afterBatch = afterBatch;
   }
 
   get size(): number { return this.pending.size + this.deleted.size; }
@@ -112,8 +116,9 @@ export class IndexQueue {
     this.schedule();
   }
 
-  flush(): void {
-    while (this.size) this.runBatch();
+  async flush(): Promise<void> {
+    if (this.running) await this.running;
+    while (this.size) await this.runBatch();
   }
 
   private schedule(): void {
@@ -122,21 +127,26 @@ export class IndexQueue {
     // setTimeout, not setImmediate: leaves room for I/O (fetches, HTTP requests) between batches.
     setTimeout(() => {
       this.scheduled = false;
-      try { this.runBatch(); } catch (e) { this.onError(e); }
-      this.schedule();
+      this.runBatch().then(() => this.schedule(), (e: unknown) => { this.onError(e); this.schedule(); });
     }, 0).unref();
   }
 
-  private runBatch(): void {
+  private async runBatch(): Promise<void> {
+    while (this.running) await this.running;
     const deleted = take(this.deleted, IndexQueue.BATCH);
     const ids = take(this.pending, IndexQueue.BATCH);
-    try {
-      applyItemChanges(this.db, this.repo, { added: ids, updated: [], deleted });
-      this.afterBatch();
-    } catch (e) {
-      // Nothing is lost: the items stay in the store; `tidings search reindex` repairs the index.
-      this.onError(e);
-    }
+    if (!deleted.length && !ids.length) return;
+    const run = (async () => {
+      try {
+        await applyItemChanges(this.store, { added: ids, updated: [], deleted });
+        await this.afterBatch();
+      } catch (e) {
+        // Nothing is lost: the items stay in the store; `tidings search reindex` repairs the index.
+        this.onError(e);
+      }
+    })();
+    this.running = run;
+    try { await run; } finally { this.running = undefined; }
   }
 }
 
@@ -147,36 +157,35 @@ function take(set: Set<number>, n: number): number[] {
   return out;
 }
 
-export function applyItemChanges(db: Db, repo: SearchIndexRepository, changes: ItemChanges): void {
-  transaction(db, () => {
-    repo.deleteItems(changes.deleted);
-    indexItemsNow(repo, [...changes.added, ...changes.updated]);
+export async function applyItemChanges(store: Store, changes: ItemChanges): Promise<void> {
+  await store.transaction(async () => {
+    await store.searchIndex.deleteItems(changes.deleted);
+    await indexItemsNow(store.searchIndex, [...changes.added, ...changes.updated]);
   });
 }
 
 /** Rebuilds the whole index now; returns the number of items and passages indexed. */
-export function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (items: number) => void } = {}): { items: number; passages: number } {
-  const repo = searchIndexRepository(app.db);
-  transaction(app.db, () => repo.deleteAll());
+export async function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (items: number) => void } = {}): Promise<{ items: number; passages: number }> {
+  const { store } = app;
+  await store.transaction(() => store.searchIndex.deleteAll());
   let items = 0;
   for (;;) {
-    const step = rebuildStep(app.db, repo, opts.batchSize ?? 500);
+    const step = await rebuildStep(store, opts.batchSize ?? 500);
     if (!step || step.done) break;
     items += step.indexed;
     opts.onProgress?.(items);
   }
-  return { items, passages: repo.passageCount() };
+  return { items, passages: await store.searchIndex.passageCount() };
 }
 
 /**
  * Finishes a pending rebuild now (a command-line search: the process would end long before the
  * background rebuild did). Returns the items indexed; 0 when none was pending.
  */
-export function finishPendingRebuild(app: App, onProgress?: (items: number) => void): number {
-  const repo = searchIndexRepository(app.db);
+export async function finishPendingRebuild(app: App, onProgress?: (items: number) => void): Promise<number> {
   let items = 0;
   for (;;) {
-    const step = rebuildStep(app.db, repo, IndexQueue.BATCH);
+    const step = await rebuildStep(app.store, IndexQueue.BATCH);
     if (!step || step.done) return items;
     items += step.indexed;
     onProgress?.(items);
@@ -187,38 +196,39 @@ export function finishPendingRebuild(app: App, onProgress?: (items: number) => v
  * Indexes the next batch of a pending rebuild, in one transaction (several processes on one
  * database share the cursor, so each batch is done once). Null when no rebuild is pending.
  */
-export function rebuildStep(db: Db, repo: SearchIndexRepository, batchSize: number): { indexed: number; done: boolean } | null {
-  return transaction(db, () => {
-    const state = repo.state();
+export function rebuildStep(store: Store, batchSize: number): Promise<{ indexed: number; done: boolean } | null> {
+  const repo = store.searchIndex;
+  return store.transaction(async () => {
+    const state = await repo.state();
     if (state.rebuildAfter === null) return null;
-    const ids = repo.itemIdsAfter(state.rebuildAfter, batchSize, state.rebuildUntil ?? undefined);
+    const ids = await repo.itemIdsAfter(state.rebuildAfter, batchSize, state.rebuildUntil ?? undefined);
     if (!ids.length) {
-      repo.setRebuildCursor(null);
+      await repo.setRebuildCursor(null);
       return { indexed: 0, done: true };
     }
-    indexItemsNow(repo, ids);
-    repo.setRebuildCursor(ids[ids.length - 1]!);
+    await indexItemsNow(repo, ids);
+    await repo.setRebuildCursor(ids[ids.length - 1]!);
     return { indexed: ids.length, done: false };
   });
 }
 
 /** Indexes the items (replacing earlier versions); the caller holds the transaction. */
-export function indexItemsNow(repo: SearchIndexRepository, ids: number[]): number {
-  const sources = repo.itemSources(ids);
+export async function indexItemsNow(repo: SearchIndexRepository, ids: number[]): Promise<number> {
+  const sources = await repo.itemSources(ids);
   if (!sources.length) return 0;
-  let docNo = repo.reserveDocNumbers(sources.length);
+  let docNo = await repo.reserveDocNumbers(sources.length);
   const batch = new IndexBatch();
   let passages = 0;
   for (const src of sources) {
     const parts = itemPassages(src);
-    if (!parts.length) { repo.deleteItems([src.id]); continue; }
+    if (!parts.length) { await repo.deleteItems([src.id]); continue; }
     const item = indexedItem(src);
     const lengths = batch.add(docNo, { title: item.title, body: parts.join('\n'), url: src.url });
-    repo.storeArticle({ ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url },
+    await repo.storeArticle({ ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url },
       parts.map((text) => ({ text, words: wordCount(text) })));
     passages += parts.length;
   }
-  batch.write(repo);
+  await batch.write(repo);
   return passages;
 }
 

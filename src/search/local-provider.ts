@@ -35,12 +35,9 @@ export class LocalIndexProvider implements SearchProvider {
   }
 
   /** Validates filters and scope (throws SearchFilterError) into the index's filter. */
-  compile(q: SearchQuery): PassageFilter {
-    return { ...compileFilters(q.filters, this.now()), scope: resolveScope(q.scope, this.repo) };
-  }
-
-  async search(q: SearchQuery): Promise<SearchHit[]> {
-    return this.searchSync(q);
+  async compile(q: SearchQuery): Promise<PassageFilter> {
+    const filters = compileFilters(q.filters, this.now());
+    return { ...filters, scope: await resolveScope(q.scope, this.repo) };
   }
 
   /**
@@ -48,9 +45,9 @@ export class LocalIndexProvider implements SearchProvider {
    * in memory against the question's words; unmatched passages score 0 (the lead then serves as
    * the snippet of an article matched by its title only).
    */
-  private scoreInMemory(candidates: ArticleMatch[], terms: string[], limit: number): PassageMatch[] {
+  private async scoreInMemory(candidates: ArticleMatch[], terms: string[], limit: number): Promise<PassageMatch[]> {
     const best = [...candidates].sort((a, b) => b.score - a.score).slice(0, Math.max(limit, this.ranking.passageCandidates));
-    const passages = this.repo.passageTexts(best.map((c) => c.itemId));
+    const passages = await this.repo.passageTexts(best.map((c) => c.itemId));
     const scores = scorePassages(passages.map((p) => p.text), terms, passages.map((p) => p.words));
     // The rows are fresh from the store: scored in place (copying them was 6 % of an answer).
     passages.forEach((p, i) => { p.score = scores[i]!; });
@@ -62,10 +59,10 @@ export class LocalIndexProvider implements SearchProvider {
    * words, the rarest in the index, as Lucene's MoreLikeThis does: each word costs a postings read
    * and a passage-scoring pattern, and 20,000 words took 2 s.
    */
-  private telling(words: string[]): string[] {
+  private async telling(words: string[]): Promise<string[]> {
     if (words.length <= MAX_QUERY_WORDS) return words;
     const stems = words.map((w) => queryStems([w])[0] ?? w);
-    const df = this.repo.postingCounts([...new Set(stems)]);
+    const df = await this.repo.postingCounts([...new Set(stems)]);
     return words
       .map((w, i) => ({ w, i, df: df.get(stems[i]!) ?? 0 }))
       .filter((x) => x.df > 0)
@@ -75,16 +72,16 @@ export class LocalIndexProvider implements SearchProvider {
       .map((x) => x.w);
   }
 
-  searchSync(q: SearchQuery): SearchHit[] {
-    const filter = this.compile(q);
-    const terms = this.telling(queryTerms(q.text));
+  async search(q: SearchQuery): Promise<SearchHit[]> {
+    const filter = await this.compile(q);
+    const terms = await this.telling(queryTerms(q.text));
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
     const scoring = { weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight }, k1: r.k1, b: r.b, delta: r.delta };
-    const candidates = articleIndexOf(this.repo).search(queryStems(terms), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), scoring);
-    const passages = this.scoreInMemory(candidates, terms, q.limit);
+    const candidates = await articleIndexOf(this.repo).search(queryStems(terms), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), scoring);
+    const passages = await this.scoreInMemory(candidates, terms, q.limit);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
-    const meta = new Map(this.repo.articles(ranked.map((a) => a.itemId)).map((m) => [m.id, m]));
+    const meta = new Map((await this.repo.articles(ranked.map((a) => a.itemId))).map((m) => [m.id, m]));
     const hits: SearchHit[] = [];
     for (const a of ranked) {
       const m = meta.get(a.itemId);

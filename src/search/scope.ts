@@ -2,7 +2,7 @@
 // (feed/<url>, user/-/label/<name>, user/-/state/com.google/<state>), always read relative to the
 // requesting user: a user can only name feeds they subscribe to and their own labels, so one user
 // never reaches another user's folders, tags or private feeds.
-import type { SearchScope } from '../answer/types.ts';
+import type { SearchScope } from './types.ts';
 import type { PassageScope, SearchIndexRepository } from '../store/repositories.ts';
 import { SearchFilterError } from './types.ts';
 
@@ -16,7 +16,7 @@ const STATES: Record<string, 'starred' | 'read' | 'liked' | 'reading-list'> = {
   'reading-list': 'reading-list',
 };
 
-export function resolveScope(scope: SearchScope, repo: SearchIndexRepository): PassageScope {
+export async function resolveScope(scope: SearchScope, repo: SearchIndexRepository): Promise<PassageScope> {
   if (scope.kind === 'instance') return { kind: 'instance' };
   if (scope.kind === 'subscriptions') return { kind: 'subscriptions', userId: scope.userId };
   if (!Array.isArray(scope.streamIds) || scope.streamIds.length === 0) {
@@ -29,7 +29,7 @@ export function resolveScope(scope: SearchScope, repo: SearchIndexRepository): P
   for (const id of scope.streamIds) {
     if (typeof id !== 'string') throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM} entries must be strings`);
     if (id.startsWith('feed/')) {
-      const feedId = repo.subscribedFeedIdByUrl(userId, id.slice(5));
+      const feedId = await repo.subscribedFeedIdByUrl(userId, id.slice(5));
       if (feedId === undefined) throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM}: not subscribed to ${id}`);
       feedIds.add(feedId);
       continue;
@@ -39,7 +39,7 @@ export function resolveScope(scope: SearchScope, repo: SearchIndexRepository): P
       throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM}: ${JSON.stringify(id)} is not a stream id of yours (use feed/<url>, user/-/label/<name> or user/-/state/com.google/starred)`);
     }
     if (user[2] === 'label') {
-      const label = repo.label(userId, user[3]!);
+      const label = await repo.label(userId, user[3]!);
       if (!label) throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM}: no folder or tag named ${JSON.stringify(user[3])}`);
       // A label is a folder (the feeds in it) and a tag (the items tagged with it) at once.
       for (const f of label.folderFeedIds) feedIds.add(f);

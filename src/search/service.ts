@@ -2,18 +2,20 @@
 // fused by reciprocal rank. One call to search() is one billed search, whatever the number of
 // providers behind it; the service also counts them (searchesPerformed) for metrics.
 import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { searchIndexRepository, flushSearchIndexing } from './indexing.ts';
 import { LocalIndexProvider } from './local-provider.ts';
 import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
 import type { Logger } from '../log/logger.ts';
+import { observeSearch } from '../observability/metrics.ts';
 import type { SearchIndexRepository } from '../store/repositories.ts';
 
 export interface SearchServiceOptions {
   local: LocalIndexProvider;
   /** Brings the index up to date before a search (the ingest listener indexes lazily). */
-  beforeSearch?: () => void;
+  beforeSearch?: () => Promise<void> | void;
   web?: SearchProvider[];
   log: Logger;
 }
@@ -24,7 +26,7 @@ export class FusedSearchService implements SearchService {
   private readonly log: Logger;
   private readonly repo: SearchIndexRepository;
   private count = 0;
-  private readonly beforeSearch: () => void;
+  private readonly beforeSearch: () => Promise<void> | void;
 
   constructor(repo: SearchIndexRepository, opts: SearchServiceOptions) {
     this.repo = repo;
@@ -40,12 +42,20 @@ export class FusedSearchService implements SearchService {
     return (await this.searchWithReport(q, signal)).hits;
   }
 
+  /** Called with each search's duration in seconds (metrics). */
+  onSearched: (seconds: number) => void = () => {};
+
   async searchWithReport(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
     // Validation first (throws SearchFilterError): a rejected request is not a billed search.
-    this.local.compile(q);
+    await this.local.compile(q);
     this.count++;
-    this.beforeSearch();
-    const local = this.local.searchSync(q);
+    const t0 = performance.now();
+    try { return await this.searchAll(q, signal); } finally { this.onSearched((performance.now() - t0) / 1000); }
+  }
+
+  private async searchAll(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
+    await this.beforeSearch();
+    const local = await this.local.search(q);
     if (!this.web.length) return { hits: local, billedSearches: 1, degraded: [] };
     const degraded: string[] = [];
     const webLists = await Promise.all(this.web.map(async (p) => {
@@ -62,21 +72,16 @@ export class FusedSearchService implements SearchService {
     return { hits: reciprocalRankFusion([local, ...webLists], q.limit), billedSearches: 1, degraded };
   }
 
-  articleText(itemId: number): { title: string; url: string; text: string } | undefined {
+  articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
     return this.repo.articleText(itemId);
   }
 }
 
-const services = new WeakMap<App, FusedSearchService>();
-
 /** The App's search service (created on first use). */
-export function searchService(app: App): FusedSearchService {
-  let s = services.get(app);
-  if (!s) {
-    const repo = searchIndexRepository(app.db);
-    const web: SearchProvider[] = app.config.searxngUrl ? [new SearxngProvider(app)] : [];
-    s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log, beforeSearch: () => flushSearchIndexing(app) });
-    services.set(app, s);
-  }
+export const searchService: (app: App) => FusedSearchService = perApp((app) => {
+  const repo = searchIndexRepository(app);
+  const web: SearchProvider[] = app.config.searxngUrl ? [new SearxngProvider(app)] : [];
+  const s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log, beforeSearch: () => flushSearchIndexing(app) });
+  s.onSearched = (seconds) => observeSearch(app, seconds);
   return s;
-}
+});

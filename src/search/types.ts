@@ -1,6 +1,25 @@
 // The contract of the search subsystem: the local article index and web providers behind one
 // interface, consumed by the answer pipelines (../answer). Nothing here knows HTTP.
-import type { SearchFilters, SearchScope } from '../answer/types.ts';
+
+export type RecencyFilter = 'hour' | 'day' | 'week' | 'month' | 'year';
+
+/** Which articles a search may return. */
+export type SearchScope =
+  | { kind: 'subscriptions'; userId: number }
+  | { kind: 'instance' }
+  /** Google Reader stream ids of the user: feed/<url>, user/-/label/<name>, user/-/state/com.google/starred … */
+  | { kind: 'streams'; userId: number; streamIds: string[] };
+
+export interface SearchFilters {
+  /** Up to 3 entries (validated by callers): domains or URLs; a leading '-' denies. Never mixed. */
+  domainFilter?: string[];
+  recency?: RecencyFilter;
+  /** Unix seconds, inclusive bounds. */
+  publishedAfter?: number;
+  publishedBefore?: number;
+  updatedAfter?: number;
+  updatedBefore?: number;
+}
 
 export interface Passage {
   /** Plain text of a few sentences from the article. */
@@ -42,7 +61,7 @@ export interface SearchService {
   /** Searches every configured provider, fuses the results; counts as one billed search. */
   search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]>;
   /** Full plain text of a stored article (deep research reads whole articles). */
-  articleText(itemId: number): { title: string; url: string; text: string } | undefined;
+  articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined>;
 }
 
 /** A filter value the caller must fix (names the parameter). */

@@ -1,57 +1,60 @@
-// Storage interfaces the domain code depends on. The SQLite implementations live in ./sqlite/;
-// a PostgreSQL backend implements the same interfaces without touching the domain.
+// Storage interfaces the domain code depends on, all asynchronous (Promises): implemented over
+// SQLite in ./sqlite/ and over PostgreSQL in ./postgres/, and handed to the domains by ./store.ts.
 // Each domain adds its repository interface here (one small interface per entity).
 import type { User } from '../model/user.ts';
 import type { ApiKey, BetaFeature, UsageRecord, UsageTotals, AsyncJob, AccessRequest, AccessRequestStatus } from '../model/chat.ts';
 import type { StoredToken, NewToken, OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../model/auth.ts';
 
 export interface UserRepository {
-  create(username: string, passwordHash: string, email?: string | null): User;
-  findByName(username: string): (User & { passwordHash: string }) | undefined;
+  create(username: string, passwordHash: string, email?: string | null): Promise<User>;
+  findByName(username: string): Promise<(User & { passwordHash: string }) | undefined>;
   /** The one user with this e-mail address (case-insensitive); undefined when none or several. */
-  findByEmail(email: string): (User & { passwordHash: string }) | undefined;
-  findById(id: number): User | undefined;
-  list(): User[];
-  setPasswordHash(id: number, passwordHash: string): void;
-  delete(id: number): boolean;
+  findByEmail(email: string): Promise<(User & { passwordHash: string }) | undefined>;
+  findById(id: number): Promise<User | undefined>;
+  list(): Promise<User[]>;
+  setPasswordHash(id: number, passwordHash: string): Promise<void>;
+  setAdmin(id: number, admin: boolean): Promise<void>;
+  delete(id: number): Promise<boolean>;
 }
 
 // Authentication (src/auth): bearer tokens, OAuth clients and authorization codes.
 
 export interface TokenRepository {
-  insert(token: NewToken, now: number): StoredToken;
-  findByHash(tokenHash: string): StoredToken | undefined;
-  findById(id: number): StoredToken | undefined;
+  insert(token: NewToken, now: number): Promise<StoredToken>;
+  findByHash(tokenHash: string): Promise<StoredToken | undefined>;
+  findById(id: number): Promise<StoredToken | undefined>;
   /** Records use; callers throttle it (once a minute per token) to avoid a write per request. */
-  markUsed(id: number, now: number): void;
+  markUsed(id: number, now: number): Promise<void>;
   /** Returns false when the token does not exist or was already revoked. */
-  revoke(id: number, now: number): boolean;
-  revokeAllForUser(userId: number, now: number): number;
+  revoke(id: number, now: number): Promise<boolean>;
+  revokeAllForUser(userId: number, now: number): Promise<number>;
   /** Revokes every token descending from one authorization code (code reuse, refresh reuse). */
-  revokeGrant(grantId: string, now: number): number;
-  listForUser(userId: number): StoredToken[];
+  revokeGrant(grantId: string, now: number): Promise<number>;
+  listForUser(userId: number): Promise<StoredToken[]>;
+  /** Deletes a user's ClientLogin tokens with this label not used (or, never used, created) since `idleSince`. */
+  deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number>;
   /** Deletes tokens that expired or were revoked before `before`. */
-  purge(before: number): number;
+  purge(before: number): Promise<number>;
 }
 
 export interface OAuthClientRepository {
-  create(c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] }, now: number): OAuthClient;
-  findByClientId(clientId: string): OAuthClient | undefined;
-  list(): OAuthClient[];
-  delete(clientId: string): boolean;
+  create(c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] }, now: number): Promise<OAuthClient>;
+  findByClientId(clientId: string): Promise<OAuthClient | undefined>;
+  list(): Promise<OAuthClient[]>;
+  delete(clientId: string): Promise<boolean>;
 }
 
 export interface AuthorizationCodeRepository {
-  insert(code: NewAuthorizationCode, now: number): AuthorizationCode;
-  findByHash(codeHash: string): AuthorizationCode | undefined;
+  insert(code: NewAuthorizationCode, now: number): Promise<AuthorizationCode>;
+  findByHash(codeHash: string): Promise<AuthorizationCode | undefined>;
   /** Marks the code used; false when it was already used (a concurrent or replayed exchange). */
-  markUsed(id: number, now: number): boolean;
-  purge(before: number): number;
+  markUsed(id: number, now: number): Promise<boolean>;
+  purge(before: number): Promise<number>;
 }
 
 /** Named server-side secrets (HMAC keys), created once and kept. */
 export interface AuthSecretRepository {
-  getOrCreate(name: string, create: () => string, now: number): string;
+  getOrCreate(name: string, create: () => string, now: number): Promise<string>;
 }
 
 // ---- Search index (src/search) ----
@@ -165,93 +168,93 @@ export interface IndexedArticleRow {
 }
 
 export interface SearchIndexRepository {
-  itemSources(ids: number[]): SearchItemSource[];
+  itemSources(ids: number[]): Promise<SearchItemSource[]>;
   /** Reserves n document numbers (inside the caller's transaction); returns the first. */
-  reserveDocNumbers(n: number): number;
+  reserveDocNumbers(n: number): Promise<number>;
   /** Stores an article and its passages, replacing any earlier version of the item. */
-  storeArticle(article: IndexedArticle, passages: { text: string; words: number }[]): void;
-  /** Appends one batch's encoded postings of a term (src/search/postings.ts). */
-  appendPostings(term: string, bytes: Uint8Array, count: number): void;
+  storeArticle(article: IndexedArticle, passages: { text: string; words: number }[]): Promise<void>;
+  /** Appends one batch's encoded postings, per term (src/search/postings.ts). */
+  appendPostings(entries: { term: string; bytes: Uint8Array; count: number }[]): Promise<void>;
   /** Replaces all of a term's postings with these chunks (none: the term goes). */
-  replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): void;
+  replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): Promise<void>;
   /** Terms in order after `afterTerm` ('' for the first), at most `limit`. */
-  termsAfter(afterTerm: string, limit: number): string[];
+  termsAfter(afterTerm: string, limit: number): Promise<string[]>;
   /** Document numbers of the current articles. */
-  liveDocNumbers(): number[];
+  liveDocNumbers(): Promise<number[]>;
   /** Records that a compaction covering removals up to this count finished. */
-  setCompactedRemoved(removed: number): void;
+  setCompactedRemoved(removed: number): Promise<void>;
   /** Postings in chunks of at most this many bytes (appends start a new chunk past it). */
   readonly chunkBytes: number;
   /** Postings stored per term (terms with none are absent), for picking a long query's terms. */
-  postingCounts(terms: string[]): Map<string, number>;
+  postingCounts(terms: string[]): Promise<Map<string, number>>;
   /** The term's posting chunks in order, and how many postings they hold. */
-  postings(term: string): { chunks: Uint8Array[]; count: number };
-  state(): SearchIndexState;
+  postings(term: string): Promise<{ chunks: Uint8Array[]; count: number }>;
+  state(): Promise<SearchIndexState>;
   /** Article rows from this document number on, in document number order. */
-  articleRows(fromDocNo: number, limit: number): IndexedArticleRow[];
+  articleRows(fromDocNo: number, limit: number): Promise<IndexedArticleRow[]>;
   /** The current item of each document number; numbers of removed or replaced versions are absent. */
-  liveDocuments(docNos: number[]): Map<number, number>;
-  deleteItems(ids: number[]): void;
+  liveDocuments(docNos: number[]): Promise<Map<number, number>>;
+  deleteItems(ids: number[]): Promise<void>;
   /** Item ids in id order after `afterId`, at most `untilId` (for rebuilds in batches). */
-  itemIdsAfter(afterId: number, limit: number, untilId?: number): number[];
+  itemIdsAfter(afterId: number, limit: number, untilId?: number): Promise<number[]>;
   /** Empties the index; a background rebuild of every stored item is then pending (cleared by setRebuildCursor(null)). */
-  deleteAll(): void;
+  deleteAll(): Promise<void>;
   /** Records a background rebuild's progress: items up to this id are indexed (null: finished). */
-  setRebuildCursor(afterId: number | null): void;
-  passageCount(): number;
-  articleCount(): number;
+  setRebuildCursor(afterId: number | null): Promise<void>;
+  passageCount(): Promise<number>;
+  articleCount(): Promise<number>;
   /** Every passage of these articles, unscored (score 0), in reading order. */
-  passageTexts(itemIds: number[]): PassageMatch[];
-  articles(ids: number[]): SearchArticleMeta[];
+  passageTexts(itemIds: number[]): Promise<PassageMatch[]>;
+  articles(ids: number[]): Promise<SearchArticleMeta[]>;
   /** The article's indexed text (its passages in order). */
-  articleText(itemId: number): { title: string; url: string; text: string } | undefined;
+  articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined>;
   // Scope resolution (always relative to one user).
-  subscribedFeedIds(userId: number): number[];
+  subscribedFeedIds(userId: number): Promise<number[]>;
   /** Document numbers of the user's items tagged with these labels or in these states. */
-  docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): number[];
-  subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined;
-  label(userId: number, name: string): { id: number; folderFeedIds: number[] } | undefined;
+  docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): Promise<number[]>;
+  subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined>;
+  label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined>;
 }
 
 // Chat completions API (src/chat-api).
 export interface ApiKeyRepository {
-  create(key: { id: string; userId: number; name: string; keyHash: string; tier: number }): ApiKey;
+  create(key: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey>;
   /** The key and its stored hash, revoked or not. */
-  findById(id: string): (ApiKey & { keyHash: string }) | undefined;
-  list(userId?: number): ApiKey[];
-  rename(id: string, name: string): boolean;
-  revoke(id: string): boolean;
-  setDisabled(id: string, disabled: boolean): boolean;
-  setTier(id: string, tier: number): boolean;
-  setFeatures(id: string, features: BetaFeature[]): boolean;
+  findById(id: string): Promise<(ApiKey & { keyHash: string }) | undefined>;
+  list(userId?: number): Promise<ApiKey[]>;
+  rename(id: string, name: string): Promise<boolean>;
+  revoke(id: string): Promise<boolean>;
+  setDisabled(id: string, disabled: boolean): Promise<boolean>;
+  setTier(id: string, tier: number): Promise<boolean>;
+  setFeatures(id: string, features: BetaFeature[]): Promise<boolean>;
 }
 
 export interface ChatUsageRepository {
-  record(r: UsageRecord): void;
-  totals(opts: { userId?: number; since?: number }): UsageTotals[];
+  record(r: UsageRecord): Promise<void>;
+  totals(opts: { userId?: number; since?: number }): Promise<UsageTotals[]>;
 }
 
 export interface AsyncJobRepository {
-  create(job: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): AsyncJob;
-  find(id: string): AsyncJob | undefined;
-  findByIdempotencyKey(keyId: string, idempotencyKey: string): AsyncJob | undefined;
+  create(job: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): Promise<AsyncJob>;
+  find(id: string): Promise<AsyncJob | undefined>;
+  findByIdempotencyKey(keyId: string, idempotencyKey: string): Promise<AsyncJob | undefined>;
   /** Newest first, keyset-paginated by (created_at, id). */
-  listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): AsyncJob[];
+  listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]>;
   /** CREATED and IN_PROGRESS jobs, oldest first (resumed on start). */
-  listUnfinished(): AsyncJob[];
-  markStarted(id: string, at: number): void;
-  setProgress(id: string, progress: unknown): void;
-  markCompleted(id: string, response: unknown, at: number): void;
-  markFailed(id: string, message: string, at: number): void;
+  listUnfinished(): Promise<AsyncJob[]>;
+  markStarted(id: string, at: number): Promise<void>;
+  setProgress(id: string, progress: unknown): Promise<void>;
+  markCompleted(id: string, response: unknown, at: number): Promise<void>;
+  markFailed(id: string, message: string, at: number): Promise<void>;
   /** Deletes jobs created before `before`; returns how many. */
-  purgeCreatedBefore(before: number): number;
+  purgeCreatedBefore(before: number): Promise<number>;
 }
 
 export interface AccessRequestRepository {
-  create(r: { keyId: string; requestedTier: number; reason: string }): AccessRequest;
-  find(id: number): AccessRequest | undefined;
-  list(status?: AccessRequestStatus): AccessRequest[];
-  decide(id: number, status: 'approved' | 'denied', grantedTier: number | null, note: string | null): boolean;
+  create(r: { keyId: string; requestedTier: number; reason: string }): Promise<AccessRequest>;
+  find(id: number): Promise<AccessRequest | undefined>;
+  list(status?: AccessRequestStatus): Promise<AccessRequest[]>;
+  decide(id: number, status: 'approved' | 'denied', grantedTier: number | null, note: string | null): Promise<boolean>;
 }
 
 // Reader API (src/reader-api): per-user streams, item states and the label/subscription views.
@@ -259,50 +262,50 @@ import type { FeedOrigin, ItemCondition, ItemRefsJson, LabelView, ReaderItemBody
 
 export interface StreamRepository {
   /** Keyset page of item references (index-only) as Google Reader itemRefs JSON entries, comma-joined. */
-  refsJson(q: StreamPageQuery): ItemRefsJson;
+  refsJson(q: StreamPageQuery): Promise<ItemRefsJson>;
   /** Keyset page of the user's items: their flags, no bodies. */
-  statesPage(q: StreamPageQuery): ReaderItemState[];
+  statesPage(q: StreamPageQuery): Promise<ReaderItemState[]>;
   /** The user's items among these ids, in the order given; other users' items are never returned. */
-  statesByIds(userId: number, itemIds: number[]): ReaderItemState[];
+  statesByIds(userId: number, itemIds: number[]): Promise<ReaderItemState[]>;
   /** Item bodies by id (any order); callers pass ids that came from the user's own rows. */
-  bodies(itemIds: number[]): ReaderItemBody[];
+  bodies(itemIds: number[]): Promise<ReaderItemBody[]>;
   /** Changes whenever any item's url, title, author, content, summary, dates or enclosures change. */
-  itemsVersion(): number;
-  existingItemIds(userId: number, itemIds: number[]): number[];
+  itemsVersion(): Promise<number>;
+  existingItemIds(userId: number, itemIds: number[]): Promise<number[]>;
   /** Custom tag names on each item (only items that have some). */
-  tagsOfItems(userId: number, itemIds: number[]): Map<number, string[]>;
+  tagsOfItems(userId: number, itemIds: number[]): Promise<Map<number, string[]>>;
 }
 
 export interface ItemStateRepository {
   /** Sets a flag on the user's items among itemIds; returns how many changed. */
-  setState(userId: number, column: StateColumn, value: 0 | 1, itemIds: number[]): number;
-  tagItems(userId: number, labelId: number, itemIds: number[]): number;
-  untagItems(userId: number, labelId: number, itemIds: number[]): number;
+  setState(userId: number, column: StateColumn, value: 0 | 1, itemIds: number[]): Promise<number>;
+  tagItems(userId: number, labelId: number, itemIds: number[]): Promise<number>;
+  untagItems(userId: number, labelId: number, itemIds: number[]): Promise<number>;
   /** Marks read every unread item matching the filter crawled at or before maxCrawledUs. */
-  markAllRead(userId: number, where: ItemCondition[], maxCrawledUs: number): number;
+  markAllRead(userId: number, where: ItemCondition[], maxCrawledUs: number): Promise<number>;
 }
 
 export interface ReaderLabelRepository {
-  subscriptions(userId: number): SubscriptionView[];
+  subscriptions(userId: number): Promise<SubscriptionView[]>;
   /** Subscription (or bare feed) info of the given feeds, for item `origin`s and categories. */
-  origins(userId: number, feedIds: number[]): Map<number, FeedOrigin>;
+  origins(userId: number, feedIds: number[]): Promise<Map<number, FeedOrigin>>;
   /** All of the user's subscriptions as origins; cache it while catalogVersion() stays the same. */
-  catalog(userId: number): FeedOrigin[];
+  catalog(userId: number): Promise<FeedOrigin[]>;
   /** Feeds with items the user kept (starred or tagged) after unsubscribing. */
-  leftFeedIds(userId: number): number[];
+  leftFeedIds(userId: number): Promise<number[]>;
   /** Changes whenever feeds' url/title/site, subscriptions, their titles or folders change. */
-  catalogVersion(): number;
+  catalogVersion(): Promise<number>;
   /** The trigger-maintained counters of every subscription (never a recount). */
-  unreadCounters(userId: number): UnreadCounter[];
-  subscribedFeedId(userId: number, feedUrl: string): number | undefined;
-  labels(userId: number): LabelView[];
-  findLabel(userId: number, name: string): number | undefined;
-  ensureLabel(userId: number, name: string): number;
-  folderFeedIds(userId: number, labelId: number): number[];
-  hasTaggedItems(labelId: number): boolean;
+  unreadCounters(userId: number): Promise<UnreadCounter[]>;
+  subscribedFeedId(userId: number, feedUrl: string): Promise<number | undefined>;
+  labels(userId: number): Promise<LabelView[]>;
+  findLabel(userId: number, name: string): Promise<number | undefined>;
+  ensureLabel(userId: number, name: string): Promise<number>;
+  folderFeedIds(userId: number, labelId: number): Promise<number[]>;
+  hasTaggedItems(labelId: number): Promise<boolean>;
   /** Renames; when the new name exists, merges into it. */
-  renameLabel(userId: number, labelId: number, newName: string): void;
-  deleteLabel(userId: number, labelId: number): void;
+  renameLabel(userId: number, labelId: number, newName: string): Promise<void>;
+  deleteLabel(userId: number, labelId: number): Promise<void>;
 }
 
 // ---- Feeds (fetch state), items (ingest) and subscriptions: src/store/sqlite/{feeds,items,subscriptions}.ts
@@ -311,21 +314,21 @@ import type { ParsedEntry } from '../model/feed.ts';
 import type { ItemChanges } from '../model/item.ts';
 
 export interface FeedRepository {
-  findById(id: number): FeedRecord | undefined;
-  findByUrl(url: string): FeedRecord | undefined;
+  findById(id: number): Promise<FeedRecord | undefined>;
+  findByUrl(url: string): Promise<FeedRecord | undefined>;
   /** Inserts a feed with that URL, or returns the one that exists (two users adding it at once). */
-  create(url: string, meta?: Partial<FeedMetadata>): FeedRecord;
-  updateMetadata(id: number, meta: FeedMetadata): void;
+  create(url: string, meta?: Partial<FeedMetadata>): Promise<FeedRecord>;
+  updateMetadata(id: number, meta: FeedMetadata): Promise<void>;
   /** Success: clears the error, resets error_count, stores validators. */
-  recordSuccess(id: number, outcome: FetchOutcome): void;
+  recordSuccess(id: number, outcome: FetchOutcome): Promise<void>;
   /** Failure: keeps validators and items, increments error_count. */
-  recordFailure(id: number, outcome: FetchOutcome): void;
+  recordFailure(id: number, outcome: FetchOutcome): Promise<void>;
   /** Moves the feed to a new URL (permanent redirect); false when another feed already has it. */
-  changeUrl(id: number, newUrl: string): boolean;
+  changeUrl(id: number, newUrl: string): Promise<boolean>;
   /** Feeds with at least one subscriber whose next fetch is due (all of them when dueBy is Infinity). */
-  listDue(dueBy: number, limit: number): FeedRecord[];
+  listDue(dueBy: number, limit: number): Promise<FeedRecord[]>;
   /** Publication times (Unix s) of the feed's most recent items, newest first: input of the adaptive interval. */
-  recentPublishTimes(id: number, count: number): number[];
+  recentPublishTimes(id: number, count: number): Promise<number[]>;
 }
 
 export interface ItemRepository {
@@ -334,8 +337,14 @@ export interface ItemRepository {
    * every subscriber's user_items; entries whose content changed are updated in place (same id and
    * crawl time); unchanged ones are left alone. Entries missing from the feed are kept.
    */
-  upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): ItemChanges;
-  countByFeed(feedId: number): number;
+  upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): Promise<ItemChanges>;
+  countByFeed(feedId: number): Promise<number>;
+  /**
+   * Retention: deletes up to `limit` articles crawled before `beforeUs` that every user who has
+   * them has read and nobody starred, saved or tagged, leaving a tombstone (feed, guid) so a later
+   * fetch does not bring them back; lowers the feeds' item counts. Returns the deleted ids.
+   */
+  deleteReadBefore(beforeUs: number, limit: number): Promise<number[]>;
 }
 
 export interface SubscribeOptions {
@@ -345,13 +354,191 @@ export interface SubscribeOptions {
 
 export interface SubscriptionRepository {
   /** Subscribes (idempotent: an existing subscription gets the folders added). */
-  subscribe(userId: number, feedId: number, opts?: SubscribeOptions): { subscription: SubscriptionRecord; created: boolean };
+  subscribe(userId: number, feedId: number, opts?: SubscribeOptions): Promise<{ subscription: SubscriptionRecord; created: boolean }>;
   /** Removes the subscription and the user's items of that feed except starred or tagged ones. */
-  unsubscribe(userId: number, feedId: number): boolean;
-  find(userId: number, feedId: number): SubscriptionRecord | undefined;
-  list(userId: number): SubscriptionRecord[];
-  rename(userId: number, feedId: number, title: string | null): boolean;
-  addFolder(userId: number, feedId: number, folder: string): boolean;
-  removeFolder(userId: number, feedId: number, folder: string): boolean;
-  subscriberCount(feedId: number): number;
+  unsubscribe(userId: number, feedId: number): Promise<boolean>;
+  find(userId: number, feedId: number): Promise<SubscriptionRecord | undefined>;
+  list(userId: number): Promise<SubscriptionRecord[]>;
+  rename(userId: number, feedId: number, title: string | null): Promise<boolean>;
+  addFolder(userId: number, feedId: number, folder: string): Promise<boolean>;
+  removeFolder(userId: number, feedId: number, folder: string): Promise<boolean>;
+  subscriberCount(feedId: number): Promise<number>;
+  /** How many feeds the user is subscribed to (the per-user limit). */
+  countForUser(userId: number): Promise<number>;
+}
+
+// ---- Fever API (src/fever) ----
+
+/** An item as the Fever API lists it (`is_saved` is the Reader API's starred state). */
+export interface FeverItemRow {
+  id: number;
+  feedId: number;
+  title: string;
+  author: string | null;
+  html: string;
+  url: string | null;
+  isSaved: number;
+  isRead: number;
+  createdOnTime: number;
+}
+
+export interface FeverRepository {
+  /** Stores (or replaces) the user's Fever key, as a MAC of md5(username:password). */
+  setCredential(userId: number, keyMac: string, now: number): Promise<void>;
+  deleteCredential(userId: number): Promise<boolean>;
+  hasCredential(userId: number): Promise<boolean>;
+  userIdByKeyMac(keyMac: string): Promise<number | undefined>;
+  /** The user's items with ids above afterId, ascending, at most limit. */
+  itemsAfter(userId: number, afterId: number, limit: number): Promise<FeverItemRow[]>;
+  /** The user's items with ids below beforeId, descending, at most limit. */
+  itemsBefore(userId: number, beforeId: number, limit: number): Promise<FeverItemRow[]>;
+  /** The user's items among these ids (others' ids are skipped), ascending. */
+  itemsWithIds(userId: number, ids: number[]): Promise<FeverItemRow[]>;
+  itemCount(userId: number): Promise<number>;
+  /** Comma-joined ids, ascending. */
+  unreadItemIds(userId: number): Promise<string>;
+  savedItemIds(userId: number): Promise<string>;
+  /** Newest successful fetch (Unix s) among the user's feeds; 0 when none. */
+  lastRefreshedOn(userId: number): Promise<number>;
+  /** Last successful fetch (Unix s) of each subscribed feed. */
+  feedsUpdatedOn(userId: number): Promise<Map<number, number>>;
+}
+
+// ---- Favicons (src/feeds/favicons) ----
+
+export interface FeedIcon { feedId: number; mime: string; data: Uint8Array; sourceUrl: string | null; fetchedAt: number }
+
+export interface FeedIconRepository {
+  store(icon: FeedIcon): Promise<void>;
+  /** A lookup that found no usable icon: remembered so it is retried later, not on every refresh. */
+  recordFailure(feedId: number, error: string, at: number): Promise<void>;
+  get(feedId: number): Promise<FeedIcon | undefined>;
+  /** Icons of the user's subscribed feeds (feeds without one are absent). */
+  forUser(userId: number): Promise<FeedIcon[]>;
+  /** Ids of the user's subscribed feeds that have an icon. */
+  feedIdsWithIcon(userId: number): Promise<number[]>;
+  /** Subscribed feeds never looked up, with an icon fetched before `iconStaleBefore`, or whose failed lookup was before `failedStaleBefore`. */
+  feedsToLookUp(iconStaleBefore: number, failedStaleBefore: number, limit: number): Promise<{ feedId: number; siteUrl: string | null; feedUrl: string }[]>;
+}
+
+// ---- Filter rules (src/rules) ----
+import type { FilterRule, FilterRuleView, NewFilterRule, RuleItem } from '../model/rule.ts';
+
+export interface FilterRuleRepository {
+  create(rule: NewFilterRule, now: number): Promise<FilterRule>;
+  list(userId: number): Promise<FilterRuleView[]>;
+  find(userId: number, id: number): Promise<FilterRule | undefined>;
+  /** Deletes the rule and puts back the items it hid (for feeds the user still follows). */
+  delete(userId: number, id: number): Promise<{ deleted: boolean; restored: number }>;
+  /** Every rule of the feed's subscribers that covers the feed (everything, the feed, or a folder holding it). */
+  rulesCoveringFeed(feedId: number): Promise<FilterRule[]>;
+  /** The user's rules that cover this feed. */
+  userRulesCoveringFeed(userId: number, feedId: number): Promise<FilterRule[]>;
+  /** Feed ids a rule's scope covers for its user (subscribed feeds only). */
+  scopeFeedIds(rule: FilterRule): Promise<number[]>;
+  /** What rules look at, for these items. */
+  ruleItems(itemIds: number[]): Promise<RuleItem[]>;
+  /** The user's visible item ids of these feeds, ascending, after `afterId`. */
+  userItemIds(userId: number, feedIds: number[], afterId: number, limit: number): Promise<number[]>;
+  /** Hides the user's items (moves their rows aside, keeping flags); starred or tagged items are never hidden. Returns how many. */
+  hide(userId: number, ruleId: number, itemIds: number[]): Promise<number>;
+  /** Records why the rule was skipped (null clears). */
+  setError(ruleId: number, error: string | null, at: number): Promise<void>;
+}
+
+// ---- Full text (src/feeds/fulltext) ----
+
+export type FullTextMode = 'on' | 'off' | 'auto';
+
+/** An item whose article page is to be fetched. */
+export interface FullTextCandidate { id: number; feedId: number; url: string; contentHash: string; content: string | null; summary: string | null; attempts: number }
+
+export interface FullTextFeedStatus {
+  /** Per subscriber: does anyone want full text, explicitly or by auto-detection. */
+  modes: FullTextMode[];
+  teaser: boolean | null;
+  teaserCheckedAt: number | null;
+  ok: number;
+  failed: number;
+  lastError: string | null;
+}
+
+export interface FullTextRepository {
+  setMode(userId: number, feedId: number, mode: FullTextMode): Promise<boolean>;
+  mode(userId: number, feedId: number): Promise<FullTextMode | undefined>;
+  /** True when a subscriber has it on, or (autoEnable) the feed is a detected teaser feed with an 'auto' subscriber. */
+  wantsFullText(feedId: number, autoEnable: boolean): Promise<boolean>;
+  /**
+   * Among the feed's items with a link — its `recent` newest, and all crawled since crawledSinceUs —
+   * those with no full text for their current content, and failures due for a retry (fewer than
+   * maxAttempts, last attempt before retryBefore). Newest first.
+   */
+  candidates(feedId: number, recent: number, crawledSinceUs: number, maxAttempts: number, retryBefore: number): Promise<FullTextCandidate[]>;
+  /** Replaces the content by the full text (the feed's text kept as summary); false when the entry changed meanwhile. */
+  store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): Promise<boolean>;
+  recordFailure(itemId: number, contentHash: string, error: string, now: number): Promise<void>;
+  /** Feeds with an 'auto' subscriber not yet checked for teasers. */
+  feedsToCheckForTeaser(limit: number): Promise<number[]>;
+  /** The feed's newest items with a link, for the teaser check. */
+  sample(feedId: number, n: number): Promise<FullTextCandidate[]>;
+  setTeaser(feedId: number, teaser: boolean, now: number): Promise<void>;
+  /** A teaser check that could read none of the sampled pages: remembered, so it is retried later, not every refresh. */
+  setTeaserUnknown(feedId: number, now: number): Promise<void>;
+  status(feedId: number): Promise<FullTextFeedStatus>;
+}
+
+// ---- Webhooks (src/webhooks) ----
+
+export type WebhookEvent = 'new-item' | 'starred';
+
+export interface Webhook { id: number; userId: number; url: string; events: WebhookEvent[]; secretBox: string; createdAt: number }
+
+export interface WebhookDelivery {
+  id: number; webhookId: number; event: WebhookEvent; payload: string; status: 'pending' | 'delivered' | 'failed';
+  attempts: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; createdAt: number; finishedAt: number | null;
+}
+
+export interface WebhookRepository {
+  create(w: { userId: number; url: string; events: WebhookEvent[]; secretBox: string }, now: number): Promise<Webhook>;
+  list(userId: number): Promise<Webhook[]>;
+  find(id: number): Promise<Webhook | undefined>;
+  delete(userId: number, id: number): Promise<boolean>;
+  /** The webhooks of these users that subscribe to the event. */
+  forEvent(userIds: number[], event: WebhookEvent): Promise<Webhook[]>;
+  /** The webhooks of the feed's subscribers that subscribe to the event. */
+  forFeedSubscribers(feedId: number, event: WebhookEvent): Promise<Webhook[]>;
+  enqueue(webhookId: number, event: WebhookEvent, payload: string, now: number): Promise<number>;
+  /** Pending deliveries due at `now`, oldest first. */
+  due(now: number, limit: number): Promise<WebhookDelivery[]>;
+  /** Earliest next attempt of a pending delivery, or null. */
+  nextDueAt(): Promise<number | null>;
+  markDelivered(id: number, status: number, now: number): Promise<void>;
+  /** A failed attempt: pending again at nextAttemptAt, or failed for good when it is null. */
+  markAttemptFailed(id: number, status: number | null, error: string, nextAttemptAt: number | null, now: number): Promise<void>;
+  deliveries(userId: number, webhookId: number | null, limit: number): Promise<WebhookDelivery[]>;
+  /** Deletes finished deliveries older than `before`. */
+  purge(before: number): Promise<number>;
+}
+
+// ---- WebSub (src/feeds/websub) ----
+
+export type WebSubState = 'discovered' | 'requested' | 'active' | 'unsubscribing' | 'failed';
+
+export interface WebSubSubscription {
+  feedId: number; hubUrl: string; topicUrl: string; callbackToken: string; secretBox: string; state: WebSubState;
+  leaseExpiresAt: number | null; leaseSeconds: number | null; requestedAt: number | null; lastError: string | null; lastPushAt: number | null; pushes: number;
+  /** Users following the feed now. */
+  subscribers: number;
+}
+
+export interface WebSubRepository {
+  find(feedId: number): Promise<WebSubSubscription | undefined>;
+  findByToken(token: string): Promise<WebSubSubscription | undefined>;
+  /** Records the hub a feed announces: a new row, or a changed hub/topic starts over as 'discovered'. */
+  recordHub(feedId: number, hubUrl: string, topicUrl: string, newToken: string, newSecretBox: string): Promise<void>;
+  setState(feedId: number, state: WebSubState, fields: { leaseExpiresAt?: number | null; leaseSeconds?: number | null; requestedAt?: number | null; lastError?: string | null }): Promise<void>;
+  recordPush(feedId: number, at: number): Promise<void>;
+  delete(feedId: number): Promise<void>;
+  /** Rows that need a (re)subscription (leases renewed within min(renewAheadSeconds, half the lease) of their end) or an unsubscription now. */
+  maintenance(now: number, renewAheadSeconds: number, retryBefore: number): Promise<WebSubSubscription[]>;
 }

@@ -36,7 +36,7 @@ test('datelines, bylines, captions, live-blog chrome, template code and invisibl
   assert.deepEqual(splitSentences(article), [
     'The Food and Drug Administration has sent out warning letters to multiple retailers.',
     'Pantone has named Cloud Dancer as its 2026 Color of the Year.',
-    'WOODLAND PARK, N.J. A new tolling program in New York City could ease traffic congestion.',
+    'A new tolling program in New York City could ease traffic congestion.',
   ]);
   assert.ok(isDebris('Jan. 23, 2025 Updated Jan. 24, 2025, 1:04 p.m. ET'));
   assert.ok(isDebris('By Jake Coyle;'));

@@ -13,7 +13,7 @@ import { AnswerError, type AnswerEvent, type AnswerRequest, type AnswerService }
 
 let app: App;
 let stub: LlmStub;
-before(async () => { app = testApp(); loadFixture(app); stub = await startLlmStub(); });
+before(async () => { app = await testApp(); await loadFixture(app); stub = await startLlmStub(); });
 after(async () => { await stub.close(); await app.close(); });
 
 function service(timeoutMs = 5_000, extra: Record<string, unknown> = {}): AnswerService {

@@ -5,7 +5,8 @@
 // separate `reasoning_content` field) is separated from the answer, and every failure becomes an
 // AnswerError naming the server: a watchdog bounds the wait for the first token and between
 // tokens, so a dead or stalled server never hangs a request.
-import OpenAI from 'openai';
+import { createRequire } from 'node:module';
+import type OpenAIClient from 'openai';
 import type { AnswerEngine, EngineChunk, EngineRequest, EngineUsage } from './engine.ts';
 import { AnswerError, type FinishReason } from '../types.ts';
 import { CitationMarkerFilter } from './citation-markers.ts';
@@ -24,17 +25,22 @@ export interface OpenAICompatibleOptions {
 }
 
 
+// The SDK (~19 MB of memory once loaded) is required when the first engine is built, so servers
+// without an LLM never load it. Its CommonJS build, used alone, keeps `instanceof` on one copy.
+let sdk: typeof OpenAIClient | undefined;
+const openaiSdk = (): typeof OpenAIClient => (sdk ??= createRequire(import.meta.url)('openai') as typeof OpenAIClient);
+
 export class OpenAICompatibleEngine implements AnswerEngine {
   readonly name: string;
   readonly generative = true;
   private readonly opts: OpenAICompatibleOptions;
-  private readonly client: OpenAI;
+  private readonly client: OpenAIClient;
 
   constructor(opts: OpenAICompatibleOptions) {
     this.opts = opts;
     this.name = `${opts.model} at ${opts.baseUrl}`;
     // No retries: a retry doubles the worst-case wait; the caller's client retries if it wants.
-    this.client = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey || 'none', maxRetries: 0, timeout: opts.timeoutMs, logLevel: 'off' });
+    this.client = new (openaiSdk())({ baseURL: opts.baseUrl, apiKey: opts.apiKey || 'none', maxRetries: 0, timeout: opts.timeoutMs, logLevel: 'off' });
   }
 
   async *answer(req: EngineRequest): AsyncIterable<EngineChunk> {
@@ -177,14 +183,15 @@ class Watchdog {
 
 function upstreamError(e: unknown, baseUrl: string): Error {
   if (e instanceof AnswerError) return e;
-  if (e instanceof OpenAI.APIConnectionTimeoutError) {
+  const { APIConnectionTimeoutError, APIConnectionError, APIError } = openaiSdk();
+  if (e instanceof APIConnectionTimeoutError) {
     return new AnswerError('upstream_timeout', `LLM server ${baseUrl} did not answer in time (TIDINGS_LLM_TIMEOUT_MS)`);
   }
-  if (e instanceof OpenAI.APIConnectionError) {
+  if (e instanceof APIConnectionError) {
     const cause = (e.cause as Error | undefined)?.message ?? e.message;
     return new AnswerError('upstream_error', `could not reach LLM server ${baseUrl}: ${cause}`);
   }
-  if (e instanceof OpenAI.APIError) {
+  if (e instanceof APIError) {
     const detail = e.message.replace(/^\d+\s*/, '');
     return new AnswerError('upstream_error', e.status
       ? `LLM server ${baseUrl} answered HTTP ${e.status}: ${detail}`

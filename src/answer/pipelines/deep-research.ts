@@ -87,12 +87,13 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
   // Read the best articles in full.
   const ranked = fuse(lists);
   const reading = ranked.slice(0, depth.articles);
-  const sources: GroundingSource[] = reading.map((hit, i) => {
-    const full = hit.itemId !== null ? deps.search.articleText(hit.itemId) : undefined;
+  const sources: GroundingSource[] = [];
+  for (const [i, hit] of reading.entries()) {
+    const full = hit.itemId !== null ? await deps.search.articleText(hit.itemId) : undefined;
     progress('read', `Reading "${hit.title}"`);
     const text = full?.text ? full.text.slice(0, ARTICLE_CHARS) : hit.passages.map((p) => p.text).join('\n');
-    return { n: i + 1, hit, texts: [text] };
-  });
+    sources.push({ n: i + 1, hit, texts: [text] });
+  }
   if (sources.length) steps.push(`Read ${sources.length} articles in full:\n${sources.map((s) => `- ${s.hit.title} (${s.hit.sourceName})`).join('\n')}`);
   step++;
   progress('write', `Writing the report from ${sources.length} articles`);

@@ -5,13 +5,13 @@ import type { GroundingSource } from '../engines/engine.ts';
 import type { SearchContextSize, SearchResultRef } from '../types.ts';
 import { TEXT_PER_SOURCE } from './profiles.ts';
 
-export function groundingSources(hits: SearchHit[], count: number, size: SearchContextSize, search: SearchService): GroundingSource[] {
+export async function groundingSources(hits: SearchHit[], count: number, size: SearchContextSize, search: SearchService): Promise<GroundingSource[]> {
   const chars = TEXT_PER_SOURCE[size];
-  return hits.slice(0, count).map((hit, i) => ({ n: i + 1, hit, texts: sourceTexts(hit, chars, search) }));
+  return Promise.all(hits.slice(0, count).map(async (hit, i) => ({ n: i + 1, hit, texts: await sourceTexts(hit, chars, search) })));
 }
 
 /** The hit's passages (best first), then the article from its start, up to `chars` characters in all. */
-export function sourceTexts(hit: SearchHit, chars: number, search: SearchService): string[] {
+export async function sourceTexts(hit: SearchHit, chars: number, search: SearchService): Promise<string[]> {
   const texts: string[] = [];
   let used = 0;
   for (const p of hit.passages) {
@@ -20,7 +20,7 @@ export function sourceTexts(hit: SearchHit, chars: number, search: SearchService
     used += p.text.length;
   }
   if (used < chars && hit.itemId !== null) {
-    const article = search.articleText(hit.itemId);
+    const article = await search.articleText(hit.itemId);
     if (article?.text) texts.push(cutAtParagraph(article.text, chars - used));
   }
   return texts;

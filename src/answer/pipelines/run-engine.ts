@@ -97,7 +97,7 @@ export async function answerExtras(run: Pick<EngineRun, 'req' | 'deps' | 'allHit
   const citedUrls = new Set(cited.map((s) => s.hit.url));
   if (run.req.returnImages) {
     // Only the cited articles' own lead images: an uncited hit's picture illustrates another story.
-    out.images = imagesFor(cited.map((s) => s.hit), run.deps.imageSizes);
+    out.images = await imagesFor(cited.map((s) => s.hit), run.deps.imageSizes);
   }
   if (run.req.returnRelatedQuestions) {
     out.relatedQuestions = await relatedQuestionsFor(run.question, run.allHits, citedUrls, run.deps.engine, run.req.signal);

@@ -37,7 +37,7 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
     steps.push('Search disabled by the request (disable_search): answering without sources.');
   }
 
-  const sources = groundingSources(hits, profile.sources[req.searchContextSize], req.searchContextSize, deps.search);
+  const sources = await groundingSources(hits, profile.sources[req.searchContextSize], req.searchContextSize, deps.search);
   if (sources.length) {
     steps.push(`Considered the top ${sources.length} (search_context_size ${req.searchContextSize}):`);
     for (const s of sources) steps.push(`- ${s.hit.title} (${s.hit.sourceName}${s.hit.publishedAt ? ', ' + new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : ''})`);

@@ -1,6 +1,7 @@
 // A small, fixed set of news articles for the answer tests: stored through the same tables and
 // index as ingested feeds (C1's fixtures), so tests exercise the real search and SQLite.
 import type { App } from '../../app.ts';
+import { testSql } from '../../store/testing.ts';
 import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 
 export interface FixtureArticle { feed: string; url: string; title: string; paragraphs: string[]; publishedAt: number; image?: string }
@@ -69,21 +70,21 @@ export const ARTICLES: FixtureArticle[] = [
 export interface LoadedFixture { ids: number[]; userId: number }
 
 /** Stores the fixture articles (one feed per site; user "alice" subscribes to the NASA feed only). */
-export function loadFixture(app: App): LoadedFixture {
+export async function loadFixture(app: App): Promise<LoadedFixture> {
   const feeds = new Map<string, number>();
   const ids: number[] = [];
-  const userId = app.users.create('alice', 'x').id;
+  const userId = (await app.users.create('alice', 'x')).id;
   for (const a of ARTICLES) {
     let feedId = feeds.get(a.feed);
     if (feedId === undefined) {
-      feedId = addFeed(app, a.feed, new URL(a.feed).hostname);
+      feedId = await addFeed(app, a.feed, new URL(a.feed).hostname);
       feeds.set(a.feed, feedId);
-      if (a.feed.includes('nasa.gov')) app.db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (?, ?, 0)').run(userId, feedId);
+      if (a.feed.includes('nasa.gov')) await testSql(app).prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (?, ?, 0)').run(userId, feedId);
     }
     const content = a.paragraphs.map((p) => (p.startsWith('<') ? p : `<p>${p}</p>`)).join('\n');
-    const [id] = ingest(app, feedId, [{ url: a.url, title: a.title, content, publishedAt: a.publishedAt }]);
-    if (a.image) app.db.prepare('UPDATE items SET image_url = ? WHERE id = ?').run(a.image, id);
-    ids.push(id);
+    const [id] = await ingest(app, feedId, [{ url: a.url, title: a.title, content, publishedAt: a.publishedAt }]);
+    if (a.image) await testSql(app).prepare('UPDATE items SET image_url = ? WHERE id = ?').run(a.image, id);
+    ids.push(id!);
   }
   return { ids, userId };
 }

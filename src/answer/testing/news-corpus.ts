@@ -32,30 +32,25 @@ export function readQuestions(): NewsQuestion[] {
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Stores the articles in the App (feeds by host); returns the item ids in article order. */
-export function loadArticles(app: App, articles: NewsArticle[], opts: { publishedAt?: (a: NewsArticle) => number } = {}): number[] {
+export async function loadArticles(app: App, articles: NewsArticle[], opts: { publishedAt?: (a: NewsArticle) => number } = {}): Promise<number[]> {
   const feeds = new Map<string, number>();
   const byFeed = new Map<number, { idx: number; item: Parameters<typeof ingest>[2][number] }[]>();
-  articles.forEach((a, idx) => {
+  for (const [idx, a] of articles.entries()) {
     const host = new URL(a.url).hostname;
     let feedId = feeds.get(host);
-    if (feedId === undefined) { feedId = addFeed(app, `https://${host}/feed.xml`, host); feeds.set(host, feedId); }
+    if (feedId === undefined) { feedId = await addFeed(app, `https://${host}/feed.xml`, host); feeds.set(host, feedId); }
     const published = opts.publishedAt?.(a) ?? (a.published ? Date.parse(a.published.replace(/\//g, '-') + 'T12:00:00Z') / 1000 : 1_700_000_000);
     const content = a.text.split(/\n+/).filter((p) => p.trim()).map((p) => `<p>${escapeHtml(p.trim())}</p>`).join('\n');
     const list = byFeed.get(feedId) ?? [];
     list.push({ idx, item: { url: a.url, title: a.title, content, publishedAt: published } });
     byFeed.set(feedId, list);
-  });
-  const ids: number[] = new Array(articles.length);
-  app.db.exec('BEGIN');
-  try {
-    for (const [feedId, list] of byFeed) {
-      const got = ingest(app, feedId, list.map((x) => x.item));
-      list.forEach((x, i) => { ids[x.idx] = got[i]; });
-    }
-    app.db.exec('COMMIT');
-  } catch (e) {
-    app.db.exec('ROLLBACK');
-    throw e;
   }
+  const ids: number[] = new Array(articles.length);
+  await app.store.transaction(async () => {
+    for (const [feedId, list] of byFeed) {
+      const got = await ingest(app, feedId, list.map((x) => x.item));
+      list.forEach((x, i) => { ids[x.idx] = got[i]!; });
+    }
+  });
   return ids;
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import { checkLogin } from '../login.ts';
 import { issueClientLoginToken } from '../tokens.ts';
-import { requestParams, first } from './params.ts';
+import { paramsFromRequest } from '../../http/params.ts';
 
 export const CLIENT_LOGIN_PATHS = ['/accounts/ClientLogin', '/api/greader.php/accounts/ClientLogin'];
 
@@ -17,9 +17,9 @@ export async function clientLoginRoutes(server: FastifyInstance, opts: { app: Ap
       .send(`Error=${status === 500 ? 'ServiceUnavailable' : 'BadRequest'}\nInfo=${status === 500 ? 'internal error; try again later' : err.message.replace(/\s+/g, ' ')}\n`);
   });
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const p = requestParams(req, { query: true, body: true });
-    const email = first(p, 'Email')?.trim();
-    const passwd = first(p, 'Passwd');
+    const p = paramsFromRequest(req.url, req.body, { query: true, body: true });
+    const email = p.get('Email')?.trim();
+    const passwd = p.get('Passwd');
     reply.type('text/plain; charset=utf-8').header('Cache-Control', 'no-store');
     if (!email || !passwd) {
       return reply.code(400).send(`Error=BadAuthentication\nInfo=${!email ? 'Email' : 'Passwd'} is missing: send Email (the username) and Passwd, as query parameters or a form body\n`);
@@ -30,8 +30,8 @@ export async function clientLoginRoutes(server: FastifyInstance, opts: { app: Ap
         .send(`Error=TooManyRequests\nInfo=too many failed logins; retry in ${login.retryAfterSeconds} s\n`);
     }
     if (!login.ok) return reply.code(401).send('Error=BadAuthentication\n');
-    const label = `ClientLogin ${(first(p, 'client') ?? first(p, 'service') ?? req.headers['user-agent'] ?? '').slice(0, 120)}`.trim();
-    const { token } = issueClientLoginToken(app, login.user.id, label);
+    const label = `ClientLogin ${(p.get('client') ?? p.get('service') ?? req.headers['user-agent'] ?? '').slice(0, 120)}`.trim();
+    const { token } = await issueClientLoginToken(app, login.user.id, label);
     return reply.send(`SID=${token}\nLSID=null\nAuth=${token}\n`);
   };
   for (const path of CLIENT_LOGIN_PATHS) {

@@ -10,7 +10,7 @@ import { exchangeCode, refresh, revokeToken } from '../oauth/grants.ts';
 import { authenticateClient } from '../oauth/clients.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { OAuthClient } from '../../model/auth.ts';
-import { requestParams, first, repeated, type Params } from './params.ts';
+import { paramsFromRequest, type Params } from '../../http/params.ts';
 
 // Relative, so the form posts back to this endpoint behind any reverse-proxy path prefix.
 const FORM_ACTION = 'auth';
@@ -33,7 +33,7 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
   });
 
   server.get('/oauth2/auth', async (req, reply) => {
-    const check = checkAuthorizationRequest(app, requestParams(req, { query: true, body: false }));
+    const check = await checkAuthorizationRequest(app, paramsFromRequest(req.url, req.body, { query: true, body: false }).asMap());
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
     return showConsent(req, reply, check.request, 200);
@@ -41,9 +41,9 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
 
   server.post('/oauth2/auth', async (req, reply) => {
     // The form's hidden fields carry the authorization parameters; the query string is ignored.
-    const p = requestParams(req, { query: false, body: true });
-    const check = checkAuthorizationRequest(app, p);
-    const csrf = checkConsentFormToken(app, readCookie(req.headers.cookie, CSRF_COOKIE), first(p, 'csrf_token'), authorizationParams(p));
+    const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
+    const check = await checkAuthorizationRequest(app, p.asMap());
+    const csrf = await checkConsentFormToken(app, readCookie(req.headers.cookie, CSRF_COOKIE), p.get('csrf_token'), authorizationParams(p.asMap()));
     if (csrf !== 'ok') {
       const why = csrf === 'expired' ? 'The form expired.' : 'The form was not sent from this server, or your browser did not send its cookie.';
       return sendPage(reply, 403, errorPage('Authorization refused', `${why} Go back to the app and start the authorization again (cookies must be enabled for this page).`));
@@ -51,11 +51,11 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
     const request = check.request;
-    const decision = first(p, 'decision');
+    const decision = p.get('decision');
     if (decision === 'deny') return reply.redirect(deny(request), 302);
-    const username = first(p, 'username')?.trim() ?? '';
+    const username = p.get('username')?.trim() ?? '';
     if (decision !== 'approve') return showConsent(req, reply, request, 400, 'Choose Allow or Deny.', username);
-    const password = first(p, 'password') ?? '';
+    const password = p.get('password') ?? '';
     if (!username || !password) return showConsent(req, reply, request, 400, 'Enter your username and password.', username);
     const login = await checkLogin(app, username, password, req.ip);
     if (!login.ok && login.reason === 'throttled') {
@@ -64,26 +64,26 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     }
     if (!login.ok) return showConsent(req, reply, request, 200, 'Wrong username or password.', username);
     app.log.info({ clientId: request.client.clientId, userId: login.user.id, scope: [...request.scopes] }, 'OAuth authorization granted');
-    return reply.redirect(approve(app, request, login.user.id), 302);
+    return reply.redirect(await approve(app, request, login.user.id), 302);
   });
 
   server.post('/oauth2/token', async (req, reply) => {
     reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
     try {
-      const p = requestParams(req, { query: false, body: true });
-      const dup = repeated(p);
+      const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
+      const dup = p.repeated();
       if (dup.length) throw new OAuthError('invalid_request', `repeated parameter: ${dup.join(', ')}`);
-      const client = clientFromRequest(app, req, p);
-      const grantType = first(p, 'grant_type');
-      const get = (k: string) => first(p, k);
+      const client = await clientFromRequest(app, req, p);
+      const grantType = p.get('grant_type');
+      const get = (k: string) => p.get(k);
       if (!grantType) throw new OAuthError('invalid_request', 'grant_type is missing (authorization_code or refresh_token)');
       if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
         throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported; use authorization_code or refresh_token`);
       }
       if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `this client is not allowed to use the ${grantType} grant`);
       const out = grantType === 'authorization_code'
-        ? exchangeCode(app, client, { code: get('code'), redirect_uri: get('redirect_uri'), code_verifier: get('code_verifier') })
-        : refresh(app, client, { refresh_token: get('refresh_token'), scope: get('scope') });
+        ? await exchangeCode(app, client, { code: get('code'), redirect_uri: get('redirect_uri'), code_verifier: get('code_verifier') })
+        : await refresh(app, client, { refresh_token: get('refresh_token'), scope: get('scope') });
       return reply.send(out);
     } catch (e) {
       return sendOAuthError(reply, e);
@@ -93,24 +93,24 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
   server.post('/oauth2/revoke', async (req, reply) => {
     reply.header('Cache-Control', 'no-store');
     try {
-      const p = requestParams(req, { query: false, body: true });
-      const client = clientFromRequest(app, req, p);
-      const token = first(p, 'token');
+      const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
+      const client = await clientFromRequest(app, req, p);
+      const token = p.get('token');
       if (!token) throw new OAuthError('invalid_request', 'token is missing');
-      revokeToken(app, client, token);
+      await revokeToken(app, client, token);
       return reply.code(200).send();
     } catch (e) {
       return sendOAuthError(reply, e);
     }
   });
 
-  function showConsent(req: FastifyRequest, reply: FastifyReply, request: AuthorizationRequest, status: number, error?: string, username?: string) {
+  async function showConsent(req: FastifyRequest, reply: FastifyReply, request: AuthorizationRequest, status: number, error?: string, username?: string) {
     let secret = readCookie(req.headers.cookie, CSRF_COOKIE);
     if (!secret || !/^[A-Za-z0-9_-]{32}$/.test(secret)) {
       secret = newBrowserSecret();
       reply.header('Set-Cookie', `${CSRF_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400${req.protocol === 'https' ? '; Secure' : ''}`);
     }
-    const csrfToken = consentFormToken(app, secret, request.params);
+    const csrfToken = await consentFormToken(app, secret, request.params);
     return sendPage(reply, status, consentPage({ request, csrfToken, formAction: FORM_ACTION, error, username }));
   }
 }
@@ -130,10 +130,10 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
  * Client authentication (RFC 6749 §2.3.1): HTTP Basic, or client_id + client_secret in the form.
  * Basic with the same client_id repeated in the form is tolerated (several libraries do it).
  */
-function clientFromRequest(app: App, req: FastifyRequest, p: Params): OAuthClient {
+async function clientFromRequest(app: App, req: FastifyRequest, p: Params): Promise<OAuthClient> {
   const header = req.headers.authorization;
   const basic = header && /^\s*basic\s+/i.test(header) ? parseBasic(header) : undefined;
-  const formId = first(p, 'client_id'), formSecret = first(p, 'client_secret');
+  const formId = p.get('client_id'), formSecret = p.get('client_secret');
   let id: string | undefined, secret: string | undefined;
   if (basic !== undefined) {
     if (basic === null) throw invalidClient('the Basic Authorization header is malformed');
@@ -144,7 +144,7 @@ function clientFromRequest(app: App, req: FastifyRequest, p: Params): OAuthClien
     id = formId; secret = formSecret;
   }
   if (!id) throw invalidClient('client authentication is missing: send client_id and client_secret (form or HTTP Basic)');
-  const client = secret ? authenticateClient(app, id, secret) : undefined;
+  const client = secret ? await authenticateClient(app, id, secret) : undefined;
   if (!client) throw invalidClient(secret ? 'unknown client_id or wrong client_secret' : 'client_secret is missing');
   return client;
 }

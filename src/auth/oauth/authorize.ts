@@ -42,12 +42,12 @@ const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
  * Checks an authorization request. `given` holds every parameter with all its values (repeats are
  * errors, RFC 6749 §3.1).
  */
-export function checkAuthorizationRequest(app: App, given: Map<string, string[]>): AuthorizationCheck {
+export async function checkAuthorizationRequest(app: App, given: ReadonlyMap<string, string[]>): Promise<AuthorizationCheck> {
   const params = authorizationParams(given);
 
   if ((given.get('client_id')?.length ?? 0) > 1) return { kind: 'fatal', message: 'The request repeats client_id.' };
   if (!params.client_id) return { kind: 'fatal', message: 'The request has no client_id: the app that sent you here is misconfigured.' };
-  const client = authStore(app).clients.findByClientId(params.client_id);
+  const client = await authStore(app).clients.findByClientId(params.client_id);
   if (!client) return { kind: 'fatal', message: 'The client_id is not registered on this server: the app that sent you here is misconfigured.' };
 
   if ((given.get('redirect_uri')?.length ?? 0) > 1) return { kind: 'fatal', message: 'The request repeats redirect_uri.' };
@@ -89,17 +89,17 @@ export function checkAuthorizationRequest(app: App, given: Map<string, string[]>
 }
 
 /** The first value of each authorization parameter present. */
-export function authorizationParams(given: Map<string, string[]>): AuthorizationParams {
+export function authorizationParams(given: ReadonlyMap<string, string[]>): AuthorizationParams {
   const params: AuthorizationParams = {};
   for (const k of AUTHORIZATION_PARAMS) { const v = given.get(k)?.[0]; if (v !== undefined) params[k] = v; }
   return params;
 }
 
 /** Issues a single-use code (stored hashed, 10 minutes) and returns the redirect carrying it. */
-export function approve(app: App, request: AuthorizationRequest, userId: number): string {
+export async function approve(app: App, request: AuthorizationRequest, userId: number): Promise<string> {
   const code = newSecret(TOKEN_PREFIX.code);
   const now = nowSeconds();
-  authStore(app).codes.insert({
+  await authStore(app).codes.insert({
     codeHash: hashToken(code), clientId: request.client.clientId, userId,
     redirectUri: request.redirectUriSent ? request.redirectUri : null, scopes: formatScopes(request.scopes),
     codeChallenge: request.codeChallenge ?? null, codeChallengeMethod: request.codeChallenge ? 'S256' : null,

@@ -30,8 +30,8 @@ export function redirectUriProblem(uri: string): string | undefined {
 
 export class ClientRegistrationError extends Error {}
 
-export function registerClient(app: App, name: string, redirectUris: string[], grantTypes: GrantType[] = [...GRANT_TYPES]):
-  { client: OAuthClient; clientSecret: string } {
+export async function registerClient(app: App, name: string, redirectUris: string[], grantTypes: GrantType[] = [...GRANT_TYPES]):
+  Promise<{ client: OAuthClient; clientSecret: string }> {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 200) throw new ClientRegistrationError('the client name must be 1-200 characters');
   if (!redirectUris.length) throw new ClientRegistrationError('at least one --redirect-uri is required');
@@ -42,7 +42,7 @@ export function registerClient(app: App, name: string, redirectUris: string[], g
   if (!grantTypes.length) throw new ClientRegistrationError('at least one grant type is required');
   for (const g of grantTypes) if (!GRANT_TYPES.includes(g)) throw new ClientRegistrationError(`unknown grant type "${g}" (use ${GRANT_TYPES.join(' or ')})`);
   const clientSecret = newSecret(CLIENT_SECRET_PREFIX);
-  const client = authStore(app).clients.create({
+  const client = await authStore(app).clients.create({
     clientId: newSecret(CLIENT_ID_PREFIX, 16), secretHash: hashToken(clientSecret), name: trimmed,
     redirectUris: [...new Set(redirectUris)], grantTypes: [...new Set(grantTypes)],
   }, nowSeconds());
@@ -50,8 +50,8 @@ export function registerClient(app: App, name: string, redirectUris: string[], g
 }
 
 /** The client when the id exists and the secret matches (compared as hashes, in constant time). */
-export function authenticateClient(app: App, clientId: string, clientSecret: string): OAuthClient | undefined {
-  const client = authStore(app).clients.findByClientId(clientId);
+export async function authenticateClient(app: App, clientId: string, clientSecret: string): Promise<OAuthClient | undefined> {
+  const client = await authStore(app).clients.findByClientId(clientId);
   const given = hashToken(clientSecret);
   // Compare even for unknown clients so timing does not reveal which ids exist.
   const ok = safeEqual(given, client?.secretHash ?? hashToken('no client'));

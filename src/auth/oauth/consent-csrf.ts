@@ -15,23 +15,23 @@ export function newBrowserSecret(): string {
   return randomBytes(24).toString('base64url');
 }
 
-function mac(app: App, browserSecret: string, issuedAt: number, params: AuthorizationParams): string {
+function mac(app: App, browserSecret: string, issuedAt: number, params: AuthorizationParams): Promise<string> {
   return sign(app, 'oauth-consent-form', browserSecret, String(issuedAt), JSON.stringify(AUTHORIZATION_PARAMS.map((k) => params[k] ?? null)));
 }
 
-export function consentFormToken(app: App, browserSecret: string, params: AuthorizationParams, now = Math.floor(Date.now() / 1000)): string {
-  return `${now}.${mac(app, browserSecret, now, params)}`;
+export async function consentFormToken(app: App, browserSecret: string, params: AuthorizationParams, now = Math.floor(Date.now() / 1000)): Promise<string> {
+  return `${now}.${await mac(app, browserSecret, now, params)}`;
 }
 
 export type CsrfCheck = 'ok' | 'missing' | 'invalid' | 'expired';
 
-export function checkConsentFormToken(app: App, browserSecret: string | undefined, token: string | undefined,
-  params: AuthorizationParams, now = Math.floor(Date.now() / 1000)): CsrfCheck {
+export async function checkConsentFormToken(app: App, browserSecret: string | undefined, token: string | undefined,
+  params: AuthorizationParams, now = Math.floor(Date.now() / 1000)): Promise<CsrfCheck> {
   if (!token || !browserSecret) return 'missing';
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) return 'invalid';
   const issuedAt = Number(m[1]);
-  if (!safeEqual(m[2], mac(app, browserSecret, issuedAt, params))) return 'invalid';
+  if (!safeEqual(m[2], await mac(app, browserSecret, issuedAt, params))) return 'invalid';
   if (issuedAt > now + 60 || now - issuedAt > FORM_TTL_SECONDS) return 'expired';
   return 'ok';
 }

@@ -2,7 +2,6 @@
 // an OAuthError carrying its RFC 6749 §5.2 code.
 import type { App } from '../../app.ts';
 import type { OAuthClient } from '../../model/auth.ts';
-import { transaction } from '../../store/db.ts';
 import { hashToken } from '../passwords.ts';
 import { authStore, nowSeconds } from '../store.ts';
 import { issueOAuthToken, ACCESS_TOKEN_TTL_SECONDS } from '../tokens.ts';
@@ -19,17 +18,17 @@ export interface TokenResponse {
   scope: string;
 }
 
-export function exchangeCode(app: App, client: OAuthClient,
-  p: { code?: string; redirect_uri?: string; code_verifier?: string }): TokenResponse {
+export async function exchangeCode(app: App, client: OAuthClient,
+  p: { code?: string; redirect_uri?: string; code_verifier?: string }): Promise<TokenResponse> {
   if (!p.code) throw new OAuthError('invalid_request', 'code is missing');
   const s = authStore(app);
   const now = nowSeconds();
-  const code = s.codes.findByHash(hashToken(p.code));
+  const code = await s.codes.findByHash(hashToken(p.code));
   if (!code) throw new OAuthError('invalid_grant', 'the authorization code is unknown');
   if (code.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'the authorization code was issued to another client');
   if (code.usedAt !== null) {
     // A replayed code may be stolen: revoke what the first exchange issued (RFC 6749 §4.1.2).
-    const revoked = s.tokens.revokeGrant(code.grantId, now);
+    const revoked = await s.tokens.revokeGrant(code.grantId, now);
     app.log.warn({ clientId: client.clientId, userId: code.userId, revoked }, 'authorization code reused; its tokens are revoked');
     throw new OAuthError('invalid_grant', 'the authorization code was already used');
   }
@@ -49,23 +48,23 @@ export function exchangeCode(app: App, client: OAuthClient,
     // Refuse rather than ignore: a verifier without a challenge hints at a PKCE downgrade.
     throw new OAuthError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge');
   }
-  return transaction(app.db, () => {
-    if (!s.codes.markUsed(code.id, now)) throw new OAuthError('invalid_grant', 'the authorization code was already used');
+  return app.store.transaction(async () => {
+    if (!(await s.codes.markUsed(code.id, now))) throw new OAuthError('invalid_grant', 'the authorization code was already used');
     return issuePair(app, client, { userId: code.userId, grantId: code.grantId, grantScopes: code.scopes, accessScopes: code.scopes });
   });
 }
 
-export function refresh(app: App, client: OAuthClient, p: { refresh_token?: string; scope?: string }): TokenResponse {
+export async function refresh(app: App, client: OAuthClient, p: { refresh_token?: string; scope?: string }): Promise<TokenResponse> {
   if (!p.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is missing');
   const s = authStore(app);
   const now = nowSeconds();
-  const t = s.tokens.findByHash(hashToken(p.refresh_token));
+  const t = await s.tokens.findByHash(hashToken(p.refresh_token));
   if (!t || t.kind !== 'oauth_refresh') throw new OAuthError('invalid_grant', 'the refresh token is unknown');
   if (t.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
   if (t.revokedAt !== null) {
     // Rotated tokens are revoked; seeing one again means two parties hold it: end the whole grant
     // (OAuth 2.0 Security BCP, refresh token rotation).
-    if (t.grantId) s.tokens.revokeGrant(t.grantId, now);
+    if (t.grantId) await s.tokens.revokeGrant(t.grantId, now);
     app.log.warn({ clientId: client.clientId, userId: t.userId }, 'revoked refresh token presented; the grant is revoked');
     throw new OAuthError('invalid_grant', 'the refresh token was revoked or already used');
   }
@@ -78,19 +77,19 @@ export function refresh(app: App, client: OAuthClient, p: { refresh_token?: stri
     if (!isSubset(asked, granted)) throw new OAuthError('invalid_scope', `scope "${p.scope}" exceeds the granted scope "${t.scopes}"`);
     accessScopes = formatScopes(asked);
   }
-  return transaction(app.db, () => {
-    if (!s.tokens.revoke(t.id, now)) throw new OAuthError('invalid_grant', 'the refresh token was revoked or already used');
+  return app.store.transaction(async () => {
+    if (!(await s.tokens.revoke(t.id, now))) throw new OAuthError('invalid_grant', 'the refresh token was revoked or already used');
     // The new refresh token keeps the original grant's scope (RFC 6749 §6), whatever this access token narrowed to.
     return issuePair(app, client, { userId: t.userId, grantId: t.grantId!, grantScopes: t.scopes, accessScopes });
   });
 }
 
-function issuePair(app: App, client: OAuthClient, g: { userId: number; grantId: string; grantScopes: string; accessScopes: string }): TokenResponse {
+async function issuePair(app: App, client: OAuthClient, g: { userId: number; grantId: string; grantScopes: string; accessScopes: string }): Promise<TokenResponse> {
   const base = { userId: g.userId, clientId: client.clientId, grantId: g.grantId };
-  const access = issueOAuthToken(app, 'oauth_access', { ...base, scopes: g.accessScopes });
+  const access = await issueOAuthToken(app, 'oauth_access', { ...base, scopes: g.accessScopes });
   const out: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: g.accessScopes };
   if (client.grantTypes.includes('refresh_token')) {
-    out.refresh_token = issueOAuthToken(app, 'oauth_refresh', { ...base, scopes: g.grantScopes }).token;
+    out.refresh_token = (await issueOAuthToken(app, 'oauth_refresh', { ...base, scopes: g.grantScopes })).token;
   }
   return out;
 }
@@ -99,11 +98,11 @@ function issuePair(app: App, client: OAuthClient, g: { userId: number; grantId: 
  * RFC 7009 revocation: revoking a refresh token ends its whole grant; revoking an access token
  * ends only that token. Unknown tokens and other clients' tokens are ignored (the answer is the same).
  */
-export function revokeToken(app: App, client: OAuthClient, token: string): void {
+export async function revokeToken(app: App, client: OAuthClient, token: string): Promise<void> {
   const s = authStore(app);
-  const t = s.tokens.findByHash(hashToken(token));
+  const t = await s.tokens.findByHash(hashToken(token));
   if (!t || t.clientId !== client.clientId) return;
   const now = nowSeconds();
-  if (t.kind === 'oauth_refresh' && t.grantId) s.tokens.revokeGrant(t.grantId, now);
-  else s.tokens.revoke(t.id, now);
+  if (t.kind === 'oauth_refresh' && t.grantId) await s.tokens.revokeGrant(t.grantId, now);
+  else await s.tokens.revoke(t.id, now);
 }

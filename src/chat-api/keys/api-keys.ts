@@ -14,16 +14,16 @@ export function generateKey(): { id: string; key: string } {
   return { id, key: `tdg_${id}_${newSecret('', 32)}` };
 }
 
-export function createApiKey(keys: ApiKeyRepository, userId: number, name: string, tier: number): { key: string; record: ApiKey } {
+export async function createApiKey(keys: ApiKeyRepository, userId: number, name: string, tier: number): Promise<{ key: string; record: ApiKey }> {
   const { id, key } = generateKey();
-  return { key, record: keys.create({ id, userId, name, keyHash: hashToken(key), tier }) };
+  return { key, record: await keys.create({ id, userId, name, keyHash: hashToken(key), tier }) };
 }
 
 /** The key presented as-is (e.g. in the access form): undefined unless it is valid and live. */
-export function findLiveKey(keys: ApiKeyRepository, presented: string): ApiKey | undefined {
+export async function findLiveKey(keys: ApiKeyRepository, presented: string): Promise<ApiKey | undefined> {
   const m = KEY_RE.exec(presented.trim());
   if (!m) return undefined;
-  const row = keys.findById(m[1]);
+  const row = await keys.findById(m[1]);
   if (!row || row.revokedAt !== null) return undefined;
   const a = Buffer.from(hashToken(presented.trim()), 'hex');
   const b = Buffer.from(row.keyHash, 'hex');
@@ -38,11 +38,11 @@ const HOW = 'Send "Authorization: Bearer <API key>"; an operator creates keys wi
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer realm="tidings"' });
 
 /** Checks an Authorization header: 401 when missing, malformed, unknown or revoked; 403 when disabled. */
-export function authenticate(keys: ApiKeyRepository, authorization: string | undefined): ApiKey {
+export async function authenticate(keys: ApiKeyRepository, authorization: string | undefined): Promise<ApiKey> {
   if (!authorization) throw unauthorized(`Missing API key. ${HOW}`);
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!m) throw unauthorized(`Malformed Authorization header. ${HOW}`);
-  const key = findLiveKey(keys, m[1]);
+  const key = await findLiveKey(keys, m[1]);
   if (!key) throw unauthorized(`Invalid or revoked API key. ${HOW}`);
   if (key.disabled) throw new ApiError(403, 'forbidden', `API key ${key.id} is disabled; ask an operator to run \`tidings key enable ${key.id}\`.`);
   return key;

@@ -40,16 +40,16 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
         if (!b.success) throw new ApiError(400, 'bad_request', b.error.issues[0].message);
         const idem = b.data.idempotency_key ?? null;
         if (idem) {
-          const existing = api.store.jobs.findByIdempotencyKey(key.id, idem);
+          const existing = await api.store.jobs.findByIdempotencyKey(key.id, idem);
           if (existing) return toWireJob(existing, true);
         }
         const parsed = parseChatRequest(b.data.request);
         model = parsed.model;
-        checkBetaFeatures(api, key, parsed.betaFeatures);
+        await checkBetaFeatures(api, key, parsed.betaFeatures);
         const rl = takeRateLimit(api, key, 'async', 'deep-research');
         // Stored as sent minus `stream` (jobs never stream); re-validated when the job runs.
         const { stream: _, ...stored } = b.data.request;
-        const job = api.store.jobs.create({
+        const job = await api.store.jobs.create({
           id: randomUUID(), keyId: key.id, userId: key.userId, model: parsed.model, request: stored,
           idempotencyKey: idem, createdAt: Math.floor(Date.now() / 1000),
         });
@@ -64,7 +64,7 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
 
     server.get<{ Params: { id: string } }>(`${prefix}/async/chat/completions/:id`, async (request) => {
       const key = requestKey(request);
-      const job = api.store.jobs.find(request.params.id);
+      const job = await api.store.jobs.find(request.params.id);
       // Another user's job is reported as missing: ids must not leak across accounts.
       if (!job || job.userId !== key.userId) throw new ApiError(404, 'not_found', `No async chat completion with id '${request.params.id}' (jobs are kept ${api.app.config.asyncJobRetentionDays} days)`);
       return toWireJob(job, true);
@@ -76,7 +76,7 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
       if (!q.success) throw new ApiError(400, 'bad_request', q.error.issues[0].message);
       const limit = q.data.limit ?? 50;
       const before = q.data.next_token ? decodeToken(q.data.next_token) : undefined;
-      const jobs = api.store.jobs.listForUser(key.userId, limit + 1, before);
+      const jobs = await api.store.jobs.listForUser(key.userId, limit + 1, before);
       const page = jobs.slice(0, limit);
       const last = page[page.length - 1];
       return { requests: page.map((j) => toWireJob(j, false)), next_token: jobs.length > limit && last ? encodeToken(last.createdAt, last.id) : null };

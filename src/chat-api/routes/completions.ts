@@ -34,7 +34,7 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
     let disconnected: AbortSignal | undefined;
     try {
       parsed = parseChatRequest(body);
-      checkBetaFeatures(api, key, parsed.betaFeatures);
+      await checkBetaFeatures(api, key, parsed.betaFeatures);
       const rl = takeRateLimit(api, key, parsed.model, MODEL_INFO[parsed.model].rateFamily);
       const ac = disconnectSignal(reply);
       disconnected = ac.signal;

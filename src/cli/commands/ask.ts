@@ -2,13 +2,13 @@
 // the chat completions API uses. Text streams to stdout as it is written, numbered sources follow;
 // `--json` prints exactly the completion object the API would return. Progress of long pipelines
 // (deep research) goes to stderr.
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { withSearchReady } from './search.ts';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import { answerService } from '../../answer/service.ts';
 import { AnswerError, SONAR_MODELS, type AnswerRequest, type AnswerResult, type SearchScope, type SonarModel } from '../../answer/types.ts';
 import { toCompletionObject } from '../../chat-api/completion-object.ts';
-import { priceTable } from '../../chat-api/prices.ts';
+import { configuredPrices } from '../../chat-api/prices.ts';
 
 interface AskOptions {
   model: string;
@@ -39,11 +39,11 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
     .option('--related', 'also suggest related questions')
     .option('--json', 'print the completion object the chat API would return')
     .action(async (words: string[], o: AskOptions) => {
-      const app = withSearchReady(ctx.app());
+      const app = await withSearchReady(await ctx.app());
       const model = o.model as SonarModel;
       let scope: SearchScope = { kind: 'instance' };
       if (o.user) {
-        const u = app.users.findByName(o.user);
+        const u = await app.users.findByName(o.user);
         if (!u) throw new CliError(`no user "${o.user}" (see tidings user list)`, 2);
         scope = { kind: 'subscriptions', userId: u.id };
       }
@@ -70,7 +70,7 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
         if (o.json) {
           const result = await answerService(app).complete(req);
           ctx.out(JSON.stringify(toCompletionObject(result, model, {
-            searchContextSize: o.context, prices: priceTable(app.config.prices), returnImages: o.images, returnRelatedQuestions: o.related,
+            searchContextSize: o.context, prices: configuredPrices(app.config), returnImages: o.images, returnRelatedQuestions: o.related,
           }), null, 2));
           return;
         }

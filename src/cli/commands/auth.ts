@@ -1,19 +1,20 @@
 // `tidings oauth-client …` (OAuth app registration) and `tidings token …` (ClientLogin-style
 // tokens for scripts, listing and revocation).
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
 import type { GrantType, StoredToken } from '../../model/auth.ts';
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../../auth/oauth/clients.ts';
 import { authStore } from '../../auth/store.ts';
 import { issueClientLoginToken, revokeStoredToken } from '../../auth/tokens.ts';
 import { hashToken } from '../../auth/passwords.ts';
+import { relativeTime, table } from '../format.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const iso = (t: number | null) => (t === null ? '' : new Date(t * 1000).toISOString().replace('.000Z', 'Z'));
 
-function findUser(app: App, username: string) {
-  const u = app.users.findByName(username);
+async function findUser(app: App, username: string) {
+  const u = await app.users.findByName(username);
   if (!u) throw new CliError(`no user "${username}" (see tidings user list)`, 1);
   return u;
 }
@@ -24,10 +25,10 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
     .description('register an app; prints {"client_id","client_secret"} as JSON (the secret is shown only once)')
     .option('--redirect-uri <uri>', 'a redirect URI, matched exactly (repeat for several)', collect, [])
     .option('--grant-type <type>', `allowed grant (repeat; default: ${GRANT_TYPES.join(' and ')})`, collect, [])
-    .action((name: string, o: { redirectUri: string[]; grantType: string[] }) => {
+    .action(async (name: string, o: { redirectUri: string[]; grantType: string[] }) => {
       const grants = (o.grantType.length ? o.grantType : [...GRANT_TYPES]) as GrantType[];
       try {
-        const { client: c, clientSecret } = registerClient(ctx.app(), name, o.redirectUri, grants);
+        const { client: c, clientSecret } = await registerClient(await ctx.app({ create: true }), name, o.redirectUri, grants);
         ctx.out(JSON.stringify({ client_id: c.clientId, client_secret: clientSecret, name: c.name, redirect_uris: c.redirectUris, grant_types: c.grantTypes }));
       } catch (e) {
         if (e instanceof ClientRegistrationError) throw new CliError(e.message, 2);
@@ -35,15 +36,15 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
       }
     });
   client.command('list').description('list registered apps (never their secrets)').option('--json', 'JSON output')
-    .action((o: { json?: boolean }) => {
-      const list = authStore(ctx.app()).clients.list()
+    .action(async (o: { json?: boolean }) => {
+      const list = (await authStore(await ctx.app()).clients.list())
         .map((c) => ({ client_id: c.clientId, name: c.name, redirect_uris: c.redirectUris, grant_types: c.grantTypes, created_at: iso(c.createdAt) }));
       ctx.out(o.json ? JSON.stringify(list)
         : list.map((c) => `${c.client_id}\t${c.name}\t${c.redirect_uris.join(' ')}\t${c.created_at}`).join('\n') || '(no OAuth clients)');
     });
   client.command('remove <client_id>').description('delete an app and every token issued to it')
-    .action((clientId: string) => {
-      if (!authStore(ctx.app()).clients.delete(clientId)) throw new CliError(`no OAuth client "${clientId}" (see tidings oauth-client list)`, 1);
+    .action(async (clientId: string) => {
+      if (!(await authStore(await ctx.app()).clients.delete(clientId))) throw new CliError(`no OAuth client "${clientId}" (see tidings oauth-client list)`, 1);
       ctx.out(`removed OAuth client ${clientId} and its tokens`);
     });
 
@@ -51,34 +52,39 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
   token.command('create <user>')
     .description('create a ClientLogin-style token (use as "Authorization: GoogleLogin auth=<token>" or "Bearer <token>")')
     .option('--label <text>', 'a note shown by token list')
-    .action((username: string, o: { label?: string }) => {
-      const app = ctx.app();
-      const { token: t } = issueClientLoginToken(app, findUser(app, username).id, o.label ?? 'created with tidings token create');
+    .action(async (username: string, o: { label?: string }) => {
+      const app = await ctx.app();
+      const { token: t } = await issueClientLoginToken(app, (await findUser(app, username)).id, o.label ?? 'created with tidings token create');
       ctx.out(t);
     });
   token.command('list <user>').description("list a user's tokens (never the tokens themselves)").option('--json', 'JSON output')
-    .action((username: string, o: { json?: boolean }) => {
-      const app = ctx.app();
-      const rows = authStore(app).tokens.listForUser(findUser(app, username).id).map(describe);
-      ctx.out(o.json ? JSON.stringify(rows)
-        : rows.map((r) => [r.id, r.kind, r.scope, r.status, `expires ${r.expires_at}`, r.last_used_at ? `used ${r.last_used_at}` : 'never used', r.client_id ?? '', r.label ?? ''].join('\t')).join('\n') || '(no tokens)');
+    .action(async (username: string, o: { json?: boolean }) => {
+      const app = await ctx.app();
+      const tokens = await authStore(app).tokens.listForUser((await findUser(app, username)).id);
+      if (o.json) { ctx.out(JSON.stringify(tokens.map(describe))); return; }
+      if (!tokens.length) { ctx.out('(no tokens)'); return; }
+      const now = Date.now() / 1000;
+      ctx.out(table(['ID', 'KIND', 'SCOPE', 'STATUS', 'CREATED', 'LAST USED', 'EXPIRES', 'CLIENT', 'LABEL'], tokens.map((t) => {
+        const d = describe(t);
+        return [t.id, t.kind, t.scopes, d.status, relativeTime(t.createdAt, now), relativeTime(t.lastUsedAt, now), relativeTime(t.expiresAt, now), t.clientId ?? '-', t.label ?? ''];
+      })));
     });
   token.command('revoke [token-or-id]')
     .description('revoke one token (the token itself or its id from token list), or every token of a user with --all')
     .option('--all <user>', "revoke all of this user's tokens")
-    .action((target: string | undefined, o: { all?: string }) => {
-      const app = ctx.app();
+    .action(async (target: string | undefined, o: { all?: string }) => {
+      const app = await ctx.app();
       const store = authStore(app).tokens;
       if (o.all !== undefined) {
         if (target !== undefined) throw new CliError('give either a token (or id) or --all <user>, not both', 2);
-        const n = store.revokeAllForUser(findUser(app, o.all).id, Math.floor(Date.now() / 1000));
+        const n = await store.revokeAllForUser((await findUser(app, o.all)).id, Math.floor(Date.now() / 1000));
         return ctx.out(`revoked ${n} token${n === 1 ? '' : 's'} of ${o.all}`);
       }
       if (!target?.trim()) throw new CliError('say which token: tidings token revoke <token-or-id>, or --all <user>', 2);
-      const t = /^\d+$/.test(target) ? store.findById(Number(target)) : store.findByHash(hashToken(target.trim()));
+      const t = /^\d+$/.test(target) ? await store.findById(Number(target)) : await store.findByHash(hashToken(target.trim()));
       if (!t) throw new CliError(`no such token${/^\d+$/.test(target) ? ` with id ${target}` : ''} (see tidings token list <user>)`, 1);
       if (t.revokedAt !== null) return ctx.out(`token ${t.id} was already revoked`);
-      const n = revokeStoredToken(app, t);
+      const n = await revokeStoredToken(app, t);
       ctx.out(`revoked token ${t.id}${n > 1 ? ` and ${n - 1} other token(s) of the same OAuth grant` : ''}`);
     });
 }

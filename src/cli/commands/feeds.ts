@@ -1,17 +1,18 @@
 // `tidings feed add|list|remove`, `tidings opml import|export`, `tidings refresh`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
 import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type RefreshResult } from '../../feeds/engine.ts';
-import { importOpml, exportOpml } from '../../feeds/opml/import-export.ts';
+import { importOpml, exportOpml } from '../../feeds/engine.ts';
 import { OpmlError } from '../../feeds/opml/opml.ts';
+import { relativeTime, table } from '../format.ts';
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 const iso = (s: number | null) => (s ? new Date(s * 1000).toISOString() : null);
 
-function userId(app: App, name: string): number {
-  const u = app.users.findByName(name);
+async function userId(app: App, name: string): Promise<number> {
+  const u = await app.users.findByName(name);
   if (!u) throw new CliError(`no user "${name}" (create it with: tidings user add ${name} --password …)`, 2);
   return u.id;
 }
@@ -24,8 +25,8 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
     .option('--folder <name>', 'file under this folder (repeatable)', collect, [] as string[])
     .option('--title <title>', 'your own title for the subscription')
     .action(async (user: string, url: string, o: { folder: string[]; title?: string }) => {
-      const app = ctx.app();
-      const id = userId(app, user);
+      const app = await ctx.app();
+      const id = await userId(app, user);
       try {
         const r = await subscribe(app, id, url, { title: o.title ?? null, folders: o.folder });
         const filed = o.folder.length ? ` in ${o.folder.map((f) => `"${f}"`).join(', ')}` : '';
@@ -39,9 +40,9 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
   feed.command('list <user>')
     .description('list a user\'s subscriptions with their fetch state')
     .option('--json', 'JSON output')
-    .action((user: string, o: { json?: boolean }) => {
-      const app = ctx.app();
-      const subs = feedEngine(app).subscriptions.list(userId(app, user));
+    .action(async (user: string, o: { json?: boolean }) => {
+      const app = await ctx.app();
+      const subs = await feedEngine(app).subscriptions.list(await userId(app, user));
       const rows = subs.map((s) => ({
         title: s.title, url: s.feed.url, siteUrl: s.feed.siteUrl, folders: s.folders,
         itemCount: s.feed.itemCount, unreadCount: s.unreadCount,
@@ -50,30 +51,36 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
       }));
       if (o.json) { ctx.out(JSON.stringify(rows, null, 2)); return; }
       if (!rows.length) { ctx.out(`${user} has no subscriptions (add one with: tidings feed add ${user} <url>)`); return; }
-      ctx.out(rows.map((r) => {
-        const state = r.lastError ? `ERROR (${r.errorCount}x): ${r.lastError}` : r.lastFetchedAt ? `ok ${r.lastFetchedAt}` : 'not fetched yet';
-        return `${r.title}\t${r.url}\t${r.folders.join(',') || '-'}\t${r.itemCount} items, ${r.unreadCount} unread\t${state}\tnext ${r.nextFetchAt ?? 'now'}`;
-      }).join('\n'));
+      const now = Date.now() / 1000;
+      ctx.out(table(['TITLE', 'URL', 'FOLDERS', 'ITEMS', 'UNREAD', 'STATUS', 'LAST FETCH', 'NEXT FETCH'], subs.map((s) => [
+        s.title, s.feed.url, s.folders.join(',') || '-', s.feed.itemCount, s.unreadCount,
+        s.feed.lastError ? `error (${s.feed.errorCount}x): ${s.feed.lastError}` : s.feed.lastFetchedAt ? 'ok' : 'not fetched yet',
+        relativeTime(s.feed.lastFetchedAt, now),
+        s.feed.nextFetchAt === null || s.feed.nextFetchAt <= now ? 'due now' : relativeTime(s.feed.nextFetchAt, now),
+      ])));
     });
 
   feed.command('remove <user> <url>')
     .description('unsubscribe a user from a feed (starred items are kept)')
-    .action((user: string, url: string) => {
-      const app = ctx.app();
-      if (!unsubscribe(app, userId(app, user), url)) throw new CliError(`${user} is not subscribed to ${url} (see: tidings feed list ${user})`, 1);
+    .action(async (user: string, url: string) => {
+      const app = await ctx.app();
+      if (!await unsubscribe(app, await userId(app, user), url)) throw new CliError(`${user} is not subscribed to ${url} (see: tidings feed list ${user})`, 1);
       ctx.out(`unsubscribed ${user} from ${url}`);
     });
 
   const opml = program.command('opml').description('import or export subscriptions as OPML');
   opml.command('import <user> <file>')
     .description('subscribe a user to every feed of an OPML file (folders kept); feeds are fetched by the next refresh')
-    .action((user: string, file: string) => {
+    .action(async (user: string, file: string) => {
       let xml: string;
       try { xml = readFileSync(file, 'utf8'); } catch (e) { throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, 2); }
-      const app = ctx.app();
-      const id = userId(app, user);
+      const app = await ctx.app();
+      const id = await userId(app, user);
       try {
-        const r = importOpml(app, id, xml);
+        const r = await importOpml(app, id, xml, {
+          onProgress: (done, total) => { if (total > 1000 && process.stderr.isTTY) process.stderr.write(`\rimporting ${done}/${total}`); },
+        });
+        if (process.stderr.isTTY && r.imported + r.alreadySubscribed > 1000) process.stderr.write('\n');
         if (r.imported + r.alreadySubscribed + r.skipped.length === 0) throw new CliError(`${file}: no feeds found (no <outline xmlUrl="…"> in the OPML body)`, 1);
         ctx.out(`imported ${r.imported} feed(s) for ${user}` + (r.alreadySubscribed ? `, ${r.alreadySubscribed} already subscribed` : '')
           + (r.skipped.length ? `, ${r.skipped.length} skipped` : '') + '; run `tidings refresh` to fetch them now');
@@ -85,16 +92,16 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
     });
   opml.command('export <user>')
     .description('print a user\'s subscriptions as OPML')
-    .action((user: string) => {
-      const app = ctx.app();
-      ctx.out(exportOpml(app, userId(app, user), `${user}'s subscriptions in Tidings`));
+    .action(async (user: string) => {
+      const app = await ctx.app();
+      ctx.out(await exportOpml(app, await userId(app, user), `${user}'s subscriptions in Tidings`));
     });
 
   program.command('refresh')
-    .description('fetch every feed that is due now (with --all: every subscribed feed), then exit')
+    .description('fetch every feed that is due now (with --all: every subscribed feed), then exit; exit code 0 when every feed was fetched (or none was due), 1 when some failed')
     .option('--all', 'refresh every subscribed feed, due or not')
     .action(async (o: { all?: boolean }) => {
-      const app = ctx.app();
+      const app = await ctx.app();
       const progress = progressReporter(process.stderr);
       const failures: RefreshResult[] = [];
       const s = await refreshDue(app, { all: o.all, onProgress: (done, total, r) => { if (r.error) failures.push(r); progress(done, total, r.added); } });
@@ -104,6 +111,8 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
       ctx.out(s.feeds === 0
         ? 'no feeds are due (use --all to refresh every feed now)'
         : `refreshed ${s.feeds} feed(s) in ${(s.durationMs / 1000).toFixed(1)} s: ${s.updated} updated, ${s.notModified} unchanged, ${s.failed} failed; ${s.itemsAdded} new item(s), ${s.itemsUpdated} changed`);
+      // Scripts and cron see failures in the exit code; the feeds that failed are listed above.
+      if (s.failed > 0) throw new CliError(`${s.failed} of ${s.feeds} feed(s) failed (details above and in tidings feed list <user>)`, 1);
     });
 }
 

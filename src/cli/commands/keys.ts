@@ -1,22 +1,23 @@
 // Operator commands of the chat completions API: API keys, access requests for higher rate
 // limits, usage and cost reports.
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import { chatStore } from '../../chat-api/store.ts';
 import { createApiKey } from '../../chat-api/keys/api-keys.ts';
 import { BETA_FEATURES, type ApiKey, type BetaFeature } from '../../model/chat.ts';
 import type { App } from '../../app.ts';
+import { pricesConfigured } from '../../chat-api/prices.ts';
 
 const iso = (s: number | null) => (s === null ? '' : new Date(s * 1000).toISOString().replace('.000Z', 'Z'));
 
-function userId(app: App, username: string): number {
-  const u = app.users.findByName(username);
+async function userId(app: App, username: string): Promise<number> {
+  const u = await app.users.findByName(username);
   if (!u) throw new CliError(`no user "${username}" (create one with \`tidings user add ${username}\`)`, 1);
   return u.id;
 }
 
-function keyById(app: App, id: string): ApiKey {
-  const k = chatStore(app).keys.findById(id.replace(/^tdg_/, '').split('_')[0]);
+async function keyById(app: App, id: string): Promise<ApiKey> {
+  const k = await chatStore(app).keys.findById(id.replace(/^tdg_/, '').split('_')[0]);
   if (!k) throw new CliError(`no API key with id "${id}" (see \`tidings key list\`)`, 1);
   return k;
 }
@@ -34,19 +35,19 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
   key.command('create <user>').description('create an API key for a user; prints only the key (shown once)')
     .option('--name <name>', 'a name to recognize the key by', '')
     .option('--tier <n>', 'rate-limit tier 0-5 (default: defaultTier)')
-    .action((username: string, o: { name: string; tier?: string }) => {
-      const app = ctx.app();
+    .action(async (username: string, o: { name: string; tier?: string }) => {
+      const app = await ctx.app();
       const tier = o.tier === undefined ? app.config.defaultTier : parseTier(o.tier);
       if (o.name.length > 100) throw new CliError('the key name must be at most 100 characters', 2);
-      const { key: secret } = createApiKey(chatStore(app).keys, userId(app, username), o.name, tier);
+      const { key: secret } = await createApiKey(chatStore(app).keys, await userId(app, username), o.name, tier);
       ctx.out(secret);
     });
 
   key.command('list [user]').description('list API keys (all, or one user\'s)').option('--json', 'JSON output')
-    .action((username: string | undefined, o: { json?: boolean }) => {
-      const app = ctx.app();
-      const keys = chatStore(app).keys.list(username === undefined ? undefined : userId(app, username));
-      const names = new Map(app.users.list().map((u) => [u.id, u.username]));
+    .action(async (username: string | undefined, o: { json?: boolean }) => {
+      const app = await ctx.app();
+      const keys = await chatStore(app).keys.list(username === undefined ? undefined : await userId(app, username));
+      const names = new Map((await app.users.list()).map((u) => [u.id, u.username]));
       if (o.json) {
         ctx.out(JSON.stringify(keys.map((k) => ({ ...k, username: names.get(k.userId) ?? null, status: keyStatus(k) }))));
         return;
@@ -55,27 +56,27 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         ...keys.map((k) => [k.id, names.get(k.userId) ?? k.userId, k.name, k.tier, keyStatus(k), k.features.join(',') || '-', iso(k.createdAt)].join('\t'))].join('\n'));
     });
 
-  key.command('revoke <key-id>').description('revoke a key for good (requests with it get 401)').action((id: string) => {
-    const app = ctx.app();
-    const k = keyById(app, id);
-    if (!chatStore(app).keys.revoke(k.id)) throw new CliError(`key ${k.id} was already revoked`, 1);
+  key.command('revoke <key-id>').description('revoke a key for good (requests with it get 401)').action(async (id: string) => {
+    const app = await ctx.app();
+    const k = await keyById(app, id);
+    if (!await chatStore(app).keys.revoke(k.id)) throw new CliError(`key ${k.id} was already revoked`, 1);
     ctx.out(`revoked key ${k.id}`);
   });
 
-  key.command('rename <key-id> <name>').description('rename a key').action((id: string, name: string) => {
-    const app = ctx.app();
-    const k = keyById(app, id);
+  key.command('rename <key-id> <name>').description('rename a key').action(async (id: string, name: string) => {
+    const app = await ctx.app();
+    const k = await keyById(app, id);
     if (name.length > 100) throw new CliError('the key name must be at most 100 characters', 2);
-    chatStore(app).keys.rename(k.id, name);
+    await chatStore(app).keys.rename(k.id, name);
     ctx.out(`renamed key ${k.id} to "${name}"`);
   });
 
   for (const [cmd, disabled] of [['disable', true], ['enable', false]] as const) {
     key.command(`${cmd} <key-id>`).description(disabled ? 'suspend a key (requests get 403) until enabled again' : 're-enable a disabled key')
-      .action((id: string) => {
-        const app = ctx.app();
-        const k = keyById(app, id);
-        chatStore(app).keys.setDisabled(k.id, disabled);
+      .action(async (id: string) => {
+        const app = await ctx.app();
+        const k = await keyById(app, id);
+        await chatStore(app).keys.setDisabled(k.id, disabled);
         ctx.out(`${cmd}d key ${k.id}`);
       });
   }
@@ -83,9 +84,9 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
   key.command('approve <key-id>').description(`approve beta features for a key (${BETA_FEATURES.join(', ')})`)
     .requiredOption('--feature <feature...>', `${BETA_FEATURES.join('|')}|all (repeatable)`)
     .option('--revoke', 'withdraw the approval instead')
-    .action((id: string, o: { feature: string[]; revoke?: boolean }) => {
-      const app = ctx.app();
-      const k = keyById(app, id);
+    .action(async (id: string, o: { feature: string[]; revoke?: boolean }) => {
+      const app = await ctx.app();
+      const k = await keyById(app, id);
       const wanted = new Set<BetaFeature>();
       for (const f of o.feature.flatMap((x) => x.split(','))) {
         if (f === 'all') BETA_FEATURES.forEach((b) => wanted.add(b));
@@ -93,15 +94,15 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
         else throw new CliError(`unknown feature "${f}": use ${BETA_FEATURES.join(', ')} or all`, 2);
       }
       const features = o.revoke ? k.features.filter((f) => !wanted.has(f)) : [...new Set([...k.features, ...wanted])];
-      chatStore(app).keys.setFeatures(k.id, features);
+      await chatStore(app).keys.setFeatures(k.id, features);
       ctx.out(`key ${k.id} beta features: ${features.join(', ') || '(none)'}`);
     });
 
   key.command('tier <key-id> <tier>').description('set the rate-limit tier (0-5) of a key; applies at once')
-    .action((id: string, tier: string) => {
-      const app = ctx.app();
-      const k = keyById(app, id);
-      chatStore(app).keys.setTier(k.id, parseTier(tier));
+    .action(async (id: string, tier: string) => {
+      const app = await ctx.app();
+      const k = await keyById(app, id);
+      await chatStore(app).keys.setTier(k.id, parseTier(tier));
       ctx.out(`key ${k.id} is now at tier ${tier}`);
     });
 
@@ -112,16 +113,16 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
 function registerAccessCommands(program: Command, ctx: CliContext): void {
   const access = program.command('access').description('review requests for higher rate limits (the access form)');
   access.command('list').description('list pending requests').option('--all', 'include decided requests').option('--json', 'JSON output')
-    .action((o: { all?: boolean; json?: boolean }) => {
-      const reqs = chatStore(ctx.app()).access.list(o.all ? undefined : 'pending');
+    .action(async (o: { all?: boolean; json?: boolean }) => {
+      const reqs = await chatStore(await ctx.app()).access.list(o.all ? undefined : 'pending');
       if (o.json) { ctx.out(JSON.stringify(reqs)); return; }
       ctx.out(reqs.length === 0 ? (o.all ? '(no access requests)' : '(no pending access requests)') : ['ID\tKEY\tUSER\tTIER\tREQUESTED\tSTATUS\tCREATED\tREASON',
         ...reqs.map((r) => [r.id, r.keyId, r.username, r.currentTier, r.requestedTier, r.status, iso(r.createdAt), r.reason.replace(/\s+/g, ' ')].join('\t'))].join('\n'));
     });
 
-  const requestById = (app: App, id: string) => {
+  const requestById = async (app: App, id: string) => {
     if (!/^\d+$/.test(id)) throw new CliError(`request id must be a number, got "${id}"`, 2);
-    const r = chatStore(app).access.find(Number(id));
+    const r = await chatStore(app).access.find(Number(id));
     if (!r) throw new CliError(`no access request #${id} (see \`tidings access list --all\`)`, 1);
     if (r.status !== 'pending') throw new CliError(`access request #${id} was already ${r.status}`, 1);
     return r;
@@ -129,21 +130,21 @@ function registerAccessCommands(program: Command, ctx: CliContext): void {
 
   access.command('approve <request-id>').description('approve a request: sets the key\'s tier (at once)')
     .option('--tier <n>', 'grant this tier instead of the requested one')
-    .action((id: string, o: { tier?: string }) => {
-      const app = ctx.app();
-      const r = requestById(app, id);
+    .action(async (id: string, o: { tier?: string }) => {
+      const app = await ctx.app();
+      const r = await requestById(app, id);
       const tier = o.tier === undefined ? r.requestedTier : parseTier(o.tier);
       const store = chatStore(app);
-      store.access.decide(r.id, 'approved', tier, null);
-      store.keys.setTier(r.keyId, tier);
+      await store.access.decide(r.id, 'approved', tier, null);
+      await store.keys.setTier(r.keyId, tier);
       ctx.out(`approved request #${r.id}: key ${r.keyId} (${r.username}) is now at tier ${tier}`);
     });
 
   access.command('deny <request-id>').description('deny a request').option('--note <text>', 'why (kept with the request)')
-    .action((id: string, o: { note?: string }) => {
-      const app = ctx.app();
-      const r = requestById(app, id);
-      chatStore(app).access.decide(r.id, 'denied', null, o.note ?? null);
+    .action(async (id: string, o: { note?: string }) => {
+      const app = await ctx.app();
+      const r = await requestById(app, id);
+      await chatStore(app).access.decide(r.id, 'denied', null, o.note ?? null);
       ctx.out(`denied request #${r.id}`);
     });
 }
@@ -153,21 +154,25 @@ function registerUsageCommand(program: Command, ctx: CliContext): void {
     .option('--user <name>', 'only this user\'s keys')
     .option('--since <date>', 'from this day (YYYY-MM-DD, UTC) or ISO time on')
     .option('--json', 'JSON output')
-    .action((o: { user?: string; since?: string; json?: boolean }) => {
-      const app = ctx.app();
+    .action(async (o: { user?: string; since?: string; json?: boolean }) => {
+      const app = await ctx.app();
       let since: number | undefined;
       if (o.since !== undefined) {
         const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(o.since) ? `${o.since}T00:00:00Z` : o.since);
         if (Number.isNaN(t)) throw new CliError(`--since must be a date like 2026-11-01, got "${o.since}"`, 2);
         since = Math.floor(t / 1000);
       }
-      const rows = chatStore(app).usage.totals({ userId: o.user === undefined ? undefined : userId(app, o.user), since });
-      if (o.json) { ctx.out(JSON.stringify(rows)); return; }
+      const rows = await chatStore(app).usage.totals({ userId: o.user === undefined ? undefined : await userId(app, o.user), since });
+      if (o.json) { ctx.out(JSON.stringify(pricesConfigured(app.config) ? rows : rows.map((r) => ({ ...r, cost: null })))); return; }
       if (rows.length === 0) { ctx.out('(no usage recorded)'); return; }
       const total = rows.reduce((a, r) => ({ requests: a.requests + r.requests, cost: a.cost + r.cost }), { requests: 0, cost: 0 });
-      ctx.out(['USER\tKEY\tNAME\tMODEL\tREQUESTS\tERRORS\tPROMPT\tCOMPLETION\tREASONING\tCITATION\tSEARCHES\tCOST_USD',
+      // Costs only with prices configured: a personal server's answers cost nothing to the vendor.
+      const costs = pricesConfigured(app.config);
+      const cost = (x: number) => (costs ? [x.toFixed(6)] : []);
+      ctx.out([['USER', 'KEY', 'NAME', 'MODEL', 'REQUESTS', 'ERRORS', 'PROMPT', 'COMPLETION', 'REASONING', 'CITATION', 'SEARCHES', ...(costs ? ['COST_USD'] : [])].join('\t'),
         ...rows.map((r) => [r.username, r.keyId, r.keyName, r.model, r.requests, r.errors, r.promptTokens, r.completionTokens,
-          r.reasoningTokens, r.citationTokens, r.searchQueries, r.cost.toFixed(6)].join('\t')),
-        `TOTAL\t\t\t\t${total.requests}\t\t\t\t\t\t\t${total.cost.toFixed(6)}`].join('\n'));
+          r.reasoningTokens, r.citationTokens, r.searchQueries, ...cost(r.cost)].join('\t')),
+        ['TOTAL', '', '', '', total.requests, '', '', '', '', '', '', ...cost(total.cost)].join('\t'),
+        ...(costs ? [] : ['(no costs shown: no prices configured; TIDINGS_PRICE_TABLE=sonar prices answers as Perplexity\'s Sonar API would)'])].join('\n'));
     });
 }

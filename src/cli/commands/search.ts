@@ -1,19 +1,19 @@
 import type { Command } from 'commander';
-import { type CliContext, CliError } from '../main.ts';
+import { type CliContext, CliError } from '../context.ts';
 import { finishPendingRebuild, reindexAll, searchIndexRepository } from '../../search/indexing.ts';
 import type { App } from '../../app.ts';
 import { searchService } from '../../search/service.ts';
 import { SearchFilterError } from '../../search/types.ts';
-import type { SearchScope } from '../../answer/types.ts';
+import type { SearchScope } from '../../search/types.ts';
 
 /**
  * Finishes a search index rebuild that an upgrade left pending (the server does it in the
  * background; a command would search a partial index), telling stderr why it waits.
  */
-export function withSearchReady(app: App): App {
-  if (searchIndexRepository(app.db).state().rebuildAfter !== null) {
+export async function withSearchReady(app: App): Promise<App> {
+  if ((await searchIndexRepository(app).state()).rebuildAfter !== null) {
     process.stderr.write('tidings: finishing the search index rebuild left by an upgrade…\n');
-    const items = finishPendingRebuild(app);
+    const items = await finishPendingRebuild(app);
     process.stderr.write(`tidings: search index rebuilt (${items} articles)\n`);
   }
   return app;
@@ -21,9 +21,9 @@ export function withSearchReady(app: App): App {
 
 export function registerSearchCommands(program: Command, ctx: CliContext): void {
   const search = program.command('search').description('the article search index');
-  search.command('reindex').description('rebuild the search index from the stored articles').action(() => {
+  search.command('reindex').description('rebuild the search index from the stored articles').action(async () => {
     const t0 = performance.now();
-    const { items, passages } = reindexAll(ctx.app());
+    const { items, passages } = await reindexAll(await ctx.app());
     ctx.out(`indexed ${items} articles (${passages} passages) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   });
   search.command('query <text...>').description('search the index (one billed search, like the chat API)')
@@ -32,13 +32,13 @@ export function registerSearchCommands(program: Command, ctx: CliContext): void 
     .option('--limit <n>', 'articles to show', '10')
     .option('--json', 'JSON output')
     .action(async (words: string[], o: { user?: string; stream?: string[]; limit: string; json?: boolean }) => {
-      const app = withSearchReady(ctx.app());
+      const app = await withSearchReady(await ctx.app());
       const limit = Number(o.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new CliError('--limit must be a whole number from 1 to 100', 2);
       let scope: SearchScope = { kind: 'instance' };
       if (o.user || o.stream) {
         if (!o.user) throw new CliError('--stream needs --user (stream ids belong to a user)', 2);
-        const u = app.users.findByName(o.user);
+        const u = await app.users.findByName(o.user);
         if (!u) throw new CliError(`no user "${o.user}"`, 1);
         scope = o.stream ? { kind: 'streams', userId: u.id, streamIds: o.stream } : { kind: 'subscriptions', userId: u.id };
       }

@@ -9,7 +9,8 @@
 // Classification uses ipaddr.js (already in the tree through Fastify's proxy-addr, well kept,
 // knows the IANA special-purpose registries for both families and IPv4-mapped IPv6). node:net's
 // BlockList would need us to maintain the range list by hand and does not unwrap mapped or
-// NAT64 addresses. Policy is deny-by-default: only ranges ipaddr.js calls "unicast" pass.
+// NAT64 addresses. Policy is deny-by-default: only ranges ipaddr.js calls "unicast" pass, and
+// every IPv6 form that embeds an IPv4 address is judged by that IPv4 address (embeddedIPv4).
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -19,19 +20,46 @@ const ADVICE = '(set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow)';
 
 /** Why an address must not be fetched ("loopback", "private", …), or null when it is public. */
 export function refusalReason(address: string): string | null {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try { ip = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')); } catch { return 'unparsable'; }
-  if (ip.kind() === 'ipv6') {
-    const v6 = ip as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) return refusalReason(v6.toIPv4Address().toString());
-    const range = v6.range();
-    // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4 address: judge that one.
-    if (range === 'rfc6052') return refusalReason(ipaddr.fromByteArray(v6.toByteArray().slice(12)).toString());
-    if (range === '6to4') return refusalReason(ipaddr.fromByteArray(v6.toByteArray().slice(2, 6)).toString());
+  const text = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  // ipaddr.parse reads every dotted-quad IPv6 form as IPv4-mapped: classify from the bytes instead.
+  if (!ipaddr.isValid(text)) return 'unparsable';
+  if (ipaddr.IPv4.isValid(text) && !text.includes(':')) {
+    const range = ipaddr.IPv4.parse(text).range();
     return range === 'unicast' ? null : range;
   }
-  const range = ip.range();
+  const v6 = ipaddr.IPv6.parse(text);
+  const embedded = embeddedIPv4(v6.toByteArray());
+  if (embedded === 'refuse') return 'NAT64 local-use (64:ff9b:1::/48)';
+  if (embedded) {
+    const inner = embedded.addresses.map(refusalReason).find((r) => r !== null);
+    if (inner) return inner;
+    return embedded.form === 'teredo' ? 'teredo' : null;
+  }
+  const range = v6.range();
   return range === 'unicast' ? null : range;
+}
+
+/**
+ * The IPv4 address(es) an IPv6 address carries, so that e.g. [::127.0.0.1] (which URL parsing
+ * turns into ::7f00:1) is judged as 127.0.0.1: IPv4-compatible ::/96 (deprecated, but still
+ * routed by some stacks), IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96, NAT64
+ * 64:ff9b::/96, 6to4 2002::/16 and Teredo 2001::/32 (server, and client stored inverted).
+ * NAT64 local-use 64:ff9b:1::/48 places the IPv4 address by a local prefix length: refused whole.
+ */
+function embeddedIPv4(b: number[]): { form: string; addresses: string[] } | 'refuse' | null {
+  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const v4 = (i: number, invert = false) => b.slice(i, i + 4).map((x) => (invert ? x ^ 0xff : x)).join('.');
+  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return { form: 'mapped', addresses: [v4(12)] };
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return { form: 'translated', addresses: [v4(12)] };
+  // :: and ::1 keep their own names (unspecified, loopback).
+  if (zeros(0, 12) && !(zeros(12, 15) && b[15]! <= 1)) return { form: 'compatible', addresses: [v4(12)] };
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
+    if (zeros(4, 12)) return { form: 'nat64', addresses: [v4(12)] };
+    if (b[4] === 0 && b[5] === 1) return 'refuse';
+  }
+  if (b[0] === 0x20 && b[1] === 0x02) return { form: '6to4', addresses: [v4(2)] };
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) return { form: 'teredo', addresses: [v4(4), v4(12, true)] };
+  return null;
 }
 
 const READABLE: Record<string, string> = { linkLocal: 'link-local', carrierGradeNat: 'carrier-grade NAT (100.64/10)', uniqueLocal: 'unique-local (fc00::/7)', unparsable: 'unparsable' };

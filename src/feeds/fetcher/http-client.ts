@@ -20,6 +20,10 @@ export interface FetchRequest {
   lastModified?: string | null;
   /** Cancels the fetch (scheduler shutdown). */
   signal?: AbortSignal;
+  /** Body cap of this fetch when lower than config.maxBodyBytes (article pages, icons). */
+  maxBytes?: number;
+  /** Accept header (default: feed types first). */
+  accept?: string;
 }
 
 export interface FetchResponse {
@@ -35,6 +39,8 @@ export interface FetchResponse {
   etag: string | null;
   lastModified: string | null;
   maxAgeSeconds: number | null;
+  /** The Link header (WebSub hubs may be announced there), or null. */
+  linkHeader?: string | null;
   durationMs: number;
 }
 
@@ -50,6 +56,12 @@ export function parseFeedUrl(raw: string): URL {
   try { u = new URL(raw); } catch { throw new FeedError('bad-url', `"${raw}" is not a valid URL`); }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new FeedError('bad-url', `refusing the ${u.protocol.replace(/:$/, '')}: URL scheme (only http and https feeds can be fetched)`);
+  }
+  // Refused rather than used: undici would not send them, and they would be stored, listed by the
+  // Reader API and written into OPML exports in clear text. Feeds behind HTTP auth need their own
+  // credential fields (not supported yet).
+  if (u.username || u.password) {
+    throw new FeedError('bad-url', `refusing a URL with a user name or password in it (${u.protocol}//user:pass@…): feeds behind a login are not supported, and credentials in a URL would be stored and shown in clear text`);
   }
   u.hash = '';
   return u;
@@ -130,7 +142,7 @@ export class FeedFetcher {
     let allPermanent = true;
     for (let hop = 0; ; hop++) {
       checkHostLiteral(url.hostname, this.cfg.allowPrivateNetworks);
-      const headers: Record<string, string> = { 'user-agent': this.cfg.userAgent, accept: ACCEPT, 'accept-encoding': 'gzip, deflate, br' };
+      const headers: Record<string, string> = { 'user-agent': this.cfg.userAgent, accept: req.accept ?? ACCEPT, 'accept-encoding': 'gzip, deflate, br' };
       if (req.etag) headers['if-none-match'] = req.etag;
       if (req.lastModified) headers['if-modified-since'] = req.lastModified;
       let res: Awaited<ReturnType<typeof request>>;
@@ -159,6 +171,7 @@ export class FeedFetcher {
         contentType: headerString(h['content-type']),
         etag: headerString(h.etag), lastModified: headerString(h['last-modified']),
         maxAgeSeconds: cacheMaxAgeSeconds(headerString(h['cache-control'])),
+        linkHeader: headerString(h.link),
       };
       if (status === 304) {
         await discard(res.body);
@@ -168,20 +181,52 @@ export class FeedFetcher {
         await discard(res.body);
         throw httpError(status, h);
       }
+      const maxBytes = Math.min(req.maxBytes ?? Infinity, this.cfg.maxBodyBytes);
       const declared = Number(headerString(h['content-length']) ?? NaN);
-      if (declared > this.cfg.maxBodyBytes) {
+      if (declared > maxBytes) {
         res.body.on('error', () => undefined);
         res.body.destroy();
-        throw tooLarge(this.cfg.maxBodyBytes, '');
+        throw tooLarge(maxBytes, '');
       }
       let body: Buffer;
-      try { body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, this.cfg.maxBodyBytes); } catch (e) {
+      try { body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, maxBytes); } catch (e) {
         res.body.on('error', () => undefined);
         res.body.destroy();
         throw e instanceof FeedError ? e : toFeedError(e, url, this.cfg, deadline, req.signal);
       }
       return { ...base, notModified: false, body, durationMs: performance.now() - t0 };
     }
+  }
+
+  /**
+   * One POST (webhook deliveries) through the same agent, SSRF guard and host limits. Redirects
+   * are not followed (a 3xx is returned as the answer): a POST must not be replayed elsewhere.
+   * The answer's body is read up to 4 KiB, for the delivery log.
+   */
+  post(req: { url: string; body: string; headers: Record<string, string>; signal?: AbortSignal }): Promise<{ status: number; body: string; durationMs: number }> {
+    const url = parseFeedUrl(req.url);
+    return this.limiter.run(url.host, async () => {
+      const t0 = performance.now();
+      const deadline = AbortSignal.timeout(this.cfg.fetchTimeoutMs);
+      const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
+      checkHostLiteral(url.hostname, this.cfg.allowPrivateNetworks);
+      let res: Awaited<ReturnType<typeof request>>;
+      try {
+        res = await request(url, {
+          dispatcher: this.agent, method: 'POST', body: req.body, signal,
+          headers: { 'user-agent': this.cfg.userAgent, ...req.headers },
+          headersTimeout: this.cfg.fetchTimeoutMs, bodyTimeout: this.cfg.fetchTimeoutMs,
+        });
+      } catch (e) { throw toFeedError(e, url, this.cfg, deadline, req.signal); }
+      let text = '';
+      try {
+        for await (const chunk of res.body) {
+          text += (chunk as Buffer).toString('utf8');
+          if (text.length >= 4096) { res.body.destroy(); break; }
+        }
+      } catch { /* the status is what counts */ }
+      return { status: res.statusCode, body: text.slice(0, 4096), durationMs: performance.now() - t0 };
+    });
   }
 
   close(): Promise<void> { return this.agent.close(); }

@@ -1,12 +1,12 @@
 // OPML for a user's subscriptions. Import does not fetch: it records the feeds (due at once) and
-// the subscriptions, so importing hundreds of feeds takes a moment; the next refresh (scheduler or
+// the subscriptions, in chunks that let other requests run in between; the next refresh (scheduler or
 // `tidings refresh`) fetches them, and a broken feed shows its error in the feed list instead of
 // failing the whole import. Used by the CLI and by the Reader API's subscription/import|export.
 import type { App } from '../../app.ts';
-import { transaction } from '../../store/db.ts';
-import { feedEngine } from '../engine.ts';
-import { normaliseInputUrl } from '../subscriptions.ts';
-import { buildOpml, parseOpmlSubscriptions } from './opml.ts';
+import { feedEngine } from '../services.ts';
+import { checkFeedLimit, normaliseInputUrl } from '../subscriptions.ts';
+import { cleanLabelName } from '../label-name.ts';
+import { buildOpml, OpmlError, parseOpmlSubscriptions, type OpmlSubscription } from './opml.ts';
 
 export interface OpmlImportResult {
   imported: number;
@@ -14,28 +14,70 @@ export interface OpmlImportResult {
   skipped: { url: string; reason: string }[];
 }
 
-export function importOpml(app: App, userId: number, xml: string): OpmlImportResult {
+export interface OpmlImportOptions {
+  /** Called after each chunk is stored: feeds handled so far, and in all. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Subscriptions stored per transaction. Between chunks the import yields to the event loop, so a
+ * 20,000-feed file does not stall the server's other requests (it took 0.67 s in one piece).
+ */
+export const OPML_IMPORT_CHUNK = 250;
+
+/**
+ * Imports every feed of an OPML file. Checked before anything is written: the file size
+ * (TIDINGS_MAX_OPML_BYTES), the XML, and the feeds-per-user limit (all or nothing). Bad URLs are
+ * skipped with a reason; odd folder names are cleaned (see cleanLabelName) rather than refused.
+ * Chunks commit one by one: an import cut short (a crash) leaves the first chunks subscribed, and
+ * importing the same file again completes it.
+ */
+export async function importOpml(app: App, userId: number, xml: string, opts: OpmlImportOptions = {}): Promise<OpmlImportResult> {
+  const bytes = Buffer.byteLength(xml);
+  if (bytes > app.config.maxOpmlBytes) {
+    throw new OpmlError(`the OPML file is ${bytes} bytes; at most ${app.config.maxOpmlBytes} are accepted (TIDINGS_MAX_OPML_BYTES)`);
+  }
   const entries = parseOpmlSubscriptions(xml);
   const { feeds, subscriptions } = feedEngine(app);
   const result: OpmlImportResult = { imported: 0, alreadySubscribed: 0, skipped: [] };
-  transaction(app.db, () => {
-    for (const e of entries) {
-      let url: string;
-      try { url = normaliseInputUrl(e.xmlUrl); } catch (err) {
-        result.skipped.push({ url: e.xmlUrl, reason: (err as Error).message });
-        continue;
-      }
-      const feed = feeds.findByUrl(url) ?? feeds.create(url, { title: e.title, siteUrl: e.htmlUrl });
-      // Reader folders are flat: the innermost OPML folder is the one the user sees.
-      const folder = e.folders.at(-1);
-      const { created } = subscriptions.subscribe(userId, feed.id, { title: e.title && e.title !== feed.title ? e.title : null, folders: folder ? [folder] : [] });
-      if (created) result.imported++; else result.alreadySubscribed++;
+  const subscribed = new Set((await subscriptions.list(userId)).map((s) => s.feed.url));
+  const planned: { url: string; entry: OpmlSubscription; folder: string | undefined }[] = [];
+  const fresh = new Set<string>();
+  for (const e of entries) {
+    let url: string;
+    try { url = normaliseInputUrl(e.xmlUrl); } catch (err) {
+      result.skipped.push({ url: e.xmlUrl, reason: (err as Error).message });
+      continue;
     }
-  });
+    // Reader folders are flat: the innermost OPML folder is the one the user sees.
+    const inner = e.folders.at(-1);
+    const folder = inner === undefined ? undefined : cleanLabelName(inner, app.config.maxLabelLength) || undefined;
+    planned.push({ url, entry: e, folder });
+    if (!subscribed.has(url)) fresh.add(url);
+  }
+  try { await checkFeedLimit(app, userId, fresh.size); } catch (e) {
+    throw new OpmlError((e as Error).message);
+  }
+  for (let i = 0; i < planned.length; i += OPML_IMPORT_CHUNK) {
+    const chunk = planned.slice(i, i + OPML_IMPORT_CHUNK);
+    await app.store.transaction(async () => {
+      for (const { url, entry: e, folder } of chunk) {
+        const feed = await feeds.findByUrl(url) ?? await feeds.create(url, { title: e.title, siteUrl: e.htmlUrl });
+        // An existing subscription keeps the name it has (the user may have renamed it): the import
+        // only files it. A new one takes the OPML title as its own, so a refresh that brings the
+        // feed's title does not replace the name the user's previous reader showed (as Miniflux).
+        const existing = await subscriptions.find(userId, feed.id);
+        const { created } = await subscriptions.subscribe(userId, feed.id, { title: existing ? null : e.title || null, folders: folder ? [folder] : [] });
+        if (created) result.imported++; else result.alreadySubscribed++;
+      }
+    });
+    opts.onProgress?.(Math.min(i + OPML_IMPORT_CHUNK, planned.length), planned.length);
+    if (i + OPML_IMPORT_CHUNK < planned.length) await new Promise<void>((r) => setImmediate(r));
+  }
   return result;
 }
 
-export function exportOpml(app: App, userId: number, title = 'Tidings subscriptions'): string {
-  const subs = feedEngine(app).subscriptions.list(userId);
+export async function exportOpml(app: App, userId: number, title = 'Tidings subscriptions'): Promise<string> {
+  const subs = await feedEngine(app).subscriptions.list(userId);
   return buildOpml(title, subs.map((s) => ({ title: s.title, xmlUrl: s.feed.url, htmlUrl: s.feed.siteUrl, folders: s.folders })));
 }

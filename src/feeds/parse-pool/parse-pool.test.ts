@@ -41,3 +41,15 @@ test('automatic pool size: one less than the cores, at most 2; an explicit size 
   assert.equal(parseWorkerCount(0, 8), 0);
   assert.equal(parseWorkerCount(3, 2), 3);
 });
+
+test('an idle worker exits to give its memory back; the next parse starts a fresh one', async () => {
+  const pool = new ParsePool(1, 30_000, 200);
+  try {
+    assert.equal((await pool.parse(feed(1), { url: 'https://e.org/feed' })).title, 'Pool 1');
+    assert.equal(pool.running, 1);
+    for (let i = 0; i < 100 && pool.running > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pool.running, 0, 'retired after being idle');
+    assert.equal((await pool.parse(feed(2), { url: 'https://e.org/feed' })).title, 'Pool 2', 'a new worker parses');
+    assert.equal(pool.running, 1);
+  } finally { await pool.close(); }
+});

@@ -12,14 +12,25 @@ import { Worker } from 'node:worker_threads';
 import type { ParsedFeed } from '../../model/feed.ts';
 import { FeedError, formatDuration } from '../errors.ts';
 import { FeedParseError, parseFeed, type ParseFeedOptions } from '../parser/parse-feed.ts';
+import { decodeHtml, extractArticle, type ExtractedArticle } from '../fulltext/extract.ts';
 
-export interface ParseJob { id: number; body: Uint8Array; url: string; contentType: string | null; crawlTime?: number }
-export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; error: { parseError: boolean; message: string } };
+/** A feed to parse, or (kind 'article') an article page to reduce to its readable text (full text). */
+export interface ParseJob { id: number; kind?: 'feed' | 'article'; body: Uint8Array; url: string; contentType: string | null; crawlTime?: number }
+export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; article: ExtractedArticle | null } | { id: number; error: { parseError: boolean; message: string } };
 
-interface Pending { job: ParseJob; resolve: (p: ParsedFeed) => void; reject: (e: Error) => void }
-interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null }
+interface Pending { job: ParseJob; resolve: (p: any) => void; reject: (e: Error) => void }
+interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null; idle: NodeJS.Timeout | null }
 
-const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
+// The packaged build (dist/, see tsconfig.build.json) is JavaScript: the worker file is .js there.
+const WORKER_URL = new URL(import.meta.url.endsWith('.js') ? './parse-worker.js' : './parse-worker.ts', import.meta.url);
+
+/**
+ * V8 grows a thread's young generation with its allocation rate, up to 128 MB here: a parse worker
+ * ended a 1,000-feed refresh holding a 162-175 MB heap of which 40-80 MB was in use. Capped at
+ * 16 MB, the heap ended at 57 MB and the process 74-100 MB smaller, with no measurable change in
+ * refresh time (74 s against 77 s, loaded machine).
+ */
+const WORKER_YOUNG_GENERATION_MB = 16;
 
 /**
  * Pool size for config.parseWorkers; negative means automatic: one less than the CPU cores, at
@@ -38,12 +49,19 @@ export class ParsePool {
   /** Number of worker threads (0: parses run on the calling thread). */
   readonly size: number;
   private readonly timeLimitMs: number;
+  private readonly idleMs: number;
   private nextId = 1;
   private closed = false;
 
-  constructor(size: number, timeLimitMs = 30_000) {
+  /**
+   * `idleMs`: a worker with nothing to do for this long exits, giving back its heap (tens of MB
+   * after a big refresh, plus its sanitize memo); the next parse starts a fresh one (~0.3 s). With
+   * the scheduler finding due feeds every minute, a busy server keeps its workers.
+   */
+  constructor(size: number, timeLimitMs = 30_000, idleMs = 5 * 60_000) {
     this.size = Math.max(0, size);
     this.timeLimitMs = timeLimitMs;
+    this.idleMs = idleMs;
     this.queues = Array.from({ length: this.size }, () => []);
     this.slots = new Array(this.size).fill(undefined);
   }
@@ -65,6 +83,24 @@ export class ParsePool {
     });
   }
 
+  /**
+   * Extracts an article page's readable text on a worker (Readability over a DOM costs ~15 ms a
+   * page: off the thread serving the APIs), under the same time limit; undefined when the page
+   * has no article. With a pool of size 0, on this thread.
+   */
+  extractArticle(body: Buffer, pageUrl: string, contentType: string | null): Promise<ExtractedArticle | undefined> {
+    if (this.size === 0) {
+      try { return Promise.resolve(extractArticle(decodeHtml(body, contentType), pageUrl)); } catch (e) { return Promise.reject(e as Error); }
+    }
+    if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
+    const index = this.leastBusy();
+    return new Promise<ExtractedArticle | undefined>((resolve, reject) => {
+      const job: ParseJob = { id: this.nextId++, kind: 'article', body, url: pageUrl, contentType };
+      this.queues[index]!.push({ job, resolve: (a: ExtractedArticle | null) => resolve(a ?? undefined), reject });
+      this.pump(index);
+    });
+  }
+
   private leastBusy(): number {
     let best = 0, bestLoad = Infinity;
     for (let i = 0; i < this.size; i++) {
@@ -76,24 +112,43 @@ export class ParsePool {
 
   private pump(index: number): void {
     const queue = this.queues[index]!;
-    if (this.closed || !queue.length) return;
+    if (this.closed) return;
+    if (!queue.length) { this.retireWhenIdle(index); return; }
     const slot = this.slots[index] ?? this.spawn(index);
+    if (slot.idle) { clearTimeout(slot.idle); slot.idle = null; }
     if (slot.current) return;
     const p = queue.shift()!;
     slot.current = p;
-    slot.timer = setTimeout(() => this.kill(slot, new FeedError('not-a-feed', `parsing took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`)), this.timeLimitMs);
+    const what = p.job.kind === 'article' ? 'reading the article page' : 'parsing';
+    slot.timer = setTimeout(() => this.kill(slot, new FeedError('not-a-feed', `${what} took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`)), this.timeLimitMs);
     slot.worker.postMessage(p.job);
   }
 
+  private retireWhenIdle(index: number): void {
+    const slot = this.slots[index];
+    if (!slot || slot.current || slot.idle) return;
+    slot.idle = setTimeout(() => {
+      if (this.slots[index] !== slot || slot.current || this.queues[index]!.length) return;
+      this.slots[index] = undefined; // first, so the exit event is not taken for a crash
+      void slot.worker.terminate();
+    }, this.idleMs).unref();
+  }
+
+  /** Worker threads running now (tests). */
+  get running(): number {
+    return this.slots.filter((s) => s !== undefined).length;
+  }
+
   private spawn(index: number): Slot {
-    const worker = new Worker(WORKER_URL);
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     worker.unref();
-    const slot: Slot = { index, worker, current: null, timer: null };
+    const slot: Slot = { index, worker, current: null, timer: null, idle: null };
     worker.on('message', (r: ParseReply) => {
       const p = slot.current;
       if (!p || p.job.id !== r.id) return;
       this.finish(slot);
       if ('parsed' in r) p.resolve(r.parsed);
+      else if ('article' in r) p.resolve(r.article);
       else p.reject(r.error.parseError ? new FeedParseError(r.error.message) : new Error(r.error.message));
       this.pump(index);
     });
@@ -105,7 +160,9 @@ export class ParsePool {
 
   private finish(slot: Slot): void {
     if (slot.timer) clearTimeout(slot.timer);
+    if (slot.idle) clearTimeout(slot.idle);
     slot.timer = null;
+    slot.idle = null;
     slot.current = null;
   }
 

@@ -7,6 +7,7 @@ import { sanitizeHtmlBatch } from '../sanitizer/sanitize-html.ts';
 import { parseFeedDate } from './parse-date.ts';
 import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';
 import { resolveBase, resolveUrl } from './resolve-url.ts';
+import { capFeedFields, capGuid } from './field-limits.ts';
 
 /** Tolerance for entry dates after the crawl time (time-zone mistakes), in seconds. */
 const FUTURE_TOLERANCE = 86_400;
@@ -18,7 +19,7 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
   const entries: ParsedEntry[] = [];
   const html = new HtmlJobs();
   for (const rawEntry of raw.entries) {
-    const entry = normaliseEntry(rawEntry, feedBase, feedAuthor, seen, html);
+    const entry = normaliseEntry(rawEntry, feedBase, raw.base !== null, feedAuthor, seen, html);
     if (!entry) continue; // the same guid twice in one document: the first wins
     if (crawlTime !== null) {
       if (entry.publishedAt !== null && entry.publishedAt > crawlTime + FUTURE_TOLERANCE) entry.publishedAt = crawlTime;
@@ -27,7 +28,7 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
     entries.push(entry);
   }
   html.run();
-  return {
+  return capFeedFields({
     format: raw.format,
     title: textOf(raw.title),
     siteUrl: resolveUrl(raw.siteUrl, feedBase),
@@ -36,16 +37,20 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
     ttlMinutes: raw.ttl !== null && raw.ttl > 0 ? Math.round(raw.ttl) : null,
     entries,
     recovered,
-  };
+  });
 }
 
 /** Null when an entry with the same guid came earlier in the document. */
-function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: string | null, seen: Set<string>, html: HtmlJobs): ParsedEntry | null {
+function normaliseEntry(raw: RawEntry, feedBase: string | null, feedHasXmlBase: boolean, feedAuthor: string | null, seen: Set<string>, html: HtmlJobs): ParsedEntry | null {
   const base = resolveBase(raw.base, feedBase);
   const url = resolveUrl(raw.link, base);
+  // Relative links and images in the content: against xml:base (the entry's, else the
+  // document's), else the entry's own page, else the feed URL, as Miniflux does. A root-relative
+  // image in a feed served from a CDN or feed host belongs to the article's site, not the feed's.
+  const contentBase = raw.base !== null || feedHasXmlBase ? base : url ?? base;
   const title = textOf(raw.title);
   // Hashed from the raw text, so a change of sanitizer policy never changes an entry's identity.
-  const guid = raw.id?.trim() || url || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
+  const guid = capGuid(raw.id?.trim() || url || '') || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
   if (seen.has(guid)) return null;
   seen.add(guid);
   const enclosures: Enclosure[] = [];
@@ -68,12 +73,12 @@ function normaliseEntry(raw: RawEntry, feedBase: string | null, feedAuthor: stri
     categories: [...new Set(raw.categories.map((c) => htmlToText(c, { singleLine: true })).filter(Boolean))],
   };
   const sameText = raw.summary !== null && raw.summary.value === raw.content?.value;
-  html.add(raw.content, base, (value) => {
+  html.add(raw.content, contentBase, (value) => {
     entry.content = value;
     if (sameText) entry.summary = value;
   });
-  if (!sameText) html.add(raw.summary, base, (value) => (entry.summary = value));
-  html.then(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, base)));
+  if (!sameText) html.add(raw.summary, contentBase, (value) => (entry.summary = value));
+  html.afterRun(() => (entry.imageUrl = pickImage(raw, enclosures, entry.content ?? entry.summary, contentBase)));
   return entry;
 }
 
@@ -88,16 +93,17 @@ class HtmlJobs {
 
   add(t: RawText | null, base: string | null, done: (html: string | null) => void): void {
     const value = t?.value.trim();
-    if (!t || !value) return done(null);
+    if (!t || !value) { done(null); return; }
     // Escaped text cannot carry markup (a third of real-world fragments).
-    if (t.type === 'text') return done(textToHtml(value));
-    if (!value.includes('<')) return done(value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;'));
+    if (t.type === 'text') { done(textToHtml(value)); return; }
+    if (!value.includes('<')) { done(value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;')); return; }
     let jobs = this.byBase.get(base);
     if (!jobs) this.byBase.set(base, (jobs = []));
     jobs.push({ markup: value, done });
   }
 
-  then(fn: () => void): void {
+  /** Not named then(): a class with then() is a thenable, and `await` would call it. */
+  afterRun(fn: () => void): void {
     this.after.push(fn);
   }
 

@@ -3,7 +3,9 @@
 // delays the next tick instead of overlapping it. Stops, and cancels fetches in flight, on app.close().
 import type { App } from '../../app.ts';
 import { refreshDue } from '../refresh.ts';
-import { feedEngine } from '../engine.ts';
+import { feedEngine } from '../services.ts';
+import { startRetention } from '../retention.ts';
+import { observeRefreshPass } from '../../observability/metrics.ts';
 
 export function startScheduler(app: App): { stop(): Promise<void> } {
   // The engine registers its own cleanup (fetcher, parse pool) first, so that, closers running last
@@ -16,8 +18,12 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
 
   const tick = () => {
     if (stopped || running) return;
-    running = refreshDue(app, { signal: abort.signal })
-      .then((s) => { if (s.feeds) app.log.info({ ...s, durationMs: Math.round(s.durationMs) }, 'scheduled feed refresh done'); })
+    running = refreshDue(app, { signal: abort.signal, awaitFullText: false })
+      .then((s) => {
+        if (!s.feeds) return;
+        observeRefreshPass(app, s.durationMs / 1000);
+        app.log.info({ ...s, durationMs: Math.round(s.durationMs) }, 'scheduled feed refresh done');
+      })
       .catch((e: unknown) => { app.log.error({ err: e }, 'scheduled feed refresh failed'); })
       .finally(() => { running = null; });
   };
@@ -33,5 +39,6 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
     await running;
   };
   app.onClose(stop);
+  startRetention(app);
   return { stop };
 }

@@ -3,6 +3,7 @@
 // redirect checks and the body size cap. A shorter time limit than feeds get: a search waits on it.
 import iconv from 'iconv-lite';
 import type { App } from '../../app.ts';
+import { perApp } from '../../per-app.ts';
 import { FeedFetcher } from '../../feeds/fetcher/http-client.ts';
 
 /** Pages slower than this are skipped (the search answers without them). */
@@ -17,12 +18,8 @@ export interface FetchedPage {
 
 export type PageFetcher = (url: string, signal?: AbortSignal) => Promise<FetchedPage>;
 
-const fetchers = new WeakMap<App, PageFetcher>();
-
 /** The App's guarded page fetcher (one connection pool, closed with the App). */
-export function pageFetcher(app: App): PageFetcher {
-  let f = fetchers.get(app);
-  if (f) return f;
+export const pageFetcher: (app: App) => PageFetcher = perApp((app) => {
   const c = app.config;
   const fetcher = new FeedFetcher({
     fetchTimeoutMs: Math.min(c.fetchTimeoutMs, PAGE_FETCH_TIMEOUT_MS),
@@ -35,15 +32,13 @@ export function pageFetcher(app: App): PageFetcher {
     allowPrivateNetworks: c.allowPrivateNetworks,
   });
   app.onClose(() => fetcher.close());
-  f = async (url, signal) => {
+  return async (url, signal) => {
     const res = await fetcher.fetch({ url, signal });
     const type = res.contentType ?? '';
     if (type && !/html|xml|text\/plain/i.test(type)) throw new Error(`${url} is ${type.split(';')[0]}, not a web page`);
     return { url: res.url, html: decodeHtml(res.body, type) };
   };
-  fetchers.set(app, f);
-  return f;
-}
+});
 
 /** Bytes to text: charset from Content-Type, else a <meta charset> near the top, else UTF-8. */
 export function decodeHtml(body: Buffer, contentType: string): string {

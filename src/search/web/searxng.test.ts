@@ -55,11 +55,11 @@ async function searxngStub(): Promise<{ url: string; requests: URL[]; close(): P
   return { url: base, requests, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-function appWith(t: { after(fn: () => unknown): void }, config: Partial<Config>) {
-  const app = testApp(config);
+async function appWith(t: { after(fn: () => unknown): void }, config: Partial<Config>) {
+  const app = await testApp(config);
   t.after(() => app.close());
-  const feed = addFeed(app, 'https://local.example/feed', 'Local Paper');
-  ingest(app, feed, [{ url: 'https://local.example/comet', title: 'Local club watches the comet', content: '<p>The astronomy club met to watch the comet in the western sky after sunset.</p>' }]);
+  const feed = await addFeed(app, 'https://local.example/feed', 'Local Paper');
+  await ingest(app, feed, [{ url: 'https://local.example/comet', title: 'Local club watches the comet', content: '<p>The astronomy club met to watch the comet in the western sky after sunset.</p>' }]);
   return app;
 }
 
@@ -68,7 +68,7 @@ const query = (filters: SearchQuery['filters'] = {}): SearchQuery => ({ text: 'W
 test('web results from SearXNG are fetched, reduced to readable passages and fused with local hits', async (t) => {
   const stub = await searxngStub();
   t.after(() => stub.close());
-  const app = appWith(t, { searxngUrl: stub.url, allowPrivateNetworks: true, webResultsFetched: 2 });
+  const app = await appWith(t, { searxngUrl: stub.url, allowPrivateNetworks: true, webResultsFetched: 2 });
   const report = await searchService(app).searchWithReport(query());
   assert.deepEqual(report.degraded, []);
   const hits = report.hits;
@@ -93,7 +93,7 @@ test('web results from SearXNG are fetched, reduced to readable passages and fus
 test('filters reach the web: recency as time_range, one allowed domain as site:, deny list on results', async (t) => {
   const stub = await searxngStub();
   t.after(() => stub.close());
-  const app = appWith(t, { searxngUrl: stub.url, allowPrivateNetworks: true });
+  const app = await appWith(t, { searxngUrl: stub.url, allowPrivateNetworks: true });
   const svc = searchService(app);
   const denied = await svc.search(query({ domainFilter: ['-blocked.example.org'] }));
   assert.ok(!denied.some((h) => h.url.includes('blocked.example.org')));
@@ -112,7 +112,7 @@ test('filters reach the web: recency as time_range, one allowed domain as site:,
 test('pages on private addresses are not fetched unless allowed (SSRF guard): the snippet is used', async (t) => {
   const stub = await searxngStub();
   t.after(() => stub.close());
-  const app = appWith(t, { searxngUrl: stub.url, allowPrivateNetworks: false });
+  const app = await appWith(t, { searxngUrl: stub.url, allowPrivateNetworks: false });
   const hits = await searchService(app).search(query());
   const comet = hits.find((h) => h.url === `${stub.url}/news/comet`);
   assert.deepEqual(comet?.passages.map((p) => p.text), ['Comet snippet from the engine']);
@@ -123,7 +123,7 @@ test('when SearXNG is down or answers garbage, local results still come back wit
   const deadUrl = stub.url;
   await stub.close();
   for (const searxngUrl of [deadUrl, `${deadUrl}/not-searxng`]) {
-    const app = appWith(t, { searxngUrl, allowPrivateNetworks: true });
+    const app = await appWith(t, { searxngUrl, allowPrivateNetworks: true });
     const report = await searchService(app).searchWithReport(query());
     assert.deepEqual(report.hits.map((h) => h.url), ['https://local.example/comet']);
     assert.equal(report.degraded.length, 1);
@@ -132,7 +132,7 @@ test('when SearXNG is down or answers garbage, local results still come back wit
   const wrong = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>'));
   await new Promise<void>((r) => wrong.listen(0, '127.0.0.1', r));
   t.after(() => new Promise<void>((r) => wrong.close(() => r())));
-  const app = appWith(t, { searxngUrl: `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`, allowPrivateNetworks: true });
+  const app = await appWith(t, { searxngUrl: `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`, allowPrivateNetworks: true });
   const report = await searchService(app).searchWithReport(query());
   assert.equal(report.hits.length, 1);
   assert.match(report.degraded[0]!, /did not answer JSON/);

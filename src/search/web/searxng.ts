@@ -6,7 +6,7 @@
 // results (engines ignore what they do not support).
 import { z } from 'zod';
 import type { App } from '../../app.ts';
-import type { RecencyFilter } from '../../answer/types.ts';
+import type { RecencyFilter } from '../types.ts';
 import type { PassageFilter } from '../../store/repositories.ts';
 import { compileFilters, hostAllowed } from '../filters.ts';
 import { splitPassages } from '../passages.ts';

@@ -1,5 +1,5 @@
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { AccessRequestRepository } from '../repositories.ts';
 import type { AccessRequest, AccessRequestStatus } from '../../model/chat.ts';
 
@@ -18,20 +18,20 @@ export class SqliteAccessRequestRepository implements AccessRequestRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  create(r: { keyId: string; requestedTier: number; reason: string }): AccessRequest {
+  async create(r: { keyId: string; requestedTier: number; reason: string }): Promise<AccessRequest> {
     const { id } = this.s.get('INSERT INTO chat_access_requests (key_id, requested_tier, reason, created_at) VALUES (?, ?, ?, ?) RETURNING id')
       .get(r.keyId, r.requestedTier, r.reason, Math.floor(Date.now() / 1000)) as { id: number };
-    return this.find(id)!;
+    return (await this.find(id))!;
   }
-  find(id: number) {
+  async find(id: number) {
     const r = this.s.get(`${SELECT} WHERE a.id = ?`).get(id) as Row | undefined;
     return r ? toRequest(r) : undefined;
   }
-  list(status?: AccessRequestStatus): AccessRequest[] {
+  async list(status?: AccessRequestStatus): Promise<AccessRequest[]> {
     const rows = status ? this.s.get(`${SELECT} WHERE a.status = ? ORDER BY a.id`).all(status) : this.s.get(`${SELECT} ORDER BY a.id`).all();
     return (rows as unknown as Row[]).map(toRequest);
   }
-  decide(id: number, status: 'approved' | 'denied', grantedTier: number | null, note: string | null): boolean {
+  async decide(id: number, status: 'approved' | 'denied', grantedTier: number | null, note: string | null): Promise<boolean> {
     return Number(this.s.get(`UPDATE chat_access_requests SET status = ?, granted_tier = ?, note = ?, decided_at = ? WHERE id = ? AND status = 'pending'`)
       .run(status, grantedTier, note, Math.floor(Date.now() / 1000), id).changes) > 0;
   }

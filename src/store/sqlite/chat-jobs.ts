@@ -1,5 +1,5 @@
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { AsyncJobRepository } from '../repositories.ts';
 import type { AsyncJob, JobStatus } from '../../model/chat.ts';
 
@@ -21,43 +21,43 @@ export class SqliteAsyncJobRepository implements AsyncJobRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  create(j: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): AsyncJob {
+  async create(j: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): Promise<AsyncJob> {
     const r = this.s.get(`INSERT INTO chat_async_jobs (id, key_id, user_id, model, request_json, idempotency_key, status, created_at)
       VALUES (?, ?, ?, ?, ?, ?, 'CREATED', ?) RETURNING *`)
       .get(j.id, j.keyId, j.userId, j.model, JSON.stringify(j.request), j.idempotencyKey, j.createdAt) as unknown as Row;
     return toJob(r);
   }
-  find(id: string) {
+  async find(id: string) {
     const r = this.s.get('SELECT * FROM chat_async_jobs WHERE id = ?').get(id) as Row | undefined;
     return r ? toJob(r) : undefined;
   }
-  findByIdempotencyKey(keyId: string, idempotencyKey: string) {
+  async findByIdempotencyKey(keyId: string, idempotencyKey: string) {
     const r = this.s.get('SELECT * FROM chat_async_jobs WHERE key_id = ? AND idempotency_key = ?').get(keyId, idempotencyKey) as Row | undefined;
     return r ? toJob(r) : undefined;
   }
-  listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): AsyncJob[] {
+  async listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]> {
     const rows = before
       ? this.s.get(`SELECT * FROM chat_async_jobs WHERE user_id = ? AND (created_at, id) < (?, ?)
                      ORDER BY created_at DESC, id DESC LIMIT ?`).all(userId, before.createdAt, before.id, limit)
       : this.s.get('SELECT * FROM chat_async_jobs WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(userId, limit);
     return (rows as unknown as Row[]).map(toJob);
   }
-  listUnfinished(): AsyncJob[] {
+  async listUnfinished(): Promise<AsyncJob[]> {
     return (this.s.get(`SELECT * FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS') ORDER BY created_at, id`).all() as unknown as Row[]).map(toJob);
   }
-  markStarted(id: string, at: number): void {
+  async markStarted(id: string, at: number): Promise<void> {
     this.s.get(`UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = ?, attempts = attempts + 1 WHERE id = ?`).run(at, id);
   }
-  setProgress(id: string, progress: unknown): void {
+  async setProgress(id: string, progress: unknown): Promise<void> {
     this.s.get('UPDATE chat_async_jobs SET progress_json = ? WHERE id = ?').run(JSON.stringify(progress), id);
   }
-  markCompleted(id: string, response: unknown, at: number): void {
+  async markCompleted(id: string, response: unknown, at: number): Promise<void> {
     this.s.get(`UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = ?, response_json = ? WHERE id = ?`).run(at, JSON.stringify(response), id);
   }
-  markFailed(id: string, message: string, at: number): void {
+  async markFailed(id: string, message: string, at: number): Promise<void> {
     this.s.get(`UPDATE chat_async_jobs SET status = 'FAILED', failed_at = ?, error_message = ? WHERE id = ?`).run(at, message, id);
   }
-  purgeCreatedBefore(before: number): number {
+  async purgeCreatedBefore(before: number): Promise<number> {
     return Number(this.s.get('DELETE FROM chat_async_jobs WHERE created_at < ?').run(before).changes);
   }
 }

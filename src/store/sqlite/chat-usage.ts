@@ -1,5 +1,5 @@
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { ChatUsageRepository } from '../repositories.ts';
 import type { UsageRecord, UsageTotals } from '../../model/chat.ts';
 
@@ -7,7 +7,7 @@ export class SqliteChatUsageRepository implements ChatUsageRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  record(r: UsageRecord): void {
+  async record(r: UsageRecord): Promise<void> {
     this.s.get(`INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
         prompt_tokens, completion_tokens, reasoning_tokens, citation_tokens, search_queries,
         input_cost, output_cost, reasoning_cost, citation_cost, search_cost, request_cost, total_cost, latency_ms)
@@ -17,7 +17,7 @@ export class SqliteChatUsageRepository implements ChatUsageRepository {
       r.cost.input, r.cost.output, r.cost.reasoning, r.cost.citation, r.cost.searchQueries, r.cost.request, r.cost.total, r.latencyMs);
   }
 
-  totals(opts: { userId?: number; since?: number }): UsageTotals[] {
+  async totals(opts: { userId?: number; since?: number }): Promise<UsageTotals[]> {
     const rows = this.s.get(`
       SELECT u.key_id AS keyId, coalesce(k.name, '') AS keyName, coalesce(us.username, '') AS username, u.model AS model,
              count(*) AS requests, sum(u.status >= 400) AS errors,

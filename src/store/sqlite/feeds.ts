@@ -1,5 +1,5 @@
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { FeedRepository } from '../repositories.ts';
 import type { FeedMetadata, FeedRecord, FetchOutcome } from '../../model/feed-record.ts';
 
@@ -23,48 +23,48 @@ export class SqliteFeedRepository implements FeedRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  findById(id: number): FeedRecord | undefined {
+  async findById(id: number): Promise<FeedRecord | undefined> {
     const r = this.s.get('SELECT * FROM feeds WHERE id = ?').get(id) as FeedRow | undefined;
     return r && toFeed(r);
   }
-  findByUrl(url: string): FeedRecord | undefined {
+  async findByUrl(url: string): Promise<FeedRecord | undefined> {
     const r = this.s.get('SELECT * FROM feeds WHERE url = ?').get(url) as FeedRow | undefined;
     return r && toFeed(r);
   }
-  create(url: string, meta: Partial<FeedMetadata> = {}): FeedRecord {
+  async create(url: string, meta: Partial<FeedMetadata> = {}): Promise<FeedRecord> {
     this.s.get(`INSERT INTO feeds (url, title, site_url, description, icon_url, ttl_minutes, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
       .run(url, meta.title ?? null, meta.siteUrl ?? null, meta.description ?? null, meta.iconUrl ?? null, meta.ttlMinutes ?? null, Math.floor(Date.now() / 1000));
-    return this.findByUrl(url)!;
+    return (await this.findByUrl(url))!;
   }
-  updateMetadata(id: number, m: FeedMetadata): void {
+  async updateMetadata(id: number, m: FeedMetadata): Promise<void> {
     // A feed that briefly loses its title keeps the one we had.
     this.s.get(`UPDATE feeds SET title = coalesce(nullif(?, ''), title), site_url = coalesce(?, site_url),
                 description = coalesce(?, description), icon_url = coalesce(?, icon_url), ttl_minutes = ? WHERE id = ?`)
       .run(m.title, m.siteUrl, m.description, m.iconUrl, m.ttlMinutes, id);
   }
-  recordSuccess(id: number, o: FetchOutcome): void {
+  async recordSuccess(id: number, o: FetchOutcome): Promise<void> {
     this.s.get(`UPDATE feeds SET last_fetched_at = ?, last_success_at = ?, last_status = ?, last_error = NULL, error_count = 0,
                 next_fetch_at = ?, interval_seconds = ?, etag = ?, last_modified = ?, body_hash = coalesce(?, body_hash), last_duration_ms = ? WHERE id = ?`)
       .run(o.fetchedAt, o.fetchedAt, o.status, o.nextFetchAt, o.intervalSeconds, o.etag ?? null, o.lastModified ?? null, o.bodyHash ?? null, roundMs(o.durationMs), id);
   }
-  recordFailure(id: number, o: FetchOutcome): void {
+  async recordFailure(id: number, o: FetchOutcome): Promise<void> {
     this.s.get(`UPDATE feeds SET last_fetched_at = ?, last_status = ?, last_error = ?, error_count = error_count + 1,
                 next_fetch_at = ?, interval_seconds = ?, last_duration_ms = ? WHERE id = ?`)
       .run(o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), id);
   }
-  changeUrl(id: number, newUrl: string): boolean {
+  async changeUrl(id: number, newUrl: string): Promise<boolean> {
     if (this.s.get('SELECT 1 FROM feeds WHERE url = ? AND id <> ?').get(newUrl, id)) return false;
     return Number(this.s.get('UPDATE feeds SET url = ? WHERE id = ?').run(newUrl, id).changes) > 0;
   }
-  listDue(dueBy: number, limit: number): FeedRecord[] {
+  async listDue(dueBy: number, limit: number): Promise<FeedRecord[]> {
     const rows = this.s.get(`SELECT * FROM feeds f WHERE f.next_fetch_at <= ?
                               AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
                               ORDER BY f.next_fetch_at, f.id LIMIT ?`)
       .all(Number.isFinite(dueBy) ? dueBy : Number.MAX_SAFE_INTEGER, limit) as unknown as FeedRow[];
     return rows.map(toFeed);
   }
-  recentPublishTimes(id: number, count: number): number[] {
+  async recentPublishTimes(id: number, count: number): Promise<number[]> {
     return (this.s.get('SELECT published_at AS t FROM items WHERE feed_id = ? ORDER BY published_at DESC LIMIT ?')
       .all(id, count) as { t: number }[]).map((r) => r.t);
   }

@@ -1,5 +1,5 @@
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { OAuthClientRepository, AuthorizationCodeRepository } from '../repositories.ts';
 import type { OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../../model/auth.ts';
 
@@ -13,20 +13,20 @@ export class SqliteOAuthClientRepository implements OAuthClientRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  create(c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] }, now: number): OAuthClient {
+  async create(c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] }, now: number): Promise<OAuthClient> {
     const r = this.s.get(`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
       .get(c.clientId, c.secretHash, c.name, JSON.stringify(c.redirectUris), JSON.stringify(c.grantTypes), now) as unknown as ClientRow;
     return toClient(r);
   }
-  findByClientId(clientId: string): OAuthClient | undefined {
+  async findByClientId(clientId: string): Promise<OAuthClient | undefined> {
     const r = this.s.get('SELECT * FROM oauth_clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
     return r ? toClient(r) : undefined;
   }
-  list(): OAuthClient[] {
+  async list(): Promise<OAuthClient[]> {
     return (this.s.get('SELECT * FROM oauth_clients ORDER BY id').all() as unknown as ClientRow[]).map(toClient);
   }
-  delete(clientId: string): boolean {
+  async delete(clientId: string): Promise<boolean> {
     // Tokens and codes of the client go with it (ON DELETE CASCADE).
     return Number(this.s.get('DELETE FROM oauth_clients WHERE client_id = ?').run(clientId).changes) > 0;
   }
@@ -47,21 +47,21 @@ export class SqliteAuthorizationCodeRepository implements AuthorizationCodeRepos
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  insert(c: NewAuthorizationCode, now: number): AuthorizationCode {
+  async insert(c: NewAuthorizationCode, now: number): Promise<AuthorizationCode> {
     const r = this.s.get(`INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
       code_challenge_method, grant_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
       .get(c.codeHash, c.clientId, c.userId, c.redirectUri, c.scopes, c.codeChallenge, c.codeChallengeMethod,
         c.grantId, now, c.expiresAt) as unknown as CodeRow;
     return toCode(r);
   }
-  findByHash(codeHash: string): AuthorizationCode | undefined {
+  async findByHash(codeHash: string): Promise<AuthorizationCode | undefined> {
     const r = this.s.get('SELECT * FROM oauth_codes WHERE code_hash = ?').get(codeHash) as CodeRow | undefined;
     return r ? toCode(r) : undefined;
   }
-  markUsed(id: number, now: number): boolean {
+  async markUsed(id: number, now: number): Promise<boolean> {
     return Number(this.s.get('UPDATE oauth_codes SET used_at = ? WHERE id = ? AND used_at IS NULL').run(now, id).changes) > 0;
   }
-  purge(before: number): number {
+  async purge(before: number): Promise<number> {
     return Number(this.s.get('DELETE FROM oauth_codes WHERE expires_at < ?').run(before).changes);
   }
 }

@@ -2,7 +2,7 @@
 // search_articles (document number, filter columns, field lengths), the postings of its terms in
 // search_postings (encoded and scored by src/search: this file only stores bytes), and its
 // passages as text in search_passages (scored in memory for the best candidates, and snippets).
-import { StatementCache, type Db } from '../db.ts';
+import { StatementCache, type Db } from './db.ts';
 import type {
   IndexedArticle, IndexedArticleRow, PassageMatch, SearchArticleMeta, SearchIndexRepository, SearchIndexState, SearchItemSource,
 } from '../repositories.ts';
@@ -23,7 +23,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     this.stmts = new StatementCache(db);
   }
 
-  itemSources(ids: number[]): SearchItemSource[] {
+  async itemSources(ids: number[]): Promise<SearchItemSource[]> {
     if (!ids.length) return [];
     return this.stmts.get(`
       SELECT i.id, i.feed_id AS feedId, i.url, i.title, i.content, i.summary,
@@ -33,14 +33,14 @@ export class SqliteSearchIndex implements SearchIndexRepository {
        WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as unknown as SearchItemSource[];
   }
 
-  reserveDocNumbers(n: number): number {
+  async reserveDocNumbers(n: number): Promise<number> {
     const row = this.stmts.get('UPDATE search_index_state SET next_doc_no = next_doc_no + ? WHERE id = 1 RETURNING next_doc_no - ? AS first')
       .get(n, n) as { first: number };
     return row.first;
   }
 
-  storeArticle(a: IndexedArticle, passages: { text: string; words: number }[]): void {
-    this.deleteItems([a.id]);
+  async storeArticle(a: IndexedArticle, passages: { text: string; words: number }[]): Promise<void> {
+    this.deleteItemsNow([a.id]);
     this.stmts.get(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(a.id, a.docNo, a.feedId, a.host, a.publishedAt, a.updatedAt, a.titleLength, a.bodyLength, a.urlLength);
@@ -49,7 +49,11 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     passages.forEach((p, ord) => insertPassage.run(a.id, ord, p.text, p.words));
   }
 
-  appendPostings(term: string, bytes: Uint8Array, count: number): void {
+  async appendPostings(entries: { term: string; bytes: Uint8Array; count: number }[]): Promise<void> {
+    for (const e of entries) this.appendTermPostings(e.term, e.bytes, e.count);
+  }
+
+  private appendTermPostings(term: string, bytes: Uint8Array, count: number): void {
     // The bytes are appended inside SQLite (no read into JavaScript and back: this was a fifth of
     // the index build). `||` on blobs joins their bytes unchanged in a UTF-8 database (the only
     // encoding openDatabase creates), and the CAST keeps the result a blob.
@@ -65,51 +69,51 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   readonly chunkBytes = CHUNK_BYTES;
 
-  replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): void {
+  async replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): Promise<void> {
     this.stmts.get('DELETE FROM search_postings WHERE term = ?').run(term);
     const insert = this.stmts.get('INSERT INTO search_postings (term, chunk, postings, data) VALUES (?, ?, ?, ?)');
     chunks.forEach((c, i) => insert.run(term, i, c.count, c.bytes));
   }
 
-  termsAfter(afterTerm: string, limit: number): string[] {
+  async termsAfter(afterTerm: string, limit: number): Promise<string[]> {
     return (this.stmts.get('SELECT DISTINCT term FROM search_postings WHERE term > ? ORDER BY term LIMIT ?').all(afterTerm, limit) as { term: string }[])
       .map((r) => r.term);
   }
 
-  liveDocNumbers(): number[] {
+  async liveDocNumbers(): Promise<number[]> {
     return (this.stmts.get('SELECT doc_no AS d FROM search_articles').all() as { d: number }[]).map((r) => r.d);
   }
 
-  setCompactedRemoved(removed: number): void {
+  async setCompactedRemoved(removed: number): Promise<void> {
     this.stmts.get('UPDATE search_index_state SET compacted_removed = ? WHERE id = 1').run(removed);
   }
 
-  postings(term: string): { chunks: Uint8Array[]; count: number } {
+  async postings(term: string): Promise<{ chunks: Uint8Array[]; count: number }> {
     const rows = this.stmts.get('SELECT postings, data FROM search_postings WHERE term = ? ORDER BY chunk').all(term) as { postings: number; data: Uint8Array }[];
     let count = 0;
     for (const r of rows) count += r.postings;
     return { chunks: rows.map((r) => r.data), count };
   }
 
-  postingCounts(terms: string[]): Map<string, number> {
+  async postingCounts(terms: string[]): Promise<Map<string, number>> {
     const rows = this.stmts.get(`SELECT term, sum(postings) AS n FROM search_postings
       WHERE term IN (SELECT value FROM json_each(?)) GROUP BY term`).all(JSON.stringify(terms)) as { term: string; n: number }[];
     return new Map(rows.map((r) => [r.term, r.n]));
   }
 
-  state(): SearchIndexState {
+  async state(): Promise<SearchIndexState> {
     return this.stmts.get(`SELECT next_doc_no AS nextDocNo, articles, title_length AS titleLength, body_length AS bodyLength,
       url_length AS urlLength, removed, compacted_removed AS compactedRemoved, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil
       FROM search_index_state WHERE id = 1`).get() as unknown as SearchIndexState;
   }
 
-  articleRows(fromDocNo: number, limit: number): IndexedArticleRow[] {
+  async articleRows(fromDocNo: number, limit: number): Promise<IndexedArticleRow[]> {
     return this.stmts.get(`SELECT doc_no AS docNo, item_id AS itemId, feed_id AS feedId, host, published_at AS publishedAt,
       updated_at AS updatedAt, title_length AS titleLength, body_length AS bodyLength, url_length AS urlLength
       FROM search_articles WHERE doc_no >= ? ORDER BY doc_no LIMIT ?`).all(fromDocNo, limit) as unknown as IndexedArticleRow[];
   }
 
-  liveDocuments(docNos: number[]): Map<number, number> {
+  async liveDocuments(docNos: number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     if (!docNos.length) return out;
     const rows = this.stmts.get('SELECT doc_no AS d, item_id AS i FROM search_articles WHERE doc_no IN (SELECT value FROM json_each(?))')
@@ -118,44 +122,48 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     return out;
   }
 
-  deleteItems(ids: number[]): void {
+  async deleteItems(ids: number[]): Promise<void> {
+    this.deleteItemsNow(ids);
+  }
+
+  private deleteItemsNow(ids: number[]): void {
     if (!ids.length) return;
     const list = JSON.stringify(ids);
     this.stmts.get('DELETE FROM search_articles WHERE item_id IN (SELECT value FROM json_each(?))').run(list);
     this.stmts.get('DELETE FROM search_passages WHERE item_id IN (SELECT value FROM json_each(?))').run(list);
   }
 
-  itemIdsAfter(afterId: number, limit: number, untilId = Number.MAX_SAFE_INTEGER): number[] {
+  async itemIdsAfter(afterId: number, limit: number, untilId = Number.MAX_SAFE_INTEGER): Promise<number[]> {
     return (this.stmts.get('SELECT id FROM items WHERE id > ? AND id <= ? ORDER BY id LIMIT ?').all(afterId, untilId, limit) as { id: number }[]).map((r) => r.id);
   }
 
-  setRebuildCursor(afterId: number | null): void {
+  async setRebuildCursor(afterId: number | null): Promise<void> {
     if (afterId === null) this.stmts.get('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1').run();
     else this.stmts.get('UPDATE search_index_state SET rebuild_after = ? WHERE id = 1').run(afterId);
   }
 
-  deleteAll(): void {
+  async deleteAll(): Promise<void> {
     this.db.exec(`DELETE FROM search_passages; DELETE FROM search_articles; DELETE FROM search_postings;
       UPDATE search_index_state SET next_doc_no = 1, articles = 0, title_length = 0, body_length = 0, url_length = 0,
         removed = 0, compacted_removed = 0, epoch = epoch + 1, rebuild_after = 0, rebuild_until = (SELECT coalesce(max(id), 0) FROM items) WHERE id = 1;`);
   }
 
-  passageCount(): number {
+  async passageCount(): Promise<number> {
     return (this.stmts.get('SELECT count(*) AS n FROM search_passages').get() as { n: number }).n;
   }
 
-  articleCount(): number {
+  async articleCount(): Promise<number> {
     return (this.stmts.get('SELECT count(*) AS n FROM search_articles').get() as { n: number }).n;
   }
 
-  passageTexts(itemIds: number[]): PassageMatch[] {
+  async passageTexts(itemIds: number[]): Promise<PassageMatch[]> {
     if (!itemIds.length) return [];
     return this.stmts.get(`
       SELECT id AS passageId, item_id AS itemId, ord, text, words, 0 AS score FROM search_passages
        WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, ord`).all(JSON.stringify(itemIds)) as unknown as PassageMatch[];
   }
 
-  articles(ids: number[]): SearchArticleMeta[] {
+  async articles(ids: number[]): Promise<SearchArticleMeta[]> {
     if (!ids.length) return [];
     return this.stmts.get(`
       SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS feedTitle,
@@ -164,18 +172,18 @@ export class SqliteSearchIndex implements SearchIndexRepository {
        WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as unknown as SearchArticleMeta[];
   }
 
-  articleText(itemId: number): { title: string; url: string; text: string } | undefined {
+  async articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
     const item = this.stmts.get('SELECT title, coalesce(url, \'\') AS url FROM items WHERE id = ?').get(itemId) as { title: string; url: string } | undefined;
     if (!item) return undefined;
     const parts = this.stmts.get('SELECT text FROM search_passages WHERE item_id = ? ORDER BY ord').all(itemId) as { text: string }[];
     return { title: item.title, url: item.url, text: parts.map((p) => p.text).join('\n\n') };
   }
 
-  subscribedFeedIds(userId: number): number[] {
+  async subscribedFeedIds(userId: number): Promise<number[]> {
     return (this.stmts.get('SELECT feed_id AS id FROM subscriptions WHERE user_id = ?').all(userId) as { id: number }[]).map((r) => r.id);
   }
 
-  docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): number[] {
+  async docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): Promise<number[]> {
     const parts: string[] = [];
     const params: (string | number)[] = [];
     if (labelIds.length) {
@@ -192,14 +200,14 @@ export class SqliteSearchIndex implements SearchIndexRepository {
       .map((r) => r.d);
   }
 
-  subscribedFeedIdByUrl(userId: number, feedUrl: string): number | undefined {
+  async subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined> {
     const row = this.stmts.get(`
       SELECT s.feed_id AS id FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
        WHERE s.user_id = ? AND f.url = ?`).get(userId, feedUrl) as { id: number } | undefined;
     return row?.id;
   }
 
-  label(userId: number, name: string): { id: number; folderFeedIds: number[] } | undefined {
+  async label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined> {
     const row = this.stmts.get('SELECT id FROM labels WHERE user_id = ? AND name = ?').get(userId, name) as { id: number } | undefined;
     if (!row) return undefined;
     const feeds = this.stmts.get(`

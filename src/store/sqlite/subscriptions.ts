@@ -1,5 +1,5 @@
-import type { Db } from '../db.ts';
-import { StatementCache, transaction } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache, transaction } from './db.ts';
 import type { SubscribeOptions, SubscriptionRepository } from '../repositories.ts';
 import type { SubscriptionRecord } from '../../model/feed-record.ts';
 import { toFeed, type FeedRow } from './feeds.ts';
@@ -32,7 +32,7 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
   private readonly db: Db;
   constructor(db: Db) { this.db = db; this.s = new StatementCache(db); }
 
-  subscribe(userId: number, feedId: number, opts: SubscribeOptions = {}): { subscription: SubscriptionRecord; created: boolean } {
+  async subscribe(userId: number, feedId: number, opts: SubscribeOptions = {}): Promise<{ subscription: SubscriptionRecord; created: boolean }> {
     return transaction(this.db, () => {
       const inserted = this.s.get(`INSERT INTO subscriptions (user_id, feed_id, title, created_at) VALUES (?, ?, ?, ?)
                                    ON CONFLICT (user_id, feed_id) DO NOTHING RETURNING id`)
@@ -47,14 +47,14 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
                       newest_item_us = (SELECT coalesce(max(crawled_us), 0) FROM user_items WHERE user_id = ?1 AND feed_id = ?2)
                     WHERE id = ?3`).run(userId, feedId, inserted.id);
       } else if (opts.title) {
-        this.rename(userId, feedId, opts.title);
+        this.renameNow(userId, feedId, opts.title);
       }
-      for (const folder of opts.folders ?? []) this.addFolder(userId, feedId, folder);
-      return { subscription: this.find(userId, feedId)!, created: inserted !== undefined };
+      for (const folder of opts.folders ?? []) this.addFolderNow(userId, feedId, folder);
+      return { subscription: this.findNow(userId, feedId)!, created: inserted !== undefined };
     });
   }
 
-  unsubscribe(userId: number, feedId: number): boolean {
+  async unsubscribe(userId: number, feedId: number): Promise<boolean> {
     return transaction(this.db, () => {
       // Starred and tagged items stay (as Google Reader and Inoreader do): the user chose to keep them.
       this.s.get(`DELETE FROM user_items WHERE user_id = ? AND feed_id = ? AND starred = 0
@@ -64,21 +64,33 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
     });
   }
 
-  find(userId: number, feedId: number): SubscriptionRecord | undefined {
+  async find(userId: number, feedId: number): Promise<SubscriptionRecord | undefined> {
+    return this.findNow(userId, feedId);
+  }
+
+  private findNow(userId: number, feedId: number): SubscriptionRecord | undefined {
     const r = this.s.get(`${SELECT} WHERE s.user_id = ? AND s.feed_id = ?`).get(userId, feedId) as Row | undefined;
     return r && toSubscription(r);
   }
 
-  list(userId: number): SubscriptionRecord[] {
+  async list(userId: number): Promise<SubscriptionRecord[]> {
     const rows = this.s.get(`${SELECT} WHERE s.user_id = ? ORDER BY lower(coalesce(nullif(s.title, ''), f.title, f.url)), f.id`).all(userId) as unknown as Row[];
     return rows.map(toSubscription);
   }
 
-  rename(userId: number, feedId: number, title: string | null): boolean {
+  async rename(userId: number, feedId: number, title: string | null): Promise<boolean> {
+    return this.renameNow(userId, feedId, title);
+  }
+
+  private renameNow(userId: number, feedId: number, title: string | null): boolean {
     return Number(this.s.get('UPDATE subscriptions SET title = ? WHERE user_id = ? AND feed_id = ?').run(title || null, userId, feedId).changes) > 0;
   }
 
-  addFolder(userId: number, feedId: number, folder: string): boolean {
+  async addFolder(userId: number, feedId: number, folder: string): Promise<boolean> {
+    return this.addFolderNow(userId, feedId, folder);
+  }
+
+  private addFolderNow(userId: number, feedId: number, folder: string): boolean {
     const name = folder.trim();
     if (!name) return false;
     return transaction(this.db, () => {
@@ -89,13 +101,17 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
     });
   }
 
-  removeFolder(userId: number, feedId: number, folder: string): boolean {
+  async removeFolder(userId: number, feedId: number, folder: string): Promise<boolean> {
     return Number(this.s.get(`DELETE FROM subscription_labels WHERE
         subscription_id = (SELECT id FROM subscriptions WHERE user_id = ? AND feed_id = ?)
         AND label_id = (SELECT id FROM labels WHERE user_id = ? AND name = ?)`).run(userId, feedId, userId, folder.trim()).changes) > 0;
   }
 
-  subscriberCount(feedId: number): number {
+  async countForUser(userId: number): Promise<number> {
+    return (this.s.get('SELECT count(*) AS n FROM subscriptions WHERE user_id = ?').get(userId) as { n: number }).n;
+  }
+
+  async subscriberCount(feedId: number): Promise<number> {
     return (this.s.get('SELECT count(*) AS n FROM subscriptions WHERE feed_id = ?').get(feedId) as { n: number }).n;
   }
 }

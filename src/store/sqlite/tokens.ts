@@ -1,5 +1,5 @@
-import type { Db } from '../db.ts';
-import { StatementCache } from '../db.ts';
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
 import type { TokenRepository, AuthSecretRepository } from '../repositories.ts';
 import type { StoredToken, NewToken, TokenKind } from '../../model/auth.ts';
 
@@ -18,36 +18,40 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  insert(t: NewToken, now: number): StoredToken {
+  async insert(t: NewToken, now: number): Promise<StoredToken> {
     const r = this.s.get(`INSERT INTO auth_tokens (token_hash, user_id, kind, scopes, client_id, grant_id, created_at, expires_at, label)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
       .get(t.tokenHash, t.userId, t.kind, t.scopes, t.clientId ?? null, t.grantId ?? null, now, t.expiresAt, t.label ?? null) as unknown as Row;
     return toToken(r);
   }
-  findByHash(tokenHash: string): StoredToken | undefined {
+  async findByHash(tokenHash: string): Promise<StoredToken | undefined> {
     const r = this.s.get('SELECT * FROM auth_tokens WHERE token_hash = ?').get(tokenHash) as Row | undefined;
     return r ? toToken(r) : undefined;
   }
-  findById(id: number): StoredToken | undefined {
+  async findById(id: number): Promise<StoredToken | undefined> {
     const r = this.s.get('SELECT * FROM auth_tokens WHERE id = ?').get(id) as Row | undefined;
     return r ? toToken(r) : undefined;
   }
-  markUsed(id: number, now: number): void {
+  async markUsed(id: number, now: number): Promise<void> {
     this.s.get('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?').run(now, id);
   }
-  revoke(id: number, now: number): boolean {
+  async revoke(id: number, now: number): Promise<boolean> {
     return Number(this.s.get('UPDATE auth_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes) > 0;
   }
-  revokeAllForUser(userId: number, now: number): number {
+  async revokeAllForUser(userId: number, now: number): Promise<number> {
     return Number(this.s.get('UPDATE auth_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(now, userId).changes);
   }
-  revokeGrant(grantId: string, now: number): number {
+  async revokeGrant(grantId: string, now: number): Promise<number> {
     return Number(this.s.get('UPDATE auth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(now, grantId).changes);
   }
-  listForUser(userId: number): StoredToken[] {
+  async listForUser(userId: number): Promise<StoredToken[]> {
     return (this.s.get('SELECT * FROM auth_tokens WHERE user_id = ? ORDER BY id').all(userId) as unknown as Row[]).map(toToken);
   }
-  purge(before: number): number {
+  async deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number> {
+    return Number(this.s.get(`DELETE FROM auth_tokens WHERE user_id = ? AND kind = 'clientlogin' AND label IS ?
+                                AND coalesce(last_used_at, created_at) < ?`).run(userId, label, idleSince).changes);
+  }
+  async purge(before: number): Promise<number> {
     return Number(this.s.get('DELETE FROM auth_tokens WHERE expires_at < ? OR revoked_at < ?').run(before, before).changes);
   }
 }
@@ -56,7 +60,7 @@ export class SqliteAuthSecretRepository implements AuthSecretRepository {
   private readonly s: StatementCache;
   constructor(db: Db) { this.s = new StatementCache(db); }
 
-  getOrCreate(name: string, create: () => string, now: number): string {
+  async getOrCreate(name: string, create: () => string, now: number): Promise<string> {
     // INSERT OR IGNORE then SELECT: two processes (server and CLI) racing agree on one value.
     this.s.get('INSERT OR IGNORE INTO auth_secrets (name, value, created_at) VALUES (?, ?, ?)').run(name, create(), now);
     return (this.s.get('SELECT value FROM auth_secrets WHERE name = ?').get(name) as { value: string }).value;

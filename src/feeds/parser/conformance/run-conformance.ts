@@ -59,7 +59,7 @@ function runCase(file: string, dir: string): CaseResult {
   const url = contentLocation ? new URL(contentLocation, docUrl).href : docUrl;
   const base = { file: rel, category, expect };
   if (!expect) return { ...base, status: 'unmapped', reason: 'no Expect: line' };
-  let ast;
+  let ast: ReturnType<typeof parseExpression>;
   try {
     ast = parseExpression(expect);
   } catch (err) {
@@ -68,7 +68,7 @@ function runCase(file: string, dir: string): CaseResult {
   if (/^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<CHANNEL[\s>]/i.test(bytes.toString('latin1'))) {
     return { ...base, status: 'unmapped', reason: 'CDF (Microsoft Channel Definition Format) is not a supported format' };
   }
-  let feed;
+  let feed: ReturnType<typeof parseFeed>;
   try {
     feed = parseFeed(bytes, { url, contentType });
   } catch (err) {

@@ -1,70 +1,3 @@
-// Schema of the search index (migration 030). Passages live in a plain table (text, filter
-// columns); the FTS5 table is contentless (the text is not stored twice) with contentless_delete
-// so passages can be removed one by one. A trigger keeps the two in step, also when items vanish
-// through ON DELETE CASCADE (a deleted feed) without the search code being told.
-//
-// Tokenizer: unicode61 with remove_diacritics 2 (so "Zürich" matches "Zurich") under the porter
-// stemmer ("elections" matches "election"); BENCHMARKS.md (## Search) has the measurement.
-export const SEARCH_INDEX_MIGRATION = `
-CREATE TABLE search_passages (
-  id INTEGER PRIMARY KEY,
-  item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
-  ord INTEGER NOT NULL,
-  feed_id INTEGER NOT NULL,
-  host TEXT NOT NULL,
-  published_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  text TEXT NOT NULL
-);
-CREATE INDEX search_passages_item ON search_passages(item_id, ord);
-
-CREATE VIRTUAL TABLE search_fts USING fts5(
-  title, body,
-  content = '', contentless_delete = 1,
-  tokenize = 'porter unicode61 remove_diacritics 2'
-);
-
-CREATE TRIGGER search_passages_delete AFTER DELETE ON search_passages BEGIN
-  DELETE FROM search_fts WHERE rowid = OLD.id;
-END;
-`;
-
-// Migration 031: article-level index beside the passages. On the news benchmark BM25 over the
-// whole article ranks articles better than the best passage alone (BENCHMARKS.md, ## Search), so
-// articles are ranked here and passages then rank within the candidates and supply the snippets.
-// search_articles carries the filter columns of the article (same names as search_passages).
-export const SEARCH_ARTICLES_MIGRATION = `
-CREATE TABLE search_articles (
-  item_id INTEGER PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
-  feed_id INTEGER NOT NULL,
-  host TEXT NOT NULL,
-  published_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
-);
-
-CREATE VIRTUAL TABLE search_article_fts USING fts5(
-  title, body,
-  content = '', contentless_delete = 1,
-  tokenize = 'porter unicode61 remove_diacritics 2'
-);
-
-CREATE TRIGGER search_articles_delete AFTER DELETE ON search_articles BEGIN
-  DELETE FROM search_article_fts WHERE rowid = OLD.item_id;
-END;
-
--- Articles indexed before this migration have passages only: index them again.
-DELETE FROM search_passages;
-`;
-
-// Migration 032: the passage-level FTS5 index goes. Articles are ranked on the article index and
-// the few best candidates' passages are scored in memory (src/search/passage-score.ts), which
-// measured better and faster than scoring passages through FTS5 (BENCHMARKS.md, ## Search), so
-// the passage tokens were only a cost at every ingest. Passages stay as text (snippets, reading).
-export const DROP_PASSAGE_FTS_MIGRATION = `
-DROP TRIGGER search_passages_delete;
-DROP TABLE search_fts;
-`;
-
 // Migration 033: the article index leaves FTS5 for our own postings (src/search/postings.ts,
 // article-index.ts). FTS5's bm25() reads every article that matches any query word and cannot
 // stop early (175 ms p50 at 1M passages against a 20 ms goal), and its formula is fixed; the
@@ -75,7 +8,9 @@ DROP TABLE search_fts;
 // - search_postings: per term, chunks of encoded postings; indexing appends to the last chunk.
 // - search_index_state: the counters the ranking needs (articles, total field lengths) and the
 //   next document number, kept by triggers so cascaded deletes (a feed removed) count too.
-export const SEARCH_POSTINGS_MIGRATION = `
+import type { Migration } from './migration.ts';
+
+const sqlite = `
 DROP TRIGGER search_articles_delete;
 DROP TABLE search_article_fts;
 DROP TABLE search_articles;
@@ -142,3 +77,74 @@ CREATE TABLE search_passages (
 );
 CREATE INDEX search_passages_item ON search_passages(item_id, ord);
 `;
+
+const postgres = `
+CREATE TABLE search_articles (
+  item_id BIGINT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+  doc_no BIGINT NOT NULL UNIQUE,
+  feed_id BIGINT NOT NULL,
+  host TEXT NOT NULL,
+  published_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  title_length INTEGER NOT NULL,
+  body_length INTEGER NOT NULL,
+  url_length INTEGER NOT NULL
+);
+
+CREATE TABLE search_postings (
+  term TEXT COLLATE "C" NOT NULL,
+  chunk INTEGER NOT NULL,
+  postings INTEGER NOT NULL,
+  data BYTEA NOT NULL,
+  PRIMARY KEY (term, chunk)
+);
+
+CREATE TABLE search_index_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  next_doc_no BIGINT NOT NULL,
+  articles BIGINT NOT NULL,
+  title_length BIGINT NOT NULL,
+  body_length BIGINT NOT NULL,
+  url_length BIGINT NOT NULL,
+  removed BIGINT NOT NULL,
+  compacted_removed BIGINT NOT NULL DEFAULT 0,
+  epoch BIGINT NOT NULL,
+  rebuild_after BIGINT,
+  rebuild_until BIGINT
+);
+INSERT INTO search_index_state VALUES (1, 1, 0, 0, 0, 0, 0, 0, 0,
+  CASE WHEN EXISTS (SELECT 1 FROM items) THEN 0 END, (SELECT max(id) FROM items));
+
+-- Counters per statement (a rebuild or a deleted feed removes thousands of rows at once).
+CREATE FUNCTION search_articles_counted_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE search_index_state s SET articles = s.articles + d.n, title_length = s.title_length + d.t,
+    body_length = s.body_length + d.b, url_length = s.url_length + d.u
+    FROM (SELECT count(*) AS n, coalesce(sum(title_length), 0) AS t, coalesce(sum(body_length), 0) AS b, coalesce(sum(url_length), 0) AS u FROM new_rows) d
+   WHERE s.id = 1 AND d.n > 0;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION search_articles_counted_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE search_index_state s SET articles = s.articles - d.n, title_length = s.title_length - d.t,
+    body_length = s.body_length - d.b, url_length = s.url_length - d.u, removed = s.removed + d.n
+    FROM (SELECT count(*) AS n, coalesce(sum(title_length), 0) AS t, coalesce(sum(body_length), 0) AS b, coalesce(sum(url_length), 0) AS u FROM old_rows) d
+   WHERE s.id = 1 AND d.n > 0;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER search_articles_added AFTER INSERT ON search_articles REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_articles_counted_insert();
+CREATE TRIGGER search_articles_removed AFTER DELETE ON search_articles REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION search_articles_counted_delete();
+
+CREATE TABLE search_passages (
+  id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  item_id BIGINT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+  ord INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  words INTEGER NOT NULL
+);
+CREATE INDEX search_passages_item ON search_passages(item_id, ord);
+`;
+
+export const migration: Migration = { id: '033_search_postings', sqlite, postgres };

@@ -1,6 +1,8 @@
-// Request parameters as Google Reader clients send them: query string AND form body merged,
-// repeated keys kept in order (`i`, `s`, `a`, `r` repeat), values decoded leniently because some
-// clients do not percent-encode form values (a stray `%` or raw `/` must not fail the request).
+// Request parameters of the form-style endpoints (Reader API, ClientLogin, OAuth): query string
+// and form body merged, repeated keys kept in order (Reader clients repeat `i`, `s`, `a`, `r`; OAuth
+// must refuse repeats, RFC 6749 §3.1), values decoded leniently because some clients do not
+// percent-encode form values (a stray `%` or raw `/` must not fail the request). One parser for
+// every plugin: each registers `FormBody` as its form content-type parser.
 
 export class Params {
   private readonly map = new Map<string, string[]>();
@@ -20,6 +22,14 @@ export class Params {
   }
   has(key: string): boolean {
     return this.map.has(key);
+  }
+  /** Names given more than once (strict endpoints: OAuth). */
+  repeated(): string[] {
+    return [...this.map].filter(([, v]) => v.length > 1).map(([k]) => k);
+  }
+  /** Every name with all its values. */
+  asMap(): ReadonlyMap<string, string[]> {
+    return this.map;
   }
 }
 
@@ -54,13 +64,22 @@ export class FormBody {
   constructor(text: string) { this.pairs = parsePairs(text); }
 }
 
-/** Parameters of a request: its query string (from the raw URL) then its form body. */
-export function paramsFromRequest(rawUrl: string, body: unknown): Params {
+/**
+ * Parameters of a request: its query string (from the raw URL) then its body — a `FormBody`, text
+ * that looks like a form (posted without its Content-Type), or a JSON object's scalar fields.
+ */
+export function paramsFromRequest(rawUrl: string, body: unknown, sources: { query: boolean; body: boolean } = { query: true, body: true }): Params {
   const params = new Params();
   const q = rawUrl.indexOf('?');
-  if (q >= 0) for (const [k, v] of parsePairs(rawUrl.slice(q + 1))) params.add(k, v);
+  if (sources.query && q >= 0) for (const [k, v] of parsePairs(rawUrl.slice(q + 1))) params.add(k, v);
+  if (!sources.body) return params;
   if (body instanceof FormBody) for (const [k, v] of body.pairs) params.add(k, v);
   // A form posted without its Content-Type arrives as text: read it as a form when it looks like one.
   else if (typeof body === 'string' && /^[A-Za-z_][\w.-]*=/.test(body)) for (const [k, v] of parsePairs(body.trim())) params.add(k, v);
+  else if (body && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean') params.add(k, String(x));
+    }
+  }
   return params;
 }

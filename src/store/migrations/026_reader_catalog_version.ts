@@ -4,7 +4,9 @@
 // in memory and re-reads it only when this number moved, so a 1,000-item page or unread-count does
 // not re-read 500 subscriptions; being in the database, changes made by another process (the CLI)
 // are seen too. Unread counters are NOT part of it: they are read fresh on every request.
-export const READER_CATALOG_MIGRATION = `
+import type { Migration } from './migration.ts';
+
+const sqlite = `
 CREATE TABLE reader_catalog_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
 INSERT INTO reader_catalog_version (id, version) VALUES (1, 1);
 
@@ -35,14 +37,25 @@ CREATE TRIGGER reader_catalog_label_delete AFTER DELETE ON labels BEGIN
 END;
 `;
 
-// Migration 027: a version of item contents. The Reader API keeps serialized item bodies in memory
-// and drops them all when this number moves, so a page reads only user_items (no lookup into the
-// wide items rows per item) and an item changed by any process is never served stale. Items change
-// rarely (only when a feed edits a post), so dropping the whole cache then costs little.
-export const READER_ITEMS_VERSION_MIGRATION = `
-CREATE TABLE reader_items_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-INSERT INTO reader_items_version (id, version) VALUES (1, 1);
-CREATE TRIGGER reader_items_changed AFTER UPDATE OF url, title, author, content, summary, published_at, updated_at, enclosures ON items BEGIN
-  UPDATE reader_items_version SET version = version + 1 WHERE id = 1;
-END;
+const postgres = `
+CREATE TABLE reader_catalog_version (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL);
+INSERT INTO reader_catalog_version (id, version) VALUES (1, 1);
+CREATE FUNCTION reader_catalog_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE reader_catalog_version SET version = version + 1 WHERE id = 1;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER reader_catalog_feeds AFTER UPDATE OF url, title, site_url ON feeds FOR EACH ROW
+  WHEN (OLD.url IS DISTINCT FROM NEW.url OR OLD.title IS DISTINCT FROM NEW.title OR OLD.site_url IS DISTINCT FROM NEW.site_url)
+  EXECUTE FUNCTION reader_catalog_bump();
+CREATE TRIGGER reader_catalog_sub_insert AFTER INSERT ON subscriptions FOR EACH ROW EXECUTE FUNCTION reader_catalog_bump();
+CREATE TRIGGER reader_catalog_sub_delete AFTER DELETE ON subscriptions FOR EACH ROW EXECUTE FUNCTION reader_catalog_bump();
+CREATE TRIGGER reader_catalog_sub_title AFTER UPDATE OF title ON subscriptions FOR EACH ROW
+  WHEN (OLD.title IS DISTINCT FROM NEW.title) EXECUTE FUNCTION reader_catalog_bump();
+CREATE TRIGGER reader_catalog_sl_insert AFTER INSERT ON subscription_labels FOR EACH ROW EXECUTE FUNCTION reader_catalog_bump();
+CREATE TRIGGER reader_catalog_sl_delete AFTER DELETE ON subscription_labels FOR EACH ROW EXECUTE FUNCTION reader_catalog_bump();
+CREATE TRIGGER reader_catalog_label_update AFTER UPDATE OF name ON labels FOR EACH ROW EXECUTE FUNCTION reader_catalog_bump();
+CREATE TRIGGER reader_catalog_label_delete AFTER DELETE ON labels FOR EACH ROW EXECUTE FUNCTION reader_catalog_bump();
 `;
+
+export const migration: Migration = { id: '026_reader_catalog_version', sqlite, postgres };

@@ -1,0 +1,128 @@
+// Memory of the real server process (`src/main.ts` as a child), against the budgets of issue #10:
+// idle, during and after a first refresh of N feeds, and while serving the stored items.
+//
+//   npm run bench:memory                       # 1,000 feeds x 50 items (50,000 items)
+//   options: --feeds N  --items N (per feed)  --pages N (stream/contents n=1000 pages served, default 200)
+//
+// The feeds are generated and served by bench/feeds-bench-server.ts in a worker thread of this
+// process, so their memory is not billed to the server. The subscriptions are imported through
+// the Reader API (subscription/import); the server's own scheduler (1 s tick) then fetches them
+// all. RSS comes from /proc/<pid>/status (Linux): VmRSS now, VmHWM the peak so far; anonymous and
+// file-backed (SQLite's memory-mapped database) are shown apart. Baseline in the same run: a bare
+// `node -e` process holding an HTTP server.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { openStore } from '../src/store/store.ts';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { tempDataDir } from '../test/helpers.ts';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const FEEDS = arg('feeds', 1000);
+const ITEMS = arg('items', 50);
+const PAGES = arg('pages', 200);
+const USER = 'bench', PASS = 'bench-password';
+
+interface Mem { rss: number; anon: number; file: number; peak: number }
+function memOf(pid: number): Mem {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
+  return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), peak: mb('VmHWM') };
+}
+const show = (m: Mem) => `RSS ${m.rss.toFixed(0)} MB (anonymous ${m.anon.toFixed(0)}, file-backed ${m.file.toFixed(0)}), peak ${m.peak.toFixed(0)} MB`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function waitForUrl(child: ChildProcess): Promise<string> {
+  return new Promise((res, rej) => {
+    let buf = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      buf += d;
+      for (const line of buf.split('\n')) {
+        try { const j = JSON.parse(line); if (j.url) return res(j.url as string); } catch { /* partial line */ }
+      }
+    });
+    child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf.slice(-2000)}`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), { workerData: { feeds: FEEDS, items: ITEMS } });
+  const { port } = await new Promise<{ port: number }>((r) => feedServer.once('message', r));
+  const dataDir = tempDataDir('tidings-bench-memory-');
+  const store = await openStore({ databaseUrl: '', dataDir });
+  await store.users.create(USER, await hashPassword(PASS));
+  await store.close();
+
+  // Baseline: the smallest Node process serving HTTP, same machine, same minute.
+  const bare = spawn(process.execPath, ['-e', "require('http').createServer((q,r)=>r.end('ok')).listen(0,'127.0.0.1')"], { stdio: 'ignore' });
+  await sleep(1500);
+  const bareMem = memOf(bare.pid!);
+  bare.kill();
+
+  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
+    env: {
+      ...process.env, TIDINGS_DATA: dataDir, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1', TIDINGS_LOG_LEVEL: 'info', NODE_NO_WARNINGS: '1',
+      TIDINGS_SCHEDULER_TICK_SECONDS: '1', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
+      // One local server stands in for every feed host: the per-host limit would serialise it.
+      TIDINGS_PER_HOST_CONCURRENCY: process.env.TIDINGS_FETCH_CONCURRENCY ?? '32',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    const url = await waitForUrl(child);
+    await sleep(5000);
+    const idle = memOf(child.pid!);
+
+    const login = await (await fetch(`${url}/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams({ Email: USER, Passwd: PASS }) })).text();
+    const H = { authorization: `GoogleLogin auth=${login.split('\n').find((l) => l.startsWith('Auth='))!.slice(5)}` };
+    const opml = `<?xml version="1.0"?><opml version="2.0"><body>${Array.from({ length: FEEDS }, (_, k) =>
+      `<outline type="rss" text="Site ${k}" xmlUrl="http://127.0.0.1:${port}/feed${k}.xml"/>`).join('')}</body></opml>`;
+    const t0 = performance.now();
+    const imported = await fetch(`${url}/reader/api/0/subscription/import`, { method: 'POST', headers: { ...H, 'content-type': 'text/xml' }, body: opml });
+    if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
+
+    // Wait until every item of every feed is in the user's reading list (all unread).
+    const items = FEEDS * ITEMS;
+    let stored = 0;
+    while (stored < items) {
+      await sleep(500);
+      const counts = await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json() as { unreadcounts: { id: string; count: number }[] };
+      stored = counts.unreadcounts.find((c) => c.id.endsWith('/state/com.google/reading-list'))?.count ?? 0;
+      if (performance.now() - t0 > 30 * 60_000) throw new Error(`only ${stored} of ${items} items stored after 30 minutes`);
+    }
+    const refreshS = (performance.now() - t0) / 1000;
+    const refreshed = memOf(child.pid!);
+    await sleep(10_000);
+    const settled = memOf(child.pid!);
+
+    const RL = encodeURIComponent('user/-/state/com.google/reading-list');
+    let continuation = '';
+    for (let i = 0; i < PAGES; i++) {
+      const r = await fetch(`${url}/reader/api/0/stream/contents/${RL}?output=json&n=1000${continuation ? `&c=${continuation}` : ''}`, { headers: H });
+      const page = await r.json() as { continuation?: string };
+      continuation = page.continuation ?? '';
+    }
+    const served = memOf(child.pid!);
+
+    console.log(`memory bench, ${new Date().toISOString()}, node ${process.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log(`baseline: bare node HTTP server          ${show(bareMem)}`);
+    console.log(`server idle (no feeds), 5 s after start  ${show(idle)}`);
+    console.log(`first refresh of ${FEEDS} feeds (${items} items) in ${refreshS.toFixed(0)} s: at the end ${show(refreshed)}`);
+    console.log(`10 s later                               ${show(settled)}`);
+    console.log(`after ${PAGES} pages of stream/contents n=1000 ${show(served)}`);
+    console.log(`ratios to the bare process: idle ${(idle.rss / bareMem.rss).toFixed(1)}x, peak over the run ${(served.peak / bareMem.rss).toFixed(1)}x`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await feedServer.terminate();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

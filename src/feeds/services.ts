@@ -1,0 +1,30 @@
+// The feed engine's services for one App: repositories and the shared HTTP fetcher (its
+// connection pool and concurrency limits are per process, not per call). Memoized per App and
+// closed with it. Other domains import ./engine.ts (the entry module), not this file.
+import { perApp } from '../per-app.ts';
+import type { App } from '../app.ts';
+import type { FeedRepository, ItemRepository, SubscriptionRepository } from '../store/repositories.ts';
+import { FeedFetcher } from './fetcher/http-client.ts';
+import { ParsePool, parseWorkerCount } from './parse-pool/parse-pool.ts';
+
+export interface FeedEngine {
+  feeds: FeedRepository;
+  items: ItemRepository;
+  subscriptions: SubscriptionRepository;
+  fetcher: FeedFetcher;
+  /** Parses refreshed feeds on worker threads (config.parseWorkers, see parseWorkerCount; 0 = on this thread). */
+  parsePool: ParsePool;
+}
+
+export const feedEngine: (app: App) => FeedEngine = perApp((app) => {
+  const fetcher = new FeedFetcher(app.config);
+  const parsePool = new ParsePool(parseWorkerCount(app.config.parseWorkers));
+  app.onClose(async () => { await parsePool.close(); await fetcher.close(); });
+  return {
+    feeds: app.store.feeds,
+    items: app.store.items,
+    subscriptions: app.store.subscriptions,
+    fetcher,
+    parsePool,
+  };
+});

@@ -1,0 +1,268 @@
+// 001: users, shared feeds and items, subscriptions, labels (folders and tags), per-user item
+// state (user_items, fanned out on ingest and subscribe) and the unread counters kept on write.
+// Time units: *_at columns are Unix seconds; *_us columns are Unix microseconds (the Google
+// Reader API's timestampUsec/crawlTimeMsec come from items.crawled_us).
+import type { Migration } from './migration.ts';
+
+const sqlite = `
+CREATE TABLE users (
+  id INTEGER PRIMARY KEY,
+  username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  email TEXT,
+  password_hash TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+-- Feeds are shared by every user who subscribes: fetched once, stored once.
+CREATE TABLE feeds (
+  id INTEGER PRIMARY KEY,
+  url TEXT NOT NULL UNIQUE,
+  site_url TEXT,
+  title TEXT,
+  description TEXT,
+  icon_url TEXT,
+  etag TEXT,
+  last_modified TEXT,
+  last_fetched_at INTEGER,
+  last_success_at INTEGER,
+  last_status INTEGER,
+  last_error TEXT,
+  error_count INTEGER NOT NULL DEFAULT 0,
+  next_fetch_at INTEGER NOT NULL DEFAULT 0,
+  interval_seconds INTEGER,
+  item_count INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX feeds_next_fetch ON feeds(next_fetch_at);
+
+CREATE TABLE items (
+  id INTEGER PRIMARY KEY,
+  feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+  guid TEXT NOT NULL,
+  url TEXT,
+  title TEXT NOT NULL DEFAULT '',
+  author TEXT,
+  content TEXT,
+  summary TEXT,
+  published_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  crawled_us INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  enclosures TEXT,
+  image_url TEXT,
+  categories TEXT,
+  UNIQUE (feed_id, guid)
+);
+CREATE INDEX items_feed_crawled ON items(feed_id, crawled_us);
+
+CREATE TABLE subscriptions (
+  id INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+  title TEXT,
+  unread_count INTEGER NOT NULL DEFAULT 0,
+  newest_item_us INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  UNIQUE (user_id, feed_id)
+);
+CREATE INDEX subscriptions_feed ON subscriptions(feed_id);
+
+-- Folders and tags share the user/-/label/<name> namespace; names are case-sensitive.
+CREATE TABLE labels (
+  id INTEGER PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  UNIQUE (user_id, name)
+);
+
+CREATE TABLE subscription_labels (
+  subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+  label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  PRIMARY KEY (subscription_id, label_id)
+) WITHOUT ROWID;
+CREATE INDEX subscription_labels_label ON subscription_labels(label_id);
+
+-- Per-user state of every item of every subscribed feed (fan-out on ingest and on subscribe).
+-- crawled_us and feed_id are copied from items so stream queries are index-only keyset scans.
+CREATE TABLE user_items (
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+  feed_id INTEGER NOT NULL,
+  crawled_us INTEGER NOT NULL,
+  read INTEGER NOT NULL DEFAULT 0,
+  starred INTEGER NOT NULL DEFAULT 0,
+  liked INTEGER NOT NULL DEFAULT 0,
+  broadcast INTEGER NOT NULL DEFAULT 0,
+  saved INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (user_id, item_id)
+) WITHOUT ROWID;
+CREATE INDEX user_items_all ON user_items(user_id, crawled_us, item_id);
+CREATE INDEX user_items_read ON user_items(user_id, read, crawled_us, item_id);
+CREATE INDEX user_items_feed ON user_items(user_id, feed_id, read, crawled_us, item_id);
+CREATE INDEX user_items_starred ON user_items(user_id, crawled_us, item_id) WHERE starred = 1;
+
+-- Custom tags on items (user/-/label/<name> applied with edit-tag).
+CREATE TABLE item_labels (
+  label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL,
+  PRIMARY KEY (label_id, item_id)
+) WITHOUT ROWID;
+CREATE INDEX item_labels_user_item ON item_labels(user_id, item_id);
+
+-- Unread counters maintained on write (reads dominate: unread-count must not recount).
+CREATE TRIGGER user_items_count_insert AFTER INSERT ON user_items BEGIN
+  UPDATE subscriptions
+     SET unread_count = unread_count + (NEW.read = 0),
+         newest_item_us = max(newest_item_us, NEW.crawled_us)
+   WHERE user_id = NEW.user_id AND feed_id = NEW.feed_id;
+END;
+CREATE TRIGGER user_items_count_delete AFTER DELETE ON user_items WHEN OLD.read = 0 BEGIN
+  UPDATE subscriptions SET unread_count = unread_count - 1
+   WHERE user_id = OLD.user_id AND feed_id = OLD.feed_id;
+END;
+CREATE TRIGGER user_items_count_update AFTER UPDATE OF read ON user_items WHEN OLD.read <> NEW.read BEGIN
+  UPDATE subscriptions SET unread_count = unread_count + (CASE WHEN NEW.read = 0 THEN 1 ELSE -1 END)
+   WHERE user_id = NEW.user_id AND feed_id = NEW.feed_id;
+END;
+`;
+
+const postgres = `
+CREATE TABLE users (
+  id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  username TEXT NOT NULL,
+  email TEXT,
+  password_hash TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+-- SQLite's COLLATE NOCASE: one account per name whatever its case.
+CREATE UNIQUE INDEX users_username ON users (lower(username));
+
+CREATE TABLE feeds (
+  id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  url TEXT NOT NULL UNIQUE,
+  site_url TEXT,
+  title TEXT,
+  description TEXT,
+  icon_url TEXT,
+  etag TEXT,
+  last_modified TEXT,
+  last_fetched_at BIGINT,
+  last_success_at BIGINT,
+  last_status INTEGER,
+  last_error TEXT,
+  error_count INTEGER NOT NULL DEFAULT 0,
+  next_fetch_at BIGINT NOT NULL DEFAULT 0,
+  interval_seconds INTEGER,
+  item_count INTEGER NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX feeds_next_fetch ON feeds(next_fetch_at);
+
+CREATE TABLE items (
+  id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  feed_id BIGINT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+  guid TEXT NOT NULL,
+  url TEXT,
+  title TEXT NOT NULL DEFAULT '',
+  author TEXT,
+  content TEXT,
+  summary TEXT,
+  published_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  crawled_us BIGINT NOT NULL,
+  content_hash TEXT NOT NULL,
+  enclosures TEXT,
+  image_url TEXT,
+  categories TEXT,
+  UNIQUE (feed_id, guid)
+);
+CREATE INDEX items_feed_crawled ON items(feed_id, crawled_us);
+
+CREATE TABLE subscriptions (
+  id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  feed_id BIGINT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+  title TEXT,
+  unread_count INTEGER NOT NULL DEFAULT 0,
+  newest_item_us BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  UNIQUE (user_id, feed_id)
+);
+CREATE INDEX subscriptions_feed ON subscriptions(feed_id);
+
+CREATE TABLE labels (
+  id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  UNIQUE (user_id, name)
+);
+
+CREATE TABLE subscription_labels (
+  subscription_id BIGINT NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+  label_id BIGINT NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  PRIMARY KEY (subscription_id, label_id)
+);
+CREATE INDEX subscription_labels_label ON subscription_labels(label_id);
+
+CREATE TABLE user_items (
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  item_id BIGINT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+  feed_id BIGINT NOT NULL,
+  crawled_us BIGINT NOT NULL,
+  read SMALLINT NOT NULL DEFAULT 0,
+  starred SMALLINT NOT NULL DEFAULT 0,
+  liked SMALLINT NOT NULL DEFAULT 0,
+  broadcast SMALLINT NOT NULL DEFAULT 0,
+  saved SMALLINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (user_id, item_id)
+);
+CREATE INDEX user_items_all ON user_items(user_id, crawled_us, item_id);
+CREATE INDEX user_items_read ON user_items(user_id, read, crawled_us, item_id);
+CREATE INDEX user_items_feed ON user_items(user_id, feed_id, read, crawled_us, item_id);
+CREATE INDEX user_items_starred ON user_items(user_id, crawled_us, item_id) WHERE starred = 1;
+
+CREATE TABLE item_labels (
+  label_id BIGINT NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  item_id BIGINT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL,
+  PRIMARY KEY (label_id, item_id)
+);
+CREATE INDEX item_labels_user_item ON item_labels(user_id, item_id);
+
+-- Unread counters maintained on write, per statement (transition tables): marking 1,000 items
+-- read is one UPDATE of each subscription involved, not 1,000 (SQLite's row triggers are cheap
+-- in place; a PostgreSQL row update writes a new row version).
+CREATE FUNCTION user_items_counted_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE subscriptions s SET unread_count = s.unread_count + d.unread, newest_item_us = greatest(s.newest_item_us, d.newest)
+    FROM (SELECT user_id, feed_id, count(*) FILTER (WHERE read = 0) AS unread, max(crawled_us) AS newest
+            FROM new_rows GROUP BY user_id, feed_id) d
+   WHERE s.user_id = d.user_id AND s.feed_id = d.feed_id;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION user_items_counted_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE subscriptions s SET unread_count = s.unread_count - d.unread
+    FROM (SELECT user_id, feed_id, count(*) AS unread FROM old_rows WHERE read = 0 GROUP BY user_id, feed_id) d
+   WHERE s.user_id = d.user_id AND s.feed_id = d.feed_id;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION user_items_counted_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE subscriptions s SET unread_count = s.unread_count + d.delta
+    FROM (SELECT n.user_id, n.feed_id, sum(CASE WHEN n.read = 0 THEN 1 ELSE -1 END) AS delta
+            FROM new_rows n JOIN old_rows o ON o.user_id = n.user_id AND o.item_id = n.item_id
+           WHERE o.read <> n.read GROUP BY n.user_id, n.feed_id) d
+   WHERE s.user_id = d.user_id AND s.feed_id = d.feed_id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER user_items_count_insert AFTER INSERT ON user_items REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION user_items_counted_insert();
+CREATE TRIGGER user_items_count_delete AFTER DELETE ON user_items REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION user_items_counted_delete();
+CREATE TRIGGER user_items_count_update AFTER UPDATE ON user_items REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION user_items_counted_update();
+`;
+
+export const migration: Migration = { id: '001_core', sqlite, postgres };

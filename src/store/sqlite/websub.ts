@@ -1,0 +1,59 @@
+// WebSub subscriptions (src/feeds/websub): one per feed.
+import type { Db } from './db.ts';
+import { StatementCache } from './db.ts';
+import type { WebSubRepository, WebSubState, WebSubSubscription } from '../repositories.ts';
+
+const COLUMNS = `w.feed_id AS feedId, w.hub_url AS hubUrl, w.topic_url AS topicUrl, w.callback_token AS callbackToken, w.secret_box AS secretBox,
+  w.state, w.lease_expires_at AS leaseExpiresAt, w.lease_seconds AS leaseSeconds, w.requested_at AS requestedAt, w.last_error AS lastError, w.last_push_at AS lastPushAt, w.pushes,
+  (SELECT count(*) FROM subscriptions s WHERE s.feed_id = w.feed_id) AS subscribers`;
+
+export class SqliteWebSubRepository implements WebSubRepository {
+  private readonly s: StatementCache;
+  constructor(db: Db) { this.s = new StatementCache(db); }
+
+  async find(feedId: number): Promise<WebSubSubscription | undefined> {
+    return this.s.get(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.feed_id = ?`).get(feedId) as WebSubSubscription | undefined;
+  }
+
+  async findByToken(token: string): Promise<WebSubSubscription | undefined> {
+    return this.s.get(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.callback_token = ?`).get(token) as WebSubSubscription | undefined;
+  }
+
+  async recordHub(feedId: number, hubUrl: string, topicUrl: string, newToken: string, newSecretBox: string): Promise<void> {
+    // A different hub or topic is a new subscription: new token and secret, so the old hub's
+    // pushes stop being accepted.
+    this.s.get(`INSERT INTO websub_subscriptions (feed_id, hub_url, topic_url, callback_token, secret_box, state) VALUES (?, ?, ?, ?, ?, 'discovered')
+      ON CONFLICT (feed_id) DO UPDATE SET hub_url = excluded.hub_url, topic_url = excluded.topic_url, callback_token = excluded.callback_token,
+        secret_box = excluded.secret_box, state = 'discovered', lease_expires_at = NULL, requested_at = NULL, last_error = NULL
+      WHERE websub_subscriptions.hub_url <> excluded.hub_url OR websub_subscriptions.topic_url <> excluded.topic_url`)
+      .run(feedId, hubUrl, topicUrl, newToken, newSecretBox);
+  }
+
+  async setState(feedId: number, state: WebSubState, fields: { leaseExpiresAt?: number | null; leaseSeconds?: number | null; requestedAt?: number | null; lastError?: string | null }): Promise<void> {
+    const sets = ['state = ?'];
+    const params: (string | number | null)[] = [state];
+    if ('leaseExpiresAt' in fields) { sets.push('lease_expires_at = ?'); params.push(fields.leaseExpiresAt ?? null); }
+    if ('leaseSeconds' in fields) { sets.push('lease_seconds = ?'); params.push(fields.leaseSeconds ?? null); }
+    if ('requestedAt' in fields) { sets.push('requested_at = ?'); params.push(fields.requestedAt ?? null); }
+    if ('lastError' in fields) { sets.push('last_error = ?'); params.push(fields.lastError ?? null); }
+    this.s.get(`UPDATE websub_subscriptions SET ${sets.join(', ')} WHERE feed_id = ?`).run(...params, feedId);
+  }
+
+  async recordPush(feedId: number, at: number): Promise<void> {
+    this.s.get('UPDATE websub_subscriptions SET last_push_at = ?, pushes = pushes + 1 WHERE feed_id = ?').run(at, feedId);
+  }
+
+  async delete(feedId: number): Promise<void> {
+    this.s.get('DELETE FROM websub_subscriptions WHERE feed_id = ?').run(feedId);
+  }
+
+  async maintenance(now: number, renewAheadSeconds: number, retryBefore: number): Promise<WebSubSubscription[]> {
+    return this.s.get(`SELECT * FROM (SELECT ${COLUMNS} FROM websub_subscriptions w) WHERE
+         (subscribers = 0 AND state <> 'unsubscribing')
+      OR (subscribers = 0 AND state = 'unsubscribing' AND requestedAt < ?3)
+      OR (subscribers > 0 AND (state = 'discovered'
+          OR (state = 'active' AND leaseExpiresAt < ?1 + min(?2, coalesce(leaseSeconds, ?2 * 2) / 2))
+          OR (state IN ('requested', 'failed', 'unsubscribing') AND coalesce(requestedAt, 0) < ?3)))
+      ORDER BY feedId`).all(now, renewAheadSeconds, retryBefore) as unknown as WebSubSubscription[];
+  }
+}

@@ -1,0 +1,121 @@
+// The one storage module: it picks the backend once from the configuration (TIDINGS_DATABASE_URL:
+// empty = SQLite in the data folder, postgres://… = PostgreSQL) and gives every domain its
+// repositories and one transaction(fn). Domains import this file and ./repositories.ts only; no
+// file outside src/store/ imports a backend folder or a database driver (test/import-boundaries).
+//
+// Transactions: `store.transaction(async () => { await store.feeds…; await store.items…; })`
+// runs the callback in one database transaction; repositories called inside it (through the same
+// store) take part in it, nested calls join the outer one, and a throw rolls everything back. The
+// callback must do storage work only (no network I/O): on SQLite the whole process shares one
+// connection, so a transaction that waits on the network would hold every other writer.
+import type {
+  AccessRequestRepository, ApiKeyRepository, AsyncJobRepository, AuthSecretRepository, AuthorizationCodeRepository,
+  ChatUsageRepository, FeedRepository, ItemRepository, ItemStateRepository, OAuthClientRepository, ReaderLabelRepository,
+  SearchIndexRepository, StreamRepository, SubscriptionRepository, TokenRepository, UserRepository,
+  FeverRepository, FeedIconRepository, FilterRuleRepository, FullTextRepository, WebhookRepository, WebSubRepository,
+} from './repositories.ts';
+
+export type Backend = 'sqlite' | 'postgres';
+
+export interface Repositories {
+  readonly users: UserRepository;
+  // auth
+  readonly tokens: TokenRepository;
+  readonly oauthClients: OAuthClientRepository;
+  readonly authCodes: AuthorizationCodeRepository;
+  readonly authSecrets: AuthSecretRepository;
+  // feeds
+  readonly feeds: FeedRepository;
+  readonly items: ItemRepository;
+  readonly subscriptions: SubscriptionRepository;
+  // reader-api
+  readonly streams: StreamRepository;
+  readonly itemStates: ItemStateRepository;
+  readonly readerLabels: ReaderLabelRepository;
+  // search
+  readonly searchIndex: SearchIndexRepository;
+  // chat-api
+  readonly apiKeys: ApiKeyRepository;
+  readonly chatUsage: ChatUsageRepository;
+  readonly asyncJobs: AsyncJobRepository;
+  readonly accessRequests: AccessRequestRepository;
+  // reader features (issue #14): fever, feeds (favicons, full text, WebSub), rules, webhooks
+  readonly fever: FeverRepository;
+  readonly feedIcons: FeedIconRepository;
+  readonly fullText: FullTextRepository;
+  readonly webSub: WebSubRepository;
+  readonly filterRules: FilterRuleRepository;
+  readonly webhooks: WebhookRepository;
+}
+
+export interface Store extends Repositories {
+  readonly backend: Backend;
+  /** Where the data lives, for logs and errors (a URL never shows its password). */
+  readonly location: string;
+  /** Runs fn in one transaction (see the top of this file). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Migrations applied when the store was opened (ids, in order). */
+  readonly migrationsApplied: readonly string[];
+  /** Writes a consistent copy of the whole database to `file` while it stays in use (tidings backup). */
+  backup(file: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** TIDINGS_DATABASE_URL: '' for SQLite in dataDir, postgres://… for PostgreSQL. */
+  databaseUrl: string;
+  dataDir: string;
+}
+
+/** A storage failure the user can fix (server down, bad URL, server too old): one line, no password. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** The backend a database URL selects ('' = SQLite); throws on a scheme we do not speak. */
+export function backendOf(databaseUrl: string): Backend {
+  const url = databaseUrl.trim();
+  if (!url) return 'sqlite';
+  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
+  if (/^sqlite:/i.test(url)) return 'sqlite';
+  throw new StoreUnavailableError(`TIDINGS_DATABASE_URL must be empty (SQLite in the data folder), sqlite:<file> or postgres://user@host/db; got "${redactUrl(url)}"`);
+}
+
+/** The URL with any password replaced by ***, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/** The SQLite file these options name, or null for a database server (PostgreSQL). */
+export async function sqliteFile(opts: StoreOptions): Promise<string | null> {
+  if (backendOf(opts.databaseUrl) !== 'sqlite') return null;
+  const { sqliteFileOf } = await import('./sqlite/store.ts');
+  return sqliteFileOf(opts.databaseUrl, opts.dataDir);
+}
+
+/** A backup file that cannot be restored (not SQLite, not Tidings, damaged): the message says which. */
+export { BackupFileError } from './backup-error.ts';
+
+/**
+ * Replaces the database with a backup made by Store.backup (SQLite). The current database is kept
+ * beside it first; returns where. Call it with no store open on that database.
+ */
+export async function restoreBackup(file: string, opts: StoreOptions): Promise<{ keptAs: string | null }> {
+  const target = await sqliteFile(opts);
+  if (target === null) throw new StoreUnavailableError('tidings restore works on SQLite databases; restore PostgreSQL with its own tools (pg_restore)');
+  const { restoreDatabase } = await import('./sqlite/maintenance.ts');
+  return restoreDatabase(file, target);
+}
+
+/** Opens the configured backend and applies pending migrations. */
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  const backend = backendOf(opts.databaseUrl);
+  if (backend === 'postgres') {
+    throw new StoreUnavailableError(`TIDINGS_DATABASE_URL=${redactUrl(opts.databaseUrl.trim())}: the PostgreSQL backend is not in this build yet; leave TIDINGS_DATABASE_URL empty for SQLite`);
+  }
+  const { openSqliteStore, sqliteFileOf } = await import('./sqlite/store.ts');
+  return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir));
+}

@@ -1,0 +1,234 @@
+// Outgoing webhooks per user: `new-item` (a feed's new items as the user sees them, after their
+// filter rules) and `starred` (items the user starred, from any client or a rule). Each delivery
+// is a JSON POST signed with HMAC-SHA256 of the body under the webhook's secret, sent through the
+// feed fetcher (SSRF guard: private addresses refused unless TIDINGS_ALLOW_PRIVATE_NETWORKS),
+// logged, and retried with exponential back-off.
+import { createHmac, randomBytes } from 'node:crypto';
+import { perApp } from '../per-app.ts';
+import type { App } from '../app.ts';
+import { nowSeconds } from '../auth/store.ts';
+import { openSecret, sealSecret } from '../auth/keys.ts';
+export { sealSecret } from '../auth/keys.ts';
+import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/engine.ts';
+import { checkHostLiteral } from '../feeds/fetcher/address-guard.ts';
+import { parseFeedUrl } from '../feeds/fetcher/http-client.ts';
+import { FeedError } from '../feeds/errors.ts';
+import { readerStore } from '../reader-api/store.ts';
+import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '../store/repositories.ts';
+
+export const WEBHOOK_EVENTS: WebhookEvent[] = ['new-item', 'starred'];
+export const MAX_ATTEMPTS = 8;
+export const MAX_WEBHOOKS_PER_USER = 20;
+/** Items per delivery; a bigger batch is split. */
+export const ITEMS_PER_DELIVERY = 100;
+const DELIVERIES_AT_ONCE = 4;
+const SIGNATURE_HEADER = 'X-Tidings-Signature-256';
+
+export class WebhookInputError extends Error {}
+
+export const webhookStore = (app: App): WebhookRepository => app.store.webhooks;
+
+/** The signature header value of a body: `sha256=<hex HMAC-SHA256(secret, body)>` (GitHub's form). */
+export function signBody(secret: string, body: string): string {
+  return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+}
+
+// ---- managing webhooks ----
+
+export async function addWebhook(app: App, userId: number, rawUrl: string, events: string[], secret?: string): Promise<{ webhook: Webhook; secret: string }> {
+  let url: URL;
+  try { url = parseFeedUrl(rawUrl.trim()); } catch (e) { throw new WebhookInputError((e as Error).message.replace('feeds can be fetched', 'webhook targets are allowed')); }
+  try { checkHostLiteral(url.hostname, app.config.allowPrivateNetworks); } catch (e) {
+    throw new WebhookInputError((e as Error).message.replace('refusing to fetch', 'refusing a webhook target on'));
+  }
+  const wanted = [...new Set(events.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean))];
+  if (!wanted.length) throw new WebhookInputError(`say which events to send: --events ${WEBHOOK_EVENTS.join(',')}`);
+  for (const e of wanted) if (!WEBHOOK_EVENTS.includes(e as WebhookEvent)) throw new WebhookInputError(`unknown event "${e}": use ${WEBHOOK_EVENTS.join(', ')}`);
+  if (secret !== undefined && secret.length < 16) throw new WebhookInputError('the secret must be at least 16 characters (or omit --secret to get a random one)');
+  const store = webhookStore(app);
+  if ((await store.list(userId)).length >= MAX_WEBHOOKS_PER_USER) throw new WebhookInputError(`at most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
+  const s = secret ?? randomBytes(24).toString('base64url');
+  const webhook = await store.create({ userId, url: url.href, events: wanted as WebhookEvent[], secretBox: await sealSecret(app, s) }, nowSeconds());
+  return { webhook, secret: s };
+}
+
+export async function removeWebhook(app: App, userId: number, id: number): Promise<void> {
+  if (!(await webhookStore(app).delete(userId, id))) throw new WebhookInputError(`no webhook ${id} (see tidings webhook list <user>)`);
+}
+
+// ---- events ----
+
+interface ItemPayload { id: string; title: string; url: string | null; author: string | null; published: number; feed: { id: number; title: string; url: string } }
+
+async function itemPayloads(app: App, userId: number, itemIds: number[]): Promise<ItemPayload[]> {
+  const { streams, labels } = readerStore(app);
+  const visible = await streams.statesByIds(userId, itemIds); // the user's own, not hidden by a rule
+  if (!visible.length) return [];
+  const bodies = new Map((await streams.bodies(visible.map((v) => v.itemId))).map((b) => [b.itemId, b]));
+  const origins = await labels.origins(userId, [...new Set(visible.map((v) => v.feedId))]);
+  return visible.flatMap((v) => {
+    const b = bodies.get(v.itemId);
+    const o = origins.get(v.feedId);
+    return b ? [{ id: String(v.itemId), title: b.title, url: b.url, author: b.author, published: b.publishedAt, feed: { id: v.feedId, title: o?.title ?? '', url: o?.url ?? '' } }] : [];
+  });
+}
+
+async function enqueue(app: App, hooks: Webhook[], event: WebhookEvent, itemsOf: (userId: number) => Promise<ItemPayload[]>): Promise<number> {
+  const store = webhookStore(app);
+  const now = nowSeconds();
+  let n = 0;
+  const byUser = new Map<number, ItemPayload[]>();
+  for (const hook of hooks) {
+    let items = byUser.get(hook.userId);
+    if (!items) { items = await itemsOf(hook.userId); byUser.set(hook.userId, items); }
+    for (let i = 0; i < items.length; i += ITEMS_PER_DELIVERY) {
+      const payload = JSON.stringify({ event, webhook_id: hook.id, created_at: now, items: items.slice(i, i + ITEMS_PER_DELIVERY) });
+      await store.enqueue(hook.id, event, payload, now);
+      n++;
+    }
+  }
+  if (n) dispatcher(app).kick();
+  return n;
+}
+
+/** A feed's new items, per subscriber with a new-item webhook, as that subscriber sees them. */
+export async function emitNewItems(app: App, feedId: number, itemIds: number[]): Promise<number> {
+  if (!itemIds.length) return 0;
+  try {
+    const hooks = await webhookStore(app).forFeedSubscribers(feedId, 'new-item');
+    return hooks.length ? await enqueue(app, hooks, 'new-item', (userId) => itemPayloads(app, userId, itemIds)) : 0;
+  } catch (e) {
+    app.log.error({ err: e, feedId }, 'queueing new-item webhooks failed');
+    return 0;
+  }
+}
+
+/** Of these ids, the user's items not starred yet (call before starring, to emit only real changes). */
+export async function notStarredYet(app: App, userId: number, itemIds: number[]): Promise<number[]> {
+  if (!itemIds.length) return [];
+  return (await readerStore(app).streams.statesByIds(userId, itemIds)).filter((s) => !s.starred).map((s) => s.itemId);
+}
+
+/** Items a user just starred (only those that were not starred before). */
+export async function emitStarred(app: App, userId: number, itemIds: number[]): Promise<number> {
+  if (!itemIds.length) return 0;
+  try {
+    const hooks = await webhookStore(app).forEvent([userId], 'starred');
+    return hooks.length ? await enqueue(app, hooks, 'starred', () => itemPayloads(app, userId, itemIds)) : 0;
+  } catch (e) {
+    app.log.error({ err: e, userId }, 'queueing starred webhooks failed');
+    return 0;
+  }
+}
+
+// ---- delivery ----
+
+/** Seconds before attempt n+1 after n failed attempts: base, 2×base, 4×base … */
+export function retryDelaySeconds(base: number, failedAttempts: number): number {
+  return base * 2 ** (failedAttempts - 1);
+}
+
+class Dispatcher {
+  private readonly app: App;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly abort = new AbortController();
+  constructor(app: App) { this.app = app; }
+
+  kick(): void {
+    if (this.closed) return;
+    if (this.running) { this.again = true; return; }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again) { this.again = false; this.kick(); } else void this.armTimer().catch((e: unknown) => this.app.log.warn({ err: e }, 'webhook retry timer failed'));
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const store = webhookStore(this.app);
+    for (;;) {
+      const due = await store.due(nowSeconds(), 50);
+      if (!due.length || this.closed) return;
+      let next = 0;
+      await Promise.all(Array.from({ length: Math.min(DELIVERIES_AT_ONCE, due.length) }, async () => {
+        while (next < due.length && !this.closed) await this.deliver(due[next++]!);
+      }));
+    }
+  }
+
+  private async deliver(d: WebhookDelivery): Promise<void> {
+    const app = this.app;
+    const store = webhookStore(app);
+    const hook = await store.find(d.webhookId);
+    if (!hook) return;
+    let status: number | null = null;
+    let error: string;
+    try {
+      const r = await feedEngine(app).fetcher.post({
+        url: hook.url, body: d.payload, signal: this.abort.signal,
+        headers: {
+          'content-type': 'application/json', 'x-tidings-event': d.event, 'x-tidings-delivery': String(d.id),
+          [SIGNATURE_HEADER.toLowerCase()]: signBody(await openSecret(app, hook.secretBox), d.payload),
+        },
+      });
+      status = r.status;
+      if (r.status >= 200 && r.status < 300) { await store.markDelivered(d.id, r.status, nowSeconds()); return; }
+      error = `HTTP ${r.status}${r.body ? `: ${r.body.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`;
+    } catch (e) {
+      if (this.closed) return; // shutting down: the delivery stays pending for next time
+      error = e instanceof FeedError ? e.message : `delivery failed: ${(e as Error).message}`;
+    }
+    const attempts = d.attempts + 1;
+    const next = attempts >= MAX_ATTEMPTS ? null : nowSeconds() + retryDelaySeconds(app.config.webhookRetrySeconds, attempts);
+    await store.markAttemptFailed(d.id, status, error, next, nowSeconds());
+  }
+
+  private async armTimer(): Promise<void> {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    const at = await webhookStore(this.app).nextDueAt();
+    if (this.closed) return;
+    if (at === null || typeof at !== 'number') return;
+    const ms = Math.max(0, at * 1000 - Date.now()) + 50;
+    this.timer = setTimeout(() => { this.timer = null; this.kick(); }, Math.min(ms, 2 ** 31 - 1));
+    this.timer.unref(); // a pending retry never keeps a CLI process alive; the next refresh round picks it up
+  }
+
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.abort.abort();
+    if (this.timer) clearTimeout(this.timer);
+    await this.idle();
+  }
+}
+
+const dispatcher: (app: App) => Dispatcher = perApp((app) => {
+  feedEngine(app); // its fetcher closes after the dispatcher
+  const d = new Dispatcher(app);
+  app.onClose(() => d.close());
+  return d;
+});
+
+/** Sends what is due now (the refresh round calls it, so retries go out from the CLI or the server). */
+export async function deliverDueWebhooks(app: App): Promise<void> {
+  const d = dispatcher(app);
+  d.kick();
+  await d.idle();
+}
+
+/** Registers the webhooks' steps in the feed pipeline (createApp calls it, after the rules'). */
+export function installWebhooks(app: App): void {
+  onNewItems(app, async (feedId, itemIds) => { await emitNewItems(app, feedId, itemIds); });
+  onRefreshRoundEnd(app, () => deliverDueWebhooks(app));
+}
+
+/** Resolves when no delivery is in flight. */
+export function webhooksIdle(app: App): Promise<void> {
+  return dispatcher(app).idle();
+}

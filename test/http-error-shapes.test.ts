@@ -1,0 +1,83 @@
+// Errors raised by the framework before a route runs get the documented shape of the API the path
+// falls under: the chat API's {"error":{message,type,code}}, the Reader API's `Error=…` text, the
+// ClientLogin `Error=…\nInfo=…`, OAuth's {"error","error_description"}. Real server, real sockets.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { startHarness, addUser, clientLogin, type Harness } from './reader-harness.ts';
+import { chatStore } from '../src/chat-api/store.ts';
+import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+
+let h: Harness;
+let key: string;
+let readerAuth: string;
+
+before(async () => {
+  h = await startHarness();
+  const userId = await addUser(h.app, 'fay', 'pw-fay-secret');
+  key = (await createApiKey(chatStore(h.app).keys, userId, 'test', 0)).key;
+  readerAuth = `GoogleLogin auth=${await clientLogin(h.url, 'fay', 'pw-fay-secret')}`;
+});
+after(async () => { await h.close(); });
+
+async function chatError(res: Response, status: number, type: string): Promise<string> {
+  const text = await res.text();
+  assert.equal(res.status, status, text.slice(0, 300));
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  const body = JSON.parse(text);
+  assert.deepEqual(Object.keys(body), ['error']);
+  assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'type']);
+  assert.equal(body.error.code, status);
+  assert.equal(body.error.type, type);
+  return body.error.message;
+}
+
+const bearer = () => ({ authorization: `Bearer ${key}` });
+
+test('chat API: a 10,000-character async job id gets a 414 in the chat error shape', async () => {
+  const res = await fetch(`${h.url}/async/chat/completions/${'a'.repeat(10_000)}`, { headers: bearer() });
+  const message = await chatError(res, 414, 'bad_request');
+  assert.match(message, /too long \(at most 256 characters\)/);
+  assert.ok(message.length < 300, 'the path is not echoed whole');
+  const normal = await fetch(`${h.url}/async/chat/completions/${'b'.repeat(150)}`, { headers: bearer() });
+  assert.match(await chatError(normal, 404, 'not_found'), /No async chat completion with id/);
+});
+
+test('chat API: bad JSON, oversized body, non-JSON body, bad URL encoding, huge headers and unknown paths', async () => {
+  const post = (body: string, type = 'application/json') => fetch(`${h.url}/chat/completions`, { method: 'POST', headers: { ...bearer(), 'content-type': type }, body });
+  await chatError(await post('{"model": "sonar",'), 400, 'bad_request');
+  await chatError(await post('x'.repeat(17 * 1024 * 1024)), 413, 'payload_too_large');
+  await chatError(await post('not json', 'text/csv'), 415, 'unsupported_media_type');
+  assert.match(await chatError(await fetch(`${h.url}/async/chat/completions/%E0%A4%A`, { headers: bearer() }), 400, 'bad_request'), /percent-encoding/);
+  await chatError(await fetch(`${h.url}/no/such/path`), 404, 'not_found');
+  assert.match(await chatError(await fetch(`${h.url}/models?q=${'x'.repeat(20_000)}`), 431, 'bad_request'), /over 16 KiB/);
+});
+
+test('Reader API, ClientLogin and OAuth paths get their own shapes for the same framework errors', async () => {
+  const reader = await fetch(`${h.url}/reader/api/0/stream/contents/%E0%A4%A`, { headers: { authorization: readerAuth } });
+  assert.equal(reader.status, 400);
+  assert.match(reader.headers.get('content-type') ?? '', /^text\/plain/);
+  assert.match(await reader.text(), /^Error=The URL path \/reader\/api\/0\/stream\/contents\/%E0%A4%A is not valid percent-encoding/);
+  const huge = await fetch(`${h.url}/reader/api/0/stream/contents?s=${'x'.repeat(20_000)}`, { headers: { authorization: readerAuth } });
+  assert.equal(huge.status, 431);
+  assert.match(await huge.text(), /^Error=The request line and headers are over 16 KiB/);
+  const login = await fetch(`${h.url}/accounts/ClientLogin/%E0%A4%A`);
+  assert.equal(login.status, 400);
+  assert.match(await login.text(), /^Error=BadRequest\nInfo=/);
+  const oauth = await fetch(`${h.url}/oauth2/%E0%A4%A`);
+  assert.equal(oauth.status, 400);
+  assert.equal(((await oauth.json()) as { error: string }).error, 'invalid_request');
+});
+
+test('a request line Node cannot parse still gets an answer in the API shape, then the connection closes', async () => {
+  const raw = await new Promise<string>((resolve, reject) => {
+    const url = new URL(h.url);
+    const s = net.connect(Number(url.port), url.hostname, () => s.write('GET /chat/completions HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+    let out = '';
+    s.on('data', (d) => (out += d));
+    s.on('close', () => resolve(out));
+    s.on('error', reject);
+  });
+  assert.match(raw, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  assert.match(raw, /\{"error":\{"message":"The request is not valid HTTP\/1\.1\.","type":"bad_request","code":400\}\}$/);
+});

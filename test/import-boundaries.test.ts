@@ -1,0 +1,122 @@
+// The architecture rules the README states, checked on every `npm test` by reading the imports of
+// every source file (a small checker rather than dependency-cruiser: five rules, no config
+// language, and it knows our `import type` convention: type-only imports vanish at run time, so
+// they neither form cycles nor pull a driver in).
+//   1. SQL and database drivers live in src/store/ only; nothing else imports a backend folder.
+//   2. Fastify stays in the HTTP layers (src/http, the API plugins, auth's HTTP routes).
+//   3. search/ imports nothing from answer/ (the answer pipelines consume search, not the reverse).
+//   4. No import cycles between modules (value imports).
+//   5. Other domains use the feeds domain through its entry module, feeds/engine.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { ROOT } from './helpers.ts';
+
+interface Edge { from: string; to: string; typeOnly: boolean }
+
+const SRC = join(ROOT, 'src');
+const isTestCode = (f: string) => /\.test\.ts$/.test(f) || /(^|\/)testing\//.test(f) || f.startsWith('test/') || f.startsWith('bench/');
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) { if (e.name !== 'node_modules' && e.name !== '__fixtures__') out.push(...sourceFiles(p)); } else if (e.name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+// `import … from 'x'`, `export … from 'x'`, `import 'x'` and `import('x')`; `import type` and
+// `export type` are type-only.
+const STATIC = /^\s*(import|export)\s+(type\s+)?([^'";]*?\bfrom\s+)?['"]([^'"]+)['"]/gm;
+const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function edgesOf(file: string): { edges: Edge[]; packages: string[] } {
+  const text = readFileSync(file, 'utf8');
+  const rel = relative(ROOT, file);
+  const edges: Edge[] = [];
+  const packages: string[] = [];
+  const add = (spec: string, typeOnly: boolean) => {
+    if (spec.startsWith('.')) edges.push({ from: rel, to: relative(ROOT, resolve(dirname(file), spec)), typeOnly });
+    else if (!typeOnly) packages.push(spec);
+  };
+  for (const m of text.matchAll(STATIC)) {
+    // `import { type A, type B } from` is type-only too.
+    const named = m[3] ?? '';
+    const allTypes = /^\{\s*(type\s+\w+(\s+as\s+\w+)?\s*,?\s*)+\}\s*from\s+$/.test(named.trim() + ' ');
+    add(m[4]!, Boolean(m[2]) || allTypes);
+  }
+  for (const m of text.matchAll(DYNAMIC)) add(m[1]!, false);
+  return { edges, packages };
+}
+
+const files = [...sourceFiles(SRC), ...sourceFiles(join(ROOT, 'test')), ...sourceFiles(join(ROOT, 'bench'))];
+const graph = new Map(files.map((f) => [relative(ROOT, f), edgesOf(f)]));
+const inside = (f: string, dir: string) => f.startsWith(dir.endsWith('/') ? dir : dir + '/');
+
+/**
+ * Tools that use SQLite itself on purpose: FTS5 as the reference the tokenizer is checked against,
+ * and the Reader benchmark's bulk generator and query-plan check (SQLite-specific by design).
+ */
+const SQLITE_TOOLS = ['src/search/tokenizer.test.ts', 'bench/tokenizer.bench.ts', 'bench/reader.bench.ts'];
+
+test('SQL and database drivers only in src/store/; backends only through src/store/store.ts', () => {
+  const problems: string[] = [];
+  const SQL = /`[^`]*\b(SELECT\s+[\w*(]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX))\b/i;
+  for (const [file, { edges, packages }] of graph) {
+    if (inside(file, 'src/store') || SQLITE_TOOLS.includes(file)) continue;
+    for (const p of packages) if (p === 'node:sqlite' || p === 'pg' || p.startsWith('pg-')) problems.push(`${file} imports the driver ${p}`);
+    for (const e of edges) {
+      if (inside(e.to, 'src/store/sqlite') || inside(e.to, 'src/store/postgres')) problems.push(`${file} imports ${e.to} (use src/store/store.ts)`);
+      if (e.to === 'src/store/testing.ts' && !isTestCode(file)) problems.push(`${file} imports the test-only raw SQL helper`);
+    }
+    if (!isTestCode(file) && inside(file, 'src') && SQL.test(readFileSync(join(ROOT, file), 'utf8'))) problems.push(`${file} contains SQL`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('Fastify only in the HTTP layers, never in domain code', () => {
+  const HTTP = ['src/http', 'src/reader-api', 'src/chat-api', 'src/auth/http', 'src/web', 'src/fever'];
+  const problems: string[] = [];
+  for (const [file, { packages }] of graph) {
+    if (!inside(file, 'src') || HTTP.some((d) => inside(file, d)) || file === 'src/auth/routes.ts') continue;
+    for (const p of packages) if (p === 'fastify' || p.startsWith('@fastify/')) problems.push(`${file} imports ${p}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('search imports nothing from answer', () => {
+  const problems = [...graph.values()].flatMap((g) => g.edges)
+    .filter((e) => inside(e.from, 'src/search') && inside(e.to, 'src/answer'))
+    .map((e) => `${e.from} -> ${e.to}`);
+  assert.deepEqual(problems, []);
+});
+
+test('other domains reach the feed engine through src/feeds/engine.ts', () => {
+  const problems = [...graph.values()].flatMap((g) => g.edges)
+    .filter((e) => inside(e.from, 'src') && !inside(e.from, 'src/feeds') && !isTestCode(e.from) && !e.typeOnly)
+    .filter((e) => ['src/feeds/services.ts', 'src/feeds/refresh.ts', 'src/feeds/subscriptions.ts', 'src/feeds/opml/import-export.ts'].includes(e.to))
+    .map((e) => `${e.from} -> ${e.to}`);
+  assert.deepEqual(problems, []);
+});
+
+test('no import cycles (value imports) among the sources', () => {
+  const next = new Map<string, string[]>();
+  for (const [file, { edges }] of graph) next.set(file, edges.filter((e) => !e.typeOnly && graph.has(e.to)).map((e) => e.to));
+  const cycles: string[] = [];
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 1);
+    stack.push(f);
+    for (const t of next.get(f) ?? []) {
+      if (state.get(t) === 1) cycles.push([...stack.slice(stack.indexOf(t)), t].join(' -> '));
+      else if (!state.has(t)) visit(t);
+    }
+    stack.pop();
+    state.set(f, 2);
+  };
+  for (const f of next.keys()) if (!state.has(f)) visit(f);
+  assert.deepEqual(cycles, []);
+});
