@@ -51,7 +51,7 @@ export function declines(text: string, citations: string[]): boolean {
 }
 
 /** Page chrome in an answer (Python's re without MULTILINE: ^ is the start of the text only). */
-export const DEBRIS = [/(^|[.!?\]]\s+)ET\s/, /Share this update/, /\{\{/, /[\u200b\u200c\u200d\u2060\ufeff]/, /\|\s*Image:/];
+export const DEBRIS = [/(^|[.!?\]]\s+)ET\s/, /Share this update/, /\{\{/, /\u200b|\u200c|\u200d|\u2060|\ufeff/, /\|\s*Image:/];
 
 export function hasDebris(text: string): boolean {
   return DEBRIS.some((p) => p.test(text));
