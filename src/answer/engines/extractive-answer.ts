@@ -171,7 +171,6 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     s.relevance = (s.coverage + cue) * rankPrior(s.source.n) * dangling;
   }
   const ranked = [...sentences].sort((a, b) => b.relevance - a.relevance);
-  const best = ranked[0]!;
   const bestCoverage = Math.max(...sentences.map((s) => s.coverage));
   if (type !== 'summary' && bestCoverage < DECLINE_COVERAGE) {
     return { ...base, kind: 'decline', sentences: [], missing, notes: [`The best sentence covers ${(bestCoverage * 100).toFixed(0)} % of the question's terms (weighted by rarity): too little to answer from.`] };
@@ -211,7 +210,6 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     if (picked.length >= opts.maxSentences || s.relevance < FILL_SHARE * ranked[0]!.relevance) break;
     if (fits(s) && !(AVOID_RIVALS && rivals.some((r) => r.occurrences.includes(s)))) picked.push(s);
   }
-  void best;
   const notes = conflict ? [`Conflict: "${conflict.newer}" (newest source ${isoDay(conflict.newerAt)}) against "${conflict.older}" (${isoDay(conflict.olderAt)}); the newest leads.`] : [];
   if (conflict) {
     // The older claim is quoted after the newer one, so the reader sees both with their dates.
