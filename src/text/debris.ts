@@ -7,7 +7,7 @@
 export const INVISIBLE = /\u200b|\u200c|\u200d|\u2060|\ufeff/g;
 
 const TIME = String.raw`\d{1,2}(?::\d{2})?\s*[ap]\.?\s?m\.?`;
-const ZONE = String.raw`(?:ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|GMT|BST|UTC)`;
+const ZONE = `(?:ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|GMT|BST|UTC)`;
 /** A paragraph that is only a date/time stamp, possibly labelled ("Updated", "Published", "Posted"). */
 const DATELINE = new RegExp(`^(?:(?:updated|published|posted|last updated|modified)\\b[:\\s]*)?[\\w.,\\s|:-]{0,60}?${TIME}\\s*${ZONE}?\\.?$`, 'i');
 const STAMP_LABEL = /^(?:updated|published|posted|last updated)\s*:?\s+(?:\w{3,9}\.?\s+\d{1,2}|\d{1,2}\/\d{1,2}|\d{4}-\d{2})/i;

@@ -331,7 +331,7 @@ export function mineCandidates(question: string, sentences: Sentence[], type: An
     const padded = pool.map((s) => ` ${s.words.join(' ')} `);
     for (const c of top) {
       const everywhere = padded.reduce((n, p) => n + (p.includes(` ${c.key} `) ? 1 : 0), 0);
-      c.score *= Math.pow(Math.min(1, c.occurrences.length / Math.max(1, everywhere)), SPECIFICITY);
+      c.score *= Math.min(1, c.occurrences.length / Math.max(1, everywhere)) ** SPECIFICITY;
     }
   }
   return top.sort((a, b) => b.score - a.score).map(({ perSource: _, ...c }) => c);
