@@ -57,9 +57,9 @@ const inside = (f: string, dir: string) => f.startsWith(dir.endsWith('/') ? dir 
 
 /**
  * Tools that use SQLite itself on purpose: FTS5 as the reference the tokenizer is checked against,
- * and the Reader benchmark's bulk generator and query-plan check (SQLite-specific by design).
+ * and the Reader and web benchmarks' bulk generators and query-plan check (SQLite-specific by design).
  */
-const SQLITE_TOOLS = ['src/search/tokenizer.test.ts', 'bench/tokenizer.bench.ts', 'bench/reader.bench.ts'];
+const SQLITE_TOOLS = ['src/search/tokenizer.test.ts', 'bench/tokenizer.bench.ts', 'bench/reader.bench.ts', 'bench/web.bench.ts'];
 
 test('SQL and database drivers only in src/store/; backends only through src/store/store.ts', () => {
   const problems: string[] = [];

@@ -2,7 +2,7 @@
 // and human-readable logs with TIDINGS_LOG_FORMAT=pretty.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createApp } from '../src/app.ts';
@@ -77,11 +77,22 @@ test('/metrics is refused outside the allowed networks and through an untrusted 
 test('answer latency is recorded by model, mode and outcome', async () => {
   const f = await fixture();
   try {
+    // The chat plugin alone (no buildServer): create the registry as the server would.
+    const metrics = appMetrics(f.app);
     const ok = await post(f, '/chat/completions', { model: 'sonar', messages: [{ role: 'user', content: 'q' }] });
     assert.equal(ok.status, 200, ok.text);
-    const text = await appMetrics(f.app).registry.metrics();
+    const text = await metrics.registry.metrics();
     assert.match(text, /^tidings_answer_duration_seconds_count\{model="sonar",mode="complete",outcome="ok"\} 1$/m);
   } finally { await f.close(); }
+});
+
+test('a CLI command does not load the metrics library', async () => {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    await import(${JSON.stringify(join(ROOT, 'src/cli/main.ts'))});
+    const { createRequire } = await import('node:module');
+    const loaded = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/prom-client/'));
+    console.log(loaded ? 'loaded' : 'not loaded');`], { encoding: 'utf8' });
+  assert.equal(r.stdout.trim(), 'not loaded', r.stderr);
 });
 
 test('one info line per request with method, route, status and ms, and no secrets', async () => {

@@ -5,10 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDataDir } from './helpers.ts';
 import { startFeedServer, rss } from './feeds-fixtures.ts';
+import { runtimeAssets } from '../scripts/copy-assets.ts';
 
 const npmVersion = spawnSync('npm', ['--version'], { encoding: 'utf8' });
 const SKIP = npmVersion.status === 0 ? false : 'skipped: npm is not on PATH (needed to pack and install the package)';
@@ -37,6 +38,9 @@ test('npm pack + npm install -g gives a working tidings command', { skip: SKIP, 
     return;
   }
   assert.equal(install.code, 0, install.stderr);
+  // Files the code reads at run time besides its modules (e.g. a front-end's public/ folder) ship too.
+  const installedRoot = join(prefix, 'lib', 'node_modules', 'tidings');
+  for (const asset of runtimeAssets()) assert.ok(existsSync(join(installedRoot, 'dist', asset)), `the package lacks ${asset}`);
   const tidings = join(prefix, 'bin', 'tidings');
   const xdg = tempDataDir('tidings-xdg-');
   const env = { XDG_DATA_HOME: xdg, TIDINGS_DATA: '', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true', TIDINGS_LOG_LEVEL: 'silent' };
@@ -61,4 +65,22 @@ test('npm pack + npm install -g gives a working tidings command', { skip: SKIP, 
     const list = await run(tidings, ['feed', 'list', 'alice', '--json'], { env });
     assert.equal(JSON.parse(list.stdout)[0].itemCount, 1);
   } finally { await feeds.close(); }
+
+  // The installed server starts and serves its pages and APIs from dist/.
+  const server = spawn(tidings, ['serve', '--port', '0'], { env: { ...process.env, ...env, TIDINGS_LOG_LEVEL: 'info', TIDINGS_LOG_FORMAT: 'json', TIDINGS_SCHEDULER: 'false' } });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      server.stderr.on('data', (d) => {
+        err += d;
+        const m = /"url":"(http:\/\/[^"]+)","dataDir[^}]*"msg":"tidings is serving"/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      server.on('close', (code) => reject(new Error(`the installed server exited with ${code}: ${err}`)));
+    });
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    const page = await fetch(`${url}/`);
+    assert.equal(page.status, 200, 'the web page (a run-time asset) is served');
+    assert.match(await page.text(), /<html/i);
+  } finally { server.kill('SIGTERM'); }
 });

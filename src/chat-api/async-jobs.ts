@@ -11,7 +11,7 @@ import { toCompletionObject } from './completion-object.ts';
 import { filterImages } from './image-filter.ts';
 import { toApiError } from './errors.ts';
 import { recordUsage } from './usage.ts';
-import { reportQueueDepth } from '../observability/metrics.ts';
+import { reportQueueDepth } from '../observability/events.ts';
 
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_WRITE_INTERVAL_MS = 1000;

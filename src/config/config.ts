@@ -88,6 +88,9 @@ export const OPTIONS = {
   maxOpmlBytes: { env: 'TIDINGS_MAX_OPML_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest OPML file accepted by an import (API and CLI), in bytes.' },
   maxLabelLength: { env: 'TIDINGS_MAX_LABEL_LENGTH', kind: 'int', default: 100, doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.' },
 
+  // Web app
+  webSessionDays: { env: 'TIDINGS_WEB_SESSION_DAYS', kind: 'int', default: 30, doc: 'Days a web app session lasts without use (each use extends it); signing out or changing the password ends it at once.' },
+
   // Google Reader API
   readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
   readerItemCacheMb: { env: 'TIDINGS_READER_ITEM_CACHE_MB', kind: 'int', default: 32, doc: 'Memory cap of that cache in MiB of JSON: the oldest items leave first when either cap is reached.' },

@@ -2,10 +2,11 @@
 // services live in ./services.ts, the operations beside it: subscriptions.ts (subscribe/
 // unsubscribe), refresh.ts (refreshFeed/refreshDue), opml/, scheduler/ (the background loop).
 export { feedEngine, type FeedEngine } from './services.ts';
-export { subscribe, unsubscribe, normaliseInputUrl, type SubscribeResult } from './subscriptions.ts';
+export { subscribe, unsubscribe, normaliseInputUrl, discoverFeeds, type SubscribeResult, type FeedCandidate } from './subscriptions.ts';
 export { refreshFeed, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';
 export { FeedError } from './errors.ts';
 export { importOpml, exportOpml, OPML_IMPORT_CHUNK, type OpmlImportResult } from './opml/import-export.ts';
 export { OpmlError } from './opml/opml.ts';
 export { startScheduler } from './scheduler/scheduler.ts';
 export { onNewItems, onSubscribed, onRefreshRoundEnd } from './ingest-hooks.ts';
+export { labelNameProblem } from './label-name.ts';

@@ -16,7 +16,7 @@ import { afterIngest, afterRefreshRound } from './after-ingest.ts';
 import { fullTextIdle } from './fulltext/fulltext.ts';
 import { refreshFavicons } from './favicons.ts';
 import { maintainWebSub, noteHub } from './websub/websub.ts';
-import { observeFeedFetch } from '../observability/metrics.ts';
+import { observeFeedFetch } from '../observability/events.ts';
 
 const PUBLISH_SAMPLE = 20;
 

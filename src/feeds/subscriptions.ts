@@ -151,3 +151,32 @@ export async function unsubscribe(app: App, userId: number, feed: number | strin
   }
   return feedId !== undefined && await subscriptions.unsubscribe(userId, feedId);
 }
+
+export interface FeedCandidate {
+  url: string;
+  title: string | null;
+  /** Already stored (another user subscribes): subscribing will not fetch it again. */
+  known: boolean;
+}
+
+/**
+ * The feeds a URL offers, for a person to choose from before subscribing: the URL itself when it
+ * is a feed (or a feed already stored), else the feeds its page announces with
+ * <link rel="alternate">. Guessing common paths is left to subscribe(), which tries them in turn.
+ */
+export async function discoverFeeds(app: App, urlOrSiteUrl: string): Promise<FeedCandidate[]> {
+  const { fetcher, feeds } = feedEngine(app);
+  const url = normaliseInputUrl(urlOrSiteUrl);
+  const stored = await feeds.findByUrl(url);
+  if (stored) return [{ url: stored.url, title: stored.title, known: true }];
+  const res = await fetcher.fetch({ url });
+  const parsed = tryParse(res);
+  if (!(parsed instanceof FeedParseError)) return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
+  if (!looksLikeHtml(res)) throw parseFailure(parsed);
+  const out: FeedCandidate[] = [];
+  for (const l of findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).slice(0, 20)) {
+    const known = await feeds.findByUrl(l.url);
+    out.push({ url: l.url, title: known?.title ?? l.title, known: known !== undefined });
+  }
+  return out;
+}

@@ -5,6 +5,7 @@ import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';
+import { webPlugin } from '../web/plugin.ts';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { installRequestObservability } from '../observability/http.ts';
 import { feverPlugin } from '../fever/plugin.ts';
@@ -33,6 +34,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   await server.register(feverPlugin, { app });
   await server.register(faviconRoutes, { app });
   await server.register(websubRoutes, { app });
+  await server.register(webPlugin, { app });
   return server;
 }
 

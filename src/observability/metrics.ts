@@ -1,17 +1,16 @@
 // Prometheus metrics of one App (prom-client, one registry per App so tests and several Apps in one
-// process do not mix counts). Domains report through the small functions below and never touch
-// prom-client themselves; gauges that describe state (queues, database size) are read when
-// scraped. Names follow Prometheus conventions: tidings_ prefix, _seconds, _bytes, _total.
+// process do not mix counts), loaded by the HTTP server only. Domains report through
+// ./events.ts and never touch prom-client; creating the registry subscribes it to those reports.
+// Gauges that describe state (queues, database size) are read when scraped. Names follow
+// Prometheus conventions: tidings_ prefix, _seconds, _bytes, _total.
 import { statSync } from 'node:fs';
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
-import type { AnswerEvent, AnswerRequest, AnswerService } from '../answer/types.ts';
+import { queueProbes, setMetricsSink } from './events.ts';
 
 /** Latency buckets (seconds) from 5 ms (a cached Reader call) to 2 min (deep research). */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-
-type QueueProbe = () => Record<string, number>;
 
 export interface AppMetrics {
   registry: Registry;
@@ -23,9 +22,6 @@ export interface AppMetrics {
   searchDuration: Histogram<never>;
   answerDuration: Histogram<'model' | 'mode' | 'outcome'>;
 }
-
-// Kept apart from the registry so registering a queue costs nothing in CLI commands.
-const queueProbes = new WeakMap<App, Map<string, QueueProbe>>();
 
 export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
   const registry = new Registry();
@@ -43,7 +39,7 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
     name: 'tidings_queue_depth', help: 'Work waiting or running, by queue', labelNames: ['queue', 'state'], registers: [registry],
     collect() {
       this.reset();
-      for (const [queue, probe] of queueProbes.get(app) ?? []) for (const [state, n] of Object.entries(probe())) this.set({ queue, state }, n);
+      for (const [queue, probe] of queueProbes(app)) for (const [state, n] of Object.entries(probe())) this.set({ queue, state }, n);
     },
   });
   new Gauge({
@@ -58,52 +54,19 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
       }
     },
   });
+  setMetricsSink(app, {
+    feedFetch(outcome, error, seconds) {
+      m.feedFetches.inc({ outcome, error: error ?? '' });
+      m.feedFetchDuration.observe({ outcome }, seconds);
+    },
+    refreshPass(seconds) { m.refreshDuration.observe(seconds); },
+    search(seconds) { m.searchDuration.observe(seconds); },
+    answer(model, mode, outcome, seconds) { m.answerDuration.observe({ model, mode, outcome }, seconds); },
+  });
   return m;
 });
-
-export function observeFeedFetch(app: App, outcome: string, error: string | null, seconds: number): void {
-  const m = appMetrics(app);
-  m.feedFetches.inc({ outcome, error: error ?? '' });
-  m.feedFetchDuration.observe({ outcome }, seconds);
-}
-
-export function observeRefreshPass(app: App, seconds: number): void {
-  appMetrics(app).refreshDuration.observe(seconds);
-}
-
-export function observeSearch(app: App, seconds: number): void {
-  appMetrics(app).searchDuration.observe(seconds);
-}
-
-/** Registers a queue whose depth is read at each scrape. */
-export function reportQueueDepth(app: App, queue: string, probe: QueueProbe): void {
-  let probes = queueProbes.get(app);
-  if (!probes) queueProbes.set(app, (probes = new Map()));
-  probes.set(queue, probe);
-}
 
 /** Process metrics (CPU, memory, event loop lag, GC): for the server, not for one-shot commands. */
 export function collectProcessMetrics(app: App): void {
   collectDefaultMetrics({ register: appMetrics(app).registry, prefix: 'tidings_' });
-}
-
-/** Wraps an AnswerService so each answer's latency (to the last event) is recorded. */
-export function timedAnswers(app: App, inner: AnswerService): AnswerService {
-  const done = (req: AnswerRequest, mode: string, t0: number, outcome: string) =>
-    appMetrics(app).answerDuration.observe({ model: req.model, mode, outcome }, (performance.now() - t0) / 1000);
-  return {
-    async complete(req) {
-      const t0 = performance.now();
-      try { const r = await inner.complete(req); done(req, 'complete', t0, 'ok'); return r; } catch (e) { done(req, 'complete', t0, 'error'); throw e; }
-    },
-    stream(req): AsyncIterable<AnswerEvent> {
-      return {
-        async *[Symbol.asyncIterator]() {
-          const t0 = performance.now();
-          let outcome = 'incomplete'; // an error, or the client stopped reading
-          try { yield* inner.stream(req); outcome = 'ok'; } finally { done(req, 'stream', t0, outcome); }
-        },
-      };
-    },
-  };
 }

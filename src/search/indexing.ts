@@ -16,7 +16,7 @@ import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';
 import { compactionDue, PostingsCompaction } from './compaction.ts';
-import { reportQueueDepth } from '../observability/metrics.ts';
+import { reportQueueDepth } from '../observability/events.ts';
 
 /** The index repository of an App. */
 export function searchIndexRepository(app: App): SearchIndexRepository {

@@ -9,7 +9,7 @@ import { LocalIndexProvider } from './local-provider.ts';
 import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
 import type { Logger } from '../log/logger.ts';
-import { observeSearch } from '../observability/metrics.ts';
+import { observeSearch } from '../observability/events.ts';
 import type { SearchIndexRepository } from '../store/repositories.ts';
 
 export interface SearchServiceOptions {

@@ -26,7 +26,8 @@ import { migration as m062 } from './migrations/062_filter_rules.ts';
 import { migration as m063 } from './migrations/063_full_text.ts';
 import { migration as m064 } from './migrations/064_webhooks.ts';
 import { migration as m065 } from './migrations/065_websub.ts';
+import { migration as m070 } from './migrations/070_web_app.ts';
 
 export type { Migration };
 
-export const MIGRATIONS: readonly Migration[] = [m001, m010, m020, m025, m026, m027, m030, m031, m032, m033, m040, m055, m056, m060, m061, m062, m063, m064, m065];
+export const MIGRATIONS: readonly Migration[] = [m001, m010, m020, m025, m026, m027, m030, m031, m032, m033, m040, m055, m056, m060, m061, m062, m063, m064, m065, m070];

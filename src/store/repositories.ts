@@ -542,3 +542,38 @@ export interface WebSubRepository {
   /** Rows that need a (re)subscription (leases renewed within min(renewAheadSeconds, half the lease) of their end) or an unsubscription now. */
   maintenance(now: number, renewAheadSeconds: number, retryBefore: number): Promise<WebSubSubscription[]>;
 }
+
+// ---- Web app (src/web): sessions, settings, Ask conversations ----
+import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../model/web.ts';
+
+export interface WebSessionRepository {
+  create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): Promise<WebSession>;
+  findByHash(tokenHash: string): Promise<WebSession | undefined>;
+  /** Records use and moves the expiry forward (callers do it at most once a minute per session). */
+  touch(id: number, now: number, expiresAt: number): Promise<void>;
+  /** Sets the expiry (tests and administrators end a session without deleting its row at once). */
+  expire(id: number, at: number): Promise<void>;
+  delete(id: number): Promise<boolean>;
+  /** Ends every session of the user except `exceptId` (password change); returns how many. */
+  deleteAllForUser(userId: number, exceptId?: number): Promise<number>;
+  listForUser(userId: number): Promise<WebSession[]>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+export interface WebAccountRepository {
+  /** The user's settings JSON, undefined when never saved. */
+  settings(userId: number): Promise<string | undefined>;
+  saveSettings(userId: number, json: string): Promise<void>;
+  userCount(): Promise<number>;
+}
+
+export interface ConversationRepository {
+  create(c: { userId: number; title: string; scope: unknown; model: string }, now: number): Promise<Conversation>;
+  /** The user's conversation; another user's id is not found. */
+  find(userId: number, id: number): Promise<Conversation | undefined>;
+  /** Most recently updated first. */
+  list(userId: number, limit: number): Promise<Conversation[]>;
+  addMessage(conversationId: number, m: NewConversationMessage, now: number): Promise<ConversationMessage>;
+  messages(conversationId: number): Promise<ConversationMessage[]>;
+  delete(userId: number, id: number): Promise<boolean>;
+}

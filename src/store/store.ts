@@ -13,6 +13,7 @@ import type {
   ChatUsageRepository, FeedRepository, ItemRepository, ItemStateRepository, OAuthClientRepository, ReaderLabelRepository,
   SearchIndexRepository, StreamRepository, SubscriptionRepository, TokenRepository, UserRepository,
   FeverRepository, FeedIconRepository, FilterRuleRepository, FullTextRepository, WebhookRepository, WebSubRepository,
+  WebSessionRepository, WebAccountRepository, ConversationRepository,
 } from './repositories.ts';
 
 export type Backend = 'sqlite' | 'postgres';
@@ -46,6 +47,10 @@ export interface Repositories {
   readonly webSub: WebSubRepository;
   readonly filterRules: FilterRuleRepository;
   readonly webhooks: WebhookRepository;
+  // web
+  readonly webSessions: WebSessionRepository;
+  readonly webAccounts: WebAccountRepository;
+  readonly conversations: ConversationRepository;
 }
 
 export interface Store extends Repositories {

@@ -7,7 +7,6 @@ import type { Command } from 'commander';
 import { type CliContext, CliError, checkDatabase } from '../context.ts';
 import { createApp } from '../../app.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
-import { startServer } from '../../http/server.ts';
 import { startScheduler } from '../../feeds/scheduler/scheduler.ts';
 
 const PID_FILE = 'serve.pid';
@@ -39,6 +38,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
       let url: string;
       try {
+        // Loaded here, not at the top: other commands need neither Fastify nor the metrics registry.
+        const { startServer } = await import('../../http/server.ts');
         ({ url } = await startServer(app));
       } catch (e) {
         await app.close();

@@ -4,7 +4,8 @@ import { hashPassword } from '../../auth/passwords.ts';
 import { authStore } from '../../auth/store.ts';
 import { canPrompt, promptNewPassword } from '../prompt.ts';
 
-export const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export { USERNAME_RE } from '../../auth/accounts.ts';
+import { USERNAME_RE } from '../../auth/accounts.ts';
 
 const MIN_PASSWORD = 8;
 

@@ -5,7 +5,7 @@ import type { App } from '../../app.ts';
 import { refreshDue } from '../refresh.ts';
 import { feedEngine } from '../services.ts';
 import { startRetention } from '../retention.ts';
-import { observeRefreshPass } from '../../observability/metrics.ts';
+import { observeRefreshPass } from '../../observability/events.ts';
 
 export function startScheduler(app: App): { stop(): Promise<void> } {
   // The engine registers its own cleanup (fetcher, parse pool) first, so that, closers running last

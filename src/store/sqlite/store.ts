@@ -31,6 +31,7 @@ import { SqliteFullTextRepository } from './full-text.ts';
 import { SqliteWebSubRepository } from './websub.ts';
 import { SqliteFilterRuleRepository } from './filter-rules.ts';
 import { SqliteWebhookRepository } from './webhooks.ts';
+import { SqliteConversationRepository, SqliteWebAccountRepository, SqliteWebSessionRepository } from './web.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
 export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
   readonly streams; readonly itemStates; readonly readerLabels; readonly searchIndex;
   readonly apiKeys; readonly chatUsage; readonly asyncJobs; readonly accessRequests;
   readonly fever; readonly feedIcons; readonly fullText; readonly webSub; readonly filterRules; readonly webhooks;
+  readonly webSessions; readonly webAccounts; readonly conversations;
   /** Settles when the last transaction started has finished. */
   private current: Promise<unknown> = Promise.resolve();
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -85,6 +87,9 @@ export class SqliteStore implements Store {
     this.webSub = new SqliteWebSubRepository(db);
     this.filterRules = new SqliteFilterRuleRepository(db);
     this.webhooks = new SqliteWebhookRepository(db);
+    this.webSessions = new SqliteWebSessionRepository(db);
+    this.webAccounts = new SqliteWebAccountRepository(db);
+    this.conversations = new SqliteConversationRepository(db);
     this.optimizeTimer = setInterval(() => { if (!db.isTransaction) optimizeDatabase(db, 'periodic'); }, OPTIMIZE_INTERVAL_MS).unref();
   }
 

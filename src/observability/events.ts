@@ -1,0 +1,65 @@
+// What the domains report for metrics (a feed fetched, a search done, a queue's depth), free of
+// any metrics library: the server's Prometheus registry (./metrics.ts) subscribes; a CLI command,
+// which has no /metrics, never loads prom-client and its reports cost a WeakMap lookup.
+import type { App } from '../app.ts';
+import type { AnswerEvent, AnswerRequest, AnswerService } from '../answer/types.ts';
+
+export interface MetricsSink {
+  feedFetch(outcome: string, error: string | null, seconds: number): void;
+  refreshPass(seconds: number): void;
+  search(seconds: number): void;
+  answer(model: string, mode: 'complete' | 'stream', outcome: string, seconds: number): void;
+}
+
+export type QueueProbe = () => Record<string, number>;
+
+const sinks = new WeakMap<App, MetricsSink>();
+const probes = new WeakMap<App, Map<string, QueueProbe>>();
+
+export function setMetricsSink(app: App, sink: MetricsSink): void {
+  sinks.set(app, sink);
+}
+
+export function observeFeedFetch(app: App, outcome: string, error: string | null, seconds: number): void {
+  sinks.get(app)?.feedFetch(outcome, error, seconds);
+}
+
+export function observeRefreshPass(app: App, seconds: number): void {
+  sinks.get(app)?.refreshPass(seconds);
+}
+
+export function observeSearch(app: App, seconds: number): void {
+  sinks.get(app)?.search(seconds);
+}
+
+/** Registers a queue whose depth is read at each scrape. */
+export function reportQueueDepth(app: App, queue: string, probe: QueueProbe): void {
+  let byName = probes.get(app);
+  if (!byName) probes.set(app, (byName = new Map()));
+  byName.set(queue, probe);
+}
+
+export function queueProbes(app: App): ReadonlyMap<string, QueueProbe> {
+  return probes.get(app) ?? new Map();
+}
+
+/** Wraps an AnswerService so each answer's latency (to the last event) is reported. */
+export function timedAnswers(app: App, inner: AnswerService): AnswerService {
+  const done = (req: AnswerRequest, mode: 'complete' | 'stream', t0: number, outcome: string) =>
+    sinks.get(app)?.answer(req.model, mode, outcome, (performance.now() - t0) / 1000);
+  return {
+    async complete(req) {
+      const t0 = performance.now();
+      try { const r = await inner.complete(req); done(req, 'complete', t0, 'ok'); return r; } catch (e) { done(req, 'complete', t0, 'error'); throw e; }
+    },
+    stream(req): AsyncIterable<AnswerEvent> {
+      return {
+        async *[Symbol.asyncIterator]() {
+          const t0 = performance.now();
+          let outcome = 'incomplete'; // an error, or the client stopped reading
+          try { yield* inner.stream(req); outcome = 'ok'; } finally { done(req, 'stream', t0, outcome); }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,199 @@
+// Ask: a question over the user's feeds answered by the answer service (src/answer), streamed as
+// it is produced, kept as a conversation the user can reopen and continue. Follow-ups send the
+// earlier turns, so the pipeline carries the topic over (src/answer/conversation.ts).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { perApp, type App } from '../app.ts';
+import { AnswerError, SONAR_MODELS, type AnswerRequest, type ChatMessage, type SearchScope, type SonarModel } from '../answer/types.ts';
+import type { SearchHit, SearchService } from '../search/types.ts';
+import type { AskScope, Conversation, ConversationMessage, SourceCard } from '../model/web.ts';
+import { createAnswerService } from '../answer/service.ts';
+import { EngineRegistry, type EngineConfig } from '../answer/engines/select.ts';
+import { searchService } from '../search/service.ts';
+import { userCatalog } from '../reader-api/catalog.ts';
+import { readerStore } from '../reader-api/store.ts';
+import { nowSeconds } from '../auth/store.ts';
+import { webStore } from './store.ts';
+import { webUrl } from './articles.ts';
+import { badRequest, notFound } from './errors.ts';
+
+export const MAX_QUESTION_CHARS = 4000;
+/** Turns sent back to the pipeline with a follow-up (older ones add cost, not context). */
+const HISTORY_TURNS = 6;
+
+export type AskEvent =
+  | { type: 'conversation'; id: number; title: string }
+  | { type: 'sources'; sources: SourceCard[] }
+  | { type: 'delta'; text: string }
+  /** Long pipelines (deep research) report their stages before any text. */
+  | { type: 'progress'; stage: string; message: string; fraction?: number }
+  | { type: 'done'; related: string[]; finishReason: string }
+  | { type: 'error'; message: string };
+
+export interface AskInput { question?: unknown; conversationId?: unknown; scope?: unknown; model?: unknown }
+
+export async function parseAskScope(app: App, userId: number, raw: unknown): Promise<AskScope> {
+  if (raw === undefined || raw === null) return { kind: 'all' };
+  const s = raw as Record<string, unknown>;
+  switch (s?.kind) {
+    case 'all': return { kind: 'all' };
+    case 'starred': return { kind: 'starred' };
+    case 'folder': {
+      if (typeof s.name !== 'string' || (await readerStore(app).labels.findLabel(userId, s.name)) === undefined) throw badRequest(`scope: no folder named "${String(s.name)}"`, 'scope');
+      return { kind: 'folder', name: s.name };
+    }
+    case 'feed': {
+      const feedId = Number(s.feedId);
+      if (!(await userCatalog(app, userId)).byFeed.has(feedId)) throw badRequest(`scope: no subscription with feed id ${String(s.feedId)}`, 'scope');
+      return { kind: 'feed', feedId };
+    }
+    default: throw badRequest('scope.kind must be all, starred, folder (with name) or feed (with feedId)', 'scope');
+  }
+}
+
+async function searchScopeOf(app: App, userId: number, scope: AskScope): Promise<SearchScope> {
+  switch (scope.kind) {
+    case 'all': case 'article': return { kind: 'subscriptions', userId };
+    case 'starred': return { kind: 'streams', userId, streamIds: ['user/-/state/com.google/starred'] };
+    case 'folder': return { kind: 'streams', userId, streamIds: [`user/-/label/${scope.name}`] };
+    case 'feed': {
+      const e = (await userCatalog(app, userId)).byFeed.get(scope.feedId);
+      // Unsubscribed since the conversation began: search everything rather than fail the follow-up.
+      return e ? { kind: 'streams', userId, streamIds: [`feed/${e.url}`] } : { kind: 'subscriptions', userId };
+    }
+  }
+}
+
+/**
+ * Models that can answer with this configuration: the built-in extractive engine answers every
+ * model but r1-1776 (no search: it needs a generative model); a model sent to the openai engine
+ * needs a configured server.
+ */
+export function availableModels(config: EngineConfig): SonarModel[] {
+  const engines = new EngineRegistry(config);
+  const llm = Boolean(config.llmBaseUrl && config.llmModel);
+  return SONAR_MODELS.filter((m) => {
+    try {
+      const kind = engines.kindFor(m);
+      return kind === 'openai' ? llm : m !== 'r1-1776';
+    } catch { return false; }
+  });
+}
+
+export function parseModel(raw: unknown): SonarModel {
+  if (raw === undefined || raw === null || raw === '') return 'sonar';
+  if (typeof raw !== 'string' || !(SONAR_MODELS as readonly string[]).includes(raw)) throw badRequest(`model must be one of ${SONAR_MODELS.join(', ')}`, 'model');
+  return raw as SonarModel;
+}
+
+/**
+ * What the searches of the current answer found, by URL: the answer's `sources` event carries
+ * URLs and titles only, and a source card also names the feed. Kept per answer in async context,
+ * so one answer service (and its engine's HTTP connections) serves every question.
+ */
+const foundByAnswer = new AsyncLocalStorage<Map<string, SearchHit>>();
+
+function recordingSearch(base: SearchService): SearchService {
+  return {
+    async search(q, signal) {
+      const hits = await base.search(q, signal);
+      const found = foundByAnswer.getStore();
+      if (found) for (const h of hits) if (!found.has(h.url)) found.set(h.url, h);
+      return hits;
+    },
+    articleText: (id) => base.articleText(id),
+  };
+}
+
+const webAnswerService = perApp((app) => createAnswerService({ search: recordingSearch(searchService(app)), config: app.config }));
+
+export interface PreparedAsk { conversation: Conversation; request: Omit<AnswerRequest, 'signal'>; question: string; isNew: boolean }
+
+/** Validates and records the question (creating the conversation when new), before any answering. */
+export async function prepareAsk(app: App, userId: number, input: AskInput): Promise<PreparedAsk> {
+  const question = typeof input.question === 'string' ? input.question.trim() : '';
+  if (!question) throw badRequest('question: type a question', 'question');
+  if (question.length > MAX_QUESTION_CHARS) throw badRequest(`question: at most ${MAX_QUESTION_CHARS} characters`, 'question');
+  const store = webStore(app).conversations;
+  let conversation: Conversation;
+  let history: ConversationMessage[] = [];
+  let isNew = false;
+  if (input.conversationId !== undefined && input.conversationId !== null) {
+    const found = await store.find(userId, Number(input.conversationId));
+    if (!found) throw notFound(`no conversation ${String(input.conversationId)}`);
+    conversation = found;
+    history = await store.messages(found.id);
+    if (input.model !== undefined) conversation.model = parseModel(input.model);
+  } else {
+    const scope = await parseAskScope(app, userId, input.scope);
+    const model = parseModel(input.model);
+    conversation = await store.create({ userId, title: question.slice(0, 140), scope, model }, nowSeconds());
+    isNew = true;
+  }
+  const messages: ChatMessage[] = history.slice(-HISTORY_TURNS * 2).map((m) => ({ role: m.role, content: m.content }));
+  messages.push({ role: 'user', content: question });
+  await store.addMessage(conversation.id, { role: 'user', content: question }, nowSeconds());
+  return {
+    conversation, question, isNew,
+    request: {
+      model: conversation.model as SonarModel, messages, scope: await searchScopeOf(app, userId, conversation.scope),
+      filters: {}, searchContextSize: 'medium', returnRelatedQuestions: true,
+    },
+  };
+}
+
+function date(s: string | null): string | null { return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : null; }
+
+/**
+ * Answers a prepared question, handing each event to `emit` as it is produced, and stores the
+ * answer when complete (a stopped one keeps what arrived). Runs inside the answer's async context.
+ */
+export function answer(app: App, p: PreparedAsk, signal: AbortSignal, emit: (ev: AskEvent) => void | Promise<void>): Promise<void> {
+  return foundByAnswer.run(new Map(), () => streamAnswer(app, p, signal, emit));
+}
+
+async function streamAnswer(app: App, p: PreparedAsk, signal: AbortSignal, emit: (ev: AskEvent) => void | Promise<void>): Promise<void> {
+  const found = foundByAnswer.getStore()!;
+  if (p.isNew) await emit({ type: 'conversation', id: p.conversation.id, title: p.conversation.title });
+  let sources: SourceCard[] = [];
+  let related: string[] = [];
+  const parts: string[] = [];
+  let failed: string | null = null;
+  try {
+    const onProgress = (pr: { stage: string; message: string; fraction?: number }) => { void emit({ type: 'progress', stage: pr.stage, message: pr.message, fraction: pr.fraction }); };
+    for await (const ev of webAnswerService(app).stream({ ...p.request, signal, onProgress })) {
+      if (ev.type === 'sources') {
+        sources = ev.searchResults.map((r, i) => ({
+          n: i + 1, title: r.title || r.url, url: webUrl(r.url) ?? '', feed: found.get(r.url)?.sourceName ?? hostOf(r.url), date: date(r.date), snippet: r.snippet.slice(0, 300),
+        }));
+        await emit({ type: 'sources', sources });
+      } else if (ev.type === 'delta') {
+        parts.push(ev.text);
+        await emit({ type: 'delta', text: ev.text });
+      } else {
+        related = ev.relatedQuestions ?? [];
+        await emit({ type: 'done', related, finishReason: ev.finishReason });
+      }
+    }
+  } catch (e) {
+    if (!signal.aborted) {
+      failed = (e as Error).message || 'the answer failed';
+      if (!(e instanceof AnswerError)) app.log.error({ err: e }, 'web ask failed');
+      await emit({ type: 'error', message: failed });
+    }
+  } finally {
+    const content = parts.join('');
+    if (content || failed) {
+      await webStore(app).conversations.addMessage(p.conversation.id, { role: 'assistant', content: content || `(no answer: ${failed})`, sources, related }, nowSeconds());
+    }
+  }
+}
+
+function hostOf(url: string): string {
+  try { return new URL(url).host; } catch { return ''; }
+}
+
+export async function conversationWithMessages(app: App, userId: number, id: number) {
+  const c = await webStore(app).conversations.find(userId, id);
+  if (!c) throw notFound(`no conversation ${id}`);
+  return { ...c, messages: await webStore(app).conversations.messages(c.id) };
+}

@@ -1,0 +1,98 @@
+// Settings (reading preferences, password, app tokens, chat API keys) and Admin (users, OAuth
+// apps, access requests).
+import { h, mount, toast, askText } from './dom.js';
+import { api } from './api.js';
+import { S } from './app.js';
+
+/** A form whose submit runs fn(values); errors show in its alert line. */
+function form(id, fields, submitLabel, fn) {
+  const err = h('p', { class: 'error', role: 'alert' });
+  const inputs = fields.map(([name, label, type = 'text', extra = {}]) => [name, label, h('input', { id: `${id}-${name}`, name, type, ...extra })]);
+  return h('form', {
+    id, class: 'stack narrow', onsubmit: async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      try { await fn(Object.fromEntries(inputs.map(([n, , el]) => [n, el.type === 'checkbox' ? el.checked : el.value])), e.target); } catch (x) { err.textContent = x.message; }
+    },
+  }, inputs.map(([, label, el]) => h('label', { class: el.type === 'checkbox' ? 'toggle' : 'field', for: el.id }, el.type === 'checkbox' ? [el, ` ${label}`] : [h('span', null, label), el])), err, h('button', { type: 'submit', class: 'primary' }, submitLabel));
+}
+
+/** "Firefox on Linux" from a User-Agent, for the sessions list. */
+function browserName(ua) {
+  if (!ua) return 'Unknown browser';
+  const b = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS' : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
+  return os ? `${b} on ${os}` : b;
+}
+
+function secretBox(label, value) {
+  return h('div', { class: 'secret', role: 'status' }, h('p', null, `${label} (shown only now; copy it):`), h('code', null, value));
+}
+
+export async function showSettings(main) {
+  document.title = 'Settings · Tidings';
+  const [settings, { tokens }, { keys }, { sessions }] = await Promise.all([api.get('/settings'), api.get('/tokens'), api.get('/keys'), api.get('/sessions')]);
+  const pref = (key, label) => h('label', { class: 'toggle' }, h('input', {
+    type: 'checkbox', checked: settings[key], onchange: async (e) => {
+      S.session.settings = await api.patch('/settings', { [key]: e.target.checked });
+      toast('Saved');
+    },
+  }), ` ${label}`);
+  const tokenOut = h('div');
+  const keyOut = h('div');
+  mount(main, h('div', { class: 'page' },
+    h('h1', null, 'Settings'),
+    h('section', { 'aria-labelledby': 'pref-h' }, h('h2', { id: 'pref-h' }, 'Reading'),
+      h('div', { class: 'stack' }, pref('markReadOnOpen', 'Mark articles read when opened'), pref('oldestFirst', 'Show oldest articles first'), pref('unreadOnly', 'Feeds and folders show unread articles only'))),
+    h('section', { 'aria-labelledby': 'pw-h' }, h('h2', { id: 'pw-h' }, 'Password'),
+      form('pw', [['current', 'Current password', 'password', { autocomplete: 'current-password', required: true }], ['password', 'New password (at least 8 characters)', 'password', { autocomplete: 'new-password', required: true, minlength: 8 }]], 'Change password', async (v, f) => {
+        const r = await api.post('/password', v);
+        f.reset();
+        toast(`Password changed; ${r.sessionsEnded} other session(s) signed out, ${r.tokensRevoked} app token(s) revoked.`);
+        await showSettings(main);
+      })),
+    h('section', { 'aria-labelledby': 'ses-h' }, h('h2', { id: 'ses-h' }, 'Signed-in browsers'),
+      h('ul', { class: 'plain' }, sessions.map((x) => h('li', { class: 'row-inline' },
+        h('span', { class: 'grow' }, browserName(x.userAgent), h('small', { class: 'muted' }, ` · since ${new Date(x.createdAt).toLocaleDateString()} · last seen ${new Date(x.lastSeenAt).toLocaleString()}`)),
+        x.current ? h('strong', null, 'this browser') : h('button', { type: 'button', class: 'danger', onclick: async () => { await api.del(`/sessions/${x.id}`); toast('Signed out'); await showSettings(main); } }, 'Sign out'))))),
+    h('section', { 'aria-labelledby': 'tok-h' }, h('h2', { id: 'tok-h' }, 'App tokens'),
+      h('p', { class: 'muted' }, 'Reader apps and scripts sign in with these (ClientLogin and OAuth). Send one as "Authorization: Bearer <token>" to /api/v1 or the Google Reader API.'),
+      tokens.length ? h('div', { class: 'table-wrap' }, h('table', null, h('thead', null, h('tr', null, ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) => h('th', { scope: 'col' }, c)))),
+        h('tbody', null, tokens.map((t) => h('tr', null, h('td', null, t.kind), h('td', null, t.client || t.label || ''), h('td', null, t.scope), h('td', null, t.status), h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
+          h('td', null, t.status === 'active' ? h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.label || t.id}`, onclick: async () => { await api.del(`/tokens/${t.id}`); toast('Revoked'); await showSettings(main); } }, 'Revoke') : null)))))) : h('p', { class: 'muted' }, 'No app tokens.'),
+      form('tok', [['label', 'Label for a new token']], 'Create app token', async (v) => { const r = await api.post('/tokens', v); mount(tokenOut, secretBox('Your new app token', r.token)); }), tokenOut),
+    h('section', { 'aria-labelledby': 'key-h' }, h('h2', { id: 'key-h' }, 'Chat API keys'),
+      h('p', { class: 'muted' }, 'Keys for the Sonar-compatible /chat/completions API.'),
+      keys.length ? h('ul', { class: 'plain' }, keys.map((k) => h('li', { class: 'row-inline' }, h('code', null, k.id), h('span', { class: 'grow' }, ` ${k.name || '(no name)'} · tier ${k.tier}${k.revokedAt ? ' · revoked' : k.disabled ? ' · disabled' : ''}`),
+        k.revokedAt ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.id}`, onclick: async () => { if (confirm(`Revoke key ${k.id}?`)) { await api.del(`/keys/${k.id}`); await showSettings(main); } } }, 'Revoke')))) : h('p', { class: 'muted' }, 'No API keys.'),
+      form('key', [['name', 'Name for a new key']], 'Create API key', async (v) => { const r = await api.post('/keys', v); mount(keyOut, secretBox('Your new API key', r.key)); }), keyOut)));
+  main.classList.remove('reading');
+}
+
+export async function showAdmin(main) {
+  document.title = 'Admin · Tidings';
+  const [{ users }, { clients }, { requests }] = await Promise.all([api.get('/admin/users'), api.get('/admin/oauth-clients'), api.get('/admin/access-requests')]);
+  const clientOut = h('div');
+  mount(main, h('div', { class: 'page' },
+    h('h1', null, 'Administration'),
+    h('section', { 'aria-labelledby': 'users-h' }, h('h2', { id: 'users-h' }, 'Users'),
+      h('div', { class: 'table-wrap' }, h('table', null, h('thead', null, h('tr', null, ['User', 'E-mail', 'Created', 'Role', ''].map((c) => h('th', { scope: 'col' }, c)))),
+        h('tbody', null, users.map((u) => h('tr', null, h('th', { scope: 'row' }, u.username), h('td', null, u.email || ''), h('td', null, new Date(u.createdAt).toLocaleDateString()), h('td', null, u.isAdmin ? 'admin' : 'user'),
+          h('td', { class: 'actions' },
+            h('button', { type: 'button', 'aria-label': `Reset password of ${u.username}`, onclick: async () => { const p = await askText(`New password for ${u.username}`, 'Password (at least 8 characters)', '', 'password'); if (p) { try { await api.post(`/admin/users/${u.id}/password`, { password: p }); toast('Password reset; their sessions and tokens ended'); } catch (x) { toast(x.message); } } } }, 'Reset password'),
+            u.id === S.session.user.id ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${u.username}`, onclick: async () => { if (confirm(`Delete ${u.username} and all their data?`)) { await api.del(`/admin/users/${u.id}`); await showAdmin(main); } } }, 'Delete'))))))),
+      h('h3', null, 'Add a user'),
+      form('adduser', [['username', 'User name', 'text', { required: true }], ['password', 'Password (at least 8 characters)', 'password', { required: true, minlength: 8, autocomplete: 'new-password' }], ['email', 'E-mail (optional)', 'email'], ['isAdmin', 'Administrator', 'checkbox']], 'Add user', async (v) => { await api.post('/admin/users', v); toast(`Created ${v.username}`); await showAdmin(main); })),
+    h('section', { 'aria-labelledby': 'oauth-h' }, h('h2', { id: 'oauth-h' }, 'OAuth apps'),
+      clients.length ? h('ul', { class: 'plain' }, clients.map((c) => h('li', { class: 'row-inline' }, h('span', { class: 'grow' }, h('strong', null, c.name), ` · ${c.redirectUris.join(', ')}`, h('br'), h('small', { class: 'muted' }, c.clientId)),
+        h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${c.name}`, onclick: async () => { if (confirm(`Remove ${c.name} and every token issued to it?`)) { await api.del(`/admin/oauth-clients/${encodeURIComponent(c.clientId)}`); await showAdmin(main); } } }, 'Remove')))) : h('p', { class: 'muted' }, 'No OAuth apps registered.'),
+      form('addclient', [['name', 'App name', 'text', { required: true }], ['redirect', 'Redirect URI', 'url', { required: true }]], 'Register app', async (v) => {
+        const r = await api.post('/admin/oauth-clients', { name: v.name, redirectUris: [v.redirect] });
+        mount(clientOut, secretBox(`Client id ${r.clientId}; client secret`, r.clientSecret));
+      }), clientOut),
+    h('section', { 'aria-labelledby': 'acc-h' }, h('h2', { id: 'acc-h' }, 'Access requests'),
+      requests.length ? h('ul', { class: 'plain' }, requests.map((r) => h('li', { class: 'row-inline' }, h('span', { class: 'grow' }, `${r.username} · key ${r.keyId} · tier ${r.currentTier} → ${r.requestedTier}: ${r.reason}`),
+        h('button', { type: 'button', onclick: async () => { await api.post(`/admin/access-requests/${r.id}`, { decision: 'approve' }); await showAdmin(main); } }, 'Approve'),
+        h('button', { type: 'button', class: 'danger', onclick: async () => { await api.post(`/admin/access-requests/${r.id}`, { decision: 'deny' }); await showAdmin(main); } }, 'Deny')))) : h('p', { class: 'muted' }, 'No pending requests.'))));
+  main.classList.remove('reading');
+}

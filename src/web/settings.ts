@@ -1,0 +1,34 @@
+// Per-user reading preferences of the web app. Stored as one JSON object; unknown keys are refused
+// so a typo in a script's PUT is not silently ignored.
+import type { App } from '../app.ts';
+import { webStore } from './store.ts';
+import { badRequest } from './errors.ts';
+
+export interface WebSettings {
+  /** Opening an article marks it read (Miniflux, Inoreader default). */
+  markReadOnOpen: boolean;
+  /** Article lists oldest first instead of newest first. */
+  oldestFirst: boolean;
+  /** Feed and folder views show unread articles only. */
+  unreadOnly: boolean;
+}
+
+export const DEFAULT_SETTINGS: WebSettings = { markReadOnOpen: true, oldestFirst: false, unreadOnly: false };
+
+export async function loadSettings(app: App, userId: number): Promise<WebSettings> {
+  const raw = await webStore(app).accounts.settings(userId);
+  if (!raw) return { ...DEFAULT_SETTINGS };
+  try { return { ...DEFAULT_SETTINGS, ...(JSON.parse(raw) as Partial<WebSettings>) }; } catch { return { ...DEFAULT_SETTINGS }; }
+}
+
+export async function updateSettings(app: App, userId: number, patch: unknown): Promise<WebSettings> {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('send a JSON object of settings, e.g. {"markReadOnOpen": false}');
+  const next = await loadSettings(app, userId);
+  for (const [k, v] of Object.entries(patch)) {
+    if (!(k in DEFAULT_SETTINGS)) throw badRequest(`unknown setting "${k}": settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}`, k);
+    if (typeof v !== 'boolean') throw badRequest(`${k} must be true or false`, k);
+    (next as unknown as Record<string, boolean>)[k] = v;
+  }
+  await webStore(app).accounts.saveSettings(userId, JSON.stringify(next));
+  return next;
+}
