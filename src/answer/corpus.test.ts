@@ -7,6 +7,7 @@ import { testApp } from '../search/testing/fixtures.ts';
 import { searchService } from '../search/service.ts';
 import { hasNews, loadArticles, readArticles, readQuestions, type NewsQuestion } from './testing/news-corpus.ts';
 import { answerService } from './service.ts';
+import { INVISIBLE } from '../text/debris.ts';
 
 const skip = hasNews ? false : 'skipped: ../shared/corpus/news is not present beside the checkout';
 let app: App;
@@ -23,20 +24,24 @@ before(async () => {
 });
 after(async () => { await app?.close(); });
 
-const norm = (s: string) => s.replace(/\s+/g, ' ');
+// Verbatim but for whitespace and invisible characters (zero-width spaces are never quoted).
+const norm = (s: string) => s.replace(INVISIBLE, '').replace(/\s+/g, ' ');
 
 test('corpus answers quote their cited articles verbatim, markers in range', { skip }, async () => {
   assert.ok(questions.length >= 8, `${questions.length} answerable questions`);
   let quoted = 0;
-  for (const q of questions) {
+  // Every kind of answer: typed leads, why-passages, dated digests, declines.
+  const asked = [...questions.map((q) => q.question), 'Summarize the news about Delaware', 'Why did the school board vote?'];
+  for (const question of asked) {
     for (const model of ['sonar', 'sonar-pro'] as const) {
-      const r = await answerService(app).complete({ model, messages: [{ role: 'user', content: q.question }], scope: { kind: 'instance' }, filters: {}, searchContextSize: 'medium' });
+      const r = await answerService(app).complete({ model, messages: [{ role: 'user', content: question }], scope: { kind: 'instance' }, filters: {}, searchContextSize: 'medium' });
       for (const url of r.citations) assert.ok(idByUrl.has(url), `${url} is not stored`);
       for (const m of r.content.matchAll(/(?:^|\]|\n)\s*([^\[\]\n]+?)((?:\[\d+\])+)/g)) {
-        const sentence = m[1].trim();
+        // A digest item opens with its date ("- **2025-01-03**: "); the quote follows.
+        const sentence = m[1].replace(/^- (\*\*\d{4}-\d\d-\d\d\*\*: )?/, '').trim();
         for (const marker of m[2].matchAll(/\[(\d+)\]/g)) {
           const n = Number(marker[1]);
-          assert.ok(n >= 1 && n <= r.citations.length, `[${n}] of ${r.citations.length} in "${q.question}"`);
+          assert.ok(n >= 1 && n <= r.citations.length, `[${n}] of ${r.citations.length} in "${question}"`);
           const article = (await searchService(app).articleText(idByUrl.get(r.citations[n - 1])!))!;
           assert.ok(norm(article.text).includes(sentence), `"${sentence}" is not in ${article.url}`);
           quoted++;

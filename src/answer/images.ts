@@ -10,6 +10,10 @@ import type { ImageRef } from './types.ts';
 export type ImageSizeLookup = (itemId: number, imageUrl: string) => Promise<{ width: number; height: number } | undefined>;
 
 const MAX_IMAGES = 6;
+/** Not a lead image: avatars, icons, logos, tracking pixels, spacers, badges. */
+const NOT_A_PICTURE = /(?:avatar|gravatar|favicon|icon|logo|sprite|pixel|spacer|blank|badge|emoji|1x1|tracking|beacon)|\.(?:svg|ico)(?:$|\?)|[?&](?:s|size)=\d{1,2}(?:&|$)/i;
+/** Images whose known size is this small are icons or pixels. */
+const MIN_SIDE = 100;
 
 export async function imagesFor(hits: SearchHit[], lookup?: ImageSizeLookup): Promise<ImageRef[]> {
   const out: ImageRef[] = [];
@@ -17,9 +21,10 @@ export async function imagesFor(hits: SearchHit[], lookup?: ImageSizeLookup): Pr
   for (const hit of hits) {
     if (out.length >= MAX_IMAGES) break;
     const url = hit.imageUrl;
-    if (!url || seen.has(url) || !/^https?:\/\//i.test(url)) continue;
+    if (!url || seen.has(url) || !/^https?:\/\//i.test(url) || NOT_A_PICTURE.test(url)) continue;
     seen.add(url);
     const size = (hit.itemId !== null ? await lookup?.(hit.itemId, url) : undefined) ?? sizeFromUrl(url) ?? { width: 0, height: 0 };
+    if ((size.width && size.width < MIN_SIDE) || (size.height && size.height < MIN_SIDE)) continue;
     out.push({ image_url: url, origin_url: hit.url, title: hit.title, width: size.width, height: size.height });
   }
   return out;

@@ -39,7 +39,8 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
   const top = hits.slice(0, 8);
   const uncitedFirst = [...top.filter((h) => !citedUrls.has(h.url)), ...top.filter((h) => citedUrls.has(h.url))];
   uncitedFirst.forEach((hit, rank) => {
-    const weight = (citedUrls.has(hit.url) ? 0.5 : 1) / (1 + rank * 0.1);
+    // Citations list every source the answer drew on (5-10), so being cited no longer means quoted.
+    const weight = 1 / (1 + rank * 0.1);
     const add = (name: string, w: number) => {
       if (overlapsQuestion(name) || name.split(' ').length > 4 || name.length < 3) return;
       const key = name.toLowerCase();
@@ -55,12 +56,13 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
   const out: string[] = [];
   for (const e of ranked) {
     if (out.length >= COUNT) break;
-    out.push(topic && out.length % 2 === 0 ? `How is ${e.name} connected to ${topic}?` : `What is the latest on ${e.name}?`);
+    // "How is Clubs connected to Sumatran?" was nonsense: a connection question only between two real names.
+    out.push(topicNames[0]?.includes(' ') && e.name.includes(' ') && out.length % 2 === 0 ? `How is ${e.name} connected to ${topic}?` : `What is the latest on ${e.name}?`);
   }
   // Few names: fall back to the headlines of articles the answer did not use.
-  for (const hit of uncitedFirst) {
+  for (const hit of hits.slice(3, 10)) {
     if (out.length >= COUNT) break;
-    if (citedUrls.has(hit.url) || !hit.title) continue;
+    if (!hit.title) continue;
     out.push(`What is behind the report "${hit.title.replace(/["“”]/g, '')}"?`);
   }
   return [...new Set(out)];

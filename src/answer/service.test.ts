@@ -81,7 +81,8 @@ test('sonar-reasoning opens with a <think> block holding the real queries and so
   assert.ok(m, 'content starts with <think>…</think> and a blank line');
   assert.match(m[1], /Searched "What did NASA announce about the Artemis II launch date\?": \d+ articles/);
   assert.match(m[1], /NASA announces new launch date for Artemis II crewed Moon mission/);
-  assert.match(m[1], /Quoted \d+ sentences? of ".+" as \[1\]/);
+  assert.match(m[1], /Answer type: \w+\. Question terms: .*artemis/);
+  assert.match(m[1], /Lead: the sentence of \[\d+\] that names "[^"]+"/);
   const answer = r.content.slice(m[0].length);
   assert.ok(markers(answer).every((n) => n >= 1 && n <= r.citations.length));
   assert.ok(r.usage.reasoningTokens! > 0 && r.usage.reasoningTokens! < r.usage.completionTokens);

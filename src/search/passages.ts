@@ -1,6 +1,10 @@
 // Splits an article's plain text (from htmlToText in ../feeds/sanitizer) into passages of a few whole sentences: the unit the index
-// scores. Passages end at sentence boundaries (Intl.Segmenter, the ICU rules, handles "U.S." and
-// quotes better than a regex) and, when possible, at paragraph ends.
+// scores. Passages end at sentence boundaries (the codebase's one splitter, ../text/sentences.ts)
+// and, when possible, at paragraph ends. A passage keeps its paragraph breaks ("\n"): a dateline
+// paragraph ("Updated … 2:04 p.m. ET") glued to the next one became a sentence "ET The Food and
+// Drug Administration …" in answers. Page chrome paragraphs (../text/debris.ts) are left out.
+import { segmentSentences } from '../text/sentences.ts';
+import { isDebris } from '../text/debris.ts';
 
 export interface PassageSplitOptions {
   /** A passage is closed at the first sentence end past this many words… */
@@ -10,8 +14,6 @@ export interface PassageSplitOptions {
 }
 
 export const DEFAULT_PASSAGE_OPTIONS: PassageSplitOptions = { minWords: 60, maxWords: 120 };
-
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 /** What /\s/ matches (ECMAScript WhiteSpace and LineTerminator). */
 function isSpace(c: number): boolean {
@@ -37,9 +39,7 @@ export function wordCount(s: string): number {
 /** Sentences of a paragraph; a sentence longer than maxWords is cut into maxWords-word pieces. */
 function sentences(paragraph: string, maxWords: number): { text: string; words: number }[] {
   const out: { text: string; words: number }[] = [];
-  for (const seg of segmenter.segment(paragraph)) {
-    const text = seg.segment.trim();
-    if (!text) continue;
+  for (const text of segmentSentences(paragraph)) {
     const words = wordCount(text);
     if (words <= maxWords) { out.push({ text, words }); continue; }
     const parts = text.split(/\s+/);
@@ -54,19 +54,24 @@ function sentences(paragraph: string, maxWords: number): { text: string; words: 
 /** Passages of the text (paragraphs separated by line breaks), in reading order. */
 export function splitPassages(text: string, opts: PassageSplitOptions = DEFAULT_PASSAGE_OPTIONS): string[] {
   const passages: string[] = [];
-  let current: string[] = [];
+  // Sentences of the passage being built, each paragraph's joined by spaces, paragraphs by "\n".
+  let current: string[][] = [];
   let words = 0;
+  const joined = () => current.map((p) => p.join(' ')).join('\n');
   const flush = () => {
-    if (current.length) passages.push(current.join(' '));
+    if (current.length) passages.push(joined());
     current = [];
     words = 0;
   };
   for (const paragraph of text.split(/\n+/)) {
+    if (isDebris(paragraph)) continue;
+    let open = false;
     for (const s of sentences(paragraph, opts.maxWords)) {
-      if (words > 0 && words + s.words > opts.maxWords) flush();
-      current.push(s.text);
+      if (words > 0 && words + s.words > opts.maxWords) { flush(); open = false; }
+      if (!open) { current.push([]); open = true; }
+      current[current.length - 1]!.push(s.text);
       words += s.words;
-      if (words >= opts.maxWords) flush();
+      if (words >= opts.maxWords) { flush(); open = false; }
     }
     // A paragraph end is a good place to stop once the passage is long enough.
     if (words >= opts.minWords) flush();
@@ -74,7 +79,7 @@ export function splitPassages(text: string, opts: PassageSplitOptions = DEFAULT_
   // A short tail joins the previous passage when that stays within bounds, else stands alone.
   if (current.length && passages.length && words < opts.minWords / 2 &&
       wordCount(passages[passages.length - 1]!) + words <= opts.maxWords * 1.25) {
-    passages[passages.length - 1] += ' ' + current.join(' ');
+    passages[passages.length - 1] += '\n' + joined();
     current = [];
   }
   flush();

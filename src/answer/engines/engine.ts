@@ -21,6 +21,11 @@ export type { Sampling };
 
 export interface EngineRequest {
   question: string;
+  /**
+   * The question as searched: for a follow-up ("where did it happen?") it carries the earlier
+   * turns' topic. The extractive engine matches sentences against it; absent = the question.
+   */
+  searchQuery?: string;
   /** Earlier turns of the conversation (user/assistant), oldest first. */
   history: ChatMessage[];
   /** System messages the caller sent (instructions for generative engines). */

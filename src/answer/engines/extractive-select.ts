@@ -4,7 +4,7 @@
 // higher-ranked sources and lead sentences; the pick is MMR (relevance minus redundancy with what
 // is already picked) with near-duplicates (word-shingle Jaccard) skipped outright.
 import type { GroundingSource } from './engine.ts';
-import { splitSentences } from '../text/sentences.ts';
+import { splitSentences } from '../../text/sentences.ts';
 import { terms } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType } from '../text/answer-type.ts';

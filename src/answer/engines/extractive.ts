@@ -1,30 +1,55 @@
-// The built-in extractive engine: answers by quoting the sentences of the sources that best answer
-// the question (see ./extractive-select.ts), each followed by its `[n]` marker. It never writes a
-// claim of its own, needs no model weights and runs offline, which makes it the default.
-import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest } from './engine.ts';
-import { selectSentences, type SelectOptions } from './extractive-select.ts';
-import { CitationNumbers, renderQuotes, selectionNotes, type RenderBudget } from './extractive-render.ts';
+// The built-in extractive engine: answers by quoting verbatim sentences of the sources, each
+// followed by its `[n]` marker. It never writes a claim of its own, needs no model weights and runs
+// offline, which makes it the default. What to say is decided first (./extractive-answer.ts: the
+// answer type, typed candidates scored by support across sources, the lead sentence that names the
+// winner, or a plain decline); this file writes it in the shape the caller asked for.
+import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest, GroundingSource } from './engine.ts';
+import { isoDay, planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
 import { AnswerError } from '../types.ts';
-import { countTokens } from '../tokens.ts';
-import { entities, keywords } from '../text/terms.ts';
+import { countTokens, truncateToTokens } from '../tokens.ts';
+import { entities, keywords, words } from '../text/terms.ts';
 import { queryTail } from '../conversation.ts';
+import { formatOf, type AnswerFormat } from '../text/format.ts';
 
-const SHAPE: Record<AnswerStyle, Omit<SelectOptions, 'avoid'>> = {
-  concise: { maxSentences: 4, maxPerSource: 2, poolPerSource: 80 },
-  detailed: { maxSentences: 9, maxPerSource: 3, poolPerSource: 120 },
-  report: { maxSentences: 5, maxPerSource: 3, poolPerSource: 200 },
-};
-
-/** "I found no articles about X in your feeds." — X named from the question's entities or keywords. */
-export function noArticlesMessage(question: string): string {
-  const names = entities(question);
-  const topic = names.length ? joinAnd(names.slice(0, 3)) : keywords(question).slice(0, 5).join(' ');
-  return topic ? `I found no articles about ${topic} in your feeds.` : 'I found no articles in your feeds that answer this question.';
-}
+/** Sentences quoted at most, by style (a format instruction can lower it). */
+const MAX_SENTENCES: Record<AnswerStyle, number> = { concise: 4, detailed: 5, report: 5 };
+/** Sentences read per source (the candidate pool). */
+const POOL: Record<AnswerStyle, number> = { concise: 80, detailed: 120, report: 200 };
+/** Stories in a digest ("summarize …"). */
+const DIGEST: Record<AnswerStyle, number> = { concise: 5, detailed: 8, report: 10 };
 
 export function joinAnd(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** The question's own topic words: what a decline may name (never anything the question lacks). */
+function topicOf(question: string): string[] {
+  const names = entities(question).filter((n) => !/^(summarize|tell|give|explain)$/i.test(n));
+  if (names.length) return names.slice(0, 3);
+  return keywords(question).filter((w) => !/^(summari[sz]e|explain|describe|give|please|exactly)$/.test(w)).slice(0, 4);
+}
+
+/** "Your feeds have no article about X." — X taken from the question's own words. */
+export function noArticlesMessage(question: string): string {
+  const topic = topicOf(question);
+  return topic.length ? `I found no articles about ${joinAnd(topic)} in your feeds.` : 'I found no articles in your feeds that answer this question.';
+}
+
+const ASKS: Record<string, string> = { person: 'who', place: 'where', org: 'which one', number: 'how many or how much', date: 'when', reason: 'why', yesno: 'whether it is so' };
+
+/** A decline that says what the feeds do have: "3 articles mention X and Y, but none says when." */
+export function declineMessage(question: string, plan: AnswerPlan, sources: GroundingSource[]): string {
+  const topic = topicOf(question);
+  const present = topic.filter((t) => sources.some((s) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t)));
+  const mentioning = sources.filter((s) => present.some((t) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t))).length;
+  const what = ASKS[plan.type] ?? 'that';
+  if (!present.length) return `Your feeds do not answer this: ${topic.length ? `no article I found mentions ${joinAnd(topic)}` : 'no article I found matches the question'}.`;
+  return `Your feeds do not answer this: ${mentioning} article${mentioning === 1 ? '' : 's'} mention${mentioning === 1 ? 's' : ''} ${joinAnd(present)}, but none says ${what}. The closest sources are listed.`;
+}
+
+function containsPhrase(text: string, phrase: string): boolean {
+  return ` ${words(text).join(' ')} `.includes(` ${words(phrase).join(' ')} `);
 }
 
 /** Word-level pieces (each word with the space before it) so streaming clients see real progress. */
@@ -36,6 +61,51 @@ export function* wordChunks(text: string): Generator<string> {
   if (last < text.length) yield text.slice(last);
 }
 
+const day = (s: GroundingSource) => (s.hit.publishedAt ? new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : undefined);
+
+/** The plan as text: quoted sentences with markers, within the token budget. */
+function render(plan: AnswerPlan, style: AnswerStyle, format: AnswerFormat, budget: { remaining?: number; cut: boolean }): string {
+  const items = plan.sentences.map((s) => {
+    const quote = `${s.text}[${s.source.n}]`;
+    if (plan.kind === 'digest') return `${day(s.source) ? `**${day(s.source)}**: ` : ''}${quote}`;
+    return quote;
+  });
+  const kept: string[] = [];
+  for (const item of items) {
+    if (budget.remaining !== undefined) {
+      const cost = countTokens(' ' + item);
+      if (cost > budget.remaining) {
+        budget.cut = true;
+        if (!kept.length) kept.push(truncateToTokens(item, budget.remaining));
+        budget.remaining = 0;
+        break;
+      }
+      budget.remaining -= cost;
+    }
+    kept.push(item);
+  }
+  if (plan.conflict && kept.length) {
+    const c = plan.conflict;
+    kept[0] = `Sources disagree: the newest, from ${isoDay(c.newerAt)}, says ${c.newer}; an earlier one, from ${isoDay(c.olderAt)}, said ${c.older}.\n\n${kept[0]}`;
+  }
+  if (format.bullets || plan.kind === 'digest') return kept.map((k) => `- ${k}`).join('\n');
+  if (style === 'concise' || kept.length <= 2) return kept.join(' ');
+  return `${kept[0]} ${kept[1]}\n\n${kept.slice(2).join(' ')}`;
+}
+
+function describeCandidates(plan: AnswerPlan): string[] {
+  const notes = [`Answer type: ${plan.type}. Question terms: ${plan.questionTerms.join(', ') || '(none)'}${plan.missing.length ? `; in no source: ${plan.missing.join(', ')}` : ''}.`];
+  if (plan.candidates.length) {
+    notes.push(`Candidates (support across sources, weighted by rank and question coverage): ${plan.candidates.map((c) => `${c.text} ${c.score.toFixed(2)} from [${[...c.sources].sort((a, b) => a - b).join(', ')}]`).join('; ')}.`);
+  }
+  if (plan.winner && plan.sentences[0]) {
+    notes.push(`Lead: the sentence of [${plan.sentences[0].source.n}] that names "${plan.winner.text}" and covers ${(plan.sentences[0].coverage * 100).toFixed(0)} % of the question.`);
+  }
+  const dates = [...new Set(plan.sentences.map((s) => day(s.source)).filter(Boolean))];
+  if (dates.length > 1) notes.push(`Dates of the quoted sources: ${dates.join(', ')}.`);
+  return [...notes, ...plan.notes];
+}
+
 export class ExtractiveEngine implements AnswerEngine {
   readonly name = 'extractive';
   readonly generative = false;
@@ -45,25 +115,28 @@ export class ExtractiveEngine implements AnswerEngine {
       throw new AnswerError('engine_unavailable', 'answering without search needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)');
     }
     const promptTokens = countTokens([req.question, ...req.sources.flatMap((s) => s.texts)].join('\n'));
-    // A pasted document is not a question: sentences are scored against its end, as searched.
-    const selection = selectSentences(queryTail(req.question), req.sources, SHAPE[req.style]);
-    if (!selection.found) {
-      const text = noArticlesMessage(queryTail(req.question));
-      yield { type: 'cite', order: [], notes: [req.sources.length
-        ? `None of the ${selection.considered} sentences of the ${req.sources.length} articles found covers enough of the question's terms (${selection.queryTerms.join(', ')}) to quote.`
-        : 'The search returned no articles.'] };
+    const question = queryTail(req.question);
+    const format = formatOf(question, req.system);
+    // A follow-up is matched with the topic the search carried; its answer type is its own.
+    const matchText = req.searchQuery && req.searchQuery !== req.question ? `${question} ${queryTail(req.searchQuery)}` : question;
+    const plan = planAnswer(question, req.sources, {
+      maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
+      poolPerSource: POOL[req.style],
+      digestStories: Math.min(format.maxSentences ?? Infinity, DIGEST[req.style]),
+      matchText,
+    });
+    // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
+    const order = req.sources.map((s) => s.n);
+    if (plan.kind === 'decline' || !plan.sentences.length) {
+      const text = req.sources.length ? declineMessage(matchText, plan, req.sources) : noArticlesMessage(matchText);
+      yield { type: 'cite', order, notes: [...describeCandidates(plan), req.sources.length ? 'Declined: the sources found do not answer the question.' : 'The search returned no articles.'] };
       yield* this.emit(text);
       yield { type: 'end', finishReason: 'stop', usage: { promptTokens, completionTokens: countTokens(text) } };
       return;
     }
-    const numbers = new CitationNumbers();
-    const budget: RenderBudget = { remaining: req.maxTokens, cut: false };
-    const text = renderQuotes(selection.picked, req.style, numbers, budget).join('\n\n');
-    const notes = [
-      `Ranked ${selection.considered} sentences of ${req.sources.length} articles by how well they match ${keywords(queryTail(req.question)).slice(0, 12).join(', ')} (BM25 and term coverage), then picked ${selection.picked.length} that add something new (MMR, near-duplicates skipped).`,
-      ...selectionNotes(selection.picked, req.sources.map((s) => ({ n: s.n, title: s.hit.title })), numbers),
-    ];
-    yield { type: 'cite', order: numbers.order, notes };
+    const budget = { remaining: req.maxTokens, cut: false };
+    const text = render(plan, req.style, format, budget);
+    yield { type: 'cite', order, notes: describeCandidates(plan) };
     yield* this.emit(text);
     yield { type: 'end', finishReason: budget.cut ? 'length' : 'stop', usage: { promptTokens, completionTokens: countTokens(text) } };
   }
@@ -72,3 +145,5 @@ export class ExtractiveEngine implements AnswerEngine {
     for (const piece of wordChunks(text)) yield { type: 'text', text: piece };
   }
 }
+
+export type { Sentence };

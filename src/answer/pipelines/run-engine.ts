@@ -96,8 +96,8 @@ export async function answerExtras(run: Pick<EngineRun, 'req' | 'deps' | 'allHit
   const out: { images?: AnswerEventImages; relatedQuestions?: string[] } = {};
   const citedUrls = new Set(cited.map((s) => s.hit.url));
   if (run.req.returnImages) {
-    const ordered = [...cited.map((s) => s.hit), ...run.allHits.filter((h) => !citedUrls.has(h.url))];
-    out.images = await imagesFor(ordered, run.deps.imageSizes);
+    // Only the cited articles' own lead images: an uncited hit's picture illustrates another story.
+    out.images = await imagesFor(cited.map((s) => s.hit), run.deps.imageSizes);
   }
   if (run.req.returnRelatedQuestions) {
     out.relatedQuestions = await relatedQuestionsFor(run.question, run.allHits, citedUrls, run.deps.engine, run.req.signal);

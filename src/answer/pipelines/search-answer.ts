@@ -53,7 +53,7 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
   yield* runEngine({
     req, deps: runDeps, reasoning: profile.reasoning, steps, allHits: hits, searchQueries,
     engineReq: {
-      question: conv.question, history: conv.history, system: conv.system, sources,
+      question: conv.question, searchQuery: baseQuery, history: conv.history, system: conv.system, sources,
       searched: !req.disableSearch, style: profile.style, maxTokens: req.maxTokens,
       sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
     },

@@ -7,7 +7,11 @@ test('question types and the sentences that hold such an answer', () => {
   assert.equal(answerTypeOf('What percentage of Delaware students are chronically absent?'), 'number');
   assert.equal(answerTypeOf('Who leads the European Central Bank?'), 'person');
   assert.equal(answerTypeOf('Where did the lifeguard tower wash ashore?'), 'place');
-  assert.equal(answerTypeOf('Why was the license suspended?'), 'none');
+  assert.equal(answerTypeOf('Why was the license suspended?'), 'reason');
+  assert.equal(answerTypeOf('Which retailer is going out of business?'), 'org');
+  assert.equal(answerTypeOf('Which island has been hit by more than 900 earthquakes?'), 'place');
+  assert.equal(answerTypeOf('Summarize the news about Ukraine'), 'summary');
+  assert.equal(answerTypeOf('Is the bridge open again?'), 'yesno');
   assert.ok(hasAnswerType('The mission will launch no earlier than April 2026.', 'date'));
   assert.ok(!hasAnswerType('The mission will launch later than planned.', 'date'));
   assert.ok(hasAnswerType('Roughly 30% of students were chronically absent.', 'number'));

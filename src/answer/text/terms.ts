@@ -3,21 +3,9 @@
 // entities (capitalized phrases). Kept dependency-free and fast: they run on every candidate
 // sentence of every answer.
 
-const STOPWORDS = new Set(`a about above after again against all am an and any are aren't as at be because been before being
-below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from
-further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how how's i
-i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only or
-other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't so some such than that that's
-the their theirs them themselves then there there's these they they'd they'll they're they've this those through to too under
-until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's
-whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves also just will said says
-say tell told know known much many new news latest recent recently week weeks day days month months year years today yesterday
-like get got one two may might us via per more less lot really thing things happened happen happening going`.split(/\s+/));
+import { STOPWORDS } from '../../text/stopwords.ts';
 
-/** Words that make a question but carry no topic ("what", "did" …) are stopwords too. */
-export function isStopword(word: string): boolean {
-  return STOPWORDS.has(word);
-}
+export { isStopword } from '../../text/stopwords.ts';
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
 
@@ -66,12 +54,13 @@ export function keywords(text: string): string[] {
   return out;
 }
 
-const ENTITY = /\b(?:[A-Z][\p{L}\p{N}'’.&-]*|[A-Z]{2,})(?:\s+(?:of|the|de|for|and|&)?\s*(?:[A-Z][\p{L}\p{N}'’.&-]*|[A-Z]{2,}|\d+))*/gu;
+// \p{M}: a name written with combining accents ("Orba\u0301n") is not cut at its accent.
+const ENTITY = /\b(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,})(?:\s+(?:of|the|de|for|&)?\s*(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,}|\d+))*/gu;
 const ENTITY_SKIP = new Set(['The', 'A', 'An', 'What', 'Who', 'When', 'Where', 'Why', 'How', 'Which', 'Did', 'Does', 'Do', 'Is', 'Are',
   'Was', 'Were', 'Will', 'Can', 'Could', 'Should', 'Would', 'In', 'On', 'At', 'For', 'And', 'But', 'Or', 'If', 'It', 'This', 'That',
   'These', 'Those', 'He', 'She', 'They', 'We', 'I', 'You', 'Mr', 'Ms', 'Mrs', 'Dr', 'After', 'Before', 'As', 'By', 'From', 'With',
   'Tell', 'Give', 'Show', 'Explain', 'Summarize', 'List', 'Has', 'Have', 'Had', 'According', 'Meanwhile', 'However', 'Also', 'Some',
-  'Many', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Today', 'Yesterday', 'Last', 'Next', 'Its']);
+  'Many', 'Though', 'Although', 'Amid', 'Following', 'During', 'Since', 'Until', 'While', 'When', 'Under', 'Over', 'Despite', 'Across', 'Unlike', 'Like', 'Among', 'Here', 'There', 'Now', 'Then', 'Still', 'Even', 'Only', 'Just', 'Not', 'Both', 'Each', 'Every', 'Other', 'Another', 'More', 'Most', 'Former', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Today', 'Yesterday', 'Last', 'Next', 'Its']);
 
 /**
  * Capitalized phrases ("Artemis II", "European Central Bank"), leading sentence words like "The"

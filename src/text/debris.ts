@@ -1,0 +1,45 @@
+// Page chrome that survives a feed's HTML-to-text conversion and must never be quoted as an answer
+// sentence: datelines ("Updated Dec. 16, 2025, 2:04 p.m. ET"), bylines ("By Jake Coyle;"),
+// photo captions and credits ("| Image: …", "(Photo: …)"), live-blog chrome ("Share this update"),
+// template code ("{{ $hash := … }}") and invisible characters (zero-width spaces, joiners).
+
+/** Zero-width and word-joiner characters: invisible, but they break matching and copying. */
+export const INVISIBLE = /\u200b|\u200c|\u200d|\u2060|\ufeff/g;
+
+const TIME = String.raw`\d{1,2}(?::\d{2})?\s*[ap]\.?\s?m\.?`;
+const ZONE = `(?:ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|GMT|BST|UTC)`;
+/** A paragraph that is only a date/time stamp, possibly labelled ("Updated", "Published", "Posted"). */
+const DATELINE = new RegExp(`^(?:(?:updated|published|posted|last updated|modified)\\b[:\\s]*)?[\\w.,\\s|:-]{0,60}?${TIME}\\s*${ZONE}?\\.?$`, 'i');
+const STAMP_LABEL = /^(?:updated|published|posted|last updated)\s*:?\s+(?:\w{3,9}\.?\s+\d{1,2}|\d{1,2}\/\d{1,2}|\d{4}-\d{2})/i;
+/** "By Jake Coyle;", "By Margery A. Beck, David Pitt and Grant Schulte Associated Press". */
+const BYLINE = /^by\s+(?:\p{Lu}[\p{L}.'’-]*\s*(?:,|and|&)?\s*){1,9}(?:[;|,.]|\s*(?:associated press|reuters|usa today|staff|contributor|correspondent|reporter|writer|editor)s?\b.*)?$/iu;
+const CAPTION = /\|\s*image\s*:|\(\s*(?:photo|image|credit|video)s?\s*:|^(?:photo|image|credit|caption|file photo|pictured)s?\s*[:|]|(?:getty images|associated press|ap photo|reuters|afp)\s*(?:file)?\s*\)?\s*$/i;
+const LIVE_CHROME = /\b(?:share this update|copy link|show more|show less|load more|live updates?:|click to expand|open in app|sign up for|subscribe to our)\b/i;
+const CODE = /\{\{|\}\}|\{%|%\}|<\/?[a-z][^>]*>|\b(?:function\s*\(|var\s+\w+\s*=|const\s+\w+\s*=|document\.|window\.)/i;
+
+/** Whether a paragraph or sentence is page chrome rather than prose. */
+export function isDebris(text: string): boolean {
+  const t = text.replace(INVISIBLE, '').trim();
+  if (!t) return true;
+  if (t.length <= 90 && DATELINE.test(t)) return true;
+  if (STAMP_LABEL.test(t) && t.length <= 90) return true;
+  if (t.length <= 160 && BYLINE.test(t)) return true;
+  return CAPTION.test(t) || LIVE_CHROME.test(t) || CODE.test(t);
+}
+
+/** Labels glued in front of a sentence by the page ("AI-assisted summary …", an orphan "ET "). */
+const LEADING_LABEL = new RegExp(String.raw`^(?:(?:AI-assisted summary|Key points|Summary|Highlights|Breaking|Exclusive|Watch|Listen)\s*[:|-]?\s+|${ZONE}\s+(?=\p{Lu}))`, 'u');
+
+/**
+ * A sentence without the labels a page glued in front of it and without invisible characters. The
+ * result is still what a reader sees in the article (verbatim but for invisible characters).
+ */
+export function stripChrome(sentence: string): string {
+  let s = sentence.replace(INVISIBLE, '');
+  for (let i = 0; i < 3; i++) {
+    const next = s.replace(LEADING_LABEL, '');
+    if (next === s) break;
+    s = next;
+  }
+  return s.trim();
+}

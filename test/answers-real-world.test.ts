@@ -1,0 +1,70 @@
+// The real-world feeds of ../shared/corpus/feeds/real-world, served over HTTP, imported with
+// `tidings opml import` and fetched with `tidings refresh` into a real data folder; then asked what
+// a new user asks. These were the failures reported in issue 9.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createApp, type App } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { answerService } from '../src/answer/service.ts';
+import { hasShared, runCli, SHARED, SKIP_NO_SHARED, tempDataDir } from './helpers.ts';
+
+const FEEDS = join(SHARED, 'corpus/feeds/real-world');
+const env = { TIDINGS_LLM_BASE_URL: '', TIDINGS_LLM_MODEL: '', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true' };
+let dir: string;
+let server: http.Server | undefined;
+let app: App | undefined;
+
+before(async () => {
+  if (!hasShared) return;
+  server = http.createServer((req, res) => {
+    const name = (req.url ?? '').replace(/^\//, '');
+    if (!/^[\w.-]+\.xml$/.test(name)) { res.writeHead(404).end(); return; }
+    try { res.writeHead(200, { 'Content-Type': 'application/rss+xml' }).end(readFileSync(join(FEEDS, name))); } catch { res.writeHead(404).end(); }
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  dir = tempDataDir('tidings-real-world-');
+  const outlines = readdirSync(FEEDS).filter((f) => f.endsWith('.xml')).map((f) => `<outline type="rss" text="${f}" xmlUrl="http://127.0.0.1:${port}/${f}"/>`).join('');
+  writeFileSync(join(dir, 'feeds.opml'), `<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>${outlines}</body></opml>`);
+  for (const args of [['user', 'add', 'reader', '--password', 'reader-pass-1'], ['opml', 'import', 'reader', join(dir, 'feeds.opml')], ['refresh', '--all']]) {
+    const r = await runCli(['--data', dir, ...args], env);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  }
+});
+after(async () => {
+  await app?.close();
+  server?.close();
+});
+
+test('sonar-pro summarizes the news about Ukraine as a dated digest of cited articles', { skip: SKIP_NO_SHARED }, async () => {
+  const r = await runCli(['--data', dir, 'ask', '--json', '--model', 'sonar-pro', 'Summarize the news about Ukraine'], env);
+  assert.equal(r.code, 0, r.stderr);
+  const o = JSON.parse(r.stdout) as { citations: string[]; choices: { message: { content: string } }[] };
+  const text = o.choices[0]!.message.content;
+  assert.doesNotMatch(text, /no articles about/i);
+  assert.doesNotMatch(text, /do not answer/i);
+  const items = text.split('\n').filter((l) => l.startsWith('- '));
+  assert.ok(items.length >= 3, `a digest of several stories:\n${text}`);
+  const dates = items.map((l) => /\*\*(\d{4}-\d\d-\d\d)\*\*/.exec(l)?.[1]).filter((d): d is string => !!d);
+  assert.deepEqual(dates, [...dates].sort().reverse(), 'newest first');
+  assert.ok(o.citations.length >= 5, `${o.citations.length} citations`);
+  assert.match(text, /Ukrain/);
+});
+
+test('a follow-up ("Where exactly did it happen?") is answered from the story the conversation is about', { skip: SKIP_NO_SHARED }, async () => {
+  app = await createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }));
+  const ask = (messages: { role: 'user' | 'assistant'; content: string }[]) => answerService(app!).complete({ model: 'sonar', messages, scope: { kind: 'instance' }, filters: {}, searchContextSize: 'low' });
+  const first = await ask([{ role: 'user', content: 'What happened to the Sumatran rhino?' }]);
+  assert.match(first.content, /Sumatran rhino/);
+  const follow = await ask([
+    { role: 'user', content: 'What happened to the Sumatran rhino?' },
+    { role: 'assistant', content: first.content },
+    { role: 'user', content: 'Where exactly did it happen?' },
+  ]);
+  assert.match(follow.citations[0] ?? '', /bbc\.co\.uk\/news\/world-60993659/, `cited first: ${follow.citations[0]}`);
+  assert.match(follow.content, /Indonesian sanctuary/);
+});
