@@ -9,6 +9,8 @@ export function canPrompt(): boolean {
 
 export function readHidden(prompt: string): Promise<string> {
   const stdin = process.stdin;
+  // Echo goes off before the prompt shows: someone typing as soon as they see it is never echoed.
+  stdin.setRawMode(true);
   process.stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let value = '';
@@ -27,7 +29,6 @@ export function readHidden(prompt: string): Promise<string> {
         else if (ch >= ' ') value += ch;
       }
     };
-    stdin.setRawMode(true);
     stdin.resume();
     stdin.on('data', onData);
   });
