@@ -25,6 +25,8 @@ const DELIVERIES_AT_ONCE = 4;
 const SIGNATURE_HEADER = 'X-Tidings-Signature-256';
 
 export class WebhookInputError extends Error {}
+/** The user has no webhook with that id (another user's webhook counts as none). */
+export class WebhookNotFoundError extends WebhookInputError {}
 
 export const webhookStore = (app: App): WebhookRepository => app.store.webhooks;
 
@@ -53,7 +55,14 @@ export async function addWebhook(app: App, userId: number, rawUrl: string, event
 }
 
 export async function removeWebhook(app: App, userId: number, id: number): Promise<void> {
-  if (!(await webhookStore(app).delete(userId, id))) throw new WebhookInputError(`no webhook ${id} (see tidings webhook list <user>)`);
+  if (!(await webhookStore(app).delete(userId, id))) throw new WebhookNotFoundError(`no webhook ${id}`);
+}
+
+/** The user's delivery log, newest first; of one of their webhooks when webhookId is given. */
+export async function webhookDeliveries(app: App, userId: number, webhookId: number | null, limit: number): Promise<WebhookDelivery[]> {
+  const store = webhookStore(app);
+  if (webhookId !== null && !(await store.list(userId)).some((w) => w.id === webhookId)) throw new WebhookNotFoundError(`no webhook ${webhookId}`);
+  return await store.deliveries(userId, webhookId, Math.max(1, Math.min(1000, limit)));
 }
 
 // ---- events ----
