@@ -47,16 +47,16 @@ async function resolveScope(app: App, userId: number, spec: RuleSpec): Promise<R
 export async function addRule(app: App, userId: number, spec: RuleSpec): Promise<FilterRule> {
   if (!RULE_ACTIONS.includes(spec.action as RuleAction)) throw new RuleInputError(`unknown action "${spec.action}": use ${RULE_ACTIONS.join(', ')}`);
   const action = spec.action as RuleAction;
-  if (!spec.conditions.length) throw new RuleInputError('a rule needs at least one condition (--title-matches, --content-matches, --author-matches, --url-matches, or the --…-has word forms)');
+  if (!spec.conditions.length) throw new RuleInputError('a rule needs at least one condition: the title, content, author or URL matching a regular expression or having certain words');
   if (spec.conditions.length > MAX_CONDITIONS) throw new RuleInputError(`at most ${MAX_CONDITIONS} conditions per rule`);
   for (const c of spec.conditions) conditionRegex(c); // throws what to fix
   let label: string | null = null;
   if (action === 'label') {
     label = spec.label?.trim() ?? '';
-    if (!label) throw new RuleInputError('action label needs the label to add (--label <name>)');
+    if (!label) throw new RuleInputError('the action "label" needs the name of the label to add');
     if (label.length > 200 || /[\u0000-\u001f]/.test(label)) throw new RuleInputError('the label name must be 1-200 printable characters');
   } else if (spec.label !== undefined) {
-    throw new RuleInputError(`--label goes with --action label, not ${action}`);
+    throw new RuleInputError(`a label goes only with the action "label", not ${action}`);
   }
   const scope = await resolveScope(app, userId, spec);
   const store = ruleStore(app);

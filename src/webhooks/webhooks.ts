@@ -44,9 +44,9 @@ export async function addWebhook(app: App, userId: number, rawUrl: string, event
     throw new WebhookInputError((e as Error).message.replace('refusing to fetch', 'refusing a webhook target on'));
   }
   const wanted = [...new Set(events.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean))];
-  if (!wanted.length) throw new WebhookInputError(`say which events to send: --events ${WEBHOOK_EVENTS.join(',')}`);
+  if (!wanted.length) throw new WebhookInputError(`say which events to send: ${WEBHOOK_EVENTS.join(', ')}`);
   for (const e of wanted) if (!WEBHOOK_EVENTS.includes(e as WebhookEvent)) throw new WebhookInputError(`unknown event "${e}": use ${WEBHOOK_EVENTS.join(', ')}`);
-  if (secret !== undefined && secret.length < 16) throw new WebhookInputError('the secret must be at least 16 characters (or omit --secret to get a random one)');
+  if (secret !== undefined && secret.length < 16) throw new WebhookInputError('the secret must be at least 16 characters (or leave it out to get a random one)');
   const store = webhookStore(app);
   if ((await store.list(userId)).length >= MAX_WEBHOOKS_PER_USER) throw new WebhookInputError(`at most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
   const s = secret ?? randomBytes(24).toString('base64url');
