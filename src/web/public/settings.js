@@ -1,4 +1,4 @@
-// Settings (reading preferences, filter rules, webhooks, password, app tokens, chat API keys) and
+// Settings (reading preferences, filter rules, webhooks, Fever, password, app tokens, chat API keys) and
 // Admin (users, OAuth apps, access requests).
 import { h, mount, toast, askText } from './dom.js';
 import { api } from './api.js';
@@ -41,8 +41,8 @@ function describeRule(r, feeds) {
   return `${conds} → ${ACTION_NAMES[r.action] ?? r.action}${r.action === 'label' ? ` "${r.label}"` : ''}${scope}`;
 }
 
-/** Filter rules and webhooks (the reader features of the API: /rules, /webhooks). */
-function readerSections(main, rules, webhooks, deliveries, feeds) {
+/** Filter rules, webhooks and the Fever password (the reader features of the API: /rules, /webhooks, /fever). */
+function readerSections(main, rules, webhooks, deliveries, feeds, fever) {
   const again = () => showSettings(main);
   return [
     h('section', { 'aria-labelledby': 'rules-h' }, h('h2', { id: 'rules-h' }, 'Filter rules'),
@@ -78,13 +78,26 @@ function readerSections(main, rules, webhooks, deliveries, feeds) {
       }), h('div', { id: 'hook-out' }),
       deliveries.length ? [h('h3', null, 'Recent deliveries'), h('ul', { class: 'plain', id: 'delivery-list' }, deliveries.map((d) => h('li', null,
         `${new Date(d.createdAt).toLocaleString()} · ${d.event} · ${d.status}${d.lastStatus ? ` (HTTP ${d.lastStatus})` : ''} · ${d.attempts} attempt(s)${d.lastError ? ` · ${d.lastError}` : ''}`)))] : null),
+    h('section', { 'aria-labelledby': 'fever-h' }, h('h2', { id: 'fever-h' }, 'Fever API'),
+      h('p', { class: 'muted' }, 'For apps that only speak Fever (Reeder Classic, Unread, ReadKit). Fever needs its own password: never your account password.'),
+      h('p', { id: 'fever-status' }, fever.enabled ? ['On. In the app use the server ', h('code', null, fever.url), ', user ', h('code', null, fever.username), ' and your Fever password.'] : 'Off.'),
+      h('div', { class: 'row-inline' },
+        h('button', { type: 'button', onclick: async () => { const r = await api.put('/fever', {}); await again(); mount(document.getElementById('fever-out'), secretBox('Your Fever password', r.password)); } }, fever.enabled ? 'Replace with a generated password' : 'Turn on with a generated password'),
+        fever.enabled ? h('button', { type: 'button', class: 'danger', onclick: async () => { await api.del('/fever'); toast('Fever API turned off'); await again(); } }, 'Turn off') : null),
+      h('div', { id: 'fever-out' }),
+      form('fever', [['password', 'Or choose a Fever password (at least 8 characters)', 'password', { required: true, minlength: 8, autocomplete: 'new-password' }]], 'Set Fever password', async (v, f) => {
+        await api.put('/fever', v);
+        f.reset();
+        toast('Fever password set');
+        await again();
+      })),
   ];
 }
 
 export async function showSettings(main) {
   document.title = 'Settings · Tidings';
-  const [settings, { tokens }, { keys }, { sessions }, { rules }, { webhooks }, { deliveries }, { feeds }] = await Promise.all([
-    api.get('/settings'), api.get('/tokens'), api.get('/keys'), api.get('/sessions'), api.get('/rules'), api.get('/webhooks'), api.get('/webhooks/deliveries?limit=10'), api.get('/feeds')]);
+  const [settings, { tokens }, { keys }, { sessions }, { rules }, { webhooks }, { deliveries }, { feeds }, fever] = await Promise.all([
+    api.get('/settings'), api.get('/tokens'), api.get('/keys'), api.get('/sessions'), api.get('/rules'), api.get('/webhooks'), api.get('/webhooks/deliveries?limit=10'), api.get('/feeds'), api.get('/fever')]);
   const pref = (key, label) => h('label', { class: 'toggle' }, h('input', {
     type: 'checkbox', checked: settings[key], onchange: async (e) => {
       S.session.settings = await api.patch('/settings', { [key]: e.target.checked });
@@ -97,7 +110,7 @@ export async function showSettings(main) {
     h('h1', null, 'Settings'),
     h('section', { 'aria-labelledby': 'pref-h' }, h('h2', { id: 'pref-h' }, 'Reading'),
       h('div', { class: 'stack' }, pref('markReadOnOpen', 'Mark articles read when opened'), pref('oldestFirst', 'Show oldest articles first'), pref('unreadOnly', 'Feeds and folders show unread articles only'))),
-    readerSections(main, rules, webhooks, deliveries, feeds),
+    readerSections(main, rules, webhooks, deliveries, feeds, fever),
     h('section', { 'aria-labelledby': 'pw-h' }, h('h2', { id: 'pw-h' }, 'Password'),
       form('pw', [['current', 'Current password', 'password', { autocomplete: 'current-password', required: true }], ['password', 'New password (at least 8 characters)', 'password', { autocomplete: 'new-password', required: true, minlength: 8 }]], 'Change password', async (v, f) => {
         const r = await api.post('/password', v);
