@@ -132,7 +132,7 @@ test('hostile regular expressions: nested repetition refused at creation; a slow
   await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern: '(unclosed' }], action: 'block' }), /not a valid regular expression/);
   await assert.rejects(addRule(h.app, aliceId, { conditions: [], action: 'block' }), /at least one condition/);
   await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'explode' }), /unknown action/);
-  await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'label' }), /--label/);
+  await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'label' }), /needs the name of the label/);
   await assert.rejects(addRule(h.app, aliceId, { feed: 'https://nope.example/feed', conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'block' }), /not subscribed/);
   await assert.rejects(addRule(h.app, aliceId, { folder: 'Nope', conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'block' }), /no folder/);
   // Overlapping alternatives pass the static check but backtrack exponentially: the time limit stops them.

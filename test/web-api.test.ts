@@ -8,36 +8,7 @@ import { setupSecret } from '../src/web/setup.ts';
 import { webStore } from '../src/web/store.ts';
 import { flushSearchIndexing } from '../src/search/indexing.ts';
 import { testSql } from '../src/store/testing.ts';
-
-class Browser {
-  cookie = '';
-  csrf = '';
-  readonly base: string;
-  constructor(base: string) { this.base = base; }
-  async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
-    const h: Record<string, string> = { origin: this.base, ...headers };
-    if (this.cookie) h.cookie = this.cookie;
-    if (this.csrf && method !== 'GET') h['x-csrf-token'] = this.csrf;
-    let payload: string | undefined;
-    if (typeof body === 'string') { payload = body; h['content-type'] ??= 'text/xml'; } else if (body !== undefined) { payload = JSON.stringify(body); h['content-type'] = 'application/json'; }
-    const res = await fetch(this.base + '/api/v1' + path, { method, headers: h, body: payload });
-    const set = res.headers.get('set-cookie');
-    if (set) this.cookie = set.split(';')[0]!;
-    const text = await res.text();
-    let json: any = null;
-    try { json = JSON.parse(text); } catch { /* not JSON */ }
-    if (json?.csrfToken) this.csrf = json.csrfToken;
-    return { status: res.status, json, text, headers: res.headers };
-  }
-}
-
-async function setUp(h: Harness): Promise<Browser> {
-  const b = new Browser(h.url);
-  const secret = (await setupSecret(h.app))!;
-  const r = await b.call('POST', '/setup', { secret, username: 'admin', password: 'correct horse' });
-  assert.equal(r.status, 200, r.text);
-  return b;
-}
+import { Browser, setUp } from './web-api-client.ts';
 
 test('first run: setup needs the secret of the logged link, once; then the page asks to sign in', async () => {
   // Behind a trusted proxy (here: loopback), X-Forwarded-Proto says whether the page came over HTTPS.

@@ -2,7 +2,7 @@
 // fetched again (it is shared by all its subscribers); a new one is fetched and parsed at once so
 // the subscription shows items immediately. A page (HTML) gets its feed discovered.
 import type { App } from '../app.ts';
-import type { FeedRecord } from '../model/feed-record.ts';
+import type { FeedRecord, SubscriptionRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/feed.ts';
 import { decodeFeedBody } from './encoding/decode-feed-body.ts';
 import { feedEngine } from './services.ts';
@@ -137,6 +137,17 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
     feedId: feed.id, subscriptionId: subscription.id, streamId: `feed/${subscription.feed.url}`,
     title: subscription.title, url: subscription.feed.url, created: created || createdWithFeed,
   };
+}
+
+/**
+ * The user's subscription named by feed id or URL (as `tidings feed list` and the web app show
+ * it; `feed/<url>` stream ids too); undefined when the user does not follow that feed.
+ */
+export async function findSubscription(app: App, userId: number, feed: string): Promise<SubscriptionRecord | undefined> {
+  const raw = feed.trim();
+  let normalised: string | undefined;
+  try { normalised = normaliseInputUrl(raw); } catch { normalised = undefined; }
+  return (await feedEngine(app).subscriptions.list(userId)).find((s) => String(s.feedId) === raw || s.feed.url === raw || s.feed.url === normalised);
 }
 
 /** Unsubscribes by feed id or URL (or `feed/<url>` stream id). False when there was no subscription. */

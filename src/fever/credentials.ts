@@ -34,8 +34,13 @@ export async function setFeverPassword(app: App, username: string, password: str
   const user = await app.users.findByName(username);
   if (!user) throw new FeverCredentialError(`no user "${username}" (see tidings user list)`);
   // md5 of the account password would expose it to anyone who sees one Fever request.
-  if (await verifyPassword(password, user.passwordHash)) throw new FeverCredentialError('the Fever password must differ from the account password (Fever keys are md5 hashes; choose another, or omit --password to get one generated)');
+  if (await verifyPassword(password, user.passwordHash)) throw new FeverCredentialError('the Fever password must differ from the account password (Fever keys are md5 hashes; choose another, or leave it out to get one generated)');
   await feverStore(app).setCredential(user.id, await keyMac(app, feverApiKey(user.username, password)), nowSeconds());
+}
+
+/** Whether the user has a Fever password (the Fever API is on for them). */
+export async function feverEnabled(app: App, userId: number): Promise<boolean> {
+  return await feverStore(app).hasCredential(userId);
 }
 
 export async function disableFever(app: App, userId: number): Promise<boolean> {

@@ -16,6 +16,8 @@ export const MAX_MATCH_CHARS = 64 * 1024;
 export const RULE_TIME_LIMIT_MS = 250;
 
 export class RuleInputError extends Error {}
+/** The user has no rule with that id (another user's rule counts as none). */
+export class RuleNotFoundError extends RuleInputError {}
 export class RuleTimeoutError extends Error {}
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

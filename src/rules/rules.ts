@@ -2,14 +2,14 @@
 // new items at ingest. A rule only ever changes that user's view (their user_items row, their
 // tags); the shared article and other users' views stay as they are.
 import type { App } from '../app.ts';
-import { feedEngine, normaliseInputUrl, onNewItems, onSubscribed } from '../feeds/engine.ts';
+import { findSubscription, onNewItems, onSubscribed } from '../feeds/engine.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { RULE_ACTIONS, type FilterRule, type FilterRuleView, type RuleAction, type RuleCondition, type RuleField, type RuleItem, type RuleScope } from '../model/rule.ts';
-import { conditionRegex, matchingItems, RuleInputError, RuleTimeoutError } from './match.ts';
+import { conditionRegex, matchingItems, RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
 import { ruleStore } from './store.ts';
 import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
 
-export { RuleInputError } from './match.ts';
+export { RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
 
 /** Items read per step of a retroactive application. */
 const BATCH = 500;
@@ -32,12 +32,8 @@ const nowS = () => Math.floor(Date.now() / 1000);
 async function resolveScope(app: App, userId: number, spec: RuleSpec): Promise<RuleScope> {
   if (spec.feed !== undefined && spec.folder !== undefined) throw new RuleInputError('give either a feed or a folder (or neither, for everything), not both');
   if (spec.feed !== undefined) {
-    const subs = await feedEngine(app).subscriptions.list(userId);
-    const raw = spec.feed.trim();
-    let wanted: string | undefined;
-    try { wanted = normaliseInputUrl(raw); } catch { wanted = undefined; }
-    const hit = subs.find((s) => String(s.feedId) === raw || s.feed.url === raw || s.feed.url === wanted);
-    if (!hit) throw new RuleInputError(`not subscribed to feed "${raw}": give a URL or id from \`tidings feed list <user>\``);
+    const hit = await findSubscription(app, userId, spec.feed);
+    if (!hit) throw new RuleInputError(`not subscribed to feed "${spec.feed.trim()}": give a URL or id from \`tidings feed list <user>\` (or GET /api/v1/feeds)`);
     return { kind: 'feed', feedId: hit.feedId };
   }
   if (spec.folder !== undefined) {
@@ -51,16 +47,16 @@ async function resolveScope(app: App, userId: number, spec: RuleSpec): Promise<R
 export async function addRule(app: App, userId: number, spec: RuleSpec): Promise<FilterRule> {
   if (!RULE_ACTIONS.includes(spec.action as RuleAction)) throw new RuleInputError(`unknown action "${spec.action}": use ${RULE_ACTIONS.join(', ')}`);
   const action = spec.action as RuleAction;
-  if (!spec.conditions.length) throw new RuleInputError('a rule needs at least one condition (--title-matches, --content-matches, --author-matches, --url-matches, or the --…-has word forms)');
+  if (!spec.conditions.length) throw new RuleInputError('a rule needs at least one condition: the title, content, author or URL matching a regular expression or having certain words');
   if (spec.conditions.length > MAX_CONDITIONS) throw new RuleInputError(`at most ${MAX_CONDITIONS} conditions per rule`);
   for (const c of spec.conditions) conditionRegex(c); // throws what to fix
   let label: string | null = null;
   if (action === 'label') {
     label = spec.label?.trim() ?? '';
-    if (!label) throw new RuleInputError('action label needs the label to add (--label <name>)');
+    if (!label) throw new RuleInputError('the action "label" needs the name of the label to add');
     if (label.length > 200 || /[\u0000-\u001f]/.test(label)) throw new RuleInputError('the label name must be 1-200 printable characters');
   } else if (spec.label !== undefined) {
-    throw new RuleInputError(`--label goes with --action label, not ${action}`);
+    throw new RuleInputError(`a label goes only with the action "label", not ${action}`);
   }
   const scope = await resolveScope(app, userId, spec);
   const store = ruleStore(app);
@@ -75,7 +71,7 @@ export async function listRules(app: App, userId: number): Promise<FilterRuleVie
 /** Removes the rule; items it hid come back (with the flags they had). */
 export async function removeRule(app: App, userId: number, ruleId: number): Promise<{ restored: number }> {
   const r = await ruleStore(app).delete(userId, ruleId);
-  if (!r.deleted) throw new RuleInputError(`no rule ${ruleId} (see tidings rule list <user>)`);
+  if (!r.deleted) throw new RuleNotFoundError(`no rule ${ruleId}`);
   return { restored: r.restored };
 }
 
@@ -165,7 +161,7 @@ export function installFilterRules(app: App): void {
 export async function applyRuleRetroactively(app: App, userId: number, ruleId: number): Promise<{ matched: number; changed: number }> {
   const store = ruleStore(app);
   const rule = await store.find(userId, ruleId);
-  if (!rule) throw new RuleInputError(`no rule ${ruleId} (see tidings rule list <user>)`);
+  if (!rule) throw new RuleNotFoundError(`no rule ${ruleId}`);
   try {
     const r = await applyInBatches(app, rule, await store.scopeFeedIds(rule));
     await store.setError(rule.id, null, nowS());

@@ -8,6 +8,10 @@ import { AccountError } from '../auth/accounts.ts';
 import { ReaderError } from '../reader-api/errors.ts';
 import { FeedError } from '../feeds/engine.ts';
 import { AnswerError } from '../answer/types.ts';
+import { RuleInputError, RuleNotFoundError, RuleTimeoutError } from '../rules/rules.ts';
+import { WebhookInputError, WebhookNotFoundError } from '../webhooks/webhooks.ts';
+import { FullTextSettingError } from '../feeds/fulltext/fulltext.ts';
+import { FeverCredentialError } from '../fever/credentials.ts';
 import { checkCsrfToken, findSession, SESSION_COOKIE } from './sessions.ts';
 import { WebError } from './errors.ts';
 
@@ -123,6 +127,12 @@ export function errorReply(app: App, reply: FastifyReply, e: unknown): FastifyRe
   else if (e instanceof AccountError) err = new WebError(e.code === 'exists' ? 409 : e.code === 'not-found' ? 404 : e.code === 'wrong-password' ? 403 : 400, e.code.replace('-', '_'), e.message, { field: e.field });
   else if (e instanceof ReaderError) err = new WebError(e.status, e.status === 404 ? 'not_found' : 'bad_request', e.message);
   else if (e instanceof FeedError) err = new WebError(422, `feed_${e.code}`, e.message);
+  else if (e instanceof RuleNotFoundError || e instanceof WebhookNotFoundError) err = new WebError(404, 'not_found', e.message);
+  else if (e instanceof RuleInputError) err = new WebError(400, 'bad_rule', e.message);
+  else if (e instanceof RuleTimeoutError) err = new WebError(422, 'rule_timeout', e.message);
+  else if (e instanceof WebhookInputError) err = new WebError(400, 'bad_webhook', e.message);
+  else if (e instanceof FullTextSettingError) err = new WebError(400, 'bad_request', e.message, { field: 'fullText' });
+  else if (e instanceof FeverCredentialError) err = new WebError(400, 'bad_fever_password', e.message, { field: 'password' });
   else if (e instanceof AnswerError) err = new WebError(e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 400 : 503, e.code, e.message, { field: e.param });
   else {
     const fe = e as { statusCode?: number; message?: string; code?: string };

@@ -17,10 +17,13 @@ import { addFeed, createFolder, deleteFolder, discover, editFeed, exportOpmlText
 import { searchArticles } from './search.ts';
 import { answer, availableModels, conversationWithMessages, prepareAsk } from './ask.ts';
 import { loadSettings, updateSettings } from './settings.ts';
+import {
+  applyRule, changeFeedSettings, createRule, createWebhook, deleteRule, deleteWebhook, deliveriesOf, disableFeverFor, feedSettings, feverStatus, rulesOf, setFever, webhooksOf,
+} from './reader-features.ts';
 import { completeSetup, setupRequired } from './setup.ts';
 import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './sessions.ts';
 import { webStore } from './store.ts';
-import { parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
+import { ownOrigin, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 
 export interface WebContext {
@@ -197,6 +200,46 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   { method: 'POST', path: '/opml', access: 'user', summary: 'Import an OPML file (request body, Content-Type text/xml); feeds are fetched on the next refresh.', handler: async (c) => importOpmlText(c.app, uid(c), c.req.body) },
+
+  { method: 'GET', path: '/feeds/:id/settings', access: 'user', summary: 'A subscription\'s settings: full text (on, off, auto), whether articles are being fetched, teaser detection, counts.', handler: async (c) => feedSettings(c.app, uid(c), positiveId(c.params.id, 'feed id')) },
+  {
+    method: 'PATCH', path: '/feeds/:id/settings', access: 'user', summary: 'Set full text for a subscription; on/auto queues its recent articles at once.', body: { fullText: 'on | off | auto' },
+    handler: async (c) => changeFeedSettings(c.app, uid(c), positiveId(c.params.id, 'feed id'), c.body),
+  },
+
+  // ---- Filter rules (src/rules) ----
+  { method: 'GET', path: '/rules', access: 'user', summary: 'Your filter rules, with the last error of each (a regex that ran out of time).', handler: async (c) => ({ rules: await rulesOf(c.app, uid(c)) }) },
+  {
+    method: 'POST', path: '/rules', access: 'user', summary: 'Create a filter rule for new items (apply: true also runs it on the stored ones). Regexes that could backtrack catastrophically are refused.',
+    body: {
+      conditions: 'all must match: [{"field":"title|content|author|url","kind":"regex|words","pattern":"…"}]', action: 'block | keep-only | mark-read | star | label',
+      label: 'the label to add (action label)', feed: 'only this subscribed feed (id or URL)', folder: 'only the feeds in this folder', apply: 'boolean: apply to stored items now',
+    },
+    handler: async (c) => { const out = await createRule(c.app, uid(c), c.body); c.reply.code(201); return out; },
+  },
+  { method: 'DELETE', path: '/rules/:id', access: 'user', summary: 'Delete a rule; the items it hid come back (answers how many).', handler: async (c) => deleteRule(c.app, uid(c), positiveId(c.params.id, 'rule id')) },
+  { method: 'POST', path: '/rules/:id/apply', access: 'user', summary: 'Apply a rule to the items already stored in its scope (answers matched and changed).', handler: async (c) => applyRule(c.app, uid(c), positiveId(c.params.id, 'rule id')) },
+
+  // ---- Webhooks (src/webhooks) ----
+  { method: 'GET', path: '/webhooks', access: 'user', summary: 'Your webhooks (never their secrets).', handler: async (c) => ({ webhooks: await webhooksOf(c.app, uid(c)) }) },
+  {
+    method: 'POST', path: '/webhooks', access: 'user', summary: 'Create a webhook: signed JSON POSTs on new items and/or starring; the signing secret is shown once. Private-network targets are refused.',
+    body: { url: 'http(s) URL to POST to', events: 'list of new-item, starred', secret: 'optional HMAC-SHA256 secret (16+ characters); default: a random one' },
+    handler: async (c) => { const out = await createWebhook(c.app, uid(c), c.body); c.reply.code(201); return out; },
+  },
+  { method: 'DELETE', path: '/webhooks/:id', access: 'user', summary: 'Delete a webhook and its delivery log.', handler: async (c) => { await deleteWebhook(c.app, uid(c), positiveId(c.params.id, 'webhook id')); return undefined; } },
+  {
+    method: 'GET', path: '/webhooks/deliveries', access: 'user', summary: 'The delivery log, newest first: status, attempts, last answer or error, next retry.', query: { webhook: 'only this webhook id', limit: '1-1000 (default 50)' },
+    handler: async (c) => ({ deliveries: await deliveriesOf(c.app, uid(c), c.query.webhook ? positiveId(c.query.webhook, 'webhook id') : null, limitOf(c.query.limit, 50, 1000)) }),
+  },
+
+  // ---- Fever API password (src/fever) ----
+  { method: 'GET', path: '/fever', access: 'user', summary: 'Whether the Fever API is on for you, with the user name and server URL a Fever app needs.', handler: async (c) => feverStatus(c.app, uid(c), c.app.config.publicUrl.replace(/\/+$/, '') || ownOrigin(c.app, c.req)) },
+  {
+    method: 'PUT', path: '/fever', access: 'user', summary: 'Set or replace your Fever password (never your account password); without one a random password is made and shown once.', body: { password: 'optional, at least 8 characters' },
+    handler: async (c) => setFever(c.app, uid(c), c.body.password),
+  },
+  { method: 'DELETE', path: '/fever', access: 'user', summary: 'Turn the Fever API off for you (the Fever password stops working).', handler: async (c) => { await disableFeverFor(c.app, uid(c)); return undefined; } },
 
   // ---- Ask ----
   {

@@ -25,6 +25,8 @@ const DELIVERIES_AT_ONCE = 4;
 const SIGNATURE_HEADER = 'X-Tidings-Signature-256';
 
 export class WebhookInputError extends Error {}
+/** The user has no webhook with that id (another user's webhook counts as none). */
+export class WebhookNotFoundError extends WebhookInputError {}
 
 export const webhookStore = (app: App): WebhookRepository => app.store.webhooks;
 
@@ -42,9 +44,9 @@ export async function addWebhook(app: App, userId: number, rawUrl: string, event
     throw new WebhookInputError((e as Error).message.replace('refusing to fetch', 'refusing a webhook target on'));
   }
   const wanted = [...new Set(events.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean))];
-  if (!wanted.length) throw new WebhookInputError(`say which events to send: --events ${WEBHOOK_EVENTS.join(',')}`);
+  if (!wanted.length) throw new WebhookInputError(`say which events to send: ${WEBHOOK_EVENTS.join(', ')}`);
   for (const e of wanted) if (!WEBHOOK_EVENTS.includes(e as WebhookEvent)) throw new WebhookInputError(`unknown event "${e}": use ${WEBHOOK_EVENTS.join(', ')}`);
-  if (secret !== undefined && secret.length < 16) throw new WebhookInputError('the secret must be at least 16 characters (or omit --secret to get a random one)');
+  if (secret !== undefined && secret.length < 16) throw new WebhookInputError('the secret must be at least 16 characters (or leave it out to get a random one)');
   const store = webhookStore(app);
   if ((await store.list(userId)).length >= MAX_WEBHOOKS_PER_USER) throw new WebhookInputError(`at most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
   const s = secret ?? randomBytes(24).toString('base64url');
@@ -53,7 +55,14 @@ export async function addWebhook(app: App, userId: number, rawUrl: string, event
 }
 
 export async function removeWebhook(app: App, userId: number, id: number): Promise<void> {
-  if (!(await webhookStore(app).delete(userId, id))) throw new WebhookInputError(`no webhook ${id} (see tidings webhook list <user>)`);
+  if (!(await webhookStore(app).delete(userId, id))) throw new WebhookNotFoundError(`no webhook ${id}`);
+}
+
+/** The user's delivery log, newest first; of one of their webhooks when webhookId is given. */
+export async function webhookDeliveries(app: App, userId: number, webhookId: number | null, limit: number): Promise<WebhookDelivery[]> {
+  const store = webhookStore(app);
+  if (webhookId !== null && !(await store.list(userId)).some((w) => w.id === webhookId)) throw new WebhookNotFoundError(`no webhook ${webhookId}`);
+  return await store.deliveries(userId, webhookId, Math.max(1, Math.min(1000, limit)));
 }
 
 // ---- events ----

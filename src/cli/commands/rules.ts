@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
-import { addRule, applyRuleRetroactively, listRules, removeRule, RuleInputError } from '../../rules/rules.ts';
+import { addRule, applyRuleRetroactively, listRules, removeRule, RuleInputError, RuleNotFoundError } from '../../rules/rules.ts';
 import { RULE_ACTIONS, RULE_FIELDS, type RuleCondition, type RuleField, type FilterRuleView } from '../../model/rule.ts';
 
 async function userId(app: App, name: string): Promise<number> {
@@ -18,6 +18,7 @@ function ruleId(raw: string): number {
 
 async function cliErrors<T>(fn: () => Promise<T>): Promise<T> {
   try { return await fn(); } catch (e) {
+    if (e instanceof RuleNotFoundError) throw new CliError(`${e.message} (see tidings rule list <user>)`, 2);
     if (e instanceof RuleInputError) throw new CliError(e.message, 2);
     throw e;
   }

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
-import { addWebhook, removeWebhook, webhookStore, WebhookInputError, WEBHOOK_EVENTS } from '../../webhooks/webhooks.ts';
+import type { WebhookDelivery } from '../../store/repositories.ts';
+import { addWebhook, removeWebhook, webhookDeliveries, webhookStore, WebhookInputError, WEBHOOK_EVENTS } from '../../webhooks/webhooks.ts';
 
 const iso = (s: number | null) => (s ? new Date(s * 1000).toISOString().replace('.000Z', 'Z') : null);
 
@@ -44,7 +45,7 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .action(async (user: string, raw: string) => {
       const app = await ctx.app();
       try { await removeWebhook(app, await userId(app, user), numericId(raw)); } catch (e) {
-        if (e instanceof WebhookInputError) throw new CliError(e.message, 1);
+        if (e instanceof WebhookInputError) throw new CliError(`${e.message} (see tidings webhook list ${user})`, 1);
         throw e;
       }
       ctx.out(`removed webhook ${raw}`);
@@ -53,7 +54,13 @@ export function registerWebhookCommands(program: Command, ctx: CliContext): void
     .option('--limit <n>', 'how many', '50').option('--json', 'JSON output')
     .action(async (user: string, raw: string | undefined, o: { limit: string; json?: boolean }) => {
       const app = await ctx.app();
-      const rows = (await webhookStore(app).deliveries(await userId(app, user), raw === undefined ? null : numericId(raw), Math.max(1, Math.min(1000, Number(o.limit) || 50))))
+      const uid = await userId(app, user);
+      let log: WebhookDelivery[];
+      try { log = await webhookDeliveries(app, uid, raw === undefined ? null : numericId(raw), Number(o.limit) || 50); } catch (e) {
+        if (e instanceof WebhookInputError) throw new CliError(`${e.message} (see tidings webhook list ${user})`, 1);
+        throw e;
+      }
+      const rows = log
         .map((d) => ({ id: d.id, webhook_id: d.webhookId, event: d.event, status: d.status, attempts: d.attempts, last_status: d.lastStatus, last_error: d.lastError,
           created_at: iso(d.createdAt), next_attempt_at: d.status === 'pending' ? iso(d.nextAttemptAt) : null, finished_at: iso(d.finishedAt) }));
       ctx.out(o.json ? JSON.stringify(rows) : rows.map((d) => [d.id, `webhook ${d.webhook_id}`, d.event, d.status, `${d.attempts} attempt(s)`, d.last_status ?? '', d.last_error ?? '', d.next_attempt_at ? `next ${d.next_attempt_at}` : ''].join('\t')).join('\n') || '(no deliveries)');

@@ -6,7 +6,7 @@
 // refresh, never blocking it; each failure is recorded on the item and retried a few times.
 import { perApp } from '../../per-app.ts';
 import type { App } from '../../app.ts';
-import type { FullTextCandidate, FullTextRepository } from '../../store/repositories.ts';
+import type { FullTextCandidate, FullTextMode, FullTextRepository } from '../../store/repositories.ts';
 import { feedEngine } from '../services.ts';
 import { Semaphore } from '../fetcher/concurrency.ts';
 import { FeedError, formatBytes } from '../errors.ts';
@@ -182,4 +182,51 @@ export const fullTextQueue: (app: App) => FullTextQueue = perApp((app) => {
 /** Resolves when no full-text work is queued or running (the CLI's refresh waits for it). */
 export function fullTextIdle(app: App): Promise<void> {
   return fullTextQueue(app).idle();
+}
+
+// ---- a subscription's full-text setting (the CLI's `feed set` and the web API) ----
+
+export const FULL_TEXT_MODES: FullTextMode[] = ['on', 'off', 'auto'];
+
+export class FullTextSettingError extends Error {}
+
+export interface FullTextSettings {
+  feedId: number;
+  feed: string;
+  /** The subscriber's choice. */
+  fullText: FullTextMode;
+  /** Whether the feed's articles are being fetched (some subscriber wants it, or auto on a teaser feed). */
+  active: boolean;
+  /** Teaser detection: null before the first check. */
+  teaser: boolean | null;
+  suggestion: string | null;
+  articles: { withFullText: number; failed: number };
+  lastError: string | null;
+}
+
+/** The user's full-text setting of a subscribed feed and how it is going; undefined when not subscribed. */
+export async function fullTextSettings(app: App, userId: number, feedId: number): Promise<FullTextSettings | undefined> {
+  const store = fullTextStore(app);
+  const mode = await store.mode(userId, feedId);
+  const sub = mode === undefined ? undefined : await feedEngine(app).subscriptions.find(userId, feedId);
+  if (mode === undefined || !sub) return undefined;
+  const st = await store.status(feedId);
+  const active = await store.wantsFullText(feedId, app.config.fullTextAuto === 'enable');
+  return {
+    feedId, feed: sub.feed.url, fullText: mode, active, teaser: st.teaser,
+    suggestion: st.teaser && !active ? 'this feed carries only teasers: turning full text on would fetch the articles' : null,
+    articles: { withFullText: st.ok, failed: st.failed }, lastError: st.lastError,
+  };
+}
+
+/**
+ * Sets the user's full-text mode of a subscribed feed; false when not subscribed. Turning it on
+ * (or auto) queues the feed's recent items at once, not only the next new ones; `fullTextIdle`
+ * waits for them.
+ */
+export async function setFullTextMode(app: App, userId: number, feedId: number, mode: string): Promise<boolean> {
+  if (!FULL_TEXT_MODES.includes(mode as FullTextMode)) throw new FullTextSettingError(`full text takes on, off or auto, got "${mode}"`);
+  if (!(await fullTextStore(app).setMode(userId, feedId, mode as FullTextMode))) return false;
+  if (mode !== 'off') fullTextQueue(app).schedule(feedId);
+  return true;
 }

@@ -1,4 +1,4 @@
-// Manage feeds: add by URL (with discovery), folders, move/rename/unsubscribe, OPML, feed health.
+// Manage feeds: add by URL (with discovery), folders, move/rename/unsubscribe, full text, OPML, feed health.
 import { h, mount, age, fullDate, toast, askText } from './dom.js';
 import { api } from './api.js';
 import { S, refreshSidebar } from './app.js';
@@ -101,6 +101,22 @@ export async function showManage(main) {
       h('td', { class: 'num' }, String(f.itemCount)),
       h('td', { class: 'actions' },
         h('button', { type: 'button', onclick: async () => { toast(`Fetching ${f.title}…`); try { const r = await api.post(`/feeds/${f.id}/refresh`); toast(r.error ? `Failed: ${r.error}` : `${r.added} new, ${r.updated} updated`); await refreshSidebar(); await showManage(main); } catch (x) { toast(x.message); } } }, 'Refresh now'),
+        // Lazily: one request when asked for, not one per feed on every visit.
+        h('button', { type: 'button', 'aria-label': `Full text of ${f.title}`, onclick: async (e) => {
+          const btn = e.currentTarget;
+          try {
+            const st = await api.get(`/feeds/${f.id}/settings`);
+            btn.replaceWith(h('select', {
+              'aria-label': `Full text for ${f.title}`, onchange: async (ev) => {
+                try {
+                  const n = await api.patch(`/feeds/${f.id}/settings`, { fullText: ev.target.value });
+                  toast(`Full text ${n.fullText}${n.active ? ': fetching articles' : ''}; ${n.articles.withFullText} article(s) have it`);
+                } catch (x) { toast(x.message); }
+              },
+            }, ['auto', 'on', 'off'].map((m) => h('option', { value: m, selected: m === st.fullText }, `Full text: ${m}`))));
+            if (st.suggestion) toast(st.suggestion);
+          } catch (x) { toast(x.message); }
+        } }, 'Full text…'),
         h('button', { type: 'button', onclick: async () => { const t = await askText(`Rename “${f.title}”`, 'New title (empty: the feed’s own)', f.title); if (t !== null) { await api.patch(`/feeds/${f.id}`, { title: t || null }); await refreshSidebar(); await showManage(main); } } }, 'Rename'),
         h('button', { type: 'button', class: 'danger', onclick: async () => { if (confirm(`Unsubscribe from ${f.title}? Starred articles are kept.`)) { await api.del(`/feeds/${f.id}`); await refreshSidebar(); await showManage(main); } } }, 'Unsubscribe')));
   });

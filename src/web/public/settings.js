@@ -1,5 +1,5 @@
-// Settings (reading preferences, password, app tokens, chat API keys) and Admin (users, OAuth
-// apps, access requests).
+// Settings (reading preferences, filter rules, webhooks, Fever, password, app tokens, chat API keys) and
+// Admin (users, OAuth apps, access requests).
 import { h, mount, toast, askText } from './dom.js';
 import { api } from './api.js';
 import { S } from './app.js';
@@ -7,7 +7,9 @@ import { S } from './app.js';
 /** A form whose submit runs fn(values); errors show in its alert line. */
 function form(id, fields, submitLabel, fn) {
   const err = h('p', { class: 'error', role: 'alert' });
-  const inputs = fields.map(([name, label, type = 'text', extra = {}]) => [name, label, h('input', { id: `${id}-${name}`, name, type, ...extra })]);
+  const inputs = fields.map(([name, label, type = 'text', extra = {}]) => [name, label, type === 'select'
+    ? h('select', { id: `${id}-${name}`, name }, extra.options.map(([value, text]) => h('option', { value }, text)))
+    : h('input', { id: `${id}-${name}`, name, type, ...extra })]);
   return h('form', {
     id, class: 'stack narrow', onsubmit: async (e) => {
       e.preventDefault();
@@ -29,9 +31,73 @@ function secretBox(label, value) {
   return h('div', { class: 'secret', role: 'status' }, h('p', null, `${label} (shown only now; copy it):`), h('code', null, value));
 }
 
+const FIELD_NAMES = { title: 'Title', content: 'Content', author: 'Author', url: 'URL' };
+const ACTION_NAMES = { block: 'Hide', 'keep-only': 'Keep only matching', 'mark-read': 'Mark read', star: 'Star', label: 'Add label' };
+
+/** "Title has "rocket" → Hide · in Space Desk", as the rule list shows it. */
+function describeRule(r, feeds) {
+  const conds = r.conditions.map((c) => `${FIELD_NAMES[c.field] ?? c.field} ${c.kind === 'words' ? 'has' : 'matches'} "${c.pattern}"`).join(' and ');
+  const scope = r.scope.kind === 'feed' ? ` · in ${feeds.find((f) => f.id === r.scope.feedId)?.title ?? r.scope.url}` : r.scope.kind === 'folder' ? ` · in folder ${r.scope.name}` : '';
+  return `${conds} → ${ACTION_NAMES[r.action] ?? r.action}${r.action === 'label' ? ` "${r.label}"` : ''}${scope}`;
+}
+
+/** Filter rules, webhooks and the Fever password (the reader features of the API: /rules, /webhooks, /fever). */
+function readerSections(main, rules, webhooks, deliveries, feeds, fever) {
+  const again = () => showSettings(main);
+  return [
+    h('section', { 'aria-labelledby': 'rules-h' }, h('h2', { id: 'rules-h' }, 'Filter rules'),
+      h('p', { class: 'muted' }, 'Rules act on new articles of your feeds when their title, content, author or address match: hide them, keep only them, mark them read, star or label them. Only your view changes.'),
+      rules.length ? h('ul', { class: 'plain', id: 'rule-list' }, rules.map((r) => h('li', { class: 'row-inline' },
+        h('span', { class: 'grow' }, describeRule(r, feeds), r.lastError ? h('small', { class: 'error' }, ` · skipped: ${r.lastError}`) : null),
+        h('button', { type: 'button', 'aria-label': `Apply rule ${r.id} to stored articles`, onclick: async () => { const x = await api.post(`/rules/${r.id}/apply`); toast(`${x.matched} article(s) matched, ${x.changed} changed`); } }, 'Apply now'),
+        h('button', { type: 'button', class: 'danger', 'aria-label': `Delete rule ${r.id}`, onclick: async () => { const x = await api.del(`/rules/${r.id}`); toast(x.restored ? `Rule deleted; ${x.restored} hidden article(s) are back` : 'Rule deleted'); await again(); } }, 'Delete')))) : h('p', { class: 'muted' }, 'No filter rules.'),
+      form('rule', [
+        ['field', 'When the', 'select', { options: Object.entries(FIELD_NAMES).map(([k, v]) => [k, v]) }],
+        ['kind', 'Condition', 'select', { options: [['words', 'has any of these words'], ['regex', 'matches the regular expression']] }],
+        ['pattern', 'Words or regular expression', 'text', { required: true }],
+        ['action', 'Then', 'select', { options: Object.entries(ACTION_NAMES) }],
+        ['label', 'Label (for "Add label")'],
+        ['feed', 'In', 'select', { options: [['', 'all feeds'], ...feeds.map((f) => [String(f.id), f.title])] }],
+        ['apply', 'Also apply to the articles already here', 'checkbox'],
+      ], 'Add rule', async (v) => {
+        const r = await api.post('/rules', { conditions: [{ field: v.field, kind: v.kind, pattern: v.pattern }], action: v.action, label: v.action === 'label' ? v.label : undefined, feed: v.feed || undefined, apply: v.apply });
+        toast(r.applied ? `Rule added; ${r.applied.changed} article(s) changed` : 'Rule added');
+        await again();
+      })),
+    h('section', { 'aria-labelledby': 'hooks-h' }, h('h2', { id: 'hooks-h' }, 'Webhooks'),
+      h('p', { class: 'muted' }, 'Tidings POSTs signed JSON (header X-Tidings-Signature-256) to these addresses for new articles (after your rules) or starred ones.'),
+      webhooks.length ? h('ul', { class: 'plain', id: 'hook-list' }, webhooks.map((w) => h('li', { class: 'row-inline' },
+        h('span', { class: 'grow' }, h('code', null, w.url), ` · ${w.events.join(', ')}`),
+        h('button', { type: 'button', class: 'danger', 'aria-label': `Delete webhook ${w.url}`, onclick: async () => { await api.del(`/webhooks/${w.id}`); toast('Webhook deleted'); await again(); } }, 'Delete')))) : h('p', { class: 'muted' }, 'No webhooks.'),
+      form('hook', [['url', 'Address to POST to', 'url', { required: true, placeholder: 'https://…' }], ['newItem', 'New articles', 'checkbox', { checked: true }], ['starred', 'Starred articles', 'checkbox']], 'Add webhook', async (v, f) => {
+        const events = [v.newItem && 'new-item', v.starred && 'starred'].filter(Boolean);
+        const r = await api.post('/webhooks', { url: v.url, events });
+        f.reset();
+        await again();
+        mount(document.getElementById('hook-out'), secretBox(`Signing secret of ${r.url}`, r.secret));
+      }), h('div', { id: 'hook-out' }),
+      deliveries.length ? [h('h3', null, 'Recent deliveries'), h('ul', { class: 'plain', id: 'delivery-list' }, deliveries.map((d) => h('li', null,
+        `${new Date(d.createdAt).toLocaleString()} · ${d.event} · ${d.status}${d.lastStatus ? ` (HTTP ${d.lastStatus})` : ''} · ${d.attempts} attempt(s)${d.lastError ? ` · ${d.lastError}` : ''}`)))] : null),
+    h('section', { 'aria-labelledby': 'fever-h' }, h('h2', { id: 'fever-h' }, 'Fever API'),
+      h('p', { class: 'muted' }, 'For apps that only speak Fever (Reeder Classic, Unread, ReadKit). Fever needs its own password: never your account password.'),
+      h('p', { id: 'fever-status' }, fever.enabled ? ['On. In the app use the server ', h('code', null, fever.url), ', user ', h('code', null, fever.username), ' and your Fever password.'] : 'Off.'),
+      h('div', { class: 'row-inline' },
+        h('button', { type: 'button', onclick: async () => { const r = await api.put('/fever', {}); await again(); mount(document.getElementById('fever-out'), secretBox('Your Fever password', r.password)); } }, fever.enabled ? 'Replace with a generated password' : 'Turn on with a generated password'),
+        fever.enabled ? h('button', { type: 'button', class: 'danger', onclick: async () => { await api.del('/fever'); toast('Fever API turned off'); await again(); } }, 'Turn off') : null),
+      h('div', { id: 'fever-out' }),
+      form('fever', [['password', 'Or choose a Fever password (at least 8 characters)', 'password', { required: true, minlength: 8, autocomplete: 'new-password' }]], 'Set Fever password', async (v, f) => {
+        await api.put('/fever', v);
+        f.reset();
+        toast('Fever password set');
+        await again();
+      })),
+  ];
+}
+
 export async function showSettings(main) {
   document.title = 'Settings · Tidings';
-  const [settings, { tokens }, { keys }, { sessions }] = await Promise.all([api.get('/settings'), api.get('/tokens'), api.get('/keys'), api.get('/sessions')]);
+  const [settings, { tokens }, { keys }, { sessions }, { rules }, { webhooks }, { deliveries }, { feeds }, fever] = await Promise.all([
+    api.get('/settings'), api.get('/tokens'), api.get('/keys'), api.get('/sessions'), api.get('/rules'), api.get('/webhooks'), api.get('/webhooks/deliveries?limit=10'), api.get('/feeds'), api.get('/fever')]);
   const pref = (key, label) => h('label', { class: 'toggle' }, h('input', {
     type: 'checkbox', checked: settings[key], onchange: async (e) => {
       S.session.settings = await api.patch('/settings', { [key]: e.target.checked });
@@ -44,6 +110,7 @@ export async function showSettings(main) {
     h('h1', null, 'Settings'),
     h('section', { 'aria-labelledby': 'pref-h' }, h('h2', { id: 'pref-h' }, 'Reading'),
       h('div', { class: 'stack' }, pref('markReadOnOpen', 'Mark articles read when opened'), pref('oldestFirst', 'Show oldest articles first'), pref('unreadOnly', 'Feeds and folders show unread articles only'))),
+    readerSections(main, rules, webhooks, deliveries, feeds, fever),
     h('section', { 'aria-labelledby': 'pw-h' }, h('h2', { id: 'pw-h' }, 'Password'),
       form('pw', [['current', 'Current password', 'password', { autocomplete: 'current-password', required: true }], ['password', 'New password (at least 8 characters)', 'password', { autocomplete: 'new-password', required: true, minlength: 8 }]], 'Change password', async (v, f) => {
         const r = await api.post('/password', v);
