@@ -34,8 +34,9 @@ before(async () => {
     req.on('end', async () => {
       const form = new URLSearchParams(body);
       requests.push(form);
-      res.writeHead(202).end();
-      // Verification of intent, as a hub does after accepting the request.
+      // Verification of intent before the hub answers the request (as synchronous PubSubHubbub
+      // hubs do; asynchronous ones may be just as quick): the subscriber must have stored its
+      // intent before it sent the request.
       const cb = new URL(form.get('hub.callback')!);
       cb.searchParams.set('hub.mode', form.get('hub.mode')!);
       cb.searchParams.set('hub.topic', form.get('hub.topic')!);
@@ -43,6 +44,7 @@ before(async () => {
       if (form.get('hub.mode') === 'subscribe') cb.searchParams.set('hub.lease_seconds', '3600');
       const r = await fetch(cb);
       verifications.push({ mode: form.get('hub.mode')!, status: r.status, body: await r.text() });
+      res.writeHead(202).end();
     });
   });
   await new Promise<void>((r) => hub.listen(0, '127.0.0.1', r));

@@ -69,19 +69,27 @@ export async function maintainWebSub(app: App): Promise<{ subscribed: number; un
   for (const sub of await store.maintenance(now, RENEW_AHEAD_S, now - RETRY_AFTER_S)) {
     if (sub.subscribers === 0) {
       if (sub.state === 'discovered' || sub.state === 'failed' || !app.config.publicUrl) { await store.delete(sub.feedId); continue; }
+      const retry = sub.state === 'unsubscribing';
+      // The intent is stored before the request: a hub may verify it before it answers us.
+      await store.setState(sub.feedId, 'unsubscribing', { requestedAt: now, lastError: null });
       const error = await hubRequest(app, sub, 'unsubscribe');
       // Verified by the hub's GET (then the row goes); a hub that does not answer: dropped after a retry.
-      if (error && sub.state === 'unsubscribing') await store.delete(sub.feedId);
-      else await store.setState(sub.feedId, 'unsubscribing', { requestedAt: now, lastError: error });
+      if (error && retry) await store.delete(sub.feedId);
+      else if (error) await store.setState(sub.feedId, 'unsubscribing', { requestedAt: now, lastError: error });
       out.unsubscribed++;
       continue;
     }
     if (!app.config.publicUrl) continue;
+    // Stored before the request, since a hub may verify before it answers (a verification that
+    // already made the row active must not be overwritten afterwards). An active lease stays active
+    // while its renewal is being verified.
+    await store.setState(sub.feedId, sub.state === 'active' ? 'active' : 'requested', { requestedAt: now, lastError: null });
     const error = await hubRequest(app, sub, 'subscribe');
-    if (error) { out.failed++; app.log.warn({ feedId: sub.feedId, hub: sub.hubUrl, error }, 'WebSub subscription failed; polling continues'); }
-    else out.subscribed++;
-    // An active lease stays active while the renewal is being verified.
-    await store.setState(sub.feedId, error ? 'failed' : sub.state === 'active' ? 'active' : 'requested', { requestedAt: now, lastError: error });
+    if (error) {
+      out.failed++;
+      app.log.warn({ feedId: sub.feedId, hub: sub.hubUrl, error }, 'WebSub subscription failed; polling continues');
+      await store.setState(sub.feedId, 'failed', { requestedAt: now, lastError: error });
+    } else out.subscribed++;
   }
   return out;
 }
