@@ -4,22 +4,8 @@
 import type { PgDatabase } from './client.ts';
 import { PgStatements } from './sqlite-dialect.ts';
 import type { FilterRuleRepository } from '../repositories.ts';
-import type { FilterRule, FilterRuleView, NewFilterRule, RuleAction, RuleItem } from '../../model/rule.ts';
-
-interface Row {
-  id: number; user_id: number; scope: 'all' | 'feed' | 'folder'; feed_id: number | null; label_id: number | null;
-  conditions: string; action: RuleAction; action_label: string | null; created_at: number;
-}
-
-const COLUMNS = 'r.id, r.user_id, r.scope, r.feed_id, r.label_id, r.conditions, r.action, r.action_label, r.created_at';
-
-function toRule(r: Row): FilterRule {
-  return {
-    id: r.id, userId: r.user_id,
-    scope: r.scope === 'feed' ? { kind: 'feed', feedId: r.feed_id! } : r.scope === 'folder' ? { kind: 'folder', labelId: r.label_id! } : { kind: 'all' },
-    conditions: JSON.parse(r.conditions), action: r.action, label: r.action_label, createdAt: r.created_at,
-  };
-}
+import type { FilterRule, FilterRuleView, NewFilterRule, RuleItem } from '../../model/rule.ts';
+import { type Row, COLUMNS, toRule } from '../rows/filter-rules.ts';
 
 export class PgFilterRuleRepository implements FilterRuleRepository {
   private readonly s: PgStatements;

@@ -3,11 +3,7 @@ import type { Db } from './db.ts';
 import { StatementCache } from './db.ts';
 import type { WebSessionRepository, WebAccountRepository, ConversationRepository } from '../repositories.ts';
 import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../../model/web.ts';
-
-interface SessionRow { id: number; token_hash: string; user_id: number; created_at: number; last_seen_at: number; expires_at: number; user_agent: string | null }
-const toSession = (r: SessionRow): WebSession => ({
-  id: r.id, userId: r.user_id, createdAt: r.created_at, lastSeenAt: r.last_seen_at, expiresAt: r.expires_at, userAgent: r.user_agent,
-});
+import { type SessionRow, toSession, type ConversationRow, toConversation, type MessageRow, toMessage } from '../rows/web.ts';
 
 export class SqliteWebSessionRepository implements WebSessionRepository {
   private readonly s: StatementCache;
@@ -55,15 +51,6 @@ export class SqliteWebAccountRepository implements WebAccountRepository {
     return Number((this.s.get('SELECT count(*) AS n FROM users').get() as { n: number }).n);
   }
 }
-
-interface ConversationRow { id: number; user_id: number; title: string; scope: string; model: string; created_at: number; updated_at: number }
-const toConversation = (r: ConversationRow): Conversation => ({
-  id: r.id, userId: r.user_id, title: r.title, scope: JSON.parse(r.scope), model: r.model, createdAt: r.created_at, updatedAt: r.updated_at,
-});
-interface MessageRow { id: number; conversation_id: number; role: 'user' | 'assistant'; content: string; sources: string | null; related: string | null; created_at: number }
-const toMessage = (r: MessageRow): ConversationMessage => ({
-  id: r.id, role: r.role, content: r.content, sources: r.sources ? JSON.parse(r.sources) : [], related: r.related ? JSON.parse(r.related) : [], createdAt: r.created_at,
-});
 
 export class SqliteConversationRepository implements ConversationRepository {
   private readonly s: StatementCache;
