@@ -3,7 +3,13 @@
 // Python file: `npm run bench:answers -- --out FILE` writes the rows answer-eval.py reads, so the
 // two can be compared on the same answers.
 
-export interface JudgedQuestion { id: string; question: string; choices: string[]; answer: string[]; relevant_urls: string[] }
+export interface JudgedQuestion {
+  id: string;
+  question: string;
+  choices: string[];
+  answer: string[];
+  relevant_urls: string[];
+}
 
 /** One answer as ask-all.mjs records it. */
 export interface AnswerRow {
@@ -14,7 +20,14 @@ export interface AnswerRow {
   resp: { choices: { message: { content: string } }[]; citations: string[] };
 }
 
-const QUOTES: [string, string][] = [['\u2019', "'"], ['\u2018', "'"], ['\u201c', '"'], ['\u201d', '"'], ['\u2013', '-'], ['\u2014', '-']];
+const QUOTES: [string, string][] = [
+  ['\u2019', "'"],
+  ['\u2018', "'"],
+  ['\u201c', '"'],
+  ['\u201d', '"'],
+  ['\u2013', '-'],
+  ['\u2014', '-'],
+];
 
 export function fold(s: string): string {
   s = s.normalize('NFKD').replace(/\p{M}/gu, '');
@@ -37,10 +50,16 @@ export function hasPhrase(padded: string, choice: string): boolean {
 }
 
 export function normUrl(u: string): string {
-  return u.trim().toLowerCase().replace(/^https?:\/\/(www\.)?/, '').split('#')[0]!.replace(/\/+$/, '');
+  return u
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\/(www\.)?/, '')
+    .split('#')[0]!
+    .replace(/\/+$/, '');
 }
 
-const REFUSAL = /\b(no|none of|nothing|couldn'?t|could not|can'?t|cannot|did not|didn'?t|does not|doesn'?t|do not|don'?t|unable to|not)\b.{0,80}\b(articles?|sources?|feeds?|information|results?|coverage|answers? (to|this|that|the))\b/i;
+const REFUSAL =
+  /\b(no|none of|nothing|couldn'?t|could not|can'?t|cannot|did not|didn'?t|does not|doesn'?t|do not|don'?t|unable to|not)\b.{0,80}\b(articles?|sources?|feeds?|information|results?|coverage|answers? (to|this|that|the))\b/i;
 
 /** A reply that says it cannot answer (judged on its opening sentence), or that cites nothing. */
 export function declines(text: string, citations: string[]): boolean {
@@ -51,7 +70,13 @@ export function declines(text: string, citations: string[]): boolean {
 }
 
 /** Page chrome in an answer (Python's re without MULTILINE: ^ is the start of the text only). */
-export const DEBRIS = [/(^|[.!?\]]\s+)ET\s/, /Share this update/, /\{\{/, /\u200b|\u200c|\u200d|\u2060|\ufeff/, /\|\s*Image:/];
+export const DEBRIS = [
+  /(^|[.!?\]]\s+)ET\s/,
+  /Share this update/,
+  /\{\{/,
+  /\u200b|\u200c|\u200d|\u2060|\ufeff/,
+  /\|\s*Image:/,
+];
 
 export function hasDebris(text: string): boolean {
   return DEBRIS.some((p) => p.test(text));
@@ -72,10 +97,22 @@ export function answerText(row: AnswerRow): string {
 }
 
 export interface Judgement {
-  n: number; errors: number;
-  correct_only: number; wrong_only: number; both: number; none: number;
-  'success@5': number; MRR: number; mean_citations: number; debris: number; declines: number; p50_ms: number | null;
-  withheld?: number; unanswerable?: number; declined?: number; withheld_wrong_only?: number;
+  n: number;
+  errors: number;
+  correct_only: number;
+  wrong_only: number;
+  both: number;
+  none: number;
+  'success@5': number;
+  MRR: number;
+  mean_citations: number;
+  debris: number;
+  declines: number;
+  p50_ms: number | null;
+  withheld?: number;
+  unanswerable?: number;
+  declined?: number;
+  withheld_wrong_only?: number;
   /** Counts behind the withheld rates (not in answer-eval.py's output). */
   declinedCount?: number;
 }
@@ -87,13 +124,28 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000;
  * (the truly-unanswerable test), needed when rows include withheld answers.
  */
 export function judge(rows: AnswerRow[], questions: Map<string, JudgedQuestion>, remainingText?: string): Judgement {
-  const full = { n: 0, correct_only: 0, wrong_only: 0, both: 0, none: 0, s5: 0, rr: 0, errors: 0, debris: 0, declines: 0, ncit: [] as number[] };
+  const full = {
+    n: 0,
+    correct_only: 0,
+    wrong_only: 0,
+    both: 0,
+    none: 0,
+    s5: 0,
+    rr: 0,
+    errors: 0,
+    debris: 0,
+    declines: 0,
+    ncit: [] as number[],
+  };
   const held = { n: 0, unanswerable: 0, declined: 0, wrong_only: 0 };
   const lat: number[] = [];
   for (const r of rows) {
     const q = questions.get(r.id)!;
     lat.push(r.ms ?? 0);
-    if (r.status !== 200) { full.errors++; continue; }
+    if (r.status !== 200) {
+      full.errors++;
+      continue;
+    }
     const text = answerText(r);
     const verdict = verdictOf(text, q);
     const ci = Number(q.answer[0]);
@@ -120,15 +172,30 @@ export function judge(rows: AnswerRow[], questions: Map<string, JudgedQuestion>,
   const n = Math.max(full.n, 1);
   lat.sort((a, b) => a - b);
   const out: Judgement = {
-    n: full.n, errors: full.errors,
-    correct_only: r3(full.correct_only / n), wrong_only: r3(full.wrong_only / n), both: r3(full.both / n), none: r3(full.none / n),
-    'success@5': r3(full.s5 / n), MRR: r3(full.rr / n),
-    mean_citations: full.ncit.length ? Math.round(full.ncit.reduce((a, b) => a + b, 0) / full.ncit.length * 100) / 100 : 0,
-    debris: r3(full.debris / n), declines: r3(full.declines / n), p50_ms: lat.length ? Math.round(lat[Math.floor(lat.length / 2)]! * 10) / 10 : null,
+    n: full.n,
+    errors: full.errors,
+    correct_only: r3(full.correct_only / n),
+    wrong_only: r3(full.wrong_only / n),
+    both: r3(full.both / n),
+    none: r3(full.none / n),
+    'success@5': r3(full.s5 / n),
+    MRR: r3(full.rr / n),
+    mean_citations: full.ncit.length
+      ? Math.round((full.ncit.reduce((a, b) => a + b, 0) / full.ncit.length) * 100) / 100
+      : 0,
+    debris: r3(full.debris / n),
+    declines: r3(full.declines / n),
+    p50_ms: lat.length ? Math.round(lat[Math.floor(lat.length / 2)]! * 10) / 10 : null,
   };
   if (remainingText !== undefined) {
     const u = Math.max(held.unanswerable, 1);
-    Object.assign(out, { withheld: held.n, unanswerable: held.unanswerable, declined: r3(held.declined / u), withheld_wrong_only: r3(held.wrong_only / u), declinedCount: held.declined });
+    Object.assign(out, {
+      withheld: held.n,
+      unanswerable: held.unanswerable,
+      declined: r3(held.declined / u),
+      withheld_wrong_only: r3(held.wrong_only / u),
+      declinedCount: held.declined,
+    });
   }
   return out;
 }

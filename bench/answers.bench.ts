@@ -24,7 +24,13 @@ import { loadConfig } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
 import { parseChatRequest } from '../src/chat-api/request-schema.ts';
 import { addFeed, addUser, ingest, subscribe } from '../src/search/testing/fixtures.ts';
-import { hasNews, readArticles, readQuestions, type NewsArticle, type NewsQuestion } from '../src/answer/testing/news-corpus.ts';
+import {
+  hasNews,
+  readArticles,
+  readQuestions,
+  type NewsArticle,
+  type NewsQuestion,
+} from '../src/answer/testing/news-corpus.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { answerText, judge, normUrl, paddedWords, verdictOf, type AnswerRow, type Judgement } from './answer-eval.ts';
 import type { SonarModel } from '../src/answer/types.ts';
@@ -33,22 +39,35 @@ const FEEDS = 20;
 const HELD_FEEDS = 4;
 const WITHHELD = 100;
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
 
 /** news-to-feeds.py's item: paragraphs as <p>, the date at UTC midnight, undated = 2026-01-01. */
 function item(a: NewsArticle) {
   const m = /^(\d{4})\/(\d{2})\/(\d{2})$/.exec(a.published ?? '');
   const publishedAt = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!) / 1000 : Date.UTC(2026, 0, 1) / 1000;
-  const content = a.text.split('\n').filter((p) => p.trim()).map((p) => `<p>${escapeHtml(p)}</p>`).join('');
+  const content = a.text
+    .split('\n')
+    .filter((p) => p.trim())
+    .map((p) => `<p>${escapeHtml(p)}</p>`)
+    .join('');
   return { url: a.url, title: a.title, content, publishedAt };
 }
 
-async function addFeedsFor(app: App, userId: number, prefix: string, articles: NewsArticle[], count: number): Promise<void> {
+async function addFeedsFor(
+  app: App,
+  userId: number,
+  prefix: string,
+  articles: NewsArticle[],
+  count: number,
+): Promise<void> {
   for (let k = 0; k < count; k++) {
     const feedId = await addFeed(app, `https://${prefix}.example/${k}`, `${prefix === 'news' ? 'News' : 'Held'} ${k}`);
     await subscribe(app, userId, feedId);
     const mine = articles.filter((_, i) => i % count === k).map(item);
-    await app.store.transaction(async () => { for (let i = 0; i < mine.length; i += 500) await ingest(app, feedId, mine.slice(i, i + 500)); });
+    await app.store.transaction(async () => {
+      for (let i = 0; i < mine.length; i += 500) await ingest(app, feedId, mine.slice(i, i + 500));
+    });
   }
 }
 
@@ -58,12 +77,19 @@ function indexStamp(): string {
   for (const dir of ['src/search', 'src/text', 'src/feeds/sanitizer', 'src/store']) {
     const abs = new URL(`../${dir}/`, import.meta.url).pathname;
     if (!existsSync(abs)) continue;
-    for (const f of readdirSync(abs, { recursive: true }).map(String).sort()) if (f.endsWith('.ts') && !f.endsWith('.test.ts')) h.update(f).update(readFileSync(join(abs, f)));
+    for (const f of readdirSync(abs, { recursive: true }).map(String).sort())
+      if (f.endsWith('.ts') && !f.endsWith('.test.ts')) h.update(f).update(readFileSync(join(abs, f)));
   }
   return h.digest('hex').slice(0, 16);
 }
 
-export interface JudgeSetup { app: App; readerId: number; heldId: number; questions: NewsQuestion[]; remainingText: string }
+export interface JudgeSetup {
+  app: App;
+  readerId: number;
+  heldId: number;
+  questions: NewsQuestion[];
+  remainingText: string;
+}
 
 export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
   const articles = readArticles();
@@ -73,9 +99,15 @@ export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
   const remainingText = paddedWords(remaining.map((a) => a.title + ' ' + a.text).join(' '));
   const stamp = indexStamp();
   const dir = dataDir ?? tempDataDir('tidings-answers-bench-');
-  const reuse = dataDir !== undefined && existsSync(join(dir, 'stamp')) && readFileSync(join(dir, 'stamp'), 'utf8') === stamp;
-  if (dataDir && !reuse) { rmSync(dir, { recursive: true, force: true }); mkdirSync(dir, { recursive: true }); }
-  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }));
+  const reuse =
+    dataDir !== undefined && existsSync(join(dir, 'stamp')) && readFileSync(join(dir, 'stamp'), 'utf8') === stamp;
+  if (dataDir && !reuse) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  }
+  const app = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }),
+  );
   let readerId: number, heldId: number;
   if (reuse) {
     readerId = (await app.users.findByName('reader'))!.id;
@@ -87,7 +119,9 @@ export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
     heldId = await addUser(app, 'held');
     await addFeedsFor(app, readerId, 'news', articles, FEEDS);
     await addFeedsFor(app, heldId, 'held', remaining, HELD_FEEDS);
-    console.log(`indexed ${articles.length} + ${remaining.length} (withheld user) articles in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `indexed ${articles.length} + ${remaining.length} (withheld user) articles in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
     if (dataDir) writeFileSync(join(dir, 'stamp'), stamp);
   }
   return { app, readerId, heldId, questions, remainingText };
@@ -96,12 +130,27 @@ export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
 async function ask(setup: JudgeSetup, model: SonarModel, q: NewsQuestion, withheld: boolean): Promise<AnswerRow> {
   const parsed = parseChatRequest({ model, messages: [{ role: 'user', content: q.question }] });
   const t = performance.now();
-  const r = await answerService(setup.app).complete({ ...parsed.answer, scope: { kind: 'subscriptions', userId: withheld ? setup.heldId : setup.readerId } });
+  const r = await answerService(setup.app).complete({
+    ...parsed.answer,
+    scope: { kind: 'subscriptions', userId: withheld ? setup.heldId : setup.readerId },
+  });
   const ms = performance.now() - t;
-  return { id: q.id, status: 200, ms, withheld, resp: { choices: [{ message: { content: r.content } }], citations: r.citations } };
+  return {
+    id: q.id,
+    status: 200,
+    ms,
+    withheld,
+    resp: { choices: [{ message: { content: r.content } }], citations: r.citations },
+  };
 }
 
-export interface ModelRun { model: SonarModel; all: Judgement; even: Judgement; odd: Judgement; rows: AnswerRow[] }
+export interface ModelRun {
+  model: SonarModel;
+  all: Judgement;
+  even: Judgement;
+  odd: Judgement;
+  rows: AnswerRow[];
+}
 
 export async function runModel(setup: JudgeSetup, model: SonarModel): Promise<ModelRun> {
   const { questions } = setup;
@@ -111,18 +160,28 @@ export async function runModel(setup: JudgeSetup, model: SonarModel): Promise<Mo
   for (const q of questions.slice(0, WITHHELD)) rows.push(await ask(setup, model, q, true));
   const byId = new Map(questions.map((q) => [q.id, q]));
   const index = new Map(questions.map((q, i) => [q.id, i]));
-  const half = (parity: number) => judge(rows.filter((r) => index.get(r.id)! % 2 === parity), byId, setup.remainingText);
+  const half = (parity: number) =>
+    judge(
+      rows.filter((r) => index.get(r.id)! % 2 === parity),
+      byId,
+      setup.remainingText,
+    );
   return { model, all: judge(rows, byId, setup.remainingText), even: half(0), odd: half(1), rows };
 }
 
 export function formatJudgement(j: Judgement): string {
-  return `correct-only ${j.correct_only.toFixed(3)}  wrong-only ${j.wrong_only.toFixed(3)}  both ${j.both.toFixed(3)}  none ${j.none.toFixed(3)}  ` +
+  return (
+    `correct-only ${j.correct_only.toFixed(3)}  wrong-only ${j.wrong_only.toFixed(3)}  both ${j.both.toFixed(3)}  none ${j.none.toFixed(3)}  ` +
     `success@5 ${j['success@5'].toFixed(3)}  MRR ${j.MRR.toFixed(3)}  citations ${j.mean_citations.toFixed(2)}  debris ${j.debris.toFixed(3)}  ` +
-    `declines ${j.declines.toFixed(3)}  declined ${j.declinedCount}/${j.unanswerable} unanswerable (${j.declined?.toFixed(3)}, wrong-only ${j.withheld_wrong_only?.toFixed(3)})  p50 ${j.p50_ms} ms`;
+    `declines ${j.declines.toFixed(3)}  declined ${j.declinedCount}/${j.unanswerable} unanswerable (${j.declined?.toFixed(3)}, wrong-only ${j.withheld_wrong_only?.toFixed(3)})  p50 ${j.p50_ms} ms`
+  );
 }
 
 async function main(argv: string[]): Promise<void> {
-  if (!hasNews) { console.log('skipped: ../shared/corpus/news is not present'); return; }
+  if (!hasNews) {
+    console.log('skipped: ../shared/corpus/news is not present');
+    return;
+  }
   const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const models = (opt('--models') ?? 'sonar,sonar-pro').split(',') as SonarModel[];
   const setup = await buildSetup(opt('--data'));
@@ -130,13 +189,20 @@ async function main(argv: string[]): Promise<void> {
   for (const model of models) {
     const run = await runModel(setup, model);
     console.log(`## ${model} (${run.all.n} questions + ${run.all.withheld} withheld)`);
-    for (const [name, j] of [['even', run.even], ['odd', run.odd], ['all', run.all]] as const) console.log(`${name.padEnd(4)} ${formatJudgement(j)}`);
+    for (const [name, j] of [
+      ['even', run.even],
+      ['odd', run.odd],
+      ['all', run.all],
+    ] as const)
+      console.log(`${name.padEnd(4)} ${formatJudgement(j)}`);
     const out = opt('--out');
     if (out) writeFileSync(`${out}-${model}.jsonl`, run.rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const show = Number(opt('--show') ?? 0);
     for (const r of run.rows.filter((_, i) => i % 2 === 0).slice(0, show)) {
       const q = byId.get(r.id)!;
-      console.log(`\n[${verdictOf(answerText(r), q)}${r.withheld ? ', withheld' : ''}] ${q.question}\n  choices: ${q.choices.map((c, i) => (String(i) === q.answer[0] ? `*${c}*` : c)).join(' | ')}\n  ${answerText(r).replace(/\n+/g, '\n  ')}`);
+      console.log(
+        `\n[${verdictOf(answerText(r), q)}${r.withheld ? ', withheld' : ''}] ${q.question}\n  choices: ${q.choices.map((c, i) => (String(i) === q.answer[0] ? `*${c}*` : c)).join(' | ')}\n  ${answerText(r).replace(/\n+/g, '\n  ')}`,
+      );
     }
   }
   await setup.app.close();

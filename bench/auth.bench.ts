@@ -20,7 +20,8 @@ const users: { id: number }[] = [];
 for (let i = 0; i < 100; i++) users.push(await app.users.create(`user${i}`, 'x'));
 const headers: string[] = [];
 await app.store.transaction(async () => {
-  for (let i = 0; i < TOKENS; i++) headers.push(`GoogleLogin auth=${(await issueClientLoginToken(app, users[i % users.length]!.id)).token}`);
+  for (let i = 0; i < TOKENS; i++)
+    headers.push(`GoogleLogin auth=${(await issueClientLoginToken(app, users[i % users.length]!.id)).token}`);
 });
 
 async function measure(name: string, fn: (i: number) => unknown): Promise<number> {
@@ -28,21 +29,33 @@ async function measure(name: string, fn: (i: number) => unknown): Promise<number
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < CALLS; i++) await fn(i);
   const ns = Number(process.hrtime.bigint() - t0) / CALLS;
-  console.log(`${name.padEnd(48)} ${(ns / 1000).toFixed(2).padStart(8)} µs/call  ${Math.round(1e9 / ns).toLocaleString('en').padStart(10)} calls/s`);
+  console.log(
+    `${name.padEnd(48)} ${(ns / 1000).toFixed(2).padStart(8)} µs/call  ${Math.round(1e9 / ns)
+      .toLocaleString('en')
+      .padStart(10)} calls/s`,
+  );
   return ns;
 }
 
 console.log(`${TOKENS} tokens, ${CALLS} calls each`);
-const base = await measure('baseline: users.findById (PK lookup)', (i) => app.users.findById(users[i % users.length]!.id));
+const base = await measure('baseline: users.findById (PK lookup)', (i) =>
+  app.users.findById(users[i % users.length]!.id),
+);
 // Every token used once already, as in steady state: within a minute no last-use writes happen.
 for (const h of headers) await authenticate(app, h);
-const auth = await measure('authenticate (last use written once a minute)', (i) => authenticate(app, headers[i % TOKENS]!));
+const auth = await measure('authenticate (last use written once a minute)', (i) =>
+  authenticate(app, headers[i % TOKENS]!),
+);
 const tokens = authStore(app).tokens;
 const everyTime = await measure('authenticate + last-use write on every call', async (i) => {
   const a = await authenticate(app, headers[i % TOKENS]!);
   if (a) await tokens.markUsed(a.tokenId, Math.floor(Date.now() / 1000));
 });
-const bad = await measure('authenticate, unknown token (401 path)', (i) => authenticate(app, `Bearer tdgl_unknown${i}`));
-console.log(`ratios: authenticate/baseline ${(auth / base).toFixed(2)}x, write-every-call/authenticate ${(everyTime / auth).toFixed(2)}x, unknown/baseline ${(bad / base).toFixed(2)}x`);
+const bad = await measure('authenticate, unknown token (401 path)', (i) =>
+  authenticate(app, `Bearer tdgl_unknown${i}`),
+);
+console.log(
+  `ratios: authenticate/baseline ${(auth / base).toFixed(2)}x, write-every-call/authenticate ${(everyTime / auth).toFixed(2)}x, unknown/baseline ${(bad / base).toFixed(2)}x`,
+);
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });

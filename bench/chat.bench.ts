@@ -28,17 +28,47 @@ import { testSql } from '../src/store/testing.ts';
 
 const ARTICLES = Number(process.argv[2] ?? 2000);
 const SECONDS = Number(process.argv[3] ?? 4);
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN; };
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
+};
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
-interface Env { app: App; server: FastifyInstance; pool: Pool; key: string; userId: number; close(): Promise<void> }
+interface Env {
+  app: App;
+  server: FastifyInstance;
+  pool: Pool;
+  key: string;
+  userId: number;
+  close(): Promise<void>;
+}
 
-async function startEnv(overrides: Partial<Config>, load: (app: App) => Promise<unknown> | void, answers?: AnswerService): Promise<Env> {
+async function startEnv(
+  overrides: Partial<Config>,
+  load: (app: App) => Promise<unknown> | void,
+  answers?: AnswerService,
+): Promise<Env> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ? freshPostgresDatabase(process.env.BENCH_DATABASE_URL) : '';
-  const app = await createApp(loadConfig({ env: {}, overrides: { databaseUrl, dataDir: tempDataDir('tidings-chat-bench-'), logLevel: 'silent', rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] }, ...overrides } }), silentLogger);
+  const app = await createApp(
+    loadConfig({
+      env: {},
+      overrides: {
+        databaseUrl,
+        dataDir: tempDataDir('tidings-chat-bench-'),
+        logLevel: 'silent',
+        rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] },
+        ...overrides,
+      },
+    }),
+    silentLogger,
+  );
   const userId = (await app.users.create('bench', 'x')).id;
   await load(app);
-  await testSql(app).prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING').run(userId);
+  await testSql(app)
+    .prepare(
+      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING',
+    )
+    .run(userId);
   const key = (await createApiKey(chatStore(app).keys, userId, 'bench', 5)).key;
   let server: FastifyInstance;
   if (answers) {
@@ -47,8 +77,22 @@ async function startEnv(overrides: Partial<Config>, load: (app: App) => Promise<
   } else server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   const addr = server.server.address();
-  const pool = new Pool(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, { connections: 128, pipelining: 1 });
-  return { app, server, pool, key, userId, async close() { await pool.close(); await server.close(); await app.close(); } };
+  const pool = new Pool(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, {
+    connections: 128,
+    pipelining: 1,
+  });
+  return {
+    app,
+    server,
+    pool,
+    key,
+    userId,
+    async close() {
+      await pool.close();
+      await server.close();
+      await app.close();
+    },
+  };
 }
 
 function body(q: string, stream = false): string {
@@ -56,9 +100,19 @@ function body(q: string, stream = false): string {
 }
 
 /** One request; returns total ms and ms to the first body byte (stream) or first content token. */
-async function call(env: Env, q: string, stream = false, firstToken = false): Promise<{ total: number; first: number }> {
+async function call(
+  env: Env,
+  q: string,
+  stream = false,
+  firstToken = false,
+): Promise<{ total: number; first: number }> {
   const t0 = performance.now();
-  const res = await env.pool.request({ path: '/chat/completions', method: 'POST', body: body(q, stream), headers: { authorization: `Bearer ${env.key}`, 'content-type': 'application/json' } });
+  const res = await env.pool.request({
+    path: '/chat/completions',
+    method: 'POST',
+    body: body(q, stream),
+    headers: { authorization: `Bearer ${env.key}`, 'content-type': 'application/json' },
+  });
   let first = NaN;
   let buf = '';
   for await (const chunk of res.body) {
@@ -79,57 +133,97 @@ async function load(concurrency: number, seconds: number, questions: string[], r
   let i = 0;
   const end = performance.now() + seconds * 1000;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      const q = questions[i++ % questions.length];
-      const s = performance.now();
-      await run(q);
-      lat.push(performance.now() - s);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const q = questions[i++ % questions.length];
+        const s = performance.now();
+        await run(q);
+        lat.push(performance.now() - s);
+      }
+    }),
+  );
   const elapsed = (performance.now() - t0) / 1000;
   return { rps: lat.length / elapsed, p50: pct(lat, 0.5), p99: pct(lat, 0.99), n: lat.length };
 }
 
 async function extractiveBench(lines: string[]): Promise<void> {
-  if (!hasNews) { lines.push('news corpus missing (../shared/corpus/news): extractive part skipped'); return; }
+  if (!hasNews) {
+    lines.push('news corpus missing (../shared/corpus/news): extractive part skipped');
+    return;
+  }
   const articles = readArticles(ARTICLES);
   const questions = readQuestions().map((q) => q.question);
   const t = performance.now();
   const env = await startEnv({}, (app) => loadArticles(app, articles));
-  lines.push(`corpus: ${articles.length} articles loaded in ${((performance.now() - t) / 1000).toFixed(1)} s; ${questions.length} questions; model sonar, extractive engine`);
+  lines.push(
+    `corpus: ${articles.length} articles loaded in ${((performance.now() - t) / 1000).toFixed(1)} s; ${questions.length} questions; model sonar, extractive engine`,
+  );
   const svc = answerService(env.app);
-  const direct = (q: string) => svc.complete({ model: 'sonar', messages: [{ role: 'user', content: q }], scope: { kind: 'subscriptions', userId: env.userId }, filters: {}, searchContextSize: 'low', temperature: 0.2, topP: 0.9, topK: 0 });
-  for (const q of questions.slice(0, 20)) { await direct(q); await call(env, q); } // warm-up
+  const direct = (q: string) =>
+    svc.complete({
+      model: 'sonar',
+      messages: [{ role: 'user', content: q }],
+      scope: { kind: 'subscriptions', userId: env.userId },
+      filters: {},
+      searchContextSize: 'low',
+      temperature: 0.2,
+      topP: 0.9,
+      topK: 0,
+    });
+  for (const q of questions.slice(0, 20)) {
+    await direct(q);
+    await call(env, q);
+  } // warm-up
 
   // Same questions, sequential, alternating direct and API so both see the same cache state.
-  const d: number[] = [], a: number[] = [];
+  const d: number[] = [],
+    a: number[] = [];
   const sample = questions.slice(0, Math.min(questions.length, 200));
   for (const q of sample) {
-    let s = performance.now(); await direct(q); d.push(performance.now() - s);
-    s = performance.now(); await call(env, q); a.push(performance.now() - s);
+    let s = performance.now();
+    await direct(q);
+    d.push(performance.now() - s);
+    s = performance.now();
+    await call(env, q);
+    a.push(performance.now() - s);
   }
-  const dp50 = pct(d, 0.5), ap50 = pct(a, 0.5);
-  lines.push('', '| measure (sequential, same questions) | p50 | p99 |', '|---|---|---|',
+  const dp50 = pct(d, 0.5),
+    ap50 = pct(a, 0.5);
+  lines.push(
+    '',
+    '| measure (sequential, same questions) | p50 | p99 |',
+    '|---|---|---|',
     `| pipeline direct (answerService.complete) | ${ms(dp50)} | ${ms(pct(d, 0.99))} |`,
     `| through the HTTP API (non-streaming) | ${ms(ap50)} | ${ms(pct(a, 0.99))} |`,
-    `| **API layer overhead** | **${ms(ap50 - dp50)}** (ratio ${(ap50 / dp50).toFixed(2)}) | ${ms(pct(a, 0.99) - pct(d, 0.99))} |`);
+    `| **API layer overhead** | **${ms(ap50 - dp50)}** (ratio ${(ap50 / dp50).toFixed(2)}) | ${ms(pct(a, 0.99) - pct(d, 0.99))} |`,
+  );
 
   const ttfb: number[] = [];
   for (const q of sample.slice(0, 100)) ttfb.push((await call(env, q, true)).first);
-  lines.push(`| streaming time to first byte (first SSE chunk, citations) | ${ms(pct(ttfb, 0.5))} | ${ms(pct(ttfb, 0.99))} |`);
+  lines.push(
+    `| streaming time to first byte (first SSE chunk, citations) | ${ms(pct(ttfb, 0.5))} | ${ms(pct(ttfb, 0.99))} |`,
+  );
 
-  lines.push('', '| clients | API requests/s | p50 | p99 | pipeline direct requests/s (same concurrency) | ratio |', '|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    '| clients | API requests/s | p50 | p99 | pipeline direct requests/s (same concurrency) | ratio |',
+    '|---|---|---|---|---|---|',
+  );
   for (const c of [1, 16, 64]) {
     const api = await load(c, SECONDS, questions, (q) => call(env, q));
     const dir = await load(c, SECONDS, questions, direct);
-    lines.push(`| ${c} | ${api.rps.toFixed(0)} | ${ms(api.p50)} | ${ms(api.p99)} | ${dir.rps.toFixed(0)} | ${(api.rps / dir.rps).toFixed(2)} |`);
+    lines.push(
+      `| ${c} | ${api.rps.toFixed(0)} | ${ms(api.p50)} | ${ms(api.p99)} | ${dir.rps.toFixed(0)} | ${(api.rps / dir.rps).toFixed(2)} |`,
+    );
   }
   await env.close();
 }
 
 /** An OpenAI-compatible upstream: first token after FIRST_MS, then one token per TOKEN_MS. */
-const FIRST_MS = 50, TOKEN_MS = 5, TOKENS = 40;
+const FIRST_MS = 50,
+  TOKEN_MS = 5,
+  TOKENS = 40;
 function stubUpstream(): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     req.resume();
@@ -139,52 +233,88 @@ function stubUpstream(): Promise<{ server: Server; url: string }> {
       const base = { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'stub' };
       let n = 0;
       const tick = () => {
-        if (n < TOKENS) { chunk({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: `word${n} ` }, finish_reason: null }] }); n++; setTimeout(tick, TOKEN_MS); return; }
+        if (n < TOKENS) {
+          chunk({
+            ...base,
+            choices: [{ index: 0, delta: { role: 'assistant', content: `word${n} ` }, finish_reason: null }],
+          });
+          n++;
+          setTimeout(tick, TOKEN_MS);
+          return;
+        }
         chunk({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-        chunk({ ...base, choices: [], usage: { prompt_tokens: 100, completion_tokens: TOKENS, total_tokens: 100 + TOKENS } });
+        chunk({
+          ...base,
+          choices: [],
+          usage: { prompt_tokens: 100, completion_tokens: TOKENS, total_tokens: 100 + TOKENS },
+        });
         res.end('data: [DONE]\n\n');
       };
       setTimeout(tick, FIRST_MS);
     });
   });
-  return new Promise((r) => server.listen(0, '127.0.0.1', () => {
-    const a = server.address();
-    r({ server, url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/v1` });
-  }));
+  return new Promise((r) =>
+    server.listen(0, '127.0.0.1', () => {
+      const a = server.address();
+      r({ server, url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/v1` });
+    }),
+  );
 }
 
 async function upstreamBench(lines: string[]): Promise<void> {
   const stub = await stubUpstream();
-  const env = await startEnv({ llmBaseUrl: stub.url, llmModel: 'stub', engineByModel: { sonar: 'openai' } }, async (app) => {
-    if (hasNews) await loadArticles(app, readArticles(300));
-  });
+  const env = await startEnv(
+    { llmBaseUrl: stub.url, llmModel: 'stub', engineByModel: { sonar: 'openai' } },
+    async (app) => {
+      if (hasNews) await loadArticles(app, readArticles(300));
+    },
+  );
   const questions = hasNews ? readQuestions().map((q) => q.question) : ['What happened this week?'];
   const upstreamPool = new Pool(stub.url.replace(/\/v1$/, ''), { connections: 4 });
-  const own: number[] = [], ours: number[] = [], direct: number[] = [];
+  const own: number[] = [],
+    ours: number[] = [],
+    direct: number[] = [];
   const svc = answerService(env.app);
   for (let i = 0; i < 40; i++) {
     const q = questions[i % questions.length];
     const td = performance.now();
     let firstDirect = NaN;
-    for await (const ev of svc.stream({ model: 'sonar', messages: [{ role: 'user', content: q }], scope: { kind: 'subscriptions', userId: env.userId }, filters: {}, searchContextSize: 'low' })) {
+    for await (const ev of svc.stream({
+      model: 'sonar',
+      messages: [{ role: 'user', content: q }],
+      scope: { kind: 'subscriptions', userId: env.userId },
+      filters: {},
+      searchContextSize: 'low',
+    })) {
       if (ev.type === 'delta' && ev.text && Number.isNaN(firstDirect)) firstDirect = performance.now() - td;
     }
     if (i >= 5) direct.push(firstDirect);
     const t0 = performance.now();
-    const res = await upstreamPool.request({ path: '/v1/chat/completions', method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const res = await upstreamPool.request({
+      path: '/v1/chat/completions',
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     let first = NaN;
-    for await (const c of res.body) if (Number.isNaN(first) && c.toString().includes('"content"')) first = performance.now() - t0;
+    for await (const c of res.body)
+      if (Number.isNaN(first) && c.toString().includes('"content"')) first = performance.now() - t0;
     if (i >= 5) own.push(first);
     const r = await call(env, q, true, true);
     if (i >= 5) ours.push(r.first);
   }
-  lines.push('', `Stub upstream (first token after ${FIRST_MS} ms, then one per ${TOKEN_MS} ms), streaming, sequential, 300 articles:`, '',
-    '| time to first token | p50 | p99 |', '|---|---|---|',
+  lines.push(
+    '',
+    `Stub upstream (first token after ${FIRST_MS} ms, then one per ${TOKEN_MS} ms), streaming, sequential, 300 articles:`,
+    '',
+    '| time to first token | p50 | p99 |',
+    '|---|---|---|',
     `| upstream alone | ${ms(pct(own, 0.5))} | ${ms(pct(own, 0.99))} |`,
     `| pipeline directly (search + prompt + upstream) | ${ms(pct(direct, 0.5))} | ${ms(pct(direct, 0.99))} |`,
     `| through the API (pipeline + HTTP + SSE) | ${ms(pct(ours, 0.5))} | ${ms(pct(ours, 0.99))} |`,
     `| **added by Tidings over the upstream** | **${ms(pct(ours, 0.5) - pct(own, 0.5))}** | ${ms(pct(ours, 0.99) - pct(own, 0.99))} |`,
-    `| of which the API layer (API − pipeline directly) | ${ms(pct(ours, 0.5) - pct(direct, 0.5))} | |`);
+    `| of which the API layer (API − pipeline directly) | ${ms(pct(ours, 0.5) - pct(direct, 0.5))} | |`,
+  );
   await upstreamPool.close();
   await env.close();
   stub.server.close();
@@ -193,17 +323,36 @@ async function upstreamBench(lines: string[]): Promise<void> {
 /** A pipeline that costs nothing: what the API layer alone can serve. */
 const CONSTANT: AnswerService = {
   async *stream(_req: AnswerRequest): AsyncIterable<AnswerEvent> {
-    yield { type: 'sources', citations: ['https://a.example/1', 'https://b.example/2'], searchResults: [
-      { title: 'A', url: 'https://a.example/1', date: '2026-11-20', last_updated: null, snippet: 'a', source: 'web' },
-      { title: 'B', url: 'https://b.example/2', date: '2026-11-20', last_updated: null, snippet: 'b', source: 'web' }] };
-    for (const w of 'NASA launched the Artemis mission this week [1], with four astronauts aboard [2].'.split(/(?<= )/)) yield { type: 'delta', text: w };
+    yield {
+      type: 'sources',
+      citations: ['https://a.example/1', 'https://b.example/2'],
+      searchResults: [
+        { title: 'A', url: 'https://a.example/1', date: '2026-11-20', last_updated: null, snippet: 'a', source: 'web' },
+        { title: 'B', url: 'https://b.example/2', date: '2026-11-20', last_updated: null, snippet: 'b', source: 'web' },
+      ],
+    };
+    for (const w of 'NASA launched the Artemis mission this week [1], with four astronauts aboard [2].'.split(/(?<= )/))
+      yield { type: 'delta', text: w };
     yield { type: 'done', finishReason: 'stop', usage: { promptTokens: 20, completionTokens: 14, searchQueries: 1 } };
   },
   async complete(req) {
     let content = '';
-    let citations: string[] = [], searchResults: any[] = [];
-    for await (const e of this.stream(req)) { if (e.type === 'delta') content += e.text; else if (e.type === 'sources') { citations = e.citations; searchResults = e.searchResults; } }
-    return { content, citations, searchResults, finishReason: 'stop', usage: { promptTokens: 20, completionTokens: 14, searchQueries: 1 } };
+    let citations: string[] = [],
+      searchResults: any[] = [];
+    for await (const e of this.stream(req)) {
+      if (e.type === 'delta') content += e.text;
+      else if (e.type === 'sources') {
+        citations = e.citations;
+        searchResults = e.searchResults;
+      }
+    }
+    return {
+      content,
+      citations,
+      searchResults,
+      finishReason: 'stop',
+      usage: { promptTokens: 20, completionTokens: 14, searchQueries: 1 },
+    };
   },
 };
 
@@ -211,17 +360,26 @@ async function layerBench(lines: string[]): Promise<void> {
   const env = await startEnv({}, () => {}, CONSTANT);
   const qs = ['What happened at NASA this week?'];
   for (let i = 0; i < 200; i++) await call(env, qs[0]);
-  lines.push('', 'API layer alone (a constant pipeline: auth, validation, rate limit, usage row, JSON/SSE):', '',
-    '| clients | requests/s (non-streaming) | p50 | p99 | requests/s (streaming) | p50 |', '|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    'API layer alone (a constant pipeline: auth, validation, rate limit, usage row, JSON/SSE):',
+    '',
+    '| clients | requests/s (non-streaming) | p50 | p99 | requests/s (streaming) | p50 |',
+    '|---|---|---|---|---|---|',
+  );
   for (const c of [1, 16, 64]) {
     const plain = await load(c, SECONDS, qs, (q) => call(env, q));
     const sse = await load(c, SECONDS, qs, (q) => call(env, q, true));
-    lines.push(`| ${c} | ${plain.rps.toFixed(0)} | ${ms(plain.p50)} | ${ms(plain.p99)} | ${sse.rps.toFixed(0)} | ${ms(sse.p50)} |`);
+    lines.push(
+      `| ${c} | ${plain.rps.toFixed(0)} | ${ms(plain.p50)} | ${ms(plain.p99)} | ${sse.rps.toFixed(0)} | ${ms(sse.p50)} |`,
+    );
   }
   await env.close();
 }
 
-const lines: string[] = [`node bench/chat.bench.ts ${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`];
+const lines: string[] = [
+  `node bench/chat.bench.ts ${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`,
+];
 await extractiveBench(lines);
 await layerBench(lines);
 await upstreamBench(lines);

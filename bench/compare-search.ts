@@ -10,16 +10,29 @@ import { SHARED } from '../test/helpers.ts';
 import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
 import { percentile } from './search/metrics.ts';
 
-const arg = (name: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
 const baseline = arg('baseline');
 const dataDir = arg('data');
 const rounds = Number(arg('rounds') ?? 3);
-if (!baseline || !dataDir) { console.error('usage: node bench/compare-search.ts --baseline <other checkout> --data <index data folder>'); process.exit(2); }
+if (!baseline || !dataDir) {
+  console.error('usage: node bench/compare-search.ts --baseline <other checkout> --data <index data folder>');
+  process.exit(2);
+}
 const dir = newsCorpusDir(SHARED);
-if (!dir) { console.log(`skipped: ${SHARED}/corpus/news is not present`); process.exit(0); }
+if (!dir) {
+  console.log(`skipped: ${SHARED}/corpus/news is not present`);
+  process.exit(0);
+}
 const { questions } = loadNews(dir);
 
-interface Side { name: string; search(text: string, scope: unknown): Promise<unknown>; close(): Promise<void> }
+interface Side {
+  name: string;
+  search(text: string, scope: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
 
 async function side(root: string, name: string): Promise<Side> {
   const { createApp } = await import(join(root, 'src/app.ts'));
@@ -30,12 +43,16 @@ async function side(root: string, name: string): Promise<Side> {
   // Older checkouts: searchIndexRepository(db), synchronous searchSync.
   const repo = 'store' in app ? searchIndexRepository(app) : searchIndexRepository(app.db);
   const provider = new LocalIndexProvider(repo);
-  const search = provider.searchSync ? async (text: string, scope: unknown) => provider.searchSync({ text, scope, filters: {}, limit: 10 })
+  const search = provider.searchSync
+    ? async (text: string, scope: unknown) => provider.searchSync({ text, scope, filters: {}, limit: 10 })
     : (text: string, scope: unknown) => provider.search({ text, scope, filters: {}, limit: 10 });
   return { name, search, close: () => app.close() };
 }
 
-const sides = [await side(resolve(baseline), 'baseline'), await side(resolve(import.meta.dirname, '..'), 'this checkout')];
+const sides = [
+  await side(resolve(baseline), 'baseline'),
+  await side(resolve(import.meta.dirname, '..'), 'this checkout'),
+];
 for (const scope of [{ kind: 'instance' }, { kind: 'subscriptions', userId: 1 }]) {
   const times: number[][] = sides.map(() => []);
   for (const s of sides) for (const q of questions.slice(0, 30)) await s.search(q.question, scope); // warm-up
@@ -43,11 +60,20 @@ for (const scope of [{ kind: 'instance' }, { kind: 'subscriptions', userId: 1 }]
     for (const q of questions) {
       // Alternate which side goes first so neither always gets the warmer cache.
       const order = (r + q.question.length) % 2 ? [0, 1] : [1, 0];
-      for (const i of order) { const t0 = performance.now(); await sides[i]!.search(q.question, scope); times[i]!.push(performance.now() - t0); }
+      for (const i of order) {
+        const t0 = performance.now();
+        await sides[i]!.search(q.question, scope);
+        times[i]!.push(performance.now() - t0);
+      }
     }
   }
-  const fmt = (t: number[]) => { const s = [...t].sort((a, b) => a - b); return { p50: percentile(s, 0.5), p99: percentile(s, 0.99) }; };
+  const fmt = (t: number[]) => {
+    const s = [...t].sort((a, b) => a - b);
+    return { p50: percentile(s, 0.5), p99: percentile(s, 0.99) };
+  };
   const [a, b] = times.map(fmt);
-  console.log(`${scope.kind.padEnd(13)} baseline p50 ${a!.p50.toFixed(2)} ms p99 ${a!.p99.toFixed(2)} ms | this checkout p50 ${b!.p50.toFixed(2)} ms p99 ${b!.p99.toFixed(2)} ms | ratio p50 ${(b!.p50 / a!.p50).toFixed(3)}x`);
+  console.log(
+    `${scope.kind.padEnd(13)} baseline p50 ${a!.p50.toFixed(2)} ms p99 ${a!.p99.toFixed(2)} ms | this checkout p50 ${b!.p50.toFixed(2)} ms p99 ${b!.p99.toFixed(2)} ms | ratio p50 ${(b!.p50 / a!.p50).toFixed(3)}x`,
+  );
 }
 for (const s of sides) await s.close();

@@ -7,11 +7,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 
 const { feeds, items } = workerData as { feeds: number; items: number };
-const words = ('market policy climate energy election court research science health space rover budget vote storm'
-  + ' league transfer museum galaxy vaccine solar battery chip model network ocean river city council'
-  + ' festival novel camera reactor treaty port rail bridge satellite coral glacier harvest').split(' ');
+const words = (
+  'market policy climate energy election court research science health space rover budget vote storm' +
+  ' league transfer museum galaxy vaccine solar battery chip model network ocean river city council' +
+  ' festival novel camera reactor treaty port rail bridge satellite coral glacier harvest'
+).split(' ');
 let seed = 42;
-const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+};
 const pick = () => words[Math.floor(rand() * words.length)]!;
 const phrase = (n: number) => Array.from({ length: n }, pick).join(' ');
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -21,17 +26,29 @@ const t0 = Date.UTC(2026, 10, 1);
 // width/height, a line break, typographic entities) so they go through sanitize-html, instead of
 // the plain paragraphs of gen-feeds.py, which the sanitizer's verbatim fast path passes through.
 const rich = Boolean((workerData as { rich?: boolean }).rich);
-const richParagraph = (k: number, n: number) => `<p>${phrase(20)} <a href="/post/${n}?ref=feed&amp;k=${k}">${phrase(3)}</a> ${phrase(15)}&#8217;s ${phrase(10)}&nbsp;&mdash; <em>${phrase(4)}</em><br>${phrase(10)}.</p>`;
-const body = (k: number, n: number) => rich
-  ? `${richParagraph(k, n)}<figure><img src="https://cdn${k}.example/img/${n}.jpg" width="800" height="450" alt="${phrase(3)}"></figure>${richParagraph(k, n + 1)}${richParagraph(k, n + 2)}`
-  : Array.from({ length: 3 }, () => `<p>${phrase(60)}.</p>`).join('');
+const richParagraph = (k: number, n: number) =>
+  `<p>${phrase(20)} <a href="/post/${n}?ref=feed&amp;k=${k}">${phrase(3)}</a> ${phrase(15)}&#8217;s ${phrase(10)}&nbsp;&mdash; <em>${phrase(4)}</em><br>${phrase(10)}.</p>`;
+const body = (k: number, n: number) =>
+  rich
+    ? `${richParagraph(k, n)}<figure><img src="https://cdn${k}.example/img/${n}.jpg" width="800" height="450" alt="${phrase(3)}"></figure>${richParagraph(k, n + 1)}${richParagraph(k, n + 2)}`
+    : Array.from({ length: 3 }, () => `<p>${phrase(60)}.</p>`).join('');
 
-interface Item { j: number; title: string; body: string; date: number }
+interface Item {
+  j: number;
+  title: string;
+  body: string;
+  date: number;
+}
 const store: Item[][] = [];
 for (let k = 0; k < feeds; k++) {
-  store.push(Array.from({ length: items }, (_, j) => ({
-    j, title: phrase(7), body: body(k, j), date: t0 - (j * 3 + (k % 7)) * 3600_000,
-  })));
+  store.push(
+    Array.from({ length: items }, (_, j) => ({
+      j,
+      title: phrase(7),
+      body: body(k, j),
+      date: t0 - (j * 3 + (k % 7)) * 3600_000,
+    })),
+  );
 }
 const version = new Array<number>(feeds).fill(1);
 const cache = new Map<number, Buffer>();
@@ -39,11 +56,16 @@ const cache = new Map<number, Buffer>();
 function render(k: number): Buffer {
   let b = cache.get(k);
   if (b) return b;
-  const its = store[k]!.map((it) => `<item><title>${esc(it.title)}</title><link>https://site${k}.example/post/${it.j}</link>`
-    + `<guid>https://site${k}.example/post/${it.j}</guid><pubDate>${new Date(it.date).toUTCString()}</pubDate>`
-    + `<description>${esc(it.body)}</description></item>`).join('');
-  b = Buffer.from(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Site ${k}</title>`
-    + `<link>https://site${k}.example/</link><description>synthetic</description>${its}</channel></rss>`);
+  const its = store[k]!.map(
+    (it) =>
+      `<item><title>${esc(it.title)}</title><link>https://site${k}.example/post/${it.j}</link>` +
+      `<guid>https://site${k}.example/post/${it.j}</guid><pubDate>${new Date(it.date).toUTCString()}</pubDate>` +
+      `<description>${esc(it.body)}</description></item>`,
+  ).join('');
+  b = Buffer.from(
+    `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Site ${k}</title>` +
+      `<link>https://site${k}.example/</link><description>synthetic</description>${its}</channel></rss>`,
+  );
   cache.set(k, b);
   return b;
 }
@@ -51,20 +73,42 @@ function render(k: number): Buffer {
 const server = http.createServer((req, res) => {
   const m = /^\/feed(\d+)\.xml$/.exec(req.url ?? '');
   const k = m ? Number(m[1]) : -1;
-  if (k < 0 || k >= feeds) { res.statusCode = 404; res.end(); return; }
+  if (k < 0 || k >= feeds) {
+    res.statusCode = 404;
+    res.end();
+    return;
+  }
   const etag = `"${k}-${version[k]}"`;
-  if (req.headers['if-none-match'] === etag) { res.statusCode = 304; res.end(); return; }
+  if (req.headers['if-none-match'] === etag) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
   const body = render(k);
   res.writeHead(200, { 'content-type': 'application/rss+xml', etag, 'content-length': body.length });
   res.end(body);
 });
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => parentPort!.postMessage({ port: (server.address() as AddressInfo).port, bytes: Array.from({ length: feeds }, (_, k) => render(k).length).reduce((a, b) => a + b, 0) }));
+server.listen(0, '127.0.0.1', () =>
+  parentPort!.postMessage({
+    port: (server.address() as AddressInfo).port,
+    bytes: Array.from({ length: feeds }, (_, k) => render(k).length).reduce((a, b) => a + b, 0),
+  }),
+);
 parentPort!.on('message', (m: { bump?: number[]; close?: boolean }) => {
-  if (m.close) { server.closeAllConnections(); server.close(() => process.exit(0)); return; }
+  if (m.close) {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+    return;
+  }
   for (const k of m.bump ?? []) {
     const list = store[k]!;
-    list.unshift({ j: list.length + version[k]! * 1000, title: phrase(7), body: `<p>${phrase(60)}.</p>`, date: t0 + version[k]! * 3600_000 });
+    list.unshift({
+      j: list.length + version[k]! * 1000,
+      title: phrase(7),
+      body: `<p>${phrase(60)}.</p>`,
+      date: t0 + version[k]! * 3600_000,
+    });
     list[3] = { ...list[3]!, body: list[3]!.body + '<p>Update: corrected.</p>' };
     version[k]!++;
     cache.delete(k);

@@ -15,5 +15,6 @@ console.log(formatBreakdown(summary));
 if (process.argv.includes('--failures')) {
   const prefix = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? '';
   console.log('\nfailures:');
-  for (const r of summary.results) if (r.status === 'fail' && r.file.startsWith(prefix)) console.log(`  ${r.file}: ${r.expect}`);
+  for (const r of summary.results)
+    if (r.status === 'fail' && r.file.startsWith(prefix)) console.log(`  ${r.file}: ${r.expect}`);
 }

@@ -35,14 +35,19 @@ export interface ParseMeasurement {
 export function measureParse(options: { dir?: string; millis?: number } = {}): ParseMeasurement {
   const dir = options.dir ?? REAL_WORLD;
   const millis = options.millis ?? 3000;
-  const files = readdirSync(dir).filter((f) => /\.(xml|json|rss|atom)$/.test(f)).sort().map((f) => readFileSync(join(dir, f)));
+  const files = readdirSync(dir)
+    .filter((f) => /\.(xml|json|rss|atom)$/.test(f))
+    .sort()
+    .map((f) => readFileSync(join(dir, f)));
   const bytes = files.reduce((n, b) => n + b.length, 0);
   const texts = files.map((b) => decodeFeedBody(b).text);
   const libraryInput = (s: string): unknown => (s.trimStart().startsWith('{') ? JSON.parse(s) : s);
 
   // The machine is shared: measurements alternate between the candidates round by round and keep
   // each one's fastest round, so a burst of load elsewhere cannot favour one side.
-  const race = <K extends string>(fns: Record<K, () => number>): Record<K, { msPerRound: number; perRound: number }> => {
+  const race = <K extends string>(
+    fns: Record<K, () => number>,
+  ): Record<K, { msPerRound: number; perRound: number }> => {
     const out = {} as Record<K, { msPerRound: number; perRound: number }>;
     for (const k of Object.keys(fns) as K[]) out[k] = { msPerRound: Infinity, perRound: fns[k]() }; // warm-up
     const t0 = performance.now();
@@ -72,18 +77,27 @@ export function measureParse(options: { dir?: string; millis?: number } = {}): P
     ours: () => {
       clearSanitizeMemo();
       let n = 0;
-      for (let i = 0; i < files.length; i++) n += parseFeed(files[i]!, { url: `https://bench.example/${i}/feed` }).entries.length;
+      for (let i = 0; i < files.length; i++)
+        n += parseFeed(files[i]!, { url: `https://bench.example/${i}/feed` }).entries.length;
       return n;
     },
     // A re-parse of feeds whose entries were seen before (a refresh after a small change).
     oursRepeat: () => {
       let n = 0;
-      for (let i = 0; i < files.length; i++) n += parseFeed(files[i]!, { url: `https://bench.example/${i}/feed` }).entries.length;
+      for (let i = 0; i < files.length; i++)
+        n += parseFeed(files[i]!, { url: `https://bench.example/${i}/feed` }).entries.length;
       return n;
     },
     decode: () => files.reduce((n, b) => n + decodeFeedBody(b).text.length, 0),
-    wellFormedCheck: () => texts.reduce((n, s) => n + (s.startsWith('{') || XMLValidator.validate(s) === true ? 1 : 0), 0),
-    normaliseAndSanitize: () => { clearSanitizeMemo(); return parsed.reduce((n, p, i) => n + normaliseFeed(mapFeedsmith(p), `https://bench.example/${i}/feed`, false).entries.length, 0); },
+    wellFormedCheck: () =>
+      texts.reduce((n, s) => n + (s.startsWith('{') || XMLValidator.validate(s) === true ? 1 : 0), 0),
+    normaliseAndSanitize: () => {
+      clearSanitizeMemo();
+      return parsed.reduce(
+        (n, p, i) => n + normaliseFeed(mapFeedsmith(p), `https://bench.example/${i}/feed`, false).entries.length,
+        0,
+      );
+    },
   });
   const { raw, ours, oursRepeat } = r;
   const perMb = (ms: number) => ms / (bytes / 1e6);
@@ -104,7 +118,10 @@ export function measureParse(options: { dir?: string; millis?: number } = {}): P
     raw: { mbPerSec: rawMbs, itemsPerSec: rate(raw.perRound, raw.msPerRound) },
     ours: { mbPerSec: ourMbs, itemsPerSec: rate(ours.perRound, ours.msPerRound) },
     ratio: ourMbs / rawMbs,
-    oursRepeat: { mbPerSec: rate(bytes / 1e6, oursRepeat.msPerRound), itemsPerSec: rate(oursRepeat.perRound, oursRepeat.msPerRound) },
+    oursRepeat: {
+      mbPerSec: rate(bytes / 1e6, oursRepeat.msPerRound),
+      itemsPerSec: rate(oursRepeat.perRound, oursRepeat.msPerRound),
+    },
     stages,
   };
 }

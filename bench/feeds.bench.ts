@@ -31,13 +31,20 @@ const ITEMS = 50;
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 
 let peakRss = 0;
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 25);
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 25);
 const mb = (n: number) => (n / 1e6).toFixed(1);
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 
 async function ingestBench(): Promise<void> {
-  if (!existsSync(CORPUS)) { console.log(`(a) skipped: ${CORPUS} is not present`); return; }
-  const files = readdirSync(CORPUS).filter((f) => /\.(xml|json|rss|atom)$/.test(f)).map((f) => readFileSync(join(CORPUS, f)));
+  if (!existsSync(CORPUS)) {
+    console.log(`(a) skipped: ${CORPUS} is not present`);
+    return;
+  }
+  const files = readdirSync(CORPUS)
+    .filter((f) => /\.(xml|json|rss|atom)$/.test(f))
+    .map((f) => readFileSync(join(CORPUS, f)));
   const bytes = files.reduce((a, b) => a + b.length, 0);
 
   // The parse step against the library's raw parse, interleaved (A2's measureParse): the baseline.
@@ -45,16 +52,29 @@ async function ingestBench(): Promise<void> {
   console.log('(a) ' + formatParseMeasurement(pm).replace(/\n/g, '\n    '));
   let t = 0;
 
-  const app = await createApp(loadConfig({ env: { TIDINGS_PARSE_WORKERS: process.env.TIDINGS_PARSE_WORKERS }, overrides: { dataDir: tempDataDir('tidings-bench-'), schedulerEnabled: false } }), silentLogger);
+  const app = await createApp(
+    loadConfig({
+      env: { TIDINGS_PARSE_WORKERS: process.env.TIDINGS_PARSE_WORKERS },
+      overrides: { dataDir: tempDataDir('tidings-bench-'), schedulerEnabled: false },
+    }),
+    silentLogger,
+  );
   const { feeds, items, subscriptions } = feedEngine(app);
   const user = (await app.users.create('bench', 'x')).id;
-  let parseMs = 0, storeMs = 0, stored = 0;
+  let parseMs = 0,
+    storeMs = 0,
+    stored = 0;
   for (let r = 0; r < REPS; r++) {
     for (let i = 0; i < files.length; i++) {
       const url = `https://bench.example/${r}/${i}`;
       t = performance.now();
       let parsed: ReturnType<typeof parseFeed>;
-      try { parsed = parseFeed(files[i]!, { url }); } catch { parseMs += performance.now() - t; continue; }
+      try {
+        parsed = parseFeed(files[i]!, { url });
+      } catch {
+        parseMs += performance.now() - t;
+        continue;
+      }
       const t1 = performance.now();
       parseMs += t1 - t;
       const f = await feeds.create(url, { title: parsed.title });
@@ -63,11 +83,15 @@ async function ingestBench(): Promise<void> {
       storeMs += performance.now() - t1;
     }
   }
-  parseMs /= REPS; storeMs /= REPS; stored /= REPS;
+  parseMs /= REPS;
+  storeMs /= REPS;
+  stored /= REPS;
   const total = parseMs + storeMs;
-  const rawMs = (bytes / 1e6) / pm.raw.mbPerSec * 1000;
+  const rawMs = (bytes / 1e6 / pm.raw.mbPerSec) * 1000;
   console.log(`    ingest on one thread (parse + store with fan-out to one subscriber), mean of ${REPS} runs:`);
-  console.log(`      parse ${parseMs.toFixed(0)} ms + store ${storeMs.toFixed(0)} ms (${(stored / (storeMs / 1000)).toFixed(0)} items/s) = ${(bytes / 1e6 / (total / 1000)).toFixed(1)} MB/s, ${(stored / (total / 1000)).toFixed(0)} items/s = ${(total / rawMs).toFixed(2)}x the raw parse time`);
+  console.log(
+    `      parse ${parseMs.toFixed(0)} ms + store ${storeMs.toFixed(0)} ms (${(stored / (storeMs / 1000)).toFixed(0)} items/s) = ${(bytes / 1e6 / (total / 1000)).toFixed(1)} MB/s, ${(stored / (total / 1000)).toFixed(0)} items/s = ${(total / rawMs).toFixed(2)}x the raw parse time`,
+  );
 
   // The same ingest as a refresh runs it: parsing on the parse pool (config.parseWorkers, each feed
   // on a stable worker), storing on this thread as parses come back. One warm-up round (workers
@@ -77,14 +101,20 @@ async function ingestBench(): Promise<void> {
     const pool = new ParsePool(workers);
     const round = async (tag: string): Promise<number> => {
       let n = 0;
-      await Promise.all(files.map(async (body, i) => {
-        const url = `https://bench.example/${tag}/${i}`;
-        let parsed: Awaited<ReturnType<typeof pool.parse>>;
-        try { parsed = await pool.parse(body, { url }, i); } catch { return; }
-        const f = await feeds.create(url, { title: parsed.title });
-        await subscriptions.subscribe(user, f.id);
-        n += (await items.upsertEntries(f.id, parsed.entries, Date.now() * 1000)).added.length;
-      }));
+      await Promise.all(
+        files.map(async (body, i) => {
+          const url = `https://bench.example/${tag}/${i}`;
+          let parsed: Awaited<ReturnType<typeof pool.parse>>;
+          try {
+            parsed = await pool.parse(body, { url }, i);
+          } catch {
+            return;
+          }
+          const f = await feeds.create(url, { title: parsed.title });
+          await subscriptions.subscribe(user, f.id);
+          n += (await items.upsertEntries(f.id, parsed.entries, Date.now() * 1000)).added.length;
+        }),
+      );
       return n;
     };
     await round('pool-warm-up');
@@ -95,19 +125,30 @@ async function ingestBench(): Promise<void> {
     pooled /= REPS;
     await pool.close();
     console.log(`    ingest with ${workers} parse worker(s) + storing on the main thread, mean of ${REPS} runs:`);
-    console.log(`      ${pooledMs.toFixed(0)} ms = ${(bytes / 1e6 / (pooledMs / 1000)).toFixed(1)} MB/s, ${(pooled / (pooledMs / 1000)).toFixed(0)} items/s = ${(pooledMs / rawMs).toFixed(2)}x the raw parse time (${(rawMs / pooledMs).toFixed(2)}x its speed)`);
+    console.log(
+      `      ${pooledMs.toFixed(0)} ms = ${(bytes / 1e6 / (pooledMs / 1000)).toFixed(1)} MB/s, ${(pooled / (pooledMs / 1000)).toFixed(0)} items/s = ${(pooledMs / rawMs).toFixed(2)}x the raw parse time (${(rawMs / pooledMs).toFixed(2)}x its speed)`,
+    );
   }
   await app.close();
 }
 
 async function refreshBench(): Promise<void> {
-  const worker = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), { workerData: { feeds: FEEDS, items: ITEMS, rich: process.env.BENCH_CONTENT === 'rich' } });
-  const ask = (msg: unknown) => new Promise<any>((r) => { worker.once('message', r); if (msg) worker.postMessage(msg); });
-  const { port, bytes } = await ask(null) as { port: number; bytes: number };
+  const worker = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
+    workerData: { feeds: FEEDS, items: ITEMS, rich: process.env.BENCH_CONTENT === 'rich' },
+  });
+  const ask = (msg: unknown) =>
+    new Promise<any>((r) => {
+      worker.once('message', r);
+      if (msg) worker.postMessage(msg);
+    });
+  const { port, bytes } = (await ask(null)) as { port: number; bytes: number };
   const base = `http://127.0.0.1:${port}`;
   const urls = Array.from({ length: FEEDS }, (_, k) => `${base}/feed${k}.xml`);
 
-  const config = loadConfig({ env: { TIDINGS_PARSE_WORKERS: process.env.TIDINGS_PARSE_WORKERS }, overrides: { dataDir: tempDataDir('tidings-bench-'), allowPrivateNetworks: true, schedulerEnabled: false } });
+  const config = loadConfig({
+    env: { TIDINGS_PARSE_WORKERS: process.env.TIDINGS_PARSE_WORKERS },
+    overrides: { dataDir: tempDataDir('tidings-bench-'), allowPrivateNetworks: true, schedulerEnabled: false },
+  });
   // One local server stands in for FEEDS hosts: lift the per-host limit to the global one.
   config.perHostConcurrency = config.fetchConcurrency;
 
@@ -115,9 +156,14 @@ async function refreshBench(): Promise<void> {
   const agent = new Agent({ connections: config.fetchConcurrency });
   let t = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: config.fetchConcurrency }, async () => {
-    while (next < urls.length) { const r = await request(urls[next++]!, { dispatcher: agent }); await r.body.arrayBuffer(); }
-  }));
+  await Promise.all(
+    Array.from({ length: config.fetchConcurrency }, async () => {
+      while (next < urls.length) {
+        const r = await request(urls[next++]!, { dispatcher: agent });
+        await r.body.arrayBuffer();
+      }
+    }),
+  );
   const baseMs = performance.now() - t;
   await agent.close();
 
@@ -137,17 +183,36 @@ async function refreshBench(): Promise<void> {
   for (let i = 0; i < app.itemChangeListeners.length; i++) {
     const l = app.itemChangeListeners[i]!;
     app.itemChangeListeners[i] = defer
-      ? (c) => { if (i === 0) { deferred.added.push(...c.added); deferred.updated.push(...c.updated); deferred.deleted.push(...c.deleted); } }
-      : (c) => { const t0 = performance.now(); try { l(c); } finally { listenerMs += performance.now() - t0; } };
+      ? (c) => {
+          if (i === 0) {
+            deferred.added.push(...c.added);
+            deferred.updated.push(...c.updated);
+            deferred.deleted.push(...c.deleted);
+          }
+        }
+      : (c) => {
+          const t0 = performance.now();
+          try {
+            l(c);
+          } finally {
+            listenerMs += performance.now() - t0;
+          }
+        };
   }
   const drainDeferred = () => {
     const t0 = performance.now();
     const { added, updated, deleted } = deferred;
     for (let k = 0; k < Math.max(added.length, updated.length, deleted.length); k += 2000) {
-      const batch = { added: added.slice(k, k + 2000), updated: updated.slice(k, k + 2000), deleted: deleted.slice(k, k + 2000) };
+      const batch = {
+        added: added.slice(k, k + 2000),
+        updated: updated.slice(k, k + 2000),
+        deleted: deleted.slice(k, k + 2000),
+      };
       for (const l of originals) l(batch);
     }
-    deferred.added = []; deferred.updated = []; deferred.deleted = [];
+    deferred.added = [];
+    deferred.updated = [];
+    deferred.deleted = [];
     listenerMs = performance.now() - t0;
   };
   const user = (await app.users.create('bench', 'x')).id;
@@ -162,7 +227,11 @@ async function refreshBench(): Promise<void> {
     listenerMs = 0;
     const s = await refreshDue(app, { all: true });
     if (defer) drainDeferred();
-    else { const t0 = performance.now(); await flushSearchIndexing(app); listenerMs += performance.now() - t0; }
+    else {
+      const t0 = performance.now();
+      await flushSearchIndexing(app);
+      listenerMs += performance.now() - t0;
+    }
     rows.push({ name, s, peak: peakRss, listeners: listenerMs });
   };
   await cycle('1 all new');
@@ -172,12 +241,20 @@ async function refreshBench(): Promise<void> {
   await app.close();
   worker.postMessage({ close: true });
 
-  console.log(`(b) refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(bytes)} MB${process.env.BENCH_CONTENT === 'rich' ? ', rich content' : ''}) from a local server (worker thread), fetchConcurrency ${config.fetchConcurrency}, parse workers ${feedEngine(app).parsePool.size}${process.env.BENCH_NO_LISTENERS ? ', item-change listeners removed' : defer ? ', item-change listeners deferred to after each cycle (batches of 2,000)' : ''}`);
+  console.log(
+    `(b) refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(bytes)} MB${process.env.BENCH_CONTENT === 'rich' ? ', rich content' : ''}) from a local server (worker thread), fetchConcurrency ${config.fetchConcurrency}, parse workers ${feedEngine(app).parsePool.size}${process.env.BENCH_NO_LISTENERS ? ', item-change listeners removed' : defer ? ', item-change listeners deferred to after each cycle (batches of 2,000)' : ''}`,
+  );
   console.log(`    OPML import of ${FEEDS} feeds: ${importMs.toFixed(0)} ms`);
-  console.log(`    baseline, plain GETs without processing: ${sec(baseMs)} s (${(FEEDS / (baseMs / 1000)).toFixed(0)} feeds/s)`);
-  console.log('    cycle            wall s   feeds/s   items/s   new    changed  failed  peak RSS MB  x baseline  listeners s');
+  console.log(
+    `    baseline, plain GETs without processing: ${sec(baseMs)} s (${(FEEDS / (baseMs / 1000)).toFixed(0)} feeds/s)`,
+  );
+  console.log(
+    '    cycle            wall s   feeds/s   items/s   new    changed  failed  peak RSS MB  x baseline  listeners s',
+  );
   for (const { name, s, peak, listeners } of rows) {
-    console.log(`    ${name.padEnd(16)} ${sec(s.durationMs).padStart(6)}  ${(s.feeds / (s.durationMs / 1000)).toFixed(0).padStart(8)}  ${((s.itemsAdded + s.itemsUpdated) / (s.durationMs / 1000)).toFixed(0).padStart(8)}  ${String(s.itemsAdded).padStart(6)}  ${String(s.itemsUpdated).padStart(7)}  ${String(s.failed).padStart(6)}  ${mb(peak).padStart(11)}  ${(s.durationMs / baseMs).toFixed(1).padStart(10)}  ${sec(listeners).padStart(11)}`);
+    console.log(
+      `    ${name.padEnd(16)} ${sec(s.durationMs).padStart(6)}  ${(s.feeds / (s.durationMs / 1000)).toFixed(0).padStart(8)}  ${((s.itemsAdded + s.itemsUpdated) / (s.durationMs / 1000)).toFixed(0).padStart(8)}  ${String(s.itemsAdded).padStart(6)}  ${String(s.itemsUpdated).padStart(7)}  ${String(s.failed).padStart(6)}  ${mb(peak).padStart(11)}  ${(s.durationMs / baseMs).toFixed(1).padStart(10)}  ${sec(listeners).padStart(11)}`,
+    );
   }
 }
 

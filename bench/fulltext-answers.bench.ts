@@ -21,30 +21,52 @@ import { toCompletionObject } from '../src/chat-api/completion-object.ts';
 import { hasNews, NEWS_DIR, readArticles, readQuestions } from '../src/answer/testing/news-corpus.ts';
 import { testSql } from '../src/store/testing.ts';
 
-if (!hasNews) { console.log(`skipped: ${NEWS_DIR} is not present`); process.exit(0); }
+if (!hasNews) {
+  console.log(`skipped: ${NEWS_DIR} is not present`);
+  process.exit(0);
+}
 const FEEDS = 20;
 const articles = readArticles();
 const questions = readQuestions().slice(0, Number(process.argv[2] ?? Infinity));
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const firstSentence = (text: string) => (/^[\s\S]{20,300}?[.!?](?=\s|$)/.exec(text.trim())?.[0] ?? text.trim().slice(0, 200));
+const firstSentence = (text: string) =>
+  /^[\s\S]{20,300}?[.!?](?=\s|$)/.exec(text.trim())?.[0] ?? text.trim().slice(0, 200);
 
 const server = http.createServer((req, res) => {
   const feed = /^\/feeds\/(\d+)\.xml$/.exec(req.url ?? '');
   if (feed) {
     const k = Number(feed[1]);
-    const items = articles.map((a, i) => ({ a, i })).filter(({ i }) => i % FEEDS === k).map(({ a, i }) => {
-      const d = a.published ? new Date(a.published.replace(/\//g, '-') + 'T12:00:00Z') : new Date(Date.UTC(2026, 0, 1));
-      return `<item><title>${esc(a.title)}</title><link>${base}/a/${i}</link><guid isPermaLink="false">${esc(a.url)}</guid>`
-        + `<pubDate>${(Number.isNaN(d.getTime()) ? new Date(Date.UTC(2026, 0, 1)) : d).toUTCString()}</pubDate><description>${esc(firstSentence(a.text))}</description></item>`;
-    }).join('');
-    res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>News ${k}</title><link>${base}/</link>${items}</channel></rss>`);
+    const items = articles
+      .map((a, i) => ({ a, i }))
+      .filter(({ i }) => i % FEEDS === k)
+      .map(({ a, i }) => {
+        const d = a.published
+          ? new Date(a.published.replace(/\//g, '-') + 'T12:00:00Z')
+          : new Date(Date.UTC(2026, 0, 1));
+        return (
+          `<item><title>${esc(a.title)}</title><link>${base}/a/${i}</link><guid isPermaLink="false">${esc(a.url)}</guid>` +
+          `<pubDate>${(Number.isNaN(d.getTime()) ? new Date(Date.UTC(2026, 0, 1)) : d).toUTCString()}</pubDate><description>${esc(firstSentence(a.text))}</description></item>`
+        );
+      })
+      .join('');
+    res
+      .writeHead(200, { 'content-type': 'application/rss+xml' })
+      .end(
+        `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>News ${k}</title><link>${base}/</link>${items}</channel></rss>`,
+      );
     return;
   }
   const art = /^\/a\/(\d+)$/.exec(req.url ?? '');
   const a = art ? articles[Number(art[1])] : undefined;
   if (a) {
-    const paras = a.text.split('\n').filter((p) => p.trim()).map((p) => `<p>${esc(p)}</p>`).join('\n');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>${esc(a.title)}</title></head><body>
+    const paras = a.text
+      .split('\n')
+      .filter((p) => p.trim())
+      .map((p) => `<p>${esc(p)}</p>`)
+      .join('\n');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(`<!doctype html><html><head><title>${esc(a.title)}</title></head><body>
 <nav><a href="/">Home</a> <a href="/world">World</a> <a href="/business">Business</a> <a href="/subscribe">Subscribe</a></nav>
 <article><h1>${esc(a.title)}</h1>${paras}</article><footer>Copyright News Corp. Cookie settings. Terms of use.</footer></body></html>`);
     return;
@@ -53,10 +75,25 @@ const server = http.createServer((req, res) => {
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const realUrl = (u: string) => { const m = /\/a\/(\d+)$/.exec(u); return m && u.startsWith(base) ? articles[Number(m[1])]!.url : u; };
+const realUrl = (u: string) => {
+  const m = /\/a\/(\d+)$/.exec(u);
+  return m && u.startsWith(base) ? articles[Number(m[1])]!.url : u;
+};
 
 async function build(fullText: boolean): Promise<{ app: App; ms: number }> {
-  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-ftqa-'), allowPrivateNetworks: true, schedulerEnabled: false, fullTextAuto: 'off', logLevel: 'silent' } }), silentLogger);
+  const app = await createApp(
+    loadConfig({
+      env: {},
+      overrides: {
+        dataDir: tempDataDir('tidings-ftqa-'),
+        allowPrivateNetworks: true,
+        schedulerEnabled: false,
+        fullTextAuto: 'off',
+        logLevel: 'silent',
+      },
+    }),
+    silentLogger,
+  );
   const { feeds, subscriptions } = feedEngine(app);
   const user = (await app.users.create('bench', 'x')).id;
   for (let k = 0; k < FEEDS; k++) {
@@ -74,7 +111,13 @@ async function judge(app: App, label: string): Promise<Record<string, unknown>> 
   const lines: string[] = [];
   for (const q of questions) {
     const t = performance.now();
-    const result = await svc.complete({ model: 'sonar', messages: [{ role: 'user', content: q.question }], scope: { kind: 'instance' }, filters: {}, searchContextSize: 'low' });
+    const result = await svc.complete({
+      model: 'sonar',
+      messages: [{ role: 'user', content: q.question }],
+      scope: { kind: 'instance' },
+      filters: {},
+      searchContextSize: 'low',
+    });
     const resp = toCompletionObject(result, 'sonar');
     resp.citations = resp.citations.map(realUrl);
     resp.search_results = resp.search_results.map((r) => ({ ...r, url: realUrl(r.url) }));
@@ -82,10 +125,14 @@ async function judge(app: App, label: string): Promise<Record<string, unknown>> 
   }
   const file = join(tempDataDir('tidings-ftqa-'), `${label}.jsonl`);
   writeFileSync(file, lines.join('\n') + '\n');
-  return JSON.parse(execFileSync('python3', [join(SHARED, 'tools/answer-eval.py'), NEWS_DIR, file, '--json'], { encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync('python3', [join(SHARED, 'tools/answer-eval.py'), NEWS_DIR, file, '--json'], { encoding: 'utf8' }),
+  );
 }
 
-console.log(`answer quality, full text off vs on: ${articles.length} articles as ${FEEDS} teaser feeds, ${questions.length} questions, model sonar (extractive)`);
+console.log(
+  `answer quality, full text off vs on: ${articles.length} articles as ${FEEDS} teaser feeds, ${questions.length} questions, model sonar (extractive)`,
+);
 const off = await build(false);
 const offScore = await judge(off.app, 'off');
 await off.app.close();
@@ -94,5 +141,7 @@ const on = await build(true);
 const stats = await testSql(on.app).prepare('SELECT status, count(*) AS n FROM item_full_text GROUP BY status').all();
 const onScore = await judge(on.app, 'on');
 await on.app.close();
-console.log(`full text on: ingest ${(on.ms / 1000).toFixed(1)} s (pages: ${JSON.stringify(stats)}); ${JSON.stringify(onScore)}`);
+console.log(
+  `full text on: ingest ${(on.ms / 1000).toFixed(1)} s (pages: ${JSON.stringify(stats)}); ${JSON.stringify(onScore)}`,
+);
 server.close();

@@ -6,11 +6,21 @@ import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 
-const { feeds, items, hosts, pageDelayMs } = workerData as { feeds: number; items: number; hosts: number; pageDelayMs: number };
-const words = ('orbit lunar module telemetry booster payload thermal shield docking crew capsule ascent market policy climate energy'
-  + ' election court research science health budget storm league museum galaxy vaccine solar battery chip network ocean').split(' ');
+const { feeds, items, hosts, pageDelayMs } = workerData as {
+  feeds: number;
+  items: number;
+  hosts: number;
+  pageDelayMs: number;
+};
+const words = (
+  'orbit lunar module telemetry booster payload thermal shield docking crew capsule ascent market policy climate energy' +
+  ' election court research science health budget storm league museum galaxy vaccine solar battery chip network ocean'
+).split(' ');
 let seed = 7;
-const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+};
 const phrase = (n: number) => Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]!).join(' ');
 
 // One article template per (feed, item), generated once: ~35 KB, with the script, style, navigation
@@ -33,9 +43,13 @@ function page(f: number, i: number): string {
 }
 
 function rss(f: number, host: string): string {
-  const entries = Array.from({ length: items }, (_, i) => `<item><guid>f${f}-i${i}</guid><title>Feed ${f} article ${i}</title>`
-    + `<link>http://${host}/a/${f}/${i}</link><description>${phrase(25)}…</description>`
-    + `<pubDate>${new Date(Date.UTC(2026, 10, 1) + (f * items + i) * 60_000).toUTCString()}</pubDate></item>`).join('');
+  const entries = Array.from(
+    { length: items },
+    (_, i) =>
+      `<item><guid>f${f}-i${i}</guid><title>Feed ${f} article ${i}</title>` +
+      `<link>http://${host}/a/${f}/${i}</link><description>${phrase(25)}…</description>` +
+      `<pubDate>${new Date(Date.UTC(2026, 10, 1) + (f * items + i) * 60_000).toUTCString()}</pubDate></item>`,
+  ).join('');
   return `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Teaser feed ${f}</title><link>http://${host}/</link>${entries}</channel></rss>`;
 }
 
@@ -53,7 +67,10 @@ const server = http.createServer((req, res) => {
   const done = () => inFlight.set(host, (inFlight.get(host) ?? 1) - 1);
   res.on('close', done);
   const feed = /^\/feeds\/(\d+)\.xml$/.exec(req.url ?? '');
-  if (feed) { res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rss(Number(feed[1]), req.headers.host ?? host)); return; }
+  if (feed) {
+    res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rss(Number(feed[1]), req.headers.host ?? host));
+    return;
+  }
   const art = /^\/a\/(\d+)\/(\d+)$/.exec(req.url ?? '');
   if (art) {
     pagesByHost.set(host, (pagesByHost.get(host) ?? 0) + 1);
@@ -67,6 +84,18 @@ server.listen(0, '0.0.0.0', () => {
   parentPort!.postMessage({ port: (server.address() as AddressInfo).port, feeds, hosts });
 });
 parentPort!.on('message', (m: { stats?: boolean; reset?: boolean }) => {
-  if (m.reset) { requestsByHost.clear(); pagesByHost.clear(); maxInFlight.clear(); return; }
-  if (m.stats) parentPort!.postMessage({ stats: { requests: Object.fromEntries(requestsByHost), pages: Object.fromEntries(pagesByHost), maxInFlight: Object.fromEntries(maxInFlight) } });
+  if (m.reset) {
+    requestsByHost.clear();
+    pagesByHost.clear();
+    maxInFlight.clear();
+    return;
+  }
+  if (m.stats)
+    parentPort!.postMessage({
+      stats: {
+        requests: Object.fromEntries(requestsByHost),
+        pages: Object.fromEntries(pagesByHost),
+        maxInFlight: Object.fromEntries(maxInFlight),
+      },
+    });
 });

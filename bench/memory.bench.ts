@@ -27,15 +27,22 @@ const arg = (name: string, dflt: number) => {
 const FEEDS = arg('feeds', 1000);
 const ITEMS = arg('items', 50);
 const PAGES = arg('pages', 200);
-const USER = 'bench', PASS = 'bench-password';
+const USER = 'bench',
+  PASS = 'bench-password';
 
-interface Mem { rss: number; anon: number; file: number; peak: number }
+interface Mem {
+  rss: number;
+  anon: number;
+  file: number;
+  peak: number;
+}
 function memOf(pid: number): Mem {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
   return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), peak: mb('VmHWM') };
 }
-const show = (m: Mem) => `RSS ${m.rss.toFixed(0)} MB (anonymous ${m.anon.toFixed(0)}, file-backed ${m.file.toFixed(0)}), peak ${m.peak.toFixed(0)} MB`;
+const show = (m: Mem) =>
+  `RSS ${m.rss.toFixed(0)} MB (anonymous ${m.anon.toFixed(0)}, file-backed ${m.file.toFixed(0)}), peak ${m.peak.toFixed(0)} MB`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function waitForUrl(child: ChildProcess): Promise<string> {
@@ -44,7 +51,12 @@ function waitForUrl(child: ChildProcess): Promise<string> {
     child.stderr!.on('data', (d: Buffer) => {
       buf += d;
       for (const line of buf.split('\n')) {
-        try { const j = JSON.parse(line); if (j.url) return res(j.url as string); } catch { /* partial line */ }
+        try {
+          const j = JSON.parse(line);
+          if (j.url) return res(j.url as string);
+        } catch {
+          /* partial line */
+        }
       }
     });
     child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf.slice(-2000)}`)));
@@ -52,7 +64,9 @@ function waitForUrl(child: ChildProcess): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), { workerData: { feeds: FEEDS, items: ITEMS } });
+  const feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
+    workerData: { feeds: FEEDS, items: ITEMS },
+  });
   const { port } = await new Promise<{ port: number }>((r) => feedServer.once('message', r));
   const dataDir = tempDataDir('tidings-bench-memory-');
   const store = await openStore({ databaseUrl: '', dataDir });
@@ -60,15 +74,25 @@ async function main(): Promise<void> {
   await store.close();
 
   // Baseline: the smallest Node process serving HTTP, same machine, same minute.
-  const bare = spawn(process.execPath, ['-e', "require('http').createServer((q,r)=>r.end('ok')).listen(0,'127.0.0.1')"], { stdio: 'ignore' });
+  const bare = spawn(
+    process.execPath,
+    ['-e', "require('http').createServer((q,r)=>r.end('ok')).listen(0,'127.0.0.1')"],
+    { stdio: 'ignore' },
+  );
   await sleep(1500);
   const bareMem = memOf(bare.pid!);
   bare.kill();
 
   const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
     env: {
-      ...process.env, TIDINGS_DATA: dataDir, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1', TIDINGS_LOG_LEVEL: 'info', NODE_NO_WARNINGS: '1',
-      TIDINGS_SCHEDULER_TICK_SECONDS: '1', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...process.env,
+      TIDINGS_DATA: dataDir,
+      TIDINGS_PORT: '0',
+      TIDINGS_HOST: '127.0.0.1',
+      TIDINGS_LOG_LEVEL: 'info',
+      NODE_NO_WARNINGS: '1',
+      TIDINGS_SCHEDULER_TICK_SECONDS: '1',
+      TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
       // One local server stands in for every feed host: the per-host limit would serialise it.
       TIDINGS_PER_HOST_CONCURRENCY: process.env.TIDINGS_FETCH_CONCURRENCY ?? '32',
     },
@@ -79,12 +103,28 @@ async function main(): Promise<void> {
     await sleep(5000);
     const idle = memOf(child.pid!);
 
-    const login = await (await fetch(`${url}/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams({ Email: USER, Passwd: PASS }) })).text();
-    const H = { authorization: `GoogleLogin auth=${login.split('\n').find((l) => l.startsWith('Auth='))!.slice(5)}` };
-    const opml = `<?xml version="1.0"?><opml version="2.0"><body>${Array.from({ length: FEEDS }, (_, k) =>
-      `<outline type="rss" text="Site ${k}" xmlUrl="http://127.0.0.1:${port}/feed${k}.xml"/>`).join('')}</body></opml>`;
+    const login = await (
+      await fetch(`${url}/accounts/ClientLogin`, {
+        method: 'POST',
+        body: new URLSearchParams({ Email: USER, Passwd: PASS }),
+      })
+    ).text();
+    const H = {
+      authorization: `GoogleLogin auth=${login
+        .split('\n')
+        .find((l) => l.startsWith('Auth='))!
+        .slice(5)}`,
+    };
+    const opml = `<?xml version="1.0"?><opml version="2.0"><body>${Array.from(
+      { length: FEEDS },
+      (_, k) => `<outline type="rss" text="Site ${k}" xmlUrl="http://127.0.0.1:${port}/feed${k}.xml"/>`,
+    ).join('')}</body></opml>`;
     const t0 = performance.now();
-    const imported = await fetch(`${url}/reader/api/0/subscription/import`, { method: 'POST', headers: { ...H, 'content-type': 'text/xml' }, body: opml });
+    const imported = await fetch(`${url}/reader/api/0/subscription/import`, {
+      method: 'POST',
+      headers: { ...H, 'content-type': 'text/xml' },
+      body: opml,
+    });
     if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
 
     // Wait until every item of every feed is in the user's reading list (all unread).
@@ -92,9 +132,12 @@ async function main(): Promise<void> {
     let stored = 0;
     while (stored < items) {
       await sleep(500);
-      const counts = await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json() as { unreadcounts: { id: string; count: number }[] };
+      const counts = (await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json()) as {
+        unreadcounts: { id: string; count: number }[];
+      };
       stored = counts.unreadcounts.find((c) => c.id.endsWith('/state/com.google/reading-list'))?.count ?? 0;
-      if (performance.now() - t0 > 30 * 60_000) throw new Error(`only ${stored} of ${items} items stored after 30 minutes`);
+      if (performance.now() - t0 > 30 * 60_000)
+        throw new Error(`only ${stored} of ${items} items stored after 30 minutes`);
     }
     const refreshS = (performance.now() - t0) / 1000;
     const refreshed = memOf(child.pid!);
@@ -104,19 +147,28 @@ async function main(): Promise<void> {
     const RL = encodeURIComponent('user/-/state/com.google/reading-list');
     let continuation = '';
     for (let i = 0; i < PAGES; i++) {
-      const r = await fetch(`${url}/reader/api/0/stream/contents/${RL}?output=json&n=1000${continuation ? `&c=${continuation}` : ''}`, { headers: H });
-      const page = await r.json() as { continuation?: string };
+      const r = await fetch(
+        `${url}/reader/api/0/stream/contents/${RL}?output=json&n=1000${continuation ? `&c=${continuation}` : ''}`,
+        { headers: H },
+      );
+      const page = (await r.json()) as { continuation?: string };
       continuation = page.continuation ?? '';
     }
     const served = memOf(child.pid!);
 
-    console.log(`memory bench, ${new Date().toISOString()}, node ${process.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log(
+      `memory bench, ${new Date().toISOString()}, node ${process.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
     console.log(`baseline: bare node HTTP server          ${show(bareMem)}`);
     console.log(`server idle (no feeds), 5 s after start  ${show(idle)}`);
-    console.log(`first refresh of ${FEEDS} feeds (${items} items) in ${refreshS.toFixed(0)} s: at the end ${show(refreshed)}`);
+    console.log(
+      `first refresh of ${FEEDS} feeds (${items} items) in ${refreshS.toFixed(0)} s: at the end ${show(refreshed)}`,
+    );
     console.log(`10 s later                               ${show(settled)}`);
     console.log(`after ${PAGES} pages of stream/contents n=1000 ${show(served)}`);
-    console.log(`ratios to the bare process: idle ${(idle.rss / bareMem.rss).toFixed(1)}x, peak over the run ${(served.peak / bareMem.rss).toFixed(1)}x`);
+    console.log(
+      `ratios to the bare process: idle ${(idle.rss / bareMem.rss).toFixed(1)}x, peak over the run ${(served.peak / bareMem.rss).toFixed(1)}x`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -35,37 +35,64 @@ const FEEDS = arg('feeds', 500);
 const RUNS = arg('runs', 30);
 const SECONDS = arg('seconds', 5);
 const FOLDERS = 10;
-const USER = 'bench', PASS = 'bench-password';
+const USER = 'bench',
+  PASS = 'bench-password';
 
 function generate(dataDir: string): void {
   const t0 = performance.now();
   const db = openDatabase(join(dataDir, 'tidings.db'));
   const now = Math.floor(Date.now() / 1000);
-  const para = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+  const para =
+    'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
   transaction(db, () => {
-    db.prepare('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?)').run(USER, 'bench@example.org', PASSWORD_HASH, now);
+    db.prepare('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?)').run(
+      USER,
+      'bench@example.org',
+      PASSWORD_HASH,
+      now,
+    );
     const feed = db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, ?)');
     const sub = db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (1, ?, ?)');
     const label = db.prepare('INSERT INTO labels (user_id, name) VALUES (1, ?)');
     const file = db.prepare('INSERT INTO subscription_labels (subscription_id, label_id) VALUES (?, ?)');
     for (let f = 1; f <= FOLDERS; f++) label.run(`Folder ${f}`);
     for (let f = 1; f <= FEEDS; f++) {
-      feed.run(`https://feeds${f % 37}.example.com/feed-${f}.xml`, `https://feeds${f % 37}.example.com/`, `Feed number ${f}`, now);
+      feed.run(
+        `https://feeds${f % 37}.example.com/feed-${f}.xml`,
+        `https://feeds${f % 37}.example.com/`,
+        `Feed number ${f}`,
+        now,
+      );
       sub.run(f, now);
       file.run(f, (f % FOLDERS) + 1);
     }
-    const item = db.prepare(`INSERT INTO items (feed_id, guid, url, title, author, content, published_at, updated_at, crawled_us, content_hash, enclosures)
+    const item =
+      db.prepare(`INSERT INTO items (feed_id, guid, url, title, author, content, published_at, updated_at, crawled_us, content_hash, enclosures)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const ui = db.prepare('INSERT INTO user_items (user_id, item_id, feed_id, crawled_us, read, starred) VALUES (1, ?, ?, ?, ?, ?)');
+    const ui = db.prepare(
+      'INSERT INTO user_items (user_id, item_id, feed_id, crawled_us, read, starred) VALUES (1, ?, ?, ?, ?, ?)',
+    );
     const startUs = (now - 365 * 86400) * 1e6;
     const stepUs = Math.floor((365 * 86400 * 1e6) / ITEMS);
     for (let i = 1; i <= ITEMS; i++) {
       const feedId = ((i * 7919) % FEEDS) + 1;
       const crawled = startUs + i * stepUs;
       const content = `<p>${para.repeat(2 + (i % 5))}</p><p><a href="https://example.com/${i}">Read more</a> about item ${i} &amp; friends.</p>`;
-      item.run(feedId, `guid-${i}`, `https://feeds${feedId % 37}.example.com/posts/${i}`, `Item ${i}: a headline of average length for a feed`,
-        i % 3 ? 'Jane Doe' : null, content, Math.floor(crawled / 1e6) - 60, Math.floor(crawled / 1e6) - 60, crawled, `h${i}`,
-        i % 50 === 0 ? JSON.stringify([{ url: `https://cdn.example.com/${i}.mp3`, type: 'audio/mpeg', length: 1234567 }]) : null);
+      item.run(
+        feedId,
+        `guid-${i}`,
+        `https://feeds${feedId % 37}.example.com/posts/${i}`,
+        `Item ${i}: a headline of average length for a feed`,
+        i % 3 ? 'Jane Doe' : null,
+        content,
+        Math.floor(crawled / 1e6) - 60,
+        Math.floor(crawled / 1e6) - 60,
+        crawled,
+        `h${i}`,
+        i % 50 === 0
+          ? JSON.stringify([{ url: `https://cdn.example.com/${i}.mp3`, type: 'audio/mpeg', length: 1234567 }])
+          : null,
+      );
       // Older items mostly read (as in a real library), the newest 30% unread; 1% starred.
       ui.run(i, feedId, crawled, i < ITEMS * 0.7 && i % 4 ? 1 : 0, i % 100 === 0 ? 1 : 0);
     }
@@ -75,8 +102,12 @@ function generate(dataDir: string): void {
     // minute per 100k items here): not what this bench measures (see bench:search). One indexed
     // row keeps it from starting; pass --search-index to let it build first.
     try {
-      db.prepare("INSERT INTO search_articles (item_id, feed_id, host, published_at, updated_at) VALUES (1, 1, 'bench', 0, 0)").run();
-    } catch { /* no search index in this schema */ }
+      db.prepare(
+        "INSERT INTO search_articles (item_id, feed_id, host, published_at, updated_at) VALUES (1, 1, 'bench', 0, 0)",
+      ).run();
+    } catch {
+      /* no search index in this schema */
+    }
   }
   // No ANALYZE here: the database is left as ingest leaves it, and the server gathers statistics
   // itself (PRAGMA optimize on open). An ANALYZE here once hid a 40x slower items/contents.
@@ -88,14 +119,35 @@ let PASSWORD_HASH = '';
 
 function explain(dataDir: string): void {
   const db = openDatabase(join(dataDir, 'tidings.db'));
-  const base: StreamPageQuery = { userId: 1, where: [], newestFirst: true, limit: 1001, after: { crawledUs: Number.MAX_SAFE_INTEGER, itemId: 1 } };
-  const folderFeeds = (db.prepare('SELECT s.feed_id AS id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id WHERE sl.label_id = 1').all() as { id: number }[]).map((r) => r.id);
+  const base: StreamPageQuery = {
+    userId: 1,
+    where: [],
+    newestFirst: true,
+    limit: 1001,
+    after: { crawledUs: Number.MAX_SAFE_INTEGER, itemId: 1 },
+  };
+  const folderFeeds = (
+    db
+      .prepare(
+        'SELECT s.feed_id AS id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id WHERE sl.label_id = 1',
+      )
+      .all() as { id: number }[]
+  ).map((r) => r.id);
   const shapes: [string, StreamPageQuery][] = [
     ['reading list', base],
     ['unread', { ...base, where: [{ kind: 'state', column: 'read', value: 0 }] }],
     ['starred', { ...base, where: [{ kind: 'state', column: 'starred', value: 1 }] }],
     ['one feed', { ...base, where: [{ kind: 'feeds', feedIds: [3], negate: false }] }],
-    ['one feed unread', { ...base, where: [{ kind: 'feeds', feedIds: [3], negate: false }, { kind: 'state', column: 'read', value: 0 }] }],
+    [
+      'one feed unread',
+      {
+        ...base,
+        where: [
+          { kind: 'feeds', feedIds: [3], negate: false },
+          { kind: 'state', column: 'read', value: 0 },
+        ],
+      },
+    ],
     ['folder', { ...base, where: [{ kind: 'feeds', feedIds: folderFeeds, negate: false }] }],
     ['oldest first since ot', { ...base, newestFirst: false, after: undefined, minCrawledUs: 0 }],
   ];
@@ -112,11 +164,22 @@ function explain(dataDir: string): void {
   db.close();
 }
 
-const DATABASE_URL = process.argv.includes('--database-url') ? process.argv[process.argv.indexOf('--database-url') + 1]! : '';
+const DATABASE_URL = process.argv.includes('--database-url')
+  ? process.argv[process.argv.indexOf('--database-url') + 1]!
+  : '';
 
 async function startServer(dataDir: string, root = ROOT): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
-    env: { ...process.env, TIDINGS_DATABASE_URL: DATABASE_URL, TIDINGS_DATA: dataDir, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1', TIDINGS_SCHEDULER: 'false', TIDINGS_LOG_LEVEL: 'info', NODE_NO_WARNINGS: '1' },
+    env: {
+      ...process.env,
+      TIDINGS_DATABASE_URL: DATABASE_URL,
+      TIDINGS_DATA: dataDir,
+      TIDINGS_PORT: '0',
+      TIDINGS_HOST: '127.0.0.1',
+      TIDINGS_SCHEDULER: 'false',
+      TIDINGS_LOG_LEVEL: 'info',
+      NODE_NO_WARNINGS: '1',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((res, rej) => {
@@ -124,7 +187,12 @@ async function startServer(dataDir: string, root = ROOT): Promise<{ child: Child
     child.stderr!.on('data', (d: Buffer) => {
       buf += d;
       for (const line of buf.split('\n')) {
-        try { const j = JSON.parse(line); if (j.url) return res(j.url as string); } catch { /* partial line */ }
+        try {
+          const j = JSON.parse(line);
+          if (j.url) return res(j.url as string);
+        } catch {
+          /* partial line */
+        }
       }
     });
     child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf}`)));
@@ -148,7 +216,9 @@ async function main(): Promise<void> {
     const pg = await openStore({ databaseUrl: DATABASE_URL, dataDir });
     await testSql(pg).exec('ANALYZE');
     await pg.close();
-    console.log(`backend: PostgreSQL (library copied in ${((performance.now() - t0) / 1000).toFixed(1)} s, then ANALYZE)`);
+    console.log(
+      `backend: PostgreSQL (library copied in ${((performance.now() - t0) / 1000).toFixed(1)} s, then ANALYZE)`,
+    );
   }
   const COMPARE = process.argv.includes('--compare') ? process.argv[process.argv.indexOf('--compare') + 1]! : '';
   if (COMPARE) return compare(dataDir, COMPARE);
@@ -157,31 +227,69 @@ async function main(): Promise<void> {
   try {
     // Bodies are taken as bytes (as greader-bench.mjs does): decoding 1 MB of text in this process
     // would be timed as server latency.
-    const fetchBytes = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) => {
+    const fetchBytes = async (
+      method: 'GET' | 'POST',
+      path: string,
+      headers: Record<string, string> = {},
+      body?: string,
+    ) => {
       const r = await pool.request({ method, path, headers, body });
       const bytes = Buffer.from(await r.body.arrayBuffer());
-      if (r.statusCode !== 200) throw new Error(`${method} ${path}: HTTP ${r.statusCode} ${bytes.toString().slice(0, 200)}`);
+      if (r.statusCode !== 200)
+        throw new Error(`${method} ${path}: HTTP ${r.statusCode} ${bytes.toString().slice(0, 200)}`);
       return bytes;
     };
     const request = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) =>
       (await fetchBytes(method, path, headers, body)).toString();
-    const login = await request('POST', '/accounts/ClientLogin', { 'content-type': 'application/x-www-form-urlencoded' }, `Email=${USER}&Passwd=${PASS}`);
-    const H = { authorization: `GoogleLogin auth=${login.split('\n').find((l) => l.startsWith('Auth='))!.slice(5)}` };
+    const login = await request(
+      'POST',
+      '/accounts/ClientLogin',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      `Email=${USER}&Passwd=${PASS}`,
+    );
+    const H = {
+      authorization: `GoogleLogin auth=${login
+        .split('\n')
+        .find((l) => l.startsWith('Auth='))!
+        .slice(5)}`,
+    };
     const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
     const api = (p: string) => `/reader/api/0/${p}`;
-    const RL = encodeURIComponent('user/-/state/com.google/reading-list'), READ = encodeURIComponent('user/-/state/com.google/read');
+    const RL = encodeURIComponent('user/-/state/com.google/reading-list'),
+      READ = encodeURIComponent('user/-/state/com.google/read');
     const FOLDER = encodeURIComponent('user/-/label/Folder 1');
-    const unreadIds = (JSON.parse(await request('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).itemRefs as { id: string }[]).map((r) => r.id);
-    const body150 = unreadIds.slice(0, 150).map((i) => 'i=' + i).join('&');
-    const body1000 = unreadIds.slice(0, 1000).map((i) => 'i=' + i).join('&');
+    const unreadIds = (
+      JSON.parse(await request('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).itemRefs as {
+        id: string;
+      }[]
+    ).map((r) => r.id);
+    const body150 = unreadIds
+      .slice(0, 150)
+      .map((i) => 'i=' + i)
+      .join('&');
+    const body1000 = unreadIds
+      .slice(0, 1000)
+      .map((i) => 'i=' + i)
+      .join('&');
 
     const calls: [string, () => Promise<unknown>, number?][] = [
       ['baseline GET /healthz', () => fetchBytes('GET', '/healthz')],
       ['stream/contents n=1000', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000`), H), 15],
-      ['stream/contents n=1000 unread', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), H), 20],
-      ['stream/contents n=1000 folder', () => fetchBytes('GET', api(`stream/contents/${FOLDER}?output=json&n=1000`), H)],
+      [
+        'stream/contents n=1000 unread',
+        () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), H),
+        20,
+      ],
+      [
+        'stream/contents n=1000 folder',
+        () => fetchBytes('GET', api(`stream/contents/${FOLDER}?output=json&n=1000`), H),
+      ],
       ['stream/contents n=20', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H), 2],
-      ['items/ids n=10000 unread', () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H), 15],
+      [
+        'items/ids n=10000 unread',
+        () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H),
+        15,
+      ],
       ['items/contents 150 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body150)],
       ['items/contents 1000 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body1000)],
       ['unread-count', () => fetchBytes('GET', api('unread-count?output=json'), H), 5],
@@ -189,7 +297,9 @@ async function main(): Promise<void> {
       ['edit-tag 1000 ids unread', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ), 50],
     ];
     const results: Record<string, { p50: number; p99: number; goal?: number }> = {};
-    console.log(`\n${ITEMS} items, ${FEEDS} feeds, ${RUNS} rounds (after 3 warm-up rounds); each round calls every endpoint once, so load swings hit all lines alike`);
+    console.log(
+      `\n${ITEMS} items, ${FEEDS} feeds, ${RUNS} rounds (after 3 warm-up rounds); each round calls every endpoint once, so load swings hit all lines alike`,
+    );
     const times = new Map<string, number[]>(calls.map(([name]) => [name, []]));
     for (let round = 0; round < RUNS + 3; round++) {
       for (const [name, fn] of calls) {
@@ -201,24 +311,42 @@ async function main(): Promise<void> {
     for (const [name, , goal] of calls) {
       const t = times.get(name)!.sort((a, b) => a - b);
       results[name] = { p50: q(t, 0.5), p99: q(t, 0.99), goal };
-      const verdict = goal === undefined ? '' : q(t, 0.5) < goal ? `  goal < ${goal} ms: met` : `  goal < ${goal} ms: MISSED`;
-      console.log(`${name.padEnd(32)} p50 ${q(t, 0.5).toFixed(2).padStart(8)} ms   p99 ${q(t, 0.99).toFixed(2).padStart(8)} ms${verdict}`);
+      const verdict =
+        goal === undefined ? '' : q(t, 0.5) < goal ? `  goal < ${goal} ms: met` : `  goal < ${goal} ms: MISSED`;
+      console.log(
+        `${name.padEnd(32)} p50 ${q(t, 0.5).toFixed(2).padStart(8)} ms   p99 ${q(t, 0.99).toFixed(2).padStart(8)} ms${verdict}`,
+      );
     }
 
     // Serialization floor: JSON.stringify of the same 1000-item payload, in this process.
     const payload = JSON.parse(await request('GET', api(`stream/contents/${RL}?output=json&n=1000`), H));
     const st: number[] = [];
-    for (let i = 0; i < RUNS; i++) { const s = performance.now(); JSON.stringify(payload); st.push(performance.now() - s); }
+    for (let i = 0; i < RUNS; i++) {
+      const s = performance.now();
+      JSON.stringify(payload);
+      st.push(performance.now() - s);
+    }
     st.sort((a, b) => a - b);
     const bytes = JSON.stringify(payload).length;
-    console.log(`${'baseline JSON.stringify n=1000'.padEnd(32)} p50 ${q(st, 0.5).toFixed(2).padStart(8)} ms   (${(bytes / 1e6).toFixed(1)} MB payload)`);
+    console.log(
+      `${'baseline JSON.stringify n=1000'.padEnd(32)} p50 ${q(st, 0.5).toFixed(2).padStart(8)} ms   (${(bytes / 1e6).toFixed(1)} MB payload)`,
+    );
 
     // Transport floor: the same bytes served by a bare node:http server in another process.
     const payloadFile = join(dataDir, 'payload.json');
     writeFileSync(payloadFile, await request('GET', api(`stream/contents/${RL}?output=json&n=1000`), H));
-    const staticServer = spawn(process.execPath, ['-e', `const b=require('fs').readFileSync(${JSON.stringify(payloadFile)});
-      const s=require('http').createServer((q,r)=>{r.writeHead(200,{'content-type':'application/json'});r.end(b)}).listen(0,'127.0.0.1',()=>console.log(s.address().port))`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const staticPort = await new Promise<string>((res) => staticServer.stdout!.once('data', (d: Buffer) => res(d.toString().trim())));
+    const staticServer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const b=require('fs').readFileSync(${JSON.stringify(payloadFile)});
+      const s=require('http').createServer((q,r)=>{r.writeHead(200,{'content-type':'application/json'});r.end(b)}).listen(0,'127.0.0.1',()=>console.log(s.address().port))`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const staticPort = await new Promise<string>((res) =>
+      staticServer.stdout!.once('data', (d: Buffer) => res(d.toString().trim())),
+    );
     const staticPool = new Pool(`http://127.0.0.1:${staticPort}`, { connections: 1 });
     const tt: number[] = [];
     for (let i = 0; i < RUNS + 3; i++) {
@@ -230,36 +358,51 @@ async function main(): Promise<void> {
     tt.sort((a, b) => a - b);
     await staticPool.close();
     staticServer.kill();
-    console.log(`${'baseline static same bytes, HTTP'.padEnd(32)} p50 ${q(tt, 0.5).toFixed(2).padStart(8)} ms   p99 ${q(tt, 0.99).toFixed(2).padStart(8)} ms`);
+    console.log(
+      `${'baseline static same bytes, HTTP'.padEnd(32)} p50 ${q(tt, 0.5).toFixed(2).padStart(8)} ms   p99 ${q(tt, 0.99).toFixed(2).padStart(8)} ms`,
+    );
 
     // Throughput at 16 concurrent clients: stream/contents n=20, and GET /healthz as the floor of
     // this server, client and machine in the same run.
     const throughput = async (path: string, headers: Record<string, string>) => {
       let done = 0;
       const end = performance.now() + SECONDS * 1000;
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        while (performance.now() < end) { await fetchBytes('GET', path, headers); done++; }
-      }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (performance.now() < end) {
+            await fetchBytes('GET', path, headers);
+            done++;
+          }
+        }),
+      );
       return done / SECONDS;
     };
     const healthRps = await throughput('/healthz', {});
     const rps = await throughput(api(`stream/contents/${RL}?output=json&n=20`), H);
     console.log(`baseline GET /healthz, 16 clients: ${healthRps.toFixed(0)} req/s`);
-    console.log(`stream/contents n=20, 16 clients: ${rps.toFixed(0)} req/s (${(rps / healthRps * 100).toFixed(0)}% of healthz)  goal > 2000: ${rps > 2000 ? 'met' : 'MISSED'}`);
+    console.log(
+      `stream/contents n=20, 16 clients: ${rps.toFixed(0)} req/s (${((rps / healthRps) * 100).toFixed(0)}% of healthz)  goal > 2000: ${rps > 2000 ? 'met' : 'MISSED'}`,
+    );
 
     // Memory of the server process (Linux /proc): now, and its peak over the whole run.
     try {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
-      console.log(`server memory after serving ${ITEMS} items: RSS ${kb('VmRSS').toFixed(0)} MB (anonymous ${kb('RssAnon').toFixed(0)}, `
-        + `file-backed ${kb('RssFile').toFixed(0)}: SQLite's memory-mapped database), peak RSS ${kb('VmHWM').toFixed(0)} MB`);
-    } catch { /* not Linux */ }
+      console.log(
+        `server memory after serving ${ITEMS} items: RSS ${kb('VmRSS').toFixed(0)} MB (anonymous ${kb('RssAnon').toFixed(0)}, ` +
+          `file-backed ${kb('RssFile').toFixed(0)}: SQLite's memory-mapped database), peak RSS ${kb('VmHWM').toFixed(0)} MB`,
+      );
+    } catch {
+      /* not Linux */
+    }
 
     const base = results['baseline GET /healthz'].p50;
-    console.log(`\nratios: n=1000 / healthz = ${(results['stream/contents n=1000'].p50 / base).toFixed(1)}x;`
-      + ` n=1000 / JSON.stringify(same payload) = ${(results['stream/contents n=1000'].p50 / q(st, 0.5)).toFixed(2)}x;`
-      + ` n=1000 / static same bytes = ${(results['stream/contents n=1000'].p50 / q(tt, 0.5)).toFixed(2)}x;`
-      + ` n=20 / healthz = ${(results['stream/contents n=20'].p50 / base).toFixed(1)}x`);
+    console.log(
+      `\nratios: n=1000 / healthz = ${(results['stream/contents n=1000'].p50 / base).toFixed(1)}x;` +
+        ` n=1000 / JSON.stringify(same payload) = ${(results['stream/contents n=1000'].p50 / q(st, 0.5)).toFixed(2)}x;` +
+        ` n=1000 / static same bytes = ${(results['stream/contents n=1000'].p50 / q(tt, 0.5)).toFixed(2)}x;` +
+        ` n=20 / healthz = ${(results['stream/contents n=20'].p50 / base).toFixed(1)}x`,
+    );
   } finally {
     await pool.close();
     child.kill('SIGTERM');
@@ -272,33 +415,74 @@ async function main(): Promise<void> {
 /** The calls of one server (logged in), for the paired comparison. */
 async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () => Promise<unknown>][] }> {
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
-  const fetchBytes = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) => {
+  const fetchBytes = async (
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ) => {
     const r = await pool.request({ method, path, headers, body });
     const bytes = Buffer.from(await r.body.arrayBuffer());
-    if (r.statusCode !== 200) throw new Error(`${method} ${path}: HTTP ${r.statusCode} ${bytes.toString().slice(0, 200)}`);
+    if (r.statusCode !== 200)
+      throw new Error(`${method} ${path}: HTTP ${r.statusCode} ${bytes.toString().slice(0, 200)}`);
     return bytes;
   };
-  const login = (await fetchBytes('POST', '/accounts/ClientLogin', { 'content-type': 'application/x-www-form-urlencoded' }, `Email=${USER}&Passwd=${PASS}`)).toString();
-  const H = { authorization: `GoogleLogin auth=${login.split('\n').find((l) => l.startsWith('Auth='))!.slice(5)}` };
+  const login = (
+    await fetchBytes(
+      'POST',
+      '/accounts/ClientLogin',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      `Email=${USER}&Passwd=${PASS}`,
+    )
+  ).toString();
+  const H = {
+    authorization: `GoogleLogin auth=${login
+      .split('\n')
+      .find((l) => l.startsWith('Auth='))!
+      .slice(5)}`,
+  };
   const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
   const api = (p: string) => `/reader/api/0/${p}`;
-  const RL = encodeURIComponent('user/-/state/com.google/reading-list'), READ = encodeURIComponent('user/-/state/com.google/read');
+  const RL = encodeURIComponent('user/-/state/com.google/reading-list'),
+    READ = encodeURIComponent('user/-/state/com.google/read');
   const FOLDER = encodeURIComponent('user/-/label/Folder 1');
-  const unreadIds = (JSON.parse((await fetchBytes('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).toString()).itemRefs as { id: string }[]).map((r) => r.id);
-  const body150 = unreadIds.slice(0, 150).map((i) => 'i=' + i).join('&');
-  const body1000 = unreadIds.slice(0, 1000).map((i) => 'i=' + i).join('&');
-  return { pool, calls: [
-    ['GET /healthz', () => fetchBytes('GET', '/healthz')],
-    ['stream/contents n=1000', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000`), H)],
-    ['stream/contents n=1000 unread', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), H)],
-    ['stream/contents n=1000 folder', () => fetchBytes('GET', api(`stream/contents/${FOLDER}?output=json&n=1000`), H)],
-    ['stream/contents n=20', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H)],
-    ['items/ids n=10000 unread', () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H)],
-    ['items/contents 150 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body150)],
-    ['unread-count', () => fetchBytes('GET', api('unread-count?output=json'), H)],
-    ['edit-tag 1000 ids read', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&a=' + READ)],
-    ['edit-tag 1000 ids unread', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ)],
-  ] };
+  const unreadIds = (
+    JSON.parse((await fetchBytes('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).toString()).itemRefs as {
+      id: string;
+    }[]
+  ).map((r) => r.id);
+  const body150 = unreadIds
+    .slice(0, 150)
+    .map((i) => 'i=' + i)
+    .join('&');
+  const body1000 = unreadIds
+    .slice(0, 1000)
+    .map((i) => 'i=' + i)
+    .join('&');
+  return {
+    pool,
+    calls: [
+      ['GET /healthz', () => fetchBytes('GET', '/healthz')],
+      ['stream/contents n=1000', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000`), H)],
+      [
+        'stream/contents n=1000 unread',
+        () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), H),
+      ],
+      [
+        'stream/contents n=1000 folder',
+        () => fetchBytes('GET', api(`stream/contents/${FOLDER}?output=json&n=1000`), H),
+      ],
+      ['stream/contents n=20', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H)],
+      [
+        'items/ids n=10000 unread',
+        () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H),
+      ],
+      ['items/contents 150 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body150)],
+      ['unread-count', () => fetchBytes('GET', api('unread-count?output=json'), H)],
+      ['edit-tag 1000 ids read', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&a=' + READ)],
+      ['edit-tag 1000 ids unread', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ)],
+    ],
+  };
 }
 
 /** Both checkouts on copies of one library, each call alternating between them: load hits both alike. */
@@ -316,19 +500,37 @@ async function compare(dataDir: string, other: string): Promise<void> {
           const [name, fn] = sides[i]!.calls[c]!;
           const t0 = performance.now();
           await fn();
-          if (round >= 3) { const l = times[i]!.get(name) ?? []; l.push(performance.now() - t0); times[i]!.set(name, l); }
+          if (round >= 3) {
+            const l = times[i]!.get(name) ?? [];
+            l.push(performance.now() - t0);
+            times[i]!.set(name, l);
+          }
         }
       }
     }
     console.log(`\npaired: ${other} (baseline) vs this checkout, ${ITEMS} items, ${RUNS} rounds, calls alternating`);
     for (const [name] of sides[0]!.calls) {
-      const [a, b] = times.map((m) => q(m.get(name)!.sort((x, y) => x - y), 0.5)!);
-      console.log(`${name.padEnd(32)} baseline p50 ${a!.toFixed(2).padStart(7)} ms   this p50 ${b!.toFixed(2).padStart(7)} ms   ratio ${(b! / a!).toFixed(3)}x`);
+      const [a, b] = times.map(
+        (m) =>
+          q(
+            m.get(name)!.sort((x, y) => x - y),
+            0.5,
+          )!,
+      );
+      console.log(
+        `${name.padEnd(32)} baseline p50 ${a!.toFixed(2).padStart(7)} ms   this p50 ${b!.toFixed(2).padStart(7)} ms   ratio ${(b! / a!).toFixed(3)}x`,
+      );
     }
     for (const s of sides) await s.pool.close();
   } finally {
-    for (const s of servers) { s.child.kill('SIGTERM'); await new Promise((r) => s.child.once('exit', r)); }
-    if (!process.argv.includes('--keep')) { rmSync(dataDir, { recursive: true, force: true }); rmSync(otherDir, { recursive: true, force: true }); }
+    for (const s of servers) {
+      s.child.kill('SIGTERM');
+      await new Promise((r) => s.child.once('exit', r));
+    }
+    if (!process.argv.includes('--keep')) {
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   }
 }
 

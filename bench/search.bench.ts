@@ -38,35 +38,60 @@ function fmt(q: Quality, base?: Quality): string {
 
 async function main(argv: string[]): Promise<void> {
   const dir = newsCorpusDir(SHARED);
-  if (!dir) { console.log(`skipped: ${SHARED}/corpus/news is not present`); return; }
+  if (!dir) {
+    console.log(`skipped: ${SHARED}/corpus/news is not present`);
+    return;
+  }
   const { articles, questions } = loadNews(dir);
   if (!argv.includes('--no-quality')) {
     console.log(`## Quality: ${articles.length} articles, ${questions.length} questions, top 10 articles per question`);
     const index = await buildNewsIndex(articles);
-    console.log(`index: ${index.passages} passages from ${articles.length} articles in ${index.buildSeconds.toFixed(1)} s (${Math.round(index.passages / index.buildSeconds)} passages/s)`);
+    console.log(
+      `index: ${index.passages} passages from ${articles.length} articles in ${index.buildSeconds.toFixed(1)} s (${Math.round(index.passages / index.buildSeconds)} passages/s)`,
+    );
     const baseline = await baselineRun(index, articles, questions);
     console.log(`baseline, plain FTS5 bm25 over title+text, words OR-ed   ${fmt(baseline)}`);
     const ours = await rankedRun(index, questions);
-    console.log(`tidings ranking (default)                                ${fmt(ours, baseline)}  p50 ${ours.p50Ms.toFixed(1)} ms`);
+    console.log(
+      `tidings ranking (default)                                ${fmt(ours, baseline)}  p50 ${ours.p50Ms.toFixed(1)} ms`,
+    );
     for (const [name, opts] of VARIANTS) {
       const v = await rankedRun(index, questions, opts);
       console.log(`  variant: ${name.padEnd(60)} ${fmt(v, ours)}  p50 ${v.p50Ms.toFixed(1)} ms`);
     }
     const asOf = await rankedRun(index, questions, {}, { asOfQuestionDate: true });
-    console.log(`tidings ranking, index as of each question's date (articles published later filtered out)  ${fmt(asOf, baseline)}`);
+    console.log(
+      `tidings ranking, index as of each question's date (articles published later filtered out)  ${fmt(asOf, baseline)}`,
+    );
     await index.app.close();
   }
   if (!argv.includes('--no-scale')) {
-    const sizes = [100_000, ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : [])];
+    const sizes = [
+      100_000,
+      ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : []),
+    ];
     for (const size of sizes) {
       console.log(`## Scale: ${size.toLocaleString('en')} generated passages`);
       const dataArg = argv.includes('--data') ? argv[argv.indexOf('--data') + 1] : undefined;
       const dbArg = argv.includes('--database-url') ? argv[argv.indexOf('--database-url') + 1] : undefined;
       if (dbArg) console.log(`backend: PostgreSQL (${dbArg.replace(/:[^:@/]*@/, ':***@')})`);
-      const r = await runScale(size, articles, questions, (s) => console.log(s), dataArg ? `${dataArg}-${size}` : undefined, dbArg);
-      if (r.buildSeconds > 0) console.log(`index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passagesPerSecond)} passages/s`);
+      const r = await runScale(
+        size,
+        articles,
+        questions,
+        (s) => console.log(s),
+        dataArg ? `${dataArg}-${size}` : undefined,
+        dbArg,
+      );
+      if (r.buildSeconds > 0)
+        console.log(
+          `index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passagesPerSecond)} passages/s`,
+        );
       else console.log(`index reused: ${r.passages} passages (${r.articles} articles)`);
-      for (const l of r.latency) console.log(`search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`);
+      for (const l of r.latency)
+        console.log(
+          `search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`,
+        );
     }
   }
 }

@@ -11,8 +11,13 @@ import { indexTerms, termFrequencies, stem, wordTokens } from '../src/search/tok
 import { SHARED } from '../test/helpers.ts';
 
 const rounds = Number(process.argv[2] ?? 3);
-const lines = gunzipSync(readFileSync(join(SHARED, 'corpus/news/articles.jsonl.gz'))).toString('utf8').split('\n');
-const texts = lines.filter(Boolean).map((l) => { const a = JSON.parse(l) as { title: string; text: string }; return `${a.title}\n${a.text}`; });
+const lines = gunzipSync(readFileSync(join(SHARED, 'corpus/news/articles.jsonl.gz')))
+  .toString('utf8')
+  .split('\n');
+const texts = lines.filter(Boolean).map((l) => {
+  const a = JSON.parse(l) as { title: string; text: string };
+  return `${a.title}\n${a.text}`;
+});
 // Articles whose only non-ASCII characters are punctuation (curly quotes, dashes): the ASCII path.
 const asciiTexts = texts.filter((t) => !/[\p{L}\p{N}\p{M}]/u.test(t.replace(/[\x00-\x7f]/g, '')));
 const tokenCount = texts.reduce((n, t) => n + wordTokens(t).length, 0);
@@ -25,8 +30,12 @@ function manualAsciiTerms(text: string): string[] {
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 32;
     const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
-    if (word) { if (start < 0) start = i; }
-    else if (start >= 0) { out.push(stem(text.slice(start, i).toLowerCase())); start = -1; }
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(stem(text.slice(start, i).toLowerCase()));
+      start = -1;
+    }
   }
   return out;
 }
@@ -44,7 +53,9 @@ function timeIt(name: string, docs: string[], tokens: number, fn: (t: string) =>
 }
 
 for (const t of texts) indexTerms(t); // warm the stem memo and the JIT
-console.log(`news corpus: ${texts.length} articles, ${tokenCount} tokens; ${asciiTexts.length} ASCII-letter articles, ${asciiTokenCount} tokens`);
+console.log(
+  `news corpus: ${texts.length} articles, ${tokenCount} tokens; ${asciiTexts.length} ASCII-letter articles, ${asciiTokenCount} tokens`,
+);
 const db = new DatabaseSync(':memory:');
 db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, content='', tokenize='porter unicode61 remove_diacritics 2')`);
 const insert = db.prepare('INSERT INTO t(x) VALUES (?)');
@@ -53,5 +64,11 @@ const all = timeIt('indexTerms, all articles', texts, tokenCount, indexTerms);
 timeIt('termFrequencies, all articles', texts, tokenCount, termFrequencies);
 const ascii = timeIt('indexTerms, ASCII-letter articles', asciiTexts, asciiTokenCount, indexTerms);
 const manual = timeIt('manual char loop variant, same articles', asciiTexts, asciiTokenCount, manualAsciiTerms);
-console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-console.log(`indexTerms / FTS5 insert: ${(all / fts).toFixed(1)}x; regex / manual loop (ASCII): ${(ascii / manual).toFixed(2)}x`);
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
+console.log(
+  `indexTerms / FTS5 insert: ${(all / fts).toFixed(1)}x; regex / manual loop (ASCII): ${(ascii / manual).toFixed(2)}x`,
+);

@@ -30,38 +30,65 @@ const FEEDS = arg('feeds', 500);
 const RUNS = arg('runs', 50);
 const LOADS = arg('loads', 10);
 const FOLDERS = 10;
-const USER = 'bench', PASS = 'bench-password';
+const USER = 'bench',
+  PASS = 'bench-password';
 
 async function generate(dataDir: string): Promise<void> {
   const t0 = performance.now();
   const hash = await hashPassword(PASS);
   const db = openDatabase(join(dataDir, 'tidings.db'));
   const now = Math.floor(Date.now() / 1000);
-  const para = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+  const para =
+    'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
   transaction(db, () => {
-    db.prepare('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?)').run(USER, 'bench@example.org', hash, now);
+    db.prepare('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?)').run(
+      USER,
+      'bench@example.org',
+      hash,
+      now,
+    );
     const feed = db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, ?)');
     const sub = db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (1, ?, ?)');
     const label = db.prepare('INSERT INTO labels (user_id, name) VALUES (1, ?)');
     const file = db.prepare('INSERT INTO subscription_labels (subscription_id, label_id) VALUES (?, ?)');
     for (let f = 1; f <= FOLDERS; f++) label.run(`Folder ${f}`);
     for (let f = 1; f <= FEEDS; f++) {
-      feed.run(`https://feeds${f % 37}.example.com/feed-${f}.xml`, `https://feeds${f % 37}.example.com/`, `Feed number ${f}`, now);
+      feed.run(
+        `https://feeds${f % 37}.example.com/feed-${f}.xml`,
+        `https://feeds${f % 37}.example.com/`,
+        `Feed number ${f}`,
+        now,
+      );
       sub.run(f, now);
       file.run(f, (f % FOLDERS) + 1);
     }
-    const item = db.prepare(`INSERT INTO items (feed_id, guid, url, title, author, content, published_at, updated_at, crawled_us, content_hash, enclosures)
+    const item =
+      db.prepare(`INSERT INTO items (feed_id, guid, url, title, author, content, published_at, updated_at, crawled_us, content_hash, enclosures)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const ui = db.prepare('INSERT INTO user_items (user_id, item_id, feed_id, crawled_us, read, starred) VALUES (1, ?, ?, ?, ?, ?)');
+    const ui = db.prepare(
+      'INSERT INTO user_items (user_id, item_id, feed_id, crawled_us, read, starred) VALUES (1, ?, ?, ?, ?, ?)',
+    );
     const startUs = (now - 365 * 86400) * 1e6;
     const stepUs = Math.floor((365 * 86400 * 1e6) / ITEMS);
     for (let i = 1; i <= ITEMS; i++) {
       const feedId = ((i * 7919) % FEEDS) + 1;
       const crawled = startUs + i * stepUs;
       const content = `<p>${para.repeat(2 + (i % 5))}</p><p><a href="https://example.com/${i}">Read more</a> about item ${i} &amp; friends.</p>`;
-      item.run(feedId, `guid-${i}`, `https://feeds${feedId % 37}.example.com/posts/${i}`, `Item ${i}: a headline of average length for a feed`,
-        i % 3 ? 'Jane Doe' : null, content, Math.floor(crawled / 1e6) - 60, Math.floor(crawled / 1e6) - 60, crawled, `h${i}`,
-        i % 50 === 0 ? JSON.stringify([{ url: `https://cdn.example.com/${i}.mp3`, type: 'audio/mpeg', length: 1234567 }]) : null);
+      item.run(
+        feedId,
+        `guid-${i}`,
+        `https://feeds${feedId % 37}.example.com/posts/${i}`,
+        `Item ${i}: a headline of average length for a feed`,
+        i % 3 ? 'Jane Doe' : null,
+        content,
+        Math.floor(crawled / 1e6) - 60,
+        Math.floor(crawled / 1e6) - 60,
+        crawled,
+        `h${i}`,
+        i % 50 === 0
+          ? JSON.stringify([{ url: `https://cdn.example.com/${i}.mp3`, type: 'audio/mpeg', length: 1234567 }])
+          : null,
+      );
       ui.run(i, feedId, crawled, i < ITEMS * 0.7 && i % 4 ? 1 : 0, i % 100 === 0 ? 1 : 0);
     }
   });
@@ -72,7 +99,15 @@ async function generate(dataDir: string): Promise<void> {
 
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
-    env: { ...process.env, TIDINGS_DATA: dataDir, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1', TIDINGS_SCHEDULER: 'false', TIDINGS_LOG_LEVEL: 'info', NODE_NO_WARNINGS: '1' },
+    env: {
+      ...process.env,
+      TIDINGS_DATA: dataDir,
+      TIDINGS_PORT: '0',
+      TIDINGS_HOST: '127.0.0.1',
+      TIDINGS_SCHEDULER: 'false',
+      TIDINGS_LOG_LEVEL: 'info',
+      NODE_NO_WARNINGS: '1',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((res, rej) => {
@@ -80,7 +115,12 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; url:
     child.stderr!.on('data', (d: Buffer) => {
       buf += d;
       for (const line of buf.split('\n')) {
-        try { const j = JSON.parse(line); if (j.url) return res(j.url as string); } catch { /* partial line */ }
+        try {
+          const j = JSON.parse(line);
+          if (j.url) return res(j.url as string);
+        } catch {
+          /* partial line */
+        }
       }
     });
     child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf}`)));
@@ -88,7 +128,10 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; url:
   return { child, url };
 }
 
-const pct = (a: number[], p: number) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]!; };
+const pct = (a: number[], p: number) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+};
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
@@ -97,17 +140,25 @@ async function main(): Promise<void> {
   const { child, url } = await startServer(dataDir);
   const pool = new Pool(url, { connections: 4 });
   try {
-    const login = await pool.request({ method: 'POST', path: '/api/v1/session', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify({ username: USER, password: PASS }) });
+    const login = await pool.request({
+      method: 'POST',
+      path: '/api/v1/session',
+      headers: { 'content-type': 'application/json', origin: url },
+      body: JSON.stringify({ username: USER, password: PASS }),
+    });
     const cookie = String(login.headers['set-cookie']).split(';')[0]!;
     await login.body.json();
     const H = { cookie, accept: 'application/json' };
     const get = async (path: string) => {
       const r = await pool.request({ method: 'GET', path, headers: H });
       const b = await r.body.arrayBuffer();
-      if (r.statusCode !== 200) throw new Error(`${path}: HTTP ${r.statusCode} ${Buffer.from(b).toString().slice(0, 200)}`);
+      if (r.statusCode !== 200)
+        throw new Error(`${path}: HTTP ${r.statusCode} ${Buffer.from(b).toString().slice(0, 200)}`);
       return b;
     };
-    const firstPage = JSON.parse(Buffer.from(await get('/api/v1/articles?view=unread&limit=50')).toString()) as { items: { id: number }[] };
+    const firstPage = JSON.parse(Buffer.from(await get('/api/v1/articles?view=unread&limit=50')).toString()) as {
+      items: { id: number }[];
+    };
     const ids = firstPage.items.map((i) => i.id);
     let k = 0;
     let cursor: string | null = null;
@@ -118,35 +169,54 @@ async function main(): Promise<void> {
       ['GET /api/v1/articles (all, 50)', () => get('/api/v1/articles?view=all&limit=50')],
       ['GET /api/v1/articles (unread, 50)', () => get('/api/v1/articles?view=unread&limit=50')],
       ['GET /api/v1/articles (feed 3, 50)', () => get('/api/v1/articles?feed=3&limit=50')],
-      ['GET /api/v1/articles (folder, 50)', () => get(`/api/v1/articles?folder=${encodeURIComponent('Folder 1')}&limit=50`)],
+      [
+        'GET /api/v1/articles (folder, 50)',
+        () => get(`/api/v1/articles?folder=${encodeURIComponent('Folder 1')}&limit=50`),
+      ],
       ['GET /api/v1/articles/:id', () => get(`/api/v1/articles/${ids[k++ % ids.length]}`)],
       // Each call the next page: snippets are made for articles not seen before (the cold path).
-      ['GET /api/v1/articles (next pages, cold)', async () => {
-        const page = JSON.parse(Buffer.from(await get(`/api/v1/articles?view=all&limit=50${cursor ? `&cursor=${cursor}` : ''}`)).toString()) as { next: string | null };
-        cursor = page.next;
-      }],
+      [
+        'GET /api/v1/articles (next pages, cold)',
+        async () => {
+          const page = JSON.parse(
+            Buffer.from(await get(`/api/v1/articles?view=all&limit=50${cursor ? `&cursor=${cursor}` : ''}`)).toString(),
+          ) as { next: string | null };
+          cursor = page.next;
+        },
+      ],
     ];
     console.log(`\nserver time on loopback, ${RUNS} runs each (p50 / p95):`);
     for (const [name, fn] of calls) {
       for (let i = 0; i < 5; i++) await fn();
       const t: number[] = [];
-      for (let i = 0; i < RUNS; i++) { const s = performance.now(); await fn(); t.push(performance.now() - s); }
+      for (let i = 0; i < RUNS; i++) {
+        const s = performance.now();
+        await fn();
+        t.push(performance.now() - s);
+      }
       console.log(`  ${name.padEnd(36)} ${ms(pct(t, 0.5)).padStart(10)} ${ms(pct(t, 0.95)).padStart(10)}`);
     }
 
     const assets = loadAssets();
-    let raw = 0, gz = 0;
+    let raw = 0,
+      gz = 0;
     const parts: string[] = [];
     for (const [path, a] of assets) {
       if (!/\.(js|css)$/.test(path)) continue;
-      raw += a.body.length; gz += a.gzip.length;
+      raw += a.body.length;
+      gz += a.gzip.length;
       parts.push(`${path.replace('/assets/', '')} ${a.gzip.length}`);
     }
     const html = assets.get('/')!;
-    console.log(`\nJS+CSS shipped: ${raw} bytes, ${gz} bytes gzipped (${parts.join(', ')}); index.html ${html.gzip.length} bytes gzipped`);
+    console.log(
+      `\nJS+CSS shipped: ${raw} bytes, ${gz} bytes gzipped (${parts.join(', ')}); index.html ${html.gzip.length} bytes gzipped`,
+    );
 
     const exe = chromiumPath();
-    if (!exe) { console.log('\nchromium not installed: browser timings skipped'); return; }
+    if (!exe) {
+      console.log('\nchromium not installed: browser timings skipped');
+      return;
+    }
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS });
     try {
@@ -156,18 +226,35 @@ async function main(): Promise<void> {
       const loads: number[] = [];
       for (let i = 0; i <= LOADS; i++) {
         await page.goto(`${url}/?load=${i}#/all`);
-        await page.waitForFunction(() => (globalThis as any).performance.getEntriesByName('tidings:list-rendered').length > 0);
-        const t = await page.evaluate(() => (globalThis as any).performance.getEntriesByName('tidings:list-rendered')[0]!.startTime);
+        await page.waitForFunction(
+          () => (globalThis as any).performance.getEntriesByName('tidings:list-rendered').length > 0,
+        );
+        const t = await page.evaluate(
+          () => (globalThis as any).performance.getEntriesByName('tidings:list-rendered')[0]!.startTime,
+        );
         if (i > 0) loads.push(t); // the first load fills the HTTP cache, as a returning reader's has
       }
-      console.log(`\nChromium, navigation start to article list rendered (${LOADS} loads): p50 ${ms(pct(loads, 0.5))}, p95 ${ms(pct(loads, 0.95))}`);
+      console.log(
+        `\nChromium, navigation start to article list rendered (${LOADS} loads): p50 ${ms(pct(loads, 0.5))}, p95 ${ms(pct(loads, 0.95))}`,
+      );
       for (let i = 0; i < 30; i++) {
         await page.keyboard.press('j');
-        await page.waitForFunction((n) => (globalThis as any).performance.getEntriesByName('tidings:open-article').length >= n, i + 1);
+        await page.waitForFunction(
+          (n) => (globalThis as any).performance.getEntriesByName('tidings:open-article').length >= n,
+          i + 1,
+        );
       }
-      const opens = await page.evaluate(() => (globalThis as any).performance.getEntriesByName('tidings:open-article').map((e: { duration: number }) => e.duration));
-      console.log(`Chromium, opening an article (j, fetch + render; ${opens.length} opens): p50 ${ms(pct(opens, 0.5))}, p95 ${ms(pct(opens, 0.95))}`);
-    } finally { await browser.close(); }
+      const opens = await page.evaluate(() =>
+        (globalThis as any).performance
+          .getEntriesByName('tidings:open-article')
+          .map((e: { duration: number }) => e.duration),
+      );
+      console.log(
+        `Chromium, opening an article (j, fetch + render; ${opens.length} opens): p50 ${ms(pct(opens, 0.5))}, p95 ${ms(pct(opens, 0.95))}`,
+      );
+    } finally {
+      await browser.close();
+    }
   } finally {
     await pool.close();
     child.kill();

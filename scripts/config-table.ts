@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { configTableMarkdown } from '../src/config/config.ts';
 
 export function readmeWithTable(readme: string): string {
-  const start = '<!-- config-table:start -->', end = '<!-- config-table:end -->';
-  const i = readme.indexOf(start), j = readme.indexOf(end);
+  const start = '<!-- config-table:start -->',
+    end = '<!-- config-table:end -->';
+  const i = readme.indexOf(start),
+    j = readme.indexOf(end);
   if (i < 0 || j < i) throw new Error('README.md lacks the config-table markers');
   return readme.slice(0, i + start.length) + '\n' + configTableMarkdown() + '\n' + readme.slice(j);
 }

@@ -11,7 +11,10 @@ export function runtimeAssets(dir = join(ROOT, 'src')): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) { if (e.name !== '__fixtures__' && e.name !== 'testing') out.push(...runtimeAssets(p)); continue; }
+    if (e.isDirectory()) {
+      if (e.name !== '__fixtures__' && e.name !== 'testing') out.push(...runtimeAssets(p));
+      continue;
+    }
     if (!/\.(ts|md)$/.test(e.name)) out.push(relative(ROOT, p));
   }
   return out;

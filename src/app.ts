@@ -29,7 +29,10 @@ export interface App {
 export { perApp } from './per-app.ts';
 
 /** Opens the store (applying pending migrations) and wires the domains every App needs. */
-export async function createApp(config: Config, log: Logger = createLogger(config.logLevel, config.logFormat as LogFormat)): Promise<App> {
+export async function createApp(
+  config: Config,
+  log: Logger = createLogger(config.logLevel, config.logFormat as LogFormat),
+): Promise<App> {
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const closers: (() => void | Promise<void>)[] = [];
   const listeners: ItemChangeListener[] = [];
@@ -43,10 +46,16 @@ export async function createApp(config: Config, log: Logger = createLogger(confi
     notifyItemChanges(changes) {
       if (!changes.added.length && !changes.updated.length && !changes.deleted.length) return;
       for (const l of listeners) {
-        try { l(changes); } catch (e) { log.error({ err: e }, 'item change listener failed'); }
+        try {
+          l(changes);
+        } catch (e) {
+          log.error({ err: e }, 'item change listener failed');
+        }
       }
     },
-    onClose(fn) { closers.push(fn); },
+    onClose(fn) {
+      closers.push(fn);
+    },
     close() {
       closed ??= (async () => {
         for (const fn of closers.reverse()) await fn();

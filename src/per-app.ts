@@ -8,7 +8,10 @@ export function perApp<T>(create: (app: App) => T): (app: App) => T {
   const cache = new WeakMap<App, T>();
   return (app) => {
     let value = cache.get(app);
-    if (value === undefined) { value = create(app); cache.set(app, value); }
+    if (value === undefined) {
+      value = create(app);
+      cache.set(app, value);
+    }
     return value;
   };
 }

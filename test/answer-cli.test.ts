@@ -19,11 +19,29 @@ test('tidings ask prints the answer with markers, then the numbered sources', as
   const r = await runCli(['--data', dir, 'ask', 'What did NASA announce about Artemis this week?'], env);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /April 2026, giving engineers more time to study the Orion heat shield\.\[1\]/);
-  assert.match(r.stdout, /\nSources:\n\[1\] NASA announces new launch date for Artemis II crewed Moon mission \(\d{4}-\d\d-\d\d\)\n {4}https:\/\/www\.nasa\.gov\/news\/artemis-ii-crew-launch-date/);
+  assert.match(
+    r.stdout,
+    /\nSources:\n\[1\] NASA announces new launch date for Artemis II crewed Moon mission \(\d{4}-\d\d-\d\d\)\n {4}https:\/\/www\.nasa\.gov\/news\/artemis-ii-crew-launch-date/,
+  );
 });
 
 test('tidings ask --json prints the completion object of the API', async () => {
-  const r = await runCli(['--data', dir, 'ask', '--json', '--model', 'sonar-pro', '--recency', 'week', '--domain', 'nasa.gov', 'When does Artemis II launch?'], env);
+  const r = await runCli(
+    [
+      '--data',
+      dir,
+      'ask',
+      '--json',
+      '--model',
+      'sonar-pro',
+      '--recency',
+      'week',
+      '--domain',
+      'nasa.gov',
+      'When does Artemis II launch?',
+    ],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const o = JSON.parse(r.stdout);
   assert.equal(o.object, 'chat.completion');
@@ -37,7 +55,10 @@ test('tidings ask --json prints the completion object of the API', async () => {
 });
 
 test('tidings ask deep research shows progress on stderr and writes a report', async () => {
-  const r = await runCli(['--data', dir, 'ask', '--model', 'sonar-deep-research', '--effort', 'low', 'What are the Artemis Moon plans?'], env);
+  const r = await runCli(
+    ['--data', dir, 'ask', '--model', 'sonar-deep-research', '--effort', 'low', 'What are the Artemis Moon plans?'],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /… Searching "/);
   assert.match(r.stderr, /… Writing the report/);
@@ -47,7 +68,10 @@ test('tidings ask deep research shows progress on stderr and writes a report', a
 // (Every validation rule is covered in src/answer/service.test.ts; here only the CLI's mapping.)
 test('tidings ask: bad input is one clear line and exit code 2', async () => {
   const cases: [string[], RegExp][] = [
-    [['--domain', 'a.com', '--domain', 'b.com,c.com', '--domain', 'd.com', 'q'], /search_domain_filter accepts at most 3 entries/],
+    [
+      ['--domain', 'a.com', '--domain', 'b.com,c.com', '--domain', 'd.com', 'q'],
+      /search_domain_filter accepts at most 3 entries/,
+    ],
     [['--model', 'r1-1776', 'q'], /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL/],
   ];
   for (const [args, msg] of cases) {

@@ -22,15 +22,32 @@ before(async () => {
   if (!hasShared) return;
   server = http.createServer((req, res) => {
     const name = (req.url ?? '').replace(/^\//, '');
-    if (!/^[\w.-]+\.xml$/.test(name)) { res.writeHead(404).end(); return; }
-    try { res.writeHead(200, { 'Content-Type': 'application/rss+xml' }).end(readFileSync(join(FEEDS, name))); } catch { res.writeHead(404).end(); }
+    if (!/^[\w.-]+\.xml$/.test(name)) {
+      res.writeHead(404).end();
+      return;
+    }
+    try {
+      res.writeHead(200, { 'Content-Type': 'application/rss+xml' }).end(readFileSync(join(FEEDS, name)));
+    } catch {
+      res.writeHead(404).end();
+    }
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   dir = tempDataDir('tidings-real-world-');
-  const outlines = readdirSync(FEEDS).filter((f) => f.endsWith('.xml')).map((f) => `<outline type="rss" text="${f}" xmlUrl="http://127.0.0.1:${port}/${f}"/>`).join('');
-  writeFileSync(join(dir, 'feeds.opml'), `<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>${outlines}</body></opml>`);
-  for (const args of [['user', 'add', 'reader', '--password', 'reader-pass-1'], ['opml', 'import', 'reader', join(dir, 'feeds.opml')], ['refresh', '--all']]) {
+  const outlines = readdirSync(FEEDS)
+    .filter((f) => f.endsWith('.xml'))
+    .map((f) => `<outline type="rss" text="${f}" xmlUrl="http://127.0.0.1:${port}/${f}"/>`)
+    .join('');
+  writeFileSync(
+    join(dir, 'feeds.opml'),
+    `<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>${outlines}</body></opml>`,
+  );
+  for (const args of [
+    ['user', 'add', 'reader', '--password', 'reader-pass-1'],
+    ['opml', 'import', 'reader', join(dir, 'feeds.opml')],
+    ['refresh', '--all'],
+  ]) {
     const r = await runCli(['--data', dir, ...args], env);
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
   }
@@ -40,8 +57,13 @@ after(async () => {
   server?.close();
 });
 
-test('sonar-pro summarizes the news about Ukraine as a dated digest of cited articles', { skip: SKIP_NO_SHARED }, async () => {
-  const r = await runCli(['--data', dir, 'ask', '--json', '--model', 'sonar-pro', 'Summarize the news about Ukraine'], env);
+test('sonar-pro summarizes the news about Ukraine as a dated digest of cited articles', {
+  skip: SKIP_NO_SHARED,
+}, async () => {
+  const r = await runCli(
+    ['--data', dir, 'ask', '--json', '--model', 'sonar-pro', 'Summarize the news about Ukraine'],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const o = JSON.parse(r.stdout) as { citations: string[]; choices: { message: { content: string } }[] };
   const text = o.choices[0]!.message.content;
@@ -55,9 +77,20 @@ test('sonar-pro summarizes the news about Ukraine as a dated digest of cited art
   assert.match(text, /Ukrain/);
 });
 
-test('a follow-up ("Where exactly did it happen?") is answered from the story the conversation is about', { skip: SKIP_NO_SHARED }, async () => {
-  app = await createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }));
-  const ask = (messages: { role: 'user' | 'assistant'; content: string }[]) => answerService(app!).complete({ model: 'sonar', messages, scope: { kind: 'instance' }, filters: {}, searchContextSize: 'low' });
+test('a follow-up ("Where exactly did it happen?") is answered from the story the conversation is about', {
+  skip: SKIP_NO_SHARED,
+}, async () => {
+  app = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }),
+  );
+  const ask = (messages: { role: 'user' | 'assistant'; content: string }[]) =>
+    answerService(app!).complete({
+      model: 'sonar',
+      messages,
+      scope: { kind: 'instance' },
+      filters: {},
+      searchContextSize: 'low',
+    });
   const first = await ask([{ role: 'user', content: 'What happened to the Sumatran rhino?' }]);
   assert.match(first.content, /Sumatran rhino/);
   const follow = await ask([

@@ -23,16 +23,27 @@ export interface Fixture {
 
 export async function startFixture(overrides: Partial<Config> = {}): Promise<Fixture> {
   const dataDir = tempDataDir('tidings-auth-http-');
-  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false, ...overrides } }), silentLogger);
+  const app = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false, ...overrides } }),
+    silentLogger,
+  );
   const user = await app.users.create('alice', await hashPassword(PASSWORD));
-  const { client, clientSecret } = await registerClient(app, 'My <Reader> "App"', [REDIRECT, 'https://app.example/other?x=1']);
+  const { client, clientSecret } = await registerClient(app, 'My <Reader> "App"', [
+    REDIRECT,
+    'https://app.example/other?x=1',
+  ]);
   const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   const port = (server.server.address() as AddressInfo).port;
   return {
-    app, base: `http://127.0.0.1:${port}`, userId: user.id,
+    app,
+    base: `http://127.0.0.1:${port}`,
+    userId: user.id,
     client: { id: client.clientId, secret: clientSecret, name: client.name },
-    async close() { await server.close(); await app.close(); },
+    async close() {
+      await server.close();
+      await app.close();
+    },
   };
 }
 
@@ -53,11 +64,23 @@ export function pkcePair(): { verifier: string; challenge: string } {
 }
 
 export function authorizeUrl(f: Fixture, params: Record<string, string | undefined>): string {
-  const q = form({ client_id: f.client.id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read write', state: 'xyz', ...params });
+  const q = form({
+    client_id: f.client.id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'read write',
+    state: 'xyz',
+    ...params,
+  });
   return `${f.base}/oauth2/auth?${q}`;
 }
 
-export interface ConsentPage { status: number; html: string; cookie: string; fields: Record<string, string> }
+export interface ConsentPage {
+  status: number;
+  html: string;
+  cookie: string;
+  fields: Record<string, string>;
+}
 
 /** GETs the consent page and reads its form: hidden fields (with the CSRF token) and the cookie. */
 export async function openConsent(url: string, cookie = ''): Promise<ConsentPage> {
@@ -69,18 +92,29 @@ export async function openConsent(url: string, cookie = ''): Promise<ConsentPage
 
 export function hiddenFields(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[m[1]] = unescapeHtml(m[2]);
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    out[m[1]] = unescapeHtml(m[2]);
   return out;
 }
 
 function unescapeHtml(s: string): string {
-  return s.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  return s.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!,
+  );
 }
 
 /** POSTs the consent form as a browser would (same cookie), returning the raw response. */
-export async function submitConsent(f: Fixture, page: ConsentPage, extra: Record<string, string | undefined>, cookie = page.cookie): Promise<Response> {
+export async function submitConsent(
+  f: Fixture,
+  page: ConsentPage,
+  extra: Record<string, string | undefined>,
+  cookie = page.cookie,
+): Promise<Response> {
   return fetch(`${f.base}/oauth2/auth`, {
-    method: 'POST', redirect: 'manual', body: form({ ...page.fields, ...extra }),
+    method: 'POST',
+    redirect: 'manual',
+    body: form({ ...page.fields, ...extra }),
     headers: cookie ? { cookie } : {},
   });
 }
@@ -96,8 +130,16 @@ export async function authorize(f: Fixture, params: Record<string, string | unde
   return code;
 }
 
-export async function tokenRequest(f: Fixture, fields: Record<string, string | undefined>, headers: Record<string, string> = {}):
-  Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${f.base}/oauth2/token`, { method: 'POST', body: form(fields), headers, redirect: 'manual' });
+export async function tokenRequest(
+  f: Fixture,
+  fields: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${f.base}/oauth2/token`, {
+    method: 'POST',
+    body: form(fields),
+    headers,
+    redirect: 'manual',
+  });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }

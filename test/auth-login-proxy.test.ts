@@ -16,8 +16,24 @@ const PASSWORD = 'correct horse battery';
 
 async function start(overrides: Partial<Config>) {
   const lines: any[] = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l)); cb(); } });
-  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-proxy-'), schedulerEnabled: false, loginFailuresPerMinute: 3, ...overrides } }), pino({ level: 'info' }, sink));
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const app = await createApp(
+    loadConfig({
+      env: {},
+      overrides: {
+        dataDir: tempDataDir('tidings-proxy-'),
+        schedulerEnabled: false,
+        loginFailuresPerMinute: 3,
+        ...overrides,
+      },
+    }),
+    pino({ level: 'info' }, sink),
+  );
   await app.users.create('alice', await hashPassword(PASSWORD));
   const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
@@ -25,13 +41,21 @@ async function start(overrides: Partial<Config>) {
   const login = async (password: string, forwardedFor?: string) => {
     const t0 = performance.now();
     const res = await fetch(`${base}/accounts/ClientLogin`, {
-      method: 'POST', body: new URLSearchParams({ Email: 'alice', Passwd: password }),
+      method: 'POST',
+      body: new URLSearchParams({ Email: 'alice', Passwd: password }),
       headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {},
     });
     await res.text();
     return { status: res.status, ms: performance.now() - t0, retryAfter: res.headers.get('retry-after') };
   };
-  return { login, lines, async close() { await server.close(); await app.close(); } };
+  return {
+    login,
+    lines,
+    async close() {
+      await server.close();
+      await app.close();
+    },
+  };
 }
 
 test('without TIDINGS_TRUST_PROXY a new X-Forwarded-For per try neither dodges the throttle nor shows in the log', async () => {
@@ -43,9 +67,14 @@ test('without TIDINGS_TRUST_PROXY a new X-Forwarded-For per try neither dodges t
     assert.equal((await s.login(PASSWORD, '198.51.100.1')).status, 429, 'the right password waits too');
     const failed = s.lines.filter((l) => l.msg === 'failed login');
     assert.equal(failed.length, 3);
-    assert.ok(failed.every((l) => l.ip === '127.0.0.1'), `logged addresses: ${failed.map((l) => l.ip)}`);
+    assert.ok(
+      failed.every((l) => l.ip === '127.0.0.1'),
+      `logged addresses: ${failed.map((l) => l.ip)}`,
+    );
     assert.ok(!JSON.stringify(s.lines).includes('203.0.113.'), 'spoofed addresses appear nowhere in the log');
-  } finally { await s.close(); }
+  } finally {
+    await s.close();
+  }
 });
 
 test('behind a trusted proxy the client IP is the nearest untrusted X-Forwarded-For address', async () => {
@@ -59,7 +88,9 @@ test('behind a trusted proxy the client IP is the nearest untrusted X-Forwarded-
     for (let i = 0; i < 4; i++) await s.login('guess', '127.0.0.1, 198.51.100.8');
     assert.equal((await s.login('guess', '127.0.0.1, 198.51.100.8')).status, 429);
     assert.equal((await s.login(PASSWORD)).status, 200, 'the real local client still logs in');
-  } finally { await s.close(); }
+  } finally {
+    await s.close();
+  }
 });
 
 test('guessing one username from many addresses meets growing delays, not a lockout', async () => {
@@ -88,13 +119,18 @@ test('guessing one username from many addresses meets growing delays, not a lock
     const elsewhere = await s.login(PASSWORD, '192.0.2.77');
     assert.equal(elsewhere.status, 200, 'the right password works from a new address after the delay: no lockout');
     assert.ok(elsewhere.ms >= 7500, `new address waited ${elsewhere.ms.toFixed(0)} ms (8 s expected after 7 failures)`);
-  } finally { await s.close(); }
+  } finally {
+    await s.close();
+  }
 });
 
 test('TIDINGS_TRUST_PROXY takes addresses and CIDRs and names a bad entry', () => {
   const c = loadConfig({ env: { TIDINGS_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback' } });
   assert.deepEqual(c.trustProxy, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', 'loopback']);
   assert.deepEqual(loadConfig({ env: {} }).trustProxy, [], 'off by default');
-  assert.throws(() => loadConfig({ env: { TIDINGS_TRUST_PROXY: 'true' } }), (e: Error) => e instanceof ConfigError && /trustProxy: "true"/.test(e.message));
+  assert.throws(
+    () => loadConfig({ env: { TIDINGS_TRUST_PROXY: 'true' } }),
+    (e: Error) => e instanceof ConfigError && /trustProxy: "true"/.test(e.message),
+  );
   assert.throws(() => loadConfig({ env: { TIDINGS_TRUST_PROXY: '10.0.0.0/33' } }), ConfigError);
 });

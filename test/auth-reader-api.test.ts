@@ -7,7 +7,9 @@ import { hashToken } from '../src/auth/passwords.ts';
 import { startFixture, authorize, tokenRequest, PASSWORD, REDIRECT, type Fixture } from './auth-fixture.ts';
 
 let f: Fixture;
-before(async () => { f = await startFixture(); });
+before(async () => {
+  f = await startFixture();
+});
 after(async () => f.close());
 
 const api = (path: string, authorization: string | undefined, body?: Record<string, string>) =>
@@ -18,13 +20,22 @@ const api = (path: string, authorization: string | undefined, body?: Record<stri
   });
 
 async function clientLogin(): Promise<string> {
-  const res = await fetch(`${f.base}/api/greader.php/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams({ Email: 'alice', Passwd: PASSWORD }) });
+  const res = await fetch(`${f.base}/api/greader.php/accounts/ClientLogin`, {
+    method: 'POST',
+    body: new URLSearchParams({ Email: 'alice', Passwd: PASSWORD }),
+  });
   return /\nAuth=(\S+)\n/.exec(await res.text())![1];
 }
 
 async function oauthToken(scope: string): Promise<string> {
   const code = await authorize(f, { scope });
-  const t = await tokenRequest(f, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: f.client.id, client_secret: f.client.secret });
+  const t = await tokenRequest(f, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: f.client.id,
+    client_secret: f.client.secret,
+  });
   return t.body.access_token;
 }
 
@@ -33,7 +44,7 @@ test('a ClientLogin token reads and writes; T is optional, trimmed, and refused 
   const h = `GoogleLogin auth=${token}`;
   const info = await api('/user-info', h);
   assert.equal(info.status, 200);
-  assert.equal((await info.json() as { userName: string }).userName, 'alice');
+  assert.equal(((await info.json()) as { userName: string }).userName, 'alice');
   const T = (await (await api('/token', h)).text()).trim();
   assert.match(T, /^\S+$/);
   assert.equal((await api('/preference/stream/set', h, {})).status, 200, 'no T');

@@ -11,16 +11,28 @@ import { testSql } from '../src/store/testing.ts';
 
 const get = async (f: { url: string; key: string }, path: string) => {
   const res = await fetch(f.url + path, { headers: { authorization: `Bearer ${f.key}` } });
-  return { status: res.status, json: await res.json() as any };
+  return { status: res.status, json: (await res.json()) as any };
 };
-const research = (q = 'Summarize the Artemis programme', extra = {}) => ({ request: ask(q, { model: 'sonar-deep-research', ...extra }) });
+const research = (q = 'Summarize the Artemis programme', extra = {}) => ({
+  request: ask(q, { model: 'sonar-deep-research', ...extra }),
+});
 
 test('submit, poll to COMPLETED, list; the spec shapes', async () => {
   const f = await fixture();
   try {
     const r = await post(f, '/async/chat/completions', research());
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(Object.keys(r.json), ['id', 'model', 'created_at', 'started_at', 'completed_at', 'failed_at', 'response', 'error_message', 'status']);
+    assert.deepEqual(Object.keys(r.json), [
+      'id',
+      'model',
+      'created_at',
+      'started_at',
+      'completed_at',
+      'failed_at',
+      'response',
+      'error_message',
+      'status',
+    ]);
     assert.equal(r.json.status, 'CREATED');
     assert.equal(r.json.response, null);
     assert.equal(r.json.model, 'sonar-deep-research');
@@ -34,7 +46,9 @@ test('submit, poll to COMPLETED, list; the spec shapes', async () => {
     assert.equal(c.usage.num_search_queries, 4);
     assert.equal(c.usage.cost.search_queries_cost, 0.02);
     assert.equal(f.answers.calls[0].scope.kind, 'subscriptions');
-    const progress = await testSql(f.app).prepare('SELECT progress_json FROM chat_async_jobs WHERE id = ?').get(r.json.id) as { progress_json: string };
+    const progress = (await testSql(f.app)
+      .prepare('SELECT progress_json FROM chat_async_jobs WHERE id = ?')
+      .get(r.json.id)) as { progress_json: string };
     assert.equal(JSON.parse(progress.progress_json).stage, 'search', 'progress is stored');
 
     const list = await get(f, '/async/chat/completions');
@@ -50,7 +64,9 @@ test('submit, poll to COMPLETED, list; the spec shapes', async () => {
     }
     assert.equal(row.status, 200);
     assert.equal(row.search_queries, 4);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('idempotency key returns the same job; validation errors; unknown ids; pagination', async () => {
@@ -84,7 +100,9 @@ test('idempotency key returns the same job; validation errors; unknown ids; pagi
     assert.equal(new Set(seen).size, 5);
     assert.equal((await get(f, '/async/chat/completions?next_token=garbage')).status, 400);
     assert.equal((await get(f, '/async/chat/completions?limit=1000')).status, 400);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('async POST is rate limited as deep research', async () => {
@@ -95,7 +113,9 @@ test('async POST is rate limited as deep research', async () => {
     const r = await post(f, '/async/chat/completions', research());
     assert.equal(r.status, 429);
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('a job interrupted by a shutdown completes after a restart on the same data folder', async () => {
@@ -110,10 +130,12 @@ test('a job interrupted by a shutdown completes after a restart on the same data
   // The gate never opens: close() must abort the run, not wait for it.
   stuck.gate = undefined;
   const abortable = stuck.calls[0];
-  await Promise.race([f.close(), new Promise((_, rej) => setTimeout(() => rej(new Error('close hung')), 5000))]).catch(async (e) => {
-    assert.ok(abortable.signal?.aborted, 'shutdown aborts the running job');
-    throw e;
-  });
+  await Promise.race([f.close(), new Promise((_, rej) => setTimeout(() => rej(new Error('close hung')), 5000))]).catch(
+    async (e) => {
+      assert.ok(abortable.signal?.aborted, 'shutdown aborts the running job');
+      throw e;
+    },
+  );
 
   // Second process: a new App on the same folder resumes the job.
   const app = await openApp(f.dataDir);
@@ -125,20 +147,46 @@ test('a job interrupted by a shutdown completes after a restart on the same data
     assert.equal(job.json.status, 'COMPLETED');
     assert.match(job.json.response.choices[0].message.content, /Artemis/);
     assert.equal(answers.calls.length, 1);
-    assert.equal((await testSql(app).prepare('SELECT attempts FROM chat_async_jobs WHERE id = ?').get(id) as { attempts: number }).attempts, 2);
-  } finally { await server.close(); await app.close(); }
+    assert.equal(
+      (
+        (await testSql(app).prepare('SELECT attempts FROM chat_async_jobs WHERE id = ?').get(id)) as {
+          attempts: number;
+        }
+      ).attempts,
+      2,
+    );
+  } finally {
+    await server.close();
+    await app.close();
+  }
 });
 
 test('jobs interrupted too often fail; expired jobs are purged', async () => {
   const f = await fixture();
   try {
     const { jobs } = chatStore(f.app);
-    const old = await jobs.create({ id: '11111111-1111-4111-8111-111111111111', keyId: f.keyId, userId: f.userId, model: 'sonar', request: ask(), idempotencyKey: null, createdAt: Math.floor(Date.now() / 1000) - 8 * 86400 });
+    const old = await jobs.create({
+      id: '11111111-1111-4111-8111-111111111111',
+      keyId: f.keyId,
+      userId: f.userId,
+      model: 'sonar',
+      request: ask(),
+      idempotencyKey: null,
+      createdAt: Math.floor(Date.now() / 1000) - 8 * 86400,
+    });
     const runner = asyncJobRunner(f.app)!;
     assert.equal(await runner.purge(), 1);
     assert.equal(await jobs.find(old.id), undefined);
 
-    const flaky = await jobs.create({ id: '22222222-2222-4222-8222-222222222222', keyId: f.keyId, userId: f.userId, model: 'sonar', request: ask(), idempotencyKey: null, createdAt: Math.floor(Date.now() / 1000) });
+    const flaky = await jobs.create({
+      id: '22222222-2222-4222-8222-222222222222',
+      keyId: f.keyId,
+      userId: f.userId,
+      model: 'sonar',
+      request: ask(),
+      idempotencyKey: null,
+      createdAt: Math.floor(Date.now() / 1000),
+    });
     for (let i = 0; i < MAX_ATTEMPTS; i++) await jobs.markStarted(flaky.id, 0);
     runner.enqueue(flaky.id);
     await runner.idle();
@@ -146,5 +194,7 @@ test('jobs interrupted too often fail; expired jobs are purged', async () => {
     assert.equal(failed.json.status, 'FAILED');
     assert.match(failed.json.error_message, /interrupted 3 times/);
     assert.ok(failed.json.failed_at > 0);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });

@@ -36,13 +36,19 @@ before(async () => {
   const addr = server.server.address();
   url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
 });
-after(async () => { await server.close(); await app.close(); });
+after(async () => {
+  await server.close();
+  await app.close();
+});
 
 test('each AI SDK provider resolves its own matching @ai-sdk/provider-utils (the aliased 3.x must not get 5.x)', async () => {
   const versionSeenFrom = (pkg: string, dep: string) => {
     const req = createRequire(join(ROOT, 'node_modules', pkg, 'package.json'));
     let dir = dirname(req.resolve(dep));
-    const versionIn = (d: string) => existsSync(join(d, 'package.json')) ? JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')).version : undefined;
+    const versionIn = (d: string) =>
+      existsSync(join(d, 'package.json'))
+        ? JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')).version
+        : undefined;
     while (!versionIn(dir)) dir = dirname(dir);
     return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version as string;
   };
@@ -53,14 +59,21 @@ test('each AI SDK provider resolves its own matching @ai-sdk/provider-utils (the
 
 /** The reference answer, fetched raw. */
 async function reference(model = 'sonar'): Promise<any> {
-  const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: QUESTION }] }) });
+  const res = await fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: QUESTION }] }),
+  });
   assert.equal(res.status, 200);
   return res.json();
 }
 
 function checkAnswer(content: string, citations: string[]) {
   assert.ok(citations.length > 0, 'the answer cites sources');
-  assert.ok(citations.every((c) => NASA.test(c)), `only the key owner's subscriptions are searched: ${citations}`);
+  assert.ok(
+    citations.every((c) => NASA.test(c)),
+    `only the key owner's subscriptions are searched: ${citations}`,
+  );
   assert.match(content, /\[1\]/);
   assert.match(content, /Artemis II/);
 }
@@ -69,16 +82,27 @@ test('OpenAI SDK: non-streaming and streaming, citations, search_results and usa
   const client = new OpenAI({ baseURL: url, apiKey, maxRetries: 0 });
   const ref = await reference();
   const r = await client.chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: QUESTION }] });
-  const extra = r as unknown as { citations: string[]; search_results: { url: string }[]; usage: { cost: { total_cost: number } } };
+  const extra = r as unknown as {
+    citations: string[];
+    search_results: { url: string }[];
+    usage: { cost: { total_cost: number } };
+  };
   checkAnswer(r.choices[0].message.content!, extra.citations);
   assert.equal(r.choices[0].message.content, ref.choices[0].message.content);
   assert.deepEqual(extra.citations, ref.citations);
-  assert.deepEqual(extra.search_results.map((s) => s.url), ref.citations);
+  assert.deepEqual(
+    extra.search_results.map((s) => s.url),
+    ref.citations,
+  );
   assert.equal(r.choices[0].finish_reason, 'stop');
   assert.ok(r.usage!.prompt_tokens > 0 && r.usage!.completion_tokens > 0);
   assert.equal(extra.usage.cost.total_cost, ref.usage.cost.total_cost);
 
-  const stream = await client.chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: QUESTION }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'sonar',
+    messages: [{ role: 'user', content: QUESTION }],
+    stream: true,
+  });
   let text = '';
   let first: any, last: any;
   for await (const chunk of stream) {
@@ -91,10 +115,18 @@ test('OpenAI SDK: non-streaming and streaming, citations, search_results and usa
   assert.equal(last.choices[0].finish_reason, 'stop');
   assert.deepEqual(last.usage, ref.usage);
 
-  await assert.rejects(client.chat.completions.create({ model: 'gpt-4', messages: [{ role: 'user', content: 'x' }] }),
-    (e: any) => e instanceof OpenAI.BadRequestError && /Invalid model 'gpt-4'\. Permitted models: sonar/.test(e.message));
-  await assert.rejects(new OpenAI({ baseURL: url, apiKey: 'wrong', maxRetries: 0 }).chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: 'x' }] }),
-    (e: any) => e instanceof OpenAI.AuthenticationError && /Invalid or revoked API key/.test(e.message));
+  await assert.rejects(
+    client.chat.completions.create({ model: 'gpt-4', messages: [{ role: 'user', content: 'x' }] }),
+    (e: any) =>
+      e instanceof OpenAI.BadRequestError && /Invalid model 'gpt-4'\. Permitted models: sonar/.test(e.message),
+  );
+  await assert.rejects(
+    new OpenAI({ baseURL: url, apiKey: 'wrong', maxRetries: 0 }).chat.completions.create({
+      model: 'sonar',
+      messages: [{ role: 'user', content: 'x' }],
+    }),
+    (e: any) => e instanceof OpenAI.AuthenticationError && /Invalid or revoked API key/.test(e.message),
+  );
   const models = await client.models.list();
   assert.ok(models.data.some((m) => m.id === 'sonar-deep-research'));
 });
@@ -102,32 +134,52 @@ test('OpenAI SDK: non-streaming and streaming, citations, search_results and usa
 test('Perplexity SDK: chat completions streaming and not, and the async API', async () => {
   const client = new Perplexity({ baseURL: url, apiKey, maxRetries: 0 });
   const ref = await reference('sonar-pro');
-  const r = await client.chat.completions.create({ model: 'sonar-pro', messages: [{ role: 'user', content: QUESTION }] });
+  const r = await client.chat.completions.create({
+    model: 'sonar-pro',
+    messages: [{ role: 'user', content: QUESTION }],
+  });
   const content = r.choices[0].message.content as string;
   checkAnswer(content, r.citations!);
   assert.equal(content, ref.choices[0].message.content);
-  assert.deepEqual(r.search_results!.map((s) => s.url), r.citations);
+  assert.deepEqual(
+    r.search_results!.map((s) => s.url),
+    r.citations,
+  );
   assert.equal(r.usage!.search_context_size, 'low');
   assert.equal(r.usage!.cost!.request_cost, 0.006);
   assert.equal(r.usage!.cost!.total_cost, ref.usage.cost.total_cost);
 
-  const stream = await client.chat.completions.create({ model: 'sonar-pro', messages: [{ role: 'user', content: QUESTION }], stream: true });
-  let text = '', finish: string | null | undefined, usage: any, citations: string[] | undefined | null;
+  const stream = await client.chat.completions.create({
+    model: 'sonar-pro',
+    messages: [{ role: 'user', content: QUESTION }],
+    stream: true,
+  });
+  let text = '',
+    finish: string | null | undefined,
+    usage: any,
+    citations: string[] | undefined | null;
   for await (const chunk of stream) {
     citations ??= chunk.citations;
     const d = chunk.choices[0]?.delta?.content;
     if (typeof d === 'string') text += d;
-    if (chunk.choices[0]?.finish_reason) { finish = chunk.choices[0].finish_reason; usage = chunk.usage; }
+    if (chunk.choices[0]?.finish_reason) {
+      finish = chunk.choices[0].finish_reason;
+      usage = chunk.usage;
+    }
   }
   assert.equal(text, content);
   assert.deepEqual(citations, r.citations);
   assert.equal(finish, 'stop');
   assert.equal(usage.cost.total_cost, ref.usage.cost.total_cost);
 
-  await assert.rejects(client.chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: 'x' }], temperature: 3 }),
-    (e: any) => e.status === 400 && /temperature must be a number from 0 to 2 \(got 3\)/.test(e.message));
+  await assert.rejects(
+    client.chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: 'x' }], temperature: 3 }),
+    (e: any) => e.status === 400 && /temperature must be a number from 0 to 2 \(got 3\)/.test(e.message),
+  );
 
-  const job = await client.async.chat.completions.create({ request: { model: 'sonar-deep-research', messages: [{ role: 'user', content: QUESTION }] } });
+  const job = await client.async.chat.completions.create({
+    request: { model: 'sonar-deep-research', messages: [{ role: 'user', content: QUESTION }] },
+  });
   assert.equal(job.status, 'CREATED');
   let got = await client.async.chat.completions.get(job.id);
   for (let i = 0; i < 300 && (got.status === 'CREATED' || got.status === 'IN_PROGRESS'); i++) {
@@ -150,7 +202,11 @@ for (const [label, gen, strm, create] of [
     const ref = await reference('sonar');
     const r = await (gen as typeof generateText)({ model: provider('sonar'), prompt: QUESTION, maxRetries: 0 });
     assert.equal(r.text, ref.choices[0].message.content);
-    assert.deepEqual(r.sources.map((s: any) => s.url), ref.citations, 'sources in citation order');
+    assert.deepEqual(
+      r.sources.map((s: any) => s.url),
+      ref.citations,
+      'sources in citation order',
+    );
     assert.equal(r.finishReason, 'stop');
     assert.equal(r.usage.inputTokens, ref.usage.prompt_tokens);
     assert.equal(r.usage.outputTokens, ref.usage.completion_tokens);
@@ -158,7 +214,14 @@ for (const [label, gen, strm, create] of [
     assert.equal(meta.cost.totalCost, ref.usage.cost.total_cost);
     assert.equal(meta.cost.requestCost, 0.005);
 
-    const s = (strm as typeof streamText)({ model: provider('sonar'), prompt: QUESTION, maxRetries: 0, onError: ({ error }) => { throw error; } });
+    const s = (strm as typeof streamText)({
+      model: provider('sonar'),
+      prompt: QUESTION,
+      maxRetries: 0,
+      onError: ({ error }) => {
+        throw error;
+      },
+    });
     const parts: string[] = [];
     const errors: unknown[] = [];
     for await (const p of s.fullStream as AsyncIterable<any>) {
@@ -167,25 +230,41 @@ for (const [label, gen, strm, create] of [
     }
     assert.deepEqual(errors, [], 'no stream errors');
     assert.equal(parts.join(''), ref.choices[0].message.content);
-    assert.deepEqual((await s.sources).map((x: any) => x.url), ref.citations);
+    assert.deepEqual(
+      (await s.sources).map((x: any) => x.url),
+      ref.citations,
+    );
     assert.equal(await s.finishReason, 'stop');
     assert.equal((await s.usage).outputTokens, ref.usage.completion_tokens);
     assert.equal(((await s.providerMetadata)!.perplexity as any).cost.totalCost, ref.usage.cost.total_cost);
 
-    const cut = await (gen as typeof generateText)({ model: provider('sonar'), prompt: QUESTION, maxRetries: 0, maxOutputTokens: 5 });
+    const cut = await (gen as typeof generateText)({
+      model: provider('sonar'),
+      prompt: QUESTION,
+      maxRetries: 0,
+      maxOutputTokens: 5,
+    });
     assert.equal(cut.finishReason, 'length');
     assert.equal(cut.usage.outputTokens, 5);
     assert.ok(ref.choices[0].message.content.startsWith(cut.text), 'the cut text is a prefix of the full answer');
 
-    await assert.rejects((gen as typeof generateText)({ model: provider('gpt-4'), prompt: 'x', maxRetries: 0 }),
-      (e: any) => /Invalid model 'gpt-4'\. Permitted models/.test(e.message));
-    await assert.rejects((gen as typeof generateText)({ model: provider('sonar'), prompt: 'x', maxRetries: 0, maxOutputTokens: 100000 }),
-      (e: any) => /max_tokens must be an integer from 1 to 8192 for sonar/.test(e.message));
+    await assert.rejects(
+      (gen as typeof generateText)({ model: provider('gpt-4'), prompt: 'x', maxRetries: 0 }),
+      (e: any) => /Invalid model 'gpt-4'\. Permitted models/.test(e.message),
+    );
+    await assert.rejects(
+      (gen as typeof generateText)({ model: provider('sonar'), prompt: 'x', maxRetries: 0, maxOutputTokens: 100000 }),
+      (e: any) => /max_tokens must be an integer from 1 to 8192 for sonar/.test(e.message),
+    );
   });
 }
 
 test('reasoning model through the AI SDK: <think> stays inline in the text', async () => {
-  const r = await generateText({ model: createPerplexity({ baseURL: url, apiKey })('sonar-reasoning'), prompt: QUESTION, maxRetries: 0 });
+  const r = await generateText({
+    model: createPerplexity({ baseURL: url, apiKey })('sonar-reasoning'),
+    prompt: QUESTION,
+    maxRetries: 0,
+  });
   assert.match(r.text, /^<think>\n[\s\S]*<\/think>\n\n/);
 });
 
@@ -199,31 +278,45 @@ test('the server-wide 404: JSON for chat paths, plain text under the reader API 
   assert.equal((await fetch(`${url}/healthz`)).status, 200);
 });
 
-test('search_streams (our extension) narrows the search to the key owner\'s streams, on the real pipeline', async () => {
-  const ask = (streams: string[]) => fetch(`${url}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'sonar', messages: [{ role: 'user', content: QUESTION }], search_streams: streams }) });
+test("search_streams (our extension) narrows the search to the key owner's streams, on the real pipeline", async () => {
+  const ask = (streams: string[]) =>
+    fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'sonar',
+        messages: [{ role: 'user', content: QUESTION }],
+        search_streams: streams,
+      }),
+    });
   const ok = await ask(['feed/https://www.nasa.gov/feed/']);
   assert.equal(ok.status, 200);
-  const j = await ok.json() as any;
+  const j = (await ok.json()) as any;
   assert.ok(j.citations.length > 0 && j.citations.every((c: string) => NASA.test(c)));
   const other = await ask(['feed/https://econ.example.org/feed']);
   assert.equal(other.status, 400);
-  const e = await other.json() as any;
+  const e = (await other.json()) as any;
   assert.equal(e.error.type, 'bad_request');
   assert.match(e.error.message, /search_streams: not subscribed to feed\/https:\/\/econ\.example\.org\/feed/);
 });
 
 test('every model the extractive engine serves: streamed text == non-streamed text on the real pipeline', async () => {
   const send = async (model: string, stream: boolean) => {
-    const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: QUESTION }] }) });
+    const res = await fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: QUESTION }] }),
+    });
     assert.equal(res.status, 200, `${model}: ${res.status}`);
     return stream ? res.text() : res.json();
   };
   for (const model of ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research']) {
-    const plain = await send(model, false) as any;
-    const sse = await send(model, true) as string;
-    const chunks = sse.split('\n\n').filter((b) => b.startsWith('data: {')).map((b) => JSON.parse(b.slice(6)));
+    const plain = (await send(model, false)) as any;
+    const sse = (await send(model, true)) as string;
+    const chunks = sse
+      .split('\n\n')
+      .filter((b) => b.startsWith('data: {'))
+      .map((b) => JSON.parse(b.slice(6)));
     assert.ok(sse.trimEnd().endsWith('data: [DONE]'), model);
     assert.equal(chunks.map((c) => c.choices[0].delta.content).join(''), plain.choices[0].message.content, model);
     assert.deepEqual(chunks[0].citations, plain.citations, model);

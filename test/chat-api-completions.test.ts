@@ -8,8 +8,12 @@ import { chatStore } from '../src/chat-api/store.ts';
 import { testSql } from '../src/store/testing.ts';
 
 let f: Fixture;
-before(async () => { f = await fixture(); });
-after(async () => { await f.close(); });
+before(async () => {
+  f = await fixture();
+});
+after(async () => {
+  await f.close();
+});
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -23,8 +27,18 @@ test('non-streaming response has the spec shape: uuid id, seconds, citations, se
   assert.equal(c.model, 'sonar');
   assert.ok(Number.isInteger(c.created) && Math.abs(c.created - Date.now() / 1000) < 60, 'created is Unix seconds');
   assert.deepEqual(c.citations, CITATIONS);
-  assert.deepEqual(c.search_results.map((s: any) => s.url), CITATIONS);
-  assert.deepEqual(Object.keys(c.search_results[0]).sort(), ['date', 'last_updated', 'snippet', 'source', 'title', 'url']);
+  assert.deepEqual(
+    c.search_results.map((s: any) => s.url),
+    CITATIONS,
+  );
+  assert.deepEqual(Object.keys(c.search_results[0]).sort(), [
+    'date',
+    'last_updated',
+    'snippet',
+    'source',
+    'title',
+    'url',
+  ]);
   assert.equal(c.choices.length, 1);
   assert.deepEqual(Object.keys(c.choices[0]).sort(), ['finish_reason', 'index', 'message']);
   assert.equal(c.choices[0].finish_reason, 'stop');
@@ -43,11 +57,15 @@ test('non-streaming response has the spec shape: uuid id, seconds, citations, se
 });
 
 test('search_context_size sets the request fee; sonar-pro prices', async () => {
-  const r = await post(f, '/v1/chat/completions', ask('q', { model: 'sonar-pro', web_search_options: { search_context_size: 'high' } }));
+  const r = await post(
+    f,
+    '/v1/chat/completions',
+    ask('q', { model: 'sonar-pro', web_search_options: { search_context_size: 'high' } }),
+  );
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.usage.search_context_size, 'high');
   assert.equal(r.json.usage.cost.request_cost, 0.014);
-  assert.equal(r.json.usage.cost.output_tokens_cost, r.json.usage.completion_tokens * 15 / 1e6);
+  assert.equal(r.json.usage.cost.output_tokens_cost, (r.json.usage.completion_tokens * 15) / 1e6);
 });
 
 test('sonar-deep-research bills reasoning, citation tokens and search queries, without a request fee', async () => {
@@ -58,9 +76,9 @@ test('sonar-deep-research bills reasoning, citation tokens and search queries, w
   assert.equal(u.citation_tokens, 900);
   assert.equal(u.num_search_queries, 4);
   assert.equal(u.cost.request_cost, undefined);
-  assert.equal(u.cost.reasoning_tokens_cost, 300 * 3 / 1e6);
-  assert.equal(u.cost.citation_tokens_cost, 900 * 2 / 1e6);
-  assert.equal(u.cost.search_queries_cost, 4 * 5 / 1000);
+  assert.equal(u.cost.reasoning_tokens_cost, (300 * 3) / 1e6);
+  assert.equal(u.cost.citation_tokens_cost, (900 * 2) / 1e6);
+  assert.equal(u.cost.search_queries_cost, (4 * 5) / 1000);
   assert.match(r.json.choices[0].message.content, /^<think>\n[\s\S]*\n<\/think>\n\n/);
   assert.equal(f.answers.calls.at(-1)!.reasoningEffort, 'high');
 });
@@ -73,7 +91,12 @@ test('streaming: SSE chunks, citations in the first chunk and repeated, final us
   assert.match(r.headers.get('content-type')!, /^text\/event-stream/);
   assert.equal(r.headers.get('x-accel-buffering'), 'no');
   assert.equal(r.headers.get('x-ratelimit-limit-requests'), '50');
-  assert.ok(r.text.split('\n\n').filter(Boolean).every((b) => b.startsWith('data: ') && !b.includes('event:')));
+  assert.ok(
+    r.text
+      .split('\n\n')
+      .filter(Boolean)
+      .every((b) => b.startsWith('data: ') && !b.includes('event:')),
+  );
   const events = sseEvents(r.text);
   assert.equal(events.at(-1), '[DONE]');
   const chunks = events.slice(0, -1);
@@ -107,21 +130,41 @@ test('max_tokens cut gives finish_reason length, streaming and not; model caps a
   assert.equal(r.json.choices[0].finish_reason, 'length');
   const s = sseEvents((await post(f, '/chat/completions', ask('q', { max_tokens: 5, stream: true }))).text);
   assert.equal(s.at(-2).choices[0].finish_reason, 'length');
-  assert.equal(s.slice(0, -1).map((c: any) => c.choices[0].delta.content).join(''), r.json.choices[0].message.content);
+  assert.equal(
+    s
+      .slice(0, -1)
+      .map((c: any) => c.choices[0].delta.content)
+      .join(''),
+    r.json.choices[0].message.content,
+  );
   const cap = await post(f, '/chat/completions', ask('q', { model: 'sonar-pro', max_tokens: 9000 }));
   assert.equal(cap.status, 400);
   assert.match(cap.json.error.message, /max_tokens must be an integer from 1 to 8192 for sonar-pro \(got 9000\)/);
-  assert.equal((await post(f, '/chat/completions', ask('q', { model: 'sonar-reasoning-pro', max_tokens: 8192 }))).status, 200);
+  assert.equal(
+    (await post(f, '/chat/completions', ask('q', { model: 'sonar-reasoning-pro', max_tokens: 8192 }))).status,
+    200,
+  );
   // OpenAI's newer name is accepted too.
   const alias = await post(f, '/chat/completions', ask('q', { max_completion_tokens: 5 }));
   assert.equal(alias.json.choices[0].finish_reason, 'length');
-  assert.match((await post(f, '/chat/completions', ask('q', { model: 'sonar-pro', max_completion_tokens: 9000 }))).json.error.message, /^max_completion_tokens must be an integer from 1 to 8192 for sonar-pro/);
+  assert.match(
+    (await post(f, '/chat/completions', ask('q', { model: 'sonar-pro', max_completion_tokens: 9000 }))).json.error
+      .message,
+    /^max_completion_tokens must be an integer from 1 to 8192 for sonar-pro/,
+  );
 });
 
 test('parameters reach the pipeline with their defaults and conversions', async () => {
   await post(f, '/chat/completions', {
-    ...ask('q'), search_recency_filter: 'week', search_after_date_filter: '3/1/2025', search_before_date_filter: '03/31/2025',
-    stop: 'END', presence_penalty: 0.5, frequency_penalty: 1, disable_search: false, some_unknown_key: { x: 1 },
+    ...ask('q'),
+    search_recency_filter: 'week',
+    search_after_date_filter: '3/1/2025',
+    search_before_date_filter: '03/31/2025',
+    stop: 'END',
+    presence_penalty: 0.5,
+    frequency_penalty: 1,
+    disable_search: false,
+    some_unknown_key: { x: 1 },
     response_format: { type: 'json_schema', json_schema: { schema: { type: 'object' } } },
   });
   const c = f.answers.calls.at(-1)!;
@@ -136,31 +179,81 @@ test('parameters reach the pipeline with their defaults and conversions', async 
   assert.deepEqual(c.scope, { kind: 'subscriptions', userId: f.userId });
   assert.deepEqual(c.responseFormat, { type: 'json_schema', json_schema: { schema: { type: 'object' } } });
   await post(f, '/chat/completions', { ...ask('q'), search_streams: ['user/-/label/Space'] });
-  assert.deepEqual(f.answers.calls.at(-1)!.scope, { kind: 'streams', userId: f.userId, streamIds: ['user/-/label/Space'] });
+  assert.deepEqual(f.answers.calls.at(-1)!.scope, {
+    kind: 'streams',
+    userId: f.userId,
+    streamIds: ['user/-/label/Space'],
+  });
   // Content parts are joined into text.
-  await post(f, '/chat/completions', { model: 'sonar', messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }] });
+  await post(f, '/chat/completions', {
+    model: 'sonar',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+    ],
+  });
   assert.equal(f.answers.calls.at(-1)!.messages[0].content, 'a\nb');
 });
 
 test('beta features: 403 naming the feature and the approve command, then allowed after approval', async () => {
-  for (const [param, value, feature] of [['return_images', true, 'return_images'], ['return_related_questions', true, 'return_related_questions'], ['search_domain_filter', ['nasa.gov'], 'search_domain_filter']] as const) {
+  for (const [param, value, feature] of [
+    ['return_images', true, 'return_images'],
+    ['return_related_questions', true, 'return_related_questions'],
+    ['search_domain_filter', ['nasa.gov'], 'search_domain_filter'],
+  ] as const) {
     const r = await post(f, '/chat/completions', ask('q', { [param]: value }));
     assert.equal(r.status, 403, param);
     assert.equal(r.json.error.type, 'forbidden');
     assert.equal(r.json.error.code, 403);
     assert.ok(r.json.error.message.includes(feature));
-    assert.ok(r.json.error.message.includes(`tidings key approve ${f.keyId} --feature ${feature}`), r.json.error.message);
+    assert.ok(
+      r.json.error.message.includes(`tidings key approve ${f.keyId} --feature ${feature}`),
+      r.json.error.message,
+    );
   }
   // Not using the feature is fine.
-  assert.equal((await post(f, '/chat/completions', ask('q', { return_images: false, search_domain_filter: [] }))).status, 200);
-  await chatStore(f.app).keys.setFeatures(f.keyId, ['return_images', 'return_related_questions', 'search_domain_filter']);
-  const r = await post(f, '/chat/completions', ask('q', { return_images: true, return_related_questions: true, search_domain_filter: ['-reddit.com'], image_domain_filter: ['example.org'] }));
+  assert.equal(
+    (await post(f, '/chat/completions', ask('q', { return_images: false, search_domain_filter: [] }))).status,
+    200,
+  );
+  await chatStore(f.app).keys.setFeatures(f.keyId, [
+    'return_images',
+    'return_related_questions',
+    'search_domain_filter',
+  ]);
+  const r = await post(
+    f,
+    '/chat/completions',
+    ask('q', {
+      return_images: true,
+      return_related_questions: true,
+      search_domain_filter: ['-reddit.com'],
+      image_domain_filter: ['example.org'],
+    }),
+  );
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.json.images.map((i: any) => i.image_url), ['https://img.example.org/a.jpg'], 'image_domain_filter applied');
+  assert.deepEqual(
+    r.json.images.map((i: any) => i.image_url),
+    ['https://img.example.org/a.jpg'],
+    'image_domain_filter applied',
+  );
   assert.deepEqual(Object.keys(r.json.images[0]).sort(), ['height', 'image_url', 'origin_url', 'title', 'width']);
   assert.deepEqual(r.json.related_questions, ['When is the next launch?', 'Who is on the crew?']);
   assert.deepEqual(f.answers.calls.at(-1)!.filters.domainFilter, ['-reddit.com']);
-  const s = sseEvents((await post(f, '/chat/completions', ask('q', { stream: true, return_images: true, return_related_questions: true }))).text);
+  const s = sseEvents(
+    (
+      await post(
+        f,
+        '/chat/completions',
+        ask('q', { stream: true, return_images: true, return_related_questions: true }),
+      )
+    ).text,
+  );
   assert.equal(s.at(-2).images.length, 2);
   assert.equal(s.at(-2).related_questions.length, 2);
   await chatStore(f.app).keys.setFeatures(f.keyId, []);
@@ -169,21 +262,30 @@ test('beta features: 403 naming the feature and the approve command, then allowe
 test('errors of the pipeline: before the stream -> JSON status; during the stream -> error event, then close', async () => {
   const up = await post(f, '/chat/completions', ask('FAIL_UPSTREAM', { stream: true }));
   assert.equal(up.status, 503);
-  assert.deepEqual(up.json, { error: { message: 'The LLM server at http://127.0.0.1:1 failed: connection refused', type: 'upstream_error', code: 503 } });
+  assert.deepEqual(up.json, {
+    error: {
+      message: 'The LLM server at http://127.0.0.1:1 failed: connection refused',
+      type: 'upstream_error',
+      code: 503,
+    },
+  });
   const eng = await post(f, '/chat/completions', ask('NEEDS_ENGINE'));
   assert.equal(eng.status, 400);
   assert.match(eng.json.error.message, /TIDINGS_LLM_BASE_URL/);
   const mid = await post(f, '/chat/completions', ask('FAIL_MIDSTREAM', { stream: true }));
   assert.equal(mid.status, 200);
   const ev = sseEvents(mid.text);
-  assert.deepEqual(ev.at(-1), { error: { message: 'The LLM server stopped mid-answer', type: 'upstream_error', code: 503 } });
+  assert.deepEqual(ev.at(-1), {
+    error: { message: 'The LLM server stopped mid-answer', type: 'upstream_error', code: 503 },
+  });
   assert.ok(!ev.includes('[DONE]'));
 });
 
 test('a client that disconnects aborts the pipeline', async () => {
   const ac = new AbortController();
   const res = await fetch(f.url + '/chat/completions', {
-    method: 'POST', signal: ac.signal,
+    method: 'POST',
+    signal: ac.signal,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${f.key}` },
     body: JSON.stringify(ask('SLOW '.repeat(40), { stream: true })),
   });
@@ -198,11 +300,13 @@ test('a client that disconnects aborts the pipeline', async () => {
 test('a non-streaming client that disconnects aborts the pipeline and is recorded as 499', async () => {
   const ac = new AbortController();
   const pending = fetch(f.url + '/chat/completions', {
-    method: 'POST', signal: ac.signal,
+    method: 'POST',
+    signal: ac.signal,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${f.key}` },
     body: JSON.stringify(ask('SLOW '.repeat(40), { model: 'r1-1776' })),
   }).catch(() => undefined);
-  for (let i = 0; i < 200 && f.answers.calls.at(-1)?.model !== 'r1-1776'; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 200 && f.answers.calls.at(-1)?.model !== 'r1-1776'; i++)
+    await new Promise((r) => setTimeout(r, 10));
   ac.abort();
   await pending;
   let row: any;
@@ -223,7 +327,9 @@ test('every request is recorded with tokens, searches, cost and status', async (
   // commits a few event-loop turns later).
   let row: any[] = [];
   for (let i = 0; i < 200 && (row.length < 2 || row[0].status !== 400); i++) {
-    row = await testSql(f.app).prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' ORDER BY id DESC LIMIT 2").all() as any[];
+    row = (await testSql(f.app)
+      .prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' ORDER BY id DESC LIMIT 2")
+      .all()) as any[];
     if (row.length < 2 || row[0].status !== 400) await new Promise((r) => setTimeout(r, 10));
   }
   assert.equal(row[0].status, 400);

@@ -6,8 +6,12 @@ import OpenAI from 'openai';
 import { fixture, post, ask, sseEvents, type Fixture } from './chat-api-helpers.ts';
 
 let f: Fixture;
-before(async () => { f = await fixture({}, { keepAliveMs: 40 }); });
-after(async () => { await f.close(); });
+before(async () => {
+  f = await fixture({}, { keepAliveMs: 40 });
+});
+after(async () => {
+  await f.close();
+});
 
 test('slow first event: keep-alive comments, then the normal stream; the OpenAI SDK reads through them', async () => {
   const raw = await post(f, '/chat/completions', ask('SLOW_START please', { stream: true }));
@@ -17,11 +21,21 @@ test('slow first event: keep-alive comments, then the normal stream; the OpenAI 
   const events = sseEvents(raw.text.replace(/^: .*\n\n/gm, ''));
   assert.equal(events.at(-1), '[DONE]');
   const plain = await post(f, '/chat/completions', ask('SLOW_START please'));
-  assert.equal(events.slice(0, -1).map((c: any) => c.choices[0].delta.content).join(''), plain.json.choices[0].message.content);
+  assert.equal(
+    events
+      .slice(0, -1)
+      .map((c: any) => c.choices[0].delta.content)
+      .join(''),
+    plain.json.choices[0].message.content,
+  );
 
   const client = new OpenAI({ baseURL: f.url, apiKey: f.key, maxRetries: 0 });
   let text = '';
-  for await (const c of await client.chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: 'SLOW_START please' }], stream: true })) {
+  for await (const c of await client.chat.completions.create({
+    model: 'sonar',
+    messages: [{ role: 'user', content: 'SLOW_START please' }],
+    stream: true,
+  })) {
     text += c.choices[0]?.delta?.content ?? '';
   }
   assert.equal(text, plain.json.choices[0].message.content);
@@ -31,10 +45,18 @@ test('an error after the keep-alive started arrives as an error event the SDK th
   const raw = await post(f, '/chat/completions', ask('SLOW_START SLOW_FAIL', { stream: true }));
   assert.equal(raw.status, 200);
   const events = sseEvents(raw.text.replace(/^: .*\n\n/gm, ''));
-  assert.deepEqual(events, [{ error: { message: 'The LLM server did not answer within 120000 ms', type: 'upstream_timeout', code: 503 } }]);
+  assert.deepEqual(events, [
+    { error: { message: 'The LLM server did not answer within 120000 ms', type: 'upstream_timeout', code: 503 } },
+  ]);
   const client = new OpenAI({ baseURL: f.url, apiKey: f.key, maxRetries: 0 });
   await assert.rejects(async () => {
-    for await (const _ of await client.chat.completions.create({ model: 'sonar', messages: [{ role: 'user', content: 'SLOW_START SLOW_FAIL' }], stream: true })) { /* drain */ }
+    for await (const _ of await client.chat.completions.create({
+      model: 'sonar',
+      messages: [{ role: 'user', content: 'SLOW_START SLOW_FAIL' }],
+      stream: true,
+    })) {
+      /* drain */
+    }
   }, /did not answer within 120000 ms/);
 });
 

@@ -8,8 +8,14 @@ import { runCli } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';
 
 let f: Fixture;
-before(async () => { f = await fixture({ rateLimits: { sonar: [3, 6, 500, 1000, 4000, 4000], 'deep-research': [2, 10, 20, 40, 60, 100] } }); });
-after(async () => { await f.close(); });
+before(async () => {
+  f = await fixture({
+    rateLimits: { sonar: [3, 6, 500, 1000, 4000, 4000], 'deep-research': [2, 10, 20, 40, 60, 100] },
+  });
+});
+after(async () => {
+  await f.close();
+});
 
 // The real launcher (a child process on the same data folder) where the process boundary matters;
 // the same command code in-process elsewhere, to keep the suite fast.
@@ -17,12 +23,21 @@ const spawnCli = (...args: string[]) => runCli(['--data', f.dataDir, ...args], {
 const cli = (...args: string[]) => cliInProcess(f.app, args);
 
 test('401 JSON when the key is missing, malformed or unknown; 404 JSON for unknown paths', async () => {
-  for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer tdg_000000000000_' + 'A'.repeat(43) }, { authorization: `Bearer ${f.key}x` }]) {
-    const res = await fetch(f.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(ask()) });
+  for (const headers of [
+    {},
+    { authorization: 'Basic abc' },
+    { authorization: 'Bearer tdg_000000000000_' + 'A'.repeat(43) },
+    { authorization: `Bearer ${f.key}x` },
+  ]) {
+    const res = await fetch(f.url + '/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(ask()),
+    });
     assert.equal(res.status, 401);
     assert.match(res.headers.get('content-type')!, /application\/json/);
     assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="tidings"');
-    const j = await res.json() as any;
+    const j = (await res.json()) as any;
     assert.equal(j.error.type, 'unauthorized');
     assert.equal(j.error.code, 401);
     assert.match(j.error.message, /Authorization: Bearer/);
@@ -35,15 +50,21 @@ test('401 JSON when the key is missing, malformed or unknown; 404 JSON for unkno
   assert.equal(((await nf.json()) as any).error.code, 404);
   const wrongMethod = await fetch(f.url + '/chat/completions');
   assert.equal(wrongMethod.status, 404);
-  assert.match(((await wrongMethod.json()) as any).error.message, /GET is not supported on \/chat\/completions; use POST/);
+  assert.match(
+    ((await wrongMethod.json()) as any).error.message,
+    /GET is not supported on \/chat\/completions; use POST/,
+  );
 });
 
 test('GET /models lists the models in the OpenAI list shape', async () => {
   for (const path of ['/models', '/v1/models']) {
     const res = await fetch(f.url + path, { headers: { authorization: `Bearer ${f.key}` } });
-    const j = await res.json() as any;
+    const j = (await res.json()) as any;
     assert.equal(j.object, 'list');
-    assert.deepEqual(j.data.map((m: any) => m.id), ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research', 'r1-1776']);
+    assert.deepEqual(
+      j.data.map((m: any) => m.id),
+      ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research', 'r1-1776'],
+    );
     assert.equal(j.data[0].object, 'model');
   }
 });
@@ -55,7 +76,9 @@ test('key lifecycle from the CLI: create prints only the key, list, rename, disa
   assert.match(key, /^tdg_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
   assert.equal(created.stdout, `${key}\n`, 'stdout holds only the key');
   const id = key.split('_')[1];
-  const stored = await testSql(f.app).prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(id) as { key_hash: string };
+  const stored = (await testSql(f.app).prepare('SELECT key_hash FROM api_keys WHERE id = ?').get(id)) as {
+    key_hash: string;
+  };
   // The secret is base64url and may itself hold '_': everything after the id is the secret (taking
   // only the next '_'-piece made this check fail when that piece was a short run of hex letters).
   const secret = key.split('_').slice(2).join('_');
@@ -64,7 +87,9 @@ test('key lifecycle from the CLI: create prints only the key, list, rename, disa
 
   const list = await cli('key', 'list', 'alice', '--json');
   const keys = JSON.parse(list.stdout);
-  assert.ok(keys.some((k: any) => k.id === id && k.name === 'laptop' && k.status === 'active' && k.username === 'alice'));
+  assert.ok(
+    keys.some((k: any) => k.id === id && k.name === 'laptop' && k.status === 'active' && k.username === 'alice'),
+  );
   assert.ok(!list.stdout.includes(key), 'list never shows the secret');
   assert.match((await cli('key', 'list')).stdout, new RegExp(`${id}\\talice\\tlaptop\\t0\\tactive`));
 
@@ -145,7 +170,12 @@ test('access form: request a tier, the operator approves from the CLI, higher li
   assert.match(html, /<form method="post" action="\/access-request">/);
   assert.ok(!html.includes('<script'), 'works without JavaScript');
 
-  const form = (fields: Record<string, string>) => fetch(f.url + '/access-request', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  const form = (fields: Record<string, string>) =>
+    fetch(f.url + '/access-request', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
   let res = await form({ key: 'tdg_nope', tier: '1', reason: 'x' });
   assert.equal(res.status, 400);
   assert.match(await res.text(), /That API key is not valid/);
@@ -179,7 +209,10 @@ test('access form: request a tier, the operator approves from the CLI, higher li
   await form({ key, tier: '5', reason: 'more' });
   const second = JSON.parse((await cli('access', 'list', '--json')).stdout)[0];
   assert.equal((await cli('access', 'deny', String(second.id), '--note', 'not now')).code, 0);
-  assert.equal(JSON.parse((await cli('access', 'list', '--all', '--json')).stdout).find((x: any) => x.id === second.id).status, 'denied');
+  assert.equal(
+    JSON.parse((await cli('access', 'list', '--all', '--json')).stdout).find((x: any) => x.id === second.id).status,
+    'denied',
+  );
 });
 
 test('tidings usage reports totals by key and model, filtered by user and date', async () => {
@@ -190,9 +223,12 @@ test('tidings usage reports totals by key and model, filtered by user and date',
   assert.ok(mine, JSON.stringify(rows));
   assert.equal(mine.username, 'alice');
   const all = rows.reduce((n: number, r: any) => n + r.requests, 0);
-  const dbCount = (await testSql(f.app).prepare('SELECT count(*) AS n FROM chat_usage').get() as { n: number }).n;
+  const dbCount = ((await testSql(f.app).prepare('SELECT count(*) AS n FROM chat_usage').get()) as { n: number }).n;
   assert.equal(all, dbCount);
-  assert.ok(rows.some((r: any) => r.errors > 0), '429s and 403s are recorded as errors');
+  assert.ok(
+    rows.some((r: any) => r.errors > 0),
+    '429s and 403s are recorded as errors',
+  );
   const text = (await cli('usage', '--user', 'alice', '--since', '2020-01-01')).stdout;
   assert.match(text, /^USER\tKEY\tNAME\tMODEL\tREQUESTS/);
   assert.match(text, /TOTAL/);
@@ -204,8 +240,14 @@ test('tidings usage reports totals by key and model, filtered by user and date',
 test('betaOpenToAll (TIDINGS_BETA_OPEN) opens the beta features to every key', async () => {
   const open = await fixture({ betaOpenToAll: true });
   try {
-    const r = await post(open, '/chat/completions', ask('q', { return_images: true, return_related_questions: true, search_domain_filter: ['nasa.gov'] }));
+    const r = await post(
+      open,
+      '/chat/completions',
+      ask('q', { return_images: true, return_related_questions: true, search_domain_filter: ['nasa.gov'] }),
+    );
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.images.length, 2);
-  } finally { await open.close(); }
+  } finally {
+    await open.close();
+  }
 });

@@ -21,7 +21,9 @@ function inProcessCli(data: string) {
     const program = buildProgram({
       config: () => config,
       app: async () => (app ??= await createApp(config, silentLogger)),
-      out: (t) => { stdout += t.endsWith('\n') ? t : t + '\n'; },
+      out: (t) => {
+        stdout += t.endsWith('\n') ? t : t + '\n';
+      },
     });
     program.configureOutput({ writeErr: () => {}, writeOut: () => {} });
     try {
@@ -33,7 +35,13 @@ function inProcessCli(data: string) {
       throw e;
     }
   };
-  return { run, app: async () => (app ??= await createApp(config, silentLogger)), close: async () => { await app?.close(); } };
+  return {
+    run,
+    app: async () => (app ??= await createApp(config, silentLogger)),
+    close: async () => {
+      await app?.close();
+    },
+  };
 }
 
 const oneLineError = (r: { code: number; stderr: string }, code = 2) => {
@@ -47,7 +55,17 @@ test('oauth-client add prints working credentials once; list hides the secret; r
   t.after(proc.close);
   const cli = proc.run;
   // The documented command, as a real process.
-  const add = await runCli(['--data', data, 'oauth-client', 'add', 'My Reader App', '--redirect-uri', 'https://app.example/callback', '--redirect-uri', 'com.example.reader:/oauth']);
+  const add = await runCli([
+    '--data',
+    data,
+    'oauth-client',
+    'add',
+    'My Reader App',
+    '--redirect-uri',
+    'https://app.example/callback',
+    '--redirect-uri',
+    'com.example.reader:/oauth',
+  ]);
   assert.equal(add.code, 0, add.stderr);
   const created = JSON.parse(add.stdout);
   assert.match(created.client_id, /^\S+$/);
@@ -59,10 +77,10 @@ test('oauth-client add prints working credentials once; list hides the secret; r
   assert.equal(JSON.parse(list.stdout)[0].client_id, created.client_id);
   assert.ok(!list.stdout.includes(created.client_secret), 'the secret is never shown again');
 
-  const app = (await proc.app());
+  const app = await proc.app();
   assert.ok(await authenticateClient(app, created.client_id, created.client_secret));
   assert.equal(await authenticateClient(app, created.client_id, 'wrong'), undefined);
-  const row = await testSql(app).prepare('SELECT secret_hash FROM oauth_clients').get() as { secret_hash: string };
+  const row = (await testSql(app).prepare('SELECT secret_hash FROM oauth_clients').get()) as { secret_hash: string };
   assert.notEqual(row.secret_hash, created.client_secret, 'stored hashed');
 
   oneLineError(await runCli(['--data', data, 'oauth-client', 'add', 'No URI']));
@@ -70,7 +88,9 @@ test('oauth-client add prints working credentials once; list hides the secret; r
   oneLineError(await cli('oauth-client', 'add', 'Bad', '--redirect-uri', 'http://app.example/cb'));
   oneLineError(await cli('oauth-client', 'add', 'Bad', '--redirect-uri', 'https://app.example/cb#frag'));
   oneLineError(await cli('oauth-client', 'add', 'Bad', '--redirect-uri', 'javascript:alert(1)'));
-  oneLineError(await cli('oauth-client', 'add', 'Bad', '--redirect-uri', 'https://a.example/cb', '--grant-type', 'password'));
+  oneLineError(
+    await cli('oauth-client', 'add', 'Bad', '--redirect-uri', 'https://a.example/cb', '--grant-type', 'password'),
+  );
   oneLineError(await cli('oauth-client', 'add', '  ', '--redirect-uri', 'https://a.example/cb'));
   assert.equal((await cli('oauth-client', 'add', 'Loopback', '--redirect-uri', 'http://127.0.0.1:8765/cb')).code, 0);
 
@@ -112,7 +132,9 @@ test('token create/list/revoke: a script token works until revoked; --all revoke
   assert.equal(all.code, 0);
   assert.match(all.stdout, /revoked 1 token of alice/);
   assert.equal(await check(t2), false);
-  const statuses = JSON.parse((await cli('token', 'list', 'alice', '--json')).stdout).map((r: { status: string }) => r.status);
+  const statuses = JSON.parse((await cli('token', 'list', 'alice', '--json')).stdout).map(
+    (r: { status: string }) => r.status,
+  );
   assert.deepEqual(statuses, ['revoked', 'revoked', 'revoked']);
 
   oneLineError(await cli('token', 'revoke'));

@@ -8,9 +8,19 @@ import { ROOT, runCli, SQLITE_ONLY, tempDataDir } from './helpers.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { defaultDataDir, IS_CHECKOUT, userDataDir } from '../src/config/install.ts';
 
-test('read commands on a folder without a database refuse, name the folder and create nothing', { timeout: 300_000, skip: SQLITE_ONLY }, async () => {
+test('read commands on a folder without a database refuse, name the folder and create nothing', {
+  timeout: 300_000,
+  skip: SQLITE_ONLY,
+}, async () => {
   const data = tempDataDir();
-  for (const args of [['user', 'list'], ['feed', 'list', 'alice'], ['opml', 'export', 'alice'], ['token', 'list', 'alice'], ['search', 'query', 'x'], ['usage']]) {
+  for (const args of [
+    ['user', 'list'],
+    ['feed', 'list', 'alice'],
+    ['opml', 'export', 'alice'],
+    ['token', 'list', 'alice'],
+    ['search', 'query', 'x'],
+    ['usage'],
+  ]) {
     const r = await runCli(['--data', data, ...args]);
     assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
@@ -36,8 +46,13 @@ test('the default data folder is <checkout>/data in a checkout, else the per-use
     process.chdir(tempDataDir());
     const c = loadConfig({ env: {} });
     assert.equal(c.dataDir, IS_CHECKOUT ? join(ROOT, 'data') : userDataDir({}));
-    assert.equal(defaultDataDir({ XDG_DATA_HOME: '/x' }), IS_CHECKOUT ? join(ROOT, 'data') : userDataDir({ XDG_DATA_HOME: '/x' }));
-  } finally { process.chdir(cwd); }
+    assert.equal(
+      defaultDataDir({ XDG_DATA_HOME: '/x' }),
+      IS_CHECKOUT ? join(ROOT, 'data') : userDataDir({ XDG_DATA_HOME: '/x' }),
+    );
+  } finally {
+    process.chdir(cwd);
+  }
   if (process.platform === 'linux') assert.equal(userDataDir({ XDG_DATA_HOME: '/srv/xdg' }), '/srv/xdg/tidings');
   // An empty TIDINGS_DATA means "not set", not "the current directory".
   assert.equal(loadConfig({ env: { TIDINGS_DATA: '' } }).dataDir, defaultDataDir({}));

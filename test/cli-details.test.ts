@@ -24,11 +24,24 @@ test('relative times and tables', () => {
   assert.equal(table(['A', 'B'], [['x\ty', 1]]), 'A\tB\nx y\t1');
 });
 
-test('feed list and token list print headers and human times; refresh exits 1 when a feed failed', { timeout: 300_000 }, async () => {
+test('feed list and token list print headers and human times; refresh exits 1 when a feed failed', {
+  timeout: 300_000,
+}, async () => {
   const server = await startFeedServer();
-  server.routes.set('/ok.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Fine feed', [{ guid: 'a', title: 'A' }])); });
+  server.routes.set('/ok.xml', (_, res) => {
+    res.setHeader('content-type', 'application/rss+xml');
+    res.end(rss('Fine feed', [{ guid: 'a', title: 'A' }]));
+  });
   let brokenUp = true;
-  server.routes.set('/flaky.xml', (_, res) => { if (brokenUp) { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Flaky', [])); } else { res.statusCode = 500; res.end('down'); } });
+  server.routes.set('/flaky.xml', (_, res) => {
+    if (brokenUp) {
+      res.setHeader('content-type', 'application/rss+xml');
+      res.end(rss('Flaky', []));
+    } else {
+      res.statusCode = 500;
+      res.end('down');
+    }
+  });
   const data = tempDataDir();
   const env = { TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true', TIDINGS_LOG_LEVEL: 'silent' };
   const cli = (...args: string[]) => runCli(['--data', data, ...args], env);
@@ -55,8 +68,19 @@ test('feed list and token list print headers and human times; refresh exits 1 wh
     assert.equal((await cli('token', 'create', 'alice', '--label', 'script')).code, 0);
     const tokens = (await cli('token', 'list', 'alice')).stdout.trim().split('\n');
     assert.equal(tokens[0], 'ID\tKIND\tSCOPE\tSTATUS\tCREATED\tLAST USED\tEXPIRES\tCLIENT\tLABEL');
-    assert.deepEqual(tokens[1].split('\t').slice(1), ['clientlogin', 'read write', 'active', 'now', 'never', 'in 12 mo', '-', 'script']);
-  } finally { await server.close(); }
+    assert.deepEqual(tokens[1].split('\t').slice(1), [
+      'clientlogin',
+      'read write',
+      'active',
+      'now',
+      'never',
+      'in 12 mo',
+      '-',
+      'script',
+    ]);
+  } finally {
+    await server.close();
+  }
 });
 
 test('a client that logs in again supersedes its idle tokens instead of piling them up', async () => {
@@ -74,13 +98,21 @@ test('a client that logs in again supersedes its idle tokens instead of piling t
     await issueClientLoginToken(app, alice, 'ClientLogin Reeder');
     const left = (await tokens.listForUser(alice)).map((t) => t.label).sort();
     assert.deepEqual(left, ['ClientLogin NetNewsWire', 'ClientLogin Reeder', 'ClientLogin Reeder']);
-  } finally { await app.close(); }
+  } finally {
+    await app.close();
+  }
 });
 
 test('OPML import does not rename an existing subscription, and a given title survives refreshes', async () => {
   const server = await startFeedServer();
-  server.routes.set('/a.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Server title A', [{ guid: 'a', title: 'A' }])); });
-  server.routes.set('/b.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('Server title B', [{ guid: 'b', title: 'B' }])); });
+  server.routes.set('/a.xml', (_, res) => {
+    res.setHeader('content-type', 'application/rss+xml');
+    res.end(rss('Server title A', [{ guid: 'a', title: 'A' }]));
+  });
+  server.routes.set('/b.xml', (_, res) => {
+    res.setHeader('content-type', 'application/rss+xml');
+    res.end(rss('Server title B', [{ guid: 'b', title: 'B' }]));
+  });
   const app = await testApp();
   try {
     const alice = await addUser(app, 'alice');
@@ -91,26 +123,39 @@ test('OPML import does not rename an existing subscription, and a given title su
     const r = await importOpml(app, alice, opml);
     assert.deepEqual([r.imported, r.alreadySubscribed], [1, 1]);
     const subs = () => feedEngine(app).subscriptions.list(alice);
-    const titles = async () => Object.fromEntries((await subs()).map((s) => [s.feed.url.split('/').pop(), [s.title, s.folders]]));
+    const titles = async () =>
+      Object.fromEntries((await subs()).map((s) => [s.feed.url.split('/').pop(), [s.title, s.folders]]));
     assert.deepEqual(await titles(), { 'a.xml': ['My name for A', ['Tech']], 'b.xml': ['OPML name for B', ['Tech']] });
     for (const s of await subs()) await refreshFeed(app, s.feed.id);
     assert.deepEqual(await titles(), { 'a.xml': ['My name for A', ['Tech']], 'b.xml': ['OPML name for B', ['Tech']] });
     assert.equal((await subs()).find((s) => s.feed.url.endsWith('b.xml'))!.feed.title, 'Server title B');
-  } finally { await app.close(); await server.close(); }
+  } finally {
+    await app.close();
+    await server.close();
+  }
 });
 
 test('relative URLs in content resolve against xml:base, else the entry link, else the feed URL', () => {
   const feedUrl = 'https://feeds.cdn.example/site/feed.xml';
-  const atom = (entryAttrs: string, link: string, docBase = '') => `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"${docBase}><title>T</title>
+  const atom = (
+    entryAttrs: string,
+    link: string,
+    docBase = '',
+  ) => `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"${docBase}><title>T</title>
     <entry${entryAttrs}><id>urn:1</id><title>E</title>${link}<updated>2026-11-01T00:00:00Z</updated>
     <content type="html">&lt;p&gt;&lt;img src="/img/a.png"&gt; &lt;a href="more.html"&gt;more&lt;/a&gt;&lt;/p&gt;</content></entry></feed>`;
-  const content = (xml: string) => parseFeed(xml, { url: feedUrl, contentType: 'application/atom+xml' }).entries[0].content!;
+  const content = (xml: string) =>
+    parseFeed(xml, { url: feedUrl, contentType: 'application/atom+xml' }).entries[0].content!;
   const byLink = content(atom('', '<link href="https://blog.example/posts/1/"/>'));
   assert.match(byLink, /src="https:\/\/blog\.example\/img\/a\.png"/);
   assert.match(byLink, /href="https:\/\/blog\.example\/posts\/1\/more\.html"/);
-  const byEntryBase = content(atom(' xml:base="https://base.example/x/"', '<link href="https://blog.example/posts/1/"/>'));
+  const byEntryBase = content(
+    atom(' xml:base="https://base.example/x/"', '<link href="https://blog.example/posts/1/"/>'),
+  );
   assert.match(byEntryBase, /src="https:\/\/base\.example\/img\/a\.png"/);
-  const byDocBase = content(atom('', '<link href="https://blog.example/posts/1/"/>', ' xml:base="https://doc.example/"'));
+  const byDocBase = content(
+    atom('', '<link href="https://blog.example/posts/1/"/>', ' xml:base="https://doc.example/"'),
+  );
   assert.match(byDocBase, /src="https:\/\/doc\.example\/img\/a\.png"/);
   const byFeedUrl = content(atom('', ''));
   assert.match(byFeedUrl, /src="https:\/\/feeds\.cdn\.example\/img\/a\.png"/);

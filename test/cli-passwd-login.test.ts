@@ -9,7 +9,17 @@ import { authenticate } from '../src/auth/authenticate.ts';
 
 test('login accepts the e-mail address in the Email field; passwd revokes existing tokens', async () => {
   const data = tempDataDir();
-  const add = await runCli(['--data', data, 'user', 'add', 'carol', '--password', 'first-pass', '--email', 'Carol@Example.org']);
+  const add = await runCli([
+    '--data',
+    data,
+    'user',
+    'add',
+    'carol',
+    '--password',
+    'first-pass',
+    '--email',
+    'Carol@Example.org',
+  ]);
   assert.equal(add.code, 0, add.stderr);
   const tok = await runCli(['--data', data, 'token', 'create', 'carol']);
   assert.equal(tok.code, 0, tok.stderr);
@@ -20,7 +30,9 @@ test('login accepts the e-mail address in the Email field; passwd revokes existi
     const byMail = await checkLogin(app, 'carol@example.org', 'first-pass', '127.0.0.9');
     assert.ok(byMail.ok && byMail.user.username === 'carol');
     assert.ok(await authenticate(app, `GoogleLogin auth=${token}`), 'token works before the password change');
-  } finally { await app.close(); }
+  } finally {
+    await app.close();
+  }
 
   const pw = await runCli(['--data', data, 'user', 'passwd', 'carol', '--password', 'second-pass']);
   assert.equal(pw.code, 0, pw.stderr);
@@ -31,5 +43,7 @@ test('login accepts the e-mail address in the Email field; passwd revokes existi
     assert.equal(await authenticate(app2, `GoogleLogin auth=${token}`), null, 'old session ends with the old password');
     assert.equal((await checkLogin(app2, 'carol', 'first-pass', '127.0.0.9')).ok, false);
     assert.equal((await checkLogin(app2, 'carol', 'second-pass', '127.0.0.9')).ok, true);
-  } finally { await app2.close(); }
+  } finally {
+    await app2.close();
+  }
 });

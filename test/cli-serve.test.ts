@@ -29,7 +29,19 @@ test('npm start runs tidings serve', () => {
 
 test('--set does not swallow the subcommand after it, and can be repeated', async () => {
   const data = tempDataDir();
-  const r = await runCli(['--data', data, '--set', 'logLevel=silent', '--set', 'defaultTier=2', 'user', 'add', 'alice', '--password', 'correct horse']);
+  const r = await runCli([
+    '--data',
+    data,
+    '--set',
+    'logLevel=silent',
+    '--set',
+    'defaultTier=2',
+    'user',
+    'add',
+    'alice',
+    '--password',
+    'correct horse',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /created user alice/);
   const bad = await runCli(['--data', data, '--set', 'nosuch=1', 'user', 'list']);
@@ -37,9 +49,17 @@ test('--set does not swallow the subcommand after it, and can be repeated', asyn
   assert.match(bad.stderr, /unknown option "--nosuch"/);
 });
 
-test('a bad TIDINGS_LOG_LEVEL or TIDINGS_LOG_FORMAT is a named config error, not a stack trace', { timeout: 300_000 }, async () => {
-  for (const [name, value] of [['TIDINGS_LOG_LEVEL', 'loud'], ['TIDINGS_LOG_FORMAT', 'xml']]) {
-    for (const args of [['user', 'list'], ['serve', '--port', '0']]) {
+test('a bad TIDINGS_LOG_LEVEL or TIDINGS_LOG_FORMAT is a named config error, not a stack trace', {
+  timeout: 300_000,
+}, async () => {
+  for (const [name, value] of [
+    ['TIDINGS_LOG_LEVEL', 'loud'],
+    ['TIDINGS_LOG_FORMAT', 'xml'],
+  ]) {
+    for (const args of [
+      ['user', 'list'],
+      ['serve', '--port', '0'],
+    ]) {
       const r = await runCli(['--data', tempDataDir(), ...args], { [name]: value });
       assert.equal(r.code, 2, r.stderr);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
@@ -52,12 +72,25 @@ test('serve honours --data, --port, --host and --set, and serves the database th
   const data = tempDataDir();
   const port = await freePort();
   assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
-  const s = await serve(['--data', data, '--set', 'schedulerEnabled=false', 'serve', '--port', String(port), '--host', '127.0.0.1']);
+  const s = await serve([
+    '--data',
+    data,
+    '--set',
+    'schedulerEnabled=false',
+    'serve',
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ]);
   try {
     assert.equal(s.url, `http://127.0.0.1:${port}`);
     assert.equal(s.dataDir, data);
     assert.ok(!s.lines.some((l) => /no users yet/.test(l)), 'the server sees the user the CLI created');
-    const login = await fetch(`${s.url}/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams({ Email: 'alice', Passwd: 'correct horse' }) });
+    const login = await fetch(`${s.url}/accounts/ClientLogin`, {
+      method: 'POST',
+      body: new URLSearchParams({ Email: 'alice', Passwd: 'correct horse' }),
+    });
     assert.equal(login.status, 200);
     assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { ok: true });
   } finally {
@@ -71,9 +104,18 @@ test('serve reads --config, and --port wins over the file', async () => {
   const file = join(tempDataDir(), 'tidings.json');
   writeFileSync(file, JSON.stringify({ port: filePort, dataDir: data, schedulerEnabled: false }));
   const a = await serve(['--config', file, 'serve']);
-  try { assert.equal(a.url, `http://127.0.0.1:${filePort}`); assert.equal(a.dataDir, data); } finally { await a.stop(); }
+  try {
+    assert.equal(a.url, `http://127.0.0.1:${filePort}`);
+    assert.equal(a.dataDir, data);
+  } finally {
+    await a.stop();
+  }
   const b = await serve(['--config', file, 'serve', '--port', String(flagPort)]);
-  try { assert.equal(b.url, `http://127.0.0.1:${flagPort}`); } finally { await b.stop(); }
+  try {
+    assert.equal(b.url, `http://127.0.0.1:${flagPort}`);
+  } finally {
+    await b.stop();
+  }
 });
 
 test('serve on a port in use fails with one line naming --port', async () => {
@@ -84,5 +126,7 @@ test('serve on a port in use fails with one line naming --port', async () => {
     const r = await runCli(['--data', tempDataDir(), 'serve', '--port', String(port)], { TIDINGS_LOG_LEVEL: 'silent' });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\).*--port/);
-  } finally { blocker.close(); }
+  } finally {
+    blocker.close();
+  }
 });

@@ -14,5 +14,8 @@ test('user add creates a user once and refuses bad input with one line and non-z
   assert.equal(short.code, 2);
   assert.equal(short.stderr.trim().split('\n').length, 1);
   const list = await runCli(['--data', data, 'user', 'list', '--json']);
-  assert.deepEqual(JSON.parse(list.stdout).map((u: { username: string }) => u.username), ['alice']);
+  assert.deepEqual(
+    JSON.parse(list.stdout).map((u: { username: string }) => u.username),
+    ['alice'],
+  );
 });

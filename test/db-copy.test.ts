@@ -18,8 +18,17 @@ async function pgDatabase(): Promise<string> {
 }
 
 const entry = (guid: string, i: number): ParsedEntry => ({
-  guid, url: `https://c.example/${guid}`, title: `Item ${guid}`, author: null, publishedAt: 1_700_000_000 + i, updatedAt: null,
-  content: `<p>Body ${guid}</p>`, summary: null, enclosures: [], imageUrl: null, categories: [],
+  guid,
+  url: `https://c.example/${guid}`,
+  title: `Item ${guid}`,
+  author: null,
+  publishedAt: 1_700_000_000 + i,
+  updatedAt: null,
+  content: `<p>Body ${guid}</p>`,
+  summary: null,
+  enclosures: [],
+  imageUrl: null,
+  categories: [],
 });
 
 /** A small install: 2 users, 3 feeds, 2,400 items (more than one copy batch), states, tags, a token. */
@@ -31,13 +40,31 @@ async function seed(dataDir: string): Promise<{ url: string }> {
     for (let f = 0; f < 3; f++) {
       const feed = await s.feeds.create(`https://c.example/feed${f}`, { title: `Feed ${f}` });
       for (const u of users) await s.subscriptions.subscribe(u.id, feed.id, { folders: [`Folder ${f % 2}`] });
-      await s.items.upsertEntries(feed.id, Array.from({ length: 800 }, (_, i) => entry(`${f}-${i}`, i)), 1_800_000_000_000_000 + f * 1_000_000);
+      await s.items.upsertEntries(
+        feed.id,
+        Array.from({ length: 800 }, (_, i) => entry(`${f}-${i}`, i)),
+        1_800_000_000_000_000 + f * 1_000_000,
+      );
     }
     const page = await s.streams.statesPage({ userId: users[0]!.id, where: [], newestFirst: true, limit: 300 });
-    await s.itemStates.setState(users[0]!.id, 'read', 1, page.map((p) => p.itemId));
-    await s.itemStates.tagItems(users[0]!.id, await s.readerLabels.ensureLabel(users[0]!.id, 'keep'), page.slice(0, 5).map((p) => p.itemId));
-    await s.tokens.insert({ tokenHash: 'h1', userId: users[1]!.id, kind: 'clientlogin', scopes: 'read write', expiresAt: 2_000_000_000 }, 1);
-  } finally { await s.close(); }
+    await s.itemStates.setState(
+      users[0]!.id,
+      'read',
+      1,
+      page.map((p) => p.itemId),
+    );
+    await s.itemStates.tagItems(
+      users[0]!.id,
+      await s.readerLabels.ensureLabel(users[0]!.id, 'keep'),
+      page.slice(0, 5).map((p) => p.itemId),
+    );
+    await s.tokens.insert(
+      { tokenHash: 'h1', userId: users[1]!.id, kind: 'clientlogin', scopes: 'read write', expiresAt: 2_000_000_000 },
+      1,
+    );
+  } finally {
+    await s.close();
+  }
   return { url };
 }
 
@@ -55,7 +82,15 @@ for (const target of ['sqlite', 'postgres'] as const) {
 
     // Stop it in the middle of user_items (an exception from the progress callback, like Ctrl-C).
     let batches = 0;
-    await assert.rejects(copyDatabase(from, to, { dataDir, onProgress: (p) => { if (p.table === 'user_items' && p.copied > 0 && ++batches === 1) throw new Error('interrupted'); } }), /interrupted/);
+    await assert.rejects(
+      copyDatabase(from, to, {
+        dataDir,
+        onProgress: (p) => {
+          if (p.table === 'user_items' && p.copied > 0 && ++batches === 1) throw new Error('interrupted');
+        },
+      }),
+      /interrupted/,
+    );
     const report = await copyDatabase(from, to, { dataDir });
     const userItems = report.tables.find((t) => t.table === 'user_items')!;
     assert.equal(userItems.rows, 2 * 3 * 800, 'every user item is there once');
@@ -65,16 +100,25 @@ for (const target of ['sqlite', 'postgres'] as const) {
     const [src, dst] = [await openStore({ databaseUrl: from, dataDir }), await openStore({ databaseUrl: to, dataDir })];
     try {
       assert.deepEqual(await counters(dst, 'ann'), await counters(src, 'ann'));
-      assert.ok((await counters(src, 'ann')).some((n) => n < 800), 'the reads made are part of what is compared');
+      assert.ok(
+        (await counters(src, 'ann')).some((n) => n < 800),
+        'the reads made are part of what is compared',
+      );
       // The copy is a working install: new rows get new ids, counters keep following.
       const feed = (await dst.feeds.findByUrl('https://c.example/feed0'))!;
       const more = await dst.items.upsertEntries(feed.id, [entry('new', 9999)], 1_900_000_000_000_000);
       assert.equal(more.added.length, 1);
       const ann = (await dst.users.findByName('ann'))!;
-      assert.equal((await dst.subscriptions.find(ann.id, feed.id))!.unreadCount, (await src.subscriptions.find(ann.id, feed.id))!.unreadCount + 1);
+      assert.equal(
+        (await dst.subscriptions.find(ann.id, feed.id))!.unreadCount,
+        (await src.subscriptions.find(ann.id, feed.id))!.unreadCount + 1,
+      );
       assert.ok((await dst.users.create('carol', 'h')).id > 2, 'ids continue after the copied ones');
       assert.equal((await dst.tokens.findByHash('h1'))?.kind, 'clientlogin');
-    } finally { await src.close(); await dst.close(); }
+    } finally {
+      await src.close();
+      await dst.close();
+    }
 
     // Copying again into the now non-empty target is refused unless it is the same copy.
     const other = await seed(tempDataDir('tidings-copy-other-'));
@@ -88,9 +132,21 @@ test('tidings db copy / migrate from the command line: progress on stderr, one-l
   const target = join(dataDir, 'cli-copy.db');
   const r = await runCli(['--data', dataDir, 'db', 'copy', '--from', url.replace(/^sqlite:/, ''), '--to', target]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^copied \d+ rows in 20 tables to sqlite:.*verified: row counts and the unread counters of 6 subscriptions match/m);
+  assert.match(
+    r.stdout,
+    /^copied \d+ rows in 20 tables to sqlite:.*verified: row counts and the unread counters of 6 subscriptions match/m,
+  );
   assert.match(r.stderr, /copy user_items: 4800\/4800 rows \(100%\)/);
-  const bad = await runCli(['--data', dataDir, 'db', 'copy', '--from', url.replace(/^sqlite:/, ''), '--to', 'postgres://u:pw@127.0.0.1:1/x']);
+  const bad = await runCli([
+    '--data',
+    dataDir,
+    'db',
+    'copy',
+    '--from',
+    url.replace(/^sqlite:/, ''),
+    '--to',
+    'postgres://u:pw@127.0.0.1:1/x',
+  ]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^tidings: .*TIDINGS_DATABASE_URL=postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/x/);
   assert.ok(!bad.stderr.includes(':pw@'));

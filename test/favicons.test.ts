@@ -20,9 +20,22 @@ let alice: ReaderClient;
 before(async () => {
   h = await startHarness();
   for (const n of ['linked', 'plain', 'huge', 'fake']) h.feeds.addItems(n, 1, n);
-  const html = (head: string) => (_q: unknown, res: import('node:http').ServerResponse) => { res.setHeader('content-type', 'text/html'); res.end(`<html><head>${head}</head><body>hi</body></html>`); };
-  const bytes = (b: Buffer, type = 'image/png') => (_q: unknown, res: import('node:http').ServerResponse) => { res.setHeader('content-type', type); res.end(b); };
-  h.feeds.routes.set('/site/linked', html('<link rel="apple-touch-icon" href="/touch.png"><link rel="shortcut icon" href="../static/icon.png" sizes="32x32">'));
+  const html = (head: string) => (_q: unknown, res: import('node:http').ServerResponse) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(`<html><head>${head}</head><body>hi</body></html>`);
+  };
+  const bytes =
+    (b: Buffer, type = 'image/png') =>
+    (_q: unknown, res: import('node:http').ServerResponse) => {
+      res.setHeader('content-type', type);
+      res.end(b);
+    };
+  h.feeds.routes.set(
+    '/site/linked',
+    html(
+      '<link rel="apple-touch-icon" href="/touch.png"><link rel="shortcut icon" href="../static/icon.png" sizes="32x32">',
+    ),
+  );
   h.feeds.routes.set('/static/icon.png', bytes(PNG));
   h.feeds.routes.set('/touch.png', bytes(ICO));
   h.feeds.routes.set('/site/plain', html('<title>no icon link</title>'));
@@ -33,16 +46,27 @@ before(async () => {
   h.feeds.routes.set('/fake.png', bytes(Buffer.from('<html>not an image</html>')));
   await addUser(h.app, 'alice', 'pw-alice-secret');
   alice = new ReaderClient(h.url, `GoogleLogin auth=${await clientLogin(h.url, 'alice', 'pw-alice-secret')}`);
-  for (const n of ['linked', 'plain', 'huge', 'fake']) await alice.post('subscription/quickadd', [['quickadd', h.feeds.url(n)]]);
+  for (const n of ['linked', 'plain', 'huge', 'fake'])
+    await alice.post('subscription/quickadd', [['quickadd', h.feeds.url(n)]]);
   await refreshDue(h.app, { all: true });
 });
-after(async () => { await h.close(); });
+after(async () => {
+  await h.close();
+});
 
 test('icons are found, checked and stored; bad ones are recorded as failures', async () => {
-  const rows = await testSql(h.app).prepare(`SELECT f.url, fi.mime, fi.source_url AS src, fi.error, length(fi.data) AS n FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id`).all<any>();
+  const rows = await testSql(h.app)
+    .prepare(
+      `SELECT f.url, fi.mime, fi.source_url AS src, fi.error, length(fi.data) AS n FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id`,
+    )
+    .all<any>();
   const by = (n: string) => rows.find((r) => r.url === h.feeds.url(n));
   assert.equal(by('linked').mime, 'image/png');
-  assert.equal(by('linked').src, `${h.feeds.base}/static/icon.png`, 'rel=icon beats apple-touch-icon; relative hrefs resolved');
+  assert.equal(
+    by('linked').src,
+    `${h.feeds.base}/static/icon.png`,
+    'rel=icon beats apple-touch-icon; relative hrefs resolved',
+  );
   assert.equal(by('plain').mime, 'image/x-icon');
   assert.equal(by('plain').src, `${h.feeds.base}/favicon.ico`, 'no link: /favicon.ico');
   // The huge and fake icons are refused, then /favicon.ico is tried and found.
@@ -51,12 +75,23 @@ test('icons are found, checked and stored; bad ones are recorded as failures', a
   h.feeds.routes.delete('/favicon.ico');
   await testSql(h.app).exec('DELETE FROM feed_icons');
   await refreshDue(h.app, { all: true });
-  const err = (await testSql(h.app).prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`).get<any>(h.feeds.url('huge'))).error;
+  const err = (
+    await testSql(h.app)
+      .prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`)
+      .get<any>(h.feeds.url('huge'))
+  ).error;
   assert.match(err, /larger than 256 KiB/);
   assert.match(err, /favicon\.ico: HTTP 404/);
-  const fake = (await testSql(h.app).prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`).get<any>(h.feeds.url('fake'))).error;
+  const fake = (
+    await testSql(h.app)
+      .prepare(`SELECT fi.error FROM feed_icons fi JOIN feeds f ON f.id = fi.feed_id WHERE f.url = ?`)
+      .get<any>(h.feeds.url('fake'))
+  ).error;
   assert.match(fake, /not a PNG, ICO, GIF, JPEG or WebP image/);
-  h.feeds.routes.set('/favicon.ico', (_q, res) => { res.setHeader('content-type', 'image/x-icon'); res.end(ICO); });
+  h.feeds.routes.set('/favicon.ico', (_q, res) => {
+    res.setHeader('content-type', 'image/x-icon');
+    res.end(ICO);
+  });
   await testSql(h.app).exec('DELETE FROM feed_icons');
   await refreshDue(h.app, { all: true });
 });
@@ -79,8 +114,11 @@ test('Reader iconUrl points at Tidings, which serves the bytes; forged or unknow
 test('Fever favicons carry the stored image as data; feeds point at them', async () => {
   await setFeverPassword(h.app, 'alice', 'fever-pw-alice');
   const key = createHash('md5').update('alice:fever-pw-alice').digest('hex');
-  const r = await fetch(`${h.url}/fever/?api&feeds&favicons`, { method: 'POST', body: new URLSearchParams({ api_key: key }) });
-  const body = await r.json() as any;
+  const r = await fetch(`${h.url}/fever/?api&feeds&favicons`, {
+    method: 'POST',
+    body: new URLSearchParams({ api_key: key }),
+  });
+  const body = (await r.json()) as any;
   assert.equal(body.favicons.length, 4);
   const linkedFeed = body.feeds.find((f: any) => f.url === h.feeds.url('linked'));
   const icon = body.favicons.find((f: any) => f.id === linkedFeed.favicon_id);
@@ -91,7 +129,12 @@ test('sniffing and link parsing', async () => {
   assert.equal(sniffImage(PNG), 'image/png');
   assert.equal(sniffImage(ICO), 'image/x-icon');
   assert.equal(sniffImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')), undefined, 'SVG is refused');
-  assert.deepEqual(findIconLinks('<head><base href="https://cdn.example/x/"><link rel="icon" href="i.svg" type="image/svg+xml"><link rel=icon href="a.png" sizes="16x16"><link rel="icon" href="b.png" sizes="32x32"><link rel="icon" href="javascript:alert(1)"></head>', 'https://example.org/'),
-    ['https://cdn.example/x/b.png', 'https://cdn.example/x/a.png']);
+  assert.deepEqual(
+    findIconLinks(
+      '<head><base href="https://cdn.example/x/"><link rel="icon" href="i.svg" type="image/svg+xml"><link rel=icon href="a.png" sizes="16x16"><link rel="icon" href="b.png" sizes="32x32"><link rel="icon" href="javascript:alert(1)"></head>',
+      'https://example.org/',
+    ),
+    ['https://cdn.example/x/b.png', 'https://cdn.example/x/a.png'],
+  );
   assert.equal(await feedIcons(h.app).get(123456), undefined);
 });

@@ -28,27 +28,60 @@ export async function startFeedServer(): Promise<FeedServer> {
     hits.set(path, (hits.get(path) ?? 0) + 1);
     requests.push({ path, headers: req.headers });
     const h = routes.get(path);
-    if (h) h(req, res); else { res.statusCode = 404; res.end('not found'); }
+    if (h) h(req, res);
+    else {
+      res.statusCode = 404;
+      res.end('not found');
+    }
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}`, routes, hits, requests,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    base: `http://127.0.0.1:${port}`,
+    routes,
+    hits,
+    requests,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
 export function testApp(overrides: Partial<Config> = {}): Promise<App> {
-  const config = loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-feeds-'), allowPrivateNetworks: true, fetchTimeoutMs: 3000, connectTimeoutMs: 2000, ...overrides } });
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      dataDir: tempDataDir('tidings-feeds-'),
+      allowPrivateNetworks: true,
+      fetchTimeoutMs: 3000,
+      connectTimeoutMs: 2000,
+      ...overrides,
+    },
+  });
   return createApp(config, silentLogger);
 }
 
-export interface Entry { guid: string; title: string; body?: string; date?: string }
+export interface Entry {
+  guid: string;
+  title: string;
+  body?: string;
+  date?: string;
+}
 
 export function rss(title: string, entries: Entry[], extra = ''): string {
-  const items = entries.map((e) => `<item><title>${e.title}</title><link>https://example.org/${e.guid}</link><guid>${e.guid}</guid>`
-    + `<pubDate>${e.date ?? 'Mon, 02 Nov 2026 10:00:00 GMT'}</pubDate><description>${e.body ?? 'Body of ' + e.title}</description></item>`).join('');
+  const items = entries
+    .map(
+      (e) =>
+        `<item><title>${e.title}</title><link>https://example.org/${e.guid}</link><guid>${e.guid}</guid>` +
+        `<pubDate>${e.date ?? 'Mon, 02 Nov 2026 10:00:00 GMT'}</pubDate><description>${e.body ?? 'Body of ' + e.title}</description></item>`,
+    )
+    .join('');
   return `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${title}</title><link>https://example.org/</link>${extra}${items}</channel></rss>`;
 }
 
@@ -56,7 +89,11 @@ export function rss(title: string, entries: Entry[], extra = ''): string {
 export function conditional(getBody: () => string, etag: () => string, contentType = 'application/rss+xml'): Handler {
   return (req, res) => {
     const tag = etag();
-    if (req.headers['if-none-match'] === tag) { res.statusCode = 304; res.end(); return; }
+    if (req.headers['if-none-match'] === tag) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
     res.setHeader('content-type', contentType);
     res.setHeader('etag', tag);
     res.setHeader('last-modified', 'Mon, 02 Nov 2026 10:00:00 GMT');

@@ -15,11 +15,22 @@ let aliceKey: string, bobKey: string;
 let alice: ReaderClient;
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 
-async function fever(query: string, form: Record<string, string>, path = '/fever/'): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${h.url}${path}?${query}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+async function fever(
+  query: string,
+  form: Record<string, string>,
+  path = '/fever/',
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${h.url}${path}?${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, body: await res.json() };
 }
-const as = (key: string) => (query: string, form: Record<string, string> = {}) => fever(query, { api_key: key, ...form });
+const as =
+  (key: string) =>
+  (query: string, form: Record<string, string> = {}) =>
+    fever(query, { api_key: key, ...form });
 
 before(async () => {
   h = await startHarness();
@@ -31,14 +42,20 @@ before(async () => {
   const bob = new ReaderClient(h.url, `GoogleLogin auth=${await clientLogin(h.url, 'bob', 'account-pw-bob')}`);
   await alice.post('subscription/quickadd', [['quickadd', h.feeds.url('shared')]]);
   const tech = (await alice.post('subscription/quickadd', [['quickadd', h.feeds.url('tech')]])).json().streamId;
-  await alice.post('subscription/edit', [['ac', 'edit'], ['s', tech], ['a', S.label('Tech')]]);
+  await alice.post('subscription/edit', [
+    ['ac', 'edit'],
+    ['s', tech],
+    ['a', S.label('Tech')],
+  ]);
   await bob.post('subscription/quickadd', [['quickadd', h.feeds.url('shared')]]);
   await setFeverPassword(h.app, 'alice', 'fever-pw-alice');
   await setFeverPassword(h.app, 'bob', 'fever-pw-bob');
   aliceKey = md5('alice:fever-pw-alice');
   bobKey = md5('bob:fever-pw-bob');
 });
-after(async () => { await h.close(); });
+after(async () => {
+  await h.close();
+});
 
 test('auth: the Fever key authenticates; wrong keys, the account password and a missing key get auth 0', async () => {
   const ok = await as(aliceKey)('api');
@@ -66,7 +83,11 @@ test('auth: the Fever key authenticates; wrong keys, the account password and a 
 test('the stored credential is not the key: a database copy alone does not authenticate', async () => {
   const rows = await testSql(h.app).prepare('SELECT key_mac FROM fever_credentials').all<{ key_mac: string }>();
   assert.equal(rows.length, 2);
-  for (const r of rows) { assert.notEqual(r.key_mac, aliceKey); assert.notEqual(r.key_mac, bobKey); assert.ok(!r.key_mac.includes(aliceKey)); }
+  for (const r of rows) {
+    assert.notEqual(r.key_mac, aliceKey);
+    assert.notEqual(r.key_mac, bobKey);
+    assert.ok(!r.key_mac.includes(aliceKey));
+  }
 });
 
 test('the Fever password must differ from the account password and be long enough', async () => {
@@ -77,12 +98,23 @@ test('the Fever password must differ from the account password and be long enoug
 
 test('groups, feeds and feeds_groups describe the subscriptions and folders', async () => {
   const g = (await as(aliceKey)('api&groups')).body;
-  assert.deepEqual(g.groups.map((x: any) => x.title), ['Tech']);
+  assert.deepEqual(
+    g.groups.map((x: any) => x.title),
+    ['Tech'],
+  );
   const techGroup = g.groups[0].id;
   const f = (await as(aliceKey)('api&feeds')).body;
   assert.equal(f.feeds.length, 2);
   for (const feed of f.feeds) {
-    assert.deepEqual(Object.keys(feed).sort(), ['favicon_id', 'id', 'is_spark', 'last_updated_on_time', 'site_url', 'title', 'url']);
+    assert.deepEqual(Object.keys(feed).sort(), [
+      'favicon_id',
+      'id',
+      'is_spark',
+      'last_updated_on_time',
+      'site_url',
+      'title',
+      'url',
+    ]);
     assert.equal(feed.is_spark, 0);
     assert.ok(feed.last_updated_on_time > 0);
   }
@@ -91,7 +123,10 @@ test('groups, feeds and feeds_groups describe the subscriptions and folders', as
   assert.deepEqual(g.feeds_groups, f.feeds_groups);
   const b = (await as(bobKey)('api&feeds&groups')).body;
   assert.deepEqual(b.groups, []);
-  assert.deepEqual(b.feeds.map((x: any) => x.title), ['Shared Feed']);
+  assert.deepEqual(
+    b.feeds.map((x: any) => x.title),
+    ['Shared Feed'],
+  );
   assert.ok(Array.isArray((await as(aliceKey)('api&favicons')).body.favicons));
   assert.deepEqual((await as(aliceKey)('api&links')).body.links, []);
 });
@@ -101,13 +136,23 @@ test('items page forward with since_id and backward with max_id, 50 at a time, o
   assert.equal(first.total_items, 65);
   assert.equal(first.items.length, 50);
   const it = first.items[0];
-  assert.deepEqual(Object.keys(it).sort(), ['author', 'created_on_time', 'feed_id', 'html', 'id', 'is_read', 'is_saved', 'title', 'url']);
+  assert.deepEqual(Object.keys(it).sort(), [
+    'author',
+    'created_on_time',
+    'feed_id',
+    'html',
+    'id',
+    'is_read',
+    'is_saved',
+    'title',
+    'url',
+  ]);
   assert.equal(typeof it.id, 'number');
   assert.equal(it.is_read, 0);
   assert.ok(!it.html.includes('<script'), 'html is the sanitized content');
   const forward: number[] = [];
   const techIds: number[] = [];
-  for (let since = 0; ;) {
+  for (let since = 0; ; ) {
     const page = (await as(aliceKey)(`api&items&since_id=${since}`)).body.items as { id: number; title: string }[];
     if (!page.length) break;
     assert.ok(page.length <= 50);
@@ -116,16 +161,21 @@ test('items page forward with since_id and backward with max_id, 50 at a time, o
     since = Math.max(...page.map((x) => x.id));
   }
   assert.equal(forward.length, 65);
-  assert.deepEqual(forward, [...forward].sort((a, b) => a - b));
+  assert.deepEqual(
+    forward,
+    [...forward].sort((a, b) => a - b),
+  );
   const backward: number[] = [];
-  for (let max = 0; ;) {
+  for (let max = 0; ; ) {
     const page = (await as(aliceKey)(`api&items&max_id=${max}`)).body.items as { id: number }[];
     if (!page.length) break;
     backward.push(...page.map((x) => x.id));
     max = Math.min(...page.map((x) => x.id));
   }
   assert.deepEqual(backward, [...forward].reverse());
-  const some = (await as(aliceKey)(`api&items&with_ids=${forward[3]},${forward[1]}, ${forward[2]}`)).body.items.map((x: any) => x.id);
+  const some = (await as(aliceKey)(`api&items&with_ids=${forward[3]},${forward[1]}, ${forward[2]}`)).body.items.map(
+    (x: any) => x.id,
+  );
   assert.deepEqual(some, [forward[1], forward[2], forward[3]]);
   // Bob's items are the shared feed's 60 only; alice's Tech items are not visible to him even by id.
   assert.equal(techIds.length, 5);
@@ -169,7 +219,11 @@ test('mark feed and group read up to `before`; group 0 is everything; unknown id
   const now = String(Math.floor(Date.now() / 1000) + 1);
   const r = await as(aliceKey)('api', { mark: 'feed', as: 'read', id: String(shared.id), before: now });
   assert.equal(r.body.unread_item_ids.split(',').length, 5);
-  assert.equal((await as(bobKey)('api&unread_item_ids')).body.unread_item_ids.split(',').length, 60, "bob's copy stays unread");
+  assert.equal(
+    (await as(bobKey)('api&unread_item_ids')).body.unread_item_ids.split(',').length,
+    60,
+    "bob's copy stays unread",
+  );
   const counts = (await alice.get('unread-count')).json();
   assert.equal(counts.unreadcounts.find((c: any) => c.id === S.readingList).count, 5, 'unread counters follow');
   const g = await as(aliceKey)('api', { mark: 'group', as: 'read', id: String(techGroup), before: now });
@@ -179,7 +233,11 @@ test('mark feed and group read up to `before`; group 0 is everything; unknown id
   await as(bobKey)('api', { mark: 'group', as: 'read', id: '0', before: now });
   assert.equal((await as(bobKey)('api&unread_item_ids')).body.unread_item_ids, '');
   assert.equal((await as(bobKey)('api', { mark: 'feed', as: 'read', id: '999999' })).status, 404);
-  assert.equal((await as(bobKey)('api', { mark: 'group', as: 'read', id: String(techGroup) })).status, 404, "alice's group is unknown to bob");
+  assert.equal(
+    (await as(bobKey)('api', { mark: 'group', as: 'read', id: String(techGroup) })).status,
+    404,
+    "alice's group is unknown to bob",
+  );
 });
 
 test('bad input gets a clear error and changes nothing', async () => {
@@ -206,7 +264,10 @@ test('multipart form bodies (some iOS clients) are read', async () => {
   const res = await fetch(`${h.url}/fever/?api&groups`, { method: 'POST', body: form });
   const body = (await res.json()) as any;
   assert.equal(body.auth, 1);
-  assert.deepEqual(body.groups.map((g: any) => g.title), ['Tech']);
+  assert.deepEqual(
+    body.groups.map((g: any) => g.title),
+    ['Tech'],
+  );
 });
 
 test('CLI: fever-password generates a password that works, refuses the account password, disables', async () => {

@@ -21,13 +21,26 @@ export function articlePage(title: string, body: string[], extraHead = ''): stri
 <footer>© Example Media. All rights reserved. <a href="/privacy">Privacy</a></footer></body></html>`;
 }
 
-export interface TeaserItem { guid: string; title: string; link: string; teaser: string }
+export interface TeaserItem {
+  guid: string;
+  title: string;
+  link: string;
+  teaser: string;
+}
 
 export function teaserRss(title: string, items: TeaserItem[]): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  return `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${esc(title)}</title><link>https://example.org/</link>`
-    + items.map((i) => `<item><guid>${esc(i.guid)}</guid><title>${esc(i.title)}</title><link>${esc(i.link)}</link><description>${esc(i.teaser)}</description>`
-      + '<pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item>').join('') + '</channel></rss>';
+  return (
+    `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${esc(title)}</title><link>https://example.org/</link>` +
+    items
+      .map(
+        (i) =>
+          `<item><guid>${esc(i.guid)}</guid><title>${esc(i.title)}</title><link>${esc(i.link)}</link><description>${esc(i.teaser)}</description>` +
+          '<pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item>',
+      )
+      .join('') +
+    '</channel></rss>'
+  );
 }
 
 export function sendHtml(res: http.ServerResponse, html: string, type = 'text/html; charset=utf-8'): void {

@@ -19,14 +19,20 @@ export const SKIP_NO_SHARED = hasShared ? false : 'skipped: ../shared (corpus) i
 export const TEST_DATABASE_URL = process.env.TIDINGS_TEST_DATABASE_URL?.trim() || '';
 
 /** Skip reason for tests of SQLite-only tools (the database file, backup/restore) on a PostgreSQL run. */
-export const SQLITE_ONLY = TEST_DATABASE_URL ? 'skipped on the PostgreSQL run: this checks the SQLite database file (tidings backup/restore, the data folder)' : false;
+export const SQLITE_ONLY = TEST_DATABASE_URL
+  ? 'skipped on the PostgreSQL run: this checks the SQLite database file (tidings backup/restore, the data folder)'
+  : false;
 
 /** A new, empty database on the test server; returns its URL. */
 export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL): string {
   const name = `tidings_t_${randomBytes(6).toString('hex')}`;
-  execFileSync('psql', [baseUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('psql', [baseUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // Not new URL(): postgres://user@/db?host=/socket/dir has no host, which WHATWG URLs refuse.
-  return /^[a-z]+:\/\/[^/?]*\/[^?]*/i.test(baseUrl) ? baseUrl.replace(/^([a-z]+:\/\/[^/?]*)\/[^?]*/i, `$1/${name}`) : baseUrl.replace(/^([a-z]+:\/\/[^/?]*)/i, `$1/${name}`);
+  return /^[a-z]+:\/\/[^/?]*\/[^?]*/i.test(baseUrl)
+    ? baseUrl.replace(/^([a-z]+:\/\/[^/?]*)\/[^?]*/i, `$1/${name}`)
+    : baseUrl.replace(/^([a-z]+:\/\/[^/?]*)/i, `$1/${name}`);
 }
 
 /**
@@ -35,14 +41,23 @@ export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL): string {
  */
 export function tempDataDir(prefix = 'tidings-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (TEST_DATABASE_URL) writeFileSync(join(dir, 'config.json'), JSON.stringify({ databaseUrl: freshPostgresDatabase() }));
+  if (TEST_DATABASE_URL)
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ databaseUrl: freshPostgresDatabase() }));
   return dir;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
+    const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
     p.stdout.on('data', (d) => (stdout += d));
     p.stderr.on('data', (d) => (stderr += d));
     p.on('error', rej);

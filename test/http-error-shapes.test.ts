@@ -18,7 +18,9 @@ before(async () => {
   key = (await createApiKey(chatStore(h.app).keys, userId, 'test', 0)).key;
   readerAuth = `GoogleLogin auth=${await clientLogin(h.url, 'fay', 'pw-fay-secret')}`;
 });
-after(async () => { await h.close(); });
+after(async () => {
+  await h.close();
+});
 
 async function chatError(res: Response, status: number, type: string): Promise<string> {
   const text = await res.text();
@@ -44,21 +46,35 @@ test('chat API: a 10,000-character async job id gets a 414 in the chat error sha
 });
 
 test('chat API: bad JSON, oversized body, non-JSON body, bad URL encoding, huge headers and unknown paths', async () => {
-  const post = (body: string, type = 'application/json') => fetch(`${h.url}/chat/completions`, { method: 'POST', headers: { ...bearer(), 'content-type': type }, body });
+  const post = (body: string, type = 'application/json') =>
+    fetch(`${h.url}/chat/completions`, { method: 'POST', headers: { ...bearer(), 'content-type': type }, body });
   await chatError(await post('{"model": "sonar",'), 400, 'bad_request');
   await chatError(await post('x'.repeat(17 * 1024 * 1024)), 413, 'payload_too_large');
   await chatError(await post('not json', 'text/csv'), 415, 'unsupported_media_type');
-  assert.match(await chatError(await fetch(`${h.url}/async/chat/completions/%E0%A4%A`, { headers: bearer() }), 400, 'bad_request'), /percent-encoding/);
+  assert.match(
+    await chatError(await fetch(`${h.url}/async/chat/completions/%E0%A4%A`, { headers: bearer() }), 400, 'bad_request'),
+    /percent-encoding/,
+  );
   await chatError(await fetch(`${h.url}/no/such/path`), 404, 'not_found');
-  assert.match(await chatError(await fetch(`${h.url}/models?q=${'x'.repeat(20_000)}`), 431, 'bad_request'), /over 16 KiB/);
+  assert.match(
+    await chatError(await fetch(`${h.url}/models?q=${'x'.repeat(20_000)}`), 431, 'bad_request'),
+    /over 16 KiB/,
+  );
 });
 
 test('Reader API, ClientLogin and OAuth paths get their own shapes for the same framework errors', async () => {
-  const reader = await fetch(`${h.url}/reader/api/0/stream/contents/%E0%A4%A`, { headers: { authorization: readerAuth } });
+  const reader = await fetch(`${h.url}/reader/api/0/stream/contents/%E0%A4%A`, {
+    headers: { authorization: readerAuth },
+  });
   assert.equal(reader.status, 400);
   assert.match(reader.headers.get('content-type') ?? '', /^text\/plain/);
-  assert.match(await reader.text(), /^Error=The URL path \/reader\/api\/0\/stream\/contents\/%E0%A4%A is not valid percent-encoding/);
-  const huge = await fetch(`${h.url}/reader/api/0/stream/contents?s=${'x'.repeat(20_000)}`, { headers: { authorization: readerAuth } });
+  assert.match(
+    await reader.text(),
+    /^Error=The URL path \/reader\/api\/0\/stream\/contents\/%E0%A4%A is not valid percent-encoding/,
+  );
+  const huge = await fetch(`${h.url}/reader/api/0/stream/contents?s=${'x'.repeat(20_000)}`, {
+    headers: { authorization: readerAuth },
+  });
   assert.equal(huge.status, 431);
   assert.match(await huge.text(), /^Error=The request line and headers are over 16 KiB/);
   const login = await fetch(`${h.url}/accounts/ClientLogin/%E0%A4%A`);
@@ -72,12 +88,17 @@ test('Reader API, ClientLogin and OAuth paths get their own shapes for the same 
 test('a request line Node cannot parse still gets an answer in the API shape, then the connection closes', async () => {
   const raw = await new Promise<string>((resolve, reject) => {
     const url = new URL(h.url);
-    const s = net.connect(Number(url.port), url.hostname, () => s.write('GET /chat/completions HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+    const s = net.connect(Number(url.port), url.hostname, () =>
+      s.write('GET /chat/completions HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+    );
     let out = '';
     s.on('data', (d) => (out += d));
     s.on('close', () => resolve(out));
     s.on('error', reject);
   });
   assert.match(raw, /^HTTP\/1\.1 400 Bad Request\r\n/);
-  assert.match(raw, /\{"error":\{"message":"The request is not valid HTTP\/1\.1\.","type":"bad_request","code":400\}\}$/);
+  assert.match(
+    raw,
+    /\{"error":\{"message":"The request is not valid HTTP\/1\.1\.","type":"bad_request","code":400\}\}$/,
+  );
 });

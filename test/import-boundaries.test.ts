@@ -13,16 +13,23 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from './helpers.ts';
 
-interface Edge { from: string; to: string; typeOnly: boolean }
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
 
 const SRC = join(ROOT, 'src');
-const isTestCode = (f: string) => /\.test\.ts$/.test(f) || /(^|\/)testing\//.test(f) || f.startsWith('test/') || f.startsWith('bench/');
+const isTestCode = (f: string) =>
+  /\.test\.ts$/.test(f) || /(^|\/)testing\//.test(f) || f.startsWith('test/') || f.startsWith('bench/');
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) { if (e.name !== 'node_modules' && e.name !== '__fixtures__') out.push(...sourceFiles(p)); } else if (e.name.endsWith('.ts')) out.push(p);
+    if (e.isDirectory()) {
+      if (e.name !== 'node_modules' && e.name !== '__fixtures__') out.push(...sourceFiles(p));
+    } else if (e.name.endsWith('.ts')) out.push(p);
   }
   return out;
 }
@@ -59,19 +66,28 @@ const inside = (f: string, dir: string) => f.startsWith(dir.endsWith('/') ? dir 
  * Tools that use SQLite itself on purpose: FTS5 as the reference the tokenizer is checked against,
  * and the Reader and web benchmarks' bulk generators and query-plan check (SQLite-specific by design).
  */
-const SQLITE_TOOLS = ['src/search/tokenizer.test.ts', 'bench/tokenizer.bench.ts', 'bench/reader.bench.ts', 'bench/web.bench.ts'];
+const SQLITE_TOOLS = [
+  'src/search/tokenizer.test.ts',
+  'bench/tokenizer.bench.ts',
+  'bench/reader.bench.ts',
+  'bench/web.bench.ts',
+];
 
 test('SQL and database drivers only in src/store/; backends only through src/store/store.ts', () => {
   const problems: string[] = [];
   const SQL = /`[^`]*\b(SELECT\s+[\w*(]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX))\b/i;
   for (const [file, { edges, packages }] of graph) {
     if (inside(file, 'src/store') || SQLITE_TOOLS.includes(file)) continue;
-    for (const p of packages) if (p === 'node:sqlite' || p === 'pg' || p.startsWith('pg-')) problems.push(`${file} imports the driver ${p}`);
+    for (const p of packages)
+      if (p === 'node:sqlite' || p === 'pg' || p.startsWith('pg-')) problems.push(`${file} imports the driver ${p}`);
     for (const e of edges) {
-      if (inside(e.to, 'src/store/sqlite') || inside(e.to, 'src/store/postgres')) problems.push(`${file} imports ${e.to} (use src/store/store.ts)`);
-      if (e.to === 'src/store/testing.ts' && !isTestCode(file)) problems.push(`${file} imports the test-only raw SQL helper`);
+      if (inside(e.to, 'src/store/sqlite') || inside(e.to, 'src/store/postgres'))
+        problems.push(`${file} imports ${e.to} (use src/store/store.ts)`);
+      if (e.to === 'src/store/testing.ts' && !isTestCode(file))
+        problems.push(`${file} imports the test-only raw SQL helper`);
     }
-    if (!isTestCode(file) && inside(file, 'src') && SQL.test(readFileSync(join(ROOT, file), 'utf8'))) problems.push(`${file} contains SQL`);
+    if (!isTestCode(file) && inside(file, 'src') && SQL.test(readFileSync(join(ROOT, file), 'utf8')))
+      problems.push(`${file} contains SQL`);
   }
   assert.deepEqual(problems, []);
 });
@@ -87,23 +103,36 @@ test('Fastify only in the HTTP layers, never in domain code', () => {
 });
 
 test('search imports nothing from answer', () => {
-  const problems = [...graph.values()].flatMap((g) => g.edges)
+  const problems = [...graph.values()]
+    .flatMap((g) => g.edges)
     .filter((e) => inside(e.from, 'src/search') && inside(e.to, 'src/answer'))
     .map((e) => `${e.from} -> ${e.to}`);
   assert.deepEqual(problems, []);
 });
 
 test('other domains reach the feed engine through src/feeds/engine.ts', () => {
-  const problems = [...graph.values()].flatMap((g) => g.edges)
+  const problems = [...graph.values()]
+    .flatMap((g) => g.edges)
     .filter((e) => inside(e.from, 'src') && !inside(e.from, 'src/feeds') && !isTestCode(e.from) && !e.typeOnly)
-    .filter((e) => ['src/feeds/services.ts', 'src/feeds/refresh.ts', 'src/feeds/subscriptions.ts', 'src/feeds/opml/import-export.ts'].includes(e.to))
+    .filter((e) =>
+      [
+        'src/feeds/services.ts',
+        'src/feeds/refresh.ts',
+        'src/feeds/subscriptions.ts',
+        'src/feeds/opml/import-export.ts',
+      ].includes(e.to),
+    )
     .map((e) => `${e.from} -> ${e.to}`);
   assert.deepEqual(problems, []);
 });
 
 test('no import cycles (value imports) among the sources', () => {
   const next = new Map<string, string[]>();
-  for (const [file, { edges }] of graph) next.set(file, edges.filter((e) => !e.typeOnly && graph.has(e.to)).map((e) => e.to));
+  for (const [file, { edges }] of graph)
+    next.set(
+      file,
+      edges.filter((e) => !e.typeOnly && graph.has(e.to)).map((e) => e.to),
+    );
   const cycles: string[] = [];
   const state = new Map<string, 1 | 2>();
   const stack: string[] = [];

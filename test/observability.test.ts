@@ -18,8 +18,25 @@ import { appMetrics } from '../src/observability/metrics.ts';
 
 async function served(overrides: Partial<Config> = {}) {
   const lines: Record<string, unknown>[] = [];
-  const log = pino({ level: 'info' }, { write: (s: string) => { lines.push(JSON.parse(s)); } });
-  const config = loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), host: '127.0.0.1', port: 0, schedulerEnabled: false, allowPrivateNetworks: true, ...overrides } });
+  const log = pino(
+    { level: 'info' },
+    {
+      write: (s: string) => {
+        lines.push(JSON.parse(s));
+      },
+    },
+  );
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      dataDir: tempDataDir(),
+      host: '127.0.0.1',
+      port: 0,
+      schedulerEnabled: false,
+      allowPrivateNetworks: true,
+      ...overrides,
+    },
+  });
   const app = await createApp(config, log);
   const { url } = await startServer(app);
   return { app, url, lines };
@@ -28,7 +45,10 @@ async function served(overrides: Partial<Config> = {}) {
 test('/metrics serves request, feed fetch, search, queue and database metrics in Prometheus format', async () => {
   const { app, url } = await served();
   const feeds = await startFeedServer();
-  feeds.routes.set('/ok.xml', (_, res) => { res.setHeader('content-type', 'application/rss+xml'); res.end(rss('OK', [{ guid: 'a', title: 'Walrus' }])); });
+  feeds.routes.set('/ok.xml', (_, res) => {
+    res.setHeader('content-type', 'application/rss+xml');
+    res.end(rss('OK', [{ guid: 'a', title: 'Walrus' }]));
+  });
   try {
     const alice = (await app.users.create('alice', await hashPassword('correct horse'), null)).id;
     const { feedId } = await subscribe(app, alice, `${feeds.base}/ok.xml`);
@@ -45,19 +65,26 @@ test('/metrics serves request, feed fetch, search, queue and database metrics in
     const text = await res.text();
     assert.match(text, /^tidings_http_requests_total\{method="GET",route="\/healthz",status="200"\} 2$/m);
     assert.match(text, /^tidings_http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m);
-    assert.match(text, /^tidings_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/healthz",status="200"\} \d+$/m);
+    assert.match(
+      text,
+      /^tidings_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/healthz",status="200"\} \d+$/m,
+    );
     // subscribe fetched once, then two refreshes: one updated or unchanged, one failed with a 404.
     assert.match(text, /^tidings_feed_fetches_total\{outcome="failed",error="[a-z-]+"\} 1$/m);
     assert.match(text, /^tidings_feed_fetch_duration_seconds_count\{outcome="failed"\} 1$/m);
     assert.match(text, /^tidings_search_duration_seconds_count 1$/m);
     assert.match(text, /^tidings_queue_depth\{queue="search_index",state="waiting"\} \d+$/m);
     assert.match(text, /^tidings_queue_depth\{queue="async_jobs",state="running"\} 0$/m);
-    const bytes = (file: string) => Number(new RegExp(`^tidings_database_bytes\\{file="${file}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    const bytes = (file: string) =>
+      Number(new RegExp(`^tidings_database_bytes\\{file="${file}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
     // The database file sizes are SQLite's (a PostgreSQL server reports its own).
     if (app.store.backend === 'sqlite') assert.ok(bytes('db') >= 4096 && bytes('db') + bytes('wal') > 4096, text);
     assert.match(text, /^tidings_process_resident_memory_bytes \d+/m);
     assert.match(text, /^# TYPE tidings_answer_duration_seconds histogram$/m);
-  } finally { await app.close(); await feeds.close(); }
+  } finally {
+    await app.close();
+    await feeds.close();
+  }
 });
 
 test('/metrics is refused outside the allowed networks and through an untrusted proxy', async () => {
@@ -67,12 +94,25 @@ test('/metrics is refused outside the allowed networks and through an untrusted 
     assert.equal(proxied.status, 403);
     // Whether the proxy is trusted (the client address is then 203.0.113.9) or not, no access.
     assert.match(await proxied.text(), /not open to .*TIDINGS_METRICS_ALLOWED_NETWORKS/);
-  } finally { await a.app.close(); }
+  } finally {
+    await a.app.close();
+  }
   const b = await served({ metricsAllowedNetworks: ['10.0.0.0/8'] });
-  try { assert.equal((await fetch(`${b.url}/metrics`)).status, 403); } finally { await b.app.close(); }
+  try {
+    assert.equal((await fetch(`${b.url}/metrics`)).status, 403);
+  } finally {
+    await b.app.close();
+  }
   const c = await served({ metricsAllowedNetworks: [] });
-  try { assert.equal((await fetch(`${c.url}/metrics`)).status, 404); } finally { await c.app.close(); }
-  assert.throws(() => loadConfig({ env: { TIDINGS_METRICS_ALLOWED_NETWORKS: 'localhost' } }), /TIDINGS_METRICS_ALLOWED_NETWORKS.*"localhost"/);
+  try {
+    assert.equal((await fetch(`${c.url}/metrics`)).status, 404);
+  } finally {
+    await c.app.close();
+  }
+  assert.throws(
+    () => loadConfig({ env: { TIDINGS_METRICS_ALLOWED_NETWORKS: 'localhost' } }),
+    /TIDINGS_METRICS_ALLOWED_NETWORKS.*"localhost"/,
+  );
 });
 
 test('answer latency is recorded by model, mode and outcome', async () => {
@@ -84,23 +124,38 @@ test('answer latency is recorded by model, mode and outcome', async () => {
     assert.equal(ok.status, 200, ok.text);
     const text = await metrics.registry.metrics();
     assert.match(text, /^tidings_answer_duration_seconds_count\{model="sonar",mode="complete",outcome="ok"\} 1$/m);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('a CLI command does not load the metrics library', async () => {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `
     await import(${JSON.stringify(join(ROOT, 'src/cli/main.ts'))});
     const { createRequire } = await import('node:module');
     const loaded = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/prom-client/'));
-    console.log(loaded ? 'loaded' : 'not loaded');`], { encoding: 'utf8' });
+    console.log(loaded ? 'loaded' : 'not loaded');`,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.stdout.trim(), 'not loaded', r.stderr);
 });
 
 test('one info line per request with method, route, status and ms, and no secrets', async () => {
   const { app, url, lines } = await served();
   try {
-    await fetch(`${url}/reader/api/0/user-info?T=sup3rsecret-token&output=json`, { headers: { authorization: 'GoogleLogin auth=sup3rsecret-auth' } });
-    await fetch(`${url}/accounts/ClientLogin`, { method: 'POST', body: new URLSearchParams({ Email: 'alice', Passwd: 'sup3rsecret-password' }) });
+    await fetch(`${url}/reader/api/0/user-info?T=sup3rsecret-token&output=json`, {
+      headers: { authorization: 'GoogleLogin auth=sup3rsecret-auth' },
+    });
+    await fetch(`${url}/accounts/ClientLogin`, {
+      method: 'POST',
+      body: new URLSearchParams({ Email: 'alice', Passwd: 'sup3rsecret-password' }),
+    });
     const requests = lines.filter((l) => l.msg === 'request');
     assert.equal(requests.length, 2, JSON.stringify(lines));
     assert.equal(requests[0].method, 'GET');
@@ -109,14 +164,21 @@ test('one info line per request with method, route, status and ms, and no secret
     assert.equal(typeof requests[0].ms, 'number');
     assert.equal(requests[1].route, '/accounts/ClientLogin');
     assert.ok(!JSON.stringify(lines).includes('sup3rsecret'), 'a secret reached the log');
-  } finally { await app.close(); }
+  } finally {
+    await app.close();
+  }
 });
 
 test('TIDINGS_LOG_FORMAT=pretty gives human-readable lines', async () => {
-  const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), '--data', tempDataDir(), 'serve', '--port', '0'], { env: { ...process.env, TIDINGS_LOG_FORMAT: 'pretty', TIDINGS_SCHEDULER: 'false' } });
+  const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), '--data', tempDataDir(), 'serve', '--port', '0'], {
+    env: { ...process.env, TIDINGS_LOG_FORMAT: 'pretty', TIDINGS_SCHEDULER: 'false' },
+  });
   let err = '';
   await new Promise<void>((resolve, reject) => {
-    p.stderr.on('data', (d) => { err += d; if (err.includes('tidings is serving')) resolve(); });
+    p.stderr.on('data', (d) => {
+      err += d;
+      if (err.includes('tidings is serving')) resolve();
+    });
     p.on('close', () => reject(new Error(`exited before serving: ${err}`)));
   });
   p.kill('SIGTERM');

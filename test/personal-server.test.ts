@@ -10,7 +10,11 @@ import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import { chatStore } from '../src/chat-api/store.ts';
 import { ROOT, runCli, tempDataDir } from './helpers.ts';
 
-const ask = (extra: Record<string, unknown> = {}) => ({ model: 'sonar', messages: [{ role: 'user', content: 'q' }], ...extra });
+const ask = (extra: Record<string, unknown> = {}) => ({
+  model: 'sonar',
+  messages: [{ role: 'user', content: 'q' }],
+  ...extra,
+});
 
 test("an admin's API keys get the beta features without approval; other users' keys still need it", async () => {
   const f = await fixture({ priceTable: 'none' });
@@ -23,7 +27,9 @@ test("an admin's API keys get the beta features without approval; other users' k
     const bob = await f.app.users.create('bob', 'x', null);
     const { key } = await createApiKey(chatStore(f.app).keys, bob.id, 'bob', 0);
     assert.equal((await post({ url: f.url, key }, '/chat/completions', body)).status, 403);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('without configured prices usage keeps tokens but costs are zero and not shown; the Sonar preset brings them back', async () => {
@@ -41,21 +47,31 @@ test('without configured prices usage keeps tokens but costs are zero and not sh
     const json = JSON.parse((await runCli(['--data', free.dataDir, 'usage', '--json'], env)).stdout);
     assert.ok(json[0].promptTokens > 0);
     assert.equal(json[0].cost, null);
-  } finally { await free.close(); }
+  } finally {
+    await free.close();
+  }
   const sonar = await fixture({ priceTable: 'sonar' });
   try {
     const r = await post(sonar, '/chat/completions', ask());
     assert.ok(r.json.usage.cost.total_cost > 0);
-    const text = await runCli(['--data', sonar.dataDir, 'usage'], { TIDINGS_LOG_LEVEL: 'silent', TIDINGS_PRICE_TABLE: 'sonar' });
+    const text = await runCli(['--data', sonar.dataDir, 'usage'], {
+      TIDINGS_LOG_LEVEL: 'silent',
+      TIDINGS_PRICE_TABLE: 'sonar',
+    });
     assert.match(text.stdout, /COST_USD/);
-  } finally { await sonar.close(); }
+  } finally {
+    await sonar.close();
+  }
 });
 
 test('the first user is the admin; user admin and user remove --yes', { timeout: 300_000 }, async () => {
   const data = tempDataDir();
   const first = await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse']);
   assert.match(first.stdout, /created user alice \(id 1\), an admin/);
-  assert.doesNotMatch((await runCli(['--data', data, 'user', 'add', 'bob', '--password', 'correct horse'])).stdout, /admin/);
+  assert.doesNotMatch(
+    (await runCli(['--data', data, 'user', 'add', 'bob', '--password', 'correct horse'])).stdout,
+    /admin/,
+  );
   assert.equal((await runCli(['--data', data, 'user', 'admin', 'bob'])).code, 0);
   const list = await runCli(['--data', data, 'user', 'list']);
   assert.equal(list.stdout, 'ID\tUSERNAME\tEMAIL\tADMIN\n1\talice\t\tyes\n2\tbob\t\tyes\n');
@@ -63,19 +79,30 @@ test('the first user is the admin; user admin and user remove --yes', { timeout:
   assert.equal(unconfirmed.code, 2);
   assert.match(unconfirmed.stderr, /--yes/);
   assert.equal((await runCli(['--data', data, 'user', 'remove', 'bob', '--yes'])).code, 0);
-  assert.deepEqual(JSON.parse((await runCli(['--data', data, 'user', 'list', '--json'])).stdout).map((u: { username: string }) => u.username), ['alice']);
+  assert.deepEqual(
+    JSON.parse((await runCli(['--data', data, 'user', 'list', '--json'])).stdout).map(
+      (u: { username: string }) => u.username,
+    ),
+    ['alice'],
+  );
   const missing = await runCli(['--data', data, 'user', 'remove', 'bob', '--yes']);
   assert.equal(missing.code, 1);
 });
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-test('user add without --password asks twice on a terminal, without echo', { skip: hasScript ? false : 'skipped: util-linux script (a pseudo-terminal) is not installed' }, async () => {
+test('user add without --password asks twice on a terminal, without echo', {
+  skip: hasScript ? false : 'skipped: util-linux script (a pseudo-terminal) is not installed',
+}, async () => {
   const data = tempDataDir();
   const cmd = `${process.execPath} ${join(ROOT, 'bin/tidings.js')} --data ${data} user add carol`;
   // `script` gives the command a pseudo-terminal; each password is typed once its prompt is shown
   // (not after a fixed pause: a loaded machine can take seconds to start the CLI).
-  const r = await typeAtPrompts(['script', '-qec', cmd, '/dev/null'], [/Password: $/, /Repeat the password: $/], 'correct horse\r');
+  const r = await typeAtPrompts(
+    ['script', '-qec', cmd, '/dev/null'],
+    [/Password: $/, /Repeat the password: $/],
+    'correct horse\r',
+  );
   assert.equal(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /Password: /);
   assert.match(r.stdout, /Repeat the password: /);
@@ -88,16 +115,33 @@ test('user add without --password asks twice on a terminal, without echo', { ski
 });
 
 /** Runs a command and types `answer` each time its output ends with the next prompt; resolves on exit. */
-function typeAtPrompts(argv: string[], prompts: RegExp[], answer: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function typeAtPrompts(
+  argv: string[],
+  prompts: RegExp[],
+  answer: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, TIDINGS_PASSWORD: '' } });
-    let stdout = '', stderr = '', next = 0;
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`no exit in 60 s; output so far: ${stdout}${stderr}`)); }, 60_000);
+    let stdout = '',
+      stderr = '',
+      next = 0;
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`no exit in 60 s; output so far: ${stdout}${stderr}`));
+    }, 60_000);
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString('utf8');
-      if (next < prompts.length && prompts[next].test(stdout)) { next++; child.stdin.write(answer); }
+      if (next < prompts.length && prompts[next].test(stdout)) {
+        next++;
+        child.stdin.write(answer);
+      }
     });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
-    child.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
 }

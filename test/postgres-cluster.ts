@@ -16,7 +16,9 @@ export function postgresBinDir(): string | undefined {
   if (process.env.TIDINGS_PG_BIN) return process.env.TIDINGS_PG_BIN;
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => existsSync(join(debian, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
     if (versions.length) return join(debian, versions[0]!, 'bin');
   }
   const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
@@ -26,25 +28,35 @@ export function postgresBinDir(): string | undefined {
 /** Why PostgreSQL tests cannot run here, or undefined when they can. */
 export function postgresUnavailable(): string | undefined {
   if (process.env.TIDINGS_TEST_DATABASE_URL) return undefined;
-  return postgresBinDir() ? undefined : 'skipped: PostgreSQL is not installed (no initdb; apt-get install postgresql, or set TIDINGS_TEST_DATABASE_URL)';
+  return postgresBinDir()
+    ? undefined
+    : 'skipped: PostgreSQL is not installed (no initdb; apt-get install postgresql, or set TIDINGS_TEST_DATABASE_URL)';
 }
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const port = (s.address() as { port: number }).port; s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
   });
 }
 
-const runAs = (): string[] => (process.getuid?.() === 0 ? ['runuser', '-u', process.env.TIDINGS_PG_USER ?? 'nobody', '--'] : []);
+const runAs = (): string[] =>
+  process.getuid?.() === 0 ? ['runuser', '-u', process.env.TIDINGS_PG_USER ?? 'nobody', '--'] : [];
 
 function run(cmd: string[], opts: { cwd?: string } = {}): void {
   const [bin, ...args] = cmd;
   execFileSync(bin!, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: opts.cwd ?? tmpdir() });
 }
 
-export interface Cluster { url: string; dir: string; stop(): void }
+export interface Cluster {
+  url: string;
+  dir: string;
+  stop(): void;
+}
 
 export async function startCluster(dir = mkdtempSync(join(tmpdir(), 'tidings-pg-'))): Promise<Cluster> {
   const bin = postgresBinDir();
@@ -54,7 +66,19 @@ export async function startCluster(dir = mkdtempSync(join(tmpdir(), 'tidings-pg-
   const data = join(dir, 'data');
   const port = await freePort();
   const as = runAs();
-  run([...as, join(bin, 'initdb'), '-D', data, '-U', 'tidings', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  run([
+    ...as,
+    join(bin, 'initdb'),
+    '-D',
+    data,
+    '-U',
+    'tidings',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '--no-sync',
+  ]);
   // Durability off: the cluster is thrown away, and fsync per commit would dominate test time.
   const options = `-k ${dir} -p ${port} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
   run([...as, join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', 'start']);
@@ -65,7 +89,11 @@ export async function startCluster(dir = mkdtempSync(join(tmpdir(), 'tidings-pg-
 export function stopCluster(dir: string): void {
   const bin = postgresBinDir();
   if (bin && existsSync(join(dir, 'data'))) {
-    try { run([...runAs(), join(bin, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']); } catch { /* already stopped */ }
+    try {
+      run([...runAs(), join(bin, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      /* already stopped */
+    }
   }
   rmSync(dir, { recursive: true, force: true });
 }
@@ -74,5 +102,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const [cmd, dir] = process.argv.slice(2);
   if (cmd === 'start' && dir) console.log((await startCluster(dir)).url);
   else if (cmd === 'stop' && dir) stopCluster(dir);
-  else { console.error('usage: node test/postgres-cluster.ts start|stop <dir>'); process.exit(2); }
+  else {
+    console.error('usage: node test/postgres-cluster.ts start|stop <dir>');
+    process.exit(2);
+  }
 }

@@ -7,16 +7,29 @@ const digits = z.string().regex(/^\d+$/);
 export const LONG_ID = /^tag:google\.com,2005:reader\/item\/[0-9a-f]{16}$/;
 
 export const UserInfo = z.object({
-  userId: z.string(), userName: z.string(), userProfileId: z.string(), userEmail: z.string(),
-  isBloggerUser: z.boolean(), signupTimeSec: z.number().int(), isMultiLoginEnabled: z.boolean(),
+  userId: z.string(),
+  userName: z.string(),
+  userProfileId: z.string(),
+  userEmail: z.string(),
+  isBloggerUser: z.boolean(),
+  signupTimeSec: z.number().int(),
+  isMultiLoginEnabled: z.boolean(),
 });
 
 export const Category = z.object({ id: z.string().startsWith('user/-/label/'), label: z.string() });
 export const SubscriptionList = z.object({
-  subscriptions: z.array(z.object({
-    id: z.string().startsWith('feed/'), title: z.string(), categories: z.array(Category),
-    sortid: z.string(), firstitemmsec: z.number(), url: z.string(), htmlUrl: z.string(), iconUrl: z.string(),
-  })),
+  subscriptions: z.array(
+    z.object({
+      id: z.string().startsWith('feed/'),
+      title: z.string(),
+      categories: z.array(Category),
+      sortid: z.string(),
+      firstitemmsec: z.number(),
+      url: z.string(),
+      htmlUrl: z.string(),
+      iconUrl: z.string(),
+    }),
+  ),
 });
 
 export const UnreadCount = z.object({
@@ -25,7 +38,9 @@ export const UnreadCount = z.object({
 });
 
 export const TagList = z.object({
-  tags: z.array(z.object({ id: z.string(), type: z.enum(['folder', 'tag']).optional(), unread_count: z.number().int().optional() })),
+  tags: z.array(
+    z.object({ id: z.string(), type: z.enum(['folder', 'tag']).optional(), unread_count: z.number().int().optional() }),
+  ),
 });
 
 export const Item = z.object({
@@ -45,17 +60,36 @@ export const Item = z.object({
 });
 
 export const StreamContents = z.object({
-  direction: z.literal('ltr'), id: z.string(), title: z.string(), description: z.string(),
-  self: z.object({ href: z.string() }), updated: z.number().int(), updatedUsec: digits,
-  items: z.array(Item), continuation: z.string().regex(/^[A-Za-z0-9_.~-]+$/).optional(),
+  direction: z.literal('ltr'),
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  self: z.object({ href: z.string() }),
+  updated: z.number().int(),
+  updatedUsec: digits,
+  items: z.array(Item),
+  continuation: z
+    .string()
+    .regex(/^[A-Za-z0-9_.~-]+$/)
+    .optional(),
 });
 
 export const ItemIds = z.object({
-  itemRefs: z.array(z.object({ id: z.string().regex(/^\d{1,15}$/), directStreamIds: z.array(z.string()), timestampUsec: digits })),
-  continuation: z.string().regex(/^[A-Za-z0-9_.~-]+$/).optional(),
+  itemRefs: z.array(
+    z.object({ id: z.string().regex(/^\d{1,15}$/), directStreamIds: z.array(z.string()), timestampUsec: digits }),
+  ),
+  continuation: z
+    .string()
+    .regex(/^[A-Za-z0-9_.~-]+$/)
+    .optional(),
 });
 
-export const QuickAdd = z.object({ query: z.string(), numResults: z.literal(1), streamId: z.string().startsWith('feed/'), streamName: z.string() });
+export const QuickAdd = z.object({
+  query: z.string(),
+  numResults: z.literal(1),
+  streamId: z.string().startsWith('feed/'),
+  streamName: z.string(),
+});
 
 /** Parses with the schema and fails the test with zod's explanation. */
 export function check<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {

@@ -21,7 +21,10 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** Commands of the README's ```sh blocks that call tidings, with the trailing comment dropped. */
 export function readmeTidingsCommands(readme: string): string[] {
   const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
-  return blocks.flatMap((b) => b.split('\n')).map((l) => l.trim()).filter((l) => /(^|\$\()npx tidings /.test(l));
+  return blocks
+    .flatMap((b) => b.split('\n'))
+    .map((l) => l.trim())
+    .filter((l) => /(^|\$\()npx tidings /.test(l));
 }
 
 // An environment prefix (`TIDINGS_LLM_BASE_URL=… npx tidings …`) needs a server; `KEY=$(…)` is an assignment.
@@ -30,23 +33,42 @@ const runnable = (cmd: string) => !cmd.includes('…') && !/^[A-Z_]+=(?!\$\()\S*
 // Some 25 commands, each a new process: minutes on a loaded machine, hence the long time limit.
 test('the README quick-start commands run as written', { timeout: 600_000, skip: SQLITE_ONLY }, async () => {
   const commands = readmeTidingsCommands(README);
-  assert.ok(commands.some((c) => c.startsWith('npx tidings user add alice --password')), 'the README creates a user');
+  assert.ok(
+    commands.some((c) => c.startsWith('npx tidings user add alice --password')),
+    'the README creates a user',
+  );
   const feeds = await startFeedServer();
   const local = (url: string) => url.replace(/^https?:\/\//, `${feeds.base}/`);
-  const html = (body: string) => (_: unknown, res: import('node:http').ServerResponse) => { res.setHeader('content-type', 'text/html'); res.end(body); };
+  const html = (body: string) => (_: unknown, res: import('node:http').ServerResponse) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(body);
+  };
   const feed = (title: string) => (_: unknown, res: import('node:http').ServerResponse) => {
     res.setHeader('content-type', 'application/rss+xml');
-    res.end(rss(title, [{ guid: `${title}-1`, title: `${title}: Artemis update` }, { guid: `${title}-2`, title: `${title}: launch` }]));
+    res.end(
+      rss(title, [
+        { guid: `${title}-1`, title: `${title}: Artemis update` },
+        { guid: `${title}-2`, title: `${title}: launch` },
+      ]),
+    );
   };
   feeds.routes.set('/www.nasa.gov/rss/dyn/lg_image_of_the_day.rss', feed('NASA Image of the Day'));
-  feeds.routes.set('/example.org/blog/', html('<html><head><link rel="alternate" type="application/rss+xml" href="/example.org/blog/feed.xml"></head><body>blog</body></html>'));
+  feeds.routes.set(
+    '/example.org/blog/',
+    html(
+      '<html><head><link rel="alternate" type="application/rss+xml" href="/example.org/blog/feed.xml"></head><body>blog</body></html>',
+    ),
+  );
   feeds.routes.set('/example.org/blog/feed.xml', feed('Example blog'));
   feeds.routes.set('/opml.example/a.xml', feed('From OPML'));
   try {
     const cwd = tempDataDir('tidings-readme-cwd-');
     const data = tempDataDir('tidings-readme-data-');
-    writeFileSync(join(cwd, 'subscriptions.opml'), `<?xml version="1.0"?><opml version="2.0"><head><title>subs</title></head><body>
-      <outline text="News"><outline type="rss" text="From OPML" xmlUrl="${local('https://opml.example/a.xml')}"/></outline></body></opml>`);
+    writeFileSync(
+      join(cwd, 'subscriptions.opml'),
+      `<?xml version="1.0"?><opml version="2.0"><head><title>subs</title></head><body>
+      <outline text="News"><outline type="rss" text="From OPML" xmlUrl="${local('https://opml.example/a.xml')}"/></outline></body></opml>`,
+    );
     const script = [
       'set -euo pipefail',
       `npx() { if [ "$1" = tidings ]; then shift; node ${JSON.stringify(join(ROOT, 'bin/tidings.js'))} "$@"; else command npx "$@"; fi; }`,
@@ -55,8 +77,14 @@ test('the README quick-start commands run as written', { timeout: 600_000, skip:
     const ran: string[] = [];
     for (const cmd of commands) {
       if (!runnable(cmd)) continue;
-      let line = cmd.replace(/(feed add \S+ |feed set \S+ |--feed )(https?:\/\/\S+)/g, (_, pre: string, url: string) => pre + local(url));
-      if (line.includes('<token-or-id>')) { script.push('TOKEN=$(npx tidings token create alice)'); line = line.replace('<token-or-id>', '"$TOKEN"'); }
+      let line = cmd.replace(
+        /(feed add \S+ |feed set \S+ |--feed )(https?:\/\/\S+)/g,
+        (_, pre: string, url: string) => pre + local(url),
+      );
+      if (line.includes('<token-or-id>')) {
+        script.push('TOKEN=$(npx tidings token create alice)');
+        line = line.replace('<token-or-id>', '"$TOKEN"');
+      }
       line = line.replace('<key-id>', '"$KEY"');
       const removed = /tidings user remove (\S+)/.exec(line);
       if (removed) script.push(`npx tidings user add ${removed[1]} --password 'another secret'`);
@@ -67,22 +95,50 @@ test('the README quick-start commands run as written', { timeout: 600_000, skip:
     // Asynchronous: the feed server answers from this process's event loop.
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       const p = spawn('bash', ['-c', script.join('\n')], {
-        cwd, env: { ...process.env, TIDINGS_DATA: data, TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true', TIDINGS_LOG_LEVEL: 'silent' },
+        cwd,
+        env: {
+          ...process.env,
+          TIDINGS_DATA: data,
+          TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
+          TIDINGS_LOG_LEVEL: 'silent',
+        },
       });
-      let stdout = '', stderr = '';
+      let stdout = '',
+        stderr = '';
       p.stdout.on('data', (d) => (stdout += d));
       p.stderr.on('data', (d) => (stderr += d));
       p.on('close', (status) => resolve({ status, stdout, stderr }));
     });
     assert.equal(r.status, 0, `README commands failed:\n${r.stderr}\n${r.stdout}`);
     // Every block the quick start promises ran: users, feeds, OPML, refresh, export, OAuth, tokens, keys, ask.
-    for (const sub of ['user add', 'feed add', 'opml import', 'refresh', 'feed list', 'opml export', 'oauth-client add', 'token revoke', 'ask', 'key create', 'key approve', 'usage', '--version', 'backup', 'prune', 'user remove']) {
-      assert.ok(ran.some((c) => c.includes(`tidings ${sub}`)), `the test ran no "tidings ${sub}" line`);
+    for (const sub of [
+      'user add',
+      'feed add',
+      'opml import',
+      'refresh',
+      'feed list',
+      'opml export',
+      'oauth-client add',
+      'token revoke',
+      'ask',
+      'key create',
+      'key approve',
+      'usage',
+      '--version',
+      'backup',
+      'prune',
+      'user remove',
+    ]) {
+      assert.ok(
+        ran.some((c) => c.includes(`tidings ${sub}`)),
+        `the test ran no "tidings ${sub}" line`,
+      );
     }
     assert.match(r.stdout, /created user alice/);
     assert.match(r.stdout, /refreshed \d feed\(s\) in .* 0 failed;/);
     const exported = readFileSync(join(cwd, 'out.opml'), 'utf8');
-    for (const t of ['NASA Image of the Day', 'Example blog', 'From OPML']) assert.ok(exported.includes(t), `out.opml lacks ${t}`);
+    for (const t of ['NASA Image of the Day', 'Example blog', 'From OPML'])
+      assert.ok(exported.includes(t), `out.opml lacks ${t}`);
     assert.ok(existsSync(join(data, 'tidings.db')), 'the data went to TIDINGS_DATA');
     assert.match(r.stdout, /revoked token \d+/);
     assert.ok(existsSync(join(cwd, 'tidings-backup.db')), 'the backup was written');

@@ -14,26 +14,38 @@ let alice: ReaderClient, bob: ReaderClient;
 let aliceId: number, bobId: number;
 let news: string;
 
-const feedId = async (name: string) => (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(h.feeds.url(name)))!.id;
+const feedId = async (name: string) =>
+  (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(h.feeds.url(name)))!.id;
 
 /** Appends items with these titles (and bodies) to a served feed, then refreshes it. */
 async function publish(name: string, posts: { title: string; body?: string }[]): Promise<void> {
   const added: FeedItem[] = h.feeds.addItems(name, posts.length);
-  posts.forEach((p, i) => { added[i]!.title = p.title; added[i]!.html = `<p>${p.body ?? p.title}</p>`; });
+  posts.forEach((p, i) => {
+    added[i]!.title = p.title;
+    added[i]!.html = `<p>${p.body ?? p.title}</p>`;
+  });
   const r = await refreshFeed(h.app, await feedId(name));
   assert.equal(r.error, null);
 }
 
-async function titles(c: ReaderClient, stream: string = S.readingList, extra: [string, string][] = []): Promise<string[]> {
+async function titles(
+  c: ReaderClient,
+  stream: string = S.readingList,
+  extra: [string, string][] = [],
+): Promise<string[]> {
   const r = await c.get(`stream/contents/${encodeURIComponent(stream)}`, [['n', '1000'], ...extra]);
   assert.equal(r.status, 200, r.text);
-  return r.json().items.map((i: any) => i.title).sort();
+  return r
+    .json()
+    .items.map((i: any) => i.title)
+    .sort();
 }
 async function item(c: ReaderClient, title: string): Promise<any> {
   const r = await c.get(`stream/contents/${encodeURIComponent(S.readingList)}`, [['n', '1000']]);
   return r.json().items.find((i: any) => i.title === title);
 }
-const unread = async (c: ReaderClient) => (await c.get('unread-count')).json().unreadcounts.find((u: any) => u.id === S.readingList)?.count ?? 0;
+const unread = async (c: ReaderClient) =>
+  (await c.get('unread-count')).json().unreadcounts.find((u: any) => u.id === S.readingList)?.count ?? 0;
 
 before(async () => {
   h = await startHarness();
@@ -44,39 +56,87 @@ before(async () => {
   alice = new ReaderClient(h.url, `GoogleLogin auth=${await clientLogin(h.url, 'alice', 'pw-alice-secret')}`);
   bob = new ReaderClient(h.url, `GoogleLogin auth=${await clientLogin(h.url, 'bob', 'pw-bob-secret')}`);
   news = (await alice.post('subscription/quickadd', [['quickadd', h.feeds.url('news')]])).json().streamId;
-  await alice.post('subscription/edit', [['ac', 'edit'], ['s', news], ['a', S.label('Tech')]]);
+  await alice.post('subscription/edit', [
+    ['ac', 'edit'],
+    ['s', news],
+    ['a', S.label('Tech')],
+  ]);
   await bob.post('subscription/quickadd', [['quickadd', h.feeds.url('news')]]);
 });
-after(async () => { await h.close(); });
+after(async () => {
+  await h.close();
+});
 
 test('block at ingest: alice never sees matching items; bob, following the same feed, sees everything', async () => {
-  const rule = await addRule(h.app, aliceId, { feed: h.feeds.url('news'), conditions: [{ field: 'title', kind: 'regex', pattern: 'sponsored|deal' }], action: 'block' });
-  await publish('news', [{ title: 'Sponsored: buy a gadget' }, { title: 'Great DEAL on phones' }, { title: 'Rust 2.0 released' }]);
+  const rule = await addRule(h.app, aliceId, {
+    feed: h.feeds.url('news'),
+    conditions: [{ field: 'title', kind: 'regex', pattern: 'sponsored|deal' }],
+    action: 'block',
+  });
+  await publish('news', [
+    { title: 'Sponsored: buy a gadget' },
+    { title: 'Great DEAL on phones' },
+    { title: 'Rust 2.0 released' },
+  ]);
   assert.deepEqual(await titles(alice), ['Rust 2.0 released', 'Welcome']);
-  assert.deepEqual(await titles(bob), ['Great DEAL on phones', 'Rust 2.0 released', 'Sponsored: buy a gadget', 'Welcome']);
+  assert.deepEqual(await titles(bob), [
+    'Great DEAL on phones',
+    'Rust 2.0 released',
+    'Sponsored: buy a gadget',
+    'Welcome',
+  ]);
   assert.equal(await unread(alice), 2, 'unread counts leave hidden items out');
   assert.equal(await unread(bob), 4);
   // Absent everywhere for alice: ids, the folder stream, and the item fetched by id.
   const hiddenId = (await item(bob, 'Sponsored: buy a gadget')).id;
   assert.equal((await alice.get('stream/items/contents', [['i', hiddenId]])).json().items.length, 0);
-  assert.equal((await alice.get('stream/items/ids', [['s', S.label('Tech')], ['n', '100']])).json().itemRefs.length, 2);
+  assert.equal(
+    (
+      await alice.get('stream/items/ids', [
+        ['s', S.label('Tech')],
+        ['n', '100'],
+      ])
+    ).json().itemRefs.length,
+    2,
+  );
   // Search (Reader search/items/ids) does not find hidden items either; bob's does.
   assert.equal((await alice.get('search/items/ids', [['q', 'sponsored gadget']])).json().results.length, 0);
   assert.equal((await bob.get('search/items/ids', [['q', 'sponsored gadget']])).json().results.length, 1);
   // The shared article is untouched.
-  const stored = (await testSql(h.app).prepare("SELECT count(*) AS n FROM items WHERE title LIKE 'Sponsored%'").get<{ n: number }>())!;
+  const stored = (await testSql(h.app)
+    .prepare("SELECT count(*) AS n FROM items WHERE title LIKE 'Sponsored%'")
+    .get<{ n: number }>())!;
   assert.equal(stored.n, 1);
   // Removing the rule brings the items back, unread as they were.
   const { restored } = await removeRule(h.app, aliceId, rule.id);
   assert.equal(restored, 2);
-  assert.deepEqual(await titles(alice), ['Great DEAL on phones', 'Rust 2.0 released', 'Sponsored: buy a gadget', 'Welcome']);
+  assert.deepEqual(await titles(alice), [
+    'Great DEAL on phones',
+    'Rust 2.0 released',
+    'Sponsored: buy a gadget',
+    'Welcome',
+  ]);
   assert.equal(await unread(alice), 4);
 });
 
-test('mark read, star (folder scope) and label rules change only alice\'s flags; labels show as categories', async () => {
-  await addRule(h.app, aliceId, { conditions: [{ field: 'content', kind: 'words', pattern: 'webinar, podcast' }], action: 'mark-read' });
-  await addRule(h.app, aliceId, { folder: 'Tech', conditions: [{ field: 'title', kind: 'words', pattern: 'rust' }], action: 'star' });
-  await addRule(h.app, aliceId, { conditions: [{ field: 'url', kind: 'regex', pattern: '/news/' }, { field: 'title', kind: 'regex', pattern: '^Kernel' }], action: 'label', label: 'Kernel' });
+test("mark read, star (folder scope) and label rules change only alice's flags; labels show as categories", async () => {
+  await addRule(h.app, aliceId, {
+    conditions: [{ field: 'content', kind: 'words', pattern: 'webinar, podcast' }],
+    action: 'mark-read',
+  });
+  await addRule(h.app, aliceId, {
+    folder: 'Tech',
+    conditions: [{ field: 'title', kind: 'words', pattern: 'rust' }],
+    action: 'star',
+  });
+  await addRule(h.app, aliceId, {
+    conditions: [
+      { field: 'url', kind: 'regex', pattern: '/news/' },
+      { field: 'title', kind: 'regex', pattern: '^Kernel' },
+    ],
+    action: 'label',
+    label: 'Kernel',
+  });
   await publish('news', [
     { title: 'Join our webinar', body: 'Sign up for the WEBINAR today' },
     { title: 'Rust async book', body: 'chapters' },
@@ -93,14 +153,24 @@ test('mark read, star (folder scope) and label rules change only alice\'s flags;
   assert.ok(kernel.categories.includes(S.label('Kernel')));
   assert.ok(!(await item(bob, 'Kernel 7.1 merged')).categories.includes(S.label('Kernel')));
   assert.deepEqual(await titles(alice, S.label('Kernel')), ['Kernel 7.1 merged']);
-  assert.deepEqual((await bob.get('tag/list')).json().tags.map((t: any) => t.id), [S.starred]);
+  assert.deepEqual(
+    (await bob.get('tag/list')).json().tags.map((t: any) => t.id),
+    [S.starred],
+  );
 });
 
 test('retroactive application on request; keep-only hides the rest; starred items are never hidden', async () => {
   // Bob stars one item, then keeps only Rust items: everything else of his disappears except the starred one.
   const welcome = (await item(bob, 'Welcome')).id;
-  await bob.post('edit-tag', [['i', welcome], ['a', S.starred]]);
-  const r = await addRule(h.app, bobId, { feed: String(await feedId('news')), conditions: [{ field: 'title', kind: 'regex', pattern: '\\brust\\b' }], action: 'keep-only' });
+  await bob.post('edit-tag', [
+    ['i', welcome],
+    ['a', S.starred],
+  ]);
+  const r = await addRule(h.app, bobId, {
+    feed: String(await feedId('news')),
+    conditions: [{ field: 'title', kind: 'regex', pattern: '\\brust\\b' }],
+    action: 'keep-only',
+  });
   const before = await titles(bob);
   assert.ok(before.length > 3, 'a new rule does not touch stored items by itself');
   const applied = await applyRuleRetroactively(h.app, bobId, r.id);
@@ -116,9 +186,12 @@ test('retroactive application on request; keep-only hides the rest; starred item
 
 test("a new subscription's backfill goes through the user's rules", async () => {
   h.feeds.addItems('deals', 3, 'Deals');
-  const rule = await addRule(h.app, bobId, { conditions: [{ field: 'title', kind: 'regex', pattern: 'post 2' }], action: 'block' });
+  const rule = await addRule(h.app, bobId, {
+    conditions: [{ field: 'title', kind: 'regex', pattern: 'post 2' }],
+    action: 'block',
+  });
   await alice.post('subscription/quickadd', [['quickadd', h.feeds.url('deals')]]); // stored now, with items
-  await bob.post('subscription/quickadd', [['quickadd', h.feeds.url('deals')]]);   // backfill for bob
+  await bob.post('subscription/quickadd', [['quickadd', h.feeds.url('deals')]]); // backfill for bob
   const deals = `feed/${h.feeds.url('deals')}`;
   assert.deepEqual(await titles(bob, deals), ['Deals post 1 & more', 'Deals post 3 & more']);
   assert.equal((await titles(alice, deals)).length, 3);
@@ -127,16 +200,45 @@ test("a new subscription's backfill goes through the user's rules", async () => 
 
 test('hostile regular expressions: nested repetition refused at creation; a slow one is stopped at ingest and recorded', async () => {
   for (const pattern of ['(a+)+$', '(\\w+\\s?)*$', '([a-z]+)*=']) {
-    await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern }], action: 'block' }), /exponential time/);
+    await assert.rejects(
+      addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern }], action: 'block' }),
+      /exponential time/,
+    );
   }
-  await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern: '(unclosed' }], action: 'block' }), /not a valid regular expression/);
+  await assert.rejects(
+    addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern: '(unclosed' }], action: 'block' }),
+    /not a valid regular expression/,
+  );
   await assert.rejects(addRule(h.app, aliceId, { conditions: [], action: 'block' }), /at least one condition/);
-  await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'explode' }), /unknown action/);
-  await assert.rejects(addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'label' }), /needs the name of the label/);
-  await assert.rejects(addRule(h.app, aliceId, { feed: 'https://nope.example/feed', conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'block' }), /not subscribed/);
-  await assert.rejects(addRule(h.app, aliceId, { folder: 'Nope', conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'block' }), /no folder/);
+  await assert.rejects(
+    addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'explode' }),
+    /unknown action/,
+  );
+  await assert.rejects(
+    addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'words', pattern: 'x' }], action: 'label' }),
+    /needs the name of the label/,
+  );
+  await assert.rejects(
+    addRule(h.app, aliceId, {
+      feed: 'https://nope.example/feed',
+      conditions: [{ field: 'title', kind: 'words', pattern: 'x' }],
+      action: 'block',
+    }),
+    /not subscribed/,
+  );
+  await assert.rejects(
+    addRule(h.app, aliceId, {
+      folder: 'Nope',
+      conditions: [{ field: 'title', kind: 'words', pattern: 'x' }],
+      action: 'block',
+    }),
+    /no folder/,
+  );
   // Overlapping alternatives pass the static check but backtrack exponentially: the time limit stops them.
-  const slow = await addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern: '^(a|a)*b$' }], action: 'block' });
+  const slow = await addRule(h.app, aliceId, {
+    conditions: [{ field: 'title', kind: 'regex', pattern: '^(a|a)*b$' }],
+    action: 'block',
+  });
   const t0 = Date.now();
   await publish('news', [{ title: 'a'.repeat(40) }, { title: 'After the slow rule' }]);
   assert.ok(Date.now() - t0 < 5000);
@@ -149,7 +251,21 @@ test('hostile regular expressions: nested repetition refused at creation; a slow
 
 test('CLI: rule add / list / apply / remove', async () => {
   const env = { TIDINGS_DATA: h.app.config.dataDir };
-  const add = await runCli(['rule', 'add', 'bob', '--feed', h.feeds.url('news'), '--title-matches', 'cooking|tips', '--action', 'mark-read', '--apply'], env);
+  const add = await runCli(
+    [
+      'rule',
+      'add',
+      'bob',
+      '--feed',
+      h.feeds.url('news'),
+      '--title-matches',
+      'cooking|tips',
+      '--action',
+      'mark-read',
+      '--apply',
+    ],
+    env,
+  );
   assert.equal(add.code, 0, add.stderr);
   assert.match(add.stdout, /added rule (\d+); applied to stored items: 1 matched, 1 changed/);
   assert.ok((await item(bob, 'Cooking tips')).categories.includes(S.read));

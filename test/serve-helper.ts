@@ -3,12 +3,20 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './helpers.ts';
 
-export interface Served { url: string; dataDir: string; lines: string[]; stop(): Promise<number> }
+export interface Served {
+  url: string;
+  dataDir: string;
+  lines: string[];
+  stop(): Promise<number>;
+}
 
 /** Starts `tidings <args>` and resolves once it logs "tidings is serving". */
 export function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], { env: { ...process.env, TIDINGS_LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], {
+      env: { ...process.env, TIDINGS_LOG_FORMAT: 'json', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: string[] = [];
     let buf = '';
     let done = false;
@@ -17,17 +25,31 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
       buf += d;
       let i: number;
       while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i); buf = buf.slice(i + 1);
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
         lines.push(line);
         let rec: { msg?: string; url?: string; dataDir?: string } = {};
-        try { rec = JSON.parse(line); } catch { /* not JSON: kept in lines for the failure message */ }
+        try {
+          rec = JSON.parse(line);
+        } catch {
+          /* not JSON: kept in lines for the failure message */
+        }
         if (!done && rec.msg === 'tidings is serving') {
           done = true;
-          resolve({ url: rec.url!, dataDir: rec.dataDir!, lines, stop: () => { p.kill('SIGTERM'); return exited; } });
+          resolve({
+            url: rec.url!,
+            dataDir: rec.dataDir!,
+            lines,
+            stop: () => {
+              p.kill('SIGTERM');
+              return exited;
+            },
+          });
         }
       }
     });
-    void exited.then((code) => { if (!done) reject(new Error(`serve exited with ${code} before serving:\n${lines.join('\n')}${buf}`)); });
+    void exited.then((code) => {
+      if (!done) reject(new Error(`serve exited with ${code} before serving:\n${lines.join('\n')}${buf}`));
+    });
   });
 }
-

@@ -7,19 +7,36 @@ export class Browser {
   cookie = '';
   csrf = '';
   readonly base: string;
-  constructor(base: string) { this.base = base; }
-  async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
+  constructor(base: string) {
+    this.base = base;
+  }
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; json: any; text: string; headers: Headers }> {
     const h: Record<string, string> = { origin: this.base, ...headers };
     if (this.cookie) h.cookie = this.cookie;
     if (this.csrf && method !== 'GET') h['x-csrf-token'] = this.csrf;
     let payload: string | undefined;
-    if (typeof body === 'string') { payload = body; h['content-type'] ??= 'text/xml'; } else if (body !== undefined) { payload = JSON.stringify(body); h['content-type'] = 'application/json'; }
+    if (typeof body === 'string') {
+      payload = body;
+      h['content-type'] ??= 'text/xml';
+    } else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      h['content-type'] = 'application/json';
+    }
     const res = await fetch(this.base + '/api/v1' + path, { method, headers: h, body: payload });
     const set = res.headers.get('set-cookie');
     if (set) this.cookie = set.split(';')[0]!;
     const text = await res.text();
     let json: any = null;
-    try { json = JSON.parse(text); } catch { /* not JSON */ }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
     if (json?.csrfToken) this.csrf = json.csrfToken;
     return { status: res.status, json, text, headers: res.headers };
   }

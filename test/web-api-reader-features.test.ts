@@ -30,7 +30,9 @@ async function subscribe(b: Browser, url: string): Promise<number> {
 }
 
 const titles = async (b: Browser, feedId: number): Promise<string[]> =>
-  (await b.call('GET', `/articles?view=all&feed=${feedId}&limit=100`)).json.items.map((i: { title: string }) => i.title).sort();
+  (await b.call('GET', `/articles?view=all&feed=${feedId}&limit=100`)).json.items
+    .map((i: { title: string }) => i.title)
+    .sort();
 
 test('rules: create with the safe-regex check, applied retroactively and at ingest, seen by a Reader client; scoped per user', async () => {
   const h = await startHarness();
@@ -42,29 +44,68 @@ test('rules: create with the safe-regex check, applied retroactively and at inge
     assert.equal((await titles(admin, feedId)).length, 4);
 
     // Bad input: each refusal says what to fix, and nothing is stored.
-    const hostile = await admin.call('POST', '/rules', { conditions: [{ field: 'title', kind: 'regex', pattern: '(a+)+$' }], action: 'block' });
+    const hostile = await admin.call('POST', '/rules', {
+      conditions: [{ field: 'title', kind: 'regex', pattern: '(a+)+$' }],
+      action: 'block',
+    });
     assert.equal(hostile.status, 400);
     assert.equal(hostile.json.error.code, 'bad_rule');
     assert.match(hostile.json.error.message, /exponential time/);
-    const broken = await admin.call('POST', '/rules', { conditions: [{ field: 'title', kind: 'regex', pattern: 'post (' }], action: 'block' });
+    const broken = await admin.call('POST', '/rules', {
+      conditions: [{ field: 'title', kind: 'regex', pattern: 'post (' }],
+      action: 'block',
+    });
     assert.match(broken.json.error.message, /not a valid regular expression/);
-    assert.match((await admin.call('POST', '/rules', { conditions: [{ field: 'title', pattern: 'x' }], action: 'explode' })).json.error.message, /unknown action "explode"/);
-    assert.match((await admin.call('POST', '/rules', { conditions: [], action: 'block' })).json.error.message, /at least one condition/);
-    assert.match((await admin.call('POST', '/rules', { conditions: [{ field: 'colour', kind: 'words', pattern: 'red' }], action: 'block' })).json.error.message, /unknown field "colour"/);
+    assert.match(
+      (await admin.call('POST', '/rules', { conditions: [{ field: 'title', pattern: 'x' }], action: 'explode' })).json
+        .error.message,
+      /unknown action "explode"/,
+    );
+    assert.match(
+      (await admin.call('POST', '/rules', { conditions: [], action: 'block' })).json.error.message,
+      /at least one condition/,
+    );
+    assert.match(
+      (
+        await admin.call('POST', '/rules', {
+          conditions: [{ field: 'colour', kind: 'words', pattern: 'red' }],
+          action: 'block',
+        })
+      ).json.error.message,
+      /unknown field "colour"/,
+    );
     const noList = await admin.call('POST', '/rules', { conditions: 'title has rocket', action: 'block' });
     assert.equal(noList.json.error.field, 'conditions');
-    assert.match((await admin.call('POST', '/rules', { feed: 'https://not.followed.example/feed', conditions: [{ field: 'title', pattern: 'x' }], action: 'block' })).json.error.message, /not subscribed/);
+    assert.match(
+      (
+        await admin.call('POST', '/rules', {
+          feed: 'https://not.followed.example/feed',
+          conditions: [{ field: 'title', pattern: 'x' }],
+          action: 'block',
+        })
+      ).json.error.message,
+      /not subscribed/,
+    );
     assert.deepEqual((await admin.call('GET', '/rules')).json.rules, []);
 
     // Block posts 2 and 3 of this feed, applied to the stored items at once.
-    const block = await admin.call('POST', '/rules', { feed: feedId, conditions: [{ field: 'title', kind: 'regex', pattern: 'post [236]\\b' }], action: 'block', apply: true });
+    const block = await admin.call('POST', '/rules', {
+      feed: feedId,
+      conditions: [{ field: 'title', kind: 'regex', pattern: 'post [236]\\b' }],
+      action: 'block',
+      apply: true,
+    });
     assert.equal(block.status, 201, block.text);
     assert.deepEqual(block.json.applied, { matched: 2, changed: 2 });
     assert.deepEqual(block.json.rule.scope, { kind: 'feed', feedId, url: h.feeds.url('news') });
     assert.deepEqual(await titles(admin, feedId), ['News post 1 & more', 'News post 4 & more']);
     assert.equal((await titles(bob, feedId)).length, 4, "bob's view of the shared feed is untouched");
     // A label rule (words form), applied on request.
-    const label = await admin.call('POST', '/rules', { conditions: [{ field: 'title', kind: 'words', pattern: 'more' }], action: 'label', label: 'Digest' });
+    const label = await admin.call('POST', '/rules', {
+      conditions: [{ field: 'title', kind: 'words', pattern: 'more' }],
+      action: 'label',
+      label: 'Digest',
+    });
     assert.equal(label.status, 201, label.text);
     assert.equal(label.json.applied, null);
     assert.deepEqual((await admin.call('POST', `/rules/${label.json.rule.id}/apply`)).json, { matched: 2, changed: 2 });
@@ -77,13 +118,25 @@ test('rules: create with the safe-regex check, applied retroactively and at inge
     // A Google Reader client sees the same: blocked items absent, the label as a category.
     const reader = new ReaderClient(h.url, `GoogleLogin auth=${await clientLogin(h.url, 'admin', 'correct horse')}`);
     const stream = (await reader.get(`stream/contents/${encodeURIComponent(S.readingList)}`, [['n', '50']])).json();
-    assert.deepEqual(stream.items.map((i: { title: string }) => i.title).sort(), ['News post 1 & more', 'News post 4 & more', 'News post 5 & more']);
-    for (const item of stream.items) assert.ok(item.categories.some((c: string) => c.endsWith('/label/Digest')), `${item.title} carries the label`);
+    assert.deepEqual(stream.items.map((i: { title: string }) => i.title).sort(), [
+      'News post 1 & more',
+      'News post 4 & more',
+      'News post 5 & more',
+    ]);
+    for (const item of stream.items)
+      assert.ok(
+        item.categories.some((c: string) => c.endsWith('/label/Digest')),
+        `${item.title} carries the label`,
+      );
 
     // Another user's rule is a 404, as an unknown one; bob sees none of admin's rules.
     const blockId = block.json.rule.id;
     assert.deepEqual((await bob.call('GET', '/rules')).json.rules, []);
-    for (const [method, path] of [['DELETE', `/rules/${blockId}`], ['POST', `/rules/${blockId}/apply`], ['DELETE', '/rules/9999']] as const) {
+    for (const [method, path] of [
+      ['DELETE', `/rules/${blockId}`],
+      ['POST', `/rules/${blockId}/apply`],
+      ['DELETE', '/rules/9999'],
+    ] as const) {
       const r = await bob.call(method, path);
       assert.equal(r.status, 404, `${method} ${path}`);
       assert.equal(r.json.error.code, 'not_found');
@@ -92,11 +145,16 @@ test('rules: create with the safe-regex check, applied retroactively and at inge
 
     // Listing shows both; deleting the block rule brings its items back.
     const listed = (await admin.call('GET', '/rules')).json.rules;
-    assert.deepEqual(listed.map((r: { action: string }) => r.action), ['block', 'label']);
+    assert.deepEqual(
+      listed.map((r: { action: string }) => r.action),
+      ['block', 'label'],
+    );
     assert.equal(listed[0].userId, undefined);
     assert.deepEqual((await admin.call('DELETE', `/rules/${blockId}`)).json, { restored: 3 });
     assert.equal((await titles(admin, feedId)).length, 6);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('webhooks: private targets refused unless allowed; secret shown once; signed delivery and its log; scoped per user', async () => {
@@ -104,30 +162,56 @@ test('webhooks: private targets refused unless allowed; secret shown once; signe
   const guarded = await startHarness({ allowPrivateNetworks: false });
   try {
     const b = await setUp(guarded);
-    for (const url of ['http://127.0.0.1:9000/hook', 'http://10.1.2.3/hook', 'http://[::1]/hook', 'http://localhost/hook', 'http://169.254.169.254/latest/meta-data']) {
+    for (const url of [
+      'http://127.0.0.1:9000/hook',
+      'http://10.1.2.3/hook',
+      'http://[::1]/hook',
+      'http://localhost/hook',
+      'http://169.254.169.254/latest/meta-data',
+    ]) {
       const r = await b.call('POST', '/webhooks', { url, events: ['new-item'] });
       assert.equal(r.status, 400, url);
       assert.equal(r.json.error.code, 'bad_webhook');
       assert.match(r.json.error.message, /refusing a webhook target on/, url);
     }
-    assert.match((await b.call('POST', '/webhooks', { url: 'ftp://hooks.example/x', events: ['new-item'] })).json.error.message, /webhook targets are allowed/);
-    assert.match((await b.call('POST', '/webhooks', { url: 'https://hooks.example/x', events: ['deleted'] })).json.error.message, /unknown event "deleted"/);
-    assert.match((await b.call('POST', '/webhooks', { url: 'https://hooks.example/x', events: [] })).json.error.message, /which events/);
-    assert.match((await b.call('POST', '/webhooks', { url: 'https://hooks.example/x', events: ['starred'], secret: 'short' })).json.error.message, /at least 16 characters/);
+    assert.match(
+      (await b.call('POST', '/webhooks', { url: 'ftp://hooks.example/x', events: ['new-item'] })).json.error.message,
+      /webhook targets are allowed/,
+    );
+    assert.match(
+      (await b.call('POST', '/webhooks', { url: 'https://hooks.example/x', events: ['deleted'] })).json.error.message,
+      /unknown event "deleted"/,
+    );
+    assert.match(
+      (await b.call('POST', '/webhooks', { url: 'https://hooks.example/x', events: [] })).json.error.message,
+      /which events/,
+    );
+    assert.match(
+      (await b.call('POST', '/webhooks', { url: 'https://hooks.example/x', events: ['starred'], secret: 'short' })).json
+        .error.message,
+      /at least 16 characters/,
+    );
     assert.equal((await b.call('POST', '/webhooks', {})).json.error.field, 'url');
     assert.deepEqual((await b.call('GET', '/webhooks')).json.webhooks, []);
     const ok = await b.call('POST', '/webhooks', { url: 'https://hooks.example/new', events: ['new-item', 'starred'] });
     assert.equal(ok.status, 201, ok.text);
     assert.match(ok.json.secret, /^[\w-]{32}$/);
-  } finally { await guarded.close(); }
+  } finally {
+    await guarded.close();
+  }
 
   // With allowPrivateNetworks (the harness default), a local receiver gets signed deliveries.
   const h = await startHarness();
   const received: { headers: IncomingHttpHeaders; body: string }[] = [];
   const receiver = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
-    req.on('end', () => { received.push({ headers: req.headers, body }); res.writeHead(204).end(); });
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   try {
@@ -139,7 +223,10 @@ test('webhooks: private targets refused unless allowed; secret shown once; signe
     assert.equal(created.status, 201, created.text);
     const { id, secret } = created.json;
     const listed = (await admin.call('GET', '/webhooks')).json.webhooks;
-    assert.deepEqual(listed.map((w: { id: number; url: string; events: string[] }) => [w.id, w.url, w.events]), [[id, target, ['new-item']]]);
+    assert.deepEqual(
+      listed.map((w: { id: number; url: string; events: string[] }) => [w.id, w.url, w.events]),
+      [[id, target, ['new-item']]],
+    );
     assert.ok(!JSON.stringify(listed).includes(secret), 'the secret is never listed');
 
     h.feeds.addItems('hooked', 1, 'Hooked');
@@ -147,8 +234,15 @@ test('webhooks: private targets refused unless allowed; secret shown once; signe
     await webhooksIdle(h.app);
     assert.equal(received.length, 1);
     const got = received[0]!;
-    assert.equal(got.headers['x-tidings-signature-256'], `sha256=${createHmac('sha256', secret).update(got.body).digest('hex')}`, 'signed with the secret shown at creation');
-    assert.deepEqual(JSON.parse(got.body).items.map((i: { title: string }) => i.title), ['Hooked post 3 & more']);
+    assert.equal(
+      got.headers['x-tidings-signature-256'],
+      `sha256=${createHmac('sha256', secret).update(got.body).digest('hex')}`,
+      'signed with the secret shown at creation',
+    );
+    assert.deepEqual(
+      JSON.parse(got.body).items.map((i: { title: string }) => i.title),
+      ['Hooked post 3 & more'],
+    );
     const log = (await admin.call('GET', `/webhooks/deliveries?webhook=${id}`)).json.deliveries;
     assert.equal(log.length, 1);
     assert.equal(log[0].status, 'delivered');
@@ -177,7 +271,16 @@ test('full text: a subscription setting that round-trips and fetches the pages; 
     const items = h.feeds.addItems('teasers', 3, 'Teasers');
     items.forEach((it, i) => {
       it.link = `${h.feeds.base}/article/${i + 1}`;
-      h.feeds.routes.set(`/article/${i + 1}`, (_req, res) => sendHtml(res, articlePage(`Story ${i + 1}`, [paragraph('rocket', i), paragraph('rocket', i + 10), paragraph('rocket', i + 20)])));
+      h.feeds.routes.set(`/article/${i + 1}`, (_req, res) =>
+        sendHtml(
+          res,
+          articlePage(`Story ${i + 1}`, [
+            paragraph('rocket', i),
+            paragraph('rocket', i + 10),
+            paragraph('rocket', i + 20),
+          ]),
+        ),
+      );
     });
     const feedId = await subscribe(admin, h.feeds.url('teasers'));
     const initial = await admin.call('GET', `/feeds/${feedId}/settings`);
@@ -190,7 +293,11 @@ test('full text: a subscription setting that round-trips and fetches the pages; 
     assert.equal(on.json.fullText, 'on');
     assert.equal(on.json.active, true);
     await fullTextIdle(h.app);
-    assert.equal((await admin.call('GET', `/feeds/${feedId}/settings`)).json.articles.withFullText, 3, 'turning it on fetched the recent articles');
+    assert.equal(
+      (await admin.call('GET', `/feeds/${feedId}/settings`)).json.articles.withFullText,
+      3,
+      'turning it on fetched the recent articles',
+    );
     const article = (await admin.call('GET', `/articles?view=all&feed=${feedId}`)).json.items[0];
     assert.match((await admin.call('GET', `/articles/${article.id}`)).json.html, /rocket/);
 
@@ -198,7 +305,10 @@ test('full text: a subscription setting that round-trips and fetches the pages; 
     assert.equal(bad.status, 400);
     assert.equal(bad.json.error.field, 'fullText');
     assert.match(bad.json.error.message, /on, off or auto/);
-    assert.equal((await admin.call('PATCH', `/feeds/${feedId}/settings`, { fullTxt: 'on' })).json.error.field, 'fullTxt');
+    assert.equal(
+      (await admin.call('PATCH', `/feeds/${feedId}/settings`, { fullTxt: 'on' })).json.error.field,
+      'fullTxt',
+    );
     const off = await admin.call('PATCH', `/feeds/${feedId}/settings`, { fullText: 'off' });
     assert.equal(off.json.fullText, 'off');
     assert.equal(off.json.active, false);
@@ -208,7 +318,9 @@ test('full text: a subscription setting that round-trips and fetches the pages; 
     assert.equal((await bob.call('GET', `/feeds/${feedId}/settings`)).status, 404);
     assert.equal((await bob.call('PATCH', `/feeds/${feedId}/settings`, { fullText: 'on' })).status, 404);
     assert.equal((await admin.call('GET', `/feeds/${feedId}/settings`)).json.fullText, 'off');
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('Fever password: set (never the account password), replace, disable, checked against /fever/; CSRF and bearer tokens', async () => {
@@ -217,7 +329,11 @@ test('Fever password: set (never the account password), replace, disable, checke
     const { admin, bob } = await twoUsers(h);
     const feverAuth = async (user: string, password: string): Promise<number> => {
       const key = createHash('md5').update(`${user}:${password}`).digest('hex');
-      const r = await fetch(`${h.url}/fever/?api`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ api_key: key }) });
+      const r = await fetch(`${h.url}/fever/?api`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ api_key: key }),
+      });
       return ((await r.json()) as { auth: number }).auth;
     };
     const status = await admin.call('GET', '/fever');
@@ -228,7 +344,10 @@ test('Fever password: set (never the account password), replace, disable, checke
     assert.equal(same.json.error.code, 'bad_fever_password');
     assert.equal(same.json.error.field, 'password');
     assert.match(same.json.error.message, /differ from the account password/);
-    assert.match((await admin.call('PUT', '/fever', { password: 'short' })).json.error.message, /at least 8 characters/);
+    assert.match(
+      (await admin.call('PUT', '/fever', { password: 'short' })).json.error.message,
+      /at least 8 characters/,
+    );
     assert.equal((await admin.call('GET', '/fever')).json.enabled, false);
 
     const generated = await admin.call('PUT', '/fever', {});
@@ -246,29 +365,57 @@ test('Fever password: set (never the account password), replace, disable, checke
     assert.equal(await feverAuth('admin', 'my fever password'), 1);
 
     // With the session cookie, every change needs X-CSRF-Token; a bearer token needs none.
-    for (const [method, path, body] of [['PUT', '/fever', {}], ['DELETE', '/fever', undefined], ['POST', '/rules', { conditions: [{ field: 'title', pattern: 'x' }], action: 'block' }],
-      ['POST', '/webhooks', { url: 'https://hooks.example/x', events: ['starred'] }], ['PATCH', '/feeds/1/settings', { fullText: 'on' }]] as const) {
-      const res = await fetch(`${h.url}/api/v1${path}`, { method, headers: { cookie: admin.cookie, origin: h.url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    for (const [method, path, body] of [
+      ['PUT', '/fever', {}],
+      ['DELETE', '/fever', undefined],
+      ['POST', '/rules', { conditions: [{ field: 'title', pattern: 'x' }], action: 'block' }],
+      ['POST', '/webhooks', { url: 'https://hooks.example/x', events: ['starred'] }],
+      ['PATCH', '/feeds/1/settings', { fullText: 'on' }],
+    ] as const) {
+      const res = await fetch(`${h.url}/api/v1${path}`, {
+        method,
+        headers: {
+          cookie: admin.cookie,
+          origin: h.url,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       assert.equal(res.status, 403, `${method} ${path}`);
       assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'csrf');
     }
     assert.equal(await feverAuth('admin', 'my fever password'), 1, 'the refused DELETE changed nothing');
     const token = (await admin.call('POST', '/tokens', { label: 'script' })).json.token;
-    const viaToken = await fetch(`${h.url}/api/v1/fever`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    const viaToken = await fetch(`${h.url}/api/v1/fever`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(viaToken.status, 204);
     assert.equal(await feverAuth('admin', 'my fever password'), 0);
     assert.equal((await admin.call('GET', '/fever')).json.enabled, false);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('the OpenAPI document lists the reader features', async () => {
   const h = await startHarness();
   try {
-    const doc = await (await fetch(`${h.url}/api/v1/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${h.url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     for (const [path, methods] of Object.entries({
-      '/api/v1/rules': ['get', 'post'], '/api/v1/rules/{id}': ['delete'], '/api/v1/rules/{id}/apply': ['post'],
-      '/api/v1/webhooks': ['get', 'post'], '/api/v1/webhooks/{id}': ['delete'], '/api/v1/webhooks/deliveries': ['get'],
-      '/api/v1/feeds/{id}/settings': ['get', 'patch'], '/api/v1/fever': ['get', 'put', 'delete'],
-    })) assert.deepEqual(Object.keys(doc.paths[path] ?? {}).sort(), [...methods].sort(), path);
-  } finally { await h.close(); }
+      '/api/v1/rules': ['get', 'post'],
+      '/api/v1/rules/{id}': ['delete'],
+      '/api/v1/rules/{id}/apply': ['post'],
+      '/api/v1/webhooks': ['get', 'post'],
+      '/api/v1/webhooks/{id}': ['delete'],
+      '/api/v1/webhooks/deliveries': ['get'],
+      '/api/v1/feeds/{id}/settings': ['get', 'patch'],
+      '/api/v1/fever': ['get', 'put', 'delete'],
+    }))
+      assert.deepEqual(Object.keys(doc.paths[path] ?? {}).sort(), [...methods].sort(), path);
+  } finally {
+    await h.close();
+  }
 });

@@ -27,18 +27,38 @@ test('first run: setup needs the secret of the logged link, once; then the page 
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.user.isAdmin, true);
     // Without an LLM server, r1-1776 (which cannot search) is not offered.
-    assert.deepEqual(ok.json.models, ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research']);
-    assert.match(ok.headers.get('set-cookie')!, /^tidings_session=tdws_[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    assert.deepEqual(ok.json.models, [
+      'sonar',
+      'sonar-pro',
+      'sonar-reasoning',
+      'sonar-reasoning-pro',
+      'sonar-deep-research',
+    ]);
+    assert.match(
+      ok.headers.get('set-cookie')!,
+      /^tidings_session=tdws_[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/,
+    );
     // Behind an HTTPS reverse proxy (X-Forwarded-Proto from a trusted proxy) the cookie is Secure.
     const proxied = new Browser(h.url);
-    const viaProxy = await proxied.call('POST', '/session', { username: 'admin', password: 'correct horse' }, { 'x-forwarded-proto': 'https', origin: h.url.replace('http:', 'https:') });
+    const viaProxy = await proxied.call(
+      'POST',
+      '/session',
+      { username: 'admin', password: 'correct horse' },
+      { 'x-forwarded-proto': 'https', origin: h.url.replace('http:', 'https:') },
+    );
     assert.equal(viaProxy.status, 200, viaProxy.text);
     assert.match(viaProxy.headers.get('set-cookie')!, /; Secure$/);
-    const again = await new Browser(h.url).call('POST', '/setup', { secret, username: 'second', password: 'password2' });
+    const again = await new Browser(h.url).call('POST', '/setup', {
+      secret,
+      username: 'second',
+      password: 'password2',
+    });
     assert.equal(again.status, 409);
     assert.equal(await setupSecret(h.app), undefined);
     assert.equal((await new Browser(h.url).call('GET', '/session')).json.setupRequired, false);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('sign in, wrong password, throttle, sign out, expired session', async () => {
@@ -54,7 +74,12 @@ test('sign in, wrong password, throttle, sign out, expired session', async () =>
     assert.equal((await b.call('GET', '/sidebar')).status, 200);
     // Sessions are stored hashed: the cookie value is nowhere in the database.
     const token = b.cookie.split('=')[1]!;
-    assert.equal((await testSql(h.app).prepare('SELECT count(*) AS n FROM web_sessions WHERE token_hash = ?').get<{ n: number }>(token))!.n, 0);
+    assert.equal(
+      (await testSql(h.app)
+        .prepare('SELECT count(*) AS n FROM web_sessions WHERE token_hash = ?')
+        .get<{ n: number }>(token))!.n,
+      0,
+    );
     // Another browser of the same user is listed and can be signed out from here.
     const other = new Browser(h.url);
     await other.call('POST', '/session', { username: 'admin', password: 'correct horse' });
@@ -75,14 +100,20 @@ test('sign in, wrong password, throttle, sign out, expired session', async () =>
     const expired = await c.call('GET', '/sidebar');
     assert.equal(expired.status, 401);
     assert.equal(expired.json.error.code, 'session_expired');
-    assert.deepEqual((await c.call('GET', '/session')).json, { authenticated: false, setupRequired: false, sessionEnded: true });
+    assert.deepEqual((await c.call('GET', '/session')).json, {
+      authenticated: false,
+      setupRequired: false,
+      sessionEnded: true,
+    });
     // The throttle of ClientLogin: after 10 failures even the right password waits.
     const d = new Browser(h.url);
     for (let i = 0; i < 10; i++) await d.call('POST', '/session', { username: 'admin', password: `wrong ${i}` });
     const throttled = await d.call('POST', '/session', { username: 'admin', password: 'correct horse' });
     assert.equal(throttled.status, 429);
     assert.ok(Number(throttled.headers.get('retry-after')) > 0);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('CSRF: changes need the token and our Origin; a cross-site form post is refused', async () => {
@@ -93,19 +124,49 @@ test('CSRF: changes need the token and our Origin; a cross-site form post is ref
     const bidi = await b.call('POST', '/folders', { name: 'gnp\u202e.exe' });
     assert.equal(bidi.status, 400);
     assert.match(bidi.json.error.message, /text-direction/);
-    const noToken = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { cookie: b.cookie, origin: h.url, 'content-type': 'application/json' }, body: '{"name":"X"}' });
+    const noToken = await fetch(h.url + '/api/v1/folders', {
+      method: 'POST',
+      headers: { cookie: b.cookie, origin: h.url, 'content-type': 'application/json' },
+      body: '{"name":"X"}',
+    });
     assert.equal(noToken.status, 403);
     assert.equal(((await noToken.json()) as any).error.code, 'csrf');
-    const crossSite = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { cookie: b.cookie, origin: 'https://evil.example', 'x-csrf-token': b.csrf, 'content-type': 'application/json' }, body: '{"name":"X"}' });
+    const crossSite = await fetch(h.url + '/api/v1/folders', {
+      method: 'POST',
+      headers: {
+        cookie: b.cookie,
+        origin: 'https://evil.example',
+        'x-csrf-token': b.csrf,
+        'content-type': 'application/json',
+      },
+      body: '{"name":"X"}',
+    });
     assert.equal(crossSite.status, 403);
     assert.equal(((await crossSite.json()) as any).error.code, 'cross_origin');
-    const form = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { cookie: b.cookie, 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=X' });
+    const form = await fetch(h.url + '/api/v1/folders', {
+      method: 'POST',
+      headers: {
+        cookie: b.cookie,
+        'sec-fetch-site': 'cross-site',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'name=X',
+    });
     assert.equal(form.status, 403);
     // A login form posted from another site cannot sign the victim in to the attacker's account.
-    const loginCsrf = await fetch(h.url + '/api/v1/session', { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{"username":"admin","password":"correct horse"}' });
+    const loginCsrf = await fetch(h.url + '/api/v1/session', {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: '{"username":"admin","password":"correct horse"}',
+    });
     assert.equal(loginCsrf.status, 403);
-    assert.deepEqual((await b.call('GET', '/sidebar')).json.folders.map((f: any) => f.name), ['Tech']);
-  } finally { await h.close(); }
+    assert.deepEqual(
+      (await b.call('GET', '/sidebar')).json.folders.map((f: any) => f.name),
+      ['Tech'],
+    );
+  } finally {
+    await h.close();
+  }
 });
 
 test('bearer tokens for scripts; admin routes for admins only', async () => {
@@ -117,7 +178,11 @@ test('bearer tokens for scripts; admin routes for admins only', async () => {
     const auth = { authorization: `Bearer ${t.json.token}` };
     const me = await fetch(h.url + '/api/v1/session', { headers: auth });
     assert.equal(((await me.json()) as any).user.username, 'admin');
-    const folder = await fetch(h.url + '/api/v1/folders', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Scripts"}' });
+    const folder = await fetch(h.url + '/api/v1/folders', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"name":"Scripts"}',
+    });
     assert.equal(folder.status, 201);
     const u = await b.call('POST', '/admin/users', { username: 'bob', password: 'bobs password' });
     assert.equal(u.status, 201);
@@ -127,10 +192,12 @@ test('bearer tokens for scripts; admin routes for admins only', async () => {
     assert.equal((await bob.call('GET', '/sidebar')).json.folders.length, 0, 'users see only their own folders');
     assert.equal((await b.call('DELETE', `/tokens/${t.json.id}`)).status, 204);
     assert.equal((await fetch(h.url + '/api/v1/sidebar', { headers: auth })).status, 401);
-    const doc = await (await fetch(h.url + '/api/v1/openapi.json')).json() as any;
+    const doc = (await (await fetch(h.url + '/api/v1/openapi.json')).json()) as any;
     assert.equal(doc.openapi, '3.1.0');
     assert.ok(doc.paths['/api/v1/articles'].get && doc.paths['/api/v1/ask'].post);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('subscribe, list, open, star, mark all read with undo, folders, OPML, search, Ask', async () => {
@@ -163,12 +230,21 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
     assert.equal((await b.call('PATCH', `/articles/${first.id}`, { read: true, starred: true })).status, 200);
     assert.equal((await b.call('GET', '/articles?view=starred')).json.items.length, 1);
     // Tags: labels on articles, listed apart from folders, readable as a view.
-    assert.deepEqual((await b.call('POST', `/articles/${first.id}/tags`, { add: ['Later', 'Moon'] })).json.tags.sort(), ['Later', 'Moon']);
-    assert.deepEqual((await b.call('POST', `/articles/${first.id}/tags`, { remove: ['Later', 'Never had it'] })).json.tags, ['Moon']);
+    assert.deepEqual(
+      (await b.call('POST', `/articles/${first.id}/tags`, { add: ['Later', 'Moon'] })).json.tags.sort(),
+      ['Later', 'Moon'],
+    );
+    assert.deepEqual(
+      (await b.call('POST', `/articles/${first.id}/tags`, { remove: ['Later', 'Never had it'] })).json.tags,
+      ['Moon'],
+    );
     assert.deepEqual((await b.call('GET', `/articles/${first.id}`)).json.tags, ['Moon']);
     assert.deepEqual((await b.call('GET', '/sidebar')).json.tags, [{ name: 'Moon', articles: 1 }]);
     assert.deepEqual((await b.call('GET', '/sidebar')).json.folders, [], 'a tag removed from its last article goes');
-    assert.deepEqual((await b.call('GET', '/articles?folder=Moon')).json.items.map((i: any) => i.id), [first.id]);
+    assert.deepEqual(
+      (await b.call('GET', '/articles?folder=Moon')).json.items.map((i: any) => i.id),
+      [first.id],
+    );
     assert.equal((await b.call('POST', `/articles/${first.id}/tags`, { add: [''] })).status, 400);
     assert.equal((await b.call('POST', '/articles/999999/tags', { add: ['x'] })).status, 404);
     // Two articles arrive after the list was loaded: mark-all-read up to the list's asOfUs spares them.
@@ -189,7 +265,10 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
     const other = await setUpSecondUser(h, b);
     const imported = await other.call('POST', '/opml', opml.text);
     assert.equal(imported.json.imported, 1, imported.text);
-    assert.deepEqual((await other.call('GET', '/sidebar')).json.folders.map((f: any) => f.name), ['Science']);
+    assert.deepEqual(
+      (await other.call('GET', '/sidebar')).json.folders.map((f: any) => f.name),
+      ['Science'],
+    );
     const broken = await other.call('POST', '/opml', '<opml><body><outline');
     assert.equal(broken.status, 422);
     const health = await b.call('GET', '/feeds');
@@ -204,9 +283,19 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
     const [s0, e0] = hit.titleMatches[0];
     assert.match(hit.title.slice(s0, e0), /^(space|news|post)$/i);
     // Ask: an SSE stream with the conversation, sources, text and done; kept and reopenable.
-    const res = await fetch(h.url + '/api/v1/ask', { method: 'POST', headers: { cookie: b.cookie, origin: h.url, 'x-csrf-token': b.csrf, 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What does the body of space post 3 say?', scope: { kind: 'folder', name: 'Science' } }) });
+    const res = await fetch(h.url + '/api/v1/ask', {
+      method: 'POST',
+      headers: { cookie: b.cookie, origin: h.url, 'x-csrf-token': b.csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        question: 'What does the body of space post 3 say?',
+        scope: { kind: 'folder', name: 'Science' },
+      }),
+    });
     assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
-    const events = (await res.text()).split('\n\n').filter(Boolean).map((l) => JSON.parse(l.replace(/^data: /, '')));
+    const events = (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l.replace(/^data: /, '')));
     assert.equal(events[0].type, 'conversation');
     assert.equal(events[1].type, 'sources', JSON.stringify(events));
     const deltas = events.filter((e) => e.type === 'delta');
@@ -214,21 +303,36 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
     // (These bodies are too thin to quote: citations and source cards are checked in the browser test.)
     assert.equal(events.at(-1).type, 'done', JSON.stringify(events.at(-1)));
     // Deep research reports its stages while it works.
-    const deep = await fetch(h.url + '/api/v1/ask', { method: 'POST', headers: { cookie: b.cookie, origin: h.url, 'x-csrf-token': b.csrf, 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Space News posts', model: 'sonar-deep-research' }) });
-    const deepEvents = (await deep.text()).split('\n\n').filter(Boolean).map((l) => JSON.parse(l.replace(/^data: /, '')));
+    const deep = await fetch(h.url + '/api/v1/ask', {
+      method: 'POST',
+      headers: { cookie: b.cookie, origin: h.url, 'x-csrf-token': b.csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'Space News posts', model: 'sonar-deep-research' }),
+    });
+    const deepEvents = (await deep.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l.replace(/^data: /, '')));
     const firstProgress = deepEvents.findIndex((e) => e.type === 'progress');
-    assert.ok(firstProgress > 0 && firstProgress < deepEvents.findIndex((e) => e.type === 'delta'), JSON.stringify(deepEvents.slice(0, 5)));
+    assert.ok(
+      firstProgress > 0 && firstProgress < deepEvents.findIndex((e) => e.type === 'delta'),
+      JSON.stringify(deepEvents.slice(0, 5)),
+    );
     assert.equal(deepEvents.filter((e) => e.type !== 'progress').at(-1).type, 'done');
     await b.call('DELETE', `/conversations/${deepEvents[0].id}`);
     const convs = await b.call('GET', '/conversations');
     assert.equal(convs.json.conversations.length, 1);
     const conv = await b.call('GET', `/conversations/${events[0].id}`);
-    assert.deepEqual(conv.json.messages.map((m: any) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      conv.json.messages.map((m: any) => m.role),
+      ['user', 'assistant'],
+    );
     assert.equal((await other.call('GET', `/conversations/${events[0].id}`)).status, 404, 'conversations are private');
     // Unsubscribe.
     assert.equal((await b.call('DELETE', `/feeds/${feedId}`)).status, 204);
     assert.equal((await b.call('GET', '/sidebar')).json.feeds.length, 0);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 async function setUpSecondUser(h: Harness, admin: Browser): Promise<Browser> {
@@ -242,7 +346,9 @@ test('src/web/README.md lists every endpoint of the route table', async () => {
   const { ROUTES } = await import('../src/web/routes.ts');
   const { readFileSync } = await import('node:fs');
   const readme = readFileSync(new URL('../src/web/README.md', import.meta.url), 'utf8');
-  const missing = ROUTES.filter((r) => !readme.includes(`\`${r.method} /api/v1${r.path}\``)).map((r) => `${r.method} ${r.path}`);
+  const missing = ROUTES.filter((r) => !readme.includes(`\`${r.method} /api/v1${r.path}\``)).map(
+    (r) => `${r.method} ${r.path}`,
+  );
   assert.deepEqual(missing, [], 'add these to the API table of src/web/README.md');
 });
 
@@ -264,5 +370,7 @@ test('links the page renders are http(s) only, even when a feed says javascript:
     assert.equal(webUrl('javascript:alert(1)'), null);
     assert.equal(webUrl(' data:text/html,x'), null);
     assert.equal(webUrl('HTTPS://example.org/a'), 'HTTPS://example.org/a');
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });

@@ -15,23 +15,45 @@ import { createApp, type App } from '../src/app.ts';
 import { startServer } from '../src/http/server.ts';
 import { tempDataDir } from './helpers.ts';
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 /** The chromium binary (`which chromium`), or undefined when it is not installed. */
 export function chromiumPath(): string | undefined {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   for (const name of ['chromium', 'chromium-browser']) {
-    try { return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined; } catch { /* next */ }
+    try {
+      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined;
+    } catch {
+      /* next */
+    }
   }
   return undefined;
 }
 
-export const SKIP_NO_CHROMIUM = chromiumPath() ? false : 'skipped: chromium is not installed (apt-get install chromium; .ci/run does it)';
+export const SKIP_NO_CHROMIUM = chromiumPath()
+  ? false
+  : 'skipped: chromium is not installed (apt-get install chromium; .ci/run does it)';
 
 /** Where screenshots go (not committed): $TIDINGS_TEST_OUTPUT or <tmp>/tidings-test-output/web. */
-export const SCREENSHOT_DIR = process.env.TIDINGS_TEST_OUTPUT ? join(process.env.TIDINGS_TEST_OUTPUT, 'web') : join(tmpdir(), 'tidings-test-output', 'web');
+export const SCREENSHOT_DIR = process.env.TIDINGS_TEST_OUTPUT
+  ? join(process.env.TIDINGS_TEST_OUTPUT, 'web')
+  : join(tmpdir(), 'tidings-test-output', 'web');
 
-export interface Article { guid: string; title: string; html: string; date: string; enclosure?: string }
+export interface Article {
+  guid: string;
+  title: string;
+  html: string;
+  date: string;
+  enclosure?: string;
+}
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -45,50 +67,114 @@ export class Site {
     this.server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0]!;
       if (path === '/site') {
-        const links = [...this.feeds].map(([name, f]) => `<link rel="alternate" type="application/rss+xml" title="${esc(f.title)}" href="/feeds/${name}.xml">`).join('');
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>Local site</title>${links}</head><body>Hello</body></html>`);
+        const links = [...this.feeds]
+          .map(
+            ([name, f]) =>
+              `<link rel="alternate" type="application/rss+xml" title="${esc(f.title)}" href="/feeds/${name}.xml">`,
+          )
+          .join('');
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><html><head><title>Local site</title>${links}</head><body>Hello</body></html>`);
         return;
       }
       if (path === '/img.svg') {
-        res.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="200"><rect width="600" height="200" fill="#7aa7e0"/></svg>');
+        res
+          .writeHead(200, { 'content-type': 'image/svg+xml' })
+          .end(
+            '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="200"><rect width="600" height="200" fill="#7aa7e0"/></svg>',
+          );
         return;
       }
       const m = /^\/feeds\/([\w-]+)\.xml$/.exec(path);
       const feed = m && this.feeds.get(m[1]!);
-      if (!feed) { res.writeHead(404).end('not found'); return; }
-      const items = feed.items.map((i) => `<item><guid>${esc(i.guid)}</guid><title>${esc(i.title)}</title><link>${this.base}/posts/${i.guid}</link>`
-        + `<description>${esc(i.html)}</description><pubDate>${i.date}</pubDate>${i.enclosure ? `<enclosure url="${this.base}${i.enclosure}" type="audio/mpeg" length="1000"/>` : ''}</item>`).join('');
-      res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' })
-        .end(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${esc(feed.title)}</title><link>${this.base}/site</link><description>x</description>${items}</channel></rss>`);
+      if (!feed) {
+        res.writeHead(404).end('not found');
+        return;
+      }
+      const items = feed.items
+        .map(
+          (i) =>
+            `<item><guid>${esc(i.guid)}</guid><title>${esc(i.title)}</title><link>${this.base}/posts/${i.guid}</link>` +
+            `<description>${esc(i.html)}</description><pubDate>${i.date}</pubDate>${i.enclosure ? `<enclosure url="${this.base}${i.enclosure}" type="audio/mpeg" length="1000"/>` : ''}</item>`,
+        )
+        .join('');
+      res
+        .writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' })
+        .end(
+          `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${esc(feed.title)}</title><link>${this.base}/site</link><description>x</description>${items}</channel></rss>`,
+        );
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
-  url(name: string): string { return `${this.base}/feeds/${name}.xml`; }
-  close(): Promise<void> { return new Promise((r) => { this.server.closeAllConnections(); this.server.close(() => r()); }); }
+  url(name: string): string {
+    return `${this.base}/feeds/${name}.xml`;
+  }
+  close(): Promise<void> {
+    return new Promise((r) => {
+      this.server.closeAllConnections();
+      this.server.close(() => r());
+    });
+  }
 }
 
-export interface WebHarness { app: App; url: string; site: Site; logLines: string[]; close(): Promise<void> }
+export interface WebHarness {
+  app: App;
+  url: string;
+  site: Site;
+  logLines: string[];
+  close(): Promise<void>;
+}
 
 /** A server whose warn-level log lines are kept (the setup link is printed there). */
 export async function startWebHarness(): Promise<WebHarness> {
   const dataDir = tempDataDir('tidings-web-');
   const logLines: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
   const log = pino({ level: 'warn' }, sink);
-  const config = loadConfig({ env: {}, overrides: { dataDir, host: '127.0.0.1', port: 0, allowPrivateNetworks: true, schedulerEnabled: false, logLevel: 'warn', parseWorkers: 0 } });
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      dataDir,
+      host: '127.0.0.1',
+      port: 0,
+      allowPrivateNetworks: true,
+      schedulerEnabled: false,
+      logLevel: 'warn',
+      parseWorkers: 0,
+    },
+  });
   const app = await createApp(config, log);
   const { url } = await startServer(app);
   const site = await new Site().start();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  return { app, url, site, logLines, async close() { await app.close(); await site.close(); rmSync(dataDir, { recursive: true, force: true }); } };
+  return {
+    app,
+    url,
+    site,
+    logLines,
+    async close() {
+      await app.close();
+      await site.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The setup link from the server log (the line a person would copy). */
 export async function setupUrlFromLog(logLines: string[]): Promise<string> {
   for (let i = 0; i < 50; i++) {
-    for (const l of logLines) { const u = (JSON.parse(l) as { setupUrl?: string }).setupUrl; if (u) return u; }
+    for (const l of logLines) {
+      const u = (JSON.parse(l) as { setupUrl?: string }).setupUrl;
+      if (u) return u;
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no setupUrl in the server log: ${logLines.join('\n')}`);

@@ -10,7 +10,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath, SCREENSHOT_DIR, SKIP_NO_CHROMIUM, setupUrlFromLog, startWebHarness, type WebHarness } from './web-browser-harness.ts';
+import {
+  CHROMIUM_ARGS,
+  chromiumPath,
+  SCREENSHOT_DIR,
+  SKIP_NO_CHROMIUM,
+  setupUrlFromLog,
+  startWebHarness,
+  type WebHarness,
+} from './web-browser-harness.ts';
 import { subscribe } from '../src/feeds/engine.ts';
 
 const skip = SKIP_NO_CHROMIUM;
@@ -25,7 +33,12 @@ before(async () => {
   h = await startWebHarness();
   h.site.feeds.set('mixed', {
     title: 'Mixed News',
-    items: TITLES.map((title, i) => ({ guid: `m-${i}`, title, date: new Date(Date.UTC(2026, 10, 20 + i)).toUTCString(), html: `<p>${title}.</p>` })),
+    items: TITLES.map((title, i) => ({
+      guid: `m-${i}`,
+      title,
+      date: new Date(Date.UTC(2026, 10, 20 + i)).toUTCString(),
+      html: `<p>${title}.</p>`,
+    })),
   });
   browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
   // Injecting axe is an inline script: this context alone bypasses the page's CSP to allow it.
@@ -55,7 +68,9 @@ const listedTitles = async (): Promise<string[]> => {
   return (await page.locator('#items .row .row-title').allTextContents()).map((t) => t.trim()).sort();
 };
 
-test('filter rules in Settings: a hostile regex is refused in the form; a rule hides articles; deleting it brings them back', { skip }, async () => {
+test('filter rules in Settings: a hostile regex is refused in the form; a rule hides articles; deleting it brings them back', {
+  skip,
+}, async () => {
   assert.equal((await listedTitles()).length, 4);
   await page.goto(h.url + '/#/settings');
   await page.getByRole('heading', { name: 'Filter rules' }).waitFor();
@@ -81,7 +96,9 @@ test('filter rules in Settings: a hostile regex is refused in the form; a rule h
   assert.equal((await listedTitles()).length, 4);
 });
 
-test('webhooks in Settings: the secret is shown once, a bad target is refused, delete empties the list; no serious a11y violation', { skip }, async () => {
+test('webhooks in Settings: the secret is shown once, a bad target is refused, delete empties the list; no serious a11y violation', {
+  skip,
+}, async () => {
   await page.goto(h.url + '/#/settings');
   await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
   await page.getByLabel('Address to POST to').fill('ftp://hooks.example/x');
@@ -97,8 +114,17 @@ test('webhooks in Settings: the secret is shown once, a bad target is refused, d
 
   const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   await page.addScriptTag({ content: axeSource });
-  const result = await page.evaluate(async () => (globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; help: string }[] }> } }).axe.run({ resultTypes: ['violations'] }));
-  assert.deepEqual(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`), []);
+  const result = await page.evaluate(async () =>
+    (
+      globalThis as unknown as {
+        axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; help: string }[] }> };
+      }
+    ).axe.run({ resultTypes: ['violations'] }),
+  );
+  assert.deepEqual(
+    result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
+    [],
+  );
   await page.screenshot({ path: join(SCREENSHOT_DIR, '21-settings-webhooks.png'), fullPage: true });
 
   await page.reload();
@@ -108,10 +134,15 @@ test('webhooks in Settings: the secret is shown once, a bad target is refused, d
   await page.getByText('No webhooks.').waitFor();
 });
 
-test('Fever in Settings: the account password is refused, a generated one is shown once and works at /fever/, turning off', { skip }, async () => {
+test('Fever in Settings: the account password is refused, a generated one is shown once and works at /fever/, turning off', {
+  skip,
+}, async () => {
   const { createHash } = await import('node:crypto');
   const feverAuth = async (password: string): Promise<number> => {
-    const r = await fetch(`${h.url}/fever/?api`, { method: 'POST', body: new URLSearchParams({ api_key: createHash('md5').update(`admin:${password}`).digest('hex') }) });
+    const r = await fetch(`${h.url}/fever/?api`, {
+      method: 'POST',
+      body: new URLSearchParams({ api_key: createHash('md5').update(`admin:${password}`).digest('hex') }),
+    });
     return ((await r.json()) as { auth: number }).auth;
   };
   await page.goto(h.url + '/#/settings');

@@ -12,7 +12,15 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath, SCREENSHOT_DIR, SKIP_NO_CHROMIUM, setupUrlFromLog, startWebHarness, type WebHarness } from './web-browser-harness.ts';
+import {
+  CHROMIUM_ARGS,
+  chromiumPath,
+  SCREENSHOT_DIR,
+  SKIP_NO_CHROMIUM,
+  setupUrlFromLog,
+  startWebHarness,
+  type WebHarness,
+} from './web-browser-harness.ts';
 import { webStore } from '../src/web/store.ts';
 import { testSql } from '../src/store/testing.ts';
 
@@ -27,18 +35,38 @@ let page: Page;
 const PASSWORD = 'correct horse battery';
 
 const NEWS = [
-  ['NASA names the Artemis II crew', 'NASA announced the four astronauts of Artemis II on Monday. The Artemis II mission will send the crew around the Moon and back. Reid Wiseman will command the Artemis II flight.'],
-  ['ESA tests the service module', 'The European Space Agency finished tests of the Orion service module. The module provides power and propulsion for Artemis missions.'],
-  ['Rain expected over the weekend', 'Forecasters expect heavy rain across the region on Saturday. Rivers may rise by Sunday evening.'],
-  ['City opens a new library', 'The new central library opens its doors on Friday with a reading room and a music studio.'],
+  [
+    'NASA names the Artemis II crew',
+    'NASA announced the four astronauts of Artemis II on Monday. The Artemis II mission will send the crew around the Moon and back. Reid Wiseman will command the Artemis II flight.',
+  ],
+  [
+    'ESA tests the service module',
+    'The European Space Agency finished tests of the Orion service module. The module provides power and propulsion for Artemis missions.',
+  ],
+  [
+    'Rain expected over the weekend',
+    'Forecasters expect heavy rain across the region on Saturday. Rivers may rise by Sunday evening.',
+  ],
+  [
+    'City opens a new library',
+    'The new central library opens its doors on Friday with a reading room and a music studio.',
+  ],
   ['Stock markets close higher', 'Markets closed higher after the central bank kept interest rates unchanged.'],
-  ['NASA delays a Moon lander test', 'NASA said the lunar lander test for Artemis III moves to next year. Engineers need more time for the engine.'],
+  [
+    'NASA delays a Moon lander test',
+    'NASA said the lunar lander test for Artemis III moves to next year. Engineers need more time for the engine.',
+  ],
 ];
 
 /** Waits until the selector matches exactly n elements (the page renders asynchronously). */
 async function waitCount(selector: string, n: number, p: Page = page) {
-  await p.waitForFunction(([sel, want]) => document.querySelectorAll(sel).length === want, [selector, n] as const)
-    .catch(async (e) => { throw new Error(`${selector}: expected ${n}, found ${await p.locator(selector).count()} (${(e as Error).message})`); });
+  await p
+    .waitForFunction(([sel, want]) => document.querySelectorAll(sel).length === want, [selector, n] as const)
+    .catch(async (e) => {
+      throw new Error(
+        `${selector}: expected ${n}, found ${await p.locator(selector).count()} (${(e as Error).message})`,
+      );
+    });
 }
 
 async function shot(name: string, p: Page = page) {
@@ -51,14 +79,21 @@ before(async () => {
   h.site.feeds.set('space', {
     title: 'Space Desk',
     items: NEWS.filter(([t]) => /NASA|ESA/.test(t)).map(([title, body], i) => ({
-      guid: `space-${i}`, title, date: new Date(Date.UTC(2026, 10, 20 + i, 9)).toUTCString(),
+      guid: `space-${i}`,
+      title,
+      date: new Date(Date.UTC(2026, 10, 20 + i, 9)).toUTCString(),
       html: `<p>${body}</p><p><img src="${'/img.svg'}" alt="A blue banner"></p><p><a href="https://example.org/more">More</a></p>`,
       enclosure: i === 0 ? '/audio.mp3' : undefined,
     })),
   });
   h.site.feeds.set('city', {
     title: 'City News',
-    items: NEWS.filter(([t]) => !/NASA|ESA/.test(t)).map(([title, body], i) => ({ guid: `city-${i}`, title, date: new Date(Date.UTC(2026, 10, 20 + i, 12)).toUTCString(), html: `<p>${body}</p>` })),
+    items: NEWS.filter(([t]) => !/NASA|ESA/.test(t)).map(([title, body], i) => ({
+      guid: `city-${i}`,
+      title,
+      date: new Date(Date.UTC(2026, 10, 20 + i, 12)).toUTCString(),
+      html: `<p>${body}</p>`,
+    })),
   });
   browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
   ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -73,10 +108,12 @@ after(async () => {
   console.log(`# screenshots: ${SCREENSHOT_DIR}`);
 });
 
-test('first run: without the logged link the page only explains; the link creates the admin account', { skip }, async () => {
+test('first run: without the logged link the page only explains; the link creates the admin account', {
+  skip,
+}, async () => {
   await page.goto(h.url + '/');
   await page.getByRole('heading', { name: 'Welcome' }).waitFor();
-  assert.match(await page.textContent('main') ?? '', /setup link/);
+  assert.match((await page.textContent('main')) ?? '', /setup link/);
   await shot('01-first-run');
   const link = await setupUrlFromLog(h.logLines);
   assert.ok(link.startsWith(h.url + '/#setup='), link);
@@ -115,10 +152,12 @@ test('subscribe: a site URL shows its feeds to choose from; a feed URL subscribe
   await page.locator('#sidebar').getByText('City News').waitFor();
   await page.locator('table.health').getByText('City News').waitFor();
   await shot('05-feeds-health');
-  assert.match(await page.locator('#sidebar').textContent() ?? '', /All articles\s*6/);
+  assert.match((await page.locator('#sidebar').textContent()) ?? '', /All articles\s*6/);
 });
 
-test('read with the keyboard: j/k open, s stars, m toggles read, A marks all read with undo, g s goes to Starred', { skip }, async () => {
+test('read with the keyboard: j/k open, s stars, m toggles read, A marks all read with undo, g s goes to Starred', {
+  skip,
+}, async () => {
   await page.goto(h.url + '/#/all');
   await page.locator('#items .row').first().waitFor();
   await waitCount('#items .row', 6);
@@ -148,7 +187,12 @@ test('read with the keyboard: j/k open, s stars, m toggles read, A marks all rea
   await page.locator('#items .row').first().waitFor();
   for (let i = 0; i < 4; i++) await page.keyboard.press('j');
   const fourth = await page.locator('#items .row .row-title').nth(3).textContent();
-  await page.waitForFunction((t) => document.querySelector('#pane .title')?.textContent === t && document.querySelector('#items .row.selected .row-title')?.textContent === t, fourth);
+  await page.waitForFunction(
+    (t) =>
+      document.querySelector('#pane .title')?.textContent === t &&
+      document.querySelector('#items .row.selected .row-title')?.textContent === t,
+    fourth,
+  );
   await page.keyboard.press('?');
   await page.getByRole('heading', { name: 'Keyboard shortcuts' }).waitFor();
   await shot('07-help');
@@ -189,7 +233,10 @@ test('move a feed into a folder, OPML export and import round trip', { skip }, a
   await page.getByLabel('Folder of Space Desk').selectOption('Science');
   await page.getByText('Moved Space Desk').waitFor();
   await page.locator('#sidebar .folder').getByText('Space Desk').waitFor();
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export OPML' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Export OPML' }).click(),
+  ]);
   const opml = readFileSync((await download.path())!, 'utf8');
   assert.match(opml, /<outline[^>]*text="Science"[^>]*>\s*<outline[^>]*Space Desk/);
   // Unsubscribe both, then import the file back.
@@ -209,7 +256,10 @@ test('move a feed into a folder, OPML export and import round trip', { skip }, a
   await page.getByText(/new, \d+ updated/).waitFor();
   // Rename through the page's own dialog (labelled, not window.prompt).
   await page.locator('table.health tr', { hasText: 'City News' }).getByRole('button', { name: 'Rename' }).click();
-  await page.getByRole('dialog', { name: /Rename/ }).getByLabel(/New title/).fill('Local News');
+  await page
+    .getByRole('dialog', { name: /Rename/ })
+    .getByLabel(/New title/)
+    .fill('Local News');
   await page.getByRole('dialog').getByRole('button', { name: 'OK' }).click();
   await page.locator('#sidebar').getByText('Local News').waitFor();
   await shot('09-manage');
@@ -231,7 +281,9 @@ test('search highlights matches, scoped to the open folder', { skip }, async () 
   assert.match((await page.locator('#items .row-title').allTextContents()).join(), /Rain expected/);
 });
 
-test('Ask: the answer streams in with [n] citations; clicking one shows its source card; the conversation is kept', { skip }, async () => {
+test('Ask: the answer streams in with [n] citations; clicking one shows its source card; the conversation is kept', {
+  skip,
+}, async () => {
   await page.goto(h.url + '/#/ask');
   await page.getByRole('textbox', { name: 'Question' }).fill('Who will command the Artemis II flight?');
   await page.getByLabel('Search in').selectOption({ label: 'Science' });
@@ -239,10 +291,10 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
   const cite = page.locator('.answer a.cite').first();
   await cite.waitFor();
   await page.waitForFunction(() => !document.querySelector('.answer[aria-busy]'));
-  assert.match(await page.locator('.answer').first().textContent() ?? '', /Wiseman/);
+  assert.match((await page.locator('.answer').first().textContent()) ?? '', /Wiseman/);
   await cite.click();
   await page.locator('.source.flash').waitFor();
-  assert.match(await page.locator('.source.flash').textContent() ?? '', /Artemis II crew.*Space Desk/s);
+  assert.match((await page.locator('.source.flash').textContent()) ?? '', /Artemis II crew.*Space Desk/s);
   await shot('11-ask');
   // A follow-up continues the thread; the conversation is listed and reopens.
   await page.getByRole('textbox', { name: 'Question' }).fill('And what about the lander?');
@@ -256,7 +308,12 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
 });
 
 test('a phone-sized viewport: one column, the article covers the list, Back returns', { skip }, async () => {
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+    colorScheme: 'dark',
+  });
   phone.setDefaultTimeout(20_000);
   const p = await phone.newPage();
   await p.goto(h.url + '/');
@@ -264,7 +321,11 @@ test('a phone-sized viewport: one column, the article covers the list, Back retu
   await p.getByLabel('Password').fill(PASSWORD);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.locator('#items .row').first().waitFor();
-  assert.equal(await p.locator('#sidebar').isVisible() && (await p.locator('#sidebar').boundingBox())!.x >= 0, false, 'the sidebar is off screen');
+  assert.equal(
+    (await p.locator('#sidebar').isVisible()) && (await p.locator('#sidebar').boundingBox())!.x >= 0,
+    false,
+    'the sidebar is off screen',
+  );
   await shot('12-phone-list', p);
   await p.locator('#items .row').first().tap();
   await p.locator('#pane .title').waitFor();
@@ -284,11 +345,28 @@ test('a phone-sized viewport: one column, the article covers the list, Back retu
   await phone.close();
 });
 
-test('behind a reverse proxy under a sub-path (/tidings/), the page, its API calls and changes work', { skip }, async () => {
+test('behind a reverse proxy under a sub-path (/tidings/), the page, its API calls and changes work', {
+  skip,
+}, async () => {
   const target = new URL(h.url);
   const proxy = createServer((req, res) => {
-    if (!req.url!.startsWith('/tidings/')) { res.writeHead(404).end(); return; }
-    const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url!.slice('/tidings'.length), headers: req.headers }, (r) => { res.writeHead(r.statusCode!, r.headers); r.pipe(res); });
+    if (!req.url!.startsWith('/tidings/')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const up = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url!.slice('/tidings'.length),
+        headers: req.headers,
+      },
+      (r) => {
+        res.writeHead(r.statusCode!, r.headers);
+        r.pipe(res);
+      },
+    );
     req.pipe(up);
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
@@ -309,35 +387,56 @@ test('behind a reverse proxy under a sub-path (/tidings/), the page, its API cal
     await p.waitForFunction((was) => Boolean(document.querySelector('#items .row.selected .star')) !== was, starred);
     await p.keyboard.press('s');
     await p.waitForFunction((was) => Boolean(document.querySelector('#items .row.selected .star')) === was, starred);
-    await p.locator('#toast').getByText(starred ? 'Starred' : 'Unstarred', { exact: true }).waitFor();
-  } finally { await proxied.close(); proxy.closeAllConnections(); proxy.close(); }
+    await p
+      .locator('#toast')
+      .getByText(starred ? 'Starred' : 'Unstarred', { exact: true })
+      .waitFor();
+  } finally {
+    await proxied.close();
+    proxy.closeAllConnections();
+    proxy.close();
+  }
 });
 
-test('a forged cross-site POST is refused (the session cookie is sent, the Origin gives it away)', { skip }, async () => {
+test('a forged cross-site POST is refused (the session cookie is sent, the Origin gives it away)', {
+  skip,
+}, async () => {
   // Another origin on the same host (a different port is the same *site*, so SameSite=Lax sends the cookie).
   let evil: Server | undefined;
   try {
-    evil = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><form id=f method=post action="${h.url}/api/v1/folders" enctype="text/plain"><input name='{"name":"Evil","x":"' value='"}'></form>
-      <script>fetch(${JSON.stringify(h.url + '/api/v1/feeds/1')}, {method:'DELETE', credentials:'include', mode:'no-cors'}).finally(() => document.getElementById('f').submit())</script>`));
+    evil = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!doctype html><form id=f method=post action="${h.url}/api/v1/folders" enctype="text/plain"><input name='{"name":"Evil","x":"' value='"}'></form>
+      <script>fetch(${JSON.stringify(h.url + '/api/v1/feeds/1')}, {method:'DELETE', credentials:'include', mode:'no-cors'}).finally(() => document.getElementById('f').submit())</script>`),
+    );
     await new Promise<void>((r) => evil!.listen(0, '127.0.0.1', r));
     const evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}/`;
     const responses: number[] = [];
-    page.on('response', (r) => { if (r.url().startsWith(h.url + '/api/v1/')) responses.push(r.status()); });
+    page.on('response', (r) => {
+      if (r.url().startsWith(h.url + '/api/v1/')) responses.push(r.status());
+    });
     await page.goto(evilUrl);
     await page.waitForURL(h.url + '/api/v1/folders');
-    assert.match(await page.textContent('body') ?? '', /cross_origin/);
+    assert.match((await page.textContent('body')) ?? '', /cross_origin/);
     await page.goto(h.url + '/#/manage');
     await page.locator('table.health').getByText('Space Desk').waitFor();
-    assert.doesNotMatch(await page.locator('#sidebar').textContent() ?? '', /Evil/);
-    assert.equal((await testSql(h.app).prepare("SELECT count(*) AS n FROM labels WHERE name = 'Evil'").get<{ n: number }>())!.n, 0);
+    assert.doesNotMatch((await page.locator('#sidebar').textContent()) ?? '', /Evil/);
+    assert.equal(
+      (await testSql(h.app).prepare("SELECT count(*) AS n FROM labels WHERE name = 'Evil'").get<{ n: number }>())!.n,
+      0,
+    );
     assert.equal((await testSql(h.app).prepare('SELECT count(*) AS n FROM subscriptions').get<{ n: number }>())!.n, 2);
-  } finally { evil?.close(); }
+  } finally {
+    evil?.close();
+  }
 });
 
 test('an expired session sends the page back to sign in with a message', { skip }, async () => {
   await page.goto(h.url + '/#/all');
   await page.locator('#items .row').first().waitFor();
-  for (const u of await h.app.users.list()) for (const s of await webStore(h.app).sessions.listForUser(u.id)) await webStore(h.app).sessions.expire(s.id, 1);
+  for (const u of await h.app.users.list())
+    for (const s of await webStore(h.app).sessions.listForUser(u.id)) await webStore(h.app).sessions.expire(s.id, 1);
   await page.keyboard.press('r');
   await page.getByText('Your session has ended. Please sign in again.').waitFor();
   await shot('15-expired');
@@ -356,10 +455,28 @@ test('axe-core finds no serious or critical accessibility violations on the main
   await p.goto(h.url + '/');
   const audit = async (name: string) => {
     await p.addScriptTag({ content: axeSource });
-    const result = await p.evaluate(async () => (globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } })
-      .axe.run({ resultTypes: ['violations'] }));
+    const result = await p.evaluate(async () =>
+      (
+        globalThis as unknown as {
+          axe: {
+            run: (
+              o: unknown,
+            ) => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }>;
+          };
+        }
+      ).axe.run({ resultTypes: ['violations'] }),
+    );
     const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(bad.map((v) => `${name}: ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), []);
+    assert.deepEqual(
+      bad.map(
+        (v) =>
+          `${name}: ${v.id} (${v.help}) at ${v.nodes
+            .slice(0, 3)
+            .map((n) => n.target.join(' '))
+            .join(', ')}`,
+      ),
+      [],
+    );
   };
   await p.getByRole('button', { name: 'Sign in' }).waitFor();
   await audit('sign in');
@@ -369,7 +486,12 @@ test('axe-core finds no serious or critical accessibility violations on the main
   await p.locator('#items .row').first().click();
   await p.locator('#pane .title').waitFor();
   await audit('reader');
-  for (const [hash, marker] of [['#/manage', 'table.health'], ['#/ask', '#ask-q'], ['#/settings', '#pw'], ['#/admin', '#adduser']] as const) {
+  for (const [hash, marker] of [
+    ['#/manage', 'table.health'],
+    ['#/ask', '#ask-q'],
+    ['#/settings', '#pw'],
+    ['#/admin', '#adduser'],
+  ] as const) {
     await p.goto(h.url + '/' + hash);
     await p.locator(marker).waitFor();
     await audit(hash);

@@ -10,14 +10,25 @@ import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } fro
 import { refreshFeed } from '../src/feeds/engine.ts';
 import { addRule } from '../src/rules/rules.ts';
 import { sealSecret } from '../src/auth/keys.ts';
-import { addWebhook, deliverDueWebhooks, webhookStore, webhooksIdle, retryDelaySeconds, WebhookInputError } from '../src/webhooks/webhooks.ts';
+import {
+  addWebhook,
+  deliverDueWebhooks,
+  webhookStore,
+  webhooksIdle,
+  retryDelaySeconds,
+  WebhookInputError,
+} from '../src/webhooks/webhooks.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createApp } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { runCli, tempDataDir } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';
 
-interface Received { path: string; headers: Record<string, string | string[] | undefined>; body: string }
+interface Received {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 let h: Harness;
 let receiver: Server;
 let receiverBase = '';
@@ -27,8 +38,10 @@ let alice: ReaderClient;
 let aliceId: number;
 const SECRET = 'a-long-shared-secret-value';
 
-const feedId = async (name: string) => (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(h.feeds.url(name)))!.id;
-const verify = (r: Received) => r.headers['x-tidings-signature-256'] === 'sha256=' + createHmac('sha256', SECRET).update(r.body).digest('hex');
+const feedId = async (name: string) =>
+  (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(h.feeds.url(name)))!.id;
+const verify = (r: Received) =>
+  r.headers['x-tidings-signature-256'] === 'sha256=' + createHmac('sha256', SECRET).update(r.body).digest('hex');
 
 before(async () => {
   receiver = createServer((req, res) => {
@@ -36,7 +49,11 @@ before(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body });
-      if (failuresLeft > 0) { failuresLeft--; res.writeHead(500).end('receiver is down'); return; }
+      if (failuresLeft > 0) {
+        failuresLeft--;
+        res.writeHead(500).end('receiver is down');
+        return;
+      }
       res.writeHead(204).end();
     });
   });
@@ -51,11 +68,17 @@ before(async () => {
   await alice.post('subscription/quickadd', [['quickadd', h.feeds.url('news')]]);
   await bob.post('subscription/quickadd', [['quickadd', h.feeds.url('news')]]);
 });
-after(async () => { await h.close(); await new Promise((r) => receiver.close(r)); });
+after(async () => {
+  await h.close();
+  await new Promise((r) => receiver.close(r));
+});
 
 test('new items after rules, signed; starring; one delivery per change; other users get nothing', async () => {
   const { webhook } = await addWebhook(h.app, aliceId, `${receiverBase}/hook`, ['new-item,starred'], SECRET);
-  await addRule(h.app, aliceId, { conditions: [{ field: 'title', kind: 'regex', pattern: 'post 4' }], action: 'block' });
+  await addRule(h.app, aliceId, {
+    conditions: [{ field: 'title', kind: 'regex', pattern: 'post 4' }],
+    action: 'block',
+  });
   h.feeds.addItems('news', 3, 'News'); // posts 3, 4, 5
   await refreshFeed(h.app, await feedId('news'));
   await webhooksIdle(h.app);
@@ -69,17 +92,30 @@ test('new items after rules, signed; starring; one delivery per change; other us
   const body = JSON.parse(r.body);
   assert.equal(body.event, 'new-item');
   assert.equal(body.webhook_id, webhook.id);
-  assert.deepEqual(body.items.map((i: any) => i.title).sort(), ['News post 3 & more', 'News post 5 & more'], "the blocked item is not sent: the user's view");
+  assert.deepEqual(
+    body.items.map((i: any) => i.title).sort(),
+    ['News post 3 & more', 'News post 5 & more'],
+    "the blocked item is not sent: the user's view",
+  );
   assert.equal(body.items[0].feed.url, h.feeds.url('news'));
   // Starring through the Reader API: one delivery with that item; starring it again sends nothing.
   const id = body.items[0].id;
-  await alice.post('edit-tag', [['i', id], ['a', S.starred]]);
+  await alice.post('edit-tag', [
+    ['i', id],
+    ['a', S.starred],
+  ]);
   await webhooksIdle(h.app);
-  await alice.post('edit-tag', [['i', id], ['a', S.starred]]);
+  await alice.post('edit-tag', [
+    ['i', id],
+    ['a', S.starred],
+  ]);
   await webhooksIdle(h.app);
   assert.equal(received.length, 2);
   assert.equal(received[1]!.headers['x-tidings-event'], 'starred');
-  assert.deepEqual(JSON.parse(received[1]!.body).items.map((i: any) => i.id), [id]);
+  assert.deepEqual(
+    JSON.parse(received[1]!.body).items.map((i: any) => i.id),
+    [id],
+  );
   assert.ok(verify(received[1]!));
 });
 
@@ -105,38 +141,78 @@ test('failed deliveries are retried with back-off and logged; the log shows each
   assert.equal(log[0]!.status, 'delivered');
   assert.equal(log[0]!.attempts, 3);
   assert.equal(log[0]!.lastStatus, 204);
-  assert.deepEqual([1, 2, 3, 7].map((n) => retryDelaySeconds(30, n)), [30, 60, 120, 1920]);
+  assert.deepEqual(
+    [1, 2, 3, 7].map((n) => retryDelaySeconds(30, n)),
+    [30, 60, 120, 1920],
+  );
   const cli = await runCli(['webhook', 'deliveries', 'alice', '--json'], { TIDINGS_DATA: h.app.config.dataDir });
   assert.equal(cli.code, 0, cli.stderr);
   assert.ok(JSON.parse(cli.stdout).every((d: any) => d.status === 'delivered'));
 });
 
 test('bad targets and bad input are refused with what to fix', async () => {
-  const strict = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), logLevel: 'silent', schedulerEnabled: false } }), silentLogger);
+  const strict = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), logLevel: 'silent', schedulerEnabled: false } }),
+    silentLogger,
+  );
   try {
     const u = (await strict.users.create('carol', 'x')).id;
-    for (const url of ['http://127.0.0.1:9/hook', 'http://10.0.0.5/hook', 'http://[::1]/x', 'http://localhost/hook', 'http://169.254.169.254/latest']) {
-      await assert.rejects(addWebhook(strict, u, url, ['new-item']), (e: Error) => e instanceof WebhookInputError && /refusing a webhook target on .* address/.test(e.message) && /TIDINGS_ALLOW_PRIVATE_NETWORKS/.test(e.message), url);
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://10.0.0.5/hook',
+      'http://[::1]/x',
+      'http://localhost/hook',
+      'http://169.254.169.254/latest',
+    ]) {
+      await assert.rejects(
+        addWebhook(strict, u, url, ['new-item']),
+        (e: Error) =>
+          e instanceof WebhookInputError &&
+          /refusing a webhook target on .* address/.test(e.message) &&
+          /TIDINGS_ALLOW_PRIVATE_NETWORKS/.test(e.message),
+        url,
+      );
     }
     await assert.rejects(addWebhook(strict, u, 'ftp://example.org/x', ['new-item']), /scheme/);
     await assert.rejects(addWebhook(strict, u, 'https://hooks.example/x', ['deleted']), /unknown event "deleted"/);
     await assert.rejects(addWebhook(strict, u, 'https://hooks.example/x', ['']), /say which events/);
     await assert.rejects(addWebhook(strict, u, 'https://hooks.example/x', ['starred'], 'short'), /at least 16/);
     // A target stored earlier (or a name that resolves to a private address) is refused at delivery and logged.
-    const w = await webhookStore(strict).create({ userId: u, url: 'http://localhost:9/hook', events: ['starred'], secretBox: await sealSecret(strict, 'x'.repeat(20)) }, 0);
+    const w = await webhookStore(strict).create(
+      {
+        userId: u,
+        url: 'http://localhost:9/hook',
+        events: ['starred'],
+        secretBox: await sealSecret(strict, 'x'.repeat(20)),
+      },
+      0,
+    );
     await webhookStore(strict).enqueue(w.id, 'starred', '{}', 0);
     await deliverDueWebhooks(strict);
     const d = (await webhookStore(strict).deliveries(u, w.id, 1))[0]!;
     assert.equal(d.status, 'pending');
     assert.match(d.lastError!, /refusing to fetch loopback address localhost/);
-  } finally { await strict.close(); }
-  const cli = await runCli(['webhook', 'add', 'alice', 'https://hooks.example/new', '--events', 'new-item'], { TIDINGS_DATA: h.app.config.dataDir });
+  } finally {
+    await strict.close();
+  }
+  const cli = await runCli(['webhook', 'add', 'alice', 'https://hooks.example/new', '--events', 'new-item'], {
+    TIDINGS_DATA: h.app.config.dataDir,
+  });
   assert.equal(cli.code, 0, cli.stderr);
   assert.match(cli.stdout, /signing secret \(shown once\): \S{20,}/);
-  const list = JSON.parse((await runCli(['webhook', 'list', 'alice', '--json'], { TIDINGS_DATA: h.app.config.dataDir })).stdout);
+  const list = JSON.parse(
+    (await runCli(['webhook', 'list', 'alice', '--json'], { TIDINGS_DATA: h.app.config.dataDir })).stdout,
+  );
   assert.equal(list.length, 2);
   assert.ok(!JSON.stringify(list).includes(SECRET), 'secrets are never listed');
   const stored = await testSql(h.app).prepare('SELECT secret_box FROM webhooks').all<{ secret_box: string }>();
-  assert.ok(stored.every((r) => !r.secret_box.includes(SECRET) && !r.secret_box.includes(Buffer.from(SECRET).toString('base64url'))));
-  assert.equal((await runCli(['webhook', 'remove', 'alice', String(list[1].id)], { TIDINGS_DATA: h.app.config.dataDir })).code, 0);
+  assert.ok(
+    stored.every(
+      (r) => !r.secret_box.includes(SECRET) && !r.secret_box.includes(Buffer.from(SECRET).toString('base64url')),
+    ),
+  );
+  assert.equal(
+    (await runCli(['webhook', 'remove', 'alice', String(list[1].id)], { TIDINGS_DATA: h.app.config.dataDir })).code,
+    0,
+  );
 });

@@ -22,7 +22,9 @@ const verifications: { mode: string; status: number; body: string }[] = [];
 let alice: ReaderClient;
 let aliceId: number, bobId: number;
 
-const feedXml = (entries: { id: string; title: string }[]) => `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
+const feedXml = (
+  entries: { id: string; title: string }[],
+) => `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
 <title>Pushed</title><id>urn:pushed</id><updated>2026-11-02T10:00:00Z</updated>
 <link rel="hub" href="${hubUrl}/hub"/><link rel="self" href="https://pushed.example/feed.atom"/><link rel="alternate" href="https://pushed.example/"/>
 ${entries.map((e) => `<entry><id>${e.id}</id><title>${e.title}</title><link href="https://pushed.example/${e.id}"/><updated>2026-11-02T10:00:00Z</updated><content type="html">Body of ${e.title}</content></entry>`).join('')}</feed>`;
@@ -51,7 +53,10 @@ before(async () => {
   hubUrl = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
   h = await startHarness();
   h.app.config.publicUrl = h.url;
-  h.feeds.routes.set('/pushed.atom', (_q, res) => { res.setHeader('content-type', 'application/atom+xml'); res.end(feedXml([{ id: 'e1', title: 'First' }])); });
+  h.feeds.routes.set('/pushed.atom', (_q, res) => {
+    res.setHeader('content-type', 'application/atom+xml');
+    res.end(feedXml([{ id: 'e1', title: 'First' }]));
+  });
   aliceId = await addUser(h.app, 'alice', 'pw-alice-secret');
   bobId = await addUser(h.app, 'bob', 'pw-bob-secret');
   alice = new ReaderClient(h.url, `GoogleLogin auth=${await clientLogin(h.url, 'alice', 'pw-alice-secret')}`);
@@ -59,18 +64,35 @@ before(async () => {
   await alice.post('subscription/quickadd', [['quickadd', `${h.feeds.base}/pushed.atom`]]);
   await bob.post('subscription/quickadd', [['quickadd', `${h.feeds.base}/pushed.atom`]]);
 });
-after(async () => { await h.close(); await new Promise((r) => hub.close(r)); });
+after(async () => {
+  await h.close();
+  await new Promise((r) => hub.close(r));
+});
 
-const feedId = async () => (await testSql(h.app).prepare('SELECT id FROM feeds WHERE url = ?').get<{ id: number }>(`${h.feeds.base}/pushed.atom`))!.id;
-const titles = async () => (await alice.get('stream/contents', [['n', '100']])).json().items.map((i: any) => i.title).sort();
-const until = async (cond: () => boolean) => { const end = Date.now() + 5000; while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50)); };
+const feedId = async () =>
+  (await testSql(h.app)
+    .prepare('SELECT id FROM feeds WHERE url = ?')
+    .get<{ id: number }>(`${h.feeds.base}/pushed.atom`))!.id;
+const titles = async () =>
+  (await alice.get('stream/contents', [['n', '100']]))
+    .json()
+    .items.map((i: any) => i.title)
+    .sort();
+const until = async (cond: () => boolean) => {
+  const end = Date.now() + 5000;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+};
 
 async function push(body: string, opts: { secret?: string; algo?: string; token?: string } = {}): Promise<Response> {
   const sub = (await websubStore(h.app).find(await feedId()))!;
-  const secret = opts.secret ?? await openSecret(h.app, sub.secretBox);
+  const secret = opts.secret ?? (await openSecret(h.app, sub.secretBox));
   const algo = opts.algo ?? 'sha256';
   const sig = `${algo}=${createHmac(algo, secret).update(body).digest('hex')}`;
-  return fetch(`${h.url}/websub/${opts.token ?? sub.callbackToken}`, { method: 'POST', headers: { 'content-type': 'application/atom+xml', 'x-hub-signature': sig }, body });
+  return fetch(`${h.url}/websub/${opts.token ?? sub.callbackToken}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/atom+xml', 'x-hub-signature': sig },
+    body,
+  });
 }
 
 test('the hub is discovered, the subscription requested and verified; one subscription for the feed', async () => {
@@ -90,11 +112,21 @@ test('the hub is discovered, the subscription requested and verified; one subscr
   sub = await websubStore(h.app).find(await feedId());
   assert.equal(sub?.state, 'active');
   assert.ok(Math.abs(sub!.leaseExpiresAt! - (Date.now() / 1000 + 3600)) < 60, 'the lease the hub granted');
-  assert.ok(!JSON.stringify(await testSql(h.app).prepare('SELECT * FROM websub_subscriptions').all()).includes(req.get('hub.secret')!), 'the secret is stored sealed');
+  assert.ok(
+    !JSON.stringify(await testSql(h.app).prepare('SELECT * FROM websub_subscriptions').all()).includes(
+      req.get('hub.secret')!,
+    ),
+    'the secret is stored sealed',
+  );
 });
 
 test('a signed push adds the items (sha1 and sha256); forged pushes are refused and change nothing', async () => {
-  const r = await push(feedXml([{ id: 'e1', title: 'First' }, { id: 'e2', title: 'Pushed second' }]));
+  const r = await push(
+    feedXml([
+      { id: 'e1', title: 'First' },
+      { id: 'e2', title: 'Pushed second' },
+    ]),
+  );
   assert.equal(r.status, 200);
   assert.deepEqual(await r.json(), { added: 1, updated: 0 });
   assert.deepEqual(await titles(), ['First', 'Pushed second']);
@@ -105,22 +137,39 @@ test('a signed push adds the items (sha1 and sha256); forged pushes are refused 
   const unknown = await push(feedXml([{ id: 'evil', title: 'Forged' }]), { token: 'A'.repeat(32) });
   assert.equal(unknown.status, 404);
   const sub = (await websubStore(h.app).find(await feedId()))!;
-  const unsigned = await fetch(`${h.url}/websub/${sub.callbackToken}`, { method: 'POST', body: feedXml([{ id: 'evil', title: 'Forged' }]) });
+  const unsigned = await fetch(`${h.url}/websub/${sub.callbackToken}`, {
+    method: 'POST',
+    body: feedXml([{ id: 'evil', title: 'Forged' }]),
+  });
   assert.equal(unsigned.status, 403);
   const notFeed = await push('this is not a feed');
   assert.equal(notFeed.status, 400);
   assert.deepEqual(await titles(), ['First', 'Pushed second', 'Third by sha1']);
   // A third party cannot cancel the subscription: unsubscribe verifications are refused unless we asked.
-  const cancel = await fetch(`${h.url}/websub/${sub.callbackToken}?hub.mode=unsubscribe&hub.topic=${encodeURIComponent(sub.topicUrl)}&hub.challenge=x`);
+  const cancel = await fetch(
+    `${h.url}/websub/${sub.callbackToken}?hub.mode=unsubscribe&hub.topic=${encodeURIComponent(sub.topicUrl)}&hub.challenge=x`,
+  );
   assert.equal(cancel.status, 404);
-  const wrongTopic = await fetch(`${h.url}/websub/${sub.callbackToken}?hub.mode=subscribe&hub.topic=https://other.example/&hub.challenge=x`);
+  const wrongTopic = await fetch(
+    `${h.url}/websub/${sub.callbackToken}?hub.mode=subscribe&hub.topic=https://other.example/&hub.challenge=x`,
+  );
   assert.equal(wrongTopic.status, 404);
   assert.equal((await websubStore(h.app).find(await feedId()))?.state, 'active');
 });
 
 test('polling continues beside pushes; leases are renewed before they end', async () => {
-  h.feeds.routes.set('/pushed.atom', (_q, res) => { res.setHeader('content-type', 'application/atom+xml'); res.end(feedXml([{ id: 'e1', title: 'First' }, { id: 'e9', title: 'Polled' }])); });
-  await testSql(h.app).prepare('UPDATE websub_subscriptions SET lease_expires_at = ?').run(Math.floor(Date.now() / 1000) + 600); // under half the 3600 s lease
+  h.feeds.routes.set('/pushed.atom', (_q, res) => {
+    res.setHeader('content-type', 'application/atom+xml');
+    res.end(
+      feedXml([
+        { id: 'e1', title: 'First' },
+        { id: 'e9', title: 'Polled' },
+      ]),
+    );
+  });
+  await testSql(h.app)
+    .prepare('UPDATE websub_subscriptions SET lease_expires_at = ?')
+    .run(Math.floor(Date.now() / 1000) + 600); // under half the 3600 s lease
   await refreshDue(h.app, { all: true });
   await until(() => verifications.length >= 2);
   assert.ok((await titles()).includes('Polled'));
@@ -144,9 +193,21 @@ test('unsubscribed when no user follows the feed any more', async () => {
 });
 
 test('hub discovery and signatures', () => {
-  const body = Buffer.from('<rss><channel><atom:link rel="hub" href="https://hub.example/"/><atom:link rel="self" href="/feed"/><item><link rel="hub" href="https://evil.example/"/></item></channel></rss>');
-  assert.deepEqual(findHub(body, 'https://site.example/rss'), { hub: 'https://hub.example/', self: 'https://site.example/feed' });
-  assert.deepEqual(findHub(Buffer.from('<rss/>'), 'https://s.example/f', '<https://hub.example/h>; rel="hub", <https://s.example/self>; rel="self"'), { hub: 'https://hub.example/h', self: 'https://s.example/self' });
+  const body = Buffer.from(
+    '<rss><channel><atom:link rel="hub" href="https://hub.example/"/><atom:link rel="self" href="/feed"/><item><link rel="hub" href="https://evil.example/"/></item></channel></rss>',
+  );
+  assert.deepEqual(findHub(body, 'https://site.example/rss'), {
+    hub: 'https://hub.example/',
+    self: 'https://site.example/feed',
+  });
+  assert.deepEqual(
+    findHub(
+      Buffer.from('<rss/>'),
+      'https://s.example/f',
+      '<https://hub.example/h>; rel="hub", <https://s.example/self>; rel="self"',
+    ),
+    { hub: 'https://hub.example/h', self: 'https://s.example/self' },
+  );
   assert.equal(findHub(Buffer.from('<rss><link rel="hub" href="javascript:x"/></rss>'), 'https://s.example/f'), null);
   const b = Buffer.from('payload');
   assert.ok(signatureValid('k', b, `sha512=${createHmac('sha512', 'k').update(b).digest('hex')}`));

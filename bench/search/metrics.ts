@@ -1,9 +1,16 @@
 // Retrieval quality measures over ranked URL lists.
 
-export interface Quality { recall10: number; success5: number; mrr10: number; questions: number }
+export interface Quality {
+  recall10: number;
+  success5: number;
+  mrr10: number;
+  questions: number;
+}
 
 export function scoreRun(runs: { ranked: string[]; relevant: string[] }[]): Quality {
-  let recall = 0, success = 0, mrr = 0;
+  let recall = 0,
+    success = 0,
+    mrr = 0;
   for (const { ranked, relevant } of runs) {
     const rel = new Set(relevant);
     const top10 = ranked.slice(0, 10);

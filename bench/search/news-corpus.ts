@@ -4,8 +4,18 @@ import { readFileSync, existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
-export interface NewsArticle { url: string; title: string; text: string; published: string | null }
-export interface NewsQuestion { id: string; date: string; question: string; relevant_urls: string[] }
+export interface NewsArticle {
+  url: string;
+  title: string;
+  text: string;
+  published: string | null;
+}
+export interface NewsQuestion {
+  id: string;
+  date: string;
+  question: string;
+  relevant_urls: string[];
+}
 
 export function newsCorpusDir(shared: string): string | undefined {
   const dir = join(shared, 'corpus/news');
@@ -14,7 +24,9 @@ export function newsCorpusDir(shared: string): string | undefined {
 
 export function loadNews(dir: string): { articles: NewsArticle[]; questions: NewsQuestion[] } {
   const lines = (s: string) => s.split('\n').filter((l) => l.trim());
-  const articles = lines(gunzipSync(readFileSync(join(dir, 'articles.jsonl.gz'))).toString('utf8')).map((l) => JSON.parse(l) as NewsArticle);
+  const articles = lines(gunzipSync(readFileSync(join(dir, 'articles.jsonl.gz'))).toString('utf8')).map(
+    (l) => JSON.parse(l) as NewsArticle,
+  );
   const questions = lines(readFileSync(join(dir, 'questions.jsonl'), 'utf8')).map((l) => JSON.parse(l) as NewsQuestion);
   return { articles, questions };
 }
@@ -32,5 +44,9 @@ export function escapeHtml(s: string): string {
 
 /** Article text as the feed engine would store it: sanitized HTML, one <p> per paragraph. */
 export function articleHtml(text: string): string {
-  return text.split(/\n+/).filter((p) => p.trim()).map((p) => `<p>${escapeHtml(p.trim())}</p>`).join('\n');
+  return text
+    .split(/\n+/)
+    .filter((p) => p.trim())
+    .map((p) => `<p>${escapeHtml(p.trim())}</p>`)
+    .join('\n');
 }

@@ -24,12 +24,18 @@ export interface NewsIndex {
 }
 
 /** Ingests every article; returns the App and how long indexing took. */
-export async function buildNewsIndex(articles: NewsArticle[], dataDir = tempDataDir('tidings-bench-search-')): Promise<NewsIndex> {
+export async function buildNewsIndex(
+  articles: NewsArticle[],
+  dataDir = tempDataDir('tidings-bench-search-'),
+): Promise<NewsIndex> {
   const app = await createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn' } }));
   const db = testSql(app);
   const feedIds = new Map<string, number>();
-  const insertFeed = db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, 0) RETURNING id');
-  const insertItem = db.prepare(`INSERT INTO items (feed_id, guid, url, title, content, published_at, updated_at, crawled_us, content_hash)
+  const insertFeed = db.prepare(
+    'INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, 0) RETURNING id',
+  );
+  const insertItem =
+    db.prepare(`INSERT INTO items (feed_id, guid, url, title, content, published_at, updated_at, crawled_us, content_hash)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id`);
   const urlById = new Map<number, string>();
   let indexMs = 0;
@@ -45,7 +51,18 @@ export async function buildNewsIndex(articles: NewsArticle[], dataDir = tempData
           feedIds.set(host, feedId);
         }
         const published = newsDate(a.published) ?? 0;
-        const id = Number((await insertItem.get<{ id: number }>(feedId, a.url, a.url, a.title, articleHtml(a.text), published, published, Date.now() * 1000))!.id);
+        const id = Number(
+          (await insertItem.get<{ id: number }>(
+            feedId,
+            a.url,
+            a.url,
+            a.title,
+            articleHtml(a.text),
+            published,
+            published,
+            Date.now() * 1000,
+          ))!.id,
+        );
         ids.push(id);
         urlById.set(id, a.url);
       }
@@ -62,13 +79,23 @@ export async function buildNewsIndex(articles: NewsArticle[], dataDir = tempData
  * The reference point: plain FTS5 bm25() over whole articles (title + text, default unicode61
  * tokenizer), every word of the question OR-ed — as described in the corpus README.
  */
-export async function baselineRun(index: NewsIndex, articles: NewsArticle[], questions: NewsQuestion[]): Promise<Quality> {
+export async function baselineRun(
+  index: NewsIndex,
+  articles: NewsArticle[],
+  questions: NewsQuestion[],
+): Promise<Quality> {
   // FTS5 is SQLite's: the baseline is measured on a SQLite store only.
   const db = testSql(index.app);
-  await db.exec('DROP TABLE IF EXISTS bench_baseline_fts; CREATE VIRTUAL TABLE bench_baseline_fts USING fts5(url UNINDEXED, title, text)');
+  await db.exec(
+    'DROP TABLE IF EXISTS bench_baseline_fts; CREATE VIRTUAL TABLE bench_baseline_fts USING fts5(url UNINDEXED, title, text)',
+  );
   const ins = db.prepare('INSERT INTO bench_baseline_fts (url, title, text) VALUES (?, ?, ?)');
-  await index.app.store.transaction(async () => { for (const a of articles) await ins.run(a.url, a.title, a.text); });
-  const q = db.prepare('SELECT url FROM bench_baseline_fts WHERE bench_baseline_fts MATCH ? ORDER BY bm25(bench_baseline_fts) LIMIT 10');
+  await index.app.store.transaction(async () => {
+    for (const a of articles) await ins.run(a.url, a.title, a.text);
+  });
+  const q = db.prepare(
+    'SELECT url FROM bench_baseline_fts WHERE bench_baseline_fts MATCH ? ORDER BY bm25(bench_baseline_fts) LIMIT 10',
+  );
   const runs = [];
   for (const qq of questions) {
     const words = [...new Set(tokenize(qq.question))];
@@ -80,7 +107,12 @@ export async function baselineRun(index: NewsIndex, articles: NewsArticle[], que
 }
 
 /** Our ranking (the LocalIndexProvider, with optional ranking overrides). */
-export async function rankedRun(index: NewsIndex, questions: NewsQuestion[], ranking: Partial<RankingOptions> = {}, opts: { asOfQuestionDate?: boolean } = {}): Promise<Quality & { p50Ms: number }> {
+export async function rankedRun(
+  index: NewsIndex,
+  questions: NewsQuestion[],
+  ranking: Partial<RankingOptions> = {},
+  opts: { asOfQuestionDate?: boolean } = {},
+): Promise<Quality & { p50Ms: number }> {
   const provider = new LocalIndexProvider(searchIndexRepository(index.app), { ranking });
   const times: number[] = [];
   const runs = [];

@@ -21,10 +21,10 @@ export interface ScaleResult {
   latency: { scope: string; p50: number; p99: number; mean: number }[];
 }
 
-
 export function sentencePool(articles: NewsArticle[]): string[] {
   const out: string[] = [];
-  for (const a of articles) for (const s of a.text.split(/(?<=[.!?])\s+/)) if (s.length > 30 && s.length < 400) out.push(s.trim());
+  for (const a of articles)
+    for (const s of a.text.split(/(?<=[.!?])\s+/)) if (s.length > 30 && s.length < 400) out.push(s.trim());
   return out;
 }
 
@@ -32,23 +32,39 @@ export function sentencePool(articles: NewsArticle[]): string[] {
  * Builds (or, given a data folder that already holds the generated corpus, reuses) the index and
  * measures it. Reusing lets a ranking change be measured at 1M passages without the 5-10 min build.
  */
-export async function runScale(targetPassages: number, articles: NewsArticle[], questions: NewsQuestion[], log: (s: string) => void = () => {}, dataDir = tempDataDir('tidings-bench-scale-'), databaseUrl = ''): Promise<ScaleResult> {
+export async function runScale(
+  targetPassages: number,
+  articles: NewsArticle[],
+  questions: NewsQuestion[],
+  log: (s: string) => void = () => {},
+  dataDir = tempDataDir('tidings-bench-scale-'),
+  databaseUrl = '',
+): Promise<ScaleResult> {
   const pool = sentencePool(articles);
   const titles = articles.map((a) => a.title);
   const rnd = random(42);
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const app: App = await createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}) } }));
+  const app: App = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}) } }),
+  );
   try {
     const db = testSql(app);
     const existing = await app.users.findByName('bench');
     const user = existing?.id ?? (await app.users.create('bench', 'x')).id;
-    const feeds: number[] = (await db.prepare('SELECT id FROM feeds ORDER BY id').all<{ id: number }>()).map((r) => Number(r.id));
+    const feeds: number[] = (await db.prepare('SELECT id FROM feeds ORDER BY id').all<{ id: number }>()).map((r) =>
+      Number(r.id),
+    );
     for (let f = feeds.length; f < 100; f++) {
-      const id = Number((await db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, 0) RETURNING id').get<{ id: number }>(`https://site${f}.example/feed`, `https://site${f}.example/`, `Site ${f}`))!.id);
+      const id = Number(
+        (await db
+          .prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, 0) RETURNING id')
+          .get<{ id: number }>(`https://site${f}.example/feed`, `https://site${f}.example/`, `Site ${f}`))!.id,
+      );
       await db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (?, ?, 0)').run(user, id);
       feeds.push(id);
     }
-    const insertItem = db.prepare(`INSERT INTO items (feed_id, guid, url, title, content, published_at, updated_at, crawled_us, content_hash)
+    const insertItem =
+      db.prepare(`INSERT INTO items (feed_id, guid, url, title, content, published_at, updated_at, crawled_us, content_hash)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id`);
     const now = Math.floor(Date.now() / 1000);
     const repo = searchIndexRepository(app);
@@ -57,17 +73,34 @@ export async function runScale(targetPassages: number, articles: NewsArticle[], 
     const paragraph = () => {
       const words: string[] = [];
       let count = 0;
-      while (count < 90) { const s = pick(pool); words.push(s); count += s.split(' ').length; }
+      while (count < 90) {
+        const s = pick(pool);
+        words.push(s);
+        count += s.split(' ').length;
+      }
       return `<p>${escapeHtml(words.join(' '))}</p>`;
     };
-    while (await repo.passageCount() < targetPassages) {
+    while ((await repo.passageCount()) < targetPassages) {
       const ids: number[] = [];
       await app.store.transaction(async () => {
         for (let i = 0; i < 500; i++, n++) {
           const feed = feeds[n % feeds.length]!;
           const published = now - Math.floor(rnd() * 2 * 365 * 86_400);
           const content = Array.from({ length: 10 }, paragraph).join('\n');
-          ids.push(Number((await insertItem.get<{ id: number }>(feed, `g${n}`, `https://site${feed}.example/a/${n}`, pick(titles), content, published, published, Date.now() * 1000))!.id));
+          ids.push(
+            Number(
+              (await insertItem.get<{ id: number }>(
+                feed,
+                `g${n}`,
+                `https://site${feed}.example/a/${n}`,
+                pick(titles),
+                content,
+                published,
+                published,
+                Date.now() * 1000,
+              ))!.id,
+            ),
+          );
         }
       });
       const t0 = performance.now();
@@ -78,10 +111,14 @@ export async function runScale(targetPassages: number, articles: NewsArticle[], 
     }
     const passages = await repo.passageCount();
     const provider = new LocalIndexProvider(repo);
-    const scopes: [string, SearchScope][] = [['instance', { kind: 'instance' }], ['subscriptions', { kind: 'subscriptions', userId: user }]];
+    const scopes: [string, SearchScope][] = [
+      ['instance', { kind: 'instance' }],
+      ['subscriptions', { kind: 'subscriptions', userId: user }],
+    ];
     const latency: ScaleResult['latency'] = [];
     for (const [name, scope] of scopes) {
-      for (const q of questions.slice(0, 20)) await provider.search({ text: q.question, scope, filters: {}, limit: 10 }); // warm-up
+      for (const q of questions.slice(0, 20))
+        await provider.search({ text: q.question, scope, filters: {}, limit: 10 }); // warm-up
       const times: number[] = [];
       for (const q of questions) {
         const t0 = performance.now();
@@ -89,9 +126,20 @@ export async function runScale(targetPassages: number, articles: NewsArticle[], 
         times.push(performance.now() - t0);
       }
       times.sort((a, b) => a - b);
-      latency.push({ scope: name, p50: percentile(times, 0.5), p99: percentile(times, 0.99), mean: times.reduce((a, b) => a + b, 0) / times.length });
+      latency.push({
+        scope: name,
+        p50: percentile(times, 0.5),
+        p99: percentile(times, 0.99),
+        mean: times.reduce((a, b) => a + b, 0) / times.length,
+      });
     }
-    return { passages, articles: n, buildSeconds: indexMs / 1000, passagesPerSecond: passages / (indexMs / 1000), latency };
+    return {
+      passages,
+      articles: n,
+      buildSeconds: indexMs / 1000,
+      passagesPerSecond: passages / (indexMs / 1000),
+      latency,
+    };
   } finally {
     await app.close();
   }

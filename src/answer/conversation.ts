@@ -20,8 +20,24 @@ export function readConversation(messages: ChatMessage[]): Conversation {
   };
 }
 
-const FOLLOW_UP_START = /^(and|but|also|so|then|what about|how about|why|how come|what else|tell me more|more on|and what|is that|was that|were they|did they|does it|did it)\b/i;
-const PRONOUNS = new Set(['it', 'its', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'he', 'she', 'his', 'her', 'there']);
+const FOLLOW_UP_START =
+  /^(and|but|also|so|then|what about|how about|why|how come|what else|tell me more|more on|and what|is that|was that|were they|did they|does it|did it)\b/i;
+const PRONOUNS = new Set([
+  'it',
+  'its',
+  'they',
+  'them',
+  'their',
+  'this',
+  'that',
+  'these',
+  'those',
+  'he',
+  'she',
+  'his',
+  'her',
+  'there',
+]);
 
 /** Whether a question leans on the conversation before it for its topic. */
 export function isFollowUp(question: string): boolean {
@@ -40,8 +56,9 @@ export function searchQueryFor(conv: Conversation): string {
   if (conv.question.length > MAX_QUERY_CHARS) return queryTail(conv.question);
   if (!previous || !isFollowUp(conv.question)) return conv.question;
   const have = new Set(words(conv.question));
-  const carried = [...entities(previous.content), ...keywords(previous.content)]
-    .filter((t) => !words(t).every((w) => have.has(w)));
+  const carried = [...entities(previous.content), ...keywords(previous.content)].filter(
+    (t) => !words(t).every((w) => have.has(w)),
+  );
   const unique = [...new Set(carried.map((t) => t.toLowerCase()))].slice(0, 6);
   return unique.length ? `${conv.question} ${unique.join(' ')}` : conv.question;
 }

@@ -20,9 +20,13 @@ before(async () => {
   const articles = readArticles(180);
   const ids = await loadArticles(app, articles);
   articles.forEach((a, i) => idByUrl.set(a.url, ids[i]));
-  questions = readQuestions().filter((q) => q.relevant_urls.filter((u) => idByUrl.has(u)).length >= 5).slice(0, 12);
+  questions = readQuestions()
+    .filter((q) => q.relevant_urls.filter((u) => idByUrl.has(u)).length >= 5)
+    .slice(0, 12);
 });
-after(async () => { await app?.close(); });
+after(async () => {
+  await app?.close();
+});
 
 // Verbatim but for whitespace and invisible characters (zero-width spaces are never quoted).
 const norm = (s: string) => s.replace(INVISIBLE, '').replace(/\s+/g, ' ');
@@ -31,10 +35,20 @@ test('corpus answers quote their cited articles verbatim, markers in range', { s
   assert.ok(questions.length >= 8, `${questions.length} answerable questions`);
   let quoted = 0;
   // Every kind of answer: typed leads, why-passages, dated digests, declines.
-  const asked = [...questions.map((q) => q.question), 'Summarize the news about Delaware', 'Why did the school board vote?'];
+  const asked = [
+    ...questions.map((q) => q.question),
+    'Summarize the news about Delaware',
+    'Why did the school board vote?',
+  ];
   for (const question of asked) {
     for (const model of ['sonar', 'sonar-pro'] as const) {
-      const r = await answerService(app).complete({ model, messages: [{ role: 'user', content: question }], scope: { kind: 'instance' }, filters: {}, searchContextSize: 'medium' });
+      const r = await answerService(app).complete({
+        model,
+        messages: [{ role: 'user', content: question }],
+        scope: { kind: 'instance' },
+        filters: {},
+        searchContextSize: 'medium',
+      });
       for (const url of r.citations) assert.ok(idByUrl.has(url), `${url} is not stored`);
       for (const m of r.content.matchAll(/(?:^|\]|\n)\s*([^\[\]\n]+?)((?:\[\d+\])+)/g)) {
         // A digest item opens with its date ("- **2025-01-03**: "); the quote follows.

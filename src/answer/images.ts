@@ -7,11 +7,15 @@ import type { SearchHit } from '../search/types.ts';
 import type { ImageRef } from './types.ts';
 
 /** Width and height of an image as stored with an article, if recorded anywhere. */
-export type ImageSizeLookup = (itemId: number, imageUrl: string) => Promise<{ width: number; height: number } | undefined>;
+export type ImageSizeLookup = (
+  itemId: number,
+  imageUrl: string,
+) => Promise<{ width: number; height: number } | undefined>;
 
 const MAX_IMAGES = 6;
 /** Not a lead image: avatars, icons, logos, tracking pixels, spacers, badges. */
-const NOT_A_PICTURE = /(?:avatar|gravatar|favicon|icon|logo|sprite|pixel|spacer|blank|badge|emoji|1x1|tracking|beacon)|\.(?:svg|ico)(?:$|\?)|[?&](?:s|size)=\d{1,2}(?:&|$)/i;
+const NOT_A_PICTURE =
+  /(?:avatar|gravatar|favicon|icon|logo|sprite|pixel|spacer|blank|badge|emoji|1x1|tracking|beacon)|\.(?:svg|ico)(?:$|\?)|[?&](?:s|size)=\d{1,2}(?:&|$)/i;
 /** Images whose known size is this small are icons or pixels. */
 const MIN_SIDE = 100;
 
@@ -23,7 +27,8 @@ export async function imagesFor(hits: SearchHit[], lookup?: ImageSizeLookup): Pr
     const url = hit.imageUrl;
     if (!url || seen.has(url) || !/^https?:\/\//i.test(url) || NOT_A_PICTURE.test(url)) continue;
     seen.add(url);
-    const size = (hit.itemId !== null ? await lookup?.(hit.itemId, url) : undefined) ?? sizeFromUrl(url) ?? { width: 0, height: 0 };
+    const size = (hit.itemId !== null ? await lookup?.(hit.itemId, url) : undefined) ??
+      sizeFromUrl(url) ?? { width: 0, height: 0 };
     if ((size.width && size.width < MIN_SIDE) || (size.height && size.height < MIN_SIDE)) continue;
     out.push({ image_url: url, origin_url: hit.url, title: hit.title, width: size.width, height: size.height });
   }
@@ -32,7 +37,11 @@ export async function imagesFor(hits: SearchHit[], lookup?: ImageSizeLookup): Pr
 
 export function sizeFromUrl(url: string): { width: number; height: number } | undefined {
   let u: URL;
-  try { u = new URL(url); } catch { return undefined; }
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
   const p = u.searchParams;
   const w = Number(p.get('w') ?? p.get('width') ?? NaN);
   const h = Number(p.get('h') ?? p.get('height') ?? NaN);

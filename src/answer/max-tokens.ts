@@ -4,15 +4,25 @@
 import type { AnswerEvent } from './types.ts';
 import { countTokens, truncateToTokens } from './tokens.ts';
 
-export async function* limitTokens(events: AsyncIterable<AnswerEvent>, maxTokens: number | undefined): AsyncGenerator<AnswerEvent> {
-  if (maxTokens === undefined) { yield* events; return; }
+export async function* limitTokens(
+  events: AsyncIterable<AnswerEvent>,
+  maxTokens: number | undefined,
+): AsyncGenerator<AnswerEvent> {
+  if (maxTokens === undefined) {
+    yield* events;
+    return;
+  }
   let used = 0;
   let cut = false;
   for await (const ev of events) {
     if (ev.type === 'delta') {
       if (cut) continue;
       const cost = countTokens(ev.text);
-      if (used + cost <= maxTokens) { used += cost; yield ev; continue; }
+      if (used + cost <= maxTokens) {
+        used += cost;
+        yield ev;
+        continue;
+      }
       cut = true;
       const part = truncateToTokens(ev.text, maxTokens - used);
       used += countTokens(part);
@@ -20,7 +30,11 @@ export async function* limitTokens(events: AsyncIterable<AnswerEvent>, maxTokens
       continue;
     }
     if (ev.type === 'done' && cut) {
-      yield { ...ev, finishReason: 'length', usage: { ...ev.usage, completionTokens: Math.min(ev.usage.completionTokens, used) } };
+      yield {
+        ...ev,
+        finishReason: 'length',
+        usage: { ...ev.usage, completionTokens: Math.min(ev.usage.completionTokens, used) },
+      };
       continue;
     }
     yield ev;

@@ -10,17 +10,30 @@ const COUNT = 4;
 /** Longest wait for the model's related questions (and follow-up rewrites, see standalone-query.ts). */
 export const EXTRA_TIMEOUT_MS = 15_000;
 
-export async function relatedQuestionsFor(question: string, hits: SearchHit[], citedUrls: Set<string>, engine: AnswerEngine, signal?: AbortSignal): Promise<string[]> {
+export async function relatedQuestionsFor(
+  question: string,
+  hits: SearchHit[],
+  citedUrls: Set<string>,
+  engine: AnswerEngine,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const derived = deriveRelatedQuestions(question, hits, citedUrls);
   if (!engine.generative || !engine.ask || !hits.length) return derived;
-  const titles = hits.slice(0, 10).map((h, i) => `${i + 1}. ${h.title}`).join('\n');
-  const prompt = `A reader asked: "${question}"\nArticles found in their news feeds:\n${titles}\n\n` +
+  const titles = hits
+    .slice(0, 10)
+    .map((h, i) => `${i + 1}. ${h.title}`)
+    .join('\n');
+  const prompt =
+    `A reader asked: "${question}"\nArticles found in their news feeds:\n${titles}\n\n` +
     `Write ${COUNT} short follow-up questions the reader might ask next, each answerable from these articles. One question per line, no numbering.`;
   try {
     // An extra must not hold the answer's end for the full LLM timeout: derived ones are fine.
     const bounded = AbortSignal.any([AbortSignal.timeout(EXTRA_TIMEOUT_MS), ...(signal ? [signal] : [])]);
     const reply = await engine.ask(prompt, { maxTokens: 200, signal: bounded });
-    const lines = reply.split('\n').map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim()).filter((l) => l.endsWith('?') && l.length > 8);
+    const lines = reply
+      .split('\n')
+      .map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim())
+      .filter((l) => l.endsWith('?') && l.length > 8);
     return lines.length ? lines.slice(0, COUNT) : derived;
   } catch {
     return derived;
@@ -52,12 +65,18 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
     for (const p of hit.passages.slice(0, 3)) for (const n of entities(p.text, { strict: true })) add(n, weight);
   });
   // A name must recur (or head a title) to count as prominent; lone single words are often adjectives.
-  const ranked = [...counts.values()].filter((e) => e.score >= 1.5 && (e.name.includes(' ') || e.score >= 2)).sort((a, b) => b.score - a.score);
+  const ranked = [...counts.values()]
+    .filter((e) => e.score >= 1.5 && (e.name.includes(' ') || e.score >= 2))
+    .sort((a, b) => b.score - a.score);
   const out: string[] = [];
   for (const e of ranked) {
     if (out.length >= COUNT) break;
     // "How is Clubs connected to Sumatran?" was nonsense: a connection question only between two real names.
-    out.push(topicNames[0]?.includes(' ') && e.name.includes(' ') && out.length % 2 === 0 ? `How is ${e.name} connected to ${topic}?` : `What is the latest on ${e.name}?`);
+    out.push(
+      topicNames[0]?.includes(' ') && e.name.includes(' ') && out.length % 2 === 0
+        ? `How is ${e.name} connected to ${topic}?`
+        : `What is the latest on ${e.name}?`,
+    );
   }
   // Few names: fall back to the headlines of articles the answer did not use.
   for (const hit of hits.slice(3, 10)) {

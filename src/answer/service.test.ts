@@ -12,11 +12,21 @@ import { countTokens } from './tokens.ts';
 
 let app: App;
 let fx: LoadedFixture;
-before(async () => { app = await testApp(); fx = await loadFixture(app); });
-after(async () => { await app.close(); });
+before(async () => {
+  app = await testApp();
+  fx = await loadFixture(app);
+});
+after(async () => {
+  await app.close();
+});
 
 const ask = (content: string, extra: Partial<AnswerRequest> = {}): AnswerRequest => ({
-  model: 'sonar', messages: [{ role: 'user', content }], scope: { kind: 'instance' }, filters: {}, searchContextSize: 'low', ...extra,
+  model: 'sonar',
+  messages: [{ role: 'user', content }],
+  scope: { kind: 'instance' },
+  filters: {},
+  searchContextSize: 'low',
+  ...extra,
 });
 
 const storedUrls = () => new Set(ARTICLES.map((a) => a.url));
@@ -32,7 +42,10 @@ test('an extractive answer quotes stored sentences and cites only stored URLs, e
   const r = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?'));
   assert.ok(r.citations.length >= 1);
   for (const url of r.citations) assert.ok(storedUrls().has(url), `cited ${url} is not a stored article`);
-  assert.deepEqual(r.searchResults.map((s) => s.url), r.citations);
+  assert.deepEqual(
+    r.searchResults.map((s) => s.url),
+    r.citations,
+  );
   const ns = markers(r.content);
   assert.ok(ns.length >= 1, 'answer has citation markers');
   for (const n of ns) assert.ok(n >= 1 && n <= r.citations.length, `[${n}] out of range`);
@@ -42,7 +55,10 @@ test('an extractive answer quotes stored sentences and cites only stored URLs, e
   for (const m of r.content.matchAll(/([^\]]+?)\[(\d+)\]/g)) {
     const sentence = m[1].trim();
     const article = ARTICLES.find((a) => a.url === r.citations[Number(m[2]) - 1])!;
-    assert.ok(article.paragraphs.some((p) => p.includes(sentence)), `"${sentence}" is not in ${article.url}`);
+    assert.ok(
+      article.paragraphs.some((p) => p.includes(sentence)),
+      `"${sentence}" is not in ${article.url}`,
+    );
   }
   assert.match(r.content, /April 2026/);
   assert.equal(r.finishReason, 'stop');
@@ -76,7 +92,9 @@ test('streamed events come in order sources, delta*, done and concatenate to com
 });
 
 test('sonar-reasoning opens with a <think> block holding the real queries and sources', async () => {
-  const r = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?', { model: 'sonar-reasoning' }));
+  const r = await answerService(app).complete(
+    ask('What did NASA announce about the Artemis II launch date?', { model: 'sonar-reasoning' }),
+  );
   const m = /^<think>\n([\s\S]*?)\n<\/think>\n\n(?=\S)/.exec(r.content);
   assert.ok(m, 'content starts with <think>…</think> and a blank line');
   assert.match(m[1], /Searched "What did NASA announce about the Artemis II launch date\?": \d+ articles/);
@@ -89,7 +107,9 @@ test('sonar-reasoning opens with a <think> block holding the real queries and so
 });
 
 test('sonar-pro searches with several reformulated queries and uses more sources', async () => {
-  const r = await answerService(app).complete(ask('When will the Artemis missions fly and what does the landing depend on?', { model: 'sonar-reasoning-pro' }));
+  const r = await answerService(app).complete(
+    ask('When will the Artemis missions fly and what does the landing depend on?', { model: 'sonar-reasoning-pro' }),
+  );
   assert.ok(r.usage.searchQueries >= 2, `searches: ${r.usage.searchQueries}`);
   const think = r.content.slice(0, r.content.indexOf('</think>'));
   assert.equal([...think.matchAll(/^Searched "/gm)].length, r.usage.searchQueries);
@@ -112,13 +132,17 @@ test('a follow-up question carries the topic of the conversation into the search
 
 test('max_tokens cuts the answer and reports finish_reason length', async () => {
   const full = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?'));
-  const r = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?', { maxTokens: 12 }));
+  const r = await answerService(app).complete(
+    ask('What did NASA announce about the Artemis II launch date?', { maxTokens: 12 }),
+  );
   assert.equal(r.finishReason, 'length');
   assert.ok(countTokens(r.content) <= 12, `${countTokens(r.content)} tokens`);
   assert.ok(r.usage.completionTokens <= 12);
   assert.ok(full.content.startsWith(r.content.slice(0, 20)));
   // A reasoning model's <think> block counts too.
-  const rr = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?', { model: 'sonar-reasoning', maxTokens: 30 }));
+  const rr = await answerService(app).complete(
+    ask('What did NASA announce about the Artemis II launch date?', { model: 'sonar-reasoning', maxTokens: 30 }),
+  );
   assert.equal(rr.finishReason, 'length');
   assert.ok(countTokens(rr.content) <= 30);
 });
@@ -126,8 +150,15 @@ test('max_tokens cuts the answer and reports finish_reason length', async () => 
 test('stop sequences end the content before the first match, for the extractive engine too', async () => {
   const full = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?'));
   assert.ok(full.content.includes('Orion'));
-  const events = await collect(answerService(app).stream(ask('What did NASA announce about the Artemis II launch date?', { stop: ['Orion', 'zzz'] })));
-  const text = events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text).join('');
+  const events = await collect(
+    answerService(app).stream(
+      ask('What did NASA announce about the Artemis II launch date?', { stop: ['Orion', 'zzz'] }),
+    ),
+  );
+  const text = events
+    .filter((e) => e.type === 'delta')
+    .map((e) => (e as { text: string }).text)
+    .join('');
   assert.equal(text, full.content.slice(0, full.content.indexOf('Orion')));
   const done = events.at(-1) as Extract<AnswerEvent, { type: 'done' }>;
   assert.equal(done.finishReason, 'stop');
@@ -135,27 +166,75 @@ test('stop sequences end the content before the first match, for the extractive 
 });
 
 test('response_format with the extractive engine is refused before any event, naming the parameter', async () => {
-  assert.throws(() => answerService(app).stream(ask('What happened?', { responseFormat: { type: 'json_schema', json_schema: { schema: { type: 'object' } } } })), (e: unknown) =>
-    e instanceof AnswerError && e.code === 'engine_unavailable' && e.param === 'response_format' && /TIDINGS_LLM_BASE_URL/.test(e.message));
+  assert.throws(
+    () =>
+      answerService(app).stream(
+        ask('What happened?', { responseFormat: { type: 'json_schema', json_schema: { schema: { type: 'object' } } } }),
+      ),
+    (e: unknown) =>
+      e instanceof AnswerError &&
+      e.code === 'engine_unavailable' &&
+      e.param === 'response_format' &&
+      /TIDINGS_LLM_BASE_URL/.test(e.message),
+  );
 });
 
 test('r1-1776 without a generative engine is refused before any event', async () => {
-  assert.throws(() => answerService(app).stream(ask('Tell me a story', { model: 'r1-1776' })), (e: unknown) =>
-    e instanceof AnswerError && e.code === 'engine_unavailable' && /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL/.test(e.message));
-  assert.throws(() => answerService(app).stream(ask('Tell me a story', { disableSearch: true })), (e: unknown) =>
-    e instanceof AnswerError && e.code === 'engine_unavailable' && e.param === 'disable_search');
+  assert.throws(
+    () => answerService(app).stream(ask('Tell me a story', { model: 'r1-1776' })),
+    (e: unknown) =>
+      e instanceof AnswerError &&
+      e.code === 'engine_unavailable' &&
+      /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL/.test(e.message),
+  );
+  assert.throws(
+    () => answerService(app).stream(ask('Tell me a story', { disableSearch: true })),
+    (e: unknown) => e instanceof AnswerError && e.code === 'engine_unavailable' && e.param === 'disable_search',
+  );
 });
 
 test('bad requests are refused with invalid_request naming the parameter', async () => {
-  const refuse = (req: AnswerRequest, param: string, msg: RegExp) => assert.throws(() => answerService(app).stream(req), (e: unknown) =>
-    e instanceof AnswerError && e.code === 'invalid_request' && e.param === param && msg.test(e.message));
+  const refuse = (req: AnswerRequest, param: string, msg: RegExp) =>
+    assert.throws(
+      () => answerService(app).stream(req),
+      (e: unknown) =>
+        e instanceof AnswerError && e.code === 'invalid_request' && e.param === param && msg.test(e.message),
+    );
   refuse(ask('   '), 'messages', /the last message must be a non-empty user message/);
-  refuse({ ...ask('x'), messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, 'messages', /last message must be a non-empty user message/);
-  refuse({ ...ask('x'), messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] }, 'messages', /alternate/);
-  refuse(ask('q', { filters: { domainFilter: ['a.com', 'b.com', 'c.com', 'd.com'] } }), 'search_domain_filter', /at most 3/);
+  refuse(
+    {
+      ...ask('x'),
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ],
+    },
+    'messages',
+    /last message must be a non-empty user message/,
+  );
+  refuse(
+    {
+      ...ask('x'),
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+      ],
+    },
+    'messages',
+    /alternate/,
+  );
+  refuse(
+    ask('q', { filters: { domainFilter: ['a.com', 'b.com', 'c.com', 'd.com'] } }),
+    'search_domain_filter',
+    /at most 3/,
+  );
   refuse(ask('q', { filters: { domainFilter: ['nasa.gov', '-reddit.com'] } }), 'search_domain_filter', /cannot mix/);
   refuse(ask('q', { filters: { recency: 'decade' as never } }), 'search_recency_filter', /must be one of/);
-  refuse(ask('q', { searchContextSize: 'huge' as never }), 'web_search_options.search_context_size', /low, medium or high/);
+  refuse(
+    ask('q', { searchContextSize: 'huge' as never }),
+    'web_search_options.search_context_size',
+    /low, medium or high/,
+  );
   refuse(ask('q', { model: 'sonar-pro', maxTokens: 9000 }), 'max_tokens', /1 to 8192 for sonar-pro/);
   refuse(ask('q', { model: 'gpt-4' as never }), 'model', /Invalid model 'gpt-4'. Permitted models: sonar/);
   refuse(ask('q', { reasoningEffort: 'extreme' as never }), 'reasoning_effort', /minimal, low, medium or high/);
@@ -165,7 +244,11 @@ test('a question longer than the model context is refused (128k for sonar, 200k 
   const long = 'Artemis moon rocket launch schedule news. '.repeat(20_000); // ~160k tokens
   const tokens = countTokens(long);
   assert.ok(tokens > 128_000 && tokens < 200_000, `${tokens}`);
-  assert.throws(() => validateAnswerRequest(ask(long)), (e: unknown) => e instanceof AnswerError && e.param === 'messages' && /128000-token context of sonar/.test(e.message));
+  assert.throws(
+    () => validateAnswerRequest(ask(long)),
+    (e: unknown) =>
+      e instanceof AnswerError && e.param === 'messages' && /128000-token context of sonar/.test(e.message),
+  );
   assert.doesNotThrow(() => validateAnswerRequest(ask(long, { model: 'sonar-pro' })));
 });
 
@@ -179,24 +262,45 @@ test('a pasted document with a question at its end: searched by its end, not ech
   assert.equal(r.citations[0], ARTICLES[0].url);
 });
 
-test('filters and scope reach the search: domain allow list, recency, a user\'s subscriptions', async () => {
-  const onlyNasa = await answerService(app).complete(ask('What is planned for the Artemis Moon landing?', { filters: { domainFilter: ['nasa.gov'] } }));
+test("filters and scope reach the search: domain allow list, recency, a user's subscriptions", async () => {
+  const onlyNasa = await answerService(app).complete(
+    ask('What is planned for the Artemis Moon landing?', { filters: { domainFilter: ['nasa.gov'] } }),
+  );
   assert.ok(onlyNasa.citations.length > 0);
   assert.ok(onlyNasa.citations.every((u) => u.startsWith('https://www.nasa.gov/')));
-  const denyNasa = await answerService(app).complete(ask('What is planned for the Artemis Moon landing?', { filters: { domainFilter: ['-nasa.gov'] } }));
+  const denyNasa = await answerService(app).complete(
+    ask('What is planned for the Artemis Moon landing?', { filters: { domainFilter: ['-nasa.gov'] } }),
+  );
   assert.ok(denyNasa.citations.every((u) => !u.includes('nasa.gov')));
-  const recent = await answerService(app).complete(ask('What happened to euro zone inflation?', { filters: { recency: 'week' } }));
-  assert.ok(!recent.citations.includes('https://econ.example.org/euro-zone-inflation'), 'a 40-day-old article is outside the last week');
-  const alice = await answerService(app).complete(ask('What did the European Central Bank decide about interest rates?', { scope: { kind: 'subscriptions', userId: fx.userId } }));
+  const recent = await answerService(app).complete(
+    ask('What happened to euro zone inflation?', { filters: { recency: 'week' } }),
+  );
+  assert.ok(
+    !recent.citations.includes('https://econ.example.org/euro-zone-inflation'),
+    'a 40-day-old article is outside the last week',
+  );
+  const alice = await answerService(app).complete(
+    ask('What did the European Central Bank decide about interest rates?', {
+      scope: { kind: 'subscriptions', userId: fx.userId },
+    }),
+  );
   assert.deepEqual(alice.citations, [], 'alice follows only the NASA feed');
 });
 
 test('images come from stored article images with sizes from the article HTML or the URL', async () => {
-  const r = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch and the Starship refueling test?', { model: 'sonar-pro', returnImages: true }));
+  const r = await answerService(app).complete(
+    ask('What did NASA announce about the Artemis II launch and the Starship refueling test?', {
+      model: 'sonar-pro',
+      returnImages: true,
+    }),
+  );
   assert.ok(r.images && r.images.length >= 1);
   const starship = r.images.find((i) => i.image_url.includes('starship'));
-  assert.deepEqual(starship && { w: starship.width, h: starship.height, origin: starship.origin_url },
-    { w: 1200, h: 675, origin: 'https://space.example.com/2025/starship-refueling-test' });
+  assert.deepEqual(starship && { w: starship.width, h: starship.height, origin: starship.origin_url }, {
+    w: 1200,
+    h: 675,
+    origin: 'https://space.example.com/2025/starship-refueling-test',
+  });
   const crew = r.images.find((i) => i.image_url.includes('artemis-ii-crew'));
   assert.deepEqual(crew && [crew.width, crew.height, crew.title], [0, 0, ARTICLES[0].title], 'unknown size is 0×0');
   const plain = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?'));
@@ -204,21 +308,30 @@ test('images come from stored article images with sizes from the article HTML or
 });
 
 test('related questions name things from the retrieved articles', async () => {
-  const r = await answerService(app).complete(ask('What did NASA announce about the Artemis II launch date?', { returnRelatedQuestions: true }));
+  const r = await answerService(app).complete(
+    ask('What did NASA announce about the Artemis II launch date?', { returnRelatedQuestions: true }),
+  );
   assert.ok(r.relatedQuestions && r.relatedQuestions.length >= 1);
   const corpus = ARTICLES.map((a) => `${a.title} ${a.paragraphs.join(' ')}`).join(' ');
   for (const q of r.relatedQuestions) {
     assert.match(q, /\?$/);
-    const named = /"(.+)"/.exec(q)?.[1] ?? /^What is the latest on (.+)\?$/.exec(q)?.[1] ?? /^How is (.+) connected to /.exec(q)?.[1];
+    const named =
+      /"(.+)"/.exec(q)?.[1] ??
+      /^What is the latest on (.+)\?$/.exec(q)?.[1] ??
+      /^How is (.+) connected to /.exec(q)?.[1];
     assert.ok(named && corpus.includes(named), `"${q}" names something not in the articles`);
   }
 });
 
 test('deep research plans, searches in rounds, reads articles and writes a sectioned report with progress', async () => {
   const progress: Progress[] = [];
-  const r = await answerService(app).complete(ask('What are the plans for the Artemis Moon missions?', {
-    model: 'sonar-deep-research', reasoningEffort: 'high', onProgress: (p) => progress.push(p),
-  }));
+  const r = await answerService(app).complete(
+    ask('What are the plans for the Artemis Moon missions?', {
+      model: 'sonar-deep-research',
+      reasoningEffort: 'high',
+      onProgress: (p) => progress.push(p),
+    }),
+  );
   assert.match(r.content, /^<think>\n[\s\S]*Sub-questions:[\s\S]*Read \d+ articles in full[\s\S]*\n<\/think>\n\n# /);
   const report = r.content.slice(r.content.indexOf('</think>'));
   assert.ok((report.match(/^## /gm) ?? []).length >= 2, 'several sections');
@@ -228,24 +341,45 @@ test('deep research plans, searches in rounds, reads articles and writes a secti
   assert.ok(r.usage.citationTokens! > 0 && r.usage.reasoningTokens! > 0);
   const stages = new Set(progress.map((p) => p.stage));
   for (const s of ['plan', 'search', 'read', 'write', 'done']) assert.ok(stages.has(s), `progress stage ${s}`);
-  assert.ok(progress.every((p, i) => i === 0 || (p.fraction ?? 0) >= (progress[i - 1].fraction ?? 0)), 'progress never goes back');
+  assert.ok(
+    progress.every((p, i) => i === 0 || (p.fraction ?? 0) >= (progress[i - 1].fraction ?? 0)),
+    'progress never goes back',
+  );
   // Lower effort searches less.
-  const minimal = await answerService(app).complete(ask('What are the plans for the Artemis Moon missions?', { model: 'sonar-deep-research', reasoningEffort: 'minimal' }));
+  const minimal = await answerService(app).complete(
+    ask('What are the plans for the Artemis Moon missions?', {
+      model: 'sonar-deep-research',
+      reasoningEffort: 'minimal',
+    }),
+  );
   assert.ok(minimal.usage.searchQueries < r.usage.searchQueries);
 });
 
 test('an aborted request stops with the abort reason', async () => {
   const ac = new AbortController();
   ac.abort(new Error('client went away'));
-  await assert.rejects(answerService(app).complete(ask('What did NASA announce?', { signal: ac.signal })), /client went away/);
+  await assert.rejects(
+    answerService(app).complete(ask('What did NASA announce?', { signal: ac.signal })),
+    /client went away/,
+  );
 });
 
 test('deep research stops between steps when the caller aborts', async () => {
   const ac = new AbortController();
   const stages: string[] = [];
-  await assert.rejects(answerService(app).complete(ask('What are the plans for the Artemis Moon missions?', {
-    model: 'sonar-deep-research', reasoningEffort: 'high', signal: ac.signal,
-    onProgress: (p) => { stages.push(p.stage); if (p.stage === 'search') ac.abort(new Error('job cancelled')); },
-  })), /job cancelled/);
+  await assert.rejects(
+    answerService(app).complete(
+      ask('What are the plans for the Artemis Moon missions?', {
+        model: 'sonar-deep-research',
+        reasoningEffort: 'high',
+        signal: ac.signal,
+        onProgress: (p) => {
+          stages.push(p.stage);
+          if (p.stage === 'search') ac.abort(new Error('job cancelled'));
+        },
+      }),
+    ),
+    /job cancelled/,
+  );
   assert.equal(stages.filter((s) => s === 'search').length, 1, 'no search after the abort');
 });

@@ -36,27 +36,46 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       throw new AnswerError('engine_unavailable', `r1-1776 needs a generative engine: ${HOW_TO_CONFIGURE}`, 'model');
     }
     if (!engine.generative && req.disableSearch) {
-      throw new AnswerError('engine_unavailable', `disable_search needs a generative engine (the built-in extractive engine can only quote retrieved articles): ${HOW_TO_CONFIGURE}`, 'disable_search');
+      throw new AnswerError(
+        'engine_unavailable',
+        `disable_search needs a generative engine (the built-in extractive engine can only quote retrieved articles): ${HOW_TO_CONFIGURE}`,
+        'disable_search',
+      );
     }
     if (!engine.generative && req.responseFormat !== undefined) {
       // Quoting sentences cannot follow a JSON schema or a regex; ignoring the format would hand
       // the client text its parser rejects.
-      throw new AnswerError('engine_unavailable', `response_format (structured output) needs a generative engine (the built-in extractive engine only quotes retrieved sentences): ${HOW_TO_CONFIGURE}`, 'response_format');
+      throw new AnswerError(
+        'engine_unavailable',
+        `response_format (structured output) needs a generative engine (the built-in extractive engine only quotes retrieved sentences): ${HOW_TO_CONFIGURE}`,
+        'response_format',
+      );
     }
     const pipelineDeps: PipelineDeps = { search: deps.search, engine, imageSizes: deps.imageSizes };
     const profile = PROFILES[req.model];
-    const pipeline = profile.searches === 'none' ? offlineAnswer(req, pipelineDeps)
-      : profile.searches === 'research' ? deepResearch(req, pipelineDeps, profile)
-      : searchAnswer(req, pipelineDeps, profile);
+    const pipeline =
+      profile.searches === 'none'
+        ? offlineAnswer(req, pipelineDeps)
+        : profile.searches === 'research'
+          ? deepResearch(req, pipelineDeps, profile)
+          : searchAnswer(req, pipelineDeps, profile);
     return guarded(limitTokens(applyStopSequences(pipeline, req.stop), req.maxTokens), req.signal);
   }
 
   async function complete(req: AnswerRequest): Promise<AnswerResult> {
-    const result: AnswerResult = { content: '', citations: [], searchResults: [], finishReason: 'stop', usage: { promptTokens: 0, completionTokens: 0, searchQueries: 0 } };
+    const result: AnswerResult = {
+      content: '',
+      citations: [],
+      searchResults: [],
+      finishReason: 'stop',
+      usage: { promptTokens: 0, completionTokens: 0, searchQueries: 0 },
+    };
     const parts: string[] = [];
     for await (const ev of stream(req)) {
-      if (ev.type === 'sources') { result.citations = ev.citations; result.searchResults = ev.searchResults; }
-      else if (ev.type === 'delta') parts.push(ev.text);
+      if (ev.type === 'sources') {
+        result.citations = ev.citations;
+        result.searchResults = ev.searchResults;
+      } else if (ev.type === 'delta') parts.push(ev.text);
       else {
         result.finishReason = ev.finishReason;
         result.usage = ev.usage;

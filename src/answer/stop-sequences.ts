@@ -6,19 +6,37 @@
 import type { AnswerEvent } from './types.ts';
 import { countTokens } from './tokens.ts';
 
-export async function* applyStopSequences(events: AsyncIterable<AnswerEvent>, stops: string[] | undefined): AsyncGenerator<AnswerEvent> {
+export async function* applyStopSequences(
+  events: AsyncIterable<AnswerEvent>,
+  stops: string[] | undefined,
+): AsyncGenerator<AnswerEvent> {
   const list = (stops ?? []).filter((s) => s.length > 0);
-  if (!list.length) { yield* events; return; }
+  if (!list.length) {
+    yield* events;
+    return;
+  }
   const hold = Math.max(...list.map((s) => s.length)) - 1;
   let pending = '';
   let emitted = '';
   let stopped = false;
-  const delta = (text: string): AnswerEvent => { emitted += text; return { type: 'delta', text }; };
+  const delta = (text: string): AnswerEvent => {
+    emitted += text;
+    return { type: 'delta', text };
+  };
   for await (const ev of events) {
-    if (ev.type === 'sources') { yield ev; continue; }
+    if (ev.type === 'sources') {
+      yield ev;
+      continue;
+    }
     if (ev.type === 'done') {
       if (!stopped && pending) yield delta(pending);
-      yield stopped ? { ...ev, finishReason: 'stop', usage: { ...ev.usage, completionTokens: Math.min(ev.usage.completionTokens, countTokens(emitted)) } } : ev;
+      yield stopped
+        ? {
+            ...ev,
+            finishReason: 'stop',
+            usage: { ...ev.usage, completionTokens: Math.min(ev.usage.completionTokens, countTokens(emitted)) },
+          }
+        : ev;
       continue;
     }
     if (stopped) continue;

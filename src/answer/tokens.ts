@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 let encoding: Encoding | undefined;
-const o200k = (): Encoding => (encoding ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding);
+const o200k = (): Encoding =>
+  (encoding ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding);
 
 export function countTokens(text: string): number {
   // countTokens skips building the token array: ~25 % faster than encode().length.

@@ -5,7 +5,14 @@ import type { RecencyFilter, SearchFilters, SearchScope } from '../search/types.
 // The search contract's types, re-exported for the answer pipelines' callers.
 export type { RecencyFilter, SearchFilters, SearchScope };
 
-export const SONAR_MODELS = ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro', 'sonar-deep-research', 'r1-1776'] as const;
+export const SONAR_MODELS = [
+  'sonar',
+  'sonar-pro',
+  'sonar-reasoning',
+  'sonar-reasoning-pro',
+  'sonar-deep-research',
+  'r1-1776',
+] as const;
 export type SonarModel = (typeof SONAR_MODELS)[number];
 
 export type SearchContextSize = 'low' | 'medium' | 'high';
@@ -15,7 +22,6 @@ export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
 }
-
 
 /** Sampling parameters passed through to a generative engine (the extractive engine ignores them). */
 export interface Sampling {

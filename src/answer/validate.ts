@@ -23,13 +23,25 @@ export function validateAnswerRequest(req: AnswerRequest, nowSeconds = Math.floo
   validateMessages(req, profile.contextTokens);
 
   if (!CONTEXT_SIZES.has(req.searchContextSize)) {
-    invalid('web_search_options.search_context_size', `web_search_options.search_context_size must be low, medium or high, got ${JSON.stringify(req.searchContextSize)}`);
+    invalid(
+      'web_search_options.search_context_size',
+      `web_search_options.search_context_size must be low, medium or high, got ${JSON.stringify(req.searchContextSize)}`,
+    );
   }
   if (req.reasoningEffort !== undefined && !EFFORTS.has(req.reasoningEffort)) {
-    invalid('reasoning_effort', `reasoning_effort must be minimal, low, medium or high, got ${JSON.stringify(req.reasoningEffort)}`);
+    invalid(
+      'reasoning_effort',
+      `reasoning_effort must be minimal, low, medium or high, got ${JSON.stringify(req.reasoningEffort)}`,
+    );
   }
-  if (req.maxTokens !== undefined && (!Number.isInteger(req.maxTokens) || req.maxTokens < 1 || req.maxTokens > profile.maxOutputTokens)) {
-    invalid('max_tokens', `max_tokens must be a whole number from 1 to ${profile.maxOutputTokens} for ${req.model}, got ${String(req.maxTokens)}`);
+  if (
+    req.maxTokens !== undefined &&
+    (!Number.isInteger(req.maxTokens) || req.maxTokens < 1 || req.maxTokens > profile.maxOutputTokens)
+  ) {
+    invalid(
+      'max_tokens',
+      `max_tokens must be a whole number from 1 to ${profile.maxOutputTokens} for ${req.model}, got ${String(req.maxTokens)}`,
+    );
   }
   range('temperature', req.temperature, 0, 2);
   range('top_p', req.topP, 0, 1);
@@ -49,28 +61,36 @@ export function validateAnswerRequest(req: AnswerRequest, nowSeconds = Math.floo
 }
 
 function range(param: string, v: number | undefined, min: number, max: number): void {
-  if (v !== undefined && !(Number.isFinite(v) && v >= min && v <= max)) invalid(param, `${param} must be a number from ${min} to ${max}, got ${String(v)}`);
+  if (v !== undefined && !(Number.isFinite(v) && v >= min && v <= max))
+    invalid(param, `${param} must be a number from ${min} to ${max}, got ${String(v)}`);
 }
 
 function validateMessages(req: AnswerRequest, contextTokens: number): void {
   const msgs = req.messages;
   if (!Array.isArray(msgs) || msgs.length === 0) invalid('messages', 'messages: send at least one user message');
   msgs.forEach((m, i) => {
-    if (!m || !ROLES.has(m.role)) invalid('messages', `messages[${i}].role must be system, user or assistant, got ${JSON.stringify(m?.role)}`);
+    if (!m || !ROLES.has(m.role))
+      invalid('messages', `messages[${i}].role must be system, user or assistant, got ${JSON.stringify(m?.role)}`);
     if (typeof m.content !== 'string') invalid('messages', `messages[${i}].content must be a string`);
   });
   const last = msgs[msgs.length - 1];
-  if (last.role !== 'user' || !last.content.trim()) invalid('messages', 'messages: the last message must be a non-empty user message');
+  if (last.role !== 'user' || !last.content.trim())
+    invalid('messages', 'messages: the last message must be a non-empty user message');
   // After optional system messages, user and assistant alternate.
   let expected: 'user' | 'assistant' = 'user';
   let seenTurn = false;
   msgs.forEach((m, i) => {
     if (m.role === 'system') {
-      if (seenTurn) invalid('messages', `messages[${i}]: system messages must come before the user and assistant turns`);
+      if (seenTurn)
+        invalid('messages', `messages[${i}]: system messages must come before the user and assistant turns`);
       return;
     }
     seenTurn = true;
-    if (m.role !== expected) invalid('messages', `messages[${i}]: user and assistant messages must alternate (expected ${expected}, got ${m.role})`);
+    if (m.role !== expected)
+      invalid(
+        'messages',
+        `messages[${i}]: user and assistant messages must alternate (expected ${expected}, got ${m.role})`,
+      );
     expected = expected === 'user' ? 'assistant' : 'user';
   });
   // Every token is at least one UTF-8 byte, so short conversations need no counting.
@@ -78,7 +98,10 @@ function validateMessages(req: AnswerRequest, contextTokens: number): void {
   if (bytes > contextTokens) {
     const tokens = msgs.reduce((n, m) => n + countTokens(m.content), 0);
     if (tokens > contextTokens) {
-      invalid('messages', `messages: the conversation is ${tokens} tokens, more than the ${contextTokens}-token context of ${req.model}; shorten it`);
+      invalid(
+        'messages',
+        `messages: the conversation is ${tokens} tokens, more than the ${contextTokens}-token context of ${req.model}; shorten it`,
+      );
     }
   }
 }

@@ -13,23 +13,41 @@ export const MAX_PASSWORD_LENGTH = 1024;
 export class AccountError extends Error {
   readonly code: 'invalid' | 'exists' | 'not-found' | 'wrong-password';
   readonly field?: string;
-  constructor(code: AccountError['code'], message: string, field?: string) { super(message); this.code = code; this.field = field; }
+  constructor(code: AccountError['code'], message: string, field?: string) {
+    super(message);
+    this.code = code;
+    this.field = field;
+  }
 }
 
 export function checkUsername(username: string): void {
-  if (!USERNAME_RE.test(username)) throw new AccountError('invalid', `invalid username "${username}": use 1-64 letters, digits, . _ @ - (starting with a letter or digit)`, 'username');
+  if (!USERNAME_RE.test(username))
+    throw new AccountError(
+      'invalid',
+      `invalid username "${username}": use 1-64 letters, digits, . _ @ - (starting with a letter or digit)`,
+      'username',
+    );
 }
 
 export function checkPassword(password: string, field = 'password'): void {
-  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) throw new AccountError('invalid', `the password must be at least ${MIN_PASSWORD_LENGTH} characters long`, field);
-  if (password.length > MAX_PASSWORD_LENGTH) throw new AccountError('invalid', `the password must be at most ${MAX_PASSWORD_LENGTH} characters long`, field);
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH)
+    throw new AccountError('invalid', `the password must be at least ${MIN_PASSWORD_LENGTH} characters long`, field);
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new AccountError('invalid', `the password must be at most ${MAX_PASSWORD_LENGTH} characters long`, field);
 }
 
-export async function createAccount(app: App, username: string, password: string, email: string | null = null): Promise<User> {
+export async function createAccount(
+  app: App,
+  username: string,
+  password: string,
+  email: string | null = null,
+): Promise<User> {
   checkUsername(username);
   checkPassword(password);
-  if (email !== null && (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email))) throw new AccountError('invalid', `"${email}" is not an e-mail address`, 'email');
-  if (await app.users.findByName(username)) throw new AccountError('exists', `user "${username}" already exists`, 'username');
+  if (email !== null && (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)))
+    throw new AccountError('invalid', `"${email}" is not an e-mail address`, 'email');
+  if (await app.users.findByName(username))
+    throw new AccountError('exists', `user "${username}" already exists`, 'username');
   return await app.users.create(username, await hashPassword(password), email);
 }
 
@@ -48,7 +66,8 @@ export async function changeOwnPassword(app: App, userId: number, current: strin
   const user = await app.users.findById(userId);
   if (!user) throw new AccountError('not-found', 'this account no longer exists');
   const full = await app.users.findByName(user.username);
-  if (!full || !(await verifyPassword(String(current ?? ''), full.passwordHash))) throw new AccountError('wrong-password', 'the current password is wrong', 'current');
+  if (!full || !(await verifyPassword(String(current ?? ''), full.passwordHash)))
+    throw new AccountError('wrong-password', 'the current password is wrong', 'current');
   checkPassword(next, 'password');
   return await setPassword(app, userId, next);
 }

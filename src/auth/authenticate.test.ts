@@ -23,8 +23,18 @@ test('the Authorization header: both schemes, any case, extra spaces, and the "n
   assert.equal(tokenFromAuthorization('googlelogin   AUTH = abc  '), 'abc');
   assert.equal(tokenFromAuthorization('Bearer abc'), 'abc');
   assert.equal(tokenFromAuthorization('  bearer\tabc\n'), 'abc');
-  for (const none of [undefined, '', 'undefined', 'null', 'Bearer', 'Bearer undefined', 'GoogleLogin auth=null',
-    'GoogleLogin auth=', 'Basic YTpi', 'Bearer a b']) {
+  for (const none of [
+    undefined,
+    '',
+    'undefined',
+    'null',
+    'Bearer',
+    'Bearer undefined',
+    'GoogleLogin auth=null',
+    'GoogleLogin auth=',
+    'Basic YTpi',
+    'Bearer a b',
+  ]) {
     assert.equal(tokenFromAuthorization(none), undefined, String(none));
   }
 });
@@ -52,7 +62,16 @@ test('expired tokens fail; OAuth tokens carry their scopes; refresh tokens never
   const { app, alice } = await newApp();
   t.after(async () => app.close());
   // OAuth tokens need a registered client (foreign key).
-  await authStore(app).clients.create({ clientId: 'c1', secretHash: 'h', name: 'App', redirectUris: ['https://a.example/cb'], grantTypes: ['authorization_code'] }, 0);
+  await authStore(app).clients.create(
+    {
+      clientId: 'c1',
+      secretHash: 'h',
+      name: 'App',
+      redirectUris: ['https://a.example/cb'],
+      grantTypes: ['authorization_code'],
+    },
+    0,
+  );
   const g = { userId: alice.id, scopes: 'read', clientId: 'c1', grantId: 'g1' };
   const access = await issueOAuthToken(app, 'oauth_access', g);
   const refresh = await issueOAuthToken(app, 'oauth_refresh', g);
@@ -67,7 +86,9 @@ test('expired tokens fail; OAuth tokens carry their scopes; refresh tokens never
   const cl = await issueClientLoginToken(app, alice.id);
   // Expire it through a second connection, as another process would.
   const other = await openStore({ databaseUrl: app.config.databaseUrl, dataDir: app.config.dataDir });
-  await testSql(other).prepare('UPDATE auth_tokens SET expires_at = ? WHERE id = ?').run(Math.floor(Date.now() / 1000) - 1, cl.record.id);
+  await testSql(other)
+    .prepare('UPDATE auth_tokens SET expires_at = ? WHERE id = ?')
+    .run(Math.floor(Date.now() / 1000) - 1, cl.record.id);
   await other.close();
   assert.equal(await authenticate(app, `GoogleLogin auth=${cl.token}`), null);
 });
@@ -80,10 +101,18 @@ test('last use is recorded, at most once a minute', async (t) => {
   await authenticate(app, `Bearer ${token}`);
   const first = (await authStore(app).tokens.findById(record.id))!.lastUsedAt;
   assert.ok(first && Math.abs(first - Date.now() / 1000) < 5);
-  await testSql(app).prepare('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?').run(first - 30, record.id);
+  await testSql(app)
+    .prepare('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?')
+    .run(first - 30, record.id);
   await authenticate(app, `Bearer ${token}`);
-  assert.equal((await authStore(app).tokens.findById(record.id))!.lastUsedAt, first - 30, 'not rewritten within a minute');
-  await testSql(app).prepare('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?').run(first - 61, record.id);
+  assert.equal(
+    (await authStore(app).tokens.findById(record.id))!.lastUsedAt,
+    first - 30,
+    'not rewritten within a minute',
+  );
+  await testSql(app)
+    .prepare('UPDATE auth_tokens SET last_used_at = ? WHERE id = ?')
+    .run(first - 61, record.id);
   await authenticate(app, `Bearer ${token}`);
   assert.ok((await authStore(app).tokens.findById(record.id))!.lastUsedAt! >= first);
 });

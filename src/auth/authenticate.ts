@@ -48,7 +48,8 @@ export async function authenticate(app: App, authorization: string | undefined):
   const now = nowSeconds();
   const t = await findLiveToken(app, token, now);
   if (!t || t.kind === 'oauth_refresh') return null;
-  if (t.lastUsedAt === null || now - t.lastUsedAt >= LAST_USED_RESOLUTION_SECONDS) await authStore(app).tokens.markUsed(t.id, now);
+  if (t.lastUsedAt === null || now - t.lastUsedAt >= LAST_USED_RESOLUTION_SECONDS)
+    await authStore(app).tokens.markUsed(t.id, now);
   const scopes = new Set<Scope>();
   for (const s of t.scopes.split(' ')) if (s === 'read' || s === 'write') scopes.add(s);
   return { userId: t.userId, scopes, via: t.kind === 'clientlogin' ? 'clientlogin' : 'oauth', tokenId: t.id };

@@ -8,7 +8,11 @@ import { authStore, nowSeconds } from './store.ts';
 
 /** The key, read (or created) once per App. */
 const serverKey = perApp(async (app): Promise<Buffer> => {
-  const stored = await authStore(app).secrets.getOrCreate('hmac-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+  const stored = await authStore(app).secrets.getOrCreate(
+    'hmac-v1',
+    () => randomBytes(32).toString('base64url'),
+    nowSeconds(),
+  );
   return Buffer.from(stored, 'base64url');
 });
 
@@ -22,7 +26,8 @@ export async function sign(app: App, purpose: string, ...parts: string[]): Promi
 
 /** Constant-time string comparison (false on different lengths). */
 export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a), y = Buffer.from(b);
+  const x = Buffer.from(a),
+    y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
@@ -30,7 +35,11 @@ export function safeEqual(a: string, b: string): boolean {
 // hashed: they are sealed with AES-256-GCM under a separate server key, so the table holding them
 // is not enough to read them.
 const sealKey = perApp(async (app): Promise<Buffer> => {
-  const stored = await authStore(app).secrets.getOrCreate('seal-v1', () => randomBytes(32).toString('base64url'), nowSeconds());
+  const stored = await authStore(app).secrets.getOrCreate(
+    'seal-v1',
+    () => randomBytes(32).toString('base64url'),
+    nowSeconds(),
+  );
   return Buffer.from(stored, 'base64url');
 });
 

@@ -39,7 +39,10 @@ export class LoginThrottle {
   /** Milliseconds to wait before the next attempt is allowed; 0 when allowed now. */
   retryAfterMs(username: string, ip: string): number {
     const t = this.now();
-    return Math.max(this.waitFor(accountKey(username, ip), this.perAccount, t), this.waitFor(ipKey(ip), this.perAccount * PER_IP_FACTOR, t));
+    return Math.max(
+      this.waitFor(accountKey(username, ip), this.perAccount, t),
+      this.waitFor(ipKey(ip), this.perAccount * PER_IP_FACTOR, t),
+    );
   }
 
   /**
@@ -66,7 +69,8 @@ export class LoginThrottle {
   endDelayed(username: string): void {
     const k = userKey(username);
     const n = (this.waiting.get(k) ?? 1) - 1;
-    if (n > 0) this.waiting.set(k, n); else this.waiting.delete(k);
+    if (n > 0) this.waiting.set(k, n);
+    else this.waiting.delete(k);
   }
 
   recordFailure(username: string, ip: string): void {

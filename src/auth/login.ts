@@ -27,12 +27,15 @@ export async function checkLogin(app: App, username: string, password: string, c
   const wait = t.retryAfterMs(username, clientIp);
   if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
   const slow = t.slowDown(username, clientIp);
-  if ('busyRetryAfterMs' in slow) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(slow.busyRetryAfterMs / 1000) };
+  if ('busyRetryAfterMs' in slow)
+    return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(slow.busyRetryAfterMs / 1000) };
   if (slow.delayMs === 0) return check(app, t, username, password, clientIp);
   // Many recent failures for this username from other addresses: wait before checking.
   t.startDelayed(username);
   try {
-    try { await sleep(slow.delayMs, undefined, { signal: closing }); } catch {
+    try {
+      await sleep(slow.delayMs, undefined, { signal: closing });
+    } catch {
       return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(slow.delayMs / 1000) };
     }
     return await check(app, t, username, password, clientIp);
@@ -41,11 +44,22 @@ export async function checkLogin(app: App, username: string, password: string, c
   }
 }
 
-async function check(app: App, t: LoginThrottle, username: string, password: string, clientIp: string): Promise<LoginResult> {
+async function check(
+  app: App,
+  t: LoginThrottle,
+  username: string,
+  password: string,
+  clientIp: string,
+): Promise<LoginResult> {
   // Clients label the field "Email" and many users type their address there.
-  const found = !username ? undefined
-    : await app.users.findByName(username) ?? (username.includes('@') ? await app.users.findByEmail(username) : undefined);
-  const ok = await verifyPassword(password, found?.passwordHash ?? await (dummyHash ??= hashPassword('not a password of anyone')));
+  const found = !username
+    ? undefined
+    : ((await app.users.findByName(username)) ??
+      (username.includes('@') ? await app.users.findByEmail(username) : undefined));
+  const ok = await verifyPassword(
+    password,
+    found?.passwordHash ?? (await (dummyHash ??= hashPassword('not a password of anyone'))),
+  );
   if (!found || !ok) {
     t.recordFailure(username, clientIp);
     app.log.info({ username, ip: clientIp }, 'failed login');

@@ -3,11 +3,16 @@
 // so parameters can be raised later without breaking stored hashes.
 import { scrypt, randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 
-const N = 1 << 15, R = 8, P = 1, KEYLEN = 32;
+const N = 1 << 15,
+  R = 8,
+  P = 1,
+  KEYLEN = 32;
 const MAXMEM = 64 * 1024 * 1024;
 
 function scryptAsync(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((res, rej) => scrypt(password.normalize('NFC'), salt, KEYLEN, { N: n, r, p, maxmem: MAXMEM }, (e, k) => (e ? rej(e) : res(k))));
+  return new Promise((res, rej) =>
+    scrypt(password.normalize('NFC'), salt, KEYLEN, { N: n, r, p, maxmem: MAXMEM }, (e, k) => (e ? rej(e) : res(k))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {

@@ -11,9 +11,12 @@ export async function authRoutes(server: FastifyInstance, opts: { app: App }): P
   // Forms are read by the shared lenient parser (src/http/params.ts), repeated keys kept so OAuth
   // can refuse them. Some ClientLogin clients post a form with no or a wrong content type
   // (text/plain): any other body is read as a form too. JSON keeps Fastify's parser.
-  for (const t of ['application/x-www-form-urlencoded', 'text/plain']) if (server.hasContentTypeParser(t)) server.removeContentTypeParser(t);
+  for (const t of ['application/x-www-form-urlencoded', 'text/plain'])
+    if (server.hasContentTypeParser(t)) server.removeContentTypeParser(t);
   for (const t of ['application/x-www-form-urlencoded', '*']) {
-    server.addContentTypeParser(t, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, new FormBody(body as string)));
+    server.addContentTypeParser(t, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) =>
+      done(null, new FormBody(body as string)),
+    );
   }
   await server.register(clientLoginRoutes, opts);
   await server.register(oauthRoutes, opts);

@@ -9,7 +9,10 @@ export function parseScopes(raw: string | undefined | null): Set<Scope> | undefi
   const out = new Set<Scope>(['read']);
   for (const w of words) {
     if (w === 'read') continue;
-    if (w === 'write') { out.add('write'); continue; }
+    if (w === 'write') {
+      out.add('write');
+      continue;
+    }
     return undefined;
   }
   return out;

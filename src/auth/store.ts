@@ -1,7 +1,12 @@
 // The authentication domain's repositories, taken from the App's store.
 import { perApp } from '../per-app.ts';
 import type { App } from '../app.ts';
-import type { TokenRepository, OAuthClientRepository, AuthorizationCodeRepository, AuthSecretRepository } from '../store/repositories.ts';
+import type {
+  TokenRepository,
+  OAuthClientRepository,
+  AuthorizationCodeRepository,
+  AuthSecretRepository,
+} from '../store/repositories.ts';
 
 export interface AuthStore {
   readonly tokens: TokenRepository;

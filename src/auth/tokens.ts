@@ -18,7 +18,10 @@ export const TOKEN_PREFIX: Record<TokenKind | 'code', string> = {
 export const ACCESS_TOKEN_TTL_SECONDS = 86400;
 export const CODE_TTL_SECONDS = 600;
 
-export interface IssuedToken { token: string; record: StoredToken }
+export interface IssuedToken {
+  token: string;
+  record: StoredToken;
+}
 
 /**
  * A client that logs in again (many Reader clients do at every launch or sync) supersedes its
@@ -28,27 +31,49 @@ export interface IssuedToken { token: string; record: StoredToken }
  */
 export const CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS = 86400;
 
-export async function issueClientLoginToken(app: App, userId: number, label: string | null = null): Promise<IssuedToken> {
+export async function issueClientLoginToken(
+  app: App,
+  userId: number,
+  label: string | null = null,
+): Promise<IssuedToken> {
   const token = newSecret(TOKEN_PREFIX.clientlogin);
   const now = nowSeconds();
   await authStore(app).tokens.deleteIdleClientLogin(userId, label, now - CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS);
-  const record = await authStore(app).tokens.insert({
-    tokenHash: hashToken(token), userId, kind: 'clientlogin', scopes: 'read write',
-    expiresAt: now + app.config.tokenTtlDays * 86400, label,
-  }, now);
+  const record = await authStore(app).tokens.insert(
+    {
+      tokenHash: hashToken(token),
+      userId,
+      kind: 'clientlogin',
+      scopes: 'read write',
+      expiresAt: now + app.config.tokenTtlDays * 86400,
+      label,
+    },
+    now,
+  );
   await purgeOccasionally(app, now);
   return { token, record };
 }
 
-export async function issueOAuthToken(app: App, kind: 'oauth_access' | 'oauth_refresh',
-  g: { userId: number; scopes: string; clientId: string; grantId: string }): Promise<IssuedToken> {
+export async function issueOAuthToken(
+  app: App,
+  kind: 'oauth_access' | 'oauth_refresh',
+  g: { userId: number; scopes: string; clientId: string; grantId: string },
+): Promise<IssuedToken> {
   const token = newSecret(TOKEN_PREFIX[kind]);
   const now = nowSeconds();
   const ttl = kind === 'oauth_access' ? ACCESS_TOKEN_TTL_SECONDS : app.config.oauthRefreshTtlDays * 86400;
-  const record = await authStore(app).tokens.insert({
-    tokenHash: hashToken(token), userId: g.userId, kind, scopes: g.scopes, clientId: g.clientId, grantId: g.grantId,
-    expiresAt: now + ttl,
-  }, now);
+  const record = await authStore(app).tokens.insert(
+    {
+      tokenHash: hashToken(token),
+      userId: g.userId,
+      kind,
+      scopes: g.scopes,
+      clientId: g.clientId,
+      grantId: g.grantId,
+      expiresAt: now + ttl,
+    },
+    now,
+  );
   await purgeOccasionally(app, now);
   return { token, record };
 }

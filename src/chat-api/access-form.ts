@@ -12,7 +12,8 @@ import type { DEFAULT_RATE_LIMITS } from './rate-limit.ts';
 export const ACCESS_FORM_PATH = '/access-request';
 const MAX_REASON = 2000;
 
-const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -26,14 +27,19 @@ table{border-collapse:collapse}td,th{padding:.15rem .6rem;border-bottom:1px soli
 }
 
 function limitsTable(limits: typeof DEFAULT_RATE_LIMITS): string {
-  const row = (name: string, l: number[]) => `<tr><th scope="row">${esc(name)}</th>${l.map((n) => `<td>${n}</td>`).join('')}</tr>`;
+  const row = (name: string, l: number[]) =>
+    `<tr><th scope="row">${esc(name)}</th>${l.map((n) => `<td>${n}</td>`).join('')}</tr>`;
   return `<table><tr><th>requests per minute</th>${[0, 1, 2, 3, 4, 5].map((t) => `<th>tier ${t}</th>`).join('')}</tr>
 ${row('sonar models', limits.sonar)}${row('sonar-deep-research and async', limits['deep-research'])}</table>`;
 }
 
 function formPage(api: ChatApi, error?: string, values: { tier?: string; reason?: string } = {}): string {
-  const tiers = [1, 2, 3, 4, 5].map((t) => `<option value="${t}"${values.tier === String(t) ? ' selected' : ''}>tier ${t}</option>`).join('');
-  return page('Request higher rate limits', `
+  const tiers = [1, 2, 3, 4, 5]
+    .map((t) => `<option value="${t}"${values.tier === String(t) ? ' selected' : ''}>tier ${t}</option>`)
+    .join('');
+  return page(
+    'Request higher rate limits',
+    `
 <p>Rate limits apply per API key and model. Ask for a higher tier below; an operator reviews the request and the new limits apply as soon as it is approved.</p>
 ${limitsTable(api.rateLimits)}
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
@@ -42,18 +48,28 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 <label for="tier">Requested tier</label><select id="tier" name="tier">${tiers}</select>
 <label for="reason">Reason (what you build, expected traffic)</label><textarea id="reason" name="reason" rows="5" maxlength="${MAX_REASON}" required>${esc(values.reason ?? '')}</textarea>
 <button type="submit">Send request</button>
-</form>`);
+</form>`,
+  );
 }
 
 export async function registerAccessForm(server: FastifyInstance, api: ChatApi): Promise<void> {
   await server.register(async (f) => {
-    if (f.hasContentTypeParser('application/x-www-form-urlencoded')) f.removeContentTypeParser('application/x-www-form-urlencoded');
-    f.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, new FormBody(body as string)));
+    if (f.hasContentTypeParser('application/x-www-form-urlencoded'))
+      f.removeContentTypeParser('application/x-www-form-urlencoded');
+    f.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 64 * 1024 },
+      (_req, body, done) => done(null, new FormBody(body as string)),
+    );
     f.get(ACCESS_FORM_PATH, async (_req, reply) => reply.type('text/html; charset=utf-8').send(formPage(api)));
     f.post(ACCESS_FORM_PATH, async (req, reply) => {
       const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
       const values = { tier: p.get('tier') ?? '', reason: p.get('reason') ?? '' };
-      const fail = (msg: string) => reply.code(400).type('text/html; charset=utf-8').send(formPage(api, msg, values));
+      const fail = (msg: string) =>
+        reply
+          .code(400)
+          .type('text/html; charset=utf-8')
+          .send(formPage(api, msg, values));
       const key = await findLiveKey(api.store.keys, p.get('key') ?? '');
       if (!key) return fail('That API key is not valid (or was revoked). Paste the whole key, starting with "tdg_".');
       const tier = /^[1-5]$/.test(values.tier.trim()) ? Number(values.tier) : NaN;
@@ -63,12 +79,21 @@ export async function registerAccessForm(server: FastifyInstance, api: ChatApi):
       if (!reason) return fail('Tell the operator why you need the higher limits.');
       if (reason.length > MAX_REASON) return fail(`The reason is too long: at most ${MAX_REASON} characters.`);
       const pending = (await api.store.access.list('pending')).find((r) => r.keyId === key.id);
-      if (pending) return fail(`Request #${pending.id} for this key is still pending; wait for the operator's decision.`);
+      if (pending)
+        return fail(`Request #${pending.id} for this key is still pending; wait for the operator's decision.`);
       const r = await api.store.access.create({ keyId: key.id, requestedTier: tier, reason });
       api.app.log.info({ requestId: r.id, keyId: key.id, tier }, 'rate-limit access requested');
-      return reply.code(201).type('text/html; charset=utf-8').send(page('Request received', `
+      return reply
+        .code(201)
+        .type('text/html; charset=utf-8')
+        .send(
+          page(
+            'Request received',
+            `
 <p>Your request <strong>#${r.id}</strong> for tier ${tier} on key <code>${esc(key.id)}</code> has been recorded.</p>
-<p>An operator approves it with <code>tidings access approve ${r.id}</code>; the new limits apply to your key immediately after.</p>`));
+<p>An operator approves it with <code>tidings access approve ${r.id}</code>; the new limits apply to your key immediately after.</p>`,
+          ),
+        );
     });
   });
 }

@@ -15,9 +15,12 @@ export async function checkBetaFeatures(api: ChatApi, key: ApiKey, used: BetaFea
   // The operator need not approve their own keys (a personal server's usual case).
   if ((await api.app.users.findById(key.userId))?.isAdmin) return;
   const f = missing[0];
-  throw new ApiError(403, 'forbidden',
+  throw new ApiError(
+    403,
+    'forbidden',
     `${f} is a beta feature and API key ${key.id} is not approved for it. Ask the operator to run ` +
-    `\`tidings key approve ${key.id} --feature ${f}\`, or send the request without ${f}.`);
+      `\`tidings key approve ${key.id} --feature ${f}\`, or send the request without ${f}.`,
+  );
 }
 
 /** Takes one request from the key's bucket for `bucket`; returns the rate-limit headers, or throws 429 with them. */
@@ -31,10 +34,13 @@ export function takeRateLimit(api: ChatApi, key: ApiKey, bucket: string, family:
   };
   if (!d.allowed) {
     const retry = Math.max(1, Math.ceil(d.retryAfterSeconds));
-    throw new ApiError(429, 'rate_limit_exceeded',
+    throw new ApiError(
+      429,
+      'rate_limit_exceeded',
       `Rate limit exceeded for ${bucket}: ${limit} requests per minute at tier ${key.tier}. Retry after ${retry} s, ` +
-      `or ask for a higher tier with the access form at ${api.app.config.publicUrl.replace(/\/+$/, '')}/access-request.`,
-      { ...headers, 'retry-after': String(retry) });
+        `or ask for a higher tier with the access form at ${api.app.config.publicUrl.replace(/\/+$/, '')}/access-request.`,
+      { ...headers, 'retry-after': String(retry) },
+    );
   }
   return headers;
 }

@@ -36,7 +36,12 @@ export class AsyncJobRunner {
   async start(): Promise<void> {
     reportQueueDepth(this.api.app, 'async_jobs', () => ({ waiting: this.queue.length, running: this.running.size }));
     await this.purge();
-    this.purgeTimer = setInterval(() => { this.purge().catch((err: unknown) => this.api.app.log.error({ err }, 'could not purge async chat jobs')); }, 60 * 60 * 1000);
+    this.purgeTimer = setInterval(
+      () => {
+        this.purge().catch((err: unknown) => this.api.app.log.error({ err }, 'could not purge async chat jobs'));
+      },
+      60 * 60 * 1000,
+    );
     this.purgeTimer.unref();
     const unfinished = await this.api.store.jobs.listUnfinished();
     if (unfinished.length) this.api.app.log.info({ jobs: unfinished.length }, 'resuming async chat jobs');
@@ -67,7 +72,8 @@ export class AsyncJobRunner {
 
   /** Resolves when no job is queued or running (tests, benchmarks). */
   async idle(): Promise<void> {
-    while (this.running.size || (this.queue.length && !this.closed)) await Promise.all([...this.running.values()].map((r) => r.done));
+    while (this.running.size || (this.queue.length && !this.closed))
+      await Promise.all([...this.running.values()].map((r) => r.done));
   }
 
   private pump(): void {
@@ -77,7 +83,10 @@ export class AsyncJobRunner {
       const ac = new AbortController();
       const done = this.run(id, ac.signal)
         .catch((err) => this.api.app.log.error({ err, jobId: id }, 'async chat job crashed'))
-        .finally(() => { this.running.delete(id); this.pump(); });
+        .finally(() => {
+          this.running.delete(id);
+          this.pump();
+        });
       this.running.set(id, { ac, done });
     }
   }
@@ -87,7 +96,11 @@ export class AsyncJobRunner {
     const job = await jobs.find(id);
     if (!job || job.status === 'COMPLETED' || job.status === 'FAILED') return;
     if (job.attempts >= MAX_ATTEMPTS) {
-      await jobs.markFailed(id, `The job was interrupted ${job.attempts} times (server restarts) and was given up; submit it again.`, nowSeconds());
+      await jobs.markFailed(
+        id,
+        `The job was interrupted ${job.attempts} times (server restarts) and was given up; submit it again.`,
+        nowSeconds(),
+      );
       return;
     }
     const key = await keys.findById(job.keyId);
@@ -103,32 +116,53 @@ export class AsyncJobRunner {
     try {
       const parsed = parseChatRequest(job.request);
       const size = parsed.answer.searchContextSize;
-      const result = await untilAborted(signal, this.api.answers.complete({
-        ...parsed.answer,
-        scope: scopeFor(key.userId, parsed.streamIds),
+      const result = await untilAborted(
         signal,
-        onProgress: (p) => {
-          if (shouldWrite(p.fraction === 1)) {
-            jobs.setProgress(id, p).catch((err: unknown) => this.api.app.log.warn({ err, jobId: id }, 'could not store async job progress'));
-          }
-        },
-      }));
+        this.api.answers.complete({
+          ...parsed.answer,
+          scope: scopeFor(key.userId, parsed.streamIds),
+          signal,
+          onProgress: (p) => {
+            if (shouldWrite(p.fraction === 1)) {
+              jobs
+                .setProgress(id, p)
+                .catch((err: unknown) =>
+                  this.api.app.log.warn({ err, jobId: id }, 'could not store async job progress'),
+                );
+            }
+          },
+        }),
+      );
       if (signal.aborted) return;
       const cost = computeCost(this.api.prices, parsed.model, result.usage, size);
       if (result.images) result.images = filterImages(result.images, parsed.imageDomainFilter);
       const obj = toCompletionObject(result, parsed.model, {
-        searchContextSize: size, cost,
+        searchContextSize: size,
+        cost,
         returnImages: parsed.answer.returnImages ?? false,
         returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
       });
       await jobs.markCompleted(id, obj, nowSeconds());
-      recordUsage(this.api, key, { endpoint: 'async', model: parsed.model, status: 200, usage: result.usage, cost, startedAt });
+      recordUsage(this.api, key, {
+        endpoint: 'async',
+        model: parsed.model,
+        status: 200,
+        usage: result.usage,
+        cost,
+        startedAt,
+      });
     } catch (e) {
       if (signal.aborted) return; // shutdown: stays IN_PROGRESS, re-run on the next start
       const err = toApiError(e);
       if (err.status >= 500) this.api.app.log.error({ err: e, jobId: id }, 'async chat job failed');
       await jobs.markFailed(id, err.message, nowSeconds());
-      recordUsage(this.api, key, { endpoint: 'async', model: job.model, status: err.status, errorType: err.type, startedAt });
+      recordUsage(this.api, key, {
+        endpoint: 'async',
+        model: job.model,
+        status: err.status,
+        errorType: err.type,
+        startedAt,
+      });
     }
   }
 }
@@ -153,7 +187,11 @@ function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
 /** The wire shape of a job (spec): `response` only on GET by id. */
 export function toWireJob(j: AsyncJob, withResponse: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    id: j.id, model: j.model, created_at: j.createdAt, started_at: j.startedAt, completed_at: j.completedAt,
+    id: j.id,
+    model: j.model,
+    created_at: j.createdAt,
+    started_at: j.startedAt,
+    completed_at: j.completedAt,
     failed_at: j.failedAt,
   };
   if (withResponse) out.response = j.status === 'COMPLETED' ? j.response : null;
@@ -167,7 +205,10 @@ export function toWireJob(j: AsyncJob, withResponse: boolean): Record<string, un
  * dropped when the process was younger than the interval, because the clock of the last write
  * started at 0), the final one always, and otherwise at most one per interval.
  */
-export function progressThrottle(intervalMs: number, now: () => number = () => performance.now()): (final: boolean) => boolean {
+export function progressThrottle(
+  intervalMs: number,
+  now: () => number = () => performance.now(),
+): (final: boolean) => boolean {
   let last: number | undefined;
   return (final) => {
     const t = now();

@@ -7,7 +7,9 @@ import type { AnswerResult } from '../answer/types.ts';
 const result: AnswerResult = {
   content: 'A "quoted"\nline\u2028with [1] and émoji 🚀',
   citations: ['https://a.example/1'],
-  searchResults: [{ title: 'A', url: 'https://a.example/1', date: null, last_updated: null, snippet: '', source: 'web' }],
+  searchResults: [
+    { title: 'A', url: 'https://a.example/1', date: null, last_updated: null, snippet: '', source: 'web' },
+  ],
   finishReason: 'length',
   usage: { promptTokens: 10, completionTokens: 5, searchQueries: 1 },
 };
@@ -38,9 +40,35 @@ test('toCompletionObject: defaults, requested extras only, deep-research usage f
   assert.equal(o.choices[0].finish_reason, 'length');
   assert.equal(o.usage.search_context_size, 'low');
   assert.equal('images' in o, false);
-  assert.deepEqual(toCompletionObject(result, 'sonar', { returnImages: true, returnRelatedQuestions: true }).related_questions, []);
-  const dr = toCompletionObject({ ...result, usage: { promptTokens: 1, completionTokens: 1, reasoningTokens: 2, citationTokens: 3, searchQueries: 4 } }, 'sonar-deep-research', { searchContextSize: 'high' });
-  assert.deepEqual(Object.keys(dr.usage), ['prompt_tokens', 'completion_tokens', 'total_tokens', 'search_context_size', 'citation_tokens', 'num_search_queries', 'reasoning_tokens', 'cost']);
-  assert.deepEqual(Object.keys(dr.usage.cost), ['input_tokens_cost', 'output_tokens_cost', 'citation_tokens_cost', 'reasoning_tokens_cost', 'search_queries_cost', 'total_cost']);
+  assert.deepEqual(
+    toCompletionObject(result, 'sonar', { returnImages: true, returnRelatedQuestions: true }).related_questions,
+    [],
+  );
+  const dr = toCompletionObject(
+    {
+      ...result,
+      usage: { promptTokens: 1, completionTokens: 1, reasoningTokens: 2, citationTokens: 3, searchQueries: 4 },
+    },
+    'sonar-deep-research',
+    { searchContextSize: 'high' },
+  );
+  assert.deepEqual(Object.keys(dr.usage), [
+    'prompt_tokens',
+    'completion_tokens',
+    'total_tokens',
+    'search_context_size',
+    'citation_tokens',
+    'num_search_queries',
+    'reasoning_tokens',
+    'cost',
+  ]);
+  assert.deepEqual(Object.keys(dr.usage.cost), [
+    'input_tokens_cost',
+    'output_tokens_cost',
+    'citation_tokens_cost',
+    'reasoning_tokens_cost',
+    'search_queries_cost',
+    'total_cost',
+  ]);
   assert.equal(dr.usage.cost.search_queries_cost, 0.02);
 });

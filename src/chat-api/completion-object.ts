@@ -2,7 +2,15 @@
 // completion object, the usage object with cost, and the SSE chunks. Shared with `tidings ask
 // --json` so the CLI prints exactly what the API returns.
 import { randomUUID } from 'node:crypto';
-import type { AnswerResult, ImageRef, SearchContextSize, SearchResultRef, SonarModel, TokenUsage, FinishReason } from '../answer/types.ts';
+import type {
+  AnswerResult,
+  ImageRef,
+  SearchContextSize,
+  SearchResultRef,
+  SonarModel,
+  TokenUsage,
+  FinishReason,
+} from '../answer/types.ts';
 import { computeCost, DEFAULT_PRICES, type PriceTable } from './prices.ts';
 import type { CostBreakdown } from '../model/chat.ts';
 
@@ -56,7 +64,12 @@ export interface CompletionOptions {
 /** Deep research bills reasoning, citations and search queries, and has no request fee. */
 const usesDetailedBilling = (model: SonarModel): boolean => model === 'sonar-deep-research';
 
-export function toWireUsage(model: SonarModel, usage: TokenUsage, size: SearchContextSize, cost: CostBreakdown): WireUsage {
+export function toWireUsage(
+  model: SonarModel,
+  usage: TokenUsage,
+  size: SearchContextSize,
+  cost: CostBreakdown,
+): WireUsage {
   const out: WireUsage = {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
@@ -68,19 +81,31 @@ export function toWireUsage(model: SonarModel, usage: TokenUsage, size: SearchCo
     out.num_search_queries = usage.searchQueries;
     out.reasoning_tokens = usage.reasoningTokens ?? 0;
     out.cost = {
-      input_tokens_cost: cost.input, output_tokens_cost: cost.output,
-      citation_tokens_cost: cost.citation, reasoning_tokens_cost: cost.reasoning, search_queries_cost: cost.searchQueries,
+      input_tokens_cost: cost.input,
+      output_tokens_cost: cost.output,
+      citation_tokens_cost: cost.citation,
+      reasoning_tokens_cost: cost.reasoning,
+      search_queries_cost: cost.searchQueries,
       total_cost: cost.total,
     };
   } else {
     // Not in the vendor's sonar usage, but optional in every client schema: shows the searches billed.
     out.num_search_queries = usage.searchQueries;
-    out.cost = { input_tokens_cost: cost.input, output_tokens_cost: cost.output, request_cost: cost.request, total_cost: cost.total };
+    out.cost = {
+      input_tokens_cost: cost.input,
+      output_tokens_cost: cost.output,
+      request_cost: cost.request,
+      total_cost: cost.total,
+    };
   }
   return out;
 }
 
-export function toCompletionObject(result: AnswerResult, model: SonarModel, opts: CompletionOptions = {}): CompletionObject {
+export function toCompletionObject(
+  result: AnswerResult,
+  model: SonarModel,
+  opts: CompletionOptions = {},
+): CompletionObject {
   const size = opts.searchContextSize ?? 'low';
   const cost = opts.cost ?? computeCost(opts.prices ?? DEFAULT_PRICES, model, result.usage, size);
   const obj: CompletionObject = {
@@ -90,11 +115,14 @@ export function toCompletionObject(result: AnswerResult, model: SonarModel, opts
     created: opts.created ?? Math.floor(Date.now() / 1000),
     citations: result.citations,
     search_results: result.searchResults,
-    choices: [{ index: 0, finish_reason: result.finishReason, message: { role: 'assistant', content: result.content } }],
+    choices: [
+      { index: 0, finish_reason: result.finishReason, message: { role: 'assistant', content: result.content } },
+    ],
     usage: toWireUsage(model, result.usage, size, cost),
   };
   if (opts.returnImages ?? result.images !== undefined) obj.images = result.images ?? [];
-  if (opts.returnRelatedQuestions ?? result.relatedQuestions !== undefined) obj.related_questions = result.relatedQuestions ?? [];
+  if (opts.returnRelatedQuestions ?? result.relatedQuestions !== undefined)
+    obj.related_questions = result.relatedQuestions ?? [];
   return obj;
 }
 
@@ -117,7 +145,11 @@ export class ChunkWriter {
     return `data: ${this.head || this.base},"choices":[{"index":0,"delta":{"role":"assistant","content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
   }
   /** The last chunk: finish reason, full usage with cost, images/related questions when requested. */
-  final(finishReason: FinishReason, usage: WireUsage, extra: { images?: ImageRef[]; related_questions?: string[] } = {}): string {
+  final(
+    finishReason: FinishReason,
+    usage: WireUsage,
+    extra: { images?: ImageRef[]; related_questions?: string[] } = {},
+  ): string {
     let s = `data: ${this.head || this.base}`;
     if (extra.images) s += `,"images":${JSON.stringify(extra.images)}`;
     if (extra.related_questions) s += `,"related_questions":${JSON.stringify(extra.related_questions)}`;

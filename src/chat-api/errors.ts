@@ -5,9 +5,20 @@ import { SearchFilterError } from '../search/types.ts';
 import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/store.ts';
 
 export type ApiErrorType =
-  | 'invalid_model' | 'invalid_message' | 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found'
-  | 'rate_limit_exceeded' | 'model_unavailable' | 'upstream_error' | 'upstream_timeout' | 'internal_error'
-  | 'payload_too_large' | 'unsupported_media_type' | 'service_unavailable';
+  | 'invalid_model'
+  | 'invalid_message'
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'rate_limit_exceeded'
+  | 'model_unavailable'
+  | 'upstream_error'
+  | 'upstream_timeout'
+  | 'internal_error'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'service_unavailable';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -30,20 +41,44 @@ export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (e instanceof AnswerError) {
     switch (e.code) {
-      case 'invalid_request': return new ApiError(400, 'bad_request', e.message);
-      case 'engine_unavailable': return new ApiError(400, 'model_unavailable', e.message);
-      case 'upstream_timeout': return new ApiError(503, 'upstream_timeout', e.message);
-      default: return new ApiError(503, 'upstream_error', e.message);
+      case 'invalid_request':
+        return new ApiError(400, 'bad_request', e.message);
+      case 'engine_unavailable':
+        return new ApiError(400, 'model_unavailable', e.message);
+      case 'upstream_timeout':
+        return new ApiError(503, 'upstream_timeout', e.message);
+      default:
+        return new ApiError(503, 'upstream_error', e.message);
     }
   }
   if (e instanceof SearchFilterError) return new ApiError(400, 'bad_request', `Invalid ${e.param}: ${e.message}`);
-  if (e instanceof StoreUnavailableError) return new ApiError(503, 'service_unavailable', STORE_UNAVAILABLE, { 'retry-after': '5' });
+  if (e instanceof StoreUnavailableError)
+    return new ApiError(503, 'service_unavailable', STORE_UNAVAILABLE, { 'retry-after': '5' });
   const fe = e as { statusCode?: number; code?: string; message?: string };
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError(415, 'unsupported_media_type', 'Unsupported Content-Type: send the body as JSON with "Content-Type: application/json".');
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError(413, 'payload_too_large', 'Request body too large.');
-    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new ApiError(400, 'bad_request', 'The request body is empty: send a JSON object with "model" and "messages".');
-    return new ApiError(fe.statusCode, 'bad_request', `Malformed request: ${fe.message ?? 'bad request'}. Send a JSON object with "model" and "messages".`);
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return new ApiError(
+        415,
+        'unsupported_media_type',
+        'Unsupported Content-Type: send the body as JSON with "Content-Type: application/json".',
+      );
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return new ApiError(413, 'payload_too_large', 'Request body too large.');
+    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+      return new ApiError(
+        400,
+        'bad_request',
+        'The request body is empty: send a JSON object with "model" and "messages".',
+      );
+    return new ApiError(
+      fe.statusCode,
+      'bad_request',
+      `Malformed request: ${fe.message ?? 'bad request'}. Send a JSON object with "model" and "messages".`,
+    );
   }
-  return new ApiError(500, 'internal_error', 'Internal error in the chat completions API; the server log has the details.');
+  return new ApiError(
+    500,
+    'internal_error',
+    'Internal error in the chat completions API; the server log has the details.',
+  );
 }

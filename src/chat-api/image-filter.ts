@@ -4,7 +4,11 @@ import type { ImageRef } from '../answer/types.ts';
 
 function hostOf(entry: string): string {
   const e = entry.replace(/^-/, '');
-  try { return new URL(/^https?:\/\//i.test(e) ? e : `https://${e}`).hostname.toLowerCase(); } catch { return e.toLowerCase(); }
+  try {
+    return new URL(/^https?:\/\//i.test(e) ? e : `https://${e}`).hostname.toLowerCase();
+  } catch {
+    return e.toLowerCase();
+  }
 }
 const matches = (host: string, domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
 
@@ -13,7 +17,13 @@ export function filterImages(images: ImageRef[], filter: string[] | undefined): 
   const deny = filter[0].startsWith('-');
   const domains = filter.map(hostOf);
   return images.filter((img) => {
-    const hosts = [img.image_url, img.origin_url].map((u) => { try { return new URL(u).hostname.toLowerCase(); } catch { return ''; } });
+    const hosts = [img.image_url, img.origin_url].map((u) => {
+      try {
+        return new URL(u).hostname.toLowerCase();
+      } catch {
+        return '';
+      }
+    });
     const hit = hosts.some((h) => domains.some((d) => matches(h, d)));
     return deny ? !hit : hit;
   });

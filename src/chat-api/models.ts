@@ -16,11 +16,29 @@ export interface ModelInfo {
 }
 
 export const MODEL_INFO: Record<SonarModel, ModelInfo> = {
-  'sonar': { maxOutputTokens: 8192, rateFamily: 'sonar', searches: true, reasoning: false, contextLength: 128_000 },
+  sonar: { maxOutputTokens: 8192, rateFamily: 'sonar', searches: true, reasoning: false, contextLength: 128_000 },
   'sonar-pro': { maxOutputTokens: 8192, rateFamily: 'sonar', searches: true, reasoning: false, contextLength: 200_000 },
-  'sonar-reasoning': { maxOutputTokens: 16384, rateFamily: 'sonar', searches: true, reasoning: true, contextLength: 128_000 },
-  'sonar-reasoning-pro': { maxOutputTokens: 8192, rateFamily: 'sonar', searches: true, reasoning: true, contextLength: 128_000 },
-  'sonar-deep-research': { maxOutputTokens: 32768, rateFamily: 'deep-research', searches: true, reasoning: true, contextLength: 128_000 },
+  'sonar-reasoning': {
+    maxOutputTokens: 16384,
+    rateFamily: 'sonar',
+    searches: true,
+    reasoning: true,
+    contextLength: 128_000,
+  },
+  'sonar-reasoning-pro': {
+    maxOutputTokens: 8192,
+    rateFamily: 'sonar',
+    searches: true,
+    reasoning: true,
+    contextLength: 128_000,
+  },
+  'sonar-deep-research': {
+    maxOutputTokens: 32768,
+    rateFamily: 'deep-research',
+    searches: true,
+    reasoning: true,
+    contextLength: 128_000,
+  },
   'r1-1776': { maxOutputTokens: 16384, rateFamily: 'sonar', searches: false, reasoning: true, contextLength: 128_000 },
 };
 

@@ -28,16 +28,25 @@ export interface ChatApiOptions {
 
 const runners = perApp((): { runner?: AsyncJobRunner } => ({}));
 /** The async job runner of the server built for `app` (tests wait on it). */
-export function asyncJobRunner(app: App): AsyncJobRunner | undefined { return runners(app).runner; }
+export function asyncJobRunner(app: App): AsyncJobRunner | undefined {
+  return runners(app).runner;
+}
 
 /** Paths of the other API on this server: their 404s stay plain text, as Go-based Reader servers answer. */
 const READER_PREFIXES = ['/reader/', '/api/greader.php', '/accounts/', '/oauth2/'];
-const CHAT_ENDPOINTS = [...COMPLETION_PATHS.map((p) => `POST ${p}`), 'GET /models', 'POST /async/chat/completions',
-  'GET /async/chat/completions', 'GET /async/chat/completions/{id}', `GET ${ACCESS_FORM_PATH}`];
+const CHAT_ENDPOINTS = [
+  ...COMPLETION_PATHS.map((p) => `POST ${p}`),
+  'GET /models',
+  'POST /async/chat/completions',
+  'GET /async/chat/completions',
+  'GET /async/chat/completions/{id}',
+  `GET ${ACCESS_FORM_PATH}`,
+];
 
 function notFound(request: FastifyRequest, reply: FastifyReply) {
   const path = request.url.split('?')[0];
-  if (READER_PREFIXES.some((p) => path.startsWith(p) || `${path}/` === p)) return reply.code(404).type('text/plain; charset=utf-8').send('404 page not found');
+  if (READER_PREFIXES.some((p) => path.startsWith(p) || `${path}/` === p))
+    return reply.code(404).type('text/plain; charset=utf-8').send('404 page not found');
   const known = CHAT_ENDPOINTS.find((e) => e.split(' ')[1] === path.replace(/\/+$/, ''));
   const message = known
     ? `${request.method} is not supported on ${path}; use ${known}`
@@ -50,17 +59,27 @@ function notFound(request: FastifyRequest, reply: FastifyReply) {
  * parses as JSON is accepted whatever its Content-Type; anything else is a 415 saying what to send.
  */
 function acceptJsonUnderAnyType(f: FastifyInstance): void {
-  for (const t of ['text/plain', 'application/x-www-form-urlencoded']) if (f.hasContentTypeParser(t)) f.removeContentTypeParser(t);
+  for (const t of ['text/plain', 'application/x-www-form-urlencoded'])
+    if (f.hasContentTypeParser(t)) f.removeContentTypeParser(t);
   f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
-    try { done(null, JSON.parse(body as string)); } catch {
-      done(new ApiError(415, 'unsupported_media_type', 'The request body must be JSON, sent with "Content-Type: application/json".'), undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(
+        new ApiError(
+          415,
+          'unsupported_media_type',
+          'The request body must be JSON, sent with "Content-Type: application/json".',
+        ),
+        undefined,
+      );
     }
   });
 }
 
 const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   const { app } = opts;
-  const api = createChatApi(app, opts.answerService ?? await defaultAnswerService(app), opts.keepAliveMs);
+  const api = createChatApi(app, opts.answerService ?? (await defaultAnswerService(app)), opts.keepAliveMs);
   const runner = new AsyncJobRunner(api, app.config.asyncJobConcurrency);
   runners(app).runner = runner;
 
@@ -82,7 +101,10 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   });
 
   server.addHook('onReady', async () => runner.start());
-  server.addHook('onClose', async () => { await runner.close(); await api.usage.flush(); });
+  server.addHook('onClose', async () => {
+    await runner.close();
+    await api.usage.flush();
+  });
 };
 
 export const chatApiPlugin: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {

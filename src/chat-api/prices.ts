@@ -23,7 +23,7 @@ export interface PriceTable {
 
 export const DEFAULT_PRICES: PriceTable = {
   models: {
-    'sonar': { input: 1, output: 1, requestFee: { low: 5, medium: 8, high: 12 } },
+    sonar: { input: 1, output: 1, requestFee: { low: 5, medium: 8, high: 12 } },
     'sonar-pro': { input: 3, output: 15, requestFee: { low: 6, medium: 10, high: 14 } },
     'sonar-reasoning': { input: 1, output: 5, requestFee: { low: 5, medium: 8, high: 12 } },
     'sonar-reasoning-pro': { input: 2, output: 8, requestFee: { low: 6, medium: 10, high: 14 } },
@@ -42,9 +42,16 @@ export function priceTable(overrides: Record<string, any> = {}): PriceTable {
   const modelOverrides: Record<string, any> = { ...(overrides.models ?? {}) };
   for (const [k, v] of Object.entries(overrides)) if (k !== 'models' && k !== 'searchPer1000') modelOverrides[k] = v;
   for (const [model, p] of Object.entries(modelOverrides)) {
-    if (!(model in table.models)) throw new Error(`prices: unknown model "${model}" (models: ${Object.keys(table.models).join(', ')})`);
+    if (!(model in table.models))
+      throw new Error(`prices: unknown model "${model}" (models: ${Object.keys(table.models).join(', ')})`);
     const cur = table.models[model as SonarModel];
-    table.models[model as SonarModel] = { ...cur, ...p, ...(p.requestFee ? { requestFee: { ...(cur.requestFee ?? { low: 0, medium: 0, high: 0 }), ...p.requestFee } } : {}) };
+    table.models[model as SonarModel] = {
+      ...cur,
+      ...p,
+      ...(p.requestFee
+        ? { requestFee: { ...(cur.requestFee ?? { low: 0, medium: 0, high: 0 }), ...p.requestFee } }
+        : {}),
+    };
   }
   if (typeof overrides.searchPer1000 === 'number') table.searchPer1000 = overrides.searchPer1000;
   return table;
@@ -56,7 +63,10 @@ export function pricesConfigured(config: { priceTable: string; prices: Record<st
 }
 
 const FREE: PriceTable = {
-  models: Object.fromEntries(Object.keys(DEFAULT_PRICES.models).map((m) => [m, { input: 0, output: 0 }])) as Record<SonarModel, ModelPrice>,
+  models: Object.fromEntries(Object.keys(DEFAULT_PRICES.models).map((m) => [m, { input: 0, output: 0 }])) as Record<
+    SonarModel,
+    ModelPrice
+  >,
   searchPer1000: 0,
 };
 
@@ -79,15 +89,36 @@ const usd = (x: number): number => Math.round(x * 1e9) / 1e9;
  * - sonar-deep-research (no request fee): searchPer1000 per search query it ran;
  * - r1-1776: never searches, so tokens only.
  */
-export function computeCost(table: PriceTable, model: SonarModel, usage: TokenUsage, contextSize: SearchContextSize): CostBreakdown {
+export function computeCost(
+  table: PriceTable,
+  model: SonarModel,
+  usage: TokenUsage,
+  contextSize: SearchContextSize,
+): CostBreakdown {
   const p = table.models[model];
-  const input = usd(usage.promptTokens * p.input / 1e6);
-  const output = usd(usage.completionTokens * p.output / 1e6);
-  const reasoning = p.reasoning !== undefined ? usd((usage.reasoningTokens ?? 0) * p.reasoning / 1e6) : 0;
-  const citation = p.citation !== undefined ? usd((usage.citationTokens ?? 0) * p.citation / 1e6) : 0;
+  const input = usd((usage.promptTokens * p.input) / 1e6);
+  const output = usd((usage.completionTokens * p.output) / 1e6);
+  const reasoning = p.reasoning !== undefined ? usd(((usage.reasoningTokens ?? 0) * p.reasoning) / 1e6) : 0;
+  const citation = p.citation !== undefined ? usd(((usage.citationTokens ?? 0) * p.citation) / 1e6) : 0;
   const request = p.requestFee && usage.searchQueries > 0 ? usd(p.requestFee[contextSize] / 1000) : 0;
-  const searchQueries = p.requestFee ? 0 : usd(usage.searchQueries * table.searchPer1000 / 1000);
-  return { input, output, reasoning, citation, searchQueries, request, total: usd(input + output + reasoning + citation + searchQueries + request) };
+  const searchQueries = p.requestFee ? 0 : usd((usage.searchQueries * table.searchPer1000) / 1000);
+  return {
+    input,
+    output,
+    reasoning,
+    citation,
+    searchQueries,
+    request,
+    total: usd(input + output + reasoning + citation + searchQueries + request),
+  };
 }
 
-export const ZERO_COST: CostBreakdown = { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 };
+export const ZERO_COST: CostBreakdown = {
+  input: 0,
+  output: 0,
+  reasoning: 0,
+  citation: 0,
+  searchQueries: 0,
+  request: 0,
+  total: 0,
+};

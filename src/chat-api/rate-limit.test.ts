@@ -18,7 +18,7 @@ test('a bucket takes a burst up to the limit, then refills continuously at limit
   now += 30;
   const d = l.take('k', 60);
   assert.equal(d.allowed, true);
-  assert.equal(d.remaining, 29, "30 slots drained, this request took one");
+  assert.equal(d.remaining, 29, '30 slots drained, this request took one');
   assert.equal(l.take('other', 60).remaining, 59, 'buckets are independent');
 });
 

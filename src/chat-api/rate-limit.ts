@@ -7,14 +7,15 @@ import type { RateFamily } from './models.ts';
 
 /** Requests per minute by tier 0-5 (the vendor's defaults, see the spec). */
 export const DEFAULT_RATE_LIMITS: Record<RateFamily, number[]> = {
-  'sonar': [50, 150, 500, 1000, 4000, 4000],
+  sonar: [50, 150, 500, 1000, 4000, 4000],
   'deep-research': [5, 10, 20, 40, 60, 100],
 };
 
 export function rateLimitTable(overrides: Record<string, any> = {}): Record<RateFamily, number[]> {
   const t = structuredClone(DEFAULT_RATE_LIMITS);
   for (const [family, limits] of Object.entries(overrides)) {
-    if (!(family in t)) throw new Error(`rateLimits: unknown family "${family}" (families: ${Object.keys(t).join(', ')})`);
+    if (!(family in t))
+      throw new Error(`rateLimits: unknown family "${family}" (families: ${Object.keys(t).join(', ')})`);
     if (!Array.isArray(limits) || limits.length !== 6 || !limits.every((n) => Number.isInteger(n) && n > 0)) {
       throw new Error(`rateLimits.${family} must be 6 positive integers (tiers 0-5), got ${JSON.stringify(limits)}`);
     }
@@ -33,20 +34,28 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-interface Bucket { level: number; at: number }
+interface Bucket {
+  level: number;
+  at: number;
+}
 
 export class LeakyBucketLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private readonly now: () => number;
   private lastSweep = 0;
-  constructor(now: () => number = () => performance.now() / 1000) { this.now = now; }
+  constructor(now: () => number = () => performance.now() / 1000) {
+    this.now = now;
+  }
 
   /** Takes one unit from the bucket `key` with capacity `limit` per minute. */
   take(key: string, limit: number): RateDecision {
     const t = this.now();
     const rate = limit / 60;
     let b = this.buckets.get(key);
-    if (!b) { b = { level: 0, at: t }; this.buckets.set(key, b); }
+    if (!b) {
+      b = { level: 0, at: t };
+      this.buckets.set(key, b);
+    }
     b.level = Math.max(0, b.level - (t - b.at) * rate);
     b.at = t;
     const allowed = b.level + 1 <= limit + 1e-9;

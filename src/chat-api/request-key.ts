@@ -5,7 +5,9 @@ import type { ApiKey } from '../model/chat.ts';
 
 const keys = new WeakMap<FastifyRequest, ApiKey>();
 
-export function setRequestKey(req: FastifyRequest, key: ApiKey): void { keys.set(req, key); }
+export function setRequestKey(req: FastifyRequest, key: ApiKey): void {
+  keys.set(req, key);
+}
 export function requestKey(req: FastifyRequest): ApiKey {
   const k = keys.get(req);
   if (!k) throw new Error('route registered without the auth hook');

@@ -2,7 +2,14 @@
 // produced (no compression, no proxy buffering), the first chunk carries citations and
 // search_results, the last one the finish reason and the full usage with cost, then [DONE].
 import type { ServerResponse } from 'node:http';
-import type { AnswerEvent, SearchContextSize, SonarModel, TokenUsage, FinishReason, ImageRef } from '../answer/types.ts';
+import type {
+  AnswerEvent,
+  SearchContextSize,
+  SonarModel,
+  TokenUsage,
+  FinishReason,
+  ImageRef,
+} from '../answer/types.ts';
 import { ChunkWriter, toWireUsage } from './completion-object.ts';
 import { errorBody, toApiError } from './errors.ts';
 import type { CostBreakdown } from '../model/chat.ts';
@@ -32,14 +39,18 @@ export interface StreamParams {
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
-  'connection': 'keep-alive',
+  connection: 'keep-alive',
   'x-accel-buffering': 'no',
 };
 
 /** Resolves when the socket can take more (or is gone). */
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
     res.on('drain', done);
     res.on('close', done);
   });
@@ -49,14 +60,26 @@ function drained(res: ServerResponse): Promise<void> {
  * Streams `first` (already pulled, so errors before any output became JSON errors) and the rest of
  * `events`. Headers must have been written by the caller.
  */
-export async function writeAnswerStream(res: ServerResponse, first: AnswerEvent, events: AsyncIterator<AnswerEvent>, p: StreamParams, signal: AbortSignal): Promise<StreamOutcome> {
+export async function writeAnswerStream(
+  res: ServerResponse,
+  first: AnswerEvent,
+  events: AsyncIterator<AnswerEvent>,
+  p: StreamParams,
+  signal: AbortSignal,
+): Promise<StreamOutcome> {
   const w = new ChunkWriter(p.id, p.model, p.created);
   const out: StreamOutcome = { aborted: false };
   let lastWrite = performance.now();
-  const send = async (s: string) => { lastWrite = performance.now(); if (!res.write(s) && !res.destroyed) await drained(res); };
+  const send = async (s: string) => {
+    lastWrite = performance.now();
+    if (!res.write(s) && !res.destroyed) await drained(res);
+  };
   // Long silences between events (a reasoning pipeline thinking) get SSE comments, as before the first event.
   const ping = setInterval(() => {
-    if (performance.now() - lastWrite >= p.keepAliveMs && !res.destroyed) { lastWrite = performance.now(); res.write(': keep-alive\n\n'); }
+    if (performance.now() - lastWrite >= p.keepAliveMs && !res.destroyed) {
+      lastWrite = performance.now();
+      res.write(': keep-alive\n\n');
+    }
   }, p.keepAliveMs);
   let event: AnswerEvent | undefined = first;
   try {
@@ -74,7 +97,10 @@ export async function writeAnswerStream(res: ServerResponse, first: AnswerEvent,
         if (n.done) break;
         event = n.value;
       }
-      if (signal.aborted) { out.aborted = true; return out; }
+      if (signal.aborted) {
+        out.aborted = true;
+        return out;
+      }
       if (event.type === 'delta') {
         if (event.text) await send(w.delta(event.text));
       } else if (event.type === 'done') {
@@ -92,7 +118,10 @@ export async function writeAnswerStream(res: ServerResponse, first: AnswerEvent,
     }
     throw new Error('the answer pipeline ended without a done event');
   } catch (e) {
-    if (signal.aborted || res.destroyed) { out.aborted = true; return out; }
+    if (signal.aborted || res.destroyed) {
+      out.aborted = true;
+      return out;
+    }
     p.onError(e);
     const err = toApiError(e);
     out.error = { status: err.status, type: err.type };

@@ -1,7 +1,12 @@
 // The chat API's repositories, taken from the App's store.
 import { perApp } from '../per-app.ts';
 import type { App } from '../app.ts';
-import type { ApiKeyRepository, ChatUsageRepository, AsyncJobRepository, AccessRequestRepository } from '../store/repositories.ts';
+import type {
+  ApiKeyRepository,
+  ChatUsageRepository,
+  AsyncJobRepository,
+  AccessRequestRepository,
+} from '../store/repositories.ts';
 
 export interface ChatStore {
   keys: ApiKeyRepository;

@@ -24,11 +24,16 @@ export class UsageRecorder {
   private pending: UsageRecord[] = [];
   private scheduled = false;
   private readonly api: ChatApi;
-  constructor(api: ChatApi) { this.api = api; }
+  constructor(api: ChatApi) {
+    this.api = api;
+  }
 
   add(r: UsageRecord): void {
     this.pending.push(r);
-    if (!this.scheduled) { this.scheduled = true; setImmediate(() => void this.flush()); }
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => void this.flush());
+    }
   }
 
   async flush(): Promise<void> {
@@ -37,7 +42,9 @@ export class UsageRecorder {
     const rows = this.pending;
     this.pending = [];
     try {
-      await this.api.app.store.transaction(async () => { for (const r of rows) await this.api.store.usage.record(r); });
+      await this.api.app.store.transaction(async () => {
+        for (const r of rows) await this.api.store.usage.record(r);
+      });
     } catch (err) {
       // Losing usage rows must not fail requests; the log keeps the evidence.
       this.api.app.log.error({ err, rows: rows.length }, 'could not record chat usage');

@@ -9,7 +9,10 @@ import { sqliteFile } from '../store/store.ts';
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
   readonly exitCode: number;
-  constructor(message: string, exitCode = 1) { super(message); this.exitCode = exitCode; }
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
 }
 
 export interface AppOptions {
@@ -39,7 +42,10 @@ export async function checkDatabase(config: Config, opts: AppOptions): Promise<{
   if (file === null || file === ':memory:' || existsSync(file)) return { created: false };
   if (!opts.create) {
     const where = config.databaseUrl.trim() ? file : `${config.dataDir} (looked for tidings.db there)`;
-    throw new CliError(`no Tidings database in ${where}. Create a user with \`tidings user add <name>\` to start one, or point --data or TIDINGS_DATA at the folder that holds your data`, 1);
+    throw new CliError(
+      `no Tidings database in ${where}. Create a user with \`tidings user add <name>\` to start one, or point --data or TIDINGS_DATA at the folder that holds your data`,
+      1,
+    );
   }
   return { created: true };
 }

@@ -7,7 +7,14 @@ export function relativeTime(at: number | null, now = Date.now() / 1000, never =
   const d = at - now;
   const a = Math.abs(d);
   if (a < 45) return 'now';
-  const [n, unit] = a < 3600 ? [Math.round(a / 60), 'min'] : a < 86400 * 2 ? [Math.round(a / 3600), 'h'] : a < 86400 * 60 ? [Math.round(a / 86400), 'd'] : [Math.round(a / (86400 * 30.4)), 'mo'];
+  const [n, unit] =
+    a < 3600
+      ? [Math.round(a / 60), 'min']
+      : a < 86400 * 2
+        ? [Math.round(a / 3600), 'h']
+        : a < 86400 * 60
+          ? [Math.round(a / 86400), 'd']
+          : [Math.round(a / (86400 * 30.4)), 'mo'];
   return d > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
 }
 

@@ -62,7 +62,10 @@ export async function main(argv: string[]): Promise<void> {
       const o = program.opts<{ data?: string; config?: string; set?: string[]; verbose?: boolean }>();
       const env = { ...process.env };
       if (o.config) env.TIDINGS_CONFIG = o.config;
-      config = loadConfig({ env, flags: { ...parseSetFlags(o.set), ...(o.data ? { dataDir: o.data } : {}), ...extra } });
+      config = loadConfig({
+        env,
+        flags: { ...parseSetFlags(o.set), ...(o.data ? { dataDir: o.data } : {}), ...extra },
+      });
     }
     return config;
   };
@@ -73,14 +76,19 @@ export async function main(argv: string[]): Promise<void> {
         const c = getConfig();
         app = (async () => {
           const { created } = await checkDatabase(c, opts);
-          const opened = await createApp(c, program.opts().verbose ? createLogger(c.logLevel, c.logFormat as LogFormat) : silentLogger);
+          const opened = await createApp(
+            c,
+            program.opts().verbose ? createLogger(c.logLevel, c.logFormat as LogFormat) : silentLogger,
+          );
           if (created) process.stderr.write(`tidings: created a new database in ${c.dataDir}\n`);
           return opened;
         })();
       }
       return app;
     },
-    out(text) { process.stdout.write(text.endsWith('\n') ? text : text + '\n'); },
+    out(text) {
+      process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+    },
   };
   program = buildProgram(ctx);
   let code = 0;
@@ -88,16 +96,24 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
+      code =
+        e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : 2;
     } else if (e instanceof CliError) {
-      process.stderr.write(`tidings: ${e.message}\n`); code = e.exitCode;
+      process.stderr.write(`tidings: ${e.message}\n`);
+      code = e.exitCode;
     } else if (e instanceof ConfigError || e instanceof StoreUnavailableError) {
-      process.stderr.write(`tidings: ${e.message}\n`); code = 2;
+      process.stderr.write(`tidings: ${e.message}\n`);
+      code = 2;
     } else {
-      process.stderr.write(`tidings: ${(e as Error)?.message ?? String(e)}\n`); code = 1;
+      process.stderr.write(`tidings: ${(e as Error)?.message ?? String(e)}\n`);
+      code = 1;
     }
   } finally {
-    if (app) await app.then((a) => a.close(), () => undefined);
+    if (app)
+      await app.then(
+        (a) => a.close(),
+        () => undefined,
+      );
   }
   process.exitCode = code;
 }

@@ -19,7 +19,8 @@ export function readHidden(prompt: string): Promise<string> {
       stdin.pause();
       stdin.off('data', onData);
       process.stderr.write('\n');
-      if (err) reject(err); else resolve(value);
+      if (err) reject(err);
+      else resolve(value);
     };
     const onData = (chunk: Buffer) => {
       for (const ch of chunk.toString('utf8')) {

@@ -17,7 +17,10 @@ test('defaults, then file, then environment, then flags', () => {
 });
 
 test('bad values are refused with a message naming the option', () => {
-  assert.throws(() => loadConfig({ env: { TIDINGS_PORT: 'eighty' } }), (e: Error) => e instanceof ConfigError && /TIDINGS_PORT.*whole number/.test(e.message));
+  assert.throws(
+    () => loadConfig({ env: { TIDINGS_PORT: 'eighty' } }),
+    (e: Error) => e instanceof ConfigError && /TIDINGS_PORT.*whole number/.test(e.message),
+  );
   assert.throws(() => loadConfig({ env: { TIDINGS_ALLOW_PRIVATE_NETWORKS: 'maybe' } }), /true or false/);
   assert.throws(() => loadConfig({ env: { TIDINGS_PORT: '70000' } }), /port must be/);
   assert.throws(() => loadConfig({ flags: { 'no-such': '1' } }), /unknown option "--no-such"/);

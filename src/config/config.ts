@@ -27,76 +27,320 @@ export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 // Keys are the names used in the config file and in `--set key=value`.
 export const OPTIONS = {
-  dataDir: { env: 'TIDINGS_DATA', kind: 'string', default: '', defaultDoc: '`<checkout>/data` in a git checkout, else `$XDG_DATA_HOME/tidings` (`~/.local/share/tidings`)', doc: 'Data folder: the SQLite database (articles, accounts, async jobs and their results) and an optional config.json. Never derived from the current directory; commands say which folder they use when they create a database there.' },
-  databaseUrl: { env: 'TIDINGS_DATABASE_URL', kind: 'string', default: '', doc: 'Database: empty for SQLite in the data folder (tidings.db), sqlite:<file> for another SQLite file, or postgres://user:password@host:port/db (also ?host=/socket/dir) for PostgreSQL 13 or newer.' },
-  host: { env: 'TIDINGS_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the HTTP server binds to (use 0.0.0.0 to serve the LAN).' },
-  port: { env: 'TIDINGS_PORT', kind: 'int', default: 8080, doc: 'HTTP port for both APIs (Google Reader API and chat completions).' },
-  publicUrl: { env: 'TIDINGS_PUBLIC_URL', kind: 'string', default: '', doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.' },
-  trustProxy: { env: 'TIDINGS_TRUST_PROXY', kind: 'list', default: [], doc: 'Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host are believed, comma-separated addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8; also loopback, linklocal, uniquelocal). The client IP is then the nearest address not in this list. Empty: the headers are ignored and the client IP is the socket peer (login throttling and logs use it).' },
-  logLevel: { env: 'TIDINGS_LOG_LEVEL', kind: 'string', default: 'info', doc: 'Log level: trace, debug, info, warn, error, fatal, silent. At info the server logs one line per request.' },
-  logFormat: { env: 'TIDINGS_LOG_FORMAT', kind: 'string', default: 'auto', doc: 'Log format on stderr: json (one JSON object per line), pretty (human-readable, coloured), auto (pretty on a terminal, else json).' },
-  metricsAllowedNetworks: { env: 'TIDINGS_METRICS_ALLOWED_NETWORKS', kind: 'list', default: ['127.0.0.0/8', '::1/128'], doc: 'Networks (CIDR, comma-separated) that may read /metrics (Prometheus format). Requests that came through a proxy are refused unless the proxy is trusted. Empty: /metrics is off.' },
-  allowPrivateNetworks: { env: 'TIDINGS_ALLOW_PRIVATE_NETWORKS', kind: 'bool', default: false, doc: 'Let the fetcher reach loopback/private/link-local addresses (SSRF guard off). For tests and home setups.' },
+  dataDir: {
+    env: 'TIDINGS_DATA',
+    kind: 'string',
+    default: '',
+    defaultDoc: '`<checkout>/data` in a git checkout, else `$XDG_DATA_HOME/tidings` (`~/.local/share/tidings`)',
+    doc: 'Data folder: the SQLite database (articles, accounts, async jobs and their results) and an optional config.json. Never derived from the current directory; commands say which folder they use when they create a database there.',
+  },
+  databaseUrl: {
+    env: 'TIDINGS_DATABASE_URL',
+    kind: 'string',
+    default: '',
+    doc: 'Database: empty for SQLite in the data folder (tidings.db), sqlite:<file> for another SQLite file, or postgres://user:password@host:port/db (also ?host=/socket/dir) for PostgreSQL 13 or newer.',
+  },
+  host: {
+    env: 'TIDINGS_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    doc: 'Address the HTTP server binds to (use 0.0.0.0 to serve the LAN).',
+  },
+  port: {
+    env: 'TIDINGS_PORT',
+    kind: 'int',
+    default: 8080,
+    doc: 'HTTP port for both APIs (Google Reader API and chat completions).',
+  },
+  publicUrl: {
+    env: 'TIDINGS_PUBLIC_URL',
+    kind: 'string',
+    default: '',
+    doc: 'External base URL (for `self` links and OAuth pages); derived from the request when empty.',
+  },
+  trustProxy: {
+    env: 'TIDINGS_TRUST_PROXY',
+    kind: 'list',
+    default: [],
+    doc: 'Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host are believed, comma-separated addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8; also loopback, linklocal, uniquelocal). The client IP is then the nearest address not in this list. Empty: the headers are ignored and the client IP is the socket peer (login throttling and logs use it).',
+  },
+  logLevel: {
+    env: 'TIDINGS_LOG_LEVEL',
+    kind: 'string',
+    default: 'info',
+    doc: 'Log level: trace, debug, info, warn, error, fatal, silent. At info the server logs one line per request.',
+  },
+  logFormat: {
+    env: 'TIDINGS_LOG_FORMAT',
+    kind: 'string',
+    default: 'auto',
+    doc: 'Log format on stderr: json (one JSON object per line), pretty (human-readable, coloured), auto (pretty on a terminal, else json).',
+  },
+  metricsAllowedNetworks: {
+    env: 'TIDINGS_METRICS_ALLOWED_NETWORKS',
+    kind: 'list',
+    default: ['127.0.0.0/8', '::1/128'],
+    doc: 'Networks (CIDR, comma-separated) that may read /metrics (Prometheus format). Requests that came through a proxy are refused unless the proxy is trusted. Empty: /metrics is off.',
+  },
+  allowPrivateNetworks: {
+    env: 'TIDINGS_ALLOW_PRIVATE_NETWORKS',
+    kind: 'bool',
+    default: false,
+    doc: 'Let the fetcher reach loopback/private/link-local addresses (SSRF guard off). For tests and home setups.',
+  },
 
   // Feed fetching and scheduling
-  fetchTimeoutMs: { env: 'TIDINGS_FETCH_TIMEOUT_MS', kind: 'int', default: 30000, doc: 'Total time limit of one feed fetch, in ms.' },
-  connectTimeoutMs: { env: 'TIDINGS_CONNECT_TIMEOUT_MS', kind: 'int', default: 10000, doc: 'TCP/TLS connect time limit, in ms.' },
-  maxBodyBytes: { env: 'TIDINGS_MAX_BODY_BYTES', kind: 'int', default: 15 * 1024 * 1024, doc: 'Largest feed body accepted, before and after decompression.' },
+  fetchTimeoutMs: {
+    env: 'TIDINGS_FETCH_TIMEOUT_MS',
+    kind: 'int',
+    default: 30000,
+    doc: 'Total time limit of one feed fetch, in ms.',
+  },
+  connectTimeoutMs: {
+    env: 'TIDINGS_CONNECT_TIMEOUT_MS',
+    kind: 'int',
+    default: 10000,
+    doc: 'TCP/TLS connect time limit, in ms.',
+  },
+  maxBodyBytes: {
+    env: 'TIDINGS_MAX_BODY_BYTES',
+    kind: 'int',
+    default: 15 * 1024 * 1024,
+    doc: 'Largest feed body accepted, before and after decompression.',
+  },
   maxRedirects: { env: 'TIDINGS_MAX_REDIRECTS', kind: 'int', default: 5, doc: 'Redirects followed per fetch.' },
-  userAgent: { env: 'TIDINGS_USER_AGENT', kind: 'string', default: 'Tidings/0.1 (+https://github.com/tidings; feed reader)', doc: 'User-Agent sent when fetching feeds and pages.' },
-  fetchConcurrency: { env: 'TIDINGS_FETCH_CONCURRENCY', kind: 'int', default: 32, doc: 'Feeds fetched at once, in total.' },
-  perHostConcurrency: { env: 'TIDINGS_PER_HOST_CONCURRENCY', kind: 'int', default: 4, doc: 'Feeds fetched at once from one host.' },
-  minIntervalMinutes: { env: 'TIDINGS_MIN_INTERVAL_MINUTES', kind: 'int', default: 15, doc: 'Shortest refresh interval of a feed.' },
-  maxIntervalMinutes: { env: 'TIDINGS_MAX_INTERVAL_MINUTES', kind: 'int', default: 1440, doc: 'Longest refresh interval of a feed (also the cap of error back-off).' },
-  schedulerEnabled: { env: 'TIDINGS_SCHEDULER', kind: 'bool', default: true, doc: 'Refresh due feeds in the background while the server runs.' },
-  schedulerTickSeconds: { env: 'TIDINGS_SCHEDULER_TICK_SECONDS', kind: 'int', default: 60, doc: 'How often the scheduler looks for due feeds.' },
+  userAgent: {
+    env: 'TIDINGS_USER_AGENT',
+    kind: 'string',
+    default: 'Tidings/0.1 (+https://github.com/tidings; feed reader)',
+    doc: 'User-Agent sent when fetching feeds and pages.',
+  },
+  fetchConcurrency: {
+    env: 'TIDINGS_FETCH_CONCURRENCY',
+    kind: 'int',
+    default: 32,
+    doc: 'Feeds fetched at once, in total.',
+  },
+  perHostConcurrency: {
+    env: 'TIDINGS_PER_HOST_CONCURRENCY',
+    kind: 'int',
+    default: 4,
+    doc: 'Feeds fetched at once from one host.',
+  },
+  minIntervalMinutes: {
+    env: 'TIDINGS_MIN_INTERVAL_MINUTES',
+    kind: 'int',
+    default: 15,
+    doc: 'Shortest refresh interval of a feed.',
+  },
+  maxIntervalMinutes: {
+    env: 'TIDINGS_MAX_INTERVAL_MINUTES',
+    kind: 'int',
+    default: 1440,
+    doc: 'Longest refresh interval of a feed (also the cap of error back-off).',
+  },
+  schedulerEnabled: {
+    env: 'TIDINGS_SCHEDULER',
+    kind: 'bool',
+    default: true,
+    doc: 'Refresh due feeds in the background while the server runs.',
+  },
+  schedulerTickSeconds: {
+    env: 'TIDINGS_SCHEDULER_TICK_SECONDS',
+    kind: 'int',
+    default: 60,
+    doc: 'How often the scheduler looks for due feeds.',
+  },
   // Default by measurement (BENCHMARKS.md, Feed engine): on 2 cores one worker beat none and two.
-  parseWorkers: { env: 'TIDINGS_PARSE_WORKERS', kind: 'int', default: -1, doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs and storing items, with a parse time limit (0: parse on the main thread). -1: one less than the CPU cores, at most 2 (1 on a 2-core machine, 0 on one core).' },
+  parseWorkers: {
+    env: 'TIDINGS_PARSE_WORKERS',
+    kind: 'int',
+    default: -1,
+    doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs and storing items, with a parse time limit (0: parse on the main thread). -1: one less than the CPU cores, at most 2 (1 on a 2-core machine, 0 on one core).',
+  },
   // Reader features (issue #14): full text, favicons, webhooks, WebSub. See src/feeds/README.md.
-  fullTextAuto: { env: 'TIDINGS_FULL_TEXT_AUTO', kind: 'string', default: 'suggest', doc: 'Teaser-feed detection for subscriptions left on full-text "auto": suggest (check a sample of pages, show the verdict in `feed set`), enable (also fetch full text for detected teaser feeds), off (no detection fetches).' },
-  webhookRetrySeconds: { env: 'TIDINGS_WEBHOOK_RETRY_SECONDS', kind: 'int', default: 30, doc: 'Delay before the first retry of a failed webhook delivery; each next retry waits twice as long (8 attempts in all, about 2 hours).' },
-  fullTextMaxBytes: { env: 'TIDINGS_FULL_TEXT_MAX_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest article page fetched for full text, before and after decompression (also capped by TIDINGS_MAX_BODY_BYTES).' },
+  fullTextAuto: {
+    env: 'TIDINGS_FULL_TEXT_AUTO',
+    kind: 'string',
+    default: 'suggest',
+    doc: 'Teaser-feed detection for subscriptions left on full-text "auto": suggest (check a sample of pages, show the verdict in `feed set`), enable (also fetch full text for detected teaser feeds), off (no detection fetches).',
+  },
+  webhookRetrySeconds: {
+    env: 'TIDINGS_WEBHOOK_RETRY_SECONDS',
+    kind: 'int',
+    default: 30,
+    doc: 'Delay before the first retry of a failed webhook delivery; each next retry waits twice as long (8 attempts in all, about 2 hours).',
+  },
+  fullTextMaxBytes: {
+    env: 'TIDINGS_FULL_TEXT_MAX_BYTES',
+    kind: 'int',
+    default: 5 * 1024 * 1024,
+    doc: 'Largest article page fetched for full text, before and after decompression (also capped by TIDINGS_MAX_BODY_BYTES).',
+  },
 
-  retentionDays: { env: 'TIDINGS_RETENTION_DAYS', kind: 'int', default: 0, doc: 'Delete read articles first stored more than this many days ago, unless starred, saved or tagged (the scheduler checks hourly; `tidings prune` runs it once). 0 keeps every article (Miniflux uses 60).' },
+  retentionDays: {
+    env: 'TIDINGS_RETENTION_DAYS',
+    kind: 'int',
+    default: 0,
+    doc: 'Delete read articles first stored more than this many days ago, unless starred, saved or tagged (the scheduler checks hourly; `tidings prune` runs it once). 0 keeps every article (Miniflux uses 60).',
+  },
 
   // Search and answers
-  llmBaseUrl: { env: 'TIDINGS_LLM_BASE_URL', kind: 'string', default: '', doc: 'OpenAI-compatible server (vLLM, llama.cpp, Ollama) for generative answers, e.g. http://127.0.0.1:11434/v1. Empty: built-in extractive engine.' },
-  llmApiKey: { env: 'TIDINGS_LLM_API_KEY', kind: 'string', default: '', doc: 'API key sent to the OpenAI-compatible server, if it needs one.' },
-  llmModel: { env: 'TIDINGS_LLM_MODEL', kind: 'string', default: '', doc: 'Model name on the OpenAI-compatible server.' },
-  llmTimeoutMs: { env: 'TIDINGS_LLM_TIMEOUT_MS', kind: 'int', default: 120000, doc: 'Time limit of an upstream LLM call, in ms (also applied between streamed tokens).' },
-  engineByModel: { env: 'TIDINGS_ENGINE_BY_MODEL', kind: 'json', default: {}, doc: 'Per-model engine choice, JSON like {"sonar":"extractive","sonar-pro":"openai"}. Models not listed use openai when TIDINGS_LLM_BASE_URL is set, else extractive.' },
-  llmContextTokens: { env: 'TIDINGS_LLM_CONTEXT_TOKENS', kind: 'int', default: 16384, doc: 'Context window of the OpenAI-compatible model, in tokens: retrieved article text is trimmed so the grounded prompt plus the answer fit (servers such as Ollama default to small windows and cut prompts silently).' },
-  searxngUrl: { env: 'TIDINGS_SEARXNG_URL', kind: 'string', default: '', doc: 'SearXNG base URL for web search beside the local index (JSON API must be enabled). Empty: local index only.' },
-  webResultsFetched: { env: 'TIDINGS_WEB_RESULTS_FETCHED', kind: 'int', default: 5, doc: 'Web results whose pages are fetched and read per search.' },
+  llmBaseUrl: {
+    env: 'TIDINGS_LLM_BASE_URL',
+    kind: 'string',
+    default: '',
+    doc: 'OpenAI-compatible server (vLLM, llama.cpp, Ollama) for generative answers, e.g. http://127.0.0.1:11434/v1. Empty: built-in extractive engine.',
+  },
+  llmApiKey: {
+    env: 'TIDINGS_LLM_API_KEY',
+    kind: 'string',
+    default: '',
+    doc: 'API key sent to the OpenAI-compatible server, if it needs one.',
+  },
+  llmModel: {
+    env: 'TIDINGS_LLM_MODEL',
+    kind: 'string',
+    default: '',
+    doc: 'Model name on the OpenAI-compatible server.',
+  },
+  llmTimeoutMs: {
+    env: 'TIDINGS_LLM_TIMEOUT_MS',
+    kind: 'int',
+    default: 120000,
+    doc: 'Time limit of an upstream LLM call, in ms (also applied between streamed tokens).',
+  },
+  engineByModel: {
+    env: 'TIDINGS_ENGINE_BY_MODEL',
+    kind: 'json',
+    default: {},
+    doc: 'Per-model engine choice, JSON like {"sonar":"extractive","sonar-pro":"openai"}. Models not listed use openai when TIDINGS_LLM_BASE_URL is set, else extractive.',
+  },
+  llmContextTokens: {
+    env: 'TIDINGS_LLM_CONTEXT_TOKENS',
+    kind: 'int',
+    default: 16384,
+    doc: 'Context window of the OpenAI-compatible model, in tokens: retrieved article text is trimmed so the grounded prompt plus the answer fit (servers such as Ollama default to small windows and cut prompts silently).',
+  },
+  searxngUrl: {
+    env: 'TIDINGS_SEARXNG_URL',
+    kind: 'string',
+    default: '',
+    doc: 'SearXNG base URL for web search beside the local index (JSON API must be enabled). Empty: local index only.',
+  },
+  webResultsFetched: {
+    env: 'TIDINGS_WEB_RESULTS_FETCHED',
+    kind: 'int',
+    default: 5,
+    doc: 'Web results whose pages are fetched and read per search.',
+  },
 
   // Chat completions API
-  betaOpenToAll: { env: 'TIDINGS_BETA_OPEN', kind: 'bool', default: false, doc: 'Open the beta features (search_domain_filter, return_images, return_related_questions) to every key without approval.' },
+  betaOpenToAll: {
+    env: 'TIDINGS_BETA_OPEN',
+    kind: 'bool',
+    default: false,
+    doc: 'Open the beta features (search_domain_filter, return_images, return_related_questions) to every key without approval.',
+  },
   defaultTier: { env: 'TIDINGS_DEFAULT_TIER', kind: 'int', default: 0, doc: 'Rate-limit tier (0-5) of new API keys.' },
-  priceTable: { env: 'TIDINGS_PRICE_TABLE', kind: 'string', default: 'none', doc: 'Prices that costs are computed with: none (a personal server: usage records tokens and searches, costs are 0 and `tidings usage` shows none) or sonar (Perplexity\'s Sonar price table, see src/chat-api/prices.ts). Setting TIDINGS_PRICES also turns costs on, over the Sonar table.' },
-  prices: { env: 'TIDINGS_PRICES', kind: 'json', default: {}, doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the Sonar table; see src/chat-api/prices.ts.' },
-  rateLimits: { env: 'TIDINGS_RATE_LIMITS', kind: 'json', default: {}, doc: 'Overrides of the requests-per-minute table by tier 0-5, JSON like {"sonar":[50,150,500,1000,4000,4000],"deep-research":[5,10,20,40,60,100]}.' },
-  asyncJobConcurrency: { env: 'TIDINGS_ASYNC_JOB_CONCURRENCY', kind: 'int', default: 2, doc: 'Async (deep research) jobs run at once by the server.' },
-  asyncJobRetentionDays: { env: 'TIDINGS_ASYNC_JOB_RETENTION_DAYS', kind: 'int', default: 7, doc: 'Days async jobs and their results are kept.' },
+  priceTable: {
+    env: 'TIDINGS_PRICE_TABLE',
+    kind: 'string',
+    default: 'none',
+    doc: "Prices that costs are computed with: none (a personal server: usage records tokens and searches, costs are 0 and `tidings usage` shows none) or sonar (Perplexity's Sonar price table, see src/chat-api/prices.ts). Setting TIDINGS_PRICES also turns costs on, over the Sonar table.",
+  },
+  prices: {
+    env: 'TIDINGS_PRICES',
+    kind: 'json',
+    default: {},
+    doc: 'Overrides of the price table (US$ per million tokens, request fees), JSON merged over the Sonar table; see src/chat-api/prices.ts.',
+  },
+  rateLimits: {
+    env: 'TIDINGS_RATE_LIMITS',
+    kind: 'json',
+    default: {},
+    doc: 'Overrides of the requests-per-minute table by tier 0-5, JSON like {"sonar":[50,150,500,1000,4000,4000],"deep-research":[5,10,20,40,60,100]}.',
+  },
+  asyncJobConcurrency: {
+    env: 'TIDINGS_ASYNC_JOB_CONCURRENCY',
+    kind: 'int',
+    default: 2,
+    doc: 'Async (deep research) jobs run at once by the server.',
+  },
+  asyncJobRetentionDays: {
+    env: 'TIDINGS_ASYNC_JOB_RETENTION_DAYS',
+    kind: 'int',
+    default: 7,
+    doc: 'Days async jobs and their results are kept.',
+  },
 
   // Accounts
   tokenTtlDays: { env: 'TIDINGS_TOKEN_TTL_DAYS', kind: 'int', default: 365, doc: 'Lifetime of ClientLogin tokens.' },
-  oauthRefreshTtlDays: { env: 'TIDINGS_OAUTH_REFRESH_TTL_DAYS', kind: 'int', default: 180, doc: 'Lifetime of an OAuth refresh token; each refresh issues a new one with a fresh lifetime (access tokens last one day).' },
-  loginFailuresPerMinute: { env: 'TIDINGS_LOGIN_FAILURES_PER_MINUTE', kind: 'int', default: 10, doc: 'Failed logins allowed per username and client IP per minute (ClientLogin and the OAuth login page) before answering 429.' },
+  oauthRefreshTtlDays: {
+    env: 'TIDINGS_OAUTH_REFRESH_TTL_DAYS',
+    kind: 'int',
+    default: 180,
+    doc: 'Lifetime of an OAuth refresh token; each refresh issues a new one with a fresh lifetime (access tokens last one day).',
+  },
+  loginFailuresPerMinute: {
+    env: 'TIDINGS_LOGIN_FAILURES_PER_MINUTE',
+    kind: 'int',
+    default: 10,
+    doc: 'Failed logins allowed per username and client IP per minute (ClientLogin and the OAuth login page) before answering 429.',
+  },
 
   // Per-user limits
-  maxFeedsPerUser: { env: 'TIDINGS_MAX_FEEDS_PER_USER', kind: 'int', default: 5000, doc: 'Subscriptions one user may have; subscribing or importing beyond it is refused with a message (0: no limit).' },
-  maxOpmlBytes: { env: 'TIDINGS_MAX_OPML_BYTES', kind: 'int', default: 5 * 1024 * 1024, doc: 'Largest OPML file accepted by an import (API and CLI), in bytes.' },
-  maxLabelLength: { env: 'TIDINGS_MAX_LABEL_LENGTH', kind: 'int', default: 100, doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.' },
+  maxFeedsPerUser: {
+    env: 'TIDINGS_MAX_FEEDS_PER_USER',
+    kind: 'int',
+    default: 5000,
+    doc: 'Subscriptions one user may have; subscribing or importing beyond it is refused with a message (0: no limit).',
+  },
+  maxOpmlBytes: {
+    env: 'TIDINGS_MAX_OPML_BYTES',
+    kind: 'int',
+    default: 5 * 1024 * 1024,
+    doc: 'Largest OPML file accepted by an import (API and CLI), in bytes.',
+  },
+  maxLabelLength: {
+    env: 'TIDINGS_MAX_LABEL_LENGTH',
+    kind: 'int',
+    default: 100,
+    doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.',
+  },
 
   // Web app
-  webSessionDays: { env: 'TIDINGS_WEB_SESSION_DAYS', kind: 'int', default: 30, doc: 'Days a web app session lasts without use (each use extends it); signing out or changing the password ends it at once.' },
+  webSessionDays: {
+    env: 'TIDINGS_WEB_SESSION_DAYS',
+    kind: 'int',
+    default: 30,
+    doc: 'Days a web app session lasts without use (each use extends it); signing out or changing the password ends it at once.',
+  },
 
   // Google Reader API
-  readerItemCacheSize: { env: 'TIDINGS_READER_ITEM_CACHE', kind: 'int', default: 20000, doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.' },
-  readerItemCacheMb: { env: 'TIDINGS_READER_ITEM_CACHE_MB', kind: 'int', default: 32, doc: 'Memory cap of that cache in MiB of JSON: the oldest items leave first when either cap is reached.' },
+  readerItemCacheSize: {
+    env: 'TIDINGS_READER_ITEM_CACHE',
+    kind: 'int',
+    default: 20000,
+    doc: 'Items whose serialized JSON the Reader API keeps in memory (about 2-3 KB each), reused while the stored item is unchanged. 0 turns the cache off.',
+  },
+  readerItemCacheMb: {
+    env: 'TIDINGS_READER_ITEM_CACHE_MB',
+    kind: 'int',
+    default: 32,
+    doc: 'Memory cap of that cache in MiB of JSON: the oldest items leave first when either cap is reached.',
+  },
 } as const satisfies Record<string, OptionSpec>;
 
-type KindType<K extends Kind> = K extends 'string' ? string : K extends 'int' | 'number' ? number : K extends 'bool' ? boolean : K extends 'list' ? string[] : Record<string, any>;
+type KindType<K extends Kind> = K extends 'string'
+  ? string
+  : K extends 'int' | 'number'
+    ? number
+    : K extends 'bool'
+      ? boolean
+      : K extends 'list'
+        ? string[]
+        : Record<string, any>;
 
 export type Config = { -readonly [K in keyof typeof OPTIONS]: KindType<(typeof OPTIONS)[K]['kind']> };
 
@@ -105,18 +349,26 @@ export class ConfigError extends Error {}
 function parseValue(key: string, spec: OptionSpec, raw: unknown, source: string): unknown {
   if (typeof raw !== 'string') {
     // From a JSON config file: check type only.
-    const ok = spec.kind === 'string' ? typeof raw === 'string'
-      : spec.kind === 'int' ? Number.isInteger(raw)
-      : spec.kind === 'number' ? typeof raw === 'number'
-      : spec.kind === 'bool' ? typeof raw === 'boolean'
-      : spec.kind === 'list' ? Array.isArray(raw)
-      : typeof raw === 'object' && raw !== null;
-    if (!ok) throw new ConfigError(`${source}: option "${key}" must be of type ${spec.kind}, got ${JSON.stringify(raw)}`);
+    const ok =
+      spec.kind === 'string'
+        ? typeof raw === 'string'
+        : spec.kind === 'int'
+          ? Number.isInteger(raw)
+          : spec.kind === 'number'
+            ? typeof raw === 'number'
+            : spec.kind === 'bool'
+              ? typeof raw === 'boolean'
+              : spec.kind === 'list'
+                ? Array.isArray(raw)
+                : typeof raw === 'object' && raw !== null;
+    if (!ok)
+      throw new ConfigError(`${source}: option "${key}" must be of type ${spec.kind}, got ${JSON.stringify(raw)}`);
     return raw;
   }
   const s = raw.trim();
   switch (spec.kind) {
-    case 'string': return raw;
+    case 'string':
+      return raw;
     case 'int': {
       if (!/^-?\d+$/.test(s)) throw new ConfigError(`${source}: ${key} must be a whole number, got "${raw}"`);
       return Number(s);
@@ -131,9 +383,19 @@ function parseValue(key: string, spec: OptionSpec, raw: unknown, source: string)
       if (/^(0|false|no|off|)$/i.test(s)) return false;
       throw new ConfigError(`${source}: ${key} must be true or false, got "${raw}"`);
     }
-    case 'list': return s === '' ? [] : s.split(',').map((x) => x.trim()).filter(Boolean);
+    case 'list':
+      return s === ''
+        ? []
+        : s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean);
     case 'json': {
-      try { return JSON.parse(s); } catch { throw new ConfigError(`${source}: ${key} must be JSON, got "${raw}"`); }
+      try {
+        return JSON.parse(s);
+      } catch {
+        throw new ConfigError(`${source}: ${key} must be JSON, got "${raw}"`);
+      }
     }
   }
 }
@@ -156,16 +418,22 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   for (const [k, spec] of Object.entries(OPTIONS)) out[k] = structuredClone(spec.default);
 
   out.dataDir = defaultDataDir(env);
-  const dataFromEarly = (opts.overrides?.dataDir ?? opts.flags?.dataDir ?? (env.TIDINGS_DATA || undefined) ?? out.dataDir) as string;
+  const dataFromEarly = (opts.overrides?.dataDir ??
+    opts.flags?.dataDir ??
+    (env.TIDINGS_DATA || undefined) ??
+    out.dataDir) as string;
   const file = env.TIDINGS_CONFIG ?? join(dataFromEarly, 'config.json');
   if (existsSync(file)) {
     let parsed: Record<string, unknown>;
-    try { parsed = JSON.parse(readFileSync(file, 'utf8')); } catch (e) {
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
       throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
     }
     for (const [k, v] of Object.entries(parsed)) {
       const spec = (OPTIONS as Record<string, OptionSpec>)[k];
-      if (!spec) throw new ConfigError(`config file ${file}: unknown option "${k}" (see the configuration table in README.md)`);
+      if (!spec)
+        throw new ConfigError(`config file ${file}: unknown option "${k}" (see the configuration table in README.md)`);
       out[k] = parseValue(k, spec, v, `config file ${file}`);
     }
   } else if (env.TIDINGS_CONFIG) {
@@ -192,28 +460,43 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
 function validate(c: Config): void {
   for (const entry of c.trustProxy) {
-    if (!isProxyAddress(entry)) throw new ConfigError(`trustProxy: "${entry}" is not an IP address, a CIDR (like 10.0.0.0/8) or one of loopback, linklocal, uniquelocal`);
+    if (!isProxyAddress(entry))
+      throw new ConfigError(
+        `trustProxy: "${entry}" is not an IP address, a CIDR (like 10.0.0.0/8) or one of loopback, linklocal, uniquelocal`,
+      );
   }
-  if (!(LOG_LEVELS as readonly string[]).includes(c.logLevel)) throw new ConfigError(`logLevel (TIDINGS_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, got "${c.logLevel}"`);
-  if (!(LOG_FORMATS as readonly string[]).includes(c.logFormat)) throw new ConfigError(`logFormat (TIDINGS_LOG_FORMAT) must be one of ${LOG_FORMATS.join(', ')}, got "${c.logFormat}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(c.logLevel))
+    throw new ConfigError(`logLevel (TIDINGS_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, got "${c.logLevel}"`);
+  if (!(LOG_FORMATS as readonly string[]).includes(c.logFormat))
+    throw new ConfigError(
+      `logFormat (TIDINGS_LOG_FORMAT) must be one of ${LOG_FORMATS.join(', ')}, got "${c.logFormat}"`,
+    );
   if (c.dataDir.trim() === '') throw new ConfigError('dataDir (TIDINGS_DATA, --data) must not be empty');
   if (c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0-65535, got ${c.port}`);
   if (c.minIntervalMinutes < 1) throw new ConfigError('minIntervalMinutes must be at least 1');
-  if (c.maxIntervalMinutes < c.minIntervalMinutes) throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
-  if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1) throw new ConfigError('fetch concurrency limits must be at least 1');
+  if (c.maxIntervalMinutes < c.minIntervalMinutes)
+    throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
+  if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1)
+    throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');
   if (c.maxBodyBytes < 1024) throw new ConfigError('maxBodyBytes must be at least 1024');
-  if (!['suggest', 'enable', 'off'].includes(c.fullTextAuto)) throw new ConfigError(`fullTextAuto must be suggest, enable or off, got "${c.fullTextAuto}"`);
+  if (!['suggest', 'enable', 'off'].includes(c.fullTextAuto))
+    throw new ConfigError(`fullTextAuto must be suggest, enable or off, got "${c.fullTextAuto}"`);
   if (c.webhookRetrySeconds < 1) throw new ConfigError('webhookRetrySeconds must be at least 1');
   if (c.fullTextMaxBytes < 1024) throw new ConfigError('fullTextMaxBytes must be at least 1024');
   if (c.maxFeedsPerUser < 0) throw new ConfigError('maxFeedsPerUser must be 0 (no limit) or more');
   if (c.maxOpmlBytes < 1024) throw new ConfigError('maxOpmlBytes must be at least 1024');
   if (c.maxLabelLength < 1) throw new ConfigError('maxLabelLength must be at least 1');
   for (const n of c.metricsAllowedNetworks) {
-    if (!ipaddr.isValidCIDR(n) && !ipaddr.isValid(n)) throw new ConfigError(`metricsAllowedNetworks (TIDINGS_METRICS_ALLOWED_NETWORKS): "${n}" is not an address or CIDR range like 10.0.0.0/8`);
+    if (!ipaddr.isValidCIDR(n) && !ipaddr.isValid(n))
+      throw new ConfigError(
+        `metricsAllowedNetworks (TIDINGS_METRICS_ALLOWED_NETWORKS): "${n}" is not an address or CIDR range like 10.0.0.0/8`,
+      );
   }
-  if (c.priceTable !== 'none' && c.priceTable !== 'sonar') throw new ConfigError(`priceTable (TIDINGS_PRICE_TABLE) must be none or sonar, got "${c.priceTable}"`);
-  if (c.retentionDays < 0) throw new ConfigError('retentionDays (TIDINGS_RETENTION_DAYS) must be 0 (keep everything) or a number of days');
+  if (c.priceTable !== 'none' && c.priceTable !== 'sonar')
+    throw new ConfigError(`priceTable (TIDINGS_PRICE_TABLE) must be none or sonar, got "${c.priceTable}"`);
+  if (c.retentionDays < 0)
+    throw new ConfigError('retentionDays (TIDINGS_RETENTION_DAYS) must be 0 (keep everything) or a number of days');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
 }
 
@@ -238,7 +521,13 @@ export function parseSetFlags(pairs: string[] | undefined): Record<string, strin
 }
 
 export function configTableMarkdown(): string {
-  const rows = Object.entries(OPTIONS as Record<string, OptionSpec>).map(([k, s]) =>
-    `| \`${s.env}\` | \`${k}\` | ${s.kind} | ${s.defaultDoc ?? `\`${JSON.stringify(s.default)}\``} | ${s.doc} |`);
-  return ['| environment variable | file key / `--set` key | type | default | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
+  const rows = Object.entries(OPTIONS as Record<string, OptionSpec>).map(
+    ([k, s]) =>
+      `| \`${s.env}\` | \`${k}\` | ${s.kind} | ${s.defaultDoc ?? `\`${JSON.stringify(s.default)}\``} | ${s.doc} |`,
+  );
+  return [
+    '| environment variable | file key / `--set` key | type | default | meaning |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }

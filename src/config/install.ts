@@ -14,7 +14,11 @@ function findPackageRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
-      try { if (JSON.parse(readFileSync(file, 'utf8')).name === 'tidings') return dir; } catch { /* keep looking up */ }
+      try {
+        if (JSON.parse(readFileSync(file, 'utf8')).name === 'tidings') return dir;
+      } catch {
+        /* keep looking up */
+      }
     }
     if (dirname(dir) === dir) throw new Error(`cannot find Tidings' package.json above ${from}`);
   }

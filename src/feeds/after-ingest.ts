@@ -11,7 +11,11 @@ import { ingestHooks } from './ingest-hooks.ts';
 export async function afterIngest(app: App, feedId: number, changes: ItemChanges): Promise<void> {
   if (changes.added.length) {
     for (const hook of ingestHooks(app).newItems) {
-      try { await hook(feedId, changes.added); } catch (e) { app.log.error({ err: e, feedId }, 'a new-items step failed'); }
+      try {
+        await hook(feedId, changes.added);
+      } catch (e) {
+        app.log.error({ err: e, feedId }, 'a new-items step failed');
+      }
     }
   }
   // An updated entry has the feed's content again: its full text is fetched anew.
@@ -21,13 +25,21 @@ export async function afterIngest(app: App, feedId: number, changes: ItemChanges
 /** A new subscription to a feed that already had items (the backfill). */
 export async function afterSubscribe(app: App, userId: number, feedId: number): Promise<void> {
   for (const hook of ingestHooks(app).subscribed) {
-    try { await hook(userId, feedId); } catch (e) { app.log.error({ err: e, userId, feedId }, 'a new-subscription step failed'); }
+    try {
+      await hook(userId, feedId);
+    } catch (e) {
+      app.log.error({ err: e, userId, feedId }, 'a new-subscription step failed');
+    }
   }
 }
 
 /** The end of a refresh round (after full text and favicons): deliveries, retries. */
 export async function afterRefreshRound(app: App): Promise<void> {
   for (const hook of ingestHooks(app).roundEnd) {
-    try { await hook(); } catch (e) { app.log.warn({ err: e }, 'an end-of-round step failed'); }
+    try {
+      await hook();
+    } catch (e) {
+      app.log.warn({ err: e }, 'an end-of-round step failed');
+    }
   }
 }

@@ -2,7 +2,15 @@
 // services live in ./services.ts, the operations beside it: subscriptions.ts (subscribe/
 // unsubscribe), refresh.ts (refreshFeed/refreshDue), opml/, scheduler/ (the background loop).
 export { feedEngine, type FeedEngine } from './services.ts';
-export { subscribe, unsubscribe, findSubscription, normaliseInputUrl, discoverFeeds, type SubscribeResult, type FeedCandidate } from './subscriptions.ts';
+export {
+  subscribe,
+  unsubscribe,
+  findSubscription,
+  normaliseInputUrl,
+  discoverFeeds,
+  type SubscribeResult,
+  type FeedCandidate,
+} from './subscriptions.ts';
 export { refreshFeed, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';
 export { FeedError } from './errors.ts';
 export { importOpml, exportOpml, OPML_IMPORT_CHUNK, type OpmlImportResult } from './opml/import-export.ts';

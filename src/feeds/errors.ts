@@ -3,18 +3,18 @@
 // for programs (scheduling decisions, tests); `message` is for people.
 
 export type FeedErrorCode =
-  | 'bad-url'          // not a URL, or not http(s)
-  | 'refused-address'  // SSRF guard: loopback/private/link-local/… address
-  | 'dns'              // host name does not resolve
-  | 'network'          // connection refused/reset, TLS failure
-  | 'timeout'          // connect or total time limit
-  | 'too-large'        // body (compressed or decompressed) over maxBodyBytes
-  | 'redirects'        // too many redirects, or a redirect without a usable Location
-  | 'http'             // non-2xx answer (status set)
-  | 'not-a-feed'       // body is not RSS/Atom/RDF/JSON Feed, and no feed was discovered
-  | 'bad-encoding'     // broken Content-Encoding stream
-  | 'bad-label'        // a folder name that cannot be a label (too long, control characters)
-  | 'limit';           // a per-user limit (feeds per user) would be exceeded
+  | 'bad-url' // not a URL, or not http(s)
+  | 'refused-address' // SSRF guard: loopback/private/link-local/… address
+  | 'dns' // host name does not resolve
+  | 'network' // connection refused/reset, TLS failure
+  | 'timeout' // connect or total time limit
+  | 'too-large' // body (compressed or decompressed) over maxBodyBytes
+  | 'redirects' // too many redirects, or a redirect without a usable Location
+  | 'http' // non-2xx answer (status set)
+  | 'not-a-feed' // body is not RSS/Atom/RDF/JSON Feed, and no feed was discovered
+  | 'bad-encoding' // broken Content-Encoding stream
+  | 'bad-label' // a folder name that cannot be a label (too long, control characters)
+  | 'limit'; // a per-user limit (feeds per user) would be exceeded
 
 export class FeedError extends Error {
   readonly code: FeedErrorCode;
@@ -22,7 +22,11 @@ export class FeedError extends Error {
   readonly status: number | null;
   /** Seconds the server asked us to wait (Retry-After on 429/503), if any. */
   readonly retryAfterSeconds: number | null;
-  constructor(code: FeedErrorCode, message: string, opts: { status?: number | null; retryAfterSeconds?: number | null; cause?: unknown } = {}) {
+  constructor(
+    code: FeedErrorCode,
+    message: string,
+    opts: { status?: number | null; retryAfterSeconds?: number | null; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'FeedError';
     this.code = code;
@@ -40,7 +44,13 @@ export function formatDuration(ms: number): string {
 
 /** "15 MiB", "512 KiB": how size limits are worded in error messages. */
 export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) { const m = n / (1024 * 1024); return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`; }
-  if (n >= 1024) { const k = n / 1024; return `${Number.isInteger(k) ? k : k.toFixed(1)} KiB`; }
+  if (n >= 1024 * 1024) {
+    const m = n / (1024 * 1024);
+    return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
+  }
+  if (n >= 1024) {
+    const k = n / 1024;
+    return `${Number.isInteger(k) ? k : k.toFixed(1)} KiB`;
+  }
   return `${n} bytes`;
 }

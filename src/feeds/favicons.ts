@@ -20,7 +20,8 @@ const ICON_REFRESH_S = 30 * 86_400;
 const FAILED_RETRY_S = 86_400;
 const LOOKUPS_AT_ONCE = 8;
 const HTML_ACCEPT = 'text/html, application/xhtml+xml;q=0.9, */*;q=0.1';
-const ICON_ACCEPT = 'image/png, image/x-icon, image/vnd.microsoft.icon, image/gif, image/jpeg, image/webp;q=0.9, */*;q=0.1';
+const ICON_ACCEPT =
+  'image/png, image/x-icon, image/vnd.microsoft.icon, image/gif, image/jpeg, image/webp;q=0.9, */*;q=0.1';
 
 /**
  * The image type from the first bytes; undefined when it is not an image we serve. SVG is refused:
@@ -40,26 +41,39 @@ export function sniffImage(b: Uint8Array): string | undefined {
 export function findIconLinks(html: string, pageUrl: string): string[] {
   let base = pageUrl;
   const found: { href: string; rank: number }[] = [];
-  const parser = new Parser({
-    onopentag(name, attrs) {
-      if (name === 'base' && attrs.href) { try { base = new URL(attrs.href, pageUrl).href; } catch { /* keep */ } }
-      if (name !== 'link' || !attrs.href) return;
-      const rels = (attrs.rel ?? '').toLowerCase().split(/\s+/);
-      const type = (attrs.type ?? '').toLowerCase();
-      if (type.includes('svg') || /\.svg($|\?)/i.test(attrs.href)) return;
-      const size = Number(/(\d+)x\d+/.exec(attrs.sizes ?? '')?.[1] ?? 32);
-      if (rels.includes('icon')) found.push({ href: attrs.href.trim(), rank: Math.abs(size - 32) });
-      else if (rels.includes('apple-touch-icon') || rels.includes('apple-touch-icon-precomposed')) found.push({ href: attrs.href.trim(), rank: 1000 + Math.abs(size - 180) });
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (name === 'base' && attrs.href) {
+          try {
+            base = new URL(attrs.href, pageUrl).href;
+          } catch {
+            /* keep */
+          }
+        }
+        if (name !== 'link' || !attrs.href) return;
+        const rels = (attrs.rel ?? '').toLowerCase().split(/\s+/);
+        const type = (attrs.type ?? '').toLowerCase();
+        if (type.includes('svg') || /\.svg($|\?)/i.test(attrs.href)) return;
+        const size = Number(/(\d+)x\d+/.exec(attrs.sizes ?? '')?.[1] ?? 32);
+        if (rels.includes('icon')) found.push({ href: attrs.href.trim(), rank: Math.abs(size - 32) });
+        else if (rels.includes('apple-touch-icon') || rels.includes('apple-touch-icon-precomposed'))
+          found.push({ href: attrs.href.trim(), rank: 1000 + Math.abs(size - 180) });
+      },
     },
-  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
   // Icon links live in <head>: the first 256 KiB hold it on any sane page.
   parser.end(html.slice(0, 256 * 1024));
   const out: string[] = [];
   for (const l of found.sort((a, b) => a.rank - b.rank)) {
     try {
       const u = new URL(l.href, base);
-      if ((u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'data:') && !out.includes(u.href)) out.push(u.href);
-    } catch { /* unusable href */ }
+      if ((u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'data:') && !out.includes(u.href))
+        out.push(u.href);
+    } catch {
+      /* unusable href */
+    }
   }
   return out;
 }
@@ -70,39 +84,70 @@ function fromDataUrl(url: string): Uint8Array | undefined {
   return Buffer.from(m[1]!, 'base64');
 }
 
-async function fetchIcon(app: App, url: string, signal?: AbortSignal): Promise<{ mime: string; data: Uint8Array } | string> {
+async function fetchIcon(
+  app: App,
+  url: string,
+  signal?: AbortSignal,
+): Promise<{ mime: string; data: Uint8Array } | string> {
   let data: Uint8Array | undefined;
   if (url.startsWith('data:')) {
     data = fromDataUrl(url);
     if (!data) return 'the inline icon is not a base64 image (or is too large)';
   } else {
-    try { data = (await feedEngine(app).fetcher.fetch({ url, signal, maxBytes: ICON_MAX_BYTES, accept: ICON_ACCEPT })).body; } catch (e) {
-      if (e instanceof FeedError && e.code === 'too-large') return `icon at ${url} is larger than ${ICON_MAX_BYTES / 1024} KiB`;
+    try {
+      data = (await feedEngine(app).fetcher.fetch({ url, signal, maxBytes: ICON_MAX_BYTES, accept: ICON_ACCEPT })).body;
+    } catch (e) {
+      if (e instanceof FeedError && e.code === 'too-large')
+        return `icon at ${url} is larger than ${ICON_MAX_BYTES / 1024} KiB`;
       return e instanceof FeedError ? `${url}: ${e.message}` : `${url}: ${(e as Error).message}`;
     }
   }
   const mime = sniffImage(data);
-  return mime ? { mime, data } : `${url.startsWith('data:') ? 'the inline icon' : url} is not a PNG, ICO, GIF, JPEG or WebP image`;
+  return mime
+    ? { mime, data }
+    : `${url.startsWith('data:') ? 'the inline icon' : url} is not a PNG, ICO, GIF, JPEG or WebP image`;
 }
 
 /** Finds, fetches and stores one feed's icon; returns the error when none could be had. */
-export async function lookUpFavicon(app: App, feed: { feedId: number; siteUrl: string | null; feedUrl: string }, signal?: AbortSignal): Promise<string | null> {
+export async function lookUpFavicon(
+  app: App,
+  feed: { feedId: number; siteUrl: string | null; feedUrl: string },
+  signal?: AbortSignal,
+): Promise<string | null> {
   const now = Math.floor(Date.now() / 1000);
   let site: URL;
-  try { site = new URL(feed.siteUrl ?? feed.feedUrl); } catch { site = new URL(feed.feedUrl); }
+  try {
+    site = new URL(feed.siteUrl ?? feed.feedUrl);
+  } catch {
+    site = new URL(feed.feedUrl);
+  }
   if (site.protocol !== 'http:' && site.protocol !== 'https:') site = new URL(feed.feedUrl);
   const candidates: string[] = [];
   try {
-    const page = await feedEngine(app).fetcher.fetch({ url: feed.siteUrl ?? site.origin + '/', signal, maxBytes: PAGE_MAX_BYTES, accept: HTML_ACCEPT });
-    if (/html/i.test(page.contentType ?? 'text/html')) candidates.push(...findIconLinks(page.body.toString('utf8'), page.url));
+    const page = await feedEngine(app).fetcher.fetch({
+      url: feed.siteUrl ?? site.origin + '/',
+      signal,
+      maxBytes: PAGE_MAX_BYTES,
+      accept: HTML_ACCEPT,
+    });
+    if (/html/i.test(page.contentType ?? 'text/html'))
+      candidates.push(...findIconLinks(page.body.toString('utf8'), page.url));
     site = new URL(page.url);
-  } catch { /* no page: /favicon.ico may still answer */ }
+  } catch {
+    /* no page: /favicon.ico may still answer */
+  }
   candidates.push(new URL('/favicon.ico', site.origin).href);
   const errors: string[] = [];
   for (const url of candidates.slice(0, 4)) {
     const r = await fetchIcon(app, url, signal);
     if (typeof r !== 'string') {
-      await feedIcons(app).store({ feedId: feed.feedId, mime: r.mime, data: r.data, sourceUrl: url.startsWith('data:') ? null : url, fetchedAt: now });
+      await feedIcons(app).store({
+        feedId: feed.feedId,
+        mime: r.mime,
+        data: r.data,
+        sourceUrl: url.startsWith('data:') ? null : url,
+        fetchedAt: now,
+      });
       return null;
     }
     errors.push(r);
@@ -116,11 +161,16 @@ export async function lookUpFavicon(app: App, feed: { feedId: number; siteUrl: s
 export async function refreshFavicons(app: App, opts: { limit?: number; signal?: AbortSignal } = {}): Promise<number> {
   const now = Math.floor(Date.now() / 1000);
   const todo = await feedIcons(app).feedsToLookUp(now - ICON_REFRESH_S, now - FAILED_RETRY_S, opts.limit ?? 500);
-  let next = 0, found = 0;
+  let next = 0,
+    found = 0;
   const worker = async () => {
     while (next < todo.length && !opts.signal?.aborted) {
       const f = todo[next++]!;
-      try { if ((await lookUpFavicon(app, f, opts.signal)) === null) found++; } catch (e) { app.log.warn({ err: e, feedId: f.feedId }, 'favicon lookup failed'); }
+      try {
+        if ((await lookUpFavicon(app, f, opts.signal)) === null) found++;
+      } catch (e) {
+        app.log.warn({ err: e, feedId: f.feedId }, 'favicon lookup failed');
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, todo.length) }, worker));

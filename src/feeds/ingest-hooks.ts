@@ -14,6 +14,12 @@ export interface IngestHooks {
 
 export const ingestHooks: (app: App) => IngestHooks = perApp(() => ({ newItems: [], subscribed: [], roundEnd: [] }));
 
-export function onNewItems(app: App, hook: IngestHooks['newItems'][number]): void { ingestHooks(app).newItems.push(hook); }
-export function onSubscribed(app: App, hook: IngestHooks['subscribed'][number]): void { ingestHooks(app).subscribed.push(hook); }
-export function onRefreshRoundEnd(app: App, hook: IngestHooks['roundEnd'][number]): void { ingestHooks(app).roundEnd.push(hook); }
+export function onNewItems(app: App, hook: IngestHooks['newItems'][number]): void {
+  ingestHooks(app).newItems.push(hook);
+}
+export function onSubscribed(app: App, hook: IngestHooks['subscribed'][number]): void {
+  ingestHooks(app).subscribed.push(hook);
+}
+export function onRefreshRoundEnd(app: App, hook: IngestHooks['roundEnd'][number]): void {
+  ingestHooks(app).roundEnd.push(hook);
+}

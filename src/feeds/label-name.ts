@@ -15,7 +15,8 @@ const FORBIDDEN_ALL = new RegExp(FORBIDDEN.source, 'gu');
 export function labelNameProblem(name: string, maxLength: number): string | null {
   if (!name.trim()) return 'is empty';
   const length = [...name].length;
-  if (length > maxLength) return `is ${length} characters long; at most ${maxLength} are allowed (TIDINGS_MAX_LABEL_LENGTH)`;
+  if (length > maxLength)
+    return `is ${length} characters long; at most ${maxLength} are allowed (TIDINGS_MAX_LABEL_LENGTH)`;
   const bad = FORBIDDEN.exec(name);
   if (bad) {
     const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

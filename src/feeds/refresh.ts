@@ -46,15 +46,42 @@ export function bodyHash(body: Buffer): string {
  * validators and the next fetch time, all in one transaction; listeners hear of the changes after
  * the commit.
  */
-export async function storeParsedFeed(app: App, feed: FeedRecord, parsed: ParsedFeed, res: FetchResponse, crawlUs: number, startedAt = performance.now() - res.durationMs): Promise<ItemChanges> {
+export async function storeParsedFeed(
+  app: App,
+  feed: FeedRecord,
+  parsed: ParsedFeed,
+  res: FetchResponse,
+  crawlUs: number,
+  startedAt = performance.now() - res.durationMs,
+): Promise<ItemChanges> {
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
   parsed = withoutTruncatedTail(parsed, res.body);
   const changes = await app.store.transaction(async () => {
-    await feeds.updateMetadata(feed.id, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
+    await feeds.updateMetadata(feed.id, {
+      title: parsed.title || null,
+      siteUrl: parsed.siteUrl,
+      description: parsed.description,
+      iconUrl: parsed.iconUrl,
+      ttlMinutes: parsed.ttlMinutes,
+    });
     const c = await items.upsertEntries(feed.id, parsed.entries, crawlUs);
-    const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: parsed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-    await feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, bodyHash: bodyHash(res.body), durationMs: performance.now() - startedAt, ...next });
+    const next = scheduleAfterSuccess(app.config, {
+      now: fetchedAt,
+      publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE),
+      ttlMinutes: parsed.ttlMinutes,
+      maxAgeSeconds: res.maxAgeSeconds,
+    });
+    await feeds.recordSuccess(feed.id, {
+      fetchedAt,
+      status: res.status,
+      error: null,
+      etag: res.etag,
+      lastModified: res.lastModified,
+      bodyHash: bodyHash(res.body),
+      durationMs: performance.now() - startedAt,
+      ...next,
+    });
     return c;
   });
   app.notifyItemChanges(changes);
@@ -64,8 +91,18 @@ export async function storeParsedFeed(app: App, feed: FeedRecord, parsed: Parsed
 async function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): Promise<void> {
   const { feeds } = feedEngine(app);
   const now = nowS();
-  const next = scheduleAfterFailure(app.config, { now, errorCount: feed.errorCount + 1, retryAfterSeconds: error.retryAfterSeconds });
-  await feeds.recordFailure(feed.id, { fetchedAt: now, status: error.status ?? 0, error: error.message, durationMs, ...next });
+  const next = scheduleAfterFailure(app.config, {
+    now,
+    errorCount: feed.errorCount + 1,
+    retryAfterSeconds: error.retryAfterSeconds,
+  });
+  await feeds.recordFailure(feed.id, {
+    fetchedAt: now,
+    status: error.status ?? 0,
+    error: error.message,
+    durationMs,
+    ...next,
+  });
 }
 
 /** Moves the feed to where a permanent redirect points, unless another feed already lives there. */
@@ -75,11 +112,18 @@ async function followPermanentMove(app: App, feed: FeedRecord, res: FetchRespons
     app.log.info({ feedId: feed.id, from: feed.url, to: res.permanentUrl }, 'feed moved permanently: URL updated');
   } else {
     // Merging two feeds' items and subscribers is not worth the risk: keep fetching the old URL.
-    app.log.warn({ feedId: feed.id, from: feed.url, to: res.permanentUrl }, 'feed moved to a URL another feed already has: URL kept');
+    app.log.warn(
+      { feedId: feed.id, from: feed.url, to: res.permanentUrl },
+      'feed moved to a URL another feed already has: URL kept',
+    );
   }
 }
 
-export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal } = {}): Promise<RefreshResult> {
+export async function refreshFeed(
+  app: App,
+  feedOrId: FeedRecord | number,
+  opts: { signal?: AbortSignal } = {},
+): Promise<RefreshResult> {
   const t0 = performance.now();
   const r = await fetchAndStore(app, feedOrId, opts);
   const outcome = r.error ? (opts.signal?.aborted ? 'cancelled' : 'failed') : r.outcome;
@@ -87,40 +131,87 @@ export async function refreshFeed(app: App, feedOrId: FeedRecord | number, opts:
   return r;
 }
 
-async function fetchAndStore(app: App, feedOrId: FeedRecord | number, opts: { signal?: AbortSignal }): Promise<RefreshResult> {
+async function fetchAndStore(
+  app: App,
+  feedOrId: FeedRecord | number,
+  opts: { signal?: AbortSignal },
+): Promise<RefreshResult> {
   const { feeds, fetcher } = feedEngine(app);
   const feed = typeof feedOrId === 'number' ? await feeds.findById(feedOrId) : feedOrId;
   if (!feed) throw new FeedError('bad-url', `no feed with id ${String(feedOrId)}`);
-  const result: RefreshResult = { feedId: feed.id, url: feed.url, outcome: 'failed', added: 0, updated: 0, error: null };
+  const result: RefreshResult = {
+    feedId: feed.id,
+    url: feed.url,
+    outcome: 'failed',
+    added: 0,
+    updated: 0,
+    error: null,
+  };
   const startedAt = performance.now();
   try {
-    const res = await fetcher.fetch({ url: feed.url, etag: feed.etag, lastModified: feed.lastModified, signal: opts.signal });
+    const res = await fetcher.fetch({
+      url: feed.url,
+      etag: feed.etag,
+      lastModified: feed.lastModified,
+      signal: opts.signal,
+    });
     await followPermanentMove(app, feed, res);
     const crawlUs = Date.now() * 1000;
     // 304, or a server without validators sending the very same bytes: nothing to parse.
     if (res.notModified || (feed.bodyHash !== null && bodyHash(res.body) === feed.bodyHash)) {
       const fetchedAt = Math.floor(crawlUs / 1e6);
-      const next = scheduleAfterSuccess(app.config, { now: fetchedAt, publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE), ttlMinutes: feed.ttlMinutes, maxAgeSeconds: res.maxAgeSeconds });
-      await feeds.recordSuccess(feed.id, { fetchedAt, status: res.status, error: null, etag: res.etag, lastModified: res.lastModified, durationMs: performance.now() - startedAt, ...next });
+      const next = scheduleAfterSuccess(app.config, {
+        now: fetchedAt,
+        publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE),
+        ttlMinutes: feed.ttlMinutes,
+        maxAgeSeconds: res.maxAgeSeconds,
+      });
+      await feeds.recordSuccess(feed.id, {
+        fetchedAt,
+        status: res.status,
+        error: null,
+        etag: res.etag,
+        lastModified: res.lastModified,
+        durationMs: performance.now() - startedAt,
+        ...next,
+      });
       result.outcome = 'not-modified';
       return result;
     }
     let parsed: ParsedFeed;
-    try { parsed = await feedEngine(app).parsePool.parse(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) }, feed.id); } catch (e) {
+    try {
+      parsed = await feedEngine(app).parsePool.parse(
+        res.body,
+        { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) },
+        feed.id,
+      );
+    } catch (e) {
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }
     const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
     await afterIngest(app, feed.id, changes);
-    try { await noteHub(app, feed, res.body, res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
+    try {
+      await noteHub(app, feed, res.body, res.linkHeader);
+    } catch (e) {
+      app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed');
+    }
     Object.assign(result, { outcome: 'updated', added: changes.added.length, updated: changes.updated.length });
   } catch (e) {
-    const error = e instanceof FeedError ? e : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
-    if (!(e instanceof FeedError)) app.log.error({ err: e, feedId: feed.id, url: feed.url }, 'feed refresh failed unexpectedly');
+    const error =
+      e instanceof FeedError
+        ? e
+        : new FeedError('network', `internal error while refreshing: ${(e as Error).message}`, { cause: e });
+    if (!(e instanceof FeedError))
+      app.log.error({ err: e, feedId: feed.id, url: feed.url }, 'feed refresh failed unexpectedly');
     result.error = error;
     // A fetch cancelled by shutdown says nothing about the feed: no failure, no back-off.
     if (opts.signal?.aborted) return result;
-    try { await recordFailure(app, feed, error, performance.now() - startedAt); } catch (e2) { app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure'); }
+    try {
+      await recordFailure(app, feed, error, performance.now() - startedAt);
+    } catch (e2) {
+      app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure');
+    }
   }
   return result;
 }
@@ -157,13 +248,24 @@ export interface RefreshDueOptions {
 export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promise<RefreshSummary> {
   const t0 = performance.now();
   const due = await feedEngine(app).feeds.listDue(opts.all ? Infinity : nowS(), opts.limit ?? 1_000_000);
-  const summary: RefreshSummary = { feeds: due.length, updated: 0, notModified: 0, failed: 0, itemsAdded: 0, itemsUpdated: 0, durationMs: 0 };
-  let next = 0, done = 0;
+  const summary: RefreshSummary = {
+    feeds: due.length,
+    updated: 0,
+    notModified: 0,
+    failed: 0,
+    itemsAdded: 0,
+    itemsUpdated: 0,
+    durationMs: 0,
+  };
+  let next = 0,
+    done = 0;
   const worker = async () => {
     while (next < due.length && !opts.signal?.aborted) {
       const feed = due[next++]!;
       const r = await refreshFeed(app, feed, { signal: opts.signal });
-      if (r.outcome === 'updated') summary.updated++; else if (r.outcome === 'not-modified') summary.notModified++; else summary.failed++;
+      if (r.outcome === 'updated') summary.updated++;
+      else if (r.outcome === 'not-modified') summary.notModified++;
+      else summary.failed++;
       summary.itemsAdded += r.added;
       summary.itemsUpdated += r.updated;
       opts.onProgress?.(++done, due.length, r);
@@ -174,9 +276,17 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   if (opts.awaitFullText !== false) await fullTextIdle(app);
   // Feeds without an icon (new ones) or with a month-old one get it looked up.
   if (!opts.signal?.aborted) {
-    try { await refreshFavicons(app, { signal: opts.signal }); } catch (e) { app.log.warn({ err: e }, 'favicon lookups failed'); }
+    try {
+      await refreshFavicons(app, { signal: opts.signal });
+    } catch (e) {
+      app.log.warn({ err: e }, 'favicon lookups failed');
+    }
     // WebSub: subscribe to announced hubs, renew leases, unsubscribe feeds nobody follows.
-    try { await maintainWebSub(app); } catch (e) { app.log.warn({ err: e }, 'WebSub maintenance failed'); }
+    try {
+      await maintainWebSub(app);
+    } catch (e) {
+      app.log.warn({ err: e }, 'WebSub maintenance failed');
+    }
     // Other domains' end-of-round steps: webhook deliveries and retries that came due (the CLI has no timer running).
     await afterRefreshRound(app);
   }

@@ -8,11 +8,15 @@ import { flushSearchIndexing } from '../search/indexing.ts';
 const BATCH = 1000;
 const INTERVAL_MS = 60 * 60 * 1000;
 
-export interface PruneResult { deleted: number; days: number }
+export interface PruneResult {
+  deleted: number;
+  days: number;
+}
 
 /** Deletes the read, unkept articles first stored more than `days` days before `now` (ms). */
 export async function pruneReadArticles(app: App, days: number, now = Date.now()): Promise<PruneResult> {
-  if (!Number.isInteger(days) || days < 1) throw new RangeError(`retention days must be a whole number of at least 1, got ${days}`);
+  if (!Number.isInteger(days) || days < 1)
+    throw new RangeError(`retention days must be a whole number of at least 1, got ${days}`);
   const beforeUs = (now - days * 86_400_000) * 1000;
   let deleted = 0;
   for (;;) {
@@ -38,14 +42,22 @@ export function startRetention(app: App): void {
     running = true;
     try {
       const r = await pruneReadArticles(app, days);
-      app.log[r.deleted ? 'info' : 'debug']({ deleted: r.deleted, retentionDays: days }, `retention: deleted ${r.deleted} read article(s) older than ${days} days`);
+      app.log[r.deleted ? 'info' : 'debug'](
+        { deleted: r.deleted, retentionDays: days },
+        `retention: deleted ${r.deleted} read article(s) older than ${days} days`,
+      );
     } catch (err) {
       app.log.error({ err }, 'retention run failed');
-    } finally { running = false; }
+    } finally {
+      running = false;
+    }
   };
   const timer = setInterval(() => void run(), INTERVAL_MS);
   timer.unref();
   const first = setTimeout(() => void run(), 0);
   first.unref();
-  app.onClose(() => { clearInterval(timer); clearTimeout(first); });
+  app.onClose(() => {
+    clearInterval(timer);
+    clearTimeout(first);
+  });
 }

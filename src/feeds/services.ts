@@ -19,7 +19,10 @@ export interface FeedEngine {
 export const feedEngine: (app: App) => FeedEngine = perApp((app) => {
   const fetcher = new FeedFetcher(app.config);
   const parsePool = new ParsePool(parseWorkerCount(app.config.parseWorkers));
-  app.onClose(async () => { await parsePool.close(); await fetcher.close(); });
+  app.onClose(async () => {
+    await parsePool.close();
+    await fetcher.close();
+  });
   return {
     feeds: app.store.feeds,
     items: app.store.items,

@@ -39,14 +39,22 @@ export function normaliseInputUrl(input: string): string {
   while (/^feed\//i.test(s)) s = s.slice(5);
   if (!s) throw new FeedError('bad-url', 'no URL given');
   if (!/^[a-z][a-z0-9+.-]*:/i.test(s)) s = `https://${s.replace(/^\/+/, '')}`;
-  try { return parseFeedUrl(s).href; } catch (e) {
+  try {
+    return parseFeedUrl(s).href;
+  } catch (e) {
     // Name what the user typed, not our https:// guess.
-    if (e instanceof FeedError && !s.startsWith(input.trim())) throw new FeedError('bad-url', `"${input.trim()}" is not a valid URL`);
+    if (e instanceof FeedError && !s.startsWith(input.trim()))
+      throw new FeedError('bad-url', `"${input.trim()}" is not a valid URL`);
     throw e;
   }
 }
 
-interface Found { url: string; res: FetchResponse; parsed: ParsedFeed | null; known: FeedRecord | null }
+interface Found {
+  url: string;
+  res: FetchResponse;
+  parsed: ParsedFeed | null;
+  known: FeedRecord | null;
+}
 
 function looksLikeHtml(res: FetchResponse): boolean {
   if (/html/i.test(res.contentType ?? '')) return true;
@@ -56,7 +64,13 @@ function looksLikeHtml(res: FetchResponse): boolean {
 
 /** The parsed feed, or the reason the body is not one (a page, maybe: then discovery runs). */
 function tryParse(res: FetchResponse): ParsedFeed | FeedParseError {
-  try { return parseFeed(res.body, { url: res.url, contentType: res.contentType, crawlTime: Math.floor(Date.now() / 1000) }); } catch (e) {
+  try {
+    return parseFeed(res.body, {
+      url: res.url,
+      contentType: res.contentType,
+      crawlTime: Math.floor(Date.now() / 1000),
+    });
+  } catch (e) {
     if (e instanceof FeedParseError) return e;
     throw e;
   }
@@ -80,17 +94,23 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
     const known = await feeds.findByUrl(candidate);
     if (known) return { url: candidate, res, parsed: null, known };
     let cres: FetchResponse;
-    try { cres = await fetcher.fetch({ url: candidate }); } catch (e) {
+    try {
+      cres = await fetcher.fetch({ url: candidate });
+    } catch (e) {
       // An announced link that fails is worth reporting; a guessed path that fails is expected.
       if (links.includes(candidate) && e instanceof FeedError && e.code === 'refused-address') throw e;
       continue;
     }
     const p = tryParse(cres);
-    if (!(p instanceof FeedParseError)) return { url: cres.permanentUrl ?? candidate, res: cres, parsed: p, known: null };
+    if (!(p instanceof FeedParseError))
+      return { url: cres.permanentUrl ?? candidate, res: cres, parsed: p, known: null };
   }
-  throw new FeedError('not-a-feed', links.length
-    ? `${url} is a web page whose announced feeds (${links.slice(0, 3).join(', ')}) could not be read`
-    : `no feed found at ${url}: the page announces no <link rel="alternate"> feed and none of /feed, /rss, /feed.xml, /atom.xml, /rss.xml, /index.xml, /feed.json answered with a feed`);
+  throw new FeedError(
+    'not-a-feed',
+    links.length
+      ? `${url} is a web page whose announced feeds (${links.slice(0, 3).join(', ')}) could not be read`
+      : `no feed found at ${url}: the page announces no <link rel="alternate"> feed and none of /feed, /rss, /feed.xml, /atom.xml, /rss.xml, /index.xml, /feed.json answered with a feed`,
+  );
 }
 
 /** Throws a FeedError naming the limit when the user may not add `adding` more subscriptions. */
@@ -99,13 +119,21 @@ export async function checkFeedLimit(app: App, userId: number, adding: number): 
   if (max <= 0 || adding <= 0) return;
   const have = await feedEngine(app).subscriptions.countForUser(userId);
   if (have + adding > max) {
-    throw new FeedError('limit', adding === 1
-      ? `you already have ${have} feeds, the most one user may have (TIDINGS_MAX_FEEDS_PER_USER=${max}): unsubscribe from some first`
-      : `this would bring you to ${have + adding} feeds (${adding} new); one user may have at most ${max} (TIDINGS_MAX_FEEDS_PER_USER): remove feeds from the list or unsubscribe from some first`);
+    throw new FeedError(
+      'limit',
+      adding === 1
+        ? `you already have ${have} feeds, the most one user may have (TIDINGS_MAX_FEEDS_PER_USER=${max}): unsubscribe from some first`
+        : `this would bring you to ${have + adding} feeds (${adding} new); one user may have at most ${max} (TIDINGS_MAX_FEEDS_PER_USER): remove feeds from the list or unsubscribe from some first`,
+    );
   }
 }
 
-export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, opts: SubscribeOptions = {}): Promise<SubscribeResult> {
+export async function subscribe(
+  app: App,
+  userId: number,
+  urlOrSiteUrl: string,
+  opts: SubscribeOptions = {},
+): Promise<SubscribeResult> {
   const { feeds, subscriptions } = feedEngine(app);
   const url = normaliseInputUrl(urlOrSiteUrl);
   for (const folder of opts.folders ?? []) {
@@ -117,25 +145,39 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
   let createdWithFeed = false;
   if (!feed) {
     const found = await fetchFeedOrDiscover(app, url);
-    feed = found.known ?? await feeds.findByUrl(found.url);
+    feed = found.known ?? (await feeds.findByUrl(found.url));
     if (!feed && found.parsed) {
       const parsed = found.parsed;
       // Create, subscribe and ingest together: this user gets every item of the first fetch.
       feed = await app.store.transaction(async () => {
-        const f = await feeds.create(found.url, { title: parsed.title || null, siteUrl: parsed.siteUrl, description: parsed.description, iconUrl: parsed.iconUrl, ttlMinutes: parsed.ttlMinutes });
+        const f = await feeds.create(found.url, {
+          title: parsed.title || null,
+          siteUrl: parsed.siteUrl,
+          description: parsed.description,
+          iconUrl: parsed.iconUrl,
+          ttlMinutes: parsed.ttlMinutes,
+        });
         createdWithFeed = (await subscriptions.subscribe(userId, f.id, opts)).created;
         return f;
       });
       await afterIngest(app, feed.id, await storeParsedFeed(app, feed, parsed, found.res, Date.now() * 1000));
-      try { await noteHub(app, feed, found.res.body, found.res.linkHeader); } catch (e) { app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed'); }
+      try {
+        await noteHub(app, feed, found.res.body, found.res.linkHeader);
+      } catch (e) {
+        app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed');
+      }
     }
   }
   if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);
   const { subscription, created } = await subscriptions.subscribe(userId, feed.id, opts);
   if (created) await afterSubscribe(app, userId, feed.id);
   return {
-    feedId: feed.id, subscriptionId: subscription.id, streamId: `feed/${subscription.feed.url}`,
-    title: subscription.title, url: subscription.feed.url, created: created || createdWithFeed,
+    feedId: feed.id,
+    subscriptionId: subscription.id,
+    streamId: `feed/${subscription.feed.url}`,
+    title: subscription.title,
+    url: subscription.feed.url,
+    created: created || createdWithFeed,
   };
 }
 
@@ -143,11 +185,21 @@ export async function subscribe(app: App, userId: number, urlOrSiteUrl: string, 
  * The user's subscription named by feed id or URL (as `tidings feed list` and the web app show
  * it; `feed/<url>` stream ids too); undefined when the user does not follow that feed.
  */
-export async function findSubscription(app: App, userId: number, feed: string): Promise<SubscriptionRecord | undefined> {
+export async function findSubscription(
+  app: App,
+  userId: number,
+  feed: string,
+): Promise<SubscriptionRecord | undefined> {
   const raw = feed.trim();
   let normalised: string | undefined;
-  try { normalised = normaliseInputUrl(raw); } catch { normalised = undefined; }
-  return (await feedEngine(app).subscriptions.list(userId)).find((s) => String(s.feedId) === raw || s.feed.url === raw || s.feed.url === normalised);
+  try {
+    normalised = normaliseInputUrl(raw);
+  } catch {
+    normalised = undefined;
+  }
+  return (await feedEngine(app).subscriptions.list(userId)).find(
+    (s) => String(s.feedId) === raw || s.feed.url === raw || s.feed.url === normalised,
+  );
 }
 
 /** Unsubscribes by feed id or URL (or `feed/<url>` stream id). False when there was no subscription. */
@@ -158,9 +210,15 @@ export async function unsubscribe(app: App, userId: number, feed: number | strin
   else {
     const raw = feed.trim().replace(/^(feed\/)+/i, '');
     feedId = (await feeds.findByUrl(raw))?.id;
-    if (feedId === undefined) { try { feedId = (await feeds.findByUrl(normaliseInputUrl(raw)))?.id; } catch { /* not a URL: not subscribed */ } }
+    if (feedId === undefined) {
+      try {
+        feedId = (await feeds.findByUrl(normaliseInputUrl(raw)))?.id;
+      } catch {
+        /* not a URL: not subscribed */
+      }
+    }
   }
-  return feedId !== undefined && await subscriptions.unsubscribe(userId, feedId);
+  return feedId !== undefined && (await subscriptions.unsubscribe(userId, feedId));
 }
 
 export interface FeedCandidate {
@@ -182,7 +240,8 @@ export async function discoverFeeds(app: App, urlOrSiteUrl: string): Promise<Fee
   if (stored) return [{ url: stored.url, title: stored.title, known: true }];
   const res = await fetcher.fetch({ url });
   const parsed = tryParse(res);
-  if (!(parsed instanceof FeedParseError)) return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
+  if (!(parsed instanceof FeedParseError))
+    return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
   if (!looksLikeHtml(res)) throw parseFailure(parsed);
   const out: FeedCandidate[] = [];
   for (const l of findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).slice(0, 20)) {

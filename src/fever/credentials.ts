@@ -30,11 +30,15 @@ export function generateFeverPassword(): string {
 
 /** Sets (or replaces) the user's Fever password; the previous Fever key stops working. */
 export async function setFeverPassword(app: App, username: string, password: string): Promise<void> {
-  if (password.length < MIN_FEVER_PASSWORD) throw new FeverCredentialError(`the Fever password must be at least ${MIN_FEVER_PASSWORD} characters long`);
+  if (password.length < MIN_FEVER_PASSWORD)
+    throw new FeverCredentialError(`the Fever password must be at least ${MIN_FEVER_PASSWORD} characters long`);
   const user = await app.users.findByName(username);
   if (!user) throw new FeverCredentialError(`no user "${username}" (see tidings user list)`);
   // md5 of the account password would expose it to anyone who sees one Fever request.
-  if (await verifyPassword(password, user.passwordHash)) throw new FeverCredentialError('the Fever password must differ from the account password (Fever keys are md5 hashes; choose another, or leave it out to get one generated)');
+  if (await verifyPassword(password, user.passwordHash))
+    throw new FeverCredentialError(
+      'the Fever password must differ from the account password (Fever keys are md5 hashes; choose another, or leave it out to get one generated)',
+    );
   await feverStore(app).setCredential(user.id, await keyMac(app, feverApiKey(user.username, password)), nowSeconds());
 }
 

@@ -9,5 +9,8 @@ export async function feverFaviconIds(app: App, userId: number): Promise<Map<num
 }
 
 export async function feverFavicons(app: App, userId: number): Promise<{ id: number; data: string }[]> {
-  return (await feedIcons(app).forUser(userId)).map((i) => ({ id: i.feedId, data: `${i.mime};base64,${Buffer.from(i.data).toString('base64')}` }));
+  return (await feedIcons(app).forUser(userId)).map((i) => ({
+    id: i.feedId,
+    data: `${i.mime};base64,${Buffer.from(i.data).toString('base64')}`,
+  }));
 }

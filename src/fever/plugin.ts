@@ -26,8 +26,12 @@ async function requestParams(req: FastifyRequest): Promise<Params> {
   if (/^multipart\/form-data/i.test(type)) {
     // undici's own multipart parser (the one behind Request.formData), so no hand-written one.
     let form: FormData;
-    try { form = await new Response(new Uint8Array(body), { headers: { 'content-type': type } }).formData(); } catch {
-      throw new FeverError('the multipart form body could not be read: send api_key as application/x-www-form-urlencoded or multipart/form-data');
+    try {
+      form = await new Response(new Uint8Array(body), { headers: { 'content-type': type } }).formData();
+    } catch {
+      throw new FeverError(
+        'the multipart form body could not be read: send api_key as application/x-www-form-urlencoded or multipart/form-data',
+      );
     }
     for (const [k, v] of form) if (typeof v === 'string') p.add(k, v);
   } else {
@@ -39,40 +43,59 @@ async function requestParams(req: FastifyRequest): Promise<Params> {
 export const feverPlugin: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   const throttle = new LoginThrottle(FAILURES_PER_MINUTE);
   for (const path of FEVER_PATHS) {
-    await server.register(async (f) => {
-      f.removeAllContentTypeParsers();
-      f.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
-      f.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
-        const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-        if (status >= 500) app.log.error({ err }, 'Fever API request failed');
-        return reply.code(status).send({ api_version: FEVER_API_VERSION, auth: 0, error: status >= 500 ? 'internal error; try again later' : err.message });
-      });
-      f.route({
-        method: ['GET', 'POST'], url: '/',
-        handler: async (req, reply) => {
-          const params = await requestParams(req).catch((e: unknown) => { throw e instanceof FeverError ? Object.assign(e, { statusCode: e.status }) : e; });
-          const wait = throttle.retryAfterMs('fever', req.ip);
-          if (wait > 0) {
-            reply.header('Retry-After', String(Math.ceil(wait / 1000)));
-            return reply.code(429).send({ api_version: FEVER_API_VERSION, auth: 0, error: `too many wrong Fever keys from this address; retry in ${Math.ceil(wait / 1000)} s` });
-          }
-          const userId = await authenticateFeverKey(app, params.get('api_key'));
-          if (userId === undefined) {
-            if (params.has('api_key')) throttle.recordFailure('fever', req.ip);
-            return reply.send({
-              api_version: FEVER_API_VERSION, auth: 0,
-              error: params.get('api_key') ? 'unknown api_key: it is md5("<username>:<Fever password>"); set the Fever password with `npx tidings fever-password <username>`'
-                : 'missing api_key: send api_key=md5("<username>:<Fever password>") in the form body',
+    await server.register(
+      async (f) => {
+        f.removeAllContentTypeParsers();
+        f.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) =>
+          done(null, body),
+        );
+        f.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+          const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+          if (status >= 500) app.log.error({ err }, 'Fever API request failed');
+          return reply.code(status).send({
+            api_version: FEVER_API_VERSION,
+            auth: 0,
+            error: status >= 500 ? 'internal error; try again later' : err.message,
+          });
+        });
+        f.route({
+          method: ['GET', 'POST'],
+          url: '/',
+          handler: async (req, reply) => {
+            const params = await requestParams(req).catch((e: unknown) => {
+              throw e instanceof FeverError ? Object.assign(e, { statusCode: e.status }) : e;
             });
-          }
-          try {
-            return reply.send(await feverResponse(app, userId, params));
-          } catch (e) {
-            if (e instanceof FeverError) return reply.code(e.status).send({ api_version: FEVER_API_VERSION, auth: 1, error: e.message });
-            throw e;
-          }
-        },
-      });
-    }, { prefix: path });
+            const wait = throttle.retryAfterMs('fever', req.ip);
+            if (wait > 0) {
+              reply.header('Retry-After', String(Math.ceil(wait / 1000)));
+              return reply.code(429).send({
+                api_version: FEVER_API_VERSION,
+                auth: 0,
+                error: `too many wrong Fever keys from this address; retry in ${Math.ceil(wait / 1000)} s`,
+              });
+            }
+            const userId = await authenticateFeverKey(app, params.get('api_key'));
+            if (userId === undefined) {
+              if (params.has('api_key')) throttle.recordFailure('fever', req.ip);
+              return reply.send({
+                api_version: FEVER_API_VERSION,
+                auth: 0,
+                error: params.get('api_key')
+                  ? 'unknown api_key: it is md5("<username>:<Fever password>"); set the Fever password with `npx tidings fever-password <username>`'
+                  : 'missing api_key: send api_key=md5("<username>:<Fever password>") in the form body',
+              });
+            }
+            try {
+              return reply.send(await feverResponse(app, userId, params));
+            } catch (e) {
+              if (e instanceof FeverError)
+                return reply.code(e.status).send({ api_version: FEVER_API_VERSION, auth: 1, error: e.message });
+              throw e;
+            }
+          },
+        });
+      },
+      { prefix: path },
+    );
   }
 };

@@ -23,19 +23,27 @@ export interface FeverParams {
 /** A refused request: the answer keeps the Fever shape, with `error` saying what to fix. */
 export class FeverError extends Error {
   readonly status: number;
-  constructor(message: string, status = 400) { super(message); this.status = status; }
+  constructor(message: string, status = 400) {
+    super(message);
+    this.status = status;
+  }
 }
 
 function intParam(p: FeverParams, name: string, { min = 0 } = {}): number | undefined {
   const raw = p.get(name)?.trim();
   if (raw === undefined || raw === '') return undefined;
-  if (!/^-?\d{1,16}$/.test(raw) || Number(raw) < min) throw new FeverError(`${name} must be an integer${min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${raw}"`);
+  if (!/^-?\d{1,16}$/.test(raw) || Number(raw) < min)
+    throw new FeverError(`${name} must be an integer${min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${raw}"`);
   return Number(raw);
 }
 
 function idList(raw: string, name: string): number[] {
-  const ids = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const id of ids) if (!/^\d{1,16}$/.test(id)) throw new FeverError(`${name} must be comma-separated item ids, got "${id}"`);
+  const ids = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const id of ids)
+    if (!/^\d{1,16}$/.test(id)) throw new FeverError(`${name} must be comma-separated item ids, got "${id}"`);
   return [...new Set(ids.map(Number))];
 }
 
@@ -52,21 +60,29 @@ async function markItem(app: App, userId: number, p: FeverParams): Promise<'unre
   const ids = idList(raw, 'id');
   const { states } = readerStore(app);
   switch (as) {
-    case 'read': await states.setState(userId, 'read', 1, ids); return 'unread';
-    case 'unread': await states.setState(userId, 'read', 0, ids); return 'unread';
+    case 'read':
+      await states.setState(userId, 'read', 1, ids);
+      return 'unread';
+    case 'unread':
+      await states.setState(userId, 'read', 0, ids);
+      return 'unread';
     case 'saved': {
       const newly = await notStarredYet(app, userId, ids);
       await states.setState(userId, 'starred', 1, ids);
       await emitStarred(app, userId, newly);
       return 'saved';
     }
-    case 'unsaved': await states.setState(userId, 'starred', 0, ids); return 'saved';
-    default: throw new FeverError(`mark=item takes as=read, unread, saved or unsaved, got as=${as ?? '(missing)'}`);
+    case 'unsaved':
+      await states.setState(userId, 'starred', 0, ids);
+      return 'saved';
+    default:
+      throw new FeverError(`mark=item takes as=read, unread, saved or unsaved, got as=${as ?? '(missing)'}`);
   }
 }
 
 async function markFeedOrGroup(app: App, userId: number, kind: 'feed' | 'group', p: FeverParams): Promise<void> {
-  if (p.get('as') !== 'read') throw new FeverError(`mark=${kind} takes as=read only, got as=${p.get('as') ?? '(missing)'}`);
+  if (p.get('as') !== 'read')
+    throw new FeverError(`mark=${kind} takes as=read only, got as=${p.get('as') ?? '(missing)'}`);
   const id = intParam(p, 'id', { min: -1 });
   if (id === undefined) throw new FeverError(`mark=${kind} needs id=<${kind} id>`);
   const { labels, states } = readerStore(app);
@@ -118,8 +134,15 @@ async function items(app: App, userId: number, p: FeverParams): Promise<Record<s
   }
   return {
     items: rows.map((r) => ({
-      id: r.id, feed_id: r.feedId, title: r.title, author: r.author ?? '', html: r.html, url: r.url ?? '',
-      is_saved: r.isSaved ? 1 : 0, is_read: r.isRead ? 1 : 0, created_on_time: r.createdOnTime,
+      id: r.id,
+      feed_id: r.feedId,
+      title: r.title,
+      author: r.author ?? '',
+      html: r.html,
+      url: r.url ?? '',
+      is_saved: r.isSaved ? 1 : 0,
+      is_read: r.isRead ? 1 : 0,
+      created_on_time: r.createdOnTime,
     })),
     total_items: await store.itemCount(userId),
   };
@@ -133,21 +156,30 @@ export async function feverResponse(app: App, userId: number, p: FeverParams): P
   let markedList: 'unread' | 'saved' | undefined;
   if (mark !== undefined) {
     if (mark === 'item') markedList = await markItem(app, userId, p);
-    else if (mark === 'feed' || mark === 'group') { await markFeedOrGroup(app, userId, mark, p); markedList = 'unread'; }
-    else throw new FeverError(`mark takes item, feed or group, got mark=${mark}`);
+    else if (mark === 'feed' || mark === 'group') {
+      await markFeedOrGroup(app, userId, mark, p);
+      markedList = 'unread';
+    } else throw new FeverError(`mark takes item, feed or group, got mark=${mark}`);
   }
   out.last_refreshed_on_time = await store.lastRefreshedOn(userId);
   const { labels } = readerStore(app);
   if (p.has('groups')) {
-    out.groups = (await labels.labels(userId)).filter((l) => l.subscriptionCount > 0).map((l) => ({ id: l.id, title: l.name }));
+    out.groups = (await labels.labels(userId))
+      .filter((l) => l.subscriptionCount > 0)
+      .map((l) => ({ id: l.id, title: l.name }));
     out.feeds_groups = await feedsGroups(app, userId);
   }
   if (p.has('feeds')) {
     const updated = await store.feedsUpdatedOn(userId);
     const icons = await feverFaviconIds(app, userId);
     out.feeds = (await labels.subscriptions(userId)).map((s) => ({
-      id: s.feedId, favicon_id: icons.get(s.feedId) ?? 0, title: s.title, url: s.url, site_url: s.siteUrl ?? '',
-      is_spark: 0, last_updated_on_time: updated.get(s.feedId) ?? 0,
+      id: s.feedId,
+      favicon_id: icons.get(s.feedId) ?? 0,
+      title: s.title,
+      url: s.url,
+      site_url: s.siteUrl ?? '',
+      is_spark: 0,
+      last_updated_on_time: updated.get(s.feedId) ?? 0,
     }));
     out.feeds_groups = await feedsGroups(app, userId);
   }

@@ -40,7 +40,13 @@ export function lenientDecode(s: string): string {
     return decodeURIComponent(s);
   } catch {
     // Decode the valid escapes one by one and leave stray '%' as they are.
-    return s.replace(/(%[0-9a-f]{2})+/gi, (m) => { try { return decodeURIComponent(m); } catch { return m; } });
+    return s.replace(/(%[0-9a-f]{2})+/gi, (m) => {
+      try {
+        return decodeURIComponent(m);
+      } catch {
+        return m;
+      }
+    });
   }
 }
 
@@ -61,24 +67,32 @@ export function parsePairs(text: string): [string, string][] {
 /** A form body parsed by the plugin's content-type parser, repeated keys kept in order. */
 export class FormBody {
   readonly pairs: [string, string][];
-  constructor(text: string) { this.pairs = parsePairs(text); }
+  constructor(text: string) {
+    this.pairs = parsePairs(text);
+  }
 }
 
 /**
  * Parameters of a request: its query string (from the raw URL) then its body — a `FormBody`, text
  * that looks like a form (posted without its Content-Type), or a JSON object's scalar fields.
  */
-export function paramsFromRequest(rawUrl: string, body: unknown, sources: { query: boolean; body: boolean } = { query: true, body: true }): Params {
+export function paramsFromRequest(
+  rawUrl: string,
+  body: unknown,
+  sources: { query: boolean; body: boolean } = { query: true, body: true },
+): Params {
   const params = new Params();
   const q = rawUrl.indexOf('?');
   if (sources.query && q >= 0) for (const [k, v] of parsePairs(rawUrl.slice(q + 1))) params.add(k, v);
   if (!sources.body) return params;
   if (body instanceof FormBody) for (const [k, v] of body.pairs) params.add(k, v);
   // A form posted without its Content-Type arrives as text: read it as a form when it looks like one.
-  else if (typeof body === 'string' && /^[A-Za-z_][\w.-]*=/.test(body)) for (const [k, v] of parsePairs(body.trim())) params.add(k, v);
+  else if (typeof body === 'string' && /^[A-Za-z_][\w.-]*=/.test(body))
+    for (const [k, v] of parsePairs(body.trim())) params.add(k, v);
   else if (body && typeof body === 'object' && !Array.isArray(body)) {
     for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
-      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean') params.add(k, String(x));
+      for (const x of Array.isArray(v) ? v : [v])
+        if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean') params.add(k, String(x));
     }
   }
   return params;

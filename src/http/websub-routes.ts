@@ -5,20 +5,35 @@ import { acceptPush, verifyIntent, WebSubError } from '../feeds/websub/websub.ts
 
 export const websubRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   server.removeAllContentTypeParsers();
-  server.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: app.config.maxBodyBytes }, (_req, body, done) => done(null, body));
+  server.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: app.config.maxBodyBytes }, (_req, body, done) =>
+    done(null, body),
+  );
   server.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
-    const status = err instanceof WebSubError ? err.status : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
+    const status =
+      err instanceof WebSubError ? err.status : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
     if (status >= 500) app.log.error({ err }, 'WebSub callback failed');
-    return reply.code(status).type('text/plain; charset=utf-8').send(status >= 500 ? 'internal error' : err.message);
+    return reply
+      .code(status)
+      .type('text/plain; charset=utf-8')
+      .send(status >= 500 ? 'internal error' : err.message);
   });
-  server.get<{ Params: { token: string }; Querystring: Record<string, string> }>('/websub/:token', async (req, reply) => {
-    const challenge = await verifyIntent(app, req.params.token, req.query);
-    return reply.type('text/plain; charset=utf-8').send(challenge);
-  });
+  server.get<{ Params: { token: string }; Querystring: Record<string, string> }>(
+    '/websub/:token',
+    async (req, reply) => {
+      const challenge = await verifyIntent(app, req.params.token, req.query);
+      return reply.type('text/plain; charset=utf-8').send(challenge);
+    },
+  );
   server.post<{ Params: { token: string } }>('/websub/:token', async (req, reply) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const sig = req.headers['x-hub-signature'];
-    const r = await acceptPush(app, req.params.token, body, (req.headers['content-type'] as string | undefined) ?? null, Array.isArray(sig) ? sig[0] : sig);
+    const r = await acceptPush(
+      app,
+      req.params.token,
+      body,
+      (req.headers['content-type'] as string | undefined) ?? null,
+      Array.isArray(sig) ? sig[0] : sig,
+    );
     return reply.code(200).send(r);
   });
 };

@@ -10,15 +10,43 @@ export type LogFormat = 'auto' | 'json' | 'pretty';
 
 // Secrets that may reach a log object by accident (a logged request, an error with its options).
 const REDACT = [
-  'password', '*.password', 'token', '*.token', 'apiKey', '*.apiKey', 'secret', '*.secret',
-  'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'apiKey',
+  '*.apiKey',
+  'secret',
+  '*.secret',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
 ];
 
-export function createLogger(level = 'info', format: LogFormat = 'json', stderrIsTTY = process.stderr.isTTY === true): Logger {
-  const options = { level, base: { svc: 'tidings' }, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: REDACT, censor: '[redacted]' } };
+export function createLogger(
+  level = 'info',
+  format: LogFormat = 'json',
+  stderrIsTTY = process.stderr.isTTY === true,
+): Logger {
+  const options = {
+    level,
+    base: { svc: 'tidings' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACT, censor: '[redacted]' },
+  };
   const pretty = format === 'pretty' || (format === 'auto' && stderrIsTTY);
   if (pretty) {
-    return pino(options, PinoPretty({ destination: 2, sync: true, colorize: stderrIsTTY, ignore: 'pid,hostname,svc', translateTime: 'SYS:HH:MM:ss.l' }));
+    return pino(
+      options,
+      PinoPretty({
+        destination: 2,
+        sync: true,
+        colorize: stderrIsTTY,
+        ignore: 'pid,hostname,svc',
+        translateTime: 'SYS:HH:MM:ss.l',
+      }),
+    );
   }
   return pino(options, pino.destination(2));
 }

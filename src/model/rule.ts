@@ -5,7 +5,11 @@ export type RuleField = 'title' | 'content' | 'author' | 'url';
 export const RULE_FIELDS: RuleField[] = ['title', 'content', 'author', 'url'];
 
 /** `regex`: a JavaScript regular expression (case-insensitive); `words`: any of these whole words. */
-export interface RuleCondition { field: RuleField; kind: 'regex' | 'words'; pattern: string }
+export interface RuleCondition {
+  field: RuleField;
+  kind: 'regex' | 'words';
+  pattern: string;
+}
 
 export type RuleAction = 'block' | 'keep-only' | 'mark-read' | 'star' | 'label';
 export const RULE_ACTIONS: RuleAction[] = ['block', 'keep-only', 'mark-read', 'star', 'label'];
@@ -25,9 +29,27 @@ export interface FilterRule {
 }
 
 /** A rule as listed: its scope named (feed URL, folder name), and its last failure. */
-export interface FilterRuleView extends FilterRule { scopeName: string; lastError: string | null; lastErrorAt: number | null }
+export interface FilterRuleView extends FilterRule {
+  scopeName: string;
+  lastError: string | null;
+  lastErrorAt: number | null;
+}
 
-export interface NewFilterRule { userId: number; scope: RuleScope; conditions: RuleCondition[]; action: RuleAction; label: string | null }
+export interface NewFilterRule {
+  userId: number;
+  scope: RuleScope;
+  conditions: RuleCondition[];
+  action: RuleAction;
+  label: string | null;
+}
 
 /** What a rule looks at in an item. */
-export interface RuleItem { id: number; feedId: number; title: string; author: string | null; url: string | null; content: string | null; summary: string | null }
+export interface RuleItem {
+  id: number;
+  feedId: number;
+  title: string;
+  author: string | null;
+  url: string | null;
+  content: string | null;
+  summary: string | null;
+}

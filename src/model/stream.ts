@@ -15,7 +15,10 @@ export type ItemCondition =
   | { kind: 'any'; of: ItemCondition[][] }
   | { kind: 'nothing' };
 
-export interface ItemPosition { crawledUs: number; itemId: number }
+export interface ItemPosition {
+  crawledUs: number;
+  itemId: number;
+}
 
 export interface StreamPageQuery {
   userId: number;
@@ -30,10 +33,17 @@ export interface StreamPageQuery {
   maxCrawledUs?: number;
 }
 
-export interface ItemRef { itemId: number; crawledUs: number; feedId: number }
+export interface ItemRef {
+  itemId: number;
+  crawledUs: number;
+  feedId: number;
+}
 
 /** Refs formatted as Google Reader `itemRefs` entries, comma-joined, and how many rows matched. */
-export interface ItemRefsJson { json: string; count: number }
+export interface ItemRefsJson {
+  json: string;
+  count: number;
+}
 
 /** The user's flags on an item. */
 export interface ReaderItemState extends ItemRef {

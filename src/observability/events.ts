@@ -50,14 +50,26 @@ export function timedAnswers(app: App, inner: AnswerService): AnswerService {
   return {
     async complete(req) {
       const t0 = performance.now();
-      try { const r = await inner.complete(req); done(req, 'complete', t0, 'ok'); return r; } catch (e) { done(req, 'complete', t0, 'error'); throw e; }
+      try {
+        const r = await inner.complete(req);
+        done(req, 'complete', t0, 'ok');
+        return r;
+      } catch (e) {
+        done(req, 'complete', t0, 'error');
+        throw e;
+      }
     },
     stream(req): AsyncIterable<AnswerEvent> {
       return {
         async *[Symbol.asyncIterator]() {
           const t0 = performance.now();
           let outcome = 'incomplete'; // an error, or the client stopped reading
-          try { yield* inner.stream(req); outcome = 'ok'; } finally { done(req, 'stream', t0, outcome); }
+          try {
+            yield* inner.stream(req);
+            outcome = 'ok';
+          } finally {
+            done(req, 'stream', t0, outcome);
+          }
         },
       };
     },

@@ -14,7 +14,9 @@ function pathOf(req: FastifyRequest): string {
 
 function parseNetworks(app: App): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
   return app.config.metricsAllowedNetworks.map((cidr) => {
-    try { return ipaddr.parseCIDR(cidr.includes('/') ? cidr : `${cidr}/${ipaddr.parse(cidr).kind() === 'ipv4' ? 32 : 128}`); } catch {
+    try {
+      return ipaddr.parseCIDR(cidr.includes('/') ? cidr : `${cidr}/${ipaddr.parse(cidr).kind() === 'ipv4' ? 32 : 128}`);
+    } catch {
       throw new Error(`metricsAllowedNetworks: "${cidr}" is not an address or CIDR range (like 10.0.0.0/8)`);
     }
   });
@@ -22,7 +24,11 @@ function parseNetworks(app: App): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
 
 function allowed(networks: [ipaddr.IPv4 | ipaddr.IPv6, number][], ip: string): boolean {
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  try { addr = ipaddr.process(ip); } catch { return false; }
+  try {
+    addr = ipaddr.process(ip);
+  } catch {
+    return false;
+  }
   return networks.some(([net, bits]) => addr.kind() === net.kind() && addr.match([net, bits] as never));
 }
 
@@ -36,16 +42,32 @@ export function installRequestObservability(server: FastifyInstance, app: App): 
     const seconds = reply.elapsedTime / 1000;
     m.httpRequests.inc({ method: req.method, route, status });
     m.httpDuration.observe({ method: req.method, route, status }, seconds);
-    req.log.info({ method: req.method, route, path: pathOf(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ip: req.ip }, 'request');
+    req.log.info(
+      {
+        method: req.method,
+        route,
+        path: pathOf(req),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        ip: req.ip,
+      },
+      'request',
+    );
   });
 
   const networks = parseNetworks(app);
   if (!networks.length) return;
   server.get('/metrics', async (req, reply) => {
     // Through an untrusted proxy every client looks like the proxy (often 127.0.0.1): refuse.
-    const proxied = !req.ips?.length && (req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined);
+    const proxied =
+      !req.ips?.length && (req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined);
     if (proxied || !allowed(networks, req.ip)) {
-      return reply.code(403).type('text/plain').send(`/metrics is not open to ${req.ip}${proxied ? ' (request came through a proxy)' : ''}: see TIDINGS_METRICS_ALLOWED_NETWORKS\n`);
+      return reply
+        .code(403)
+        .type('text/plain')
+        .send(
+          `/metrics is not open to ${req.ip}${proxied ? ' (request came through a proxy)' : ''}: see TIDINGS_METRICS_ALLOWED_NETWORKS\n`,
+        );
     }
     return reply.type(m.registry.contentType).send(await m.registry.metrics());
   });

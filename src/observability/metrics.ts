@@ -27,29 +27,81 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
   const registry = new Registry();
   const m: AppMetrics = {
     registry,
-    httpRequests: new Counter({ name: 'tidings_http_requests_total', help: 'HTTP requests by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
-    httpDuration: new Histogram({ name: 'tidings_http_request_duration_seconds', help: 'HTTP request latency by method, route pattern and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] }),
-    feedFetches: new Counter({ name: 'tidings_feed_fetches_total', help: 'Feed fetches by outcome (updated, not-modified, failed, cancelled) and error kind', labelNames: ['outcome', 'error'], registers: [registry] }),
-    feedFetchDuration: new Histogram({ name: 'tidings_feed_fetch_duration_seconds', help: 'Time to fetch, parse and store one feed', labelNames: ['outcome'], buckets: LATENCY_BUCKETS, registers: [registry] }),
-    refreshDuration: new Histogram({ name: 'tidings_refresh_duration_seconds', help: 'Duration of one scheduled refresh pass over the due feeds', buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600, 1800], registers: [registry] }),
-    searchDuration: new Histogram({ name: 'tidings_search_duration_seconds', help: 'Search latency (local index plus web search when configured)', buckets: LATENCY_BUCKETS, registers: [registry] }),
-    answerDuration: new Histogram({ name: 'tidings_answer_duration_seconds', help: 'Time to a complete answer, by model, mode (complete, stream) and outcome', labelNames: ['model', 'mode', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] }),
+    httpRequests: new Counter({
+      name: 'tidings_http_requests_total',
+      help: 'HTTP requests by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'tidings_http_request_duration_seconds',
+      help: 'HTTP request latency by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    feedFetches: new Counter({
+      name: 'tidings_feed_fetches_total',
+      help: 'Feed fetches by outcome (updated, not-modified, failed, cancelled) and error kind',
+      labelNames: ['outcome', 'error'],
+      registers: [registry],
+    }),
+    feedFetchDuration: new Histogram({
+      name: 'tidings_feed_fetch_duration_seconds',
+      help: 'Time to fetch, parse and store one feed',
+      labelNames: ['outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    refreshDuration: new Histogram({
+      name: 'tidings_refresh_duration_seconds',
+      help: 'Duration of one scheduled refresh pass over the due feeds',
+      buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600, 1800],
+      registers: [registry],
+    }),
+    searchDuration: new Histogram({
+      name: 'tidings_search_duration_seconds',
+      help: 'Search latency (local index plus web search when configured)',
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    answerDuration: new Histogram({
+      name: 'tidings_answer_duration_seconds',
+      help: 'Time to a complete answer, by model, mode (complete, stream) and outcome',
+      labelNames: ['model', 'mode', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
   };
   new Gauge({
-    name: 'tidings_queue_depth', help: 'Work waiting or running, by queue', labelNames: ['queue', 'state'], registers: [registry],
+    name: 'tidings_queue_depth',
+    help: 'Work waiting or running, by queue',
+    labelNames: ['queue', 'state'],
+    registers: [registry],
     collect() {
       this.reset();
-      for (const [queue, probe] of queueProbes(app)) for (const [state, n] of Object.entries(probe())) this.set({ queue, state }, n);
+      for (const [queue, probe] of queueProbes(app))
+        for (const [state, n] of Object.entries(probe())) this.set({ queue, state }, n);
     },
   });
   new Gauge({
-    name: 'tidings_database_bytes', help: 'Size of the SQLite database files', labelNames: ['file'], registers: [registry],
+    name: 'tidings_database_bytes',
+    help: 'Size of the SQLite database files',
+    labelNames: ['file'],
+    registers: [registry],
     collect() {
       // A database server (PostgreSQL) reports its own sizes; only SQLite's files are measured here.
       if (app.store.backend !== 'sqlite') return;
-      for (const [file, path] of [['db', app.store.location], ['wal', `${app.store.location}-wal`]] as const) {
+      for (const [file, path] of [
+        ['db', app.store.location],
+        ['wal', `${app.store.location}-wal`],
+      ] as const) {
         let size = 0;
-        try { size = statSync(path).size; } catch { /* no WAL file right now */ }
+        try {
+          size = statSync(path).size;
+        } catch {
+          /* no WAL file right now */
+        }
         this.set({ file }, size);
       }
     },
@@ -59,9 +111,15 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
       m.feedFetches.inc({ outcome, error: error ?? '' });
       m.feedFetchDuration.observe({ outcome }, seconds);
     },
-    refreshPass(seconds) { m.refreshDuration.observe(seconds); },
-    search(seconds) { m.searchDuration.observe(seconds); },
-    answer(model, mode, outcome, seconds) { m.answerDuration.observe({ model, mode, outcome }, seconds); },
+    refreshPass(seconds) {
+      m.refreshDuration.observe(seconds);
+    },
+    search(seconds) {
+      m.searchDuration.observe(seconds);
+    },
+    answer(model, mode, outcome, seconds) {
+      m.answerDuration.observe({ model, mode, outcome }, seconds);
+    },
   });
   return m;
 });

@@ -34,7 +34,9 @@ export function catalogEntry(o: FeedOrigin): CatalogEntry {
   const streamIdJson = JSON.stringify(feedStreamId(o.url));
   const folderStreamIds = o.folders.map(labelStreamId);
   return {
-    ...o, streamIdJson, folderStreamIds,
+    ...o,
+    streamIdJson,
+    folderStreamIds,
     originJson: `{"streamId":${streamIdJson},"title":${JSON.stringify(o.title)},"htmlUrl":${JSON.stringify(o.siteUrl ?? '')}}`,
     folderCategoriesJson: folderStreamIds.map((f) => ',' + JSON.stringify(f)).join(''),
   };
@@ -47,20 +49,32 @@ export async function userCatalog(app: App, userId: number): Promise<UserCatalog
   const cached = cache.get(userId);
   if (cached && cached.version === version) return cached;
   const entries = (await labels.catalog(userId)).map(catalogEntry);
-  const fresh: UserCatalog = { version, entries, byFeed: new Map(entries.map((e) => [e.feedId, e])), leftFeedIds: await labels.leftFeedIds(userId) };
+  const fresh: UserCatalog = {
+    version,
+    entries,
+    byFeed: new Map(entries.map((e) => [e.feedId, e])),
+    leftFeedIds: await labels.leftFeedIds(userId),
+  };
   cache.set(userId, fresh);
   return fresh;
 }
 
 /** Catalog entries of the given feeds; feeds no longer subscribed (kept starred items) get a bare origin. */
-export async function originsOf(app: App, userId: number, feedIds: Iterable<number>, catalog?: UserCatalog): Promise<Map<number, CatalogEntry>> {
-  const { byFeed } = catalog ?? await userCatalog(app, userId);
+export async function originsOf(
+  app: App,
+  userId: number,
+  feedIds: Iterable<number>,
+  catalog?: UserCatalog,
+): Promise<Map<number, CatalogEntry>> {
+  const { byFeed } = catalog ?? (await userCatalog(app, userId));
   const out = new Map<number, CatalogEntry>();
   const missing: number[] = [];
   for (const id of feedIds) {
     const e = byFeed.get(id);
-    if (e) out.set(id, e); else missing.push(id);
+    if (e) out.set(id, e);
+    else missing.push(id);
   }
-  if (missing.length) for (const [id, o] of await readerStore(app).labels.origins(userId, missing)) out.set(id, catalogEntry(o));
+  if (missing.length)
+    for (const [id, o] of await readerStore(app).labels.origins(userId, missing)) out.set(id, catalogEntry(o));
   return out;
 }

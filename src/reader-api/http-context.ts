@@ -22,13 +22,25 @@ export type EndpointKind = 'read' | 'write';
 
 type Result = string | { json: string | Buffer } | { text: string; type: string } | void;
 
-export function sendError(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}): FastifyReply {
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): FastifyReply {
   // One line: clients show the text after "Error=" as is.
-  return reply.code(status).headers(headers).type('text/plain; charset=utf-8').send(`Error=${message.replace(/[\r\n]+/g, ' ')}`);
+  return reply
+    .code(status)
+    .headers(headers)
+    .type('text/plain; charset=utf-8')
+    .send(`Error=${message.replace(/[\r\n]+/g, ' ')}`);
 }
 
 export function sendUnauthorized(reply: FastifyReply, message: string): FastifyReply {
-  return sendError(reply, 401, message, { 'X-Reader-Google-Bad-Token': 'true', 'WWW-Authenticate': 'GoogleLogin realm="tidings"' });
+  return sendError(reply, 401, message, {
+    'X-Reader-Google-Bad-Token': 'true',
+    'WWW-Authenticate': 'GoogleLogin realm="tidings"',
+  });
 }
 
 /**
@@ -36,7 +48,12 @@ export function sendUnauthorized(reply: FastifyReply, message: string): FastifyR
  * otherwise). A handler returns a JSON string as `{ json }`, plain text as a string ("OK"), or
  * `{ text, type }` for other bodies.
  */
-export function endpoint(app: App, kind: EndpointKind, name: string, handler: (ctx: ReaderContext) => Result | Promise<Result>): RouteHandlerMethod {
+export function endpoint(
+  app: App,
+  kind: EndpointKind,
+  name: string,
+  handler: (ctx: ReaderContext) => Result | Promise<Result>,
+): RouteHandlerMethod {
   return async (req, reply) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     if (kind === 'write' ? method !== 'POST' : method !== 'GET' && method !== 'POST') {
@@ -44,19 +61,30 @@ export function endpoint(app: App, kind: EndpointKind, name: string, handler: (c
       return sendError(reply, 405, `${name} takes ${kind === 'write' ? 'POST' : 'GET or POST'}, not ${req.method}`);
     }
     let auth: Authenticated | null;
-    try { auth = await authenticate(app, req.headers.authorization); } catch (e) {
+    try {
+      auth = await authenticate(app, req.headers.authorization);
+    } catch (e) {
       if (!(e instanceof StoreUnavailableError)) throw e;
       req.log.error({ err: e }, 'database unavailable');
       return sendError(reply, 503, STORE_UNAVAILABLE, { 'Retry-After': '5' });
     }
-    if (!auth) return sendUnauthorized(reply, 'missing or invalid token: sign in again (Authorization: GoogleLogin auth=<token> or Bearer <token>)');
+    if (!auth)
+      return sendUnauthorized(
+        reply,
+        'missing or invalid token: sign in again (Authorization: GoogleLogin auth=<token> or Bearer <token>)',
+      );
     const params = paramsFromRequest(req.raw.url ?? req.url, req.body);
     if (kind === 'write') {
       if (!hasScope(auth, 'write')) {
-        return sendError(reply, 403, 'insufficient_scope: this token is read-only; authorize the app again with scope "read write"',
-          { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="read write"' });
+        return sendError(
+          reply,
+          403,
+          'insufficient_scope: this token is read-only; authorize the app again with scope "read write"',
+          { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="read write"' },
+        );
       }
-      if (!(await checkWriteToken(app, auth, params.get('T')))) return sendUnauthorized(reply, 'invalid T (write token): fetch a new one from /reader/api/0/token');
+      if (!(await checkWriteToken(app, auth, params.get('T'))))
+        return sendUnauthorized(reply, 'invalid T (write token): fetch a new one from /reader/api/0/token');
     }
     try {
       const out = await handler({ app, auth, userId: auth.userId, params, req, reply });

@@ -10,8 +10,14 @@ test('item ids: long form out, decimal short form out, and the four input forms 
   assert.equal(longItemId(0xae763aaab), 'tag:google.com,2005:reader/item/0000000ae763aaab');
   assert.equal(shortItemId(47047259872), '47047259872');
   const id = 47047259872;
-  for (const form of ['tag:google.com,2005:reader/item/0000000af43c36e0', 'tag:google.com,2005:reader/item/af43c36e0',
-    '0000000af43c36e0', '47047259872', ' 47047259872 ', 'TAG:google.com,2005:reader/item/0000000AF43C36E0']) {
+  for (const form of [
+    'tag:google.com,2005:reader/item/0000000af43c36e0',
+    'tag:google.com,2005:reader/item/af43c36e0',
+    '0000000af43c36e0',
+    '47047259872',
+    ' 47047259872 ',
+    'TAG:google.com,2005:reader/item/0000000AF43C36E0',
+  ]) {
     assert.equal(parseItemId(form), id, form);
   }
   // 16 digits without a letter are hex (decimal ids stay below 16 digits).
@@ -19,8 +25,20 @@ test('item ids: long form out, decimal short form out, and the four input forms 
   // Negative decimals are the signed view of a 64-bit id: well-formed, never ours.
   assert.equal(parseItemId('-1'), -1);
   assert.equal(parseItemId('tag:google.com,2005:reader/item/ffffffffffffffff'), -1);
-  for (const bad of ['', 'abc', 'tag:google.com,2005:reader/item/', 'tag:google.com,2005:reader/item/12345678901234567', '1.5', '0x10', '99999999999999999999999']) {
-    assert.throws(() => parseItemId(bad), (e: unknown) => e instanceof ReaderError && e.status === 400 && /item id/.test(e.message), bad);
+  for (const bad of [
+    '',
+    'abc',
+    'tag:google.com,2005:reader/item/',
+    'tag:google.com,2005:reader/item/12345678901234567',
+    '1.5',
+    '0x10',
+    '99999999999999999999999',
+  ]) {
+    assert.throws(
+      () => parseItemId(bad),
+      (e: unknown) => e instanceof ReaderError && e.status === 400 && /item id/.test(e.message),
+      bad,
+    );
   }
 });
 
@@ -33,12 +51,19 @@ test('stream ids: states in both spellings, labels case-sensitive, feed/ repeats
   assert.deepEqual(parseStreamId('feed/feed/https://x.org/rss?a=1', 7), { kind: 'feed', url: 'https://x.org/rss?a=1' });
   assert.deepEqual(parseTag('user/-/state/com.google/kept-unread', 7), { kind: 'ignored', name: 'kept-unread' });
   for (const bad of ['user/8/label/x', 'user/-/state/com.google/bogus', 'user/-/label/', 'feed/', 'pop/x', 'starred']) {
-    assert.throws(() => parseStreamId(bad, 7), (e: unknown) => e instanceof ReaderError && e.status === 400, bad);
+    assert.throws(
+      () => parseStreamId(bad, 7),
+      (e: unknown) => e instanceof ReaderError && e.status === 400,
+      bad,
+    );
   }
 });
 
 test('parameters: query and body merged in order, repeats kept, lenient decoding', () => {
-  const p = paramsFromRequest('/x?i=1&s=feed/http://a.org/rss&T=abc%0A', new FormBody('i=2&i=3&a=user%2F-%2Fstate%2Fcom.google%2Fread&t=50%&x=a+b'));
+  const p = paramsFromRequest(
+    '/x?i=1&s=feed/http://a.org/rss&T=abc%0A',
+    new FormBody('i=2&i=3&a=user%2F-%2Fstate%2Fcom.google%2Fread&t=50%&x=a+b'),
+  );
   assert.deepEqual(p.all('i'), ['1', '2', '3']);
   assert.equal(p.get('s'), 'feed/http://a.org/rss');
   assert.equal(p.get('T'), 'abc\n');

@@ -28,7 +28,11 @@ export function parseItemId(raw: string): number {
   let big: bigint;
   if (s.toLowerCase().startsWith(ITEM_ID_PREFIX)) {
     const hex = s.slice(ITEM_ID_PREFIX.length);
-    if (!HEX_1_16.test(hex)) throw new ReaderError(400, `malformed item id "${raw}": expected ${ITEM_ID_PREFIX} followed by up to 16 hex digits`);
+    if (!HEX_1_16.test(hex))
+      throw new ReaderError(
+        400,
+        `malformed item id "${raw}": expected ${ITEM_ID_PREFIX} followed by up to 16 hex digits`,
+      );
     big = BigInt('0x' + hex);
   } else if (HEX_16.test(s) && /[a-f]/i.test(s)) {
     big = BigInt('0x' + s);
@@ -37,10 +41,14 @@ export function parseItemId(raw: string): number {
     big = BigInt('0x' + s);
   } else if (DECIMAL.test(s)) {
     big = BigInt(s);
-    if (big < -(1n << 63n) || big >= (1n << 64n)) throw new ReaderError(400, `malformed item id "${raw}": decimal ids are signed 64-bit numbers`);
+    if (big < -(1n << 63n) || big >= 1n << 64n)
+      throw new ReaderError(400, `malformed item id "${raw}": decimal ids are signed 64-bit numbers`);
     if (big < 0n) big = BigInt.asUintN(64, big);
   } else {
-    throw new ReaderError(400, `malformed item id "${raw}": use the long form (${ITEM_ID_PREFIX}<16 hex>), 16 hex digits or a decimal id`);
+    throw new ReaderError(
+      400,
+      `malformed item id "${raw}": use the long form (${ITEM_ID_PREFIX}<16 hex>), 16 hex digits or a decimal id`,
+    );
   }
   return big > BigInt(Number.MAX_SAFE_INTEGER) || big <= 0n ? -1 : Number(big);
 }
@@ -69,7 +77,14 @@ export function formatStreamId(s: StreamId): string {
 }
 
 /** States that clients send but that carry nothing here; accepted by edit-tag as no-ops. */
-export const IGNORED_STATES = new Set(['kept-unread', 'tracking-kept-unread', 'fresh', 'tracking-body-link-used', 'tracking-emailed', 'tracking-item-link-used']);
+export const IGNORED_STATES = new Set([
+  'kept-unread',
+  'tracking-kept-unread',
+  'fresh',
+  'tracking-body-link-used',
+  'tracking-emailed',
+  'tracking-item-link-used',
+]);
 
 export type ParsedTag = StreamId | { kind: 'ignored'; name: string };
 
@@ -99,7 +114,8 @@ export function parseTag(raw: string, userId: number): ParsedTag {
     const rest = s.slice(m[0].length);
     if (rest.startsWith('label/')) {
       const name = rest.slice(6);
-      if (!name.trim()) throw new ReaderError(400, `unknown stream "${raw}": a label needs a name (user/-/label/<name>)`);
+      if (!name.trim())
+        throw new ReaderError(400, `unknown stream "${raw}": a label needs a name (user/-/label/<name>)`);
       return { kind: 'label', name };
     }
     const st = /^state\/com\.(google|vendor)\/(.+)$/.exec(rest);
@@ -110,5 +126,8 @@ export function parseTag(raw: string, userId: number): ParsedTag {
       throw new ReaderError(400, `unknown stream "${raw}": states are ${SYSTEM_STATES.join(', ')}`);
     }
   }
-  throw new ReaderError(400, `unknown stream "${raw}": use feed/<url>, user/-/label/<name> or user/-/state/com.google/<state>`);
+  throw new ReaderError(
+    400,
+    `unknown stream "${raw}": use feed/<url>, user/-/label/<name> or user/-/state/com.google/<state>`,
+  );
 }

@@ -14,29 +14,43 @@ const CAT_LIKE = q(stateStreamId('like'));
 const CAT_BROADCAST = q(stateStreamId('broadcast'));
 const CAT_SAVED = q(stateStreamId('saved-web-pages'));
 
-interface StoredEnclosure { url?: string; type?: string | null; length?: number | null }
+interface StoredEnclosure {
+  url?: string;
+  type?: string | null;
+  length?: number | null;
+}
 
 function enclosureJson(raw: string | null): string {
   if (!raw) return '';
   let list: StoredEnclosure[];
-  try { list = JSON.parse(raw) as StoredEnclosure[]; } catch { return ''; }
+  try {
+    list = JSON.parse(raw) as StoredEnclosure[];
+  } catch {
+    return '';
+  }
   if (!Array.isArray(list) || !list.length) return '';
-  const parts = list.filter((e) => e && typeof e.url === 'string').map((e) => {
-    let s = `{"href":${q(e.url)}`;
-    if (e.type) s += `,"type":${q(e.type)}`;
-    if (e.length !== null && e.length !== undefined) s += `,"length":${q(String(e.length))}`;
-    return s + '}';
-  });
+  const parts = list
+    .filter((e) => e && typeof e.url === 'string')
+    .map((e) => {
+      let s = `{"href":${q(e.url)}`;
+      if (e.type) s += `,"type":${q(e.type)}`;
+      if (e.length !== null && e.length !== undefined) s += `,"length":${q(String(e.length))}`;
+      return s + '}';
+    });
   return parts.length ? `,"enclosure":[${parts.join(',')}]` : '';
 }
 
 /** The user-independent middle of an item: title through enclosure. */
 function itemBodyJson(it: ReaderItemBody): string {
   const link = it.url ? q(it.url) : '';
-  const links = link ? `"canonical":[{"href":${link}}],"alternate":[{"href":${link},"type":"text/html"}],` : '"canonical":[],"alternate":[],';
-  return `"title":${q(it.title)},"published":${it.publishedAt},"updated":${it.updatedAt},${links}`
-    + `"summary":{"direction":"ltr","content":${q(it.content ?? it.summary ?? '')}},"author":${q(it.author ?? '')}`
-    + enclosureJson(it.enclosures);
+  const links = link
+    ? `"canonical":[{"href":${link}}],"alternate":[{"href":${link},"type":"text/html"}],`
+    : '"canonical":[],"alternate":[],';
+  return (
+    `"title":${q(it.title)},"published":${it.publishedAt},"updated":${it.updatedAt},${links}` +
+    `"summary":{"direction":"ltr","content":${q(it.content ?? it.summary ?? '')}},"author":${q(it.author ?? '')}` +
+    enclosureJson(it.enclosures)
+  );
 }
 
 /**
@@ -55,16 +69,28 @@ export class ItemBodyCache {
   private bytes = 0;
   private version = -1;
   /** Holds at most `max` items and `maxBytes` bytes of JSON (a few big items must not pin megabytes). */
-  constructor(max: number, maxBytes = Infinity) { this.max = max; this.maxBytes = maxBytes; }
+  constructor(max: number, maxBytes = Infinity) {
+    this.max = max;
+    this.maxBytes = maxBytes;
+  }
 
   /** Body JSON of every item, loading the ones not cached with `load`. */
-  async bodiesFor(states: ReaderItemState[], itemsVersion: number, load: (ids: number[]) => Promise<ReaderItemBody[]>): Promise<Map<number, Buffer>> {
-    if (itemsVersion !== this.version) { this.map.clear(); this.bytes = 0; this.version = itemsVersion; }
+  async bodiesFor(
+    states: ReaderItemState[],
+    itemsVersion: number,
+    load: (ids: number[]) => Promise<ReaderItemBody[]>,
+  ): Promise<Map<number, Buffer>> {
+    if (itemsVersion !== this.version) {
+      this.map.clear();
+      this.bytes = 0;
+      this.version = itemsVersion;
+    }
     const out = new Map<number, Buffer>();
     const missing: number[] = [];
     for (const st of states) {
       const c = this.map.get(st.itemId);
-      if (c) out.set(st.itemId, c); else missing.push(st.itemId);
+      if (c) out.set(st.itemId, c);
+      else missing.push(st.itemId);
     }
     if (!missing.length) return out;
     for (const b of await load(missing)) {
@@ -85,8 +111,12 @@ export class ItemBodyCache {
     return out;
   }
 
-  get size(): number { return this.map.size; }
-  get byteSize(): number { return this.bytes; }
+  get size(): number {
+    return this.map.size;
+  }
+  get byteSize(): number {
+    return this.bytes;
+  }
 }
 
 /** The per-user head of an item (id, times, categories) up to its body, as text. */
@@ -108,7 +138,12 @@ const NO_ORIGIN = Buffer.from(',"origin":{"streamId":"","title":"","htmlUrl":""}
  * The `items` array of stream/contents and stream/items/contents, as UTF-8 bytes. Items without a
  * body (deleted meanwhile) are left out.
  */
-export function itemsJson(items: ReaderItemState[], bodies: Map<number, Buffer>, origins: Map<number, CatalogEntry>, tags: Map<number, string[]>): Buffer {
+export function itemsJson(
+  items: ReaderItemState[],
+  bodies: Map<number, Buffer>,
+  origins: Map<number, CatalogEntry>,
+  tags: Map<number, string[]>,
+): Buffer {
   // One buffer, written in place: item heads are encoded straight into it and cached bodies copied,
   // instead of a small Buffer per head and a concat (measured: about half the assembly time).
   const originTails = new Map<number, Buffer>();
@@ -156,8 +191,9 @@ export interface StreamEnvelope {
 
 /** The whole stream/contents body around an items array. */
 export function streamContentsJson(env: StreamEnvelope, itemsArray: Buffer): Buffer {
-  const head = `{"direction":"ltr","id":${q(env.id)},"title":${q(env.title)},"description":"",`
-    + `"self":{"href":${q(env.selfHref)}},"updated":${Math.floor(env.updatedUs / 1e6)},"updatedUsec":"${env.updatedUs}","items":`;
+  const head =
+    `{"direction":"ltr","id":${q(env.id)},"title":${q(env.title)},"description":"",` +
+    `"self":{"href":${q(env.selfHref)}},"updated":${Math.floor(env.updatedUs / 1e6)},"updatedUsec":"${env.updatedUs}","items":`;
   const tail = (env.continuation ? `,"continuation":${q(env.continuation)}` : '') + '}';
   return Buffer.concat([Buffer.from(head), itemsArray, Buffer.from(tail)]);
 }

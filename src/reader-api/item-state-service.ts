@@ -17,9 +17,17 @@ type TagChange =
 function tagChange(app: App, raw: string, userId: number, adding: boolean): TagChange | null {
   const t = parseTag(raw, userId);
   if (t.kind === 'ignored') return null;
-  if (t.kind === 'feed') throw new ReaderError(400, `"${raw}" is a feed, not a tag: use user/-/state/com.google/<state> or user/-/label/<name>`);
+  if (t.kind === 'feed')
+    throw new ReaderError(
+      400,
+      `"${raw}" is a feed, not a tag: use user/-/state/com.google/<state> or user/-/label/<name>`,
+    );
   if (t.kind === 'state') {
-    if (t.state === 'reading-list') throw new ReaderError(400, `${adding ? 'a' : 'r'}=${raw}: the reading list is not a tag an item can gain or lose`);
+    if (t.state === 'reading-list')
+      throw new ReaderError(
+        400,
+        `${adding ? 'a' : 'r'}=${raw}: the reading list is not a tag an item can gain or lose`,
+      );
     return { kind: 'state', column: STATE_COLUMN[t.state] };
   }
   if (adding) checkNewLabel(app, t.name, 'a');
@@ -29,25 +37,48 @@ function tagChange(app: App, raw: string, userId: number, adding: boolean): TagC
 /** Maximum ids per edit-tag call (clients send up to 1,000; a little slack for older ones). */
 export const MAX_EDIT_IDS = 10 * MAX_CONTENTS_N;
 
-export async function editTags(app: App, userId: number, rawIds: string[], add: string[], remove: string[]): Promise<void> {
+export async function editTags(
+  app: App,
+  userId: number,
+  rawIds: string[],
+  add: string[],
+  remove: string[],
+): Promise<void> {
   const ids = [...new Set(rawIds.filter((i) => i.trim()).map(parseItemId))].filter((id) => id > 0);
-  if (!rawIds.some((i) => i.trim())) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
-  if (rawIds.length > MAX_EDIT_IDS) throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_EDIT_IDS} per call`);
-  const adds = add.filter((a) => a.trim()).map((a) => tagChange(app, a, userId, true)).filter((c) => c !== null);
-  const removes = remove.filter((r) => r.trim()).map((r) => tagChange(app, r, userId, false)).filter((c) => c !== null);
+  if (!rawIds.some((i) => i.trim()))
+    throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
+  if (rawIds.length > MAX_EDIT_IDS)
+    throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_EDIT_IDS} per call`);
+  const adds = add
+    .filter((a) => a.trim())
+    .map((a) => tagChange(app, a, userId, true))
+    .filter((c) => c !== null);
+  const removes = remove
+    .filter((r) => r.trim())
+    .map((r) => tagChange(app, r, userId, false))
+    .filter((c) => c !== null);
   if (!add.some((a) => a.trim()) && !remove.some((r) => r.trim())) {
-    throw new ReaderError(400, 'missing parameter a or r: the tag to add (a=user/-/state/com.google/read) or remove (r=…)');
+    throw new ReaderError(
+      400,
+      'missing parameter a or r: the tag to add (a=user/-/state/com.google/read) or remove (r=…)',
+    );
   }
   const store = readerStore(app);
   const removedLabels: number[] = [];
   for (const r of removes) {
     if (r.kind !== 'label') continue;
     const id = await store.labels.findLabel(userId, r.name);
-    if (id === undefined) throw new ReaderError(404, `unknown tag "user/-/label/${r.name}": nothing to remove (names are case-sensitive; see tag/list)`);
+    if (id === undefined)
+      throw new ReaderError(
+        404,
+        `unknown tag "user/-/label/${r.name}": nothing to remove (names are case-sensitive; see tag/list)`,
+      );
     removedLabels.push(id);
   }
   const starring = adds.some((a) => a.kind === 'state' && a.column === 'starred');
-  const newlyStarred = starring ? (await store.streams.statesByIds(userId, ids)).filter((s) => !s.starred).map((s) => s.itemId) : [];
+  const newlyStarred = starring
+    ? (await store.streams.statesByIds(userId, ids)).filter((s) => !s.starred).map((s) => s.itemId)
+    : [];
   await app.store.transaction(async () => {
     // Only the user's own items: other ids (another user's, or purged) are skipped, and a new tag
     // is not created for nothing.
@@ -73,14 +104,25 @@ export function parseMarkTimestamp(raw: string | undefined, nowUs = Date.now() *
   if (!s) return nowUs;
   if (/^\d{16,}$/.test(s)) return Number(s);
   const n = Number(s);
-  if (!Number.isFinite(n) || n < 0) throw new ReaderError(400, `ts must be a Unix time in seconds or microseconds, got "${raw}"`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new ReaderError(400, `ts must be a Unix time in seconds or microseconds, got "${raw}"`);
   return Math.floor(n * 1e6);
 }
 
-export async function markAllAsRead(app: App, userId: number, rawStream: string | undefined, rawTs: string | undefined): Promise<number> {
-  if (!rawStream?.trim()) throw new ReaderError(400, 'missing parameter s: the stream to mark as read (e.g. user/-/state/com.google/reading-list)');
+export async function markAllAsRead(
+  app: App,
+  userId: number,
+  rawStream: string | undefined,
+  rawTs: string | undefined,
+): Promise<number> {
+  if (!rawStream?.trim())
+    throw new ReaderError(
+      400,
+      'missing parameter s: the stream to mark as read (e.g. user/-/state/com.google/reading-list)',
+    );
   const stream: StreamId = parseStreamId(rawStream, userId);
-  if (stream.kind === 'state' && stream.state === 'read') throw new ReaderError(400, `s=${formatStreamId(stream)}: read items are already read`);
+  if (stream.kind === 'state' && stream.state === 'read')
+    throw new ReaderError(400, `s=${formatStreamId(stream)}: read items are already read`);
   const maxUs = parseMarkTimestamp(rawTs);
   const store = readerStore(app);
   const where = await streamConditions(app, userId, stream);

@@ -23,7 +23,8 @@ export function subscriptionList(app: App, userId: number): Promise<Subscription
 export async function unreadCountsJson(app: App, userId: number): Promise<string> {
   const catalog = await userCatalog(app, userId);
   const counters = await readerStore(app).labels.unreadCounters(userId);
-  let total = 0, newest = 0;
+  let total = 0,
+    newest = 0;
   const folders = new Map<string, { count: number; newest: number }>();
   const feeds: string[] = [];
   for (const [feedId, count, newestUs] of counters) {
@@ -33,12 +34,17 @@ export async function unreadCountsJson(app: App, userId: number): Promise<string
     if (newestUs > newest) newest = newestUs;
     for (const f of e.folderStreamIds) {
       const acc = folders.get(f);
-      if (acc) { acc.count += count; if (newestUs > acc.newest) acc.newest = newestUs; } else folders.set(f, { count, newest: newestUs });
+      if (acc) {
+        acc.count += count;
+        if (newestUs > acc.newest) acc.newest = newestUs;
+      } else folders.set(f, { count, newest: newestUs });
     }
     feeds.push(`{"id":${e.streamIdJson},"count":${count},"newestItemTimestampUsec":"${newestUs}"}`);
   }
   const head = `{"id":${JSON.stringify(stateStreamId('reading-list'))},"count":${total},"newestItemTimestampUsec":"${newest}"}`;
-  const folderParts = [...folders].map(([id, c]) => `{"id":${JSON.stringify(id)},"count":${c.count},"newestItemTimestampUsec":"${c.newest}"}`);
+  const folderParts = [...folders].map(
+    ([id, c]) => `{"id":${JSON.stringify(id)},"count":${c.count},"newestItemTimestampUsec":"${c.newest}"}`,
+  );
   return '[' + [head, ...folderParts, ...feeds].join(',') + ']';
 }
 
@@ -47,9 +53,11 @@ export type TagEntry = { id: string; type?: 'folder' | 'tag'; unread_count?: num
 export async function tagList(app: App, userId: number): Promise<TagEntry[]> {
   const out: TagEntry[] = [{ id: stateStreamId('starred') }];
   for (const l of await readerStore(app).labels.labels(userId)) {
-    out.push(l.subscriptionCount > 0
-      ? { id: labelStreamId(l.name), type: 'folder', unread_count: l.unreadCount }
-      : { id: labelStreamId(l.name), type: 'tag' });
+    out.push(
+      l.subscriptionCount > 0
+        ? { id: labelStreamId(l.name), type: 'folder', unread_count: l.unreadCount }
+        : { id: labelStreamId(l.name), type: 'tag' },
+    );
   }
   return out;
 }
@@ -57,9 +65,14 @@ export async function tagList(app: App, userId: number): Promise<TagEntry[]> {
 async function labelIdOf(app: App, userId: number, raw: string | undefined, param: string): Promise<number> {
   if (!raw?.trim()) throw new ReaderError(400, `missing parameter ${param}: the label to change (user/-/label/<name>)`);
   const s = parseStreamId(raw, userId);
-  if (s.kind !== 'label') throw new ReaderError(400, `${param}=${raw}: only labels (user/-/label/<name>) can be renamed or deleted`);
+  if (s.kind !== 'label')
+    throw new ReaderError(400, `${param}=${raw}: only labels (user/-/label/<name>) can be renamed or deleted`);
   const id = await readerStore(app).labels.findLabel(userId, s.name);
-  if (id === undefined) throw new ReaderError(404, `unknown tag "${raw}": no folder or tag with this name (names are case-sensitive; see tag/list)`);
+  if (id === undefined)
+    throw new ReaderError(
+      404,
+      `unknown tag "${raw}": no folder or tag with this name (names are case-sensitive; see tag/list)`,
+    );
   return id;
 }
 
@@ -74,11 +87,17 @@ export function checkNewLabel(app: App, name: string, param: string): void {
 }
 
 /** Renames a folder or tag; renaming onto an existing name merges the two. */
-export async function renameTag(app: App, userId: number, rawSource: string | undefined, rawDest: string | undefined): Promise<void> {
+export async function renameTag(
+  app: App,
+  userId: number,
+  rawSource: string | undefined,
+  rawDest: string | undefined,
+): Promise<void> {
   const id = await labelIdOf(app, userId, rawSource, 's');
   if (!rawDest?.trim()) throw new ReaderError(400, 'missing parameter dest: the new label (user/-/label/<name>)');
   const dest = parseStreamId(rawDest, userId);
-  if (dest.kind !== 'label') throw new ReaderError(400, `dest=${rawDest}: the new name must be a label (user/-/label/<name>)`);
+  if (dest.kind !== 'label')
+    throw new ReaderError(400, `dest=${rawDest}: the new name must be a label (user/-/label/<name>)`);
   checkNewLabel(app, dest.name, 'dest');
   await readerStore(app).labels.renameLabel(userId, id, dest.name);
 }

@@ -22,15 +22,24 @@ function installBodyParsers(f: FastifyInstance): void {
 
 export const readerApiPlugin: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   for (const prefix of READER_API_PREFIXES) {
-    await server.register(async (f) => {
-      installBodyParsers(f);
-      f.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
-        const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-        if (status >= 500) app.log.error({ err }, 'reader API request failed');
-        return sendError(reply, status, status >= 500 ? 'internal error; try again later' : err.message);
-      });
-      f.setNotFoundHandler((req, reply) => sendError(reply, 404, `unknown endpoint ${req.url.split('?')[0]}: see the endpoint list in the Reader API documentation`));
-      registerReaderRoutes(f, app);
-    }, { prefix });
+    await server.register(
+      async (f) => {
+        installBodyParsers(f);
+        f.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+          const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+          if (status >= 500) app.log.error({ err }, 'reader API request failed');
+          return sendError(reply, status, status >= 500 ? 'internal error; try again later' : err.message);
+        });
+        f.setNotFoundHandler((req, reply) =>
+          sendError(
+            reply,
+            404,
+            `unknown endpoint ${req.url.split('?')[0]}: see the endpoint list in the Reader API documentation`,
+          ),
+        );
+        registerReaderRoutes(f, app);
+      },
+      { prefix },
+    );
   }
 };

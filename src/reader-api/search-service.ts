@@ -32,11 +32,17 @@ export interface SearchRequest {
   exclude: string[];
 }
 
-export interface SearchResult { itemId: number; crawledUs: number }
+export interface SearchResult {
+  itemId: number;
+  crawledUs: number;
+}
 
 function stateColumnOf(s: StreamId, param: string): StateColumn {
   if (s.kind !== 'state' || s.state === 'reading-list') {
-    throw new ReaderError(400, `${param}=${formatStreamId(s)}: search takes only states here (e.g. xt=user/-/state/com.google/read for unread items)`);
+    throw new ReaderError(
+      400,
+      `${param}=${formatStreamId(s)}: search takes only states here (e.g. xt=user/-/state/com.google/read for unread items)`,
+    );
   }
   return STATE_COLUMN[s.state];
 }
@@ -44,27 +50,46 @@ function stateColumnOf(s: StreamId, param: string): StateColumn {
 export async function searchItems(app: App, userId: number, req: SearchRequest): Promise<SearchResult[]> {
   const q = req.q?.trim();
   if (!q) throw new ReaderError(400, 'missing parameter q: the words to search for');
-  if (q.length > MAX_QUERY_CHARS) throw new ReaderError(400, `q is too long (${q.length} characters): at most ${MAX_QUERY_CHARS}`);
+  if (q.length > MAX_QUERY_CHARS)
+    throw new ReaderError(400, `q is too long (${q.length} characters): at most ${MAX_QUERY_CHARS}`);
   let n = DEFAULT_SEARCH_N;
   if (req.n?.trim()) {
     n = Number(req.n.trim());
-    if (!Number.isFinite(n) || n < 1) throw new ReaderError(400, `n must be a positive whole number (results, at most ${MAX_SEARCH_N}), got "${req.n}"`);
+    if (!Number.isFinite(n) || n < 1)
+      throw new ReaderError(
+        400,
+        `n must be a positive whole number (results, at most ${MAX_SEARCH_N}), got "${req.n}"`,
+      );
     n = Math.min(Math.floor(n), MAX_SEARCH_N);
   }
   const stream = req.stream?.trim() ? parseStreamId(req.stream, userId) : READING_LIST;
   const excluded = req.exclude.filter((x) => x.trim()).map((x) => stateColumnOf(parseStreamId(x, userId), 'xt'));
-  const scope: SearchScope = stream.kind === 'state' && stream.state === 'reading-list'
-    ? { kind: 'subscriptions', userId }
-    : { kind: 'streams', userId, streamIds: [formatStreamId(stream)] };
+  const scope: SearchScope =
+    stream.kind === 'state' && stream.state === 'reading-list'
+      ? { kind: 'subscriptions', userId }
+      : { kind: 'streams', userId, streamIds: [formatStreamId(stream)] };
   await flushSearchIndexing(app);
   let hits: SearchHit[];
   // Over-fetch a little: hits the user cannot see (hidden by a rule) or excluded by xt are dropped.
-  try { hits = await localIndex(app).search({ text: q, scope, filters: {}, limit: Math.min(MAX_SEARCH_N, n * (excluded.length ? 3 : 1) + 20) }); } catch (e) {
-    if (e instanceof SearchFilterError) throw new ReaderError(404, `unknown stream "${formatStreamId(stream)}": ${e.message.replace(/^search_streams:?\s*/, '')}`);
+  try {
+    hits = await localIndex(app).search({
+      text: q,
+      scope,
+      filters: {},
+      limit: Math.min(MAX_SEARCH_N, n * (excluded.length ? 3 : 1) + 20),
+    });
+  } catch (e) {
+    if (e instanceof SearchFilterError)
+      throw new ReaderError(
+        404,
+        `unknown stream "${formatStreamId(stream)}": ${e.message.replace(/^search_streams:?\s*/, '')}`,
+      );
     throw e;
   }
   const ids = hits.map((h) => h.itemId).filter((id): id is number => id !== null);
-  const own = new Map<number, ReaderItemState>((await readerStore(app).streams.statesByIds(userId, ids)).map((s) => [s.itemId, s]));
+  const own = new Map<number, ReaderItemState>(
+    (await readerStore(app).streams.statesByIds(userId, ids)).map((s) => [s.itemId, s]),
+  );
   const out: SearchResult[] = [];
   for (const id of ids) {
     const s = own.get(id);

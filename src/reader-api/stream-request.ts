@@ -30,7 +30,10 @@ export function decodeContinuation(c: string): ItemPosition {
   const crawledUs = m ? parseInt(m[1], 36) : NaN;
   const itemId = m ? parseInt(m[2], 36) : NaN;
   if (!Number.isSafeInteger(crawledUs) || !Number.isSafeInteger(itemId)) {
-    throw new ReaderError(400, `malformed continuation "${c}": pass back the continuation of the previous page unchanged`);
+    throw new ReaderError(
+      400,
+      `malformed continuation "${c}": pass back the continuation of the previous page unchanged`,
+    );
   }
   return { crawledUs, itemId };
 }
@@ -38,7 +41,8 @@ export function decodeContinuation(c: string): ItemPosition {
 function parseCount(raw: string | undefined, max: number): number {
   if (raw === undefined || raw.trim() === '') return DEFAULT_N;
   const n = Number(raw.trim());
-  if (!Number.isFinite(n) || n < 1) throw new ReaderError(400, `n must be a positive whole number (items per page, at most ${max}), got "${raw}"`);
+  if (!Number.isFinite(n) || n < 1)
+    throw new ReaderError(400, `n must be a positive whole number (items per page, at most ${max}), got "${raw}"`);
   return Math.min(Math.floor(n), max);
 }
 
@@ -61,7 +65,13 @@ export function parseStreamRequest(p: Params, userId: number, maxN: number): Str
     minCrawledUs: min,
     // nt: items crawled before that second.
     maxCrawledUs: ntUs === undefined ? undefined : ntUs - 1,
-    exclude: p.all('xt').filter((x) => x.trim()).map((x) => parseStreamId(x, userId)),
-    include: p.all('it').filter((x) => x.trim()).map((x) => parseStreamId(x, userId)),
+    exclude: p
+      .all('xt')
+      .filter((x) => x.trim())
+      .map((x) => parseStreamId(x, userId)),
+    include: p
+      .all('it')
+      .filter((x) => x.trim())
+      .map((x) => parseStreamId(x, userId)),
   };
 }

@@ -19,11 +19,22 @@ export interface ItemsPage {
   newestUs: number;
 }
 
-async function pageQuery(app: App, userId: number, streams: StreamId[], req: StreamRequest, catalog?: UserCatalog): Promise<StreamPageQuery> {
+async function pageQuery(
+  app: App,
+  userId: number,
+  streams: StreamId[],
+  req: StreamRequest,
+  catalog?: UserCatalog,
+): Promise<StreamPageQuery> {
   const where = await buildFilter(app, userId, streams, req.exclude, req.include, catalog);
   return {
-    userId, where, newestFirst: req.newestFirst, limit: req.limit + 1, after: req.after,
-    minCrawledUs: req.minCrawledUs, maxCrawledUs: req.maxCrawledUs,
+    userId,
+    where,
+    newestFirst: req.newestFirst,
+    limit: req.limit + 1,
+    after: req.after,
+    minCrawledUs: req.minCrawledUs,
+    maxCrawledUs: req.maxCrawledUs,
   };
 }
 
@@ -34,20 +45,32 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
   return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
 }
 
-const bodyCache = perApp((app) => new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024));
+const bodyCache = perApp(
+  (app) => new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024),
+);
 
 async function renderItems(app: App, userId: number, items: ReaderItemState[], catalog?: UserCatalog): Promise<Buffer> {
   const store = readerStore(app);
   // Independent reads: on a database server they overlap (SQLite answers each at once anyway).
   const [bodies, origins, tags] = await Promise.all([
-    store.streams.itemsVersion().then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
+    store.streams
+      .itemsVersion()
+      .then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
     originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
-    store.streams.tagsOfItems(userId, items.map((i) => i.itemId)),
+    store.streams.tagsOfItems(
+      userId,
+      items.map((i) => i.itemId),
+    ),
   ]);
   return itemsJson(items, bodies, origins, tags);
 }
 
-export async function streamContents(app: App, userId: number, stream: StreamId, req: StreamRequest): Promise<ItemsPage> {
+export async function streamContents(
+  app: App,
+  userId: number,
+  stream: StreamId,
+  req: StreamRequest,
+): Promise<ItemsPage> {
   // One catalog check per request, shared by the filter and the items' origins.
   const catalog = await userCatalog(app, userId);
   const items = await readerStore(app).streams.statesPage(await pageQuery(app, userId, [stream], req, catalog));
@@ -65,7 +88,12 @@ export interface ItemRefsPage {
 
 const LAST_REF = /"id":"(\d+)","directStreamIds":\[\],"timestampUsec":"(\d+)"\}$/;
 
-export async function streamItemIds(app: App, userId: number, streams: StreamId[], req: StreamRequest): Promise<ItemRefsPage> {
+export async function streamItemIds(
+  app: App,
+  userId: number,
+  streams: StreamId[],
+  req: StreamRequest,
+): Promise<ItemRefsPage> {
   const page = await readerStore(app).streams.refsJson(await pageQuery(app, userId, streams, req));
   if (page.count <= req.limit) return { refsJson: page.json };
   // One row past the page was read: drop it, and continue after the last ref kept.
@@ -77,7 +105,8 @@ export async function streamItemIds(app: App, userId: number, streams: StreamId[
 /** Items by id in the order asked (duplicates once); ids of other users or unknown ids are skipped. */
 export async function itemContents(app: App, userId: number, rawIds: string[]): Promise<ItemsPage> {
   if (!rawIds.length) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
-  if (rawIds.length > MAX_CONTENTS_N) throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
+  if (rawIds.length > MAX_CONTENTS_N)
+    throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
   const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
   const items = await readerStore(app).streams.statesByIds(userId, ids);
   let newestUs = 0;
@@ -89,8 +118,17 @@ export async function itemContents(app: App, userId: number, rawIds: string[]): 
 export async function streamTitle(app: App, userId: number, s: StreamId): Promise<string> {
   if (s.kind === 'label') return s.name;
   if (s.kind === 'state') {
-    return { 'reading-list': 'Reading List', read: 'Read items', starred: 'Starred items', like: 'Liked items', broadcast: 'Shared items', 'saved-web-pages': 'Saved web pages' }[s.state];
+    return {
+      'reading-list': 'Reading List',
+      read: 'Read items',
+      starred: 'Starred items',
+      like: 'Liked items',
+      broadcast: 'Shared items',
+      'saved-web-pages': 'Saved web pages',
+    }[s.state];
   }
   const feedId = await subscribedFeedId(readerStore(app).labels, userId, s.url);
-  return (feedId !== undefined ? (await userCatalog(app, userId)).byFeed.get(feedId)?.title : undefined) ?? formatStreamId(s);
+  return (
+    (feedId !== undefined ? (await userCatalog(app, userId)).byFeed.get(feedId)?.title : undefined) ?? formatStreamId(s)
+  );
 }

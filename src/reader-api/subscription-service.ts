@@ -2,19 +2,37 @@
 // Fetching, discovery and OPML belong to the feed engine (src/feeds); this module maps the
 // protocol's parameters onto it and validates everything before changing anything.
 import type { App } from '../app.ts';
-import { feedEngine, FeedError, subscribe, unsubscribe, exportOpml as feedsExportOpml, importOpml as feedsImportOpml, OpmlError, OPML_IMPORT_CHUNK } from '../feeds/engine.ts';
+import {
+  feedEngine,
+  FeedError,
+  subscribe,
+  unsubscribe,
+  exportOpml as feedsExportOpml,
+  importOpml as feedsImportOpml,
+  OpmlError,
+  OPML_IMPORT_CHUNK,
+} from '../feeds/engine.ts';
 import { ReaderError } from './errors.ts';
 import { checkNewLabel } from './label-service.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
 import { readerStore } from './store.ts';
 import { subscribedFeedId } from './stream-filter.ts';
 
-export interface QuickAddResult { query: string; numResults: number; streamId?: string; streamName?: string; error?: string }
+export interface QuickAddResult {
+  query: string;
+  numResults: number;
+  streamId?: string;
+  streamName?: string;
+  error?: string;
+}
 
 /** Thrown by quickAdd when the feed cannot be added: answered with the protocol's failure JSON. */
 export class QuickAddFailure extends Error {
   readonly result: QuickAddResult;
-  constructor(result: QuickAddResult) { super(result.error); this.result = result; }
+  constructor(result: QuickAddResult) {
+    super(result.error);
+    this.result = result;
+  }
 }
 
 /** quickadd: `feed/<url>` or a plain URL (a site page gets its feed discovered). */
@@ -60,13 +78,15 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
   const store = readerStore(app);
   const subscribed = async (url: string) => {
     const id = await subscribedFeedId(store.labels, userId, url);
-    if (id === undefined) throw new ReaderError(404, `unknown subscription "${feedStreamId(url)}": subscribe first (ac=subscribe)`);
+    if (id === undefined)
+      throw new ReaderError(404, `unknown subscription "${feedStreamId(url)}": subscribe first (ac=subscribe)`);
     return id;
   };
   switch (action) {
     case 'subscribe':
     case 'follow': {
-      if (feeds.length > 1 && e.title?.trim()) throw new ReaderError(400, 't: one title cannot name several subscriptions; send one s per call');
+      if (feeds.length > 1 && e.title?.trim())
+        throw new ReaderError(400, 't: one title cannot name several subscriptions; send one s per call');
       for (const url of feeds) {
         try {
           await subscribe(app, userId, url, { title: e.title?.trim() || null, folders: add });
@@ -80,14 +100,17 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
     case 'unsubscribe':
     case 'unfollow': {
       for (const url of feeds) await subscribed(url);
-      await app.store.transaction(async () => { for (const url of feeds) await unsubscribe(app, userId, url); });
+      await app.store.transaction(async () => {
+        for (const url of feeds) await unsubscribe(app, userId, url);
+      });
       return;
     }
     case 'edit': {
       const ids: number[] = [];
       for (const url of feeds) ids.push(await subscribed(url));
       const title = e.title?.trim();
-      if (!title && !add.length && !remove.length) throw new ReaderError(400, 'nothing to edit: pass t (title), a (folder to add) or r (folder to remove)');
+      if (!title && !add.length && !remove.length)
+        throw new ReaderError(400, 'nothing to edit: pass t (title), a (folder to add) or r (folder to remove)');
       const { subscriptions } = feedEngine(app);
       await app.store.transaction(async () => {
         for (const feedId of ids) {
@@ -112,13 +135,25 @@ export function exportOpml(app: App, userId: number): Promise<string> {
  * one that would pass the feeds-per-user limit changes nothing.
  */
 export async function importOpml(app: App, userId: number, body: string): Promise<void> {
-  if (!body.trim()) throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
+  if (!body.trim())
+    throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
   try {
     const started = performance.now();
     const r = await feedsImportOpml(app, userId, body, {
-      onProgress: (done, total) => { if (total > OPML_IMPORT_CHUNK) app.log.info({ userId, done, total }, 'OPML import progress'); },
+      onProgress: (done, total) => {
+        if (total > OPML_IMPORT_CHUNK) app.log.info({ userId, done, total }, 'OPML import progress');
+      },
     });
-    app.log.info({ userId, imported: r.imported, alreadySubscribed: r.alreadySubscribed, skipped: r.skipped.length, ms: Math.round(performance.now() - started) }, 'OPML imported');
+    app.log.info(
+      {
+        userId,
+        imported: r.imported,
+        alreadySubscribed: r.alreadySubscribed,
+        skipped: r.skipped.length,
+        ms: Math.round(performance.now() - started),
+      },
+      'OPML imported',
+    );
   } catch (e) {
     if (e instanceof OpmlError) throw new ReaderError(400, `cannot import this OPML: ${e.message}`);
     throw e;

@@ -24,22 +24,36 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The RegExp a condition stands for (case-insensitive, Unicode); throws RuleInputError when unusable. */
 export function conditionRegex(c: RuleCondition): RegExp {
-  if (!RULE_FIELDS.includes(c.field)) throw new RuleInputError(`unknown field "${c.field}": use ${RULE_FIELDS.join(', ')}`);
+  if (!RULE_FIELDS.includes(c.field))
+    throw new RuleInputError(`unknown field "${c.field}": use ${RULE_FIELDS.join(', ')}`);
   const pattern = c.pattern ?? '';
-  if (!pattern.trim()) throw new RuleInputError(`the ${c.field} condition is empty: give words or a regular expression`);
-  if (pattern.length > MAX_PATTERN_CHARS) throw new RuleInputError(`the ${c.field} pattern is ${pattern.length} characters long: at most ${MAX_PATTERN_CHARS}`);
+  if (!pattern.trim())
+    throw new RuleInputError(`the ${c.field} condition is empty: give words or a regular expression`);
+  if (pattern.length > MAX_PATTERN_CHARS)
+    throw new RuleInputError(
+      `the ${c.field} pattern is ${pattern.length} characters long: at most ${MAX_PATTERN_CHARS}`,
+    );
   if (c.kind === 'words') {
-    const words = pattern.split(/[\s,]+/).filter(Boolean).map(escapeRegex);
+    const words = pattern
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(escapeRegex);
     // Whole words in any script: not preceded or followed by a letter or digit.
     return new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
   }
   if (c.kind !== 'regex') throw new RuleInputError(`unknown condition kind "${c.kind}": use regex or words`);
   let re: RegExp;
-  try { re = new RegExp(pattern, 'iu'); } catch (e) {
-    throw new RuleInputError(`the ${c.field} pattern is not a valid regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /, '')}`);
+  try {
+    re = new RegExp(pattern, 'iu');
+  } catch (e) {
+    throw new RuleInputError(
+      `the ${c.field} pattern is not a valid regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /, '')}`,
+    );
   }
   if (!safeRegex(re, { limit: 25 })) {
-    throw new RuleInputError(`the ${c.field} pattern ${JSON.stringify(pattern)} could take exponential time (nested repetition like (a+)+): simplify it, e.g. list words with | instead of repeating a group`);
+    throw new RuleInputError(
+      `the ${c.field} pattern ${JSON.stringify(pattern)} could take exponential time (nested repetition like (a+)+): simplify it, e.g. list words with | instead of repeating a group`,
+    );
   }
   return re;
 }
@@ -47,13 +61,17 @@ export function conditionRegex(c: RuleCondition): RegExp {
 /** The text of one field of an item, as rules see it (plain text, capped). */
 export function fieldText(item: RuleItem, field: RuleField): string {
   switch (field) {
-    case 'title': return item.title.slice(0, MAX_MATCH_CHARS);
-    case 'author': return (item.author ?? '').slice(0, MAX_MATCH_CHARS);
-    case 'url': return (item.url ?? '').slice(0, MAX_MATCH_CHARS);
+    case 'title':
+      return item.title.slice(0, MAX_MATCH_CHARS);
+    case 'author':
+      return (item.author ?? '').slice(0, MAX_MATCH_CHARS);
+    case 'url':
+      return (item.url ?? '').slice(0, MAX_MATCH_CHARS);
     case 'content': {
       // Content and summary both: a full-text article keeps the feed's summary beside it.
       const text = htmlToText(item.content ?? '', { singleLine: true });
-      const summary = item.summary && item.summary !== item.content ? htmlToText(item.summary, { singleLine: true }) : '';
+      const summary =
+        item.summary && item.summary !== item.content ? htmlToText(item.summary, { singleLine: true }) : '';
       return (summary ? `${text} ${summary}` : text).slice(0, MAX_MATCH_CHARS);
     }
   }
@@ -78,16 +96,29 @@ const runMatchAll = new vm.Script('matchAll(regexes, texts)');
  * (linear time) and run directly; rules with a user regex run under the time limit and throw
  * RuleTimeoutError when they exceed it over this batch.
  */
-export function matchingItems(conditions: RuleCondition[], items: RuleItem[], texts: Map<RuleItem, Map<RuleField, string>>, timeLimitMs = RULE_TIME_LIMIT_MS): number[] {
+export function matchingItems(
+  conditions: RuleCondition[],
+  items: RuleItem[],
+  texts: Map<RuleItem, Map<RuleField, string>>,
+  timeLimitMs = RULE_TIME_LIMIT_MS,
+): number[] {
   if (!items.length) return [];
   const regexes = conditions.map(conditionRegex);
-  const fieldTexts = items.map((item) => conditions.map((c) => {
-    let byField = texts.get(item);
-    if (!byField) { byField = new Map(); texts.set(item, byField); }
-    let t = byField.get(c.field);
-    if (t === undefined) { t = fieldText(item, c.field); byField.set(c.field, t); }
-    return t;
-  }));
+  const fieldTexts = items.map((item) =>
+    conditions.map((c) => {
+      let byField = texts.get(item);
+      if (!byField) {
+        byField = new Map();
+        texts.set(item, byField);
+      }
+      let t = byField.get(c.field);
+      if (t === undefined) {
+        t = fieldText(item, c.field);
+        byField.set(c.field, t);
+      }
+      return t;
+    }),
+  );
   if (conditions.every((c) => c.kind === 'words')) return matchAll(regexes, fieldTexts);
   sandbox.regexes = regexes;
   sandbox.texts = fieldTexts;
@@ -95,7 +126,9 @@ export function matchingItems(conditions: RuleCondition[], items: RuleItem[], te
     return [...(runMatchAll.runInContext(sandbox, { timeout: timeLimitMs }) as number[])];
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-      throw new RuleTimeoutError(`the rule's regular expression took longer than ${timeLimitMs} ms over ${items.length} item(s) and was stopped: simplify it`);
+      throw new RuleTimeoutError(
+        `the rule's regular expression took longer than ${timeLimitMs} ms over ${items.length} item(s) and was stopped: simplify it`,
+      );
     }
     throw e;
   } finally {

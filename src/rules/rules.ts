@@ -4,7 +4,16 @@
 import type { App } from '../app.ts';
 import { findSubscription, onNewItems, onSubscribed } from '../feeds/engine.ts';
 import { readerStore } from '../reader-api/store.ts';
-import { RULE_ACTIONS, type FilterRule, type FilterRuleView, type RuleAction, type RuleCondition, type RuleField, type RuleItem, type RuleScope } from '../model/rule.ts';
+import {
+  RULE_ACTIONS,
+  type FilterRule,
+  type FilterRuleView,
+  type RuleAction,
+  type RuleCondition,
+  type RuleField,
+  type RuleItem,
+  type RuleScope,
+} from '../model/rule.ts';
 import { conditionRegex, matchingItems, RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
 import { ruleStore } from './store.ts';
 import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
@@ -30,37 +39,51 @@ export interface RuleSpec {
 const nowS = () => Math.floor(Date.now() / 1000);
 
 async function resolveScope(app: App, userId: number, spec: RuleSpec): Promise<RuleScope> {
-  if (spec.feed !== undefined && spec.folder !== undefined) throw new RuleInputError('give either a feed or a folder (or neither, for everything), not both');
+  if (spec.feed !== undefined && spec.folder !== undefined)
+    throw new RuleInputError('give either a feed or a folder (or neither, for everything), not both');
   if (spec.feed !== undefined) {
     const hit = await findSubscription(app, userId, spec.feed);
-    if (!hit) throw new RuleInputError(`not subscribed to feed "${spec.feed.trim()}": give a URL or id from \`tidings feed list <user>\` (or GET /api/v1/feeds)`);
+    if (!hit)
+      throw new RuleInputError(
+        `not subscribed to feed "${spec.feed.trim()}": give a URL or id from \`tidings feed list <user>\` (or GET /api/v1/feeds)`,
+      );
     return { kind: 'feed', feedId: hit.feedId };
   }
   if (spec.folder !== undefined) {
     const id = await readerStore(app).labels.findLabel(userId, spec.folder);
-    if (id === undefined) throw new RuleInputError(`no folder named "${spec.folder}" (names are case-sensitive; see tidings feed list <user>)`);
+    if (id === undefined)
+      throw new RuleInputError(
+        `no folder named "${spec.folder}" (names are case-sensitive; see tidings feed list <user>)`,
+      );
     return { kind: 'folder', labelId: id };
   }
   return { kind: 'all' };
 }
 
 export async function addRule(app: App, userId: number, spec: RuleSpec): Promise<FilterRule> {
-  if (!RULE_ACTIONS.includes(spec.action as RuleAction)) throw new RuleInputError(`unknown action "${spec.action}": use ${RULE_ACTIONS.join(', ')}`);
+  if (!RULE_ACTIONS.includes(spec.action as RuleAction))
+    throw new RuleInputError(`unknown action "${spec.action}": use ${RULE_ACTIONS.join(', ')}`);
   const action = spec.action as RuleAction;
-  if (!spec.conditions.length) throw new RuleInputError('a rule needs at least one condition: the title, content, author or URL matching a regular expression or having certain words');
-  if (spec.conditions.length > MAX_CONDITIONS) throw new RuleInputError(`at most ${MAX_CONDITIONS} conditions per rule`);
+  if (!spec.conditions.length)
+    throw new RuleInputError(
+      'a rule needs at least one condition: the title, content, author or URL matching a regular expression or having certain words',
+    );
+  if (spec.conditions.length > MAX_CONDITIONS)
+    throw new RuleInputError(`at most ${MAX_CONDITIONS} conditions per rule`);
   for (const c of spec.conditions) conditionRegex(c); // throws what to fix
   let label: string | null = null;
   if (action === 'label') {
     label = spec.label?.trim() ?? '';
     if (!label) throw new RuleInputError('the action "label" needs the name of the label to add');
-    if (label.length > 200 || /[\u0000-\u001f]/.test(label)) throw new RuleInputError('the label name must be 1-200 printable characters');
+    if (label.length > 200 || /[\u0000-\u001f]/.test(label))
+      throw new RuleInputError('the label name must be 1-200 printable characters');
   } else if (spec.label !== undefined) {
     throw new RuleInputError(`a label goes only with the action "label", not ${action}`);
   }
   const scope = await resolveScope(app, userId, spec);
   const store = ruleStore(app);
-  if ((await store.list(userId)).length >= MAX_RULES_PER_USER) throw new RuleInputError(`at most ${MAX_RULES_PER_USER} rules per user: remove some first`);
+  if ((await store.list(userId)).length >= MAX_RULES_PER_USER)
+    throw new RuleInputError(`at most ${MAX_RULES_PER_USER} rules per user: remove some first`);
   return await store.create({ userId, scope, conditions: spec.conditions, action, label }, nowS());
 }
 
@@ -82,15 +105,30 @@ function byHidingFirst(a: FilterRule, b: FilterRule): number {
 }
 
 /** Carries out one rule on the given items of its user; returns how many of the user's items changed. */
-async function act(app: App, rule: FilterRule, items: RuleItem[], texts: Map<RuleItem, Map<RuleField, string>>): Promise<{ matched: number; changed: number }> {
+async function act(
+  app: App,
+  rule: FilterRule,
+  items: RuleItem[],
+  texts: Map<RuleItem, Map<RuleField, string>>,
+): Promise<{ matched: number; changed: number }> {
   const matchIdx = new Set(matchingItems(rule.conditions, items, texts));
   const matched = items.filter((_, i) => matchIdx.has(i)).map((i) => i.id);
   const { states, labels } = readerStore(app);
   let changed = 0;
   switch (rule.action) {
-    case 'block': changed = await ruleStore(app).hide(rule.userId, rule.id, matched); break;
-    case 'keep-only': changed = await ruleStore(app).hide(rule.userId, rule.id, items.filter((_, i) => !matchIdx.has(i)).map((i) => i.id)); break;
-    case 'mark-read': changed = await states.setState(rule.userId, 'read', 1, matched); break;
+    case 'block':
+      changed = await ruleStore(app).hide(rule.userId, rule.id, matched);
+      break;
+    case 'keep-only':
+      changed = await ruleStore(app).hide(
+        rule.userId,
+        rule.id,
+        items.filter((_, i) => !matchIdx.has(i)).map((i) => i.id),
+      );
+      break;
+    case 'mark-read':
+      changed = await states.setState(rule.userId, 'read', 1, matched);
+      break;
     case 'star': {
       const newly = await notStarredYet(app, rule.userId, matched);
       changed = await states.setState(rule.userId, 'starred', 1, matched);
@@ -98,14 +136,20 @@ async function act(app: App, rule: FilterRule, items: RuleItem[], texts: Map<Rul
       break;
     }
     case 'label':
-      if (matched.length) changed = await states.tagItems(rule.userId, await labels.ensureLabel(rule.userId, rule.label!), matched);
+      if (matched.length)
+        changed = await states.tagItems(rule.userId, await labels.ensureLabel(rule.userId, rule.label!), matched);
       break;
   }
   return { matched: matched.length, changed };
 }
 
 /** Runs a rule, recording (instead of throwing) a regex that ran out of time: ingest must go on. */
-async function actSafely(app: App, rule: FilterRule, items: RuleItem[], texts: Map<RuleItem, Map<RuleField, string>>): Promise<{ matched: number; changed: number }> {
+async function actSafely(
+  app: App,
+  rule: FilterRule,
+  items: RuleItem[],
+  texts: Map<RuleItem, Map<RuleField, string>>,
+): Promise<{ matched: number; changed: number }> {
   try {
     return await act(app, rule, items, texts);
   } catch (e) {
@@ -137,10 +181,14 @@ export async function applyRulesToSubscription(app: App, userId: number, feedId:
   for (const rule of rules) await applyInBatches(app, rule, [feedId]);
 }
 
-async function applyInBatches(app: App, rule: FilterRule, feedIds: number[]): Promise<{ matched: number; changed: number }> {
+async function applyInBatches(
+  app: App,
+  rule: FilterRule,
+  feedIds: number[],
+): Promise<{ matched: number; changed: number }> {
   const store = ruleStore(app);
   const total = { matched: 0, changed: 0 };
-  for (let after = 0; ;) {
+  for (let after = 0; ; ) {
     const ids = await store.userItemIds(rule.userId, feedIds, after, BATCH);
     if (!ids.length) break;
     after = ids[ids.length - 1]!;
@@ -158,7 +206,11 @@ export function installFilterRules(app: App): void {
 }
 
 /** Applies a rule to the items the user already has in its scope (on request: `rule apply`). */
-export async function applyRuleRetroactively(app: App, userId: number, ruleId: number): Promise<{ matched: number; changed: number }> {
+export async function applyRuleRetroactively(
+  app: App,
+  userId: number,
+  ruleId: number,
+): Promise<{ matched: number; changed: number }> {
   const store = ruleStore(app);
   const rule = await store.find(userId, ruleId);
   if (!rule) throw new RuleNotFoundError(`no rule ${ruleId}`);

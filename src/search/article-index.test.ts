@@ -13,53 +13,88 @@ import { testSql } from '../store/testing.ts';
 const BM25_PLUS: ArticleScoring = { weights: { title: 3, body: 1, url: 0 }, k1: 1.2, b: 0.75, delta: 0.5 };
 const everywhere = { scope: { kind: 'instance' as const } };
 
-
 /** BM25+ as ArticleIndex computes it, written out independently of the postings, over the texts. */
-function expectedScores(articles: { url: string; title: string; content: string }[], ids: number[], stems: string[], limit: number) {
+function expectedScores(
+  articles: { url: string; title: string; content: string }[],
+  ids: number[],
+  stems: string[],
+  limit: number,
+) {
   const docs = articles.map((a) => {
-    const title = termFrequencies(a.title), body = termFrequencies(a.content.replace(/<\/?p>/g, '')), url = termFrequencies(urlWords(a.url));
+    const title = termFrequencies(a.title),
+      body = termFrequencies(a.content.replace(/<\/?p>/g, '')),
+      url = termFrequencies(urlWords(a.url));
     const terms = new Map<string, { title: number; body: number }>();
-    for (const term of new Set([...title.tf.keys(), ...body.tf.keys()])) terms.set(term, { title: title.tf.get(term) ?? 0, body: body.tf.get(term) ?? 0 });
+    for (const term of new Set([...title.tf.keys(), ...body.tf.keys()]))
+      terms.set(term, { title: title.tf.get(term) ?? 0, body: body.tf.get(term) ?? 0 });
     return { terms, lengths: { title: title.length, body: body.length, url: url.length } };
   });
   const n = docs.length;
   const avg = docs.reduce((s, d) => s + d.lengths.title + d.lengths.body + d.lengths.url, 0) / n;
   const df = new Map(stems.map((term) => [term, docs.filter((x) => x.terms.has(term)).length]));
-  return docs.map((d, i) => {
-    let score = 0;
-    for (const term of stems) {
-      const f = d.terms.get(term);
-      if (!f) continue;
-      const idf = Math.max(1e-6, Math.log((n - df.get(term)! + 0.5) / (df.get(term)! + 0.5)));
-      const tf = 3 * f.title + f.body;
-      const length = d.lengths.title + d.lengths.body + d.lengths.url;
-      score += idf * (tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg)) + 0.5);
-    }
-    return { itemId: ids[i]!, score };
-  }).filter((e) => e.score > 0).sort((a, b) => b.score - a.score || a.itemId - b.itemId).slice(0, limit);
+  return docs
+    .map((d, i) => {
+      let score = 0;
+      for (const term of stems) {
+        const f = d.terms.get(term);
+        if (!f) continue;
+        const idf = Math.max(1e-6, Math.log((n - df.get(term)! + 0.5) / (df.get(term)! + 0.5)));
+        const tf = 3 * f.title + f.body;
+        const length = d.lengths.title + d.lengths.body + d.lengths.url;
+        score += idf * ((tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * length) / avg)) + 0.5);
+      }
+      return { itemId: ids[i]!, score };
+    })
+    .filter((e) => e.score > 0)
+    .sort((a, b) => b.score - a.score || a.itemId - b.itemId)
+    .slice(0, limit);
 }
 
-function assertSameRanking(got: { itemId: number; score: number }[], expected: { itemId: number; score: number }[]): void {
+function assertSameRanking(
+  got: { itemId: number; score: number }[],
+  expected: { itemId: number; score: number }[],
+): void {
   assert.equal(got.length, expected.length);
   for (let i = 0; i < got.length; i++) {
-    assert.ok(Math.abs(got[i]!.score - expected[i]!.score) < 1e-9, `rank ${i}: ${got[i]!.score} vs ${expected[i]!.score}`);
+    assert.ok(
+      Math.abs(got[i]!.score - expected[i]!.score) < 1e-9,
+      `rank ${i}: ${got[i]!.score} vs ${expected[i]!.score}`,
+    );
   }
   assert.deepEqual(new Set(got.map((g) => g.itemId)), new Set(expected.map((e) => e.itemId)));
 }
 
-test('scores equal BM25+ computed directly from the articles\' texts, across many indexing batches', async (t) => {
+test("scores equal BM25+ computed directly from the articles' texts, across many indexing batches", async (t) => {
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://bm25.example/feed');
   const rnd = random(3);
-  const vocabulary = ['harbor', 'storm', 'ferry', 'council', 'budget', 'vote', 'school', 'teacher', 'strike', 'bridge', 'river', 'flood'];
+  const vocabulary = [
+    'harbor',
+    'storm',
+    'ferry',
+    'council',
+    'budget',
+    'vote',
+    'school',
+    'teacher',
+    'strike',
+    'bridge',
+    'river',
+    'flood',
+  ];
   const articles = Array.from({ length: 700 }, (_, i) => {
-    const words = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(rnd() ** 2 * vocabulary.length)]).join(' ');
-    return { url: `https://bm25.example/${i}`, title: words(1 + Math.floor(rnd() * 4)), content: `<p>${words(5 + Math.floor(rnd() * 60))}.</p>` };
+    const words = (n: number) =>
+      Array.from({ length: n }, () => vocabulary[Math.floor(rnd() ** 2 * vocabulary.length)]).join(' ');
+    return {
+      url: `https://bm25.example/${i}`,
+      title: words(1 + Math.floor(rnd() * 4)),
+      content: `<p>${words(5 + Math.floor(rnd() * 60))}.</p>`,
+    };
   });
   // Several batches, so postings of one term span appended segments and chunks.
   const ids: number[] = [];
-  for (let i = 0; i < articles.length; i += 150) ids.push(...await ingest(app, feed, articles.slice(i, i + 150)));
+  for (let i = 0; i < articles.length; i += 150) ids.push(...(await ingest(app, feed, articles.slice(i, i + 150))));
   const index = articleIndexOf(searchIndexRepository(app));
   const stems = queryStems(['flood', 'bridge', 'teacher']);
   assertSameRanking(await index.search(stems, everywhere, 40, BM25_PLUS), expectedScores(articles, ids, stems, 40));
@@ -74,26 +109,37 @@ test('pruning common terms (MaxScore) returns exactly the best articles', async 
   // can then only re-order articles already found.
   const articles = Array.from({ length: 1500 }, (_, i) => {
     const rare = i % 97 === 0 ? ' aurora aurora' : i % 41 === 0 ? ' magnetometer' : '';
-    const common = Array.from({ length: 5 + Math.floor(rnd() * 30) }, () => (rnd() < 0.5 ? 'weather' : 'report')).join(' ');
+    const common = Array.from({ length: 5 + Math.floor(rnd() * 30) }, () => (rnd() < 0.5 ? 'weather' : 'report')).join(
+      ' ',
+    );
     return { url: `https://prune.example/${i}`, title: `Item ${i}`, content: `<p>${common}${rare}.</p>` };
   });
   const ids = await ingest(app, feed, articles);
   const index = articleIndexOf(searchIndexRepository(app));
   const stems = queryStems(['aurora', 'magnetometer', 'weather', 'report']);
   for (const limit of [3, 10]) {
-    assertSameRanking(await index.search(stems, everywhere, limit, BM25_PLUS), expectedScores(articles, ids, stems, limit + 16).slice(0, limit));
+    assertSameRanking(
+      await index.search(stems, everywhere, limit, BM25_PLUS),
+      expectedScores(articles, ids, stems, limit + 16).slice(0, limit),
+    );
   }
   assert.ok(index.lastSearch.prunedTerms > 0, 'the common terms were pruned');
-  assert.ok(index.lastSearch.articles < 200, `only the articles with rare words were scored (${index.lastSearch.articles})`);
+  assert.ok(
+    index.lastSearch.articles < 200,
+    `only the articles with rare words were scored (${index.lastSearch.articles})`,
+  );
 });
 
 test('another connection sees new, re-indexed, removed and rebuilt articles', async (t) => {
   const writer = await testApp();
   t.after(async () => writer.close());
-  const reader = await createApp(loadConfig({ env: {}, overrides: { dataDir: writer.config.dataDir, logLevel: 'silent' } }));
+  const reader = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: writer.config.dataDir, logLevel: 'silent' } }),
+  );
   t.after(async () => reader.close());
   const index = articleIndexOf(searchIndexRepository(reader));
-  const search = async (words: string[]) => (await index.search(queryStems(words), everywhere, 10, BM25_PLUS)).map((m) => m.itemId);
+  const search = async (words: string[]) =>
+    (await index.search(queryStems(words), everywhere, 10, BM25_PLUS)).map((m) => m.itemId);
   const feed = await addFeed(writer, 'https://two.example/feed');
   assert.deepEqual(await search(['narwhal']), []);
 
@@ -107,7 +153,7 @@ test('another connection sees new, re-indexed, removed and rebuilt articles', as
   writer.notifyItemChanges({ added: [], updated: [a!], deleted: [] });
   await flushSearchIndexing(writer);
   assert.deepEqual(await search(['narwhal']), [a], 'still found by its unchanged title');
-  assert.deepEqual(await search(['tooth']), [], 'the old version\'s body words are gone');
+  assert.deepEqual(await search(['tooth']), [], "the old version's body words are gone");
   assert.deepEqual(await search(['orcas']), [a]);
 
   await testSql(writer).prepare('DELETE FROM items WHERE id = ?').run(b!);
@@ -116,7 +162,11 @@ test('another connection sees new, re-indexed, removed and rebuilt articles', as
   assert.deepEqual(await search(['beluga']), [], 'a removed article is never returned');
 
   await reindexAll(writer);
-  const c = await insertItem(writer, feed, { url: 'https://two.example/c', title: 'Walrus', content: '<p>Walrus whiskers.</p>' });
+  const c = await insertItem(writer, feed, {
+    url: 'https://two.example/c',
+    title: 'Walrus',
+    content: '<p>Walrus whiskers.</p>',
+  });
   writer.notifyItemChanges({ added: [c], updated: [], deleted: [] });
   await flushSearchIndexing(writer);
   assert.deepEqual(await search(['walrus']), [c], 'a rebuild (numbers start again) is followed');
@@ -130,13 +180,18 @@ test('topK returns the k best by score, ties broken by the lower document number
   const docs = [...new Set(Array.from({ length: 3000 }, () => 1 + Math.floor(rnd() * 4999)))];
   const touched = Int32Array.from(docs);
   for (const d of docs) scores[d] = Math.floor(rnd() * 50) / 10; // many ties, some zeros
-  const expected = docs.filter((d) => scores[d]! > 0).sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, 25);
+  const expected = docs
+    .filter((d) => scores[d]! > 0)
+    .sort((a, b) => scores[b]! - scores[a]! || a - b)
+    .slice(0, 25);
   assert.deepEqual(topK(scores, touched, touched.length, 25), expected);
 });
 
 test('URL path words leave out numbers, ids and file extensions', async () => {
-  assert.equal(urlWords('https://www.usatoday.com/story/news/2022/06/09/is-de-department-corrections-handcuffing/9568548002/'),
-    'story news is de department corrections handcuffing');
+  assert.equal(
+    urlWords('https://www.usatoday.com/story/news/2022/06/09/is-de-department-corrections-handcuffing/9568548002/'),
+    'story news is de department corrections handcuffing',
+  );
   assert.equal(urlWords('https://example.com/Z%C3%BCrich-news.html?id=5'), 'zürich news');
   assert.equal(urlWords('not a url'), '');
   assert.equal(urlWords(null), '');
@@ -146,12 +201,26 @@ test('a corrupt postings chunk fails its search with an error and leaves the nex
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://corrupt.example/feed');
-  const ids = await ingest(app, feed, Array.from({ length: 50 }, (_, i) => ({ url: `https://corrupt.example/${i}`, title: `Otter ${i}`, content: `<p>River otters ${i % 2 ? 'swim' : 'sleep'}.</p>` })));
+  const ids = await ingest(
+    app,
+    feed,
+    Array.from({ length: 50 }, (_, i) => ({
+      url: `https://corrupt.example/${i}`,
+      title: `Otter ${i}`,
+      content: `<p>River otters ${i % 2 ? 'swim' : 'sleep'}.</p>`,
+    })),
+  );
   const index = articleIndexOf(searchIndexRepository(app));
   const sleep = await index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS);
   // Truncate the "otter" postings: the scan scores the rarer "sleep" first, then fails on "otter".
-  await testSql(app).prepare("UPDATE search_postings SET data = substr(data, 1, length(data) - 3) WHERE term = 'otter'").run();
+  await testSql(app)
+    .prepare("UPDATE search_postings SET data = substr(data, 1, length(data) - 3) WHERE term = 'otter'")
+    .run();
   await assert.rejects(() => index.search(queryStems(['sleep', 'otter']), everywhere, 5, BM25_PLUS), /truncated/);
-  assert.deepEqual(await index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS), sleep, 'no score left over from the failed search');
+  assert.deepEqual(
+    await index.search(queryStems(['sleep']), everywhere, 5, BM25_PLUS),
+    sleep,
+    'no score left over from the failed search',
+  );
   assert.ok(sleep.length === 5 && sleep.every((m) => ids.indexOf(m.itemId) % 2 === 0));
 });

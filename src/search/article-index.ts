@@ -87,14 +87,28 @@ export class ArticleIndex {
    * The best `limit` current articles for the stemmed query terms under the filter, by BM25
    * (higher is better). Articles that match no term are not returned.
    */
-  async search(stems: string[], filter: PassageFilter, limit: number, scoring: ArticleScoring): Promise<ArticleMatch[]> {
+  async search(
+    stems: string[],
+    filter: PassageFilter,
+    limit: number,
+    scoring: ArticleScoring,
+  ): Promise<ArticleMatch[]> {
     while (this.busy) await this.busy;
     const run = this.searchNow(stems, filter, limit, scoring);
     this.busy = run;
-    try { return await run; } finally { this.busy = undefined; }
+    try {
+      return await run;
+    } finally {
+      this.busy = undefined;
+    }
   }
 
-  private async searchNow(stems: string[], filter: PassageFilter, limit: number, scoring: ArticleScoring): Promise<ArticleMatch[]> {
+  private async searchNow(
+    stems: string[],
+    filter: PassageFilter,
+    limit: number,
+    scoring: ArticleScoring,
+  ): Promise<ArticleMatch[]> {
     const state = await this.table.sync();
     if (!stems.length || limit <= 0 || state.articles === 0) return [];
     const compiled = await this.compile(filter);
@@ -107,7 +121,11 @@ export class ArticleIndex {
     } finally {
       // Leave the reused buffers clean for the next query, also after an error (a corrupt chunk).
       const { scores, seen, touched } = this;
-      for (let i = 0; i < this.touchedSoFar; i++) { const d = touched[i]!; scores[d] = 0; seen[d] = 0; }
+      for (let i = 0; i < this.touchedSoFar; i++) {
+        const d = touched[i]!;
+        scores[d] = 0;
+        seen[d] = 0;
+      }
       this.touchedSoFar = 0;
     }
   }
@@ -128,7 +146,13 @@ export class ArticleIndex {
    * terms only add to articles already scored: no new article can reach the top k any more. The
    * top k is exactly the same; common words (most of the postings) then cost a lookup each.
    */
-  private accumulate(postings: { chunks: Uint8Array[]; count: number }[], state: SearchIndexState, filter: CompiledFilter, scoring: ArticleScoring, k: number): number {
+  private accumulate(
+    postings: { chunks: Uint8Array[]; count: number }[],
+    state: SearchIndexState,
+    filter: CompiledFilter,
+    scoring: ArticleScoring,
+    k: number,
+  ): number {
     const t = this.table;
     this.ensureBuffers(t.size);
     const { scores, seen, touched } = this;
@@ -138,14 +162,17 @@ export class ArticleIndex {
     const avgLength = Math.max(1, (state.titleLength + state.bodyLength + state.urlLength) / n);
     const { live, titleLength, bodyLength, urlLength } = t;
     const p = this.postings;
-    const terms = postings.map(({ chunks, count }) => {
-      // FTS5's idf, never negative for words in more than half the articles. Postings of removed
-      // articles still count until a compaction: the frequency is capped at the article count.
-      const df = Math.min(count, n);
-      const idf = Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
-      // tf (k1+1) / (tf + …) stays below k1 + 1: the most one term can add to an article.
-      return { chunks, count, idf, bound: idf * (k1 + 1 + delta) };
-    }).filter((x) => x.count > 0).sort((x, y) => y.bound - x.bound);
+    const terms = postings
+      .map(({ chunks, count }) => {
+        // FTS5's idf, never negative for words in more than half the articles. Postings of removed
+        // articles still count until a compaction: the frequency is capped at the article count.
+        const df = Math.min(count, n);
+        const idf = Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
+        // tf (k1+1) / (tf + …) stays below k1 + 1: the most one term can add to an article.
+        return { chunks, count, idf, bound: idf * (k1 + 1 + delta) };
+      })
+      .filter((x) => x.count > 0)
+      .sort((x, y) => y.bound - x.bound);
     let remaining = terms.reduce((sum, x) => sum + x.bound, 0);
     const stats = (this.lastSearch = { postings: 0, articles: 0, prunedTerms: 0 });
     let touchedCount = 0;
@@ -161,7 +188,10 @@ export class ArticleIndex {
       for (const chunk of chunks) {
         const len = p.decode(chunk);
         stats.postings += len;
-        const docs = p.docs, tTitle = p.title, tBody = p.body, tUrl = p.url;
+        const docs = p.docs,
+          tTitle = p.title,
+          tBody = p.body,
+          tUrl = p.url;
         for (let i = 0; i < len; i++) {
           const d = docs[i]!;
           if (d >= t.size) continue; // committed by another process after the table's sync
@@ -177,7 +207,7 @@ export class ArticleIndex {
           const tf = w.title * tTitle[i]! + w.body * tBody[i]! + w.url * tUrl[i]!;
           if (tf <= 0) continue;
           const length = titleLength[d]! + bodyLength[d]! + urlLength[d]!;
-          const score = scores[d]! + idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * length / avgLength)) + delta);
+          const score = scores[d]! + idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength)) + delta);
           scores[d] = score;
           if (score > best) best = score;
         }
@@ -194,8 +224,14 @@ export class ArticleIndex {
       if (!inScope) return false;
     }
     if (f.hostAllowed && f.hostAllowed[t.hostId[d]!] !== 1) return false;
-    const published = t.publishedAt[d]!, updated = t.updatedAt[d]!;
-    return published >= f.publishedAfter && published <= f.publishedBefore && updated >= f.updatedAfter && updated <= f.updatedBefore;
+    const published = t.publishedAt[d]!,
+      updated = t.updatedAt[d]!;
+    return (
+      published >= f.publishedAfter &&
+      published <= f.publishedBefore &&
+      updated >= f.updatedAfter &&
+      updated <= f.updatedBefore
+    );
   }
 
   /**
@@ -211,7 +247,10 @@ export class ArticleIndex {
       const out: ArticleMatch[] = [];
       for (const d of top) {
         const itemId = live.get(d);
-        if (itemId === undefined) { this.table.markRemoved(d); continue; }
+        if (itemId === undefined) {
+          this.table.markRemoved(d);
+          continue;
+        }
         out.push({ itemId, score: scores[d]! });
         if (out.length === limit) break;
       }
@@ -231,9 +270,11 @@ export class ArticleIndex {
     if (scope.kind === 'subscriptions') out.feeds = new Set(await this.repo.subscribedFeedIds(scope.userId));
     if (scope.kind === 'streams') {
       out.feeds = new Set(scope.feedIds);
-      out.docs = new Set(scope.taggedLabelIds.length || scope.states.length
-        ? await this.repo.docNosTaggedOrInState(scope.userId, scope.taggedLabelIds, scope.states)
-        : []);
+      out.docs = new Set(
+        scope.taggedLabelIds.length || scope.states.length
+          ? await this.repo.docNosTaggedOrInState(scope.userId, scope.taggedLabelIds, scope.states)
+          : [],
+      );
     }
     if (f.allowHosts?.length || f.denyHosts?.length) {
       const hosts = this.table.hosts;
@@ -258,7 +299,8 @@ export function topK(scores: Float64Array, touched: Int32Array, count: number, k
   const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
   const siftDown = (i: number) => {
     for (;;) {
-      const l = 2 * i + 1, r = l + 1;
+      const l = 2 * i + 1,
+        r = l + 1;
       let m = i;
       if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
       if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
@@ -272,7 +314,7 @@ export function topK(scores: Float64Array, touched: Int32Array, count: number, k
     if (!(scores[d]! > 0)) continue;
     if (heap.length < k) {
       heap.push(d);
-      for (let j = heap.length - 1; j > 0;) {
+      for (let j = heap.length - 1; j > 0; ) {
         const parent = (j - 1) >> 1;
         if (!worse(heap[j]!, heap[parent]!)) break;
         [heap[j], heap[parent]] = [heap[parent]!, heap[j]!];

@@ -105,8 +105,16 @@ export class ArticleTable {
     if (needed <= this.capacity) return;
     let size = Math.max(1024, this.capacity);
     while (size < needed) size *= 2;
-    const int = (a: Int32Array) => { const b = new Int32Array(size); b.set(a); return b; };
-    const float = (a: Float64Array) => { const b = new Float64Array(size); b.set(a); return b; };
+    const int = (a: Int32Array) => {
+      const b = new Int32Array(size);
+      b.set(a);
+      return b;
+    };
+    const float = (a: Float64Array) => {
+      const b = new Float64Array(size);
+      b.set(a);
+      return b;
+    };
     this.feedId = int(this.feedId);
     this.hostId = int(this.hostId);
     this.publishedAt = float(this.publishedAt);

@@ -16,9 +16,18 @@ test('compaction drops the postings of replaced and removed articles and changes
   const feed = await addFeed(app, 'https://compact.example/feed');
   // Enough postings per term that they span several chunks.
   const body = (i: number) => `<p>${'tide harbour '.repeat(40)} vessel${i % 7} ${i % 3 ? 'storm' : 'calm'} report.</p>`;
-  const ids = await ingest(app, feed, Array.from({ length: 900 }, (_, i) => ({ url: `https://compact.example/${i}`, title: `Harbour log ${i}`, content: body(i) })));
+  const ids = await ingest(
+    app,
+    feed,
+    Array.from({ length: 900 }, (_, i) => ({
+      url: `https://compact.example/${i}`,
+      title: `Harbour log ${i}`,
+      content: body(i),
+    })),
+  );
   // Edits re-index 300 articles under new numbers; 200 more are deleted.
-  for (const id of ids.slice(0, 300)) await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>tide harbour storm edited</p>', id);
+  for (const id of ids.slice(0, 300))
+    await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>tide harbour storm edited</p>', id);
   app.notifyItemChanges({ added: [], updated: ids.slice(0, 300), deleted: [] });
   for (const id of ids.slice(300, 500)) await testSql(app).prepare('DELETE FROM items WHERE id = ?').run(id);
   app.notifyItemChanges({ added: [], updated: [], deleted: ids.slice(300, 500) });
@@ -30,7 +39,10 @@ test('compaction drops the postings of replaced and removed articles and changes
   for (const q of queries) before.push(await index.search(q, everywhere, 30, scoring));
   // A term whose stored postings outnumber the articles (old versions count until compacted)
   // must still score: its document frequency is capped, not turned into a NaN idf.
-  assert.ok(before.every((b) => b.length > 0), 'every query finds articles before compaction');
+  assert.ok(
+    before.every((b) => b.length > 0),
+    'every query finds articles before compaction',
+  );
   const postingsBefore = (await repo.postings('harbour')).count;
   assert.equal(postingsBefore, 900 + 300, 'old and new versions both have postings');
 
@@ -44,7 +56,8 @@ test('compaction drops the postings of replaced and removed articles and changes
   assert.ok((await repo.postings('harbour')).chunks.length > 3, 'split into several chunks');
   assert.ok(compaction.dropped >= 500);
   assert.equal((await repo.state()).compactedRemoved, (await repo.state()).removed);
-  for (const c of (await repo.postings('harbour')).chunks) assert.ok(c.length <= 512, `chunks stay within the chunk size (${c.length})`);
+  for (const c of (await repo.postings('harbour')).chunks)
+    assert.ok(c.length <= 512, `chunks stay within the chunk size (${c.length})`);
   // Same articles in the same order; only idf moved (document frequencies are exact now).
   const after = [];
   for (const q of queries) after.push(await index.search(q, everywhere, 30, scoring));
@@ -52,7 +65,9 @@ test('compaction drops the postings of replaced and removed articles and changes
     assert.deepEqual(new Set(after[i]!.map((m) => m.itemId)), new Set(before[i]!.map((m) => m.itemId)), `query ${i}`);
   }
   // Indexing goes on appending after a compaction.
-  const [late] = await ingest(app, feed, [{ url: 'https://compact.example/late', title: 'Late harbour note', content: '<p>Fog.</p>' }]);
+  const [late] = await ingest(app, feed, [
+    { url: 'https://compact.example/late', title: 'Late harbour note', content: '<p>Fog.</p>' },
+  ]);
   assert.equal((await repo.postings('harbour')).count, 701);
   assert.equal((await index.search(queryStems(['fog']), everywhere, 5, scoring))[0]?.itemId, late);
 });
@@ -72,12 +87,22 @@ test('the app compacts in the background once removals pile up, while searches g
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://busy.example/feed');
-  const ids = await ingest(app, feed, Array.from({ length: 1200 }, (_, i) => ({ url: `https://busy.example/${i}`, title: `Market ${i}`, content: `<p>Prices at stall ${i} rose.</p>` })));
-  for (const id of ids) await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Prices fell everywhere.</p>', id);
+  const ids = await ingest(
+    app,
+    feed,
+    Array.from({ length: 1200 }, (_, i) => ({
+      url: `https://busy.example/${i}`,
+      title: `Market ${i}`,
+      content: `<p>Prices at stall ${i} rose.</p>`,
+    })),
+  );
+  for (const id of ids)
+    await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Prices fell everywhere.</p>', id);
   app.notifyItemChanges({ added: [], updated: ids, deleted: [] });
   await flushSearchIndexing(app);
   const repo = searchIndexRepository(app);
-  for (let i = 0; i < 300 && (await repo.state()).compactedRemoved === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 300 && (await repo.state()).compactedRemoved === 0; i++)
+    await new Promise((r) => setTimeout(r, 10));
   assert.equal((await repo.state()).compactedRemoved, 1200, 'the compaction ran');
   assert.equal((await repo.postings('price')).count, 1200, 'one posting per current article');
   assert.equal((await repo.postings('stall')).count, 0, 'words only the old versions had are gone');

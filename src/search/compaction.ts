@@ -15,7 +15,9 @@ const MIN_REMOVED = 1000;
 const TERMS_PER_STEP = 200;
 
 export function compactionDue(state: SearchIndexState, minRemoved = MIN_REMOVED): boolean {
-  return state.rebuildAfter === null && state.removed - state.compactedRemoved > Math.max(minRemoved, state.articles / 5);
+  return (
+    state.rebuildAfter === null && state.removed - state.compactedRemoved > Math.max(minRemoved, state.articles / 5)
+  );
 }
 
 export class PostingsCompaction {
@@ -57,7 +59,8 @@ export class PostingsCompaction {
   private async compactTerm(term: string): Promise<void> {
     const { chunks, count } = await this.repo.postings(term);
     const kept: number[] = [];
-    const b = this.buffer, live = this.live;
+    const b = this.buffer,
+      live = this.live;
     for (const chunk of chunks) {
       const n = b.decode(chunk);
       for (let i = 0; i < n; i++) {
@@ -78,9 +81,9 @@ export class PostingsCompaction {
     const all = encodeSegment(flat);
     const postings = flat.length / 4;
     if (all.length <= this.repo.chunkBytes) return [{ bytes: all, count: postings }];
-    const perChunk = Math.max(1, Math.floor(postings * 0.9 * this.repo.chunkBytes / all.length));
+    const perChunk = Math.max(1, Math.floor((postings * 0.9 * this.repo.chunkBytes) / all.length));
     const out: { bytes: Uint8Array; count: number }[] = [];
-    for (let i = 0; i < postings;) {
+    for (let i = 0; i < postings; ) {
       let n = Math.min(perChunk, postings - i);
       let bytes = encodeSegment(flat.slice(i * 4, (i + n) * 4));
       // Gaps vary along the list: shrink a slice that came out over the size.

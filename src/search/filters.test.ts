@@ -16,11 +16,20 @@ const DAY = 86_400;
 /** A service whose clock is fixed at NOW (recency filters are relative to it). */
 function service(app: App): FusedSearchService {
   const repo = searchIndexRepository(app);
-  return new FusedSearchService(repo, { local: new LocalIndexProvider(repo, { now: () => NOW }), log: app.log, beforeSearch: () => flushSearchIndexing(app) });
+  return new FusedSearchService(repo, {
+    local: new LocalIndexProvider(repo, { now: () => NOW }),
+    log: app.log,
+    beforeSearch: () => flushSearchIndexing(app),
+  });
 }
 
-const article = (url: string, publishedAt: number, updatedAt = publishedAt) =>
-  ({ url, title: `Solar eclipse report ${url}`, content: '<p>The solar eclipse was seen by millions of viewers.</p>', publishedAt, updatedAt });
+const article = (url: string, publishedAt: number, updatedAt = publishedAt) => ({
+  url,
+  title: `Solar eclipse report ${url}`,
+  content: '<p>The solar eclipse was seen by millions of viewers.</p>',
+  publishedAt,
+  updatedAt,
+});
 
 /** One instance with articles on several hosts and dates, all about the same topic. */
 async function world(t: { after(fn: () => unknown): void }) {
@@ -28,16 +37,21 @@ async function world(t: { after(fn: () => unknown): void }) {
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://feeds.example.org/all');
   await ingest(app, feed, [
-    article('https://www.nytimes.com/a', NOW - 30 * 60),            // half an hour old
-    article('https://edition.cnn.com/b', NOW - 2 * DAY),            // subdomain of cnn.com
+    article('https://www.nytimes.com/a', NOW - 30 * 60), // half an hour old
+    article('https://edition.cnn.com/b', NOW - 2 * DAY), // subdomain of cnn.com
     article('https://cnn.com/c', NOW - 20 * DAY),
     article('https://reddit.com/r/space/d', NOW - 200 * DAY),
-    article('https://notcnn.com/e', NOW - 3 * 365 * DAY),           // must not match cnn.com
+    article('https://notcnn.com/e', NOW - 3 * 365 * DAY), // must not match cnn.com
   ]);
   return { app, svc: service(app) };
 }
 
-async function urls(svc: FusedSearchService, filters: SearchFilters, scope: SearchScope = { kind: 'instance' }, limit = 10): Promise<string[]> {
+async function urls(
+  svc: FusedSearchService,
+  filters: SearchFilters,
+  scope: SearchScope = { kind: 'instance' },
+  limit = 10,
+): Promise<string[]> {
   const q: SearchQuery = { text: 'solar eclipse viewers', scope, filters, limit };
   return (await svc.search(q)).map((h) => h.url).sort();
 }
@@ -45,13 +59,19 @@ async function urls(svc: FusedSearchService, filters: SearchFilters, scope: Sear
 test('allow list restricts to the hosts and their subdomains (entries may be URLs)', async (t) => {
   const { svc } = await world(t);
   assert.deepEqual(await urls(svc, { domainFilter: ['cnn.com'] }), ['https://cnn.com/c', 'https://edition.cnn.com/b']);
-  assert.deepEqual(await urls(svc, { domainFilter: ['https://www.cnn.com/world', 'nytimes.com'] }),
-    ['https://cnn.com/c', 'https://edition.cnn.com/b', 'https://www.nytimes.com/a']);
+  assert.deepEqual(await urls(svc, { domainFilter: ['https://www.cnn.com/world', 'nytimes.com'] }), [
+    'https://cnn.com/c',
+    'https://edition.cnn.com/b',
+    'https://www.nytimes.com/a',
+  ]);
 });
 
 test('deny list never returns the denied hosts or their subdomains, and still fills the limit', async (t) => {
   const { svc } = await world(t);
-  assert.deepEqual(await urls(svc, { domainFilter: ['-cnn.com', '-reddit.com'] }), ['https://notcnn.com/e', 'https://www.nytimes.com/a']);
+  assert.deepEqual(await urls(svc, { domainFilter: ['-cnn.com', '-reddit.com'] }), [
+    'https://notcnn.com/e',
+    'https://www.nytimes.com/a',
+  ]);
   // Filtering happens inside the ranking query: with limit 2 both remaining articles come back.
   assert.equal((await urls(svc, { domainFilter: ['-cnn.com', '-reddit.com'] }, { kind: 'instance' }, 2)).length, 2);
 });
@@ -62,9 +82,18 @@ test('recency and date ranges exclude articles outside them', async (t) => {
   assert.deepEqual(await urls(svc, { recency: 'week' }), ['https://edition.cnn.com/b', 'https://www.nytimes.com/a']);
   assert.equal((await urls(svc, { recency: 'month' })).length, 3);
   assert.equal((await urls(svc, { recency: 'year' })).length, 4);
-  assert.deepEqual(await urls(svc, { publishedAfter: NOW - 21 * DAY, publishedBefore: NOW - DAY }), ['https://cnn.com/c', 'https://edition.cnn.com/b']);
-  assert.deepEqual(await urls(svc, { publishedBefore: NOW - 100 * DAY }), ['https://notcnn.com/e', 'https://reddit.com/r/space/d']);
-  assert.deepEqual(await urls(svc, { updatedAfter: NOW - 3 * DAY }), ['https://edition.cnn.com/b', 'https://www.nytimes.com/a']);
+  assert.deepEqual(await urls(svc, { publishedAfter: NOW - 21 * DAY, publishedBefore: NOW - DAY }), [
+    'https://cnn.com/c',
+    'https://edition.cnn.com/b',
+  ]);
+  assert.deepEqual(await urls(svc, { publishedBefore: NOW - 100 * DAY }), [
+    'https://notcnn.com/e',
+    'https://reddit.com/r/space/d',
+  ]);
+  assert.deepEqual(await urls(svc, { updatedAfter: NOW - 3 * DAY }), [
+    'https://edition.cnn.com/b',
+    'https://www.nytimes.com/a',
+  ]);
   assert.deepEqual(await urls(svc, { updatedBefore: NOW - 3 * 365 * DAY }), ['https://notcnn.com/e']);
 });
 
@@ -80,8 +109,11 @@ test('bad filter values throw SearchFilterError naming the parameter', async (t)
     [{ updatedAfter: Number.NaN }, 'last_updated_after_filter'],
   ];
   for (const [filters, param] of cases) {
-    await assert.rejects(urls(svc, filters), (e: unknown) => e instanceof SearchFilterError && e.param === param && e.message.includes(param),
-      `${JSON.stringify(filters)} -> ${param}`);
+    await assert.rejects(
+      urls(svc, filters),
+      (e: unknown) => e instanceof SearchFilterError && e.param === param && e.message.includes(param),
+      `${JSON.stringify(filters)} -> ${param}`,
+    );
   }
 });
 
@@ -89,13 +121,19 @@ test('parseUsDate reads %m/%d/%Y and names the parameter on bad input', async ()
   assert.equal(parseUsDate('3/1/2025', 'search_after_date_filter'), Date.UTC(2025, 2, 1) / 1000);
   assert.equal(parseUsDate('12/31/2024', 'p', { endOfDay: true }), Date.UTC(2024, 11, 31, 23, 59, 59) / 1000);
   for (const bad of ['2025-03-01', '13/1/2025', '2/30/2025', '3/1/25', '', 'yesterday']) {
-    assert.throws(() => parseUsDate(bad, 'search_before_date_filter'),
-      (e: unknown) => e instanceof SearchFilterError && e.param === 'search_before_date_filter', bad);
+    assert.throws(
+      () => parseUsDate(bad, 'search_before_date_filter'),
+      (e: unknown) => e instanceof SearchFilterError && e.param === 'search_before_date_filter',
+      bad,
+    );
   }
 });
 
 test('parseDomainFilter strips www and takes URL hosts', async () => {
-  assert.deepEqual(parseDomainFilter(['https://www.Example.com/path?q=1', 'news.bbc.co.uk']), { mode: 'allow', hosts: ['example.com', 'news.bbc.co.uk'] });
+  assert.deepEqual(parseDomainFilter(['https://www.Example.com/path?q=1', 'news.bbc.co.uk']), {
+    mode: 'allow',
+    hosts: ['example.com', 'news.bbc.co.uk'],
+  });
   assert.deepEqual(parseDomainFilter(['-reddit.com']), { mode: 'deny', hosts: ['reddit.com'] });
   assert.equal(parseDomainFilter([]), undefined);
 });
@@ -113,12 +151,20 @@ test('a user only ever searches their own subscriptions', async (t) => {
   await ingest(app, annFeed, [article('https://ann.example/1', NOW)]);
   await ingest(app, bobFeed, [article('https://bob.example/1', NOW), article('https://bob.example/2', NOW)]);
   assert.deepEqual(await urls(svc, {}, { kind: 'subscriptions', userId: ann }), ['https://ann.example/1']);
-  assert.deepEqual(await urls(svc, {}, { kind: 'subscriptions', userId: bob }), ['https://bob.example/1', 'https://bob.example/2']);
+  assert.deepEqual(await urls(svc, {}, { kind: 'subscriptions', userId: bob }), [
+    'https://bob.example/1',
+    'https://bob.example/2',
+  ]);
   assert.equal((await urls(svc, {}, { kind: 'instance' })).length, 3);
   // Ann cannot reach Bob's feed by naming it.
-  await assert.rejects(urls(svc, {}, { kind: 'streams', userId: ann, streamIds: ['feed/https://bob.example/feed'] }),
-    (e: unknown) => e instanceof SearchFilterError && /not subscribed/.test(e.message));
-  await assert.rejects(urls(svc, {}, { kind: 'streams', userId: ann, streamIds: [`user/${bob}/state/com.google/starred`] }), SearchFilterError);
+  await assert.rejects(
+    urls(svc, {}, { kind: 'streams', userId: ann, streamIds: ['feed/https://bob.example/feed'] }),
+    (e: unknown) => e instanceof SearchFilterError && /not subscribed/.test(e.message),
+  );
+  await assert.rejects(
+    urls(svc, {}, { kind: 'streams', userId: ann, streamIds: [`user/${bob}/state/com.google/starred`] }),
+    SearchFilterError,
+  );
 });
 
 test('stream-id scopes: feed, folder, tag, starred', async (t) => {
@@ -136,10 +182,15 @@ test('stream-id scopes: feed, folder, tag, starred', async (t) => {
   await subscribe(app, bob, sports, 'Science'); // Bob's folder of the same name holds other feeds
   await ingest(app, science, [article('https://science.example/1', NOW)]);
   await ingest(app, space, [article('https://space.example/1', NOW)]);
-  const [sportsA, sportsB] = await ingest(app, sports, [article('https://sports.example/1', NOW), article('https://sports.example/2', NOW)]);
+  const [sportsA, sportsB] = await ingest(app, sports, [
+    article('https://sports.example/1', NOW),
+    article('https://sports.example/2', NOW),
+  ]);
   const tagged = await insertItem(app, sports, article('https://sports.example/tagged', NOW));
   app.notifyItemChanges({ added: [tagged], updated: [], deleted: [] });
-  await testSql(app).prepare('INSERT INTO item_labels (label_id, item_id, user_id) VALUES (?, ?, ?)').run(await label(app, ann, 'keep'), tagged, ann);
+  await testSql(app)
+    .prepare('INSERT INTO item_labels (label_id, item_id, user_id) VALUES (?, ?, ?)')
+    .run(await label(app, ann, 'keep'), tagged, ann);
   await testSql(app).prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(ann, sportsB!);
   await testSql(app).prepare('UPDATE user_items SET starred = 1 WHERE user_id = ? AND item_id = ?').run(bob, sportsA!);
 
@@ -148,11 +199,27 @@ test('stream-id scopes: feed, folder, tag, starred', async (t) => {
   assert.deepEqual(await streams(['user/-/label/Science']), ['https://science.example/1', 'https://space.example/1']);
   assert.deepEqual(await streams(['user/-/label/keep']), ['https://sports.example/tagged']);
   assert.deepEqual(await streams(['user/-/state/com.google/starred']), ['https://sports.example/2']);
-  assert.deepEqual(await streams([`user/${ann}/state/com.google/starred`, 'feed/https://space.example/feed']), ['https://space.example/1', 'https://sports.example/2']);
+  assert.deepEqual(await streams([`user/${ann}/state/com.google/starred`, 'feed/https://space.example/feed']), [
+    'https://space.example/1',
+    'https://sports.example/2',
+  ]);
   assert.equal((await streams(['user/-/state/com.google/reading-list'])).length, 5);
-  assert.deepEqual(await urls(svc, {}, { kind: 'streams', userId: bob, streamIds: ['user/-/label/Science'] }),
-    ['https://sports.example/1', 'https://sports.example/2', 'https://sports.example/tagged']);
-  for (const bad of [[], ['user/-/label/Nope'], ['user/-/state/com.google/unknown'], ['splice/x'], ['feed/https://nowhere.example/']]) {
-    await assert.rejects(streams(bad), (e: unknown) => e instanceof SearchFilterError && e.param === 'search_streams', JSON.stringify(bad));
+  assert.deepEqual(await urls(svc, {}, { kind: 'streams', userId: bob, streamIds: ['user/-/label/Science'] }), [
+    'https://sports.example/1',
+    'https://sports.example/2',
+    'https://sports.example/tagged',
+  ]);
+  for (const bad of [
+    [],
+    ['user/-/label/Nope'],
+    ['user/-/state/com.google/unknown'],
+    ['splice/x'],
+    ['feed/https://nowhere.example/'],
+  ]) {
+    await assert.rejects(
+      streams(bad),
+      (e: unknown) => e instanceof SearchFilterError && e.param === 'search_streams',
+      JSON.stringify(bad),
+    );
   }
 });

@@ -35,16 +35,23 @@ export function parseDomainFilter(entries: string[]): DomainFilter | undefined {
   if (!Array.isArray(entries)) throw new SearchFilterError(param, `${param} must be an array of domain names`);
   if (entries.length === 0) return undefined;
   if (entries.length > MAX_DOMAIN_FILTER_ENTRIES) {
-    throw new SearchFilterError(param, `${param} accepts at most ${MAX_DOMAIN_FILTER_ENTRIES} entries, got ${entries.length}`);
+    throw new SearchFilterError(
+      param,
+      `${param} accepts at most ${MAX_DOMAIN_FILTER_ENTRIES} entries, got ${entries.length}`,
+    );
   }
   let mode: DomainFilter['mode'] | undefined;
   const hosts: string[] = [];
   for (const raw of entries) {
-    if (typeof raw !== 'string' || !raw.trim()) throw new SearchFilterError(param, `${param} entries must be non-empty domain names, got ${JSON.stringify(raw)}`);
+    if (typeof raw !== 'string' || !raw.trim())
+      throw new SearchFilterError(param, `${param} entries must be non-empty domain names, got ${JSON.stringify(raw)}`);
     const trimmed = raw.trim();
     const entryMode = trimmed.startsWith('-') ? 'deny' : 'allow';
     if (mode && mode !== entryMode) {
-      throw new SearchFilterError(param, `${param} cannot mix allowed and denied ("-" prefixed) domains; use only one kind`);
+      throw new SearchFilterError(
+        param,
+        `${param} cannot mix allowed and denied ("-" prefixed) domains; use only one kind`,
+      );
     }
     mode = entryMode;
     hosts.push(hostOf(entryMode === 'deny' ? trimmed.slice(1).trim() : trimmed, raw));
@@ -60,9 +67,15 @@ function hostOf(entry: string, raw: string): string {
   } catch {
     throw new SearchFilterError(param, `${param} entry ${JSON.stringify(raw)} is not a domain name or URL`);
   }
-  host = host.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
+  host = host
+    .toLowerCase()
+    .replace(/^www\./, '')
+    .replace(/\.$/, '');
   if (!host || (!host.includes('.') && host !== 'localhost' && !/^\[/.test(host))) {
-    throw new SearchFilterError(param, `${param} entry ${JSON.stringify(raw)} is not a domain name (like example.com) or URL`);
+    throw new SearchFilterError(
+      param,
+      `${param} entry ${JSON.stringify(raw)} is not a domain name (like example.com) or URL`,
+    );
   }
   return host;
 }
@@ -73,11 +86,21 @@ function hostOf(entry: string, raw: string): string {
  */
 export function parseUsDate(s: string, param: string, opts: { endOfDay?: boolean } = {}): number {
   const m = typeof s === 'string' ? /^\s*(\d{1,2})\/(\d{1,2})\/(\d{4})\s*$/.exec(s) : null;
-  if (!m) throw new SearchFilterError(param, `${param} must be a date like 3/1/2025 (month/day/year), got ${JSON.stringify(s)}`);
+  if (!m)
+    throw new SearchFilterError(
+      param,
+      `${param} must be a date like 3/1/2025 (month/day/year), got ${JSON.stringify(s)}`,
+    );
   const [month, day, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const ms = Date.UTC(year, month - 1, day);
   const d = new Date(ms);
-  if (month < 1 || month > 12 || d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) {
+  if (
+    month < 1 ||
+    month > 12 ||
+    d.getUTCFullYear() !== year ||
+    d.getUTCMonth() !== month - 1 ||
+    d.getUTCDate() !== day
+  ) {
     throw new SearchFilterError(param, `${param}: ${JSON.stringify(s)} is not a real calendar date (month/day/year)`);
   }
   return ms / 1000 + (opts.endOfDay ? 86_399 : 0);
@@ -94,21 +117,35 @@ export function compileFilters(filters: SearchFilters, nowSeconds: number): Omit
   for (const key of ['publishedAfter', 'publishedBefore', 'updatedAfter', 'updatedBefore'] as const) {
     const v = filters[key];
     if (v === undefined) continue;
-    if (!Number.isFinite(v)) throw new SearchFilterError(FILTER_PARAMS[key], `${FILTER_PARAMS[key]} must be a date, got ${String(v)}`);
+    if (!Number.isFinite(v))
+      throw new SearchFilterError(FILTER_PARAMS[key], `${FILTER_PARAMS[key]} must be a date, got ${String(v)}`);
     out[key] = Math.floor(v);
   }
   if (filters.recency !== undefined) {
     const seconds = RECENCY_SECONDS[filters.recency];
     if (!seconds) {
-      throw new SearchFilterError(FILTER_PARAMS.recency, `${FILTER_PARAMS.recency} must be one of ${Object.keys(RECENCY_SECONDS).join(', ')}, got ${JSON.stringify(filters.recency)}`);
+      throw new SearchFilterError(
+        FILTER_PARAMS.recency,
+        `${FILTER_PARAMS.recency} must be one of ${Object.keys(RECENCY_SECONDS).join(', ')}, got ${JSON.stringify(filters.recency)}`,
+      );
     }
     out.publishedAfter = Math.max(out.publishedAfter ?? -Infinity, nowSeconds - seconds);
   }
-  if (out.publishedAfter !== undefined && out.publishedBefore !== undefined && out.publishedAfter > out.publishedBefore) {
-    throw new SearchFilterError(FILTER_PARAMS.publishedAfter, `${FILTER_PARAMS.publishedAfter} is later than ${FILTER_PARAMS.publishedBefore}: no article can match`);
+  if (
+    out.publishedAfter !== undefined &&
+    out.publishedBefore !== undefined &&
+    out.publishedAfter > out.publishedBefore
+  ) {
+    throw new SearchFilterError(
+      FILTER_PARAMS.publishedAfter,
+      `${FILTER_PARAMS.publishedAfter} is later than ${FILTER_PARAMS.publishedBefore}: no article can match`,
+    );
   }
   if (out.updatedAfter !== undefined && out.updatedBefore !== undefined && out.updatedAfter > out.updatedBefore) {
-    throw new SearchFilterError(FILTER_PARAMS.updatedAfter, `${FILTER_PARAMS.updatedAfter} is later than ${FILTER_PARAMS.updatedBefore}: no article can match`);
+    throw new SearchFilterError(
+      FILTER_PARAMS.updatedAfter,
+      `${FILTER_PARAMS.updatedAfter} is later than ${FILTER_PARAMS.updatedBefore}: no article can match`,
+    );
   }
   return out;
 }

@@ -46,7 +46,9 @@ function slotOf(word: string): TermSlot {
   return slot;
 }
 
-const TITLE = 0, BODY = 1, URL_PATH = 2;
+const TITLE = 0,
+  BODY = 1,
+  URL_PATH = 2;
 
 export class IndexBatch {
   private readonly id: number;
@@ -55,7 +57,10 @@ export class IndexBatch {
 
   constructor() {
     // Only between batches: a batch's slots must stay the one slot of their term.
-    if (slotByWord.size > SLOT_LIMIT) { slotByWord.clear(); slotByTerm.clear(); }
+    if (slotByWord.size > SLOT_LIMIT) {
+      slotByWord.clear();
+      slotByTerm.clear();
+    }
     this.id = ++batches;
   }
 
@@ -70,7 +75,10 @@ export class IndexBatch {
       for (let i = 0; i < words.length; i++) {
         const slot = slotOf(words[i]!);
         if (slot.article !== stamp) {
-          slot.article = stamp; slot.title = 0; slot.body = 0; slot.url = 0;
+          slot.article = stamp;
+          slot.title = 0;
+          slot.body = 0;
+          slot.url = 0;
           inArticle.push(slot);
         }
         if (field === BODY) slot.body++;
@@ -79,7 +87,11 @@ export class IndexBatch {
       }
       return words.length;
     };
-    const lengths = { title: count(article.title, TITLE), body: count(article.body, BODY), url: count(urlWords(article.url), URL_PATH) };
+    const lengths = {
+      title: count(article.title, TITLE),
+      body: count(article.body, BODY),
+      url: count(urlWords(article.url), URL_PATH),
+    };
     for (const slot of inArticle) {
       if (slot.batch !== this.id) {
         slot.batch = this.id;
@@ -93,7 +105,11 @@ export class IndexBatch {
 
   /** Appends the batch's postings to the store (inside the caller's transaction). */
   async write(repo: SearchIndexRepository): Promise<void> {
-    const entries = this.slots.map((slot) => ({ term: slot.term, bytes: encodeSegment(slot.postings), count: slot.postings.length / 4 }));
+    const entries = this.slots.map((slot) => ({
+      term: slot.term,
+      bytes: encodeSegment(slot.postings),
+      count: slot.postings.length / 4,
+    }));
     for (const slot of this.slots) slot.postings = [];
     this.slots.length = 0;
     await repo.appendPostings(entries);

@@ -8,19 +8,31 @@ import { testSql } from '../store/testing.ts';
 
 const instance = (text: string, limit = 10): SearchQuery => ({ text, scope: { kind: 'instance' }, filters: {}, limit });
 
-const longArticle = (topic: string) => Array.from({ length: 12 }, (_, i) =>
-  `<p>Paragraph ${i} about ${topic}. It has a second sentence with filler words for length and one more clause here.</p>`).join('\n');
+const longArticle = (topic: string) =>
+  Array.from(
+    { length: 12 },
+    (_, i) =>
+      `<p>Paragraph ${i} about ${topic}. It has a second sentence with filler words for length and one more clause here.</p>`,
+  ).join('\n');
 
 test('items reported by notifyItemChanges are indexed as passages and found by search', async (t) => {
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://news.example.com/feed', 'Example News');
   const [volcano] = await ingest(app, feed, [
-    { url: 'https://news.example.com/volcano', title: 'Volcano erupts in Iceland', content: longArticle('the eruption near Grindavik &amp; lava flows') },
-    { url: 'https://news.example.com/budget', title: 'Parliament passes budget', content: '<p>The budget vote was close.</p>' },
+    {
+      url: 'https://news.example.com/volcano',
+      title: 'Volcano erupts in Iceland',
+      content: longArticle('the eruption near Grindavik &amp; lava flows'),
+    },
+    {
+      url: 'https://news.example.com/budget',
+      title: 'Parliament passes budget',
+      content: '<p>The budget vote was close.</p>',
+    },
   ]);
   const repo = searchIndexRepository(app);
-  assert.ok(await repo.passageCount() >= 3, 'the long article is split into several passages');
+  assert.ok((await repo.passageCount()) >= 3, 'the long article is split into several passages');
   const hits = await searchService(app).search(instance('Where did the lava eruption happen?'));
   assert.equal(hits[0]?.itemId, volcano);
   assert.equal(hits[0]?.url, 'https://news.example.com/volcano');
@@ -36,11 +48,15 @@ test('an updated item replaces its passages; a deleted item leaves the index', a
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://a.example/feed');
-  const [id] = await ingest(app, feed, [{ url: 'https://a.example/1', title: 'Draft', content: '<p>Quarterly earnings of the zeppelin company.</p>' }]);
+  const [id] = await ingest(app, feed, [
+    { url: 'https://a.example/1', title: 'Draft', content: '<p>Quarterly earnings of the zeppelin company.</p>' },
+  ]);
   const svc = searchService(app);
   assert.equal((await svc.search(instance('zeppelin earnings'))).length, 1);
 
-  await testSql(app).prepare('UPDATE items SET title = ?, content = ? WHERE id = ?').run('Final', '<p>Submarine tourism is booming.</p>', id!);
+  await testSql(app)
+    .prepare('UPDATE items SET title = ?, content = ? WHERE id = ?')
+    .run('Final', '<p>Submarine tourism is booming.</p>', id!);
   app.notifyItemChanges({ added: [], updated: [id!], deleted: [] });
   assert.equal((await svc.search(instance('zeppelin earnings'))).length, 0, 'old words are gone');
   const hits = await svc.search(instance('submarine tourism'));
@@ -62,7 +78,9 @@ test('deleting a feed cascades to its passages and article rows, and the counter
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://gone.example/feed');
-  await ingest(app, feed, [{ url: 'https://gone.example/1', title: 'Walrus census', content: '<p>The walrus population grew.</p>' }]);
+  await ingest(app, feed, [
+    { url: 'https://gone.example/1', title: 'Walrus census', content: '<p>The walrus population grew.</p>' },
+  ]);
   await testSql(app).prepare('DELETE FROM feeds WHERE id = ?').run(feed);
   assert.equal(await searchIndexRepository(app).passageCount(), 0);
   assert.equal((await searchIndexRepository(app).state()).articles, 0);
@@ -85,7 +103,12 @@ test('reindexAll rebuilds the index from the items table', async (t) => {
   assert.equal(await repo.passageCount(), 0);
   const out = await reindexAll(app, { batchSize: 1 });
   assert.deepEqual(out, { items: 2, passages: before });
-  const hits = await searchService(app).search({ text: 'coral reefs', scope: { kind: 'subscriptions', userId: user }, filters: {}, limit: 5 });
+  const hits = await searchService(app).search({
+    text: 'coral reefs',
+    scope: { kind: 'subscriptions', userId: user },
+    filters: {},
+    limit: 5,
+  });
   assert.equal(hits[0]!.url, 'https://b.example/2');
 });
 
@@ -93,7 +116,9 @@ test('queries with search-syntax characters are searched as words', async (t) =>
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://c.example/feed');
-  await ingest(app, feed, [{ url: 'https://c.example/1', title: 'NEAR AND OR', content: '<p>Quotes "inside" and stars* here.</p>' }]);
+  await ingest(app, feed, [
+    { url: 'https://c.example/1', title: 'NEAR AND OR', content: '<p>Quotes "inside" and stars* here.</p>' },
+  ]);
   const svc = searchService(app);
   for (const q of ['"unbalanced', 'NEAR(a b)', 'stars*', 'AND OR NOT', '-', '']) {
     await assert.doesNotReject(svc.search(instance(q)), q);
@@ -119,16 +144,30 @@ test('ingest does not wait for indexing: the queue drains in the background, in 
   const feed = await addFeed(app, 'https://q.example/feed');
   const repo = searchIndexRepository(app);
   const ids: number[] = [];
-  for (let i = 0; i < 1200; i++) ids.push(await insertItem(app, feed, { url: `https://q.example/${i}`, title: `Lighthouse ${i}`, content: '<p>The keeper of the lighthouse logs every ship.</p>' }));
+  for (let i = 0; i < 1200; i++)
+    ids.push(
+      await insertItem(app, feed, {
+        url: `https://q.example/${i}`,
+        title: `Lighthouse ${i}`,
+        content: '<p>The keeper of the lighthouse logs every ship.</p>',
+      }),
+    );
   app.notifyItemChanges({ added: ids, updated: [], deleted: [] });
   assert.equal(await repo.articleCount(), 0, 'nothing indexed inside the ingest call');
   // An id deleted after being queued must never reach the index.
   await testSql(app).prepare('DELETE FROM items WHERE id = ?').run(ids[0]!);
   app.notifyItemChanges({ added: [], updated: [], deleted: [ids[0]!] });
-  for (let i = 0; i < 200 && await repo.articleCount() < ids.length - 1; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 200 && (await repo.articleCount()) < ids.length - 1; i++)
+    await new Promise((r) => setTimeout(r, 10));
   assert.equal(await repo.articleCount(), ids.length - 1, 'the background batches index everything else');
 
-  const more = [await insertItem(app, feed, { url: 'https://q.example/late', title: 'Late', content: '<p>Arrived just before shutdown.</p>' })];
+  const more = [
+    await insertItem(app, feed, {
+      url: 'https://q.example/late',
+      title: 'Late',
+      content: '<p>Arrived just before shutdown.</p>',
+    }),
+  ];
   app.notifyItemChanges({ added: more, updated: [], deleted: [] });
   await app.close();
   const reopened = await testApp({ dataDir: app.config.dataDir });
@@ -140,7 +179,14 @@ test('a pending rebuild runs in the background: the app starts at once, searches
   const first = await testApp();
   const feed = await addFeed(first, 'https://r.example/feed');
   const ids: number[] = [];
-  for (let i = 0; i < 2600; i++) ids.push(await insertItem(first, feed, { url: `https://r.example/${i}`, title: `Tide table ${i}`, content: '<p>High water at the harbour mouth.</p>' }));
+  for (let i = 0; i < 2600; i++)
+    ids.push(
+      await insertItem(first, feed, {
+        url: `https://r.example/${i}`,
+        title: `Tide table ${i}`,
+        content: '<p>High water at the harbour mouth.</p>',
+      }),
+    );
   first.notifyItemChanges({ added: ids, updated: [], deleted: [] });
   await flushSearchIndexing(first);
   // What a migration that changes the index does: empty it and ask for a rebuild.
@@ -153,10 +199,11 @@ test('a pending rebuild runs in the background: the app starts at once, searches
   t.after(async () => a.close());
   t.after(async () => b.close());
   const repo = searchIndexRepository(a);
-  assert.ok(await repo.articleCount() < ids.length, 'the apps did not rebuild before starting');
+  assert.ok((await repo.articleCount()) < ids.length, 'the apps did not rebuild before starting');
   const hits = await searchService(a).search(instance('harbour tide'));
   assert.ok(hits.length <= 10, 'a search during the rebuild answers from what is indexed so far');
-  for (let i = 0; i < 500 && (await repo.state()).rebuildAfter !== null; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 500 && (await repo.state()).rebuildAfter !== null; i++)
+    await new Promise((r) => setTimeout(r, 20));
   assert.equal((await repo.state()).rebuildAfter, null, `rebuild finished (${Date.now() - started} ms)`);
   assert.equal(await repo.articleCount(), ids.length);
   assert.equal((await repo.state()).removed, 0, 'no batch was indexed twice by the two processes');
@@ -168,10 +215,21 @@ test('a long query (a pasted article) is searched by its rarest words', async (t
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://long.example/feed');
   await ingest(app, feed, [
-    ...Array.from({ length: 30 }, (_, i) => ({ url: `https://long.example/${i}`, title: `Daily news ${i}`, content: '<p>The city council met today to discuss the budget and the weather.</p>' })),
-    { url: 'https://long.example/narwhal', title: 'Narwhal sighted', content: '<p>A narwhal was seen off the coast near the council offices.</p>' },
+    ...Array.from({ length: 30 }, (_, i) => ({
+      url: `https://long.example/${i}`,
+      title: `Daily news ${i}`,
+      content: '<p>The city council met today to discuss the budget and the weather.</p>',
+    })),
+    {
+      url: 'https://long.example/narwhal',
+      title: 'Narwhal sighted',
+      content: '<p>A narwhal was seen off the coast near the council offices.</p>',
+    },
   ]);
-  const filler = Array.from({ length: 3000 }, (_, i) => ['city', 'council', 'budget', 'weather', 'today', `word${i}`][i % 6]).join(' ');
+  const filler = Array.from(
+    { length: 3000 },
+    (_, i) => ['city', 'council', 'budget', 'weather', 'today', `word${i}`][i % 6],
+  ).join(' ');
   const hits = await searchService(app).search(instance(`${filler} narwhal`, 3));
   assert.equal(hits[0]?.url, 'https://long.example/narwhal');
 });

@@ -52,7 +52,9 @@ export async function installSearchIndexing(app: App): Promise<void> {
   app.onClose(() => queue.flush());
 }
 
-const indexQueue = perApp((app) => new IndexQueue(app.store, (err) => app.log.error({ err }, 'search indexing failed')));
+const indexQueue = perApp(
+  (app) => new IndexQueue(app.store, (err) => app.log.error({ err }, 'search indexing failed')),
+);
 
 /** Starts a postings compaction in the background when removals have piled up (checked after indexing). */
 class PostingsMaintenance {
@@ -73,7 +75,11 @@ class PostingsMaintenance {
       const compaction = await PostingsCompaction.start(store.searchIndex);
       this.job = new BackgroundJob(this.app, {
         name: 'compacting the search postings',
-        step: () => store.transaction(async () => { await store.searchIndex.lockForWriting(); return compaction.step(); }),
+        step: () =>
+          store.transaction(async () => {
+            await store.searchIndex.lockForWriting();
+            return compaction.step();
+          }),
         progress: () => ({ terms: compaction.terms, dropped: compaction.dropped }),
       }).start();
     } finally {
@@ -104,22 +110,35 @@ export class IndexQueue {
   afterBatch: () => Promise<void> | void;
 
   constructor(store: Store, onError: (e: unknown) => void, afterBatch: () => Promise<void> | void = () => {}) {
-    this.store = store; this.onError = onError; this.afterBatch = afterBatch;
+    this.store = store;
+    this.onError = onError;
+    this.afterBatch = afterBatch;
   }
 
-  get size(): number { return this.pending.size + this.deleted.size; }
+  get size(): number {
+    return this.pending.size + this.deleted.size;
+  }
 
   enqueue(changes: ItemChanges): void {
     // Order matters: an id deleted and then reused by a new item must end up indexed.
-    for (const id of changes.deleted) { this.pending.delete(id); this.deleted.add(id); }
-    for (const id of [...changes.added, ...changes.updated]) { this.deleted.delete(id); this.pending.add(id); }
+    for (const id of changes.deleted) {
+      this.pending.delete(id);
+      this.deleted.add(id);
+    }
+    for (const id of [...changes.added, ...changes.updated]) {
+      this.deleted.delete(id);
+      this.pending.add(id);
+    }
     this.schedule();
   }
 
   /** Resolves once every queued change is indexed and committed, including a batch in flight. */
   async flush(): Promise<void> {
     for (;;) {
-      if (this.running) { await this.running; continue; }
+      if (this.running) {
+        await this.running;
+        continue;
+      }
       if (!this.size) return;
       await this.runBatch();
     }
@@ -131,7 +150,13 @@ export class IndexQueue {
     // setTimeout, not setImmediate: leaves room for I/O (fetches, HTTP requests) between batches.
     setTimeout(() => {
       this.scheduled = false;
-      this.runBatch().then(() => this.schedule(), (e: unknown) => { this.onError(e); this.schedule(); });
+      this.runBatch().then(
+        () => this.schedule(),
+        (e: unknown) => {
+          this.onError(e);
+          this.schedule();
+        },
+      );
     }, 0).unref();
   }
 
@@ -150,13 +175,20 @@ export class IndexQueue {
       }
     })();
     this.running = run;
-    try { await run; } finally { this.running = undefined; }
+    try {
+      await run;
+    } finally {
+      this.running = undefined;
+    }
   }
 }
 
 function take(set: Set<number>, n: number): number[] {
   const out: number[] = [];
-  for (const id of set) { if (out.length === n) break; out.push(id); }
+  for (const id of set) {
+    if (out.length === n) break;
+    out.push(id);
+  }
   for (const id of out) set.delete(id);
   return out;
 }
@@ -170,9 +202,15 @@ export async function applyItemChanges(store: Store, changes: ItemChanges): Prom
 }
 
 /** Rebuilds the whole index now; returns the number of items and passages indexed. */
-export async function reindexAll(app: App, opts: { batchSize?: number; onProgress?: (items: number) => void } = {}): Promise<{ items: number; passages: number }> {
+export async function reindexAll(
+  app: App,
+  opts: { batchSize?: number; onProgress?: (items: number) => void } = {},
+): Promise<{ items: number; passages: number }> {
   const { store } = app;
-  await store.transaction(async () => { await store.searchIndex.lockForWriting(); await store.searchIndex.deleteAll(); });
+  await store.transaction(async () => {
+    await store.searchIndex.lockForWriting();
+    await store.searchIndex.deleteAll();
+  });
   let items = 0;
   for (;;) {
     const step = await rebuildStep(store, opts.batchSize ?? 500);
@@ -229,11 +267,20 @@ export async function indexItemsNow(repo: SearchIndexRepository, ids: number[]):
   const articles: Parameters<SearchIndexRepository['storeArticles']>[0] = [];
   for (const src of sources) {
     const parts = itemPassages(src);
-    if (!parts.length) { empty.push(src.id); continue; }
+    if (!parts.length) {
+      empty.push(src.id);
+      continue;
+    }
     const item = indexedItem(src);
     const lengths = batch.add(docNo, { title: item.title, body: parts.join('\n'), url: src.url });
     articles.push({
-      article: { ...item, docNo: docNo++, titleLength: lengths.title, bodyLength: lengths.body, urlLength: lengths.url },
+      article: {
+        ...item,
+        docNo: docNo++,
+        titleLength: lengths.title,
+        bodyLength: lengths.body,
+        urlLength: lengths.url,
+      },
       passages: parts.map((text) => ({ text, words: wordCount(text) })),
     });
     passages += parts.length;

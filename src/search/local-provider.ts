@@ -46,11 +46,19 @@ export class LocalIndexProvider implements SearchProvider {
    * the snippet of an article matched by its title only).
    */
   private async scoreInMemory(candidates: ArticleMatch[], terms: string[], limit: number): Promise<PassageMatch[]> {
-    const best = [...candidates].sort((a, b) => b.score - a.score).slice(0, Math.max(limit, this.ranking.passageCandidates));
+    const best = [...candidates]
+      .sort((a, b) => b.score - a.score)
+      .slice(0, Math.max(limit, this.ranking.passageCandidates));
     const passages = await this.repo.passageTexts(best.map((c) => c.itemId));
-    const scores = scorePassages(passages.map((p) => p.text), terms, passages.map((p) => p.words));
+    const scores = scorePassages(
+      passages.map((p) => p.text),
+      terms,
+      passages.map((p) => p.words),
+    );
     // The rows are fresh from the store: scored in place (copying them was 6 % of an answer).
-    passages.forEach((p, i) => { p.score = scores[i]!; });
+    passages.forEach((p, i) => {
+      p.score = scores[i]!;
+    });
     return passages;
   }
 
@@ -77,8 +85,18 @@ export class LocalIndexProvider implements SearchProvider {
     const terms = await this.telling(queryTerms(q.text));
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
-    const scoring = { weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight }, k1: r.k1, b: r.b, delta: r.delta };
-    const candidates = await articleIndexOf(this.repo).search(queryStems(terms), filter, Math.max(r.minCandidates, q.limit * r.candidatesPerResult), scoring);
+    const scoring = {
+      weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight },
+      k1: r.k1,
+      b: r.b,
+      delta: r.delta,
+    };
+    const candidates = await articleIndexOf(this.repo).search(
+      queryStems(terms),
+      filter,
+      Math.max(r.minCandidates, q.limit * r.candidatesPerResult),
+      scoring,
+    );
     const passages = await this.scoreInMemory(candidates, terms, q.limit);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
     const meta = new Map((await this.repo.articles(ranked.map((a) => a.itemId))).map((m) => [m.id, m]));

@@ -10,7 +10,8 @@ const B = 0.75;
 
 export function fold(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return word.slice(0, -3) + 'y';
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is'))
+    return word.slice(0, -1);
   return word;
 }
 
@@ -18,10 +19,16 @@ export function fold(word: string): string {
 function termPattern(terms: string[]): RegExp {
   const forms = new Set<string>();
   for (const t of terms) {
-    forms.add(t).add(t + 's').add(t + 'es');
+    forms
+      .add(t)
+      .add(t + 's')
+      .add(t + 'es');
     if (t.endsWith('y')) forms.add(t.slice(0, -1) + 'ies');
   }
-  const alternatives = [...forms].sort((a, b) => b.length - a.length).map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const alternatives = [...forms]
+    .sort((a, b) => b.length - a.length)
+    .map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('|');
   // \b is ASCII-only but 4x faster than Unicode lookarounds: used when every word is ASCII.
   if (/^[\x00-\x7f]*$/.test(alternatives)) return new RegExp(`\\b(?:${alternatives})\\b`, 'gi');
   return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, 'giu');
@@ -38,7 +45,11 @@ function wordCount(p: string): number {
  * Scores every passage against the query terms (higher is better; 0 when no term occurs).
  * `lengths`: the passages' lengths in words when known (the index stores them), else counted.
  */
-export function scorePassages(passages: string[], queryTerms: string[], lengths: number[] = passages.map(wordCount)): number[] {
+export function scorePassages(
+  passages: string[],
+  queryTerms: string[],
+  lengths: number[] = passages.map(wordCount),
+): number[] {
   const n = passages.length;
   const terms = [...new Set(queryTerms.map((t) => fold(t.toLowerCase())))];
   if (!n || !terms.length) return passages.map(() => 0);
@@ -59,7 +70,7 @@ export function scorePassages(passages: string[], queryTerms: string[], lengths:
     for (const [t, f] of tf) {
       const d = df.get(t)!;
       const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      score += idf * (f * (K1 + 1)) / (f + K1 * (1 - B + B * lengths[i]! / avgLen));
+      score += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * lengths[i]!) / avgLen));
     }
     return score;
   });

@@ -17,8 +17,19 @@ export const DEFAULT_PASSAGE_OPTIONS: PassageSplitOptions = { minWords: 60, maxW
 
 /** What /\s/ matches (ECMAScript WhiteSpace and LineTerminator). */
 function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /**
@@ -41,7 +52,10 @@ function sentences(paragraph: string, maxWords: number): { text: string; words: 
   const out: { text: string; words: number }[] = [];
   for (const text of segmentSentences(paragraph)) {
     const words = wordCount(text);
-    if (words <= maxWords) { out.push({ text, words }); continue; }
+    if (words <= maxWords) {
+      out.push({ text, words });
+      continue;
+    }
     const parts = text.split(/\s+/);
     for (let i = 0; i < parts.length; i += maxWords) {
       const piece = parts.slice(i, i + maxWords);
@@ -67,18 +81,31 @@ export function splitPassages(text: string, opts: PassageSplitOptions = DEFAULT_
     if (isDebris(paragraph)) continue;
     let open = false;
     for (const s of sentences(paragraph, opts.maxWords)) {
-      if (words > 0 && words + s.words > opts.maxWords) { flush(); open = false; }
-      if (!open) { current.push([]); open = true; }
+      if (words > 0 && words + s.words > opts.maxWords) {
+        flush();
+        open = false;
+      }
+      if (!open) {
+        current.push([]);
+        open = true;
+      }
       current[current.length - 1]!.push(s.text);
       words += s.words;
-      if (words >= opts.maxWords) { flush(); open = false; }
+      if (words >= opts.maxWords) {
+        flush();
+        open = false;
+      }
     }
     // A paragraph end is a good place to stop once the passage is long enough.
     if (words >= opts.minWords) flush();
   }
   // A short tail joins the previous passage when that stays within bounds, else stands alone.
-  if (current.length && passages.length && words < opts.minWords / 2 &&
-      wordCount(passages[passages.length - 1]!) + words <= opts.maxWords * 1.25) {
+  if (
+    current.length &&
+    passages.length &&
+    words < opts.minWords / 2 &&
+    wordCount(passages[passages.length - 1]!) + words <= opts.maxWords * 1.25
+  ) {
     passages[passages.length - 1] += '\n' + joined();
     current = [];
   }

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { seededRandom as random } from '../../test/helpers.ts';
 import { PostingsBuffer, encodeSegment } from './postings.ts';
 
-
 test('segments appended to each other decode to every posting, in order, with its field frequencies', () => {
   const rnd = random(7);
   const expected = new Map<string, [number, number, number, number][]>();
@@ -13,12 +12,13 @@ test('segments appended to each other decode to every posting, in order, with it
   for (let batch = 0; batch < 3; batch++) {
     const batchLists = new Map<string, number[]>();
     for (let i = 0; i < 200; i++) {
-      docNo += 1 + Math.floor(rnd() ** 8 * 2 ** 31 / 1000);
+      docNo += 1 + Math.floor((rnd() ** 8 * 2 ** 31) / 1000);
       for (const term of ['common', 'rare', 'title-only']) {
         if (term === 'rare' && rnd() > 0.05) continue;
-        const f = term === 'title-only'
-          ? { title: 1 + Math.floor(rnd() * 3), body: 0, url: 0 }
-          : { title: rnd() < 0.2 ? 1 : 0, body: Math.floor(rnd() * 300), url: rnd() < 0.1 ? 200 : 0 };
+        const f =
+          term === 'title-only'
+            ? { title: 1 + Math.floor(rnd() * 3), body: 0, url: 0 }
+            : { title: rnd() < 0.2 ? 1 : 0, body: Math.floor(rnd() * 300), url: rnd() < 0.1 ? 200 : 0 };
         const list = expected.get(term) ?? [];
         list.push([docNo, f.title, f.body, f.url]);
         expected.set(term, list);
@@ -38,7 +38,10 @@ test('segments appended to each other decode to every posting, in order, with it
     const parts = chunks.get(term)!;
     const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
-    for (const p of parts) { joined.set(p, at); at += p.length; }
+    for (const p of parts) {
+      joined.set(p, at);
+      at += p.length;
+    }
     const n = buffer.decode(joined);
     assert.equal(n, list.length, term);
     const got = Array.from({ length: n }, (_, i) => [buffer.docs[i], buffer.title[i], buffer.body[i], buffer.url[i]]);

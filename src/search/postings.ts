@@ -29,7 +29,10 @@ export function encodeSegment(list: readonly number[]): Uint8Array {
   writer.varint(list.length / 4);
   let previous = 0;
   for (let i = 0; i < list.length; i += 4) {
-    const docNo = list[i]!, title = list[i + 1]!, body = list[i + 2]!, url = list[i + 3]!;
+    const docNo = list[i]!,
+      title = list[i + 1]!,
+      body = list[i + 2]!,
+      url = list[i + 3]!;
     if (docNo <= previous) throw new Error(`document numbers must increase (${docNo} after ${previous})`);
     writer.varint(docNo - previous);
     previous = docNo;
@@ -52,8 +55,15 @@ export class PostingsBuffer {
     if (n <= this.docs.length) return;
     let size = this.docs.length;
     while (size < n) size *= 2;
-    const grow = (a: Int32Array) => { const b = new Int32Array(size); b.set(a.subarray(0, this.length)); return b; };
-    this.docs = grow(this.docs); this.title = grow(this.title); this.body = grow(this.body); this.url = grow(this.url);
+    const grow = (a: Int32Array) => {
+      const b = new Int32Array(size);
+      b.set(a.subarray(0, this.length));
+      return b;
+    };
+    this.docs = grow(this.docs);
+    this.title = grow(this.title);
+    this.body = grow(this.body);
+    this.url = grow(this.url);
   }
 
   /**
@@ -66,23 +76,60 @@ export class PostingsBuffer {
     const end = chunk.length;
     // Varint reads are inlined: this loop runs for every posting of every query term.
     while (pos < end) {
-      let count = 0, shift = 0, b = 0;
-      do { b = chunk[pos++]!; count += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80 && pos < end);
+      let count = 0,
+        shift = 0,
+        b = 0;
+      do {
+        b = chunk[pos++]!;
+        count += (b & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (b & 0x80 && pos < end);
       this.ensure(this.length + count);
-      const docs = this.docs, title = this.title, body = this.body, url = this.url;
+      const docs = this.docs,
+        title = this.title,
+        body = this.body,
+        url = this.url;
       let doc = 0;
       for (let i = 0; i < count; i++) {
         if (pos >= end) throw new Error('postings chunk is truncated');
-        let v = 0; shift = 0;
-        do { b = chunk[pos++]!; v += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
+        let v = 0;
+        shift = 0;
+        do {
+          b = chunk[pos++]!;
+          v += (b & 0x7f) * 2 ** shift;
+          shift += 7;
+        } while (b & 0x80);
         doc += v;
-        v = 0; shift = 0;
-        do { b = chunk[pos++]!; v += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
-        let t = 0, u = 0;
-        if (v & 2) { shift = 0; do { b = chunk[pos++]!; t += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80); }
-        if (v & 1) { shift = 0; do { b = chunk[pos++]!; u += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80); }
+        v = 0;
+        shift = 0;
+        do {
+          b = chunk[pos++]!;
+          v += (b & 0x7f) * 2 ** shift;
+          shift += 7;
+        } while (b & 0x80);
+        let t = 0,
+          u = 0;
+        if (v & 2) {
+          shift = 0;
+          do {
+            b = chunk[pos++]!;
+            t += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+          } while (b & 0x80);
+        }
+        if (v & 1) {
+          shift = 0;
+          do {
+            b = chunk[pos++]!;
+            u += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+          } while (b & 0x80);
+        }
         const n = this.length++;
-        docs[n] = doc; title[n] = t; body[n] = Math.floor(v / 4); url[n] = u;
+        docs[n] = doc;
+        title[n] = t;
+        body[n] = Math.floor(v / 4);
+        url[n] = u;
       }
       if (pos > end) throw new Error('postings chunk is truncated');
     }

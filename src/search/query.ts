@@ -7,7 +7,12 @@ import { STOPWORDS } from '../text/stopwords.ts';
 
 /** Lowercased word tokens of the text (letters and digits, apostrophes split like unicode61 does). */
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Distinct content words of a question, in order of first appearance. */
@@ -20,6 +25,11 @@ export function queryTerms(text: string): string[] {
     terms.push(t);
   }
   // A question made only of stopwords ("Who is he?") still searches for its words.
-  if (!terms.length) for (const t of tokenize(text)) if (!seen.has(t)) { seen.add(t); terms.push(t); }
+  if (!terms.length)
+    for (const t of tokenize(text))
+      if (!seen.has(t)) {
+        seen.add(t);
+        terms.push(t);
+      }
   return terms;
 }

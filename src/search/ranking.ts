@@ -50,7 +50,11 @@ export interface RankedArticle {
   passages: PassageMatch[];
 }
 
-export function rankArticles(articles: ArticleMatch[], passages: PassageMatch[], opts: RankingOptions): RankedArticle[] {
+export function rankArticles(
+  articles: ArticleMatch[],
+  passages: PassageMatch[],
+  opts: RankingOptions,
+): RankedArticle[] {
   const byItem = new Map<number, PassageMatch[]>();
   for (const p of passages) {
     let list = byItem.get(p.itemId);

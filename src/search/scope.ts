@@ -20,7 +20,10 @@ export async function resolveScope(scope: SearchScope, repo: SearchIndexReposito
   if (scope.kind === 'instance') return { kind: 'instance' };
   if (scope.kind === 'subscriptions') return { kind: 'subscriptions', userId: scope.userId };
   if (!Array.isArray(scope.streamIds) || scope.streamIds.length === 0) {
-    throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM} must list at least one stream id (feed/<url>, user/-/label/<name>, user/-/state/com.google/starred)`);
+    throw new SearchFilterError(
+      STREAMS_PARAM,
+      `${STREAMS_PARAM} must list at least one stream id (feed/<url>, user/-/label/<name>, user/-/state/com.google/starred)`,
+    );
   }
   const userId = scope.userId;
   const feedIds = new Set<number>();
@@ -36,18 +39,29 @@ export async function resolveScope(scope: SearchScope, repo: SearchIndexReposito
     }
     const user = /^user\/(-|\d+)\/(label|state\/com\.google)\/(.+)$/.exec(id);
     if (!user || (user[1] !== '-' && Number(user[1]) !== userId)) {
-      throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM}: ${JSON.stringify(id)} is not a stream id of yours (use feed/<url>, user/-/label/<name> or user/-/state/com.google/starred)`);
+      throw new SearchFilterError(
+        STREAMS_PARAM,
+        `${STREAMS_PARAM}: ${JSON.stringify(id)} is not a stream id of yours (use feed/<url>, user/-/label/<name> or user/-/state/com.google/starred)`,
+      );
     }
     if (user[2] === 'label') {
       const label = await repo.label(userId, user[3]!);
-      if (!label) throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM}: no folder or tag named ${JSON.stringify(user[3])}`);
+      if (!label)
+        throw new SearchFilterError(
+          STREAMS_PARAM,
+          `${STREAMS_PARAM}: no folder or tag named ${JSON.stringify(user[3])}`,
+        );
       // A label is a folder (the feeds in it) and a tag (the items tagged with it) at once.
       for (const f of label.folderFeedIds) feedIds.add(f);
       taggedLabelIds.add(label.id);
       continue;
     }
     const state = STATES[user[3]!];
-    if (!state) throw new SearchFilterError(STREAMS_PARAM, `${STREAMS_PARAM}: unsupported state ${JSON.stringify(id)} (use starred, read, like or reading-list)`);
+    if (!state)
+      throw new SearchFilterError(
+        STREAMS_PARAM,
+        `${STREAMS_PARAM}: unsupported state ${JSON.stringify(id)} (use starred, read, like or reading-list)`,
+      );
     if (state === 'reading-list') return { kind: 'subscriptions', userId };
     states.add(state);
   }

@@ -36,7 +36,9 @@ export class FusedSearchService implements SearchService {
     this.beforeSearch = opts.beforeSearch ?? (() => {});
   }
 
-  get searchesPerformed(): number { return this.count; }
+  get searchesPerformed(): number {
+    return this.count;
+  }
 
   async search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]> {
     return (await this.searchWithReport(q, signal)).hits;
@@ -50,7 +52,11 @@ export class FusedSearchService implements SearchService {
     await this.local.compile(q);
     this.count++;
     const t0 = performance.now();
-    try { return await this.searchAll(q, signal); } finally { this.onSearched((performance.now() - t0) / 1000); }
+    try {
+      return await this.searchAll(q, signal);
+    } finally {
+      this.onSearched((performance.now() - t0) / 1000);
+    }
   }
 
   private async searchAll(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
@@ -58,17 +64,19 @@ export class FusedSearchService implements SearchService {
     const local = await this.local.search(q);
     if (!this.web.length) return { hits: local, billedSearches: 1, degraded: [] };
     const degraded: string[] = [];
-    const webLists = await Promise.all(this.web.map(async (p) => {
-      try {
-        return await p.search(q, signal);
-      } catch (e) {
-        if (signal?.aborted) throw e;
-        const message = `${p.name} web search failed: ${(e as Error).message}`;
-        this.log.warn({ err: e, provider: p.name }, 'web search failed; answering from the local index only');
-        degraded.push(message);
-        return [];
-      }
-    }));
+    const webLists = await Promise.all(
+      this.web.map(async (p) => {
+        try {
+          return await p.search(q, signal);
+        } catch (e) {
+          if (signal?.aborted) throw e;
+          const message = `${p.name} web search failed: ${(e as Error).message}`;
+          this.log.warn({ err: e, provider: p.name }, 'web search failed; answering from the local index only');
+          degraded.push(message);
+          return [];
+        }
+      }),
+    );
     return { hits: reciprocalRankFusion([local, ...webLists], q.limit), billedSearches: 1, degraded };
   }
 
@@ -81,7 +89,12 @@ export class FusedSearchService implements SearchService {
 export const searchService: (app: App) => FusedSearchService = perApp((app) => {
   const repo = searchIndexRepository(app);
   const web: SearchProvider[] = app.config.searxngUrl ? [new SearxngProvider(app)] : [];
-  const s = new FusedSearchService(repo, { local: new LocalIndexProvider(repo), web, log: app.log, beforeSearch: () => flushSearchIndexing(app) });
+  const s = new FusedSearchService(repo, {
+    local: new LocalIndexProvider(repo),
+    web,
+    log: app.log,
+    beforeSearch: () => flushSearchIndexing(app),
+  });
   s.onSearched = (seconds) => observeSearch(app, seconds);
   return s;
 });

@@ -26,8 +26,26 @@ function fts5Terms(texts: string[], tokenize = 'porter unicode61 remove_diacriti
 }
 
 test('tokens are runs of letters and numbers, lowercased; everything else separates', () => {
-  assert.deepEqual(wordTokens("Don't panic: O'Neill's 3.5% in 2024—really?!"), ['don', 't', 'panic', 'o', 'neill', 's', '3', '5', 'in', '2024', 'really']);
-  assert.deepEqual(wordTokens('“Curly quotes” – dashes… and •bullets'), ['curly', 'quotes', 'dashes', 'and', 'bullets']);
+  assert.deepEqual(wordTokens("Don't panic: O'Neill's 3.5% in 2024—really?!"), [
+    'don',
+    't',
+    'panic',
+    'o',
+    'neill',
+    's',
+    '3',
+    '5',
+    'in',
+    '2024',
+    'really',
+  ]);
+  assert.deepEqual(wordTokens('“Curly quotes” – dashes… and •bullets'), [
+    'curly',
+    'quotes',
+    'dashes',
+    'and',
+    'bullets',
+  ]);
   assert.deepEqual(wordTokens('snake_case kebab-case e-mail'), ['snake', 'case', 'kebab', 'case', 'e', 'mail']);
 });
 
@@ -38,8 +56,23 @@ test('empty and separator-only input give no terms', () => {
 });
 
 test('diacritics are removed from Latin letters, precomposed or decomposed, as FTS5 does', () => {
-  assert.deepEqual(indexTerms('Zürich ZU\u0308RICH São Paulo Tiếng Việt ŁÓDŹ'), ['zurich', 'zurich', 'sao', 'paulo', 'tieng', 'viet', 'łodz']);
-  const samples = ['Zürich Zu\u0308rich crème brûlée naïve café', 'Tiếng Việt', 'ŁÓDŹ Øre œuvre', 'Привет йод ёлка', 'ΆΘΗΝΑ Ελληνικά', 'İstanbul'];
+  assert.deepEqual(indexTerms('Zürich ZU\u0308RICH São Paulo Tiếng Việt ŁÓDŹ'), [
+    'zurich',
+    'zurich',
+    'sao',
+    'paulo',
+    'tieng',
+    'viet',
+    'łodz',
+  ]);
+  const samples = [
+    'Zürich Zu\u0308rich crème brûlée naïve café',
+    'Tiếng Việt',
+    'ŁÓDŹ Øre œuvre',
+    'Привет йод ёлка',
+    'ΆΘΗΝΑ Ελληνικά',
+    'İstanbul',
+  ];
   const expected = fts5Terms(samples);
   samples.forEach((text, i) => assert.deepEqual(indexTerms(text), expected[i], text));
   // Known difference: FTS5's porter measures non-ASCII letters in UTF-8 bytes, so "ß" counts as two
@@ -49,7 +82,15 @@ test('diacritics are removed from Latin letters, precomposed or decomposed, as F
 });
 
 test('other scripts: CJK runs, Cyrillic and Greek keep their accents, Devanagari splits at vowel signs like FTS5', () => {
-  const samples = ['中文字符 日本語のテキスト', 'Привет, мир! Москва', 'हिन्दी भाषा', 'ภาษาไทย', 'العَرَبِيَّة', '한국어 텍스트', 'x²y ½ ① 1990s'];
+  const samples = [
+    '中文字符 日本語のテキスト',
+    'Привет, мир! Москва',
+    'हिन्दी भाषा',
+    'ภาษาไทย',
+    'العَرَبِيَّة',
+    '한국어 텍스트',
+    'x²y ½ ① 1990s',
+  ];
   const expected = fts5Terms(samples);
   samples.forEach((text, i) => assert.deepEqual(indexTerms(text), expected[i], text));
   assert.deepEqual(wordTokens('中文字符 日本語'), ['中文字符', '日本語']);
@@ -73,7 +114,9 @@ test('stems of common English words match FTS5 porter', () => {
     generalizations oscillators was has his this are they one day news says today may monday police
     government president companies company studies university universities women children people said
     coronavirus vaccines vaccinated vaccination economy economic economically market markets marketing
-    the and of to in is it that for on with as by at from be an or not sayyed`.split(/\s+/).filter(Boolean);
+    the and of to in is it that for on with as by at from be an or not sayyed`
+    .split(/\s+/)
+    .filter(Boolean);
   const expected = fts5Terms(words);
   const mismatches = words.filter((w, i) => stem(w) !== expected[i]![0]);
   // "sayyed": FTS5 sees "yy" as a double consonant (-> "sai"), `stemmer` does not (-> "sayi").
@@ -85,7 +128,10 @@ test('stems of common English words match FTS5 porter', () => {
 test('termFrequencies counts stemmed terms and the document length', () => {
   const { tf, length } = termFrequencies('Elections, elected, election! The election.');
   assert.equal(length, 5);
-  assert.deepEqual([...tf].sort(), [['elect', 4], ['the', 1]]);
+  assert.deepEqual([...tf].sort(), [
+    ['elect', 4],
+    ['the', 1],
+  ]);
   assert.deepEqual(indexTerms('Elections, elected'), ['elect', 'elect']);
 });
 
@@ -103,13 +149,20 @@ test('the stem memo stays within its bound and keeps answering correctly after b
 // share of terms both tokenizers produce (multiset overlap / longer length), which is what BM25
 // sees (term frequencies, document length). Measured 99.9998%, 1,343 of 1,347 identical.
 test('news corpus: the terms agree with FTS5 porter unicode61 remove_diacritics 2', { skip: SKIP_NO_SHARED }, (t) => {
-  const lines = gunzipSync(readFileSync(join(SHARED, 'corpus/news/articles.jsonl.gz'))).toString('utf8').split('\n');
-  const texts = lines.filter(Boolean).filter((_, i) => i % 4 === 0).map((line) => {
-    const article = JSON.parse(line) as { title: string; text: string };
-    return `${article.title}\n${article.text}`;
-  });
+  const lines = gunzipSync(readFileSync(join(SHARED, 'corpus/news/articles.jsonl.gz')))
+    .toString('utf8')
+    .split('\n');
+  const texts = lines
+    .filter(Boolean)
+    .filter((_, i) => i % 4 === 0)
+    .map((line) => {
+      const article = JSON.parse(line) as { title: string; text: string };
+      return `${article.title}\n${article.text}`;
+    });
   const expected = fts5Terms(texts);
-  let shared = 0, total = 0, identical = 0;
+  let shared = 0,
+    total = 0,
+    identical = 0;
   texts.forEach((text, i) => {
     const ours = termFrequencies(text);
     const theirs = new Map<string, number>();
@@ -119,7 +172,9 @@ test('news corpus: the terms agree with FTS5 porter unicode61 remove_diacritics 
     if (indexTerms(text).join(' ') === expected[i]!.join(' ')) identical++;
   });
   const agreement = shared / total;
-  t.diagnostic(`${texts.length} articles, ${total} terms: ${(100 * agreement).toFixed(4)}% agree, ${identical} articles identical`);
+  t.diagnostic(
+    `${texts.length} articles, ${total} terms: ${(100 * agreement).toFixed(4)}% agree, ${identical} articles identical`,
+  );
   assert.ok(agreement >= 0.9995, `agreement ${(100 * agreement).toFixed(4)}%`);
   assert.ok(identical >= texts.length * 0.99, `${identical} of ${texts.length} articles identical`);
 });

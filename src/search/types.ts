@@ -67,7 +67,10 @@ export interface SearchService {
 /** A filter value the caller must fix (names the parameter). */
 export class SearchFilterError extends Error {
   readonly param: string;
-  constructor(param: string, message: string) { super(message); this.param = param; }
+  constructor(param: string, message: string) {
+    super(message);
+    this.param = param;
+  }
 }
 
 /** What one search did, for callers that report more than the hits. */

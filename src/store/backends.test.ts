@@ -31,13 +31,25 @@ async function open(backend: 'sqlite' | 'postgres'): Promise<Store> {
 }
 
 const entry = (guid: string, publishedAt: number | null, body = `s ${guid}`): ParsedEntry => ({
-  guid, url: `https://e.example/${guid}`, title: guid, author: null, publishedAt, updatedAt: null, content: null, summary: body, enclosures: [], imageUrl: null, categories: [],
+  guid,
+  url: `https://e.example/${guid}`,
+  title: guid,
+  author: null,
+  publishedAt,
+  updatedAt: null,
+  content: null,
+  summary: body,
+  enclosures: [],
+  imageUrl: null,
+  categories: [],
 });
 
 for (const backend of ['sqlite', 'postgres'] as const) {
   const skip = backend === 'postgres' ? PG_SKIP : false;
 
-  test(`${backend}: users, feeds, ingest with fan-out, subscriptions and the unread counters kept on write`, { skip }, async () => {
+  test(`${backend}: users, feeds, ingest with fan-out, subscriptions and the unread counters kept on write`, {
+    skip,
+  }, async () => {
     const s = await open(backend);
     try {
       const alice = await s.users.create('Alice', 'h1');
@@ -48,8 +60,16 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const many = Array.from({ length: BACKFILL_ON_SUBSCRIBE + 10 }, (_, i) => entry(`e${i}`, 1_700_000_000 - i * 60));
       const first = await s.items.upsertEntries(feed.id, [...many, many[0]!], 1_800_000_000_000_000);
       assert.equal(first.added.length, many.length, 'a repeated guid is stored once');
-      assert.deepEqual(await s.items.upsertEntries(feed.id, many, 1_800_000_000_100_000), { added: [], updated: [], deleted: [] }, 'unchanged entries are left alone');
-      const edited = await s.items.upsertEntries(feed.id, [entry('e3', 1_700_000_000 - 180, 'new body')], 1_800_000_000_200_000);
+      assert.deepEqual(
+        await s.items.upsertEntries(feed.id, many, 1_800_000_000_100_000),
+        { added: [], updated: [], deleted: [] },
+        'unchanged entries are left alone',
+      );
+      const edited = await s.items.upsertEntries(
+        feed.id,
+        [entry('e3', 1_700_000_000 - 180, 'new body')],
+        1_800_000_000_200_000,
+      );
       assert.deepEqual(edited.updated, [first.added.at(-4)], 'a changed entry is updated in place');
 
       const sub = await s.subscriptions.subscribe(alice.id, feed.id, { folders: ['Tech', ' News '] });
@@ -58,29 +78,55 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(sub.subscription.unreadCount, BACKFILL_ON_SUBSCRIBE, 'a new subscriber gets the newest items only');
       await s.subscriptions.subscribe(bob.id, feed.id);
       const fresh = await s.items.upsertEntries(feed.id, [entry('n1', null), entry('n2', null)], 1_900_000_000_000_000);
-      assert.equal((await s.subscriptions.find(alice.id, feed.id))!.unreadCount, BACKFILL_ON_SUBSCRIBE + 2, 'fan-out counts');
+      assert.equal(
+        (await s.subscriptions.find(alice.id, feed.id))!.unreadCount,
+        BACKFILL_ON_SUBSCRIBE + 2,
+        'fan-out counts',
+      );
       assert.equal((await s.subscriptions.find(bob.id, feed.id))!.newestItemUs >= 1_900_000_000_000_000, true);
 
       // Marking read one by one and all at once keeps the counters exact.
       assert.equal(await s.itemStates.setState(alice.id, 'read', 1, fresh.added), 2);
       assert.equal(await s.itemStates.setState(alice.id, 'read', 1, fresh.added), 0, 'already read: nothing changes');
       assert.equal((await s.subscriptions.find(alice.id, feed.id))!.unreadCount, BACKFILL_ON_SUBSCRIBE);
-      const marked = await s.itemStates.markAllRead(alice.id, [{ kind: 'feeds', feedIds: [feed.id], negate: false }], Number.MAX_SAFE_INTEGER);
+      const marked = await s.itemStates.markAllRead(
+        alice.id,
+        [{ kind: 'feeds', feedIds: [feed.id], negate: false }],
+        Number.MAX_SAFE_INTEGER,
+      );
       assert.equal(marked, BACKFILL_ON_SUBSCRIBE);
-      assert.deepEqual((await s.readerLabels.unreadCounters(alice.id)).map((c) => c[1]), [0]);
-      assert.deepEqual((await s.readerLabels.unreadCounters(bob.id)).map((c) => c[1]), [BACKFILL_ON_SUBSCRIBE + 2], "another user's counters are untouched");
+      assert.deepEqual(
+        (await s.readerLabels.unreadCounters(alice.id)).map((c) => c[1]),
+        [0],
+      );
+      assert.deepEqual(
+        (await s.readerLabels.unreadCounters(bob.id)).map((c) => c[1]),
+        [BACKFILL_ON_SUBSCRIBE + 2],
+        "another user's counters are untouched",
+      );
 
       // Keyset pages: newest first, continuation strictly after the last row, no overlap.
       const q = { userId: bob.id, where: [], newestFirst: true, limit: 50 };
       const p1 = await s.streams.statesPage(q);
-      const p2 = await s.streams.statesPage({ ...q, after: { crawledUs: p1.at(-1)!.crawledUs, itemId: p1.at(-1)!.itemId } });
+      const p2 = await s.streams.statesPage({
+        ...q,
+        after: { crawledUs: p1.at(-1)!.crawledUs, itemId: p1.at(-1)!.itemId },
+      });
       assert.equal(p1.length, 50);
       assert.ok(p1.every((r, i) => i === 0 || r.crawledUs < p1[i - 1]!.crawledUs));
       assert.ok(p2[0]!.crawledUs < p1.at(-1)!.crawledUs);
       const refs = await s.streams.refsJson(q);
       assert.equal(refs.count, 50);
-      assert.deepEqual(JSON.parse(`[${refs.json}]`).map((r: { id: string }) => Number(r.id)), p1.map((r) => r.itemId), 'refs in page order');
-      assert.deepEqual((await s.streams.statesByIds(bob.id, [p1[3]!.itemId, p1[1]!.itemId, 999_999])).map((r) => r.itemId), [p1[3]!.itemId, p1[1]!.itemId], 'in the order asked, unknown ids skipped');
+      assert.deepEqual(
+        JSON.parse(`[${refs.json}]`).map((r: { id: string }) => Number(r.id)),
+        p1.map((r) => r.itemId),
+        'refs in page order',
+      );
+      assert.deepEqual(
+        (await s.streams.statesByIds(bob.id, [p1[3]!.itemId, p1[1]!.itemId, 999_999])).map((r) => r.itemId),
+        [p1[3]!.itemId, p1[1]!.itemId],
+        'in the order asked, unknown ids skipped',
+      );
 
       // Tags, folders, label merge.
       const keep = await s.readerLabels.ensureLabel(bob.id, 'keep');
@@ -89,26 +135,47 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await s.subscriptions.addFolder(bob.id, feed.id, 'Later');
       await s.readerLabels.renameLabel(bob.id, keep, 'Later');
       const labels = await s.readerLabels.labels(bob.id);
-      assert.deepEqual(labels.map((l) => [l.name, l.subscriptionCount, l.taggedCount]), [['Later', 1, 2]], 'renaming onto an existing label merges');
+      assert.deepEqual(
+        labels.map((l) => [l.name, l.subscriptionCount, l.taggedCount]),
+        [['Later', 1, 2]],
+        'renaming onto an existing label merges',
+      );
 
       // Unsubscribing keeps starred items and fixes nothing else.
       await s.itemStates.setState(bob.id, 'starred', 1, [p1[5]!.itemId]);
       assert.equal(await s.subscriptions.unsubscribe(bob.id, feed.id), true);
       const left = await s.streams.statesPage(q);
-      assert.deepEqual(left.map((r) => r.itemId).sort(), [p1[0]!.itemId, p1[1]!.itemId, p1[5]!.itemId].sort(), 'starred and tagged items stay');
-    } finally { await s.close(); }
+      assert.deepEqual(
+        left.map((r) => r.itemId).sort(),
+        [p1[0]!.itemId, p1[1]!.itemId, p1[5]!.itemId].sort(),
+        'starred and tagged items stay',
+      );
+    } finally {
+      await s.close();
+    }
   });
 
-  test(`${backend}: transactions roll back on a throw, nested calls join, the search index counters follow`, { skip }, async () => {
+  test(`${backend}: transactions roll back on a throw, nested calls join, the search index counters follow`, {
+    skip,
+  }, async () => {
     const s = await open(backend);
     try {
-      await assert.rejects(s.transaction(async () => {
-        await s.users.create('ghost', 'x');
-        await s.transaction(async () => { await s.feeds.create('https://ghost.example/feed'); });
-        throw new Error('boom');
-      }), /boom/);
+      await assert.rejects(
+        s.transaction(async () => {
+          await s.users.create('ghost', 'x');
+          await s.transaction(async () => {
+            await s.feeds.create('https://ghost.example/feed');
+          });
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
       assert.equal(await s.users.findByName('ghost'), undefined, 'nothing of a failed transaction stays');
-      assert.equal(await s.feeds.findByUrl('https://ghost.example/feed'), undefined, 'a nested call joined the outer transaction');
+      assert.equal(
+        await s.feeds.findByUrl('https://ghost.example/feed'),
+        undefined,
+        'a nested call joined the outer transaction',
+      );
 
       const feed = await s.feeds.create('https://i.example/feed');
       const { added } = await s.items.upsertEntries(feed.id, [entry('a', 1), entry('b', 2), entry('c', 3)], 1_000_000);
@@ -116,36 +183,76 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await s.transaction(async () => {
         await idx.lockForWriting();
         const first = await idx.reserveDocNumbers(3);
-        await idx.storeArticles(added.map((id, i) => ({
-          article: { id, feedId: feed.id, host: 'i.example', title: 't', publishedAt: i, updatedAt: i, docNo: first + i, titleLength: 1, bodyLength: 10 * (i + 1), urlLength: 2 },
-          passages: [{ text: `one ${i}`, words: 2 }, { text: 'two', words: 1 }],
-        })));
-        await idx.appendPostings([{ term: 'alpha', bytes: new Uint8Array([1, 2, 3]), count: 1 }, { term: 'beta', bytes: new Uint8Array([4]), count: 1 }]);
+        await idx.storeArticles(
+          added.map((id, i) => ({
+            article: {
+              id,
+              feedId: feed.id,
+              host: 'i.example',
+              title: 't',
+              publishedAt: i,
+              updatedAt: i,
+              docNo: first + i,
+              titleLength: 1,
+              bodyLength: 10 * (i + 1),
+              urlLength: 2,
+            },
+            passages: [
+              { text: `one ${i}`, words: 2 },
+              { text: 'two', words: 1 },
+            ],
+          })),
+        );
+        await idx.appendPostings([
+          { term: 'alpha', bytes: new Uint8Array([1, 2, 3]), count: 1 },
+          { term: 'beta', bytes: new Uint8Array([4]), count: 1 },
+        ]);
         await idx.appendPostings([{ term: 'alpha', bytes: new Uint8Array([5]), count: 2 }]);
       });
       let state = await idx.state();
       assert.deepEqual([state.articles, state.bodyLength, state.titleLength, state.removed], [3, 60, 3, 0]);
       const alpha = await idx.postings('alpha');
       assert.equal(alpha.count, 3);
-      assert.deepEqual(alpha.chunks.map((c) => [...c]), [[1, 2, 3, 5]], 'appended onto the last chunk');
+      assert.deepEqual(
+        alpha.chunks.map((c) => [...c]),
+        [[1, 2, 3, 5]],
+        'appended onto the last chunk',
+      );
       assert.deepEqual(await idx.termsAfter('', 10), ['alpha', 'beta']);
-      assert.deepEqual((await idx.passageTexts([added[1]!])).map((p) => [p.ord, p.text]), [[0, 'one 1'], [1, 'two']]);
+      assert.deepEqual(
+        (await idx.passageTexts([added[1]!])).map((p) => [p.ord, p.text]),
+        [
+          [0, 'one 1'],
+          [1, 'two'],
+        ],
+      );
       await idx.deleteItems([added[0]!]);
       state = await idx.state();
       assert.deepEqual([state.articles, state.bodyLength, state.removed], [2, 50, 1]);
       await testSql(s).prepare('DELETE FROM feeds WHERE id = ?').run(feed.id);
       state = await idx.state();
       assert.deepEqual([state.articles, state.bodyLength, state.removed], [0, 0, 3], 'a cascaded delete counts too');
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   });
 }
 
 test('postgres: a server that is down at start is one line naming TIDINGS_DATABASE_URL, without the password', async () => {
-  const err = await openStore({ databaseUrl: 'postgres://tidings:s3cret-pw@127.0.0.1:1/tidings', dataDir: tempDataDir() }).then(() => null, (e: unknown) => e);
+  const err = await openStore({
+    databaseUrl: 'postgres://tidings:s3cret-pw@127.0.0.1:1/tidings',
+    dataDir: tempDataDir(),
+  }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof StoreUnavailableError, String(err));
   assert.match(err.message, /TIDINGS_DATABASE_URL=postgres:\/\/tidings:\*\*\*@127\.0\.0\.1:1\/tidings/);
   assert.ok(!err.message.includes('s3cret-pw') && !err.message.includes('\n'));
-  await assert.rejects(openStore({ databaseUrl: 'mysql://x@y/z', dataDir: tempDataDir() }), /TIDINGS_DATABASE_URL must be empty/);
+  await assert.rejects(
+    openStore({ databaseUrl: 'mysql://x@y/z', dataDir: tempDataDir() }),
+    /TIDINGS_DATABASE_URL must be empty/,
+  );
 });
 
 test('postgres: a failed migration is rolled back and named; the ones before it stay', { skip: PG_SKIP }, async () => {
@@ -153,37 +260,90 @@ test('postgres: a failed migration is rolled back and named; the ones before it 
   try {
     const { MIGRATIONS } = await import('./migrations.ts');
     const pg = s as unknown as { migrate(list: unknown[]): Promise<string[]> };
-    const broken = { id: '999_broken', sqlite: '-', postgres: 'CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);' };
-    await assert.rejects(pg.migrate([...MIGRATIONS, broken]), /migration 999_broken failed and was rolled back.*no_such_table/);
-    assert.equal((await testSql(s).prepare("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'half_done'").get<{ n: number }>())!.n, 0);
-    assert.equal((await testSql(s).prepare("SELECT count(*) AS n FROM schema_migrations WHERE id = '999_broken'").get<{ n: number }>())!.n, 0);
+    const broken = {
+      id: '999_broken',
+      sqlite: '-',
+      postgres: 'CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);',
+    };
+    await assert.rejects(
+      pg.migrate([...MIGRATIONS, broken]),
+      /migration 999_broken failed and was rolled back.*no_such_table/,
+    );
+    assert.equal(
+      (await testSql(s)
+        .prepare("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'half_done'")
+        .get<{ n: number }>())!.n,
+      0,
+    );
+    assert.equal(
+      (await testSql(s)
+        .prepare("SELECT count(*) AS n FROM schema_migrations WHERE id = '999_broken'")
+        .get<{ n: number }>())!.n,
+      0,
+    );
     assert.deepEqual(await pg.migrate([...MIGRATIONS]), [], 'the good ones stay applied');
-  } finally { await s.close(); }
+  } finally {
+    await s.close();
+  }
 });
 
 test('postgres: a server older than 13 is refused with a clear error', () => {
-  assert.throws(() => checkServerVersion(120015, 'postgres://u:pw@db/x'), /PostgreSQL server at TIDINGS_DATABASE_URL=postgres:\/\/u:\*\*\*@db\/x is version 12; Tidings needs PostgreSQL 13 or newer/);
+  assert.throws(
+    () => checkServerVersion(120015, 'postgres://u:pw@db/x'),
+    /PostgreSQL server at TIDINGS_DATABASE_URL=postgres:\/\/u:\*\*\*@db\/x is version 12; Tidings needs PostgreSQL 13 or newer/,
+  );
   checkServerVersion(150018, 'postgres://u@db/x');
 });
 
-test('postgres: connection lost while serving: 503 with a clear body, then it reconnects by itself', { skip: PG_SKIP || (process.env.TIDINGS_TEST_DATABASE_URL ? 'skipped: needs its own cluster to stop and start (TIDINGS_TEST_DATABASE_URL is set)' : false) }, async () => {
+test('postgres: connection lost while serving: 503 with a clear body, then it reconnects by itself', {
+  skip:
+    PG_SKIP ||
+    (process.env.TIDINGS_TEST_DATABASE_URL
+      ? 'skipped: needs its own cluster to stop and start (TIDINGS_TEST_DATABASE_URL is set)'
+      : false),
+}, async () => {
   const own = await startCluster();
   try {
     const { createApp } = await import('../app.ts');
     const { loadConfig } = await import('../config/config.ts');
     const { startServer } = await import('../http/server.ts');
     const { issueClientLoginToken } = await import('../auth/tokens.ts');
-    const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), databaseUrl: freshPostgresDatabase(own.url), port: 0, schedulerEnabled: false, logLevel: 'silent' } }));
+    const app = await createApp(
+      loadConfig({
+        env: {},
+        overrides: {
+          dataDir: tempDataDir(),
+          databaseUrl: freshPostgresDatabase(own.url),
+          port: 0,
+          schedulerEnabled: false,
+          logLevel: 'silent',
+        },
+      }),
+    );
     try {
       const { url } = await startServer(app);
       const user = await app.users.create('u', 'x');
       const { token } = await issueClientLoginToken(app, user.id);
-      const get = () => fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: { authorization: `GoogleLogin auth=${token}` } });
+      const get = () =>
+        fetch(`${url}/reader/api/0/unread-count?output=json`, {
+          headers: { authorization: `GoogleLogin auth=${token}` },
+        });
       assert.equal((await get()).status, 200);
       const { execFileSync } = await import('node:child_process');
       const { postgresBinDir } = await import('../../test/postgres-cluster.ts');
       const asUser = process.getuid?.() === 0 ? ['runuser', '-u', process.env.TIDINGS_PG_USER ?? 'nobody', '--'] : [];
-      const pgctl = (...args: string[]) => execFileSync(asUser[0] ?? join(postgresBinDir()!, 'pg_ctl'), [...asUser.slice(1), ...(asUser.length ? [join(postgresBinDir()!, 'pg_ctl')] : []), '-D', join(own.dir, 'data'), ...args], { stdio: 'ignore' });
+      const pgctl = (...args: string[]) =>
+        execFileSync(
+          asUser[0] ?? join(postgresBinDir()!, 'pg_ctl'),
+          [
+            ...asUser.slice(1),
+            ...(asUser.length ? [join(postgresBinDir()!, 'pg_ctl')] : []),
+            '-D',
+            join(own.dir, 'data'),
+            ...args,
+          ],
+          { stdio: 'ignore' },
+        );
       // fast: connections are cut (57P01) as in a failover; immediate would also drop the last
       // commits of this durability-off cluster.
       pgctl('-m', 'fast', '-w', 'stop');
@@ -192,10 +352,24 @@ test('postgres: connection lost while serving: 503 with a clear body, then it re
       assert.match(await down.text(), /^Error=The database is temporarily unavailable; retry in a few seconds\.$/);
       assert.equal(down.headers.get('retry-after'), '5');
       const port = /port=(\d+)/.exec(own.url)![1]!;
-      pgctl('-o', `-k ${own.dir} -p ${port} -c listen_addresses=127.0.0.1 -c fsync=off`, '-l', join(own.dir, 'server.log'), '-w', 'start');
+      pgctl(
+        '-o',
+        `-k ${own.dir} -p ${port} -c listen_addresses=127.0.0.1 -c fsync=off`,
+        '-l',
+        join(own.dir, 'server.log'),
+        '-w',
+        'start',
+      );
       let status = 0;
-      for (let i = 0; i < 50 && status !== 200; i++) { status = (await get()).status; if (status !== 200) await new Promise((r) => setTimeout(r, 100)); }
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await get()).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
       assert.equal(status, 200, 'the pool reconnects on its own');
-    } finally { await app.close(); }
-  } finally { own.stop(); }
+    } finally {
+      await app.close();
+    }
+  } finally {
+    own.stop();
+  }
 });

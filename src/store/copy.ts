@@ -7,7 +7,9 @@ import { openStore, type Store } from './store.ts';
 import type { TestSql } from './testing.ts';
 
 type Raw = TestSql;
-interface RawCapable { raw(): Raw }
+interface RawCapable {
+  raw(): Raw;
+}
 const raw = (s: Store): Raw => (s as unknown as RawCapable).raw();
 
 /** Tables in foreign-key order, each with the columns of its primary key (the copy's cursor). */
@@ -37,8 +39,15 @@ export const COPY_TABLES: { table: string; key: string[] }[] = [
 /** Single-row tables whose values are copied over the target's at the end. */
 const STATE_TABLES = ['search_index_state', 'reader_catalog_version', 'reader_items_version'];
 
-export interface CopyProgress { table: string; copied: number; total: number }
-export interface CopyReport { tables: { table: string; rows: number; copiedNow: number }[]; subscriptions: number }
+export interface CopyProgress {
+  table: string;
+  copied: number;
+  total: number;
+}
+export interface CopyReport {
+  tables: { table: string; rows: number; copiedNow: number }[];
+  subscriptions: number;
+}
 
 export class CopyError extends Error {}
 
@@ -56,26 +65,43 @@ async function count(db: Raw, table: string): Promise<number> {
 /** Where a resumed copy of this table starts: the largest key already in the target. */
 async function lastKey(db: Raw, t: { table: string; key: string[] }): Promise<unknown[] | undefined> {
   const order = t.key.map((k) => `${k} DESC`).join(', ');
-  const row = await db.prepare(`SELECT ${t.key.join(', ')} FROM ${t.table} ORDER BY ${order} LIMIT 1`).get<Record<string, unknown>>();
+  const row = await db
+    .prepare(`SELECT ${t.key.join(', ')} FROM ${t.table} ORDER BY ${order} LIMIT 1`)
+    .get<Record<string, unknown>>();
   return row ? t.key.map((k) => row[k]) : undefined;
 }
 
-export async function copyDatabase(fromUrl: string, toUrl: string, opts: { dataDir: string; onProgress?: (p: CopyProgress) => void }): Promise<CopyReport> {
+export async function copyDatabase(
+  fromUrl: string,
+  toUrl: string,
+  opts: { dataDir: string; onProgress?: (p: CopyProgress) => void },
+): Promise<CopyReport> {
   if (fromUrl.trim() === toUrl.trim()) throw new CopyError('--from and --to name the same database');
   const from = await openStore({ databaseUrl: fromUrl, dataDir: opts.dataDir });
   let to: Store | undefined;
   try {
     to = await openStore({ databaseUrl: toUrl, dataDir: opts.dataDir });
-    const src = raw(from), dst = raw(to);
-    await dst.exec('CREATE TABLE IF NOT EXISTS tidings_copy (source TEXT NOT NULL, started_at BIGINT NOT NULL, finished_at BIGINT)');
-    const mark = await dst.prepare('SELECT source, finished_at FROM tidings_copy').get<{ source: string; finished_at: number | null }>();
-    if (mark && mark.source !== from.location) throw new CopyError(`${to.location} holds a copy of ${mark.source}, not of ${from.location}`);
+    const src = raw(from),
+      dst = raw(to);
+    await dst.exec(
+      'CREATE TABLE IF NOT EXISTS tidings_copy (source TEXT NOT NULL, started_at BIGINT NOT NULL, finished_at BIGINT)',
+    );
+    const mark = await dst
+      .prepare('SELECT source, finished_at FROM tidings_copy')
+      .get<{ source: string; finished_at: number | null }>();
+    if (mark && mark.source !== from.location)
+      throw new CopyError(`${to.location} holds a copy of ${mark.source}, not of ${from.location}`);
     if (!mark) {
       // Only an empty database may receive a copy: merging two installs is not what this does.
       for (const t of COPY_TABLES) {
-        if (await count(dst, t.table)) throw new CopyError(`${to.location} is not empty (table ${t.table} has rows): copy into a new, empty database`);
+        if (await count(dst, t.table))
+          throw new CopyError(
+            `${to.location} is not empty (table ${t.table} has rows): copy into a new, empty database`,
+          );
       }
-      await dst.prepare('INSERT INTO tidings_copy (source, started_at) VALUES (?, ?)').run(from.location, Math.floor(Date.now() / 1000));
+      await dst
+        .prepare('INSERT INTO tidings_copy (source, started_at) VALUES (?, ?)')
+        .run(from.location, Math.floor(Date.now() / 1000));
     }
 
     const report: CopyReport = { tables: [], subscriptions: 0 };
@@ -86,9 +112,16 @@ export async function copyDatabase(fromUrl: string, toUrl: string, opts: { dataD
       let after = await lastKey(dst, t);
       opts.onProgress?.({ table: t.table, copied, total });
       const keyList = t.key.join(', ');
-      const next = (cursor: unknown[] | undefined) => cursor
-        ? src.prepare(`SELECT * FROM ${t.table} WHERE (${keyList}) > (${t.key.map(() => '?').join(', ')}) ORDER BY ${keyList} LIMIT ${BATCH_ROWS}`).all<Record<string, unknown>>(...cursor)
-        : src.prepare(`SELECT * FROM ${t.table} ORDER BY ${keyList} LIMIT ${BATCH_ROWS}`).all<Record<string, unknown>>();
+      const next = (cursor: unknown[] | undefined) =>
+        cursor
+          ? src
+              .prepare(
+                `SELECT * FROM ${t.table} WHERE (${keyList}) > (${t.key.map(() => '?').join(', ')}) ORDER BY ${keyList} LIMIT ${BATCH_ROWS}`,
+              )
+              .all<Record<string, unknown>>(...cursor)
+          : src
+              .prepare(`SELECT * FROM ${t.table} ORDER BY ${keyList} LIMIT ${BATCH_ROWS}`)
+              .all<Record<string, unknown>>();
       for (;;) {
         const rows = await next(after);
         if (!rows.length) break;
@@ -99,7 +132,8 @@ export async function copyDatabase(fromUrl: string, toUrl: string, opts: { dataD
           for (let i = 0; i < rows.length; i += perStatement) {
             const chunk = rows.slice(i, i + perStatement);
             const values = chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
-            await dst.prepare(`INSERT INTO ${t.table} (${columns.join(', ')}) VALUES ${values}`)
+            await dst
+              .prepare(`INSERT INTO ${t.table} (${columns.join(', ')}) VALUES ${values}`)
               .run(...chunk.flatMap((r) => columns.map((c) => toDriverValue(r[c]))));
           }
         });
@@ -116,7 +150,9 @@ export async function copyDatabase(fromUrl: string, toUrl: string, opts: { dataD
         const row = await src.prepare(`SELECT * FROM ${table} WHERE id = 1`).get<Record<string, unknown>>();
         if (!row) continue;
         const cols = Object.keys(row).filter((c) => c !== 'id');
-        await dst.prepare(`UPDATE ${table} SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = 1`).run(...cols.map((c) => row[c]));
+        await dst
+          .prepare(`UPDATE ${table} SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = 1`)
+          .run(...cols.map((c) => row[c]));
       }
       // The target's triggers counted the copied user_items on top of the copied counters.
       await dst.exec(`UPDATE subscriptions SET
@@ -124,22 +160,37 @@ export async function copyDatabase(fromUrl: string, toUrl: string, opts: { dataD
         newest_item_us = (SELECT coalesce(max(crawled_us), 0) FROM user_items u WHERE u.user_id = subscriptions.user_id AND u.feed_id = subscriptions.feed_id)`);
       if (to!.backend === 'postgres') {
         // Identity columns continue after the copied ids.
-        for (const t of COPY_TABLES.filter((x) => x.key.length === 1 && x.key[0] === 'id' && x.table !== 'api_keys' && x.table !== 'chat_async_jobs')) {
-          await dst.exec(`SELECT setval(pg_get_serial_sequence('${t.table}', 'id'), greatest((SELECT max(id) FROM ${t.table}), 1))`);
+        for (const t of COPY_TABLES.filter(
+          (x) => x.key.length === 1 && x.key[0] === 'id' && x.table !== 'api_keys' && x.table !== 'chat_async_jobs',
+        )) {
+          await dst.exec(
+            `SELECT setval(pg_get_serial_sequence('${t.table}', 'id'), greatest((SELECT max(id) FROM ${t.table}), 1))`,
+          );
         }
       }
     });
 
     // Verification: the same rows, and the same unread counter for every subscription.
     for (const t of COPY_TABLES) {
-      const a = await count(src, t.table), b = await count(dst, t.table);
-      if (a !== b) throw new CopyError(`verification failed: ${t.table} has ${a} rows in the source and ${b} in the copy`);
+      const a = await count(src, t.table),
+        b = await count(dst, t.table);
+      if (a !== b)
+        throw new CopyError(`verification failed: ${t.table} has ${a} rows in the source and ${b} in the copy`);
     }
-    const counters = async (db: Raw) => new Map((await db.prepare('SELECT id, unread_count, newest_item_us FROM subscriptions').all<{ id: number; unread_count: number; newest_item_us: number }>())
-      .map((r) => [Number(r.id), `${r.unread_count}/${r.newest_item_us}`]));
+    const counters = async (db: Raw) =>
+      new Map(
+        (
+          await db
+            .prepare('SELECT id, unread_count, newest_item_us FROM subscriptions')
+            .all<{ id: number; unread_count: number; newest_item_us: number }>()
+        ).map((r) => [Number(r.id), `${r.unread_count}/${r.newest_item_us}`]),
+      );
     const [sa, sb] = [await counters(src), await counters(dst)];
     for (const [id, v] of sa) {
-      if (sb.get(id) !== v) throw new CopyError(`verification failed: subscription ${id} has unread/newest ${v} in the source and ${sb.get(id) ?? 'nothing'} in the copy`);
+      if (sb.get(id) !== v)
+        throw new CopyError(
+          `verification failed: subscription ${id} has unread/newest ${v} in the source and ${sb.get(id) ?? 'nothing'} in the copy`,
+        );
     }
     report.subscriptions = sa.size;
     await dst.prepare('UPDATE tidings_copy SET finished_at = ?').run(Math.floor(Date.now() / 1000));

@@ -18,8 +18,18 @@ export const BACKFILL_ON_SUBSCRIBE = 200;
 /** What makes an entry "changed": the parts a reader sees, not dates (some feeds bump them on every build). */
 export function contentHash(e: ParsedEntry): string {
   const h = createHash('sha256');
-  for (const part of [e.url, e.title, e.author, e.content, e.summary, e.imageUrl, JSON.stringify(e.enclosures), JSON.stringify(e.categories)]) {
-    h.update(part ?? '\u0000'); h.update('\u0001');
+  for (const part of [
+    e.url,
+    e.title,
+    e.author,
+    e.content,
+    e.summary,
+    e.imageUrl,
+    JSON.stringify(e.enclosures),
+    JSON.stringify(e.categories),
+  ]) {
+    h.update(part ?? '\u0000');
+    h.update('\u0001');
   }
   return h.digest('base64url');
 }

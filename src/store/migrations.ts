@@ -30,4 +30,25 @@ import { migration as m070 } from './migrations/070_web_app.ts';
 
 export type { Migration };
 
-export const MIGRATIONS: readonly Migration[] = [m001, m010, m020, m025, m026, m027, m030, m031, m032, m033, m040, m055, m056, m060, m061, m062, m063, m064, m065, m070];
+export const MIGRATIONS: readonly Migration[] = [
+  m001,
+  m010,
+  m020,
+  m025,
+  m026,
+  m027,
+  m030,
+  m031,
+  m032,
+  m033,
+  m040,
+  m055,
+  m056,
+  m060,
+  m061,
+  m062,
+  m063,
+  m064,
+  m065,
+  m070,
+];

@@ -2,8 +2,23 @@
 // SQLite in ./sqlite/ and over PostgreSQL in ./postgres/, and handed to the domains by ./store.ts.
 // Each domain adds its repository interface here (one small interface per entity).
 import type { User } from '../model/user.ts';
-import type { ApiKey, BetaFeature, UsageRecord, UsageTotals, AsyncJob, AccessRequest, AccessRequestStatus } from '../model/chat.ts';
-import type { StoredToken, NewToken, OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../model/auth.ts';
+import type {
+  ApiKey,
+  BetaFeature,
+  UsageRecord,
+  UsageTotals,
+  AsyncJob,
+  AccessRequest,
+  AccessRequestStatus,
+} from '../model/chat.ts';
+import type {
+  StoredToken,
+  NewToken,
+  OAuthClient,
+  GrantType,
+  AuthorizationCode,
+  NewAuthorizationCode,
+} from '../model/auth.ts';
 
 export interface UserRepository {
   create(username: string, passwordHash: string, email?: string | null): Promise<User>;
@@ -38,7 +53,10 @@ export interface TokenRepository {
 }
 
 export interface OAuthClientRepository {
-  create(c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] }, now: number): Promise<OAuthClient>;
+  create(
+    c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] },
+    now: number,
+  ): Promise<OAuthClient>;
   findByClientId(clientId: string): Promise<OAuthClient | undefined>;
   list(): Promise<OAuthClient[]>;
   delete(clientId: string): Promise<boolean>;
@@ -87,7 +105,13 @@ export type PassageScope =
   | { kind: 'instance' }
   | { kind: 'subscriptions'; userId: number }
   /** The union of: items of these feeds, items tagged with these labels, items in these states. */
-  | { kind: 'streams'; userId: number; feedIds: number[]; taggedLabelIds: number[]; states: ('starred' | 'read' | 'liked')[] };
+  | {
+      kind: 'streams';
+      userId: number;
+      feedIds: number[];
+      taggedLabelIds: number[];
+      states: ('starred' | 'read' | 'liked')[];
+    };
 
 export interface PassageFilter {
   scope: PassageScope;
@@ -218,7 +242,11 @@ export interface SearchIndexRepository {
   // Scope resolution (always relative to one user).
   subscribedFeedIds(userId: number): Promise<number[]>;
   /** Document numbers of the user's items tagged with these labels or in these states. */
-  docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): Promise<number[]>;
+  docNosTaggedOrInState(
+    userId: number,
+    labelIds: number[],
+    states: ('starred' | 'read' | 'liked')[],
+  ): Promise<number[]>;
   subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined>;
   label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined>;
 }
@@ -242,7 +270,15 @@ export interface ChatUsageRepository {
 }
 
 export interface AsyncJobRepository {
-  create(job: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): Promise<AsyncJob>;
+  create(job: {
+    id: string;
+    keyId: string;
+    userId: number;
+    model: string;
+    request: unknown;
+    idempotencyKey: string | null;
+    createdAt: number;
+  }): Promise<AsyncJob>;
   find(id: string): Promise<AsyncJob | undefined>;
   findByIdempotencyKey(keyId: string, idempotencyKey: string): Promise<AsyncJob | undefined>;
   /** Newest first, keyset-paginated by (created_at, id). */
@@ -265,7 +301,18 @@ export interface AccessRequestRepository {
 }
 
 // Reader API (src/reader-api): per-user streams, item states and the label/subscription views.
-import type { FeedOrigin, ItemCondition, ItemRefsJson, LabelView, ReaderItemBody, ReaderItemState, StateColumn, StreamPageQuery, SubscriptionView, UnreadCounter } from '../model/stream.ts';
+import type {
+  FeedOrigin,
+  ItemCondition,
+  ItemRefsJson,
+  LabelView,
+  ReaderItemBody,
+  ReaderItemState,
+  StateColumn,
+  StreamPageQuery,
+  SubscriptionView,
+  UnreadCounter,
+} from '../model/stream.ts';
 
 export interface StreamRepository {
   /** Keyset page of item references (index-only) as Google Reader itemRefs JSON entries, comma-joined. */
@@ -361,7 +408,11 @@ export interface SubscribeOptions {
 
 export interface SubscriptionRepository {
   /** Subscribes (idempotent: an existing subscription gets the folders added). */
-  subscribe(userId: number, feedId: number, opts?: SubscribeOptions): Promise<{ subscription: SubscriptionRecord; created: boolean }>;
+  subscribe(
+    userId: number,
+    feedId: number,
+    opts?: SubscribeOptions,
+  ): Promise<{ subscription: SubscriptionRecord; created: boolean }>;
   /** Removes the subscription and the user's items of that feed except starred or tagged ones. */
   unsubscribe(userId: number, feedId: number): Promise<boolean>;
   find(userId: number, feedId: number): Promise<SubscriptionRecord | undefined>;
@@ -413,7 +464,13 @@ export interface FeverRepository {
 
 // ---- Favicons (src/feeds/favicons) ----
 
-export interface FeedIcon { feedId: number; mime: string; data: Uint8Array; sourceUrl: string | null; fetchedAt: number }
+export interface FeedIcon {
+  feedId: number;
+  mime: string;
+  data: Uint8Array;
+  sourceUrl: string | null;
+  fetchedAt: number;
+}
 
 export interface FeedIconRepository {
   store(icon: FeedIcon): Promise<void>;
@@ -425,7 +482,11 @@ export interface FeedIconRepository {
   /** Ids of the user's subscribed feeds that have an icon. */
   feedIdsWithIcon(userId: number): Promise<number[]>;
   /** Subscribed feeds never looked up, with an icon fetched before `iconStaleBefore`, or whose failed lookup was before `failedStaleBefore`. */
-  feedsToLookUp(iconStaleBefore: number, failedStaleBefore: number, limit: number): Promise<{ feedId: number; siteUrl: string | null; feedUrl: string }[]>;
+  feedsToLookUp(
+    iconStaleBefore: number,
+    failedStaleBefore: number,
+    limit: number,
+  ): Promise<{ feedId: number; siteUrl: string | null; feedUrl: string }[]>;
 }
 
 // ---- Filter rules (src/rules) ----
@@ -458,7 +519,15 @@ export interface FilterRuleRepository {
 export type FullTextMode = 'on' | 'off' | 'auto';
 
 /** An item whose article page is to be fetched. */
-export interface FullTextCandidate { id: number; feedId: number; url: string; contentHash: string; content: string | null; summary: string | null; attempts: number }
+export interface FullTextCandidate {
+  id: number;
+  feedId: number;
+  url: string;
+  contentHash: string;
+  content: string | null;
+  summary: string | null;
+  attempts: number;
+}
 
 export interface FullTextFeedStatus {
   /** Per subscriber: does anyone want full text, explicitly or by auto-detection. */
@@ -480,7 +549,13 @@ export interface FullTextRepository {
    * those with no full text for their current content, and failures due for a retry (fewer than
    * maxAttempts, last attempt before retryBefore). Newest first.
    */
-  candidates(feedId: number, recent: number, crawledSinceUs: number, maxAttempts: number, retryBefore: number): Promise<FullTextCandidate[]>;
+  candidates(
+    feedId: number,
+    recent: number,
+    crawledSinceUs: number,
+    maxAttempts: number,
+    retryBefore: number,
+  ): Promise<FullTextCandidate[]>;
   /** Replaces the content by the full text (the feed's text kept as summary); false when the entry changed meanwhile. */
   store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): Promise<boolean>;
   recordFailure(itemId: number, contentHash: string, error: string, now: number): Promise<void>;
@@ -498,11 +573,27 @@ export interface FullTextRepository {
 
 export type WebhookEvent = 'new-item' | 'starred';
 
-export interface Webhook { id: number; userId: number; url: string; events: WebhookEvent[]; secretBox: string; createdAt: number }
+export interface Webhook {
+  id: number;
+  userId: number;
+  url: string;
+  events: WebhookEvent[];
+  secretBox: string;
+  createdAt: number;
+}
 
 export interface WebhookDelivery {
-  id: number; webhookId: number; event: WebhookEvent; payload: string; status: 'pending' | 'delivered' | 'failed';
-  attempts: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; createdAt: number; finishedAt: number | null;
+  id: number;
+  webhookId: number;
+  event: WebhookEvent;
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  finishedAt: number | null;
 }
 
 export interface WebhookRepository {
@@ -521,7 +612,13 @@ export interface WebhookRepository {
   nextDueAt(): Promise<number | null>;
   markDelivered(id: number, status: number, now: number): Promise<void>;
   /** A failed attempt: pending again at nextAttemptAt, or failed for good when it is null. */
-  markAttemptFailed(id: number, status: number | null, error: string, nextAttemptAt: number | null, now: number): Promise<void>;
+  markAttemptFailed(
+    id: number,
+    status: number | null,
+    error: string,
+    nextAttemptAt: number | null,
+    now: number,
+  ): Promise<void>;
   deliveries(userId: number, webhookId: number | null, limit: number): Promise<WebhookDelivery[]>;
   /** Deletes finished deliveries older than `before`. */
   purge(before: number): Promise<number>;
@@ -532,8 +629,18 @@ export interface WebhookRepository {
 export type WebSubState = 'discovered' | 'requested' | 'active' | 'unsubscribing' | 'failed';
 
 export interface WebSubSubscription {
-  feedId: number; hubUrl: string; topicUrl: string; callbackToken: string; secretBox: string; state: WebSubState;
-  leaseExpiresAt: number | null; leaseSeconds: number | null; requestedAt: number | null; lastError: string | null; lastPushAt: number | null; pushes: number;
+  feedId: number;
+  hubUrl: string;
+  topicUrl: string;
+  callbackToken: string;
+  secretBox: string;
+  state: WebSubState;
+  leaseExpiresAt: number | null;
+  leaseSeconds: number | null;
+  requestedAt: number | null;
+  lastError: string | null;
+  lastPushAt: number | null;
+  pushes: number;
   /** Users following the feed now. */
   subscribers: number;
 }
@@ -543,7 +650,16 @@ export interface WebSubRepository {
   findByToken(token: string): Promise<WebSubSubscription | undefined>;
   /** Records the hub a feed announces: a new row, or a changed hub/topic starts over as 'discovered'. */
   recordHub(feedId: number, hubUrl: string, topicUrl: string, newToken: string, newSecretBox: string): Promise<void>;
-  setState(feedId: number, state: WebSubState, fields: { leaseExpiresAt?: number | null; leaseSeconds?: number | null; requestedAt?: number | null; lastError?: string | null }): Promise<void>;
+  setState(
+    feedId: number,
+    state: WebSubState,
+    fields: {
+      leaseExpiresAt?: number | null;
+      leaseSeconds?: number | null;
+      requestedAt?: number | null;
+      lastError?: string | null;
+    },
+  ): Promise<void>;
   recordPush(feedId: number, at: number): Promise<void>;
   delete(feedId: number): Promise<void>;
   /** Rows that need a (re)subscription (leases renewed within min(renewAheadSeconds, half the lease) of their end) or an unsubscription now. */
@@ -554,7 +670,10 @@ export interface WebSubRepository {
 import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../model/web.ts';
 
 export interface WebSessionRepository {
-  create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): Promise<WebSession>;
+  create(
+    s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null },
+    now: number,
+  ): Promise<WebSession>;
   findByHash(tokenHash: string): Promise<WebSession | undefined>;
   /** Records use and moves the expiry forward (callers do it at most once a minute per session). */
   touch(id: number, now: number, expiresAt: number): Promise<void>;

@@ -9,11 +9,31 @@
 // callback must do storage work only (no network I/O): on SQLite the whole process shares one
 // connection, so a transaction that waits on the network would hold every other writer.
 import type {
-  AccessRequestRepository, ApiKeyRepository, AsyncJobRepository, AuthSecretRepository, AuthorizationCodeRepository,
-  ChatUsageRepository, FeedRepository, ItemRepository, ItemStateRepository, OAuthClientRepository, ReaderLabelRepository,
-  SearchIndexRepository, StreamRepository, SubscriptionRepository, TokenRepository, UserRepository,
-  FeverRepository, FeedIconRepository, FilterRuleRepository, FullTextRepository, WebhookRepository, WebSubRepository,
-  WebSessionRepository, WebAccountRepository, ConversationRepository,
+  AccessRequestRepository,
+  ApiKeyRepository,
+  AsyncJobRepository,
+  AuthSecretRepository,
+  AuthorizationCodeRepository,
+  ChatUsageRepository,
+  FeedRepository,
+  ItemRepository,
+  ItemStateRepository,
+  OAuthClientRepository,
+  ReaderLabelRepository,
+  SearchIndexRepository,
+  StreamRepository,
+  SubscriptionRepository,
+  TokenRepository,
+  UserRepository,
+  FeverRepository,
+  FeedIconRepository,
+  FilterRuleRepository,
+  FullTextRepository,
+  WebhookRepository,
+  WebSubRepository,
+  WebSessionRepository,
+  WebAccountRepository,
+  ConversationRepository,
 } from './repositories.ts';
 
 import { StoreUnavailableError, redactUrl } from './errors.ts';
@@ -82,7 +102,9 @@ export function backendOf(databaseUrl: string): Backend {
   if (!url) return 'sqlite';
   if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
   if (/^sqlite:/i.test(url)) return 'sqlite';
-  throw new StoreUnavailableError(`TIDINGS_DATABASE_URL must be empty (SQLite in the data folder), sqlite:<file> or postgres://user@host/db; got "${redactUrl(url)}"`);
+  throw new StoreUnavailableError(
+    `TIDINGS_DATABASE_URL must be empty (SQLite in the data folder), sqlite:<file> or postgres://user@host/db; got "${redactUrl(url)}"`,
+  );
 }
 
 /** The SQLite file these options name, or null for a database server (PostgreSQL). */
@@ -101,7 +123,10 @@ export { BackupFileError } from './backup-error.ts';
  */
 export async function restoreBackup(file: string, opts: StoreOptions): Promise<{ keptAs: string | null }> {
   const target = await sqliteFile(opts);
-  if (target === null) throw new StoreUnavailableError('tidings restore works on SQLite databases; restore PostgreSQL with its own tools (pg_restore)');
+  if (target === null)
+    throw new StoreUnavailableError(
+      'tidings restore works on SQLite databases; restore PostgreSQL with its own tools (pg_restore)',
+    );
   const { restoreDatabase } = await import('./sqlite/maintenance.ts');
   return restoreDatabase(file, target);
 }

@@ -16,7 +16,9 @@ export interface TestSql {
   exec(sql: string): Promise<void>;
 }
 
-interface RawCapable { raw(): TestSql }
+interface RawCapable {
+  raw(): TestSql;
+}
 
 /** Raw SQL on the App's store. */
 export function testSql(appOrStore: App | Store): TestSql {

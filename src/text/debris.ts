@@ -9,12 +9,19 @@ export const INVISIBLE = /\u200b|\u200c|\u200d|\u2060|\ufeff/g;
 const TIME = String.raw`\d{1,2}(?::\d{2})?\s*[ap]\.?\s?m\.?`;
 const ZONE = `(?:ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|GMT|BST|UTC)`;
 /** A paragraph that is only a date/time stamp, possibly labelled ("Updated", "Published", "Posted"). */
-const DATELINE = new RegExp(`^(?:(?:updated|published|posted|last updated|modified)\\b[:\\s]*)?[\\w.,\\s|:-]{0,60}?${TIME}\\s*${ZONE}?\\.?$`, 'i');
-const STAMP_LABEL = /^(?:updated|published|posted|last updated)\s*:?\s+(?:\w{3,9}\.?\s+\d{1,2}|\d{1,2}\/\d{1,2}|\d{4}-\d{2})/i;
+const DATELINE = new RegExp(
+  `^(?:(?:updated|published|posted|last updated|modified)\\b[:\\s]*)?[\\w.,\\s|:-]{0,60}?${TIME}\\s*${ZONE}?\\.?$`,
+  'i',
+);
+const STAMP_LABEL =
+  /^(?:updated|published|posted|last updated)\s*:?\s+(?:\w{3,9}\.?\s+\d{1,2}|\d{1,2}\/\d{1,2}|\d{4}-\d{2})/i;
 /** "By Jake Coyle;", "By Margery A. Beck, David Pitt and Grant Schulte Associated Press". */
-const BYLINE = /^by\s+(?:\p{Lu}[\p{L}.'’-]*\s*(?:,|and|&)?\s*){1,9}(?:[;|,.]|\s*(?:associated press|reuters|usa today|staff|contributor|correspondent|reporter|writer|editor)s?\b.*)?$/iu;
-const CAPTION = /\|\s*image\s*:|\(\s*(?:photo|image|credit|video)s?\s*:|^(?:photo|image|credit|caption|file photo|pictured)s?\s*[:|]|(?:getty images|associated press|ap photo|reuters|afp)\s*(?:file)?\s*\)?\s*$/i;
-const LIVE_CHROME = /\b(?:share this update|copy link|show more|show less|load more|live updates?:|click to expand|open in app|sign up for|subscribe to our)\b/i;
+const BYLINE =
+  /^by\s+(?:\p{Lu}[\p{L}.'’-]*\s*(?:,|and|&)?\s*){1,9}(?:[;|,.]|\s*(?:associated press|reuters|usa today|staff|contributor|correspondent|reporter|writer|editor)s?\b.*)?$/iu;
+const CAPTION =
+  /\|\s*image\s*:|\(\s*(?:photo|image|credit|video)s?\s*:|^(?:photo|image|credit|caption|file photo|pictured)s?\s*[:|]|(?:getty images|associated press|ap photo|reuters|afp)\s*(?:file)?\s*\)?\s*$/i;
+const LIVE_CHROME =
+  /\b(?:share this update|copy link|show more|show less|load more|live updates?:|click to expand|open in app|sign up for|subscribe to our)\b/i;
 const CODE = /\{\{|\}\}|\{%|%\}|<\/?[a-z][^>]*>|\b(?:function\s*\(|var\s+\w+\s*=|const\s+\w+\s*=|document\.|window\.)/i;
 
 /** Whether a paragraph or sentence is page chrome rather than prose. */
@@ -28,7 +35,10 @@ export function isDebris(text: string): boolean {
 }
 
 /** Labels glued in front of a sentence by the page ("AI-assisted summary …", an orphan "ET "). */
-const LEADING_LABEL = new RegExp(String.raw`^(?:(?:AI-assisted summary|Key points|Summary|Highlights|Breaking|Exclusive|Watch|Listen)\s*[:|-]?\s+|${ZONE}\s+(?=\p{Lu}))`, 'u');
+const LEADING_LABEL = new RegExp(
+  String.raw`^(?:(?:AI-assisted summary|Key points|Summary|Highlights|Breaking|Exclusive|Watch|Listen)\s*[:|-]?\s+|${ZONE}\s+(?=\p{Lu}))`,
+  'u',
+);
 
 /**
  * A sentence without the labels a page glued in front of it and without invisible characters. The

@@ -4,22 +4,52 @@ import { segmentSentences, splitSentences } from './sentences.ts';
 import { isDebris, stripChrome } from './debris.ts';
 
 test('sentence splitting: ICU rules plus the boundaries it misses before quotes and numbers', () => {
-  assert.deepEqual(splitSentences("Five attackers were killed, the spokesman said. '1917' won the award for best drama on Sunday night."), [
-    'Five attackers were killed, the spokesman said.', "'1917' won the award for best drama on Sunday night.",
+  assert.deepEqual(
+    splitSentences(
+      "Five attackers were killed, the spokesman said. '1917' won the award for best drama on Sunday night.",
+    ),
+    ['Five attackers were killed, the spokesman said.', "'1917' won the award for best drama on Sunday night."],
+  );
+  assert.deepEqual(splitSentences('Dr. Smith met U.S. Army officials in Washington on Monday.'), [
+    'Dr. Smith met U.S. Army officials in Washington on Monday.',
   ]);
-  assert.deepEqual(splitSentences('Dr. Smith met U.S. Army officials in Washington on Monday.'), ['Dr. Smith met U.S. Army officials in Washington on Monday.']);
-  assert.deepEqual(splitSentences('More: Indian River County adds 37 employees to the payroll.'), [], 'link teasers are dropped');
+  assert.deepEqual(
+    splitSentences('More: Indian River County adds 37 employees to the payroll.'),
+    [],
+    'link teasers are dropped',
+  );
 });
 
 test('"p.m.", "a.m." and lower-case abbreviations do not end a sentence unless a new one starts', () => {
-  assert.deepEqual(segmentSentences('The Oval Office address is scheduled to begin at 8 p.m. ET. Trump will be sworn in as the 47th president on Jan. 20.'), [
-    'The Oval Office address is scheduled to begin at 8 p.m. ET.', 'Trump will be sworn in as the 47th president on Jan. 20.',
+  assert.deepEqual(
+    segmentSentences(
+      'The Oval Office address is scheduled to begin at 8 p.m. ET. Trump will be sworn in as the 47th president on Jan. 20.',
+    ),
+    [
+      'The Oval Office address is scheduled to begin at 8 p.m. ET.',
+      'Trump will be sworn in as the 47th president on Jan. 20.',
+    ],
+  );
+  assert.deepEqual(
+    segmentSentences('A tornado watch is in effect until 11 p.m. ET Wednesday for portions of Georgia.'),
+    ['A tornado watch is in effect until 11 p.m. ET Wednesday for portions of Georgia.'],
+  );
+  assert.deepEqual(
+    segmentSentences('The quake hit at 4 a.m. local time, about 6 p.m. in New York, and more came later.'),
+    ['The quake hit at 4 a.m. local time, about 6 p.m. in New York, and more came later.'],
+  );
+  assert.deepEqual(
+    segmentSentences('Pope Francis, 88, was hospitalized Feb. 14 for a respiratory infection in Rome, Italy.'),
+    ['Pope Francis, 88, was hospitalized Feb. 14 for a respiratory infection in Rome, Italy.'],
+  );
+  assert.deepEqual(segmentSentences('It landed in Beverly Hills, Calif., on Tuesday. The crowd cheered.'), [
+    'It landed in Beverly Hills, Calif., on Tuesday.',
+    'The crowd cheered.',
   ]);
-  assert.deepEqual(segmentSentences('A tornado watch is in effect until 11 p.m. ET Wednesday for portions of Georgia.'), ['A tornado watch is in effect until 11 p.m. ET Wednesday for portions of Georgia.']);
-  assert.deepEqual(segmentSentences('The quake hit at 4 a.m. local time, about 6 p.m. in New York, and more came later.'), ['The quake hit at 4 a.m. local time, about 6 p.m. in New York, and more came later.']);
-  assert.deepEqual(segmentSentences('Pope Francis, 88, was hospitalized Feb. 14 for a respiratory infection in Rome, Italy.'), ['Pope Francis, 88, was hospitalized Feb. 14 for a respiratory infection in Rome, Italy.']);
-  assert.deepEqual(segmentSentences('It landed in Beverly Hills, Calif., on Tuesday. The crowd cheered.'), ['It landed in Beverly Hills, Calif., on Tuesday.', 'The crowd cheered.']);
-  assert.deepEqual(segmentSentences('The deal closed at 5 p.m. The shares rose 4% after hours.'), ['The deal closed at 5 p.m.', 'The shares rose 4% after hours.']);
+  assert.deepEqual(segmentSentences('The deal closed at 5 p.m. The shares rose 4% after hours.'), [
+    'The deal closed at 5 p.m.',
+    'The shares rose 4% after hours.',
+  ]);
 });
 
 test('datelines, bylines, captions, live-blog chrome, template code and invisible characters never become sentences', () => {
@@ -41,5 +71,8 @@ test('datelines, bylines, captions, live-blog chrome, template code and invisibl
   assert.ok(isDebris('Jan. 23, 2025 Updated Jan. 24, 2025, 1:04 p.m. ET'));
   assert.ok(isDebris('By Jake Coyle;'));
   assert.ok(!isDebris('By that point, my dad had been an American citizen for over 25 years.'));
-  assert.equal(stripChrome('ET The Food and Drug Administration sent letters.'), 'The Food and Drug Administration sent letters.');
+  assert.equal(
+    stripChrome('ET The Food and Drug Administration sent letters.'),
+    'The Food and Drug Administration sent letters.',
+  );
 });

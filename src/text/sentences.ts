@@ -20,9 +20,11 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const MISSED_BOUNDARY = /(?<=\b\p{Ll}{3,}[.!?]["”’]?)\s+(?=["“‘']?[\p{Lu}\d])/u;
 
 /** Abbreviations ICU breaks after: initials and initialisms ("U.S.", "John F. Kennedy"), titles, months, states. */
-const ABBREVIATION_END = /(?:^|[\s(“"])(?:(?:\p{Lu}\.){1,3}|(?:Mr|Mrs|Ms|Dr|St|Ste|Sen|Sens|Rep|Reps|Gov|Gen|Lt|Col|Capt|Cmdr|Sgt|Cpl|Pvt|Adm|Maj|Supt|Det|Insp|Jr|Sr|Inc|Corp|Co|Ltd|Bros|No|Nos|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|vs|Mt|Ft|Prof|Rev|Hon|Pres|Ave|Blvd|Rd|Hwy|Dept|Univ|Ala|Ariz|Ark|Calif|Colo|Conn|Del|Fla|Ga|Ill|Ind|Kan|Ky|La|Md|Mass|Mich|Minn|Miss|Mo|Mont|Neb|Nev|Okla|Ore|Pa|Tenn|Tex|Va|Vt|Wash|Wis|Wyo)\.)\s*$/u;
+const ABBREVIATION_END =
+  /(?:^|[\s(“"])(?:(?:\p{Lu}\.){1,3}|(?:Mr|Mrs|Ms|Dr|St|Ste|Sen|Sens|Rep|Reps|Gov|Gen|Lt|Col|Capt|Cmdr|Sgt|Cpl|Pvt|Adm|Maj|Supt|Det|Insp|Jr|Sr|Inc|Corp|Co|Ltd|Bros|No|Nos|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|vs|Mt|Ft|Prof|Rev|Hon|Pres|Ave|Blvd|Rd|Hwy|Dept|Univ|Ala|Ariz|Ark|Calif|Colo|Conn|Del|Fla|Ga|Ill|Ind|Kan|Ky|La|Md|Mass|Mich|Minn|Miss|Mo|Mont|Neb|Nev|Okla|Ore|Pa|Tenn|Tex|Va|Vt|Wash|Wis|Wyo)\.)\s*$/u;
 /** …unless the next piece opens like a sentence ("… Apple Inc. The company …"). */
-const SENTENCE_OPENING = /^\s*["“‘]?(The|A|An|It|He|She|They|We|I|You|But|And|In|On|At|As|This|That|These|Those|There|His|Her|Their|Its|Our|What|When|Why|How|Now|Still|Meanwhile|However)\s/;
+const SENTENCE_OPENING =
+  /^\s*["“‘]?(The|A|An|It|He|She|They|We|I|You|But|And|In|On|At|As|This|That|These|Those|There|His|Her|Their|Its|Our|What|When|Why|How|Now|Still|Meanwhile|However)\s/;
 
 /** Lower-case abbreviations ("p.m.", "e.g.", "etc."): a sentence ends there only if a capitalized word that is not a time zone follows. */
 const LOWER_ABBREVIATION_END = /(?:^|[\s(])(?:a\.m|p\.m|e\.g|i\.e|etc|approx|cf|al)\.\s*$/;
@@ -42,7 +44,10 @@ export function segmentSentences(paragraph: string): string[] {
     if (out.length && continues(out[out.length - 1]!, segment)) out[out.length - 1] += segment;
     else out.push(segment);
   }
-  return out.flatMap((s) => s.split(MISSED_BOUNDARY)).map((s) => s.trim()).filter(Boolean);
+  return out
+    .flatMap((s) => s.split(MISSED_BOUNDARY))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 const MIN_CHARS = 25;
@@ -71,7 +76,8 @@ export function splitSentences(text: string): string[] {
 }
 
 /** Link teasers ("More: …", "READ: …") and runs of headlines glued together by the page layout. */
-const TEASER = /^(more|read|read more|related|also read|see also|watch|listen|subscribe|sign up|contact|follow|click|photos?|video|advertisement)\s*[:|]/i;
+const TEASER =
+  /^(more|read|read more|related|also read|see also|watch|listen|subscribe|sign up|contact|follow|click|photos?|video|advertisement)\s*[:|]/i;
 
 export function isBoilerplate(sentence: string): boolean {
   if (TEASER.test(sentence)) return true;

@@ -20,7 +20,12 @@ export type View =
   | { kind: 'feed'; feedId: number }
   | { kind: 'folder'; name: string };
 
-export interface ListOptions { unreadOnly: boolean; oldestFirst: boolean; cursor?: string; limit: number }
+export interface ListOptions {
+  unreadOnly: boolean;
+  oldestFirst: boolean;
+  cursor?: string;
+  limit: number;
+}
 
 export interface ArticleSummary {
   id: number;
@@ -37,7 +42,11 @@ export interface ArticleSummary {
   starred: boolean;
 }
 
-export interface Enclosure { url: string; type: string | null; length: number | null }
+export interface Enclosure {
+  url: string;
+  type: string | null;
+  length: number | null;
+}
 
 export interface Article extends ArticleSummary {
   /** Sanitized at ingest (src/feeds/sanitizer): safe to insert as HTML. */
@@ -63,10 +72,13 @@ const SNIPPET_CHARS = 220;
 
 /** Parses the view query parameters (view=all|unread|starred, feed=<id>, folder=<name>). */
 export function parseView(q: Record<string, unknown>): View {
-  const feed = q.feed, folder = q.folder, view = q.view;
+  const feed = q.feed,
+    folder = q.folder,
+    view = q.view;
   if (feed !== undefined && feed !== '') {
     const feedId = Number(feed);
-    if (!Number.isSafeInteger(feedId) || feedId <= 0) throw badRequest(`feed must be a feed id (a positive number), got "${String(feed)}"`, 'feed');
+    if (!Number.isSafeInteger(feedId) || feedId <= 0)
+      throw badRequest(`feed must be a feed id (a positive number), got "${String(feed)}"`, 'feed');
     return { kind: 'feed', feedId };
   }
   if (typeof folder === 'string' && folder !== '') return { kind: 'folder', name: folder };
@@ -76,7 +88,12 @@ export function parseView(q: Record<string, unknown>): View {
 }
 
 /** The conditions selecting a view's items (the reading list of the user, a feed, a folder…). */
-export async function viewConditions(app: App, userId: number, view: View, unreadOnly: boolean): Promise<ItemCondition[]> {
+export async function viewConditions(
+  app: App,
+  userId: number,
+  view: View,
+  unreadOnly: boolean,
+): Promise<ItemCondition[]> {
   const where: ItemCondition[] = [];
   switch (view.kind) {
     case 'all':
@@ -87,11 +104,13 @@ export async function viewConditions(app: App, userId: number, view: View, unrea
       where.push({ kind: 'state', column: 'starred', value: 1 });
       break;
     case 'feed':
-      if (!(await userCatalog(app, userId)).byFeed.has(view.feedId)) throw notFound(`no subscription with feed id ${view.feedId}: see GET /api/v1/feeds`);
+      if (!(await userCatalog(app, userId)).byFeed.has(view.feedId))
+        throw notFound(`no subscription with feed id ${view.feedId}: see GET /api/v1/feeds`);
       where.push({ kind: 'feeds', feedIds: [view.feedId], negate: false });
       break;
     case 'folder':
-      if ((await readerStore(app).labels.findLabel(userId, view.name)) === undefined) throw notFound(`no folder named "${view.name}" (names are case-sensitive)`);
+      if ((await readerStore(app).labels.findLabel(userId, view.name)) === undefined)
+        throw notFound(`no folder named "${view.name}" (names are case-sensitive)`);
       where.push(...(await streamConditions(app, userId, { kind: 'label', name: view.name })));
       break;
   }
@@ -106,7 +125,10 @@ const SNIPPET_CACHE_MAX = 20_000;
 
 function snippets(app: App, version: number, bodies: ReaderItemBody[]): Map<number, string> {
   let c = snippetCaches.get(app);
-  if (!c || c.version !== version) { c = { version, map: new Map() }; snippetCaches.set(app, c); }
+  if (!c || c.version !== version) {
+    c = { version, map: new Map() };
+    snippetCaches.set(app, c);
+  }
   const out = new Map<number, string>();
   for (const b of bodies) {
     let s = c.map.get(b.itemId);
@@ -132,21 +154,44 @@ async function summaries(app: App, userId: number, states: ReaderItemState[]): P
     const b = byId.get(s.itemId);
     if (!b) continue;
     out.push({
-      id: s.itemId, title: b.title || '(untitled)', url: webUrl(b.url), feedId: s.feedId, feedTitle: origins.get(s.feedId)?.title ?? '',
-      author: b.author, publishedAt: b.publishedAt, crawledUs: s.crawledUs, snippet: snips.get(s.itemId) ?? '',
-      read: s.read === 1, starred: s.starred === 1,
+      id: s.itemId,
+      title: b.title || '(untitled)',
+      url: webUrl(b.url),
+      feedId: s.feedId,
+      feedTitle: origins.get(s.feedId)?.title ?? '',
+      author: b.author,
+      publishedAt: b.publishedAt,
+      crawledUs: s.crawledUs,
+      snippet: snips.get(s.itemId) ?? '',
+      read: s.read === 1,
+      starred: s.starred === 1,
     });
   }
   return out;
 }
 
-export async function listArticles(app: App, userId: number, view: View, o: ListOptions): Promise<{ items: ArticleSummary[]; next: string | null; asOfUs: number }> {
+export async function listArticles(
+  app: App,
+  userId: number,
+  view: View,
+  o: ListOptions,
+): Promise<{ items: ArticleSummary[]; next: string | null; asOfUs: number }> {
   // Server time of this page: "mark all read" up to it spares articles that arrive later.
   const asOfUs = Date.now() * 1000;
   const where = await viewConditions(app, userId, view, o.unreadOnly);
   let after: ItemPosition | undefined;
-  try { after = o.cursor ? decodeContinuation(o.cursor) : undefined; } catch { throw badRequest(`malformed cursor "${o.cursor}": pass back the "next" value of the previous page`, 'cursor'); }
-  const rows = await readerStore(app).streams.statesPage({ userId, where, newestFirst: !o.oldestFirst, limit: o.limit + 1, after });
+  try {
+    after = o.cursor ? decodeContinuation(o.cursor) : undefined;
+  } catch {
+    throw badRequest(`malformed cursor "${o.cursor}": pass back the "next" value of the previous page`, 'cursor');
+  }
+  const rows = await readerStore(app).streams.statesPage({
+    userId,
+    where,
+    newestFirst: !o.oldestFirst,
+    limit: o.limit + 1,
+    after,
+  });
   let next: string | null = null;
   if (rows.length > o.limit) {
     rows.length = o.limit;
@@ -160,9 +205,18 @@ function parseEnclosures(raw: string | null): Enclosure[] {
   if (!raw) return [];
   try {
     const list = JSON.parse(raw) as { url?: unknown; type?: unknown; length?: unknown }[];
-    return Array.isArray(list) ? list.filter((e) => typeof e?.url === 'string' && /^https?:/i.test(e.url as string))
-      .map((e) => ({ url: e.url as string, type: typeof e.type === 'string' ? e.type : null, length: typeof e.length === 'number' ? e.length : null })) : [];
-  } catch { return []; }
+    return Array.isArray(list)
+      ? list
+          .filter((e) => typeof e?.url === 'string' && /^https?:/i.test(e.url as string))
+          .map((e) => ({
+            url: e.url as string,
+            type: typeof e.type === 'string' ? e.type : null,
+            length: typeof e.length === 'number' ? e.length : null,
+          }))
+      : [];
+  } catch {
+    return [];
+  }
 }
 
 export async function getArticle(app: App, userId: number, itemId: number): Promise<Article> {
@@ -174,21 +228,37 @@ export async function getArticle(app: App, userId: number, itemId: number): Prom
   const [summary] = await summaries(app, userId, [state]);
   const origin = (await originsOf(app, userId, [state.feedId])).get(state.feedId);
   const tags = (await store.tagsOfItems(userId, [itemId])).get(itemId) ?? [];
-  return { ...summary, html: body.content ?? body.summary ?? '', siteUrl: webUrl(origin?.siteUrl), tags, enclosures: parseEnclosures(body.enclosures) };
+  return {
+    ...summary,
+    html: body.content ?? body.summary ?? '',
+    siteUrl: webUrl(origin?.siteUrl),
+    tags,
+    enclosures: parseEnclosures(body.enclosures),
+  };
 }
 
 export function parseIds(raw: unknown, max = 5000): number[] {
   if (!Array.isArray(raw) || raw.length === 0) throw badRequest('ids must be a non-empty array of article ids', 'ids');
   if (raw.length > max) throw badRequest(`at most ${max} ids per call`, 'ids');
-  return [...new Set(raw.map((x) => {
-    const n = Number(x);
-    if (!Number.isSafeInteger(n) || n <= 0) throw badRequest(`"${String(x)}" is not an article id`, 'ids');
-    return n;
-  }))];
+  return [
+    ...new Set(
+      raw.map((x) => {
+        const n = Number(x);
+        if (!Number.isSafeInteger(n) || n <= 0) throw badRequest(`"${String(x)}" is not an article id`, 'ids');
+        return n;
+      }),
+    ),
+  ];
 }
 
 /** Sets read or starred on the user's own articles (other ids are skipped); returns how many changed. */
-export async function setFlag(app: App, userId: number, flag: 'read' | 'starred', value: boolean, ids: number[]): Promise<number> {
+export async function setFlag(
+  app: App,
+  userId: number,
+  flag: 'read' | 'starred',
+  value: boolean,
+  ids: number[],
+): Promise<number> {
   return await readerStore(app).states.setState(userId, flag, value ? 1 : 0, ids);
 }
 
@@ -196,7 +266,13 @@ export async function setFlag(app: App, userId: number, flag: 'read' | 'starred'
  * Adds and removes the user's tags on one article (Reader API labels: a tag is a label on items,
  * a folder a label on feeds; one name can be both). Removing a tag the article lacks is a no-op.
  */
-export async function editTags(app: App, userId: number, itemId: number, add: unknown, remove: unknown): Promise<string[]> {
+export async function editTags(
+  app: App,
+  userId: number,
+  itemId: number,
+  add: unknown,
+  remove: unknown,
+): Promise<string[]> {
   const names = (v: unknown, field: string): string[] => {
     if (v === undefined) return [];
     if (!Array.isArray(v)) throw badRequest(`${field} must be an array of tag names`, field);
@@ -207,7 +283,8 @@ export async function editTags(app: App, userId: number, itemId: number, add: un
       return n.trim();
     });
   };
-  const adding = names(add, 'add'), removing = names(remove, 'remove');
+  const adding = names(add, 'add'),
+    removing = names(remove, 'remove');
   if (!adding.length && !removing.length) throw badRequest('send add and/or remove: arrays of tag names');
   await getArticle(app, userId, itemId); // 404 unless the article is the user's
   const { labels, states } = readerStore(app);
@@ -215,7 +292,8 @@ export async function editTags(app: App, userId: number, itemId: number, add: un
     const id = await labels.findLabel(userId, n);
     if (id === undefined || !(await states.untagItems(userId, id, [itemId]))) continue;
     // A tag on no article any more goes (as in Inoreader); otherwise it would show as an empty folder.
-    if (!(await labels.hasTaggedItems(id)) && !(await labels.folderFeedIds(userId, id)).length) await labels.deleteLabel(userId, id);
+    if (!(await labels.hasTaggedItems(id)) && !(await labels.folderFeedIds(userId, id)).length)
+      await labels.deleteLabel(userId, id);
   }
   for (const n of adding) await states.tagItems(userId, await labels.ensureLabel(userId, n), [itemId]);
   return (await readerStore(app).streams.tagsOfItems(userId, [itemId])).get(itemId) ?? [];
@@ -229,10 +307,21 @@ export const UNDO_LIMIT = 5000;
  * user saw: articles that arrive meanwhile stay unread). Returns the ids changed when there are at
  * most UNDO_LIMIT of them, so the page can undo by marking exactly those unread again.
  */
-export async function markViewRead(app: App, userId: number, view: View, beforeUs: number): Promise<{ marked: number; ids: number[] | null }> {
+export async function markViewRead(
+  app: App,
+  userId: number,
+  view: View,
+  beforeUs: number,
+): Promise<{ marked: number; ids: number[] | null }> {
   const where = await viewConditions(app, userId, view, true);
   const store = readerStore(app);
-  const rows = await store.streams.statesPage({ userId, where, newestFirst: true, limit: UNDO_LIMIT + 1, maxCrawledUs: beforeUs });
+  const rows = await store.streams.statesPage({
+    userId,
+    where,
+    newestFirst: true,
+    limit: UNDO_LIMIT + 1,
+    maxCrawledUs: beforeUs,
+  });
   if (rows.length <= UNDO_LIMIT) {
     const ids = rows.map((r) => r.itemId);
     const marked = ids.length ? await store.states.setState(userId, 'read', 1, ids) : 0;
@@ -241,13 +330,35 @@ export async function markViewRead(app: App, userId: number, view: View, beforeU
   return { marked: await store.states.markAllRead(userId, where, beforeUs), ids: null };
 }
 
-export interface SidebarFeed { id: number; title: string; url: string; siteUrl: string | null; iconUrl: string | null; unread: number; folders: string[] }
-export interface Sidebar { unread: number; folders: { name: string; unread: number; feeds: number }[]; tags: { name: string; articles: number }[]; feeds: SidebarFeed[] }
+export interface SidebarFeed {
+  id: number;
+  title: string;
+  url: string;
+  siteUrl: string | null;
+  iconUrl: string | null;
+  unread: number;
+  folders: string[];
+}
+export interface Sidebar {
+  unread: number;
+  folders: { name: string; unread: number; feeds: number }[];
+  tags: { name: string; articles: number }[];
+  feeds: SidebarFeed[];
+}
 
 export async function sidebar(app: App, userId: number): Promise<Sidebar> {
   const labels = readerStore(app).labels;
   const subs = await labels.subscriptions(userId);
-  const feeds: SidebarFeed[] = subs.map((s) => ({ id: s.feedId, title: s.title, url: s.url, siteUrl: webUrl(s.siteUrl), iconUrl: webUrl(s.iconUrl), unread: s.unreadCount, folders: s.folders }))
+  const feeds: SidebarFeed[] = subs
+    .map((s) => ({
+      id: s.feedId,
+      title: s.title,
+      url: s.url,
+      siteUrl: webUrl(s.siteUrl),
+      iconUrl: webUrl(s.iconUrl),
+      unread: s.unreadCount,
+      folders: s.folders,
+    }))
     .sort((a, b) => byName.compare(a.title, b.title));
   const all = await labels.labels(userId);
   const folders = all
@@ -255,14 +366,18 @@ export async function sidebar(app: App, userId: number): Promise<Sidebar> {
     .filter((l) => l.subscriptionCount > 0 || l.taggedCount === 0)
     .map((l) => ({ name: l.name, unread: l.unreadCount, feeds: l.subscriptionCount }))
     .sort((a, b) => byName.compare(a.name, b.name));
-  const tags = all.filter((l) => l.subscriptionCount === 0 && l.taggedCount > 0)
+  const tags = all
+    .filter((l) => l.subscriptionCount === 0 && l.taggedCount > 0)
     .map((l) => ({ name: l.name, articles: l.taggedCount }))
     .sort((a, b) => byName.compare(a.name, b.name));
   return { unread: feeds.reduce((n, f) => n + f.unread, 0), folders, tags, feeds };
 }
 
 /** Unread counts only (polled by the page): the trigger-maintained counters, never a recount. */
-export async function unreadCounts(app: App, userId: number): Promise<{ unread: number; feeds: Record<number, number>; folders: Record<string, number> }> {
+export async function unreadCounts(
+  app: App,
+  userId: number,
+): Promise<{ unread: number; feeds: Record<number, number>; folders: Record<string, number> }> {
   const catalog = await userCatalog(app, userId);
   const counters = await readerStore(app).labels.unreadCounters(userId);
   const feeds: Record<number, number> = {};

@@ -3,7 +3,14 @@
 // earlier turns, so the pipeline carries the topic over (src/answer/conversation.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { perApp, type App } from '../app.ts';
-import { AnswerError, SONAR_MODELS, type AnswerRequest, type ChatMessage, type SearchScope, type SonarModel } from '../answer/types.ts';
+import {
+  AnswerError,
+  SONAR_MODELS,
+  type AnswerRequest,
+  type ChatMessage,
+  type SearchScope,
+  type SonarModel,
+} from '../answer/types.ts';
 import type { SearchHit, SearchService } from '../search/types.ts';
 import type { AskScope, Conversation, ConversationMessage, SourceCard } from '../model/web.ts';
 import { createAnswerService } from '../answer/service.ts';
@@ -29,32 +36,46 @@ export type AskEvent =
   | { type: 'done'; related: string[]; finishReason: string }
   | { type: 'error'; message: string };
 
-export interface AskInput { question?: unknown; conversationId?: unknown; scope?: unknown; model?: unknown }
+export interface AskInput {
+  question?: unknown;
+  conversationId?: unknown;
+  scope?: unknown;
+  model?: unknown;
+}
 
 export async function parseAskScope(app: App, userId: number, raw: unknown): Promise<AskScope> {
   if (raw === undefined || raw === null) return { kind: 'all' };
   const s = raw as Record<string, unknown>;
   switch (s?.kind) {
-    case 'all': return { kind: 'all' };
-    case 'starred': return { kind: 'starred' };
+    case 'all':
+      return { kind: 'all' };
+    case 'starred':
+      return { kind: 'starred' };
     case 'folder': {
-      if (typeof s.name !== 'string' || (await readerStore(app).labels.findLabel(userId, s.name)) === undefined) throw badRequest(`scope: no folder named "${String(s.name)}"`, 'scope');
+      if (typeof s.name !== 'string' || (await readerStore(app).labels.findLabel(userId, s.name)) === undefined)
+        throw badRequest(`scope: no folder named "${String(s.name)}"`, 'scope');
       return { kind: 'folder', name: s.name };
     }
     case 'feed': {
       const feedId = Number(s.feedId);
-      if (!(await userCatalog(app, userId)).byFeed.has(feedId)) throw badRequest(`scope: no subscription with feed id ${String(s.feedId)}`, 'scope');
+      if (!(await userCatalog(app, userId)).byFeed.has(feedId))
+        throw badRequest(`scope: no subscription with feed id ${String(s.feedId)}`, 'scope');
       return { kind: 'feed', feedId };
     }
-    default: throw badRequest('scope.kind must be all, starred, folder (with name) or feed (with feedId)', 'scope');
+    default:
+      throw badRequest('scope.kind must be all, starred, folder (with name) or feed (with feedId)', 'scope');
   }
 }
 
 async function searchScopeOf(app: App, userId: number, scope: AskScope): Promise<SearchScope> {
   switch (scope.kind) {
-    case 'all': case 'article': return { kind: 'subscriptions', userId };
-    case 'starred': return { kind: 'streams', userId, streamIds: ['user/-/state/com.google/starred'] };
-    case 'folder': return { kind: 'streams', userId, streamIds: [`user/-/label/${scope.name}`] };
+    case 'all':
+    case 'article':
+      return { kind: 'subscriptions', userId };
+    case 'starred':
+      return { kind: 'streams', userId, streamIds: ['user/-/state/com.google/starred'] };
+    case 'folder':
+      return { kind: 'streams', userId, streamIds: [`user/-/label/${scope.name}`] };
     case 'feed': {
       const e = (await userCatalog(app, userId)).byFeed.get(scope.feedId);
       // Unsubscribed since the conversation began: search everything rather than fail the follow-up.
@@ -75,13 +96,16 @@ export function availableModels(config: EngineConfig): SonarModel[] {
     try {
       const kind = engines.kindFor(m);
       return kind === 'openai' ? llm : m !== 'r1-1776';
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   });
 }
 
 export function parseModel(raw: unknown): SonarModel {
   if (raw === undefined || raw === null || raw === '') return 'sonar';
-  if (typeof raw !== 'string' || !(SONAR_MODELS as readonly string[]).includes(raw)) throw badRequest(`model must be one of ${SONAR_MODELS.join(', ')}`, 'model');
+  if (typeof raw !== 'string' || !(SONAR_MODELS as readonly string[]).includes(raw))
+    throw badRequest(`model must be one of ${SONAR_MODELS.join(', ')}`, 'model');
   return raw as SonarModel;
 }
 
@@ -104,15 +128,23 @@ function recordingSearch(base: SearchService): SearchService {
   };
 }
 
-const webAnswerService = perApp((app) => createAnswerService({ search: recordingSearch(searchService(app)), config: app.config }));
+const webAnswerService = perApp((app) =>
+  createAnswerService({ search: recordingSearch(searchService(app)), config: app.config }),
+);
 
-export interface PreparedAsk { conversation: Conversation; request: Omit<AnswerRequest, 'signal'>; question: string; isNew: boolean }
+export interface PreparedAsk {
+  conversation: Conversation;
+  request: Omit<AnswerRequest, 'signal'>;
+  question: string;
+  isNew: boolean;
+}
 
 /** Validates and records the question (creating the conversation when new), before any answering. */
 export async function prepareAsk(app: App, userId: number, input: AskInput): Promise<PreparedAsk> {
   const question = typeof input.question === 'string' ? input.question.trim() : '';
   if (!question) throw badRequest('question: type a question', 'question');
-  if (question.length > MAX_QUESTION_CHARS) throw badRequest(`question: at most ${MAX_QUESTION_CHARS} characters`, 'question');
+  if (question.length > MAX_QUESTION_CHARS)
+    throw badRequest(`question: at most ${MAX_QUESTION_CHARS} characters`, 'question');
   const store = webStore(app).conversations;
   let conversation: Conversation;
   let history: ConversationMessage[] = [];
@@ -133,25 +165,43 @@ export async function prepareAsk(app: App, userId: number, input: AskInput): Pro
   messages.push({ role: 'user', content: question });
   await store.addMessage(conversation.id, { role: 'user', content: question }, nowSeconds());
   return {
-    conversation, question, isNew,
+    conversation,
+    question,
+    isNew,
     request: {
-      model: conversation.model as SonarModel, messages, scope: await searchScopeOf(app, userId, conversation.scope),
-      filters: {}, searchContextSize: 'medium', returnRelatedQuestions: true,
+      model: conversation.model as SonarModel,
+      messages,
+      scope: await searchScopeOf(app, userId, conversation.scope),
+      filters: {},
+      searchContextSize: 'medium',
+      returnRelatedQuestions: true,
     },
   };
 }
 
-function date(s: string | null): string | null { return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : null; }
+function date(s: string | null): string | null {
+  return s && /^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : null;
+}
 
 /**
  * Answers a prepared question, handing each event to `emit` as it is produced, and stores the
  * answer when complete (a stopped one keeps what arrived). Runs inside the answer's async context.
  */
-export function answer(app: App, p: PreparedAsk, signal: AbortSignal, emit: (ev: AskEvent) => void | Promise<void>): Promise<void> {
+export function answer(
+  app: App,
+  p: PreparedAsk,
+  signal: AbortSignal,
+  emit: (ev: AskEvent) => void | Promise<void>,
+): Promise<void> {
   return foundByAnswer.run(new Map(), () => streamAnswer(app, p, signal, emit));
 }
 
-async function streamAnswer(app: App, p: PreparedAsk, signal: AbortSignal, emit: (ev: AskEvent) => void | Promise<void>): Promise<void> {
+async function streamAnswer(
+  app: App,
+  p: PreparedAsk,
+  signal: AbortSignal,
+  emit: (ev: AskEvent) => void | Promise<void>,
+): Promise<void> {
   const found = foundByAnswer.getStore()!;
   if (p.isNew) await emit({ type: 'conversation', id: p.conversation.id, title: p.conversation.title });
   let sources: SourceCard[] = [];
@@ -159,11 +209,18 @@ async function streamAnswer(app: App, p: PreparedAsk, signal: AbortSignal, emit:
   const parts: string[] = [];
   let failed: string | null = null;
   try {
-    const onProgress = (pr: { stage: string; message: string; fraction?: number }) => { void emit({ type: 'progress', stage: pr.stage, message: pr.message, fraction: pr.fraction }); };
+    const onProgress = (pr: { stage: string; message: string; fraction?: number }) => {
+      void emit({ type: 'progress', stage: pr.stage, message: pr.message, fraction: pr.fraction });
+    };
     for await (const ev of webAnswerService(app).stream({ ...p.request, signal, onProgress })) {
       if (ev.type === 'sources') {
         sources = ev.searchResults.map((r, i) => ({
-          n: i + 1, title: r.title || r.url, url: webUrl(r.url) ?? '', feed: found.get(r.url)?.sourceName ?? hostOf(r.url), date: date(r.date), snippet: r.snippet.slice(0, 300),
+          n: i + 1,
+          title: r.title || r.url,
+          url: webUrl(r.url) ?? '',
+          feed: found.get(r.url)?.sourceName ?? hostOf(r.url),
+          date: date(r.date),
+          snippet: r.snippet.slice(0, 300),
         }));
         await emit({ type: 'sources', sources });
       } else if (ev.type === 'delta') {
@@ -183,13 +240,21 @@ async function streamAnswer(app: App, p: PreparedAsk, signal: AbortSignal, emit:
   } finally {
     const content = parts.join('');
     if (content || failed) {
-      await webStore(app).conversations.addMessage(p.conversation.id, { role: 'assistant', content: content || `(no answer: ${failed})`, sources, related }, nowSeconds());
+      await webStore(app).conversations.addMessage(
+        p.conversation.id,
+        { role: 'assistant', content: content || `(no answer: ${failed})`, sources, related },
+        nowSeconds(),
+      );
     }
   }
 }
 
 function hostOf(url: string): string {
-  try { return new URL(url).host; } catch { return ''; }
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }
 
 export async function conversationWithMessages(app: App, userId: number, id: number) {

@@ -5,13 +5,23 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { gzipSync, constants } from 'node:zlib';
 
-export interface Asset { body: Buffer; gzip: Buffer; type: string; etag: string }
+export interface Asset {
+  body: Buffer;
+  gzip: Buffer;
+  type: string;
+  etag: string;
+}
 
 export const PUBLIC_DIR = join(import.meta.dirname, 'public');
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.json': 'application/json', '.ico': 'image/x-icon', '.png': 'image/png',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.ico': 'image/x-icon',
+  '.png': 'image/png',
 };
 
 /** URL path -> asset: index.html at `/`, every other file at /assets/<name>. */
@@ -22,7 +32,12 @@ export function loadAssets(dir = PUBLIC_DIR): Map<string, Asset> {
     const type = TYPES[ext];
     if (!type) continue;
     const body = readFileSync(join(dir, name));
-    const asset: Asset = { body, gzip: gzipSync(body, { level: constants.Z_BEST_COMPRESSION }), type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+    const asset: Asset = {
+      body,
+      gzip: gzipSync(body, { level: constants.Z_BEST_COMPRESSION }),
+      type,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+    };
     if (name === 'index.html') out.set('/', asset);
     else out.set(`/assets/${name}`, asset);
   }

@@ -5,7 +5,12 @@ export class WebError extends Error {
   readonly code: string;
   readonly field?: string;
   readonly headers: Record<string, string>;
-  constructor(status: number, code: string, message: string, opts: { field?: string; headers?: Record<string, string> } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    opts: { field?: string; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;

@@ -28,9 +28,17 @@ export interface WebAuth {
 export type Access = 'public' | 'user' | 'admin';
 
 export const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src * data: blob:", "media-src *",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  'img-src * data: blob:',
+  'media-src *',
   'frame-src https://www.youtube.com https://www.youtube-nocookie.com https://player.vimeo.com',
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 export const SECURITY_HEADERS: Record<string, string> = {
@@ -55,7 +63,13 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 
 /** The origin this server is reached at: publicUrl when set, else what the request says. */
 export function ownOrigin(app: App, req: FastifyRequest): string {
-  if (app.config.publicUrl) { try { return new URL(app.config.publicUrl).origin; } catch { /* fall through */ } }
+  if (app.config.publicUrl) {
+    try {
+      return new URL(app.config.publicUrl).origin;
+    } catch {
+      /* fall through */
+    }
+  }
   return `${req.protocol}://${req.host}`;
 }
 
@@ -76,7 +90,12 @@ export function sessionCookie(app: App, req: FastifyRequest, value: string, maxA
 export function checkOrigin(app: App, req: FastifyRequest): void {
   const origin = req.headers.origin;
   if (origin !== undefined) {
-    if (origin !== ownOrigin(app, req)) throw new WebError(403, 'cross_origin', `requests from ${origin} are refused: the web API only takes changes from its own pages`);
+    if (origin !== ownOrigin(app, req))
+      throw new WebError(
+        403,
+        'cross_origin',
+        `requests from ${origin} are refused: the web API only takes changes from its own pages`,
+      );
     return;
   }
   const site = req.headers['sec-fetch-site'];
@@ -94,16 +113,37 @@ export async function authenticateRequest(app: App, req: FastifyRequest, access:
   if (authorization) {
     // Scripts: a ClientLogin or OAuth token (tidings token create, or Settings > App tokens).
     const t = await authenticateToken(app, authorization);
-    if (!t) throw new WebError(401, 'unauthorized', 'invalid, expired or revoked token: create one under Settings > App tokens (Authorization: Bearer <token>)', { headers: { 'www-authenticate': 'Bearer realm="tidings"' } });
+    if (!t)
+      throw new WebError(
+        401,
+        'unauthorized',
+        'invalid, expired or revoked token: create one under Settings > App tokens (Authorization: Bearer <token>)',
+        { headers: { 'www-authenticate': 'Bearer realm="tidings"' } },
+      );
     auth = { userId: t.userId, via: 'token', canWrite: t.scopes.has('write'), isAdmin: false };
   } else {
     const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
     const session = await findSession(app, token);
     if (session) {
-      auth = { userId: session.userId, via: 'session', sessionToken: token, sessionId: session.id, canWrite: true, isAdmin: false };
+      auth = {
+        userId: session.userId,
+        via: 'session',
+        sessionToken: token,
+        sessionId: session.id,
+        canWrite: true,
+        isAdmin: false,
+      };
       // Double-submit: the header must carry the token derived from this session's cookie.
-      if (unsafe && access !== 'public' && !(await checkCsrfToken(app, token!, req.headers['x-csrf-token'] as string | undefined))) {
-        throw new WebError(403, 'csrf', 'missing or wrong X-CSRF-Token header: reload the page (scripts should use a bearer token instead of the cookie)');
+      if (
+        unsafe &&
+        access !== 'public' &&
+        !(await checkCsrfToken(app, token!, req.headers['x-csrf-token'] as string | undefined))
+      ) {
+        throw new WebError(
+          403,
+          'csrf',
+          'missing or wrong X-CSRF-Token header: reload the page (scripts should use a bearer token instead of the cookie)',
+        );
       }
     } else if (token && access !== 'public') {
       throw new WebError(401, 'session_expired', 'your session has ended: sign in again');
@@ -116,7 +156,8 @@ export async function authenticateRequest(app: App, req: FastifyRequest, access:
   const user = await app.users.findById(auth.userId);
   if (!user) throw new WebError(401, 'unauthorized', 'this account no longer exists');
   auth.isAdmin = user.isAdmin;
-  if (unsafe && !auth.canWrite) throw new WebError(403, 'insufficient_scope', 'this token is read-only: create one with the "read write" scope');
+  if (unsafe && !auth.canWrite)
+    throw new WebError(403, 'insufficient_scope', 'this token is read-only: create one with the "read write" scope');
   if (access === 'admin' && !auth.isAdmin) throw new WebError(403, 'forbidden', 'only administrators may do this');
   return auth;
 }
@@ -124,25 +165,40 @@ export async function authenticateRequest(app: App, req: FastifyRequest, access:
 export function errorReply(app: App, reply: FastifyReply, e: unknown): FastifyReply {
   let err: WebError;
   if (e instanceof WebError) err = e;
-  else if (e instanceof AccountError) err = new WebError(e.code === 'exists' ? 409 : e.code === 'not-found' ? 404 : e.code === 'wrong-password' ? 403 : 400, e.code.replace('-', '_'), e.message, { field: e.field });
-  else if (e instanceof ReaderError) err = new WebError(e.status, e.status === 404 ? 'not_found' : 'bad_request', e.message);
+  else if (e instanceof AccountError)
+    err = new WebError(
+      e.code === 'exists' ? 409 : e.code === 'not-found' ? 404 : e.code === 'wrong-password' ? 403 : 400,
+      e.code.replace('-', '_'),
+      e.message,
+      { field: e.field },
+    );
+  else if (e instanceof ReaderError)
+    err = new WebError(e.status, e.status === 404 ? 'not_found' : 'bad_request', e.message);
   else if (e instanceof FeedError) err = new WebError(422, `feed_${e.code}`, e.message);
-  else if (e instanceof RuleNotFoundError || e instanceof WebhookNotFoundError) err = new WebError(404, 'not_found', e.message);
+  else if (e instanceof RuleNotFoundError || e instanceof WebhookNotFoundError)
+    err = new WebError(404, 'not_found', e.message);
   else if (e instanceof RuleInputError) err = new WebError(400, 'bad_rule', e.message);
   else if (e instanceof RuleTimeoutError) err = new WebError(422, 'rule_timeout', e.message);
   else if (e instanceof WebhookInputError) err = new WebError(400, 'bad_webhook', e.message);
   else if (e instanceof FullTextSettingError) err = new WebError(400, 'bad_request', e.message, { field: 'fullText' });
-  else if (e instanceof FeverCredentialError) err = new WebError(400, 'bad_fever_password', e.message, { field: 'password' });
-  else if (e instanceof AnswerError) err = new WebError(e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 400 : 503, e.code, e.message, { field: e.param });
+  else if (e instanceof FeverCredentialError)
+    err = new WebError(400, 'bad_fever_password', e.message, { field: 'password' });
+  else if (e instanceof AnswerError)
+    err = new WebError(e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 400 : 503, e.code, e.message, {
+      field: e.param,
+    });
   else {
     const fe = e as { statusCode?: number; message?: string; code?: string };
-    if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) err = new WebError(fe.statusCode, 'bad_request', fe.message ?? 'bad request');
+    if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
+      err = new WebError(fe.statusCode, 'bad_request', fe.message ?? 'bad request');
     else {
       app.log.error({ err: e }, 'web API request failed');
       err = new WebError(500, 'internal', 'internal error; try again later');
     }
   }
-  const body: { error: { code: string; message: string; field?: string } } = { error: { code: err.code, message: err.message } };
+  const body: { error: { code: string; message: string; field?: string } } = {
+    error: { code: err.code, message: err.message },
+  };
   if (err.field) body.error.field = err.field;
   return reply.code(err.status).headers(err.headers).header('cache-control', 'no-store').send(body);
 }

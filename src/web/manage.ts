@@ -2,8 +2,18 @@
 // (src/feeds) and the Reader API's label store, with errors turned into WebError.
 import type { App } from '../app.ts';
 import {
-  discoverFeeds, exportOpml, feedEngine, FeedError, importOpml, labelNameProblem, OpmlError, refreshFeed, subscribe, unsubscribe,
-  type FeedCandidate, type OpmlImportResult,
+  discoverFeeds,
+  exportOpml,
+  feedEngine,
+  FeedError,
+  importOpml,
+  labelNameProblem,
+  OpmlError,
+  refreshFeed,
+  subscribe,
+  unsubscribe,
+  type FeedCandidate,
+  type OpmlImportResult,
 } from '../feeds/engine.ts';
 import { readerStore } from '../reader-api/store.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
@@ -25,13 +35,22 @@ export function checkLabelName(app: App, name: unknown, field = 'name', what = '
 
 export async function discover(app: App, url: unknown): Promise<FeedCandidate[]> {
   if (typeof url !== 'string' || !url.trim()) throw badRequest('give the address of a feed or of a web site', 'url');
-  try { return await discoverFeeds(app, url); } catch (e) { return feedError(e); }
+  try {
+    return await discoverFeeds(app, url);
+  } catch (e) {
+    return feedError(e);
+  }
 }
 
 export async function addFeed(app: App, userId: number, url: unknown, folder: unknown) {
   if (typeof url !== 'string' || !url.trim()) throw badRequest('give the address of a feed or of a web site', 'url');
-  const folders = folder === undefined || folder === null || folder === '' ? [] : [checkLabelName(app, folder, 'folder')];
-  try { return await subscribe(app, userId, url, { folders }); } catch (e) { return feedError(e); }
+  const folders =
+    folder === undefined || folder === null || folder === '' ? [] : [checkLabelName(app, folder, 'folder')];
+  try {
+    return await subscribe(app, userId, url, { folders });
+  } catch (e) {
+    return feedError(e);
+  }
 }
 
 async function subscription(app: App, userId: number, feedId: number) {
@@ -63,25 +82,53 @@ export interface FeedHealth {
 
 export async function feedHealth(app: App, userId: number): Promise<FeedHealth[]> {
   const subs = await feedEngine(app).subscriptions.list(userId);
-  return subs.map((s) => ({
-    id: s.feedId, title: s.title, customTitle: s.customTitle, url: s.feed.url, siteUrl: webUrl(s.feed.siteUrl), iconUrl: webUrl(s.feed.iconUrl),
-    folders: s.folders, unread: s.unreadCount, itemCount: s.feed.itemCount, lastFetchedAt: s.feed.lastFetchedAt,
-    lastSuccessAt: s.feed.lastSuccessAt, lastStatus: s.feed.lastStatus, lastError: s.feed.lastError, errorCount: s.feed.errorCount,
-    nextFetchAt: s.feed.nextFetchAt, intervalSeconds: s.feed.intervalSeconds, lastDurationMs: s.feed.lastDurationMs, subscribedAt: s.createdAt,
-  })).sort((a, b) => byName.compare(a.title, b.title));
+  return subs
+    .map((s) => ({
+      id: s.feedId,
+      title: s.title,
+      customTitle: s.customTitle,
+      url: s.feed.url,
+      siteUrl: webUrl(s.feed.siteUrl),
+      iconUrl: webUrl(s.feed.iconUrl),
+      folders: s.folders,
+      unread: s.unreadCount,
+      itemCount: s.feed.itemCount,
+      lastFetchedAt: s.feed.lastFetchedAt,
+      lastSuccessAt: s.feed.lastSuccessAt,
+      lastStatus: s.feed.lastStatus,
+      lastError: s.feed.lastError,
+      errorCount: s.feed.errorCount,
+      nextFetchAt: s.feed.nextFetchAt,
+      intervalSeconds: s.feed.intervalSeconds,
+      lastDurationMs: s.feed.lastDurationMs,
+      subscribedAt: s.createdAt,
+    }))
+    .sort((a, b) => byName.compare(a.title, b.title));
 }
 
 /** Renames (title; null or '' restores the feed's own) and/or moves the feed into one folder (null: no folder). */
-export async function editFeed(app: App, userId: number, feedId: number, patch: { title?: unknown; folder?: unknown }): Promise<void> {
+export async function editFeed(
+  app: App,
+  userId: number,
+  feedId: number,
+  patch: { title?: unknown; folder?: unknown },
+): Promise<void> {
   const s = await subscription(app, userId, feedId);
   const subs = feedEngine(app).subscriptions;
-  if (patch.title === undefined && patch.folder === undefined) throw badRequest('nothing to change: send title and/or folder');
+  if (patch.title === undefined && patch.folder === undefined)
+    throw badRequest('nothing to change: send title and/or folder');
   let title: string | null | undefined;
   if (patch.title !== undefined) {
-    if (patch.title !== null && typeof patch.title !== 'string') throw badRequest('title must be a string or null', 'title');
+    if (patch.title !== null && typeof patch.title !== 'string')
+      throw badRequest('title must be a string or null', 'title');
     title = typeof patch.title === 'string' && patch.title.trim() ? patch.title.trim().slice(0, 500) : null;
   }
-  const folder = patch.folder === undefined ? undefined : patch.folder === null || patch.folder === '' ? null : checkLabelName(app, patch.folder, 'folder');
+  const folder =
+    patch.folder === undefined
+      ? undefined
+      : patch.folder === null || patch.folder === ''
+        ? null
+        : checkLabelName(app, patch.folder, 'folder');
   if (title !== undefined) await subs.rename(userId, feedId, title);
   if (folder !== undefined) {
     // Moving: the web app files a feed in one folder, as Miniflux and Inoreader do.
@@ -127,8 +174,11 @@ export async function deleteFolder(app: App, userId: number, name: string): Prom
 }
 
 export async function importOpmlText(app: App, userId: number, body: unknown): Promise<OpmlImportResult> {
-  if (typeof body !== 'string' || !body.trim()) throw badRequest('send the OPML file as the request body (Content-Type: text/xml)');
-  try { return await importOpml(app, userId, body); } catch (e) {
+  if (typeof body !== 'string' || !body.trim())
+    throw badRequest('send the OPML file as the request body (Content-Type: text/xml)');
+  try {
+    return await importOpml(app, userId, body);
+  } catch (e) {
     if (e instanceof OpmlError) throw new WebError(422, 'broken_opml', `broken OPML, nothing imported: ${e.message}`);
     throw e;
   }

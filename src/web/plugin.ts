@@ -12,10 +12,18 @@ import { setupLink, setupSecret } from './setup.ts';
 
 export const API_PREFIX = '/api/v1';
 
-function sendAsset(req: { headers: Record<string, string | string[] | undefined> }, reply: import('fastify').FastifyReply, a: Asset) {
-  reply.headers(SECURITY_HEADERS).header('content-type', a.type).header('etag', a.etag)
+function sendAsset(
+  req: { headers: Record<string, string | string[] | undefined> },
+  reply: import('fastify').FastifyReply,
+  a: Asset,
+) {
+  reply
+    .headers(SECURITY_HEADERS)
+    .header('content-type', a.type)
+    .header('etag', a.etag)
     // Small files, always revalidated: a new version shows on the next load, a 304 costs nothing.
-    .header('cache-control', 'no-cache').header('vary', 'accept-encoding');
+    .header('cache-control', 'no-cache')
+    .header('vary', 'accept-encoding');
   if (req.headers['if-none-match'] === a.etag) return reply.code(304).send();
   const gz = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
   if (gz) return reply.header('content-encoding', 'gzip').send(a.gzip);
@@ -28,32 +36,62 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
     server.get(path, (req, reply) => sendAsset(req, reply, asset));
   }
 
-  await server.register(async (api: FastifyInstance) => {
-    // OPML uploads arrive as text; JSON bodies use Fastify's parser.
-    api.addContentTypeParser(['text/xml', 'application/xml', 'text/x-opml', 'application/octet-stream', 'text/plain'], { parseAs: 'string', bodyLimit: 5 * 1024 * 1024 }, (_req, body, done) => done(null, body));
-    api.setErrorHandler((e, _req, reply) => errorReply(app, reply, e));
-    api.addHook('onSend', async (_req, reply) => { reply.header('x-content-type-options', 'nosniff'); });
-    // Cross-site changes are refused before their body is even read.
-    api.addHook('onRequest', async (req) => { if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(app, req); });
-    api.setNotFoundHandler((req, reply) => reply.code(404).send({ error: { code: 'not_found', message: `no endpoint ${req.method} ${req.url.split('?')[0]}: see ${API_PREFIX}/openapi.json` } }));
-    const doc = openApiDocument(ROUTES, API_PREFIX);
-    api.get('/openapi.json', async (_req, reply) => reply.header('cache-control', 'no-cache').send(doc));
-    for (const r of ROUTES) {
-      api.route({
-        method: r.method, url: r.path,
-        handler: async (req, reply) => {
-          const auth = await authenticateRequest(app, req, r.access);
-          const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body as Record<string, unknown> : {};
-          const ctx: WebContext = { app, req, reply, auth, body, query: (req.query ?? {}) as Record<string, string>, params: (req.params ?? {}) as Record<string, string> };
-          reply.header('cache-control', 'no-store');
-          const out = await r.handler(ctx);
-          if (reply.sent) return reply;
-          if (out === undefined) return reply.code(reply.statusCode === 200 ? 204 : reply.statusCode).send();
-          return reply.send(out);
-        },
+  await server.register(
+    async (api: FastifyInstance) => {
+      // OPML uploads arrive as text; JSON bodies use Fastify's parser.
+      api.addContentTypeParser(
+        ['text/xml', 'application/xml', 'text/x-opml', 'application/octet-stream', 'text/plain'],
+        { parseAs: 'string', bodyLimit: 5 * 1024 * 1024 },
+        (_req, body, done) => done(null, body),
+      );
+      api.setErrorHandler((e, _req, reply) => errorReply(app, reply, e));
+      api.addHook('onSend', async (_req, reply) => {
+        reply.header('x-content-type-options', 'nosniff');
       });
-    }
-  }, { prefix: API_PREFIX });
+      // Cross-site changes are refused before their body is even read.
+      api.addHook('onRequest', async (req) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(app, req);
+      });
+      api.setNotFoundHandler((req, reply) =>
+        reply.code(404).send({
+          error: {
+            code: 'not_found',
+            message: `no endpoint ${req.method} ${req.url.split('?')[0]}: see ${API_PREFIX}/openapi.json`,
+          },
+        }),
+      );
+      const doc = openApiDocument(ROUTES, API_PREFIX);
+      api.get('/openapi.json', async (_req, reply) => reply.header('cache-control', 'no-cache').send(doc));
+      for (const r of ROUTES) {
+        api.route({
+          method: r.method,
+          url: r.path,
+          handler: async (req, reply) => {
+            const auth = await authenticateRequest(app, req, r.access);
+            const body =
+              req.body && typeof req.body === 'object' && !Array.isArray(req.body)
+                ? (req.body as Record<string, unknown>)
+                : {};
+            const ctx: WebContext = {
+              app,
+              req,
+              reply,
+              auth,
+              body,
+              query: (req.query ?? {}) as Record<string, string>,
+              params: (req.params ?? {}) as Record<string, string>,
+            };
+            reply.header('cache-control', 'no-store');
+            const out = await r.handler(ctx);
+            if (reply.sent) return reply;
+            if (out === undefined) return reply.code(reply.statusCode === 200 ? 204 : reply.statusCode).send();
+            return reply.send(out);
+          },
+        });
+      }
+    },
+    { prefix: API_PREFIX },
+  );
 };
 
 export const webPlugin: FastifyPluginAsync<{ app: App }> = async (server, opts) => {
@@ -63,9 +101,16 @@ export const webPlugin: FastifyPluginAsync<{ app: App }> = async (server, opts) 
     if (!secret) return;
     const addr = server.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
-    const host = ['0.0.0.0', '::', ''].includes(app.config.host) ? '127.0.0.1' : app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host;
+    const host = ['0.0.0.0', '::', ''].includes(app.config.host)
+      ? '127.0.0.1'
+      : app.config.host.includes(':')
+        ? `[${app.config.host}]`
+        : app.config.host;
     const base = app.config.publicUrl || `http://${host}:${port}`;
-    app.log.warn({ setupUrl: setupLink(base, secret) }, 'no account yet: open setupUrl in a browser to create the first (admin) account');
+    app.log.warn(
+      { setupUrl: setupLink(base, secret) },
+      'no account yet: open setupUrl in a browser to create the first (admin) account',
+    );
   });
   await server.register(webRoutes, opts);
 };

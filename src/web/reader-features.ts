@@ -17,9 +17,22 @@ const iso = (s: number | null) => (s ? new Date(s * 1000).toISOString() : null);
 // ---- rules ----
 
 function ruleJson(r: FilterRuleView) {
-  const scope = r.scope.kind === 'feed' ? { kind: 'feed', feedId: r.scope.feedId, url: r.scopeName }
-    : r.scope.kind === 'folder' ? { kind: 'folder', name: r.scopeName } : { kind: 'all' };
-  return { id: r.id, scope, conditions: r.conditions, action: r.action, label: r.label, createdAt: iso(r.createdAt), lastError: r.lastError, lastErrorAt: iso(r.lastErrorAt) };
+  const scope =
+    r.scope.kind === 'feed'
+      ? { kind: 'feed', feedId: r.scope.feedId, url: r.scopeName }
+      : r.scope.kind === 'folder'
+        ? { kind: 'folder', name: r.scopeName }
+        : { kind: 'all' };
+  return {
+    id: r.id,
+    scope,
+    conditions: r.conditions,
+    action: r.action,
+    label: r.label,
+    createdAt: iso(r.createdAt),
+    lastError: r.lastError,
+    lastErrorAt: iso(r.lastErrorAt),
+  };
 }
 
 export async function rulesOf(app: App, userId: number) {
@@ -35,14 +48,30 @@ function optionalString(v: unknown, field: string): string | undefined {
 
 /** Creates a rule from {feed?, folder?, conditions: [{field, kind, pattern}], action, label?, apply?}. */
 export async function createRule(app: App, userId: number, body: Record<string, unknown>) {
-  if (!Array.isArray(body.conditions)) throw badRequest('conditions must be a list like [{"field":"title","kind":"regex","pattern":"launch|rocket"}] (fields: title, content, author, url; kinds: regex, words)', 'conditions');
+  if (!Array.isArray(body.conditions))
+    throw badRequest(
+      'conditions must be a list like [{"field":"title","kind":"regex","pattern":"launch|rocket"}] (fields: title, content, author, url; kinds: regex, words)',
+      'conditions',
+    );
   const conditions: RuleCondition[] = body.conditions.map((c: unknown, i: number) => {
     const o = (c && typeof c === 'object' ? c : {}) as Record<string, unknown>;
-    if (typeof o.pattern !== 'string') throw badRequest(`condition ${i + 1} needs a pattern: words or a regular expression`, 'conditions');
-    return { field: String(o.field) as RuleField, kind: (o.kind === undefined ? 'regex' : String(o.kind)) as RuleCondition['kind'], pattern: o.pattern };
+    if (typeof o.pattern !== 'string')
+      throw badRequest(`condition ${i + 1} needs a pattern: words or a regular expression`, 'conditions');
+    return {
+      field: String(o.field) as RuleField,
+      kind: (o.kind === undefined ? 'regex' : String(o.kind)) as RuleCondition['kind'],
+      pattern: o.pattern,
+    };
   });
-  if (typeof body.action !== 'string') throw badRequest('action must be one of block, keep-only, mark-read, star, label', 'action');
-  const spec: RuleSpec = { feed: optionalString(body.feed, 'feed'), folder: optionalString(body.folder, 'folder'), conditions, action: body.action, label: optionalString(body.label, 'label') };
+  if (typeof body.action !== 'string')
+    throw badRequest('action must be one of block, keep-only, mark-read, star, label', 'action');
+  const spec: RuleSpec = {
+    feed: optionalString(body.feed, 'feed'),
+    folder: optionalString(body.folder, 'folder'),
+    conditions,
+    action: body.action,
+    label: optionalString(body.label, 'label'),
+  };
   const rule = await addRule(app, userId, spec);
   const applied = body.apply === true ? await applyRuleRetroactively(app, userId, rule.id) : null;
   const view = (await listRules(app, userId)).find((r) => r.id === rule.id)!;
@@ -63,8 +92,16 @@ export async function webhooksOf(app: App, userId: number) {
 /** Creates a webhook from {url, events: [...] or "a,b", secret?}; the secret is in the answer only this once. */
 export async function createWebhook(app: App, userId: number, body: Record<string, unknown>) {
   if (typeof body.url !== 'string' || !body.url.trim()) throw badRequest('give the URL to POST to', 'url');
-  const events = Array.isArray(body.events) ? body.events.map(String) : typeof body.events === 'string' ? [body.events] : [];
-  if (body.secret !== undefined && typeof body.secret !== 'string') throw badRequest('secret must be a string of at least 16 characters (or leave it out to get a random one)', 'secret');
+  const events = Array.isArray(body.events)
+    ? body.events.map(String)
+    : typeof body.events === 'string'
+      ? [body.events]
+      : [];
+  if (body.secret !== undefined && typeof body.secret !== 'string')
+    throw badRequest(
+      'secret must be a string of at least 16 characters (or leave it out to get a random one)',
+      'secret',
+    );
   const { webhook, secret } = await addWebhook(app, userId, body.url, events, body.secret as string | undefined);
   return { ...webhookJson(webhook), secret };
 }
@@ -72,8 +109,16 @@ export async function createWebhook(app: App, userId: number, body: Record<strin
 export const deleteWebhook = (app: App, userId: number, id: number) => removeWebhook(app, userId, id);
 
 const deliveryJson = (d: WebhookDelivery) => ({
-  id: d.id, webhookId: d.webhookId, event: d.event, status: d.status, attempts: d.attempts, lastStatus: d.lastStatus, lastError: d.lastError,
-  createdAt: iso(d.createdAt), nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null, finishedAt: iso(d.finishedAt),
+  id: d.id,
+  webhookId: d.webhookId,
+  event: d.event,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatus: d.lastStatus,
+  lastError: d.lastError,
+  createdAt: iso(d.createdAt),
+  nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+  finishedAt: iso(d.finishedAt),
 });
 
 export async function deliveriesOf(app: App, userId: number, webhookId: number | null, limit: number) {
@@ -88,11 +133,18 @@ export async function feedSettings(app: App, userId: number, feedId: number): Pr
   return s;
 }
 
-export async function changeFeedSettings(app: App, userId: number, feedId: number, body: Record<string, unknown>): Promise<FullTextSettings> {
+export async function changeFeedSettings(
+  app: App,
+  userId: number,
+  feedId: number,
+  body: Record<string, unknown>,
+): Promise<FullTextSettings> {
   const unknown = Object.keys(body).filter((k) => k !== 'fullText');
-  if (unknown.length) throw badRequest(`unknown setting "${unknown[0]}": the only one is fullText (on, off or auto)`, unknown[0]);
+  if (unknown.length)
+    throw badRequest(`unknown setting "${unknown[0]}": the only one is fullText (on, off or auto)`, unknown[0]);
   if (typeof body.fullText !== 'string') throw badRequest('fullText must be "on", "off" or "auto"', 'fullText');
-  if (!(await setFullTextMode(app, userId, feedId, body.fullText))) throw notFound(`no subscription with feed id ${feedId}`);
+  if (!(await setFullTextMode(app, userId, feedId, body.fullText)))
+    throw notFound(`no subscription with feed id ${feedId}`);
   return await feedSettings(app, userId, feedId);
 }
 
@@ -105,7 +157,8 @@ export async function feverStatus(app: App, userId: number, baseUrl: string) {
 
 /** Sets or replaces the Fever password: the one given, or a generated one returned only this once. */
 export async function setFever(app: App, userId: number, password: unknown) {
-  if (password !== undefined && password !== null && typeof password !== 'string') throw badRequest('password must be a string (or leave it out to get one generated)', 'password');
+  if (password !== undefined && password !== null && typeof password !== 'string')
+    throw badRequest('password must be a string (or leave it out to get one generated)', 'password');
   const user = await app.users.findById(userId);
   if (!user) throw notFound('this account no longer exists');
   const generated = typeof password === 'string' && password !== '' ? undefined : generateFeverPassword();

@@ -12,13 +12,48 @@ import type { GrantType } from '../model/auth.ts';
 import { chatStore } from '../chat-api/store.ts';
 import { createApiKey } from '../chat-api/keys/api-keys.ts';
 import { SONAR_MODELS } from '../answer/types.ts';
-import { editTags, getArticle, listArticles, markViewRead, MAX_PAGE, parseIds, parseView, setFlag, sidebar, unreadCounts } from './articles.ts';
-import { addFeed, createFolder, deleteFolder, discover, editFeed, exportOpmlText, feedHealth, importOpmlText, refreshNow, removeFeed, renameFolder } from './manage.ts';
+import {
+  editTags,
+  getArticle,
+  listArticles,
+  markViewRead,
+  MAX_PAGE,
+  parseIds,
+  parseView,
+  setFlag,
+  sidebar,
+  unreadCounts,
+} from './articles.ts';
+import {
+  addFeed,
+  createFolder,
+  deleteFolder,
+  discover,
+  editFeed,
+  exportOpmlText,
+  feedHealth,
+  importOpmlText,
+  refreshNow,
+  removeFeed,
+  renameFolder,
+} from './manage.ts';
 import { searchArticles } from './search.ts';
 import { answer, availableModels, conversationWithMessages, prepareAsk } from './ask.ts';
 import { loadSettings, updateSettings } from './settings.ts';
 import {
-  applyRule, changeFeedSettings, createRule, createWebhook, deleteRule, deleteWebhook, deliveriesOf, disableFeverFor, feedSettings, feverStatus, rulesOf, setFever, webhooksOf,
+  applyRule,
+  changeFeedSettings,
+  createRule,
+  createWebhook,
+  deleteRule,
+  deleteWebhook,
+  deliveriesOf,
+  disableFeverFor,
+  feedSettings,
+  feverStatus,
+  rulesOf,
+  setFever,
+  webhooksOf,
 } from './reader-features.ts';
 import { completeSetup, setupRequired } from './setup.ts';
 import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './sessions.ts';
@@ -88,27 +123,43 @@ const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOS
 export const ROUTES: RouteSpec[] = [
   // ---- Session ----
   {
-    method: 'GET', path: '/session', access: 'public', summary: 'Who is signed in, the CSRF token for changes, settings; or whether first-run setup is needed.',
+    method: 'GET',
+    path: '/session',
+    access: 'public',
+    summary: 'Who is signed in, the CSRF token for changes, settings; or whether first-run setup is needed.',
     handler: async (c) => {
       if (c.auth) return sessionInfo(c, c.auth.userId, c.auth.sessionToken);
       // A cookie that opens nothing: the session expired or was ended elsewhere; the page says so.
       const ended = parseCookies(c.req.headers.cookie).has(SESSION_COOKIE);
       if (ended) c.reply.header('set-cookie', sessionCookie(c.app, c.req, '', 0));
-      return { authenticated: false, setupRequired: await setupRequired(c.app), ...(ended ? { sessionEnded: true } : {}) };
+      return {
+        authenticated: false,
+        setupRequired: await setupRequired(c.app),
+        ...(ended ? { sessionEnded: true } : {}),
+      };
     },
   },
   {
-    method: 'POST', path: '/session', access: 'public', summary: 'Sign in (sets the session cookie). Throttled like ClientLogin.',
+    method: 'POST',
+    path: '/session',
+    access: 'public',
+    summary: 'Sign in (sets the session cookie). Throttled like ClientLogin.',
     body: { username: 'user name (or e-mail)', password: 'password' },
     handler: async (c) => {
       const r = await checkLogin(c.app, str(c.body.username).trim(), str(c.body.password), c.req.ip);
-      if (!r.ok && r.reason === 'throttled') throw new WebError(429, 'throttled', `too many failed sign-ins: wait ${r.retryAfterSeconds} s`, { headers: { 'retry-after': String(r.retryAfterSeconds) } });
+      if (!r.ok && r.reason === 'throttled')
+        throw new WebError(429, 'throttled', `too many failed sign-ins: wait ${r.retryAfterSeconds} s`, {
+          headers: { 'retry-after': String(r.retryAfterSeconds) },
+        });
       if (!r.ok) throw new WebError(401, 'bad_credentials', 'wrong user name or password');
       return startSession(c, r.user.id);
     },
   },
   {
-    method: 'DELETE', path: '/session', access: 'user', summary: 'Sign out (ends this session).',
+    method: 'DELETE',
+    path: '/session',
+    access: 'user',
+    summary: 'Sign out (ends this session).',
     handler: async (c) => {
       if (c.auth!.sessionToken) await endSession(c.app, c.auth!.sessionToken);
       c.reply.header('set-cookie', sessionCookie(c.app, c.req, '', 0));
@@ -116,7 +167,11 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'POST', path: '/setup', access: 'public', summary: 'First run: create the first (admin) account with the one-time secret of the setup link in the server log.',
+    method: 'POST',
+    path: '/setup',
+    access: 'public',
+    summary:
+      'First run: create the first (admin) account with the one-time secret of the setup link in the server log.',
     body: { secret: 'the value after #setup= in the link', username: 'user name', password: 'at least 8 characters' },
     handler: async (c) => {
       const user = await completeSetup(c.app, str(c.body.secret), str(c.body.username).trim(), str(c.body.password));
@@ -126,153 +181,468 @@ export const ROUTES: RouteSpec[] = [
   },
 
   // ---- Reading ----
-  { method: 'GET', path: '/sidebar', access: 'user', summary: 'Folders, tags and feeds with unread counts.', handler: async (c) => sidebar(c.app, uid(c)) },
-  { method: 'GET', path: '/unread-counts', access: 'user', summary: 'Unread counts: total, per feed id, per folder.', handler: async (c) => unreadCounts(c.app, uid(c)) },
   {
-    method: 'GET', path: '/articles', access: 'user', summary: 'A page of articles of a view, newest first (keyset paging with `next`).',
-    query: { view: 'all | unread | starred', feed: 'feed id', folder: 'folder name', unread: '1: unread only', order: 'newest | oldest', cursor: 'the `next` of the previous page', limit: `1-${MAX_PAGE} (default 50)` },
+    method: 'GET',
+    path: '/sidebar',
+    access: 'user',
+    summary: 'Folders, tags and feeds with unread counts.',
+    handler: async (c) => sidebar(c.app, uid(c)),
+  },
+  {
+    method: 'GET',
+    path: '/unread-counts',
+    access: 'user',
+    summary: 'Unread counts: total, per feed id, per folder.',
+    handler: async (c) => unreadCounts(c.app, uid(c)),
+  },
+  {
+    method: 'GET',
+    path: '/articles',
+    access: 'user',
+    summary: 'A page of articles of a view, newest first (keyset paging with `next`).',
+    query: {
+      view: 'all | unread | starred',
+      feed: 'feed id',
+      folder: 'folder name',
+      unread: '1: unread only',
+      order: 'newest | oldest',
+      cursor: 'the `next` of the previous page',
+      limit: `1-${MAX_PAGE} (default 50)`,
+    },
     handler: async (c) => {
       const q = c.query;
-      if (q.order !== undefined && q.order !== 'newest' && q.order !== 'oldest') throw badRequest('order must be newest or oldest', 'order');
-      return listArticles(c.app, uid(c), parseView(q), { unreadOnly: q.unread === '1' || q.unread === 'true', oldestFirst: q.order === 'oldest', cursor: q.cursor || undefined, limit: limitOf(q.limit, 50, MAX_PAGE) });
+      if (q.order !== undefined && q.order !== 'newest' && q.order !== 'oldest')
+        throw badRequest('order must be newest or oldest', 'order');
+      return listArticles(c.app, uid(c), parseView(q), {
+        unreadOnly: q.unread === '1' || q.unread === 'true',
+        oldestFirst: q.order === 'oldest',
+        cursor: q.cursor || undefined,
+        limit: limitOf(q.limit, 50, MAX_PAGE),
+      });
     },
   },
-  { method: 'GET', path: '/articles/:id', access: 'user', summary: 'One article with its sanitized HTML and enclosures.', handler: async (c) => getArticle(c.app, uid(c), positiveId(c.params.id, 'article id')) },
   {
-    method: 'PATCH', path: '/articles/:id', access: 'user', summary: 'Mark one article read/unread and/or starred/unstarred.', body: { read: 'boolean', starred: 'boolean' },
+    method: 'GET',
+    path: '/articles/:id',
+    access: 'user',
+    summary: 'One article with its sanitized HTML and enclosures.',
+    handler: async (c) => getArticle(c.app, uid(c), positiveId(c.params.id, 'article id')),
+  },
+  {
+    method: 'PATCH',
+    path: '/articles/:id',
+    access: 'user',
+    summary: 'Mark one article read/unread and/or starred/unstarred.',
+    body: { read: 'boolean', starred: 'boolean' },
     handler: async (c) => {
       const id = positiveId(c.params.id, 'article id');
       const { read, starred } = c.body;
       if (read === undefined && starred === undefined) throw badRequest('send read and/or starred (true or false)');
-      for (const [k, v] of Object.entries({ read, starred })) if (v !== undefined && typeof v !== 'boolean') throw badRequest(`${k} must be true or false`, k);
+      for (const [k, v] of Object.entries({ read, starred }))
+        if (v !== undefined && typeof v !== 'boolean') throw badRequest(`${k} must be true or false`, k);
       await getArticle(c.app, uid(c), id); // 404 for articles not in the user's feeds
       if (typeof read === 'boolean') await setFlag(c.app, uid(c), 'read', read, [id]);
       if (typeof starred === 'boolean') await setFlag(c.app, uid(c), 'starred', starred, [id]);
-      return { id, ...(typeof read === 'boolean' ? { read } : {}), ...(typeof starred === 'boolean' ? { starred } : {}) };
+      return {
+        id,
+        ...(typeof read === 'boolean' ? { read } : {}),
+        ...(typeof starred === 'boolean' ? { starred } : {}),
+      };
     },
   },
   {
-    method: 'POST', path: '/articles/:id/tags', access: 'user', summary: 'Add and/or remove your tags on an article; answers its tags.', body: { add: 'tag names', remove: 'tag names' },
-    handler: async (c) => ({ tags: await editTags(c.app, uid(c), positiveId(c.params.id, 'article id'), c.body.add, c.body.remove) }),
+    method: 'POST',
+    path: '/articles/:id/tags',
+    access: 'user',
+    summary: 'Add and/or remove your tags on an article; answers its tags.',
+    body: { add: 'tag names', remove: 'tag names' },
+    handler: async (c) => ({
+      tags: await editTags(c.app, uid(c), positiveId(c.params.id, 'article id'), c.body.add, c.body.remove),
+    }),
   },
   {
-    method: 'POST', path: '/articles/read', access: 'user', summary: 'Mark many articles read or unread (e.g. to undo mark-all-read).', body: { ids: 'article ids (at most 5000)', read: 'boolean' },
+    method: 'POST',
+    path: '/articles/read',
+    access: 'user',
+    summary: 'Mark many articles read or unread (e.g. to undo mark-all-read).',
+    body: { ids: 'article ids (at most 5000)', read: 'boolean' },
     handler: async (c) => {
       if (typeof c.body.read !== 'boolean') throw badRequest('read must be true or false', 'read');
       return { changed: await setFlag(c.app, uid(c), 'read', c.body.read, parseIds(c.body.ids)) };
     },
   },
   {
-    method: 'POST', path: '/articles/mark-all-read', access: 'user', summary: 'Mark every unread article of a view read that arrived up to `before` (µs, e.g. the list\'s `asOfUs`); returns the ids for undo (up to 5000).',
-    body: { view: 'all | unread | starred', feed: 'feed id', folder: 'folder name', before: 'crawl time bound in µs: the asOfUs of the list the user saw (default: now)' },
+    method: 'POST',
+    path: '/articles/mark-all-read',
+    access: 'user',
+    summary:
+      "Mark every unread article of a view read that arrived up to `before` (µs, e.g. the list's `asOfUs`); returns the ids for undo (up to 5000).",
+    body: {
+      view: 'all | unread | starred',
+      feed: 'feed id',
+      folder: 'folder name',
+      before: 'crawl time bound in µs: the asOfUs of the list the user saw (default: now)',
+    },
     handler: async (c) => {
       const b = c.body;
       const before = b.before === undefined ? Date.now() * 1000 : Number(b.before);
-      if (!Number.isSafeInteger(before) || before <= 0) throw badRequest('before must be a crawl time in microseconds', 'before');
-      const view = parseView({ view: b.view, feed: b.feed === undefined ? undefined : String(b.feed), folder: b.folder });
+      if (!Number.isSafeInteger(before) || before <= 0)
+        throw badRequest('before must be a crawl time in microseconds', 'before');
+      const view = parseView({
+        view: b.view,
+        feed: b.feed === undefined ? undefined : String(b.feed),
+        folder: b.folder,
+      });
       return markViewRead(c.app, uid(c), view, before);
     },
   },
   {
-    method: 'GET', path: '/search', access: 'user', summary: 'Full-text search over your articles, scoped like /articles, with matched word ranges.',
+    method: 'GET',
+    path: '/search',
+    access: 'user',
+    summary: 'Full-text search over your articles, scoped like /articles, with matched word ranges.',
     query: { q: 'words', view: 'all | starred', feed: 'feed id', folder: 'folder name', limit: '1-100 (default 30)' },
-    handler: async (c) => ({ items: await searchArticles(c.app, uid(c), c.query.q, parseView(c.query), limitOf(c.query.limit, 30, 100)) }),
+    handler: async (c) => ({
+      items: await searchArticles(c.app, uid(c), c.query.q, parseView(c.query), limitOf(c.query.limit, 30, 100)),
+    }),
   },
 
   // ---- Managing feeds ----
-  { method: 'GET', path: '/feeds', access: 'user', summary: 'Subscriptions with their health: last fetch, status, error, next fetch, item count.', handler: async (c) => ({ feeds: await feedHealth(c.app, uid(c)) }) },
-  { method: 'POST', path: '/feeds/discover', access: 'user', summary: 'The feeds a feed or site URL offers (nothing is subscribed).', body: { url: 'feed or site URL' }, handler: async (c) => ({ candidates: await discover(c.app, c.body.url) }) },
   {
-    method: 'POST', path: '/feeds', access: 'user', summary: 'Subscribe to a feed URL (a site URL gets its feed discovered).', body: { url: 'feed or site URL', folder: 'optional folder' },
-    handler: async (c) => { c.reply.code(201); return addFeed(c.app, uid(c), c.body.url, c.body.folder); },
+    method: 'GET',
+    path: '/feeds',
+    access: 'user',
+    summary: 'Subscriptions with their health: last fetch, status, error, next fetch, item count.',
+    handler: async (c) => ({ feeds: await feedHealth(c.app, uid(c)) }),
   },
-  { method: 'PATCH', path: '/feeds/:id', access: 'user', summary: 'Rename (title; null restores the feed\'s own) and/or move to a folder (null: none).', body: { title: 'string or null', folder: 'string or null' }, handler: async (c) => { await editFeed(c.app, uid(c), positiveId(c.params.id, 'feed id'), c.body); return undefined; } },
-  { method: 'DELETE', path: '/feeds/:id', access: 'user', summary: 'Unsubscribe (starred articles are kept).', handler: async (c) => { await removeFeed(c.app, uid(c), positiveId(c.params.id, 'feed id')); return undefined; } },
-  { method: 'POST', path: '/feeds/:id/refresh', access: 'user', summary: 'Fetch the feed now.', handler: async (c) => refreshNow(c.app, uid(c), positiveId(c.params.id, 'feed id')) },
-  { method: 'POST', path: '/folders', access: 'user', summary: 'Create a folder.', body: { name: 'folder name' }, handler: async (c) => { c.reply.code(201); return { name: await createFolder(c.app, uid(c), c.body.name) }; } },
-  { method: 'PATCH', path: '/folders/:name', access: 'user', summary: 'Rename a folder (onto an existing name: merge).', body: { name: 'new name' }, handler: async (c) => ({ name: await renameFolder(c.app, uid(c), c.params.name, c.body.name) }) },
-  { method: 'DELETE', path: '/folders/:name', access: 'user', summary: 'Delete a folder (its feeds stay subscribed).', handler: async (c) => { await deleteFolder(c.app, uid(c), c.params.name); return undefined; } },
   {
-    method: 'GET', path: '/opml', access: 'user', summary: 'Export subscriptions as OPML (download).',
+    method: 'POST',
+    path: '/feeds/discover',
+    access: 'user',
+    summary: 'The feeds a feed or site URL offers (nothing is subscribed).',
+    body: { url: 'feed or site URL' },
+    handler: async (c) => ({ candidates: await discover(c.app, c.body.url) }),
+  },
+  {
+    method: 'POST',
+    path: '/feeds',
+    access: 'user',
+    summary: 'Subscribe to a feed URL (a site URL gets its feed discovered).',
+    body: { url: 'feed or site URL', folder: 'optional folder' },
     handler: async (c) => {
-      c.reply.type('text/x-opml; charset=utf-8').header('content-disposition', 'attachment; filename="tidings-subscriptions.opml"');
+      c.reply.code(201);
+      return addFeed(c.app, uid(c), c.body.url, c.body.folder);
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/feeds/:id',
+    access: 'user',
+    summary: "Rename (title; null restores the feed's own) and/or move to a folder (null: none).",
+    body: { title: 'string or null', folder: 'string or null' },
+    handler: async (c) => {
+      await editFeed(c.app, uid(c), positiveId(c.params.id, 'feed id'), c.body);
+      return undefined;
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/feeds/:id',
+    access: 'user',
+    summary: 'Unsubscribe (starred articles are kept).',
+    handler: async (c) => {
+      await removeFeed(c.app, uid(c), positiveId(c.params.id, 'feed id'));
+      return undefined;
+    },
+  },
+  {
+    method: 'POST',
+    path: '/feeds/:id/refresh',
+    access: 'user',
+    summary: 'Fetch the feed now.',
+    handler: async (c) => refreshNow(c.app, uid(c), positiveId(c.params.id, 'feed id')),
+  },
+  {
+    method: 'POST',
+    path: '/folders',
+    access: 'user',
+    summary: 'Create a folder.',
+    body: { name: 'folder name' },
+    handler: async (c) => {
+      c.reply.code(201);
+      return { name: await createFolder(c.app, uid(c), c.body.name) };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/folders/:name',
+    access: 'user',
+    summary: 'Rename a folder (onto an existing name: merge).',
+    body: { name: 'new name' },
+    handler: async (c) => ({ name: await renameFolder(c.app, uid(c), c.params.name, c.body.name) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/folders/:name',
+    access: 'user',
+    summary: 'Delete a folder (its feeds stay subscribed).',
+    handler: async (c) => {
+      await deleteFolder(c.app, uid(c), c.params.name);
+      return undefined;
+    },
+  },
+  {
+    method: 'GET',
+    path: '/opml',
+    access: 'user',
+    summary: 'Export subscriptions as OPML (download).',
+    handler: async (c) => {
+      c.reply
+        .type('text/x-opml; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="tidings-subscriptions.opml"');
       return exportOpmlText(c.app, uid(c));
     },
   },
-  { method: 'POST', path: '/opml', access: 'user', summary: 'Import an OPML file (request body, Content-Type text/xml); feeds are fetched on the next refresh.', handler: async (c) => importOpmlText(c.app, uid(c), c.req.body) },
-
-  { method: 'GET', path: '/feeds/:id/settings', access: 'user', summary: 'A subscription\'s settings: full text (on, off, auto), whether articles are being fetched, teaser detection, counts.', handler: async (c) => feedSettings(c.app, uid(c), positiveId(c.params.id, 'feed id')) },
   {
-    method: 'PATCH', path: '/feeds/:id/settings', access: 'user', summary: 'Set full text for a subscription; on/auto queues its recent articles at once.', body: { fullText: 'on | off | auto' },
+    method: 'POST',
+    path: '/opml',
+    access: 'user',
+    summary: 'Import an OPML file (request body, Content-Type text/xml); feeds are fetched on the next refresh.',
+    handler: async (c) => importOpmlText(c.app, uid(c), c.req.body),
+  },
+
+  {
+    method: 'GET',
+    path: '/feeds/:id/settings',
+    access: 'user',
+    summary:
+      "A subscription's settings: full text (on, off, auto), whether articles are being fetched, teaser detection, counts.",
+    handler: async (c) => feedSettings(c.app, uid(c), positiveId(c.params.id, 'feed id')),
+  },
+  {
+    method: 'PATCH',
+    path: '/feeds/:id/settings',
+    access: 'user',
+    summary: 'Set full text for a subscription; on/auto queues its recent articles at once.',
+    body: { fullText: 'on | off | auto' },
     handler: async (c) => changeFeedSettings(c.app, uid(c), positiveId(c.params.id, 'feed id'), c.body),
   },
 
   // ---- Filter rules (src/rules) ----
-  { method: 'GET', path: '/rules', access: 'user', summary: 'Your filter rules, with the last error of each (a regex that ran out of time).', handler: async (c) => ({ rules: await rulesOf(c.app, uid(c)) }) },
   {
-    method: 'POST', path: '/rules', access: 'user', summary: 'Create a filter rule for new items (apply: true also runs it on the stored ones). Regexes that could backtrack catastrophically are refused.',
-    body: {
-      conditions: 'all must match: [{"field":"title|content|author|url","kind":"regex|words","pattern":"…"}]', action: 'block | keep-only | mark-read | star | label',
-      label: 'the label to add (action label)', feed: 'only this subscribed feed (id or URL)', folder: 'only the feeds in this folder', apply: 'boolean: apply to stored items now',
-    },
-    handler: async (c) => { const out = await createRule(c.app, uid(c), c.body); c.reply.code(201); return out; },
+    method: 'GET',
+    path: '/rules',
+    access: 'user',
+    summary: 'Your filter rules, with the last error of each (a regex that ran out of time).',
+    handler: async (c) => ({ rules: await rulesOf(c.app, uid(c)) }),
   },
-  { method: 'DELETE', path: '/rules/:id', access: 'user', summary: 'Delete a rule; the items it hid come back (answers how many).', handler: async (c) => deleteRule(c.app, uid(c), positiveId(c.params.id, 'rule id')) },
-  { method: 'POST', path: '/rules/:id/apply', access: 'user', summary: 'Apply a rule to the items already stored in its scope (answers matched and changed).', handler: async (c) => applyRule(c.app, uid(c), positiveId(c.params.id, 'rule id')) },
+  {
+    method: 'POST',
+    path: '/rules',
+    access: 'user',
+    summary:
+      'Create a filter rule for new items (apply: true also runs it on the stored ones). Regexes that could backtrack catastrophically are refused.',
+    body: {
+      conditions: 'all must match: [{"field":"title|content|author|url","kind":"regex|words","pattern":"…"}]',
+      action: 'block | keep-only | mark-read | star | label',
+      label: 'the label to add (action label)',
+      feed: 'only this subscribed feed (id or URL)',
+      folder: 'only the feeds in this folder',
+      apply: 'boolean: apply to stored items now',
+    },
+    handler: async (c) => {
+      const out = await createRule(c.app, uid(c), c.body);
+      c.reply.code(201);
+      return out;
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/rules/:id',
+    access: 'user',
+    summary: 'Delete a rule; the items it hid come back (answers how many).',
+    handler: async (c) => deleteRule(c.app, uid(c), positiveId(c.params.id, 'rule id')),
+  },
+  {
+    method: 'POST',
+    path: '/rules/:id/apply',
+    access: 'user',
+    summary: 'Apply a rule to the items already stored in its scope (answers matched and changed).',
+    handler: async (c) => applyRule(c.app, uid(c), positiveId(c.params.id, 'rule id')),
+  },
 
   // ---- Webhooks (src/webhooks) ----
-  { method: 'GET', path: '/webhooks', access: 'user', summary: 'Your webhooks (never their secrets).', handler: async (c) => ({ webhooks: await webhooksOf(c.app, uid(c)) }) },
   {
-    method: 'POST', path: '/webhooks', access: 'user', summary: 'Create a webhook: signed JSON POSTs on new items and/or starring; the signing secret is shown once. Private-network targets are refused.',
-    body: { url: 'http(s) URL to POST to', events: 'list of new-item, starred', secret: 'optional HMAC-SHA256 secret (16+ characters); default: a random one' },
-    handler: async (c) => { const out = await createWebhook(c.app, uid(c), c.body); c.reply.code(201); return out; },
+    method: 'GET',
+    path: '/webhooks',
+    access: 'user',
+    summary: 'Your webhooks (never their secrets).',
+    handler: async (c) => ({ webhooks: await webhooksOf(c.app, uid(c)) }),
   },
-  { method: 'DELETE', path: '/webhooks/:id', access: 'user', summary: 'Delete a webhook and its delivery log.', handler: async (c) => { await deleteWebhook(c.app, uid(c), positiveId(c.params.id, 'webhook id')); return undefined; } },
   {
-    method: 'GET', path: '/webhooks/deliveries', access: 'user', summary: 'The delivery log, newest first: status, attempts, last answer or error, next retry.', query: { webhook: 'only this webhook id', limit: '1-1000 (default 50)' },
-    handler: async (c) => ({ deliveries: await deliveriesOf(c.app, uid(c), c.query.webhook ? positiveId(c.query.webhook, 'webhook id') : null, limitOf(c.query.limit, 50, 1000)) }),
+    method: 'POST',
+    path: '/webhooks',
+    access: 'user',
+    summary:
+      'Create a webhook: signed JSON POSTs on new items and/or starring; the signing secret is shown once. Private-network targets are refused.',
+    body: {
+      url: 'http(s) URL to POST to',
+      events: 'list of new-item, starred',
+      secret: 'optional HMAC-SHA256 secret (16+ characters); default: a random one',
+    },
+    handler: async (c) => {
+      const out = await createWebhook(c.app, uid(c), c.body);
+      c.reply.code(201);
+      return out;
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/webhooks/:id',
+    access: 'user',
+    summary: 'Delete a webhook and its delivery log.',
+    handler: async (c) => {
+      await deleteWebhook(c.app, uid(c), positiveId(c.params.id, 'webhook id'));
+      return undefined;
+    },
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/deliveries',
+    access: 'user',
+    summary: 'The delivery log, newest first: status, attempts, last answer or error, next retry.',
+    query: { webhook: 'only this webhook id', limit: '1-1000 (default 50)' },
+    handler: async (c) => ({
+      deliveries: await deliveriesOf(
+        c.app,
+        uid(c),
+        c.query.webhook ? positiveId(c.query.webhook, 'webhook id') : null,
+        limitOf(c.query.limit, 50, 1000),
+      ),
+    }),
   },
 
   // ---- Fever API password (src/fever) ----
-  { method: 'GET', path: '/fever', access: 'user', summary: 'Whether the Fever API is on for you, with the user name and server URL a Fever app needs.', handler: async (c) => feverStatus(c.app, uid(c), c.app.config.publicUrl.replace(/\/+$/, '') || ownOrigin(c.app, c.req)) },
   {
-    method: 'PUT', path: '/fever', access: 'user', summary: 'Set or replace your Fever password (never your account password); without one a random password is made and shown once.', body: { password: 'optional, at least 8 characters' },
+    method: 'GET',
+    path: '/fever',
+    access: 'user',
+    summary: 'Whether the Fever API is on for you, with the user name and server URL a Fever app needs.',
+    handler: async (c) =>
+      feverStatus(c.app, uid(c), c.app.config.publicUrl.replace(/\/+$/, '') || ownOrigin(c.app, c.req)),
+  },
+  {
+    method: 'PUT',
+    path: '/fever',
+    access: 'user',
+    summary:
+      'Set or replace your Fever password (never your account password); without one a random password is made and shown once.',
+    body: { password: 'optional, at least 8 characters' },
     handler: async (c) => setFever(c.app, uid(c), c.body.password),
   },
-  { method: 'DELETE', path: '/fever', access: 'user', summary: 'Turn the Fever API off for you (the Fever password stops working).', handler: async (c) => { await disableFeverFor(c.app, uid(c)); return undefined; } },
+  {
+    method: 'DELETE',
+    path: '/fever',
+    access: 'user',
+    summary: 'Turn the Fever API off for you (the Fever password stops working).',
+    handler: async (c) => {
+      await disableFeverFor(c.app, uid(c));
+      return undefined;
+    },
+  },
 
   // ---- Ask ----
   {
-    method: 'POST', path: '/ask', access: 'user', summary: 'Ask a question over your feeds; answers as Server-Sent Events (conversation, progress…, sources, delta…, done | error).',
-    body: { question: 'the question', conversationId: 'continue this conversation', scope: '{"kind":"all"|"starred"} | {"kind":"folder","name"} | {"kind":"feed","feedId"}', model: SONAR_MODELS.join(' | ') },
+    method: 'POST',
+    path: '/ask',
+    access: 'user',
+    summary:
+      'Ask a question over your feeds; answers as Server-Sent Events (conversation, progress…, sources, delta…, done | error).',
+    body: {
+      question: 'the question',
+      conversationId: 'continue this conversation',
+      scope: '{"kind":"all"|"starred"} | {"kind":"folder","name"} | {"kind":"feed","feedId"}',
+      model: SONAR_MODELS.join(' | '),
+    },
     handler: async (c) => {
       const prepared = await prepareAsk(c.app, uid(c), c.body);
       const ac = new AbortController();
-      c.reply.raw.once('close', () => { if (!c.reply.raw.writableFinished) ac.abort(); });
+      c.reply.raw.once('close', () => {
+        if (!c.reply.raw.writableFinished) ac.abort();
+      });
       c.reply.hijack();
       const res = c.reply.raw;
       res.socket?.setNoDelay(true);
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store, no-transform', 'x-accel-buffering': 'no', 'x-content-type-options': 'nosniff' });
-      await answer(c.app, prepared, ac.signal, (ev) => { if (!res.destroyed) res.write(`data: ${JSON.stringify(ev)}\n\n`); });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store, no-transform',
+        'x-accel-buffering': 'no',
+        'x-content-type-options': 'nosniff',
+      });
+      await answer(c.app, prepared, ac.signal, (ev) => {
+        if (!res.destroyed) res.write(`data: ${JSON.stringify(ev)}\n\n`);
+      });
       if (!res.writableEnded) res.end();
       return undefined;
     },
   },
   {
-    method: 'GET', path: '/conversations', access: 'user', summary: 'Your Ask conversations, most recent first.',
-    handler: async (c) => ({ conversations: (await webStore(c.app).conversations.list(uid(c), 100)).map(({ userId: _, ...rest }) => rest) }),
+    method: 'GET',
+    path: '/conversations',
+    access: 'user',
+    summary: 'Your Ask conversations, most recent first.',
+    handler: async (c) => ({
+      conversations: (await webStore(c.app).conversations.list(uid(c), 100)).map(({ userId: _, ...rest }) => rest),
+    }),
   },
-  { method: 'GET', path: '/conversations/:id', access: 'user', summary: 'One conversation with its questions and answers.', handler: async (c) => { const { userId: _, ...rest } = await conversationWithMessages(c.app, uid(c), positiveId(c.params.id, 'conversation id')); return rest; } },
   {
-    method: 'DELETE', path: '/conversations/:id', access: 'user', summary: 'Delete a conversation.',
-    handler: async (c) => { if (!(await webStore(c.app).conversations.delete(uid(c), positiveId(c.params.id, 'conversation id')))) throw notFound('no such conversation'); return undefined; },
+    method: 'GET',
+    path: '/conversations/:id',
+    access: 'user',
+    summary: 'One conversation with its questions and answers.',
+    handler: async (c) => {
+      const { userId: _, ...rest } = await conversationWithMessages(
+        c.app,
+        uid(c),
+        positiveId(c.params.id, 'conversation id'),
+      );
+      return rest;
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/conversations/:id',
+    access: 'user',
+    summary: 'Delete a conversation.',
+    handler: async (c) => {
+      if (!(await webStore(c.app).conversations.delete(uid(c), positiveId(c.params.id, 'conversation id'))))
+        throw notFound('no such conversation');
+      return undefined;
+    },
   },
 
   // ---- Settings ----
-  { method: 'GET', path: '/settings', access: 'user', summary: 'Reading preferences.', handler: async (c) => loadSettings(c.app, uid(c)) },
-  { method: 'PATCH', path: '/settings', access: 'user', summary: 'Change reading preferences.', body: { markReadOnOpen: 'boolean', oldestFirst: 'boolean', unreadOnly: 'boolean' }, handler: async (c) => updateSettings(c.app, uid(c), c.body) },
   {
-    method: 'POST', path: '/password', access: 'user', summary: 'Change your password (ends your other sessions and revokes your app tokens).', body: { current: 'current password', password: 'new password' },
+    method: 'GET',
+    path: '/settings',
+    access: 'user',
+    summary: 'Reading preferences.',
+    handler: async (c) => loadSettings(c.app, uid(c)),
+  },
+  {
+    method: 'PATCH',
+    path: '/settings',
+    access: 'user',
+    summary: 'Change reading preferences.',
+    body: { markReadOnOpen: 'boolean', oldestFirst: 'boolean', unreadOnly: 'boolean' },
+    handler: async (c) => updateSettings(c.app, uid(c), c.body),
+  },
+  {
+    method: 'POST',
+    path: '/password',
+    access: 'user',
+    summary: 'Change your password (ends your other sessions and revokes your app tokens).',
+    body: { current: 'current password', password: 'new password' },
     handler: async (c) => {
       const revoked = await changeOwnPassword(c.app, uid(c), str(c.body.current), str(c.body.password));
       const ended = await webStore(c.app).sessions.deleteAllForUser(uid(c), c.auth!.sessionId);
@@ -280,15 +650,28 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'GET', path: '/sessions', access: 'user', summary: 'Your signed-in browsers (this one is marked current).',
+    method: 'GET',
+    path: '/sessions',
+    access: 'user',
+    summary: 'Your signed-in browsers (this one is marked current).',
     handler: async (c) => ({
-      sessions: (await webStore(c.app).sessions.listForUser(uid(c))).filter((s) => s.expiresAt > nowSeconds()).map((s) => ({
-        id: s.id, current: s.id === c.auth!.sessionId, userAgent: s.userAgent, createdAt: iso(s.createdAt), lastSeenAt: iso(s.lastSeenAt), expiresAt: iso(s.expiresAt),
-      })),
+      sessions: (await webStore(c.app).sessions.listForUser(uid(c)))
+        .filter((s) => s.expiresAt > nowSeconds())
+        .map((s) => ({
+          id: s.id,
+          current: s.id === c.auth!.sessionId,
+          userAgent: s.userAgent,
+          createdAt: iso(s.createdAt),
+          lastSeenAt: iso(s.lastSeenAt),
+          expiresAt: iso(s.expiresAt),
+        })),
     }),
   },
   {
-    method: 'DELETE', path: '/sessions/:id', access: 'user', summary: 'Sign out one of your browsers.',
+    method: 'DELETE',
+    path: '/sessions/:id',
+    access: 'user',
+    summary: 'Sign out one of your browsers.',
     handler: async (c) => {
       const id = positiveId(c.params.id, 'session id');
       const mine = (await webStore(c.app).sessions.listForUser(uid(c))).some((s) => s.id === id);
@@ -298,21 +681,36 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'GET', path: '/tokens', access: 'user', summary: 'Your app tokens (ClientLogin and OAuth), never the tokens themselves.',
+    method: 'GET',
+    path: '/tokens',
+    access: 'user',
+    summary: 'Your app tokens (ClientLogin and OAuth), never the tokens themselves.',
     handler: async (c) => {
       const now = nowSeconds();
       const clients = new Map((await authStore(c.app).clients.list()).map((x) => [x.clientId, x.name]));
       return {
-        tokens: (await authStore(c.app).tokens.listForUser(uid(c))).filter((t) => t.kind !== 'oauth_access').map((t) => ({
-          id: t.id, kind: t.kind, scope: t.scopes, label: t.label, client: t.clientId ? clients.get(t.clientId) ?? t.clientId : null,
-          status: t.revokedAt !== null ? 'revoked' : t.expiresAt <= now ? 'expired' : 'active',
-          createdAt: iso(t.createdAt), expiresAt: iso(t.expiresAt), lastUsedAt: iso(t.lastUsedAt),
-        })),
+        tokens: (await authStore(c.app).tokens.listForUser(uid(c)))
+          .filter((t) => t.kind !== 'oauth_access')
+          .map((t) => ({
+            id: t.id,
+            kind: t.kind,
+            scope: t.scopes,
+            label: t.label,
+            client: t.clientId ? (clients.get(t.clientId) ?? t.clientId) : null,
+            status: t.revokedAt !== null ? 'revoked' : t.expiresAt <= now ? 'expired' : 'active',
+            createdAt: iso(t.createdAt),
+            expiresAt: iso(t.expiresAt),
+            lastUsedAt: iso(t.lastUsedAt),
+          })),
       };
     },
   },
   {
-    method: 'POST', path: '/tokens', access: 'user', summary: 'Create an app token for scripts and Reader apps (shown once).', body: { label: 'a note to recognise it' },
+    method: 'POST',
+    path: '/tokens',
+    access: 'user',
+    summary: 'Create an app token for scripts and Reader apps (shown once).',
+    body: { label: 'a note to recognise it' },
     handler: async (c) => {
       const label = str(c.body.label).trim().slice(0, 100) || 'created in the web app';
       const { token, record } = await issueClientLoginToken(c.app, uid(c), label);
@@ -321,7 +719,10 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'DELETE', path: '/tokens/:id', access: 'user', summary: 'Revoke an app token (an OAuth grant ends with its refresh token).',
+    method: 'DELETE',
+    path: '/tokens/:id',
+    access: 'user',
+    summary: 'Revoke an app token (an OAuth grant ends with its refresh token).',
     handler: async (c) => {
       const t = await authStore(c.app).tokens.findById(positiveId(c.params.id, 'token id'));
       if (!t || t.userId !== uid(c)) throw notFound('no such token');
@@ -330,11 +731,28 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'GET', path: '/keys', access: 'user', summary: 'Your chat completions API keys.',
-    handler: async (c) => ({ keys: (await chatStore(c.app).keys.list(uid(c))).map((k) => ({ id: k.id, name: k.name, tier: k.tier, features: k.features, disabled: k.disabled, createdAt: iso(k.createdAt), revokedAt: iso(k.revokedAt) })) }),
+    method: 'GET',
+    path: '/keys',
+    access: 'user',
+    summary: 'Your chat completions API keys.',
+    handler: async (c) => ({
+      keys: (await chatStore(c.app).keys.list(uid(c))).map((k) => ({
+        id: k.id,
+        name: k.name,
+        tier: k.tier,
+        features: k.features,
+        disabled: k.disabled,
+        createdAt: iso(k.createdAt),
+        revokedAt: iso(k.revokedAt),
+      })),
+    }),
   },
   {
-    method: 'POST', path: '/keys', access: 'user', summary: 'Create a chat completions API key (shown once).', body: { name: 'a name for the key' },
+    method: 'POST',
+    path: '/keys',
+    access: 'user',
+    summary: 'Create a chat completions API key (shown once).',
+    body: { name: 'a name for the key' },
     handler: async (c) => {
       const name = str(c.body.name).trim();
       if (name.length > 100) throw badRequest('the key name must be at most 100 characters', 'name');
@@ -344,7 +762,10 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'DELETE', path: '/keys/:id', access: 'user', summary: 'Revoke one of your API keys.',
+    method: 'DELETE',
+    path: '/keys/:id',
+    access: 'user',
+    summary: 'Revoke one of your API keys.',
     handler: async (c) => {
       const k = await chatStore(c.app).keys.findById(c.params.id);
       if (!k || k.userId !== uid(c)) throw notFound('no such key');
@@ -355,22 +776,45 @@ export const ROUTES: RouteSpec[] = [
 
   // ---- Admin ----
   {
-    method: 'GET', path: '/admin/users', access: 'admin', summary: 'Every account.',
+    method: 'GET',
+    path: '/admin/users',
+    access: 'admin',
+    summary: 'Every account.',
     handler: async (c) => {
-      return { users: (await c.app.users.list()).map((u) => ({ id: u.id, username: u.username, email: u.email, createdAt: iso(u.createdAt), isAdmin: u.isAdmin })) };
+      return {
+        users: (await c.app.users.list()).map((u) => ({
+          id: u.id,
+          username: u.username,
+          email: u.email,
+          createdAt: iso(u.createdAt),
+          isAdmin: u.isAdmin,
+        })),
+      };
     },
   },
   {
-    method: 'POST', path: '/admin/users', access: 'admin', summary: 'Create an account.', body: { username: 'user name', password: 'at least 8 characters', email: 'optional', isAdmin: 'boolean' },
+    method: 'POST',
+    path: '/admin/users',
+    access: 'admin',
+    summary: 'Create an account.',
+    body: { username: 'user name', password: 'at least 8 characters', email: 'optional', isAdmin: 'boolean' },
     handler: async (c) => {
-      const u = await createAccount(c.app, str(c.body.username).trim(), str(c.body.password), str(c.body.email).trim() || null);
+      const u = await createAccount(
+        c.app,
+        str(c.body.username).trim(),
+        str(c.body.password),
+        str(c.body.email).trim() || null,
+      );
       if (c.body.isAdmin === true) await c.app.users.setAdmin(u.id, true);
       c.reply.code(201);
       return { id: u.id, username: u.username };
     },
   },
   {
-    method: 'DELETE', path: '/admin/users/:id', access: 'admin', summary: 'Delete an account and everything it owns.',
+    method: 'DELETE',
+    path: '/admin/users/:id',
+    access: 'admin',
+    summary: 'Delete an account and everything it owns.',
     handler: async (c) => {
       const id = positiveId(c.params.id, 'user id');
       if (id === uid(c)) throw badRequest('you cannot delete your own account while signed in with it');
@@ -379,7 +823,11 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'POST', path: '/admin/users/:id/password', access: 'admin', summary: 'Set a new password for an account (ends its sessions and tokens).', body: { password: 'new password' },
+    method: 'POST',
+    path: '/admin/users/:id/password',
+    access: 'admin',
+    summary: 'Set a new password for an account (ends its sessions and tokens).',
+    body: { password: 'new password' },
     handler: async (c) => {
       const id = positiveId(c.params.id, 'user id');
       if (!(await c.app.users.findById(id))) throw notFound('no such user');
@@ -389,18 +837,41 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'GET', path: '/admin/oauth-clients', access: 'admin', summary: 'Registered OAuth apps (never their secrets).',
-    handler: async (c) => ({ clients: (await authStore(c.app).clients.list()).map((x) => ({ clientId: x.clientId, name: x.name, redirectUris: x.redirectUris, grantTypes: x.grantTypes, createdAt: iso(x.createdAt) })) }),
+    method: 'GET',
+    path: '/admin/oauth-clients',
+    access: 'admin',
+    summary: 'Registered OAuth apps (never their secrets).',
+    handler: async (c) => ({
+      clients: (await authStore(c.app).clients.list()).map((x) => ({
+        clientId: x.clientId,
+        name: x.name,
+        redirectUris: x.redirectUris,
+        grantTypes: x.grantTypes,
+        createdAt: iso(x.createdAt),
+      })),
+    }),
   },
   {
-    method: 'POST', path: '/admin/oauth-clients', access: 'admin', summary: 'Register an OAuth app (the secret is shown once).', body: { name: 'app name', redirectUris: 'array of redirect URIs', grantTypes: 'optional array' },
+    method: 'POST',
+    path: '/admin/oauth-clients',
+    access: 'admin',
+    summary: 'Register an OAuth app (the secret is shown once).',
+    body: { name: 'app name', redirectUris: 'array of redirect URIs', grantTypes: 'optional array' },
     handler: async (c) => {
       const uris = Array.isArray(c.body.redirectUris) ? c.body.redirectUris.map(String) : [];
-      const grants = (Array.isArray(c.body.grantTypes) && c.body.grantTypes.length ? c.body.grantTypes.map(String) : [...GRANT_TYPES]) as GrantType[];
+      const grants = (
+        Array.isArray(c.body.grantTypes) && c.body.grantTypes.length ? c.body.grantTypes.map(String) : [...GRANT_TYPES]
+      ) as GrantType[];
       try {
         const { client, clientSecret } = await registerClient(c.app, str(c.body.name).trim(), uris, grants);
         c.reply.code(201);
-        return { clientId: client.clientId, clientSecret, name: client.name, redirectUris: client.redirectUris, grantTypes: client.grantTypes };
+        return {
+          clientId: client.clientId,
+          clientSecret,
+          name: client.name,
+          redirectUris: client.redirectUris,
+          grantTypes: client.grantTypes,
+        };
       } catch (e) {
         if (e instanceof ClientRegistrationError) throw badRequest(e.message);
         throw e;
@@ -408,15 +879,31 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'DELETE', path: '/admin/oauth-clients/:id', access: 'admin', summary: 'Remove an OAuth app and every token issued to it.',
-    handler: async (c) => { if (!(await authStore(c.app).clients.delete(c.params.id))) throw notFound('no such OAuth client'); return undefined; },
+    method: 'DELETE',
+    path: '/admin/oauth-clients/:id',
+    access: 'admin',
+    summary: 'Remove an OAuth app and every token issued to it.',
+    handler: async (c) => {
+      if (!(await authStore(c.app).clients.delete(c.params.id))) throw notFound('no such OAuth client');
+      return undefined;
+    },
   },
   {
-    method: 'GET', path: '/admin/access-requests', access: 'admin', summary: 'Requests for higher chat API rate limits.', query: { all: '1: include decided requests' },
-    handler: async (c) => ({ requests: await chatStore(c.app).access.list(c.query.all === '1' ? undefined : 'pending') }),
+    method: 'GET',
+    path: '/admin/access-requests',
+    access: 'admin',
+    summary: 'Requests for higher chat API rate limits.',
+    query: { all: '1: include decided requests' },
+    handler: async (c) => ({
+      requests: await chatStore(c.app).access.list(c.query.all === '1' ? undefined : 'pending'),
+    }),
   },
   {
-    method: 'POST', path: '/admin/access-requests/:id', access: 'admin', summary: 'Approve (sets the key\'s tier) or deny a request.', body: { decision: 'approve | deny', tier: 'optional tier 0-5', note: 'optional' },
+    method: 'POST',
+    path: '/admin/access-requests/:id',
+    access: 'admin',
+    summary: "Approve (sets the key's tier) or deny a request.",
+    body: { decision: 'approve | deny', tier: 'optional tier 0-5', note: 'optional' },
     handler: async (c) => {
       const store = chatStore(c.app);
       const r = await store.access.find(positiveId(c.params.id, 'request id'));
@@ -434,4 +921,3 @@ export const ROUTES: RouteSpec[] = [
     },
   },
 ];
-

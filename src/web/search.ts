@@ -39,9 +39,13 @@ export function matchRanges(text: string, terms: Set<string>): [number, number][
 
 export async function searchScope(app: App, userId: number, view: View): Promise<SearchScope> {
   switch (view.kind) {
-    case 'all': case 'unread': return { kind: 'subscriptions', userId };
-    case 'starred': return { kind: 'streams', userId, streamIds: ['user/-/state/com.google/starred'] };
-    case 'folder': return { kind: 'streams', userId, streamIds: [`user/-/label/${view.name}`] };
+    case 'all':
+    case 'unread':
+      return { kind: 'subscriptions', userId };
+    case 'starred':
+      return { kind: 'streams', userId, streamIds: ['user/-/state/com.google/starred'] };
+    case 'folder':
+      return { kind: 'streams', userId, streamIds: [`user/-/label/${view.name}`] };
     case 'feed': {
       const e = (await userCatalog(app, userId)).byFeed.get(view.feedId);
       if (!e) throw notFound(`no subscription with feed id ${view.feedId}`);
@@ -50,7 +54,13 @@ export async function searchScope(app: App, userId: number, view: View): Promise
   }
 }
 
-export async function searchArticles(app: App, userId: number, text: unknown, view: View, limit: number): Promise<SearchResult[]> {
+export async function searchArticles(
+  app: App,
+  userId: number,
+  text: unknown,
+  view: View,
+  limit: number,
+): Promise<SearchResult[]> {
   if (typeof text !== 'string' || !text.trim()) throw badRequest('q: type the words to search for', 'q');
   if (text.length > 500) throw badRequest('q: at most 500 characters', 'q');
   let hits: SearchHit[];
@@ -61,7 +71,14 @@ export async function searchArticles(app: App, userId: number, text: unknown, vi
     throw e;
   }
   const local = hits.filter((h) => h.itemId !== null);
-  const states = new Map((await readerStore(app).streams.statesByIds(userId, local.map((h) => h.itemId!))).map((s) => [s.itemId, s]));
+  const states = new Map(
+    (
+      await readerStore(app).streams.statesByIds(
+        userId,
+        local.map((h) => h.itemId!),
+      )
+    ).map((s) => [s.itemId, s]),
+  );
   const origins = await originsOf(app, userId, new Set([...states.values()].map((s) => s.feedId)));
   const terms = new Set(indexTerms(text));
   const out: SearchResult[] = [];
@@ -70,9 +87,17 @@ export async function searchArticles(app: App, userId: number, text: unknown, vi
     if (!s) continue;
     const snippet = (h.passages[0]?.text ?? '').slice(0, 400);
     out.push({
-      id: s.itemId, title: h.title, url: webUrl(h.url), feedId: s.feedId, feedTitle: origins.get(s.feedId)?.title ?? h.sourceName,
-      publishedAt: h.publishedAt, snippet, titleMatches: matchRanges(h.title, terms), snippetMatches: matchRanges(snippet, terms),
-      read: s.read === 1, starred: s.starred === 1,
+      id: s.itemId,
+      title: h.title,
+      url: webUrl(h.url),
+      feedId: s.feedId,
+      feedTitle: origins.get(s.feedId)?.title ?? h.sourceName,
+      publishedAt: h.publishedAt,
+      snippet,
+      titleMatches: matchRanges(h.title, terms),
+      snippetMatches: matchRanges(snippet, terms),
+      read: s.read === 1,
+      starred: s.starred === 1,
     });
   }
   return out;

@@ -17,16 +17,25 @@ export const SESSION_COOKIE = 'tidings_session';
 const TOUCH_EVERY_SECONDS = 60;
 const PURGE_EVERY_SECONDS = 3600;
 
-export interface OpenedSession { token: string; session: WebSession }
+export interface OpenedSession {
+  token: string;
+  session: WebSession;
+}
 
 const lastPurge = new WeakMap<App, number>();
 
 export async function openSession(app: App, userId: number, userAgent: string | null): Promise<OpenedSession> {
   const token = newSecret('tdws_');
   const now = nowSeconds();
-  const session = await webStore(app).sessions.create({
-    tokenHash: hashToken(token), userId, expiresAt: now + app.config.webSessionDays * 86400, userAgent: userAgent?.slice(0, 300) ?? null,
-  }, now);
+  const session = await webStore(app).sessions.create(
+    {
+      tokenHash: hashToken(token),
+      userId,
+      expiresAt: now + app.config.webSessionDays * 86400,
+      userAgent: userAgent?.slice(0, 300) ?? null,
+    },
+    now,
+  );
   if (now - (lastPurge.get(app) ?? 0) >= PURGE_EVERY_SECONDS) {
     lastPurge.set(app, now);
     await webStore(app).sessions.purgeExpired(now);

@@ -18,14 +18,20 @@ export const DEFAULT_SETTINGS: WebSettings = { markReadOnOpen: true, oldestFirst
 export async function loadSettings(app: App, userId: number): Promise<WebSettings> {
   const raw = await webStore(app).accounts.settings(userId);
   if (!raw) return { ...DEFAULT_SETTINGS };
-  try { return { ...DEFAULT_SETTINGS, ...(JSON.parse(raw) as Partial<WebSettings>) }; } catch { return { ...DEFAULT_SETTINGS }; }
+  try {
+    return { ...DEFAULT_SETTINGS, ...(JSON.parse(raw) as Partial<WebSettings>) };
+  } catch {
+    return { ...DEFAULT_SETTINGS };
+  }
 }
 
 export async function updateSettings(app: App, userId: number, patch: unknown): Promise<WebSettings> {
-  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('send a JSON object of settings, e.g. {"markReadOnOpen": false}');
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch))
+    throw badRequest('send a JSON object of settings, e.g. {"markReadOnOpen": false}');
   const next = await loadSettings(app, userId);
   for (const [k, v] of Object.entries(patch)) {
-    if (!(k in DEFAULT_SETTINGS)) throw badRequest(`unknown setting "${k}": settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}`, k);
+    if (!(k in DEFAULT_SETTINGS))
+      throw badRequest(`unknown setting "${k}": settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}`, k);
     if (typeof v !== 'boolean') throw badRequest(`${k} must be true or false`, k);
     (next as unknown as Record<string, boolean>)[k] = v;
   }

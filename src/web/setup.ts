@@ -18,9 +18,15 @@ export async function setupRequired(app: App): Promise<boolean> {
 
 /** The setup secret (created on first call while no account exists); undefined once one exists. */
 export async function setupSecret(app: App): Promise<string | undefined> {
-  if (!(await setupRequired(app))) { setupSecrets.delete(app); return undefined; }
+  if (!(await setupRequired(app))) {
+    setupSecrets.delete(app);
+    return undefined;
+  }
   let s = setupSecrets.get(app);
-  if (!s) { s = newSecret('', 24); setupSecrets.set(app, s); }
+  if (!s) {
+    s = newSecret('', 24);
+    setupSecrets.set(app, s);
+  }
   return s;
 }
 
@@ -31,9 +37,14 @@ export function setupLink(baseUrl: string, secret: string): string {
 
 export async function completeSetup(app: App, secret: string, username: string, password: string): Promise<User> {
   const expected = setupSecrets.get(app);
-  if (!(await setupRequired(app))) throw new WebError(409, 'already_set_up', 'this instance already has an account: sign in instead');
+  if (!(await setupRequired(app)))
+    throw new WebError(409, 'already_set_up', 'this instance already has an account: sign in instead');
   if (!expected || typeof secret !== 'string' || !safeEqual(secret, expected)) {
-    throw new WebError(403, 'bad_setup_link', 'the setup link is wrong or used up: open the link printed in the server log (restart the server for a new one)');
+    throw new WebError(
+      403,
+      'bad_setup_link',
+      'the setup link is wrong or used up: open the link printed in the server log (restart the server for a new one)',
+    );
   }
   // One use: a second request racing this one finds no secret.
   setupSecrets.delete(app);

@@ -37,20 +37,46 @@ export function signBody(secret: string, body: string): string {
 
 // ---- managing webhooks ----
 
-export async function addWebhook(app: App, userId: number, rawUrl: string, events: string[], secret?: string): Promise<{ webhook: Webhook; secret: string }> {
+export async function addWebhook(
+  app: App,
+  userId: number,
+  rawUrl: string,
+  events: string[],
+  secret?: string,
+): Promise<{ webhook: Webhook; secret: string }> {
   let url: URL;
-  try { url = parseFeedUrl(rawUrl.trim()); } catch (e) { throw new WebhookInputError((e as Error).message.replace('feeds can be fetched', 'webhook targets are allowed')); }
-  try { checkHostLiteral(url.hostname, app.config.allowPrivateNetworks); } catch (e) {
+  try {
+    url = parseFeedUrl(rawUrl.trim());
+  } catch (e) {
+    throw new WebhookInputError((e as Error).message.replace('feeds can be fetched', 'webhook targets are allowed'));
+  }
+  try {
+    checkHostLiteral(url.hostname, app.config.allowPrivateNetworks);
+  } catch (e) {
     throw new WebhookInputError((e as Error).message.replace('refusing to fetch', 'refusing a webhook target on'));
   }
-  const wanted = [...new Set(events.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean))];
+  const wanted = [
+    ...new Set(
+      events
+        .flatMap((e) => e.split(','))
+        .map((e) => e.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (!wanted.length) throw new WebhookInputError(`say which events to send: ${WEBHOOK_EVENTS.join(', ')}`);
-  for (const e of wanted) if (!WEBHOOK_EVENTS.includes(e as WebhookEvent)) throw new WebhookInputError(`unknown event "${e}": use ${WEBHOOK_EVENTS.join(', ')}`);
-  if (secret !== undefined && secret.length < 16) throw new WebhookInputError('the secret must be at least 16 characters (or leave it out to get a random one)');
+  for (const e of wanted)
+    if (!WEBHOOK_EVENTS.includes(e as WebhookEvent))
+      throw new WebhookInputError(`unknown event "${e}": use ${WEBHOOK_EVENTS.join(', ')}`);
+  if (secret !== undefined && secret.length < 16)
+    throw new WebhookInputError('the secret must be at least 16 characters (or leave it out to get a random one)');
   const store = webhookStore(app);
-  if ((await store.list(userId)).length >= MAX_WEBHOOKS_PER_USER) throw new WebhookInputError(`at most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
+  if ((await store.list(userId)).length >= MAX_WEBHOOKS_PER_USER)
+    throw new WebhookInputError(`at most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
   const s = secret ?? randomBytes(24).toString('base64url');
-  const webhook = await store.create({ userId, url: url.href, events: wanted as WebhookEvent[], secretBox: await sealSecret(app, s) }, nowSeconds());
+  const webhook = await store.create(
+    { userId, url: url.href, events: wanted as WebhookEvent[], secretBox: await sealSecret(app, s) },
+    nowSeconds(),
+  );
   return { webhook, secret: s };
 }
 
@@ -59,15 +85,28 @@ export async function removeWebhook(app: App, userId: number, id: number): Promi
 }
 
 /** The user's delivery log, newest first; of one of their webhooks when webhookId is given. */
-export async function webhookDeliveries(app: App, userId: number, webhookId: number | null, limit: number): Promise<WebhookDelivery[]> {
+export async function webhookDeliveries(
+  app: App,
+  userId: number,
+  webhookId: number | null,
+  limit: number,
+): Promise<WebhookDelivery[]> {
   const store = webhookStore(app);
-  if (webhookId !== null && !(await store.list(userId)).some((w) => w.id === webhookId)) throw new WebhookNotFoundError(`no webhook ${webhookId}`);
+  if (webhookId !== null && !(await store.list(userId)).some((w) => w.id === webhookId))
+    throw new WebhookNotFoundError(`no webhook ${webhookId}`);
   return await store.deliveries(userId, webhookId, Math.max(1, Math.min(1000, limit)));
 }
 
 // ---- events ----
 
-interface ItemPayload { id: string; title: string; url: string | null; author: string | null; published: number; feed: { id: number; title: string; url: string } }
+interface ItemPayload {
+  id: string;
+  title: string;
+  url: string | null;
+  author: string | null;
+  published: number;
+  feed: { id: number; title: string; url: string };
+}
 
 async function itemPayloads(app: App, userId: number, itemIds: number[]): Promise<ItemPayload[]> {
   const { streams, labels } = readerStore(app);
@@ -78,20 +117,44 @@ async function itemPayloads(app: App, userId: number, itemIds: number[]): Promis
   return visible.flatMap((v) => {
     const b = bodies.get(v.itemId);
     const o = origins.get(v.feedId);
-    return b ? [{ id: String(v.itemId), title: b.title, url: b.url, author: b.author, published: b.publishedAt, feed: { id: v.feedId, title: o?.title ?? '', url: o?.url ?? '' } }] : [];
+    return b
+      ? [
+          {
+            id: String(v.itemId),
+            title: b.title,
+            url: b.url,
+            author: b.author,
+            published: b.publishedAt,
+            feed: { id: v.feedId, title: o?.title ?? '', url: o?.url ?? '' },
+          },
+        ]
+      : [];
   });
 }
 
-async function enqueue(app: App, hooks: Webhook[], event: WebhookEvent, itemsOf: (userId: number) => Promise<ItemPayload[]>): Promise<number> {
+async function enqueue(
+  app: App,
+  hooks: Webhook[],
+  event: WebhookEvent,
+  itemsOf: (userId: number) => Promise<ItemPayload[]>,
+): Promise<number> {
   const store = webhookStore(app);
   const now = nowSeconds();
   let n = 0;
   const byUser = new Map<number, ItemPayload[]>();
   for (const hook of hooks) {
     let items = byUser.get(hook.userId);
-    if (!items) { items = await itemsOf(hook.userId); byUser.set(hook.userId, items); }
+    if (!items) {
+      items = await itemsOf(hook.userId);
+      byUser.set(hook.userId, items);
+    }
     for (let i = 0; i < items.length; i += ITEMS_PER_DELIVERY) {
-      const payload = JSON.stringify({ event, webhook_id: hook.id, created_at: now, items: items.slice(i, i + ITEMS_PER_DELIVERY) });
+      const payload = JSON.stringify({
+        event,
+        webhook_id: hook.id,
+        created_at: now,
+        items: items.slice(i, i + ITEMS_PER_DELIVERY),
+      });
       await store.enqueue(hook.id, event, payload, now);
       n++;
     }
@@ -144,14 +207,22 @@ class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly abort = new AbortController();
-  constructor(app: App) { this.app = app; }
+  constructor(app: App) {
+    this.app = app;
+  }
 
   kick(): void {
     if (this.closed) return;
-    if (this.running) { this.again = true; return; }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
     this.running = this.drain().finally(() => {
       this.running = null;
-      if (this.again) { this.again = false; this.kick(); } else void this.armTimer().catch((e: unknown) => this.app.log.warn({ err: e }, 'webhook retry timer failed'));
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      } else void this.armTimer().catch((e: unknown) => this.app.log.warn({ err: e }, 'webhook retry timer failed'));
     });
   }
 
@@ -161,9 +232,11 @@ class Dispatcher {
       const due = await store.due(nowSeconds(), 50);
       if (!due.length || this.closed) return;
       let next = 0;
-      await Promise.all(Array.from({ length: Math.min(DELIVERIES_AT_ONCE, due.length) }, async () => {
-        while (next < due.length && !this.closed) await this.deliver(due[next++]!);
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(DELIVERIES_AT_ONCE, due.length) }, async () => {
+          while (next < due.length && !this.closed) await this.deliver(due[next++]!);
+        }),
+      );
     }
   }
 
@@ -176,21 +249,29 @@ class Dispatcher {
     let error: string;
     try {
       const r = await feedEngine(app).fetcher.post({
-        url: hook.url, body: d.payload, signal: this.abort.signal,
+        url: hook.url,
+        body: d.payload,
+        signal: this.abort.signal,
         headers: {
-          'content-type': 'application/json', 'x-tidings-event': d.event, 'x-tidings-delivery': String(d.id),
+          'content-type': 'application/json',
+          'x-tidings-event': d.event,
+          'x-tidings-delivery': String(d.id),
           [SIGNATURE_HEADER.toLowerCase()]: signBody(await openSecret(app, hook.secretBox), d.payload),
         },
       });
       status = r.status;
-      if (r.status >= 200 && r.status < 300) { await store.markDelivered(d.id, r.status, nowSeconds()); return; }
+      if (r.status >= 200 && r.status < 300) {
+        await store.markDelivered(d.id, r.status, nowSeconds());
+        return;
+      }
       error = `HTTP ${r.status}${r.body ? `: ${r.body.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`;
     } catch (e) {
       if (this.closed) return; // shutting down: the delivery stays pending for next time
       error = e instanceof FeedError ? e.message : `delivery failed: ${(e as Error).message}`;
     }
     const attempts = d.attempts + 1;
-    const next = attempts >= MAX_ATTEMPTS ? null : nowSeconds() + retryDelaySeconds(app.config.webhookRetrySeconds, attempts);
+    const next =
+      attempts >= MAX_ATTEMPTS ? null : nowSeconds() + retryDelaySeconds(app.config.webhookRetrySeconds, attempts);
     await store.markAttemptFailed(d.id, status, error, next, nowSeconds());
   }
 
@@ -201,7 +282,13 @@ class Dispatcher {
     if (this.closed) return;
     if (at === null || typeof at !== 'number') return;
     const ms = Math.max(0, at * 1000 - Date.now()) + 50;
-    this.timer = setTimeout(() => { this.timer = null; this.kick(); }, Math.min(ms, 2 ** 31 - 1));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.kick();
+      },
+      Math.min(ms, 2 ** 31 - 1),
+    );
     this.timer.unref(); // a pending retry never keeps a CLI process alive; the next refresh round picks it up
   }
 
@@ -233,7 +320,9 @@ export async function deliverDueWebhooks(app: App): Promise<void> {
 
 /** Registers the webhooks' steps in the feed pipeline (createApp calls it, after the rules'). */
 export function installWebhooks(app: App): void {
-  onNewItems(app, async (feedId, itemIds) => { await emitNewItems(app, feedId, itemIds); });
+  onNewItems(app, async (feedId, itemIds) => {
+    await emitNewItems(app, feedId, itemIds);
+  });
   onRefreshRoundEnd(app, () => deliverDueWebhooks(app));
 }
 

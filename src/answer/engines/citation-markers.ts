@@ -9,17 +9,27 @@ export class CitationMarkerFilter {
   private readonly max: number;
   private pending = '';
 
-  constructor(max: number) { this.max = max; }
+  constructor(max: number) {
+    this.max = max;
+  }
 
   push(text: string): string {
     let out = '';
     for (const ch of text) {
       if (!this.pending) {
-        if (ch === '[') this.pending = '['; else out += ch;
+        if (ch === '[') this.pending = '[';
+        else out += ch;
         continue;
       }
-      if (ch === ']') { out += this.resolve(this.pending + ch); this.pending = ''; continue; }
-      if (/[\d,\s]/.test(ch) && this.pending.length < MAX_MARKER) { this.pending += ch; continue; }
+      if (ch === ']') {
+        out += this.resolve(this.pending + ch);
+        this.pending = '';
+        continue;
+      }
+      if (/[\d,\s]/.test(ch) && this.pending.length < MAX_MARKER) {
+        this.pending += ch;
+        continue;
+      }
       // Not a marker after all ("[a", "[see …"): release it as text.
       out += this.pending;
       this.pending = ch === '[' ? '[' : '';
@@ -36,8 +46,15 @@ export class CitationMarkerFilter {
   }
 
   private resolve(marker: string): string {
-    const numbers = marker.slice(1, -1).split(',').map((s) => s.trim());
+    const numbers = marker
+      .slice(1, -1)
+      .split(',')
+      .map((s) => s.trim());
     if (!numbers.length || numbers.some((s) => !/^\d+$/.test(s))) return marker;
-    return numbers.map(Number).filter((n) => n >= 1 && n <= this.max).map((n) => `[${n}]`).join('');
+    return numbers
+      .map(Number)
+      .filter((n) => n >= 1 && n <= this.max)
+      .map((n) => `[${n}]`)
+      .join('');
   }
 }

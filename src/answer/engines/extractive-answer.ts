@@ -76,9 +76,38 @@ export interface PlanOptions {
 }
 
 /** Words that ask for a format or an action, not a topic ("summarize", "briefly"). */
-const INSTRUCTION = new Set(['summarize', 'summarise', 'summary', 'overview', 'explain', 'describe', 'give', 'briefly', 'brief', 'short',
-  'sentence', 'sentences', 'bullet', 'bullets', 'list', 'update', 'updates', 'catch', 'rundown', 'digest', 'detail', 'details', 'please',
-  'exactly', 'happened', 'happen', 'name', 'following', 'which', 'what']);
+const INSTRUCTION = new Set([
+  'summarize',
+  'summarise',
+  'summary',
+  'overview',
+  'explain',
+  'describe',
+  'give',
+  'briefly',
+  'brief',
+  'short',
+  'sentence',
+  'sentences',
+  'bullet',
+  'bullets',
+  'list',
+  'update',
+  'updates',
+  'catch',
+  'rundown',
+  'digest',
+  'detail',
+  'details',
+  'please',
+  'exactly',
+  'happened',
+  'happen',
+  'name',
+  'following',
+  'which',
+  'what',
+]);
 
 /** Below this coverage of the question by the best sentence, the sources do not answer it. */
 const DECLINE_COVERAGE = 0.4;
@@ -102,12 +131,56 @@ const FILL_SHARE = 0.3;
  */
 const AVOID_RIVALS = false;
 const SUPPORT_OTHER_SOURCE = false;
-const MONTHS = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
-const DATE = new RegExp(String.raw`\b(?:(?:${MONTHS})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}\s+(?:${MONTHS})\.?(?:\s+\d{4})?|(?:${MONTHS})\.?\s+\d{4}|(?:in|since|by|until|from)\s+(?:1[89]|20)\d\d)\b`, 'gi');
-const NUMBER = /(?:[$€£]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|billion|trillion|thousand|hundred|mph|km|miles?|feet|foot|meters?|years?|months?|weeks?|days?|hours?|minutes?|people|points?|degrees?|cents?|dollars?|pounds?|euros?))?/gi;
-const NAME_SKIP = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'march', 'april', 'may',
-  'june', 'july', 'august', 'september', 'october', 'november', 'december', 'mr', 'mrs', 'ms', 'dr', 'officials', 'police', 'according', 'image', 'photo',
-  'getty', 'images', 'associated press', 'ap', 'reuters', 'usa today', 'cnn', 'bbc', 'fox news', 'nbc news', 'cbs news', 'abc news']);
+const MONTHS =
+  'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
+const DATE = new RegExp(
+  String.raw`\b(?:(?:${MONTHS})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}\s+(?:${MONTHS})\.?(?:\s+\d{4})?|(?:${MONTHS})\.?\s+\d{4}|(?:in|since|by|until|from)\s+(?:1[89]|20)\d\d)\b`,
+  'gi',
+);
+const NUMBER =
+  /(?:[$€£]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|billion|trillion|thousand|hundred|mph|km|miles?|feet|foot|meters?|years?|months?|weeks?|days?|hours?|minutes?|people|points?|degrees?|cents?|dollars?|pounds?|euros?))?/gi;
+const NAME_SKIP = new Set([
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'officials',
+  'police',
+  'according',
+  'image',
+  'photo',
+  'getty',
+  'images',
+  'associated press',
+  'ap',
+  'reuters',
+  'usa today',
+  'cnn',
+  'bbc',
+  'fox news',
+  'nbc news',
+  'cbs news',
+  'abc news',
+]);
 
 function idfWeights(qTerms: string[], sentences: Sentence[]): Map<string, number> {
   const df = new Map<string, number>();
@@ -120,7 +193,9 @@ function idfWeights(qTerms: string[], sentences: Sentence[]): Map<string, number
 }
 
 export function questionTermsOf(question: string): string[] {
-  const kept = words(question).filter((w) => !INSTRUCTION.has(w)).join(' ');
+  const kept = words(question)
+    .filter((w) => !INSTRUCTION.has(w))
+    .join(' ');
   const t = [...new Set(terms(kept))];
   return t.length ? t : [...new Set(terms(question))];
 }
@@ -137,7 +212,16 @@ export function readSentences(sources: GroundingSource[], poolPerSource: number)
         if (seen.has(sentence) || /\?["”’)]?$/.test(sentence)) continue;
         seen.add(sentence);
         const w = words(sentence);
-        out.push({ source, text: sentence, position: position++, words: w, termSet: new Set(terms(sentence)), matched: [], coverage: 0, relevance: 0 });
+        out.push({
+          source,
+          text: sentence,
+          position: position++,
+          words: w,
+          termSet: new Set(terms(sentence)),
+          matched: [],
+          coverage: 0,
+          relevance: 0,
+        });
       }
     }
   }
@@ -151,11 +235,18 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   const type = answerTypeOf(question);
   const qTerms = questionTermsOf(opts.matchText ?? question);
   const sentences = readSentences(sources, opts.poolPerSource);
-  const base = { type, candidates: [] as AnswerCandidate[], questionTerms: qTerms, considered: sentences.length, notes: [] as string[] };
+  const base = {
+    type,
+    candidates: [] as AnswerCandidate[],
+    questionTerms: qTerms,
+    considered: sentences.length,
+    notes: [] as string[],
+  };
   const present = new Set<string>();
   for (const s of sources) for (const t of terms(s.hit.title + ' ' + s.texts.join(' '))) present.add(t);
   const missing = qTerms.filter((t) => !present.has(t));
-  if (!sentences.length || !qTerms.length) return { ...base, kind: 'decline', sentences: [], missing: qTerms, notes: ['No sentence to quote.'] };
+  if (!sentences.length || !qTerms.length)
+    return { ...base, kind: 'decline', sentences: [], missing: qTerms, notes: ['No sentence to quote.'] };
 
   const idf = idfWeights(qTerms, sentences);
   const total = qTerms.reduce((a, t) => a + idf.get(t)!, 0);
@@ -167,25 +258,59 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     for (const t of qTerms) covered += s.termSet.has(t) ? idf.get(t)! : title.has(t) ? 0.5 * idf.get(t)! : 0;
     s.coverage = total ? covered / total : 0;
     const cue = type !== 'thing' && type !== 'none' && hasAnswerType(s.text, type) ? 0.08 : 0;
-    const dangling = /^(he|she|they|it|this|these|those|that|his|her|their|its|but|and|so|also)\b/i.test(s.text) ? 0.9 : 1;
+    const dangling = /^(he|she|they|it|this|these|those|that|his|her|their|its|but|and|so|also)\b/i.test(s.text)
+      ? 0.9
+      : 1;
     s.relevance = (s.coverage + cue) * rankPrior(s.source.n) * dangling;
   }
   const ranked = [...sentences].sort((a, b) => b.relevance - a.relevance);
   const bestCoverage = Math.max(...sentences.map((s) => s.coverage));
   if (type !== 'summary' && bestCoverage < DECLINE_COVERAGE) {
-    return { ...base, kind: 'decline', sentences: [], missing, notes: [`The best sentence covers ${(bestCoverage * 100).toFixed(0)} % of the question's terms (weighted by rarity): too little to answer from.`] };
+    return {
+      ...base,
+      kind: 'decline',
+      sentences: [],
+      missing,
+      notes: [
+        `The best sentence covers ${(bestCoverage * 100).toFixed(0)} % of the question's terms (weighted by rarity): too little to answer from.`,
+      ],
+    };
   }
-  if (type === 'summary') return { ...base, kind: 'digest', sentences: digest(ranked, opts.digestStories), missing, notes: ['A summary: one sentence per story, newest first.'] };
+  if (type === 'summary')
+    return {
+      ...base,
+      kind: 'digest',
+      sentences: digest(ranked, opts.digestStories),
+      missing,
+      notes: ['A summary: one sentence per story, newest first.'],
+    };
   if (type === 'reason' || type === 'yesno' || type === 'none') {
-    return { ...base, kind: 'passages', sentences: diverse(ranked, opts.maxSentences, type === 'reason' ? causalFirst : undefined), missing, notes: [] };
+    return {
+      ...base,
+      kind: 'passages',
+      sentences: diverse(ranked, opts.maxSentences, type === 'reason' ? causalFirst : undefined),
+      missing,
+      notes: [],
+    };
   }
 
-  const candidates = mineCandidates(opts.matchText ?? question, ranked.filter((s) => s.coverage >= MINING_SHARE * bestCoverage), type, sentences);
+  const candidates = mineCandidates(
+    opts.matchText ?? question,
+    ranked.filter((s) => s.coverage >= MINING_SHARE * bestCoverage),
+    type,
+    sentences,
+  );
   let winner = candidates[0];
   // Sources of different dates disagree on a number or date: the newest wins, and the answer says so.
   let conflict: AnswerPlan['conflict'];
   const rival = candidates[1];
-  if (winner && rival && (type === 'number' || type === 'date') && rival.kind === winner.kind && rival.score >= CONFLICT_SHARE * winner.score) {
+  if (
+    winner &&
+    rival &&
+    (type === 'number' || type === 'date') &&
+    rival.kind === winner.kind &&
+    rival.score >= CONFLICT_SHARE * winner.score
+  ) {
     const newest = (c: AnswerCandidate) => Math.max(...c.occurrences.map((o) => o.source.hit.publishedAt ?? 0));
     const [newer, older] = newest(rival) > newest(winner) ? [rival, winner] : [winner, rival];
     if (newest(newer) > newest(older)) {
@@ -193,15 +318,30 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
       conflict = { newer: newer.text, newerAt: newest(newer), older: older.text, olderAt: newest(older) };
     }
   }
-  if (!winner) return { ...base, kind: 'passages', sentences: diverse(ranked, opts.maxSentences), missing, notes: ['No typed candidate in the best sentences: quoting them.'] };
+  if (!winner)
+    return {
+      ...base,
+      kind: 'passages',
+      sentences: diverse(ranked, opts.maxSentences),
+      missing,
+      notes: ['No typed candidate in the best sentences: quoting them.'],
+    };
   // The lead names the winner in full ("Zohran Mamdani", not only "Mamdani") when a sentence does.
   const full = (s: Sentence) => (` ${s.words.join(' ')} `.includes(` ${winner.key} `) ? 1 : 0);
   const lead = [...winner.occurrences].sort((a, b) => full(b) - full(a) || b.relevance - a.relevance)[0]!;
   const picked = [lead];
   const rivals = candidates.slice(1, 4).filter((c) => c.score > 0.3 * winner.score);
-  const fits = (s: Sentence) => !picked.some((p) => p === s || (SUPPORT_OTHER_SOURCE && p.source.n === s.source.n) || jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE);
+  const fits = (s: Sentence) =>
+    !picked.some(
+      (p) =>
+        p === s ||
+        (SUPPORT_OTHER_SOURCE && p.source.n === s.source.n) ||
+        jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE,
+    );
   // Support: the winner again, from other sources; then the best-covering sentences that name no rival.
-  const support = [...winner.occurrences].sort((a, b) => b.relevance - a.relevance).filter((s) => !rivals.some((r) => r.occurrences.includes(s)));
+  const support = [...winner.occurrences]
+    .sort((a, b) => b.relevance - a.relevance)
+    .filter((s) => !rivals.some((r) => r.occurrences.includes(s)));
   for (const s of support) {
     if (picked.length >= Math.min(opts.maxSentences, 1 + WINNER_SUPPORT)) break;
     if (fits(s)) picked.push(s);
@@ -210,14 +350,29 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     if (picked.length >= opts.maxSentences || s.relevance < FILL_SHARE * ranked[0]!.relevance) break;
     if (fits(s) && !(AVOID_RIVALS && rivals.some((r) => r.occurrences.includes(s)))) picked.push(s);
   }
-  const notes = conflict ? [`Conflict: "${conflict.newer}" (newest source ${isoDay(conflict.newerAt)}) against "${conflict.older}" (${isoDay(conflict.olderAt)}); the newest leads.`] : [];
+  const notes = conflict
+    ? [
+        `Conflict: "${conflict.newer}" (newest source ${isoDay(conflict.newerAt)}) against "${conflict.older}" (${isoDay(conflict.olderAt)}); the newest leads.`,
+      ]
+    : [];
   if (conflict) {
     // The older claim is quoted after the newer one, so the reader sees both with their dates.
-    const older = candidates.find((c) => c.text === conflict.older)?.occurrences.sort((a, b) => b.relevance - a.relevance)[0];
+    const older = candidates
+      .find((c) => c.text === conflict.older)
+      ?.occurrences.sort((a, b) => b.relevance - a.relevance)[0];
     if (older && !picked.includes(older)) picked.splice(Math.min(picked.length, 1), 0, older);
     picked.splice(opts.maxSentences);
   }
-  return { ...base, kind: 'answer', sentences: picked, winner, conflict, candidates: candidates.slice(0, 5), missing, notes };
+  return {
+    ...base,
+    kind: 'answer',
+    sentences: picked,
+    winner,
+    conflict,
+    candidates: candidates.slice(0, 5),
+    missing,
+    notes,
+  };
 }
 
 export const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
@@ -232,7 +387,8 @@ function diverse(ranked: Sentence[], max: number, boost?: (s: Sentence) => numbe
   for (const s of order) {
     if (picked.length >= Math.min(max, 3)) break;
     if (s.relevance < 0.6 * top) break;
-    if (picked.some((p) => p.source.n === s.source.n || jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE)) continue;
+    if (picked.some((p) => p.source.n === s.source.n || jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE))
+      continue;
     picked.push(s);
   }
   return picked;
@@ -256,12 +412,24 @@ function candidateKey(text: string): string {
 }
 
 /** Typed candidates of the sentences, scored by independent, rank- and coverage-weighted support. */
-export function mineCandidates(question: string, sentences: Sentence[], type: AnswerType, pool?: Sentence[]): AnswerCandidate[] {
+export function mineCandidates(
+  question: string,
+  sentences: Sentence[],
+  type: AnswerType,
+  pool?: Sentence[],
+): AnswerCandidate[] {
   const asked = new Set(words(question));
   const askedTerms = new Set(terms(question));
   const byKey = new Map<string, AnswerCandidate & { perSource: Map<number, number> }>();
   const stems = new Map<string, string>();
-  const stemOf = (x: string) => { let t = stems.get(x); if (t === undefined) { t = terms(x)[0] ?? ''; stems.set(x, t); } return t; };
+  const stemOf = (x: string) => {
+    let t = stems.get(x);
+    if (t === undefined) {
+      t = terms(x)[0] ?? '';
+      stems.set(x, t);
+    }
+    return t;
+  };
   const add = (text: string, kind: AnswerCandidate['kind'], s: Sentence, weight: number) => {
     const key = candidateKey(text);
     if (!key || NAME_SKIP.has(key)) return;
@@ -271,7 +439,10 @@ export function mineCandidates(question: string, sentences: Sentence[], type: An
     // Numbers and dates are judged by their figure alone ("19 people" for "how many people").
     if (kind === 'number' || kind === 'date' ? asked.has(w[0]!) : repeated / w.length >= 0.5) return;
     let c = byKey.get(key);
-    if (!c) { c = { text, key, kind, score: 0, sources: new Set(), occurrences: [], perSource: new Map() }; byKey.set(key, c); }
+    if (!c) {
+      c = { text, key, kind, score: 0, sources: new Set(), occurrences: [], perSource: new Map() };
+      byKey.set(key, c);
+    }
     if (!c.occurrences.includes(s)) c.occurrences.push(s);
     c.sources.add(s.source.n);
     const prev = c.perSource.get(s.source.n) ?? 0;
@@ -304,10 +475,15 @@ export function mineCandidates(question: string, sentences: Sentence[], type: An
       }
     }
     if (type === 'date' || type === 'thing') {
-      for (const m of s.text.matchAll(DATE)) { const t = m[0].replace(/^(in|since|by|until|from)\s+/i, ''); add(t, 'date', s, w(t) * (type === 'date' ? 1 : 0.3)); }
+      for (const m of s.text.matchAll(DATE)) {
+        const t = m[0].replace(/^(in|since|by|until|from)\s+/i, '');
+        add(t, 'date', s, w(t) * (type === 'date' ? 1 : 0.3));
+      }
     }
     if (type === 'thing') {
-      for (const x of s.words) if (x.length >= 4 && !asked.has(x) && stemOf(x) && !askedTerms.has(stemOf(x))) add(x, 'word', s, w(x) * WORD_WEIGHT);
+      for (const x of s.words)
+        if (x.length >= 4 && !asked.has(x) && stemOf(x) && !askedTerms.has(stemOf(x)))
+          add(x, 'word', s, w(x) * WORD_WEIGHT);
     }
   }
   const list = [...byKey.values()];
@@ -324,7 +500,10 @@ export function mineCandidates(question: string, sentences: Sentence[], type: An
     c.perSource.clear();
   }
   for (const c of list) c.score = sum(c.perSource);
-  const top = list.filter((c) => c.score > 0).sort((a, b) => b.score - a.score).slice(0, 30);
+  const top = list
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, 30);
   // Specificity: a name found in every sentence of the pool ("U.S.", the story's protagonist) is
   // the topic, not the answer; the answer co-occurs with the question's rarer terms in particular.
   if (pool && SPECIFICITY > 0) {

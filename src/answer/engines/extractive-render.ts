@@ -11,10 +11,16 @@ export class CitationNumbers {
   readonly order: number[] = [];
   private readonly byInput = new Map<number, number>();
   /** The citation number of an input source if it was cited, else undefined. */
-  lookup(inputN: number): number | undefined { return this.byInput.get(inputN); }
+  lookup(inputN: number): number | undefined {
+    return this.byInput.get(inputN);
+  }
   number(inputN: number): number {
     let n = this.byInput.get(inputN);
-    if (n === undefined) { this.order.push(inputN); n = this.order.length; this.byInput.set(inputN, n); }
+    if (n === undefined) {
+      this.order.push(inputN);
+      n = this.order.length;
+      this.byInput.set(inputN, n);
+    }
     return n;
   }
 }
@@ -27,11 +33,17 @@ export interface RenderBudget {
 }
 
 /** Paragraphs of quoted sentences with markers; stops when the token budget runs out. */
-export function renderQuotes(picked: Candidate[], style: AnswerStyle, numbers: CitationNumbers, budget: RenderBudget): string[] {
+export function renderQuotes(
+  picked: Candidate[],
+  style: AnswerStyle,
+  numbers: CitationNumbers,
+  budget: RenderBudget,
+): string[] {
   const groups = new Map<number, Candidate[]>();
   for (const c of picked) {
     const g = groups.get(c.source.n);
-    if (g) g.push(c); else groups.set(c.source.n, [c]);
+    if (g) g.push(c);
+    else groups.set(c.source.n, [c]);
   }
   const paragraphs: string[][] = [];
   for (const group of groups.values()) {
@@ -71,7 +83,11 @@ function peekNumber(numbers: CitationNumbers, inputN: number): number {
 }
 
 /** Why each source was or was not quoted: the real selection, for the reasoning models' <think>. */
-export function selectionNotes(picked: Candidate[], considered: { n: number; title: string }[], numbers: CitationNumbers): string[] {
+export function selectionNotes(
+  picked: Candidate[],
+  considered: { n: number; title: string }[],
+  numbers: CitationNumbers,
+): string[] {
   const notes: string[] = [];
   const bySource = new Map<number, Candidate[]>();
   for (const c of picked) bySource.set(c.source.n, [...(bySource.get(c.source.n) ?? []), c]);
@@ -81,10 +97,19 @@ export function selectionNotes(picked: Candidate[], considered: { n: number; tit
   for (const s of considered) {
     const used = bySource.get(s.n);
     const cited = numbers.lookup(s.n);
-    if (!used) { skipped.push(`"${s.title}"`); continue; }
-    if (cited === undefined) { cut.push(`"${s.title}"`); continue; }
+    if (!used) {
+      skipped.push(`"${s.title}"`);
+      continue;
+    }
+    if (cited === undefined) {
+      cut.push(`"${s.title}"`);
+      continue;
+    }
     const terms = [...new Set(used.flatMap((c) => c.matched))].slice(0, 6).join(', ');
-    quoted.push({ cited, line: `Quoted ${used.length} sentence${used.length > 1 ? 's' : ''} of "${s.title}" as [${cited}]: ${used.length > 1 ? 'they match' : 'it matches'} ${terms || 'the topic'}.` });
+    quoted.push({
+      cited,
+      line: `Quoted ${used.length} sentence${used.length > 1 ? 's' : ''} of "${s.title}" as [${cited}]: ${used.length > 1 ? 'they match' : 'it matches'} ${terms || 'the topic'}.`,
+    });
   }
   notes.push(...quoted.sort((a, b) => a.cited - b.cited).map((q) => q.line));
   if (skipped.length) notes.push(`Not quoted (weaker matches, or repeating what was chosen): ${skipped.join('; ')}.`);

@@ -30,13 +30,25 @@ export function composeReport(title: string, sections: ReportSection[], maxToken
   const notes: string[] = [];
   for (const section of sections) {
     if (budget.cut) break;
-    const selection = selectSentences(section.question, section.sources, { maxSentences: 5, maxPerSource: 2, poolPerSource: 200, avoid });
-    if (!selection.found) { notes.push(`Section "${section.heading}": nothing in its ${section.sources.length} articles answered "${section.question}"; left out.`); continue; }
+    const selection = selectSentences(section.question, section.sources, {
+      maxSentences: 5,
+      maxPerSource: 2,
+      poolPerSource: 200,
+      avoid,
+    });
+    if (!selection.found) {
+      notes.push(
+        `Section "${section.heading}": nothing in its ${section.sources.length} articles answered "${section.question}"; left out.`,
+      );
+      continue;
+    }
     const paragraphs = renderQuotes(selection.picked, 'detailed', numbers, budget);
     if (!paragraphs.length) continue;
     avoid.push(...selection.picked.map((c) => c.shingleSet));
     parts.push(`## ${section.heading}\n\n${paragraphs.join('\n\n')}`);
-    notes.push(`Section "${section.heading}": ${selection.picked.length} sentences from ${new Set(selection.picked.map((c) => c.source.n)).size} articles.`);
+    notes.push(
+      `Section "${section.heading}": ${selection.picked.length} sentences from ${new Set(selection.picked.map((c) => c.source.n)).size} articles.`,
+    );
   }
   const text = parts.length ? `# ${title}\n\n${parts.join('\n\n')}` : '';
   return { text, order: numbers.order, notes, cut: budget.cut };

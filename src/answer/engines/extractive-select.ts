@@ -82,7 +82,17 @@ export function selectSentences(question: string, sources: GroundingSource[], op
         const matched = queryTerms.filter((t) => termSet.has(t));
         const fromTitle = queryTerms.filter((t) => !termSet.has(t) && titleTerms.has(t)).length;
         const coverage = q.size ? (matched.length + 0.5 * fromTitle) / q.size : 0;
-        candidates.push({ source, text: sentence, position: position++, termList, termSet, shingleSet: shingles(sentence), matched, coverage, relevance: 0 });
+        candidates.push({
+          source,
+          text: sentence,
+          position: position++,
+          termList,
+          termSet,
+          shingleSet: shingles(sentence),
+          matched,
+          coverage,
+          relevance: 0,
+        });
       }
     }
   }
@@ -124,7 +134,7 @@ function scoreBm25(cands: Candidate[], queryTerms: string[]): void {
       for (const x of tf) if (x === t) f++;
       const d = df.get(t) ?? 0;
       const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      s += idf * (f * (K1 + 1)) / (f + K1 * (1 - B + B * tf.length / avgdl));
+      s += (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * tf.length) / avgdl));
     }
     raw.push(s);
     if (s > max) max = s;
@@ -152,12 +162,16 @@ function mmr(eligible: Candidate[], opts: SelectOptions): Candidate[] {
       let redundancy = 0;
       for (const p of picked) redundancy = Math.max(redundancy, jaccard(c.termSet, p.termSet));
       const score = LAMBDA * c.relevance - (1 - LAMBDA) * redundancy;
-      if (score > bestScore) { bestScore = score; bestI = i; }
+      if (score > bestScore) {
+        bestScore = score;
+        bestI = i;
+      }
     }
     if (bestI < 0) break;
     const [c] = pool.splice(bestI, 1);
-    const duplicate = picked.some((p) => jaccard(c.shingleSet, p.shingleSet) > NEAR_DUPLICATE)
-      || avoid.some((s) => jaccard(c.shingleSet, s) > NEAR_DUPLICATE);
+    const duplicate =
+      picked.some((p) => jaccard(c.shingleSet, p.shingleSet) > NEAR_DUPLICATE) ||
+      avoid.some((s) => jaccard(c.shingleSet, s) > NEAR_DUPLICATE);
     if (duplicate) continue;
     // Stop once what is left is far weaker than the best sentence: padding dilutes the answer.
     if (picked.length >= 2 && c.relevance < 0.35 * picked[0].relevance) break;

@@ -27,24 +27,39 @@ export function joinAnd(items: string[]): string {
 function topicOf(question: string): string[] {
   const names = entities(question).filter((n) => !/^(summarize|tell|give|explain)$/i.test(n));
   if (names.length) return names.slice(0, 3);
-  return keywords(question).filter((w) => !/^(summari[sz]e|explain|describe|give|please|exactly)$/.test(w)).slice(0, 4);
+  return keywords(question)
+    .filter((w) => !/^(summari[sz]e|explain|describe|give|please|exactly)$/.test(w))
+    .slice(0, 4);
 }
 
 /** "Your feeds have no article about X." — X taken from the question's own words. */
 export function noArticlesMessage(question: string): string {
   const topic = topicOf(question);
-  return topic.length ? `I found no articles about ${joinAnd(topic)} in your feeds.` : 'I found no articles in your feeds that answer this question.';
+  return topic.length
+    ? `I found no articles about ${joinAnd(topic)} in your feeds.`
+    : 'I found no articles in your feeds that answer this question.';
 }
 
-const ASKS: Record<string, string> = { person: 'who', place: 'where', org: 'which one', number: 'how many or how much', date: 'when', reason: 'why', yesno: 'whether it is so' };
+const ASKS: Record<string, string> = {
+  person: 'who',
+  place: 'where',
+  org: 'which one',
+  number: 'how many or how much',
+  date: 'when',
+  reason: 'why',
+  yesno: 'whether it is so',
+};
 
 /** A decline that says what the feeds do have: "3 articles mention X and Y, but none says when." */
 export function declineMessage(question: string, plan: AnswerPlan, sources: GroundingSource[]): string {
   const topic = topicOf(question);
   const present = topic.filter((t) => sources.some((s) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t)));
-  const mentioning = sources.filter((s) => present.some((t) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t))).length;
+  const mentioning = sources.filter((s) =>
+    present.some((t) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t)),
+  ).length;
   const what = ASKS[plan.type] ?? 'that';
-  if (!present.length) return `Your feeds do not answer this: ${topic.length ? `no article I found mentions ${joinAnd(topic)}` : 'no article I found matches the question'}.`;
+  if (!present.length)
+    return `Your feeds do not answer this: ${topic.length ? `no article I found mentions ${joinAnd(topic)}` : 'no article I found matches the question'}.`;
   return `Your feeds do not answer this: ${mentioning} article${mentioning === 1 ? '' : 's'} mention${mentioning === 1 ? 's' : ''} ${joinAnd(present)}, but none says ${what}. The closest sources are listed.`;
 }
 
@@ -57,14 +72,23 @@ export function* wordChunks(text: string): Generator<string> {
   const re = /\s*\S+/g;
   let m: RegExpExecArray | null;
   let last = 0;
-  while ((m = re.exec(text))) { yield m[0]; last = re.lastIndex; }
+  while ((m = re.exec(text))) {
+    yield m[0];
+    last = re.lastIndex;
+  }
   if (last < text.length) yield text.slice(last);
 }
 
-const day = (s: GroundingSource) => (s.hit.publishedAt ? new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : undefined);
+const day = (s: GroundingSource) =>
+  s.hit.publishedAt ? new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : undefined;
 
 /** The plan as text: quoted sentences with markers, within the token budget. */
-function render(plan: AnswerPlan, style: AnswerStyle, format: AnswerFormat, budget: { remaining?: number; cut: boolean }): string {
+function render(
+  plan: AnswerPlan,
+  style: AnswerStyle,
+  format: AnswerFormat,
+  budget: { remaining?: number; cut: boolean },
+): string {
   const items = plan.sentences.map((s) => {
     const quote = `${s.text}[${s.source.n}]`;
     if (plan.kind === 'digest') return `${day(s.source) ? `**${day(s.source)}**: ` : ''}${quote}`;
@@ -94,12 +118,18 @@ function render(plan: AnswerPlan, style: AnswerStyle, format: AnswerFormat, budg
 }
 
 function describeCandidates(plan: AnswerPlan): string[] {
-  const notes = [`Answer type: ${plan.type}. Question terms: ${plan.questionTerms.join(', ') || '(none)'}${plan.missing.length ? `; in no source: ${plan.missing.join(', ')}` : ''}.`];
+  const notes = [
+    `Answer type: ${plan.type}. Question terms: ${plan.questionTerms.join(', ') || '(none)'}${plan.missing.length ? `; in no source: ${plan.missing.join(', ')}` : ''}.`,
+  ];
   if (plan.candidates.length) {
-    notes.push(`Candidates (support across sources, weighted by rank and question coverage): ${plan.candidates.map((c) => `${c.text} ${c.score.toFixed(2)} from [${[...c.sources].sort((a, b) => a - b).join(', ')}]`).join('; ')}.`);
+    notes.push(
+      `Candidates (support across sources, weighted by rank and question coverage): ${plan.candidates.map((c) => `${c.text} ${c.score.toFixed(2)} from [${[...c.sources].sort((a, b) => a - b).join(', ')}]`).join('; ')}.`,
+    );
   }
   if (plan.winner && plan.sentences[0]) {
-    notes.push(`Lead: the sentence of [${plan.sentences[0].source.n}] that names "${plan.winner.text}" and covers ${(plan.sentences[0].coverage * 100).toFixed(0)} % of the question.`);
+    notes.push(
+      `Lead: the sentence of [${plan.sentences[0].source.n}] that names "${plan.winner.text}" and covers ${(plan.sentences[0].coverage * 100).toFixed(0)} % of the question.`,
+    );
   }
   const dates = [...new Set(plan.sentences.map((s) => day(s.source)).filter(Boolean))];
   if (dates.length > 1) notes.push(`Dates of the quoted sources: ${dates.join(', ')}.`);
@@ -112,13 +142,17 @@ export class ExtractiveEngine implements AnswerEngine {
 
   async *answer(req: EngineRequest): AsyncIterable<EngineChunk> {
     if (!req.searched) {
-      throw new AnswerError('engine_unavailable', 'answering without search needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)');
+      throw new AnswerError(
+        'engine_unavailable',
+        'answering without search needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)',
+      );
     }
     const promptTokens = countTokens([req.question, ...req.sources.flatMap((s) => s.texts)].join('\n'));
     const question = queryTail(req.question);
     const format = formatOf(question, req.system);
     // A follow-up is matched with the topic the search carried; its answer type is its own.
-    const matchText = req.searchQuery && req.searchQuery !== req.question ? `${question} ${queryTail(req.searchQuery)}` : question;
+    const matchText =
+      req.searchQuery && req.searchQuery !== req.question ? `${question} ${queryTail(req.searchQuery)}` : question;
     const plan = planAnswer(question, req.sources, {
       maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
       poolPerSource: POOL[req.style],
@@ -129,7 +163,16 @@ export class ExtractiveEngine implements AnswerEngine {
     const order = req.sources.map((s) => s.n);
     if (plan.kind === 'decline' || !plan.sentences.length) {
       const text = req.sources.length ? declineMessage(matchText, plan, req.sources) : noArticlesMessage(matchText);
-      yield { type: 'cite', order, notes: [...describeCandidates(plan), req.sources.length ? 'Declined: the sources found do not answer the question.' : 'The search returned no articles.'] };
+      yield {
+        type: 'cite',
+        order,
+        notes: [
+          ...describeCandidates(plan),
+          req.sources.length
+            ? 'Declined: the sources found do not answer the question.'
+            : 'The search returned no articles.',
+        ],
+      };
       yield* this.emit(text);
       yield { type: 'end', finishReason: 'stop', usage: { promptTokens, completionTokens: countTokens(text) } };
       return;
@@ -138,7 +181,11 @@ export class ExtractiveEngine implements AnswerEngine {
     const text = render(plan, req.style, format, budget);
     yield { type: 'cite', order, notes: describeCandidates(plan) };
     yield* this.emit(text);
-    yield { type: 'end', finishReason: budget.cut ? 'length' : 'stop', usage: { promptTokens, completionTokens: countTokens(text) } };
+    yield {
+      type: 'end',
+      finishReason: budget.cut ? 'length' : 'stop',
+      usage: { promptTokens, completionTokens: countTokens(text) },
+    };
   }
 
   private *emit(text: string): Generator<EngineChunk> {

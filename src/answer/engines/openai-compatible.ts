@@ -24,7 +24,6 @@ export interface OpenAICompatibleOptions {
   contextTokens: number;
 }
 
-
 // The SDK (~19 MB of memory once loaded) is required when the first engine is built, so servers
 // without an LLM never load it. Its CommonJS build, used alone, keeps `instanceof` on one copy.
 let sdk: typeof OpenAIClient | undefined;
@@ -40,7 +39,13 @@ export class OpenAICompatibleEngine implements AnswerEngine {
     this.opts = opts;
     this.name = `${opts.model} at ${opts.baseUrl}`;
     // No retries: a retry doubles the worst-case wait; the caller's client retries if it wants.
-    this.client = new (openaiSdk())({ baseURL: opts.baseUrl, apiKey: opts.apiKey || 'none', maxRetries: 0, timeout: opts.timeoutMs, logLevel: 'off' });
+    this.client = new (openaiSdk())({
+      baseURL: opts.baseUrl,
+      apiKey: opts.apiKey || 'none',
+      maxRetries: 0,
+      timeout: opts.timeoutMs,
+      logLevel: 'off',
+    });
   }
 
   async *answer(req: EngineRequest): AsyncIterable<EngineChunk> {
@@ -54,34 +59,43 @@ export class OpenAICompatibleEngine implements AnswerEngine {
     let generated = '';
     let sawChunk = false;
     try {
-      const stream = await this.client.chat.completions.create({
-        model: this.opts.model,
-        messages,
-        stream: true,
-        stream_options: { include_usage: true },
-        ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
-        ...(req.sampling.temperature !== undefined ? { temperature: req.sampling.temperature } : {}),
-        ...(req.sampling.topP !== undefined ? { top_p: req.sampling.topP } : {}),
-        ...(req.sampling.presencePenalty !== undefined ? { presence_penalty: req.sampling.presencePenalty } : {}),
-        ...(req.sampling.frequencyPenalty !== undefined ? { frequency_penalty: req.sampling.frequencyPenalty } : {}),
-        ...(req.sampling.stop?.length ? { stop: req.sampling.stop } : {}),
-        // Not in OpenAI's API, but vLLM and llama.cpp honour it and others ignore it.
-        ...(req.sampling.topK ? { top_k: req.sampling.topK } : {}),
-        ...(req.responseFormat !== undefined ? { response_format: req.responseFormat as never } : {}),
-      }, { signal: watchdog.signal });
+      const stream = await this.client.chat.completions.create(
+        {
+          model: this.opts.model,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+          ...(req.sampling.temperature !== undefined ? { temperature: req.sampling.temperature } : {}),
+          ...(req.sampling.topP !== undefined ? { top_p: req.sampling.topP } : {}),
+          ...(req.sampling.presencePenalty !== undefined ? { presence_penalty: req.sampling.presencePenalty } : {}),
+          ...(req.sampling.frequencyPenalty !== undefined ? { frequency_penalty: req.sampling.frequencyPenalty } : {}),
+          ...(req.sampling.stop?.length ? { stop: req.sampling.stop } : {}),
+          // Not in OpenAI's API, but vLLM and llama.cpp honour it and others ignore it.
+          ...(req.sampling.topK ? { top_k: req.sampling.topK } : {}),
+          ...(req.responseFormat !== undefined ? { response_format: req.responseFormat as never } : {}),
+        },
+        { signal: watchdog.signal },
+      );
       for await (const raw of stream) {
         watchdog.pause();
         sawChunk = true;
         const parsed = upstreamChunkSchema.safeParse(raw);
         if (!parsed.success) {
-          throw new AnswerError('upstream_error', `LLM server ${this.opts.baseUrl} sent a chunk that is not a chat.completion.chunk (${parsed.error.issues[0]?.path.join('.') || 'chunk'}: ${parsed.error.issues[0]?.message}): ${JSON.stringify(raw).slice(0, 200)}`);
+          throw new AnswerError(
+            'upstream_error',
+            `LLM server ${this.opts.baseUrl} sent a chunk that is not a chat.completion.chunk (${parsed.error.issues[0]?.path.join('.') || 'chunk'}: ${parsed.error.issues[0]?.message}): ${JSON.stringify(raw).slice(0, 200)}`,
+          );
         }
         const chunk = parsed.data;
         const choice = chunk.choices?.[0];
         const delta = choice?.delta;
         // Reasoning models on DeepSeek-style servers (vLLM, Ollama) stream their thoughts separately.
         const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-        if (reasoning) { generated += reasoning; yield { type: 'reasoning', text: reasoning }; }
+        if (reasoning) {
+          generated += reasoning;
+          yield { type: 'reasoning', text: reasoning };
+        }
         if (delta?.content) {
           generated += delta.content;
           for (const part of splitter.push(delta.content)) yield* this.part(part.kind, part.text, markers);
@@ -91,7 +105,9 @@ export class OpenAICompatibleEngine implements AnswerEngine {
           upstreamUsage = {
             promptTokens: chunk.usage.prompt_tokens,
             completionTokens: chunk.usage.completion_tokens,
-            ...(chunk.usage.completion_tokens_details?.reasoning_tokens ? { reasoningTokens: chunk.usage.completion_tokens_details.reasoning_tokens } : {}),
+            ...(chunk.usage.completion_tokens_details?.reasoning_tokens
+              ? { reasoningTokens: chunk.usage.completion_tokens_details.reasoning_tokens }
+              : {}),
           };
         }
         watchdog.arm();
@@ -110,12 +126,18 @@ export class OpenAICompatibleEngine implements AnswerEngine {
     yield {
       type: 'end',
       finishReason,
-      usage: upstreamUsage ?? { promptTokens: countTokens(messages.map((m) => m.content).join('\n')), completionTokens: countTokens(generated) },
+      usage: upstreamUsage ?? {
+        promptTokens: countTokens(messages.map((m) => m.content).join('\n')),
+        completionTokens: countTokens(generated),
+      },
     };
   }
 
   private *part(kind: 'reasoning' | 'text', text: string, markers: CitationMarkerFilter): Generator<EngineChunk> {
-    if (kind === 'reasoning') { yield { type: 'reasoning', text }; return; }
+    if (kind === 'reasoning') {
+      yield { type: 'reasoning', text };
+      return;
+    }
     const t = markers.push(text);
     if (t) yield { type: 'text', text: t };
   }
@@ -123,12 +145,24 @@ export class OpenAICompatibleEngine implements AnswerEngine {
   async ask(prompt: string, opts: { maxTokens: number; signal?: AbortSignal }): Promise<string> {
     const watchdog = new Watchdog(this.opts.timeoutMs, opts.signal);
     try {
-      const r = await this.client.chat.completions.create({
-        model: this.opts.model, messages: [{ role: 'user', content: prompt }], max_tokens: opts.maxTokens, stream: false,
-      }, { signal: watchdog.signal });
+      const r = await this.client.chat.completions.create(
+        {
+          model: this.opts.model,
+          messages: [{ role: 'user', content: prompt }],
+          max_tokens: opts.maxTokens,
+          stream: false,
+        },
+        { signal: watchdog.signal },
+      );
       const text = r.choices?.[0]?.message?.content;
-      if (typeof text !== 'string') throw new AnswerError('upstream_error', `LLM server ${this.opts.baseUrl} returned no message content`);
-      return new ThinkSplitter().push(text + '\n').filter((p) => p.kind === 'text').map((p) => p.text).join('').trim();
+      if (typeof text !== 'string')
+        throw new AnswerError('upstream_error', `LLM server ${this.opts.baseUrl} returned no message content`);
+      return new ThinkSplitter()
+        .push(text + '\n')
+        .filter((p) => p.kind === 'text')
+        .map((p) => p.text)
+        .join('')
+        .trim();
     } catch (e) {
       watchdog.throwIfFired(this.opts.baseUrl, false);
       throw upstreamError(e, this.opts.baseUrl);
@@ -158,14 +192,21 @@ class Watchdog {
     this.arm();
   }
 
-  get signal(): AbortSignal { return this.controller.signal; }
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
 
   arm(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => { this.fired = true; this.controller.abort(new Error('upstream timeout')); }, this.timeoutMs);
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort(new Error('upstream timeout'));
+    }, this.timeoutMs);
   }
 
-  pause(): void { clearTimeout(this.timer); }
+  pause(): void {
+    clearTimeout(this.timer);
+  }
 
   stop(): void {
     clearTimeout(this.timer);
@@ -175,9 +216,12 @@ class Watchdog {
   throwIfFired(baseUrl: string, sawChunk: boolean): void {
     if (this.callerSignal?.aborted) throw this.callerSignal.reason ?? new DOMException('aborted', 'AbortError');
     if (!this.fired) return;
-    throw new AnswerError('upstream_timeout', sawChunk
-      ? `LLM server ${baseUrl} stopped sending tokens for ${this.timeoutMs} ms in the middle of the answer (TIDINGS_LLM_TIMEOUT_MS)`
-      : `LLM server ${baseUrl} did not answer within ${this.timeoutMs} ms (TIDINGS_LLM_TIMEOUT_MS)`);
+    throw new AnswerError(
+      'upstream_timeout',
+      sawChunk
+        ? `LLM server ${baseUrl} stopped sending tokens for ${this.timeoutMs} ms in the middle of the answer (TIDINGS_LLM_TIMEOUT_MS)`
+        : `LLM server ${baseUrl} did not answer within ${this.timeoutMs} ms (TIDINGS_LLM_TIMEOUT_MS)`,
+    );
   }
 }
 
@@ -193,10 +237,14 @@ function upstreamError(e: unknown, baseUrl: string): Error {
   }
   if (e instanceof APIError) {
     const detail = e.message.replace(/^\d+\s*/, '');
-    return new AnswerError('upstream_error', e.status
-      ? `LLM server ${baseUrl} answered HTTP ${e.status}: ${detail}`
-      : `LLM server ${baseUrl} reported an error in the stream: ${detail}`);
+    return new AnswerError(
+      'upstream_error',
+      e.status
+        ? `LLM server ${baseUrl} answered HTTP ${e.status}: ${detail}`
+        : `LLM server ${baseUrl} reported an error in the stream: ${detail}`,
+    );
   }
-  if (e instanceof SyntaxError) return new AnswerError('upstream_error', `LLM server ${baseUrl} sent an invalid response: ${e.message}`);
+  if (e instanceof SyntaxError)
+    return new AnswerError('upstream_error', `LLM server ${baseUrl} sent an invalid response: ${e.message}`);
   return new AnswerError('upstream_error', `LLM server ${baseUrl} failed: ${(e as Error)?.message ?? String(e)}`);
 }

@@ -9,7 +9,8 @@ import { countTokens, truncateToTokens } from '../tokens.ts';
 const STYLE: Record<AnswerStyle, string> = {
   concise: 'Answer in one short paragraph (two to four sentences).',
   detailed: 'Answer thoroughly in a few paragraphs, covering every relevant aspect the sources give.',
-  report: 'Write a structured research report in markdown: a short summary, then one "## " section per aspect, then a conclusion.',
+  report:
+    'Write a structured research report in markdown: a short summary, then one "## " section per aspect, then a conclusion.',
 };
 
 /** Tokens a chat template adds per message (role markers), a safe over-estimate. */
@@ -18,13 +19,15 @@ const PER_MESSAGE = 8;
 export function buildPrompt(req: EngineRequest, contextTokens = 16_384, today = new Date()): ChatMessage[] {
   const date = today.toISOString().slice(0, 10);
   const reserve = req.maxTokens ?? Math.min(2_048, Math.floor(contextTokens / 4));
-  const instructions = req.searched ? [
-    `You are Tidings, an assistant that answers questions from the user's news feeds. Today is ${date}.`,
-    'Use only the numbered sources below; do not add facts they do not contain.',
-    'After each sentence that uses a source, cite it with its number in brackets, like [1] or [1][3]. Cite only the numbers listed below.',
-    'If the sources do not answer the question, say so plainly.',
-    STYLE[req.style],
-  ].join('\n') : `You are Tidings, a helpful assistant. Answer from your own knowledge. Today is ${date}. ${STYLE[req.style]}`;
+  const instructions = req.searched
+    ? [
+        `You are Tidings, an assistant that answers questions from the user's news feeds. Today is ${date}.`,
+        'Use only the numbered sources below; do not add facts they do not contain.',
+        'After each sentence that uses a source, cite it with its number in brackets, like [1] or [1][3]. Cite only the numbers listed below.',
+        'If the sources do not answer the question, say so plainly.',
+        STYLE[req.style],
+      ].join('\n')
+    : `You are Tidings, a helpful assistant. Answer from your own knowledge. Today is ${date}. ${STYLE[req.style]}`;
 
   const tail: ChatMessage[] = [
     ...req.system.map((content) => ({ role: 'system' as const, content })),
@@ -50,11 +53,16 @@ function fitSources(sources: GroundingSource[], budget: number): string {
   if (!sources.length) return '';
   const blocks = sources.map((s) => {
     const day = s.hit.publishedAt ? `, ${new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10)}` : '';
-    return { head: `[${s.n}] ${s.hit.title} (${s.hit.sourceName}${day})\nURL: ${s.hit.url}\n`, body: s.texts.join('\n') };
+    return {
+      head: `[${s.n}] ${s.hit.title} (${s.hit.sourceName}${day})\nURL: ${s.hit.url}\n`,
+      body: s.texts.join('\n'),
+    };
   });
   const share = Math.floor(budget / blocks.length);
-  return blocks.map((b) => {
-    const room = Math.max(0, share - countTokens(b.head));
-    return b.head + truncateToTokens(b.body, room);
-  }).join('\n\n');
+  return blocks
+    .map((b) => {
+      const room = Math.max(0, share - countTokens(b.head));
+      return b.head + truncateToTokens(b.body, room);
+    })
+    .join('\n\n');
 }

@@ -8,7 +8,14 @@ import { ThinkSplitter } from './think-splitter.ts';
 function allSplits(text: string): string[][] {
   const out: string[][] = [[text]];
   for (let i = 1; i < text.length; i++) out.push([text.slice(0, i), text.slice(i)]);
-  for (let i = 1; i < text.length; i += 3) out.push([...text].reduce<string[]>((acc, ch, j) => { if (j % i === 0) acc.push(ch); else acc[acc.length - 1] += ch; return acc; }, []));
+  for (let i = 1; i < text.length; i += 3)
+    out.push(
+      [...text].reduce<string[]>((acc, ch, j) => {
+        if (j % i === 0) acc.push(ch);
+        else acc[acc.length - 1] += ch;
+        return acc;
+      }, []),
+    );
   return out;
 }
 
@@ -27,8 +34,14 @@ test('think splitter: reasoning and answer separated with tags cut anywhere', ()
   for (const parts of allSplits(input)) {
     const s = new ThinkSplitter();
     const out = [...parts.flatMap((p) => s.push(p)), ...s.flush()];
-    const reasoning = out.filter((p) => p.kind === 'reasoning').map((p) => p.text).join('');
-    const text = out.filter((p) => p.kind === 'text').map((p) => p.text).join('');
+    const reasoning = out
+      .filter((p) => p.kind === 'reasoning')
+      .map((p) => p.text)
+      .join('');
+    const text = out
+      .filter((p) => p.kind === 'text')
+      .map((p) => p.text)
+      .join('');
     assert.equal(reasoning, '\nweighing sources', JSON.stringify(parts));
     assert.equal(text, '\n\nThe answer [1].', JSON.stringify(parts));
   }

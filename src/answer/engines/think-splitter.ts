@@ -2,7 +2,10 @@
 // answer pieces, with either tag possibly cut across chunks. Only a <think> at the very start of
 // the reply opens a reasoning block (that is where reasoning models put it).
 
-export interface SplitPart { kind: 'reasoning' | 'text'; text: string }
+export interface SplitPart {
+  kind: 'reasoning' | 'text';
+  text: string;
+}
 
 const OPEN = '<think>';
 const CLOSE = '</think>';
@@ -17,7 +20,10 @@ export class ThinkSplitter {
     if (this.state === 'start') {
       const t = this.buf.trimStart();
       if (OPEN.startsWith(t)) return out; // "", "<", "<thi": wait for more
-      if (t.startsWith(OPEN)) { this.state = 'think'; this.buf = t.slice(OPEN.length); } else this.state = 'answer';
+      if (t.startsWith(OPEN)) {
+        this.state = 'think';
+        this.buf = t.slice(OPEN.length);
+      } else this.state = 'answer';
     }
     if (this.state === 'think') {
       const i = this.buf.indexOf(CLOSE);

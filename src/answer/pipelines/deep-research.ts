@@ -15,7 +15,13 @@ import { searchResultRef } from './grounding.ts';
 import { describeFilters, quoteShort } from './describe.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
-import { prominentNames, researchDepth, subQuestionsFromModel, subQuestionsFromNames, type SubQuestion } from './research-plan.ts';
+import {
+  prominentNames,
+  researchDepth,
+  subQuestionsFromModel,
+  subQuestionsFromNames,
+  type SubQuestion,
+} from './research-plan.ts';
 import { composeReport, type ReportSection } from '../engines/extractive-report.ts';
 import { noArticlesMessage, wordChunks } from '../engines/extractive.ts';
 import { countTokens } from '../tokens.ts';
@@ -24,14 +30,22 @@ const HITS_PER_SEARCH = 10;
 /** Characters of one article given to the writer (whole news articles fit; very long ones are cut). */
 const ARTICLE_CHARS = 20_000;
 
-export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, profile: ModelProfile): AsyncGenerator<AnswerEvent> {
+export async function* deepResearch(
+  req: AnswerRequest,
+  deps: PipelineDeps,
+  profile: ModelProfile,
+): AsyncGenerator<AnswerEvent> {
   const conv = readConversation(req.messages);
 
   const depth = researchDepth(req.reasoningEffort, req.searchContextSize);
   const totalSteps = 2 + depth.rounds + 1;
   let step = 0;
-  const progress = (stage: string, message: string) => req.onProgress?.({ stage, message, fraction: Math.min(1, step / totalSteps) });
-  const steps: string[] = [`Question: ${quoteShort(conv.question)}`, `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`];
+  const progress = (stage: string, message: string) =>
+    req.onProgress?.({ stage, message, fraction: Math.min(1, step / totalSteps) });
+  const steps: string[] = [
+    `Question: ${quoteShort(conv.question)}`,
+    `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`,
+  ];
   const filters = describeFilters(req.filters);
   const query = await standaloneQuery(conv, deps.engine, steps, req.signal);
 
@@ -44,7 +58,10 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
     // Long research stops between steps when the caller goes away (the local index is synchronous).
     req.signal?.throwIfAborted();
     progress('search', `Searching "${q}"`);
-    const hits = await deps.search.search({ text: q, scope: req.scope, filters: req.filters, limit: HITS_PER_SEARCH }, req.signal);
+    const hits = await deps.search.search(
+      { text: q, scope: req.scope, filters: req.filters, limit: HITS_PER_SEARCH },
+      req.signal,
+    );
     searchQueries++;
     hitsByQuery.set(q, hits);
     lists.push(hits);
@@ -61,15 +78,23 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
   progress('plan', 'Planning sub-questions');
   let plan: SubQuestion[] | undefined;
   if (deps.engine.generative) {
-    try { plan = await subQuestionsFromModel(deps.engine, conv.question, depth.subQuestions, req.signal); } catch (e) {
+    try {
+      plan = await subQuestionsFromModel(deps.engine, conv.question, depth.subQuestions, req.signal);
+    } catch (e) {
       if (req.signal?.aborted) throw e;
-      steps.push(`The model could not plan sub-questions (${(e as Error).message}); planning from the articles instead.`);
+      steps.push(
+        `The model could not plan sub-questions (${(e as Error).message}); planning from the articles instead.`,
+      );
     }
   }
   const seenNames = new Set<string>();
   plan ??= subQuestionsFromNames(query, prominentNames(query, fuse(lists), seenNames).slice(0, depth.subQuestions));
   for (const sq of plan) seenNames.add(sq.heading.toLowerCase());
-  steps.push(plan.length ? `Sub-questions:\n${plan.map((s) => `- ${s.question}`).join('\n')}` : 'No sub-questions: the first searches found nothing to branch out from.');
+  steps.push(
+    plan.length
+      ? `Sub-questions:\n${plan.map((s) => `- ${s.question}`).join('\n')}`
+      : 'No sub-questions: the first searches found nothing to branch out from.',
+  );
   step++;
 
   // Later rounds: each sub-question, then the names its results bring up (high effort).
@@ -77,8 +102,15 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
     if (round === 2) {
       for (const sq of plan) await runSearch(sq.query);
     } else {
-      const more = subQuestionsFromNames(query, prominentNames(query, fuse(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(0, 2));
-      for (const sq of more) { seenNames.add(sq.heading.toLowerCase()); plan.push(sq); await runSearch(sq.query); }
+      const more = subQuestionsFromNames(
+        query,
+        prominentNames(query, fuse(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(0, 2),
+      );
+      for (const sq of more) {
+        seenNames.add(sq.heading.toLowerCase());
+        plan.push(sq);
+        await runSearch(sq.query);
+      }
       if (more.length) steps.push(`Round ${round} followed up on: ${more.map((s) => s.heading).join(', ')}.`);
     }
     step++;
@@ -94,21 +126,48 @@ export async function* deepResearch(req: AnswerRequest, deps: PipelineDeps, prof
     const text = full?.text ? full.text.slice(0, ARTICLE_CHARS) : hit.passages.map((p) => p.text).join('\n');
     sources.push({ n: i + 1, hit, texts: [text] });
   }
-  if (sources.length) steps.push(`Read ${sources.length} articles in full:\n${sources.map((s) => `- ${s.hit.title} (${s.hit.sourceName})`).join('\n')}`);
+  if (sources.length)
+    steps.push(
+      `Read ${sources.length} articles in full:\n${sources.map((s) => `- ${s.hit.title} (${s.hit.sourceName})`).join('\n')}`,
+    );
   step++;
   progress('write', `Writing the report from ${sources.length} articles`);
   const readTokens = sources.reduce((n, s) => n + countTokens(s.texts.join('\n')), 0);
 
   if (deps.engine.generative) {
     yield* runEngine({
-      req, deps, reasoning: profile.reasoning, steps, allHits: ranked, searchQueries, citationTokens: readTokens,
+      req,
+      deps,
+      reasoning: profile.reasoning,
+      steps,
+      allHits: ranked,
+      searchQueries,
+      citationTokens: readTokens,
       engineReq: {
-        question: conv.question, history: conv.history, system: conv.system, sources, searched: true,
-        style: 'report', maxTokens: req.maxTokens, sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
+        question: conv.question,
+        history: conv.history,
+        system: conv.system,
+        sources,
+        searched: true,
+        style: 'report',
+        maxTokens: req.maxTokens,
+        sampling: samplingOf(req),
+        responseFormat: req.responseFormat,
+        signal: req.signal,
       },
     });
   } else {
-    yield* extractiveReport(req, deps, { question: conv.question, query, plan, sources, hitsByQuery, steps, searchQueries, readTokens, ranked });
+    yield* extractiveReport(req, deps, {
+      question: conv.question,
+      query,
+      plan,
+      sources,
+      hitsByQuery,
+      steps,
+      searchQueries,
+      readTokens,
+      ranked,
+    });
   }
   progress('done', 'Report written');
 }
@@ -128,15 +187,22 @@ interface ReportInput {
 async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
   const byUrl = new Map(r.sources.map((s) => [s.hit.url, s]));
   // A section draws on the read articles its own search found; the overview on all of them.
-  const sectionSources = (q: string) => (r.hitsByQuery.get(q) ?? []).map((h) => byUrl.get(h.url)).filter((s): s is GroundingSource => s !== undefined);
+  const sectionSources = (q: string) =>
+    (r.hitsByQuery.get(q) ?? []).map((h) => byUrl.get(h.url)).filter((s): s is GroundingSource => s !== undefined);
   const sections: ReportSection[] = [
     { heading: 'Overview', question: queryTail(r.question), sources: r.sources },
-    ...r.plan.map((sq) => ({ heading: sq.heading, question: sq.question, sources: sectionSources(sq.query) })).filter((s) => s.sources.length),
+    ...r.plan
+      .map((sq) => ({ heading: sq.heading, question: sq.question, sources: sectionSources(sq.query) }))
+      .filter((s) => s.sources.length),
   ];
   const report = composeReport(reportTitle(r.question), sections, req.maxTokens);
   const text = report.text || noArticlesMessage(queryTail(r.question));
   const cited = report.order.map((n) => r.sources[n - 1]);
-  yield { type: 'sources', citations: cited.map((s) => s.hit.url), searchResults: cited.map((s) => searchResultRef(s.hit)) };
+  yield {
+    type: 'sources',
+    citations: cited.map((s) => s.hit.url),
+    searchResults: cited.map((s) => searchResultRef(s.hit)),
+  };
   const think = THINK_OPEN + [...r.steps, ...report.notes].join('\n') + THINK_CLOSE;
   yield { type: 'delta', text: think };
   for (const piece of wordChunks(text)) yield { type: 'delta', text: piece };

@@ -5,9 +5,16 @@ import type { GroundingSource } from '../engines/engine.ts';
 import type { SearchContextSize, SearchResultRef } from '../types.ts';
 import { TEXT_PER_SOURCE } from './profiles.ts';
 
-export async function groundingSources(hits: SearchHit[], count: number, size: SearchContextSize, search: SearchService): Promise<GroundingSource[]> {
+export async function groundingSources(
+  hits: SearchHit[],
+  count: number,
+  size: SearchContextSize,
+  search: SearchService,
+): Promise<GroundingSource[]> {
   const chars = TEXT_PER_SOURCE[size];
-  return Promise.all(hits.slice(0, count).map(async (hit, i) => ({ n: i + 1, hit, texts: await sourceTexts(hit, chars, search) })));
+  return Promise.all(
+    hits.slice(0, count).map(async (hit, i) => ({ n: i + 1, hit, texts: await sourceTexts(hit, chars, search) })),
+  );
 }
 
 /** The hit's passages (best first), then the article from its start, up to `chars` characters in all. */
@@ -35,7 +42,9 @@ function cutAtParagraph(text: string, chars: number): string {
 }
 
 function isoDay(unixSeconds: number | null): string | null {
-  return unixSeconds === null || !Number.isFinite(unixSeconds) ? null : new Date(unixSeconds * 1000).toISOString().slice(0, 10);
+  return unixSeconds === null || !Number.isFinite(unixSeconds)
+    ? null
+    : new Date(unixSeconds * 1000).toISOString().slice(0, 10);
 }
 
 export function searchResultRef(hit: SearchHit): SearchResultRef {

@@ -17,12 +17,54 @@ export interface ModelProfile {
 }
 
 export const PROFILES: Record<SonarModel, ModelProfile> = {
-  sonar: { searches: 'single', sources: { low: 8, medium: 10, high: 12 }, style: 'concise', reasoning: false, contextTokens: 128_000, maxOutputTokens: 128_000 },
-  'sonar-pro': { searches: 'reformulated', sources: { low: 8, medium: 12, high: 16 }, style: 'detailed', reasoning: false, contextTokens: 200_000, maxOutputTokens: 8_192 },
-  'sonar-reasoning': { searches: 'single', sources: { low: 8, medium: 10, high: 12 }, style: 'concise', reasoning: true, contextTokens: 128_000, maxOutputTokens: 128_000 },
-  'sonar-reasoning-pro': { searches: 'reformulated', sources: { low: 8, medium: 12, high: 16 }, style: 'detailed', reasoning: true, contextTokens: 128_000, maxOutputTokens: 8_192 },
-  'sonar-deep-research': { searches: 'research', sources: { low: 12, medium: 16, high: 24 }, style: 'report', reasoning: true, contextTokens: 128_000, maxOutputTokens: 128_000 },
-  'r1-1776': { searches: 'none', sources: { low: 0, medium: 0, high: 0 }, style: 'detailed', reasoning: true, contextTokens: 128_000, maxOutputTokens: 128_000 },
+  sonar: {
+    searches: 'single',
+    sources: { low: 8, medium: 10, high: 12 },
+    style: 'concise',
+    reasoning: false,
+    contextTokens: 128_000,
+    maxOutputTokens: 128_000,
+  },
+  'sonar-pro': {
+    searches: 'reformulated',
+    sources: { low: 8, medium: 12, high: 16 },
+    style: 'detailed',
+    reasoning: false,
+    contextTokens: 200_000,
+    maxOutputTokens: 8_192,
+  },
+  'sonar-reasoning': {
+    searches: 'single',
+    sources: { low: 8, medium: 10, high: 12 },
+    style: 'concise',
+    reasoning: true,
+    contextTokens: 128_000,
+    maxOutputTokens: 128_000,
+  },
+  'sonar-reasoning-pro': {
+    searches: 'reformulated',
+    sources: { low: 8, medium: 12, high: 16 },
+    style: 'detailed',
+    reasoning: true,
+    contextTokens: 128_000,
+    maxOutputTokens: 8_192,
+  },
+  'sonar-deep-research': {
+    searches: 'research',
+    sources: { low: 12, medium: 16, high: 24 },
+    style: 'report',
+    reasoning: true,
+    contextTokens: 128_000,
+    maxOutputTokens: 128_000,
+  },
+  'r1-1776': {
+    searches: 'none',
+    sources: { low: 0, medium: 0, high: 0 },
+    style: 'detailed',
+    reasoning: true,
+    contextTokens: 128_000,
+    maxOutputTokens: 128_000,
+  },
 };
 
 /** Characters of article text per source given to the engine, by search_context_size. */

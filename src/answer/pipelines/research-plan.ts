@@ -48,7 +48,8 @@ export function prominentNames(question: string, hits: SearchHit[], exclude: Set
     const w = 1 / (1 + rank * 0.15);
     const add = (name: string, weight: number) => {
       const key = name.toLowerCase();
-      if (exclude.has(key) || words(name).some((x) => asked.has(x)) || name.split(' ').length > 4 || name.length < 3) return;
+      if (exclude.has(key) || words(name).some((x) => asked.has(x)) || name.split(' ').length > 4 || name.length < 3)
+        return;
       const e = scores.get(key) ?? { name, score: 0 };
       e.score += weight;
       scores.set(key, e);
@@ -56,7 +57,10 @@ export function prominentNames(question: string, hits: SearchHit[], exclude: Set
     for (const n of entities(hit.title, { strict: true })) add(n, 2 * w);
     for (const p of hit.passages.slice(0, 4)) for (const n of entities(p.text, { strict: true })) add(n, w);
   });
-  return [...scores.values()].filter((e) => e.score >= 1.5).sort((a, b) => b.score - a.score).map((e) => e.name);
+  return [...scores.values()]
+    .filter((e) => e.score >= 1.5)
+    .sort((a, b) => b.score - a.score)
+    .map((e) => e.name);
 }
 
 export function subQuestionsFromNames(question: string, names: string[]): SubQuestion[] {
@@ -69,13 +73,22 @@ export function subQuestionsFromNames(question: string, names: string[]): SubQue
 }
 
 /** Sub-questions proposed by a generative engine; undefined when it gives nothing usable. */
-export async function subQuestionsFromModel(engine: AnswerEngine, question: string, count: number, signal?: AbortSignal): Promise<SubQuestion[] | undefined> {
+export async function subQuestionsFromModel(
+  engine: AnswerEngine,
+  question: string,
+  count: number,
+  signal?: AbortSignal,
+): Promise<SubQuestion[] | undefined> {
   if (!engine.ask) return undefined;
   const reply = await engine.ask(
     `Plan research on this question: "${question}"\nWrite ${count} distinct sub-questions that together answer it, each a short search-engine style question. One per line, no numbering, nothing else.`,
     { maxTokens: 300, signal },
   );
-  const lines = reply.split('\n').map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim()).filter((l) => l.length > 5).slice(0, count);
+  const lines = reply
+    .split('\n')
+    .map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim())
+    .filter((l) => l.length > 5)
+    .slice(0, count);
   if (!lines.length) return undefined;
   return lines.map((l) => ({ heading: l.replace(/\?$/, ''), question: l, query: l }));
 }

@@ -16,7 +16,14 @@ export interface Retrieval {
 
 const RRF_K = 60;
 
-export async function searchAll(search: SearchService, queries: string[], scope: SearchScope, filters: SearchFilters, limit: number, signal?: AbortSignal): Promise<Retrieval> {
+export async function searchAll(
+  search: SearchService,
+  queries: string[],
+  scope: SearchScope,
+  filters: SearchFilters,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<Retrieval> {
   const unique = [...new Set(queries.map((q) => q.trim()).filter(Boolean))];
   const lists = await Promise.all(unique.map((text) => search.search({ text, scope, filters, limit }, signal)));
   return { hits: fuse(lists).slice(0, limit), runs: unique.map((query, i) => ({ query, found: lists[i].length })) };
@@ -30,7 +37,10 @@ export function fuse(lists: SearchHit[][]): SearchHit[] {
     list.forEach((hit, rank) => {
       const e = byUrl.get(hit.url);
       const add = 1 / (RRF_K + rank + 1);
-      if (!e) { byUrl.set(hit.url, { hit: { ...hit, passages: [...hit.passages] }, score: add }); return; }
+      if (!e) {
+        byUrl.set(hit.url, { hit: { ...hit, passages: [...hit.passages] }, score: add });
+        return;
+      }
       e.score += add;
       for (const p of hit.passages) if (!e.hit.passages.some((x) => x.text === p.text)) e.hit.passages.push(p);
     });

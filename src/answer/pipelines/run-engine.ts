@@ -36,12 +36,20 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
   let finishReason: FinishReason = 'stop';
   let engineUsage: EngineUsage | undefined;
   let cited: GroundingSource[] = [];
-  const delta = (text: string): AnswerEvent => { content += text; return { type: 'delta', text }; };
+  const delta = (text: string): AnswerEvent => {
+    content += text;
+    return { type: 'delta', text };
+  };
   try {
     const first = await it.next();
-    if (first.done || first.value.type !== 'cite') throw new Error(`engine ${deps.engine.name} broke its protocol: the first chunk must be "cite"`);
+    if (first.done || first.value.type !== 'cite')
+      throw new Error(`engine ${deps.engine.name} broke its protocol: the first chunk must be "cite"`);
     cited = first.value.order.map((n) => engineReq.sources[n - 1]).filter((s): s is GroundingSource => s !== undefined);
-    yield { type: 'sources', citations: cited.map((s) => s.hit.url), searchResults: cited.map((s) => searchResultRef(s.hit)) };
+    yield {
+      type: 'sources',
+      citations: cited.map((s) => s.hit.url),
+      searchResults: cited.map((s) => searchResultRef(s.hit)),
+    };
 
     let thinkOpen = false;
     let reasoningSeen = false;
@@ -61,17 +69,27 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
         const text = reasoningSeen ? heldSpace + c.text : '\n' + c.text.replace(/^\s+/, '');
         const body = text.replace(/\s+$/, '');
         heldSpace = text.slice(body.length);
-        if (body) { yield delta(body); reasoningSeen = true; }
+        if (body) {
+          yield delta(body);
+          reasoningSeen = true;
+        }
       } else if (c.type === 'text') {
         if (!c.text) continue;
-        if (thinkOpen) { yield delta(THINK_CLOSE); thinkOpen = false; thinkEnd = content.length; }
+        if (thinkOpen) {
+          yield delta(THINK_CLOSE);
+          thinkOpen = false;
+          thinkEnd = content.length;
+        }
         yield delta(content.length === thinkEnd ? c.text.replace(/^\s+/, '') : c.text);
       } else if (c.type === 'end') {
         finishReason = c.finishReason;
         engineUsage = c.usage;
       }
     }
-    if (thinkOpen) { yield delta(THINK_CLOSE); thinkEnd = content.length; }
+    if (thinkOpen) {
+      yield delta(THINK_CLOSE);
+      thinkEnd = content.length;
+    }
   } finally {
     await it.return?.();
   }
@@ -92,15 +110,27 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
   };
 }
 
-export async function answerExtras(run: Pick<EngineRun, 'req' | 'deps' | 'allHits'> & { question: string }, cited: GroundingSource[]): Promise<{ images?: AnswerEventImages; relatedQuestions?: string[] }> {
+export async function answerExtras(
+  run: Pick<EngineRun, 'req' | 'deps' | 'allHits'> & { question: string },
+  cited: GroundingSource[],
+): Promise<{ images?: AnswerEventImages; relatedQuestions?: string[] }> {
   const out: { images?: AnswerEventImages; relatedQuestions?: string[] } = {};
   const citedUrls = new Set(cited.map((s) => s.hit.url));
   if (run.req.returnImages) {
     // Only the cited articles' own lead images: an uncited hit's picture illustrates another story.
-    out.images = await imagesFor(cited.map((s) => s.hit), run.deps.imageSizes);
+    out.images = await imagesFor(
+      cited.map((s) => s.hit),
+      run.deps.imageSizes,
+    );
   }
   if (run.req.returnRelatedQuestions) {
-    out.relatedQuestions = await relatedQuestionsFor(run.question, run.allHits, citedUrls, run.deps.engine, run.req.signal);
+    out.relatedQuestions = await relatedQuestionsFor(
+      run.question,
+      run.allHits,
+      citedUrls,
+      run.deps.engine,
+      run.req.signal,
+    );
   }
   return out;
 }

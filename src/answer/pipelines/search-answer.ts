@@ -19,7 +19,11 @@ const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
 
-export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, profile: ModelProfile): AsyncGenerator<AnswerEvent> {
+export async function* searchAnswer(
+  req: AnswerRequest,
+  deps: PipelineDeps,
+  profile: ModelProfile,
+): AsyncGenerator<AnswerEvent> {
   const conv = readConversation(req.messages);
   const steps: string[] = [`Question: ${quoteShort(conv.question)}`];
   const baseQuery = req.disableSearch ? conv.question : await standaloneQuery(conv, deps.engine, steps, req.signal);
@@ -32,15 +36,24 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
     const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, SEARCH_LIMIT, req.signal);
     hits = retrieval.hits;
     searchQueries = retrieval.runs.length;
-    for (const r of retrieval.runs) steps.push(`Searched "${r.query}"${filters}: ${r.found} article${r.found === 1 ? '' : 's'}.`);
+    for (const r of retrieval.runs)
+      steps.push(`Searched "${r.query}"${filters}: ${r.found} article${r.found === 1 ? '' : 's'}.`);
   } else {
     steps.push('Search disabled by the request (disable_search): answering without sources.');
   }
 
-  const sources = await groundingSources(hits, profile.sources[req.searchContextSize], req.searchContextSize, deps.search);
+  const sources = await groundingSources(
+    hits,
+    profile.sources[req.searchContextSize],
+    req.searchContextSize,
+    deps.search,
+  );
   if (sources.length) {
     steps.push(`Considered the top ${sources.length} (search_context_size ${req.searchContextSize}):`);
-    for (const s of sources) steps.push(`- ${s.hit.title} (${s.hit.sourceName}${s.hit.publishedAt ? ', ' + new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : ''})`);
+    for (const s of sources)
+      steps.push(
+        `- ${s.hit.title} (${s.hit.sourceName}${s.hit.publishedAt ? ', ' + new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10) : ''})`,
+      );
   }
 
   // Nothing found: say so without asking a generative model, which would answer from memory.
@@ -51,11 +64,24 @@ export async function* searchAnswer(req: AnswerRequest, deps: PipelineDeps, prof
   }
 
   yield* runEngine({
-    req, deps: runDeps, reasoning: profile.reasoning, steps, allHits: hits, searchQueries,
+    req,
+    deps: runDeps,
+    reasoning: profile.reasoning,
+    steps,
+    allHits: hits,
+    searchQueries,
     engineReq: {
-      question: conv.question, searchQuery: baseQuery, history: conv.history, system: conv.system, sources,
-      searched: !req.disableSearch, style: profile.style, maxTokens: req.maxTokens,
-      sampling: samplingOf(req), responseFormat: req.responseFormat, signal: req.signal,
+      question: conv.question,
+      searchQuery: baseQuery,
+      history: conv.history,
+      system: conv.system,
+      sources,
+      searched: !req.disableSearch,
+      style: profile.style,
+      maxTokens: req.maxTokens,
+      sampling: samplingOf(req),
+      responseFormat: req.responseFormat,
+      signal: req.signal,
     },
   });
 }

@@ -4,14 +4,23 @@ import type { App } from '../../app.ts';
 import { testSql } from '../../store/testing.ts';
 import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 
-export interface FixtureArticle { feed: string; url: string; title: string; paragraphs: string[]; publishedAt: number; image?: string }
+export interface FixtureArticle {
+  feed: string;
+  url: string;
+  title: string;
+  paragraphs: string[];
+  publishedAt: number;
+  image?: string;
+}
 
 export const NOW = Math.floor(Date.now() / 1000);
 const DAY = 86_400;
 
 export const ARTICLES: FixtureArticle[] = [
   {
-    feed: 'https://www.nasa.gov/feed/', url: 'https://www.nasa.gov/news/artemis-ii-crew-launch-date', publishedAt: NOW - 2 * DAY,
+    feed: 'https://www.nasa.gov/feed/',
+    url: 'https://www.nasa.gov/news/artemis-ii-crew-launch-date',
+    publishedAt: NOW - 2 * DAY,
     title: 'NASA announces new launch date for Artemis II crewed Moon mission',
     image: 'https://www.nasa.gov/images/artemis-ii-crew.jpg',
     paragraphs: [
@@ -22,7 +31,9 @@ export const ARTICLES: FixtureArticle[] = [
     ],
   },
   {
-    feed: 'https://www.nasa.gov/feed/', url: 'https://www.nasa.gov/news/artemis-iii-landing-plans', publishedAt: NOW - 3 * DAY,
+    feed: 'https://www.nasa.gov/feed/',
+    url: 'https://www.nasa.gov/news/artemis-iii-landing-plans',
+    publishedAt: NOW - 3 * DAY,
     title: 'Artemis III lunar landing moves to 2027 as NASA reviews lander progress',
     paragraphs: [
       'NASA said the Artemis III lunar landing is now planned for mid-2027, after the Artemis II flight.',
@@ -31,7 +42,9 @@ export const ARTICLES: FixtureArticle[] = [
     ],
   },
   {
-    feed: 'https://space.example.com/rss', url: 'https://space.example.com/2025/starship-refueling-test', publishedAt: NOW - 5 * DAY,
+    feed: 'https://space.example.com/rss',
+    url: 'https://space.example.com/2025/starship-refueling-test',
+    publishedAt: NOW - 5 * DAY,
     title: 'SpaceX prepares Starship refueling test needed for Artemis Moon landing',
     image: 'https://cdn.space.example.com/img/starship-1200x675.jpg',
     paragraphs: [
@@ -41,7 +54,9 @@ export const ARTICLES: FixtureArticle[] = [
     ],
   },
   {
-    feed: 'https://econ.example.org/feed', url: 'https://econ.example.org/ecb-cuts-rates', publishedAt: NOW - 1 * DAY,
+    feed: 'https://econ.example.org/feed',
+    url: 'https://econ.example.org/ecb-cuts-rates',
+    publishedAt: NOW - 1 * DAY,
     title: 'European Central Bank cuts interest rates for the third time this year',
     paragraphs: [
       'The European Central Bank cut its deposit rate by a quarter point to 3.25 percent on Thursday, citing slowing inflation in the euro zone.',
@@ -50,7 +65,9 @@ export const ARTICLES: FixtureArticle[] = [
     ],
   },
   {
-    feed: 'https://econ.example.org/feed', url: 'https://econ.example.org/euro-zone-inflation', publishedAt: NOW - 40 * DAY,
+    feed: 'https://econ.example.org/feed',
+    url: 'https://econ.example.org/euro-zone-inflation',
+    publishedAt: NOW - 40 * DAY,
     title: 'Euro zone inflation falls below target for the first time since 2021',
     paragraphs: [
       'Inflation in the euro zone fell to 1.8 percent in September, below the European Central Bank target for the first time since 2021.',
@@ -58,7 +75,9 @@ export const ARTICLES: FixtureArticle[] = [
     ],
   },
   {
-    feed: 'https://garden.example.net/feed', url: 'https://garden.example.net/tomato-blight', publishedAt: NOW - 4 * DAY,
+    feed: 'https://garden.example.net/feed',
+    url: 'https://garden.example.net/tomato-blight',
+    publishedAt: NOW - 4 * DAY,
     title: 'How to protect tomato plants from late blight',
     paragraphs: [
       'Late blight spreads quickly in cool, wet weather and can destroy tomato plants within days.',
@@ -67,7 +86,10 @@ export const ARTICLES: FixtureArticle[] = [
   },
 ];
 
-export interface LoadedFixture { ids: number[]; userId: number }
+export interface LoadedFixture {
+  ids: number[];
+  userId: number;
+}
 
 /** Stores the fixture articles (one feed per site; user "alice" subscribes to the NASA feed only). */
 export async function loadFixture(app: App): Promise<LoadedFixture> {
@@ -79,7 +101,10 @@ export async function loadFixture(app: App): Promise<LoadedFixture> {
     if (feedId === undefined) {
       feedId = await addFeed(app, a.feed, new URL(a.feed).hostname);
       feeds.set(a.feed, feedId);
-      if (a.feed.includes('nasa.gov')) await testSql(app).prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (?, ?, 0)').run(userId, feedId);
+      if (a.feed.includes('nasa.gov'))
+        await testSql(app)
+          .prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (?, ?, 0)')
+          .run(userId, feedId);
     }
     const content = a.paragraphs.map((p) => (p.startsWith('<') ? p : `<p>${p}</p>`)).join('\n');
     const [id] = await ingest(app, feedId, [{ url: a.url, title: a.title, content, publishedAt: a.publishedAt }]);

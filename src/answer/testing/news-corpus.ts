@@ -8,14 +8,27 @@ import type { App } from '../../app.ts';
 import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 import { SHARED } from '../../../test/helpers.ts';
 
-export interface NewsArticle { url: string; title: string; text: string; published: string | null }
-export interface NewsQuestion { id: string; question: string; choices: string[]; answer: string[]; relevant_urls: string[] }
+export interface NewsArticle {
+  url: string;
+  title: string;
+  text: string;
+  published: string | null;
+}
+export interface NewsQuestion {
+  id: string;
+  question: string;
+  choices: string[];
+  answer: string[];
+  relevant_urls: string[];
+}
 
 export const NEWS_DIR = join(SHARED, 'corpus/news');
 export const hasNews = existsSync(join(NEWS_DIR, 'articles.jsonl.gz'));
 
 export function readArticles(limit = Infinity): NewsArticle[] {
-  const lines = gunzipSync(readFileSync(join(NEWS_DIR, 'articles.jsonl.gz'))).toString('utf8').split('\n');
+  const lines = gunzipSync(readFileSync(join(NEWS_DIR, 'articles.jsonl.gz')))
+    .toString('utf8')
+    .split('\n');
   const out: NewsArticle[] = [];
   for (const line of lines) {
     if (!line.trim()) continue;
@@ -26,21 +39,37 @@ export function readArticles(limit = Infinity): NewsArticle[] {
 }
 
 export function readQuestions(): NewsQuestion[] {
-  return readFileSync(join(NEWS_DIR, 'questions.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as NewsQuestion);
+  return readFileSync(join(NEWS_DIR, 'questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as NewsQuestion);
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Stores the articles in the App (feeds by host); returns the item ids in article order. */
-export async function loadArticles(app: App, articles: NewsArticle[], opts: { publishedAt?: (a: NewsArticle) => number } = {}): Promise<number[]> {
+export async function loadArticles(
+  app: App,
+  articles: NewsArticle[],
+  opts: { publishedAt?: (a: NewsArticle) => number } = {},
+): Promise<number[]> {
   const feeds = new Map<string, number>();
   const byFeed = new Map<number, { idx: number; item: Parameters<typeof ingest>[2][number] }[]>();
   for (const [idx, a] of articles.entries()) {
     const host = new URL(a.url).hostname;
     let feedId = feeds.get(host);
-    if (feedId === undefined) { feedId = await addFeed(app, `https://${host}/feed.xml`, host); feeds.set(host, feedId); }
-    const published = opts.publishedAt?.(a) ?? (a.published ? Date.parse(a.published.replace(/\//g, '-') + 'T12:00:00Z') / 1000 : 1_700_000_000);
-    const content = a.text.split(/\n+/).filter((p) => p.trim()).map((p) => `<p>${escapeHtml(p.trim())}</p>`).join('\n');
+    if (feedId === undefined) {
+      feedId = await addFeed(app, `https://${host}/feed.xml`, host);
+      feeds.set(host, feedId);
+    }
+    const published =
+      opts.publishedAt?.(a) ??
+      (a.published ? Date.parse(a.published.replace(/\//g, '-') + 'T12:00:00Z') / 1000 : 1_700_000_000);
+    const content = a.text
+      .split(/\n+/)
+      .filter((p) => p.trim())
+      .map((p) => `<p>${escapeHtml(p.trim())}</p>`)
+      .join('\n');
     const list = byFeed.get(feedId) ?? [];
     list.push({ idx, item: { url: a.url, title: a.title, content, publishedAt: published } });
     byFeed.set(feedId, list);
@@ -48,8 +77,14 @@ export async function loadArticles(app: App, articles: NewsArticle[], opts: { pu
   const ids: number[] = new Array(articles.length);
   await app.store.transaction(async () => {
     for (const [feedId, list] of byFeed) {
-      const got = await ingest(app, feedId, list.map((x) => x.item));
-      list.forEach((x, i) => { ids[x.idx] = got[i]!; });
+      const got = await ingest(
+        app,
+        feedId,
+        list.map((x) => x.item),
+      );
+      list.forEach((x, i) => {
+        ids[x.idx] = got[i]!;
+      });
     }
   });
   return ids;

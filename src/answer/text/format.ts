@@ -14,7 +14,10 @@ export function formatOf(question: string, system: string[]): AnswerFormat {
   const out: AnswerFormat = { bullets: /\b(bullet(ed)?( points?| list)?|as a list|in a list|list form)\b/.test(text) };
   const n = /\b(?:in|with|using|to)?\s*(one|single|a|two|three|four|five|\d+)\s+(?:short\s+)?sentences?\b/.exec(text);
   if (n) out.maxSentences = COUNT[n[1]!] ?? Math.max(1, Number(n[1]));
-  else if (/\b(briefly|brief|short answer|be short|keep it short|concise(ly)?|tl;?dr|in a word|one[- ]liner)\b/.test(text)) out.maxSentences = 1;
+  else if (
+    /\b(briefly|brief|short answer|be short|keep it short|concise(ly)?|tl;?dr|in a word|one[- ]liner)\b/.test(text)
+  )
+    out.maxSentences = 1;
   const items = /\b(\d+|two|three|four|five)\s+(?:bullet|points|items|stories|headlines)\b/.exec(text);
   if (items) out.maxSentences = COUNT[items[1]!] ?? Number(items[1]);
   return out;

@@ -5,7 +5,10 @@ import { words } from './terms.ts';
 export function shingles(text: string, size = 3): Set<string> {
   const w = words(text);
   const out = new Set<string>();
-  if (w.length < size) { if (w.length) out.add(w.join(' ')); return out; }
+  if (w.length < size) {
+    if (w.length) out.add(w.join(' '));
+    return out;
+  }
   for (let i = 0; i + size <= w.length; i++) out.add(w.slice(i, i + size).join(' '));
   return out;
 }

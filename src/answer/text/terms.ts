@@ -55,12 +55,121 @@ export function keywords(text: string): string[] {
 }
 
 // \p{M}: a name written with combining accents ("Orba\u0301n") is not cut at its accent.
-const ENTITY = /\b(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,})(?:\s+(?:of|the|de|for|&)?\s*(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,}|\d+))*/gu;
-const ENTITY_SKIP = new Set(['The', 'A', 'An', 'What', 'Who', 'When', 'Where', 'Why', 'How', 'Which', 'Did', 'Does', 'Do', 'Is', 'Are',
-  'Was', 'Were', 'Will', 'Can', 'Could', 'Should', 'Would', 'In', 'On', 'At', 'For', 'And', 'But', 'Or', 'If', 'It', 'This', 'That',
-  'These', 'Those', 'He', 'She', 'They', 'We', 'I', 'You', 'Mr', 'Ms', 'Mrs', 'Dr', 'After', 'Before', 'As', 'By', 'From', 'With',
-  'Tell', 'Give', 'Show', 'Explain', 'Summarize', 'List', 'Has', 'Have', 'Had', 'According', 'Meanwhile', 'However', 'Also', 'Some',
-  'Many', 'Though', 'Although', 'Amid', 'Following', 'During', 'Since', 'Until', 'While', 'When', 'Under', 'Over', 'Despite', 'Across', 'Unlike', 'Like', 'Among', 'Here', 'There', 'Now', 'Then', 'Still', 'Even', 'Only', 'Just', 'Not', 'Both', 'Each', 'Every', 'Other', 'Another', 'More', 'Most', 'Former', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Today', 'Yesterday', 'Last', 'Next', 'Its']);
+const ENTITY =
+  /\b(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,})(?:\s+(?:of|the|de|for|&)?\s*(?:[A-Z][\p{L}\p{M}\p{N}'’.&-]*|[A-Z]{2,}|\d+))*/gu;
+const ENTITY_SKIP = new Set([
+  'The',
+  'A',
+  'An',
+  'What',
+  'Who',
+  'When',
+  'Where',
+  'Why',
+  'How',
+  'Which',
+  'Did',
+  'Does',
+  'Do',
+  'Is',
+  'Are',
+  'Was',
+  'Were',
+  'Will',
+  'Can',
+  'Could',
+  'Should',
+  'Would',
+  'In',
+  'On',
+  'At',
+  'For',
+  'And',
+  'But',
+  'Or',
+  'If',
+  'It',
+  'This',
+  'That',
+  'These',
+  'Those',
+  'He',
+  'She',
+  'They',
+  'We',
+  'I',
+  'You',
+  'Mr',
+  'Ms',
+  'Mrs',
+  'Dr',
+  'After',
+  'Before',
+  'As',
+  'By',
+  'From',
+  'With',
+  'Tell',
+  'Give',
+  'Show',
+  'Explain',
+  'Summarize',
+  'List',
+  'Has',
+  'Have',
+  'Had',
+  'According',
+  'Meanwhile',
+  'However',
+  'Also',
+  'Some',
+  'Many',
+  'Though',
+  'Although',
+  'Amid',
+  'Following',
+  'During',
+  'Since',
+  'Until',
+  'While',
+  'When',
+  'Under',
+  'Over',
+  'Despite',
+  'Across',
+  'Unlike',
+  'Like',
+  'Among',
+  'Here',
+  'There',
+  'Now',
+  'Then',
+  'Still',
+  'Even',
+  'Only',
+  'Just',
+  'Not',
+  'Both',
+  'Each',
+  'Every',
+  'Other',
+  'Another',
+  'More',
+  'Most',
+  'Former',
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+  'Today',
+  'Yesterday',
+  'Last',
+  'Next',
+  'Its',
+]);
 
 /**
  * Capitalized phrases ("Artemis II", "European Central Bank"), leading sentence words like "The"
@@ -75,10 +184,18 @@ export function entities(text: string, opts: { strict?: boolean } = {}): string[
     while (parts.length && ENTITY_SKIP.has(parts[0].replace(/[.'’]+$/, ''))) parts = parts.slice(1);
     // strict: a lone capitalized word opening a sentence or title ("Diabetes: …", "Here's …") is
     // usually just capitalized because it comes first, not a name.
-    const initial = m.index === 0 || /[.!?:]\s*["“‘(]?\s*$|^\s*["“‘(]\s*$/.test(text.slice(Math.max(0, m.index - 3), m.index));
+    const initial =
+      m.index === 0 || /[.!?:]\s*["“‘(]?\s*$|^\s*["“‘(]\s*$/.test(text.slice(Math.max(0, m.index - 3), m.index));
     if (opts.strict && parts.length === 1 && before === 1 && initial && !/^[A-Z]{2,}$/.test(parts[0])) continue;
-    while (parts.length && (/^(of|the|de|for|and|&)$/i.test(parts[parts.length - 1]) || ENTITY_SKIP.has(parts[parts.length - 1]))) parts = parts.slice(0, -1);
-    const phrase = parts.join(' ').replace(/[.,'’]+$/, '').replace(/['’]s$/, '');
+    while (
+      parts.length &&
+      (/^(of|the|de|for|and|&)$/i.test(parts[parts.length - 1]) || ENTITY_SKIP.has(parts[parts.length - 1]))
+    )
+      parts = parts.slice(0, -1);
+    const phrase = parts
+      .join(' ')
+      .replace(/[.,'’]+$/, '')
+      .replace(/['’]s$/, '');
     if (phrase.length < 2 || /^\d+$/.test(phrase)) continue;
     const key = phrase.toLowerCase();
     if (seen.has(key)) continue;

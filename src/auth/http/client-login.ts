@@ -13,8 +13,12 @@ export async function clientLoginRoutes(server: FastifyInstance, opts: { app: Ap
   server.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) app.log.error({ err }, 'ClientLogin failed');
-    return reply.code(status).type('text/plain; charset=utf-8')
-      .send(`Error=${status === 500 ? 'ServiceUnavailable' : 'BadRequest'}\nInfo=${status === 500 ? 'internal error; try again later' : err.message.replace(/\s+/g, ' ')}\n`);
+    return reply
+      .code(status)
+      .type('text/plain; charset=utf-8')
+      .send(
+        `Error=${status === 500 ? 'ServiceUnavailable' : 'BadRequest'}\nInfo=${status === 500 ? 'internal error; try again later' : err.message.replace(/\s+/g, ' ')}\n`,
+      );
   });
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const p = paramsFromRequest(req.url, req.body, { query: true, body: true });
@@ -22,15 +26,22 @@ export async function clientLoginRoutes(server: FastifyInstance, opts: { app: Ap
     const passwd = p.get('Passwd');
     reply.type('text/plain; charset=utf-8').header('Cache-Control', 'no-store');
     if (!email || !passwd) {
-      return reply.code(400).send(`Error=BadAuthentication\nInfo=${!email ? 'Email' : 'Passwd'} is missing: send Email (the username) and Passwd, as query parameters or a form body\n`);
+      return reply
+        .code(400)
+        .send(
+          `Error=BadAuthentication\nInfo=${!email ? 'Email' : 'Passwd'} is missing: send Email (the username) and Passwd, as query parameters or a form body\n`,
+        );
     }
     const login = await checkLogin(app, email, passwd, req.ip);
     if (!login.ok && login.reason === 'throttled') {
-      return reply.code(429).header('Retry-After', String(login.retryAfterSeconds))
+      return reply
+        .code(429)
+        .header('Retry-After', String(login.retryAfterSeconds))
         .send(`Error=TooManyRequests\nInfo=too many failed logins; retry in ${login.retryAfterSeconds} s\n`);
     }
     if (!login.ok) return reply.code(401).send('Error=BadAuthentication\n');
-    const label = `ClientLogin ${(p.get('client') ?? p.get('service') ?? req.headers['user-agent'] ?? '').slice(0, 120)}`.trim();
+    const label =
+      `ClientLogin ${(p.get('client') ?? p.get('service') ?? req.headers['user-agent'] ?? '').slice(0, 120)}`.trim();
     const { token } = await issueClientLoginToken(app, login.user.id, label);
     return reply.send(`SID=${token}\nLSID=null\nAuth=${token}\n`);
   };

@@ -3,9 +3,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import { checkLogin } from '../login.ts';
-import { checkAuthorizationRequest, authorizationParams, approve, deny, type AuthorizationRequest } from '../oauth/authorize.ts';
+import {
+  checkAuthorizationRequest,
+  authorizationParams,
+  approve,
+  deny,
+  type AuthorizationRequest,
+} from '../oauth/authorize.ts';
 import { consentPage, errorPage } from '../oauth/consent-page.ts';
-import { CSRF_COOKIE, newBrowserSecret, consentFormToken, checkConsentFormToken, readCookie } from '../oauth/consent-csrf.ts';
+import {
+  CSRF_COOKIE,
+  newBrowserSecret,
+  consentFormToken,
+  checkConsentFormToken,
+  readCookie,
+} from '../oauth/consent-csrf.ts';
 import { exchangeCode, refresh, revokeToken } from '../oauth/grants.ts';
 import { authenticateClient } from '../oauth/clients.ts';
 import { OAuthError } from '../oauth/errors.ts';
@@ -24,16 +36,30 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) app.log.error({ err }, 'OAuth request failed');
     if (req.routeOptions.url === '/oauth2/auth') {
-      return sendPage(reply, status, errorPage('Authorization failed', status === 500 ? 'Something went wrong on the server; try again.' : err.message));
+      return sendPage(
+        reply,
+        status,
+        errorPage(
+          'Authorization failed',
+          status === 500 ? 'Something went wrong on the server; try again.' : err.message,
+        ),
+      );
     }
     reply.header('Cache-Control', 'no-store');
-    return reply.code(status).send(status === 500
-      ? { error: 'server_error', error_description: 'internal error; try again later' }
-      : { error: 'invalid_request', error_description: err.message });
+    return reply
+      .code(status)
+      .send(
+        status === 500
+          ? { error: 'server_error', error_description: 'internal error; try again later' }
+          : { error: 'invalid_request', error_description: err.message },
+      );
   });
 
   server.get('/oauth2/auth', async (req, reply) => {
-    const check = await checkAuthorizationRequest(app, paramsFromRequest(req.url, req.body, { query: true, body: false }).asMap());
+    const check = await checkAuthorizationRequest(
+      app,
+      paramsFromRequest(req.url, req.body, { query: true, body: false }).asMap(),
+    );
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
     return showConsent(req, reply, check.request, 200);
@@ -43,10 +69,25 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     // The form's hidden fields carry the authorization parameters; the query string is ignored.
     const p = paramsFromRequest(req.url, req.body, { query: false, body: true });
     const check = await checkAuthorizationRequest(app, p.asMap());
-    const csrf = await checkConsentFormToken(app, readCookie(req.headers.cookie, CSRF_COOKIE), p.get('csrf_token'), authorizationParams(p.asMap()));
+    const csrf = await checkConsentFormToken(
+      app,
+      readCookie(req.headers.cookie, CSRF_COOKIE),
+      p.get('csrf_token'),
+      authorizationParams(p.asMap()),
+    );
     if (csrf !== 'ok') {
-      const why = csrf === 'expired' ? 'The form expired.' : 'The form was not sent from this server, or your browser did not send its cookie.';
-      return sendPage(reply, 403, errorPage('Authorization refused', `${why} Go back to the app and start the authorization again (cookies must be enabled for this page).`));
+      const why =
+        csrf === 'expired'
+          ? 'The form expired.'
+          : 'The form was not sent from this server, or your browser did not send its cookie.';
+      return sendPage(
+        reply,
+        403,
+        errorPage(
+          'Authorization refused',
+          `${why} Go back to the app and start the authorization again (cookies must be enabled for this page).`,
+        ),
+      );
     }
     if (check.kind === 'fatal') return sendPage(reply, 400, errorPage('Authorization failed', check.message));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
@@ -56,14 +97,25 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     const username = p.get('username')?.trim() ?? '';
     if (decision !== 'approve') return showConsent(req, reply, request, 400, 'Choose Allow or Deny.', username);
     const password = p.get('password') ?? '';
-    if (!username || !password) return showConsent(req, reply, request, 400, 'Enter your username and password.', username);
+    if (!username || !password)
+      return showConsent(req, reply, request, 400, 'Enter your username and password.', username);
     const login = await checkLogin(app, username, password, req.ip);
     if (!login.ok && login.reason === 'throttled') {
       reply.header('Retry-After', String(login.retryAfterSeconds));
-      return showConsent(req, reply, request, 429, `Too many failed logins. Wait ${login.retryAfterSeconds} seconds and try again.`, username);
+      return showConsent(
+        req,
+        reply,
+        request,
+        429,
+        `Too many failed logins. Wait ${login.retryAfterSeconds} seconds and try again.`,
+        username,
+      );
     }
     if (!login.ok) return showConsent(req, reply, request, 200, 'Wrong username or password.', username);
-    app.log.info({ clientId: request.client.clientId, userId: login.user.id, scope: [...request.scopes] }, 'OAuth authorization granted');
+    app.log.info(
+      { clientId: request.client.clientId, userId: login.user.id, scope: [...request.scopes] },
+      'OAuth authorization granted',
+    );
     return reply.redirect(await approve(app, request, login.user.id), 302);
   });
 
@@ -76,14 +128,24 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
       const client = await clientFromRequest(app, req, p);
       const grantType = p.get('grant_type');
       const get = (k: string) => p.get(k);
-      if (!grantType) throw new OAuthError('invalid_request', 'grant_type is missing (authorization_code or refresh_token)');
+      if (!grantType)
+        throw new OAuthError('invalid_request', 'grant_type is missing (authorization_code or refresh_token)');
       if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-        throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported; use authorization_code or refresh_token`);
+        throw new OAuthError(
+          'unsupported_grant_type',
+          `grant_type "${grantType}" is not supported; use authorization_code or refresh_token`,
+        );
       }
-      if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `this client is not allowed to use the ${grantType} grant`);
-      const out = grantType === 'authorization_code'
-        ? await exchangeCode(app, client, { code: get('code'), redirect_uri: get('redirect_uri'), code_verifier: get('code_verifier') })
-        : await refresh(app, client, { refresh_token: get('refresh_token'), scope: get('scope') });
+      if (!client.grantTypes.includes(grantType))
+        throw new OAuthError('unauthorized_client', `this client is not allowed to use the ${grantType} grant`);
+      const out =
+        grantType === 'authorization_code'
+          ? await exchangeCode(app, client, {
+              code: get('code'),
+              redirect_uri: get('redirect_uri'),
+              code_verifier: get('code_verifier'),
+            })
+          : await refresh(app, client, { refresh_token: get('refresh_token'), scope: get('scope') });
       return reply.send(out);
     } catch (e) {
       return sendOAuthError(reply, e);
@@ -104,11 +166,21 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
     }
   });
 
-  async function showConsent(req: FastifyRequest, reply: FastifyReply, request: AuthorizationRequest, status: number, error?: string, username?: string) {
+  async function showConsent(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    request: AuthorizationRequest,
+    status: number,
+    error?: string,
+    username?: string,
+  ) {
     let secret = readCookie(req.headers.cookie, CSRF_COOKIE);
     if (!secret || !/^[A-Za-z0-9_-]{32}$/.test(secret)) {
       secret = newBrowserSecret();
-      reply.header('Set-Cookie', `${CSRF_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400${req.protocol === 'https' ? '; Secure' : ''}`);
+      reply.header(
+        'Set-Cookie',
+        `${CSRF_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400${req.protocol === 'https' ? '; Secure' : ''}`,
+      );
     }
     const csrfToken = await consentFormToken(app, secret, request.params);
     return sendPage(reply, status, consentPage({ request, csrfToken, formAction: FORM_ACTION, error, username }));
@@ -116,14 +188,20 @@ export async function oauthRoutes(server: FastifyInstance, opts: { app: App }): 
 }
 
 function sendPage(reply: FastifyReply, status: number, html: string) {
-  return reply.code(status)
-    .type('text/html; charset=utf-8')
-    .header('Cache-Control', 'no-store')
-    .header('X-Frame-Options', 'DENY')
-    .header('Referrer-Policy', 'no-referrer')
-    // No form-action: browsers apply it to the redirect after the POST, which goes to the app.
-    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-    .send(html);
+  return (
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .header('X-Frame-Options', 'DENY')
+      .header('Referrer-Policy', 'no-referrer')
+      // No form-action: browsers apply it to the redirect after the POST, which goes to the app.
+      .header(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      )
+      .send(html)
+  );
 }
 
 /**
@@ -133,17 +211,25 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
 async function clientFromRequest(app: App, req: FastifyRequest, p: Params): Promise<OAuthClient> {
   const header = req.headers.authorization;
   const basic = header && /^\s*basic\s+/i.test(header) ? parseBasic(header) : undefined;
-  const formId = p.get('client_id'), formSecret = p.get('client_secret');
+  const formId = p.get('client_id'),
+    formSecret = p.get('client_secret');
   let id: string | undefined, secret: string | undefined;
   if (basic !== undefined) {
     if (basic === null) throw invalidClient('the Basic Authorization header is malformed');
-    if (formSecret !== undefined) throw new OAuthError('invalid_request', 'send the client credentials once: in the Authorization header or in the form, not both');
-    if (formId !== undefined && formId !== basic.id) throw new OAuthError('invalid_request', 'client_id in the form differs from the one in the Authorization header');
+    if (formSecret !== undefined)
+      throw new OAuthError(
+        'invalid_request',
+        'send the client credentials once: in the Authorization header or in the form, not both',
+      );
+    if (formId !== undefined && formId !== basic.id)
+      throw new OAuthError('invalid_request', 'client_id in the form differs from the one in the Authorization header');
     ({ id, secret } = basic);
   } else {
-    id = formId; secret = formSecret;
+    id = formId;
+    secret = formSecret;
   }
-  if (!id) throw invalidClient('client authentication is missing: send client_id and client_secret (form or HTTP Basic)');
+  if (!id)
+    throw invalidClient('client authentication is missing: send client_id and client_secret (form or HTTP Basic)');
   const client = secret ? await authenticateClient(app, id, secret) : undefined;
   if (!client) throw invalidClient(secret ? 'unknown client_id or wrong client_secret' : 'client_secret is missing');
   return client;

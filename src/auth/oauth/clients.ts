@@ -19,10 +19,16 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 export function redirectUriProblem(uri: string): string | undefined {
   let u: URL;
-  try { u = new URL(uri); } catch { return `"${uri}" is not an absolute URI (like https://app.example/callback)`; }
+  try {
+    u = new URL(uri);
+  } catch {
+    return `"${uri}" is not an absolute URI (like https://app.example/callback)`;
+  }
   if (uri.includes('#')) return `"${uri}" has a fragment (#…), which redirect URIs must not have`;
-  if (FORBIDDEN_SCHEMES.has(u.protocol)) return `"${uri}" uses the ${u.protocol} scheme, which cannot be a redirect target`;
-  if (u.protocol === 'http:' && !LOOPBACK_HOSTS.has(u.hostname)) return `"${uri}" uses plain http; use https (plain http is only allowed to localhost/127.0.0.1)`;
+  if (FORBIDDEN_SCHEMES.has(u.protocol))
+    return `"${uri}" uses the ${u.protocol} scheme, which cannot be a redirect target`;
+  if (u.protocol === 'http:' && !LOOPBACK_HOSTS.has(u.hostname))
+    return `"${uri}" uses plain http; use https (plain http is only allowed to localhost/127.0.0.1)`;
   // It goes verbatim into a Location header: printable ASCII only (percent-encode anything else).
   if (!/^[\x21-\x7e]+$/.test(uri)) return `"${uri}" contains whitespace or non-ASCII characters; percent-encode them`;
   return undefined;
@@ -30,8 +36,12 @@ export function redirectUriProblem(uri: string): string | undefined {
 
 export class ClientRegistrationError extends Error {}
 
-export async function registerClient(app: App, name: string, redirectUris: string[], grantTypes: GrantType[] = [...GRANT_TYPES]):
-  Promise<{ client: OAuthClient; clientSecret: string }> {
+export async function registerClient(
+  app: App,
+  name: string,
+  redirectUris: string[],
+  grantTypes: GrantType[] = [...GRANT_TYPES],
+): Promise<{ client: OAuthClient; clientSecret: string }> {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 200) throw new ClientRegistrationError('the client name must be 1-200 characters');
   if (!redirectUris.length) throw new ClientRegistrationError('at least one --redirect-uri is required');
@@ -40,17 +50,29 @@ export async function registerClient(app: App, name: string, redirectUris: strin
     if (problem) throw new ClientRegistrationError(problem);
   }
   if (!grantTypes.length) throw new ClientRegistrationError('at least one grant type is required');
-  for (const g of grantTypes) if (!GRANT_TYPES.includes(g)) throw new ClientRegistrationError(`unknown grant type "${g}" (use ${GRANT_TYPES.join(' or ')})`);
+  for (const g of grantTypes)
+    if (!GRANT_TYPES.includes(g))
+      throw new ClientRegistrationError(`unknown grant type "${g}" (use ${GRANT_TYPES.join(' or ')})`);
   const clientSecret = newSecret(CLIENT_SECRET_PREFIX);
-  const client = await authStore(app).clients.create({
-    clientId: newSecret(CLIENT_ID_PREFIX, 16), secretHash: hashToken(clientSecret), name: trimmed,
-    redirectUris: [...new Set(redirectUris)], grantTypes: [...new Set(grantTypes)],
-  }, nowSeconds());
+  const client = await authStore(app).clients.create(
+    {
+      clientId: newSecret(CLIENT_ID_PREFIX, 16),
+      secretHash: hashToken(clientSecret),
+      name: trimmed,
+      redirectUris: [...new Set(redirectUris)],
+      grantTypes: [...new Set(grantTypes)],
+    },
+    nowSeconds(),
+  );
   return { client, clientSecret };
 }
 
 /** The client when the id exists and the secret matches (compared as hashes, in constant time). */
-export async function authenticateClient(app: App, clientId: string, clientSecret: string): Promise<OAuthClient | undefined> {
+export async function authenticateClient(
+  app: App,
+  clientId: string,
+  clientSecret: string,
+): Promise<OAuthClient | undefined> {
   const client = await authStore(app).clients.findByClientId(clientId);
   const given = hashToken(clientSecret);
   // Compare even for unknown clients so timing does not reveal which ids exist.

@@ -16,17 +16,33 @@ export function newBrowserSecret(): string {
 }
 
 function mac(app: App, browserSecret: string, issuedAt: number, params: AuthorizationParams): Promise<string> {
-  return sign(app, 'oauth-consent-form', browserSecret, String(issuedAt), JSON.stringify(AUTHORIZATION_PARAMS.map((k) => params[k] ?? null)));
+  return sign(
+    app,
+    'oauth-consent-form',
+    browserSecret,
+    String(issuedAt),
+    JSON.stringify(AUTHORIZATION_PARAMS.map((k) => params[k] ?? null)),
+  );
 }
 
-export async function consentFormToken(app: App, browserSecret: string, params: AuthorizationParams, now = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function consentFormToken(
+  app: App,
+  browserSecret: string,
+  params: AuthorizationParams,
+  now = Math.floor(Date.now() / 1000),
+): Promise<string> {
   return `${now}.${await mac(app, browserSecret, now, params)}`;
 }
 
 export type CsrfCheck = 'ok' | 'missing' | 'invalid' | 'expired';
 
-export async function checkConsentFormToken(app: App, browserSecret: string | undefined, token: string | undefined,
-  params: AuthorizationParams, now = Math.floor(Date.now() / 1000)): Promise<CsrfCheck> {
+export async function checkConsentFormToken(
+  app: App,
+  browserSecret: string | undefined,
+  token: string | undefined,
+  params: AuthorizationParams,
+  now = Math.floor(Date.now() / 1000),
+): Promise<CsrfCheck> {
   if (!token || !browserSecret) return 'missing';
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) return 'invalid';

@@ -26,15 +26,27 @@ const SCOPE_TEXT = {
   write: 'Change them: subscribe and unsubscribe, organise folders, mark articles read or starred',
 };
 
-export function consentPage(o: { request: AuthorizationRequest; csrfToken: string; formAction: string; error?: string; username?: string }): string {
+export function consentPage(o: {
+  request: AuthorizationRequest;
+  csrfToken: string;
+  formAction: string;
+  error?: string;
+  username?: string;
+}): string {
   const { request: r } = o;
-  const hidden = AUTHORIZATION_PARAMS
-    .filter((k) => r.params[k] !== undefined)
-    .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(r.params[k]!)}">`).join('\n');
+  const hidden = AUTHORIZATION_PARAMS.filter((k) => r.params[k] !== undefined)
+    .map((k) => `<input type="hidden" name="${k}" value="${escapeHtml(r.params[k]!)}">`)
+    .join('\n');
   let target: string;
-  try { target = new URL(r.redirectUri).host || r.redirectUri; } catch { target = r.redirectUri; }
+  try {
+    target = new URL(r.redirectUri).host || r.redirectUri;
+  } catch {
+    target = r.redirectUri;
+  }
   const scopes = [...r.scopes].map((s) => `<li>${escapeHtml(SCOPE_TEXT[s])}</li>`).join('');
-  return page(`Authorize ${r.client.name}`, `
+  return page(
+    `Authorize ${r.client.name}`,
+    `
 <h1>Authorize <strong>${escapeHtml(r.client.name)}</strong></h1>
 <p>${escapeHtml(r.client.name)} asks to use your Tidings account. It will be able to:</p>
 <ul>${scopes}</ul>
@@ -51,7 +63,8 @@ ${hidden}
 <button type="submit" name="decision" value="deny">Deny</button>
 </div>
 </form>
-<p class="muted">You will be sent back to ${escapeHtml(target)}.</p>`);
+<p class="muted">You will be sent back to ${escapeHtml(target)}.</p>`,
+  );
 }
 
 export function errorPage(title: string, message: string): string {

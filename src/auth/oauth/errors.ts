@@ -1,9 +1,16 @@
 // OAuth 2.0 error codes (RFC 6749 §4.1.2.1 for the authorization endpoint, §5.2 for the token
 // endpoint, RFC 7009 for revocation).
 export type OAuthErrorCode =
-  | 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client'
-  | 'unsupported_grant_type' | 'invalid_scope' | 'access_denied' | 'unsupported_response_type'
-  | 'server_error' | 'unsupported_token_type';
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'server_error'
+  | 'unsupported_token_type';
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;

@@ -18,29 +18,45 @@ export interface TokenResponse {
   scope: string;
 }
 
-export async function exchangeCode(app: App, client: OAuthClient,
-  p: { code?: string; redirect_uri?: string; code_verifier?: string }): Promise<TokenResponse> {
+export async function exchangeCode(
+  app: App,
+  client: OAuthClient,
+  p: { code?: string; redirect_uri?: string; code_verifier?: string },
+): Promise<TokenResponse> {
   if (!p.code) throw new OAuthError('invalid_request', 'code is missing');
   const s = authStore(app);
   const now = nowSeconds();
   const code = await s.codes.findByHash(hashToken(p.code));
   if (!code) throw new OAuthError('invalid_grant', 'the authorization code is unknown');
-  if (code.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'the authorization code was issued to another client');
+  if (code.clientId !== client.clientId)
+    throw new OAuthError('invalid_grant', 'the authorization code was issued to another client');
   if (code.usedAt !== null) {
     // A replayed code may be stolen: revoke what the first exchange issued (RFC 6749 §4.1.2).
     const revoked = await s.tokens.revokeGrant(code.grantId, now);
-    app.log.warn({ clientId: client.clientId, userId: code.userId, revoked }, 'authorization code reused; its tokens are revoked');
+    app.log.warn(
+      { clientId: client.clientId, userId: code.userId, revoked },
+      'authorization code reused; its tokens are revoked',
+    );
     throw new OAuthError('invalid_grant', 'the authorization code was already used');
   }
   if (code.expiresAt <= now) throw new OAuthError('invalid_grant', 'the authorization code expired; authorize again');
   if (code.redirectUri !== null) {
-    if (p.redirect_uri === undefined) throw new OAuthError('invalid_request', 'redirect_uri is missing; send the one used in the authorization request');
-    if (p.redirect_uri !== code.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used in the authorization request');
+    if (p.redirect_uri === undefined)
+      throw new OAuthError(
+        'invalid_request',
+        'redirect_uri is missing; send the one used in the authorization request',
+      );
+    if (p.redirect_uri !== code.redirectUri)
+      throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used in the authorization request');
   } else if (p.redirect_uri !== undefined && !client.redirectUris.includes(p.redirect_uri)) {
     throw new OAuthError('invalid_grant', 'redirect_uri does not match the one used in the authorization request');
   }
   if (code.codeChallenge !== null) {
-    if (!p.code_verifier) throw new OAuthError('invalid_grant', 'code_verifier is missing: the authorization request sent a code_challenge');
+    if (!p.code_verifier)
+      throw new OAuthError(
+        'invalid_grant',
+        'code_verifier is missing: the authorization request sent a code_challenge',
+      );
     if (!PKCE_VALUE.test(p.code_verifier) || !safeEqual(s256(p.code_verifier), code.codeChallenge)) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
@@ -49,23 +65,37 @@ export async function exchangeCode(app: App, client: OAuthClient,
     throw new OAuthError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge');
   }
   return app.store.transaction(async () => {
-    if (!(await s.codes.markUsed(code.id, now))) throw new OAuthError('invalid_grant', 'the authorization code was already used');
-    return issuePair(app, client, { userId: code.userId, grantId: code.grantId, grantScopes: code.scopes, accessScopes: code.scopes });
+    if (!(await s.codes.markUsed(code.id, now)))
+      throw new OAuthError('invalid_grant', 'the authorization code was already used');
+    return issuePair(app, client, {
+      userId: code.userId,
+      grantId: code.grantId,
+      grantScopes: code.scopes,
+      accessScopes: code.scopes,
+    });
   });
 }
 
-export async function refresh(app: App, client: OAuthClient, p: { refresh_token?: string; scope?: string }): Promise<TokenResponse> {
+export async function refresh(
+  app: App,
+  client: OAuthClient,
+  p: { refresh_token?: string; scope?: string },
+): Promise<TokenResponse> {
   if (!p.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is missing');
   const s = authStore(app);
   const now = nowSeconds();
   const t = await s.tokens.findByHash(hashToken(p.refresh_token));
   if (!t || t.kind !== 'oauth_refresh') throw new OAuthError('invalid_grant', 'the refresh token is unknown');
-  if (t.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
+  if (t.clientId !== client.clientId)
+    throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
   if (t.revokedAt !== null) {
     // Rotated tokens are revoked; seeing one again means two parties hold it: end the whole grant
     // (OAuth 2.0 Security BCP, refresh token rotation).
     if (t.grantId) await s.tokens.revokeGrant(t.grantId, now);
-    app.log.warn({ clientId: client.clientId, userId: t.userId }, 'revoked refresh token presented; the grant is revoked');
+    app.log.warn(
+      { clientId: client.clientId, userId: t.userId },
+      'revoked refresh token presented; the grant is revoked',
+    );
     throw new OAuthError('invalid_grant', 'the refresh token was revoked or already used');
   }
   if (t.expiresAt <= now) throw new OAuthError('invalid_grant', 'the refresh token expired; authorize again');
@@ -74,20 +104,31 @@ export async function refresh(app: App, client: OAuthClient, p: { refresh_token?
   if (p.scope !== undefined && p.scope.trim() !== '') {
     const asked = parseScopes(p.scope);
     if (!asked) throw new OAuthError('invalid_scope', `scope "${p.scope}" is not valid; use "read" or "read write"`);
-    if (!isSubset(asked, granted)) throw new OAuthError('invalid_scope', `scope "${p.scope}" exceeds the granted scope "${t.scopes}"`);
+    if (!isSubset(asked, granted))
+      throw new OAuthError('invalid_scope', `scope "${p.scope}" exceeds the granted scope "${t.scopes}"`);
     accessScopes = formatScopes(asked);
   }
   return app.store.transaction(async () => {
-    if (!(await s.tokens.revoke(t.id, now))) throw new OAuthError('invalid_grant', 'the refresh token was revoked or already used');
+    if (!(await s.tokens.revoke(t.id, now)))
+      throw new OAuthError('invalid_grant', 'the refresh token was revoked or already used');
     // The new refresh token keeps the original grant's scope (RFC 6749 §6), whatever this access token narrowed to.
     return issuePair(app, client, { userId: t.userId, grantId: t.grantId!, grantScopes: t.scopes, accessScopes });
   });
 }
 
-async function issuePair(app: App, client: OAuthClient, g: { userId: number; grantId: string; grantScopes: string; accessScopes: string }): Promise<TokenResponse> {
+async function issuePair(
+  app: App,
+  client: OAuthClient,
+  g: { userId: number; grantId: string; grantScopes: string; accessScopes: string },
+): Promise<TokenResponse> {
   const base = { userId: g.userId, clientId: client.clientId, grantId: g.grantId };
   const access = await issueOAuthToken(app, 'oauth_access', { ...base, scopes: g.accessScopes });
-  const out: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: g.accessScopes };
+  const out: TokenResponse = {
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: g.accessScopes,
+  };
   if (client.grantTypes.includes('refresh_token')) {
     out.refresh_token = (await issueOAuthToken(app, 'oauth_refresh', { ...base, scopes: g.grantScopes })).token;
   }

@@ -14,7 +14,12 @@ export function generateKey(): { id: string; key: string } {
   return { id, key: `tdg_${id}_${newSecret('', 32)}` };
 }
 
-export async function createApiKey(keys: ApiKeyRepository, userId: number, name: string, tier: number): Promise<{ key: string; record: ApiKey }> {
+export async function createApiKey(
+  keys: ApiKeyRepository,
+  userId: number,
+  name: string,
+  tier: number,
+): Promise<{ key: string; record: ApiKey }> {
   const { id, key } = generateKey();
   return { key, record: await keys.create({ id, userId, name, keyHash: hashToken(key), tier }) };
 }
@@ -35,7 +40,8 @@ export async function findLiveKey(keys: ApiKeyRepository, presented: string): Pr
 const HOW = 'Send "Authorization: Bearer <API key>"; an operator creates keys with `tidings key create <user>`.';
 
 // RFC 6750: a 401 names the scheme the client should use.
-const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer realm="tidings"' });
+const unauthorized = (message: string) =>
+  new ApiError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer realm="tidings"' });
 
 /** Checks an Authorization header: 401 when missing, malformed, unknown or revoked; 403 when disabled. */
 export async function authenticate(keys: ApiKeyRepository, authorization: string | undefined): Promise<ApiKey> {
@@ -44,6 +50,11 @@ export async function authenticate(keys: ApiKeyRepository, authorization: string
   if (!m) throw unauthorized(`Malformed Authorization header. ${HOW}`);
   const key = await findLiveKey(keys, m[1]);
   if (!key) throw unauthorized(`Invalid or revoked API key. ${HOW}`);
-  if (key.disabled) throw new ApiError(403, 'forbidden', `API key ${key.id} is disabled; ask an operator to run \`tidings key enable ${key.id}\`.`);
+  if (key.disabled)
+    throw new ApiError(
+      403,
+      'forbidden',
+      `API key ${key.id} is disabled; ask an operator to run \`tidings key enable ${key.id}\`.`,
+    );
   return key;
 }

@@ -11,10 +11,19 @@ import { ApiError, toApiError } from '../errors.ts';
 import { recordUsage } from '../usage.ts';
 import { requestKey } from '../request-key.ts';
 
-const submitBody = z.object({
-  request: z.record(z.string(), z.unknown(), { error: 'request must be a chat completions request object {"model": ..., "messages": [...]}' }),
-  idempotency_key: z.string({ error: 'idempotency_key must be a string of 1 to 128 characters' }).min(1).max(128, { error: 'idempotency_key must be a string of 1 to 128 characters' }).nullish(),
-}, { error: 'The body must be a JSON object {"request": {...chat completions request...}, "idempotency_key"?: "..."}' });
+const submitBody = z.object(
+  {
+    request: z.record(z.string(), z.unknown(), {
+      error: 'request must be a chat completions request object {"model": ..., "messages": [...]}',
+    }),
+    idempotency_key: z
+      .string({ error: 'idempotency_key must be a string of 1 to 128 characters' })
+      .min(1)
+      .max(128, { error: 'idempotency_key must be a string of 1 to 128 characters' })
+      .nullish(),
+  },
+  { error: 'The body must be a JSON object {"request": {...chat completions request...}, "idempotency_key"?: "..."}' },
+);
 
 const listQuery = z.object({
   limit: z.coerce.number({ error: 'limit must be an integer from 1 to 100' }).int().min(1).max(100).optional(),
@@ -25,7 +34,12 @@ const listQuery = z.object({
 const encodeToken = (createdAt: number, id: string) => Buffer.from(`${createdAt}:${id}`).toString('base64url');
 function decodeToken(t: string): { createdAt: number; id: string } {
   const m = /^(\d+):([0-9a-f-]{36})$/.exec(Buffer.from(t, 'base64url').toString());
-  if (!m) throw new ApiError(400, 'bad_request', 'next_token is not a token returned by this API; omit it to start from the newest job');
+  if (!m)
+    throw new ApiError(
+      400,
+      'bad_request',
+      'next_token is not a token returned by this API; omit it to start from the newest job',
+    );
   return { createdAt: Number(m[1]), id: m[2] };
 }
 
@@ -50,8 +64,13 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
         // Stored as sent minus `stream` (jobs never stream); re-validated when the job runs.
         const { stream: _, ...stored } = b.data.request;
         const job = await api.store.jobs.create({
-          id: randomUUID(), keyId: key.id, userId: key.userId, model: parsed.model, request: stored,
-          idempotencyKey: idem, createdAt: Math.floor(Date.now() / 1000),
+          id: randomUUID(),
+          keyId: key.id,
+          userId: key.userId,
+          model: parsed.model,
+          request: stored,
+          idempotencyKey: idem,
+          createdAt: Math.floor(Date.now() / 1000),
         });
         runner.enqueue(job.id);
         return reply.headers(rl).send(toWireJob(job, true));
@@ -66,7 +85,12 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
       const key = requestKey(request);
       const job = await api.store.jobs.find(request.params.id);
       // Another user's job is reported as missing: ids must not leak across accounts.
-      if (!job || job.userId !== key.userId) throw new ApiError(404, 'not_found', `No async chat completion with id '${request.params.id}' (jobs are kept ${api.app.config.asyncJobRetentionDays} days)`);
+      if (!job || job.userId !== key.userId)
+        throw new ApiError(
+          404,
+          'not_found',
+          `No async chat completion with id '${request.params.id}' (jobs are kept ${api.app.config.asyncJobRetentionDays} days)`,
+        );
       return toWireJob(job, true);
     });
 
@@ -79,7 +103,10 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
       const jobs = await api.store.jobs.listForUser(key.userId, limit + 1, before);
       const page = jobs.slice(0, limit);
       const last = page[page.length - 1];
-      return { requests: page.map((j) => toWireJob(j, false)), next_token: jobs.length > limit && last ? encodeToken(last.createdAt, last.id) : null };
+      return {
+        requests: page.map((j) => toWireJob(j, false)),
+        next_token: jobs.length > limit && last ? encodeToken(last.createdAt, last.id) : null,
+      };
     });
   }
 }

@@ -21,7 +21,9 @@ export const COMPLETION_PATHS = ['/chat/completions', '/v1/chat/completions', '/
 /** An AbortSignal that fires when the client goes away before the response is complete. */
 function disconnectSignal(reply: FastifyReply): AbortController {
   const ac = new AbortController();
-  reply.raw.once('close', () => { if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected')); });
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
+  });
   return ac;
 }
 
@@ -46,30 +48,60 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
       const cost = computeCost(api.prices, parsed.model, result.usage, size);
       if (result.images) result.images = filterImages(result.images, parsed.imageDomainFilter);
       const obj = toCompletionObject(result, parsed.model, {
-        searchContextSize: size, cost,
+        searchContextSize: size,
+        cost,
         returnImages: parsed.answer.returnImages ?? false,
         returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
       });
-      recordUsage(api, key, { endpoint: 'chat', model: parsed.model, status: 200, usage: result.usage, cost, startedAt });
+      recordUsage(api, key, {
+        endpoint: 'chat',
+        model: parsed.model,
+        status: 200,
+        usage: result.usage,
+        cost,
+        startedAt,
+      });
       return reply.headers(rl).type('application/json; charset=utf-8').send(obj);
     } catch (e) {
       const model = parsed?.model ?? (typeof body?.model === 'string' ? body.model : '');
       if (disconnected?.aborted) {
         // The client left before the answer: nothing to send, not a server error.
-        recordUsage(api, key, { endpoint: 'chat', model, status: 499, errorType: 'client_closed', stream: parsed?.stream, startedAt });
+        recordUsage(api, key, {
+          endpoint: 'chat',
+          model,
+          status: 499,
+          errorType: 'client_closed',
+          stream: parsed?.stream,
+          startedAt,
+        });
         return reply.hijack();
       }
       const err = toApiError(e);
       if (err.status >= 500) request.log.error({ err: e }, 'chat completion failed');
-      recordUsage(api, key, { endpoint: 'chat', model, status: err.status, errorType: err.type, stream: parsed?.stream, startedAt });
+      recordUsage(api, key, {
+        endpoint: 'chat',
+        model,
+        status: err.status,
+        errorType: err.type,
+        stream: parsed?.stream,
+        startedAt,
+      });
       throw err;
     }
   };
   for (const path of COMPLETION_PATHS) server.post(path, handler);
 }
 
-async function stream(api: ChatApi, key: ApiKey, parsed: ParsedChatRequest, req: AnswerRequest, reply: FastifyReply,
-  rateHeaders: Record<string, string>, signal: AbortSignal, startedAt: number): Promise<void> {
+async function stream(
+  api: ChatApi,
+  key: ApiKey,
+  parsed: ParsedChatRequest,
+  req: AnswerRequest,
+  reply: FastifyReply,
+  rateHeaders: Record<string, string>,
+  signal: AbortSignal,
+  startedAt: number,
+): Promise<void> {
   const events = api.answers.stream(req)[Symbol.asyncIterator]();
   // Wait for the first event before sending any byte, so validation and engine errors become
   // ordinary JSON errors with their status. A pipeline that is slow to start (deep research
@@ -79,7 +111,9 @@ async function stream(api: ChatApi, key: ApiKey, parsed: ParsedChatRequest, req:
   let timer: NodeJS.Timeout | undefined;
   const early = await Promise.race([
     firstP.then((r) => ({ r })),
-    new Promise<null>((resolve) => { timer = setTimeout(resolve, api.keepAliveMs, null); }),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(resolve, api.keepAliveMs, null);
+    }),
   ]).finally(() => clearTimeout(timer));
 
   reply.hijack();
@@ -97,7 +131,14 @@ async function stream(api: ChatApi, key: ApiKey, parsed: ParsedChatRequest, req:
       const err = toApiError(e);
       if (err.status >= 500) api.app.log.error({ err: e }, 'chat completion stream failed');
       if (!res.destroyed) res.end(`data: ${JSON.stringify(errorBody(err))}\n\n`);
-      recordUsage(api, key, { endpoint: 'chat', model: parsed.model, status: err.status, errorType: err.type, stream: true, startedAt });
+      recordUsage(api, key, {
+        endpoint: 'chat',
+        model: parsed.model,
+        status: err.status,
+        errorType: err.type,
+        stream: true,
+        startedAt,
+      });
       return;
     } finally {
       clearInterval(ping);
@@ -108,23 +149,36 @@ async function stream(api: ChatApi, key: ApiKey, parsed: ParsedChatRequest, req:
     return;
   }
   const size = parsed.answer.searchContextSize;
-  const outcome = await writeAnswerStream(res, first.value, events, {
-    id: randomUUID(),
-    created: Math.floor(Date.now() / 1000),
-    model: parsed.model,
-    searchContextSize: size,
-    returnImages: parsed.answer.returnImages ?? false,
-    returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
-    costOf: (u: TokenUsage) => computeCost(api.prices, parsed.model, u, size),
-    filterImages: (imgs) => filterImages(imgs, parsed.imageDomainFilter),
-    onError: (e) => { if (toApiError(e).status >= 500) api.app.log.error({ err: e }, 'chat completion stream failed'); },
-    keepAliveMs: api.keepAliveMs,
-  }, signal);
+  const outcome = await writeAnswerStream(
+    res,
+    first.value,
+    events,
+    {
+      id: randomUUID(),
+      created: Math.floor(Date.now() / 1000),
+      model: parsed.model,
+      searchContextSize: size,
+      returnImages: parsed.answer.returnImages ?? false,
+      returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
+      costOf: (u: TokenUsage) => computeCost(api.prices, parsed.model, u, size),
+      filterImages: (imgs) => filterImages(imgs, parsed.imageDomainFilter),
+      onError: (e) => {
+        if (toApiError(e).status >= 500) api.app.log.error({ err: e }, 'chat completion stream failed');
+      },
+      keepAliveMs: api.keepAliveMs,
+    },
+    signal,
+  );
   if (!res.writableEnded) res.end();
   const status = outcome.error?.status ?? (outcome.aborted ? 499 : 200);
   recordUsage(api, key, {
-    endpoint: 'chat', model: parsed.model, status, stream: true, startedAt,
+    endpoint: 'chat',
+    model: parsed.model,
+    status,
+    stream: true,
+    startedAt,
     errorType: outcome.error?.type ?? (outcome.aborted ? 'client_closed' : null),
-    usage: outcome.usage, cost: outcome.cost,
+    usage: outcome.usage,
+    cost: outcome.cost,
   });
 }

@@ -8,7 +8,14 @@ const CREATED = 1767225600;
 export function registerModelRoutes(server: FastifyInstance): void {
   const body = {
     object: 'list',
-    data: SONAR_MODELS.map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'tidings', context_length: MODEL_INFO[id].contextLength, max_output_tokens: MODEL_INFO[id].maxOutputTokens })),
+    data: SONAR_MODELS.map((id) => ({
+      id,
+      object: 'model',
+      created: CREATED,
+      owned_by: 'tidings',
+      context_length: MODEL_INFO[id].contextLength,
+      max_output_tokens: MODEL_INFO[id].maxOutputTokens,
+    })),
   };
   const byId = new Map(body.data.map((m) => [m.id, m]));
   for (const prefix of ['', '/v1']) {
@@ -16,7 +23,13 @@ export function registerModelRoutes(server: FastifyInstance): void {
     server.get<{ Params: { id: string } }>(`${prefix}/models/:id`, async (req, reply) => {
       const m = byId.get(req.params.id as never);
       if (m) return m;
-      return reply.code(404).send({ error: { message: `Unknown model '${req.params.id}'. Permitted models: ${SONAR_MODELS.join(', ')}`, type: 'invalid_model', code: 404 } });
+      return reply.code(404).send({
+        error: {
+          message: `Unknown model '${req.params.id}'. Permitted models: ${SONAR_MODELS.join(', ')}`,
+          type: 'invalid_model',
+          code: 404,
+        },
+      });
     });
   }
 }

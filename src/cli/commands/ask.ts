@@ -6,7 +6,14 @@ import { type Command, Option } from 'commander';
 import { withSearchReady } from './search.ts';
 import { type CliContext, CliError } from '../context.ts';
 import { answerService } from '../../answer/service.ts';
-import { AnswerError, SONAR_MODELS, type AnswerRequest, type AnswerResult, type SearchScope, type SonarModel } from '../../answer/types.ts';
+import {
+  AnswerError,
+  SONAR_MODELS,
+  type AnswerRequest,
+  type AnswerResult,
+  type SearchScope,
+  type SonarModel,
+} from '../../answer/types.ts';
 import { toCompletionObject } from '../../chat-api/completion-object.ts';
 import { configuredPrices } from '../../chat-api/prices.ts';
 
@@ -24,16 +31,46 @@ interface AskOptions {
 }
 
 export function registerAskCommands(program: Command, ctx: CliContext): void {
-  program.command('ask')
+  program
+    .command('ask')
     .description('answer a question from the stored articles, with [n] citations')
     .argument('<question...>', 'the question')
     .addOption(new Option('--model <model>', 'model').choices([...SONAR_MODELS]).default('sonar'))
     .option('--user <name>', "search only this user's subscriptions (default: every stored article)")
-    .addOption(new Option('--recency <period>', 'only articles from the last hour, day, week, month or year').choices(['hour', 'day', 'week', 'month', 'year']))
+    .addOption(
+      new Option('--recency <period>', 'only articles from the last hour, day, week, month or year').choices([
+        'hour',
+        'day',
+        'week',
+        'month',
+        'year',
+      ]),
+    )
     // Repeatable rather than variadic, so the question after it is not taken for a domain.
-    .option('--domain <domain>', 'only this site (repeat or comma-separate, up to 3); prefix with - to exclude sites instead', (v: string, all: string[] = []) => [...all, ...v.split(',').map((d) => d.trim()).filter(Boolean)])
-    .addOption(new Option('--context <size>', 'how much retrieved text grounds the answer').choices(['low', 'medium', 'high']).default('low'))
-    .addOption(new Option('--effort <level>', 'reasoning effort of sonar-deep-research').choices(['minimal', 'low', 'medium', 'high']))
+    .option(
+      '--domain <domain>',
+      'only this site (repeat or comma-separate, up to 3); prefix with - to exclude sites instead',
+      (v: string, all: string[] = []) => [
+        ...all,
+        ...v
+          .split(',')
+          .map((d) => d.trim())
+          .filter(Boolean),
+      ],
+    )
+    .addOption(
+      new Option('--context <size>', 'how much retrieved text grounds the answer')
+        .choices(['low', 'medium', 'high'])
+        .default('low'),
+    )
+    .addOption(
+      new Option('--effort <level>', 'reasoning effort of sonar-deep-research').choices([
+        'minimal',
+        'low',
+        'medium',
+        'high',
+      ]),
+    )
     .option('--max-tokens <n>', 'cut the answer at this many tokens')
     .option('--images', 'also list images of the articles')
     .option('--related', 'also suggest related questions')
@@ -50,7 +87,8 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
       let maxTokens: number | undefined;
       if (o.maxTokens !== undefined) {
         maxTokens = Number(o.maxTokens);
-        if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new CliError(`--max-tokens must be a whole number of at least 1, got "${o.maxTokens}"`, 2);
+        if (!Number.isInteger(maxTokens) || maxTokens < 1)
+          throw new CliError(`--max-tokens must be a whole number of at least 1, got "${o.maxTokens}"`, 2);
       }
       const stdoutGone = watchStdout();
       const req: AnswerRequest = {
@@ -69,15 +107,25 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
       try {
         if (o.json) {
           const result = await answerService(app).complete(req);
-          ctx.out(JSON.stringify(toCompletionObject(result, model, {
-            searchContextSize: o.context, prices: configuredPrices(app.config), returnImages: o.images, returnRelatedQuestions: o.related,
-          }), null, 2));
+          ctx.out(
+            JSON.stringify(
+              toCompletionObject(result, model, {
+                searchContextSize: o.context,
+                prices: configuredPrices(app.config),
+                returnImages: o.images,
+                returnRelatedQuestions: o.related,
+              }),
+              null,
+              2,
+            ),
+          );
           return;
         }
         await streamToStdout(answerService(app).stream(req), ctx, stdoutGone.signal);
       } catch (e) {
         if (stdoutGone.signal.aborted) return;
-        if (e instanceof AnswerError) throw new CliError(e.message, e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 2 : 1);
+        if (e instanceof AnswerError)
+          throw new CliError(e.message, e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 2 : 1);
         throw e;
       }
     });
@@ -92,17 +140,29 @@ let stdoutWatch: AbortController | undefined;
 function watchStdout(): AbortController {
   if (!stdoutWatch) {
     const watch = new AbortController();
-    process.stdout.on('error', (e) => { if (!watch.signal.aborted) watch.abort(e); });
+    process.stdout.on('error', (e) => {
+      if (!watch.signal.aborted) watch.abort(e);
+    });
     stdoutWatch = watch;
   }
   return stdoutWatch;
 }
 
-async function streamToStdout(events: ReturnType<ReturnType<typeof answerService>['stream']>, ctx: CliContext, stdoutGone: AbortSignal): Promise<void> {
+async function streamToStdout(
+  events: ReturnType<ReturnType<typeof answerService>['stream']>,
+  ctx: CliContext,
+  stdoutGone: AbortSignal,
+): Promise<void> {
   const result: Partial<AnswerResult> = {};
   for await (const ev of events) {
-    if (ev.type === 'sources') { result.searchResults = ev.searchResults; continue; }
-    if (ev.type === 'delta') { if (!stdoutGone.aborted) process.stdout.write(ev.text); continue; }
+    if (ev.type === 'sources') {
+      result.searchResults = ev.searchResults;
+      continue;
+    }
+    if (ev.type === 'delta') {
+      if (!stdoutGone.aborted) process.stdout.write(ev.text);
+      continue;
+    }
     result.finishReason = ev.finishReason;
     result.images = ev.images;
     result.relatedQuestions = ev.relatedQuestions;
@@ -111,9 +171,17 @@ async function streamToStdout(events: ReturnType<ReturnType<typeof answerService
   if (result.finishReason === 'length') lines.push('(cut at --max-tokens)');
   if (result.searchResults?.length) {
     lines.push('', 'Sources:');
-    result.searchResults.forEach((s, i) => lines.push(`[${i + 1}] ${s.title}${s.date ? ` (${s.date})` : ''}\n    ${s.url}`));
+    result.searchResults.forEach((s, i) =>
+      lines.push(`[${i + 1}] ${s.title}${s.date ? ` (${s.date})` : ''}\n    ${s.url}`),
+    );
   }
-  if (result.relatedQuestions?.length) lines.push('', 'Related questions:', ...result.relatedQuestions.map((q) => `- ${q}`));
-  if (result.images?.length) lines.push('', 'Images:', ...result.images.map((i) => `- ${i.image_url}${i.width ? ` (${i.width}×${i.height})` : ''} from ${i.origin_url}`));
+  if (result.relatedQuestions?.length)
+    lines.push('', 'Related questions:', ...result.relatedQuestions.map((q) => `- ${q}`));
+  if (result.images?.length)
+    lines.push(
+      '',
+      'Images:',
+      ...result.images.map((i) => `- ${i.image_url}${i.width ? ` (${i.width}×${i.height})` : ''} from ${i.origin_url}`),
+    );
   if (!stdoutGone.aborted) ctx.out(lines.join('\n'));
 }

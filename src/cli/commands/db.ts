@@ -15,15 +15,22 @@ export function databaseArg(value: string): string {
 }
 
 export function registerDbCommands(program: Command, ctx: CliContext): void {
-  program.command('migrate')
+  program
+    .command('migrate')
     .description('apply pending database migrations now (start-up does it too); prints what was applied')
     .action(async () => {
       const c = ctx.config();
       const store = await openStore({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
       try {
         const ran = store.migrationsApplied;
-        ctx.out(ran.length ? `applied ${ran.length} migration(s) to ${store.location}: ${ran.join(', ')}` : `${store.location} is up to date`);
-      } finally { await store.close(); }
+        ctx.out(
+          ran.length
+            ? `applied ${ran.length} migration(s) to ${store.location}: ${ran.join(', ')}`
+            : `${store.location} is up to date`,
+        );
+      } finally {
+        await store.close();
+      }
     });
 
   const db = program.command('db').description('database tools');
@@ -32,7 +39,8 @@ export function registerDbCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--from <database>', 'source: postgres://… URL or SQLite file path')
     .requiredOption('--to <database>', 'target: an empty database (postgres://… URL or SQLite file path)')
     .action(async (o: { from: string; to: string }) => {
-      const from = databaseArg(o.from), to = databaseArg(o.to);
+      const from = databaseArg(o.from),
+        to = databaseArg(o.to);
       const stderr = process.stderr;
       let last = '';
       const show = (p: CopyProgress) => {
@@ -46,7 +54,9 @@ export function registerDbCommands(program: Command, ctx: CliContext): void {
       try {
         const r = await copyDatabase(from, to, { dataDir: ctx.config().dataDir, onProgress: show });
         const rows = r.tables.reduce((n, t) => n + t.rows, 0);
-        ctx.out(`copied ${rows} rows in ${r.tables.length} tables to ${redactUrl(to)}; verified: row counts and the unread counters of ${r.subscriptions} subscriptions match`);
+        ctx.out(
+          `copied ${rows} rows in ${r.tables.length} tables to ${redactUrl(to)}; verified: row counts and the unread counters of ${r.subscriptions} subscriptions match`,
+        );
         ctx.out(`to use it: TIDINGS_DATABASE_URL=${redactUrl(to)} npm start`);
       } catch (e) {
         if (e instanceof CopyError) throw new CliError(e.message, 1);

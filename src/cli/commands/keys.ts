@@ -32,7 +32,9 @@ const keyStatus = (k: ApiKey) => (k.revokedAt !== null ? 'revoked' : k.disabled 
 export function registerKeyCommands(program: Command, ctx: CliContext): void {
   const key = program.command('key').description('manage chat completions API keys');
 
-  key.command('create <user>').description('create an API key for a user; prints only the key (shown once)')
+  key
+    .command('create <user>')
+    .description('create an API key for a user; prints only the key (shown once)')
     .option('--name <name>', 'a name to recognize the key by', '')
     .option('--tier <n>', 'rate-limit tier 0-5 (default: defaultTier)')
     .action(async (username: string, o: { name: string; tier?: string }) => {
@@ -43,36 +45,68 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       ctx.out(secret);
     });
 
-  key.command('list [user]').description('list API keys (all, or one user\'s)').option('--json', 'JSON output')
+  key
+    .command('list [user]')
+    .description("list API keys (all, or one user's)")
+    .option('--json', 'JSON output')
     .action(async (username: string | undefined, o: { json?: boolean }) => {
       const app = await ctx.app();
       const keys = await chatStore(app).keys.list(username === undefined ? undefined : await userId(app, username));
       const names = new Map((await app.users.list()).map((u) => [u.id, u.username]));
       if (o.json) {
-        ctx.out(JSON.stringify(keys.map((k) => ({ ...k, username: names.get(k.userId) ?? null, status: keyStatus(k) }))));
+        ctx.out(
+          JSON.stringify(keys.map((k) => ({ ...k, username: names.get(k.userId) ?? null, status: keyStatus(k) }))),
+        );
         return;
       }
-      ctx.out(keys.length === 0 ? '(no API keys)' : ['ID\tUSER\tNAME\tTIER\tSTATUS\tBETA FEATURES\tCREATED',
-        ...keys.map((k) => [k.id, names.get(k.userId) ?? k.userId, k.name, k.tier, keyStatus(k), k.features.join(',') || '-', iso(k.createdAt)].join('\t'))].join('\n'));
+      ctx.out(
+        keys.length === 0
+          ? '(no API keys)'
+          : [
+              'ID\tUSER\tNAME\tTIER\tSTATUS\tBETA FEATURES\tCREATED',
+              ...keys.map((k) =>
+                [
+                  k.id,
+                  names.get(k.userId) ?? k.userId,
+                  k.name,
+                  k.tier,
+                  keyStatus(k),
+                  k.features.join(',') || '-',
+                  iso(k.createdAt),
+                ].join('\t'),
+              ),
+            ].join('\n'),
+      );
     });
 
-  key.command('revoke <key-id>').description('revoke a key for good (requests with it get 401)').action(async (id: string) => {
-    const app = await ctx.app();
-    const k = await keyById(app, id);
-    if (!await chatStore(app).keys.revoke(k.id)) throw new CliError(`key ${k.id} was already revoked`, 1);
-    ctx.out(`revoked key ${k.id}`);
-  });
+  key
+    .command('revoke <key-id>')
+    .description('revoke a key for good (requests with it get 401)')
+    .action(async (id: string) => {
+      const app = await ctx.app();
+      const k = await keyById(app, id);
+      if (!(await chatStore(app).keys.revoke(k.id))) throw new CliError(`key ${k.id} was already revoked`, 1);
+      ctx.out(`revoked key ${k.id}`);
+    });
 
-  key.command('rename <key-id> <name>').description('rename a key').action(async (id: string, name: string) => {
-    const app = await ctx.app();
-    const k = await keyById(app, id);
-    if (name.length > 100) throw new CliError('the key name must be at most 100 characters', 2);
-    await chatStore(app).keys.rename(k.id, name);
-    ctx.out(`renamed key ${k.id} to "${name}"`);
-  });
+  key
+    .command('rename <key-id> <name>')
+    .description('rename a key')
+    .action(async (id: string, name: string) => {
+      const app = await ctx.app();
+      const k = await keyById(app, id);
+      if (name.length > 100) throw new CliError('the key name must be at most 100 characters', 2);
+      await chatStore(app).keys.rename(k.id, name);
+      ctx.out(`renamed key ${k.id} to "${name}"`);
+    });
 
-  for (const [cmd, disabled] of [['disable', true], ['enable', false]] as const) {
-    key.command(`${cmd} <key-id>`).description(disabled ? 'suspend a key (requests get 403) until enabled again' : 're-enable a disabled key')
+  for (const [cmd, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    key
+      .command(`${cmd} <key-id>`)
+      .description(disabled ? 'suspend a key (requests get 403) until enabled again' : 're-enable a disabled key')
       .action(async (id: string) => {
         const app = await ctx.app();
         const k = await keyById(app, id);
@@ -81,7 +115,9 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       });
   }
 
-  key.command('approve <key-id>').description(`approve beta features for a key (${BETA_FEATURES.join(', ')})`)
+  key
+    .command('approve <key-id>')
+    .description(`approve beta features for a key (${BETA_FEATURES.join(', ')})`)
     .requiredOption('--feature <feature...>', `${BETA_FEATURES.join('|')}|all (repeatable)`)
     .option('--revoke', 'withdraw the approval instead')
     .action(async (id: string, o: { feature: string[]; revoke?: boolean }) => {
@@ -98,7 +134,9 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
       ctx.out(`key ${k.id} beta features: ${features.join(', ') || '(none)'}`);
     });
 
-  key.command('tier <key-id> <tier>').description('set the rate-limit tier (0-5) of a key; applies at once')
+  key
+    .command('tier <key-id> <tier>')
+    .description('set the rate-limit tier (0-5) of a key; applies at once')
     .action(async (id: string, tier: string) => {
       const app = await ctx.app();
       const k = await keyById(app, id);
@@ -112,12 +150,38 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
 
 function registerAccessCommands(program: Command, ctx: CliContext): void {
   const access = program.command('access').description('review requests for higher rate limits (the access form)');
-  access.command('list').description('list pending requests').option('--all', 'include decided requests').option('--json', 'JSON output')
+  access
+    .command('list')
+    .description('list pending requests')
+    .option('--all', 'include decided requests')
+    .option('--json', 'JSON output')
     .action(async (o: { all?: boolean; json?: boolean }) => {
       const reqs = await chatStore(await ctx.app()).access.list(o.all ? undefined : 'pending');
-      if (o.json) { ctx.out(JSON.stringify(reqs)); return; }
-      ctx.out(reqs.length === 0 ? (o.all ? '(no access requests)' : '(no pending access requests)') : ['ID\tKEY\tUSER\tTIER\tREQUESTED\tSTATUS\tCREATED\tREASON',
-        ...reqs.map((r) => [r.id, r.keyId, r.username, r.currentTier, r.requestedTier, r.status, iso(r.createdAt), r.reason.replace(/\s+/g, ' ')].join('\t'))].join('\n'));
+      if (o.json) {
+        ctx.out(JSON.stringify(reqs));
+        return;
+      }
+      ctx.out(
+        reqs.length === 0
+          ? o.all
+            ? '(no access requests)'
+            : '(no pending access requests)'
+          : [
+              'ID\tKEY\tUSER\tTIER\tREQUESTED\tSTATUS\tCREATED\tREASON',
+              ...reqs.map((r) =>
+                [
+                  r.id,
+                  r.keyId,
+                  r.username,
+                  r.currentTier,
+                  r.requestedTier,
+                  r.status,
+                  iso(r.createdAt),
+                  r.reason.replace(/\s+/g, ' '),
+                ].join('\t'),
+              ),
+            ].join('\n'),
+      );
     });
 
   const requestById = async (app: App, id: string) => {
@@ -128,7 +192,9 @@ function registerAccessCommands(program: Command, ctx: CliContext): void {
     return r;
   };
 
-  access.command('approve <request-id>').description('approve a request: sets the key\'s tier (at once)')
+  access
+    .command('approve <request-id>')
+    .description("approve a request: sets the key's tier (at once)")
     .option('--tier <n>', 'grant this tier instead of the requested one')
     .action(async (id: string, o: { tier?: string }) => {
       const app = await ctx.app();
@@ -140,7 +206,10 @@ function registerAccessCommands(program: Command, ctx: CliContext): void {
       ctx.out(`approved request #${r.id}: key ${r.keyId} (${r.username}) is now at tier ${tier}`);
     });
 
-  access.command('deny <request-id>').description('deny a request').option('--note <text>', 'why (kept with the request)')
+  access
+    .command('deny <request-id>')
+    .description('deny a request')
+    .option('--note <text>', 'why (kept with the request)')
     .action(async (id: string, o: { note?: string }) => {
       const app = await ctx.app();
       const r = await requestById(app, id);
@@ -150,8 +219,10 @@ function registerAccessCommands(program: Command, ctx: CliContext): void {
 }
 
 function registerUsageCommand(program: Command, ctx: CliContext): void {
-  program.command('usage').description('chat API usage and cost, totals by key and model')
-    .option('--user <name>', 'only this user\'s keys')
+  program
+    .command('usage')
+    .description('chat API usage and cost, totals by key and model')
+    .option('--user <name>', "only this user's keys")
     .option('--since <date>', 'from this day (YYYY-MM-DD, UTC) or ISO time on')
     .option('--json', 'JSON output')
     .action(async (o: { user?: string; since?: string; json?: boolean }) => {
@@ -162,17 +233,64 @@ function registerUsageCommand(program: Command, ctx: CliContext): void {
         if (Number.isNaN(t)) throw new CliError(`--since must be a date like 2026-11-01, got "${o.since}"`, 2);
         since = Math.floor(t / 1000);
       }
-      const rows = await chatStore(app).usage.totals({ userId: o.user === undefined ? undefined : await userId(app, o.user), since });
-      if (o.json) { ctx.out(JSON.stringify(pricesConfigured(app.config) ? rows : rows.map((r) => ({ ...r, cost: null })))); return; }
-      if (rows.length === 0) { ctx.out('(no usage recorded)'); return; }
-      const total = rows.reduce((a, r) => ({ requests: a.requests + r.requests, cost: a.cost + r.cost }), { requests: 0, cost: 0 });
+      const rows = await chatStore(app).usage.totals({
+        userId: o.user === undefined ? undefined : await userId(app, o.user),
+        since,
+      });
+      if (o.json) {
+        ctx.out(JSON.stringify(pricesConfigured(app.config) ? rows : rows.map((r) => ({ ...r, cost: null }))));
+        return;
+      }
+      if (rows.length === 0) {
+        ctx.out('(no usage recorded)');
+        return;
+      }
+      const total = rows.reduce((a, r) => ({ requests: a.requests + r.requests, cost: a.cost + r.cost }), {
+        requests: 0,
+        cost: 0,
+      });
       // Costs only with prices configured: a personal server's answers cost nothing to the vendor.
       const costs = pricesConfigured(app.config);
       const cost = (x: number) => (costs ? [x.toFixed(6)] : []);
-      ctx.out([['USER', 'KEY', 'NAME', 'MODEL', 'REQUESTS', 'ERRORS', 'PROMPT', 'COMPLETION', 'REASONING', 'CITATION', 'SEARCHES', ...(costs ? ['COST_USD'] : [])].join('\t'),
-        ...rows.map((r) => [r.username, r.keyId, r.keyName, r.model, r.requests, r.errors, r.promptTokens, r.completionTokens,
-          r.reasoningTokens, r.citationTokens, r.searchQueries, ...cost(r.cost)].join('\t')),
-        ['TOTAL', '', '', '', total.requests, '', '', '', '', '', '', ...cost(total.cost)].join('\t'),
-        ...(costs ? [] : ['(no costs shown: no prices configured; TIDINGS_PRICE_TABLE=sonar prices answers as Perplexity\'s Sonar API would)'])].join('\n'));
+      ctx.out(
+        [
+          [
+            'USER',
+            'KEY',
+            'NAME',
+            'MODEL',
+            'REQUESTS',
+            'ERRORS',
+            'PROMPT',
+            'COMPLETION',
+            'REASONING',
+            'CITATION',
+            'SEARCHES',
+            ...(costs ? ['COST_USD'] : []),
+          ].join('\t'),
+          ...rows.map((r) =>
+            [
+              r.username,
+              r.keyId,
+              r.keyName,
+              r.model,
+              r.requests,
+              r.errors,
+              r.promptTokens,
+              r.completionTokens,
+              r.reasoningTokens,
+              r.citationTokens,
+              r.searchQueries,
+              ...cost(r.cost),
+            ].join('\t'),
+          ),
+          ['TOTAL', '', '', '', total.requests, '', '', '', '', '', '', ...cost(total.cost)].join('\t'),
+          ...(costs
+            ? []
+            : [
+                "(no costs shown: no prices configured; TIDINGS_PRICE_TABLE=sonar prices answers as Perplexity's Sonar API would)",
+              ]),
+        ].join('\n'),
+      );
     });
 }

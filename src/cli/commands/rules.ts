@@ -2,8 +2,21 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
-import { addRule, applyRuleRetroactively, listRules, removeRule, RuleInputError, RuleNotFoundError } from '../../rules/rules.ts';
-import { RULE_ACTIONS, RULE_FIELDS, type RuleCondition, type RuleField, type FilterRuleView } from '../../model/rule.ts';
+import {
+  addRule,
+  applyRuleRetroactively,
+  listRules,
+  removeRule,
+  RuleInputError,
+  RuleNotFoundError,
+} from '../../rules/rules.ts';
+import {
+  RULE_ACTIONS,
+  RULE_FIELDS,
+  type RuleCondition,
+  type RuleField,
+  type FilterRuleView,
+} from '../../model/rule.ts';
 
 async function userId(app: App, name: string): Promise<number> {
   const u = await app.users.findByName(name);
@@ -12,12 +25,15 @@ async function userId(app: App, name: string): Promise<number> {
 }
 
 function ruleId(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw new CliError(`rule id must be a number (see tidings rule list <user>), got "${raw}"`, 2);
+  if (!/^\d+$/.test(raw))
+    throw new CliError(`rule id must be a number (see tidings rule list <user>), got "${raw}"`, 2);
   return Number(raw);
 }
 
 async function cliErrors<T>(fn: () => Promise<T>): Promise<T> {
-  try { return await fn(); } catch (e) {
+  try {
+    return await fn();
+  } catch (e) {
     if (e instanceof RuleNotFoundError) throw new CliError(`${e.message} (see tidings rule list <user>)`, 2);
     if (e instanceof RuleInputError) throw new CliError(e.message, 2);
     throw e;
@@ -25,16 +41,24 @@ async function cliErrors<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function describe(r: FilterRuleView): string {
-  const scope = r.scope.kind === 'all' ? 'everything' : r.scope.kind === 'feed' ? `feed ${r.scopeName}` : `folder ${r.scopeName}`;
-  const conds = r.conditions.map((c) => `${c.field} ${c.kind === 'regex' ? 'matches' : 'has'} ${JSON.stringify(c.pattern)}`).join(' and ');
+  const scope =
+    r.scope.kind === 'all' ? 'everything' : r.scope.kind === 'feed' ? `feed ${r.scopeName}` : `folder ${r.scopeName}`;
+  const conds = r.conditions
+    .map((c) => `${c.field} ${c.kind === 'regex' ? 'matches' : 'has'} ${JSON.stringify(c.pattern)}`)
+    .join(' and ');
   const action = r.action === 'label' ? `label ${JSON.stringify(r.label)}` : r.action;
   return `${r.id}\t${scope}\t${conds}\t-> ${action}${r.lastError ? `\t(skipped: ${r.lastError})` : ''}`;
 }
 
 export function registerRuleCommands(program: Command, ctx: CliContext): void {
-  const rule = program.command('rule').description("filter rules: hide, keep only, mark read, star or label a user's new items by their words");
-  const add = rule.command('add <user>')
-    .description('add a rule; it applies to new items of the feeds in its scope (use --apply for the items already there)')
+  const rule = program
+    .command('rule')
+    .description("filter rules: hide, keep only, mark read, star or label a user's new items by their words");
+  const add = rule
+    .command('add <user>')
+    .description(
+      'add a rule; it applies to new items of the feeds in its scope (use --apply for the items already there)',
+    )
     .option('--feed <url-or-id>', 'only this subscribed feed')
     .option('--folder <name>', 'only the feeds in this folder')
     .requiredOption('--action <action>', `what to do with a matching item: ${RULE_ACTIONS.join(', ')}`)
@@ -49,14 +73,20 @@ export function registerRuleCommands(program: Command, ctx: CliContext): void {
     const id = await userId(app, user);
     const conditions: RuleCondition[] = [];
     for (const f of RULE_FIELDS) {
-      const regex = o[`${f}Matches`], words = o[`${f}Has`];
+      const regex = o[`${f}Matches`],
+        words = o[`${f}Has`];
       if (typeof regex === 'string') conditions.push({ field: f as RuleField, kind: 'regex', pattern: regex });
       if (typeof words === 'string') conditions.push({ field: f as RuleField, kind: 'words', pattern: words });
     }
-    const r = await cliErrors(() => addRule(app, id, {
-      feed: o.feed as string | undefined, folder: o.folder as string | undefined, conditions,
-      action: String(o.action), label: o.label as string | undefined,
-    }));
+    const r = await cliErrors(() =>
+      addRule(app, id, {
+        feed: o.feed as string | undefined,
+        folder: o.folder as string | undefined,
+        conditions,
+        action: String(o.action),
+        label: o.label as string | undefined,
+      }),
+    );
     let applied = '';
     if (o.apply) {
       const a = await cliErrors(() => applyRuleRetroactively(app, id, r.id));
@@ -64,20 +94,27 @@ export function registerRuleCommands(program: Command, ctx: CliContext): void {
     }
     ctx.out(`added rule ${r.id}${applied}`);
   });
-  rule.command('list <user>').description("list a user's rules").option('--json', 'JSON output')
+  rule
+    .command('list <user>')
+    .description("list a user's rules")
+    .option('--json', 'JSON output')
     .action(async (user: string, o: { json?: boolean }) => {
       const app = await ctx.app();
       const rules = await listRules(app, await userId(app, user));
       ctx.out(o.json ? JSON.stringify(rules) : rules.map(describe).join('\n') || '(no rules)');
     });
-  rule.command('remove <user> <id>').description('remove a rule; the items it hid come back')
+  rule
+    .command('remove <user> <id>')
+    .description('remove a rule; the items it hid come back')
     .action(async (user: string, raw: string) => {
       const app = await ctx.app();
       const uid = await userId(app, user);
       const r = await cliErrors(() => removeRule(app, uid, ruleId(raw)));
       ctx.out(`removed rule ${raw}${r.restored ? `; ${r.restored} hidden item(s) are back` : ''}`);
     });
-  rule.command('apply <user> <id>').description('apply a rule to the items already stored in its scope')
+  rule
+    .command('apply <user> <id>')
+    .description('apply a rule to the items already stored in its scope')
     .action(async (user: string, raw: string) => {
       const app = await ctx.app();
       const uid = await userId(app, user);
@@ -85,4 +122,3 @@ export function registerRuleCommands(program: Command, ctx: CliContext): void {
       ctx.out(`rule ${raw}: ${r.matched} item(s) matched, ${r.changed} changed`);
     });
 }
-

@@ -21,30 +21,47 @@ export async function withSearchReady(app: App): Promise<App> {
 
 export function registerSearchCommands(program: Command, ctx: CliContext): void {
   const search = program.command('search').description('the article search index');
-  search.command('reindex').description('rebuild the search index from the stored articles').action(async () => {
-    const t0 = performance.now();
-    const { items, passages } = await reindexAll(await ctx.app());
-    ctx.out(`indexed ${items} articles (${passages} passages) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  });
-  search.command('query <text...>').description('search the index (one billed search, like the chat API)')
+  search
+    .command('reindex')
+    .description('rebuild the search index from the stored articles')
+    .action(async () => {
+      const t0 = performance.now();
+      const { items, passages } = await reindexAll(await ctx.app());
+      ctx.out(`indexed ${items} articles (${passages} passages) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    });
+  search
+    .command('query <text...>')
+    .description('search the index (one billed search, like the chat API)')
     .option('--user <username>', "search this user's subscriptions (default: the whole instance)")
-    .option('--stream <id...>', 'search only these Google Reader stream ids of the user (feed/<url>, user/-/label/<name>, …)')
+    .option(
+      '--stream <id...>',
+      'search only these Google Reader stream ids of the user (feed/<url>, user/-/label/<name>, …)',
+    )
     .option('--limit <n>', 'articles to show', '10')
     .option('--json', 'JSON output')
     .action(async (words: string[], o: { user?: string; stream?: string[]; limit: string; json?: boolean }) => {
       const app = await withSearchReady(await ctx.app());
       const limit = Number(o.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new CliError('--limit must be a whole number from 1 to 100', 2);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+        throw new CliError('--limit must be a whole number from 1 to 100', 2);
       let scope: SearchScope = { kind: 'instance' };
       if (o.user || o.stream) {
         if (!o.user) throw new CliError('--stream needs --user (stream ids belong to a user)', 2);
         const u = await app.users.findByName(o.user);
         if (!u) throw new CliError(`no user "${o.user}"`, 1);
-        scope = o.stream ? { kind: 'streams', userId: u.id, streamIds: o.stream } : { kind: 'subscriptions', userId: u.id };
+        scope = o.stream
+          ? { kind: 'streams', userId: u.id, streamIds: o.stream }
+          : { kind: 'subscriptions', userId: u.id };
       }
       try {
         const hits = await searchService(app).search({ text: words.join(' '), scope, filters: {}, limit });
-        ctx.out(o.json ? JSON.stringify(hits) : hits.map((h, i) => `${i + 1}. ${h.title}\n   ${h.url}\n   ${h.passages[0]?.text.slice(0, 200) ?? ''}`).join('\n') || '(no results)');
+        ctx.out(
+          o.json
+            ? JSON.stringify(hits)
+            : hits
+                .map((h, i) => `${i + 1}. ${h.title}\n   ${h.url}\n   ${h.passages[0]?.text.slice(0, 200) ?? ''}`)
+                .join('\n') || '(no results)',
+        );
       } catch (e) {
         if (e instanceof SearchFilterError) throw new CliError(e.message, 2);
         throw e;

@@ -21,14 +21,26 @@ function markServing(dataDir: string, onClose: (fn: () => void) => void): void {
 /** The pid of a server running on this data folder, if any (a stale file of a crashed one is ignored). */
 export function runningServerPid(dataDir: string): number | null {
   let pid: number;
-  try { pid = Number(readFileSync(join(dataDir, PID_FILE), 'utf8').trim()); } catch { return null; }
+  try {
+    pid = Number(readFileSync(join(dataDir, PID_FILE), 'utf8').trim());
+  } catch {
+    return null;
+  }
   if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
-  try { process.kill(pid, 0); return pid; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM' ? pid : null; }
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
+  }
 }
 
 export function registerServeCommand(program: Command, ctx: CliContext): void {
-  program.command('serve')
-    .description('serve the Google Reader API and the chat completions API, and refresh feeds on schedule, until stopped (SIGINT/SIGTERM)')
+  program
+    .command('serve')
+    .description(
+      'serve the Google Reader API and the chat completions API, and refresh feeds on schedule, until stopped (SIGINT/SIGTERM)',
+    )
     .option('--port <port>', 'HTTP port (TIDINGS_PORT; 0 picks a free one)')
     .option('--host <address>', 'address to listen on (TIDINGS_HOST; 0.0.0.0 for the LAN)')
     .action(async (o: { port?: string; host?: string }) => {
@@ -45,7 +57,10 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         await app.close();
         const err = e as NodeJS.ErrnoException;
         if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
-          throw new CliError(`cannot listen on ${config.host}:${config.port} (${err.code}): choose another port with --port <port> or TIDINGS_PORT (or another address with --host)`, 2);
+          throw new CliError(
+            `cannot listen on ${config.host}:${config.port} (${err.code}): choose another port with --port <port> or TIDINGS_PORT (or another address with --host)`,
+            2,
+          );
         }
         throw e;
       }
@@ -53,7 +68,9 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       markServing(config.dataDir, app.onClose.bind(app));
       if (config.schedulerEnabled) startScheduler(app);
       if ((await app.users.list()).length === 0) {
-        app.log.warn(`no users yet: create one with \`tidings --data ${config.dataDir} user add <name>\`, then subscribe with \`tidings feed add <name> <url>\``);
+        app.log.warn(
+          `no users yet: create one with \`tidings --data ${config.dataDir} user add <name>\`, then subscribe with \`tidings feed add <name> <url>\``,
+        );
       }
       await new Promise<void>((resolve) => {
         let closing = false;
@@ -63,7 +80,11 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           app.log.info({ signal }, 'shutting down');
           // A handle left open by a library must not keep a stopped server alive.
           setTimeout(() => process.exit(process.exitCode ?? 0), 10_000).unref();
-          app.close().then(resolve, (err: unknown) => { app.log.error({ err }, 'error while shutting down'); process.exitCode = 1; resolve(); });
+          app.close().then(resolve, (err: unknown) => {
+            app.log.error({ err }, 'error while shutting down');
+            process.exitCode = 1;
+            resolve();
+          });
         };
         process.once('SIGINT', () => stop('SIGINT'));
         process.once('SIGTERM', () => stop('SIGTERM'));

@@ -13,22 +13,40 @@ const MIN_PASSWORD = 8;
 async function newPassword(given: string | undefined): Promise<string> {
   let password = given ?? process.env.TIDINGS_PASSWORD;
   if (!password) {
-    if (!canPrompt()) throw new CliError('a password is required: pass --password or set TIDINGS_PASSWORD (on a terminal you are asked for it)', 2);
+    if (!canPrompt())
+      throw new CliError(
+        'a password is required: pass --password or set TIDINGS_PASSWORD (on a terminal you are asked for it)',
+        2,
+      );
     password = await promptNewPassword();
   }
-  if (password.length < MIN_PASSWORD) throw new CliError(`the password must be at least ${MIN_PASSWORD} characters long`, 2);
+  if (password.length < MIN_PASSWORD)
+    throw new CliError(`the password must be at least ${MIN_PASSWORD} characters long`, 2);
   return password;
 }
 
 export function registerUserCommands(program: Command, ctx: CliContext): void {
   const user = program.command('user').description('manage user accounts');
-  user.command('add <username>')
-    .description('create a user (password from --password, TIDINGS_PASSWORD, or asked on a terminal); the first user is the admin')
-    .option('--password <password>', 'the password (at least 8 characters); omit it on a terminal to be asked without echo')
+  user
+    .command('add <username>')
+    .description(
+      'create a user (password from --password, TIDINGS_PASSWORD, or asked on a terminal); the first user is the admin',
+    )
+    .option(
+      '--password <password>',
+      'the password (at least 8 characters); omit it on a terminal to be asked without echo',
+    )
     .option('--email <email>', 'e-mail address shown to clients')
-    .option('--admin', 'make this user an admin (the first user always is): their API keys get beta features without approval')
+    .option(
+      '--admin',
+      'make this user an admin (the first user always is): their API keys get beta features without approval',
+    )
     .action(async (username: string, o: { password?: string; email?: string; admin?: boolean }) => {
-      if (!USERNAME_RE.test(username)) throw new CliError(`invalid username "${username}": use 1-64 letters, digits, . _ @ - (starting with a letter or digit)`, 2);
+      if (!USERNAME_RE.test(username))
+        throw new CliError(
+          `invalid username "${username}": use 1-64 letters, digits, . _ @ - (starting with a letter or digit)`,
+          2,
+        );
       const password = await newPassword(o.password);
       const app = await ctx.app({ create: true });
       if (await app.users.findByName(username)) throw new CliError(`user "${username}" already exists`, 1);
@@ -37,19 +55,29 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       if (first || o.admin) await app.users.setAdmin(u.id, true);
       ctx.out(`created user ${u.username} (id ${u.id})${first || o.admin ? ', an admin' : ''}`);
     });
-  user.command('remove <username>')
-    .description("delete a user with their subscriptions, article states, tokens and API keys (usage records stay for accounting)")
+  user
+    .command('remove <username>')
+    .description(
+      'delete a user with their subscriptions, article states, tokens and API keys (usage records stay for accounting)',
+    )
     .option('--yes', 'confirm: this cannot be undone (take a backup first: tidings backup <file>)')
     .action(async (username: string, o: { yes?: boolean }) => {
       const app = await ctx.app();
       const u = await app.users.findByName(username);
       if (!u) throw new CliError(`no user "${username}" (see tidings user list)`, 1);
-      if (!o.yes) throw new CliError(`this deletes ${u.username} and all their data for good; run again with --yes to confirm`, 2);
+      if (!o.yes)
+        throw new CliError(
+          `this deletes ${u.username} and all their data for good; run again with --yes to confirm`,
+          2,
+        );
       await app.users.delete(u.id);
       ctx.out(`removed user ${u.username}`);
     });
-  user.command('admin <username>')
-    .description('make a user an admin (their API keys get beta features without approval), or with --revoke a regular user')
+  user
+    .command('admin <username>')
+    .description(
+      'make a user an admin (their API keys get beta features without approval), or with --revoke a regular user',
+    )
     .option('--revoke', 'take admin rights away')
     .action(async (username: string, o: { revoke?: boolean }) => {
       const app = await ctx.app();
@@ -58,12 +86,26 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       await app.users.setAdmin(u.id, !o.revoke);
       ctx.out(`${u.username} is ${o.revoke ? 'no longer' : 'now'} an admin`);
     });
-  user.command('list').description('list users').option('--json', 'JSON output').action(async (o: { json?: boolean }) => {
-    const users = await (await ctx.app()).users.list();
-    ctx.out(o.json ? JSON.stringify(users) : users.length === 0 ? '(no users)'
-      : ['ID\tUSERNAME\tEMAIL\tADMIN', ...users.map((u) => `${u.id}\t${u.username}\t${u.email ?? ''}\t${u.isAdmin ? 'yes' : ''}`)].join('\n'));
-  });
-  user.command('passwd <username>').description('set a new password (asked on a terminal when --password is omitted)')
+  user
+    .command('list')
+    .description('list users')
+    .option('--json', 'JSON output')
+    .action(async (o: { json?: boolean }) => {
+      const users = await (await ctx.app()).users.list();
+      ctx.out(
+        o.json
+          ? JSON.stringify(users)
+          : users.length === 0
+            ? '(no users)'
+            : [
+                'ID\tUSERNAME\tEMAIL\tADMIN',
+                ...users.map((u) => `${u.id}\t${u.username}\t${u.email ?? ''}\t${u.isAdmin ? 'yes' : ''}`),
+              ].join('\n'),
+      );
+    });
+  user
+    .command('passwd <username>')
+    .description('set a new password (asked on a terminal when --password is omitted)')
     .option('--password <password>', 'the new password (at least 8 characters)')
     .action(async (username: string, o: { password?: string }) => {
       const password = await newPassword(o.password);

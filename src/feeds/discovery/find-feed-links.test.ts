@@ -10,9 +10,14 @@ test('alternate feed links are found in any attribute order, resolved against th
     <link rel="alternate" type="application/feed+json" href="/feed.json"><link rel="alternate" type="text/html" href="/fr/">
     <link rel="alternate" type="application/rss+xml" href="javascript:alert(1)"><link rel="alternate" type="application/rss+xml" href="rss.xml">
     </head><body></body></html>`;
-  assert.deepEqual(findFeedLinks(html, 'https://example.org/blog/').map((l) => l.url),
-    ['https://cdn.example/base/rss.xml', 'https://example.org/atom.xml', 'https://cdn.example/feed.json']);
-  assert.deepEqual(findFeedLinks('<link rel=alternate type=application/rss+xml href=feed>', 'https://e.org/a/b').map((l) => l.url), ['https://e.org/a/feed']);
+  assert.deepEqual(
+    findFeedLinks(html, 'https://example.org/blog/').map((l) => l.url),
+    ['https://cdn.example/base/rss.xml', 'https://example.org/atom.xml', 'https://cdn.example/feed.json'],
+  );
+  assert.deepEqual(
+    findFeedLinks('<link rel=alternate type=application/rss+xml href=feed>', 'https://e.org/a/b').map((l) => l.url),
+    ['https://e.org/a/feed'],
+  );
 });
 
 test('common paths are tried beside the page, then at the site root', () => {

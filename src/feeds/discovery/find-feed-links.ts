@@ -4,34 +4,57 @@
 import { Parser } from 'htmlparser2';
 
 const FEED_TYPES = new Set([
-  'application/rss+xml', 'application/atom+xml', 'application/feed+json', 'application/json',
-  'application/rdf+xml', 'application/x.atom+xml', 'application/x-atom+xml', 'text/xml', 'application/xml',
+  'application/rss+xml',
+  'application/atom+xml',
+  'application/feed+json',
+  'application/json',
+  'application/rdf+xml',
+  'application/x.atom+xml',
+  'application/x-atom+xml',
+  'text/xml',
+  'application/xml',
 ]);
 
-export interface FeedLink { url: string; title: string | null; type: string }
+export interface FeedLink {
+  url: string;
+  title: string | null;
+  type: string;
+}
 
 /** Feed links in document order, made absolute (against <base href> when present), without duplicates. */
 export function findFeedLinks(html: string, pageUrl: string): FeedLink[] {
   let base = pageUrl;
   const found: { href: string; title: string | null; type: string }[] = [];
-  const parser = new Parser({
-    onopentag(name, attrs) {
-      if (name === 'base' && attrs.href && found.length === 0) {
-        try { base = new URL(attrs.href, pageUrl).href; } catch { /* keep the page URL */ }
-      }
-      if (name !== 'link' || !attrs.href) return;
-      const rels = (attrs.rel ?? '').toLowerCase().split(/\s+/);
-      const type = (attrs.type ?? '').toLowerCase().split(';')[0]!.trim();
-      if (rels.includes('alternate') && FEED_TYPES.has(type)) found.push({ href: attrs.href.trim(), title: attrs.title ?? null, type });
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (name === 'base' && attrs.href && found.length === 0) {
+          try {
+            base = new URL(attrs.href, pageUrl).href;
+          } catch {
+            /* keep the page URL */
+          }
+        }
+        if (name !== 'link' || !attrs.href) return;
+        const rels = (attrs.rel ?? '').toLowerCase().split(/\s+/);
+        const type = (attrs.type ?? '').toLowerCase().split(';')[0]!.trim();
+        if (rels.includes('alternate') && FEED_TYPES.has(type))
+          found.push({ href: attrs.href.trim(), title: attrs.title ?? null, type });
+      },
     },
-  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
   parser.end(html);
 
   const seen = new Set<string>();
   const out: FeedLink[] = [];
   for (const l of found) {
     let url: URL;
-    try { url = new URL(l.href, base); } catch { continue; }
+    try {
+      url = new URL(l.href, base);
+    } catch {
+      continue;
+    }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
     url.hash = '';
     if (seen.has(url.href)) continue;
@@ -42,7 +65,16 @@ export function findFeedLinks(html: string, pageUrl: string): FeedLink[] {
 }
 
 /** Where feeds usually live when a page announces none: next to the page, then at the site root. */
-export const COMMON_FEED_PATHS = ['feed', 'rss', 'feed.xml', 'atom.xml', 'rss.xml', 'index.xml', 'feed.json', '?feed=rss2'];
+export const COMMON_FEED_PATHS = [
+  'feed',
+  'rss',
+  'feed.xml',
+  'atom.xml',
+  'rss.xml',
+  'index.xml',
+  'feed.json',
+  '?feed=rss2',
+];
 
 export function commonFeedUrls(pageUrl: string): string[] {
   const page = new URL(pageUrl);

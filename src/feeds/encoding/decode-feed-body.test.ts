@@ -4,10 +4,14 @@ import { gzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { canonicalCharset, charsetFromContentType, decodeFeedBody } from './decode-feed-body.ts';
 
-const xml = (encoding: string, body: string) => `<?xml version="1.0" encoding="${encoding}"?><rss><channel><title>${body}</title></channel></rss>`;
+const xml = (encoding: string, body: string) =>
+  `<?xml version="1.0" encoding="${encoding}"?><rss><channel><title>${body}</title></channel></rss>`;
 
 test('UTF-8 BOM wins over a wrong declaration and header', () => {
-  const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(xml('iso-8859-1', 'Iñtërnâtiônàl'), 'utf8')]);
+  const bytes = Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    Buffer.from(xml('iso-8859-1', 'Iñtërnâtiônàl'), 'utf8'),
+  ]);
   const d = decodeFeedBody(bytes, 'text/xml; charset=windows-1251');
   assert.equal(d.source, 'bom');
   assert.match(d.text, /Iñtërnâtiônàl/);
@@ -49,14 +53,27 @@ test('the Content-Type charset overrides the XML declaration (RFC 7303)', () => 
 
 test('undeclared bytes: UTF-8 if valid, else windows-1252 (smart quotes survive)', () => {
   assert.match(decodeFeedBody(Buffer.from('<rss><title>naïve</title></rss>', 'utf8')).text, /naïve/);
-  const cp1252 = Buffer.from([...Buffer.from('<rss><title>'), 0x93, 0x68, 0x69, 0x94, 0x20, 0xe9, ...Buffer.from('</title></rss>')]);
+  const cp1252 = Buffer.from([
+    ...Buffer.from('<rss><title>'),
+    0x93,
+    0x68,
+    0x69,
+    0x94,
+    0x20,
+    0xe9,
+    ...Buffer.from('</title></rss>'),
+  ]);
   const d = decodeFeedBody(cp1252);
   assert.equal(d.charset, 'windows-1252');
   assert.match(d.text, /\u201chi\u201d é/);
 });
 
 test('declared UTF-8 with invalid bytes falls back and reports the mismatch', () => {
-  const bytes = Buffer.concat([Buffer.from('<?xml version="1.0" encoding="utf-8"?><rss><title>'), Buffer.from([0xe9, 0x74, 0xe9]), Buffer.from('</title></rss>')]);
+  const bytes = Buffer.concat([
+    Buffer.from('<?xml version="1.0" encoding="utf-8"?><rss><title>'),
+    Buffer.from([0xe9, 0x74, 0xe9]),
+    Buffer.from('</title></rss>'),
+  ]);
   const d = decodeFeedBody(bytes);
   assert.equal(d.mismatch, true);
   assert.match(d.text, /été/);
@@ -81,7 +98,10 @@ test('charset parameter parsing', () => {
 });
 
 test('C1 controls (Windows-1252 smart quotes passed through Latin-1) are mapped back', () => {
-  assert.match(decodeFeedBody(Buffer.from('<rss><title>don\u0092t \u0093quote\u0094 \u0080</title></rss>', 'utf8')).text, /don\u2019t \u201cquote\u201d €/);
+  assert.match(
+    decodeFeedBody(Buffer.from('<rss><title>don\u0092t \u0093quote\u0094 \u0080</title></rss>', 'utf8')).text,
+    /don\u2019t \u201cquote\u201d €/,
+  );
 });
 
 test('a plain Uint8Array (as after a worker transfer) decodes like a Buffer', () => {
@@ -89,7 +109,7 @@ test('a plain Uint8Array (as after a worker transfer) decodes like a Buffer', ()
   assert.match(decodeFeedBody(bytes).text, /Grüße/);
 });
 
-test('a header wrongly claiming UTF-8 yields to the document\'s declared legacy charset', () => {
+test("a header wrongly claiming UTF-8 yields to the document's declared legacy charset", () => {
   const bytes = iconv.encode(xml('windows-1251', 'Новости'), 'windows-1251');
   const d = decodeFeedBody(bytes, 'text/xml; charset=utf-8');
   assert.equal(d.charset, 'windows-1251');
@@ -99,7 +119,13 @@ test('a header wrongly claiming UTF-8 yields to the document\'s declared legacy 
 });
 
 test('mostly-UTF-8 text with stray Windows-1252 bytes keeps its UTF-8 and fixes the strays', () => {
-  const bytes = Buffer.concat([Buffer.from('<rss><title>Café – naïve ', 'utf8'), Buffer.from([0x93]), Buffer.from('quoted', 'utf8'), Buffer.from([0x94]), Buffer.from('</title></rss>', 'utf8')]);
+  const bytes = Buffer.concat([
+    Buffer.from('<rss><title>Café – naïve ', 'utf8'),
+    Buffer.from([0x93]),
+    Buffer.from('quoted', 'utf8'),
+    Buffer.from([0x94]),
+    Buffer.from('</title></rss>', 'utf8'),
+  ]);
   const d = decodeFeedBody(bytes);
   assert.equal(d.text, '<rss><title>Café – naïve \u201cquoted\u201d</title></rss>');
   assert.equal(d.mismatch, true);

@@ -22,11 +22,26 @@ export interface DecodedBody {
 const MAX_GUNZIPPED_BYTES = 64 * 1024 * 1024;
 
 /** Charset labels that mean "the web's Latin-1": decode as windows-1252 like every browser. */
-const LATIN1_ALIASES = new Set(['iso-8859-1', 'iso8859-1', 'latin1', 'latin-1', 'l1', 'us-ascii', 'ascii', 'cp819', 'ibm819', 'iso-ir-100', 'csisolatin1']);
+const LATIN1_ALIASES = new Set([
+  'iso-8859-1',
+  'iso8859-1',
+  'latin1',
+  'latin-1',
+  'l1',
+  'us-ascii',
+  'ascii',
+  'cp819',
+  'ibm819',
+  'iso-ir-100',
+  'csisolatin1',
+]);
 
 export function decodeFeedBody(body: Buffer | Uint8Array | string, contentType?: string | null): DecodedBody {
   // A Uint8Array (e.g. after a worker-thread transfer) has no Buffer methods: view it as a Buffer.
-  const input = typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const input =
+    typeof body === 'string' || Buffer.isBuffer(body)
+      ? body
+      : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const decoded = decodeBytes(input, contentType);
   return C1_CONTROLS.test(decoded.text) ? { ...decoded, text: demoronize(decoded.text) } : decoded;
 }
@@ -46,7 +61,12 @@ function demoronize(text: string): string {
 
 function decodeBytes(body: Buffer | string, contentType?: string | null): DecodedBody {
   if (typeof body === 'string') {
-    return { text: body.charCodeAt(0) === 0xfeff ? body.slice(1) : body, charset: 'utf-16', source: 'string', mismatch: false };
+    return {
+      text: body.charCodeAt(0) === 0xfeff ? body.slice(1) : body,
+      charset: 'utf-16',
+      source: 'string',
+      mismatch: false,
+    };
   }
   let bytes = body;
   // Some servers send gzip bytes without Content-Encoding (or the file was saved compressed).
@@ -59,7 +79,13 @@ function decodeBytes(body: Buffer | string, contentType?: string | null): Decode
   }
 
   const bom = detectBom(bytes);
-  if (bom) return { text: iconv.decode(bytes.subarray(bom.length), bom.charset), charset: bom.charset, source: 'bom', mismatch: false };
+  if (bom)
+    return {
+      text: iconv.decode(bytes.subarray(bom.length), bom.charset),
+      charset: bom.charset,
+      source: 'bom',
+      mismatch: false,
+    };
 
   const utf16 = sniffUtf16Or32WithoutBom(bytes);
   if (utf16) return { text: iconv.decode(bytes, utf16), charset: utf16, source: 'sniffed', mismatch: false };
@@ -84,7 +110,8 @@ function decodeBytes(body: Buffer | string, contentType?: string | null): Decode
 }
 
 function fallbackDecode(bytes: Buffer, mismatch: boolean): DecodedBody {
-  if (isValidUtf8(bytes)) return { text: bytes.toString('utf8'), charset: 'utf-8', source: mismatch ? 'fallback' : 'sniffed', mismatch };
+  if (isValidUtf8(bytes))
+    return { text: bytes.toString('utf8'), charset: 'utf-8', source: mismatch ? 'fallback' : 'sniffed', mismatch };
   const mixed = decodeMostlyUtf8(bytes);
   if (mixed !== null) return { text: mixed, charset: 'utf-8', source: 'fallback', mismatch };
   return { text: iconv.decode(bytes, 'windows-1252'), charset: 'windows-1252', source: 'fallback', mismatch };
@@ -98,14 +125,23 @@ function fallbackDecode(bytes: Buffer, mismatch: boolean): DecodedBody {
  */
 function decodeMostlyUtf8(bytes: Buffer): string | null {
   const parts: string[] = [];
-  let start = 0, valid = 0, stray = 0;
+  let start = 0,
+    valid = 0,
+    stray = 0;
   for (let i = 0; i < bytes.length; ) {
     const b = bytes[i]!;
-    if (b < 0x80) { i++; continue; }
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
     const len = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
     let ok = len > 0 && i + len <= bytes.length;
     for (let k = 1; ok && k < len; k++) ok = (bytes[i + k]! & 0xc0) === 0x80;
-    if (ok && len > 1 && isUtf8(bytes.subarray(i, i + len))) { valid++; i += len; continue; }
+    if (ok && len > 1 && isUtf8(bytes.subarray(i, i + len))) {
+      valid++;
+      i += len;
+      continue;
+    }
     stray++;
     parts.push(bytes.toString('utf8', start, i), iconv.decode(bytes.subarray(i, i + 1), 'windows-1252'));
     start = ++i;
@@ -116,8 +152,10 @@ function decodeMostlyUtf8(bytes: Buffer): string | null {
 }
 
 function detectBom(b: Buffer): { charset: string; length: number } | null {
-  if (b.length >= 4 && b[0] === 0x00 && b[1] === 0x00 && b[2] === 0xfe && b[3] === 0xff) return { charset: 'utf-32be', length: 4 };
-  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xfe && b[2] === 0x00 && b[3] === 0x00) return { charset: 'utf-32le', length: 4 };
+  if (b.length >= 4 && b[0] === 0x00 && b[1] === 0x00 && b[2] === 0xfe && b[3] === 0xff)
+    return { charset: 'utf-32be', length: 4 };
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xfe && b[2] === 0x00 && b[3] === 0x00)
+    return { charset: 'utf-32le', length: 4 };
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return { charset: 'utf-8', length: 3 };
   if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return { charset: 'utf-16be', length: 2 };
   if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe) return { charset: 'utf-16le', length: 2 };
@@ -153,7 +191,8 @@ export function canonicalCharset(label: string): string | null {
   if (LATIN1_ALIASES.has(name)) return 'windows-1252';
   if (name === 'utf8' || name === 'unicode-1-1-utf-8') name = 'utf-8';
   // WHATWG: GB2312/GBK labels use the GBK decoder, which is the GB18030 decoder (a superset).
-  if (name === 'gb2312' || name === 'gbk' || name === 'x-gbk' || name === 'gb_2312-80' || name === 'chinese') return 'gb18030';
+  if (name === 'gb2312' || name === 'gbk' || name === 'x-gbk' || name === 'gb_2312-80' || name === 'chinese')
+    return 'gb18030';
   if (name === 'x-sjis' || name === 'sjis' || name === 'ms_kanji' || name === 'shift-jis') return 'shift_jis';
   return iconv.encodingExists(name) ? name : null;
 }
@@ -162,4 +201,3 @@ export function isValidUtf8(bytes: Buffer): boolean {
   // Buffer.isUtf8 is native (simdutf): orders of magnitude faster than decoding and checking for U+FFFD.
   return isUtf8(bytes);
 }
-

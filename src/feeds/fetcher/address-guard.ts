@@ -48,9 +48,14 @@ export function refusalReason(address: string): string | null {
  */
 function embeddedIPv4(b: number[]): { form: string; addresses: string[] } | 'refuse' | null {
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  const v4 = (i: number, invert = false) => b.slice(i, i + 4).map((x) => (invert ? x ^ 0xff : x)).join('.');
+  const v4 = (i: number, invert = false) =>
+    b
+      .slice(i, i + 4)
+      .map((x) => (invert ? x ^ 0xff : x))
+      .join('.');
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return { form: 'mapped', addresses: [v4(12)] };
-  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return { form: 'translated', addresses: [v4(12)] };
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12))
+    return { form: 'translated', addresses: [v4(12)] };
   // :: and ::1 keep their own names (unspecified, loopback).
   if (zeros(0, 12) && !(zeros(12, 15) && b[15]! <= 1)) return { form: 'compatible', addresses: [v4(12)] };
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
@@ -58,14 +63,23 @@ function embeddedIPv4(b: number[]): { form: string; addresses: string[] } | 'ref
     if (b[4] === 0 && b[5] === 1) return 'refuse';
   }
   if (b[0] === 0x20 && b[1] === 0x02) return { form: '6to4', addresses: [v4(2)] };
-  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) return { form: 'teredo', addresses: [v4(4), v4(12, true)] };
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0)
+    return { form: 'teredo', addresses: [v4(4), v4(12, true)] };
   return null;
 }
 
-const READABLE: Record<string, string> = { linkLocal: 'link-local', carrierGradeNat: 'carrier-grade NAT (100.64/10)', uniqueLocal: 'unique-local (fc00::/7)', unparsable: 'unparsable' };
+const READABLE: Record<string, string> = {
+  linkLocal: 'link-local',
+  carrierGradeNat: 'carrier-grade NAT (100.64/10)',
+  uniqueLocal: 'unique-local (fc00::/7)',
+  unparsable: 'unparsable',
+};
 
 function refusal(address: string, reason: string): FeedError {
-  return new FeedError('refused-address', `refusing to fetch ${READABLE[reason] ?? reason} address ${address} ${ADVICE}`);
+  return new FeedError(
+    'refused-address',
+    `refusing to fetch ${READABLE[reason] ?? reason} address ${address} ${ADVICE}`,
+  );
 }
 
 /** Throws when the URL's host is an IP literal that must not be fetched. Host names pass (checked at connect). */
@@ -80,16 +94,27 @@ export function checkHostLiteral(hostname: string, allowPrivate: boolean): void 
   if (reason) throw refusal(ipaddr.process(host).toString(), reason);
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** A `lookup` for net/tls.connect that resolves the name and keeps only addresses we may connect to. */
 export function guardedLookup(allowPrivate: boolean) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) {
-        const msg = err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'ENODATA'
-          ? `cannot resolve host name ${hostname} (check the URL)` : `DNS lookup of ${hostname} failed: ${err.message}`;
-        callback(Object.assign(new FeedError('dns', msg, { cause: err }), { code: err.code }) as unknown as NodeJS.ErrnoException, '');
+        const msg =
+          err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'ENODATA'
+            ? `cannot resolve host name ${hostname} (check the URL)`
+            : `DNS lookup of ${hostname} failed: ${err.message}`;
+        callback(
+          Object.assign(new FeedError('dns', msg, { cause: err }), {
+            code: err.code,
+          }) as unknown as NodeJS.ErrnoException,
+          '',
+        );
         return;
       }
       let usable = addresses;
@@ -97,7 +122,13 @@ export function guardedLookup(allowPrivate: boolean) {
         usable = addresses.filter((a) => refusalReason(a.address) === null);
         if (usable.length === 0) {
           const first = addresses[0]!;
-          callback(refusal(`${first.address} (${hostname})`, refusalReason(first.address)!) as unknown as NodeJS.ErrnoException, '');
+          callback(
+            refusal(
+              `${first.address} (${hostname})`,
+              refusalReason(first.address)!,
+            ) as unknown as NodeJS.ErrnoException,
+            '',
+          );
           return;
         }
       }

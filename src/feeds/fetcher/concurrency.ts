@@ -6,18 +6,25 @@ export class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   readonly limit: number;
-  constructor(limit: number) { this.limit = Math.max(1, limit); }
+  constructor(limit: number) {
+    this.limit = Math.max(1, limit);
+  }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
     else this.active++;
-    try { return await fn(); } finally {
+    try {
+      return await fn();
+    } finally {
       const next = this.waiting.shift();
-      if (next) next(); else this.active--;
+      if (next) next();
+      else this.active--;
     }
   }
 
-  get idle(): boolean { return this.active === 0 && this.waiting.length === 0; }
+  get idle(): boolean {
+    return this.active === 0 && this.waiting.length === 0;
+  }
 }
 
 /** One semaphore per host (created on demand, dropped when idle), inside one global semaphore. */
@@ -33,8 +40,15 @@ export class HostLimiter {
   /** Host slot first, then a global slot: a queue of one busy host never holds global slots. */
   run<T>(host: string, fn: () => Promise<T>): Promise<T> {
     let sem = this.hosts.get(host);
-    if (!sem) { sem = new Semaphore(this.perHost); this.hosts.set(host, sem); }
+    if (!sem) {
+      sem = new Semaphore(this.perHost);
+      this.hosts.set(host, sem);
+    }
     const s = sem;
-    return s.run(() => this.global.run(fn)).finally(() => { if (s.idle) this.hosts.delete(host); });
+    return s
+      .run(() => this.global.run(fn))
+      .finally(() => {
+        if (s.idle) this.hosts.delete(host);
+      });
   }
 }

@@ -46,22 +46,43 @@ export interface FetchResponse {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const PERMANENT = new Set([301, 308]);
-const ACCEPT = 'application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, text/html;q=0.5, */*;q=0.1';
+const ACCEPT =
+  'application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, text/html;q=0.5, */*;q=0.1';
 
-export type FetcherConfig = Pick<Config, 'fetchTimeoutMs' | 'connectTimeoutMs' | 'maxBodyBytes' | 'maxRedirects' | 'userAgent' | 'fetchConcurrency' | 'perHostConcurrency' | 'allowPrivateNetworks'>;
+export type FetcherConfig = Pick<
+  Config,
+  | 'fetchTimeoutMs'
+  | 'connectTimeoutMs'
+  | 'maxBodyBytes'
+  | 'maxRedirects'
+  | 'userAgent'
+  | 'fetchConcurrency'
+  | 'perHostConcurrency'
+  | 'allowPrivateNetworks'
+>;
 
 /** Parses and checks a user-supplied URL: http(s) only, no credentials in it. */
 export function parseFeedUrl(raw: string): URL {
   let u: URL;
-  try { u = new URL(raw); } catch { throw new FeedError('bad-url', `"${raw}" is not a valid URL`); }
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new FeedError('bad-url', `"${raw}" is not a valid URL`);
+  }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new FeedError('bad-url', `refusing the ${u.protocol.replace(/:$/, '')}: URL scheme (only http and https feeds can be fetched)`);
+    throw new FeedError(
+      'bad-url',
+      `refusing the ${u.protocol.replace(/:$/, '')}: URL scheme (only http and https feeds can be fetched)`,
+    );
   }
   // Refused rather than used: undici would not send them, and they would be stored, listed by the
   // Reader API and written into OPML exports in clear text. Feeds behind HTTP auth need their own
   // credential fields (not supported yet).
   if (u.username || u.password) {
-    throw new FeedError('bad-url', `refusing a URL with a user name or password in it (${u.protocol}//user:pass@…): feeds behind a login are not supported, and credentials in a URL would be stored and shown in clear text`);
+    throw new FeedError(
+      'bad-url',
+      `refusing a URL with a user name or password in it (${u.protocol}//user:pass@…): feeds behind a login are not supported, and credentials in a URL would be stored and shown in clear text`,
+    );
   }
   u.hash = '';
   return u;
@@ -72,12 +93,17 @@ function httpError(status: number, headers: Record<string, string | string[] | u
   const retryAfter = retryAfterSeconds(headerString(headers['retry-after']));
   const wait = retryAfter !== null ? `, retrying after ${formatDuration(retryAfter * 1000)}` : '';
   const message =
-    status === 404 ? 'HTTP 404 Not Found: check the feed URL'
-    : status === 410 ? 'HTTP 410 Gone: the feed was removed'
-    : status === 429 ? `HTTP 429: rate limited${wait || ', retrying later'}`
-    : status === 401 ? 'HTTP 401 Unauthorized: the feed needs a login'
-    : status === 403 ? 'HTTP 403 Forbidden: the server refuses to serve the feed to us'
-    : `HTTP ${status} ${text}${wait}`;
+    status === 404
+      ? 'HTTP 404 Not Found: check the feed URL'
+      : status === 410
+        ? 'HTTP 410 Gone: the feed was removed'
+        : status === 429
+          ? `HTTP 429: rate limited${wait || ', retrying later'}`
+          : status === 401
+            ? 'HTTP 401 Unauthorized: the feed needs a login'
+            : status === 403
+              ? 'HTTP 403 Forbidden: the server refuses to serve the feed to us'
+              : `HTTP ${status} ${text}${wait}`;
   return new FeedError('http', message, { status, retryAfterSeconds: retryAfter });
 }
 
@@ -93,23 +119,33 @@ function findFeedError(e: unknown): FeedError | undefined {
 function toFeedError(e: unknown, url: URL, cfg: FetcherConfig, deadline: AbortSignal, outer?: AbortSignal): FeedError {
   const known = findFeedError(e);
   if (known) return known;
-  if (deadline.aborted) return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
+  if (deadline.aborted)
+    return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
   if (outer?.aborted) return new FeedError('network', 'fetch cancelled (shutting down)', { cause: e });
   const err = e as NodeJS.ErrnoException;
   const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
   const where = `${url.hostname}${url.port ? ':' + url.port : ''}`;
-  if (e instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT') return new FeedError('timeout', `could not connect to ${where} within ${formatDuration(cfg.connectTimeoutMs)}`, { cause: e });
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
+  if (e instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new FeedError('timeout', `could not connect to ${where} within ${formatDuration(cfg.connectTimeoutMs)}`, {
+      cause: e,
+    });
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
   if (code === 'ECONNREFUSED') return new FeedError('network', `connection refused by ${where}`, { cause: e });
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return new FeedError('network', `connection to ${where} was reset`, { cause: e });
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new FeedError('network', `${where} is unreachable`, { cause: e });
-  if (code && /CERT|SSL|TLS|SELF_SIGNED/i.test(code)) return new FeedError('network', `TLS problem with ${where}: ${err.message}`, { cause: e });
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+    return new FeedError('network', `connection to ${where} was reset`, { cause: e });
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return new FeedError('network', `${where} is unreachable`, { cause: e });
+  if (code && /CERT|SSL|TLS|SELF_SIGNED/i.test(code))
+    return new FeedError('network', `TLS problem with ${where}: ${err.message}`, { cause: e });
   return new FeedError('network', `fetching ${url.href} failed: ${err.message ?? String(e)}`, { cause: e });
 }
 
 /** Drops an unwanted body; small ones are drained so the keep-alive connection can be reused. */
 function discard(body: Awaited<ReturnType<typeof request>>['body']): Promise<void> {
-  body.on('error', () => { /* nobody is reading it */ });
+  body.on('error', () => {
+    /* nobody is reading it */
+  });
   return body.dump({ limit: 64 * 1024 }).catch(() => undefined);
 }
 
@@ -142,40 +178,74 @@ export class FeedFetcher {
     let allPermanent = true;
     for (let hop = 0; ; hop++) {
       checkHostLiteral(url.hostname, this.cfg.allowPrivateNetworks);
-      const headers: Record<string, string> = { 'user-agent': this.cfg.userAgent, accept: req.accept ?? ACCEPT, 'accept-encoding': 'gzip, deflate, br' };
+      const headers: Record<string, string> = {
+        'user-agent': this.cfg.userAgent,
+        accept: req.accept ?? ACCEPT,
+        'accept-encoding': 'gzip, deflate, br',
+      };
       if (req.etag) headers['if-none-match'] = req.etag;
       if (req.lastModified) headers['if-modified-since'] = req.lastModified;
       let res: Awaited<ReturnType<typeof request>>;
       try {
-        res = await request(url, { dispatcher: this.agent, method: 'GET', headers, signal, headersTimeout: this.cfg.fetchTimeoutMs, bodyTimeout: this.cfg.fetchTimeoutMs });
-      } catch (e) { throw toFeedError(e, url, this.cfg, deadline, req.signal); }
+        res = await request(url, {
+          dispatcher: this.agent,
+          method: 'GET',
+          headers,
+          signal,
+          headersTimeout: this.cfg.fetchTimeoutMs,
+          bodyTimeout: this.cfg.fetchTimeoutMs,
+        });
+      } catch (e) {
+        throw toFeedError(e, url, this.cfg, deadline, req.signal);
+      }
       const status = res.statusCode;
       const h = res.headers;
 
       if (REDIRECTS.has(status)) {
         await discard(res.body);
         const location = headerString(h.location);
-        if (!location) throw new FeedError('redirects', `HTTP ${status} redirect without a Location header`, { status });
-        if (hop >= this.cfg.maxRedirects) throw new FeedError('redirects', `too many redirects (more than ${this.cfg.maxRedirects}; redirect loop?)`, { status });
+        if (!location)
+          throw new FeedError('redirects', `HTTP ${status} redirect without a Location header`, { status });
+        if (hop >= this.cfg.maxRedirects)
+          throw new FeedError('redirects', `too many redirects (more than ${this.cfg.maxRedirects}; redirect loop?)`, {
+            status,
+          });
         let next: URL;
-        try { next = parseFeedUrl(new URL(location, url).href); } catch (e) {
-          throw new FeedError('redirects', `redirected to an unusable location "${location}": ${(e as Error).message}`, { status });
+        try {
+          next = parseFeedUrl(new URL(location, url).href);
+        } catch (e) {
+          throw new FeedError(
+            'redirects',
+            `redirected to an unusable location "${location}": ${(e as Error).message}`,
+            { status },
+          );
         }
-        if (PERMANENT.has(status) && allPermanent) permanentUrl = next.href; else allPermanent = false;
+        if (PERMANENT.has(status) && allPermanent) permanentUrl = next.href;
+        else allPermanent = false;
         url = next;
         continue;
       }
 
       const base = {
-        status, url: url.href, permanentUrl: allPermanent ? permanentUrl : null,
+        status,
+        url: url.href,
+        permanentUrl: allPermanent ? permanentUrl : null,
         contentType: headerString(h['content-type']),
-        etag: headerString(h.etag), lastModified: headerString(h['last-modified']),
+        etag: headerString(h.etag),
+        lastModified: headerString(h['last-modified']),
         maxAgeSeconds: cacheMaxAgeSeconds(headerString(h['cache-control'])),
         linkHeader: headerString(h.link),
       };
       if (status === 304) {
         await discard(res.body);
-        return { ...base, notModified: true, body: Buffer.alloc(0), etag: base.etag ?? req.etag ?? null, lastModified: base.lastModified ?? req.lastModified ?? null, durationMs: performance.now() - t0 };
+        return {
+          ...base,
+          notModified: true,
+          body: Buffer.alloc(0),
+          etag: base.etag ?? req.etag ?? null,
+          lastModified: base.lastModified ?? req.lastModified ?? null,
+          durationMs: performance.now() - t0,
+        };
       }
       if (status < 200 || status > 299) {
         await discard(res.body);
@@ -189,7 +259,9 @@ export class FeedFetcher {
         throw tooLarge(maxBytes, '');
       }
       let body: Buffer;
-      try { body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, maxBytes); } catch (e) {
+      try {
+        body = await readBody(res.body, headerString(h['content-encoding']) ?? undefined, maxBytes);
+      } catch (e) {
         res.body.on('error', () => undefined);
         res.body.destroy();
         throw e instanceof FeedError ? e : toFeedError(e, url, this.cfg, deadline, req.signal);
@@ -203,7 +275,12 @@ export class FeedFetcher {
    * are not followed (a 3xx is returned as the answer): a POST must not be replayed elsewhere.
    * The answer's body is read up to 4 KiB, for the delivery log.
    */
-  post(req: { url: string; body: string; headers: Record<string, string>; signal?: AbortSignal }): Promise<{ status: number; body: string; durationMs: number }> {
+  post(req: {
+    url: string;
+    body: string;
+    headers: Record<string, string>;
+    signal?: AbortSignal;
+  }): Promise<{ status: number; body: string; durationMs: number }> {
     const url = parseFeedUrl(req.url);
     return this.limiter.run(url.host, async () => {
       const t0 = performance.now();
@@ -213,21 +290,34 @@ export class FeedFetcher {
       let res: Awaited<ReturnType<typeof request>>;
       try {
         res = await request(url, {
-          dispatcher: this.agent, method: 'POST', body: req.body, signal,
+          dispatcher: this.agent,
+          method: 'POST',
+          body: req.body,
+          signal,
           headers: { 'user-agent': this.cfg.userAgent, ...req.headers },
-          headersTimeout: this.cfg.fetchTimeoutMs, bodyTimeout: this.cfg.fetchTimeoutMs,
+          headersTimeout: this.cfg.fetchTimeoutMs,
+          bodyTimeout: this.cfg.fetchTimeoutMs,
         });
-      } catch (e) { throw toFeedError(e, url, this.cfg, deadline, req.signal); }
+      } catch (e) {
+        throw toFeedError(e, url, this.cfg, deadline, req.signal);
+      }
       let text = '';
       try {
         for await (const chunk of res.body) {
           text += (chunk as Buffer).toString('utf8');
-          if (text.length >= 4096) { res.body.destroy(); break; }
+          if (text.length >= 4096) {
+            res.body.destroy();
+            break;
+          }
         }
-      } catch { /* the status is what counts */ }
+      } catch {
+        /* the status is what counts */
+      }
       return { status: res.statusCode, body: text.slice(0, 4096), durationMs: performance.now() - t0 };
     });
   }
 
-  close(): Promise<void> { return this.agent.close(); }
+  close(): Promise<void> {
+    return this.agent.close();
+  }
 }

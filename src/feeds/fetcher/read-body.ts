@@ -7,7 +7,10 @@ import zlib from 'node:zlib';
 import { FeedError, formatBytes } from '../errors.ts';
 
 export function tooLarge(cap: number, what: string): FeedError {
-  return new FeedError('too-large', `feed is larger than ${formatBytes(cap)}${what} (raise TIDINGS_MAX_BODY_BYTES if it is genuine)`);
+  return new FeedError(
+    'too-large',
+    `feed is larger than ${formatBytes(cap)}${what} (raise TIDINGS_MAX_BODY_BYTES if it is genuine)`,
+  );
 }
 
 /** Counts bytes flowing through and fails past the cap. */
@@ -16,7 +19,8 @@ function byteCounter(cap: number, what: string): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
       n += chunk.length;
-      if (n > cap) cb(tooLarge(cap, what)); else cb(null, chunk);
+      if (n > cap) cb(tooLarge(cap, what));
+      else cb(null, chunk);
     },
   });
 }
@@ -32,7 +36,8 @@ function inflater(): Transform {
         inner.on('data', (d: Buffer) => this.push(d));
         inner.on('error', (e) => this.destroy(e));
       }
-      if (inner.write(chunk)) cb(); else inner.once('drain', () => cb());
+      if (inner.write(chunk)) cb();
+      else inner.once('drain', () => cb());
     },
     flush(cb) {
       if (!inner) return cb();
@@ -44,30 +49,51 @@ function inflater(): Transform {
 
 function decoderFor(encoding: string): Transform | null {
   switch (encoding) {
-    case 'gzip': case 'x-gzip': return zlib.createGunzip();
-    case 'deflate': return inflater();
-    case 'br': return zlib.createBrotliDecompress();
-    case 'zstd': return typeof zlib.createZstdDecompress === 'function' ? zlib.createZstdDecompress() : null;
-    case 'identity': case '': return null;
-    default: throw new FeedError('bad-encoding', `the server used an unsupported Content-Encoding "${encoding}"`);
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      return inflater();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    case 'zstd':
+      return typeof zlib.createZstdDecompress === 'function' ? zlib.createZstdDecompress() : null;
+    case 'identity':
+    case '':
+      return null;
+    default:
+      throw new FeedError('bad-encoding', `the server used an unsupported Content-Encoding "${encoding}"`);
   }
 }
 
 export async function readBody(body: Readable, contentEncoding: string | undefined, cap: number): Promise<Buffer> {
   // Encodings are listed in the order they were applied; undo them in reverse.
-  const encodings = (contentEncoding ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean).reverse();
+  const encodings = (contentEncoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .reverse();
   const decoders = encodings.map(decoderFor).filter((d): d is Transform => d !== null);
   const chunks: Buffer[] = [];
   const transforms: Transform[] = [byteCounter(cap, '')];
   if (decoders.length) transforms.push(...decoders, byteCounter(cap, ' once decompressed'));
-  const collect = async (source: AsyncIterable<Buffer>) => { for await (const chunk of source) chunks.push(chunk); };
+  const collect = async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) chunks.push(chunk);
+  };
   try {
     await (pipeline as unknown as (streams: unknown[]) => Promise<void>)([body, ...transforms, collect]);
   } catch (e) {
     if (e instanceof FeedError) throw e;
     const err = e as NodeJS.ErrnoException;
-    if (err.code?.startsWith('Z_') || err.code === 'ERR__ERROR_FORMAT_PADDING_1' || /incorrect header|invalid|unexpected end/i.test(err.message)) {
-      throw new FeedError('bad-encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, { cause: e });
+    if (
+      err.code?.startsWith('Z_') ||
+      err.code === 'ERR__ERROR_FORMAT_PADDING_1' ||
+      /incorrect header|invalid|unexpected end/i.test(err.message)
+    ) {
+      throw new FeedError('bad-encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, {
+        cause: e,
+      });
     }
     throw e;
   }

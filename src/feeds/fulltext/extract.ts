@@ -12,7 +12,10 @@ type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
 /** Shorter than this (characters of text) is not an article: a paywall stub, a consent wall. */
 export const MIN_ARTICLE_CHARS = 200;
 
-export interface ExtractedArticle { html: string; textLength: number }
+export interface ExtractedArticle {
+  html: string;
+  textLength: number;
+}
 
 /** Decodes a page by its declared charset (header, else <meta>), UTF-8 by default. */
 export function decodeHtml(body: Buffer, contentType: string | null): string {

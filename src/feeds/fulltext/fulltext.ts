@@ -43,22 +43,41 @@ export const fullTextStore = (app: App): FullTextRepository => app.store.fullTex
 const nowS = () => Math.floor(Date.now() / 1000);
 
 /** Fetches one article page and extracts its text; throws FeedError saying what went wrong. */
-export async function fetchArticle(app: App, url: string, signal?: AbortSignal): Promise<ExtractedArticle & { pageUrl: string }> {
+export async function fetchArticle(
+  app: App,
+  url: string,
+  signal?: AbortSignal,
+): Promise<ExtractedArticle & { pageUrl: string }> {
   let res: FetchResponse;
   try {
-    res = await feedEngine(app).fetcher.fetch({ url, signal, maxBytes: app.config.fullTextMaxBytes, accept: PAGE_ACCEPT });
+    res = await feedEngine(app).fetcher.fetch({
+      url,
+      signal,
+      maxBytes: app.config.fullTextMaxBytes,
+      accept: PAGE_ACCEPT,
+    });
   } catch (e) {
     if (e instanceof FeedError && e.code === 'too-large') {
-      throw new FeedError('too-large', `page is larger than ${formatBytes(Math.min(app.config.fullTextMaxBytes, app.config.maxBodyBytes))} (raise TIDINGS_FULL_TEXT_MAX_BYTES if it is genuine)`);
+      throw new FeedError(
+        'too-large',
+        `page is larger than ${formatBytes(Math.min(app.config.fullTextMaxBytes, app.config.maxBodyBytes))} (raise TIDINGS_FULL_TEXT_MAX_BYTES if it is genuine)`,
+      );
     }
-    if (e instanceof FeedError && e.code === 'http' && e.status === 404) throw new FeedError('http', 'HTTP 404 Not Found: the article page is gone', { status: 404 });
+    if (e instanceof FeedError && e.code === 'http' && e.status === 404)
+      throw new FeedError('http', 'HTTP 404 Not Found: the article page is gone', { status: 404 });
     throw e;
   }
   const type = (res.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type && type !== 'text/html' && type !== 'application/xhtml+xml') throw new FeedError('not-a-feed', `not an HTML page (Content-Type ${type}): no article text to extract`);
-  if (!type && !/<html|<body|<p[\s>]/i.test(res.body.subarray(0, 8192).toString('latin1'))) throw new FeedError('not-a-feed', 'not an HTML page: no article text to extract');
+  if (type && type !== 'text/html' && type !== 'application/xhtml+xml')
+    throw new FeedError('not-a-feed', `not an HTML page (Content-Type ${type}): no article text to extract`);
+  if (!type && !/<html|<body|<p[\s>]/i.test(res.body.subarray(0, 8192).toString('latin1')))
+    throw new FeedError('not-a-feed', 'not an HTML page: no article text to extract');
   const article = await feedEngine(app).parsePool.extractArticle(res.body, res.url, res.contentType);
-  if (!article) throw new FeedError('not-a-feed', 'no readable article text found on the page (paywall, consent page, or a script-only site)');
+  if (!article)
+    throw new FeedError(
+      'not-a-feed',
+      'no readable article text found on the page (paywall, consent page, or a script-only site)',
+    );
   return { ...article, pageUrl: res.url };
 }
 
@@ -79,8 +98,18 @@ async function fetchCandidate(app: App, c: FullTextCandidate, signal: AbortSigna
 const pageSlots = perApp(() => new Semaphore(PAGES_AT_ONCE));
 
 /** Fetches the full text of the feed's items that lack it; returns the ids updated. */
-export async function fetchFullTextForFeed(app: App, feedId: number, signal: AbortSignal = new AbortController().signal): Promise<{ ok: number[]; failed: number }> {
-  const candidates = await fullTextStore(app).candidates(feedId, RECENT_ITEMS, (Date.now() / 1000 - NEW_ITEM_WINDOW_S) * 1e6, MAX_ATTEMPTS, nowS() - RETRY_AFTER_S);
+export async function fetchFullTextForFeed(
+  app: App,
+  feedId: number,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<{ ok: number[]; failed: number }> {
+  const candidates = await fullTextStore(app).candidates(
+    feedId,
+    RECENT_ITEMS,
+    (Date.now() / 1000 - NEW_ITEM_WINDOW_S) * 1e6,
+    MAX_ATTEMPTS,
+    nowS() - RETRY_AFTER_S,
+  );
   const slots = pageSlots(app);
   const results = await Promise.all(candidates.map((c) => slots.run(() => fetchCandidate(app, c, signal))));
   const ok = candidates.filter((_, i) => results[i]).map((c) => c.id);
@@ -101,9 +130,14 @@ export async function checkTeaser(app: App, feedId: number, signal?: AbortSignal
       const a = await fetchArticle(app, c.url, signal);
       const feedText = htmlToText(c.content ?? c.summary ?? '').length;
       ratios.push(feedText / a.textLength);
-    } catch { /* a page that cannot be read says nothing about the feed */ }
+    } catch {
+      /* a page that cannot be read says nothing about the feed */
+    }
   }
-  if (!ratios.length) { await fullTextStore(app).setTeaserUnknown(feedId, nowS()); return null; }
+  if (!ratios.length) {
+    await fullTextStore(app).setTeaserUnknown(feedId, nowS());
+    return null;
+  }
   ratios.sort((a, b) => a - b);
   const teaser = ratios[Math.floor(ratios.length / 2)]! < TEASER_RATIO;
   await fullTextStore(app).setTeaser(feedId, teaser, nowS());
@@ -119,7 +153,9 @@ class FullTextQueue {
   private idleWaiters: (() => void)[] = [];
   /** Feeds whose teaser check found no readable page this process: not re-checked on every refresh. */
   private readonly unreadable = new Set<number>();
-  constructor(app: App) { this.app = app; }
+  constructor(app: App) {
+    this.app = app;
+  }
 
   schedule(feedId: number): void {
     if (this.abort.signal.aborted) return;
@@ -136,7 +172,9 @@ class FullTextQueue {
       void this.run(feedId).finally(() => {
         this.running.delete(feedId);
         this.pump();
-        if (!this.running.size && !this.waiting.size) { for (const w of this.idleWaiters.splice(0)) w(); }
+        if (!this.running.size && !this.waiting.size) {
+          for (const w of this.idleWaiters.splice(0)) w();
+        }
       });
     }
   }
@@ -151,10 +189,15 @@ class FullTextQueue {
         if (st.teaser === null && checkedLongAgo && st.modes.includes('auto')) {
           const verdict = await checkTeaser(app, feedId, this.abort.signal);
           if (verdict === null) this.unreadable.add(feedId);
-          else app.log.info({ feedId, teaser: verdict }, verdict ? 'teaser feed detected: full text suggested' : 'feed carries full articles');
+          else
+            app.log.info(
+              { feedId, teaser: verdict },
+              verdict ? 'teaser feed detected: full text suggested' : 'feed carries full articles',
+            );
         }
       }
-      if (await store.wantsFullText(feedId, app.config.fullTextAuto === 'enable')) await fetchFullTextForFeed(app, feedId, this.abort.signal);
+      if (await store.wantsFullText(feedId, app.config.fullTextAuto === 'enable'))
+        await fetchFullTextForFeed(app, feedId, this.abort.signal);
     } catch (e) {
       if (!this.abort.signal.aborted) app.log.error({ err: e, feedId }, 'full text of a feed failed');
     }
@@ -205,7 +248,11 @@ export interface FullTextSettings {
 }
 
 /** The user's full-text setting of a subscribed feed and how it is going; undefined when not subscribed. */
-export async function fullTextSettings(app: App, userId: number, feedId: number): Promise<FullTextSettings | undefined> {
+export async function fullTextSettings(
+  app: App,
+  userId: number,
+  feedId: number,
+): Promise<FullTextSettings | undefined> {
   const store = fullTextStore(app);
   const mode = await store.mode(userId, feedId);
   const sub = mode === undefined ? undefined : await feedEngine(app).subscriptions.find(userId, feedId);
@@ -213,9 +260,15 @@ export async function fullTextSettings(app: App, userId: number, feedId: number)
   const st = await store.status(feedId);
   const active = await store.wantsFullText(feedId, app.config.fullTextAuto === 'enable');
   return {
-    feedId, feed: sub.feed.url, fullText: mode, active, teaser: st.teaser,
-    suggestion: st.teaser && !active ? 'this feed carries only teasers: turning full text on would fetch the articles' : null,
-    articles: { withFullText: st.ok, failed: st.failed }, lastError: st.lastError,
+    feedId,
+    feed: sub.feed.url,
+    fullText: mode,
+    active,
+    teaser: st.teaser,
+    suggestion:
+      st.teaser && !active ? 'this feed carries only teasers: turning full text on would fetch the articles' : null,
+    articles: { withFullText: st.ok, failed: st.failed },
+    lastError: st.lastError,
   };
 }
 
@@ -225,7 +278,8 @@ export async function fullTextSettings(app: App, userId: number, feedId: number)
  * waits for them.
  */
 export async function setFullTextMode(app: App, userId: number, feedId: number, mode: string): Promise<boolean> {
-  if (!FULL_TEXT_MODES.includes(mode as FullTextMode)) throw new FullTextSettingError(`full text takes on, off or auto, got "${mode}"`);
+  if (!FULL_TEXT_MODES.includes(mode as FullTextMode))
+    throw new FullTextSettingError(`full text takes on, off or auto, got "${mode}"`);
   if (!(await fullTextStore(app).setMode(userId, feedId, mode as FullTextMode))) return false;
   if (mode !== 'off') fullTextQueue(app).schedule(feedId);
   return true;

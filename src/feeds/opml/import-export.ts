@@ -32,10 +32,17 @@ export const OPML_IMPORT_CHUNK = 250;
  * Chunks commit one by one: an import cut short (a crash) leaves the first chunks subscribed, and
  * importing the same file again completes it.
  */
-export async function importOpml(app: App, userId: number, xml: string, opts: OpmlImportOptions = {}): Promise<OpmlImportResult> {
+export async function importOpml(
+  app: App,
+  userId: number,
+  xml: string,
+  opts: OpmlImportOptions = {},
+): Promise<OpmlImportResult> {
   const bytes = Buffer.byteLength(xml);
   if (bytes > app.config.maxOpmlBytes) {
-    throw new OpmlError(`the OPML file is ${bytes} bytes; at most ${app.config.maxOpmlBytes} are accepted (TIDINGS_MAX_OPML_BYTES)`);
+    throw new OpmlError(
+      `the OPML file is ${bytes} bytes; at most ${app.config.maxOpmlBytes} are accepted (TIDINGS_MAX_OPML_BYTES)`,
+    );
   }
   const entries = parseOpmlSubscriptions(xml);
   const { feeds, subscriptions } = feedEngine(app);
@@ -45,7 +52,9 @@ export async function importOpml(app: App, userId: number, xml: string, opts: Op
   const fresh = new Set<string>();
   for (const e of entries) {
     let url: string;
-    try { url = normaliseInputUrl(e.xmlUrl); } catch (err) {
+    try {
+      url = normaliseInputUrl(e.xmlUrl);
+    } catch (err) {
       result.skipped.push({ url: e.xmlUrl, reason: (err as Error).message });
       continue;
     }
@@ -55,20 +64,26 @@ export async function importOpml(app: App, userId: number, xml: string, opts: Op
     planned.push({ url, entry: e, folder });
     if (!subscribed.has(url)) fresh.add(url);
   }
-  try { await checkFeedLimit(app, userId, fresh.size); } catch (e) {
+  try {
+    await checkFeedLimit(app, userId, fresh.size);
+  } catch (e) {
     throw new OpmlError((e as Error).message);
   }
   for (let i = 0; i < planned.length; i += OPML_IMPORT_CHUNK) {
     const chunk = planned.slice(i, i + OPML_IMPORT_CHUNK);
     await app.store.transaction(async () => {
       for (const { url, entry: e, folder } of chunk) {
-        const feed = await feeds.findByUrl(url) ?? await feeds.create(url, { title: e.title, siteUrl: e.htmlUrl });
+        const feed = (await feeds.findByUrl(url)) ?? (await feeds.create(url, { title: e.title, siteUrl: e.htmlUrl }));
         // An existing subscription keeps the name it has (the user may have renamed it): the import
         // only files it. A new one takes the OPML title as its own, so a refresh that brings the
         // feed's title does not replace the name the user's previous reader showed (as Miniflux).
         const existing = await subscriptions.find(userId, feed.id);
-        const { created } = await subscriptions.subscribe(userId, feed.id, { title: existing ? null : e.title || null, folders: folder ? [folder] : [] });
-        if (created) result.imported++; else result.alreadySubscribed++;
+        const { created } = await subscriptions.subscribe(userId, feed.id, {
+          title: existing ? null : e.title || null,
+          folders: folder ? [folder] : [],
+        });
+        if (created) result.imported++;
+        else result.alreadySubscribed++;
       }
     });
     opts.onProgress?.(Math.min(i + OPML_IMPORT_CHUNK, planned.length), planned.length);
@@ -79,5 +94,8 @@ export async function importOpml(app: App, userId: number, xml: string, opts: Op
 
 export async function exportOpml(app: App, userId: number, title = 'Tidings subscriptions'): Promise<string> {
   const subs = await feedEngine(app).subscriptions.list(userId);
-  return buildOpml(title, subs.map((s) => ({ title: s.title, xmlUrl: s.feed.url, htmlUrl: s.feed.siteUrl, folders: s.folders })));
+  return buildOpml(
+    title,
+    subs.map((s) => ({ title: s.title, xmlUrl: s.feed.url, htmlUrl: s.feed.siteUrl, folders: s.folders })),
+  );
 }

@@ -13,15 +13,27 @@ test('nested outlines become folders; title, text and escaping survive a round t
     { xmlUrl: 'https://b.example/rss', title: 'B title', htmlUrl: 'https://b.example/', folders: ['Tech & Science'] },
     { xmlUrl: 'https://c.example/atom', title: 'Top', htmlUrl: null, folders: [] },
   ]);
-  const out = buildOpml('t', subs.map((s) => ({ title: s.title!, xmlUrl: s.xmlUrl, htmlUrl: s.htmlUrl, folders: s.folders.slice(-1) })));
+  const out = buildOpml(
+    't',
+    subs.map((s) => ({ title: s.title!, xmlUrl: s.xmlUrl, htmlUrl: s.htmlUrl, folders: s.folders.slice(-1) })),
+  );
   assert.match(out, /xmlUrl="https:\/\/a\.example\/feed\?x=1&amp;y=2"/);
-  assert.deepEqual(parseOpmlSubscriptions(out).map((s) => [s.title, s.xmlUrl, s.folders]), [
-    ['A <1>', 'https://a.example/feed?x=1&y=2', ['Inner']], ['B title', 'https://b.example/rss', ['Tech & Science']], ['Top', 'https://c.example/atom', []]]);
+  assert.deepEqual(
+    parseOpmlSubscriptions(out).map((s) => [s.title, s.xmlUrl, s.folders]),
+    [
+      ['A <1>', 'https://a.example/feed?x=1&y=2', ['Inner']],
+      ['B title', 'https://b.example/rss', ['Tech & Science']],
+      ['Top', 'https://c.example/atom', []],
+    ],
+  );
 });
 
 test('broken, empty and entity-declaring files are refused with a clear error', () => {
   assert.throws(() => parseOpmlSubscriptions(''), /OPML file is empty/);
   assert.throws(() => parseOpmlSubscriptions('<html><body>x</body></html>'), /not a valid OPML file/);
   assert.throws(() => parseOpmlSubscriptions('<opml><body><outline text="x"'), /not a valid OPML file/);
-  assert.throws(() => parseOpmlSubscriptions('<!DOCTYPE opml [<!ENTITY lol "lol">]><opml><body/></opml>'), /declares XML entities/);
+  assert.throws(
+    () => parseOpmlSubscriptions('<!DOCTYPE opml [<!ENTITY lol "lol">]><opml><body/></opml>'),
+    /declares XML entities/,
+  );
 });

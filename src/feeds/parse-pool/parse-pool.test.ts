@@ -3,20 +3,36 @@ import assert from 'node:assert/strict';
 import { ParsePool } from './parse-pool.ts';
 import { FeedParseError } from '../parser/parse-feed.ts';
 
-const feed = (n: number) => Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>Pool ${n}</title><link>https://e.org/</link>`
-  + `<item><title>T${n}</title><guid>g${n}</guid><description>&lt;p&gt;hi&lt;script&gt;x()&lt;/script&gt;&lt;/p&gt;</description></item></channel></rss>`);
+const feed = (n: number) =>
+  Buffer.from(
+    `<?xml version="1.0"?><rss version="2.0"><channel><title>Pool ${n}</title><link>https://e.org/</link>` +
+      `<item><title>T${n}</title><guid>g${n}</guid><description>&lt;p&gt;hi&lt;script&gt;x()&lt;/script&gt;&lt;/p&gt;</description></item></channel></rss>`,
+  );
 
 test('worker threads parse like the main thread, in parallel, and report parse errors as FeedParseError', async () => {
   const pool = new ParsePool(2);
   const inline = new ParsePool(0);
   try {
     const results = await Promise.all([1, 2, 3, 4, 5].map((n) => pool.parse(feed(n), { url: 'https://e.org/feed' })));
-    assert.deepEqual(results.map((r) => r.title), ['Pool 1', 'Pool 2', 'Pool 3', 'Pool 4', 'Pool 5']);
+    assert.deepEqual(
+      results.map((r) => r.title),
+      ['Pool 1', 'Pool 2', 'Pool 3', 'Pool 4', 'Pool 5'],
+    );
     assert.deepEqual(results[0], await inline.parse(feed(1), { url: 'https://e.org/feed' }));
     assert.doesNotMatch(results[0]!.entries[0]!.summary ?? results[0]!.entries[0]!.content ?? '', /script/);
-    await assert.rejects(pool.parse(Buffer.from('<html><body>page</body></html>'), { url: 'https://e.org/' }), FeedParseError);
-    assert.equal((await pool.parse(feed(6), { url: 'https://e.org/feed' })).title, 'Pool 6', 'the pool keeps working after an error');
-  } finally { await pool.close(); await inline.close(); }
+    await assert.rejects(
+      pool.parse(Buffer.from('<html><body>page</body></html>'), { url: 'https://e.org/' }),
+      FeedParseError,
+    );
+    assert.equal(
+      (await pool.parse(feed(6), { url: 'https://e.org/feed' })).title,
+      'Pool 6',
+      'the pool keeps working after an error',
+    );
+  } finally {
+    await pool.close();
+    await inline.close();
+  }
   await assert.rejects(pool.parse(feed(7), { url: 'https://e.org/feed' }), /closed/);
 });
 
@@ -24,20 +40,31 @@ test('parses of one feed (same affinity key) go to one worker, in order, so its 
   const pool = new ParsePool(2);
   try {
     // A large feed first, then a tiny one with the same key modulo 2: it must wait for the large one.
-    const items = Array.from({ length: 3000 }, (_, i) => `<item><guid>big${i}</guid><title>T${i}</title><description>&lt;p&gt;&lt;a href="/x${i}"&gt;x&lt;/a&gt; &lt;b&gt;${'word '.repeat(40)}&lt;/b&gt;&lt;/p&gt;</description></item>`).join('');
-    const big = Buffer.from(`<?xml version="1.0"?><rss version="2.0"><channel><title>Big</title>${items}</channel></rss>`);
+    const items = Array.from(
+      { length: 3000 },
+      (_, i) =>
+        `<item><guid>big${i}</guid><title>T${i}</title><description>&lt;p&gt;&lt;a href="/x${i}"&gt;x&lt;/a&gt; &lt;b&gt;${'word '.repeat(40)}&lt;/b&gt;&lt;/p&gt;</description></item>`,
+    ).join('');
+    const big = Buffer.from(
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>Big</title>${items}</channel></rss>`,
+    );
     const order: string[] = [];
     await Promise.all([
       pool.parse(big, { url: 'https://e.org/big' }, 4).then((p) => order.push(p.title)),
       pool.parse(feed(1), { url: 'https://e.org/feed' }, 6).then((p) => order.push(p.title)),
     ]);
     assert.deepEqual(order, ['Big', 'Pool 1']);
-  } finally { await pool.close(); }
+  } finally {
+    await pool.close();
+  }
 });
 
 test('automatic pool size: one less than the cores, at most 2; an explicit size wins', async () => {
   const { parseWorkerCount } = await import('./parse-pool.ts');
-  assert.deepEqual([1, 2, 3, 4, 16].map((cores) => parseWorkerCount(-1, cores)), [0, 1, 2, 2, 2]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 16].map((cores) => parseWorkerCount(-1, cores)),
+    [0, 1, 2, 2, 2],
+  );
   assert.equal(parseWorkerCount(0, 8), 0);
   assert.equal(parseWorkerCount(3, 2), 3);
 });
@@ -51,5 +78,7 @@ test('an idle worker exits to give its memory back; the next parse starts a fres
     assert.equal(pool.running, 0, 'retired after being idle');
     assert.equal((await pool.parse(feed(2), { url: 'https://e.org/feed' })).title, 'Pool 2', 'a new worker parses');
     assert.equal(pool.running, 1);
-  } finally { await pool.close(); }
+  } finally {
+    await pool.close();
+  }
 });

@@ -15,14 +15,37 @@ import { FeedParseError, parseFeed, type ParseFeedOptions } from '../parser/pars
 import { decodeHtml, extractArticle, type ExtractedArticle } from '../fulltext/extract.ts';
 
 /** A feed to parse, or (kind 'article') an article page to reduce to its readable text (full text). */
-export interface ParseJob { id: number; kind?: 'feed' | 'article'; body: Uint8Array; url: string; contentType: string | null; crawlTime?: number }
-export type ParseReply = { id: number; parsed: ParsedFeed } | { id: number; article: ExtractedArticle | null } | { id: number; error: { parseError: boolean; message: string } };
+export interface ParseJob {
+  id: number;
+  kind?: 'feed' | 'article';
+  body: Uint8Array;
+  url: string;
+  contentType: string | null;
+  crawlTime?: number;
+}
+export type ParseReply =
+  | { id: number; parsed: ParsedFeed }
+  | { id: number; article: ExtractedArticle | null }
+  | { id: number; error: { parseError: boolean; message: string } };
 
-interface Pending { job: ParseJob; resolve: (p: any) => void; reject: (e: Error) => void }
-interface Slot { index: number; worker: Worker; current: Pending | null; timer: NodeJS.Timeout | null; idle: NodeJS.Timeout | null }
+interface Pending {
+  job: ParseJob;
+  resolve: (p: any) => void;
+  reject: (e: Error) => void;
+}
+interface Slot {
+  index: number;
+  worker: Worker;
+  current: Pending | null;
+  timer: NodeJS.Timeout | null;
+  idle: NodeJS.Timeout | null;
+}
 
 // The packaged build (dist/, see tsconfig.build.json) is JavaScript: the worker file is .js there.
-const WORKER_URL = new URL(import.meta.url.endsWith('.js') ? './parse-worker.js' : './parse-worker.ts', import.meta.url);
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.js') ? './parse-worker.js' : './parse-worker.ts',
+  import.meta.url,
+);
 
 /**
  * V8 grows a thread's young generation with its allocation rate, up to 128 MB here: a parse worker
@@ -72,12 +95,23 @@ export class ParsePool {
    */
   parse(body: Buffer, opts: ParseFeedOptions, affinity?: number): Promise<ParsedFeed> {
     if (this.size === 0) {
-      try { return Promise.resolve(parseFeed(body, opts)); } catch (e) { return Promise.reject(e as Error); }
+      try {
+        return Promise.resolve(parseFeed(body, opts));
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
     }
     if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
-    const index = affinity !== undefined && Number.isSafeInteger(affinity) ? Math.abs(affinity) % this.size : this.leastBusy();
+    const index =
+      affinity !== undefined && Number.isSafeInteger(affinity) ? Math.abs(affinity) % this.size : this.leastBusy();
     return new Promise<ParsedFeed>((resolve, reject) => {
-      const job: ParseJob = { id: this.nextId++, body, url: opts.url, contentType: opts.contentType ?? null, crawlTime: opts.crawlTime };
+      const job: ParseJob = {
+        id: this.nextId++,
+        body,
+        url: opts.url,
+        contentType: opts.contentType ?? null,
+        crawlTime: opts.crawlTime,
+      };
       this.queues[index]!.push({ job, resolve, reject });
       this.pump(index);
     });
@@ -90,7 +124,11 @@ export class ParsePool {
    */
   extractArticle(body: Buffer, pageUrl: string, contentType: string | null): Promise<ExtractedArticle | undefined> {
     if (this.size === 0) {
-      try { return Promise.resolve(extractArticle(decodeHtml(body, contentType), pageUrl)); } catch (e) { return Promise.reject(e as Error); }
+      try {
+        return Promise.resolve(extractArticle(decodeHtml(body, contentType), pageUrl));
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
     }
     if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
     const index = this.leastBusy();
@@ -102,10 +140,14 @@ export class ParsePool {
   }
 
   private leastBusy(): number {
-    let best = 0, bestLoad = Infinity;
+    let best = 0,
+      bestLoad = Infinity;
     for (let i = 0; i < this.size; i++) {
       const load = this.queues[i]!.length + (this.slots[i]?.current ? 1 : 0);
-      if (load < bestLoad) { best = i; bestLoad = load; }
+      if (load < bestLoad) {
+        best = i;
+        bestLoad = load;
+      }
     }
     return best;
   }
@@ -113,14 +155,30 @@ export class ParsePool {
   private pump(index: number): void {
     const queue = this.queues[index]!;
     if (this.closed) return;
-    if (!queue.length) { this.retireWhenIdle(index); return; }
+    if (!queue.length) {
+      this.retireWhenIdle(index);
+      return;
+    }
     const slot = this.slots[index] ?? this.spawn(index);
-    if (slot.idle) { clearTimeout(slot.idle); slot.idle = null; }
+    if (slot.idle) {
+      clearTimeout(slot.idle);
+      slot.idle = null;
+    }
     if (slot.current) return;
     const p = queue.shift()!;
     slot.current = p;
     const what = p.job.kind === 'article' ? 'reading the article page' : 'parsing';
-    slot.timer = setTimeout(() => this.kill(slot, new FeedError('not-a-feed', `${what} took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`)), this.timeLimitMs);
+    slot.timer = setTimeout(
+      () =>
+        this.kill(
+          slot,
+          new FeedError(
+            'not-a-feed',
+            `${what} took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`,
+          ),
+        ),
+      this.timeLimitMs,
+    );
     slot.worker.postMessage(p.job);
   }
 
@@ -183,6 +241,13 @@ export class ParsePool {
     for (const queue of this.queues) for (const p of queue.splice(0)) p.reject(closing);
     const slots = this.slots.filter((s): s is Slot => s !== undefined);
     this.slots.fill(undefined);
-    await Promise.all(slots.map((s) => { const p = s.current; this.finish(s); p?.reject(closing); return s.worker.terminate(); }));
+    await Promise.all(
+      slots.map((s) => {
+        const p = s.current;
+        this.finish(s);
+        p?.reject(closing);
+        return s.worker.terminate();
+      }),
+    );
   }
 }

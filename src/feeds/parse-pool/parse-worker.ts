@@ -9,11 +9,18 @@ parentPort!.on('message', (job: ParseJob) => {
   let reply: ParseReply;
   try {
     const body = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
-    reply = job.kind === 'article'
-      ? { id: job.id, article: extractArticle(decodeHtml(body, job.contentType), job.url) ?? null }
-      : { id: job.id, parsed: parseFeed(body, { url: job.url, contentType: job.contentType, crawlTime: job.crawlTime }) };
+    reply =
+      job.kind === 'article'
+        ? { id: job.id, article: extractArticle(decodeHtml(body, job.contentType), job.url) ?? null }
+        : {
+            id: job.id,
+            parsed: parseFeed(body, { url: job.url, contentType: job.contentType, crawlTime: job.crawlTime }),
+          };
   } catch (e) {
-    reply = { id: job.id, error: { parseError: e instanceof FeedParseError, message: (e as Error)?.message ?? String(e) } };
+    reply = {
+      id: job.id,
+      error: { parseError: e instanceof FeedParseError, message: (e as Error)?.message ?? String(e) },
+    };
   }
   parentPort!.postMessage(reply);
 });

@@ -5,11 +5,14 @@ const BASE64_ELEMENT = /<((?:[\w.-]+:)?[\w.-]+)(\s[^>]*?)?\smode\s*=\s*(["'])bas
 
 export function decodeBase64Content(xml: string): string {
   if (!xml.includes('base64')) return xml;
-  return xml.replace(BASE64_ELEMENT, (whole, name: string, before: string | undefined, _q: string, after: string, data: string) => {
-    const compact = data.replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return whole;
-    const text = Buffer.from(compact, 'base64').toString('utf8');
-    const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    return `<${name}${before ?? ''}${after}>${escaped}</${name}>`;
-  });
+  return xml.replace(
+    BASE64_ELEMENT,
+    (whole, name: string, before: string | undefined, _q: string, after: string, data: string) => {
+      const compact = data.replace(/\s+/g, '');
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return whole;
+      const text = Buffer.from(compact, 'base64').toString('utf8');
+      const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      return `<${name}${before ?? ''}${after}>${escaped}</${name}>`;
+    },
+  );
 }

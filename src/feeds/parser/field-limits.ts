@@ -51,7 +51,10 @@ export function capFeedFields(feed: ParsedFeed): ParsedFeed {
     // fit in the room left (nesting depth is bounded by the sanitizer).
     const room = FIELD_LIMITS.html - HTML_TRUNCATION_NOTE.length - 16 * 1024;
     const balanced = sanitizeHtmlBatch(cut.map(({ entry, field }) => cutBeforeTag(entry[field]!, room)));
-    cut.forEach(({ entry, field }, i) => (entry[field] = balanced[i]!.slice(0, FIELD_LIMITS.html - HTML_TRUNCATION_NOTE.length) + HTML_TRUNCATION_NOTE));
+    cut.forEach(
+      ({ entry, field }, i) =>
+        (entry[field] = balanced[i]!.slice(0, FIELD_LIMITS.html - HTML_TRUNCATION_NOTE.length) + HTML_TRUNCATION_NOTE),
+    );
   }
   return feed;
 }

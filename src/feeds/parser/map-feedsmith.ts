@@ -2,15 +2,25 @@
 import type { AnyFeed, AtomFeed, JsonFeed, RdfFeed, RssFeed } from 'feedsmith';
 import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';
 
-type MediaLike = { contents?: Array<{ url?: string; type?: string; medium?: string; thumbnails?: Array<{ url?: string }> }>; thumbnails?: Array<{ url?: string }>; groups?: MediaLike[] } | undefined;
+type MediaLike =
+  | {
+      contents?: Array<{ url?: string; type?: string; medium?: string; thumbnails?: Array<{ url?: string }> }>;
+      thumbnails?: Array<{ url?: string }>;
+      groups?: MediaLike[];
+    }
+  | undefined;
 type XmlLike = { base?: string } | undefined;
 
 export function mapFeedsmith(parsed: AnyFeed<string>): RawFeed {
   switch (parsed.format) {
-    case 'rss': return mapRss(parsed.feed);
-    case 'rdf': return mapRdf(parsed.feed);
-    case 'atom': return mapAtom(parsed.feed);
-    case 'json': return mapJson(parsed.feed);
+    case 'rss':
+      return mapRss(parsed.feed);
+    case 'rdf':
+      return mapRdf(parsed.feed);
+    case 'atom':
+      return mapAtom(parsed.feed);
+    case 'json':
+      return mapJson(parsed.feed);
   }
 }
 
@@ -30,7 +40,13 @@ function mediaImages(media: MediaLike): string[] {
   const out: string[] = [];
   const visit = (m: NonNullable<MediaLike>) => {
     for (const c of m.contents ?? []) {
-      if (c.url && (c.medium === 'image' || c.type?.startsWith('image/') || (!c.medium && !c.type && /\.(jpe?g|png|gif|webp|avif)(\?|$)/i.test(c.url)))) out.push(c.url);
+      if (
+        c.url &&
+        (c.medium === 'image' ||
+          c.type?.startsWith('image/') ||
+          (!c.medium && !c.type && /\.(jpe?g|png|gif|webp|avif)(\?|$)/i.test(c.url)))
+      )
+        out.push(c.url);
       for (const t of c.thumbnails ?? []) if (t.url) out.push(t.url);
     }
     for (const t of m.thumbnails ?? []) if (t.url) out.push(t.url);
@@ -45,26 +61,53 @@ function uniq(values: Array<string | undefined | null>): string[] {
 }
 
 function mapRss(feed: RssFeed.Feed<string>): RawFeed {
-  const feedAuthors = uniq([feed.dc?.creators?.[0], feed.itunes?.author, feed.managingEditor?.name, feed.managingEditor?.email]);
-  const entries = (feed.items ?? []).map((item): RawEntry => ({
-    id: item.guid?.value ?? null,
-    link: item.link ?? (item.guid?.isPermaLink !== false && item.guid?.value && /^https?:/i.test(item.guid.value) ? item.guid.value : null) ?? atomLink(item.atom?.links),
-    title: html(item.title ?? item.dc?.titles?.[0]) ?? atomText(item.atom?.title) ?? html(item.itunes?.title) ?? html(item.media?.title?.value),
-    authors: uniq([...(item.authors ?? []).map((a) => a.name ?? a.email), ...(item.dc?.creators ?? []), item.itunes?.author, ...(item.atom?.authors ?? []).map((a) => a.name)]),
-    published: item.pubDate ?? item.dc?.dates?.[0] ?? item.atom?.published ?? item.dcterms?.issued?.[0] ?? null,
-    updated: item.atom?.updated ?? item.dcterms?.modified?.[0] ?? null,
-    content: html(item.content?.encoded) ?? atomText(item.atom?.content),
-    summary: html(item.description) ?? html(item.dc?.descriptions?.[0]) ?? atomText(item.atom?.summary) ?? html(item.itunes?.summary),
-    enclosures: (item.enclosures ?? []).filter((e) => e.url).map((e) => ({ url: e.url!, type: e.type ?? null, length: e.length ?? null })),
-    images: uniq([...mediaImages(item.media as MediaLike), item.itunes?.image]),
-    categories: uniq([
-      ...(item.categories ?? []).map((c) => c.name),
-      ...(item.dc?.subjects ?? []),
-      ...(item.media?.categories ?? []).map((c) => c.name),
-      ...(item.itunes?.keywords ?? []),
-    ]),
-    base: (item.xml as XmlLike)?.base ?? null,
-  }));
+  const feedAuthors = uniq([
+    feed.dc?.creators?.[0],
+    feed.itunes?.author,
+    feed.managingEditor?.name,
+    feed.managingEditor?.email,
+  ]);
+  const entries = (feed.items ?? []).map(
+    (item): RawEntry => ({
+      id: item.guid?.value ?? null,
+      link:
+        item.link ??
+        (item.guid?.isPermaLink !== false && item.guid?.value && /^https?:/i.test(item.guid.value)
+          ? item.guid.value
+          : null) ??
+        atomLink(item.atom?.links),
+      title:
+        html(item.title ?? item.dc?.titles?.[0]) ??
+        atomText(item.atom?.title) ??
+        html(item.itunes?.title) ??
+        html(item.media?.title?.value),
+      authors: uniq([
+        ...(item.authors ?? []).map((a) => a.name ?? a.email),
+        ...(item.dc?.creators ?? []),
+        item.itunes?.author,
+        ...(item.atom?.authors ?? []).map((a) => a.name),
+      ]),
+      published: item.pubDate ?? item.dc?.dates?.[0] ?? item.atom?.published ?? item.dcterms?.issued?.[0] ?? null,
+      updated: item.atom?.updated ?? item.dcterms?.modified?.[0] ?? null,
+      content: html(item.content?.encoded) ?? atomText(item.atom?.content),
+      summary:
+        html(item.description) ??
+        html(item.dc?.descriptions?.[0]) ??
+        atomText(item.atom?.summary) ??
+        html(item.itunes?.summary),
+      enclosures: (item.enclosures ?? [])
+        .filter((e) => e.url)
+        .map((e) => ({ url: e.url!, type: e.type ?? null, length: e.length ?? null })),
+      images: uniq([...mediaImages(item.media as MediaLike), item.itunes?.image]),
+      categories: uniq([
+        ...(item.categories ?? []).map((c) => c.name),
+        ...(item.dc?.subjects ?? []),
+        ...(item.media?.categories ?? []).map((c) => c.name),
+        ...(item.itunes?.keywords ?? []),
+      ]),
+      base: (item.xml as XmlLike)?.base ?? null,
+    }),
+  );
   return {
     format: 'rss',
     title: html(feed.title) ?? html(feed.dc?.titles?.[0]),
@@ -97,7 +140,9 @@ function mapAtom(feed: AtomFeed.Feed<string>): RawFeed {
       updated: entry.updated ?? null,
       content: entry.content?.value ? atomText(entry.content) : null,
       summary: atomText(entry.summary),
-      enclosures: links.filter((l) => l.rel === 'enclosure' && l.href).map((l) => ({ url: l.href!, type: l.type ?? null, length: l.length ?? null })),
+      enclosures: links
+        .filter((l) => l.rel === 'enclosure' && l.href)
+        .map((l) => ({ url: l.href!, type: l.type ?? null, length: l.length ?? null })),
       images: uniq([...mediaImages(entry.media as MediaLike), entry.itunes?.image]),
       categories: uniq((entry.categories ?? []).map((c) => c.term ?? c.label)),
       base: (entry.xml as XmlLike)?.base ?? null,
@@ -117,20 +162,22 @@ function mapAtom(feed: AtomFeed.Feed<string>): RawFeed {
 }
 
 function mapRdf(feed: RdfFeed.Feed<string>): RawFeed {
-  const entries = (feed.items ?? []).map((item): RawEntry => ({
-    id: (item as { rdf?: { about?: string } }).rdf?.about ?? null,
-    link: item.link ?? null,
-    title: html(item.title ?? item.dc?.titles?.[0]),
-    authors: uniq(item.dc?.creators ?? []),
-    published: item.dc?.dates?.[0] ?? null,
-    updated: item.dcterms?.modified?.[0] ?? null,
-    content: html(item.content?.encoded),
-    summary: html(item.description ?? item.dc?.descriptions?.[0]),
-    enclosures: [],
-    images: mediaImages(item.media as MediaLike),
-    categories: uniq(item.dc?.subjects ?? []),
-    base: null,
-  }));
+  const entries = (feed.items ?? []).map(
+    (item): RawEntry => ({
+      id: (item as { rdf?: { about?: string } }).rdf?.about ?? null,
+      link: item.link ?? null,
+      title: html(item.title ?? item.dc?.titles?.[0]),
+      authors: uniq(item.dc?.creators ?? []),
+      published: item.dc?.dates?.[0] ?? null,
+      updated: item.dcterms?.modified?.[0] ?? null,
+      content: html(item.content?.encoded),
+      summary: html(item.description ?? item.dc?.descriptions?.[0]),
+      enclosures: [],
+      images: mediaImages(item.media as MediaLike),
+      categories: uniq(item.dc?.subjects ?? []),
+      base: null,
+    }),
+  );
   return {
     format: 'rdf',
     title: html(feed.title ?? feed.dc?.titles?.[0]),
@@ -146,20 +193,24 @@ function mapRdf(feed: RdfFeed.Feed<string>): RawFeed {
 
 function mapJson(feed: JsonFeed.Feed<string>): RawFeed {
   const legacyAuthor = (x: unknown) => (x as { author?: { name?: string } }).author?.name;
-  const entries = (feed.items ?? []).map((item): RawEntry => ({
-    id: item.id != null ? String(item.id) : null,
-    link: item.url ?? item.external_url ?? null,
-    title: item.title ? { value: item.title, type: 'text' } : null,
-    authors: uniq([...(item.authors ?? []).map((a) => a.name), legacyAuthor(item)]),
-    published: item.date_published ?? null,
-    updated: item.date_modified ?? null,
-    content: html(item.content_html) ?? (item.content_text ? { value: item.content_text, type: 'text' } : null),
-    summary: item.summary ? { value: item.summary, type: 'text' } : null,
-    enclosures: (item.attachments ?? []).filter((a) => a.url).map((a) => ({ url: a.url!, type: a.mime_type ?? null, length: a.size_in_bytes ?? null })),
-    images: uniq([item.image, item.banner_image]),
-    categories: uniq(item.tags ?? []),
-    base: null,
-  }));
+  const entries = (feed.items ?? []).map(
+    (item): RawEntry => ({
+      id: item.id != null ? String(item.id) : null,
+      link: item.url ?? item.external_url ?? null,
+      title: item.title ? { value: item.title, type: 'text' } : null,
+      authors: uniq([...(item.authors ?? []).map((a) => a.name), legacyAuthor(item)]),
+      published: item.date_published ?? null,
+      updated: item.date_modified ?? null,
+      content: html(item.content_html) ?? (item.content_text ? { value: item.content_text, type: 'text' } : null),
+      summary: item.summary ? { value: item.summary, type: 'text' } : null,
+      enclosures: (item.attachments ?? [])
+        .filter((a) => a.url)
+        .map((a) => ({ url: a.url!, type: a.mime_type ?? null, length: a.size_in_bytes ?? null })),
+      images: uniq([item.image, item.banner_image]),
+      categories: uniq(item.tags ?? []),
+      base: null,
+    }),
+  );
   return {
     format: 'json',
     title: feed.title ? { value: feed.title, type: 'text' } : null,

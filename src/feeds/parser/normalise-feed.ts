@@ -12,7 +12,12 @@ import { capFeedFields, capGuid } from './field-limits.ts';
 /** Tolerance for entry dates after the crawl time (time-zone mistakes), in seconds. */
 const FUTURE_TOLERANCE = 86_400;
 
-export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean, crawlTime: number | null = null): ParsedFeed {
+export function normaliseFeed(
+  raw: RawFeed,
+  feedUrl: string,
+  recovered: boolean,
+  crawlTime: number | null = null,
+): ParsedFeed {
   const feedBase = resolveBase(raw.base, safeUrl(feedUrl));
   const feedAuthor = raw.authors[0] ?? null;
   const seen = new Set<string>();
@@ -41,16 +46,30 @@ export function normaliseFeed(raw: RawFeed, feedUrl: string, recovered: boolean,
 }
 
 /** Null when an entry with the same guid came earlier in the document. */
-function normaliseEntry(raw: RawEntry, feedBase: string | null, feedHasXmlBase: boolean, feedAuthor: string | null, seen: Set<string>, html: HtmlJobs): ParsedEntry | null {
+function normaliseEntry(
+  raw: RawEntry,
+  feedBase: string | null,
+  feedHasXmlBase: boolean,
+  feedAuthor: string | null,
+  seen: Set<string>,
+  html: HtmlJobs,
+): ParsedEntry | null {
   const base = resolveBase(raw.base, feedBase);
   const url = resolveUrl(raw.link, base);
   // Relative links and images in the content: against xml:base (the entry's, else the
   // document's), else the entry's own page, else the feed URL, as Miniflux does. A root-relative
   // image in a feed served from a CDN or feed host belongs to the article's site, not the feed's.
-  const contentBase = raw.base !== null || feedHasXmlBase ? base : url ?? base;
+  const contentBase = raw.base !== null || feedHasXmlBase ? base : (url ?? base);
   const title = textOf(raw.title);
   // Hashed from the raw text, so a change of sanitizer policy never changes an entry's identity.
-  const guid = capGuid(raw.id?.trim() || url || '') || 'sha256:' + createHash('sha256').update(raw.title?.value ?? '').update('\u0000').update(raw.content?.value ?? raw.summary?.value ?? '').digest('hex');
+  const guid =
+    capGuid(raw.id?.trim() || url || '') ||
+    'sha256:' +
+      createHash('sha256')
+        .update(raw.title?.value ?? '')
+        .update('\u0000')
+        .update(raw.content?.value ?? raw.summary?.value ?? '')
+        .digest('hex');
   if (seen.has(guid)) return null;
   seen.add(guid);
   const enclosures: Enclosure[] = [];
@@ -93,10 +112,19 @@ class HtmlJobs {
 
   add(t: RawText | null, base: string | null, done: (html: string | null) => void): void {
     const value = t?.value.trim();
-    if (!t || !value) { done(null); return; }
+    if (!t || !value) {
+      done(null);
+      return;
+    }
     // Escaped text cannot carry markup (a third of real-world fragments).
-    if (t.type === 'text') { done(textToHtml(value)); return; }
-    if (!value.includes('<')) { done(value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;')); return; }
+    if (t.type === 'text') {
+      done(textToHtml(value));
+      return;
+    }
+    if (!value.includes('<')) {
+      done(value.replace(BARE_AMPERSAND, '&amp;').replace(/>/g, '&gt;'));
+      return;
+    }
     let jobs = this.byBase.get(base);
     if (!jobs) this.byBase.set(base, (jobs = []));
     jobs.push({ markup: value, done });
@@ -109,7 +137,10 @@ class HtmlJobs {
 
   run(): void {
     for (const [base, jobs] of this.byBase) {
-      const out = sanitizeHtmlBatch(jobs.map((j) => j.markup), { baseUrl: base });
+      const out = sanitizeHtmlBatch(
+        jobs.map((j) => j.markup),
+        { baseUrl: base },
+      );
       jobs.forEach((j, i) => j.done(out[i] || null));
     }
     for (const fn of this.after) fn();
@@ -126,7 +157,12 @@ const BARE_AMPERSAND = /&(?![a-zA-Z][a-zA-Z0-9]{0,31};|#[0-9]{1,7};|#x[0-9a-fA-F
 
 function textToHtml(text: string): string {
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return escaped.includes('\n') ? escaped.split(/\n{2,}/).map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`).join('') : escaped;
+  return escaped.includes('\n')
+    ? escaped
+        .split(/\n{2,}/)
+        .map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`)
+        .join('')
+    : escaped;
 }
 
 function toLength(value: number | string | null): number | null {
@@ -144,7 +180,9 @@ function pickImage(raw: RawEntry, enclosures: Enclosure[], html: string | null, 
     const u = resolveUrl(candidate, base);
     if (u && /^https?:/i.test(u)) return u;
   }
-  const imageEnclosure = enclosures.find((e) => e.type?.startsWith('image/') || (!e.type && /\.(jpe?g|png|gif|webp|avif)(\?|$)/i.test(e.url)));
+  const imageEnclosure = enclosures.find(
+    (e) => e.type?.startsWith('image/') || (!e.type && /\.(jpe?g|png|gif|webp|avif)(\?|$)/i.test(e.url)),
+  );
   if (imageEnclosure) return imageEnclosure.url;
   // The sanitized HTML has absolute URLs already, and no tracking pixels.
   if (!html) return null;

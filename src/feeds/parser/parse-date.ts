@@ -6,22 +6,132 @@
 // _parse_date family is the reference) and a generic one (dayjs/luxon) would need all of it anyway.
 
 const MONTHS: Record<string, number> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
-  january: 1, february: 2, march: 3, april: 4, june: 6, july: 7, august: 8, september: 9, october: 10, november: 11, december: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+  january: 1,
+  february: 2,
+  march: 3,
+  april: 4,
+  june: 6,
+  july: 7,
+  august: 8,
+  september: 9,
+  october: 10,
+  november: 11,
+  december: 12,
   // Localised feeds (generators that format dates with the site's locale): German, French, Spanish, Italian, Dutch.
-  mär: 3, mrz: 3, mai: 5, okt: 10, dez: 12, januar: 1, februar: 2, märz: 3, juni: 6, juli: 7, oktober: 10, dezember: 12,
-  janv: 1, févr: 2, fév: 2, mars: 3, avr: 4, juin: 6, juil: 7, août: 8, aoû: 8, déc: 12,
-  ene: 1, abr: 4, ago: 8, dic: 12, gen: 1, mag: 5, giu: 6, lug: 7, set: 9, ott: 10, mei: 5,
+  mär: 3,
+  mrz: 3,
+  mai: 5,
+  okt: 10,
+  dez: 12,
+  januar: 1,
+  februar: 2,
+  märz: 3,
+  juni: 6,
+  juli: 7,
+  oktober: 10,
+  dezember: 12,
+  janv: 1,
+  févr: 2,
+  fév: 2,
+  mars: 3,
+  avr: 4,
+  juin: 6,
+  juil: 7,
+  août: 8,
+  aoû: 8,
+  déc: 12,
+  ene: 1,
+  abr: 4,
+  ago: 8,
+  dic: 12,
+  gen: 1,
+  mag: 5,
+  giu: 6,
+  lug: 7,
+  set: 9,
+  ott: 10,
+  mei: 5,
 };
 
 /** Offsets in minutes for zone names feeds use. */
 const ZONES: Record<string, number> = {
-  ut: 0, utc: 0, gmt: 0, z: 0, wet: 0, bst: 60, cet: 60, cest: 120, met: 60, mest: 120, eet: 120, eest: 180, msk: 180,
-  est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420, akst: -540, akdt: -480, hst: -600,
-  ast: -240, adt: -180, nst: -210, ndt: -150, ist: 330, jst: 540, kst: 540, hkt: 480, sgt: 480, aest: 600, aedt: 660, acst: 570, awst: 480, nzst: 720, nzdt: 780,
+  ut: 0,
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  wet: 0,
+  bst: 60,
+  cet: 60,
+  cest: 120,
+  met: 60,
+  mest: 120,
+  eet: 120,
+  eest: 180,
+  msk: 180,
+  est: -300,
+  edt: -240,
+  cst: -360,
+  cdt: -300,
+  mst: -420,
+  mdt: -360,
+  pst: -480,
+  pdt: -420,
+  akst: -540,
+  akdt: -480,
+  hst: -600,
+  ast: -240,
+  adt: -180,
+  nst: -210,
+  ndt: -150,
+  ist: 330,
+  jst: 540,
+  kst: 540,
+  hkt: 480,
+  sgt: 480,
+  aest: 600,
+  aedt: 660,
+  acst: 570,
+  awst: 480,
+  nzst: 720,
+  nzdt: 780,
   // RFC 822 military zones (A..Z without J); Z = UTC above.
-  a: -60, b: -120, c: -180, d: -240, e: -300, f: -360, g: -420, h: -480, i: -540, k: -600, l: -660, m: -720,
-  n: 60, o: 120, p: 180, q: 240, r: 300, s: 360, t: 420, u: 480, v: 540, w: 600, x: 660, y: 720,
+  a: -60,
+  b: -120,
+  c: -180,
+  d: -240,
+  e: -300,
+  f: -360,
+  g: -420,
+  h: -480,
+  i: -540,
+  k: -600,
+  l: -660,
+  m: -720,
+  n: 60,
+  o: 120,
+  p: 180,
+  q: 240,
+  r: 300,
+  s: 360,
+  t: 420,
+  u: 480,
+  v: 540,
+  w: 600,
+  x: 660,
+  y: 720,
 };
 
 export function parseFeedDate(input: string | null | undefined): number | null {
@@ -31,7 +141,8 @@ export function parseFeedDate(input: string | null | undefined): number | null {
   return parseIso(s) ?? parseRfc822(s) ?? parseFallback(s);
 }
 
-const ISO = /^(\d{4})(?:-?(\d{2})(?:-?(\d{2})(?:[T ](\d{1,2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{1,2}(?::?\d{2})?|[A-Za-z]{1,5})?)?)?)?$/;
+const ISO =
+  /^(\d{4})(?:-?(\d{2})(?:-?(\d{2})(?:[T ](\d{1,2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{1,2}(?::?\d{2})?|[A-Za-z]{1,5})?)?)?)?$/;
 
 function parseIso(s: string): number | null {
   const m = ISO.exec(s);
@@ -43,8 +154,10 @@ function parseIso(s: string): number | null {
 }
 
 // [Weekday,] DD Mon YYYY [HH:MM[:SS]] [zone]   — also "Mon DD YYYY", and "DD-Mon-YYYY".
-const RFC822 = /^(?:\p{L}{2,9}\.?,? *)?(\d{1,2})\.?[ -](\p{L}{3,9})\.?,?[ -](\d{2,4})(?:,? *(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)? *(?:([+-]\d{1,2}:?\d{2}|[A-Za-z]{1,5}(?:[+-]\d{1,4})?))?(?: .*)?$/u;
-const US_STYLE = /^(?:[A-Za-z]{2,9},? *)?([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})(?:,? *(\d{1,2}):(\d{2})(?::(\d{2}))? *(AM|PM)?)? *([+-]\d{2}:?\d{2}|[A-Za-z]{1,5})?$/i;
+const RFC822 =
+  /^(?:\p{L}{2,9}\.?,? *)?(\d{1,2})\.?[ -](\p{L}{3,9})\.?,?[ -](\d{2,4})(?:,? *(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)? *(?:([+-]\d{1,2}:?\d{2}|[A-Za-z]{1,5}(?:[+-]\d{1,4})?))?(?: .*)?$/u;
+const US_STYLE =
+  /^(?:[A-Za-z]{2,9},? *)?([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})(?:,? *(\d{1,2}):(\d{2})(?::(\d{2}))? *(AM|PM)?)? *([+-]\d{2}:?\d{2}|[A-Za-z]{1,5})?$/i;
 
 function parseRfc822(s: string): number | null {
   let m = RFC822.exec(s);
@@ -98,7 +211,15 @@ function zoneOffset(zone: string): number | null {
   return named ?? null;
 }
 
-function toUnix(y: number, mo: number, d: number, h: number, mi: number, s: number, offsetMinutes: number): number | null {
+function toUnix(
+  y: number,
+  mo: number,
+  d: number,
+  h: number,
+  mi: number,
+  s: number,
+  offsetMinutes: number,
+): number | null {
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || s > 61) return null;
   const t = Date.UTC(y, mo - 1, d, h, mi, Math.min(s, 59));
   if (!Number.isFinite(t)) return null;

@@ -73,9 +73,22 @@ test('Atom 1.0: xml:base, text vs html titles, published/updated, feed-level aut
 test('JSON Feed 1.1 with attachments, tags, image', () => {
   const feed = parseFeed(
     JSON.stringify({
-      version: 'https://jsonfeed.org/version/1.1', title: 'J', home_page_url: 'https://j.example/',
+      version: 'https://jsonfeed.org/version/1.1',
+      title: 'J',
+      home_page_url: 'https://j.example/',
       authors: [{ name: 'Jay' }],
-      items: [{ id: 42, url: '/p/42', title: 'Hello <world>', content_html: '<p>x</p>', date_published: '2021-01-02T03:04:05Z', tags: ['a'], image: '/i.png', attachments: [{ url: '/a.mp3', mime_type: 'audio/mpeg', size_in_bytes: 10 }] }],
+      items: [
+        {
+          id: 42,
+          url: '/p/42',
+          title: 'Hello <world>',
+          content_html: '<p>x</p>',
+          date_published: '2021-01-02T03:04:05Z',
+          tags: ['a'],
+          image: '/i.png',
+          attachments: [{ url: '/a.mp3', mime_type: 'audio/mpeg', size_in_bytes: 10 }],
+        },
+      ],
     }),
     { url: 'https://j.example/feed.json' },
   );
@@ -117,7 +130,10 @@ test('guid falls back to the link, then to a content hash; duplicate guids keep 
   assert.equal(feed.entries[0]!.guid, 'http://x.example/a');
   assert.match(feed.entries[1]!.guid, /^sha256:[0-9a-f]{64}$/);
   assert.equal(feed.entries[2]!.title, 'first');
-  const again = parseFeed(`<rss><channel><item><title>No link</title><description>body</description></item></channel></rss>`, { url: 'http://x.example/feed' });
+  const again = parseFeed(
+    `<rss><channel><item><title>No link</title><description>body</description></item></channel></rss>`,
+    { url: 'http://x.example/feed' },
+  );
   assert.equal(again.entries[0]!.guid, feed.entries[1]!.guid, 'the content hash is stable');
 });
 
@@ -131,7 +147,10 @@ test('malformed but recoverable feeds still yield their items and are flagged re
   );
   assert.equal(feed.recovered, true);
   assert.equal(feed.title, 'Broken & co');
-  assert.deepEqual(feed.entries.map((e) => e.title), ['One bold', 'Two']);
+  assert.deepEqual(
+    feed.entries.map((e) => e.title),
+    ['One bold', 'Two'],
+  );
   assert.equal(feed.entries[0]!.url, 'http://b.example/1?a=1&b=2');
 });
 
@@ -139,7 +158,10 @@ test('HTML named entities decode; entity declarations are refused', () => {
   const ok = parseFeed('<rss><channel><title>caf&eacute;&nbsp;&hellip;</title></channel></rss>', { url: URL_ });
   assert.equal(ok.title, 'café\u00a0…');
   const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><rss><channel><title>&lol2;</title></channel></rss>`;
-  assert.throws(() => parseFeed(laughs, { url: URL_ }), (e: unknown) => e instanceof FeedParseError && /entity declarations are refused/.test(e.message));
+  assert.throws(
+    () => parseFeed(laughs, { url: URL_ }),
+    (e: unknown) => e instanceof FeedParseError && /entity declarations are refused/.test(e.message),
+  );
   const xxe = `<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><rss><channel><title>&xxe;</title></channel></rss>`;
   assert.throws(() => parseFeed(xxe, { url: URL_ }), FeedParseError);
   // A plain DOCTYPE reference (RSS 0.91) is harmless and accepted.
@@ -158,7 +180,11 @@ test('clean errors for things that are not feeds', () => {
     ['plain text', /neither XML nor JSON/],
   ];
   for (const [input, message] of cases) {
-    assert.throws(() => parseFeed(input, { url: URL_ }), (e: unknown) => e instanceof FeedParseError && message.test(e.message), String(input));
+    assert.throws(
+      () => parseFeed(input, { url: URL_ }),
+      (e: unknown) => e instanceof FeedParseError && message.test(e.message),
+      String(input),
+    );
   }
 });
 
@@ -169,8 +195,21 @@ test('an empty but valid feed parses with no entries', () => {
 });
 
 test('bytes in a legacy charset named by Content-Type end up as Unicode titles', () => {
-  const bytes = Buffer.from([...Buffer.from('<rss><channel><title>'), 0xcd, 0xee, 0xe2, 0xee, 0xf1, 0xf2, 0xe8, ...Buffer.from('</title></channel></rss>')]);
-  assert.equal(parseFeed(bytes, { url: URL_, contentType: 'application/rss+xml; charset=windows-1251' }).title, 'Новости');
+  const bytes = Buffer.from([
+    ...Buffer.from('<rss><channel><title>'),
+    0xcd,
+    0xee,
+    0xe2,
+    0xee,
+    0xf1,
+    0xf2,
+    0xe8,
+    ...Buffer.from('</title></channel></rss>'),
+  ]);
+  assert.equal(
+    parseFeed(bytes, { url: URL_, contentType: 'application/rss+xml; charset=windows-1251' }).title,
+    'Новости',
+  );
 });
 
 test('entry dates far in the future are clamped to the crawl time', () => {
@@ -179,18 +218,39 @@ test('entry dates far in the future are clamped to the crawl time', () => {
   const feed = parseFeed(xml, { url: URL_, crawlTime });
   assert.equal(feed.entries[0]!.publishedAt, crawlTime);
   assert.equal(feed.entries[1]!.publishedAt, Date.parse('2022-04-05T09:20:00Z') / 1000);
-  assert.equal(parseFeed(xml, { url: URL_ }).entries[0]!.publishedAt, Date.parse('2100-01-01T00:00:00Z') / 1000, 'no crawl time: dates are kept');
+  assert.equal(
+    parseFeed(xml, { url: URL_ }).entries[0]!.publishedAt,
+    Date.parse('2100-01-01T00:00:00Z') / 1000,
+    'no crawl time: dates are kept',
+  );
 });
 
 test('hostile structure is handled in bounded time: deep nesting, unclosed legacy content, huge dates', () => {
   const started = performance.now();
-  const deep = '<rss><channel><item><title>x</title><description>' + '<a>'.repeat(50_000) + '</description></item></channel></rss>';
-  assert.throws(() => parseFeed(deep, { url: URL_ }), (e: unknown) => e instanceof FeedParseError && /nested more than/.test(e.message));
-  const deepEscaped = parseFeed('<rss><channel><item><title>x</title><description>' + '&lt;div&gt;'.repeat(50_000) + 'text</description></item></channel></rss>', { url: URL_ });
+  const deep =
+    '<rss><channel><item><title>x</title><description>' +
+    '<a>'.repeat(50_000) +
+    '</description></item></channel></rss>';
+  assert.throws(
+    () => parseFeed(deep, { url: URL_ }),
+    (e: unknown) => e instanceof FeedParseError && /nested more than/.test(e.message),
+  );
+  const deepEscaped = parseFeed(
+    '<rss><channel><item><title>x</title><description>' +
+      '&lt;div&gt;'.repeat(50_000) +
+      'text</description></item></channel></rss>',
+    { url: URL_ },
+  );
   assert.equal(deepEscaped.entries[0]!.summary, 'text', 'too-deep HTML falls back to its text');
-  const bodies = parseFeed('<rss><channel><item><title>t</title>' + '<body>x'.repeat(5_000) + '</item></channel></rss>', { url: URL_ });
+  const bodies = parseFeed(
+    '<rss><channel><item><title>t</title>' + '<body>x'.repeat(5_000) + '</item></channel></rss>',
+    { url: URL_ },
+  );
   assert.equal(bodies.recovered, true);
-  const hugeDate = parseFeed('<rss><channel><item><guid>g</guid><pubDate>' + '1 '.repeat(100_000) + '</pubDate></item></channel></rss>', { url: URL_ });
+  const hugeDate = parseFeed(
+    '<rss><channel><item><guid>g</guid><pubDate>' + '1 '.repeat(100_000) + '</pubDate></item></channel></rss>',
+    { url: URL_ },
+  );
   assert.equal(hugeDate.entries[0]!.publishedAt, null);
   assert.ok(performance.now() - started < 20_000, 'bounded time');
 });
@@ -208,7 +268,10 @@ test('links, images, icons and enclosures are http(s) only', () => {
   assert.equal(feed.iconUrl, null);
   const [a, b] = feed.entries;
   assert.equal(a!.url, null);
-  assert.deepEqual(a!.enclosures.map((e) => e.url), ['https://example.com/ok.mp3']);
+  assert.deepEqual(
+    a!.enclosures.map((e) => e.url),
+    ['https://example.com/ok.mp3'],
+  );
   assert.doesNotMatch(a!.summary!, /javascript/);
   assert.match(a!.summary!, /href="mailto:a@b\.example"/);
   assert.equal(b!.url, null);
@@ -216,13 +279,19 @@ test('links, images, icons and enclosures are http(s) only', () => {
 });
 
 test('junk before the feed (PHP notices, stray text) is skipped and the feed flagged recovered', () => {
-  const php = parseFeed('<br />\n<b>Warning</b>: Cannot modify header information in <b>/wp-includes/feed.php</b><br />\n<?xml version="1.0"?><rss version="2.0"><channel><title>WP</title><item><title>Post</title><guid>p1</guid></item></channel></rss>', { url: URL_ });
+  const php = parseFeed(
+    '<br />\n<b>Warning</b>: Cannot modify header information in <b>/wp-includes/feed.php</b><br />\n<?xml version="1.0"?><rss version="2.0"><channel><title>WP</title><item><title>Post</title><guid>p1</guid></item></channel></rss>',
+    { url: URL_ },
+  );
   assert.equal(php.title, 'WP');
   assert.equal(php.entries[0]!.title, 'Post');
   assert.equal(php.recovered, true);
-  const text = parseFeed('Deprecated: something\n<rss version="2.0"><channel><title>T</title></channel></rss>', { url: URL_ });
+  const text = parseFeed('Deprecated: something\n<rss version="2.0"><channel><title>T</title></channel></rss>', {
+    url: URL_,
+  });
   assert.equal(text.title, 'T');
   assert.equal(text.recovered, true);
-  const tutorial = '<!DOCTYPE html><html><body><pre>&lt;?xml version="1.0"?&gt;</pre><?xml version="1.0"?><rss><channel><title>sample</title></channel></rss></body></html>';
+  const tutorial =
+    '<!DOCTYPE html><html><body><pre>&lt;?xml version="1.0"?&gt;</pre><?xml version="1.0"?><rss><channel><title>sample</title></channel></rss></body></html>';
   assert.throws(() => parseFeed(tutorial, { url: URL_ }), /looks like an HTML page/);
 });

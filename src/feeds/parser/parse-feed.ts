@@ -68,7 +68,8 @@ export function parseFeed(body: Buffer | Uint8Array | string, opts: ParseFeedOpt
     // Not well-formed: rewrite it well-formed first (like a browser would read it) and flag it.
     let xml = text;
     if (XMLValidator.validate(xml) !== true) {
-      if (exceedsTagDepth(xml, MAX_XML_DEPTH)) throw new FeedParseError(`not a feed: elements nested more than ${MAX_XML_DEPTH} levels deep`);
+      if (exceedsTagDepth(xml, MAX_XML_DEPTH))
+        throw new FeedParseError(`not a feed: elements nested more than ${MAX_XML_DEPTH} levels deep`);
       xml = repairXml(xml);
       recovered = true;
     }
@@ -79,8 +80,12 @@ export function parseFeed(body: Buffer | Uint8Array | string, opts: ParseFeedOpt
   try {
     raw = mapFeedsmith(feedsmithParse(value));
   } catch (err) {
-    if (err instanceof DetectError) throw new FeedParseError('not a feed: no RSS, Atom, RDF or JSON Feed root element found');
-    if (err instanceof MalformedError) throw new FeedParseError(`not a feed: the XML cannot be read (${(err.cause as Error | undefined)?.message ?? err.message})`);
+    if (err instanceof DetectError)
+      throw new FeedParseError('not a feed: no RSS, Atom, RDF or JSON Feed root element found');
+    if (err instanceof MalformedError)
+      throw new FeedParseError(
+        `not a feed: the XML cannot be read (${(err.cause as Error | undefined)?.message ?? err.message})`,
+      );
     // feedsmith recognised the format but found nothing in it (e.g. "<rss><channel/></rss>"): a valid, empty feed.
     if (err instanceof ParseError) raw = emptyFeed(value);
     else throw new FeedParseError(`not a feed: ${(err as Error).message}`);
@@ -90,13 +95,30 @@ export function parseFeed(body: Buffer | Uint8Array | string, opts: ParseFeedOpt
 
 function emptyFeed(value: unknown): RawFeed {
   const format: RawFeed['format'] =
-    typeof value !== 'string' ? 'json' : /<(?:\w+:)?RDF[\s>]/.test(value) ? 'rdf' : /<(?:\w+:)?feed[\s>]/.test(value) ? 'atom' : 'rss';
-  return { format, title: null, siteUrl: null, description: null, iconUrl: null, ttl: null, authors: [], base: null, entries: [] };
+    typeof value !== 'string'
+      ? 'json'
+      : /<(?:\w+:)?RDF[\s>]/.test(value)
+        ? 'rdf'
+        : /<(?:\w+:)?feed[\s>]/.test(value)
+          ? 'atom'
+          : 'rss';
+  return {
+    format,
+    title: null,
+    siteUrl: null,
+    description: null,
+    iconUrl: null,
+    ttl: null,
+    authors: [],
+    base: null,
+    entries: [],
+  };
 }
 
 /** The first element (after the XML declaration, comments, PIs and DOCTYPE) is <html>. */
 function looksLikeHtmlPage(text: string): boolean {
   const head = text.slice(0, 4096);
-  const prolog = /^(?:\s+|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>\[]*(?:\[[\s\S]*?\])?\s*>)*/i.exec(head)?.[0].length ?? 0;
+  const prolog =
+    /^(?:\s+|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>\[]*(?:\[[\s\S]*?\])?\s*>)*/i.exec(head)?.[0].length ?? 0;
   return /^<html[\s>]/i.test(head.slice(prolog));
 }

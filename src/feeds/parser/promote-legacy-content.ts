@@ -23,7 +23,11 @@ export function promoteLegacyContent(xml: string): string {
     const inner = xml.slice(LEGACY_OPEN.lastIndex, closeAt);
     out.push(xml.slice(copied, m.index));
     // <fullitem> holds escaped HTML; <body>, with or without the XHTML namespace, inline markup.
-    out.push(name === 'fullitem' ? `<content:encoded>${inner}</content:encoded>` : `<content:encoded><![CDATA[${inner.replace(/]]>/g, ']]]]><![CDATA[>')}]]></content:encoded>`);
+    out.push(
+      name === 'fullitem'
+        ? `<content:encoded>${inner}</content:encoded>`
+        : `<content:encoded><![CDATA[${inner.replace(/]]>/g, ']]]]><![CDATA[>')}]]></content:encoded>`,
+    );
     copied = closeAt + name.length + 3;
     LEGACY_OPEN.lastIndex = copied;
   }

@@ -14,7 +14,10 @@ export function refuseHostileXml(text: string): void {
   // Only the DOCTYPE itself (up to the root element) can declare entities.
   const end = findDoctypeEnd(text, at);
   const doctype = text.slice(at, end);
-  if (/<!ENTITY\b/i.test(doctype)) throw new FeedParseError('XML entity declarations are refused (possible entity-expansion or external-entity attack)');
+  if (/<!ENTITY\b/i.test(doctype))
+    throw new FeedParseError(
+      'XML entity declarations are refused (possible entity-expansion or external-entity attack)',
+    );
   // An external subset (SYSTEM/PUBLIC) is only a reference; we never fetch it, so it cannot be exploited.
 }
 

@@ -10,7 +10,8 @@ import { Parser } from 'htmlparser2';
 const NAME = /^[A-Za-z_][\w.:-]*$/;
 const ENTITY_REF = /&(?!#\d+;|#x[0-9a-fA-F]+;|[A-Za-z][\w.-]*;)/g;
 // XML 1.0 Char production: no C0 controls except tab, LF, CR; no U+FFFE/U+FFFF; no lone surrogates.
-const INVALID_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_CHARS =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const escapeText = (t: string) => t.replace(INVALID_CHARS, '').replace(ENTITY_REF, '&amp;').replace(/</g, '&lt;');
 const escapeAttr = (t: string) => escapeText(t).replace(/"/g, '&quot;');

@@ -17,10 +17,19 @@ test('scripts, styles, event handlers and dangerous URLs are removed', () => {
 });
 
 test('links get target=_blank and rel=noopener noreferrer; relative URLs become absolute', () => {
-  const out = sanitizeHtml('<a href="../2/">next</a> <img src="/img/a.png" srcset="a-2x.png 2x, /b.png 800w" alt="A">', base);
-  assert.match(out, /<a href="https:\/\/blog\.example\.com\/posts\/2\/" target="_blank" rel="noopener noreferrer">next<\/a>/);
+  const out = sanitizeHtml(
+    '<a href="../2/">next</a> <img src="/img/a.png" srcset="a-2x.png 2x, /b.png 800w" alt="A">',
+    base,
+  );
+  assert.match(
+    out,
+    /<a href="https:\/\/blog\.example\.com\/posts\/2\/" target="_blank" rel="noopener noreferrer">next<\/a>/,
+  );
   assert.match(out, /src="https:\/\/blog\.example\.com\/img\/a\.png"/);
-  assert.match(out, /srcset="https:\/\/blog\.example\.com\/posts\/1\/a-2x\.png 2x, https:\/\/blog\.example\.com\/b\.png 800w"/);
+  assert.match(
+    out,
+    /srcset="https:\/\/blog\.example\.com\/posts\/1\/a-2x\.png 2x, https:\/\/blog\.example\.com\/b\.png 800w"/,
+  );
   assert.match(out, /loading="lazy"/);
 });
 
@@ -30,18 +39,33 @@ test('lazy-loading placeholders are replaced by the real image', () => {
 });
 
 test('YouTube and Vimeo embeds are kept, other iframes are dropped', () => {
-  const out = sanitizeHtml('<iframe src="https://www.youtube.com/embed/abc" allowfullscreen></iframe><iframe src="https://player.vimeo.com/video/1"></iframe><iframe src="https://ads.example/x"></iframe>', base);
+  const out = sanitizeHtml(
+    '<iframe src="https://www.youtube.com/embed/abc" allowfullscreen></iframe><iframe src="https://player.vimeo.com/video/1"></iframe><iframe src="https://ads.example/x"></iframe>',
+    base,
+  );
   assert.match(out, /youtube\.com\/embed\/abc/);
   assert.match(out, /player\.vimeo\.com/);
   assert.doesNotMatch(out, /ads\.example/);
 });
 
 test('article markup survives: figures, tables, lists, code, media with controls', () => {
-  const html = '<figure><picture><source srcset="/a.webp" type="image/webp"><img src="/a.jpg" alt=""></picture><figcaption>Cap</figcaption></figure>' +
+  const html =
+    '<figure><picture><source srcset="/a.webp" type="image/webp"><img src="/a.jpg" alt=""></picture><figcaption>Cap</figcaption></figure>' +
     '<table><tr><th colspan="2">H</th></tr><tr><td>1</td><td>2</td></tr></table><ol start="3"><li>x</li></ol>' +
     '<pre><code class="language-ts evil">let x</code></pre><blockquote cite="/src">q</blockquote><video src="/v.mp4" controls poster="/p.jpg"></video>';
   const out = sanitizeHtml(html, base);
-  for (const piece of ['<figure>', '<picture>', '<source srcset="https://blog.example.com/a.webp" type="image/webp"', '<figcaption>Cap</figcaption>', '<th colspan="2">', '<ol start="3">', '<code class="language-ts">', 'cite="https://blog.example.com/src"', 'poster="https://blog.example.com/p.jpg"', 'controls']) {
+  for (const piece of [
+    '<figure>',
+    '<picture>',
+    '<source srcset="https://blog.example.com/a.webp" type="image/webp"',
+    '<figcaption>Cap</figcaption>',
+    '<th colspan="2">',
+    '<ol start="3">',
+    '<code class="language-ts">',
+    'cite="https://blog.example.com/src"',
+    'poster="https://blog.example.com/p.jpg"',
+    'controls',
+  ]) {
     assert.ok(out.includes(piece), `${piece} in ${out}`);
   }
 });
@@ -58,7 +82,10 @@ test('unbalanced markup is closed; text entities stay intact', () => {
 });
 
 test('tracking pixels are removed, real images stay', () => {
-  const out = sanitizeHtml('<p>x<img src="http://feeds.feedburner.com/~r/blog/~4/abc" height="1" width="1" alt=""><img src="https://t.example/p.gif" width="1" height="1"><img src="/photo.jpg" width="600" height="400"></p>', base);
+  const out = sanitizeHtml(
+    '<p>x<img src="http://feeds.feedburner.com/~r/blog/~4/abc" height="1" width="1" alt=""><img src="https://t.example/p.gif" width="1" height="1"><img src="/photo.jpg" width="600" height="400"></p>',
+    base,
+  );
   assert.doesNotMatch(out, /feedburner|t\.example/);
   assert.match(out, /photo\.jpg/);
 });
@@ -95,7 +122,10 @@ test('remembered results are per base URL', async () => {
 });
 
 test('a malformed srcset is dropped, the src stays', () => {
-  const out = sanitizeHtml('<img src="/a.png" srcset="/a 1.png 100w, /b.png 2x"><img src="/c.png" srcset="javascript:alert(1) 1x">', base);
+  const out = sanitizeHtml(
+    '<img src="/a.png" srcset="/a 1.png 100w, /b.png 2x"><img src="/c.png" srcset="javascript:alert(1) 1x">',
+    base,
+  );
   assert.doesNotMatch(out, /srcset|javascript/);
   assert.match(out, /src="https:\/\/blog\.example\.com\/a\.png"/);
   assert.match(out, /src="https:\/\/blog\.example\.com\/c\.png"/);

@@ -23,13 +23,88 @@ const URL_TAGS = ['a', 'img', 'source', 'video', 'audio', 'track', 'iframe', 'bl
 
 // Most frequent first: sanitize-html looks tags up with Array.indexOf, several times per node.
 const ALLOWED_TAGS = [
-  'p', 'a', 'br', 'img', 'strong', 'em', 'li', 'span', 'div', 'b', 'i', 'ul', 'ol', 'figure', 'figcaption', 'h2', 'h3',
-  'blockquote', 'code', 'pre', 'h1', 'h4', 'h5', 'h6', 'hr', 'u', 's', 'sub', 'sup', 'small', 'cite', 'q', 'time', 'mark',
-  'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption', 'colgroup', 'col',
-  'picture', 'source', 'video', 'audio', 'track', 'iframe',
-  'section', 'article', 'aside', 'header', 'footer', 'main', 'nav', 'address', 'details', 'summary',
-  'dl', 'dt', 'dd', 'abbr', 'bdi', 'bdo', 'data', 'dfn', 'kbd', 'rp', 'rt', 'ruby', 'samp', 'var', 'wbr',
-  'del', 'ins', 'strike', 'tt', 'big', 'center', 'font',
+  'p',
+  'a',
+  'br',
+  'img',
+  'strong',
+  'em',
+  'li',
+  'span',
+  'div',
+  'b',
+  'i',
+  'ul',
+  'ol',
+  'figure',
+  'figcaption',
+  'h2',
+  'h3',
+  'blockquote',
+  'code',
+  'pre',
+  'h1',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'u',
+  's',
+  'sub',
+  'sup',
+  'small',
+  'cite',
+  'q',
+  'time',
+  'mark',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'caption',
+  'colgroup',
+  'col',
+  'picture',
+  'source',
+  'video',
+  'audio',
+  'track',
+  'iframe',
+  'section',
+  'article',
+  'aside',
+  'header',
+  'footer',
+  'main',
+  'nav',
+  'address',
+  'details',
+  'summary',
+  'dl',
+  'dt',
+  'dd',
+  'abbr',
+  'bdi',
+  'bdo',
+  'data',
+  'dfn',
+  'kbd',
+  'rp',
+  'rt',
+  'ruby',
+  'samp',
+  'var',
+  'wbr',
+  'del',
+  'ins',
+  'strike',
+  'tt',
+  'big',
+  'center',
+  'font',
 ];
 
 const ALLOWED_ATTRIBUTES: sanitizeHtmlLib.IOptions['allowedAttributes'] = {
@@ -40,23 +115,37 @@ const ALLOWED_ATTRIBUTES: sanitizeHtmlLib.IOptions['allowedAttributes'] = {
   audio: ['src', 'controls', 'preload', 'loop', 'muted'],
   track: ['src', 'kind', 'srclang', 'label', 'default'],
   iframe: ['src', 'width', 'height', 'allowfullscreen', 'title', 'allow'],
-  blockquote: ['cite'], q: ['cite'], del: ['cite', 'datetime'], ins: ['cite', 'datetime'],
-  time: ['datetime'], data: ['value'], abbr: ['title'], dfn: ['title'], bdo: ['dir'],
-  ol: ['start', 'reversed', 'type'], li: ['value'],
-  td: ['colspan', 'rowspan', 'headers', 'align', 'valign'], th: ['colspan', 'rowspan', 'headers', 'scope', 'align', 'valign'],
-  col: ['span'], colgroup: ['span'], table: ['summary'],
-  code: ['class'], pre: ['class'],
+  blockquote: ['cite'],
+  q: ['cite'],
+  del: ['cite', 'datetime'],
+  ins: ['cite', 'datetime'],
+  time: ['datetime'],
+  data: ['value'],
+  abbr: ['title'],
+  dfn: ['title'],
+  bdo: ['dir'],
+  ol: ['start', 'reversed', 'type'],
+  li: ['value'],
+  td: ['colspan', 'rowspan', 'headers', 'align', 'valign'],
+  th: ['colspan', 'rowspan', 'headers', 'scope', 'align', 'valign'],
+  col: ['span'],
+  colgroup: ['span'],
+  table: ['summary'],
+  code: ['class'],
+  pre: ['class'],
   '*': ['lang', 'dir', 'title'],
 };
 
 const IFRAME_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'];
 
 /** Known tracker URLs, and 1x1 images: they only report that the article was read. */
-const TRACKER = /^https?:\/\/(?:feeds\.feedburner\.com\/~r\/|pixel\.wp\.com\/|stats\.wordpress\.com\/|www\.google-analytics\.com\/|feeds\.feedblitz\.com\/~\/i\/|[^/]*\/~4\/)/i;
+const TRACKER =
+  /^https?:\/\/(?:feeds\.feedburner\.com\/~r\/|pixel\.wp\.com\/|stats\.wordpress\.com\/|www\.google-analytics\.com\/|feeds\.feedblitz\.com\/~\/i\/|[^/]*\/~4\/)/i;
 
 export function isTrackingPixel(attribs: Record<string, string>): boolean {
   if (attribs.src && TRACKER.test(attribs.src)) return true;
-  const w = Number(attribs.width), h = Number(attribs.height);
+  const w = Number(attribs.width),
+    h = Number(attribs.height);
   return attribs.width !== undefined && attribs.height !== undefined && w <= 1 && h <= 1;
 }
 
@@ -88,7 +177,8 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
       const parts = candidate.trim().split(/\s+/).filter(Boolean);
       if (!parts.length) continue;
       const [url, descriptor, extra] = parts;
-      if (extra !== undefined || (descriptor !== undefined && !/^\d+(?:\.\d+)?[wx]$/.test(descriptor))) return undefined;
+      if (extra !== undefined || (descriptor !== undefined && !/^\d+(?:\.\d+)?[wx]$/.test(descriptor)))
+        return undefined;
       const resolved = resolveUrl(url, baseUrl);
       if (!resolved) return undefined;
       candidates.push(descriptor ? `${resolved} ${descriptor}` : resolved);
@@ -164,7 +254,12 @@ function optionsFor(baseUrl: string | null): sanitizeHtmlLib.IOptions {
 }
 
 function tooDeepFallback(html: string): string {
-  return escapeText(html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim());
+  return escapeText(
+    html
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
 }
 
 export function sanitizeHtml(html: string, options: SanitizeOptions = {}): string {
@@ -183,7 +278,8 @@ export function sanitizeHtml(html: string, options: SanitizeOptions = {}): strin
 const WRAPPER = `tidings-fragment-${randomUUID().replaceAll('-', '')}`;
 const OPEN = `<${WRAPPER}>`;
 const CLOSE = `</${WRAPPER}>`;
-const NOT_BATCHABLE = /<(?:script|style|title|textarea|xmp|iframe|noembed|noframes|noscript|plaintext|template|svg|math|option|head)\b|<[!?]/i;
+const NOT_BATCHABLE =
+  /<(?:script|style|title|textarea|xmp|iframe|noembed|noframes|noscript|plaintext|template|svg|math|option|head)\b|<[!?]/i;
 const batchCache = new Map<string | null, sanitizeHtmlLib.IOptions>();
 
 function batchOptionsFor(baseUrl: string | null): sanitizeHtmlLib.IOptions {
@@ -244,7 +340,10 @@ function sanitizeUnremembered(fragments: string[], baseUrl: string | null): stri
     else todo.push(i);
   }
   if (todo.length) {
-    const fresh = sanitizeFragments(todo.map((i) => fragments[i]!), { baseUrl });
+    const fresh = sanitizeFragments(
+      todo.map((i) => fragments[i]!),
+      { baseUrl },
+    );
     todo.forEach((i, k) => {
       out[i] = fresh[k]!;
       remember(keys[i]!, fresh[k]!);
@@ -268,7 +367,10 @@ function sanitizeFragments(fragments: string[], options: SanitizeOptions): strin
   if (batched.length <= 1) return out;
   const joined = batched.map((i) => OPEN + fragments[i] + CLOSE).join('');
   const parts = sanitizeHtmlLib(joined, batchOptionsFor(baseUrl)).split(CLOSE);
-  const intact = parts.length === batched.length + 1 && parts[batched.length]!.trim() === '' && parts.slice(0, -1).every((p) => p.trimStart().startsWith(OPEN));
+  const intact =
+    parts.length === batched.length + 1 &&
+    parts[batched.length]!.trim() === '' &&
+    parts.slice(0, -1).every((p) => p.trimStart().startsWith(OPEN));
   for (let k = 0; k < batched.length; k++) {
     const i = batched[k]!;
     out[i] = intact ? parts[k]!.trimStart().slice(OPEN.length).trim() : sanitizeHtml(fragments[i]!, options);

@@ -19,18 +19,45 @@ function viaLibrary(markup: string): string {
 }
 
 test('plain formatting markup passes through exactly as sanitize-html would write it', () => {
-  for (const html of ['<p>One &amp; two &lt;three&gt;</p><p>Four "quoted" \'x\'</p>', '<ul><li>a</li><li><b>b</b> <em>c</em></li></ul>',
-    '<blockquote><p>q</p></blockquote><pre><code>let x = 1;</code></pre>', '<h2>T</h2><p>x<sub>2</sub></p><p></p>', 'text with <strong>ünïcödé</strong>']) {
+  for (const html of [
+    '<p>One &amp; two &lt;three&gt;</p><p>Four "quoted" \'x\'</p>',
+    '<ul><li>a</li><li><b>b</b> <em>c</em></li></ul>',
+    '<blockquote><p>q</p></blockquote><pre><code>let x = 1;</code></pre>',
+    '<h2>T</h2><p>x<sub>2</sub></p><p></p>',
+    'text with <strong>ünïcödé</strong>',
+  ]) {
     assert.ok(isVerbatimSafe(html), html);
     assert.equal(sanitizeHtml(html, base), viaLibrary(html));
   }
 });
 
 test('anything else goes to sanitize-html: attributes, other tags, entities to decode, bad nesting, stray brackets', () => {
-  for (const html of ['<p class="x">a</p>', '<a href="/x">a</a>', '<script>alert(1)</script>', '<p>a<br>b</p>', '<P>a</P>', '<p >a</p>',
-    '<p>&nbsp;</p>', '<p>&#8217;</p>', '<p>AT&T</p>', '<p>a > b</p>', '<p>a < b</p>', '<p><p>nested</p></p>', '<p><ul><li>x</li></ul></p>',
-    '<b>unclosed', '</b>stray', '<b><i>crossed</b></i>', '<li>a<li>b</li></li>', '<h1><h2>x</h2></h1>', '<p>cr\r\nlf</p>', '<svg><p>x</p></svg>',
-    '<p>a</p><!-- c -->', '<style>p{}</style>', '<iframe>x</iframe>', '<textarea>x</textarea>']) {
+  for (const html of [
+    '<p class="x">a</p>',
+    '<a href="/x">a</a>',
+    '<script>alert(1)</script>',
+    '<p>a<br>b</p>',
+    '<P>a</P>',
+    '<p >a</p>',
+    '<p>&nbsp;</p>',
+    '<p>&#8217;</p>',
+    '<p>AT&T</p>',
+    '<p>a > b</p>',
+    '<p>a < b</p>',
+    '<p><p>nested</p></p>',
+    '<p><ul><li>x</li></ul></p>',
+    '<b>unclosed',
+    '</b>stray',
+    '<b><i>crossed</b></i>',
+    '<li>a<li>b</li></li>',
+    '<h1><h2>x</h2></h1>',
+    '<p>cr\r\nlf</p>',
+    '<svg><p>x</p></svg>',
+    '<p>a</p><!-- c -->',
+    '<style>p{}</style>',
+    '<iframe>x</iframe>',
+    '<textarea>x</textarea>',
+  ]) {
     assert.equal(isVerbatimSafe(html), false, html);
   }
   assert.doesNotMatch(sanitizeHtml('<p>ok</p><script>alert(1)</script>', base), /script/);
@@ -38,7 +65,10 @@ test('anything else goes to sanitize-html: attributes, other tags, entities to d
 
 test('random formatting markup: whenever the fast path accepts, sanitize-html gives the same bytes', () => {
   let seed = 7;
-  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
   const tags = ['p', 'b', 'i', 'em', 'li', 'ul', 'ol', 'h1', 'h3', 'div', 'span', 'pre', 'code', 'blockquote', 'sup'];
   const texts = ['word', ' ', 'a &amp; b', '&lt;x&gt;', '"q"', "it's", 'é', '\n', '\t'];
   let accepted = 0;
@@ -47,8 +77,11 @@ test('random formatting markup: whenever the fast path accepts, sanitize-html gi
     const open: string[] = [];
     for (let n = 0; n < 12; n++) {
       const r = rand(3);
-      if (r === 0) { const t = tags[rand(tags.length)]!; html += `<${t}>`; open.push(t); }
-      else if (r === 1 && open.length) html += `</${open.pop()}>`;
+      if (r === 0) {
+        const t = tags[rand(tags.length)]!;
+        html += `<${t}>`;
+        open.push(t);
+      } else if (r === 1 && open.length) html += `</${open.pop()}>`;
       else html += texts[rand(texts.length)];
     }
     while (open.length) html += `</${open.pop()}>`;
@@ -67,13 +100,25 @@ test('corpus fragments the fast path accepts are unchanged by sanitize-html', { 
   for (const f of readdirSync(dir)) {
     const text = readFileSync(join(dir, f), 'utf8');
     // Raw fragments straight from the XML (escaped or CDATA), enough to exercise real text.
-    for (const m of text.matchAll(/<(?:description|content:encoded|content|summary)[^>]*>(?:<!\[CDATA\[([\s\S]*?)\]\]>|([^<]*))<\//g)) {
-      const html = (m[1] ?? (m[2] ?? '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&')).trim();
+    for (const m of text.matchAll(
+      /<(?:description|content:encoded|content|summary)[^>]*>(?:<!\[CDATA\[([\s\S]*?)\]\]>|([^<]*))<\//g,
+    )) {
+      const html = (
+        m[1] ??
+        (m[2] ?? '')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, '&')
+      ).trim();
       if (!html.includes('<') || !isVerbatimSafe(html)) continue;
       checked++;
       assert.equal(viaLibrary(html), html, html);
     }
   }
   assert.ok(checked > 0);
-  assert.deepEqual(sanitizeHtmlBatch(['<p>a</p>', '<p>b <a href="/x">x</a></p>'], opts), [sanitizeHtml('<p>a</p>', opts), sanitizeHtml('<p>b <a href="/x">x</a></p>', opts)]);
+  assert.deepEqual(sanitizeHtmlBatch(['<p>a</p>', '<p>b <a href="/x">x</a></p>'], opts), [
+    sanitizeHtml('<p>a</p>', opts),
+    sanitizeHtml('<p>b <a href="/x">x</a></p>', opts),
+  ]);
 });

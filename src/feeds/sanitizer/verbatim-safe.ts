@@ -13,16 +13,50 @@
 
 /** Allowed by the sanitizer policy, never transformed, never self-closing, no raw-text content. */
 const FORMATTING = new Set([
-  'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'ul', 'ol', 'li',
-  'b', 'i', 'em', 'strong', 'u', 's', 'sub', 'sup', 'small', 'code', 'mark', 'cite', 'span', 'div',
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'ul',
+  'ol',
+  'li',
+  'b',
+  'i',
+  'em',
+  'strong',
+  'u',
+  's',
+  'sub',
+  'sup',
+  'small',
+  'code',
+  'mark',
+  'cite',
+  'span',
+  'div',
 ]);
 
 const HEADINGS_AND_P = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p']);
 const P_ONLY = new Set(['p']);
 /** htmlparser2's openImpliesClose, for the tags above: opening the key closes an open element in the set. */
 const IMPLIES_CLOSE = new Map<string, Set<string>>([
-  ['p', P_ONLY], ['blockquote', P_ONLY], ['div', P_ONLY], ['pre', P_ONLY], ['ul', P_ONLY], ['ol', P_ONLY],
-  ['h1', HEADINGS_AND_P], ['h2', HEADINGS_AND_P], ['h3', HEADINGS_AND_P], ['h4', HEADINGS_AND_P], ['h5', HEADINGS_AND_P], ['h6', HEADINGS_AND_P],
+  ['p', P_ONLY],
+  ['blockquote', P_ONLY],
+  ['div', P_ONLY],
+  ['pre', P_ONLY],
+  ['ul', P_ONLY],
+  ['ol', P_ONLY],
+  ['h1', HEADINGS_AND_P],
+  ['h2', HEADINGS_AND_P],
+  ['h3', HEADINGS_AND_P],
+  ['h4', HEADINGS_AND_P],
+  ['h5', HEADINGS_AND_P],
+  ['h6', HEADINGS_AND_P],
   ['li', new Set(['li'])],
 ]);
 

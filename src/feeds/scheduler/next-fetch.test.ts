@@ -19,13 +19,24 @@ test('the interval follows the posting frequency, clamped to the configured boun
 
 test('TTL and Cache-Control max-age raise the interval but never past the maximum', () => {
   const busy = Array.from({ length: 10 }, (_, i) => now - i * 60);
-  assert.equal(scheduleAfterSuccess(policy, { now, publishTimes: busy, ttlMinutes: 120, random: mid }).intervalSeconds, 7200);
-  assert.equal(scheduleAfterSuccess(policy, { now, publishTimes: busy, maxAgeSeconds: 5400, random: mid }).intervalSeconds, 5400);
-  assert.equal(scheduleAfterSuccess(policy, { now, publishTimes: busy, ttlMinutes: 100_000, random: mid }).intervalSeconds, 86400);
+  assert.equal(
+    scheduleAfterSuccess(policy, { now, publishTimes: busy, ttlMinutes: 120, random: mid }).intervalSeconds,
+    7200,
+  );
+  assert.equal(
+    scheduleAfterSuccess(policy, { now, publishTimes: busy, maxAgeSeconds: 5400, random: mid }).intervalSeconds,
+    5400,
+  );
+  assert.equal(
+    scheduleAfterSuccess(policy, { now, publishTimes: busy, ttlMinutes: 100_000, random: mid }).intervalSeconds,
+    86400,
+  );
 });
 
 test('failures back off exponentially with jitter, capped at the maximum, and honour Retry-After', () => {
-  const seq = [1, 2, 3, 4].map((n) => scheduleAfterFailure(policy, { now, errorCount: n, random: mid }).intervalSeconds);
+  const seq = [1, 2, 3, 4].map(
+    (n) => scheduleAfterFailure(policy, { now, errorCount: n, random: mid }).intervalSeconds,
+  );
   assert.deepEqual(seq, [900, 1800, 3600, 7200]);
   assert.equal(scheduleAfterFailure(policy, { now, errorCount: 50, random: mid }).intervalSeconds, 86400);
   const low = scheduleAfterFailure(policy, { now, errorCount: 1, random: () => 0 }).intervalSeconds;

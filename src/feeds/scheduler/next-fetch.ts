@@ -17,13 +17,18 @@ export interface IntervalPolicy {
 const DEFAULT_INTERVAL_S = 3600;
 const SAMPLE = 20;
 
-function clamp(x: number, lo: number, hi: number): number { return Math.min(hi, Math.max(lo, x)); }
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}
 
 /** Posting-frequency interval in seconds, from publication times (any order), unclamped. */
 export function postingIntervalSeconds(publishTimes: number[], now: number): number {
   const times = [...publishTimes].sort((a, b) => b - a).slice(0, SAMPLE);
   if (times.length < 2) return DEFAULT_INTERVAL_S;
-  const gaps = times.slice(1).map((t, i) => times[i]! - t).sort((a, b) => a - b);
+  const gaps = times
+    .slice(1)
+    .map((t, i) => times[i]! - t)
+    .sort((a, b) => a - b);
   const mid = gaps.length >> 1;
   const median = gaps.length % 2 ? gaps[mid]! : (gaps[mid - 1]! + gaps[mid]!) / 2;
   const sinceNewest = Math.max(0, now - times[0]!);
@@ -38,8 +43,12 @@ export interface SuccessHints {
   random?: () => number;
 }
 
-export function scheduleAfterSuccess(p: IntervalPolicy, h: SuccessHints): { intervalSeconds: number; nextFetchAt: number } {
-  const min = p.minIntervalMinutes * 60, max = p.maxIntervalMinutes * 60;
+export function scheduleAfterSuccess(
+  p: IntervalPolicy,
+  h: SuccessHints,
+): { intervalSeconds: number; nextFetchAt: number } {
+  const min = p.minIntervalMinutes * 60,
+    max = p.maxIntervalMinutes * 60;
   const random = h.random ?? Math.random;
   let interval = clamp(postingIntervalSeconds(h.publishTimes, h.now), min, max);
   interval = Math.max(interval, (h.ttlMinutes ?? 0) * 60, h.maxAgeSeconds ?? 0);
@@ -56,8 +65,12 @@ export interface FailureHints {
   random?: () => number;
 }
 
-export function scheduleAfterFailure(p: IntervalPolicy, h: FailureHints): { intervalSeconds: number; nextFetchAt: number } {
-  const min = p.minIntervalMinutes * 60, max = p.maxIntervalMinutes * 60;
+export function scheduleAfterFailure(
+  p: IntervalPolicy,
+  h: FailureHints,
+): { intervalSeconds: number; nextFetchAt: number } {
+  const min = p.minIntervalMinutes * 60,
+    max = p.maxIntervalMinutes * 60;
   const random = h.random ?? Math.random;
   const exp = Math.min(30, Math.max(0, h.errorCount - 1));
   let interval = Math.min(max, min * 2 ** exp) * (0.75 + 0.5 * random());

@@ -24,8 +24,12 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
         observeRefreshPass(app, s.durationMs / 1000);
         app.log.info({ ...s, durationMs: Math.round(s.durationMs) }, 'scheduled feed refresh done');
       })
-      .catch((e: unknown) => { app.log.error({ err: e }, 'scheduled feed refresh failed'); })
-      .finally(() => { running = null; });
+      .catch((e: unknown) => {
+        app.log.error({ err: e }, 'scheduled feed refresh failed');
+      })
+      .finally(() => {
+        running = null;
+      });
   };
   timer = setInterval(tick, app.config.schedulerTickSeconds * 1000);
   timer.unref();

@@ -29,7 +29,10 @@ const nowS = () => Math.floor(Date.now() / 1000);
 
 export class WebSubError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) { super(message); this.status = status; }
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
 }
 
 export function callbackUrl(app: App, token: string): string {
@@ -37,20 +40,43 @@ export function callbackUrl(app: App, token: string): string {
 }
 
 /** After a fetch: remembers the hub the feed announces (nothing without TIDINGS_PUBLIC_URL). */
-export async function noteHub(app: App, feed: FeedRecord, body: Buffer, linkHeader: string | null | undefined): Promise<void> {
+export async function noteHub(
+  app: App,
+  feed: FeedRecord,
+  body: Buffer,
+  linkHeader: string | null | undefined,
+): Promise<void> {
   if (!app.config.publicUrl) return;
   const found = findHub(body, feed.url, linkHeader);
   if (!found) return;
-  await websubStore(app).recordHub(feed.id, found.hub, found.self ?? feed.url, randomBytes(24).toString('base64url'), await sealSecret(app, randomBytes(32).toString('base64url')));
+  await websubStore(app).recordHub(
+    feed.id,
+    found.hub,
+    found.self ?? feed.url,
+    randomBytes(24).toString('base64url'),
+    await sealSecret(app, randomBytes(32).toString('base64url')),
+  );
 }
 
-async function hubRequest(app: App, sub: WebSubSubscription, mode: 'subscribe' | 'unsubscribe'): Promise<string | null> {
+async function hubRequest(
+  app: App,
+  sub: WebSubSubscription,
+  mode: 'subscribe' | 'unsubscribe',
+): Promise<string | null> {
   const form = new URLSearchParams({
-    'hub.mode': mode, 'hub.topic': sub.topicUrl, 'hub.callback': callbackUrl(app, sub.callbackToken),
-    ...(mode === 'subscribe' ? { 'hub.secret': await openSecret(app, sub.secretBox), 'hub.lease_seconds': String(LEASE_SECONDS) } : {}),
+    'hub.mode': mode,
+    'hub.topic': sub.topicUrl,
+    'hub.callback': callbackUrl(app, sub.callbackToken),
+    ...(mode === 'subscribe'
+      ? { 'hub.secret': await openSecret(app, sub.secretBox), 'hub.lease_seconds': String(LEASE_SECONDS) }
+      : {}),
   });
   try {
-    const r = await feedEngine(app).fetcher.post({ url: sub.hubUrl, body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await feedEngine(app).fetcher.post({
+      url: sub.hubUrl,
+      body: form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     if (r.status >= 200 && r.status < 300) return null;
     return `hub answered HTTP ${r.status}${r.body ? `: ${r.body.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`;
   } catch (e) {
@@ -68,7 +94,10 @@ export async function maintainWebSub(app: App): Promise<{ subscribed: number; un
   const now = nowS();
   for (const sub of await store.maintenance(now, RENEW_AHEAD_S, now - RETRY_AFTER_S)) {
     if (sub.subscribers === 0) {
-      if (sub.state === 'discovered' || sub.state === 'failed' || !app.config.publicUrl) { await store.delete(sub.feedId); continue; }
+      if (sub.state === 'discovered' || sub.state === 'failed' || !app.config.publicUrl) {
+        await store.delete(sub.feedId);
+        continue;
+      }
       const retry = sub.state === 'unsubscribing';
       // The intent is stored before the request: a hub may verify it before it answers us.
       await store.setState(sub.feedId, 'unsubscribing', { requestedAt: now, lastError: null });
@@ -83,7 +112,10 @@ export async function maintainWebSub(app: App): Promise<{ subscribed: number; un
     // Stored before the request, since a hub may verify before it answers (a verification that
     // already made the row active must not be overwritten afterwards). An active lease stays active
     // while its renewal is being verified.
-    await store.setState(sub.feedId, sub.state === 'active' ? 'active' : 'requested', { requestedAt: now, lastError: null });
+    await store.setState(sub.feedId, sub.state === 'active' ? 'active' : 'requested', {
+      requestedAt: now,
+      lastError: null,
+    });
     const error = await hubRequest(app, sub, 'subscribe');
     if (error) {
       out.failed++;
@@ -101,17 +133,24 @@ export async function verifyIntent(app: App, token: string, q: Record<string, st
   if (!sub) throw new WebSubError(404, 'unknown WebSub callback');
   const mode = q['hub.mode'];
   if (mode === 'denied') {
-    await store.setState(sub.feedId, 'failed', { lastError: `hub denied the subscription${q['hub.reason'] ? `: ${q['hub.reason']}` : ''}` });
+    await store.setState(sub.feedId, 'failed', {
+      lastError: `hub denied the subscription${q['hub.reason'] ? `: ${q['hub.reason']}` : ''}`,
+    });
     return '';
   }
   if (q['hub.topic'] !== sub.topicUrl) throw new WebSubError(404, 'hub.topic does not match this subscription');
   const challenge = q['hub.challenge'];
   if (!challenge) throw new WebSubError(400, 'missing hub.challenge');
   if (mode === 'subscribe') {
-    if (sub.state !== 'requested' && sub.state !== 'active') throw new WebSubError(404, `no subscription request pending (state ${sub.state})`);
+    if (sub.state !== 'requested' && sub.state !== 'active')
+      throw new WebSubError(404, `no subscription request pending (state ${sub.state})`);
     const lease = Number(q['hub.lease_seconds']);
     const granted = Number.isFinite(lease) && lease > 0 ? Math.min(lease, 365 * 86_400) : LEASE_SECONDS;
-    await store.setState(sub.feedId, 'active', { leaseExpiresAt: nowS() + granted, leaseSeconds: granted, lastError: null });
+    await store.setState(sub.feedId, 'active', {
+      leaseExpiresAt: nowS() + granted,
+      leaseSeconds: granted,
+      lastError: null,
+    });
     return challenge;
   }
   if (mode === 'unsubscribe') {
@@ -135,10 +174,17 @@ export function signatureValid(secret: string, body: Buffer, header: string | un
 }
 
 /** A push: the feed's new content, signed by the hub. Stored like a fetch (rules, webhooks, full text follow). */
-export async function acceptPush(app: App, token: string, body: Buffer, contentType: string | null, signature: string | undefined): Promise<{ added: number; updated: number }> {
+export async function acceptPush(
+  app: App,
+  token: string,
+  body: Buffer,
+  contentType: string | null,
+  signature: string | undefined,
+): Promise<{ added: number; updated: number }> {
   const store = websubStore(app);
   const sub = await store.findByToken(token);
-  if (!sub || (sub.state !== 'active' && sub.state !== 'requested')) throw new WebSubError(404, 'unknown WebSub subscription: push refused');
+  if (!sub || (sub.state !== 'active' && sub.state !== 'requested'))
+    throw new WebSubError(404, 'unknown WebSub subscription: push refused');
   if (!signature) throw new WebSubError(403, 'missing X-Hub-Signature: push refused (the subscription has a secret)');
   if (!signatureValid(await openSecret(app, sub.secretBox), body, signature)) {
     app.log.warn({ feedId: sub.feedId }, 'WebSub push with a bad signature refused');
@@ -149,8 +195,11 @@ export async function acceptPush(app: App, token: string, body: Buffer, contentT
   if (!feed) throw new WebSubError(404, 'unknown WebSub subscription: push refused');
   const crawlUs = Date.now() * 1000;
   let parsed: ParsedFeed;
-  try { parsed = await parsePool.parse(body, { url: feed.url, contentType, crawlTime: Math.floor(crawlUs / 1e6) }, feed.id); } catch (e) {
-    if (e instanceof FeedParseError || e instanceof FeedError) throw new WebSubError(400, `pushed content is not a feed: ${(e as Error).message}`);
+  try {
+    parsed = await parsePool.parse(body, { url: feed.url, contentType, crawlTime: Math.floor(crawlUs / 1e6) }, feed.id);
+  } catch (e) {
+    if (e instanceof FeedParseError || e instanceof FeedError)
+      throw new WebSubError(400, `pushed content is not a feed: ${(e as Error).message}`);
     throw e;
   }
   const changes = await items.upsertEntries(feed.id, parsed.entries, crawlUs);

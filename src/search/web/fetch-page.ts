@@ -42,8 +42,9 @@ export const pageFetcher: (app: App) => PageFetcher = perApp((app) => {
 
 /** Bytes to text: charset from Content-Type, else a <meta charset> near the top, else UTF-8. */
 export function decodeHtml(body: Buffer, contentType: string): string {
-  const declared = /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1]
-    ?? /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(body.subarray(0, 4096).toString('latin1'))?.[1];
+  const declared =
+    /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1] ??
+    /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(body.subarray(0, 4096).toString('latin1'))?.[1];
   const charset = declared && iconv.encodingExists(declared) ? declared : 'utf-8';
   return iconv.decode(body, charset);
 }

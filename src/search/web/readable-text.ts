@@ -20,7 +20,13 @@ export function readablePage(html: string): ReadablePage | undefined {
   const article = new Readability(document as unknown as ReadabilityDocument, { charThreshold: 200 }).parse();
   if (article?.content) {
     const text = htmlToText(article.content);
-    if (text) return { title: article.title ?? '', siteName: article.siteName ?? null, text, publishedTime: article.publishedTime ?? null };
+    if (text)
+      return {
+        title: article.title ?? '',
+        siteName: article.siteName ?? null,
+        text,
+        publishedTime: article.publishedTime ?? null,
+      };
   }
   // Pages Readability cannot make sense of (short, odd layouts): fall back to the body text.
   const text = htmlToText(document.body?.innerHTML ?? '');

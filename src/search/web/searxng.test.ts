@@ -34,20 +34,52 @@ async function searxngStub(): Promise<{ url: string; requests: URL[]; close(): P
     const u = new URL(req.url ?? '/', base);
     if (u.pathname === '/search') {
       requests.push(u);
-      if (u.searchParams.get('format') !== 'json') { res.writeHead(403).end('Forbidden'); return; }
+      if (u.searchParams.get('format') !== 'json') {
+        res.writeHead(403).end('Forbidden');
+        return;
+      }
       const results = [
-        { url: `${base}/news/comet`, title: 'Comet visible tonight', content: 'Comet snippet from the engine', engine: 'duckduckgo', publishedDate: '2025-06-01T10:00:00' },
-        { url: `${base}/news/weather`, title: 'Clear skies expected', content: 'Weather snippet', engine: 'bing', publishedDate: null },
-        { url: 'https://blocked.example.org/comet', title: 'Blocked comet story', content: 'A comet story from a denied domain', engine: 'bing' },
+        {
+          url: `${base}/news/comet`,
+          title: 'Comet visible tonight',
+          content: 'Comet snippet from the engine',
+          engine: 'duckduckgo',
+          publishedDate: '2025-06-01T10:00:00',
+        },
+        {
+          url: `${base}/news/weather`,
+          title: 'Clear skies expected',
+          content: 'Weather snippet',
+          engine: 'bing',
+          publishedDate: null,
+        },
+        {
+          url: 'https://blocked.example.org/comet',
+          title: 'Blocked comet story',
+          content: 'A comet story from a denied domain',
+          engine: 'bing',
+        },
         { url: 'ftp://files.example.org/x', title: 'Not http', content: 'ignored' },
       ];
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        query: u.searchParams.get('q'), number_of_results: 0, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [],
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          query: u.searchParams.get('q'),
+          number_of_results: 0,
+          results,
+          answers: [],
+          corrections: [],
+          infoboxes: [],
+          suggestions: [],
+          unresponsive_engines: [],
+        }),
+      );
       return;
     }
     const html = pages[u.pathname];
-    if (!html) { res.writeHead(404).end(); return; }
+    if (!html) {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -59,11 +91,22 @@ async function appWith(t: { after(fn: () => unknown): void }, config: Partial<Co
   const app = await testApp(config);
   t.after(() => app.close());
   const feed = await addFeed(app, 'https://local.example/feed', 'Local Paper');
-  await ingest(app, feed, [{ url: 'https://local.example/comet', title: 'Local club watches the comet', content: '<p>The astronomy club met to watch the comet in the western sky after sunset.</p>' }]);
+  await ingest(app, feed, [
+    {
+      url: 'https://local.example/comet',
+      title: 'Local club watches the comet',
+      content: '<p>The astronomy club met to watch the comet in the western sky after sunset.</p>',
+    },
+  ]);
   return app;
 }
 
-const query = (filters: SearchQuery['filters'] = {}): SearchQuery => ({ text: 'When is the comet visible in the sky?', scope: { kind: 'instance' }, filters, limit: 10 });
+const query = (filters: SearchQuery['filters'] = {}): SearchQuery => ({
+  text: 'When is the comet visible in the sky?',
+  scope: { kind: 'instance' },
+  filters,
+  limit: 10,
+});
 
 test('web results from SearXNG are fetched, reduced to readable passages and fused with local hits', async (t) => {
   const stub = await searxngStub();
@@ -79,10 +122,17 @@ test('web results from SearXNG are fetched, reduced to readable passages and fus
   assert.equal(comet?.itemId, null);
   assert.equal(comet?.publishedAt, Date.parse('2025-06-01T10:00:00') / 1000);
   assert.match(comet!.passages[0]!.text, /comet will be visible/, 'passages come from the fetched page');
-  assert.ok(!comet!.passages.some((p) => /Copyright footer|Home \| World/.test(p.text)), 'boilerplate is not in the readable text');
+  assert.ok(
+    !comet!.passages.some((p) => /Copyright footer|Home \| World/.test(p.text)),
+    'boilerplate is not in the readable text',
+  );
   assert.ok(byUrl.has(`${stub.url}/news/weather`));
   const blocked = byUrl.get('https://blocked.example.org/comet');
-  assert.equal(blocked?.passages[0]?.text, 'A comet story from a denied domain', 'a result not fetched keeps the engine snippet');
+  assert.equal(
+    blocked?.passages[0]?.text,
+    'A comet story from a denied domain',
+    'a result not fetched keeps the engine snippet',
+  );
   assert.ok(!hits.some((h) => h.url.startsWith('ftp:')));
   // Fusion interleaves by rank: the first local hit and the first web hit lead.
   assert.deepEqual(new Set(hits.slice(0, 2).map((h) => h.origin)), new Set(['local', 'web']));
@@ -100,13 +150,21 @@ test('filters reach the web: recency as time_range, one allowed domain as site:,
   assert.ok(denied.some((h) => h.origin === 'web'));
 
   const allowed = await svc.search(query({ domainFilter: ['blocked.example.org'] }));
-  assert.deepEqual(allowed.map((h) => h.url), ['https://blocked.example.org/comet'], 'the local article is on another domain too');
+  assert.deepEqual(
+    allowed.map((h) => h.url),
+    ['https://blocked.example.org/comet'],
+    'the local article is on another domain too',
+  );
   assert.match(stub.requests.at(-1)!.searchParams.get('q')!, / site:blocked\.example\.org$/);
 
   await svc.search(query({ recency: 'hour' }));
   assert.equal(stub.requests.at(-1)!.searchParams.get('time_range'), 'day');
   const dated = await svc.search(query({ publishedAfter: Date.parse('2025-05-01') / 1000 }));
-  assert.deepEqual(dated.filter((h) => h.origin === 'web').map((h) => h.url), [`${stub.url}/news/comet`], 'undated results cannot pass a date bound');
+  assert.deepEqual(
+    dated.filter((h) => h.origin === 'web').map((h) => h.url),
+    [`${stub.url}/news/comet`],
+    'undated results cannot pass a date bound',
+  );
 });
 
 test('pages on private addresses are not fetched unless allowed (SSRF guard): the snippet is used', async (t) => {
@@ -115,7 +173,10 @@ test('pages on private addresses are not fetched unless allowed (SSRF guard): th
   const app = await appWith(t, { searxngUrl: stub.url, allowPrivateNetworks: false });
   const hits = await searchService(app).search(query());
   const comet = hits.find((h) => h.url === `${stub.url}/news/comet`);
-  assert.deepEqual(comet?.passages.map((p) => p.text), ['Comet snippet from the engine']);
+  assert.deepEqual(
+    comet?.passages.map((p) => p.text),
+    ['Comet snippet from the engine'],
+  );
 });
 
 test('when SearXNG is down or answers garbage, local results still come back with a warning', async (t) => {
@@ -125,14 +186,22 @@ test('when SearXNG is down or answers garbage, local results still come back wit
   for (const searxngUrl of [deadUrl, `${deadUrl}/not-searxng`]) {
     const app = await appWith(t, { searxngUrl, allowPrivateNetworks: true });
     const report = await searchService(app).searchWithReport(query());
-    assert.deepEqual(report.hits.map((h) => h.url), ['https://local.example/comet']);
+    assert.deepEqual(
+      report.hits.map((h) => h.url),
+      ['https://local.example/comet'],
+    );
     assert.equal(report.degraded.length, 1);
     assert.match(report.degraded[0]!, /searxng web search failed/);
   }
-  const wrong = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>'));
+  const wrong = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>'),
+  );
   await new Promise<void>((r) => wrong.listen(0, '127.0.0.1', r));
   t.after(() => new Promise<void>((r) => wrong.close(() => r())));
-  const app = await appWith(t, { searxngUrl: `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`, allowPrivateNetworks: true });
+  const app = await appWith(t, {
+    searxngUrl: `http://127.0.0.1:${(wrong.address() as AddressInfo).port}`,
+    allowPrivateNetworks: true,
+  });
   const report = await searchService(app).searchWithReport(query());
   assert.equal(report.hits.length, 1);
   assert.match(report.degraded[0]!, /did not answer JSON/);

@@ -34,7 +34,13 @@ const searxngResponse = z.object({ results: z.array(z.unknown()) });
 export type SearxngResult = z.infer<typeof searxngResult>;
 
 // SearXNG has no "hour": ask for a day and filter by the result date.
-const TIME_RANGE: Record<RecencyFilter, string> = { hour: 'day', day: 'day', week: 'week', month: 'month', year: 'year' };
+const TIME_RANGE: Record<RecencyFilter, string> = {
+  hour: 'day',
+  day: 'day',
+  week: 'week',
+  month: 'month',
+  year: 'year',
+};
 
 export interface SearxngOptions {
   baseUrl: string;
@@ -63,8 +69,11 @@ export class SearxngProvider implements SearchProvider {
     const results = (await this.query(q, filter, signal)).filter((r) => resultPasses(r, filter));
     const terms = queryTerms(q.text);
     const top = results.slice(0, q.limit);
-    const fetched = await Promise.all(top.map((r, i) =>
-      i < this.opts.pagesFetched ? this.read(r, terms, signal).catch(() => undefined) : Promise.resolve(undefined)));
+    const fetched = await Promise.all(
+      top.map((r, i) =>
+        i < this.opts.pagesFetched ? this.read(r, terms, signal).catch(() => undefined) : Promise.resolve(undefined),
+      ),
+    );
     return top.map((r, i) => {
       const page = fetched[i];
       const snippet = r.content?.trim() ? [{ text: r.content.trim(), score: 0 }] : [];
@@ -83,17 +92,31 @@ export class SearxngProvider implements SearchProvider {
     });
   }
 
-  private async query(q: SearchQuery, filter: Omit<PassageFilter, 'scope'>, signal?: AbortSignal): Promise<SearxngResult[]> {
+  private async query(
+    q: SearchQuery,
+    filter: Omit<PassageFilter, 'scope'>,
+    signal?: AbortSignal,
+  ): Promise<SearxngResult[]> {
     const url = new URL('search', this.opts.baseUrl.endsWith('/') ? this.opts.baseUrl : this.opts.baseUrl + '/');
     const site = filter.allowHosts?.length === 1 ? ` site:${filter.allowHosts[0]}` : '';
     url.searchParams.set('q', q.text + site);
     url.searchParams.set('format', 'json');
     if (q.filters.recency) url.searchParams.set('time_range', TIME_RANGE[q.filters.recency]);
     const timeout = AbortSignal.timeout(SEARXNG_TIMEOUT_MS);
-    const res = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(`SearXNG at ${this.opts.baseUrl} answered HTTP ${res.status}${res.status === 403 ? ' (is format=json enabled in its settings.yml?)' : ''}`);
+    const res = await fetch(url, {
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      headers: { accept: 'application/json' },
+    });
+    if (!res.ok)
+      throw new Error(
+        `SearXNG at ${this.opts.baseUrl} answered HTTP ${res.status}${res.status === 403 ? ' (is format=json enabled in its settings.yml?)' : ''}`,
+      );
     let body: unknown;
-    try { body = await res.json(); } catch { throw new Error(`SearXNG at ${this.opts.baseUrl} did not answer JSON`); }
+    try {
+      body = await res.json();
+    } catch {
+      throw new Error(`SearXNG at ${this.opts.baseUrl} did not answer JSON`);
+    }
     const parsed = searxngResponse.safeParse(body);
     if (!parsed.success) throw new Error(`SearXNG at ${this.opts.baseUrl} answered JSON without a results list`);
     const out: SearxngResult[] = [];
@@ -110,7 +133,8 @@ export class SearxngProvider implements SearchProvider {
     if (!readable) return undefined;
     const parts = splitPassages(readable.text);
     const scores = scorePassages(parts, terms);
-    const passages = parts.map((text, i) => ({ text, score: scores[i]! }))
+    const passages = parts
+      .map((text, i) => ({ text, score: scores[i]! }))
       .sort((a, b) => b.score - a.score)
       .slice(0, PASSAGES_PER_HIT);
     return { title: readable.title, siteName: readable.siteName, passages };
@@ -130,6 +154,8 @@ function resultPasses(r: SearxngResult, f: Omit<PassageFilter, 'scope'>): boolea
   if (f.publishedAfter === undefined && f.publishedBefore === undefined) return true;
   const published = parseDate(r.publishedDate);
   if (published === null) return false;
-  return (f.publishedAfter === undefined || published >= f.publishedAfter) &&
-    (f.publishedBefore === undefined || published <= f.publishedBefore);
+  return (
+    (f.publishedAfter === undefined || published >= f.publishedAfter) &&
+    (f.publishedBefore === undefined || published <= f.publishedBefore)
+  );
 }

@@ -3,24 +3,68 @@
 // in PostgreSQL's dialect (numbered parameters, ON CONFLICT, FILTER, arrays instead of json_each).
 import type { PgDatabase } from './client.ts';
 import type {
-  AccessRequestRepository, ApiKeyRepository, AsyncJobRepository, AuthSecretRepository, AuthorizationCodeRepository,
-  ChatUsageRepository, OAuthClientRepository, TokenRepository, UserRepository,
+  AccessRequestRepository,
+  ApiKeyRepository,
+  AsyncJobRepository,
+  AuthSecretRepository,
+  AuthorizationCodeRepository,
+  ChatUsageRepository,
+  OAuthClientRepository,
+  TokenRepository,
+  UserRepository,
 } from '../repositories.ts';
 import type { User } from '../../model/user.ts';
-import type { StoredToken, NewToken, TokenKind, OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../../model/auth.ts';
-import { BETA_FEATURES, type AccessRequest, type AccessRequestStatus, type ApiKey, type AsyncJob, type BetaFeature, type JobStatus, type UsageRecord, type UsageTotals } from '../../model/chat.ts';
+import type {
+  StoredToken,
+  NewToken,
+  TokenKind,
+  OAuthClient,
+  GrantType,
+  AuthorizationCode,
+  NewAuthorizationCode,
+} from '../../model/auth.ts';
+import {
+  BETA_FEATURES,
+  type AccessRequest,
+  type AccessRequestStatus,
+  type ApiKey,
+  type AsyncJob,
+  type BetaFeature,
+  type JobStatus,
+  type UsageRecord,
+  type UsageTotals,
+} from '../../model/chat.ts';
 
 const nowS = () => Math.floor(Date.now() / 1000);
 
-interface UserRow { id: number; username: string; email: string | null; created_at: number; password_hash: string; is_admin: number }
-const toUser = (r: UserRow): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at, isAdmin: r.is_admin === 1 });
+interface UserRow {
+  id: number;
+  username: string;
+  email: string | null;
+  created_at: number;
+  password_hash: string;
+  is_admin: number;
+}
+const toUser = (r: UserRow): User => ({
+  id: r.id,
+  username: r.username,
+  email: r.email,
+  createdAt: r.created_at,
+  isAdmin: r.is_admin === 1,
+});
 
 export class PgUserRepository implements UserRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async create(username: string, passwordHash: string, email: string | null = null): Promise<User> {
-    return toUser((await this.db.row<UserRow>('INSERT INTO users (username, email, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
-      [username, email, passwordHash, nowS()]))!);
+    return toUser(
+      (await this.db.row<UserRow>(
+        'INSERT INTO users (username, email, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
+        [username, email, passwordHash, nowS()],
+      ))!,
+    );
   }
   async findByName(username: string) {
     // Case-insensitive, as SQLite's COLLATE NOCASE (the unique index is on lower(username)).
@@ -50,21 +94,56 @@ export class PgUserRepository implements UserRepository {
 }
 
 interface TokenRow {
-  id: number; token_hash: string; user_id: number; kind: TokenKind; scopes: string; client_id: string | null;
-  grant_id: string | null; created_at: number; expires_at: number; last_used_at: number | null; revoked_at: number | null; label: string | null;
+  id: number;
+  token_hash: string;
+  user_id: number;
+  kind: TokenKind;
+  scopes: string;
+  client_id: string | null;
+  grant_id: string | null;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  label: string | null;
 }
 const toToken = (r: TokenRow): StoredToken => ({
-  id: r.id, userId: r.user_id, kind: r.kind, scopes: r.scopes, clientId: r.client_id, grantId: r.grant_id,
-  createdAt: r.created_at, expiresAt: r.expires_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at, label: r.label,
+  id: r.id,
+  userId: r.user_id,
+  kind: r.kind,
+  scopes: r.scopes,
+  clientId: r.client_id,
+  grantId: r.grant_id,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+  label: r.label,
 });
 
 export class PgTokenRepository implements TokenRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async insert(t: NewToken, now: number): Promise<StoredToken> {
-    return toToken((await this.db.row<TokenRow>(`INSERT INTO auth_tokens (token_hash, user_id, kind, scopes, client_id, grant_id, created_at, expires_at, label)
+    return toToken(
+      (await this.db.row<TokenRow>(
+        `INSERT INTO auth_tokens (token_hash, user_id, kind, scopes, client_id, grant_id, created_at, expires_at, label)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [t.tokenHash, t.userId, t.kind, t.scopes, t.clientId ?? null, t.grantId ?? null, now, t.expiresAt, t.label ?? null]))!);
+        [
+          t.tokenHash,
+          t.userId,
+          t.kind,
+          t.scopes,
+          t.clientId ?? null,
+          t.grantId ?? null,
+          now,
+          t.expiresAt,
+          t.label ?? null,
+        ],
+      ))!,
+    );
   }
   async findByHash(tokenHash: string) {
     const r = await this.db.row<TokenRow>('SELECT * FROM auth_tokens WHERE token_hash = $1', [tokenHash]);
@@ -78,48 +157,92 @@ export class PgTokenRepository implements TokenRepository {
     await this.db.query('UPDATE auth_tokens SET last_used_at = $1 WHERE id = $2', [now, id]);
   }
   async revoke(id: number, now: number): Promise<boolean> {
-    return (await this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id])) > 0;
+    return (
+      (await this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
+        now,
+        id,
+      ])) > 0
+    );
   }
   revokeAllForUser(userId: number, now: number): Promise<number> {
-    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL', [now, userId]);
+    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL', [
+      now,
+      userId,
+    ]);
   }
   revokeGrant(grantId: string, now: number): Promise<number> {
-    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [now, grantId]);
+    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [
+      now,
+      grantId,
+    ]);
   }
   async listForUser(userId: number): Promise<StoredToken[]> {
-    return (await this.db.rows<TokenRow>('SELECT * FROM auth_tokens WHERE user_id = $1 ORDER BY id', [userId])).map(toToken);
+    return (await this.db.rows<TokenRow>('SELECT * FROM auth_tokens WHERE user_id = $1 ORDER BY id', [userId])).map(
+      toToken,
+    );
   }
   purge(before: number): Promise<number> {
     return this.db.changes('DELETE FROM auth_tokens WHERE expires_at < $1 OR revoked_at < $1', [before]);
   }
   deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number> {
-    return this.db.changes(`DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
-      AND coalesce(last_used_at, created_at) < $3`, [userId, label, idleSince]);
+    return this.db.changes(
+      `DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
+      AND coalesce(last_used_at, created_at) < $3`,
+      [userId, label, idleSince],
+    );
   }
 }
 
 export class PgAuthSecretRepository implements AuthSecretRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async getOrCreate(name: string, create: () => string, now: number): Promise<string> {
     // Insert-if-absent then read: processes racing agree on one value.
-    await this.db.query('INSERT INTO auth_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [name, create(), now]);
+    await this.db.query(
+      'INSERT INTO auth_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+      [name, create(), now],
+    );
     return (await this.db.row<{ value: string }>('SELECT value FROM auth_secrets WHERE name = $1', [name]))!.value;
   }
 }
 
-interface ClientRow { id: number; client_id: string; secret_hash: string; name: string; redirect_uris: string; grant_types: string; created_at: number }
+interface ClientRow {
+  id: number;
+  client_id: string;
+  secret_hash: string;
+  name: string;
+  redirect_uris: string;
+  grant_types: string;
+  created_at: number;
+}
 const toClient = (r: ClientRow): OAuthClient => ({
-  id: r.id, clientId: r.client_id, secretHash: r.secret_hash, name: r.name,
-  redirectUris: JSON.parse(r.redirect_uris), grantTypes: JSON.parse(r.grant_types), createdAt: r.created_at,
+  id: r.id,
+  clientId: r.client_id,
+  secretHash: r.secret_hash,
+  name: r.name,
+  redirectUris: JSON.parse(r.redirect_uris),
+  grantTypes: JSON.parse(r.grant_types),
+  createdAt: r.created_at,
 });
 
 export class PgOAuthClientRepository implements OAuthClientRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
-  async create(c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] }, now: number): Promise<OAuthClient> {
-    return toClient((await this.db.row<ClientRow>(`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
-      VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`, [c.clientId, c.secretHash, c.name, JSON.stringify(c.redirectUris), JSON.stringify(c.grantTypes), now]))!);
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
+  async create(
+    c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] },
+    now: number,
+  ): Promise<OAuthClient> {
+    return toClient(
+      (await this.db.row<ClientRow>(
+        `INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
+      VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [c.clientId, c.secretHash, c.name, JSON.stringify(c.redirectUris), JSON.stringify(c.grantTypes), now],
+      ))!,
+    );
   }
   async findByClientId(clientId: string) {
     const r = await this.db.row<ClientRow>('SELECT * FROM oauth_clients WHERE client_id = $1', [clientId]);
@@ -134,82 +257,184 @@ export class PgOAuthClientRepository implements OAuthClientRepository {
 }
 
 interface CodeRow {
-  id: number; code_hash: string; client_id: string; user_id: number; redirect_uri: string | null; scopes: string;
-  code_challenge: string | null; code_challenge_method: string | null; grant_id: string; created_at: number; expires_at: number; used_at: number | null;
+  id: number;
+  code_hash: string;
+  client_id: string;
+  user_id: number;
+  redirect_uri: string | null;
+  scopes: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  grant_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 const toCode = (r: CodeRow): AuthorizationCode => ({
-  id: r.id, clientId: r.client_id, userId: r.user_id, redirectUri: r.redirect_uri, scopes: r.scopes,
-  codeChallenge: r.code_challenge, codeChallengeMethod: r.code_challenge_method, grantId: r.grant_id,
-  createdAt: r.created_at, expiresAt: r.expires_at, usedAt: r.used_at,
+  id: r.id,
+  clientId: r.client_id,
+  userId: r.user_id,
+  redirectUri: r.redirect_uri,
+  scopes: r.scopes,
+  codeChallenge: r.code_challenge,
+  codeChallengeMethod: r.code_challenge_method,
+  grantId: r.grant_id,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
 });
 
 export class PgAuthorizationCodeRepository implements AuthorizationCodeRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async insert(c: NewAuthorizationCode, now: number): Promise<AuthorizationCode> {
-    return toCode((await this.db.row<CodeRow>(`INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
+    return toCode(
+      (await this.db.row<CodeRow>(
+        `INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
       code_challenge_method, grant_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [c.codeHash, c.clientId, c.userId, c.redirectUri, c.scopes, c.codeChallenge, c.codeChallengeMethod, c.grantId, now, c.expiresAt]))!);
+        [
+          c.codeHash,
+          c.clientId,
+          c.userId,
+          c.redirectUri,
+          c.scopes,
+          c.codeChallenge,
+          c.codeChallengeMethod,
+          c.grantId,
+          now,
+          c.expiresAt,
+        ],
+      ))!,
+    );
   }
   async findByHash(codeHash: string) {
     const r = await this.db.row<CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = $1', [codeHash]);
     return r ? toCode(r) : undefined;
   }
   async markUsed(id: number, now: number): Promise<boolean> {
-    return (await this.db.changes('UPDATE oauth_codes SET used_at = $1 WHERE id = $2 AND used_at IS NULL', [now, id])) > 0;
+    return (
+      (await this.db.changes('UPDATE oauth_codes SET used_at = $1 WHERE id = $2 AND used_at IS NULL', [now, id])) > 0
+    );
   }
   purge(before: number): Promise<number> {
     return this.db.changes('DELETE FROM oauth_codes WHERE expires_at < $1', [before]);
   }
 }
 
-interface KeyRow { id: string; user_id: number; name: string; key_hash: string; tier: number; features: string; disabled: number; created_at: number; revoked_at: number | null }
+interface KeyRow {
+  id: string;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  tier: number;
+  features: string;
+  disabled: number;
+  created_at: number;
+  revoked_at: number | null;
+}
 const toKey = (r: KeyRow): ApiKey => ({
-  id: r.id, userId: r.user_id, name: r.name, tier: r.tier,
+  id: r.id,
+  userId: r.user_id,
+  name: r.name,
+  tier: r.tier,
   features: r.features.split(',').filter((f): f is BetaFeature => (BETA_FEATURES as readonly string[]).includes(f)),
-  disabled: r.disabled === 1, createdAt: r.created_at, revokedAt: r.revoked_at,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
 });
 
 export class PgApiKeyRepository implements ApiKeyRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async create(k: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey> {
-    return toKey((await this.db.row<KeyRow>('INSERT INTO api_keys (id, user_id, name, key_hash, tier, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-      [k.id, k.userId, k.name, k.keyHash, k.tier, nowS()]))!);
+    return toKey(
+      (await this.db.row<KeyRow>(
+        'INSERT INTO api_keys (id, user_id, name, key_hash, tier, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
+        [k.id, k.userId, k.name, k.keyHash, k.tier, nowS()],
+      ))!,
+    );
   }
   async findById(id: string) {
     const r = await this.db.row<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
     return r ? { ...toKey(r), keyHash: r.key_hash } : undefined;
   }
   async list(userId?: number): Promise<ApiKey[]> {
-    const rows = userId === undefined
-      ? await this.db.rows<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')
-      : await this.db.rows<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
+    const rows =
+      userId === undefined
+        ? await this.db.rows<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')
+        : await this.db.rows<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
     return rows.map(toKey);
   }
-  async rename(id: string, name: string) { return (await this.db.changes('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id])) > 0; }
-  async revoke(id: string) { return (await this.db.changes('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [nowS(), id])) > 0; }
-  async setDisabled(id: string, disabled: boolean) { return (await this.db.changes('UPDATE api_keys SET disabled = $1 WHERE id = $2', [disabled ? 1 : 0, id])) > 0; }
-  async setTier(id: string, tier: number) { return (await this.db.changes('UPDATE api_keys SET tier = $1 WHERE id = $2', [tier, id])) > 0; }
+  async rename(id: string, name: string) {
+    return (await this.db.changes('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id])) > 0;
+  }
+  async revoke(id: string) {
+    return (
+      (await this.db.changes('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
+        nowS(),
+        id,
+      ])) > 0
+    );
+  }
+  async setDisabled(id: string, disabled: boolean) {
+    return (await this.db.changes('UPDATE api_keys SET disabled = $1 WHERE id = $2', [disabled ? 1 : 0, id])) > 0;
+  }
+  async setTier(id: string, tier: number) {
+    return (await this.db.changes('UPDATE api_keys SET tier = $1 WHERE id = $2', [tier, id])) > 0;
+  }
   async setFeatures(id: string, features: BetaFeature[]) {
-    return (await this.db.changes('UPDATE api_keys SET features = $1 WHERE id = $2', [[...new Set(features)].join(','), id])) > 0;
+    return (
+      (await this.db.changes('UPDATE api_keys SET features = $1 WHERE id = $2', [
+        [...new Set(features)].join(','),
+        id,
+      ])) > 0
+    );
   }
 }
 
 export class PgChatUsageRepository implements ChatUsageRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async record(r: UsageRecord): Promise<void> {
-    await this.db.query(`INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
+    await this.db.query(
+      `INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
         prompt_tokens, completion_tokens, reasoning_tokens, citation_tokens, search_queries,
         input_cost, output_cost, reasoning_cost, citation_cost, search_cost, request_cost, total_cost, latency_ms)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, [
-      r.createdAt, r.keyId, r.userId, r.endpoint, r.model, r.status, r.errorType, r.stream ? 1 : 0,
-      r.promptTokens, r.completionTokens, r.reasoningTokens, r.citationTokens, r.searchQueries,
-      r.cost.input, r.cost.output, r.cost.reasoning, r.cost.citation, r.cost.searchQueries, r.cost.request, r.cost.total, r.latencyMs]);
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+      [
+        r.createdAt,
+        r.keyId,
+        r.userId,
+        r.endpoint,
+        r.model,
+        r.status,
+        r.errorType,
+        r.stream ? 1 : 0,
+        r.promptTokens,
+        r.completionTokens,
+        r.reasoningTokens,
+        r.citationTokens,
+        r.searchQueries,
+        r.cost.input,
+        r.cost.output,
+        r.cost.reasoning,
+        r.cost.citation,
+        r.cost.searchQueries,
+        r.cost.request,
+        r.cost.total,
+        r.latencyMs,
+      ],
+    );
   }
   async totals(opts: { userId?: number; since?: number }): Promise<UsageTotals[]> {
-    const rows = await this.db.rows<UsageTotals>(`
+    const rows = await this.db.rows<UsageTotals>(
+      `
       SELECT u.key_id AS "keyId", coalesce(max(k.name), '') AS "keyName", coalesce(max(us.username), '') AS username, u.model AS model,
              count(*) AS requests, count(*) FILTER (WHERE u.status >= 400) AS errors,
              sum(u.prompt_tokens) AS "promptTokens", sum(u.completion_tokens) AS "completionTokens",
@@ -220,60 +445,121 @@ export class PgChatUsageRepository implements ChatUsageRepository {
         LEFT JOIN users us ON us.id = u.user_id
        WHERE ($1::bigint IS NULL OR u.user_id = $1) AND u.created_at >= $2
        GROUP BY u.key_id, u.model
-       ORDER BY 3, u.key_id, u.model`, [opts.userId ?? null, opts.since ?? 0]);
+       ORDER BY 3, u.key_id, u.model`,
+      [opts.userId ?? null, opts.since ?? 0],
+    );
     return rows.map((r) => ({ ...r, cost: Math.round(r.cost * 1e6) / 1e6 }));
   }
 }
 
 interface JobRow {
-  id: string; key_id: string; user_id: number; model: string; request_json: string; idempotency_key: string | null;
-  status: JobStatus; attempts: number; progress_json: string | null; created_at: number; started_at: number | null;
-  completed_at: number | null; failed_at: number | null; response_json: string | null; error_message: string | null;
+  id: string;
+  key_id: string;
+  user_id: number;
+  model: string;
+  request_json: string;
+  idempotency_key: string | null;
+  status: JobStatus;
+  attempts: number;
+  progress_json: string | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  failed_at: number | null;
+  response_json: string | null;
+  error_message: string | null;
 }
 const toJob = (r: JobRow): AsyncJob => ({
-  id: r.id, keyId: r.key_id, userId: r.user_id, model: r.model, request: JSON.parse(r.request_json),
-  idempotencyKey: r.idempotency_key, status: r.status, attempts: r.attempts,
+  id: r.id,
+  keyId: r.key_id,
+  userId: r.user_id,
+  model: r.model,
+  request: JSON.parse(r.request_json),
+  idempotencyKey: r.idempotency_key,
+  status: r.status,
+  attempts: r.attempts,
   progress: r.progress_json ? JSON.parse(r.progress_json) : null,
-  createdAt: r.created_at, startedAt: r.started_at, completedAt: r.completed_at, failedAt: r.failed_at,
-  response: r.response_json ? JSON.parse(r.response_json) : null, errorMessage: r.error_message,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  completedAt: r.completed_at,
+  failedAt: r.failed_at,
+  response: r.response_json ? JSON.parse(r.response_json) : null,
+  errorMessage: r.error_message,
 });
 
 export class PgAsyncJobRepository implements AsyncJobRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
-  async create(j: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): Promise<AsyncJob> {
-    return toJob((await this.db.row<JobRow>(`INSERT INTO chat_async_jobs (id, key_id, user_id, model, request_json, idempotency_key, status, created_at)
-      VALUES ($1, $2, $3, $4, $5, $6, 'CREATED', $7) RETURNING *`, [j.id, j.keyId, j.userId, j.model, JSON.stringify(j.request), j.idempotencyKey, j.createdAt]))!);
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
+  async create(j: {
+    id: string;
+    keyId: string;
+    userId: number;
+    model: string;
+    request: unknown;
+    idempotencyKey: string | null;
+    createdAt: number;
+  }): Promise<AsyncJob> {
+    return toJob(
+      (await this.db.row<JobRow>(
+        `INSERT INTO chat_async_jobs (id, key_id, user_id, model, request_json, idempotency_key, status, created_at)
+      VALUES ($1, $2, $3, $4, $5, $6, 'CREATED', $7) RETURNING *`,
+        [j.id, j.keyId, j.userId, j.model, JSON.stringify(j.request), j.idempotencyKey, j.createdAt],
+      ))!,
+    );
   }
   async find(id: string) {
     const r = await this.db.row<JobRow>('SELECT * FROM chat_async_jobs WHERE id = $1', [id]);
     return r ? toJob(r) : undefined;
   }
   async findByIdempotencyKey(keyId: string, idempotencyKey: string) {
-    const r = await this.db.row<JobRow>('SELECT * FROM chat_async_jobs WHERE key_id = $1 AND idempotency_key = $2', [keyId, idempotencyKey]);
+    const r = await this.db.row<JobRow>('SELECT * FROM chat_async_jobs WHERE key_id = $1 AND idempotency_key = $2', [
+      keyId,
+      idempotencyKey,
+    ]);
     return r ? toJob(r) : undefined;
   }
   async listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]> {
     const rows = before
-      ? await this.db.rows<JobRow>(`SELECT * FROM chat_async_jobs WHERE user_id = $1 AND (created_at, id) < ($2, $3)
-                                    ORDER BY created_at DESC, id DESC LIMIT $4`, [userId, before.createdAt, before.id, limit])
-      : await this.db.rows<JobRow>('SELECT * FROM chat_async_jobs WHERE user_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [userId, limit]);
+      ? await this.db.rows<JobRow>(
+          `SELECT * FROM chat_async_jobs WHERE user_id = $1 AND (created_at, id) < ($2, $3)
+                                    ORDER BY created_at DESC, id DESC LIMIT $4`,
+          [userId, before.createdAt, before.id, limit],
+        )
+      : await this.db.rows<JobRow>(
+          'SELECT * FROM chat_async_jobs WHERE user_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+          [userId, limit],
+        );
     return rows.map(toJob);
   }
   async listUnfinished(): Promise<AsyncJob[]> {
-    return (await this.db.rows<JobRow>(`SELECT * FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS') ORDER BY created_at, id`)).map(toJob);
+    return (
+      await this.db.rows<JobRow>(
+        `SELECT * FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS') ORDER BY created_at, id`,
+      )
+    ).map(toJob);
   }
   async markStarted(id: string, at: number): Promise<void> {
-    await this.db.query(`UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = $1, attempts = attempts + 1 WHERE id = $2`, [at, id]);
+    await this.db.query(
+      `UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = $1, attempts = attempts + 1 WHERE id = $2`,
+      [at, id],
+    );
   }
   async setProgress(id: string, progress: unknown): Promise<void> {
     await this.db.query('UPDATE chat_async_jobs SET progress_json = $1 WHERE id = $2', [JSON.stringify(progress), id]);
   }
   async markCompleted(id: string, response: unknown, at: number): Promise<void> {
-    await this.db.query(`UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = $1, response_json = $2 WHERE id = $3`, [at, JSON.stringify(response), id]);
+    await this.db.query(
+      `UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = $1, response_json = $2 WHERE id = $3`,
+      [at, JSON.stringify(response), id],
+    );
   }
   async markFailed(id: string, message: string, at: number): Promise<void> {
-    await this.db.query(`UPDATE chat_async_jobs SET status = 'FAILED', failed_at = $1, error_message = $2 WHERE id = $3`, [at, message, id]);
+    await this.db.query(
+      `UPDATE chat_async_jobs SET status = 'FAILED', failed_at = $1, error_message = $2 WHERE id = $3`,
+      [at, message, id],
+    );
   }
   purgeCreatedBefore(before: number): Promise<number> {
     return this.db.changes('DELETE FROM chat_async_jobs WHERE created_at < $1', [before]);
@@ -281,22 +567,46 @@ export class PgAsyncJobRepository implements AsyncJobRepository {
 }
 
 interface AccessRow {
-  id: number; key_id: string; user_id: number; username: string; tier: number; requested_tier: number; reason: string;
-  status: AccessRequestStatus; granted_tier: number | null; note: string | null; created_at: number; decided_at: number | null;
+  id: number;
+  key_id: string;
+  user_id: number;
+  username: string;
+  tier: number;
+  requested_tier: number;
+  reason: string;
+  status: AccessRequestStatus;
+  granted_tier: number | null;
+  note: string | null;
+  created_at: number;
+  decided_at: number | null;
 }
 const toRequest = (r: AccessRow): AccessRequest => ({
-  id: r.id, keyId: r.key_id, userId: r.user_id, username: r.username, currentTier: r.tier, requestedTier: r.requested_tier,
-  reason: r.reason, status: r.status, grantedTier: r.granted_tier, note: r.note, createdAt: r.created_at, decidedAt: r.decided_at,
+  id: r.id,
+  keyId: r.key_id,
+  userId: r.user_id,
+  username: r.username,
+  currentTier: r.tier,
+  requestedTier: r.requested_tier,
+  reason: r.reason,
+  status: r.status,
+  grantedTier: r.granted_tier,
+  note: r.note,
+  createdAt: r.created_at,
+  decidedAt: r.decided_at,
 });
 const ACCESS_SELECT = `SELECT a.*, k.user_id, k.tier, u.username FROM chat_access_requests a
   JOIN api_keys k ON k.id = a.key_id JOIN users u ON u.id = k.user_id`;
 
 export class PgAccessRequestRepository implements AccessRequestRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async create(r: { keyId: string; requestedTier: number; reason: string }): Promise<AccessRequest> {
-    const { id } = (await this.db.row<{ id: number }>('INSERT INTO chat_access_requests (key_id, requested_tier, reason, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
-      [r.keyId, r.requestedTier, r.reason, nowS()]))!;
+    const { id } = (await this.db.row<{ id: number }>(
+      'INSERT INTO chat_access_requests (key_id, requested_tier, reason, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
+      [r.keyId, r.requestedTier, r.reason, nowS()],
+    ))!;
     return (await this.find(id))!;
   }
   async find(id: number) {
@@ -309,8 +619,17 @@ export class PgAccessRequestRepository implements AccessRequestRepository {
       : await this.db.rows<AccessRow>(`${ACCESS_SELECT} ORDER BY a.id`);
     return rows.map(toRequest);
   }
-  async decide(id: number, status: 'approved' | 'denied', grantedTier: number | null, note: string | null): Promise<boolean> {
-    return (await this.db.changes(`UPDATE chat_access_requests SET status = $1, granted_tier = $2, note = $3, decided_at = $4 WHERE id = $5 AND status = 'pending'`,
-      [status, grantedTier, note, nowS(), id])) > 0;
+  async decide(
+    id: number,
+    status: 'approved' | 'denied',
+    grantedTier: number | null,
+    note: string | null,
+  ): Promise<boolean> {
+    return (
+      (await this.db.changes(
+        `UPDATE chat_access_requests SET status = $1, granted_tier = $2, note = $3, decided_at = $4 WHERE id = $5 AND status = 'pending'`,
+        [status, grantedTier, note, nowS(), id],
+      )) > 0
+    );
   }
 }

@@ -22,11 +22,21 @@ export function isConnectionError(e: unknown): boolean {
   const err = e as { code?: string; message?: string };
   if (!err || typeof err !== 'object') return false;
   const code = err.code ?? '';
-  return /^(08|57P0[1-3]|53300)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(code)
-    || /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(err.message ?? '');
+  return (
+    /^(08|57P0[1-3]|53300)/.test(code) ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(
+      code,
+    ) ||
+    /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+      err.message ?? '',
+    )
+  );
 }
 
-interface TxContext { db: PgDatabase; client: pg.PoolClient }
+interface TxContext {
+  db: PgDatabase;
+  client: pg.PoolClient;
+}
 const currentTransaction = new AsyncLocalStorage<TxContext>();
 
 export class PgDatabase {
@@ -54,7 +64,10 @@ export class PgDatabase {
   /** The statement name of a SQL text (stable: the same text is prepared once per connection). */
   private nameOf(sql: string): string {
     let n = this.names.get(sql);
-    if (!n) { n = 't' + createHash('sha1').update(sql).digest('hex').slice(0, 20); this.names.set(sql, n); }
+    if (!n) {
+      n = 't' + createHash('sha1').update(sql).digest('hex').slice(0, 20);
+      this.names.set(sql, n);
+    }
     return n;
   }
 
@@ -82,7 +95,12 @@ export class PgDatabase {
   /** Rows as arrays (no per-row object), for the hot paths that map columns by position. */
   async arrays<T extends unknown[]>(sql: string, params: unknown[] = []): Promise<T[]> {
     try {
-      const r = await this.runner().query({ name: this.nameOf(sql) + 'a', text: sql, values: params, rowMode: 'array' });
+      const r = await this.runner().query({
+        name: this.nameOf(sql) + 'a',
+        text: sql,
+        values: params,
+        rowMode: 'array',
+      });
       return r.rows as T[];
     } catch (e) {
       throw this.mapError(e);
@@ -126,7 +144,11 @@ export class PgDatabase {
 
   private async transactionOnce<T>(fn: () => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
-    try { client = await this.pool.connect(); } catch (e) { throw this.mapError(e); }
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw this.mapError(e);
+    }
     let broken = false;
     try {
       await client.query('BEGIN');
@@ -134,7 +156,11 @@ export class PgDatabase {
       await client.query('COMMIT');
       return out;
     } catch (e) {
-      try { await client.query('ROLLBACK'); } catch { broken = true; }
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
       throw this.mapError(e);
     } finally {
       // A connection whose ROLLBACK failed is in an unknown state: close it rather than reuse it.
@@ -145,7 +171,10 @@ export class PgDatabase {
   mapError(e: unknown): unknown {
     if (e instanceof StoreUnavailableError) return e;
     if (isConnectionError(e)) {
-      return new StoreUnavailableError(`the database is unreachable (TIDINGS_DATABASE_URL=${redactUrl(this.url)}): ${(e as Error).message || (e as { code?: string }).code}`, { cause: e });
+      return new StoreUnavailableError(
+        `the database is unreachable (TIDINGS_DATABASE_URL=${redactUrl(this.url)}): ${(e as Error).message || (e as { code?: string }).code}`,
+        { cause: e },
+      );
     }
     return e;
   }

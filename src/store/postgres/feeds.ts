@@ -9,24 +9,58 @@ import { contentHash, FUTURE_TOLERANCE_S, nextCrawlUs, oldestFirst } from '../in
 import { BACKFILL_ON_SUBSCRIBE } from '../ingest-rules.ts';
 
 export interface FeedRow {
-  id: number; url: string; site_url: string | null; title: string | null; description: string | null; icon_url: string | null;
-  etag: string | null; last_modified: string | null; last_fetched_at: number | null; last_success_at: number | null;
-  last_status: number | null; last_error: string | null; error_count: number; next_fetch_at: number;
-  interval_seconds: number | null; item_count: number; ttl_minutes: number | null; body_hash: string | null; last_duration_ms: number | null; created_at: number;
+  id: number;
+  url: string;
+  site_url: string | null;
+  title: string | null;
+  description: string | null;
+  icon_url: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  last_fetched_at: number | null;
+  last_success_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  error_count: number;
+  next_fetch_at: number;
+  interval_seconds: number | null;
+  item_count: number;
+  ttl_minutes: number | null;
+  body_hash: string | null;
+  last_duration_ms: number | null;
+  created_at: number;
 }
 
 export const toFeed = (r: FeedRow): FeedRecord => ({
-  id: r.id, url: r.url, siteUrl: r.site_url, title: r.title, description: r.description, iconUrl: r.icon_url,
-  etag: r.etag, lastModified: r.last_modified, lastFetchedAt: r.last_fetched_at, lastSuccessAt: r.last_success_at,
-  lastStatus: r.last_status, lastError: r.last_error, errorCount: r.error_count, nextFetchAt: r.next_fetch_at,
-  intervalSeconds: r.interval_seconds, itemCount: r.item_count, ttlMinutes: r.ttl_minutes, bodyHash: r.body_hash, lastDurationMs: r.last_duration_ms, createdAt: r.created_at,
+  id: r.id,
+  url: r.url,
+  siteUrl: r.site_url,
+  title: r.title,
+  description: r.description,
+  iconUrl: r.icon_url,
+  etag: r.etag,
+  lastModified: r.last_modified,
+  lastFetchedAt: r.last_fetched_at,
+  lastSuccessAt: r.last_success_at,
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  errorCount: r.error_count,
+  nextFetchAt: r.next_fetch_at,
+  intervalSeconds: r.interval_seconds,
+  itemCount: r.item_count,
+  ttlMinutes: r.ttl_minutes,
+  bodyHash: r.body_hash,
+  lastDurationMs: r.last_duration_ms,
+  createdAt: r.created_at,
 });
 
 const roundMs = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.round(ms));
 
 export class PgFeedRepository implements FeedRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
   async findById(id: number) {
     const r = await this.db.row<FeedRow>('SELECT * FROM feeds WHERE id = $1', [id]);
     return r && toFeed(r);
@@ -36,44 +70,79 @@ export class PgFeedRepository implements FeedRepository {
     return r && toFeed(r);
   }
   async create(url: string, meta: Partial<FeedMetadata> = {}): Promise<FeedRecord> {
-    await this.db.query(`INSERT INTO feeds (url, title, site_url, description, icon_url, ttl_minutes, created_at)
+    await this.db.query(
+      `INSERT INTO feeds (url, title, site_url, description, icon_url, ttl_minutes, created_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (url) DO NOTHING`,
-    [url, meta.title ?? null, meta.siteUrl ?? null, meta.description ?? null, meta.iconUrl ?? null, meta.ttlMinutes ?? null, Math.floor(Date.now() / 1000)]);
+      [
+        url,
+        meta.title ?? null,
+        meta.siteUrl ?? null,
+        meta.description ?? null,
+        meta.iconUrl ?? null,
+        meta.ttlMinutes ?? null,
+        Math.floor(Date.now() / 1000),
+      ],
+    );
     return (await this.findByUrl(url))!;
   }
   async updateMetadata(id: number, m: FeedMetadata): Promise<void> {
-    await this.db.query(`UPDATE feeds SET title = coalesce(nullif($1, ''), title), site_url = coalesce($2, site_url),
+    await this.db.query(
+      `UPDATE feeds SET title = coalesce(nullif($1, ''), title), site_url = coalesce($2, site_url),
       description = coalesce($3, description), icon_url = coalesce($4, icon_url), ttl_minutes = $5 WHERE id = $6`,
-    [m.title, m.siteUrl, m.description, m.iconUrl, m.ttlMinutes, id]);
+      [m.title, m.siteUrl, m.description, m.iconUrl, m.ttlMinutes, id],
+    );
   }
   async recordSuccess(id: number, o: FetchOutcome): Promise<void> {
-    await this.db.query(`UPDATE feeds SET last_fetched_at = $1, last_success_at = $1, last_status = $2, last_error = NULL, error_count = 0,
+    await this.db.query(
+      `UPDATE feeds SET last_fetched_at = $1, last_success_at = $1, last_status = $2, last_error = NULL, error_count = 0,
       next_fetch_at = $3, interval_seconds = $4, etag = $5, last_modified = $6, body_hash = coalesce($7, body_hash), last_duration_ms = $8 WHERE id = $9`,
-    [o.fetchedAt, o.status, o.nextFetchAt, o.intervalSeconds, o.etag ?? null, o.lastModified ?? null, o.bodyHash ?? null, roundMs(o.durationMs), id]);
+      [
+        o.fetchedAt,
+        o.status,
+        o.nextFetchAt,
+        o.intervalSeconds,
+        o.etag ?? null,
+        o.lastModified ?? null,
+        o.bodyHash ?? null,
+        roundMs(o.durationMs),
+        id,
+      ],
+    );
   }
   async recordFailure(id: number, o: FetchOutcome): Promise<void> {
-    await this.db.query(`UPDATE feeds SET last_fetched_at = $1, last_status = $2, last_error = $3, error_count = error_count + 1,
+    await this.db.query(
+      `UPDATE feeds SET last_fetched_at = $1, last_status = $2, last_error = $3, error_count = error_count + 1,
       next_fetch_at = $4, interval_seconds = $5, last_duration_ms = $6 WHERE id = $7`,
-    [o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), id]);
+      [o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), id],
+    );
   }
   async changeUrl(id: number, newUrl: string): Promise<boolean> {
     if (await this.db.row('SELECT 1 FROM feeds WHERE url = $1 AND id <> $2', [newUrl, id])) return false;
     return (await this.db.changes('UPDATE feeds SET url = $1 WHERE id = $2', [newUrl, id])) > 0;
   }
   async listDue(dueBy: number, limit: number): Promise<FeedRecord[]> {
-    const rows = await this.db.rows<FeedRow>(`SELECT * FROM feeds f WHERE f.next_fetch_at <= $1
+    const rows = await this.db.rows<FeedRow>(
+      `SELECT * FROM feeds f WHERE f.next_fetch_at <= $1
       AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id) ORDER BY f.next_fetch_at, f.id LIMIT $2`,
-    [Number.isFinite(dueBy) ? dueBy : Number.MAX_SAFE_INTEGER, limit]);
+      [Number.isFinite(dueBy) ? dueBy : Number.MAX_SAFE_INTEGER, limit],
+    );
     return rows.map(toFeed);
   }
   async recentPublishTimes(id: number, count: number): Promise<number[]> {
-    return (await this.db.rows<{ t: number }>('SELECT published_at AS t FROM items WHERE feed_id = $1 ORDER BY published_at DESC LIMIT $2', [id, count])).map((r) => r.t);
+    return (
+      await this.db.rows<{ t: number }>(
+        'SELECT published_at AS t FROM items WHERE feed_id = $1 ORDER BY published_at DESC LIMIT $2',
+        [id, count],
+      )
+    ).map((r) => r.t);
   }
 }
 
 export class PgItemRepository implements ItemRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
 
   upsertEntries(feedId: number, entries: ParsedEntry[], crawlTimeUs: number): Promise<ItemChanges> {
     const changes: ItemChanges = { added: [], updated: [], deleted: [] };
@@ -90,41 +159,94 @@ export class PgItemRepository implements ItemRepository {
         unique.push(e);
       }
       // One read for the whole document instead of one per entry.
-      const known = new Map((await this.db.rows<{ id: number; guid: string; content_hash: string }>(
-        'SELECT id, guid, content_hash FROM items WHERE feed_id = $1 AND guid = ANY($2::text[])', [feedId, unique.map((e) => e.guid)]))
-        .map((r) => [r.guid, r]));
+      const known = new Map(
+        (
+          await this.db.rows<{ id: number; guid: string; content_hash: string }>(
+            'SELECT id, guid, content_hash FROM items WHERE feed_id = $1 AND guid = ANY($2::text[])',
+            [feedId, unique.map((e) => e.guid)],
+          )
+        ).map((r) => [r.guid, r]),
+      );
       // Deleted by retention while the feed still lists them: not brought back as unread.
-      const removed = new Set((await this.db.rows<{ guid: string }>(
-        'SELECT guid FROM items_removed WHERE feed_id = $1 AND guid = ANY($2::text[])', [feedId, unique.filter((e) => !known.has(e.guid)).map((e) => e.guid)]))
-        .map((r) => r.guid));
+      const removed = new Set(
+        (
+          await this.db.rows<{ guid: string }>(
+            'SELECT guid FROM items_removed WHERE feed_id = $1 AND guid = ANY($2::text[])',
+            [feedId, unique.filter((e) => !known.has(e.guid)).map((e) => e.guid)],
+          )
+        ).map((r) => r.guid),
+      );
       const fresh: ParsedEntry[] = [];
       const hashes = new Map<ParsedEntry, string>();
       for (const e of unique) {
         const hash = contentHash(e);
         const old = known.get(e.guid);
-        if (!old) { if (!removed.has(e.guid)) { fresh.push(e); hashes.set(e, hash); } continue; }
+        if (!old) {
+          if (!removed.has(e.guid)) {
+            fresh.push(e);
+            hashes.set(e, hash);
+          }
+          continue;
+        }
         if (old.content_hash === hash) continue;
         const published = date(e.publishedAt);
-        await this.db.query(`UPDATE items SET url = $1, title = $2, author = $3, content = $4, summary = $5,
+        await this.db.query(
+          `UPDATE items SET url = $1, title = $2, author = $3, content = $4, summary = $5,
           published_at = coalesce($6, published_at), updated_at = $7, content_hash = $8, enclosures = $9, image_url = $10, categories = $11 WHERE id = $12`,
-        [e.url, e.title, e.author, e.content, e.summary, published, date(e.updatedAt) ?? published ?? crawlS, hash, json(e.enclosures), e.imageUrl, json(e.categories), old.id]);
+          [
+            e.url,
+            e.title,
+            e.author,
+            e.content,
+            e.summary,
+            published,
+            date(e.updatedAt) ?? published ?? crawlS,
+            hash,
+            json(e.enclosures),
+            e.imageUrl,
+            json(e.categories),
+            old.id,
+          ],
+        );
         changes.updated.push(old.id);
       }
       for (const e of oldestFirst(fresh)) {
         const published = date(e.publishedAt) ?? crawlS;
-        const r = await this.db.row<{ id: number }>(`INSERT INTO items (feed_id, guid, url, title, author, content, summary, published_at, updated_at,
+        const r = await this.db.row<{ id: number }>(
+          `INSERT INTO items (feed_id, guid, url, title, author, content, summary, published_at, updated_at,
             crawled_us, content_hash, enclosures, image_url, categories)
           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
-        [feedId, e.guid, e.url, e.title, e.author, e.content, e.summary, published, date(e.updatedAt) ?? published,
-          nextCrawlUs(crawlTimeUs), hashes.get(e)!, json(e.enclosures), e.imageUrl, json(e.categories)]);
+          [
+            feedId,
+            e.guid,
+            e.url,
+            e.title,
+            e.author,
+            e.content,
+            e.summary,
+            published,
+            date(e.updatedAt) ?? published,
+            nextCrawlUs(crawlTimeUs),
+            hashes.get(e)!,
+            json(e.enclosures),
+            e.imageUrl,
+            json(e.categories),
+          ],
+        );
         changes.added.push(r!.id);
       }
       if (changes.added.length) {
         // Fan-out: every subscriber gets the new items as unread, in one statement.
-        await this.db.query(`INSERT INTO user_items (user_id, item_id, feed_id, crawled_us)
+        await this.db.query(
+          `INSERT INTO user_items (user_id, item_id, feed_id, crawled_us)
           SELECT s.user_id, i.id, i.feed_id, i.crawled_us FROM items i JOIN subscriptions s ON s.feed_id = i.feed_id
-           WHERE i.id = ANY($1::bigint[]) ON CONFLICT DO NOTHING`, [changes.added]);
-        await this.db.query('UPDATE feeds SET item_count = item_count + $1 WHERE id = $2', [changes.added.length, feedId]);
+           WHERE i.id = ANY($1::bigint[]) ON CONFLICT DO NOTHING`,
+          [changes.added],
+        );
+        await this.db.query('UPDATE feeds SET item_count = item_count + $1 WHERE id = $2', [
+          changes.added.length,
+          feedId,
+        ]);
       }
       return changes;
     });
@@ -132,20 +254,27 @@ export class PgItemRepository implements ItemRepository {
 
   deleteReadBefore(beforeUs: number, limit: number): Promise<number[]> {
     return this.db.transaction(async () => {
-      const rows = await this.db.rows<{ id: number; feed_id: number }>(`SELECT i.id, i.feed_id FROM items i
+      const rows = await this.db.rows<{ id: number; feed_id: number }>(
+        `SELECT i.id, i.feed_id FROM items i
          WHERE i.crawled_us < $1
            AND NOT EXISTS (SELECT 1 FROM user_items u WHERE u.item_id = i.id AND (u.read = 0 OR u.starred = 1 OR u.saved = 1))
            AND NOT EXISTS (SELECT 1 FROM item_labels l WHERE l.item_id = i.id)
-         LIMIT $2`, [beforeUs, limit]);
+         LIMIT $2`,
+        [beforeUs, limit],
+      );
       if (!rows.length) return [];
       const ids = rows.map((r) => r.id);
-      await this.db.query(`INSERT INTO items_removed (feed_id, guid, removed_at)
-        SELECT feed_id, guid, $1 FROM items WHERE id = ANY($2::bigint[]) ON CONFLICT DO NOTHING`, [Math.floor(Date.now() / 1000), ids]);
+      await this.db.query(
+        `INSERT INTO items_removed (feed_id, guid, removed_at)
+        SELECT feed_id, guid, $1 FROM items WHERE id = ANY($2::bigint[]) ON CONFLICT DO NOTHING`,
+        [Math.floor(Date.now() / 1000), ids],
+      );
       // user_items and item_labels rows go with the item (ON DELETE CASCADE).
       await this.db.query('DELETE FROM items WHERE id = ANY($1::bigint[])', [ids]);
       const perFeed = new Map<number, number>();
       for (const r of rows) perFeed.set(r.feed_id, (perFeed.get(r.feed_id) ?? 0) + 1);
-      for (const [feedId, n] of perFeed) await this.db.query('UPDATE feeds SET item_count = greatest(0, item_count - $1) WHERE id = $2', [n, feedId]);
+      for (const [feedId, n] of perFeed)
+        await this.db.query('UPDATE feeds SET item_count = greatest(0, item_count - $1) WHERE id = $2', [n, feedId]);
       return ids;
     });
   }
@@ -155,7 +284,15 @@ export class PgItemRepository implements ItemRepository {
   }
 }
 
-type SubRow = FeedRow & { s_id: number; s_user_id: number; s_title: string | null; unread_count: number; newest_item_us: number; s_created_at: number; folders: string[] };
+type SubRow = FeedRow & {
+  s_id: number;
+  s_user_id: number;
+  s_title: string | null;
+  unread_count: number;
+  newest_item_us: number;
+  s_created_at: number;
+  folders: string[];
+};
 
 const SUB_SELECT = `SELECT f.*, s.id AS s_id, s.user_id AS s_user_id, s.title AS s_title, s.unread_count, s.newest_item_us, s.created_at AS s_created_at,
   coalesce((SELECT array_agg(l.name ORDER BY l.name) FROM subscription_labels sl JOIN labels l ON l.id = sl.label_id
@@ -163,29 +300,49 @@ const SUB_SELECT = `SELECT f.*, s.id AS s_id, s.user_id AS s_user_id, s.title AS
   FROM subscriptions s JOIN feeds f ON f.id = s.feed_id`;
 
 const toSubscription = (r: SubRow): SubscriptionRecord => ({
-  id: r.s_id, userId: r.s_user_id, feedId: r.id,
-  title: r.s_title || r.title || r.url, customTitle: r.s_title,
-  folders: r.folders, unreadCount: r.unread_count, newestItemUs: r.newest_item_us, createdAt: r.s_created_at,
+  id: r.s_id,
+  userId: r.s_user_id,
+  feedId: r.id,
+  title: r.s_title || r.title || r.url,
+  customTitle: r.s_title,
+  folders: r.folders,
+  unreadCount: r.unread_count,
+  newestItemUs: r.newest_item_us,
+  createdAt: r.s_created_at,
   feed: toFeed(r),
 });
 
 export class PgSubscriptionRepository implements SubscriptionRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
 
-  subscribe(userId: number, feedId: number, opts: SubscribeOptions = {}): Promise<{ subscription: SubscriptionRecord; created: boolean }> {
+  subscribe(
+    userId: number,
+    feedId: number,
+    opts: SubscribeOptions = {},
+  ): Promise<{ subscription: SubscriptionRecord; created: boolean }> {
     return this.db.transaction(async () => {
-      const inserted = await this.db.row<{ id: number }>(`INSERT INTO subscriptions (user_id, feed_id, title, created_at) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (user_id, feed_id) DO NOTHING RETURNING id`, [userId, feedId, opts.title || null, Math.floor(Date.now() / 1000)]);
+      const inserted = await this.db.row<{ id: number }>(
+        `INSERT INTO subscriptions (user_id, feed_id, title, created_at) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (user_id, feed_id) DO NOTHING RETURNING id`,
+        [userId, feedId, opts.title || null, Math.floor(Date.now() / 1000)],
+      );
       if (inserted) {
-        await this.db.query(`INSERT INTO user_items (user_id, item_id, feed_id, crawled_us)
+        await this.db.query(
+          `INSERT INTO user_items (user_id, item_id, feed_id, crawled_us)
           SELECT $1, id, feed_id, crawled_us FROM items WHERE feed_id = $2 ORDER BY crawled_us DESC LIMIT $3 ON CONFLICT DO NOTHING`,
-        [userId, feedId, BACKFILL_ON_SUBSCRIBE]);
+          [userId, feedId, BACKFILL_ON_SUBSCRIBE],
+        );
         // Starred items kept from an earlier subscription were not counted by the insert trigger.
-        await this.db.query(`UPDATE subscriptions SET
+        await this.db.query(
+          `UPDATE subscriptions SET
             unread_count = (SELECT count(*) FROM user_items WHERE user_id = $1 AND feed_id = $2 AND read = 0),
             newest_item_us = (SELECT coalesce(max(crawled_us), 0) FROM user_items WHERE user_id = $1 AND feed_id = $2)
-          WHERE id = $3`, [userId, feedId, inserted.id]);
+          WHERE id = $3`,
+          [userId, feedId, inserted.id],
+        );
       } else if (opts.title) {
         await this.rename(userId, feedId, opts.title);
       }
@@ -197,9 +354,14 @@ export class PgSubscriptionRepository implements SubscriptionRepository {
   unsubscribe(userId: number, feedId: number): Promise<boolean> {
     return this.db.transaction(async () => {
       // Starred and tagged items stay (as Google Reader and Inoreader do): the user chose to keep them.
-      await this.db.query(`DELETE FROM user_items ui WHERE ui.user_id = $1 AND ui.feed_id = $2 AND ui.starred = 0
-          AND NOT EXISTS (SELECT 1 FROM item_labels il WHERE il.user_id = ui.user_id AND il.item_id = ui.item_id)`, [userId, feedId]);
-      return (await this.db.changes('DELETE FROM subscriptions WHERE user_id = $1 AND feed_id = $2', [userId, feedId])) > 0;
+      await this.db.query(
+        `DELETE FROM user_items ui WHERE ui.user_id = $1 AND ui.feed_id = $2 AND ui.starred = 0
+          AND NOT EXISTS (SELECT 1 FROM item_labels il WHERE il.user_id = ui.user_id AND il.item_id = ui.item_id)`,
+        [userId, feedId],
+      );
+      return (
+        (await this.db.changes('DELETE FROM subscriptions WHERE user_id = $1 AND feed_id = $2', [userId, feedId])) > 0
+      );
     });
   }
 
@@ -209,36 +371,61 @@ export class PgSubscriptionRepository implements SubscriptionRepository {
   }
 
   async list(userId: number): Promise<SubscriptionRecord[]> {
-    return (await this.db.rows<SubRow>(`${SUB_SELECT} WHERE s.user_id = $1 ORDER BY lower(coalesce(nullif(s.title, ''), f.title, f.url)), f.id`, [userId]))
-      .map(toSubscription);
+    return (
+      await this.db.rows<SubRow>(
+        `${SUB_SELECT} WHERE s.user_id = $1 ORDER BY lower(coalesce(nullif(s.title, ''), f.title, f.url)), f.id`,
+        [userId],
+      )
+    ).map(toSubscription);
   }
 
   async rename(userId: number, feedId: number, title: string | null): Promise<boolean> {
-    return (await this.db.changes('UPDATE subscriptions SET title = $1 WHERE user_id = $2 AND feed_id = $3', [title || null, userId, feedId])) > 0;
+    return (
+      (await this.db.changes('UPDATE subscriptions SET title = $1 WHERE user_id = $2 AND feed_id = $3', [
+        title || null,
+        userId,
+        feedId,
+      ])) > 0
+    );
   }
 
   async addFolder(userId: number, feedId: number, folder: string): Promise<boolean> {
     const name = folder.trim();
     if (!name) return false;
     return this.db.transaction(async () => {
-      await this.db.query('INSERT INTO labels (user_id, name) VALUES ($1, $2) ON CONFLICT (user_id, name) DO NOTHING', [userId, name]);
-      return (await this.db.changes(`INSERT INTO subscription_labels (subscription_id, label_id)
+      await this.db.query('INSERT INTO labels (user_id, name) VALUES ($1, $2) ON CONFLICT (user_id, name) DO NOTHING', [
+        userId,
+        name,
+      ]);
+      return (
+        (await this.db.changes(
+          `INSERT INTO subscription_labels (subscription_id, label_id)
         SELECT s.id, l.id FROM subscriptions s JOIN labels l ON l.user_id = s.user_id AND l.name = $1
-         WHERE s.user_id = $2 AND s.feed_id = $3 ON CONFLICT DO NOTHING`, [name, userId, feedId])) > 0;
+         WHERE s.user_id = $2 AND s.feed_id = $3 ON CONFLICT DO NOTHING`,
+          [name, userId, feedId],
+        )) > 0
+      );
     });
   }
 
   async removeFolder(userId: number, feedId: number, folder: string): Promise<boolean> {
-    return (await this.db.changes(`DELETE FROM subscription_labels WHERE
+    return (
+      (await this.db.changes(
+        `DELETE FROM subscription_labels WHERE
         subscription_id = (SELECT id FROM subscriptions WHERE user_id = $1 AND feed_id = $2)
-        AND label_id = (SELECT id FROM labels WHERE user_id = $1 AND name = $3)`, [userId, feedId, folder.trim()])) > 0;
+        AND label_id = (SELECT id FROM labels WHERE user_id = $1 AND name = $3)`,
+        [userId, feedId, folder.trim()],
+      )) > 0
+    );
   }
 
   async countForUser(userId: number): Promise<number> {
-    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE user_id = $1', [userId]))!.n;
+    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE user_id = $1', [userId]))!
+      .n;
   }
 
   async subscriberCount(feedId: number): Promise<number> {
-    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE feed_id = $1', [feedId]))!.n;
+    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM subscriptions WHERE feed_id = $1', [feedId]))!
+      .n;
   }
 }

@@ -9,11 +9,15 @@ const ITEM_COLUMNS = `i.id, i.feed_id AS feedId, i.title, i.author, coalesce(i.c
 
 export class PgFeverRepository implements FeverRepository {
   private readonly s: PgStatements;
-  constructor(db: PgDatabase) { this.s = new PgStatements(db); }
+  constructor(db: PgDatabase) {
+    this.s = new PgStatements(db);
+  }
 
   async setCredential(userId: number, keyMac: string, now: number): Promise<void> {
-    await this.s.get(`INSERT INTO fever_credentials (user_id, key_mac, created_at) VALUES (?, ?, ?)
-      ON CONFLICT (user_id) DO UPDATE SET key_mac = excluded.key_mac, created_at = excluded.created_at`).run(userId, keyMac, now);
+    await this.s
+      .get(`INSERT INTO fever_credentials (user_id, key_mac, created_at) VALUES (?, ?, ?)
+      ON CONFLICT (user_id) DO UPDATE SET key_mac = excluded.key_mac, created_at = excluded.created_at`)
+      .run(userId, keyMac, now);
   }
 
   async deleteCredential(userId: number): Promise<boolean> {
@@ -21,51 +25,76 @@ export class PgFeverRepository implements FeverRepository {
   }
 
   async hasCredential(userId: number): Promise<boolean> {
-    return await this.s.get('SELECT 1 FROM fever_credentials WHERE user_id = ?').get(userId) !== undefined;
+    return (await this.s.get('SELECT 1 FROM fever_credentials WHERE user_id = ?').get(userId)) !== undefined;
   }
 
   async userIdByKeyMac(keyMac: string): Promise<number | undefined> {
-    return (await this.s.get('SELECT user_id AS id FROM fever_credentials WHERE key_mac = ?').get(keyMac) as { id: number } | undefined)?.id;
+    return (
+      (await this.s.get('SELECT user_id AS id FROM fever_credentials WHERE key_mac = ?').get(keyMac)) as
+        | { id: number }
+        | undefined
+    )?.id;
   }
 
   async itemsAfter(userId: number, afterId: number, limit: number): Promise<FeverItemRow[]> {
-    return await this.s.get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
-      WHERE ui.user_id = ? AND ui.item_id > ? ORDER BY ui.item_id ASC LIMIT ?`).all(userId, afterId, limit) as unknown as FeverItemRow[];
+    return (await this.s
+      .get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+      WHERE ui.user_id = ? AND ui.item_id > ? ORDER BY ui.item_id ASC LIMIT ?`)
+      .all(userId, afterId, limit)) as unknown as FeverItemRow[];
   }
 
   async itemsBefore(userId: number, beforeId: number, limit: number): Promise<FeverItemRow[]> {
-    return await this.s.get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
-      WHERE ui.user_id = ? AND ui.item_id < ? ORDER BY ui.item_id DESC LIMIT ?`).all(userId, beforeId, limit) as unknown as FeverItemRow[];
+    return (await this.s
+      .get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+      WHERE ui.user_id = ? AND ui.item_id < ? ORDER BY ui.item_id DESC LIMIT ?`)
+      .all(userId, beforeId, limit)) as unknown as FeverItemRow[];
   }
 
   async itemsWithIds(userId: number, ids: number[]): Promise<FeverItemRow[]> {
-    return await this.s.get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
-      WHERE ui.user_id = ? AND ui.item_id IN (SELECT value FROM json_each(?)) ORDER BY ui.item_id ASC`).all(userId, JSON.stringify(ids)) as unknown as FeverItemRow[];
+    return (await this.s
+      .get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+      WHERE ui.user_id = ? AND ui.item_id IN (SELECT value FROM json_each(?)) ORDER BY ui.item_id ASC`)
+      .all(userId, JSON.stringify(ids))) as unknown as FeverItemRow[];
   }
 
   async itemCount(userId: number): Promise<number> {
-    return (await this.s.get('SELECT count(*) AS n FROM user_items WHERE user_id = ?').get(userId) as { n: number }).n;
+    return ((await this.s.get('SELECT count(*) AS n FROM user_items WHERE user_id = ?').get(userId)) as { n: number })
+      .n;
   }
 
   async unreadItemIds(userId: number): Promise<string> {
     // Formatted by SQLite: a user may have tens of thousands of unread items.
-    return (await this.s.get(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
-      (SELECT item_id FROM user_items WHERE user_id = ? AND read = 0 ORDER BY item_id) x`).get(userId) as { ids: string }).ids;
+    return (
+      (await this.s
+        .get(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
+      (SELECT item_id FROM user_items WHERE user_id = ? AND read = 0 ORDER BY item_id) x`)
+        .get(userId)) as { ids: string }
+    ).ids;
   }
 
   async savedItemIds(userId: number): Promise<string> {
-    return (await this.s.get(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
-      (SELECT item_id FROM user_items WHERE user_id = ? AND starred = 1 ORDER BY item_id) x`).get(userId) as { ids: string }).ids;
+    return (
+      (await this.s
+        .get(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
+      (SELECT item_id FROM user_items WHERE user_id = ? AND starred = 1 ORDER BY item_id) x`)
+        .get(userId)) as { ids: string }
+    ).ids;
   }
 
   async lastRefreshedOn(userId: number): Promise<number> {
-    return (await this.s.get(`SELECT coalesce(max(f.last_success_at), 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
-      WHERE s.user_id = ?`).get(userId) as { t: number }).t;
+    return (
+      (await this.s
+        .get(`SELECT coalesce(max(f.last_success_at), 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+      WHERE s.user_id = ?`)
+        .get(userId)) as { t: number }
+    ).t;
   }
 
   async feedsUpdatedOn(userId: number): Promise<Map<number, number>> {
-    const rows = await this.s.get(`SELECT s.feed_id AS feedId, coalesce(f.last_success_at, 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
-      WHERE s.user_id = ?`).all(userId) as { feedId: number; t: number }[];
+    const rows = (await this.s
+      .get(`SELECT s.feed_id AS feedId, coalesce(f.last_success_at, 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+      WHERE s.user_id = ?`)
+      .all(userId)) as { feedId: number; t: number }[];
     return new Map(rows.map((r) => [r.feedId, r.t]));
   }
 }

@@ -4,7 +4,13 @@
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
 import type {
-  IndexedArticle, IndexedArticleRow, PassageMatch, SearchArticleMeta, SearchIndexRepository, SearchIndexState, SearchItemSource,
+  IndexedArticle,
+  IndexedArticleRow,
+  PassageMatch,
+  SearchArticleMeta,
+  SearchIndexRepository,
+  SearchIndexState,
+  SearchItemSource,
 } from '../repositories.ts';
 
 /** Same chunking as SQLite (see sqlite/search-index.ts). */
@@ -20,7 +26,9 @@ const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS 
 export class PgSearchIndex implements SearchIndexRepository {
   private readonly db: PgDatabase;
   readonly chunkBytes = CHUNK_BYTES;
-  constructor(db: PgDatabase) { this.db = db; }
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
 
   async lockForWriting(): Promise<void> {
     // Writers of the postings read, change and write back a term's chunks: two at once (indexing
@@ -31,31 +39,60 @@ export class PgSearchIndex implements SearchIndexRepository {
 
   itemSources(ids: number[]): Promise<SearchItemSource[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.db.rows<SearchItemSource>(`SELECT i.id, i.feed_id AS "feedId", i.url, i.title, i.content, i.summary,
+    return this.db.rows<SearchItemSource>(
+      `SELECT i.id, i.feed_id AS "feedId", i.url, i.title, i.content, i.summary,
         i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl"
-      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`, [ids]);
+      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`,
+      [ids],
+    );
   }
 
   async reserveDocNumbers(n: number): Promise<number> {
-    return (await this.db.row<{ first: number }>('UPDATE search_index_state SET next_doc_no = next_doc_no + $1 WHERE id = 1 RETURNING next_doc_no - $1 AS first', [n]))!.first;
+    return (await this.db.row<{ first: number }>(
+      'UPDATE search_index_state SET next_doc_no = next_doc_no + $1 WHERE id = 1 RETURNING next_doc_no - $1 AS first',
+      [n],
+    ))!.first;
   }
 
-  async storeArticles(articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[]): Promise<void> {
+  async storeArticles(
+    articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[],
+  ): Promise<void> {
     if (!articles.length) return;
     // Three statements for the whole batch (columns as arrays), not four per article.
     await this.deleteItems(articles.map((x) => x.article.id));
     const col = <T>(f: (a: IndexedArticle) => T) => articles.map((x) => f(x.article));
-    await this.db.query(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
+    await this.db.query(
+      `INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::int[])`,
-    [col((a) => a.id), col((a) => a.docNo), col((a) => a.feedId), col((a) => a.host), col((a) => a.publishedAt), col((a) => a.updatedAt),
-      col((a) => a.titleLength), col((a) => a.bodyLength), col((a) => a.urlLength)]);
-    const items: number[] = [], ords: number[] = [], texts: string[] = [], words: number[] = [];
+      [
+        col((a) => a.id),
+        col((a) => a.docNo),
+        col((a) => a.feedId),
+        col((a) => a.host),
+        col((a) => a.publishedAt),
+        col((a) => a.updatedAt),
+        col((a) => a.titleLength),
+        col((a) => a.bodyLength),
+        col((a) => a.urlLength),
+      ],
+    );
+    const items: number[] = [],
+      ords: number[] = [],
+      texts: string[] = [],
+      words: number[] = [];
     for (const { article, passages } of articles) {
-      passages.forEach((p, ord) => { items.push(article.id); ords.push(ord); texts.push(p.text); words.push(p.words); });
+      passages.forEach((p, ord) => {
+        items.push(article.id);
+        ords.push(ord);
+        texts.push(p.text);
+        words.push(p.words);
+      });
     }
     if (items.length) {
-      await this.db.query('INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
-        [items, ords, texts, words]);
+      await this.db.query(
+        'INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
+        [items, ords, texts, words],
+      );
     }
   }
 
@@ -66,7 +103,8 @@ export class PgSearchIndex implements SearchIndexRepository {
     const counts = entries.map((e) => e.count);
     // One round trip for the whole batch: each term's bytes go onto its last chunk while it stays
     // under the chunk size, else into a new chunk after it.
-    await this.db.query(`
+    await this.db.query(
+      `
       WITH batch AS (SELECT * FROM unnest($1::text[], $2::bytea[], $3::int[]) AS b(term, data, postings)),
       last AS (SELECT DISTINCT ON (p.term) p.term, p.chunk, octet_length(p.data) AS size
                  FROM search_postings p JOIN batch b ON b.term = p.term ORDER BY p.term, p.chunk DESC),
@@ -77,22 +115,35 @@ export class PgSearchIndex implements SearchIndexRepository {
         RETURNING p.term)
       INSERT INTO search_postings (term, chunk, postings, data)
       SELECT b.term, coalesce(l.chunk + 1, 0), b.postings, b.data FROM batch b LEFT JOIN last l ON l.term = b.term
-       WHERE b.term NOT IN (SELECT term FROM appended)`, [terms, data, counts]);
+       WHERE b.term NOT IN (SELECT term FROM appended)`,
+      [terms, data, counts],
+    );
   }
 
   replacePostings(term: string, chunks: { bytes: Uint8Array; count: number }[]): Promise<void> {
     return this.db.transaction(async () => {
       await this.db.query('DELETE FROM search_postings WHERE term = $1', [term]);
       if (chunks.length) {
-        await this.db.query(`INSERT INTO search_postings (term, chunk, postings, data)
+        await this.db.query(
+          `INSERT INTO search_postings (term, chunk, postings, data)
           SELECT $1, c.ord - 1, c.postings, c.data FROM unnest($2::int[], $3::bytea[]) WITH ORDINALITY AS c(postings, data, ord)`,
-        [term, chunks.map((c) => c.count), chunks.map((c) => Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.byteLength))]);
+          [
+            term,
+            chunks.map((c) => c.count),
+            chunks.map((c) => Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.byteLength)),
+          ],
+        );
       }
     });
   }
 
   async termsAfter(afterTerm: string, limit: number): Promise<string[]> {
-    return (await this.db.rows<{ term: string }>('SELECT DISTINCT term FROM search_postings WHERE term > $1 ORDER BY term LIMIT $2', [afterTerm, limit])).map((r) => r.term);
+    return (
+      await this.db.rows<{ term: string }>(
+        'SELECT DISTINCT term FROM search_postings WHERE term > $1 ORDER BY term LIMIT $2',
+        [afterTerm, limit],
+      )
+    ).map((r) => r.term);
   }
 
   async liveDocNumbers(): Promise<number[]> {
@@ -104,14 +155,20 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   async postingCounts(terms: string[]): Promise<Map<string, number>> {
-    const rows = await this.db.rows<{ term: string; n: number }>('SELECT term, sum(postings) AS n FROM search_postings WHERE term = ANY($1::text[]) GROUP BY term', [terms]);
+    const rows = await this.db.rows<{ term: string; n: number }>(
+      'SELECT term, sum(postings) AS n FROM search_postings WHERE term = ANY($1::text[]) GROUP BY term',
+      [terms],
+    );
     return new Map(rows.map((r) => [r.term, r.n]));
   }
 
   async postingsOf(terms: string[]): Promise<Map<string, { chunks: Uint8Array[]; count: number }>> {
     const out = new Map<string, { chunks: Uint8Array[]; count: number }>();
     if (!terms.length) return out;
-    const rows = await this.db.arrays<[string, number, Buffer]>('SELECT term, postings, data FROM search_postings WHERE term = ANY($1::text[]) ORDER BY term, chunk', [terms]);
+    const rows = await this.db.arrays<[string, number, Buffer]>(
+      'SELECT term, postings, data FROM search_postings WHERE term = ANY($1::text[]) ORDER BY term, chunk',
+      [terms],
+    );
     for (const [term, n, data] of rows) {
       let p = out.get(term);
       if (!p) out.set(term, (p = { chunks: [], count: 0 }));
@@ -122,7 +179,10 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   async postings(term: string): Promise<{ chunks: Uint8Array[]; count: number }> {
-    const rows = await this.db.arrays<[number, Buffer]>('SELECT postings, data FROM search_postings WHERE term = $1 ORDER BY chunk', [term]);
+    const rows = await this.db.arrays<[number, Buffer]>(
+      'SELECT postings, data FROM search_postings WHERE term = $1 ORDER BY chunk',
+      [term],
+    );
     let count = 0;
     for (const r of rows) count += r[0];
     return { chunks: rows.map((r) => r[1]), count };
@@ -133,15 +193,22 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   articleRows(fromDocNo: number, limit: number): Promise<IndexedArticleRow[]> {
-    return this.db.rows<IndexedArticleRow>(`SELECT doc_no AS "docNo", item_id AS "itemId", feed_id AS "feedId", host, published_at AS "publishedAt",
+    return this.db.rows<IndexedArticleRow>(
+      `SELECT doc_no AS "docNo", item_id AS "itemId", feed_id AS "feedId", host, published_at AS "publishedAt",
       updated_at AS "updatedAt", title_length AS "titleLength", body_length AS "bodyLength", url_length AS "urlLength"
-      FROM search_articles WHERE doc_no >= $1 ORDER BY doc_no LIMIT $2`, [fromDocNo, limit]);
+      FROM search_articles WHERE doc_no >= $1 ORDER BY doc_no LIMIT $2`,
+      [fromDocNo, limit],
+    );
   }
 
   async liveDocuments(docNos: number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     if (!docNos.length) return out;
-    for (const [d, i] of await this.db.arrays<[number, number]>('SELECT doc_no, item_id FROM search_articles WHERE doc_no = ANY($1::bigint[])', [docNos])) out.set(d, i);
+    for (const [d, i] of await this.db.arrays<[number, number]>(
+      'SELECT doc_no, item_id FROM search_articles WHERE doc_no = ANY($1::bigint[])',
+      [docNos],
+    ))
+      out.set(d, i);
     return out;
   }
 
@@ -152,11 +219,18 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   async itemIdsAfter(afterId: number, limit: number, untilId = Number.MAX_SAFE_INTEGER): Promise<number[]> {
-    return (await this.db.arrays<[number]>('SELECT id FROM items WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3', [afterId, untilId, limit])).map((r) => r[0]);
+    return (
+      await this.db.arrays<[number]>('SELECT id FROM items WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3', [
+        afterId,
+        untilId,
+        limit,
+      ])
+    ).map((r) => r[0]);
   }
 
   async setRebuildCursor(afterId: number | null): Promise<void> {
-    if (afterId === null) await this.db.query('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1');
+    if (afterId === null)
+      await this.db.query('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1');
     else await this.db.query('UPDATE search_index_state SET rebuild_after = $1 WHERE id = 1', [afterId]);
   }
 
@@ -178,29 +252,47 @@ export class PgSearchIndex implements SearchIndexRepository {
 
   passageTexts(itemIds: number[]): Promise<PassageMatch[]> {
     if (!itemIds.length) return Promise.resolve([]);
-    return this.db.rows<PassageMatch>(`SELECT id AS "passageId", item_id AS "itemId", ord, text, words, 0 AS score FROM search_passages
-       WHERE item_id = ANY($1::bigint[]) ORDER BY item_id, ord`, [itemIds]);
+    return this.db.rows<PassageMatch>(
+      `SELECT id AS "passageId", item_id AS "itemId", ord, text, words, 0 AS score FROM search_passages
+       WHERE item_id = ANY($1::bigint[]) ORDER BY item_id, ord`,
+      [itemIds],
+    );
   }
 
   articles(ids: number[]): Promise<SearchArticleMeta[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.db.rows<SearchArticleMeta>(`SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS "feedTitle",
+    return this.db.rows<SearchArticleMeta>(
+      `SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS "feedTitle",
         i.published_at AS "publishedAt", i.updated_at AS "updatedAt", i.image_url AS "imageUrl"
-      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`, [ids]);
+      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`,
+      [ids],
+    );
   }
 
   async articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
-    const item = await this.db.row<{ title: string; url: string }>("SELECT title, coalesce(url, '') AS url FROM items WHERE id = $1", [itemId]);
+    const item = await this.db.row<{ title: string; url: string }>(
+      "SELECT title, coalesce(url, '') AS url FROM items WHERE id = $1",
+      [itemId],
+    );
     if (!item) return undefined;
-    const parts = await this.db.rows<{ text: string }>('SELECT text FROM search_passages WHERE item_id = $1 ORDER BY ord', [itemId]);
+    const parts = await this.db.rows<{ text: string }>(
+      'SELECT text FROM search_passages WHERE item_id = $1 ORDER BY ord',
+      [itemId],
+    );
     return { title: item.title, url: item.url, text: parts.map((p) => p.text).join('\n\n') };
   }
 
   async subscribedFeedIds(userId: number): Promise<number[]> {
-    return (await this.db.arrays<[number]>('SELECT feed_id FROM subscriptions WHERE user_id = $1', [userId])).map((r) => r[0]);
+    return (await this.db.arrays<[number]>('SELECT feed_id FROM subscriptions WHERE user_id = $1', [userId])).map(
+      (r) => r[0],
+    );
   }
 
-  async docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): Promise<number[]> {
+  async docNosTaggedOrInState(
+    userId: number,
+    labelIds: number[],
+    states: ('starred' | 'read' | 'liked')[],
+  ): Promise<number[]> {
     const parts: string[] = [];
     const params: unknown[] = [userId];
     if (labelIds.length) {
@@ -212,18 +304,34 @@ export class PgSearchIndex implements SearchIndexRepository {
       parts.push(`SELECT item_id FROM user_items WHERE user_id = $1 AND ${column} = 1`);
     }
     if (!parts.length) return [];
-    return (await this.db.arrays<[number]>(`SELECT doc_no FROM search_articles WHERE item_id IN (${parts.join(' UNION ')})`, params)).map((r) => r[0]);
+    return (
+      await this.db.arrays<[number]>(
+        `SELECT doc_no FROM search_articles WHERE item_id IN (${parts.join(' UNION ')})`,
+        params,
+      )
+    ).map((r) => r[0]);
   }
 
   async subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined> {
-    return (await this.db.row<{ id: number }>('SELECT s.feed_id AS id FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = $1 AND f.url = $2', [userId, feedUrl]))?.id;
+    return (
+      await this.db.row<{ id: number }>(
+        'SELECT s.feed_id AS id FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = $1 AND f.url = $2',
+        [userId, feedUrl],
+      )
+    )?.id;
   }
 
   async label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined> {
-    const row = await this.db.row<{ id: number }>('SELECT id FROM labels WHERE user_id = $1 AND name = $2', [userId, name]);
+    const row = await this.db.row<{ id: number }>('SELECT id FROM labels WHERE user_id = $1 AND name = $2', [
+      userId,
+      name,
+    ]);
     if (!row) return undefined;
-    const feeds = await this.db.arrays<[number]>(`SELECT s.feed_id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id
-       WHERE sl.label_id = $1 AND s.user_id = $2`, [row.id, userId]);
+    const feeds = await this.db.arrays<[number]>(
+      `SELECT s.feed_id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id
+       WHERE sl.label_id = $1 AND s.user_id = $2`,
+      [row.id, userId],
+    );
     return { id: row.id, folderFeedIds: feeds.map((f) => f[0]) };
   }
 }

@@ -7,8 +7,15 @@ import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
 import { PgDatabase } from './client.ts';
 import {
-  PgAccessRequestRepository, PgApiKeyRepository, PgAsyncJobRepository, PgAuthSecretRepository, PgAuthorizationCodeRepository,
-  PgChatUsageRepository, PgOAuthClientRepository, PgTokenRepository, PgUserRepository,
+  PgAccessRequestRepository,
+  PgApiKeyRepository,
+  PgAsyncJobRepository,
+  PgAuthSecretRepository,
+  PgAuthorizationCodeRepository,
+  PgChatUsageRepository,
+  PgOAuthClientRepository,
+  PgTokenRepository,
+  PgUserRepository,
 } from './accounts.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
@@ -36,12 +43,31 @@ export class PostgresStore implements Store {
   readonly location: string;
   migrationsApplied: readonly string[] = [];
   readonly db: PgDatabase;
-  readonly users; readonly tokens; readonly oauthClients; readonly authCodes; readonly authSecrets;
-  readonly feeds; readonly items; readonly subscriptions;
-  readonly streams; readonly itemStates; readonly readerLabels; readonly searchIndex;
-  readonly apiKeys; readonly chatUsage; readonly asyncJobs; readonly accessRequests;
-  readonly fever; readonly feedIcons; readonly fullText; readonly webSub; readonly filterRules; readonly webhooks;
-  readonly webSessions; readonly webAccounts; readonly conversations;
+  readonly users;
+  readonly tokens;
+  readonly oauthClients;
+  readonly authCodes;
+  readonly authSecrets;
+  readonly feeds;
+  readonly items;
+  readonly subscriptions;
+  readonly streams;
+  readonly itemStates;
+  readonly readerLabels;
+  readonly searchIndex;
+  readonly apiKeys;
+  readonly chatUsage;
+  readonly asyncJobs;
+  readonly accessRequests;
+  readonly fever;
+  readonly feedIcons;
+  readonly fullText;
+  readonly webSub;
+  readonly filterRules;
+  readonly webhooks;
+  readonly webSessions;
+  readonly webAccounts;
+  readonly conversations;
 
   constructor(db: PgDatabase) {
     this.db = db;
@@ -78,27 +104,41 @@ export class PostgresStore implements Store {
   }
 
   async backup(): Promise<void> {
-    throw new StoreUnavailableError(`tidings backup copies SQLite databases; back up PostgreSQL (${this.location}) with its own tools: pg_dump, or continuous archiving`);
+    throw new StoreUnavailableError(
+      `tidings backup copies SQLite databases; back up PostgreSQL (${this.location}) with its own tools: pg_dump, or continuous archiving`,
+    );
   }
 
   /** Applies every migration not yet recorded, each in its own transaction (PostgreSQL's DDL is transactional). */
   async migrate(migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
-    const client = await this.db.pool.connect().catch((e: unknown) => { throw this.db.mapError(e); });
+    const client = await this.db.pool.connect().catch((e: unknown) => {
+      throw this.db.mapError(e);
+    });
     const ran: string[] = [];
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)');
-      const applied = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)',
+      );
+      const applied = new Set(
+        (await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
+      );
       for (const m of migrations) {
         if (applied.has(m.id)) continue;
         try {
           await client.query('BEGIN');
           await client.query(m.postgres);
-          await client.query('INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)', [m.id, Math.floor(Date.now() / 1000)]);
+          await client.query('INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)', [
+            m.id,
+            Math.floor(Date.now() / 1000),
+          ]);
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK').catch(() => {});
-          throw new Error(`migration ${m.id} failed and was rolled back (the database is as it was before it): ${(e as Error).message}`, { cause: e });
+          throw new Error(
+            `migration ${m.id} failed and was rolled back (the database is as it was before it): ${(e as Error).message}`,
+            { cause: e },
+          );
         }
         ran.push(m.id);
       }
@@ -113,7 +153,10 @@ export class PostgresStore implements Store {
   /** Raw SQL for tests (src/store/testing.ts): `?` placeholders become $1, $2 … */
   raw(): TestSql {
     const db = this.db;
-    const numbered = (sql: string) => { let n = 0; return sql.replace(/\?/g, () => `$${++n}`); };
+    const numbered = (sql: string) => {
+      let n = 0;
+      return sql.replace(/\?/g, () => `$${++n}`);
+    };
     return {
       prepare(sql) {
         const text = numbered(sql);
@@ -123,11 +166,17 @@ export class PostgresStore implements Store {
             const first = r.rows[0] as { id?: number } | undefined;
             return { changes: r.rowCount ?? 0, lastInsertRowid: Number(first?.id ?? 0) };
           },
-          async get(...params) { return (await db.query(text, params)).rows[0] as never; },
-          async all(...params) { return (await db.query(text, params)).rows as never; },
+          async get(...params) {
+            return (await db.query(text, params)).rows[0] as never;
+          },
+          async all(...params) {
+            return (await db.query(text, params)).rows as never;
+          },
         };
       },
-      async exec(sql) { await db.exec(sql); },
+      async exec(sql) {
+        await db.exec(sql);
+      },
     };
   }
 
@@ -139,7 +188,9 @@ export class PostgresStore implements Store {
 /** Refuses a server older than MIN_SERVER_VERSION (server_version_num) with a message saying what is needed. */
 export function checkServerVersion(version: number, url: string): void {
   if (version < MIN_SERVER_VERSION) {
-    throw new StoreUnavailableError(`the PostgreSQL server at TIDINGS_DATABASE_URL=${redactUrl(url)} is version ${Math.floor(version / 10000)}; Tidings needs PostgreSQL ${MIN_SERVER_VERSION / 10000} or newer`);
+    throw new StoreUnavailableError(
+      `the PostgreSQL server at TIDINGS_DATABASE_URL=${redactUrl(url)} is version ${Math.floor(version / 10000)}; Tidings needs PostgreSQL ${MIN_SERVER_VERSION / 10000} or newer`,
+    );
   }
 }
 
@@ -154,7 +205,10 @@ export async function openPostgresStore(url: string, opts: { migrate?: boolean }
     } catch (e) {
       const mapped = db.mapError(e);
       if (mapped instanceof StoreUnavailableError) throw mapped;
-      throw new StoreUnavailableError(`cannot use the database at TIDINGS_DATABASE_URL=${redactUrl(url)}: ${(e as Error).message}`, { cause: e });
+      throw new StoreUnavailableError(
+        `cannot use the database at TIDINGS_DATABASE_URL=${redactUrl(url)}: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     checkServerVersion(version, url);
     if (opts.migrate !== false) await store.migrate();

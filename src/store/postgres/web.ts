@@ -3,18 +3,36 @@ import type { PgDatabase } from './client.ts';
 import { PgStatements } from './sqlite-dialect.ts';
 import type { WebSessionRepository, WebAccountRepository, ConversationRepository } from '../repositories.ts';
 import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../../model/web.ts';
-import { type SessionRow, toSession, type ConversationRow, toConversation, type MessageRow, toMessage } from '../rows/web.ts';
+import {
+  type SessionRow,
+  toSession,
+  type ConversationRow,
+  toConversation,
+  type MessageRow,
+  toMessage,
+} from '../rows/web.ts';
 
 export class PgWebSessionRepository implements WebSessionRepository {
   private readonly s: PgStatements;
-  constructor(db: PgDatabase) { this.s = new PgStatements(db); }
+  constructor(db: PgDatabase) {
+    this.s = new PgStatements(db);
+  }
 
-  async create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): Promise<WebSession> {
-    return toSession(await this.s.get(`INSERT INTO web_sessions (token_hash, user_id, created_at, last_seen_at, expires_at, user_agent)
-      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(s.tokenHash, s.userId, now, now, s.expiresAt, s.userAgent) as unknown as SessionRow);
+  async create(
+    s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null },
+    now: number,
+  ): Promise<WebSession> {
+    return toSession(
+      (await this.s
+        .get(`INSERT INTO web_sessions (token_hash, user_id, created_at, last_seen_at, expires_at, user_agent)
+      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
+        .get(s.tokenHash, s.userId, now, now, s.expiresAt, s.userAgent)) as unknown as SessionRow,
+    );
   }
   async findByHash(tokenHash: string): Promise<WebSession | undefined> {
-    const r = await this.s.get('SELECT * FROM web_sessions WHERE token_hash = ?').get(tokenHash) as SessionRow | undefined;
+    const r = (await this.s.get('SELECT * FROM web_sessions WHERE token_hash = ?').get(tokenHash)) as
+      | SessionRow
+      | undefined;
     return r ? toSession(r) : undefined;
   }
   async touch(id: number, now: number, expiresAt: number): Promise<void> {
@@ -27,10 +45,16 @@ export class PgWebSessionRepository implements WebSessionRepository {
     return Number((await this.s.get('DELETE FROM web_sessions WHERE id = ?').run(id)).changes) > 0;
   }
   async deleteAllForUser(userId: number, exceptId?: number): Promise<number> {
-    return Number((await this.s.get('DELETE FROM web_sessions WHERE user_id = ? AND id <> ?').run(userId, exceptId ?? -1)).changes);
+    return Number(
+      (await this.s.get('DELETE FROM web_sessions WHERE user_id = ? AND id <> ?').run(userId, exceptId ?? -1)).changes,
+    );
   }
   async listForUser(userId: number): Promise<WebSession[]> {
-    return (await this.s.get('SELECT * FROM web_sessions WHERE user_id = ? ORDER BY last_seen_at DESC').all(userId) as unknown as SessionRow[]).map(toSession);
+    return (
+      (await this.s
+        .get('SELECT * FROM web_sessions WHERE user_id = ? ORDER BY last_seen_at DESC')
+        .all(userId)) as unknown as SessionRow[]
+    ).map(toSession);
   }
   async purgeExpired(now: number): Promise<number> {
     return Number((await this.s.get('DELETE FROM web_sessions WHERE expires_at <= ?').run(now)).changes);
@@ -39,44 +63,86 @@ export class PgWebSessionRepository implements WebSessionRepository {
 
 export class PgWebAccountRepository implements WebAccountRepository {
   private readonly s: PgStatements;
-  constructor(db: PgDatabase) { this.s = new PgStatements(db); }
+  constructor(db: PgDatabase) {
+    this.s = new PgStatements(db);
+  }
 
   async settings(userId: number): Promise<string | undefined> {
-    return (await this.s.get('SELECT settings FROM web_settings WHERE user_id = ?').get(userId) as { settings: string } | undefined)?.settings;
+    return (
+      (await this.s.get('SELECT settings FROM web_settings WHERE user_id = ?').get(userId)) as
+        | { settings: string }
+        | undefined
+    )?.settings;
   }
   async saveSettings(userId: number, json: string): Promise<void> {
-    await this.s.get('INSERT INTO web_settings (user_id, settings) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings').run(userId, json);
+    await this.s
+      .get(
+        'INSERT INTO web_settings (user_id, settings) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings',
+      )
+      .run(userId, json);
   }
   async userCount(): Promise<number> {
-    return Number((await this.s.get('SELECT count(*) AS n FROM users').get() as { n: number }).n);
+    return Number(((await this.s.get('SELECT count(*) AS n FROM users').get()) as { n: number }).n);
   }
 }
 
 export class PgConversationRepository implements ConversationRepository {
   private readonly s: PgStatements;
-  constructor(db: PgDatabase) { this.s = new PgStatements(db); }
+  constructor(db: PgDatabase) {
+    this.s = new PgStatements(db);
+  }
 
-  async create(c: { userId: number; title: string; scope: unknown; model: string }, now: number): Promise<Conversation> {
-    return toConversation(await this.s.get(`INSERT INTO web_conversations (user_id, title, scope, model, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(c.userId, c.title, JSON.stringify(c.scope), c.model, now, now) as unknown as ConversationRow);
+  async create(
+    c: { userId: number; title: string; scope: unknown; model: string },
+    now: number,
+  ): Promise<Conversation> {
+    return toConversation(
+      (await this.s
+        .get(`INSERT INTO web_conversations (user_id, title, scope, model, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
+        .get(c.userId, c.title, JSON.stringify(c.scope), c.model, now, now)) as unknown as ConversationRow,
+    );
   }
   async find(userId: number, id: number): Promise<Conversation | undefined> {
-    const r = await this.s.get('SELECT * FROM web_conversations WHERE id = ? AND user_id = ?').get(id, userId) as ConversationRow | undefined;
+    const r = (await this.s.get('SELECT * FROM web_conversations WHERE id = ? AND user_id = ?').get(id, userId)) as
+      | ConversationRow
+      | undefined;
     return r ? toConversation(r) : undefined;
   }
   async list(userId: number, limit: number): Promise<Conversation[]> {
-    return (await this.s.get('SELECT * FROM web_conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?').all(userId, limit) as unknown as ConversationRow[]).map(toConversation);
+    return (
+      (await this.s
+        .get('SELECT * FROM web_conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?')
+        .all(userId, limit)) as unknown as ConversationRow[]
+    ).map(toConversation);
   }
   async addMessage(conversationId: number, m: NewConversationMessage, now: number): Promise<ConversationMessage> {
     await this.s.get('UPDATE web_conversations SET updated_at = ? WHERE id = ?').run(now, conversationId);
-    return toMessage(await this.s.get(`INSERT INTO web_messages (conversation_id, role, content, sources, related, created_at)
-      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(conversationId, m.role, m.content,
-      m.sources ? JSON.stringify(m.sources) : null, m.related ? JSON.stringify(m.related) : null, now) as unknown as MessageRow);
+    return toMessage(
+      (await this.s
+        .get(`INSERT INTO web_messages (conversation_id, role, content, sources, related, created_at)
+      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
+        .get(
+          conversationId,
+          m.role,
+          m.content,
+          m.sources ? JSON.stringify(m.sources) : null,
+          m.related ? JSON.stringify(m.related) : null,
+          now,
+        )) as unknown as MessageRow,
+    );
   }
   async messages(conversationId: number): Promise<ConversationMessage[]> {
-    return (await this.s.get('SELECT * FROM web_messages WHERE conversation_id = ? ORDER BY id').all(conversationId) as unknown as MessageRow[]).map(toMessage);
+    return (
+      (await this.s
+        .get('SELECT * FROM web_messages WHERE conversation_id = ? ORDER BY id')
+        .all(conversationId)) as unknown as MessageRow[]
+    ).map(toMessage);
   }
   async delete(userId: number, id: number): Promise<boolean> {
-    return Number((await this.s.get('DELETE FROM web_conversations WHERE id = ? AND user_id = ?').run(id, userId)).changes) > 0;
+    return (
+      Number((await this.s.get('DELETE FROM web_conversations WHERE id = ? AND user_id = ?').run(id, userId)).changes) >
+      0
+    );
   }
 }

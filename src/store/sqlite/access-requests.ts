@@ -4,22 +4,47 @@ import type { AccessRequestRepository } from '../repositories.ts';
 import type { AccessRequest, AccessRequestStatus } from '../../model/chat.ts';
 
 interface Row {
-  id: number; key_id: string; user_id: number; username: string; tier: number; requested_tier: number; reason: string;
-  status: AccessRequestStatus; granted_tier: number | null; note: string | null; created_at: number; decided_at: number | null;
+  id: number;
+  key_id: string;
+  user_id: number;
+  username: string;
+  tier: number;
+  requested_tier: number;
+  reason: string;
+  status: AccessRequestStatus;
+  granted_tier: number | null;
+  note: string | null;
+  created_at: number;
+  decided_at: number | null;
 }
 const toRequest = (r: Row): AccessRequest => ({
-  id: r.id, keyId: r.key_id, userId: r.user_id, username: r.username, currentTier: r.tier, requestedTier: r.requested_tier,
-  reason: r.reason, status: r.status, grantedTier: r.granted_tier, note: r.note, createdAt: r.created_at, decidedAt: r.decided_at,
+  id: r.id,
+  keyId: r.key_id,
+  userId: r.user_id,
+  username: r.username,
+  currentTier: r.tier,
+  requestedTier: r.requested_tier,
+  reason: r.reason,
+  status: r.status,
+  grantedTier: r.granted_tier,
+  note: r.note,
+  createdAt: r.created_at,
+  decidedAt: r.decided_at,
 });
 const SELECT = `SELECT a.*, k.user_id, k.tier, u.username FROM chat_access_requests a
   JOIN api_keys k ON k.id = a.key_id JOIN users u ON u.id = k.user_id`;
 
 export class SqliteAccessRequestRepository implements AccessRequestRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
   async create(r: { keyId: string; requestedTier: number; reason: string }): Promise<AccessRequest> {
-    const { id } = this.s.get('INSERT INTO chat_access_requests (key_id, requested_tier, reason, created_at) VALUES (?, ?, ?, ?) RETURNING id')
+    const { id } = this.s
+      .get(
+        'INSERT INTO chat_access_requests (key_id, requested_tier, reason, created_at) VALUES (?, ?, ?, ?) RETURNING id',
+      )
       .get(r.keyId, r.requestedTier, r.reason, Math.floor(Date.now() / 1000)) as { id: number };
     return (await this.find(id))!;
   }
@@ -28,11 +53,25 @@ export class SqliteAccessRequestRepository implements AccessRequestRepository {
     return r ? toRequest(r) : undefined;
   }
   async list(status?: AccessRequestStatus): Promise<AccessRequest[]> {
-    const rows = status ? this.s.get(`${SELECT} WHERE a.status = ? ORDER BY a.id`).all(status) : this.s.get(`${SELECT} ORDER BY a.id`).all();
+    const rows = status
+      ? this.s.get(`${SELECT} WHERE a.status = ? ORDER BY a.id`).all(status)
+      : this.s.get(`${SELECT} ORDER BY a.id`).all();
     return (rows as unknown as Row[]).map(toRequest);
   }
-  async decide(id: number, status: 'approved' | 'denied', grantedTier: number | null, note: string | null): Promise<boolean> {
-    return Number(this.s.get(`UPDATE chat_access_requests SET status = ?, granted_tier = ?, note = ?, decided_at = ? WHERE id = ? AND status = 'pending'`)
-      .run(status, grantedTier, note, Math.floor(Date.now() / 1000), id).changes) > 0;
+  async decide(
+    id: number,
+    status: 'approved' | 'denied',
+    grantedTier: number | null,
+    note: string | null,
+  ): Promise<boolean> {
+    return (
+      Number(
+        this.s
+          .get(
+            `UPDATE chat_access_requests SET status = ?, granted_tier = ?, note = ?, decided_at = ? WHERE id = ? AND status = 'pending'`,
+          )
+          .run(status, grantedTier, note, Math.floor(Date.now() / 1000), id).changes,
+      ) > 0
+    );
   }
 }

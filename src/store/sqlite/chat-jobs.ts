@@ -4,27 +4,68 @@ import type { AsyncJobRepository } from '../repositories.ts';
 import type { AsyncJob, JobStatus } from '../../model/chat.ts';
 
 interface Row {
-  id: string; key_id: string; user_id: number; model: string; request_json: string; idempotency_key: string | null;
-  status: JobStatus; attempts: number; progress_json: string | null; created_at: number; started_at: number | null;
-  completed_at: number | null; failed_at: number | null; response_json: string | null; error_message: string | null;
+  id: string;
+  key_id: string;
+  user_id: number;
+  model: string;
+  request_json: string;
+  idempotency_key: string | null;
+  status: JobStatus;
+  attempts: number;
+  progress_json: string | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  failed_at: number | null;
+  response_json: string | null;
+  error_message: string | null;
 }
 
 const toJob = (r: Row): AsyncJob => ({
-  id: r.id, keyId: r.key_id, userId: r.user_id, model: r.model, request: JSON.parse(r.request_json),
-  idempotencyKey: r.idempotency_key, status: r.status, attempts: r.attempts,
+  id: r.id,
+  keyId: r.key_id,
+  userId: r.user_id,
+  model: r.model,
+  request: JSON.parse(r.request_json),
+  idempotencyKey: r.idempotency_key,
+  status: r.status,
+  attempts: r.attempts,
   progress: r.progress_json ? JSON.parse(r.progress_json) : null,
-  createdAt: r.created_at, startedAt: r.started_at, completedAt: r.completed_at, failedAt: r.failed_at,
-  response: r.response_json ? JSON.parse(r.response_json) : null, errorMessage: r.error_message,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  completedAt: r.completed_at,
+  failedAt: r.failed_at,
+  response: r.response_json ? JSON.parse(r.response_json) : null,
+  errorMessage: r.error_message,
 });
 
 export class SqliteAsyncJobRepository implements AsyncJobRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
-  async create(j: { id: string; keyId: string; userId: number; model: string; request: unknown; idempotencyKey: string | null; createdAt: number }): Promise<AsyncJob> {
-    const r = this.s.get(`INSERT INTO chat_async_jobs (id, key_id, user_id, model, request_json, idempotency_key, status, created_at)
+  async create(j: {
+    id: string;
+    keyId: string;
+    userId: number;
+    model: string;
+    request: unknown;
+    idempotencyKey: string | null;
+    createdAt: number;
+  }): Promise<AsyncJob> {
+    const r = this.s
+      .get(`INSERT INTO chat_async_jobs (id, key_id, user_id, model, request_json, idempotency_key, status, created_at)
       VALUES (?, ?, ?, ?, ?, ?, 'CREATED', ?) RETURNING *`)
-      .get(j.id, j.keyId, j.userId, j.model, JSON.stringify(j.request), j.idempotencyKey, j.createdAt) as unknown as Row;
+      .get(
+        j.id,
+        j.keyId,
+        j.userId,
+        j.model,
+        JSON.stringify(j.request),
+        j.idempotencyKey,
+        j.createdAt,
+      ) as unknown as Row;
     return toJob(r);
   }
   async find(id: string) {
@@ -32,30 +73,46 @@ export class SqliteAsyncJobRepository implements AsyncJobRepository {
     return r ? toJob(r) : undefined;
   }
   async findByIdempotencyKey(keyId: string, idempotencyKey: string) {
-    const r = this.s.get('SELECT * FROM chat_async_jobs WHERE key_id = ? AND idempotency_key = ?').get(keyId, idempotencyKey) as Row | undefined;
+    const r = this.s
+      .get('SELECT * FROM chat_async_jobs WHERE key_id = ? AND idempotency_key = ?')
+      .get(keyId, idempotencyKey) as Row | undefined;
     return r ? toJob(r) : undefined;
   }
   async listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]> {
     const rows = before
-      ? this.s.get(`SELECT * FROM chat_async_jobs WHERE user_id = ? AND (created_at, id) < (?, ?)
-                     ORDER BY created_at DESC, id DESC LIMIT ?`).all(userId, before.createdAt, before.id, limit)
-      : this.s.get('SELECT * FROM chat_async_jobs WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(userId, limit);
+      ? this.s
+          .get(`SELECT * FROM chat_async_jobs WHERE user_id = ? AND (created_at, id) < (?, ?)
+                     ORDER BY created_at DESC, id DESC LIMIT ?`)
+          .all(userId, before.createdAt, before.id, limit)
+      : this.s
+          .get('SELECT * FROM chat_async_jobs WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?')
+          .all(userId, limit);
     return (rows as unknown as Row[]).map(toJob);
   }
   async listUnfinished(): Promise<AsyncJob[]> {
-    return (this.s.get(`SELECT * FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS') ORDER BY created_at, id`).all() as unknown as Row[]).map(toJob);
+    return (
+      this.s
+        .get(`SELECT * FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS') ORDER BY created_at, id`)
+        .all() as unknown as Row[]
+    ).map(toJob);
   }
   async markStarted(id: string, at: number): Promise<void> {
-    this.s.get(`UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = ?, attempts = attempts + 1 WHERE id = ?`).run(at, id);
+    this.s
+      .get(`UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = ?, attempts = attempts + 1 WHERE id = ?`)
+      .run(at, id);
   }
   async setProgress(id: string, progress: unknown): Promise<void> {
     this.s.get('UPDATE chat_async_jobs SET progress_json = ? WHERE id = ?').run(JSON.stringify(progress), id);
   }
   async markCompleted(id: string, response: unknown, at: number): Promise<void> {
-    this.s.get(`UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = ?, response_json = ? WHERE id = ?`).run(at, JSON.stringify(response), id);
+    this.s
+      .get(`UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = ?, response_json = ? WHERE id = ?`)
+      .run(at, JSON.stringify(response), id);
   }
   async markFailed(id: string, message: string, at: number): Promise<void> {
-    this.s.get(`UPDATE chat_async_jobs SET status = 'FAILED', failed_at = ?, error_message = ? WHERE id = ?`).run(at, message, id);
+    this.s
+      .get(`UPDATE chat_async_jobs SET status = 'FAILED', failed_at = ?, error_message = ? WHERE id = ?`)
+      .run(at, message, id);
   }
   async purgeCreatedBefore(before: number): Promise<number> {
     return Number(this.s.get('DELETE FROM chat_async_jobs WHERE created_at < ?').run(before).changes);

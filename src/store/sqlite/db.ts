@@ -33,9 +33,15 @@ export function optimizeDatabase(db: Db, when: 'open' | 'periodic' | 'close'): v
     else {
       // Never wait for another process's write lock on the event loop: skip instead.
       db.exec('PRAGMA busy_timeout = 0;');
-      try { db.exec('PRAGMA optimize;'); } finally { db.exec('PRAGMA busy_timeout = 5000;'); }
+      try {
+        db.exec('PRAGMA optimize;');
+      } finally {
+        db.exec('PRAGMA busy_timeout = 5000;');
+      }
     }
-  } catch { /* busy or read-only: the next round will do */ }
+  } catch {
+    /* busy or read-only: the next round will do */
+  }
 }
 
 /** How often a long-running process refreshes the statistics (see optimizeDatabase). */
@@ -70,10 +76,16 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
     try {
       transaction(db, () => {
         db.exec(m.sqlite);
-        db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(m.id, Math.floor(Date.now() / 1000));
+        db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(
+          m.id,
+          Math.floor(Date.now() / 1000),
+        );
       });
     } catch (e) {
-      throw new Error(`migration ${m.id} failed and was rolled back (the database is as it was before it): ${(e as Error).message}`, { cause: e });
+      throw new Error(
+        `migration ${m.id} failed and was rolled back (the database is as it was before it): ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     ran.push(m.id);
   }
@@ -98,10 +110,15 @@ export function transaction<T>(db: Db, fn: () => T): T {
 export class StatementCache {
   private readonly cache = new Map<string, StatementSync>();
   readonly db: Db;
-  constructor(db: Db) { this.db = db; }
+  constructor(db: Db) {
+    this.db = db;
+  }
   get(sql: string): StatementSync {
     let s = this.cache.get(sql);
-    if (!s) { s = this.db.prepare(sql); this.cache.set(sql, s); }
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
     return s;
   }
 }

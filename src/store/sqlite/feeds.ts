@@ -4,24 +4,58 @@ import type { FeedRepository } from '../repositories.ts';
 import type { FeedMetadata, FeedRecord, FetchOutcome } from '../../model/feed-record.ts';
 
 export interface FeedRow {
-  id: number; url: string; site_url: string | null; title: string | null; description: string | null; icon_url: string | null;
-  etag: string | null; last_modified: string | null; last_fetched_at: number | null; last_success_at: number | null;
-  last_status: number | null; last_error: string | null; error_count: number; next_fetch_at: number;
-  interval_seconds: number | null; item_count: number; ttl_minutes: number | null; body_hash: string | null; last_duration_ms: number | null; created_at: number;
+  id: number;
+  url: string;
+  site_url: string | null;
+  title: string | null;
+  description: string | null;
+  icon_url: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  last_fetched_at: number | null;
+  last_success_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  error_count: number;
+  next_fetch_at: number;
+  interval_seconds: number | null;
+  item_count: number;
+  ttl_minutes: number | null;
+  body_hash: string | null;
+  last_duration_ms: number | null;
+  created_at: number;
 }
 
 export const toFeed = (r: FeedRow): FeedRecord => ({
-  id: r.id, url: r.url, siteUrl: r.site_url, title: r.title, description: r.description, iconUrl: r.icon_url,
-  etag: r.etag, lastModified: r.last_modified, lastFetchedAt: r.last_fetched_at, lastSuccessAt: r.last_success_at,
-  lastStatus: r.last_status, lastError: r.last_error, errorCount: r.error_count, nextFetchAt: r.next_fetch_at,
-  intervalSeconds: r.interval_seconds, itemCount: r.item_count, ttlMinutes: r.ttl_minutes, bodyHash: r.body_hash, lastDurationMs: r.last_duration_ms, createdAt: r.created_at,
+  id: r.id,
+  url: r.url,
+  siteUrl: r.site_url,
+  title: r.title,
+  description: r.description,
+  iconUrl: r.icon_url,
+  etag: r.etag,
+  lastModified: r.last_modified,
+  lastFetchedAt: r.last_fetched_at,
+  lastSuccessAt: r.last_success_at,
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  errorCount: r.error_count,
+  nextFetchAt: r.next_fetch_at,
+  intervalSeconds: r.interval_seconds,
+  itemCount: r.item_count,
+  ttlMinutes: r.ttl_minutes,
+  bodyHash: r.body_hash,
+  lastDurationMs: r.last_duration_ms,
+  createdAt: r.created_at,
 });
 
 const roundMs = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.round(ms));
 
 export class SqliteFeedRepository implements FeedRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
   async findById(id: number): Promise<FeedRecord | undefined> {
     const r = this.s.get('SELECT * FROM feeds WHERE id = ?').get(id) as FeedRow | undefined;
@@ -32,24 +66,47 @@ export class SqliteFeedRepository implements FeedRepository {
     return r && toFeed(r);
   }
   async create(url: string, meta: Partial<FeedMetadata> = {}): Promise<FeedRecord> {
-    this.s.get(`INSERT INTO feeds (url, title, site_url, description, icon_url, ttl_minutes, created_at)
+    this.s
+      .get(`INSERT INTO feeds (url, title, site_url, description, icon_url, ttl_minutes, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
-      .run(url, meta.title ?? null, meta.siteUrl ?? null, meta.description ?? null, meta.iconUrl ?? null, meta.ttlMinutes ?? null, Math.floor(Date.now() / 1000));
+      .run(
+        url,
+        meta.title ?? null,
+        meta.siteUrl ?? null,
+        meta.description ?? null,
+        meta.iconUrl ?? null,
+        meta.ttlMinutes ?? null,
+        Math.floor(Date.now() / 1000),
+      );
     return (await this.findByUrl(url))!;
   }
   async updateMetadata(id: number, m: FeedMetadata): Promise<void> {
     // A feed that briefly loses its title keeps the one we had.
-    this.s.get(`UPDATE feeds SET title = coalesce(nullif(?, ''), title), site_url = coalesce(?, site_url),
+    this.s
+      .get(`UPDATE feeds SET title = coalesce(nullif(?, ''), title), site_url = coalesce(?, site_url),
                 description = coalesce(?, description), icon_url = coalesce(?, icon_url), ttl_minutes = ? WHERE id = ?`)
       .run(m.title, m.siteUrl, m.description, m.iconUrl, m.ttlMinutes, id);
   }
   async recordSuccess(id: number, o: FetchOutcome): Promise<void> {
-    this.s.get(`UPDATE feeds SET last_fetched_at = ?, last_success_at = ?, last_status = ?, last_error = NULL, error_count = 0,
+    this.s
+      .get(`UPDATE feeds SET last_fetched_at = ?, last_success_at = ?, last_status = ?, last_error = NULL, error_count = 0,
                 next_fetch_at = ?, interval_seconds = ?, etag = ?, last_modified = ?, body_hash = coalesce(?, body_hash), last_duration_ms = ? WHERE id = ?`)
-      .run(o.fetchedAt, o.fetchedAt, o.status, o.nextFetchAt, o.intervalSeconds, o.etag ?? null, o.lastModified ?? null, o.bodyHash ?? null, roundMs(o.durationMs), id);
+      .run(
+        o.fetchedAt,
+        o.fetchedAt,
+        o.status,
+        o.nextFetchAt,
+        o.intervalSeconds,
+        o.etag ?? null,
+        o.lastModified ?? null,
+        o.bodyHash ?? null,
+        roundMs(o.durationMs),
+        id,
+      );
   }
   async recordFailure(id: number, o: FetchOutcome): Promise<void> {
-    this.s.get(`UPDATE feeds SET last_fetched_at = ?, last_status = ?, last_error = ?, error_count = error_count + 1,
+    this.s
+      .get(`UPDATE feeds SET last_fetched_at = ?, last_status = ?, last_error = ?, error_count = error_count + 1,
                 next_fetch_at = ?, interval_seconds = ?, last_duration_ms = ? WHERE id = ?`)
       .run(o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), id);
   }
@@ -58,14 +115,18 @@ export class SqliteFeedRepository implements FeedRepository {
     return Number(this.s.get('UPDATE feeds SET url = ? WHERE id = ?').run(newUrl, id).changes) > 0;
   }
   async listDue(dueBy: number, limit: number): Promise<FeedRecord[]> {
-    const rows = this.s.get(`SELECT * FROM feeds f WHERE f.next_fetch_at <= ?
+    const rows = this.s
+      .get(`SELECT * FROM feeds f WHERE f.next_fetch_at <= ?
                               AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
                               ORDER BY f.next_fetch_at, f.id LIMIT ?`)
       .all(Number.isFinite(dueBy) ? dueBy : Number.MAX_SAFE_INTEGER, limit) as unknown as FeedRow[];
     return rows.map(toFeed);
   }
   async recentPublishTimes(id: number, count: number): Promise<number[]> {
-    return (this.s.get('SELECT published_at AS t FROM items WHERE feed_id = ? ORDER BY published_at DESC LIMIT ?')
-      .all(id, count) as { t: number }[]).map((r) => r.t);
+    return (
+      this.s
+        .get('SELECT published_at AS t FROM items WHERE feed_id = ? ORDER BY published_at DESC LIMIT ?')
+        .all(id, count) as { t: number }[]
+    ).map((r) => r.t);
   }
 }

@@ -9,61 +9,96 @@ const CANDIDATE = `i.id, i.feed_id AS feedId, i.url, i.content_hash AS contentHa
 export class SqliteFullTextRepository implements FullTextRepository {
   private readonly s: StatementCache;
   private readonly db: Db;
-  constructor(db: Db) { this.db = db; this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.db = db;
+    this.s = new StatementCache(db);
+  }
 
   async setMode(userId: number, feedId: number, mode: FullTextMode): Promise<boolean> {
-    return Number(this.s.get('UPDATE subscriptions SET full_text = ? WHERE user_id = ? AND feed_id = ?').run(mode, userId, feedId).changes) > 0;
+    return (
+      Number(
+        this.s.get('UPDATE subscriptions SET full_text = ? WHERE user_id = ? AND feed_id = ?').run(mode, userId, feedId)
+          .changes,
+      ) > 0
+    );
   }
 
   async mode(userId: number, feedId: number): Promise<FullTextMode | undefined> {
-    return (this.s.get('SELECT full_text AS m FROM subscriptions WHERE user_id = ? AND feed_id = ?').get(userId, feedId) as { m: FullTextMode } | undefined)?.m;
+    return (
+      this.s.get('SELECT full_text AS m FROM subscriptions WHERE user_id = ? AND feed_id = ?').get(userId, feedId) as
+        | { m: FullTextMode }
+        | undefined
+    )?.m;
   }
 
   async wantsFullText(feedId: number, autoEnable: boolean): Promise<boolean> {
-    const r = this.s.get(`SELECT EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1 AND full_text = 'on')
+    const r = this.s
+      .get(`SELECT EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1 AND full_text = 'on')
         OR (?2 AND EXISTS (SELECT 1 FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.feed_id = ?1 AND s.full_text = 'auto' AND f.teaser = 1)) AS yes`)
       .get(feedId, autoEnable ? 1 : 0) as { yes: number };
     return r.yes === 1;
   }
 
-  async candidates(feedId: number, recent: number, crawledSinceUs: number, maxAttempts: number, retryBefore: number): Promise<FullTextCandidate[]> {
-    return this.s.get(`SELECT ${CANDIDATE} FROM (
+  async candidates(
+    feedId: number,
+    recent: number,
+    crawledSinceUs: number,
+    maxAttempts: number,
+    retryBefore: number,
+  ): Promise<FullTextCandidate[]> {
+    return this.s
+      .get(`SELECT ${CANDIDATE} FROM (
         SELECT * FROM (SELECT * FROM items WHERE feed_id = ?1 AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?2)
         UNION SELECT * FROM items WHERE feed_id = ?1 AND url IS NOT NULL AND crawled_us >= ?3) i
       LEFT JOIN item_full_text ft ON ft.item_id = i.id
       WHERE ft.item_id IS NULL OR ft.content_hash <> i.content_hash
          OR (ft.status = 'failed' AND ft.attempts < ?4 AND ft.fetched_at < ?5)
-      ORDER BY i.crawled_us DESC`).all(feedId, recent, crawledSinceUs, maxAttempts, retryBefore) as unknown as FullTextCandidate[];
+      ORDER BY i.crawled_us DESC`)
+      .all(feedId, recent, crawledSinceUs, maxAttempts, retryBefore) as unknown as FullTextCandidate[];
   }
 
   async store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): Promise<boolean> {
     return transaction(this.db, () => {
-      const changed = Number(this.s.get(`UPDATE items SET summary = coalesce(summary, content), content = ?
-        WHERE id = ? AND content_hash = ?`).run(html, itemId, contentHash).changes);
+      const changed = Number(
+        this.s
+          .get(`UPDATE items SET summary = coalesce(summary, content), content = ?
+        WHERE id = ? AND content_hash = ?`)
+          .run(html, itemId, contentHash).changes,
+      );
       if (!changed) return false;
-      this.s.get(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'ok', NULL, ?, 1, ?)
+      this.s
+        .get(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'ok', NULL, ?, 1, ?)
         ON CONFLICT (item_id) DO UPDATE SET content_hash = excluded.content_hash, status = 'ok', error = NULL, page_url = excluded.page_url,
           attempts = CASE WHEN item_full_text.content_hash = excluded.content_hash THEN item_full_text.attempts + 1 ELSE 1 END,
-          fetched_at = excluded.fetched_at`).run(itemId, contentHash, pageUrl, now);
+          fetched_at = excluded.fetched_at`)
+        .run(itemId, contentHash, pageUrl, now);
       return true;
     });
   }
 
   async recordFailure(itemId: number, contentHash: string, error: string, now: number): Promise<void> {
-    this.s.get(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'failed', ?, NULL, 1, ?)
+    this.s
+      .get(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'failed', ?, NULL, 1, ?)
       ON CONFLICT (item_id) DO UPDATE SET status = 'failed', error = excluded.error,
         attempts = CASE WHEN item_full_text.content_hash = excluded.content_hash THEN item_full_text.attempts + 1 ELSE 1 END,
-        content_hash = excluded.content_hash, fetched_at = excluded.fetched_at`).run(itemId, contentHash, error, now);
+        content_hash = excluded.content_hash, fetched_at = excluded.fetched_at`)
+      .run(itemId, contentHash, error, now);
   }
 
   async feedsToCheckForTeaser(limit: number): Promise<number[]> {
-    return (this.s.get(`SELECT DISTINCT f.id FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
-      WHERE f.teaser IS NULL AND s.full_text = 'auto' AND f.item_count > 0 LIMIT ?`).all(limit) as { id: number }[]).map((r) => r.id);
+    return (
+      this.s
+        .get(`SELECT DISTINCT f.id FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+      WHERE f.teaser IS NULL AND s.full_text = 'auto' AND f.item_count > 0 LIMIT ?`)
+        .all(limit) as { id: number }[]
+    ).map((r) => r.id);
   }
 
   async sample(feedId: number, n: number): Promise<FullTextCandidate[]> {
-    return this.s.get(`SELECT ${CANDIDATE} FROM (SELECT * FROM items WHERE feed_id = ? AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?) i
-      LEFT JOIN item_full_text ft ON ft.item_id = i.id`).all(feedId, n) as unknown as FullTextCandidate[];
+    return this.s
+      .get(`SELECT ${CANDIDATE} FROM (SELECT * FROM items WHERE feed_id = ? AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?) i
+      LEFT JOIN item_full_text ft ON ft.item_id = i.id`)
+      .all(feedId, n) as unknown as FullTextCandidate[];
   }
 
   async setTeaser(feedId: number, teaser: boolean, now: number): Promise<void> {
@@ -75,12 +110,27 @@ export class SqliteFullTextRepository implements FullTextRepository {
   }
 
   async status(feedId: number): Promise<FullTextFeedStatus> {
-    const f = this.s.get('SELECT teaser, teaser_checked_at AS at FROM feeds WHERE id = ?').get(feedId) as { teaser: number | null; at: number | null } | undefined;
-    const modes = (this.s.get('SELECT full_text AS m FROM subscriptions WHERE feed_id = ?').all(feedId) as { m: FullTextMode }[]).map((r) => r.m);
-    const c = this.s.get(`SELECT coalesce(sum(ft.status = 'ok'), 0) AS ok, coalesce(sum(ft.status = 'failed'), 0) AS failed
-      FROM item_full_text ft JOIN items i ON i.id = ft.item_id WHERE i.feed_id = ?`).get(feedId) as { ok: number; failed: number };
-    const last = this.s.get(`SELECT ft.error FROM item_full_text ft JOIN items i ON i.id = ft.item_id
-      WHERE i.feed_id = ? AND ft.status = 'failed' ORDER BY ft.fetched_at DESC LIMIT 1`).get(feedId) as { error: string } | undefined;
-    return { modes, teaser: f?.teaser === null || f === undefined ? null : f.teaser === 1, teaserCheckedAt: f?.at ?? null, ok: c.ok, failed: c.failed, lastError: last?.error ?? null };
+    const f = this.s.get('SELECT teaser, teaser_checked_at AS at FROM feeds WHERE id = ?').get(feedId) as
+      | { teaser: number | null; at: number | null }
+      | undefined;
+    const modes = (
+      this.s.get('SELECT full_text AS m FROM subscriptions WHERE feed_id = ?').all(feedId) as { m: FullTextMode }[]
+    ).map((r) => r.m);
+    const c = this.s
+      .get(`SELECT coalesce(sum(ft.status = 'ok'), 0) AS ok, coalesce(sum(ft.status = 'failed'), 0) AS failed
+      FROM item_full_text ft JOIN items i ON i.id = ft.item_id WHERE i.feed_id = ?`)
+      .get(feedId) as { ok: number; failed: number };
+    const last = this.s
+      .get(`SELECT ft.error FROM item_full_text ft JOIN items i ON i.id = ft.item_id
+      WHERE i.feed_id = ? AND ft.status = 'failed' ORDER BY ft.fetched_at DESC LIMIT 1`)
+      .get(feedId) as { error: string } | undefined;
+    return {
+      modes,
+      teaser: f?.teaser === null || f === undefined ? null : f.teaser === 1,
+      teaserCheckedAt: f?.at ?? null,
+      ok: c.ok,
+      failed: c.failed,
+      lastError: last?.error ?? null,
+    };
   }
 }

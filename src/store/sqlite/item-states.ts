@@ -7,7 +7,13 @@ import type { ItemStateRepository } from '../repositories.ts';
 import type { ItemCondition, StateColumn } from '../../model/stream.ts';
 import { filterWhere } from './stream-filter-sql.ts';
 
-const COLUMNS: Record<StateColumn, string> = { read: 'read', starred: 'starred', liked: 'liked', broadcast: 'broadcast', saved: 'saved' };
+const COLUMNS: Record<StateColumn, string> = {
+  read: 'read',
+  starred: 'starred',
+  liked: 'liked',
+  broadcast: 'broadcast',
+  saved: 'saved',
+};
 /** Ids bound per statement: one JSON text each, far below SQLite's limits. */
 const CHUNK = 5000;
 
@@ -19,7 +25,9 @@ function chunks<T>(list: T[]): T[][] {
 
 export class SqliteItemStateRepository implements ItemStateRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
   async setState(userId: number, column: StateColumn, value: 0 | 1, itemIds: number[]): Promise<number> {
     const col = COLUMNS[column];

@@ -29,25 +29,42 @@ export async function backupDatabase(db: Db, file: string): Promise<{ pages: num
 /** A backup is one file: the copy inherits WAL mode, whose side files would appear on every open. */
 function selfContained(file: string): void {
   const copy = new DatabaseSync(file);
-  try { copy.exec('PRAGMA journal_mode = DELETE'); } finally { copy.close(); }
+  try {
+    copy.exec('PRAGMA journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
 }
 
 /** Checks that `file` is a readable, intact Tidings database; returns its applied migrations. */
 export function checkBackupFile(file: string): { migrations: string[] } {
   let db: DatabaseSync;
-  try { db = new DatabaseSync(file, { readOnly: true }); } catch (e) {
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+  } catch (e) {
     throw new BackupFileError(`${file} cannot be opened as SQLite: ${(e as Error).message}`);
   }
   try {
     let ok: string;
-    try { ok = (db.prepare('PRAGMA quick_check').get() as { quick_check: string }).quick_check; } catch (e) {
+    try {
+      ok = (db.prepare('PRAGMA quick_check').get() as { quick_check: string }).quick_check;
+    } catch (e) {
       throw new BackupFileError(`${file} is not a SQLite database (${(e as Error).message})`);
     }
     if (ok !== 'ok') throw new BackupFileError(`${file} is damaged: ${ok}`);
-    const hasMigrations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-    if (!hasMigrations) throw new BackupFileError(`${file} is a SQLite database but not a Tidings one (no schema_migrations table)`);
-    return { migrations: (db.prepare('SELECT id FROM schema_migrations ORDER BY id').all() as { id: string }[]).map((r) => r.id) };
-  } finally { db.close(); }
+    const hasMigrations = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+      .get();
+    if (!hasMigrations)
+      throw new BackupFileError(`${file} is a SQLite database but not a Tidings one (no schema_migrations table)`);
+    return {
+      migrations: (db.prepare('SELECT id FROM schema_migrations ORDER BY id').all() as { id: string }[]).map(
+        (r) => r.id,
+      ),
+    };
+  } finally {
+    db.close();
+  }
 }
 
 /**
@@ -61,7 +78,11 @@ export async function restoreDatabase(file: string, liveFile: string): Promise<{
   if (existsSync(liveFile)) {
     keptAs = `${liveFile}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const current = new DatabaseSync(liveFile);
-    try { await backupDatabase(current, keptAs); } finally { current.close(); }
+    try {
+      await backupDatabase(current, keptAs);
+    } finally {
+      current.close();
+    }
   }
   const source = new DatabaseSync(file, { readOnly: true });
   try {
@@ -72,6 +93,8 @@ export async function restoreDatabase(file: string, liveFile: string): Promise<{
     // replayed over the restored one.
     for (const suffix of ['-wal', '-shm']) rmSync(liveFile + suffix, { force: true });
     renameSync(staging, liveFile);
-  } finally { source.close(); }
+  } finally {
+    source.close();
+  }
   return { keptAs };
 }

@@ -3,20 +3,46 @@ import { StatementCache } from './db.ts';
 import type { OAuthClientRepository, AuthorizationCodeRepository } from '../repositories.ts';
 import type { OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../../model/auth.ts';
 
-interface ClientRow { id: number; client_id: string; secret_hash: string; name: string; redirect_uris: string; grant_types: string; created_at: number }
+interface ClientRow {
+  id: number;
+  client_id: string;
+  secret_hash: string;
+  name: string;
+  redirect_uris: string;
+  grant_types: string;
+  created_at: number;
+}
 const toClient = (r: ClientRow): OAuthClient => ({
-  id: r.id, clientId: r.client_id, secretHash: r.secret_hash, name: r.name,
-  redirectUris: JSON.parse(r.redirect_uris), grantTypes: JSON.parse(r.grant_types), createdAt: r.created_at,
+  id: r.id,
+  clientId: r.client_id,
+  secretHash: r.secret_hash,
+  name: r.name,
+  redirectUris: JSON.parse(r.redirect_uris),
+  grantTypes: JSON.parse(r.grant_types),
+  createdAt: r.created_at,
 });
 
 export class SqliteOAuthClientRepository implements OAuthClientRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
-  async create(c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] }, now: number): Promise<OAuthClient> {
-    const r = this.s.get(`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
+  async create(
+    c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] },
+    now: number,
+  ): Promise<OAuthClient> {
+    const r = this.s
+      .get(`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
-      .get(c.clientId, c.secretHash, c.name, JSON.stringify(c.redirectUris), JSON.stringify(c.grantTypes), now) as unknown as ClientRow;
+      .get(
+        c.clientId,
+        c.secretHash,
+        c.name,
+        JSON.stringify(c.redirectUris),
+        JSON.stringify(c.grantTypes),
+        now,
+      ) as unknown as ClientRow;
     return toClient(r);
   }
   async findByClientId(clientId: string): Promise<OAuthClient | undefined> {
@@ -33,25 +59,55 @@ export class SqliteOAuthClientRepository implements OAuthClientRepository {
 }
 
 interface CodeRow {
-  id: number; code_hash: string; client_id: string; user_id: number; redirect_uri: string | null; scopes: string;
-  code_challenge: string | null; code_challenge_method: string | null; grant_id: string;
-  created_at: number; expires_at: number; used_at: number | null;
+  id: number;
+  code_hash: string;
+  client_id: string;
+  user_id: number;
+  redirect_uri: string | null;
+  scopes: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  grant_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 const toCode = (r: CodeRow): AuthorizationCode => ({
-  id: r.id, clientId: r.client_id, userId: r.user_id, redirectUri: r.redirect_uri, scopes: r.scopes,
-  codeChallenge: r.code_challenge, codeChallengeMethod: r.code_challenge_method, grantId: r.grant_id,
-  createdAt: r.created_at, expiresAt: r.expires_at, usedAt: r.used_at,
+  id: r.id,
+  clientId: r.client_id,
+  userId: r.user_id,
+  redirectUri: r.redirect_uri,
+  scopes: r.scopes,
+  codeChallenge: r.code_challenge,
+  codeChallengeMethod: r.code_challenge_method,
+  grantId: r.grant_id,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
 });
 
 export class SqliteAuthorizationCodeRepository implements AuthorizationCodeRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
   async insert(c: NewAuthorizationCode, now: number): Promise<AuthorizationCode> {
-    const r = this.s.get(`INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
+    const r = this.s
+      .get(`INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
       code_challenge_method, grant_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
-      .get(c.codeHash, c.clientId, c.userId, c.redirectUri, c.scopes, c.codeChallenge, c.codeChallengeMethod,
-        c.grantId, now, c.expiresAt) as unknown as CodeRow;
+      .get(
+        c.codeHash,
+        c.clientId,
+        c.userId,
+        c.redirectUri,
+        c.scopes,
+        c.codeChallenge,
+        c.codeChallengeMethod,
+        c.grantId,
+        now,
+        c.expiresAt,
+      ) as unknown as CodeRow;
     return toCode(r);
   }
   async findByHash(codeHash: string): Promise<AuthorizationCode | undefined> {
@@ -59,7 +115,9 @@ export class SqliteAuthorizationCodeRepository implements AuthorizationCodeRepos
     return r ? toCode(r) : undefined;
   }
   async markUsed(id: number, now: number): Promise<boolean> {
-    return Number(this.s.get('UPDATE oauth_codes SET used_at = ? WHERE id = ? AND used_at IS NULL').run(now, id).changes) > 0;
+    return (
+      Number(this.s.get('UPDATE oauth_codes SET used_at = ? WHERE id = ? AND used_at IS NULL').run(now, id).changes) > 0
+    );
   }
   async purge(before: number): Promise<number> {
     return Number(this.s.get('DELETE FROM oauth_codes WHERE expires_at < ?').run(before).changes);

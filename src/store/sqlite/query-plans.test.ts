@@ -17,9 +17,13 @@ function fill(db: Db, items: number): void {
     db.prepare('INSERT INTO feeds (id, url, created_at) VALUES (?, ?, 0)').run(f, `https://example.org/${f}.xml`);
     db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (1, ?, 0)').run(f);
   }
-  const item = db.prepare(`INSERT INTO items (id, feed_id, guid, title, published_at, updated_at, crawled_us, content_hash) VALUES (?, ?, ?, 't', 0, 0, ?, 'h')`);
+  const item = db.prepare(
+    `INSERT INTO items (id, feed_id, guid, title, published_at, updated_at, crawled_us, content_hash) VALUES (?, ?, ?, 't', 0, 0, ?, 'h')`,
+  );
   for (let i = 1; i <= items; i++) item.run(i, (i % 50) + 1, `g${i}`, i);
-  db.exec('INSERT INTO user_items (user_id, item_id, feed_id, crawled_us) SELECT 1, id, feed_id, crawled_us FROM items');
+  db.exec(
+    'INSERT INTO user_items (user_id, item_id, feed_id, crawled_us) SELECT 1, id, feed_id, crawled_us FROM items',
+  );
   db.exec('COMMIT');
 }
 
@@ -27,7 +31,11 @@ function fill(db: Db, items: number): void {
 function recording(db: Db, seen: string[]): Db {
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'prepare') return (sql: string) => { seen.push(sql); return target.prepare(sql); };
+      if (prop === 'prepare')
+        return (sql: string) => {
+          seen.push(sql);
+          return target.prepare(sql);
+        };
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;
     },
@@ -40,23 +48,39 @@ test('stream/items/contents and origin lookups drive from the id list without st
   try {
     migrate(db);
     fill(db, 5000);
-    assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() as { n: number }).n, 0, 'never analyzed');
+    assert.equal(
+      (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() as { n: number }).n,
+      0,
+      'never analyzed',
+    );
     const seen: string[] = [];
     const streams = new SqliteStreamRepository(recording(db, seen));
     const labels = new SqliteReaderLabelRepository(recording(db, seen));
     const ids = [4999, 17, 2500, 99999];
-    assert.deepEqual((await streams.statesByIds(1, ids)).map((s) => s.itemId), [4999, 17, 2500], 'in the order asked, unknown ids left out');
+    assert.deepEqual(
+      (await streams.statesByIds(1, ids)).map((s) => s.itemId),
+      [4999, 17, 2500],
+      'in the order asked, unknown ids left out',
+    );
     assert.deepEqual(await streams.statesByIds(2, ids), [], "another user's items are not served");
     assert.deepEqual([...(await labels.origins(1, [3, 1, 2])).keys()].sort(), [1, 2, 3]);
     const joins = seen.filter((sql) => /FROM json_each\(\?\) j/.test(sql));
     assert.equal(joins.length, 2, 'both id-list joins were run');
     for (const sql of joins) {
       const params = sql.includes('user_items') ? [JSON.stringify(ids), 1] : [JSON.stringify([3, 1, 2]), 1];
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map(
+        (r) => r.detail,
+      );
       assert.match(plan[0]!, /^SCAN j\b/, `the id list is the outer loop:\n${plan.join('\n')}`);
-      assert.ok(plan.slice(1).every((d) => !/^SCAN /.test(d) && !/\(user_id=\?\)$/.test(d)), `only keyed lookups inside:\n${plan.join('\n')}`);
+      assert.ok(
+        plan.slice(1).every((d) => !/^SCAN /.test(d) && !/\(user_id=\?\)$/.test(d)),
+        `only keyed lookups inside:\n${plan.join('\n')}`,
+      );
     }
-  } finally { db.close(); rmSync(dir, { recursive: true, force: true }); }
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('openDatabase gathers statistics for tables that have none (PRAGMA optimize on open)', () => {
@@ -70,6 +94,9 @@ test('openDatabase gathers statistics for tables that have none (PRAGMA optimize
     const db = openDatabase(file);
     const analyzed = (db.prepare('SELECT DISTINCT tbl FROM sqlite_stat1').all() as { tbl: string }[]).map((r) => r.tbl);
     db.close();
-    for (const t of ['user_items', 'items', 'subscriptions']) assert.ok(analyzed.includes(t), `${t} analyzed: ${analyzed}`);
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+    for (const t of ['user_items', 'items', 'subscriptions'])
+      assert.ok(analyzed.includes(t), `${t} analyzed: ${analyzed}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -4,7 +4,13 @@
 // passages as text in search_passages (scored in memory for the best candidates, and snippets).
 import { StatementCache, type Db } from './db.ts';
 import type {
-  IndexedArticle, IndexedArticleRow, PassageMatch, SearchArticleMeta, SearchIndexRepository, SearchIndexState, SearchItemSource,
+  IndexedArticle,
+  IndexedArticleRow,
+  PassageMatch,
+  SearchArticleMeta,
+  SearchIndexRepository,
+  SearchIndexState,
+  SearchItemSource,
 } from '../repositories.ts';
 
 /**
@@ -29,27 +35,35 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   async itemSources(ids: number[]): Promise<SearchItemSource[]> {
     if (!ids.length) return [];
-    return this.stmts.get(`
+    return this.stmts
+      .get(`
       SELECT i.id, i.feed_id AS feedId, i.url, i.title, i.content, i.summary,
              i.published_at AS publishedAt, i.updated_at AS updatedAt,
              f.url AS feedUrl, f.site_url AS feedSiteUrl
         FROM items i JOIN feeds f ON f.id = i.feed_id
-       WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as unknown as SearchItemSource[];
+       WHERE i.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as unknown as SearchItemSource[];
   }
 
   async reserveDocNumbers(n: number): Promise<number> {
-    const row = this.stmts.get('UPDATE search_index_state SET next_doc_no = next_doc_no + ? WHERE id = 1 RETURNING next_doc_no - ? AS first')
+    const row = this.stmts
+      .get(
+        'UPDATE search_index_state SET next_doc_no = next_doc_no + ? WHERE id = 1 RETURNING next_doc_no - ? AS first',
+      )
       .get(n, n) as { first: number };
     return row.first;
   }
 
-  async storeArticles(articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[]): Promise<void> {
+  async storeArticles(
+    articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[],
+  ): Promise<void> {
     for (const { article, passages } of articles) this.storeArticle(article, passages);
   }
 
   private storeArticle(a: IndexedArticle, passages: { text: string; words: number }[]): void {
     this.deleteItemsNow([a.id]);
-    this.stmts.get(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
+    this.stmts
+      .get(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(a.id, a.docNo, a.feedId, a.host, a.publishedAt, a.updatedAt, a.titleLength, a.bodyLength, a.urlLength);
     const insertPassage = this.stmts.get(`
@@ -65,13 +79,16 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     // The bytes are appended inside SQLite (no read into JavaScript and back: this was a fifth of
     // the index build). `||` on blobs joins their bytes unchanged in a UTF-8 database (the only
     // encoding openDatabase creates), and the CAST keeps the result a blob.
-    const appended = this.stmts.get(`
+    const appended = this.stmts
+      .get(`
       UPDATE search_postings SET postings = postings + ?, data = CAST(data || ? AS BLOB)
        WHERE term = ? AND chunk = (SELECT max(chunk) FROM search_postings WHERE term = ?) AND length(data) + ? <= ${CHUNK_BYTES}`)
       .run(count, bytes, term, term, bytes.length);
     if (appended.changes === 0) {
-      this.stmts.get(`INSERT INTO search_postings (term, chunk, postings, data)
-        VALUES (?, coalesce((SELECT max(chunk) + 1 FROM search_postings WHERE term = ?), 0), ?, ?)`).run(term, term, count, bytes);
+      this.stmts
+        .get(`INSERT INTO search_postings (term, chunk, postings, data)
+        VALUES (?, coalesce((SELECT max(chunk) + 1 FROM search_postings WHERE term = ?), 0), ?, ?)`)
+        .run(term, term, count, bytes);
     }
   }
 
@@ -84,8 +101,11 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 
   async termsAfter(afterTerm: string, limit: number): Promise<string[]> {
-    return (this.stmts.get('SELECT DISTINCT term FROM search_postings WHERE term > ? ORDER BY term LIMIT ?').all(afterTerm, limit) as { term: string }[])
-      .map((r) => r.term);
+    return (
+      this.stmts
+        .get('SELECT DISTINCT term FROM search_postings WHERE term > ? ORDER BY term LIMIT ?')
+        .all(afterTerm, limit) as { term: string }[]
+    ).map((r) => r.term);
   }
 
   async liveDocNumbers(): Promise<number[]> {
@@ -97,7 +117,9 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 
   async postings(term: string): Promise<{ chunks: Uint8Array[]; count: number }> {
-    const rows = this.stmts.get('SELECT postings, data FROM search_postings WHERE term = ? ORDER BY chunk').all(term) as { postings: number; data: Uint8Array }[];
+    const rows = this.stmts
+      .get('SELECT postings, data FROM search_postings WHERE term = ? ORDER BY chunk')
+      .all(term) as { postings: number; data: Uint8Array }[];
     let count = 0;
     for (const r of rows) count += r.postings;
     return { chunks: rows.map((r) => r.data), count };
@@ -113,27 +135,34 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 
   async postingCounts(terms: string[]): Promise<Map<string, number>> {
-    const rows = this.stmts.get(`SELECT term, sum(postings) AS n FROM search_postings
-      WHERE term IN (SELECT value FROM json_each(?)) GROUP BY term`).all(JSON.stringify(terms)) as { term: string; n: number }[];
+    const rows = this.stmts
+      .get(`SELECT term, sum(postings) AS n FROM search_postings
+      WHERE term IN (SELECT value FROM json_each(?)) GROUP BY term`)
+      .all(JSON.stringify(terms)) as { term: string; n: number }[];
     return new Map(rows.map((r) => [r.term, r.n]));
   }
 
   async state(): Promise<SearchIndexState> {
-    return this.stmts.get(`SELECT next_doc_no AS nextDocNo, articles, title_length AS titleLength, body_length AS bodyLength,
+    return this.stmts
+      .get(`SELECT next_doc_no AS nextDocNo, articles, title_length AS titleLength, body_length AS bodyLength,
       url_length AS urlLength, removed, compacted_removed AS compactedRemoved, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil
-      FROM search_index_state WHERE id = 1`).get() as unknown as SearchIndexState;
+      FROM search_index_state WHERE id = 1`)
+      .get() as unknown as SearchIndexState;
   }
 
   async articleRows(fromDocNo: number, limit: number): Promise<IndexedArticleRow[]> {
-    return this.stmts.get(`SELECT doc_no AS docNo, item_id AS itemId, feed_id AS feedId, host, published_at AS publishedAt,
+    return this.stmts
+      .get(`SELECT doc_no AS docNo, item_id AS itemId, feed_id AS feedId, host, published_at AS publishedAt,
       updated_at AS updatedAt, title_length AS titleLength, body_length AS bodyLength, url_length AS urlLength
-      FROM search_articles WHERE doc_no >= ? ORDER BY doc_no LIMIT ?`).all(fromDocNo, limit) as unknown as IndexedArticleRow[];
+      FROM search_articles WHERE doc_no >= ? ORDER BY doc_no LIMIT ?`)
+      .all(fromDocNo, limit) as unknown as IndexedArticleRow[];
   }
 
   async liveDocuments(docNos: number[]): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     if (!docNos.length) return out;
-    const rows = this.stmts.get('SELECT doc_no AS d, item_id AS i FROM search_articles WHERE doc_no IN (SELECT value FROM json_each(?))')
+    const rows = this.stmts
+      .get('SELECT doc_no AS d, item_id AS i FROM search_articles WHERE doc_no IN (SELECT value FROM json_each(?))')
       .all(JSON.stringify(docNos)) as { d: number; i: number }[];
     for (const r of rows) out.set(r.d, r.i);
     return out;
@@ -151,11 +180,16 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 
   async itemIdsAfter(afterId: number, limit: number, untilId = Number.MAX_SAFE_INTEGER): Promise<number[]> {
-    return (this.stmts.get('SELECT id FROM items WHERE id > ? AND id <= ? ORDER BY id LIMIT ?').all(afterId, untilId, limit) as { id: number }[]).map((r) => r.id);
+    return (
+      this.stmts
+        .get('SELECT id FROM items WHERE id > ? AND id <= ? ORDER BY id LIMIT ?')
+        .all(afterId, untilId, limit) as { id: number }[]
+    ).map((r) => r.id);
   }
 
   async setRebuildCursor(afterId: number | null): Promise<void> {
-    if (afterId === null) this.stmts.get('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1').run();
+    if (afterId === null)
+      this.stmts.get('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1').run();
     else this.stmts.get('UPDATE search_index_state SET rebuild_after = ? WHERE id = 1').run(afterId);
   }
 
@@ -175,32 +209,46 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   async passageTexts(itemIds: number[]): Promise<PassageMatch[]> {
     if (!itemIds.length) return [];
-    return this.stmts.get(`
+    return this.stmts
+      .get(`
       SELECT id AS passageId, item_id AS itemId, ord, text, words, 0 AS score FROM search_passages
-       WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, ord`).all(JSON.stringify(itemIds)) as unknown as PassageMatch[];
+       WHERE item_id IN (SELECT value FROM json_each(?)) ORDER BY item_id, ord`)
+      .all(JSON.stringify(itemIds)) as unknown as PassageMatch[];
   }
 
   async articles(ids: number[]): Promise<SearchArticleMeta[]> {
     if (!ids.length) return [];
-    return this.stmts.get(`
+    return this.stmts
+      .get(`
       SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS feedTitle,
              i.published_at AS publishedAt, i.updated_at AS updatedAt, i.image_url AS imageUrl
         FROM items i JOIN feeds f ON f.id = i.feed_id
-       WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as unknown as SearchArticleMeta[];
+       WHERE i.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as unknown as SearchArticleMeta[];
   }
 
   async articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
-    const item = this.stmts.get('SELECT title, coalesce(url, \'\') AS url FROM items WHERE id = ?').get(itemId) as { title: string; url: string } | undefined;
+    const item = this.stmts.get("SELECT title, coalesce(url, '') AS url FROM items WHERE id = ?").get(itemId) as
+      | { title: string; url: string }
+      | undefined;
     if (!item) return undefined;
-    const parts = this.stmts.get('SELECT text FROM search_passages WHERE item_id = ? ORDER BY ord').all(itemId) as { text: string }[];
+    const parts = this.stmts.get('SELECT text FROM search_passages WHERE item_id = ? ORDER BY ord').all(itemId) as {
+      text: string;
+    }[];
     return { title: item.title, url: item.url, text: parts.map((p) => p.text).join('\n\n') };
   }
 
   async subscribedFeedIds(userId: number): Promise<number[]> {
-    return (this.stmts.get('SELECT feed_id AS id FROM subscriptions WHERE user_id = ?').all(userId) as { id: number }[]).map((r) => r.id);
+    return (
+      this.stmts.get('SELECT feed_id AS id FROM subscriptions WHERE user_id = ?').all(userId) as { id: number }[]
+    ).map((r) => r.id);
   }
 
-  async docNosTaggedOrInState(userId: number, labelIds: number[], states: ('starred' | 'read' | 'liked')[]): Promise<number[]> {
+  async docNosTaggedOrInState(
+    userId: number,
+    labelIds: number[],
+    states: ('starred' | 'read' | 'liked')[],
+  ): Promise<number[]> {
     const parts: string[] = [];
     const params: (string | number)[] = [];
     if (labelIds.length) {
@@ -213,23 +261,32 @@ export class SqliteSearchIndex implements SearchIndexRepository {
       params.push(userId);
     }
     if (!parts.length) return [];
-    return (this.stmts.get(`SELECT doc_no AS d FROM search_articles WHERE item_id IN (${parts.join(' UNION ')})`).all(...params) as { d: number }[])
-      .map((r) => r.d);
+    return (
+      this.stmts
+        .get(`SELECT doc_no AS d FROM search_articles WHERE item_id IN (${parts.join(' UNION ')})`)
+        .all(...params) as { d: number }[]
+    ).map((r) => r.d);
   }
 
   async subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined> {
-    const row = this.stmts.get(`
+    const row = this.stmts
+      .get(`
       SELECT s.feed_id AS id FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
-       WHERE s.user_id = ? AND f.url = ?`).get(userId, feedUrl) as { id: number } | undefined;
+       WHERE s.user_id = ? AND f.url = ?`)
+      .get(userId, feedUrl) as { id: number } | undefined;
     return row?.id;
   }
 
   async label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined> {
-    const row = this.stmts.get('SELECT id FROM labels WHERE user_id = ? AND name = ?').get(userId, name) as { id: number } | undefined;
+    const row = this.stmts.get('SELECT id FROM labels WHERE user_id = ? AND name = ?').get(userId, name) as
+      | { id: number }
+      | undefined;
     if (!row) return undefined;
-    const feeds = this.stmts.get(`
+    const feeds = this.stmts
+      .get(`
       SELECT s.feed_id AS id FROM subscription_labels sl JOIN subscriptions s ON s.id = sl.subscription_id
-       WHERE sl.label_id = ? AND s.user_id = ?`).all(row.id, userId) as { id: number }[];
+       WHERE sl.label_id = ? AND s.user_id = ?`)
+      .all(row.id, userId) as { id: number }[];
     return { id: row.id, folderFeedIds: feeds.map((f) => f.id) };
   }
 }

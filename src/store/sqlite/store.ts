@@ -50,12 +50,31 @@ export class SqliteStore implements Store {
   readonly migrationsApplied: readonly string[];
   /** The connection, for the store's own tools (db copy, tests' raw SQL); never for domains. */
   readonly db: Db;
-  readonly users; readonly tokens; readonly oauthClients; readonly authCodes; readonly authSecrets;
-  readonly feeds; readonly items; readonly subscriptions;
-  readonly streams; readonly itemStates; readonly readerLabels; readonly searchIndex;
-  readonly apiKeys; readonly chatUsage; readonly asyncJobs; readonly accessRequests;
-  readonly fever; readonly feedIcons; readonly fullText; readonly webSub; readonly filterRules; readonly webhooks;
-  readonly webSessions; readonly webAccounts; readonly conversations;
+  readonly users;
+  readonly tokens;
+  readonly oauthClients;
+  readonly authCodes;
+  readonly authSecrets;
+  readonly feeds;
+  readonly items;
+  readonly subscriptions;
+  readonly streams;
+  readonly itemStates;
+  readonly readerLabels;
+  readonly searchIndex;
+  readonly apiKeys;
+  readonly chatUsage;
+  readonly asyncJobs;
+  readonly accessRequests;
+  readonly fever;
+  readonly feedIcons;
+  readonly fullText;
+  readonly webSub;
+  readonly filterRules;
+  readonly webhooks;
+  readonly webSessions;
+  readonly webAccounts;
+  readonly conversations;
   /** Settles when the last transaction started has finished. */
   private current: Promise<unknown> = Promise.resolve();
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -90,7 +109,9 @@ export class SqliteStore implements Store {
     this.webSessions = new SqliteWebSessionRepository(db);
     this.webAccounts = new SqliteWebAccountRepository(db);
     this.conversations = new SqliteConversationRepository(db);
-    this.optimizeTimer = setInterval(() => { if (!db.isTransaction) optimizeDatabase(db, 'periodic'); }, OPTIMIZE_INTERVAL_MS).unref();
+    this.optimizeTimer = setInterval(() => {
+      if (!db.isTransaction) optimizeDatabase(db, 'periodic');
+    }, OPTIMIZE_INTERVAL_MS).unref();
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -136,18 +157,27 @@ export class SqliteStore implements Store {
             const r = st.run(...(params as never[]));
             return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
           },
-          async get(...params) { return st.get(...(params as never[])) as never; },
-          async all(...params) { return st.all(...(params as never[])) as never; },
+          async get(...params) {
+            return st.get(...(params as never[])) as never;
+          },
+          async all(...params) {
+            return st.all(...(params as never[])) as never;
+          },
         };
       },
-      async exec(sql) { db.exec(sql); },
+      async exec(sql) {
+        db.exec(sql);
+      },
     };
   }
 
   async close(): Promise<void> {
     clearInterval(this.optimizeTimer);
     while (this.db.isOpen && this.db.isTransaction) await this.current;
-    if (this.db.isOpen) { optimizeDatabase(this.db, 'close'); this.db.close(); }
+    if (this.db.isOpen) {
+      optimizeDatabase(this.db, 'close');
+      this.db.close();
+    }
   }
 }
 

@@ -5,9 +5,18 @@
 // cache stays small and each shape is prepared once.
 import type { ItemCondition, StateColumn, StreamPageQuery } from '../../model/stream.ts';
 
-const COLUMNS: Record<StateColumn, string> = { read: 'read', starred: 'starred', liked: 'liked', broadcast: 'broadcast', saved: 'saved' };
+const COLUMNS: Record<StateColumn, string> = {
+  read: 'read',
+  starred: 'starred',
+  liked: 'liked',
+  broadcast: 'broadcast',
+  saved: 'saved',
+};
 
-export interface SqlPart { sql: string; params: (number | string)[] }
+export interface SqlPart {
+  sql: string;
+  params: (number | string)[];
+}
 
 function condition(c: ItemCondition, params: (number | string)[]): string {
   switch (c.kind) {
@@ -41,8 +50,14 @@ export function pageWhere(q: StreamPageQuery): SqlPart {
   const params: (number | string)[] = [q.userId];
   const parts = ['ui.user_id = ?'];
   if (q.where.length) parts.push(conjunction(q.where, params));
-  if (q.minCrawledUs !== undefined) { parts.push('ui.crawled_us >= ?'); params.push(q.minCrawledUs); }
-  if (q.maxCrawledUs !== undefined) { parts.push('ui.crawled_us <= ?'); params.push(q.maxCrawledUs); }
+  if (q.minCrawledUs !== undefined) {
+    parts.push('ui.crawled_us >= ?');
+    params.push(q.minCrawledUs);
+  }
+  if (q.maxCrawledUs !== undefined) {
+    parts.push('ui.crawled_us <= ?');
+    params.push(q.maxCrawledUs);
+  }
   if (q.after) {
     parts.push(`(ui.crawled_us, ui.item_id) ${q.newestFirst ? '<' : '>'} (?, ?)`);
     params.push(q.after.crawledUs, q.after.itemId);
@@ -52,7 +67,12 @@ export function pageWhere(q: StreamPageQuery): SqlPart {
 
 /** True when no index gives the crawl order: several feeds, tagged items, or a union. */
 export function needsSort(where: ItemCondition[]): boolean {
-  return where.some((c) => (c.kind === 'feeds' && !c.negate && c.feedIds.length > 1) || (c.kind === 'tagged' && !c.negate) || c.kind === 'any');
+  return where.some(
+    (c) =>
+      (c.kind === 'feeds' && !c.negate && c.feedIds.length > 1) ||
+      (c.kind === 'tagged' && !c.negate) ||
+      c.kind === 'any',
+  );
 }
 
 export function pageOrder(q: StreamPageQuery): string {

@@ -14,12 +14,21 @@ type StateRow = [number, number, number, number, number, number, number, number]
 // Rows come back as arrays and are shaped here: node:sqlite's row objects (null-prototype
 // dictionaries) cost about twice as much per row, which shows on every page request.
 const toState = (r: StateRow): ReaderItemState => ({
-  itemId: r[0], crawledUs: r[1], feedId: r[2], read: r[3], starred: r[4], liked: r[5], broadcast: r[6], saved: r[7],
+  itemId: r[0],
+  crawledUs: r[1],
+  feedId: r[2],
+  read: r[3],
+  starred: r[4],
+  liked: r[5],
+  broadcast: r[6],
+  saved: r[7],
 });
 
 export class SqliteStreamRepository implements StreamRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
   /**
    * A page of refs already formatted as the Google Reader itemRefs JSON, built by SQLite: for
@@ -62,33 +71,44 @@ export class SqliteStreamRepository implements StreamRepository {
     // json_each keeps the caller's order; user_items is the gate: only the user's own items.
     // CROSS JOIN pins the loop order (ids outside, primary-key lookups inside): without statistics
     // SQLite scanned all the user's items once per id (45 ms per id at 1M items).
-    return (this.arrays(`SELECT ${STATE_COLUMNS} FROM json_each(?) j
-        CROSS JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value ORDER BY j.key`)
-      .all(JSON.stringify(itemIds), userId) as unknown as StateRow[]).map(toState);
+    return (
+      this.arrays(`SELECT ${STATE_COLUMNS} FROM json_each(?) j
+        CROSS JOIN user_items ui ON ui.user_id = ? AND ui.item_id = j.value ORDER BY j.key`).all(
+        JSON.stringify(itemIds),
+        userId,
+      ) as unknown as StateRow[]
+    ).map(toState);
   }
 
   async bodies(itemIds: number[]): Promise<ReaderItemBody[]> {
     if (!itemIds.length) return [];
-    return this.s.get(`SELECT i.id AS itemId, i.url, i.title, i.author, i.content, i.summary, i.published_at AS publishedAt,
+    return this.s
+      .get(`SELECT i.id AS itemId, i.url, i.title, i.author, i.content, i.summary, i.published_at AS publishedAt,
         i.updated_at AS updatedAt, i.enclosures
-      FROM items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(itemIds)) as unknown as ReaderItemBody[];
+      FROM items i WHERE i.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(itemIds)) as unknown as ReaderItemBody[];
   }
 
   async existingItemIds(userId: number, itemIds: number[]): Promise<number[]> {
     if (!itemIds.length) return [];
-    return (this.s.get('SELECT item_id AS id FROM user_items WHERE user_id = ? AND item_id IN (SELECT value FROM json_each(?))')
-      .all(userId, JSON.stringify(itemIds)) as { id: number }[]).map((r) => r.id);
+    return (
+      this.s
+        .get('SELECT item_id AS id FROM user_items WHERE user_id = ? AND item_id IN (SELECT value FROM json_each(?))')
+        .all(userId, JSON.stringify(itemIds)) as { id: number }[]
+    ).map((r) => r.id);
   }
 
   async tagsOfItems(userId: number, itemIds: number[]): Promise<Map<number, string[]>> {
     const out = new Map<number, string[]>();
     if (!itemIds.length || !this.userHasItemTags(userId)) return out;
-    const rows = this.s.get(`SELECT il.item_id AS itemId, l.name FROM item_labels il JOIN labels l ON l.id = il.label_id
+    const rows = this.s
+      .get(`SELECT il.item_id AS itemId, l.name FROM item_labels il JOIN labels l ON l.id = il.label_id
         WHERE il.user_id = ? AND il.item_id IN (SELECT value FROM json_each(?))`)
       .all(userId, JSON.stringify(itemIds)) as { itemId: number; name: string }[];
     for (const r of rows) {
       const list = out.get(r.itemId);
-      if (list) list.push(r.name); else out.set(r.itemId, [r.name]);
+      if (list) list.push(r.name);
+      else out.set(r.itemId, [r.name]);
     }
     return out;
   }

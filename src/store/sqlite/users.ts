@@ -3,16 +3,32 @@ import { StatementCache } from './db.ts';
 import type { UserRepository } from '../repositories.ts';
 import type { User } from '../../model/user.ts';
 
-interface Row { id: number; username: string; email: string | null; created_at: number; password_hash: string; is_admin: number }
-const toUser = (r: Row): User => ({ id: r.id, username: r.username, email: r.email, createdAt: r.created_at, isAdmin: r.is_admin === 1 });
+interface Row {
+  id: number;
+  username: string;
+  email: string | null;
+  created_at: number;
+  password_hash: string;
+  is_admin: number;
+}
+const toUser = (r: Row): User => ({
+  id: r.id,
+  username: r.username,
+  email: r.email,
+  createdAt: r.created_at,
+  isAdmin: r.is_admin === 1,
+});
 
 export class SqliteUserRepository implements UserRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
   async create(username: string, passwordHash: string, email: string | null = null): Promise<User> {
     const now = Math.floor(Date.now() / 1000);
-    const r = this.s.get('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING *')
+    const r = this.s
+      .get('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING *')
       .get(username, email, passwordHash, now) as unknown as Row;
     return toUser(r);
   }

@@ -3,15 +3,31 @@ import type { Db } from './db.ts';
 import { StatementCache } from './db.ts';
 import type { WebSessionRepository, WebAccountRepository, ConversationRepository } from '../repositories.ts';
 import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../../model/web.ts';
-import { type SessionRow, toSession, type ConversationRow, toConversation, type MessageRow, toMessage } from '../rows/web.ts';
+import {
+  type SessionRow,
+  toSession,
+  type ConversationRow,
+  toConversation,
+  type MessageRow,
+  toMessage,
+} from '../rows/web.ts';
 
 export class SqliteWebSessionRepository implements WebSessionRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
-  async create(s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null }, now: number): Promise<WebSession> {
-    return toSession(this.s.get(`INSERT INTO web_sessions (token_hash, user_id, created_at, last_seen_at, expires_at, user_agent)
-      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(s.tokenHash, s.userId, now, now, s.expiresAt, s.userAgent) as unknown as SessionRow);
+  async create(
+    s: { tokenHash: string; userId: number; expiresAt: number; userAgent: string | null },
+    now: number,
+  ): Promise<WebSession> {
+    return toSession(
+      this.s
+        .get(`INSERT INTO web_sessions (token_hash, user_id, created_at, last_seen_at, expires_at, user_agent)
+      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
+        .get(s.tokenHash, s.userId, now, now, s.expiresAt, s.userAgent) as unknown as SessionRow,
+    );
   }
   async findByHash(tokenHash: string): Promise<WebSession | undefined> {
     const r = this.s.get('SELECT * FROM web_sessions WHERE token_hash = ?').get(tokenHash) as SessionRow | undefined;
@@ -27,10 +43,16 @@ export class SqliteWebSessionRepository implements WebSessionRepository {
     return Number(this.s.get('DELETE FROM web_sessions WHERE id = ?').run(id).changes) > 0;
   }
   async deleteAllForUser(userId: number, exceptId?: number): Promise<number> {
-    return Number(this.s.get('DELETE FROM web_sessions WHERE user_id = ? AND id <> ?').run(userId, exceptId ?? -1).changes);
+    return Number(
+      this.s.get('DELETE FROM web_sessions WHERE user_id = ? AND id <> ?').run(userId, exceptId ?? -1).changes,
+    );
   }
   async listForUser(userId: number): Promise<WebSession[]> {
-    return (this.s.get('SELECT * FROM web_sessions WHERE user_id = ? ORDER BY last_seen_at DESC').all(userId) as unknown as SessionRow[]).map(toSession);
+    return (
+      this.s
+        .get('SELECT * FROM web_sessions WHERE user_id = ? ORDER BY last_seen_at DESC')
+        .all(userId) as unknown as SessionRow[]
+    ).map(toSession);
   }
   async purgeExpired(now: number): Promise<number> {
     return Number(this.s.get('DELETE FROM web_sessions WHERE expires_at <= ?').run(now).changes);
@@ -39,13 +61,21 @@ export class SqliteWebSessionRepository implements WebSessionRepository {
 
 export class SqliteWebAccountRepository implements WebAccountRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
   async settings(userId: number): Promise<string | undefined> {
-    return (this.s.get('SELECT settings FROM web_settings WHERE user_id = ?').get(userId) as { settings: string } | undefined)?.settings;
+    return (
+      this.s.get('SELECT settings FROM web_settings WHERE user_id = ?').get(userId) as { settings: string } | undefined
+    )?.settings;
   }
   async saveSettings(userId: number, json: string): Promise<void> {
-    this.s.get('INSERT INTO web_settings (user_id, settings) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings').run(userId, json);
+    this.s
+      .get(
+        'INSERT INTO web_settings (user_id, settings) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings',
+      )
+      .run(userId, json);
   }
   async userCount(): Promise<number> {
     return Number((this.s.get('SELECT count(*) AS n FROM users').get() as { n: number }).n);
@@ -54,27 +84,56 @@ export class SqliteWebAccountRepository implements WebAccountRepository {
 
 export class SqliteConversationRepository implements ConversationRepository {
   private readonly s: StatementCache;
-  constructor(db: Db) { this.s = new StatementCache(db); }
+  constructor(db: Db) {
+    this.s = new StatementCache(db);
+  }
 
-  async create(c: { userId: number; title: string; scope: unknown; model: string }, now: number): Promise<Conversation> {
-    return toConversation(this.s.get(`INSERT INTO web_conversations (user_id, title, scope, model, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(c.userId, c.title, JSON.stringify(c.scope), c.model, now, now) as unknown as ConversationRow);
+  async create(
+    c: { userId: number; title: string; scope: unknown; model: string },
+    now: number,
+  ): Promise<Conversation> {
+    return toConversation(
+      this.s
+        .get(`INSERT INTO web_conversations (user_id, title, scope, model, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
+        .get(c.userId, c.title, JSON.stringify(c.scope), c.model, now, now) as unknown as ConversationRow,
+    );
   }
   async find(userId: number, id: number): Promise<Conversation | undefined> {
-    const r = this.s.get('SELECT * FROM web_conversations WHERE id = ? AND user_id = ?').get(id, userId) as ConversationRow | undefined;
+    const r = this.s.get('SELECT * FROM web_conversations WHERE id = ? AND user_id = ?').get(id, userId) as
+      | ConversationRow
+      | undefined;
     return r ? toConversation(r) : undefined;
   }
   async list(userId: number, limit: number): Promise<Conversation[]> {
-    return (this.s.get('SELECT * FROM web_conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?').all(userId, limit) as unknown as ConversationRow[]).map(toConversation);
+    return (
+      this.s
+        .get('SELECT * FROM web_conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?')
+        .all(userId, limit) as unknown as ConversationRow[]
+    ).map(toConversation);
   }
   async addMessage(conversationId: number, m: NewConversationMessage, now: number): Promise<ConversationMessage> {
     this.s.get('UPDATE web_conversations SET updated_at = ? WHERE id = ?').run(now, conversationId);
-    return toMessage(this.s.get(`INSERT INTO web_messages (conversation_id, role, content, sources, related, created_at)
-      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`).get(conversationId, m.role, m.content,
-      m.sources ? JSON.stringify(m.sources) : null, m.related ? JSON.stringify(m.related) : null, now) as unknown as MessageRow);
+    return toMessage(
+      this.s
+        .get(`INSERT INTO web_messages (conversation_id, role, content, sources, related, created_at)
+      VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
+        .get(
+          conversationId,
+          m.role,
+          m.content,
+          m.sources ? JSON.stringify(m.sources) : null,
+          m.related ? JSON.stringify(m.related) : null,
+          now,
+        ) as unknown as MessageRow,
+    );
   }
   async messages(conversationId: number): Promise<ConversationMessage[]> {
-    return (this.s.get('SELECT * FROM web_messages WHERE conversation_id = ? ORDER BY id').all(conversationId) as unknown as MessageRow[]).map(toMessage);
+    return (
+      this.s
+        .get('SELECT * FROM web_messages WHERE conversation_id = ? ORDER BY id')
+        .all(conversationId) as unknown as MessageRow[]
+    ).map(toMessage);
   }
   async delete(userId: number, id: number): Promise<boolean> {
     return Number(this.s.get('DELETE FROM web_conversations WHERE id = ? AND user_id = ?').run(id, userId).changes) > 0;

@@ -2,25 +2,45 @@
 // server's message (which says what to fix).
 
 export class ApiError extends Error {
-  constructor(status, code, message, field) { super(message); this.status = status; this.code = code; this.field = field; }
+  constructor(status, code, message, field) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
 }
 
 let csrfToken = '';
 let onSignedOut = () => {};
 
-export function setCsrfToken(t) { csrfToken = t || ''; }
+export function setCsrfToken(t) {
+  csrfToken = t || '';
+}
 /** Called when a request finds the session gone (expired, signed out elsewhere). */
-export function onSessionEnded(fn) { onSignedOut = fn; }
+export function onSessionEnded(fn) {
+  onSignedOut = fn;
+}
 
 async function request(method, path, body, opts = {}) {
   const headers = { accept: 'application/json' };
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let payload;
-  if (typeof body === 'string') { payload = body; headers['content-type'] = 'text/xml'; }
-  else if (body !== undefined) { payload = JSON.stringify(body); headers['content-type'] = 'application/json'; }
+  if (typeof body === 'string') {
+    payload = body;
+    headers['content-type'] = 'text/xml';
+  } else if (body !== undefined) {
+    payload = JSON.stringify(body);
+    headers['content-type'] = 'application/json';
+  }
   let res;
   try {
-    res = await fetch('api/v1' + path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
+    res = await fetch('api/v1' + path, {
+      method,
+      headers,
+      body: payload,
+      credentials: 'same-origin',
+      signal: opts.signal,
+    });
   } catch (e) {
     if (e.name === 'AbortError') throw e;
     throw new ApiError(0, 'network', 'cannot reach the server: check the connection and try again');
@@ -37,7 +57,11 @@ async function request(method, path, body, opts = {}) {
 
 async function fail(res, path) {
   let err = { code: 'http_' + res.status, message: `request failed (${res.status})` };
-  try { err = (await res.json()).error || err; } catch { /* not JSON */ }
+  try {
+    err = (await res.json()).error || err;
+  } catch {
+    /* not JSON */
+  }
   if (res.status === 401 && path !== '/session') onSignedOut(err);
   throw new ApiError(res.status, err.code, err.message, err.field);
 }

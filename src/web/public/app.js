@@ -29,19 +29,42 @@ export function parseRoute(hash = location.hash) {
   const [a, ...rest] = path.split('/');
   const arg = decodeURIComponent(rest.join('/'));
   switch (a) {
-    case '': case 'all': return { name: 'list', view: { view: 'all' } };
-    case 'unread': return { name: 'list', view: { view: 'unread' } };
-    case 'starred': return { name: 'list', view: { view: 'starred' } };
-    case 'feed': return { name: 'list', view: { feed: arg } };
-    case 'folder': return { name: 'list', view: { folder: arg } };
+    case '':
+    case 'all':
+      return { name: 'list', view: { view: 'all' } };
+    case 'unread':
+      return { name: 'list', view: { view: 'unread' } };
+    case 'starred':
+      return { name: 'list', view: { view: 'starred' } };
+    case 'feed':
+      return { name: 'list', view: { feed: arg } };
+    case 'folder':
+      return { name: 'list', view: { folder: arg } };
     // A tag's view is its label stream, which the API reads with folder=<name> (labels are both).
-    case 'tag': return { name: 'list', view: { folder: arg, tag: true } };
-    case 'search': return { name: 'search', q: q.get('q') || '', view: q.get('feed') ? { feed: q.get('feed') } : q.get('folder') ? { folder: q.get('folder') } : q.get('view') === 'starred' ? { view: 'starred' } : { view: 'all' } };
-    case 'ask': return { name: 'ask', id: arg || null, scope: q.get('scope') || '', q: q.get('q') || '' };
-    case 'manage': return { name: 'manage' };
-    case 'settings': return { name: 'settings' };
-    case 'admin': return { name: 'admin' };
-    default: return { name: 'list', view: { view: 'all' } };
+    case 'tag':
+      return { name: 'list', view: { folder: arg, tag: true } };
+    case 'search':
+      return {
+        name: 'search',
+        q: q.get('q') || '',
+        view: q.get('feed')
+          ? { feed: q.get('feed') }
+          : q.get('folder')
+            ? { folder: q.get('folder') }
+            : q.get('view') === 'starred'
+              ? { view: 'starred' }
+              : { view: 'all' },
+      };
+    case 'ask':
+      return { name: 'ask', id: arg || null, scope: q.get('scope') || '', q: q.get('q') || '' };
+    case 'manage':
+      return { name: 'manage' };
+    case 'settings':
+      return { name: 'settings' };
+    case 'admin':
+      return { name: 'admin' };
+    default:
+      return { name: 'list', view: { view: 'all' } };
   }
 }
 
@@ -53,7 +76,9 @@ export function viewHash(v) {
 
 function viewQuery(v) {
   const p = new URLSearchParams();
-  if (v.feed) p.set('feed', v.feed); else if (v.folder) p.set('folder', v.folder); else p.set('view', v.view || 'all');
+  if (v.feed) p.set('feed', v.feed);
+  else if (v.folder) p.set('folder', v.folder);
+  else p.set('view', v.view || 'all');
   return p;
 }
 
@@ -68,12 +93,19 @@ function viewTitle(v) {
 onSessionEnded((err) => {
   if (!S.session) return;
   S.session = null;
-  showLogin(err && err.code === 'session_expired' ? 'Your session has ended. Please sign in again.' : 'Please sign in.');
+  showLogin(
+    err && err.code === 'session_expired' ? 'Your session has ended. Please sign in again.' : 'Please sign in.',
+  );
 });
 
 async function start() {
   let s;
-  try { s = await api.get('/session'); } catch (e) { mount(root, h('p', { class: 'error', role: 'alert' }, e.message)); return; }
+  try {
+    s = await api.get('/session');
+  } catch (e) {
+    mount(root, h('p', { class: 'error', role: 'alert' }, e.message));
+    return;
+  }
   if (!s.authenticated) {
     if (s.setupRequired) return showSetup();
     return showLogin(s.sessionEnded ? 'Your session has ended. Please sign in again.' : '');
@@ -83,7 +115,10 @@ async function start() {
 
 function authPage(title, ...content) {
   document.title = `${title} · Tidings`;
-  mount(root, h('main', { class: 'auth' }, h('h1', { class: 'brand-big' }, 'Tidings'), h('h2', null, title), ...content));
+  mount(
+    root,
+    h('main', { class: 'auth' }, h('h1', { class: 'brand-big' }, 'Tidings'), h('h2', null, title), ...content),
+  );
 }
 
 function field(label, input) {
@@ -93,39 +128,78 @@ function field(label, input) {
 function showSetup() {
   const secret = new URLSearchParams(location.hash.replace(/^#/, '')).get('setup');
   if (!secret) {
-    return authPage('Welcome',
-      h('p', null, 'This Tidings has no account yet. To create the first (administrator) account, open the setup link that the server printed in its log when it started (look for "setupUrl").'),
-      h('p', { class: 'muted' }, 'The link works once, so nobody else who can reach this page can claim the instance.'));
+    return authPage(
+      'Welcome',
+      h(
+        'p',
+        null,
+        'This Tidings has no account yet. To create the first (administrator) account, open the setup link that the server printed in its log when it started (look for "setupUrl").',
+      ),
+      h('p', { class: 'muted' }, 'The link works once, so nobody else who can reach this page can claim the instance.'),
+    );
   }
   const err = h('p', { class: 'error', role: 'alert' });
   const user = h('input', { name: 'username', autocomplete: 'username', required: true, autofocus: true });
-  const pass = h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 });
-  authPage('Create the administrator account',
-    h('form', {
-      class: 'stack', onsubmit: async (e) => {
-        e.preventDefault();
-        err.textContent = '';
-        try {
-          const s = await api.post('/setup', { secret, username: user.value, password: pass.value });
-          history.replaceState(null, '', location.pathname + '#/all');
-          await signedIn(s);
-        } catch (x) { err.textContent = x.message; }
+  const pass = h('input', {
+    name: 'password',
+    type: 'password',
+    autocomplete: 'new-password',
+    required: true,
+    minlength: 8,
+  });
+  authPage(
+    'Create the administrator account',
+    h(
+      'form',
+      {
+        class: 'stack',
+        onsubmit: async (e) => {
+          e.preventDefault();
+          err.textContent = '';
+          try {
+            const s = await api.post('/setup', { secret, username: user.value, password: pass.value });
+            history.replaceState(null, '', location.pathname + '#/all');
+            await signedIn(s);
+          } catch (x) {
+            err.textContent = x.message;
+          }
+        },
       },
-    }, field('User name', user), field('Password (at least 8 characters)', pass), err, h('button', { type: 'submit', class: 'primary' }, 'Create account')));
+      field('User name', user),
+      field('Password (at least 8 characters)', pass),
+      err,
+      h('button', { type: 'submit', class: 'primary' }, 'Create account'),
+    ),
+  );
 }
 
 export function showLogin(message) {
   const err = h('p', { class: 'error', role: 'alert' }, message || '');
   const user = h('input', { name: 'username', autocomplete: 'username', required: true, autofocus: true });
   const pass = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
-  authPage('Sign in',
-    h('form', {
-      class: 'stack', onsubmit: async (e) => {
-        e.preventDefault();
-        err.textContent = '';
-        try { await signedIn(await api.post('/session', { username: user.value, password: pass.value })); } catch (x) { err.textContent = x.message; pass.select(); }
+  authPage(
+    'Sign in',
+    h(
+      'form',
+      {
+        class: 'stack',
+        onsubmit: async (e) => {
+          e.preventDefault();
+          err.textContent = '';
+          try {
+            await signedIn(await api.post('/session', { username: user.value, password: pass.value }));
+          } catch (x) {
+            err.textContent = x.message;
+            pass.select();
+          }
+        },
       },
-    }, field('User name', user), field('Password', pass), err, h('button', { type: 'submit', class: 'primary' }, 'Sign in')));
+      field('User name', user),
+      field('Password', pass),
+      err,
+      h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
+    ),
+  );
 }
 
 let countTimer = 0;
@@ -135,14 +209,26 @@ async function signedIn(s) {
   setCsrfToken(s.csrfToken);
   renderShell();
   // The sidebar and the first list load side by side; a feed's title in the list head waits for it.
-  await Promise.all([refreshSidebar().then(() => { const t = $('#list-title'); if (t && S.route.name === 'list') t.textContent = viewTitle(S.route.view); }), route()]);
+  await Promise.all([
+    refreshSidebar().then(() => {
+      const t = $('#list-title');
+      if (t && S.route.name === 'list') t.textContent = viewTitle(S.route.view);
+    }),
+    route(),
+  ]);
   // New articles arrive while the page is open: the counters are one cheap call a minute.
   clearInterval(countTimer);
-  countTimer = setInterval(() => { if (S.session && document.visibilityState === 'visible') refreshCounts().catch(() => {}); }, 60_000);
+  countTimer = setInterval(() => {
+    if (S.session && document.visibilityState === 'visible') refreshCounts().catch(() => {});
+  }, 60_000);
 }
 
 export async function signOut() {
-  try { await api.del('/session'); } catch { /* gone already */ }
+  try {
+    await api.del('/session');
+  } catch {
+    /* gone already */
+  }
   S.session = null;
   setCsrfToken('');
   showLogin('You are signed out.');
@@ -152,33 +238,68 @@ export async function signOut() {
 
 function renderShell() {
   const s = S.session;
-  const search = h('input', { id: 'search', type: 'search', placeholder: 'Search articles  ( / )', autocomplete: 'off', value: S.searchQuery });
-  mount(root,
+  const search = h('input', {
+    id: 'search',
+    type: 'search',
+    placeholder: 'Search articles  ( / )',
+    autocomplete: 'off',
+    value: S.searchQuery,
+  });
+  mount(
+    root,
     h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
-    h('header', { class: 'top' },
-      h('button', { type: 'button', class: 'icon menu', 'aria-label': 'Show feeds', 'aria-controls': 'sidebar', 'aria-expanded': 'false', onclick: toggleSidebar }, '☰'),
-      h('a', { class: 'brand', href: '#/all' }, 'Tidings'),
-      h('form', {
-        role: 'search', class: 'search', onsubmit: (e) => {
-          e.preventDefault();
-          const q = search.value.trim();
-          if (!q) return;
-          const v = S.route.name === 'list' || S.route.name === 'search' ? S.route.view : { view: 'all' };
-          const p = viewQuery(v);
-          p.set('q', q);
-          location.hash = `#/search?${p}`;
+    h(
+      'header',
+      { class: 'top' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon menu',
+          'aria-label': 'Show feeds',
+          'aria-controls': 'sidebar',
+          'aria-expanded': 'false',
+          onclick: toggleSidebar,
         },
-      }, h('label', { for: 'search', class: 'sr-only' }, 'Search articles'), search),
-      h('nav', { class: 'top-nav', 'aria-label': 'Sections' },
+        '☰',
+      ),
+      h('a', { class: 'brand', href: '#/all' }, 'Tidings'),
+      h(
+        'form',
+        {
+          role: 'search',
+          class: 'search',
+          onsubmit: (e) => {
+            e.preventDefault();
+            const q = search.value.trim();
+            if (!q) return;
+            const v = S.route.name === 'list' || S.route.name === 'search' ? S.route.view : { view: 'all' };
+            const p = viewQuery(v);
+            p.set('q', q);
+            location.hash = `#/search?${p}`;
+          },
+        },
+        h('label', { for: 'search', class: 'sr-only' }, 'Search articles'),
+        search,
+      ),
+      h(
+        'nav',
+        { class: 'top-nav', 'aria-label': 'Sections' },
         h('a', { href: '#/all', 'data-sec': 'list' }, 'Read'),
         h('a', { href: '#/ask', 'data-sec': 'ask' }, 'Ask'),
         h('a', { href: '#/manage', 'data-sec': 'manage' }, 'Feeds'),
         h('a', { href: '#/settings', 'data-sec': 'settings' }, 'Settings'),
         s.user.isAdmin ? h('a', { href: '#/admin', 'data-sec': 'admin' }, 'Admin') : null,
-        h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'))),
-    h('div', { class: 'body' },
+        h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'body' },
       h('nav', { id: 'sidebar', class: 'sidebar', 'aria-label': 'Feeds and folders' }),
-      h('main', { id: 'main', tabindex: '-1' })));
+      h('main', { id: 'main', tabindex: '-1' }),
+    ),
+  );
   renderSidebar();
 }
 
@@ -199,7 +320,17 @@ function count(n) {
 
 function navLink(hash, label, n, icon) {
   const current = location.hash === hash || (hash === '#/all' && (location.hash === '' || location.hash === '#/'));
-  return h('li', null, h('a', { href: hash, 'aria-current': current ? 'page' : null, onclick: () => toggleSidebar(false) }, icon ? h('img', { class: 'favicon', src: icon, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' }) : null, h('span', { class: 'label' }, label), count(n)));
+  return h(
+    'li',
+    null,
+    h(
+      'a',
+      { href: hash, 'aria-current': current ? 'page' : null, onclick: () => toggleSidebar(false) },
+      icon ? h('img', { class: 'favicon', src: icon, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' }) : null,
+      h('span', { class: 'label' }, label),
+      count(n),
+    ),
+  );
 }
 
 /** Folders the user folded in the sidebar (kept while the page lives). */
@@ -215,28 +346,84 @@ export function renderSidebar() {
     feeds.forEach((x) => inFolder.add(x.id));
     const open = !collapsed.has(f.name);
     const hash = `#/folder/${encodeURIComponent(f.name)}`;
-    return h('li', { class: 'folder' },
-      h('div', { class: 'folder-row' },
-        h('button', { type: 'button', class: 'twisty', 'aria-expanded': String(open), 'aria-label': `${open ? 'Collapse' : 'Expand'} ${f.name}`, onclick: () => { if (open) collapsed.add(f.name); else collapsed.delete(f.name); renderSidebar(); } }, open ? '▾' : '▸'),
-        h('a', { href: hash, 'aria-current': location.hash === hash ? 'page' : null, onclick: () => toggleSidebar(false) }, h('span', { class: 'label' }, f.name), count(f.unread))),
-      open ? h('ul', null, feeds.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x.iconUrl))) : null);
+    return h(
+      'li',
+      { class: 'folder' },
+      h(
+        'div',
+        { class: 'folder-row' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'twisty',
+            'aria-expanded': String(open),
+            'aria-label': `${open ? 'Collapse' : 'Expand'} ${f.name}`,
+            onclick: () => {
+              if (open) collapsed.add(f.name);
+              else collapsed.delete(f.name);
+              renderSidebar();
+            },
+          },
+          open ? '▾' : '▸',
+        ),
+        h(
+          'a',
+          { href: hash, 'aria-current': location.hash === hash ? 'page' : null, onclick: () => toggleSidebar(false) },
+          h('span', { class: 'label' }, f.name),
+          count(f.unread),
+        ),
+      ),
+      open
+        ? h(
+            'ul',
+            null,
+            feeds.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x.iconUrl)),
+          )
+        : null,
+    );
   });
   const loose = sb.feeds.filter((x) => !inFolder.has(x.id));
-  mount(el,
-    h('ul', { class: 'nav-main' },
+  mount(
+    el,
+    h(
+      'ul',
+      { class: 'nav-main' },
       navLink('#/all', 'All articles', sb.unread),
       navLink('#/unread', 'Unread', sb.unread),
-      navLink('#/starred', 'Starred', 0)),
+      navLink('#/starred', 'Starred', 0),
+    ),
     h('h2', { class: 'nav-head' }, 'Feeds'),
-    sb.feeds.length ? h('ul', { class: 'nav-feeds' }, folders, loose.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x.iconUrl)))
+    sb.feeds.length
+      ? h(
+          'ul',
+          { class: 'nav-feeds' },
+          folders,
+          loose.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x.iconUrl)),
+        )
       : h('p', { class: 'muted pad' }, 'No feeds yet. ', h('a', { href: '#/manage' }, 'Add one')),
-    sb.tags && sb.tags.length ? [h('h2', { class: 'nav-head' }, 'Tags'), h('ul', { class: 'nav-tags' }, sb.tags.map((t) => navLink(`#/tag/${encodeURIComponent(t.name)}`, t.name, 0)))] : null,
+    sb.tags && sb.tags.length
+      ? [
+          h('h2', { class: 'nav-head' }, 'Tags'),
+          h(
+            'ul',
+            { class: 'nav-tags' },
+            sb.tags.map((t) => navLink(`#/tag/${encodeURIComponent(t.name)}`, t.name, 0)),
+          ),
+        ]
+      : null,
     h('p', { class: 'pad' }, h('a', { href: '#/manage', class: 'button' }, '+ Add feed')),
     // Phones: the sections that do not fit the top bar.
-    h('ul', { class: 'nav-mobile' },
+    h(
+      'ul',
+      { class: 'nav-mobile' },
       h('li', null, h('a', { href: '#/settings', onclick: () => toggleSidebar(false) }, 'Settings')),
-      S.session.user.isAdmin ? h('li', null, h('a', { href: '#/admin', onclick: () => toggleSidebar(false) }, 'Admin')) : null,
-      h('li', null, h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'))));
+      S.session.user.isAdmin
+        ? h('li', null, h('a', { href: '#/admin', onclick: () => toggleSidebar(false) }, 'Admin'))
+        : null,
+      h('li', null, h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out')),
+    ),
+  );
   document.title = `${sb.unread ? `(${sb.unread}) ` : ''}Tidings`;
 }
 
@@ -284,11 +471,20 @@ window.addEventListener('hashchange', () => {
 
 function listLayout(title, tools) {
   const main = $('#main');
-  mount(main,
-    h('section', { class: 'list', 'aria-labelledby': 'list-title' },
+  mount(
+    main,
+    h(
+      'section',
+      { class: 'list', 'aria-labelledby': 'list-title' },
       h('div', { class: 'list-head' }, h('h1', { id: 'list-title' }, title), h('div', { class: 'tools' }, tools)),
-      h('ul', { id: 'items', class: 'items', 'aria-label': 'Articles' })),
-    h('article', { id: 'pane', class: 'pane', 'aria-label': 'Article', tabindex: '-1' }, h('p', { class: 'muted empty' }, 'Select an article (j / k to move, ? for keys).')));
+      h('ul', { id: 'items', class: 'items', 'aria-label': 'Articles' }),
+    ),
+    h(
+      'article',
+      { id: 'pane', class: 'pane', 'aria-label': 'Article', tabindex: '-1' },
+      h('p', { class: 'muted empty' }, 'Select an article (j / k to move, ? for keys).'),
+    ),
+  );
   main.classList.remove('reading');
 }
 
@@ -300,10 +496,34 @@ async function showList(view) {
   const settings = S.session.settings;
   const narrow = view.feed || view.folder;
   const tools = [
-    narrow ? h('label', { class: 'toggle' }, h('input', { type: 'checkbox', checked: settings.unreadOnly, onchange: async (e) => { S.session.settings = await api.patch('/settings', { unreadOnly: e.target.checked }); showList(view); } }), ' Unread only') : null,
-    view.view !== 'starred' ? h('button', { type: 'button', onclick: markAllRead, title: 'Mark all as read (A)' }, 'Mark all read') : null,
+    narrow
+      ? h(
+          'label',
+          { class: 'toggle' },
+          h('input', {
+            type: 'checkbox',
+            checked: settings.unreadOnly,
+            onchange: async (e) => {
+              S.session.settings = await api.patch('/settings', { unreadOnly: e.target.checked });
+              showList(view);
+            },
+          }),
+          ' Unread only',
+        )
+      : null,
+    view.view !== 'starred'
+      ? h('button', { type: 'button', onclick: markAllRead, title: 'Mark all as read (A)' }, 'Mark all read')
+      : null,
     h('button', { type: 'button', onclick: () => reload(), title: 'Refresh (r)' }, 'Refresh'),
-    h('a', { class: 'button', href: `#/ask?scope=${encodeURIComponent(scopeOf(view))}`, title: 'Ask a question about these articles' }, 'Ask'),
+    h(
+      'a',
+      {
+        class: 'button',
+        href: `#/ask?scope=${encodeURIComponent(scopeOf(view))}`,
+        title: 'Ask a question about these articles',
+      },
+      'Ask',
+    ),
   ];
   listLayout(viewTitle(view), tools);
   await loadMore(true);
@@ -320,7 +540,10 @@ function scopeOf(v) {
 let listGeneration = 0;
 
 async function loadMore(first = false) {
-  if (first) { listGeneration++; S.loadingMore = false; }
+  if (first) {
+    listGeneration++;
+    S.loadingMore = false;
+  }
   if (S.loadingMore || (!first && !S.next)) return;
   const gen = listGeneration;
   S.loadingMore = true;
@@ -338,20 +561,49 @@ async function loadMore(first = false) {
     if (first) S.asOfUs = page.asOfUs;
     renderItems(page.items, first);
     // Read by the benchmark (bench/web.bench.ts): navigation start to the first list on screen.
-    if (first && !performance.getEntriesByName('tidings:list-rendered').length) performance.mark('tidings:list-rendered');
-  } finally { if (gen === listGeneration) S.loadingMore = false; }
+    if (first && !performance.getEntriesByName('tidings:list-rendered').length)
+      performance.mark('tidings:list-rendered');
+  } finally {
+    if (gen === listGeneration) S.loadingMore = false;
+  }
 }
 
 let moreObserver = null;
 
 function itemRow(it, i) {
-  return h('li', null, h('button', {
-    type: 'button', class: `row${it.read ? ' read' : ''}${i === S.sel ? ' selected' : ''}`, 'data-i': i, 'aria-current': i === S.sel ? 'true' : null,
-    onclick: () => select(i, true),
-  },
-  h('span', { class: 'row-title' }, it.starred ? h('span', { class: 'star', 'aria-label': 'Starred' }, '★ ') : null, it.titleMatches ? highlighted(it.title, it.titleMatches) : it.title),
-  h('span', { class: 'row-meta' }, h('span', null, it.feedTitle), ' · ', h('time', { datetime: new Date((it.publishedAt || 0) * 1000).toISOString(), title: fullDate(it.publishedAt) }, age(it.publishedAt)), it.read ? null : h('span', { class: 'sr-only' }, ' · unread')),
-  h('span', { class: 'row-snippet' }, it.snippetMatches ? highlighted(it.snippet, it.snippetMatches) : it.snippet)));
+  return h(
+    'li',
+    null,
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `row${it.read ? ' read' : ''}${i === S.sel ? ' selected' : ''}`,
+        'data-i': i,
+        'aria-current': i === S.sel ? 'true' : null,
+        onclick: () => select(i, true),
+      },
+      h(
+        'span',
+        { class: 'row-title' },
+        it.starred ? h('span', { class: 'star', 'aria-label': 'Starred' }, '★ ') : null,
+        it.titleMatches ? highlighted(it.title, it.titleMatches) : it.title,
+      ),
+      h(
+        'span',
+        { class: 'row-meta' },
+        h('span', null, it.feedTitle),
+        ' · ',
+        h(
+          'time',
+          { datetime: new Date((it.publishedAt || 0) * 1000).toISOString(), title: fullDate(it.publishedAt) },
+          age(it.publishedAt),
+        ),
+        it.read ? null : h('span', { class: 'sr-only' }, ' · unread'),
+      ),
+      h('span', { class: 'row-snippet' }, it.snippetMatches ? highlighted(it.snippet, it.snippetMatches) : it.snippet),
+    ),
+  );
 }
 
 function renderItems(added, first) {
@@ -359,21 +611,39 @@ function renderItems(added, first) {
   if (!ul) return;
   $('#items .more')?.remove();
   if (first && !S.items.length) {
-    mount(ul, h('li', { class: 'muted pad' }, S.route.name === 'search' ? 'No articles match.' : 'Nothing here. All caught up.'));
+    mount(
+      ul,
+      h(
+        'li',
+        { class: 'muted pad' },
+        S.route.name === 'search' ? 'No articles match.' : 'Nothing here. All caught up.',
+      ),
+    );
     return;
   }
   const start = S.items.length - added.length;
   ul.append(...added.map((it, k) => itemRow(it, start + k)));
   if (S.next) {
-    const more = h('li', { class: 'more' }, h('button', { type: 'button', class: 'link', onclick: () => loadMore() }, 'Load more'));
+    const more = h(
+      'li',
+      { class: 'more' },
+      h('button', { type: 'button', class: 'link', onclick: () => loadMore() }, 'Load more'),
+    );
     ul.append(more);
     moreObserver?.disconnect();
-    moreObserver = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) loadMore(); }, { rootMargin: '400px' });
+    moreObserver = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) loadMore();
+      },
+      { rootMargin: '400px' },
+    );
     moreObserver.observe(more);
   }
 }
 
-function rowEl(i) { return $(`#items .row[data-i="${i}"]`); }
+function rowEl(i) {
+  return $(`#items .row[data-i="${i}"]`);
+}
 
 function refreshRow(i) {
   const old = rowEl(i)?.parentElement;
@@ -403,7 +673,11 @@ function fetchArticle(id) {
     p.catch(() => articleCache.delete(id));
     if (articleCache.size > 200) articleCache.delete(articleCache.keys().next().value);
   }
-  return p.then((a) => ({ ...a, read: S.items.find((x) => x.id === id)?.read ?? a.read, starred: S.items.find((x) => x.id === id)?.starred ?? a.starred }));
+  return p.then((a) => ({
+    ...a,
+    read: S.items.find((x) => x.id === id)?.read ?? a.read,
+    starred: S.items.find((x) => x.id === id)?.starred ?? a.starred,
+  }));
 }
 
 let openGeneration = 0;
@@ -426,7 +700,8 @@ async function openArticle(i) {
   if (markRead) setRead(i, true, true).catch((x) => toast(x.message));
   const main = $('#main');
   // On a phone the article covers the list: make it a history entry, so Back closes it.
-  if (!main.classList.contains('reading') && narrowScreen() && !(history.state && history.state.reading)) history.pushState({ reading: true }, '');
+  if (!main.classList.contains('reading') && narrowScreen() && !(history.state && history.state.reading))
+    history.pushState({ reading: true }, '');
   main.classList.add('reading');
   pane.scrollTop = 0;
   performance.measure('tidings:open-article', { start: started });
@@ -437,39 +712,96 @@ function renderPane(a) {
   const pane = $('#pane');
   const media = a.enclosures.map((e) => {
     const type = e.type || '';
-    if (type.startsWith('audio/')) return h('audio', { controls: true, preload: 'none', src: e.url, 'aria-label': 'Audio attachment' });
-    if (type.startsWith('video/')) return h('video', { controls: true, preload: 'none', src: e.url, 'aria-label': 'Video attachment' });
-    if (type.startsWith('image/')) return h('img', { src: e.url, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' });
+    if (type.startsWith('audio/'))
+      return h('audio', { controls: true, preload: 'none', src: e.url, 'aria-label': 'Audio attachment' });
+    if (type.startsWith('video/'))
+      return h('video', { controls: true, preload: 'none', src: e.url, 'aria-label': 'Video attachment' });
+    if (type.startsWith('image/'))
+      return h('img', { src: e.url, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' });
     return h('a', { href: e.url, target: '_blank', rel: 'noopener noreferrer' }, `Attachment (${type || 'file'})`);
   });
   const body = h('div', { class: 'content' });
   body.append(articleFragment(a.html));
-  mount(pane,
-    h('div', { class: 'pane-tools' },
+  mount(
+    pane,
+    h(
+      'div',
+      { class: 'pane-tools' },
       h('button', { type: 'button', class: 'back', onclick: closePane }, '← Back'),
-      h('button', { type: 'button', 'aria-pressed': String(a.starred), onclick: () => toggleStar(S.sel) }, a.starred ? '★ Starred' : '☆ Star'),
+      h(
+        'button',
+        { type: 'button', 'aria-pressed': String(a.starred), onclick: () => toggleStar(S.sel) },
+        a.starred ? '★ Starred' : '☆ Star',
+      ),
       h('button', { type: 'button', onclick: () => toggleRead(S.sel) }, a.read ? 'Mark unread' : 'Mark read'),
-      a.url ? h('a', { class: 'button', href: a.url, target: '_blank', rel: 'noopener noreferrer' }, 'Open original ↗') : null,
-      h('a', { class: 'button', href: `#/ask?scope=${encodeURIComponent(`feed:${a.feedId}`)}&q=${encodeURIComponent(`What does "${a.title}" report?`)}` }, 'Ask about this')),
-    h('header', null,
-      h('h1', { class: 'title' }, a.url ? h('a', { href: a.url, target: '_blank', rel: 'noopener noreferrer' }, a.title) : a.title),
-      h('p', { class: 'meta' }, h('a', { href: `#/feed/${a.feedId}` }, a.feedTitle), a.author ? ` · ${a.author}` : '', ' · ', h('time', { datetime: new Date(a.publishedAt * 1000).toISOString() }, fullDate(a.publishedAt)))),
-    h('div', { class: 'tags', 'aria-label': 'Tags' },
-      (a.tags || []).map((t) => h('span', { class: 'tag' }, h('a', { href: `#/tag/${encodeURIComponent(t)}` }, t),
-        h('button', { type: 'button', class: 'untag', 'aria-label': `Remove tag ${t}`, onclick: () => changeTags(a, [], [t]) }, '×'))),
-      h('button', { type: 'button', class: 'link', onclick: () => tagArticle(a) }, '+ Tag')),
+      a.url
+        ? h('a', { class: 'button', href: a.url, target: '_blank', rel: 'noopener noreferrer' }, 'Open original ↗')
+        : null,
+      h(
+        'a',
+        {
+          class: 'button',
+          href: `#/ask?scope=${encodeURIComponent(`feed:${a.feedId}`)}&q=${encodeURIComponent(`What does "${a.title}" report?`)}`,
+        },
+        'Ask about this',
+      ),
+    ),
+    h(
+      'header',
+      null,
+      h(
+        'h1',
+        { class: 'title' },
+        a.url ? h('a', { href: a.url, target: '_blank', rel: 'noopener noreferrer' }, a.title) : a.title,
+      ),
+      h(
+        'p',
+        { class: 'meta' },
+        h('a', { href: `#/feed/${a.feedId}` }, a.feedTitle),
+        a.author ? ` · ${a.author}` : '',
+        ' · ',
+        h('time', { datetime: new Date(a.publishedAt * 1000).toISOString() }, fullDate(a.publishedAt)),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'tags', 'aria-label': 'Tags' },
+      (a.tags || []).map((t) =>
+        h(
+          'span',
+          { class: 'tag' },
+          h('a', { href: `#/tag/${encodeURIComponent(t)}` }, t),
+          h(
+            'button',
+            { type: 'button', class: 'untag', 'aria-label': `Remove tag ${t}`, onclick: () => changeTags(a, [], [t]) },
+            '×',
+          ),
+        ),
+      ),
+      h('button', { type: 'button', class: 'link', onclick: () => tagArticle(a) }, '+ Tag'),
+    ),
     media.length ? h('div', { class: 'media' }, media) : null,
-    body);
+    body,
+  );
 }
 
-function narrowScreen() { return window.matchMedia('(max-width: 760px)').matches; }
+function narrowScreen() {
+  return window.matchMedia('(max-width: 760px)').matches;
+}
 
 async function changeTags(a, add, remove) {
   const r = await api.post(`/articles/${a.id}/tags`, { add, remove });
   a.tags = r.tags;
   const cached = articleCache.get(a.id);
-  if (cached) articleCache.set(a.id, cached.then((x) => ({ ...x, tags: r.tags })));
-  if (S.open && S.open.id === a.id) { S.open.tags = r.tags; renderPane(S.open); }
+  if (cached)
+    articleCache.set(
+      a.id,
+      cached.then((x) => ({ ...x, tags: r.tags })),
+    );
+  if (S.open && S.open.id === a.id) {
+    S.open.tags = r.tags;
+    renderPane(S.open);
+  }
   await refreshSidebar();
 }
 
@@ -479,7 +811,10 @@ async function tagArticle(a) {
 }
 
 function closePane() {
-  if (history.state && history.state.reading) { history.back(); return; } // popstate closes it
+  if (history.state && history.state.reading) {
+    history.back();
+    return;
+  } // popstate closes it
   $('#main')?.classList.remove('reading');
   if (S.sel >= 0) rowEl(S.sel)?.focus();
 }
@@ -500,13 +835,24 @@ async function setRead(i, read, quiet) {
   await api.patch(`/articles/${it.id}`, { read });
   const f = S.sidebar.feeds.find((x) => x.id === it.feedId);
   const d = read ? -1 : 1;
-  if (f) { f.unread = Math.max(0, f.unread + d); for (const name of f.folders) { const fo = S.sidebar.folders.find((x) => x.name === name); if (fo) fo.unread = Math.max(0, fo.unread + d); } }
+  if (f) {
+    f.unread = Math.max(0, f.unread + d);
+    for (const name of f.folders) {
+      const fo = S.sidebar.folders.find((x) => x.name === name);
+      if (fo) fo.unread = Math.max(0, fo.unread + d);
+    }
+  }
   S.sidebar.unread = Math.max(0, S.sidebar.unread + d);
   renderSidebar();
-  if (!quiet && S.open && S.open.id === it.id) { S.open.read = read; renderPane(S.open); }
+  if (!quiet && S.open && S.open.id === it.id) {
+    S.open.read = read;
+    renderPane(S.open);
+  }
 }
 
-async function toggleRead(i) { if (S.items[i]) await setRead(i, !S.items[i].read); }
+async function toggleRead(i) {
+  if (S.items[i]) await setRead(i, !S.items[i].read);
+}
 
 async function toggleStar(i) {
   const it = S.items[i];
@@ -514,7 +860,10 @@ async function toggleStar(i) {
   it.starred = !it.starred;
   refreshRow(i);
   await api.patch(`/articles/${it.id}`, { starred: it.starred });
-  if (S.open && S.open.id === it.id) { S.open.starred = it.starred; renderPane(S.open); }
+  if (S.open && S.open.id === it.id) {
+    S.open.starred = it.starred;
+    renderPane(S.open);
+  }
   toast(it.starred ? 'Starred' : 'Unstarred');
 }
 
@@ -524,19 +873,35 @@ async function markAllRead() {
   // Everything the list held when it was loaded (server time), in either order; later arrivals stay unread.
   const before = S.asOfUs || Date.now() * 1000;
   const body = { before };
-  if (v.feed) body.feed = Number(v.feed); else if (v.folder) body.folder = v.folder; else body.view = v.view;
+  if (v.feed) body.feed = Number(v.feed);
+  else if (v.folder) body.folder = v.folder;
+  else body.view = v.view;
   const r = await api.post('/articles/mark-all-read', body);
-  for (let i = 0; i < S.items.length; i++) if (!S.items[i].read && S.items[i].crawledUs <= before) { S.items[i].read = true; refreshRow(i); }
+  for (let i = 0; i < S.items.length; i++)
+    if (!S.items[i].read && S.items[i].crawledUs <= before) {
+      S.items[i].read = true;
+      refreshRow(i);
+    }
   await refreshCounts();
-  toast(`Marked ${r.marked} article${r.marked === 1 ? '' : 's'} as read.`, r.ids && r.ids.length ? {
-    label: 'Undo', run: async () => {
-      await api.post('/articles/read', { ids: r.ids, read: false });
-      const set = new Set(r.ids);
-      for (let i = 0; i < S.items.length; i++) if (set.has(S.items[i].id)) { S.items[i].read = false; refreshRow(i); }
-      await refreshCounts();
-      toast('Marked unread again.');
-    },
-  } : null);
+  toast(
+    `Marked ${r.marked} article${r.marked === 1 ? '' : 's'} as read.`,
+    r.ids && r.ids.length
+      ? {
+          label: 'Undo',
+          run: async () => {
+            await api.post('/articles/read', { ids: r.ids, read: false });
+            const set = new Set(r.ids);
+            for (let i = 0; i < S.items.length; i++)
+              if (set.has(S.items[i].id)) {
+                S.items[i].read = false;
+                refreshRow(i);
+              }
+            await refreshCounts();
+            toast('Marked unread again.');
+          },
+        }
+      : null,
+  );
 }
 
 async function reload() {
@@ -568,18 +933,34 @@ async function showSearch(r) {
 // ---------- Keyboard ----------
 
 const KEYS = [
-  ['j / k', 'next / previous article'], ['o or Enter', 'open the selected article'], ['m', 'mark read / unread'], ['s', 'star / unstar'],
-  ['t', 'tag the open article'], ['v', 'open the original in a new tab'], ['A', 'mark all in this view as read (with undo)'], ['r', 'refresh'], ['/', 'search'],
-  ['g a / g u / g s', 'go to All / Unread / Starred'], ['Escape', 'close the article or this help'], ['?', 'this help'],
+  ['j / k', 'next / previous article'],
+  ['o or Enter', 'open the selected article'],
+  ['m', 'mark read / unread'],
+  ['s', 'star / unstar'],
+  ['t', 'tag the open article'],
+  ['v', 'open the original in a new tab'],
+  ['A', 'mark all in this view as read (with undo)'],
+  ['r', 'refresh'],
+  ['/', 'search'],
+  ['g a / g u / g s', 'go to All / Unread / Starred'],
+  ['Escape', 'close the article or this help'],
+  ['?', 'this help'],
 ];
 
 function showHelp() {
   let dlg = $('#help');
   if (!dlg) {
-    dlg = h('dialog', { id: 'help', 'aria-labelledby': 'help-title' },
+    dlg = h(
+      'dialog',
+      { id: 'help', 'aria-labelledby': 'help-title' },
       h('h2', { id: 'help-title' }, 'Keyboard shortcuts'),
-      h('dl', { class: 'keys' }, KEYS.map(([k, d]) => [h('dt', null, h('kbd', null, k)), h('dd', null, d)])),
-      h('form', { method: 'dialog' }, h('button', { type: 'submit', class: 'primary' }, 'Close')));
+      h(
+        'dl',
+        { class: 'keys' },
+        KEYS.map(([k, d]) => [h('dt', null, h('kbd', null, k)), h('dd', null, d)]),
+      ),
+      h('form', { method: 'dialog' }, h('button', { type: 'submit', class: 'primary' }, 'Close')),
+    );
     document.body.append(dlg);
   }
   dlg.showModal();
@@ -599,26 +980,55 @@ document.addEventListener('keydown', async (e) => {
   if (Date.now() - gPending < 1500) {
     gPending = 0;
     const dest = { a: '#/all', u: '#/unread', s: '#/starred' }[k];
-    if (dest) { e.preventDefault(); location.hash = dest; }
+    if (dest) {
+      e.preventDefault();
+      location.hash = dest;
+    }
     return;
   }
   try {
-    if (k === 'g') { gPending = Date.now(); return; }
-    if (k === '?') { e.preventDefault(); showHelp(); return; }
-    if (k === '/') { e.preventDefault(); $('#search')?.focus(); return; }
+    if (k === 'g') {
+      gPending = Date.now();
+      return;
+    }
+    if (k === '?') {
+      e.preventDefault();
+      showHelp();
+      return;
+    }
+    if (k === '/') {
+      e.preventDefault();
+      $('#search')?.focus();
+      return;
+    }
     if (!reading) return;
-    if (k === 'j') { e.preventDefault(); await select(Math.min(S.sel + 1, S.items.length - 1), true); }
-    else if (k === 'k') { e.preventDefault(); await select(Math.max(S.sel - 1, 0), true); }
+    if (k === 'j') {
+      e.preventDefault();
+      await select(Math.min(S.sel + 1, S.items.length - 1), true);
+    } else if (k === 'k') {
+      e.preventDefault();
+      await select(Math.max(S.sel - 1, 0), true);
+    }
     // Enter on a focused button or link is its own click.
-    else if ((k === 'o' || (k === 'Enter' && !(t instanceof HTMLButtonElement || t instanceof HTMLAnchorElement))) && S.sel >= 0) { e.preventDefault(); await openArticle(S.sel); }
-    else if (k === 'm' && S.sel >= 0) await toggleRead(S.sel);
+    else if (
+      (k === 'o' || (k === 'Enter' && !(t instanceof HTMLButtonElement || t instanceof HTMLAnchorElement))) &&
+      S.sel >= 0
+    ) {
+      e.preventDefault();
+      await openArticle(S.sel);
+    } else if (k === 'm' && S.sel >= 0) await toggleRead(S.sel);
     else if (k === 's' && S.sel >= 0) await toggleStar(S.sel);
-    else if (k === 't' && S.open) { e.preventDefault(); await tagArticle(S.open); }
-    else if (k === 'v' && S.sel >= 0 && S.items[S.sel].url) window.open(S.items[S.sel].url, '_blank', 'noopener,noreferrer');
+    else if (k === 't' && S.open) {
+      e.preventDefault();
+      await tagArticle(S.open);
+    } else if (k === 'v' && S.sel >= 0 && S.items[S.sel].url)
+      window.open(S.items[S.sel].url, '_blank', 'noopener,noreferrer');
     else if (k === 'A') await markAllRead();
     else if (k === 'r') await reload();
     else if (k === 'Escape') closePane();
-  } catch (x) { toast(x.message); }
+  } catch (x) {
+    toast(x.message);
+  }
 });
 
 start();

@@ -39,7 +39,10 @@ export function mount(el, ...children) {
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
-const rtf = typeof Intl !== 'undefined' && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' }) : null;
+const rtf =
+  typeof Intl !== 'undefined' && Intl.RelativeTimeFormat
+    ? new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' })
+    : null;
 
 /** "5 min ago", "yesterday", a date for older ones. */
 export function age(unixSeconds) {
@@ -76,9 +79,32 @@ let toastTimer = 0;
 export function toast(message, action) {
   const t = document.getElementById('toast');
   clearTimeout(toastTimer);
-  mount(t, h('span', null, message), action ? h('button', { type: 'button', class: 'link', onclick: () => { t.replaceChildren(); action.run(); } }, action.label) : null);
+  mount(
+    t,
+    h('span', null, message),
+    action
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'link',
+            onclick: () => {
+              t.replaceChildren();
+              action.run();
+            },
+          },
+          action.label,
+        )
+      : null,
+  );
   t.classList.add('show');
-  toastTimer = setTimeout(() => { t.classList.remove('show'); t.replaceChildren(); }, action ? 10000 : 4000);
+  toastTimer = setTimeout(
+    () => {
+      t.classList.remove('show');
+      t.replaceChildren();
+    },
+    action ? 10000 : 4000,
+  );
 }
 
 /**
@@ -93,12 +119,29 @@ export function articleFragment(html) {
   for (const bad of frag.querySelectorAll('script, style, link, meta, base, form, object, embed')) bad.remove();
   for (const el of frag.querySelectorAll('*')) {
     for (const a of [...el.attributes]) {
-      if (/^on/i.test(a.name) || a.name === 'style' || ((a.name === 'href' || a.name === 'src') && /^\s*(javascript|data|vbscript):/i.test(a.value))) el.removeAttribute(a.name);
+      if (
+        /^on/i.test(a.name) ||
+        a.name === 'style' ||
+        ((a.name === 'href' || a.name === 'src') && /^\s*(javascript|data|vbscript):/i.test(a.value))
+      )
+        el.removeAttribute(a.name);
     }
   }
-  for (const a of frag.querySelectorAll('a[href]')) { a.target = '_blank'; a.rel = 'noopener noreferrer'; }
-  for (const img of frag.querySelectorAll('img')) { img.loading = 'lazy'; img.decoding = 'async'; img.referrerPolicy = 'no-referrer'; if (!img.hasAttribute('alt')) img.alt = ''; }
-  for (const f of frag.querySelectorAll('iframe')) { f.loading = 'lazy'; f.referrerPolicy = 'no-referrer'; if (!f.title) f.title = 'Embedded media'; }
+  for (const a of frag.querySelectorAll('a[href]')) {
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+  }
+  for (const img of frag.querySelectorAll('img')) {
+    img.loading = 'lazy';
+    img.decoding = 'async';
+    img.referrerPolicy = 'no-referrer';
+    if (!img.hasAttribute('alt')) img.alt = '';
+  }
+  for (const f of frag.querySelectorAll('iframe')) {
+    f.loading = 'lazy';
+    f.referrerPolicy = 'no-referrer';
+    if (!f.title) f.title = 'Embedded media';
+  }
   return frag;
 }
 
@@ -108,14 +151,41 @@ export function articleFragment(html) {
  */
 export function askText(title, label, value = '', type = 'text') {
   return new Promise((resolve) => {
-    const input = h('input', { id: 'ask-text-input', type, value, required: type === 'password', minlength: type === 'password' ? 8 : null, autocomplete: type === 'password' ? 'new-password' : 'off' });
+    const input = h('input', {
+      id: 'ask-text-input',
+      type,
+      value,
+      required: type === 'password',
+      minlength: type === 'password' ? 8 : null,
+      autocomplete: type === 'password' ? 'new-password' : 'off',
+    });
     let result = null;
-    const dlg = h('dialog', { 'aria-labelledby': 'ask-text-title', class: 'ask-text' },
-      h('form', { method: 'dialog', class: 'stack', onsubmit: () => { result = input.value; } },
+    const dlg = h(
+      'dialog',
+      { 'aria-labelledby': 'ask-text-title', class: 'ask-text' },
+      h(
+        'form',
+        {
+          method: 'dialog',
+          class: 'stack',
+          onsubmit: () => {
+            result = input.value;
+          },
+        },
         h('h2', { id: 'ask-text-title' }, title),
         h('label', { class: 'field', for: 'ask-text-input' }, h('span', null, label), input),
-        h('div', { class: 'row-inline' }, h('button', { type: 'submit', class: 'primary' }, 'OK'), h('button', { type: 'button', onclick: () => dlg.close() }, 'Cancel'))));
-    dlg.addEventListener('close', () => { dlg.remove(); resolve(result); });
+        h(
+          'div',
+          { class: 'row-inline' },
+          h('button', { type: 'submit', class: 'primary' }, 'OK'),
+          h('button', { type: 'button', onclick: () => dlg.close() }, 'Cancel'),
+        ),
+      ),
+    );
+    dlg.addEventListener('close', () => {
+      dlg.remove();
+      resolve(result);
+    });
     document.body.append(dlg);
     dlg.showModal();
     input.select();

@@ -4,7 +4,10 @@ import { api } from './api.js';
 import { S, refreshSidebar } from './app.js';
 
 function folderOptions(selected) {
-  return [h('option', { value: '' }, '(no folder)'), ...S.sidebar.folders.map((f) => h('option', { value: f.name, selected: f.name === selected }, f.name))];
+  return [
+    h('option', { value: '' }, '(no folder)'),
+    ...S.sidebar.folders.map((f) => h('option', { value: f.name, selected: f.name === selected }, f.name)),
+  ];
 }
 
 function status(f) {
@@ -17,7 +20,13 @@ export async function showManage(main) {
   const { feeds } = await api.get('/feeds');
   document.title = 'Feeds · Tidings';
   const err = h('p', { class: 'error', role: 'alert' });
-  const url = h('input', { id: 'add-url', type: 'url', inputmode: 'url', placeholder: 'https://example.org/ or its feed URL', required: true });
+  const url = h('input', {
+    id: 'add-url',
+    type: 'url',
+    inputmode: 'url',
+    placeholder: 'https://example.org/ or its feed URL',
+    required: true,
+  });
   const folder = h('select', { id: 'add-folder' }, folderOptions(''));
   const candidates = h('div', { id: 'candidates', 'aria-live': 'polite' });
 
@@ -29,107 +38,357 @@ export async function showManage(main) {
     await showManage(main);
   }
 
-  const addForm = h('form', {
-    class: 'add-feed', onsubmit: async (e) => {
-      e.preventDefault();
-      err.textContent = '';
-      mount(candidates, h('p', { class: 'muted' }, 'Looking for feeds…'));
-      try {
-        const { candidates: found } = await api.post('/feeds/discover', { url: url.value });
-        if (found.length === 0) {
-          // No announced feed: let the server try the usual paths (/feed, /rss.xml …) while subscribing.
+  const addForm = h(
+    'form',
+    {
+      class: 'add-feed',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err.textContent = '';
+        mount(candidates, h('p', { class: 'muted' }, 'Looking for feeds…'));
+        try {
+          const { candidates: found } = await api.post('/feeds/discover', { url: url.value });
+          if (found.length === 0) {
+            // No announced feed: let the server try the usual paths (/feed, /rss.xml …) while subscribing.
+            mount(candidates);
+            await subscribe(url.value);
+          } else if (found.length === 1) {
+            mount(candidates);
+            await subscribe(found[0].url);
+          } else {
+            mount(
+              candidates,
+              h('p', null, 'This site offers several feeds:'),
+              h(
+                'ul',
+                { class: 'cands' },
+                found.map((c) =>
+                  h(
+                    'li',
+                    null,
+                    h(
+                      'span',
+                      null,
+                      h('strong', null, c.title || c.url),
+                      h('br'),
+                      h('small', { class: 'muted' }, c.url),
+                    ),
+                    h(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'primary',
+                        onclick: () =>
+                          subscribe(c.url).catch((x) => {
+                            err.textContent = x.message;
+                          }),
+                      },
+                      'Subscribe',
+                    ),
+                  ),
+                ),
+              ),
+            );
+          }
+        } catch (x) {
           mount(candidates);
-          await subscribe(url.value);
-        } else if (found.length === 1) {
-          mount(candidates);
-          await subscribe(found[0].url);
-        } else {
-          mount(candidates, h('p', null, 'This site offers several feeds:'), h('ul', { class: 'cands' }, found.map((c) => h('li', null,
-            h('span', null, h('strong', null, c.title || c.url), h('br'), h('small', { class: 'muted' }, c.url)),
-            h('button', { type: 'button', class: 'primary', onclick: () => subscribe(c.url).catch((x) => { err.textContent = x.message; }) }, 'Subscribe')))));
+          err.textContent = x.message;
         }
-      } catch (x) { mount(candidates); err.textContent = x.message; }
+      },
     },
-  },
-  h('label', { for: 'add-url' }, 'Feed or site address'), h('div', { class: 'row-inline' }, url, h('label', { for: 'add-folder', class: 'sr-only' }, 'Folder'), folder, h('button', { type: 'submit', class: 'primary' }, 'Add')), err, candidates);
+    h('label', { for: 'add-url' }, 'Feed or site address'),
+    h(
+      'div',
+      { class: 'row-inline' },
+      url,
+      h('label', { for: 'add-folder', class: 'sr-only' }, 'Folder'),
+      folder,
+      h('button', { type: 'submit', class: 'primary' }, 'Add'),
+    ),
+    err,
+    candidates,
+  );
 
   const newFolder = h('input', { id: 'new-folder', placeholder: 'New folder name', required: true });
-  const folders = h('section', { 'aria-labelledby': 'folders-h' },
+  const folders = h(
+    'section',
+    { 'aria-labelledby': 'folders-h' },
     h('h2', { id: 'folders-h' }, 'Folders'),
-    h('form', {
-      class: 'row-inline', onsubmit: async (e) => {
-        e.preventDefault();
-        try { await api.post('/folders', { name: newFolder.value }); await refreshSidebar(); await showManage(main); } catch (x) { toast(x.message); }
-      },
-    }, h('label', { for: 'new-folder', class: 'sr-only' }, 'New folder name'), newFolder, h('button', { type: 'submit' }, 'Create folder')),
-    h('ul', { class: 'plain' }, S.sidebar.folders.map((f) => h('li', { class: 'row-inline' },
-      h('span', { class: 'grow' }, f.name, h('small', { class: 'muted' }, ` · ${f.feeds} feed${f.feeds === 1 ? '' : 's'}`)),
-      h('button', { type: 'button', onclick: async () => { const n = await askText(`Rename folder “${f.name}”`, 'New name', f.name); if (n && n !== f.name) { try { await api.patch(`/folders/${encodeURIComponent(f.name)}`, { name: n }); await refreshSidebar(); await showManage(main); } catch (x) { toast(x.message); } } } }, 'Rename'),
-      h('button', { type: 'button', class: 'danger', onclick: async () => { if (confirm(`Delete folder "${f.name}"? Its feeds stay subscribed.`)) { await api.del(`/folders/${encodeURIComponent(f.name)}`); await refreshSidebar(); await showManage(main); } } }, 'Delete')))));
-
-  const file = h('input', { id: 'opml-file', type: 'file', accept: '.opml,.xml,text/xml,text/x-opml' });
-  const opml = h('section', { 'aria-labelledby': 'opml-h' },
-    h('h2', { id: 'opml-h' }, 'Import and export'),
-    h('div', { class: 'row-inline' },
-      h('label', { for: 'opml-file' }, 'Import OPML'), file,
-      h('button', {
-        type: 'button', onclick: async () => {
-          const f = file.files && file.files[0];
-          if (!f) { toast('Choose an OPML file first'); return; }
+    h(
+      'form',
+      {
+        class: 'row-inline',
+        onsubmit: async (e) => {
+          e.preventDefault();
           try {
-            const r = await api.post('/opml', await f.text());
-            toast(`Imported ${r.imported} feed(s); ${r.alreadySubscribed} already subscribed${r.skipped.length ? `; ${r.skipped.length} skipped` : ''}. They are fetched on the next refresh.`);
+            await api.post('/folders', { name: newFolder.value });
             await refreshSidebar();
             await showManage(main);
-          } catch (x) { toast(x.message); }
+          } catch (x) {
+            toast(x.message);
+          }
         },
-      }, 'Import'),
-      h('a', { class: 'button', href: 'api/v1/opml', download: 'tidings-subscriptions.opml' }, 'Export OPML')));
+      },
+      h('label', { for: 'new-folder', class: 'sr-only' }, 'New folder name'),
+      newFolder,
+      h('button', { type: 'submit' }, 'Create folder'),
+    ),
+    h(
+      'ul',
+      { class: 'plain' },
+      S.sidebar.folders.map((f) =>
+        h(
+          'li',
+          { class: 'row-inline' },
+          h(
+            'span',
+            { class: 'grow' },
+            f.name,
+            h('small', { class: 'muted' }, ` · ${f.feeds} feed${f.feeds === 1 ? '' : 's'}`),
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              onclick: async () => {
+                const n = await askText(`Rename folder “${f.name}”`, 'New name', f.name);
+                if (n && n !== f.name) {
+                  try {
+                    await api.patch(`/folders/${encodeURIComponent(f.name)}`, { name: n });
+                    await refreshSidebar();
+                    await showManage(main);
+                  } catch (x) {
+                    toast(x.message);
+                  }
+                }
+              },
+            },
+            'Rename',
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              onclick: async () => {
+                if (confirm(`Delete folder "${f.name}"? Its feeds stay subscribed.`)) {
+                  await api.del(`/folders/${encodeURIComponent(f.name)}`);
+                  await refreshSidebar();
+                  await showManage(main);
+                }
+              },
+            },
+            'Delete',
+          ),
+        ),
+      ),
+    ),
+  );
+
+  const file = h('input', { id: 'opml-file', type: 'file', accept: '.opml,.xml,text/xml,text/x-opml' });
+  const opml = h(
+    'section',
+    { 'aria-labelledby': 'opml-h' },
+    h('h2', { id: 'opml-h' }, 'Import and export'),
+    h(
+      'div',
+      { class: 'row-inline' },
+      h('label', { for: 'opml-file' }, 'Import OPML'),
+      file,
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            const f = file.files && file.files[0];
+            if (!f) {
+              toast('Choose an OPML file first');
+              return;
+            }
+            try {
+              const r = await api.post('/opml', await f.text());
+              toast(
+                `Imported ${r.imported} feed(s); ${r.alreadySubscribed} already subscribed${r.skipped.length ? `; ${r.skipped.length} skipped` : ''}. They are fetched on the next refresh.`,
+              );
+              await refreshSidebar();
+              await showManage(main);
+            } catch (x) {
+              toast(x.message);
+            }
+          },
+        },
+        'Import',
+      ),
+      h('a', { class: 'button', href: 'api/v1/opml', download: 'tidings-subscriptions.opml' }, 'Export OPML'),
+    ),
+  );
 
   const rows = feeds.map((f) => {
-    const move = h('select', {
-      'aria-label': `Folder of ${f.title}`, onchange: async (e) => {
-        try { await api.patch(`/feeds/${f.id}`, { folder: e.target.value || null }); toast(`Moved ${f.title}`); await refreshSidebar(); } catch (x) { toast(x.message); }
+    const move = h(
+      'select',
+      {
+        'aria-label': `Folder of ${f.title}`,
+        onchange: async (e) => {
+          try {
+            await api.patch(`/feeds/${f.id}`, { folder: e.target.value || null });
+            toast(`Moved ${f.title}`);
+            await refreshSidebar();
+          } catch (x) {
+            toast(x.message);
+          }
+        },
       },
-    }, folderOptions(f.folders[0] || ''));
-    return h('tr', null,
-      h('th', { scope: 'row' }, f.iconUrl ? h('img', { class: 'favicon', src: f.iconUrl, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' }) : null, h('a', { href: `#/feed/${f.id}` }, f.title), h('br'), h('small', { class: 'muted url' }, f.url)),
+      folderOptions(f.folders[0] || ''),
+    );
+    return h(
+      'tr',
+      null,
+      h(
+        'th',
+        { scope: 'row' },
+        f.iconUrl
+          ? h('img', { class: 'favicon', src: f.iconUrl, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' })
+          : null,
+        h('a', { href: `#/feed/${f.id}` }, f.title),
+        h('br'),
+        h('small', { class: 'muted url' }, f.url),
+      ),
       h('td', null, move),
       h('td', null, status(f)),
       h('td', null, f.lastFetchedAt ? h('time', { title: fullDate(f.lastFetchedAt) }, age(f.lastFetchedAt)) : '—'),
       h('td', null, f.nextFetchAt ? fullDate(f.nextFetchAt) : 'as soon as possible'),
       h('td', { class: 'num' }, String(f.itemCount)),
-      h('td', { class: 'actions' },
-        h('button', { type: 'button', onclick: async () => { toast(`Fetching ${f.title}…`); try { const r = await api.post(`/feeds/${f.id}/refresh`); toast(r.error ? `Failed: ${r.error}` : `${r.added} new, ${r.updated} updated`); await refreshSidebar(); await showManage(main); } catch (x) { toast(x.message); } } }, 'Refresh now'),
+      h(
+        'td',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: async () => {
+              toast(`Fetching ${f.title}…`);
+              try {
+                const r = await api.post(`/feeds/${f.id}/refresh`);
+                toast(r.error ? `Failed: ${r.error}` : `${r.added} new, ${r.updated} updated`);
+                await refreshSidebar();
+                await showManage(main);
+              } catch (x) {
+                toast(x.message);
+              }
+            },
+          },
+          'Refresh now',
+        ),
         // Lazily: one request when asked for, not one per feed on every visit.
-        h('button', { type: 'button', 'aria-label': `Full text of ${f.title}`, onclick: async (e) => {
-          const btn = e.currentTarget;
-          try {
-            const st = await api.get(`/feeds/${f.id}/settings`);
-            btn.replaceWith(h('select', {
-              'aria-label': `Full text for ${f.title}`, onchange: async (ev) => {
-                try {
-                  const n = await api.patch(`/feeds/${f.id}/settings`, { fullText: ev.target.value });
-                  toast(`Full text ${n.fullText}${n.active ? ': fetching articles' : ''}; ${n.articles.withFullText} article(s) have it`);
-                } catch (x) { toast(x.message); }
-              },
-            }, ['auto', 'on', 'off'].map((m) => h('option', { value: m, selected: m === st.fullText }, `Full text: ${m}`))));
-            if (st.suggestion) toast(st.suggestion);
-          } catch (x) { toast(x.message); }
-        } }, 'Full text…'),
-        h('button', { type: 'button', onclick: async () => { const t = await askText(`Rename “${f.title}”`, 'New title (empty: the feed’s own)', f.title); if (t !== null) { await api.patch(`/feeds/${f.id}`, { title: t || null }); await refreshSidebar(); await showManage(main); } } }, 'Rename'),
-        h('button', { type: 'button', class: 'danger', onclick: async () => { if (confirm(`Unsubscribe from ${f.title}? Starred articles are kept.`)) { await api.del(`/feeds/${f.id}`); await refreshSidebar(); await showManage(main); } } }, 'Unsubscribe')));
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Full text of ${f.title}`,
+            onclick: async (e) => {
+              const btn = e.currentTarget;
+              try {
+                const st = await api.get(`/feeds/${f.id}/settings`);
+                btn.replaceWith(
+                  h(
+                    'select',
+                    {
+                      'aria-label': `Full text for ${f.title}`,
+                      onchange: async (ev) => {
+                        try {
+                          const n = await api.patch(`/feeds/${f.id}/settings`, { fullText: ev.target.value });
+                          toast(
+                            `Full text ${n.fullText}${n.active ? ': fetching articles' : ''}; ${n.articles.withFullText} article(s) have it`,
+                          );
+                        } catch (x) {
+                          toast(x.message);
+                        }
+                      },
+                    },
+                    ['auto', 'on', 'off'].map((m) =>
+                      h('option', { value: m, selected: m === st.fullText }, `Full text: ${m}`),
+                    ),
+                  ),
+                );
+                if (st.suggestion) toast(st.suggestion);
+              } catch (x) {
+                toast(x.message);
+              }
+            },
+          },
+          'Full text…',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: async () => {
+              const t = await askText(`Rename “${f.title}”`, 'New title (empty: the feed’s own)', f.title);
+              if (t !== null) {
+                await api.patch(`/feeds/${f.id}`, { title: t || null });
+                await refreshSidebar();
+                await showManage(main);
+              }
+            },
+          },
+          'Rename',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: async () => {
+              if (confirm(`Unsubscribe from ${f.title}? Starred articles are kept.`)) {
+                await api.del(`/feeds/${f.id}`);
+                await refreshSidebar();
+                await showManage(main);
+              }
+            },
+          },
+          'Unsubscribe',
+        ),
+      ),
+    );
   });
 
-  mount(main, h('div', { class: 'page' },
-    h('h1', null, 'Feeds'),
-    h('section', { 'aria-labelledby': 'add-h' }, h('h2', { id: 'add-h' }, 'Add a feed'), addForm),
-    folders,
-    opml,
-    h('section', { 'aria-labelledby': 'health-h' },
-      h('h2', { id: 'health-h' }, `Feed health (${feeds.length})`),
-      feeds.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'health' },
-        h('thead', null, h('tr', null, ['Feed', 'Folder', 'Status', 'Last fetch', 'Next fetch', 'Items', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', null, rows))) : h('p', { class: 'muted' }, 'No subscriptions yet.'))));
+  mount(
+    main,
+    h(
+      'div',
+      { class: 'page' },
+      h('h1', null, 'Feeds'),
+      h('section', { 'aria-labelledby': 'add-h' }, h('h2', { id: 'add-h' }, 'Add a feed'), addForm),
+      folders,
+      opml,
+      h(
+        'section',
+        { 'aria-labelledby': 'health-h' },
+        h('h2', { id: 'health-h' }, `Feed health (${feeds.length})`),
+        feeds.length
+          ? h(
+              'div',
+              { class: 'table-wrap' },
+              h(
+                'table',
+                { class: 'health' },
+                h(
+                  'thead',
+                  null,
+                  h(
+                    'tr',
+                    null,
+                    ['Feed', 'Folder', 'Status', 'Last fetch', 'Next fetch', 'Items', 'Actions'].map((c) =>
+                      h('th', { scope: 'col' }, c),
+                    ),
+                  ),
+                ),
+                h('tbody', null, rows),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No subscriptions yet.'),
+      ),
+    ),
+  );
   main.classList.remove('reading');
 }

@@ -7,37 +7,102 @@ import { S } from './app.js';
 /** A form whose submit runs fn(values); errors show in its alert line. */
 function form(id, fields, submitLabel, fn) {
   const err = h('p', { class: 'error', role: 'alert' });
-  const inputs = fields.map(([name, label, type = 'text', extra = {}]) => [name, label, type === 'select'
-    ? h('select', { id: `${id}-${name}`, name }, extra.options.map(([value, text]) => h('option', { value }, text)))
-    : h('input', { id: `${id}-${name}`, name, type, ...extra })]);
-  return h('form', {
-    id, class: 'stack narrow', onsubmit: async (e) => {
-      e.preventDefault();
-      err.textContent = '';
-      try { await fn(Object.fromEntries(inputs.map(([n, , el]) => [n, el.type === 'checkbox' ? el.checked : el.value])), e.target); } catch (x) { err.textContent = x.message; }
+  const inputs = fields.map(([name, label, type = 'text', extra = {}]) => [
+    name,
+    label,
+    type === 'select'
+      ? h(
+          'select',
+          { id: `${id}-${name}`, name },
+          extra.options.map(([value, text]) => h('option', { value }, text)),
+        )
+      : h('input', { id: `${id}-${name}`, name, type, ...extra }),
+  ]);
+  return h(
+    'form',
+    {
+      id,
+      class: 'stack narrow',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err.textContent = '';
+        try {
+          await fn(
+            Object.fromEntries(inputs.map(([n, , el]) => [n, el.type === 'checkbox' ? el.checked : el.value])),
+            e.target,
+          );
+        } catch (x) {
+          err.textContent = x.message;
+        }
+      },
     },
-  }, inputs.map(([, label, el]) => h('label', { class: el.type === 'checkbox' ? 'toggle' : 'field', for: el.id }, el.type === 'checkbox' ? [el, ` ${label}`] : [h('span', null, label), el])), err, h('button', { type: 'submit', class: 'primary' }, submitLabel));
+    inputs.map(([, label, el]) =>
+      h(
+        'label',
+        { class: el.type === 'checkbox' ? 'toggle' : 'field', for: el.id },
+        el.type === 'checkbox' ? [el, ` ${label}`] : [h('span', null, label), el],
+      ),
+    ),
+    err,
+    h('button', { type: 'submit', class: 'primary' }, submitLabel),
+  );
 }
 
 /** "Firefox on Linux" from a User-Agent, for the sessions list. */
 function browserName(ua) {
   if (!ua) return 'Unknown browser';
-  const b = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
-  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS' : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
+  const b = /Edg\//.test(ua)
+    ? 'Edge'
+    : /Firefox\//.test(ua)
+      ? 'Firefox'
+      : /Chrom(e|ium)\//.test(ua)
+        ? 'Chrome'
+        : /Safari\//.test(ua)
+          ? 'Safari'
+          : 'Browser';
+  const os = /Android/.test(ua)
+    ? 'Android'
+    : /iPhone|iPad/.test(ua)
+      ? 'iOS'
+      : /Mac OS X/.test(ua)
+        ? 'macOS'
+        : /Windows/.test(ua)
+          ? 'Windows'
+          : /Linux/.test(ua)
+            ? 'Linux'
+            : '';
   return os ? `${b} on ${os}` : b;
 }
 
 function secretBox(label, value) {
-  return h('div', { class: 'secret', role: 'status' }, h('p', null, `${label} (shown only now; copy it):`), h('code', null, value));
+  return h(
+    'div',
+    { class: 'secret', role: 'status' },
+    h('p', null, `${label} (shown only now; copy it):`),
+    h('code', null, value),
+  );
 }
 
 const FIELD_NAMES = { title: 'Title', content: 'Content', author: 'Author', url: 'URL' };
-const ACTION_NAMES = { block: 'Hide', 'keep-only': 'Keep only matching', 'mark-read': 'Mark read', star: 'Star', label: 'Add label' };
+const ACTION_NAMES = {
+  block: 'Hide',
+  'keep-only': 'Keep only matching',
+  'mark-read': 'Mark read',
+  star: 'Star',
+  label: 'Add label',
+};
 
 /** "Title has "rocket" → Hide · in Space Desk", as the rule list shows it. */
 function describeRule(r, feeds) {
-  const conds = r.conditions.map((c) => `${FIELD_NAMES[c.field] ?? c.field} ${c.kind === 'words' ? 'has' : 'matches'} "${c.pattern}"`).join(' and ');
-  const scope = r.scope.kind === 'feed' ? ` · in ${feeds.find((f) => f.id === r.scope.feedId)?.title ?? r.scope.url}` : r.scope.kind === 'folder' ? ` · in folder ${r.scope.name}` : '';
+  const conds = r.conditions
+    .map((c) => `${FIELD_NAMES[c.field] ?? c.field} ${c.kind === 'words' ? 'has' : 'matches'} "${c.pattern}"`)
+    .join(' and ');
+  const scope =
+    r.scope.kind === 'feed'
+      ? ` · in ${feeds.find((f) => f.id === r.scope.feedId)?.title ?? r.scope.url}`
+      : r.scope.kind === 'folder'
+        ? ` · in folder ${r.scope.name}`
+        : '';
   return `${conds} → ${ACTION_NAMES[r.action] ?? r.action}${r.action === 'label' ? ` "${r.label}"` : ''}${scope}`;
 }
 
@@ -45,121 +110,692 @@ function describeRule(r, feeds) {
 function readerSections(main, rules, webhooks, deliveries, feeds, fever) {
   const again = () => showSettings(main);
   return [
-    h('section', { 'aria-labelledby': 'rules-h' }, h('h2', { id: 'rules-h' }, 'Filter rules'),
-      h('p', { class: 'muted' }, 'Rules act on new articles of your feeds when their title, content, author or address match: hide them, keep only them, mark them read, star or label them. Only your view changes.'),
-      rules.length ? h('ul', { class: 'plain', id: 'rule-list' }, rules.map((r) => h('li', { class: 'row-inline' },
-        h('span', { class: 'grow' }, describeRule(r, feeds), r.lastError ? h('small', { class: 'error' }, ` · skipped: ${r.lastError}`) : null),
-        h('button', { type: 'button', 'aria-label': `Apply rule ${r.id} to stored articles`, onclick: async () => { const x = await api.post(`/rules/${r.id}/apply`); toast(`${x.matched} article(s) matched, ${x.changed} changed`); } }, 'Apply now'),
-        h('button', { type: 'button', class: 'danger', 'aria-label': `Delete rule ${r.id}`, onclick: async () => { const x = await api.del(`/rules/${r.id}`); toast(x.restored ? `Rule deleted; ${x.restored} hidden article(s) are back` : 'Rule deleted'); await again(); } }, 'Delete')))) : h('p', { class: 'muted' }, 'No filter rules.'),
-      form('rule', [
-        ['field', 'When the', 'select', { options: Object.entries(FIELD_NAMES).map(([k, v]) => [k, v]) }],
-        ['kind', 'Condition', 'select', { options: [['words', 'has any of these words'], ['regex', 'matches the regular expression']] }],
-        ['pattern', 'Words or regular expression', 'text', { required: true }],
-        ['action', 'Then', 'select', { options: Object.entries(ACTION_NAMES) }],
-        ['label', 'Label (for "Add label")'],
-        ['feed', 'In', 'select', { options: [['', 'all feeds'], ...feeds.map((f) => [String(f.id), f.title])] }],
-        ['apply', 'Also apply to the articles already here', 'checkbox'],
-      ], 'Add rule', async (v) => {
-        const r = await api.post('/rules', { conditions: [{ field: v.field, kind: v.kind, pattern: v.pattern }], action: v.action, label: v.action === 'label' ? v.label : undefined, feed: v.feed || undefined, apply: v.apply });
-        toast(r.applied ? `Rule added; ${r.applied.changed} article(s) changed` : 'Rule added');
-        await again();
-      })),
-    h('section', { 'aria-labelledby': 'hooks-h' }, h('h2', { id: 'hooks-h' }, 'Webhooks'),
-      h('p', { class: 'muted' }, 'Tidings POSTs signed JSON (header X-Tidings-Signature-256) to these addresses for new articles (after your rules) or starred ones.'),
-      webhooks.length ? h('ul', { class: 'plain', id: 'hook-list' }, webhooks.map((w) => h('li', { class: 'row-inline' },
-        h('span', { class: 'grow' }, h('code', null, w.url), ` · ${w.events.join(', ')}`),
-        h('button', { type: 'button', class: 'danger', 'aria-label': `Delete webhook ${w.url}`, onclick: async () => { await api.del(`/webhooks/${w.id}`); toast('Webhook deleted'); await again(); } }, 'Delete')))) : h('p', { class: 'muted' }, 'No webhooks.'),
-      form('hook', [['url', 'Address to POST to', 'url', { required: true, placeholder: 'https://…' }], ['newItem', 'New articles', 'checkbox', { checked: true }], ['starred', 'Starred articles', 'checkbox']], 'Add webhook', async (v, f) => {
-        const events = [v.newItem && 'new-item', v.starred && 'starred'].filter(Boolean);
-        const r = await api.post('/webhooks', { url: v.url, events });
-        f.reset();
-        await again();
-        mount(document.getElementById('hook-out'), secretBox(`Signing secret of ${r.url}`, r.secret));
-      }), h('div', { id: 'hook-out' }),
-      deliveries.length ? [h('h3', null, 'Recent deliveries'), h('ul', { class: 'plain', id: 'delivery-list' }, deliveries.map((d) => h('li', null,
-        `${new Date(d.createdAt).toLocaleString()} · ${d.event} · ${d.status}${d.lastStatus ? ` (HTTP ${d.lastStatus})` : ''} · ${d.attempts} attempt(s)${d.lastError ? ` · ${d.lastError}` : ''}`)))] : null),
-    h('section', { 'aria-labelledby': 'fever-h' }, h('h2', { id: 'fever-h' }, 'Fever API'),
-      h('p', { class: 'muted' }, 'For apps that only speak Fever (Reeder Classic, Unread, ReadKit). Fever needs its own password: never your account password.'),
-      h('p', { id: 'fever-status' }, fever.enabled ? ['On. In the app use the server ', h('code', null, fever.url), ', user ', h('code', null, fever.username), ' and your Fever password.'] : 'Off.'),
-      h('div', { class: 'row-inline' },
-        h('button', { type: 'button', onclick: async () => { const r = await api.put('/fever', {}); await again(); mount(document.getElementById('fever-out'), secretBox('Your Fever password', r.password)); } }, fever.enabled ? 'Replace with a generated password' : 'Turn on with a generated password'),
-        fever.enabled ? h('button', { type: 'button', class: 'danger', onclick: async () => { await api.del('/fever'); toast('Fever API turned off'); await again(); } }, 'Turn off') : null),
+    h(
+      'section',
+      { 'aria-labelledby': 'rules-h' },
+      h('h2', { id: 'rules-h' }, 'Filter rules'),
+      h(
+        'p',
+        { class: 'muted' },
+        'Rules act on new articles of your feeds when their title, content, author or address match: hide them, keep only them, mark them read, star or label them. Only your view changes.',
+      ),
+      rules.length
+        ? h(
+            'ul',
+            { class: 'plain', id: 'rule-list' },
+            rules.map((r) =>
+              h(
+                'li',
+                { class: 'row-inline' },
+                h(
+                  'span',
+                  { class: 'grow' },
+                  describeRule(r, feeds),
+                  r.lastError ? h('small', { class: 'error' }, ` · skipped: ${r.lastError}`) : null,
+                ),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    'aria-label': `Apply rule ${r.id} to stored articles`,
+                    onclick: async () => {
+                      const x = await api.post(`/rules/${r.id}/apply`);
+                      toast(`${x.matched} article(s) matched, ${x.changed} changed`);
+                    },
+                  },
+                  'Apply now',
+                ),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'danger',
+                    'aria-label': `Delete rule ${r.id}`,
+                    onclick: async () => {
+                      const x = await api.del(`/rules/${r.id}`);
+                      toast(x.restored ? `Rule deleted; ${x.restored} hidden article(s) are back` : 'Rule deleted');
+                      await again();
+                    },
+                  },
+                  'Delete',
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No filter rules.'),
+      form(
+        'rule',
+        [
+          ['field', 'When the', 'select', { options: Object.entries(FIELD_NAMES).map(([k, v]) => [k, v]) }],
+          [
+            'kind',
+            'Condition',
+            'select',
+            {
+              options: [
+                ['words', 'has any of these words'],
+                ['regex', 'matches the regular expression'],
+              ],
+            },
+          ],
+          ['pattern', 'Words or regular expression', 'text', { required: true }],
+          ['action', 'Then', 'select', { options: Object.entries(ACTION_NAMES) }],
+          ['label', 'Label (for "Add label")'],
+          ['feed', 'In', 'select', { options: [['', 'all feeds'], ...feeds.map((f) => [String(f.id), f.title])] }],
+          ['apply', 'Also apply to the articles already here', 'checkbox'],
+        ],
+        'Add rule',
+        async (v) => {
+          const r = await api.post('/rules', {
+            conditions: [{ field: v.field, kind: v.kind, pattern: v.pattern }],
+            action: v.action,
+            label: v.action === 'label' ? v.label : undefined,
+            feed: v.feed || undefined,
+            apply: v.apply,
+          });
+          toast(r.applied ? `Rule added; ${r.applied.changed} article(s) changed` : 'Rule added');
+          await again();
+        },
+      ),
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'hooks-h' },
+      h('h2', { id: 'hooks-h' }, 'Webhooks'),
+      h(
+        'p',
+        { class: 'muted' },
+        'Tidings POSTs signed JSON (header X-Tidings-Signature-256) to these addresses for new articles (after your rules) or starred ones.',
+      ),
+      webhooks.length
+        ? h(
+            'ul',
+            { class: 'plain', id: 'hook-list' },
+            webhooks.map((w) =>
+              h(
+                'li',
+                { class: 'row-inline' },
+                h('span', { class: 'grow' }, h('code', null, w.url), ` · ${w.events.join(', ')}`),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'danger',
+                    'aria-label': `Delete webhook ${w.url}`,
+                    onclick: async () => {
+                      await api.del(`/webhooks/${w.id}`);
+                      toast('Webhook deleted');
+                      await again();
+                    },
+                  },
+                  'Delete',
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No webhooks.'),
+      form(
+        'hook',
+        [
+          ['url', 'Address to POST to', 'url', { required: true, placeholder: 'https://…' }],
+          ['newItem', 'New articles', 'checkbox', { checked: true }],
+          ['starred', 'Starred articles', 'checkbox'],
+        ],
+        'Add webhook',
+        async (v, f) => {
+          const events = [v.newItem && 'new-item', v.starred && 'starred'].filter(Boolean);
+          const r = await api.post('/webhooks', { url: v.url, events });
+          f.reset();
+          await again();
+          mount(document.getElementById('hook-out'), secretBox(`Signing secret of ${r.url}`, r.secret));
+        },
+      ),
+      h('div', { id: 'hook-out' }),
+      deliveries.length
+        ? [
+            h('h3', null, 'Recent deliveries'),
+            h(
+              'ul',
+              { class: 'plain', id: 'delivery-list' },
+              deliveries.map((d) =>
+                h(
+                  'li',
+                  null,
+                  `${new Date(d.createdAt).toLocaleString()} · ${d.event} · ${d.status}${d.lastStatus ? ` (HTTP ${d.lastStatus})` : ''} · ${d.attempts} attempt(s)${d.lastError ? ` · ${d.lastError}` : ''}`,
+                ),
+              ),
+            ),
+          ]
+        : null,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'fever-h' },
+      h('h2', { id: 'fever-h' }, 'Fever API'),
+      h(
+        'p',
+        { class: 'muted' },
+        'For apps that only speak Fever (Reeder Classic, Unread, ReadKit). Fever needs its own password: never your account password.',
+      ),
+      h(
+        'p',
+        { id: 'fever-status' },
+        fever.enabled
+          ? [
+              'On. In the app use the server ',
+              h('code', null, fever.url),
+              ', user ',
+              h('code', null, fever.username),
+              ' and your Fever password.',
+            ]
+          : 'Off.',
+      ),
+      h(
+        'div',
+        { class: 'row-inline' },
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: async () => {
+              const r = await api.put('/fever', {});
+              await again();
+              mount(document.getElementById('fever-out'), secretBox('Your Fever password', r.password));
+            },
+          },
+          fever.enabled ? 'Replace with a generated password' : 'Turn on with a generated password',
+        ),
+        fever.enabled
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                onclick: async () => {
+                  await api.del('/fever');
+                  toast('Fever API turned off');
+                  await again();
+                },
+              },
+              'Turn off',
+            )
+          : null,
+      ),
       h('div', { id: 'fever-out' }),
-      form('fever', [['password', 'Or choose a Fever password (at least 8 characters)', 'password', { required: true, minlength: 8, autocomplete: 'new-password' }]], 'Set Fever password', async (v, f) => {
-        await api.put('/fever', v);
-        f.reset();
-        toast('Fever password set');
-        await again();
-      })),
+      form(
+        'fever',
+        [
+          [
+            'password',
+            'Or choose a Fever password (at least 8 characters)',
+            'password',
+            { required: true, minlength: 8, autocomplete: 'new-password' },
+          ],
+        ],
+        'Set Fever password',
+        async (v, f) => {
+          await api.put('/fever', v);
+          f.reset();
+          toast('Fever password set');
+          await again();
+        },
+      ),
+    ),
   ];
 }
 
 export async function showSettings(main) {
   document.title = 'Settings · Tidings';
-  const [settings, { tokens }, { keys }, { sessions }, { rules }, { webhooks }, { deliveries }, { feeds }, fever] = await Promise.all([
-    api.get('/settings'), api.get('/tokens'), api.get('/keys'), api.get('/sessions'), api.get('/rules'), api.get('/webhooks'), api.get('/webhooks/deliveries?limit=10'), api.get('/feeds'), api.get('/fever')]);
-  const pref = (key, label) => h('label', { class: 'toggle' }, h('input', {
-    type: 'checkbox', checked: settings[key], onchange: async (e) => {
-      S.session.settings = await api.patch('/settings', { [key]: e.target.checked });
-      toast('Saved');
-    },
-  }), ` ${label}`);
+  const [settings, { tokens }, { keys }, { sessions }, { rules }, { webhooks }, { deliveries }, { feeds }, fever] =
+    await Promise.all([
+      api.get('/settings'),
+      api.get('/tokens'),
+      api.get('/keys'),
+      api.get('/sessions'),
+      api.get('/rules'),
+      api.get('/webhooks'),
+      api.get('/webhooks/deliveries?limit=10'),
+      api.get('/feeds'),
+      api.get('/fever'),
+    ]);
+  const pref = (key, label) =>
+    h(
+      'label',
+      { class: 'toggle' },
+      h('input', {
+        type: 'checkbox',
+        checked: settings[key],
+        onchange: async (e) => {
+          S.session.settings = await api.patch('/settings', { [key]: e.target.checked });
+          toast('Saved');
+        },
+      }),
+      ` ${label}`,
+    );
   const tokenOut = h('div');
   const keyOut = h('div');
-  mount(main, h('div', { class: 'page' },
-    h('h1', null, 'Settings'),
-    h('section', { 'aria-labelledby': 'pref-h' }, h('h2', { id: 'pref-h' }, 'Reading'),
-      h('div', { class: 'stack' }, pref('markReadOnOpen', 'Mark articles read when opened'), pref('oldestFirst', 'Show oldest articles first'), pref('unreadOnly', 'Feeds and folders show unread articles only'))),
-    readerSections(main, rules, webhooks, deliveries, feeds, fever),
-    h('section', { 'aria-labelledby': 'pw-h' }, h('h2', { id: 'pw-h' }, 'Password'),
-      form('pw', [['current', 'Current password', 'password', { autocomplete: 'current-password', required: true }], ['password', 'New password (at least 8 characters)', 'password', { autocomplete: 'new-password', required: true, minlength: 8 }]], 'Change password', async (v, f) => {
-        const r = await api.post('/password', v);
-        f.reset();
-        toast(`Password changed; ${r.sessionsEnded} other session(s) signed out, ${r.tokensRevoked} app token(s) revoked.`);
-        await showSettings(main);
-      })),
-    h('section', { 'aria-labelledby': 'ses-h' }, h('h2', { id: 'ses-h' }, 'Signed-in browsers'),
-      h('ul', { class: 'plain' }, sessions.map((x) => h('li', { class: 'row-inline' },
-        h('span', { class: 'grow' }, browserName(x.userAgent), h('small', { class: 'muted' }, ` · since ${new Date(x.createdAt).toLocaleDateString()} · last seen ${new Date(x.lastSeenAt).toLocaleString()}`)),
-        x.current ? h('strong', null, 'this browser') : h('button', { type: 'button', class: 'danger', onclick: async () => { await api.del(`/sessions/${x.id}`); toast('Signed out'); await showSettings(main); } }, 'Sign out'))))),
-    h('section', { 'aria-labelledby': 'tok-h' }, h('h2', { id: 'tok-h' }, 'App tokens'),
-      h('p', { class: 'muted' }, 'Reader apps and scripts sign in with these (ClientLogin and OAuth). Send one as "Authorization: Bearer <token>" to /api/v1 or the Google Reader API.'),
-      tokens.length ? h('div', { class: 'table-wrap' }, h('table', null, h('thead', null, h('tr', null, ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', null, tokens.map((t) => h('tr', null, h('td', null, t.kind), h('td', null, t.client || t.label || ''), h('td', null, t.scope), h('td', null, t.status), h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
-          h('td', null, t.status === 'active' ? h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke token ${t.label || t.id}`, onclick: async () => { await api.del(`/tokens/${t.id}`); toast('Revoked'); await showSettings(main); } }, 'Revoke') : null)))))) : h('p', { class: 'muted' }, 'No app tokens.'),
-      form('tok', [['label', 'Label for a new token']], 'Create app token', async (v) => { const r = await api.post('/tokens', v); mount(tokenOut, secretBox('Your new app token', r.token)); }), tokenOut),
-    h('section', { 'aria-labelledby': 'key-h' }, h('h2', { id: 'key-h' }, 'Chat API keys'),
-      h('p', { class: 'muted' }, 'Keys for the Sonar-compatible /chat/completions API.'),
-      keys.length ? h('ul', { class: 'plain' }, keys.map((k) => h('li', { class: 'row-inline' }, h('code', null, k.id), h('span', { class: 'grow' }, ` ${k.name || '(no name)'} · tier ${k.tier}${k.revokedAt ? ' · revoked' : k.disabled ? ' · disabled' : ''}`),
-        k.revokedAt ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.id}`, onclick: async () => { if (confirm(`Revoke key ${k.id}?`)) { await api.del(`/keys/${k.id}`); await showSettings(main); } } }, 'Revoke')))) : h('p', { class: 'muted' }, 'No API keys.'),
-      form('key', [['name', 'Name for a new key']], 'Create API key', async (v) => { const r = await api.post('/keys', v); mount(keyOut, secretBox('Your new API key', r.key)); }), keyOut)));
+  mount(
+    main,
+    h(
+      'div',
+      { class: 'page' },
+      h('h1', null, 'Settings'),
+      h(
+        'section',
+        { 'aria-labelledby': 'pref-h' },
+        h('h2', { id: 'pref-h' }, 'Reading'),
+        h(
+          'div',
+          { class: 'stack' },
+          pref('markReadOnOpen', 'Mark articles read when opened'),
+          pref('oldestFirst', 'Show oldest articles first'),
+          pref('unreadOnly', 'Feeds and folders show unread articles only'),
+        ),
+      ),
+      readerSections(main, rules, webhooks, deliveries, feeds, fever),
+      h(
+        'section',
+        { 'aria-labelledby': 'pw-h' },
+        h('h2', { id: 'pw-h' }, 'Password'),
+        form(
+          'pw',
+          [
+            ['current', 'Current password', 'password', { autocomplete: 'current-password', required: true }],
+            [
+              'password',
+              'New password (at least 8 characters)',
+              'password',
+              { autocomplete: 'new-password', required: true, minlength: 8 },
+            ],
+          ],
+          'Change password',
+          async (v, f) => {
+            const r = await api.post('/password', v);
+            f.reset();
+            toast(
+              `Password changed; ${r.sessionsEnded} other session(s) signed out, ${r.tokensRevoked} app token(s) revoked.`,
+            );
+            await showSettings(main);
+          },
+        ),
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'ses-h' },
+        h('h2', { id: 'ses-h' }, 'Signed-in browsers'),
+        h(
+          'ul',
+          { class: 'plain' },
+          sessions.map((x) =>
+            h(
+              'li',
+              { class: 'row-inline' },
+              h(
+                'span',
+                { class: 'grow' },
+                browserName(x.userAgent),
+                h(
+                  'small',
+                  { class: 'muted' },
+                  ` · since ${new Date(x.createdAt).toLocaleDateString()} · last seen ${new Date(x.lastSeenAt).toLocaleString()}`,
+                ),
+              ),
+              x.current
+                ? h('strong', null, 'this browser')
+                : h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'danger',
+                      onclick: async () => {
+                        await api.del(`/sessions/${x.id}`);
+                        toast('Signed out');
+                        await showSettings(main);
+                      },
+                    },
+                    'Sign out',
+                  ),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'tok-h' },
+        h('h2', { id: 'tok-h' }, 'App tokens'),
+        h(
+          'p',
+          { class: 'muted' },
+          'Reader apps and scripts sign in with these (ClientLogin and OAuth). Send one as "Authorization: Bearer <token>" to /api/v1 or the Google Reader API.',
+        ),
+        tokens.length
+          ? h(
+              'div',
+              { class: 'table-wrap' },
+              h(
+                'table',
+                null,
+                h(
+                  'thead',
+                  null,
+                  h(
+                    'tr',
+                    null,
+                    ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) =>
+                      h('th', { scope: 'col' }, c),
+                    ),
+                  ),
+                ),
+                h(
+                  'tbody',
+                  null,
+                  tokens.map((t) =>
+                    h(
+                      'tr',
+                      null,
+                      h('td', null, t.kind),
+                      h('td', null, t.client || t.label || ''),
+                      h('td', null, t.scope),
+                      h('td', null, t.status),
+                      h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
+                      h(
+                        'td',
+                        null,
+                        t.status === 'active'
+                          ? h(
+                              'button',
+                              {
+                                type: 'button',
+                                class: 'danger',
+                                'aria-label': `Revoke token ${t.label || t.id}`,
+                                onclick: async () => {
+                                  await api.del(`/tokens/${t.id}`);
+                                  toast('Revoked');
+                                  await showSettings(main);
+                                },
+                              },
+                              'Revoke',
+                            )
+                          : null,
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No app tokens.'),
+        form('tok', [['label', 'Label for a new token']], 'Create app token', async (v) => {
+          const r = await api.post('/tokens', v);
+          mount(tokenOut, secretBox('Your new app token', r.token));
+        }),
+        tokenOut,
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'key-h' },
+        h('h2', { id: 'key-h' }, 'Chat API keys'),
+        h('p', { class: 'muted' }, 'Keys for the Sonar-compatible /chat/completions API.'),
+        keys.length
+          ? h(
+              'ul',
+              { class: 'plain' },
+              keys.map((k) =>
+                h(
+                  'li',
+                  { class: 'row-inline' },
+                  h('code', null, k.id),
+                  h(
+                    'span',
+                    { class: 'grow' },
+                    ` ${k.name || '(no name)'} · tier ${k.tier}${k.revokedAt ? ' · revoked' : k.disabled ? ' · disabled' : ''}`,
+                  ),
+                  k.revokedAt
+                    ? null
+                    : h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: 'danger',
+                          'aria-label': `Revoke key ${k.id}`,
+                          onclick: async () => {
+                            if (confirm(`Revoke key ${k.id}?`)) {
+                              await api.del(`/keys/${k.id}`);
+                              await showSettings(main);
+                            }
+                          },
+                        },
+                        'Revoke',
+                      ),
+                ),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No API keys.'),
+        form('key', [['name', 'Name for a new key']], 'Create API key', async (v) => {
+          const r = await api.post('/keys', v);
+          mount(keyOut, secretBox('Your new API key', r.key));
+        }),
+        keyOut,
+      ),
+    ),
+  );
   main.classList.remove('reading');
 }
 
 export async function showAdmin(main) {
   document.title = 'Admin · Tidings';
-  const [{ users }, { clients }, { requests }] = await Promise.all([api.get('/admin/users'), api.get('/admin/oauth-clients'), api.get('/admin/access-requests')]);
+  const [{ users }, { clients }, { requests }] = await Promise.all([
+    api.get('/admin/users'),
+    api.get('/admin/oauth-clients'),
+    api.get('/admin/access-requests'),
+  ]);
   const clientOut = h('div');
-  mount(main, h('div', { class: 'page' },
-    h('h1', null, 'Administration'),
-    h('section', { 'aria-labelledby': 'users-h' }, h('h2', { id: 'users-h' }, 'Users'),
-      h('div', { class: 'table-wrap' }, h('table', null, h('thead', null, h('tr', null, ['User', 'E-mail', 'Created', 'Role', ''].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', null, users.map((u) => h('tr', null, h('th', { scope: 'row' }, u.username), h('td', null, u.email || ''), h('td', null, new Date(u.createdAt).toLocaleDateString()), h('td', null, u.isAdmin ? 'admin' : 'user'),
-          h('td', { class: 'actions' },
-            h('button', { type: 'button', 'aria-label': `Reset password of ${u.username}`, onclick: async () => { const p = await askText(`New password for ${u.username}`, 'Password (at least 8 characters)', '', 'password'); if (p) { try { await api.post(`/admin/users/${u.id}/password`, { password: p }); toast('Password reset; their sessions and tokens ended'); } catch (x) { toast(x.message); } } } }, 'Reset password'),
-            u.id === S.session.user.id ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${u.username}`, onclick: async () => { if (confirm(`Delete ${u.username} and all their data?`)) { await api.del(`/admin/users/${u.id}`); await showAdmin(main); } } }, 'Delete'))))))),
-      h('h3', null, 'Add a user'),
-      form('adduser', [['username', 'User name', 'text', { required: true }], ['password', 'Password (at least 8 characters)', 'password', { required: true, minlength: 8, autocomplete: 'new-password' }], ['email', 'E-mail (optional)', 'email'], ['isAdmin', 'Administrator', 'checkbox']], 'Add user', async (v) => { await api.post('/admin/users', v); toast(`Created ${v.username}`); await showAdmin(main); })),
-    h('section', { 'aria-labelledby': 'oauth-h' }, h('h2', { id: 'oauth-h' }, 'OAuth apps'),
-      clients.length ? h('ul', { class: 'plain' }, clients.map((c) => h('li', { class: 'row-inline' }, h('span', { class: 'grow' }, h('strong', null, c.name), ` · ${c.redirectUris.join(', ')}`, h('br'), h('small', { class: 'muted' }, c.clientId)),
-        h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${c.name}`, onclick: async () => { if (confirm(`Remove ${c.name} and every token issued to it?`)) { await api.del(`/admin/oauth-clients/${encodeURIComponent(c.clientId)}`); await showAdmin(main); } } }, 'Remove')))) : h('p', { class: 'muted' }, 'No OAuth apps registered.'),
-      form('addclient', [['name', 'App name', 'text', { required: true }], ['redirect', 'Redirect URI', 'url', { required: true }]], 'Register app', async (v) => {
-        const r = await api.post('/admin/oauth-clients', { name: v.name, redirectUris: [v.redirect] });
-        mount(clientOut, secretBox(`Client id ${r.clientId}; client secret`, r.clientSecret));
-      }), clientOut),
-    h('section', { 'aria-labelledby': 'acc-h' }, h('h2', { id: 'acc-h' }, 'Access requests'),
-      requests.length ? h('ul', { class: 'plain' }, requests.map((r) => h('li', { class: 'row-inline' }, h('span', { class: 'grow' }, `${r.username} · key ${r.keyId} · tier ${r.currentTier} → ${r.requestedTier}: ${r.reason}`),
-        h('button', { type: 'button', onclick: async () => { await api.post(`/admin/access-requests/${r.id}`, { decision: 'approve' }); await showAdmin(main); } }, 'Approve'),
-        h('button', { type: 'button', class: 'danger', onclick: async () => { await api.post(`/admin/access-requests/${r.id}`, { decision: 'deny' }); await showAdmin(main); } }, 'Deny')))) : h('p', { class: 'muted' }, 'No pending requests.'))));
+  mount(
+    main,
+    h(
+      'div',
+      { class: 'page' },
+      h('h1', null, 'Administration'),
+      h(
+        'section',
+        { 'aria-labelledby': 'users-h' },
+        h('h2', { id: 'users-h' }, 'Users'),
+        h(
+          'div',
+          { class: 'table-wrap' },
+          h(
+            'table',
+            null,
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ['User', 'E-mail', 'Created', 'Role', ''].map((c) => h('th', { scope: 'col' }, c)),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              users.map((u) =>
+                h(
+                  'tr',
+                  null,
+                  h('th', { scope: 'row' }, u.username),
+                  h('td', null, u.email || ''),
+                  h('td', null, new Date(u.createdAt).toLocaleDateString()),
+                  h('td', null, u.isAdmin ? 'admin' : 'user'),
+                  h(
+                    'td',
+                    { class: 'actions' },
+                    h(
+                      'button',
+                      {
+                        type: 'button',
+                        'aria-label': `Reset password of ${u.username}`,
+                        onclick: async () => {
+                          const p = await askText(
+                            `New password for ${u.username}`,
+                            'Password (at least 8 characters)',
+                            '',
+                            'password',
+                          );
+                          if (p) {
+                            try {
+                              await api.post(`/admin/users/${u.id}/password`, { password: p });
+                              toast('Password reset; their sessions and tokens ended');
+                            } catch (x) {
+                              toast(x.message);
+                            }
+                          }
+                        },
+                      },
+                      'Reset password',
+                    ),
+                    u.id === S.session.user.id
+                      ? null
+                      : h(
+                          'button',
+                          {
+                            type: 'button',
+                            class: 'danger',
+                            'aria-label': `Delete ${u.username}`,
+                            onclick: async () => {
+                              if (confirm(`Delete ${u.username} and all their data?`)) {
+                                await api.del(`/admin/users/${u.id}`);
+                                await showAdmin(main);
+                              }
+                            },
+                          },
+                          'Delete',
+                        ),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ),
+        h('h3', null, 'Add a user'),
+        form(
+          'adduser',
+          [
+            ['username', 'User name', 'text', { required: true }],
+            [
+              'password',
+              'Password (at least 8 characters)',
+              'password',
+              { required: true, minlength: 8, autocomplete: 'new-password' },
+            ],
+            ['email', 'E-mail (optional)', 'email'],
+            ['isAdmin', 'Administrator', 'checkbox'],
+          ],
+          'Add user',
+          async (v) => {
+            await api.post('/admin/users', v);
+            toast(`Created ${v.username}`);
+            await showAdmin(main);
+          },
+        ),
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'oauth-h' },
+        h('h2', { id: 'oauth-h' }, 'OAuth apps'),
+        clients.length
+          ? h(
+              'ul',
+              { class: 'plain' },
+              clients.map((c) =>
+                h(
+                  'li',
+                  { class: 'row-inline' },
+                  h(
+                    'span',
+                    { class: 'grow' },
+                    h('strong', null, c.name),
+                    ` · ${c.redirectUris.join(', ')}`,
+                    h('br'),
+                    h('small', { class: 'muted' }, c.clientId),
+                  ),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'danger',
+                      'aria-label': `Remove ${c.name}`,
+                      onclick: async () => {
+                        if (confirm(`Remove ${c.name} and every token issued to it?`)) {
+                          await api.del(`/admin/oauth-clients/${encodeURIComponent(c.clientId)}`);
+                          await showAdmin(main);
+                        }
+                      },
+                    },
+                    'Remove',
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No OAuth apps registered.'),
+        form(
+          'addclient',
+          [
+            ['name', 'App name', 'text', { required: true }],
+            ['redirect', 'Redirect URI', 'url', { required: true }],
+          ],
+          'Register app',
+          async (v) => {
+            const r = await api.post('/admin/oauth-clients', { name: v.name, redirectUris: [v.redirect] });
+            mount(clientOut, secretBox(`Client id ${r.clientId}; client secret`, r.clientSecret));
+          },
+        ),
+        clientOut,
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'acc-h' },
+        h('h2', { id: 'acc-h' }, 'Access requests'),
+        requests.length
+          ? h(
+              'ul',
+              { class: 'plain' },
+              requests.map((r) =>
+                h(
+                  'li',
+                  { class: 'row-inline' },
+                  h(
+                    'span',
+                    { class: 'grow' },
+                    `${r.username} · key ${r.keyId} · tier ${r.currentTier} → ${r.requestedTier}: ${r.reason}`,
+                  ),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      onclick: async () => {
+                        await api.post(`/admin/access-requests/${r.id}`, { decision: 'approve' });
+                        await showAdmin(main);
+                      },
+                    },
+                    'Approve',
+                  ),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'danger',
+                      onclick: async () => {
+                        await api.post(`/admin/access-requests/${r.id}`, { decision: 'deny' });
+                        await showAdmin(main);
+                      },
+                    },
+                    'Deny',
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No pending requests.'),
+      ),
+    ),
+  );
   main.classList.remove('reading');
 }

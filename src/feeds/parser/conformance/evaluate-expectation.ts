@@ -23,14 +23,38 @@ class EvalFailure extends Error {}
 
 /** Path patterns (N = any index) our model can answer. */
 const MAPPED = new Set([
-  'feed.title', 'feed.title_detail.value', 'feed.link', 'feed.description', 'feed.subtitle', 'feed.tagline',
-  'feed.subtitle_detail.value', 'feed.tagline_detail.value', 'feed.image.href', 'feed.icon', 'feed.ttl',
-  'entries', 'entries.N',
-  'entries.N.title', 'entries.N.title_detail.value', 'entries.N.link', 'entries.N.id', 'entries.N.guid', 'entries.N.author',
-  'entries.N.published_parsed', 'entries.N.updated_parsed', 'entries.N.content.N.value', 'entries.N.summary',
-  'entries.N.description', 'entries.N.summary_detail.value', 'entries.N.enclosures', 'entries.N.enclosures.N.href',
-  'entries.N.enclosures.N.url', 'entries.N.enclosures.N.type', 'entries.N.enclosures.N.length',
-  'entries.N.tags.N.term', 'entries.N.category',
+  'feed.title',
+  'feed.title_detail.value',
+  'feed.link',
+  'feed.description',
+  'feed.subtitle',
+  'feed.tagline',
+  'feed.subtitle_detail.value',
+  'feed.tagline_detail.value',
+  'feed.image.href',
+  'feed.icon',
+  'feed.ttl',
+  'entries',
+  'entries.N',
+  'entries.N.title',
+  'entries.N.title_detail.value',
+  'entries.N.link',
+  'entries.N.id',
+  'entries.N.guid',
+  'entries.N.author',
+  'entries.N.published_parsed',
+  'entries.N.updated_parsed',
+  'entries.N.content.N.value',
+  'entries.N.summary',
+  'entries.N.description',
+  'entries.N.summary_detail.value',
+  'entries.N.enclosures',
+  'entries.N.enclosures.N.href',
+  'entries.N.enclosures.N.url',
+  'entries.N.enclosures.N.type',
+  'entries.N.enclosures.N.length',
+  'entries.N.tags.N.term',
+  'entries.N.category',
 ]);
 
 export interface EvalContext {
@@ -56,10 +80,16 @@ export function evaluateExpectation(ast: Node, ctx: EvalContext): Outcome {
 /** Static check: every feed/entries path and every name must be one we map. */
 function findUnmapped(node: Node): string | null {
   switch (node.t) {
-    case 'str': case 'num': case 'const': return null;
-    case 'tuple': return firstOf(node.items.map(findUnmapped));
-    case 'dict': return 'dict literal (feedparser detail objects)';
-    case 'name': return ['feed', 'entries', 'bozo', 'encoding'].includes(node.name) ? null : `name ${node.name}`;
+    case 'str':
+    case 'num':
+    case 'const':
+      return null;
+    case 'tuple':
+      return firstOf(node.items.map(findUnmapped));
+    case 'dict':
+      return 'dict literal (feedparser detail objects)';
+    case 'name':
+      return ['feed', 'entries', 'bozo', 'encoding'].includes(node.name) ? null : `name ${node.name}`;
     case 'sub': {
       const path = pathOf(node);
       if (!path) return 'subscript of a computed value';
@@ -67,11 +97,15 @@ function findUnmapped(node: Node): string | null {
     }
     case 'call':
       if (node.fn.t === 'name' && node.fn.name === 'len' && node.args.length === 1) return findUnmapped(node.args[0]!);
-      return `call ${node.fn.t === 'name' ? node.fn.name : pathOf(node.fn) ?? '?'}()`;
-    case 'not': return findUnmapped(node.operand);
-    case 'bool': return findUnmapped(node.left) ?? findUnmapped(node.right);
-    case 'cmp': return firstOf(node.operands.map(findUnmapped));
-    case 'add': return findUnmapped(node.left) ?? findUnmapped(node.right);
+      return `call ${node.fn.t === 'name' ? node.fn.name : (pathOf(node.fn) ?? '?')}()`;
+    case 'not':
+      return findUnmapped(node.operand);
+    case 'bool':
+      return findUnmapped(node.left) ?? findUnmapped(node.right);
+    case 'cmp':
+      return firstOf(node.operands.map(findUnmapped));
+    case 'add':
+      return findUnmapped(node.left) ?? findUnmapped(node.right);
   }
 }
 
@@ -91,9 +125,14 @@ function pathOf(node: Node): string | null {
 
 function evaluate(node: Node, ctx: EvalContext): unknown {
   switch (node.t) {
-    case 'str': case 'num': case 'const': return node.v;
-    case 'tuple': return node.items.map((n) => evaluate(n, ctx));
-    case 'dict': throw new Unmapped('dict literal');
+    case 'str':
+    case 'num':
+    case 'const':
+      return node.v;
+    case 'tuple':
+      return node.items.map((n) => evaluate(n, ctx));
+    case 'dict':
+      throw new Unmapped('dict literal');
     case 'name':
       if (node.name === 'feed') return feedView(ctx.feed);
       if (node.name === 'entries') return ctx.feed.entries.map(entryView);
@@ -122,14 +161,16 @@ function evaluate(node: Node, ctx: EvalContext): unknown {
       if (arg instanceof Typed) return arg.value?.length ?? 0;
       throw new EvalFailure('TypeError');
     }
-    case 'not': return !truthy(evaluate(node.operand, ctx));
+    case 'not':
+      return !truthy(evaluate(node.operand, ctx));
     case 'bool': {
       const left = evaluate(node.left, ctx);
       if (node.op === 'and') return truthy(left) ? evaluate(node.right, ctx) : left;
       return truthy(left) ? left : evaluate(node.right, ctx);
     }
     case 'add': {
-      const l = evaluate(node.left, ctx), r = evaluate(node.right, ctx);
+      const l = evaluate(node.left, ctx),
+        r = evaluate(node.right, ctx);
       if (typeof l === 'string' && typeof r === 'string') return l + r;
       if (typeof l === 'number' && typeof r === 'number') return l + r;
       throw new EvalFailure('TypeError');
@@ -155,13 +196,20 @@ function truthy(v: unknown): boolean {
 
 function compare(op: string, a: unknown, b: unknown): boolean {
   switch (op) {
-    case '==': return equal(a, b);
-    case '!=': return !equal(a, b);
-    case 'is': return equal(a, b);
-    case 'is not': return !equal(a, b);
-    case 'in': return contains(b, a);
-    case 'not in': return !contains(b, a);
-    default: throw new Unmapped(`operator ${op}`);
+    case '==':
+      return equal(a, b);
+    case '!=':
+      return !equal(a, b);
+    case 'is':
+      return equal(a, b);
+    case 'is not':
+      return !equal(a, b);
+    case 'in':
+      return contains(b, a);
+    case 'not in':
+      return !contains(b, a);
+    default:
+      throw new Unmapped(`operator ${op}`);
   }
 }
 
@@ -189,13 +237,30 @@ function typedEquals(t: Typed, other: unknown): boolean {
   if (other === null) return t.value === null;
   if (typeof other !== 'string' || t.value === null) return false;
   switch (t.kind) {
-    case 'charset': return (canonicalCharset(other) ?? other.toLowerCase()) === t.value;
-    case 'text': return t.value === other.trim() || t.value === htmlToText(other, { singleLine: true });
-    case 'html': return canonicalHtml(t.value) === canonicalHtml(other);
+    case 'charset':
+      return (canonicalCharset(other) ?? other.toLowerCase()) === t.value;
+    case 'text':
+      return t.value === other.trim() || t.value === htmlToText(other, { singleLine: true });
+    case 'html':
+      return canonicalHtml(t.value) === canonicalHtml(other);
   }
 }
 
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
 /** Attributes our sanitizer adds by policy; feedparser's expected output never has them. */
 const ADDED_BY_US = new Set(['target', 'rel', 'loading']);
 
@@ -240,8 +305,21 @@ function normaliseUrl(v: string): string {
 function timeTuple(seconds: number | null): number[] | null {
   if (seconds === null) return null;
   const d = new Date(seconds * 1000);
-  const yday = Math.floor((Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86400000) + 1;
-  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), (d.getUTCDay() + 6) % 7, yday, 0];
+  const yday =
+    Math.floor(
+      (Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86400000,
+    ) + 1;
+  return [
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    (d.getUTCDay() + 6) % 7,
+    yday,
+    0,
+  ];
 }
 
 function feedView(feed: ParsedFeed): Record<string, unknown> {
@@ -249,10 +327,16 @@ function feedView(feed: ParsedFeed): Record<string, unknown> {
   // Our feed description is plain text; an HTML-only description (an image) is '' there.
   const description = new Typed('text', feed.description ?? '');
   return {
-    title, title_detail: { value: title }, link: feed.siteUrl ?? undefined,
-    description, subtitle: description, tagline: description,
-    subtitle_detail: { value: description }, tagline_detail: { value: description },
-    image: feed.iconUrl ? { href: feed.iconUrl } : undefined, icon: feed.iconUrl ?? undefined,
+    title,
+    title_detail: { value: title },
+    link: feed.siteUrl ?? undefined,
+    description,
+    subtitle: description,
+    tagline: description,
+    subtitle_detail: { value: description },
+    tagline_detail: { value: description },
+    image: feed.iconUrl ? { href: feed.iconUrl } : undefined,
+    icon: feed.iconUrl ?? undefined,
     ttl: feed.ttlMinutes === null ? undefined : String(feed.ttlMinutes),
   };
 }
@@ -261,13 +345,24 @@ function entryView(e: ParsedFeed['entries'][number]): Record<string, unknown> {
   const title = new Typed('text', e.title);
   const summary = new Typed('html', e.summary ?? e.content);
   return {
-    title, title_detail: { value: title }, link: e.url ?? undefined, id: e.guid, guid: e.guid,
+    title,
+    title_detail: { value: title },
+    link: e.url ?? undefined,
+    id: e.guid,
+    guid: e.guid,
     author: e.author === null ? undefined : new Typed('text', e.author),
     published_parsed: timeTuple(e.publishedAt) ?? undefined,
     updated_parsed: timeTuple(e.updatedAt ?? e.publishedAt) ?? undefined,
     content: e.content === null ? undefined : [{ value: new Typed('html', e.content) }],
-    summary, description: summary, summary_detail: { value: summary },
-    enclosures: e.enclosures.map((x) => ({ href: x.url, url: x.url, type: x.type ?? undefined, length: x.length === null ? undefined : String(x.length) })),
+    summary,
+    description: summary,
+    summary_detail: { value: summary },
+    enclosures: e.enclosures.map((x) => ({
+      href: x.url,
+      url: x.url,
+      type: x.type ?? undefined,
+      length: x.length === null ? undefined : String(x.length),
+    })),
     tags: e.categories.map((term) => ({ term })),
     category: e.categories[0],
   };

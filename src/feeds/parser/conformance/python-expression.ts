@@ -22,7 +22,8 @@ export type Node =
 
 type Tok = { k: 'str'; v: string } | { k: 'num'; v: number } | { k: 'id'; v: string } | { k: 'op'; v: string };
 
-const TOKEN = /\s*(?:([urbURB]{0,2})('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|(\d+\.\d*|\.\d+|\d+)|([A-Za-z_]\w*)|(==|!=|<=|>=|[()[\]{},:.+\-<>]))/y;
+const TOKEN =
+  /\s*(?:([urbURB]{0,2})('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|(\d+\.\d*|\.\d+|\d+)|([A-Za-z_]\w*)|(==|!=|<=|>=|[()[\]{},:.+\-<>]))/y;
 
 export class ExpressionSyntaxError extends Error {}
 
@@ -51,7 +52,23 @@ function unquote(lit: string, raw: boolean): string {
   return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\n|.)/g, (_, e: string) => {
     if (e[0] === 'x' || e[0] === 'u' || e[0] === 'U') return String.fromCodePoint(parseInt(e.slice(1), 16));
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
-    return ({ n: '\n', t: '\t', r: '\r', '\n': '', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' } as Record<string, string>)[e] ?? '\\' + e;
+    return (
+      (
+        {
+          n: '\n',
+          t: '\t',
+          r: '\r',
+          '\n': '',
+          '\\': '\\',
+          "'": "'",
+          '"': '"',
+          a: '\x07',
+          b: '\b',
+          f: '\f',
+          v: '\v',
+        } as Record<string, string>
+      )[e] ?? '\\' + e
+    );
   });
 }
 
@@ -68,16 +85,25 @@ export function parseExpression(src: string): Node {
 
   const orExpr = (): Node => {
     let left = andExpr();
-    while (isId('or')) { i++; left = { t: 'bool', op: 'or', left, right: andExpr() }; }
+    while (isId('or')) {
+      i++;
+      left = { t: 'bool', op: 'or', left, right: andExpr() };
+    }
     return left;
   };
   const andExpr = (): Node => {
     let left = notExpr();
-    while (isId('and')) { i++; left = { t: 'bool', op: 'and', left, right: notExpr() }; }
+    while (isId('and')) {
+      i++;
+      left = { t: 'bool', op: 'and', left, right: notExpr() };
+    }
     return left;
   };
   const notExpr = (): Node => {
-    if (isId('not')) { i++; return { t: 'not', operand: notExpr() }; }
+    if (isId('not')) {
+      i++;
+      return { t: 'not', operand: notExpr() };
+    }
     return comparison();
   };
   const comparison = (): Node => {
@@ -86,9 +112,20 @@ export function parseExpression(src: string): Node {
     for (;;) {
       let op: string | null = null;
       if (isOp('==') || isOp('!=') || isOp('<') || isOp('>') || isOp('<=') || isOp('>=')) op = String(toks[i++]!.v);
-      else if (isId('in')) { i++; op = 'in'; }
-      else if (isId('is')) { i++; op = 'is'; if (isId('not')) { i++; op = 'is not'; } }
-      else if (isId('not') && toks[i + 1]?.k === 'id' && toks[i + 1]!.v === 'in') { i += 2; op = 'not in'; }
+      else if (isId('in')) {
+        i++;
+        op = 'in';
+      } else if (isId('is')) {
+        i++;
+        op = 'is';
+        if (isId('not')) {
+          i++;
+          op = 'is not';
+        }
+      } else if (isId('not') && toks[i + 1]?.k === 'id' && toks[i + 1]!.v === 'in') {
+        i += 2;
+        op = 'not in';
+      }
       if (!op) break;
       ops.push(op);
       operands.push(sum());
@@ -97,7 +134,10 @@ export function parseExpression(src: string): Node {
   };
   const sum = (): Node => {
     let left = unary();
-    while (isOp('+')) { i++; left = { t: 'add', left, right: unary() }; }
+    while (isOp('+')) {
+      i++;
+      left = { t: 'add', left, right: unary() };
+    }
     return left;
   };
   const unary = (): Node => {
@@ -112,8 +152,12 @@ export function parseExpression(src: string): Node {
   const postfix = (): Node => {
     let node = atom();
     for (;;) {
-      if (isOp('[')) { i++; const index = orExpr(); expect(']'); node = { t: 'sub', target: node, index }; }
-      else if (isOp('.')) {
+      if (isOp('[')) {
+        i++;
+        const index = orExpr();
+        expect(']');
+        node = { t: 'sub', target: node, index };
+      } else if (isOp('.')) {
         i++;
         const name = peek();
         if (name?.k !== 'id') throw new ExpressionSyntaxError('expected an attribute name');
@@ -122,7 +166,11 @@ export function parseExpression(src: string): Node {
       } else if (isOp('(')) {
         i++;
         const args: Node[] = [];
-        while (!isOp(')')) { args.push(orExpr()); if (isOp(',')) i++; else break; }
+        while (!isOp(')')) {
+          args.push(orExpr());
+          if (isOp(',')) i++;
+          else break;
+        }
         expect(')');
         node = { t: 'call', fn: node, args };
       } else return node;
@@ -136,7 +184,10 @@ export function parseExpression(src: string): Node {
       while (peek()?.k === 'str') v += (toks[i++] as { v: string }).v; // implicit concatenation
       return { t: 'str', v };
     }
-    if (tok.k === "num") { i++; return { t: "num", v: tok.v }; }
+    if (tok.k === 'num') {
+      i++;
+      return { t: 'num', v: tok.v };
+    }
     if (tok.k === 'id') {
       i++;
       if (tok.v === 'None') return { t: 'const', v: null };
@@ -146,18 +197,34 @@ export function parseExpression(src: string): Node {
     }
     if (tok.v === '(') {
       i++;
-      if (isOp(')')) { i++; return { t: 'tuple', items: [] }; }
+      if (isOp(')')) {
+        i++;
+        return { t: 'tuple', items: [] };
+      }
       const first = orExpr();
-      if (isOp(')')) { i++; return first; }
+      if (isOp(')')) {
+        i++;
+        return first;
+      }
       const items = [first];
-      while (isOp(',')) { i++; if (isOp(')')) break; items.push(orExpr()); }
+      while (isOp(',')) {
+        i++;
+        if (isOp(')')) break;
+        items.push(orExpr());
+      }
       expect(')');
       return { t: 'tuple', items };
     }
     if (tok.v === '{') {
       i++;
       const entries: Array<[Node, Node]> = [];
-      while (!isOp('}')) { const k = orExpr(); expect(':'); entries.push([k, orExpr()]); if (isOp(',')) i++; else break; }
+      while (!isOp('}')) {
+        const k = orExpr();
+        expect(':');
+        entries.push([k, orExpr()]);
+        if (isOp(',')) i++;
+        else break;
+      }
       expect('}');
       return { t: 'dict', entries };
     }
@@ -165,6 +232,7 @@ export function parseExpression(src: string): Node {
   };
 
   const node = orExpr();
-  if (i < toks.length) throw new ExpressionSyntaxError(`unexpected "${(toks[i] as { v: unknown }).v}" after the expression`);
+  if (i < toks.length)
+    throw new ExpressionSyntaxError(`unexpected "${(toks[i] as { v: unknown }).v}" after the expression`);
   return node;
 }

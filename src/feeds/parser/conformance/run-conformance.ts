@@ -66,7 +66,11 @@ function runCase(file: string, dir: string): CaseResult {
     return { ...base, status: 'unmapped', reason: `expression not understood (${(err as Error).message})` };
   }
   if (/^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<CHANNEL[\s>]/i.test(bytes.toString('latin1'))) {
-    return { ...base, status: 'unmapped', reason: 'CDF (Microsoft Channel Definition Format) is not a supported format' };
+    return {
+      ...base,
+      status: 'unmapped',
+      reason: 'CDF (Microsoft Channel Definition Format) is not a supported format',
+    };
   }
   let feed: ReturnType<typeof parseFeed>;
   try {
@@ -79,8 +83,11 @@ function runCase(file: string, dir: string): CaseResult {
   }
   const charset = decodeFeedBody(bytes, contentType).charset;
   const outcome = evaluateExpectation(ast, { feed, charset });
-  if (POLICY_CASE.test(rel)) return { ...base, status: 'unmapped', reason: POLICY_REASON, agrees: outcome.status === 'pass' };
-  return outcome.status === 'unmapped' ? { ...base, status: 'unmapped', reason: outcome.reason } : { ...base, status: outcome.status };
+  if (POLICY_CASE.test(rel))
+    return { ...base, status: 'unmapped', reason: POLICY_REASON, agrees: outcome.status === 'pass' };
+  return outcome.status === 'unmapped'
+    ? { ...base, status: 'unmapped', reason: outcome.reason }
+    : { ...base, status: outcome.status };
 }
 
 function walk(d: string, out: string[] = []): string[] {
@@ -105,14 +112,22 @@ export function formatBreakdown(summary: ConformanceSummary): string {
       reasons.set(key, (reasons.get(key) ?? 0) + 1);
     }
   }
-  const lines = ['category                      files  mapped  passed  rate', ...[...byCat].map(([cat, c]) => {
-    const mapped = c.pass + c.fail;
-    return `${cat.padEnd(28)} ${String(c.pass + c.fail + c.unmapped).padStart(6)} ${String(mapped).padStart(7)} ${String(c.pass).padStart(7)}  ${mapped ? ((100 * c.pass) / mapped).toFixed(1) + '%' : '-'}`;
-  })];
-  lines.push(`TOTAL ${summary.results.length} files: ${summary.mapped} mapped, ${summary.passed} passed (${(100 * summary.rate).toFixed(1)}%), ${summary.unmapped} unmapped`);
+  const lines = [
+    'category                      files  mapped  passed  rate',
+    ...[...byCat].map(([cat, c]) => {
+      const mapped = c.pass + c.fail;
+      return `${cat.padEnd(28)} ${String(c.pass + c.fail + c.unmapped).padStart(6)} ${String(mapped).padStart(7)} ${String(c.pass).padStart(7)}  ${mapped ? ((100 * c.pass) / mapped).toFixed(1) + '%' : '-'}`;
+    }),
+  ];
+  lines.push(
+    `TOTAL ${summary.results.length} files: ${summary.mapped} mapped, ${summary.passed} passed (${(100 * summary.rate).toFixed(1)}%), ${summary.unmapped} unmapped`,
+  );
   const policy = summary.results.filter((r) => r.reason === POLICY_REASON);
-  lines.push(`(${POLICY_REASON}: ${policy.length} cases reported apart; our output agrees on ${policy.filter((r) => r.agrees).length})`);
+  lines.push(
+    `(${POLICY_REASON}: ${policy.length} cases reported apart; our output agrees on ${policy.filter((r) => r.agrees).length})`,
+  );
   lines.push('', 'most common unmapped keys:');
-  for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 25)) lines.push(`  ${String(n).padStart(4)}  ${reason}`);
+  for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    lines.push(`  ${String(n).padStart(4)}  ${reason}`);
   return lines.join('\n');
 }
