@@ -8,7 +8,7 @@ import { createApp } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { issueClientLoginToken } from '../src/auth/tokens.ts';
-import { authStore } from '../src/auth/store.ts';
+import { authStore } from '../src/auth/repositories.ts';
 import { tempDataDir } from '../test/helpers.ts';
 
 const TOKENS = Number(process.argv[2] ?? 10_000);

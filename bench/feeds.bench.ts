@@ -20,7 +20,7 @@ import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { parseFeed } from '../src/feeds/parser/parse-feed.ts';
 import { measureParse, formatParseMeasurement } from './feeds-parse.ts';
-import { feedEngine, refreshDue, type RefreshSummary } from '../src/feeds/engine.ts';
+import { feedEngine, refreshDue, type RefreshSummary } from '../src/feeds/index.ts';
 import { importOpml } from '../src/feeds/opml/import-export.ts';
 import { ParsePool, parseWorkerCount } from '../src/feeds/parse-pool/parse-pool.ts';
 

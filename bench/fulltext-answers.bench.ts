@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir, SHARED } from '../test/helpers.ts';
-import { feedEngine, refreshDue } from '../src/feeds/engine.ts';
+import { feedEngine, refreshDue } from '../src/feeds/index.ts';
 import { fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
 import { answerService } from '../src/answer/service.ts';
 import { toCompletionObject } from '../src/chat-api/completion-object.ts';

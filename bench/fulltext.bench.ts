@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir } from '../test/helpers.ts';
-import { feedEngine, refreshDue } from '../src/feeds/engine.ts';
+import { feedEngine, refreshDue } from '../src/feeds/index.ts';
 import { fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
 import { extractArticle } from '../src/feeds/fulltext/extract.ts';
 import { Semaphore } from '../src/feeds/fetcher/concurrency.ts';

@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const { copyDatabase } = await import('../src/store/copy.ts');
     await copyDatabase(`sqlite:${join(dataDir, 'tidings.db')}`, DATABASE_URL, { dataDir });
-    const { openStore } = await import('../src/store/store.ts');
+    const { openStore } = await import('../src/store/open-store.ts');
     const { testSql } = await import('../src/store/testing.ts');
     const pg = await openStore({ databaseUrl: DATABASE_URL, dataDir });
     await testSql(pg).exec('ANALYZE');

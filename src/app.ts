@@ -3,7 +3,7 @@
 // their own services with perApp (./per-app.ts), so adding a domain does not grow this file much.
 import type { Config } from './config/config.ts';
 import { createLogger, type Logger, type LogFormat } from './log/logger.ts';
-import { openStore, type Store } from './store/store.ts';
+import { openStore, type Store } from './store/open-store.ts';
 import type { UserRepository } from './store/repositories.ts';
 import type { ItemChanges } from './model/item.ts';
 import { installSearchIndexing } from './search/indexing.ts';

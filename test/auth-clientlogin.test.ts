@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { authenticate } from '../src/auth/authenticate.ts';
-import { authStore } from '../src/auth/store.ts';
+import { authStore } from '../src/auth/repositories.ts';
 import { hashToken } from '../src/auth/passwords.ts';
 import { startFixture, PASSWORD, type Fixture } from './auth-fixture.ts';
 import { testSql } from '../src/store/testing.ts';

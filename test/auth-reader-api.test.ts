@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { revokeStoredToken } from '../src/auth/tokens.ts';
-import { authStore } from '../src/auth/store.ts';
+import { authStore } from '../src/auth/repositories.ts';
 import { hashToken } from '../src/auth/passwords.ts';
 import { startFixture, authorize, tokenRequest, PASSWORD, REDIRECT, type Fixture } from './auth-fixture.ts';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, post, ask, ScriptedAnswers, startChatServer, openApp } from './chat-api-helpers.ts';
 import { asyncJobRunner } from '../src/chat-api/plugin.ts';
-import { chatStore } from '../src/chat-api/store.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
 import { MAX_ATTEMPTS } from '../src/chat-api/async-jobs.ts';
 import { testSql } from '../src/store/testing.ts';
 

@@ -14,7 +14,7 @@ import { createPerplexity as createPerplexity3 } from 'ai-sdk-perplexity3';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../src/http/server.ts';
 import type { App } from '../src/app.ts';
-import { chatStore } from '../src/chat-api/store.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import { loadFixture } from '../src/answer/testing/articles.ts';
 import { openApp } from './chat-api-helpers.ts';

@@ -4,7 +4,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, post, ask, sseEvents, CITATIONS, type Fixture } from './chat-api-helpers.ts';
-import { chatStore } from '../src/chat-api/store.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
 import { testSql } from '../src/store/testing.ts';
 
 let f: Fixture;

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
-import { chatStore } from '../src/chat-api/store.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import {
   AnswerError,

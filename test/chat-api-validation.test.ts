@@ -4,7 +4,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixture, post, ask, type Fixture } from './chat-api-helpers.ts';
-import { chatStore } from '../src/chat-api/store.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
 
 let f: Fixture;
 before(async () => {

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { relativeTime, table } from '../src/cli/format.ts';
 import { runCli, tempDataDir } from './helpers.ts';
 import { startFeedServer, testApp, rss, addUser } from './feeds-fixtures.ts';
-import { subscribe, refreshFeed, feedEngine } from '../src/feeds/engine.ts';
+import { subscribe, refreshFeed, feedEngine } from '../src/feeds/index.ts';
 import { importOpml } from '../src/feeds/opml/import-export.ts';
 import { issueClientLoginToken, CLIENTLOGIN_SUPERSEDE_IDLE_SECONDS } from '../src/auth/tokens.ts';
-import { authStore } from '../src/auth/store.ts';
+import { authStore } from '../src/auth/repositories.ts';
 import { parseFeed } from '../src/feeds/parser/parse-feed.ts';
 import { testSql } from '../src/store/testing.ts';
 

@@ -3,11 +3,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openStore, type Store } from '../src/store/store.ts';
+import { openStore, type Store } from '../src/store/open-store.ts';
 import { copyDatabase } from '../src/store/copy.ts';
 import { freshPostgresDatabase, runCli, tempDataDir } from './helpers.ts';
 import { postgresUnavailable, startCluster, type Cluster } from './postgres-cluster.ts';
-import type { ParsedEntry } from '../src/model/feed.ts';
+import type { ParsedEntry } from '../src/model/parsed-feed.ts';
 
 let cluster: Cluster | undefined;
 after(() => cluster?.stop());

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startHarness, addUser, clientLogin, ReaderClient, type Harness } from './reader-harness.ts';
-import { refreshDue } from '../src/feeds/engine.ts';
+import { refreshDue } from '../src/feeds/index.ts';
 import { feedIcons, sniffImage, findIconLinks } from '../src/feeds/favicons.ts';
 import { setFeverPassword } from '../src/fever/credentials.ts';
 import { testSql } from '../src/store/testing.ts';

@@ -1,7 +1,7 @@
 // A hostile feed with huge fields is stored capped, entry by entry, and the rest of the feed is kept.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { subscribe, refreshFeed } from '../src/feeds/engine.ts';
+import { subscribe, refreshFeed } from '../src/feeds/index.ts';
 import { FIELD_LIMITS } from '../src/feeds/parser/field-limits.ts';
 import { testSql } from '../src/store/testing.ts';
 import { startFeedServer, testApp, addUser } from './feeds-fixtures.ts';

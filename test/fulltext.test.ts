@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import type { App } from '../src/app.ts';
 import assert from 'node:assert/strict';
-import { subscribe, refreshFeed } from '../src/feeds/engine.ts';
+import { subscribe, refreshFeed } from '../src/feeds/index.ts';
 import { fullTextIdle, fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
 import { searchService } from '../src/search/service.ts';
 import { startFeedServer, testApp, addUser } from './feeds-fixtures.ts';

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startHarness, addUser, clientLogin, type Harness } from './reader-harness.ts';
-import { chatStore } from '../src/chat-api/store.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 
 let h: Harness;

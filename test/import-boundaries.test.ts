@@ -6,7 +6,7 @@
 //   2. Fastify stays in the HTTP layers (src/http, the API plugins, auth's HTTP routes).
 //   3. search/ imports nothing from answer/ (the answer pipelines consume search, not the reverse).
 //   4. No import cycles between modules (value imports).
-//   5. Other domains use the feeds domain through its entry module, feeds/engine.ts.
+//   5. Other domains use the feeds domain through its entry module, feeds/index.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -73,7 +73,7 @@ const SQLITE_TOOLS = [
   'bench/web.bench.ts',
 ];
 
-test('SQL and database drivers only in src/store/; backends only through src/store/store.ts', () => {
+test('SQL and database drivers only in src/store/; backends only through src/store/open-store.ts', () => {
   const problems: string[] = [];
   const SQL = /`[^`]*\b(SELECT\s+[\w*(]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX))\b/i;
   for (const [file, { edges, packages }] of graph) {
@@ -82,7 +82,7 @@ test('SQL and database drivers only in src/store/; backends only through src/sto
       if (p === 'node:sqlite' || p === 'pg' || p.startsWith('pg-')) problems.push(`${file} imports the driver ${p}`);
     for (const e of edges) {
       if (inside(e.to, 'src/store/sqlite') || inside(e.to, 'src/store/postgres'))
-        problems.push(`${file} imports ${e.to} (use src/store/store.ts)`);
+        problems.push(`${file} imports ${e.to} (use src/store/open-store.ts)`);
       if (e.to === 'src/store/testing.ts' && !isTestCode(file))
         problems.push(`${file} imports the test-only raw SQL helper`);
     }
@@ -110,7 +110,7 @@ test('search imports nothing from answer', () => {
   assert.deepEqual(problems, []);
 });
 
-test('other domains reach the feed engine through src/feeds/engine.ts', () => {
+test('other domains reach the feed engine through src/feeds/index.ts', () => {
   const problems = [...graph.values()]
     .flatMap((g) => g.edges)
     .filter((e) => inside(e.from, 'src') && !inside(e.from, 'src/feeds') && !isTestCode(e.from) && !e.typeOnly)

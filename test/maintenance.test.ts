@@ -8,12 +8,12 @@ import { pino } from 'pino';
 import { runCli, SQLITE_ONLY, tempDataDir } from './helpers.ts';
 import { serve } from './serve-helper.ts';
 import { startFeedServer, testApp, rss, addUser, type Entry } from './feeds-fixtures.ts';
-import { subscribe, refreshFeed, feedEngine } from '../src/feeds/engine.ts';
+import { subscribe, refreshFeed, feedEngine } from '../src/feeds/index.ts';
 import { pruneReadArticles, startRetention } from '../src/feeds/retention.ts';
 import { searchService } from '../src/search/service.ts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { openStore } from '../src/store/store.ts';
+import { openStore } from '../src/store/open-store.ts';
 import { testSql } from '../src/store/testing.ts';
 
 /** The users of a database file, read through a store of its own (as another process would). */

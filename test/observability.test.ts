@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { createApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { startServer } from '../src/http/server.ts';
-import { subscribe, refreshFeed } from '../src/feeds/engine.ts';
+import { subscribe, refreshFeed } from '../src/feeds/index.ts';
 import { searchService } from '../src/search/service.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { ROOT, tempDataDir } from './helpers.ts';

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fixture, post } from './chat-api-helpers.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
-import { chatStore } from '../src/chat-api/store.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
 import { ROOT, runCli, tempDataDir } from './helpers.ts';
 
 const ask = (extra: Record<string, unknown> = {}) => ({

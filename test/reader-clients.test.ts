@@ -15,7 +15,7 @@ import {
   UserInfo,
   LONG_ID,
 } from './reader-schemas.ts';
-import { feedEngine } from '../src/feeds/engine.ts';
+import { feedEngine } from '../src/feeds/index.ts';
 import { refreshFeed } from '../src/feeds/refresh.ts';
 
 let h: Harness;

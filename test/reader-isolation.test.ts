@@ -213,7 +213,7 @@ test('origins and folder categories follow renames at once, also when another pr
   assert.equal(it.origin.title, 'Renamed');
   assert.ok(it.categories.includes(S.label('Moved')) && !it.categories.includes(S.label('Private')));
   // A second connection to the same file, as the CLI would open: the server sees its change.
-  const { openStore } = await import('../src/store/store.ts');
+  const { openStore } = await import('../src/store/open-store.ts');
   const other = await openStore({ databaseUrl: h.app.config.databaseUrl, dataDir: h.app.config.dataDir });
   await testSql(other).prepare("UPDATE labels SET name = 'Elsewhere' WHERE name = 'Moved'").run();
   await other.close();
@@ -223,7 +223,7 @@ test('origins and folder categories follow renames at once, also when another pr
 });
 
 test('an item edited by its feed is served with its new content, never a stale cached copy', async () => {
-  const { feedEngine } = await import('../src/feeds/engine.ts');
+  const { feedEngine } = await import('../src/feeds/index.ts');
   const { refreshFeed } = await import('../src/feeds/refresh.ts');
   const newest = async () =>
     check(

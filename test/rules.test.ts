@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness, type FeedItem } from './reader-harness.ts';
-import { refreshFeed } from '../src/feeds/engine.ts';
+import { refreshFeed } from '../src/feeds/index.ts';
 import { addRule, applyRuleRetroactively, listRules, removeRule } from '../src/rules/rules.ts';
 import { runCli } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';

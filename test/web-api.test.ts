@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './reader-harness.ts';
 import { setupSecret } from '../src/web/setup.ts';
-import { webStore } from '../src/web/store.ts';
+import { webStore } from '../src/web/repositories.ts';
 import { flushSearchIndexing } from '../src/search/indexing.ts';
 import { testSql } from '../src/store/testing.ts';
 import { Browser, setUp } from './web-api-client.ts';

@@ -19,7 +19,7 @@ import {
   startWebHarness,
   type WebHarness,
 } from './web-browser-harness.ts';
-import { subscribe } from '../src/feeds/engine.ts';
+import { subscribe } from '../src/feeds/index.ts';
 
 const skip = SKIP_NO_CHROMIUM;
 let h: WebHarness;

@@ -21,7 +21,7 @@ import {
   startWebHarness,
   type WebHarness,
 } from './web-browser-harness.ts';
-import { webStore } from '../src/web/store.ts';
+import { webStore } from '../src/web/repositories.ts';
 import { testSql } from '../src/store/testing.ts';
 
 // Functions passed to page.waitForFunction run in the page (strings would need eval, which the CSP forbids).

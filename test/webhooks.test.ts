@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } from './reader-harness.ts';
-import { refreshFeed } from '../src/feeds/engine.ts';
+import { refreshFeed } from '../src/feeds/index.ts';
 import { addRule } from '../src/rules/rules.ts';
 import { sealSecret } from '../src/auth/keys.ts';
 import {

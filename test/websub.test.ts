@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startHarness, addUser, clientLogin, ReaderClient, type Harness } from './reader-harness.ts';
-import { refreshDue, unsubscribe } from '../src/feeds/engine.ts';
+import { refreshDue, unsubscribe } from '../src/feeds/index.ts';
 import { websubStore, signatureValid } from '../src/feeds/websub/websub.ts';
 import { findHub } from '../src/feeds/websub/discover.ts';
 import { openSecret } from '../src/auth/keys.ts';

@@ -3,7 +3,7 @@
 import type { App } from '../app.ts';
 import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { authStore, nowSeconds } from './store.ts';
+import { authStore, nowSeconds } from './repositories.ts';
 
 export const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 export const MIN_PASSWORD_LENGTH = 8;

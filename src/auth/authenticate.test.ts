@@ -6,8 +6,8 @@ import { silentLogger } from '../log/logger.ts';
 import { tempDataDir } from '../../test/helpers.ts';
 import { authenticate, writeToken, checkWriteToken, hasScope, tokenFromAuthorization } from './authenticate.ts';
 import { issueClientLoginToken, issueOAuthToken } from './tokens.ts';
-import { authStore } from './store.ts';
-import { openStore } from '../store/store.ts';
+import { authStore } from './repositories.ts';
+import { openStore } from '../store/open-store.ts';
 import { testSql } from '../store/testing.ts';
 
 async function newApp() {

@@ -5,7 +5,7 @@ import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { StoredToken, TokenKind } from '../model/auth.ts';
 import { newSecret, hashToken } from './passwords.ts';
-import { authStore, nowSeconds } from './store.ts';
+import { authStore, nowSeconds } from './repositories.ts';
 
 /** Prefixes make a leaked token recognisable (secret scanners) and tell kinds apart in logs. */
 export const TOKEN_PREFIX: Record<TokenKind | 'code', string> = {

@@ -1,7 +1,7 @@
 // Everything one running chat API needs, built once per server from the App and plugin options.
 import type { App } from '../app.ts';
 import type { AnswerService } from '../answer/types.ts';
-import { chatStore, type ChatStore } from './store.ts';
+import { chatStore, type ChatStore } from './repositories.ts';
 import { configuredPrices, type PriceTable } from './prices.ts';
 import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
 import type { RateFamily } from './models.ts';

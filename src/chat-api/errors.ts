@@ -2,7 +2,7 @@
 // The AI SDK requires `code` to be a number; the message is what users see, so it says what to fix.
 import { AnswerError } from '../answer/types.ts';
 import { SearchFilterError } from '../search/types.ts';
-import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/store.ts';
+import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/open-store.ts';
 
 export type ApiErrorType =
   | 'invalid_model'

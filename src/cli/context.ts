@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
-import { sqliteFile } from '../store/store.ts';
+import { sqliteFile } from '../store/open-store.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {

@@ -20,7 +20,7 @@ import { registerFeedSettingCommands } from './commands/feed-settings.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 
 import { CliError, checkDatabase, type CliContext } from './context.ts';
-import { StoreUnavailableError } from '../store/store.ts';
+import { StoreUnavailableError } from '../store/open-store.ts';
 
 export { CliError, type CliContext };
 

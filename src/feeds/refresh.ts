@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { App } from '../app.ts';
 import type { FeedRecord } from '../model/feed-record.ts';
-import type { ParsedFeed } from '../model/feed.ts';
+import type { ParsedFeed } from '../model/parsed-feed.ts';
 import type { ItemChanges } from '../model/item.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';

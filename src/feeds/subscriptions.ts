@@ -3,7 +3,7 @@
 // the subscription shows items immediately. A page (HTML) gets its feed discovered.
 import type { App } from '../app.ts';
 import type { FeedRecord, SubscriptionRecord } from '../model/feed-record.ts';
-import type { ParsedFeed } from '../model/feed.ts';
+import type { ParsedFeed } from '../model/parsed-feed.ts';
 import { decodeFeedBody } from './encoding/decode-feed-body.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';

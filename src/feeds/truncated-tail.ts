@@ -3,7 +3,7 @@
 // Stored, that entry would never match the complete one of the next fetch and would show up twice.
 // So when a recovered XML document does not end with its root's closing tag, its last entry (in
 // document order) is left for the next fetch, which will have it whole.
-import type { ParsedFeed } from '../model/feed.ts';
+import type { ParsedFeed } from '../model/parsed-feed.ts';
 
 const CLOSING_ROOT = /<\/(?:[\w.-]+:)?(?:rss|feed|rdf)\s*>[\s\u0000]*$/i;
 

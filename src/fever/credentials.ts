@@ -7,8 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { App } from '../app.ts';
 import { sign } from '../auth/keys.ts';
 import { verifyPassword } from '../auth/passwords.ts';
-import { nowSeconds } from '../auth/store.ts';
-import { feverStore } from './store.ts';
+import { nowSeconds } from '../auth/repositories.ts';
+import { feverStore } from './repositories.ts';
 
 export const MIN_FEVER_PASSWORD = 8;
 

@@ -6,7 +6,7 @@ import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { FeedOrigin } from '../model/stream.ts';
 import { feedStreamId, labelStreamId } from './ids.ts';
-import { readerStore } from './store.ts';
+import { readerStore } from './repositories.ts';
 
 export interface CatalogEntry extends FeedOrigin {
   /** JSON string of `feed/<url>`. */

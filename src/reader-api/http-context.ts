@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { App } from '../app.ts';
 import { authenticate, checkWriteToken, hasScope, type Authenticated } from '../auth/authenticate.ts';
 import { ReaderError } from './errors.ts';
-import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/store.ts';
+import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/open-store.ts';
 import { paramsFromRequest, type Params } from '../http/params.ts';
 
 export interface ReaderContext {

@@ -3,9 +3,9 @@
 // id or tag changes nothing; unread counters follow through the user_items triggers.
 import type { App } from '../app.ts';
 import { ReaderError } from './errors.ts';
-import { checkNewLabel } from './label-service.ts';
+import { checkNewLabel } from './labels-and-counts.ts';
 import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } from './ids.ts';
-import { readerStore } from './store.ts';
+import { readerStore } from './repositories.ts';
 import { STATE_COLUMN, streamConditions } from './stream-filter.ts';
 import { MAX_CONTENTS_N } from './stream-request.ts';
 import { emitStarred } from '../webhooks/webhooks.ts';

@@ -18,7 +18,7 @@ import {
   tagList,
   unreadCountsJson,
   UNREAD_COUNT_MAX,
-} from './label-service.ts';
+} from './labels-and-counts.ts';
 import { searchItems } from './search-service.ts';
 import { faviconPath, feedIcons } from '../feeds/favicons.ts';
 import { editSubscriptions, exportOpml, importOpml, quickAdd, QuickAddFailure } from './subscription-service.ts';

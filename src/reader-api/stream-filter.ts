@@ -5,9 +5,9 @@ import type { ItemCondition, StateColumn } from '../model/stream.ts';
 import type { ReaderLabelRepository } from '../store/repositories.ts';
 import type { App } from '../app.ts';
 import { ReaderError } from './errors.ts';
-import { readerStore } from './store.ts';
+import { readerStore } from './repositories.ts';
 import { userCatalog, type UserCatalog } from './catalog.ts';
-import { normaliseInputUrl } from '../feeds/engine.ts';
+import { normaliseInputUrl } from '../feeds/index.ts';
 import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
 
 export const STATE_COLUMN: Record<Exclude<SystemState, 'reading-list'>, StateColumn> = {

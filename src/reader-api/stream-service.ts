@@ -6,7 +6,7 @@ import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
-import { readerStore } from './store.ts';
+import { readerStore } from './repositories.ts';
 import { originsOf, userCatalog, type UserCatalog } from './catalog.ts';
 import { buildFilter, subscribedFeedId } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';

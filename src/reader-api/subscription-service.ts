@@ -11,11 +11,11 @@ import {
   importOpml as feedsImportOpml,
   OpmlError,
   OPML_IMPORT_CHUNK,
-} from '../feeds/engine.ts';
+} from '../feeds/index.ts';
 import { ReaderError } from './errors.ts';
-import { checkNewLabel } from './label-service.ts';
+import { checkNewLabel } from './labels-and-counts.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
-import { readerStore } from './store.ts';
+import { readerStore } from './repositories.ts';
 import { subscribedFeedId } from './stream-filter.ts';
 
 export interface QuickAddResult {

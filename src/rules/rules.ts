@@ -2,8 +2,8 @@
 // new items at ingest. A rule only ever changes that user's view (their user_items row, their
 // tags); the shared article and other users' views stay as they are.
 import type { App } from '../app.ts';
-import { findSubscription, onNewItems, onSubscribed } from '../feeds/engine.ts';
-import { readerStore } from '../reader-api/store.ts';
+import { findSubscription, onNewItems, onSubscribed } from '../feeds/index.ts';
+import { readerStore } from '../reader-api/repositories.ts';
 import {
   RULE_ACTIONS,
   type FilterRule,
@@ -15,7 +15,7 @@ import {
   type RuleScope,
 } from '../model/rule.ts';
 import { conditionRegex, matchingItems, RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
-import { ruleStore } from './store.ts';
+import { ruleStore } from './repositories.ts';
 import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
 
 export { RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';

@@ -10,7 +10,7 @@ import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { ItemChanges } from '../model/item.ts';
 import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
-import type { Store } from '../store/store.ts';
+import type { Store } from '../store/open-store.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';

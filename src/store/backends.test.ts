@@ -5,12 +5,12 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openStore, StoreUnavailableError, type Store } from './store.ts';
+import { openStore, StoreUnavailableError, type Store } from './open-store.ts';
 import { testSql } from './testing.ts';
 import { freshPostgresDatabase, tempDataDir } from '../../test/helpers.ts';
 import { postgresUnavailable, startCluster, type Cluster } from '../../test/postgres-cluster.ts';
-import { checkServerVersion } from './postgres/store.ts';
-import type { ParsedEntry } from '../model/feed.ts';
+import { checkServerVersion } from './postgres/postgres-store.ts';
+import type { ParsedEntry } from '../model/parsed-feed.ts';
 import { BACKFILL_ON_SUBSCRIBE } from './ingest-rules.ts';
 
 const PG_SKIP = postgresUnavailable() ?? false;

@@ -3,7 +3,7 @@
 // that stops (Ctrl-C, a lost connection) carries on where it was when run again. Counters kept by
 // triggers are recomputed at the end (the copied rows fire the target's triggers too), and the
 // copy is verified: every table's row count and every subscription's unread counter must match.
-import { openStore, type Store } from './store.ts';
+import { openStore, type Store } from './open-store.ts';
 import type { TestSql } from './testing.ts';
 
 type Raw = TestSql;

@@ -2,7 +2,7 @@
 // PostgreSQL ends up the same: what counts as a changed entry, insertion order, crawl times, the
 // future-date guard and how many items a new subscriber is given.
 import { createHash } from 'node:crypto';
-import type { ParsedEntry } from '../model/feed.ts';
+import type { ParsedEntry } from '../model/parsed-feed.ts';
 
 /** Publication dates further ahead than this are clock errors of the feed: use the crawl time. */
 export const FUTURE_TOLERANCE_S = 86_400;

@@ -1,5 +1,5 @@
 // Storage interfaces the domain code depends on, all asynchronous (Promises): implemented over
-// SQLite in ./sqlite/ and over PostgreSQL in ./postgres/, and handed to the domains by ./store.ts.
+// SQLite in ./sqlite/ and over PostgreSQL in ./postgres/, and handed to the domains by ./open-store.ts.
 // Each domain adds its repository interface here (one small interface per entity).
 import type { User } from '../model/user.ts';
 import type {
@@ -364,7 +364,7 @@ export interface ReaderLabelRepository {
 
 // ---- Feeds (fetch state), items (ingest) and subscriptions: src/store/sqlite/{feeds,items,subscriptions}.ts
 import type { FeedRecord, FeedMetadata, FetchOutcome, SubscriptionRecord } from '../model/feed-record.ts';
-import type { ParsedEntry } from '../model/feed.ts';
+import type { ParsedEntry } from '../model/parsed-feed.ts';
 import type { ItemChanges } from '../model/item.ts';
 
 export interface FeedRepository {

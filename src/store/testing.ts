@@ -3,7 +3,7 @@
 // on whichever backend the App runs. Domain code never imports this (test/import-boundaries).
 // Placeholders are `?` on both backends (numbered for PostgreSQL here); write portable SQL.
 import type { App } from '../app.ts';
-import type { Store } from './store.ts';
+import type { Store } from './open-store.ts';
 
 export interface TestStatement {
   run(...params: unknown[]): Promise<{ changes: number; lastInsertRowid: number }>;

@@ -3,13 +3,13 @@
 // always agree on what a view contains and on unread counts.
 import type { App } from '../app.ts';
 import type { ItemCondition, ItemPosition, ReaderItemBody, ReaderItemState } from '../model/stream.ts';
-import { readerStore } from '../reader-api/store.ts';
+import { readerStore } from '../reader-api/repositories.ts';
 import { originsOf, userCatalog } from '../reader-api/catalog.ts';
 import { streamConditions } from '../reader-api/stream-filter.ts';
 import { READING_LIST } from '../reader-api/ids.ts';
 import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
-import { labelNameProblem } from '../feeds/engine.ts';
+import { labelNameProblem } from '../feeds/index.ts';
 import { badRequest, notFound } from './errors.ts';
 
 /** What the sidebar selects; `unread` narrows any of them. */

@@ -17,9 +17,9 @@ import { createAnswerService } from '../answer/service.ts';
 import { EngineRegistry, type EngineConfig } from '../answer/engines/select.ts';
 import { searchService } from '../search/service.ts';
 import { userCatalog } from '../reader-api/catalog.ts';
-import { readerStore } from '../reader-api/store.ts';
-import { nowSeconds } from '../auth/store.ts';
-import { webStore } from './store.ts';
+import { readerStore } from '../reader-api/repositories.ts';
+import { nowSeconds } from '../auth/repositories.ts';
+import { webStore } from './repositories.ts';
 import { webUrl } from './articles.ts';
 import { badRequest, notFound } from './errors.ts';
 

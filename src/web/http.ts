@@ -6,7 +6,7 @@ import type { App } from '../app.ts';
 import { authenticate as authenticateToken } from '../auth/authenticate.ts';
 import { AccountError } from '../auth/accounts.ts';
 import { ReaderError } from '../reader-api/errors.ts';
-import { FeedError } from '../feeds/engine.ts';
+import { FeedError } from '../feeds/index.ts';
 import { AnswerError } from '../answer/types.ts';
 import { RuleInputError, RuleNotFoundError, RuleTimeoutError } from '../rules/rules.ts';
 import { WebhookInputError, WebhookNotFoundError } from '../webhooks/webhooks.ts';

@@ -14,8 +14,8 @@ import {
   unsubscribe,
   type FeedCandidate,
   type OpmlImportResult,
-} from '../feeds/engine.ts';
-import { readerStore } from '../reader-api/store.ts';
+} from '../feeds/index.ts';
+import { readerStore } from '../reader-api/repositories.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 import { byName, webUrl } from './articles.ts';
 

@@ -4,12 +4,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { checkLogin } from '../auth/login.ts';
-import { authStore, nowSeconds } from '../auth/store.ts';
+import { authStore, nowSeconds } from '../auth/repositories.ts';
 import { issueClientLoginToken, revokeStoredToken } from '../auth/tokens.ts';
 import { changeOwnPassword, createAccount, setPassword } from '../auth/accounts.ts';
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../auth/oauth/clients.ts';
 import type { GrantType } from '../model/auth.ts';
-import { chatStore } from '../chat-api/store.ts';
+import { chatStore } from '../chat-api/repositories.ts';
 import { createApiKey } from '../chat-api/keys/api-keys.ts';
 import { SONAR_MODELS } from '../answer/types.ts';
 import {
@@ -57,7 +57,7 @@ import {
 } from './reader-features.ts';
 import { completeSetup, setupRequired } from './setup.ts';
 import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './sessions.ts';
-import { webStore } from './store.ts';
+import { webStore } from './repositories.ts';
 import { ownOrigin, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 

@@ -9,9 +9,9 @@
 import type { App } from '../app.ts';
 import type { WebSession } from '../model/web.ts';
 import { hashToken, newSecret } from '../auth/passwords.ts';
-import { nowSeconds } from '../auth/store.ts';
+import { nowSeconds } from '../auth/repositories.ts';
 import { safeEqual, sign } from '../auth/keys.ts';
-import { webStore } from './store.ts';
+import { webStore } from './repositories.ts';
 
 export const SESSION_COOKIE = 'tidings_session';
 const TOUCH_EVERY_SECONDS = 60;

@@ -1,7 +1,7 @@
 // Per-user reading preferences of the web app. Stored as one JSON object; unknown keys are refused
 // so a typo in a script's PUT is not silently ignored.
 import type { App } from '../app.ts';
-import { webStore } from './store.ts';
+import { webStore } from './repositories.ts';
 import { badRequest } from './errors.ts';
 
 export interface WebSettings {

@@ -7,7 +7,7 @@ import type { User } from '../model/user.ts';
 import { newSecret } from '../auth/passwords.ts';
 import { safeEqual } from '../auth/keys.ts';
 import { createAccount } from '../auth/accounts.ts';
-import { webStore } from './store.ts';
+import { webStore } from './repositories.ts';
 import { WebError } from './errors.ts';
 
 const setupSecrets = new WeakMap<App, string>();

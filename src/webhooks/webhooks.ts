@@ -6,14 +6,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { perApp } from '../per-app.ts';
 import type { App } from '../app.ts';
-import { nowSeconds } from '../auth/store.ts';
+import { nowSeconds } from '../auth/repositories.ts';
 import { openSecret, sealSecret } from '../auth/keys.ts';
 export { sealSecret } from '../auth/keys.ts';
-import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/engine.ts';
+import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/index.ts';
 import { checkHostLiteral } from '../feeds/fetcher/address-guard.ts';
 import { parseFeedUrl } from '../feeds/fetcher/http-client.ts';
 import { FeedError } from '../feeds/errors.ts';
-import { readerStore } from '../reader-api/store.ts';
+import { readerStore } from '../reader-api/repositories.ts';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '../store/repositories.ts';
 
 export const WEBHOOK_EVENTS: WebhookEvent[] = ['new-item', 'starred'];

@@ -9,10 +9,10 @@ import type { PipelineDeps } from './deps.ts';
 import type { ModelProfile } from './profiles.ts';
 import { queryTail, readConversation } from '../conversation.ts';
 import { standaloneQuery } from './standalone-query.ts';
-import { reformulate } from './queries.ts';
+import { reformulate } from './reformulate-query.ts';
 import { fuse } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
-import { describeFilters, quoteShort } from './describe.ts';
+import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
 import {

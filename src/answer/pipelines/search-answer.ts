@@ -8,11 +8,11 @@ import type { PipelineDeps } from './deps.ts';
 import type { ModelProfile } from './profiles.ts';
 import { readConversation } from '../conversation.ts';
 import { standaloneQuery } from './standalone-query.ts';
-import { reformulate } from './queries.ts';
+import { reformulate } from './reformulate-query.ts';
 import { searchAll } from './retrieve.ts';
 import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
-import { describeFilters, quoteShort } from './describe.ts';
+import { describeFilters, quoteShort } from './trace-text.ts';
 import { ExtractiveEngine } from '../engines/extractive.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { App } from '../../app.ts';
 import type { OAuthClient, Scope } from '../../model/auth.ts';
 import { newSecret, hashToken } from '../passwords.ts';
-import { authStore, nowSeconds } from '../store.ts';
+import { authStore, nowSeconds } from '../repositories.ts';
 import { CODE_TTL_SECONDS, TOKEN_PREFIX } from '../tokens.ts';
 import { parseScopes, formatScopes } from '../scopes.ts';
 import type { OAuthErrorCode } from './errors.ts';

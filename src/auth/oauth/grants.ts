@@ -3,7 +3,7 @@
 import type { App } from '../../app.ts';
 import type { OAuthClient } from '../../model/auth.ts';
 import { hashToken } from '../passwords.ts';
-import { authStore, nowSeconds } from '../store.ts';
+import { authStore, nowSeconds } from '../repositories.ts';
 import { issueOAuthToken, ACCESS_TOKEN_TTL_SECONDS } from '../tokens.ts';
 import { parseScopes, formatScopes, isSubset } from '../scopes.ts';
 import { safeEqual } from '../keys.ts';

@@ -5,7 +5,7 @@ import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
 import type { GrantType, StoredToken } from '../../model/auth.ts';
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../../auth/oauth/clients.ts';
-import { authStore } from '../../auth/store.ts';
+import { authStore } from '../../auth/repositories.ts';
 import { issueClientLoginToken, revokeStoredToken } from '../../auth/tokens.ts';
 import { hashToken } from '../../auth/passwords.ts';
 import { relativeTime, table } from '../format.ts';

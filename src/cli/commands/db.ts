@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { isAbsolute, resolve } from 'node:path';
 import { type CliContext, CliError } from '../context.ts';
-import { openStore, redactUrl } from '../../store/store.ts';
+import { openStore, redactUrl } from '../../store/open-store.ts';
 import { copyDatabase, CopyError, type CopyProgress } from '../../store/copy.ts';
 
 /** A database argument: a URL as TIDINGS_DATABASE_URL takes, or the path of a SQLite file. */

@@ -2,7 +2,7 @@
 // reader features (issue #14). Without options, shows them.
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import { findSubscription } from '../../feeds/engine.ts';
+import { findSubscription } from '../../feeds/index.ts';
 import {
   fullTextIdle,
   fullTextSettings,

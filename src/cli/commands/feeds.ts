@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
-import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type RefreshResult } from '../../feeds/engine.ts';
-import { importOpml, exportOpml } from '../../feeds/engine.ts';
+import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type RefreshResult } from '../../feeds/index.ts';
+import { importOpml, exportOpml } from '../../feeds/index.ts';
 import { OpmlError } from '../../feeds/opml/opml.ts';
 import { relativeTime, table } from '../format.ts';
 

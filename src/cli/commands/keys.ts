@@ -2,7 +2,7 @@
 // limits, usage and cost reports.
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import { chatStore } from '../../chat-api/store.ts';
+import { chatStore } from '../../chat-api/repositories.ts';
 import { createApiKey } from '../../chat-api/keys/api-keys.ts';
 import { BETA_FEATURES, type ApiKey, type BetaFeature } from '../../model/chat.ts';
 import type { App } from '../../app.ts';

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import { restoreBackup, BackupFileError } from '../../store/store.ts';
+import { restoreBackup, BackupFileError } from '../../store/open-store.ts';
 import { pruneReadArticles } from '../../feeds/retention.ts';
 import { runningServerPid } from './serve.ts';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import { hashPassword } from '../../auth/passwords.ts';
-import { authStore } from '../../auth/store.ts';
+import { authStore } from '../../auth/repositories.ts';
 import { canPrompt, promptNewPassword } from '../prompt.ts';
 
 export { USERNAME_RE } from '../../auth/accounts.ts';

@@ -9,7 +9,7 @@
 // memo hits. Jobs without a key go to the least busy worker.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ParsedFeed } from '../../model/feed.ts';
+import type { ParsedFeed } from '../../model/parsed-feed.ts';
 import { FeedError, formatDuration } from '../errors.ts';
 import { FeedParseError, parseFeed, type ParseFeedOptions } from '../parser/parse-feed.ts';
 import { decodeHtml, extractArticle, type ExtractedArticle } from '../fulltext/extract.ts';

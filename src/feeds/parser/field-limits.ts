@@ -4,7 +4,7 @@
 // rest of the feed is kept. Sizes count UTF-16 code units (JavaScript string length), never
 // splitting a surrogate pair.
 import { createHash } from 'node:crypto';
-import type { ParsedEntry, ParsedFeed } from '../../model/feed.ts';
+import type { ParsedEntry, ParsedFeed } from '../../model/parsed-feed.ts';
 import { sanitizeHtmlBatch } from '../sanitizer/sanitize-html.ts';
 
 export const FIELD_LIMITS = {

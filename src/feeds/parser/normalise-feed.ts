@@ -1,7 +1,7 @@
 // RawFeed (what a parser library read) -> ParsedFeed (our model): plain-text titles, absolute URLs,
 // Unix-second dates, sanitized HTML, stable unique guids, one image per entry.
 import { createHash } from 'node:crypto';
-import type { Enclosure, ParsedEntry, ParsedFeed } from '../../model/feed.ts';
+import type { Enclosure, ParsedEntry, ParsedFeed } from '../../model/parsed-feed.ts';
 import { htmlToText } from '../sanitizer/html-to-text.ts';
 import { sanitizeHtmlBatch } from '../sanitizer/sanitize-html.ts';
 import { parseFeedDate } from './parse-date.ts';

@@ -17,7 +17,7 @@
 // (fast-xml-parser) does not validate, so ill-formed input is detected and repaired here first.
 import { DetectError, MalformedError, ParseError, parseFeed as feedsmithParse } from 'feedsmith';
 import { XMLValidator } from 'fast-xml-parser';
-import type { ParsedFeed } from '../../model/feed.ts';
+import type { ParsedFeed } from '../../model/parsed-feed.ts';
 import { decodeFeedBody } from '../encoding/decode-feed-body.ts';
 import { FeedParseError } from './feed-parse-error.ts';
 import { mapFeedsmith } from './map-feedsmith.ts';

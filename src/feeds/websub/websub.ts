@@ -14,7 +14,7 @@ import { FeedError } from '../errors.ts';
 import { findHub } from './discover.ts';
 import { FeedParseError } from '../parser/parse-feed.ts';
 import { afterIngest } from '../after-ingest.ts';
-import type { ParsedFeed } from '../../model/feed.ts';
+import type { ParsedFeed } from '../../model/parsed-feed.ts';
 
 export const websubStore = (app: App): WebSubRepository => app.store.webSub;
 

@@ -3,7 +3,7 @@
 import type { PgDatabase } from './client.ts';
 import type { FeedRepository, ItemRepository, SubscribeOptions, SubscriptionRepository } from '../repositories.ts';
 import type { FeedMetadata, FeedRecord, FetchOutcome, SubscriptionRecord } from '../../model/feed-record.ts';
-import type { ParsedEntry } from '../../model/feed.ts';
+import type { ParsedEntry } from '../../model/parsed-feed.ts';
 import type { ItemChanges } from '../../model/item.ts';
 import { contentHash, FUTURE_TOLERANCE_S, nextCrawlUs, oldestFirst } from '../ingest-rules.ts';
 import { BACKFILL_ON_SUBSCRIBE } from '../ingest-rules.ts';

@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 import { StatementCache, transaction } from './db.ts';
 import type { ItemRepository } from '../repositories.ts';
-import type { ParsedEntry } from '../../model/feed.ts';
+import type { ParsedEntry } from '../../model/parsed-feed.ts';
 import type { ItemChanges } from '../../model/item.ts';
 import { contentHash, FUTURE_TOLERANCE_S, nextCrawlUs, oldestFirst } from '../ingest-rules.ts';
 

@@ -6,7 +6,7 @@ import { tempDataDir } from '../../../test/helpers.ts';
 import { SqliteFeedRepository } from './feeds.ts';
 import { SqliteItemRepository } from './items.ts';
 import { SqliteSubscriptionRepository, BACKFILL_ON_SUBSCRIBE } from './subscriptions.ts';
-import type { ParsedEntry } from '../../model/feed.ts';
+import type { ParsedEntry } from '../../model/parsed-feed.ts';
 
 const entry = (guid: string, publishedAt: number | null): ParsedEntry => ({
   guid,

@@ -2,7 +2,7 @@
 // parts of feedparser's result our model has. Keys our model has no counterpart for make the
 // assertion "unmapped" (counted apart, with the key as the reason), never a failure.
 import { Parser } from 'htmlparser2';
-import type { ParsedFeed } from '../../../model/feed.ts';
+import type { ParsedFeed } from '../../../model/parsed-feed.ts';
 import { canonicalCharset } from '../../encoding/decode-feed-body.ts';
 import { htmlToText } from '../../sanitizer/html-to-text.ts';
 import type { Node } from './python-expression.ts';

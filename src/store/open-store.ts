@@ -110,7 +110,7 @@ export function backendOf(databaseUrl: string): Backend {
 /** The SQLite file these options name, or null for a database server (PostgreSQL). */
 export async function sqliteFile(opts: StoreOptions): Promise<string | null> {
   if (backendOf(opts.databaseUrl) !== 'sqlite') return null;
-  const { sqliteFileOf } = await import('./sqlite/store.ts');
+  const { sqliteFileOf } = await import('./sqlite/sqlite-store.ts');
   return sqliteFileOf(opts.databaseUrl, opts.dataDir);
 }
 
@@ -135,9 +135,9 @@ export async function restoreBackup(file: string, opts: StoreOptions): Promise<{
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const backend = backendOf(opts.databaseUrl);
   if (backend === 'postgres') {
-    const { openPostgresStore } = await import('./postgres/store.ts');
+    const { openPostgresStore } = await import('./postgres/postgres-store.ts');
     return openPostgresStore(opts.databaseUrl.trim());
   }
-  const { openSqliteStore, sqliteFileOf } = await import('./sqlite/store.ts');
+  const { openSqliteStore, sqliteFileOf } = await import('./sqlite/sqlite-store.ts');
   return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir));
 }

@@ -1,7 +1,7 @@
 // The PostgreSQL store: a pooled connection (./client.ts), every repository over it, migrations
 // in the postgres dialect, and the checks that turn a bad start into one clear line (server
 // unreachable, too old, URL wrong) naming TIDINGS_DATABASE_URL without its password.
-import type { Store } from '../store.ts';
+import type { Store } from '../open-store.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';

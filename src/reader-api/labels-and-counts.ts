@@ -5,7 +5,7 @@ import type { SubscriptionView } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { labelNameProblem } from '../feeds/label-name.ts';
 import { labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
-import { readerStore } from './store.ts';
+import { readerStore } from './repositories.ts';
 import { userCatalog } from './catalog.ts';
 
 /** The `max` field of unread-count: the cap Google Reader clients display as "1000+". */

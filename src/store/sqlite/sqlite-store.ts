@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, join, resolve } from 'node:path';
 import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
 import { backupDatabase } from './maintenance.ts';
-import type { Store } from '../store.ts';
+import type { Store } from '../open-store.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteUserRepository } from './users.ts';
 import { SqliteTokenRepository, SqliteAuthSecretRepository } from './tokens.ts';
