@@ -2,6 +2,7 @@
 // fetched one row past the page size, so a continuation is given only while more items exist.
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
+import { reportMemoryUse } from '../observability/events.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
@@ -45,9 +46,11 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
   return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
 }
 
-const bodyCache = perApp(
-  (app) => new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024),
-);
+const bodyCache = perApp((app) => {
+  const cache = new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024);
+  reportMemoryUse(app, 'reader_item_cache', () => cache.byteSize);
+  return cache;
+});
 
 async function renderItems(app: App, userId: number, items: ReaderItemState[], catalog?: UserCatalog): Promise<Buffer> {
   const store = readerStore(app);

@@ -74,6 +74,20 @@ export class ArticleTable {
     return this.loadedUpTo;
   }
 
+  /** Bytes of the typed arrays (memory accounting). */
+  get byteLength(): number {
+    return (
+      this.feedId.byteLength +
+      this.hostId.byteLength +
+      this.publishedAt.byteLength +
+      this.updatedAt.byteLength +
+      this.titleLength.byteLength +
+      this.bodyLength.byteLength +
+      this.urlLength.byteLength +
+      this.live.byteLength
+    );
+  }
+
   markRemoved(docNo: number): void {
     if (docNo < this.capacity) this.live[docNo] = 0;
   }

@@ -192,6 +192,13 @@ export class ParsePool {
     }, this.idleMs).unref();
   }
 
+  /** The running workers' V8 heaps (committed bytes), each its own isolate outside the main heap. */
+  async heapBytes(): Promise<number> {
+    const running = this.slots.filter((s): s is Slot => s !== undefined);
+    const stats = await Promise.all(running.map((s) => s.worker.getHeapStatistics().catch(() => null)));
+    return stats.reduce((sum, h) => sum + (h?.total_heap_size ?? 0), 0);
+  }
+
   /** Worker threads running now (tests). */
   get running(): number {
     return this.slots.filter((s) => s !== undefined).length;
