@@ -11,8 +11,9 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ParsedFeed } from '../../model/parsed-feed.ts';
 import { FeedError, formatDuration } from '../errors.ts';
-import { FeedParseError, parseFeed, type ParseFeedOptions } from '../parser/parse-feed.ts';
-import { decodeHtml, extractArticle, type ExtractedArticle } from '../fulltext/extract.ts';
+import { FeedParseError } from '../parser/feed-parse-error.ts';
+import type { ParseFeedOptions } from '../parser/parse-feed.ts';
+import type { ExtractedArticle } from '../fulltext/extract.ts';
 
 /** A feed to parse, or (kind 'article') an article page to reduce to its readable text (full text). */
 export interface ParseJob {
@@ -94,13 +95,9 @@ export class ParsePool {
    * parseFeed. `affinity` (a feed id) sends every parse of one feed to the same worker.
    */
   parse(body: Buffer, opts: ParseFeedOptions, affinity?: number): Promise<ParsedFeed> {
-    if (this.size === 0) {
-      try {
-        return Promise.resolve(parseFeed(body, opts));
-      } catch (e) {
-        return Promise.reject(e as Error);
-      }
-    }
+    // Without workers the parser is loaded here on first use; with workers, only they load it
+    // (feedsmith, sanitize-html, linkedom: ~10 MB of heap the main thread does not need).
+    if (this.size === 0) return import('../parser/parse-feed.ts').then(({ parseFeed }) => parseFeed(body, opts));
     if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
     const index =
       affinity !== undefined && Number.isSafeInteger(affinity) ? Math.abs(affinity) % this.size : this.leastBusy();
@@ -123,13 +120,10 @@ export class ParsePool {
    * has no article. With a pool of size 0, on this thread.
    */
   extractArticle(body: Buffer, pageUrl: string, contentType: string | null): Promise<ExtractedArticle | undefined> {
-    if (this.size === 0) {
-      try {
-        return Promise.resolve(extractArticle(decodeHtml(body, contentType), pageUrl));
-      } catch (e) {
-        return Promise.reject(e as Error);
-      }
-    }
+    if (this.size === 0)
+      return import('../fulltext/extract.ts').then(({ decodeHtml, extractArticle }) =>
+        extractArticle(decodeHtml(body, contentType), pageUrl),
+      );
     if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
     const index = this.leastBusy();
     return new Promise<ExtractedArticle | undefined>((resolve, reject) => {
