@@ -1,5 +1,6 @@
-// Memory of the real server process (`src/main.ts` as a child), against the budgets of issue #10:
-// idle, during and after a first refresh of N feeds, and while serving the stored items.
+// Memory of the real server process (`bin/tidings.js serve` as a child, as an operator runs it),
+// against the budgets of issue #10: idle, during and after a first refresh of N feeds, and while
+// serving the stored items.
 //
 //   npm run bench:memory                       # 1,000 feeds x 50 items (50,000 items)
 //   options: --feeds N  --items N (per feed)  --pages N (stream/contents n=1000 pages served, default 200)
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
   const bareMem = memOf(bare.pid!);
   bare.kill();
 
-  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), 'serve'], {
     env: {
       ...process.env,
       TIDINGS_DATA: dataDir,

@@ -13,7 +13,7 @@
 //
 // Generates the library directly in SQLite (same schema, triggers keep the unread counters, no
 // ANALYZE: statistics are whatever the server gathers), starts
-// the real server (`src/main.ts`) as a child process, logs in with ClientLogin, then measures each
+// the real server (`bin/tidings.js serve`) as a child process, logs in with ClientLogin, then measures each
 // call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
 // (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -184,7 +184,7 @@ async function startServer(
   root = ROOT,
   extraEnv: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
+  const child = spawn(process.execPath, [join(root, 'bin/tidings.js'), 'serve'], {
     env: {
       ...process.env,
       ...extraEnv,
