@@ -1,8 +1,9 @@
 // The server's main thread loads heavy libraries only when it uses them (BENCHMARKS.md, Memory):
 // the feed parser and sanitizer run on parse workers, Readability only for full text and web
 // search, the tokenizer only to count answer tokens, the OpenAI client only with an upstream LLM,
-// pino-pretty only for human-readable logs. A static import of any of them would quietly add its
-// heap to every idle server; this starts one and lists the packages it loaded.
+// pino-pretty only for human-readable logs, undici only once a feed is fetched. A static import of
+// any of them would quietly add its heap to every idle server; this starts one and lists the
+// packages it loaded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -20,7 +21,7 @@ const LAZY = [
   'pino-pretty',
 ];
 
-test('an idle server has not loaded the parser, sanitizer, Readability, tokenizer, LLM client or pretty logger', {
+test('an idle server has not loaded the parser, sanitizer, Readability, tokenizer, LLM client, pretty logger or HTTP client', {
   timeout: 120_000,
 }, () => {
   // Records every module URL loaded (module.registerHooks runs in this thread, before the app).
