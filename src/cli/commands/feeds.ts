@@ -5,7 +5,7 @@ import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
 import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type RefreshResult } from '../../feeds/index.ts';
 import { importOpml, exportOpml } from '../../feeds/index.ts';
-import { OpmlError } from '../../feeds/opml/opml.ts';
+import { OpmlError } from '../../feeds/opml/opml-error.ts';
 import { relativeTime, table } from '../format.ts';
 
 const collect = (v: string, acc: string[]) => [...acc, v];
