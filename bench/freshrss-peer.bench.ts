@@ -330,6 +330,20 @@ async function main(): Promise<void> {
     const refreshed = memOf(server.pid!);
     results.Tidings['first refresh (own scheduler)'] =
       `${((performance.now() - t0) / 1000).toFixed(0)} s, peak RSS ${refreshed.peak.toFixed(0)} MB`;
+    // The search indexer works through the new items after the refresh, in the background: the
+    // calls are measured once it is done, as FreshRSS's are on an idle server.
+    const t1 = performance.now();
+    for (;;) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const waiting = Number(
+        /^tidings_queue_depth\{queue="search_index",state="waiting"\} (\d+)/m.exec(text)?.[1] ?? 0,
+      );
+      if (!waiting) break;
+      if (performance.now() - t1 > 30 * 60_000)
+        throw new Error(`search index still ${waiting} behind after 30 minutes`);
+      await sleep(1000);
+    }
+    results.Tidings['search indexing after the refresh'] = `${((performance.now() - t1) / 1000).toFixed(0)} s more`;
     const ti = await readerCalls(url);
     const served = memOf(server.pid!);
     Object.assign(results.Tidings, ti.lines);
