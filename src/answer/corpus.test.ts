@@ -51,13 +51,19 @@ test('corpus answers quote their cited articles verbatim, markers in range', { s
       });
       for (const url of r.citations) assert.ok(idByUrl.has(url), `${url} is not stored`);
       for (const m of r.content.matchAll(/(?:^|\]|\n)\s*([^\[\]\n]+?)((?:\[\d+\])+)/g)) {
-        // A digest item opens with its date ("- **2025-01-03**: "); the quote follows.
-        const sentence = m[1].replace(/^- (\*\*\d{4}-\d\d-\d\d\*\*: )?/, '').trim();
+        // A digest item opens with its date ("- **2025-01-03**: "), a quote with its source's day
+        // ("On 3 January 2025, the …", its first letter lowered); the verbatim quote follows.
+        let sentence = m[1].replace(/^- (\*\*\d{4}-\d\d-\d\d\*\*: )?/, '').trim();
+        const dated = /^On \d{1,2} [A-Z][a-z]+ \d{4}, (.+)$/s.exec(sentence);
+        if (dated) sentence = dated[1]!;
         for (const marker of m[2].matchAll(/\[(\d+)\]/g)) {
           const n = Number(marker[1]);
           assert.ok(n >= 1 && n <= r.citations.length, `[${n}] of ${r.citations.length} in "${question}"`);
           const article = (await searchService(app).articleText(idByUrl.get(r.citations[n - 1])!))!;
-          assert.ok(norm(article.text).includes(sentence), `"${sentence}" is not in ${article.url}`);
+          const text = norm(article.text);
+          const found =
+            text.includes(sentence) || (!!dated && text.includes(sentence[0]!.toUpperCase() + sentence.slice(1)));
+          assert.ok(found, `"${sentence}" is not in ${article.url}`);
           quoted++;
         }
       }

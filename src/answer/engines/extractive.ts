@@ -4,12 +4,13 @@
 // answer type, typed candidates scored by support across sources, the lead sentence that names the
 // winner, or a plain decline); this file writes it in the shape the caller asked for.
 import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest, GroundingSource } from './engine.ts';
-import { isoDay, planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
+import { planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
 import { AnswerError } from '../types.ts';
 import { countTokens, truncateToTokens } from '../tokens.ts';
 import { entities, keywords, words } from '../text/terms.ts';
 import { queryTail } from '../conversation.ts';
 import { formatOf, type AnswerFormat } from '../text/format.ts';
+import { conflictLine, datedLead } from './extractive-dates.ts';
 
 /** Sentences quoted at most, by style (a format instruction can lower it). */
 const MAX_SENTENCES: Record<AnswerStyle, number> = { concise: 4, detailed: 5, report: 5 };
@@ -89,10 +90,17 @@ function render(
   format: AnswerFormat,
   budget: { remaining?: number; cut: boolean },
 ): string {
+  let lastDay: string | undefined;
   const items = plan.sentences.map((s) => {
     const quote = `${s.text}[${s.source.n}]`;
     if (plan.kind === 'digest') return `${day(s.source) ? `**${day(s.source)}**: ` : ''}${quote}`;
-    return quote;
+    // Each run of quotes from one day opens with that day (not for "when" questions: the source's
+    // day beside the answer's date would read as a second answer).
+    const at = s.source.hit.publishedAt;
+    if (plan.type === 'date' || !at || day(s.source) === lastDay) return quote;
+    lastDay = day(s.source);
+    const dated = datedLead(s.text, at);
+    return dated ? `${dated}[${s.source.n}]` : quote;
   });
   const kept: string[] = [];
   for (const item of items) {
@@ -110,7 +118,7 @@ function render(
   }
   if (plan.conflict && kept.length) {
     const c = plan.conflict;
-    kept[0] = `Sources disagree: the newest, from ${isoDay(c.newerAt)}, says ${c.newer}; an earlier one, from ${isoDay(c.olderAt)}, said ${c.older}.\n\n${kept[0]}`;
+    kept[0] = `${conflictLine(c)}\n\n${kept[0]}`;
   }
   if (format.bullets || plan.kind === 'digest') return kept.map((k) => `- ${k}`).join('\n');
   if (style === 'concise' || kept.length <= 2) return kept.join(' ');

@@ -14,10 +14,13 @@ import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { ExtractiveEngine } from '../engines/extractive.ts';
+import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
+/** With time words, more hits are fetched so that recent ones ranked lower can rise into the top. */
+const SEARCH_LIMIT_WITH_TIME = 40;
 
 export async function* searchAnswer(
   req: AnswerRequest,
@@ -30,14 +33,23 @@ export async function* searchAnswer(
 
   let hits: SearchHit[] = [];
   let searchQueries = 0;
+  const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
+  const cue = timeCueOf(conv.question, asOf);
   if (!req.disableSearch) {
     const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
     const filters = describeFilters(req.filters);
-    const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, SEARCH_LIMIT, req.signal);
+    const limit = cue ? SEARCH_LIMIT_WITH_TIME : SEARCH_LIMIT;
+    const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, limit, req.signal);
     hits = retrieval.hits;
     searchQueries = retrieval.runs.length;
     for (const r of retrieval.runs)
       steps.push(`Searched "${r.query}"${filters}: ${r.found} article${r.found === 1 ? '' : 's'}.`);
+    if (cue && hits.length) {
+      const recency = applyRecencyPrior(hits, cue);
+      steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
+      hits = recency.hits;
+    }
+    hits = hits.slice(0, SEARCH_LIMIT);
   } else {
     steps.push('Search disabled by the request (disable_search): answering without sources.');
   }
@@ -73,6 +85,8 @@ export async function* searchAnswer(
     engineReq: {
       question: conv.question,
       searchQuery: baseQuery,
+      asOf,
+      timeCue: cue,
       history: conv.history,
       system: conv.system,
       sources,

@@ -20,6 +20,8 @@ export interface NewsQuestion {
   choices: string[];
   answer: string[];
   relevant_urls: string[];
+  /** The day the question was asked, "YYYY/MM/DD" or "YYYY-MM-DD" (its "this week" counts from it). */
+  date?: string;
 }
 
 export const NEWS_DIR = join(SHARED, 'corpus/news');
