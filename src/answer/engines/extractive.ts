@@ -11,6 +11,8 @@ import { entities, keywords, words } from '../text/terms.ts';
 import { queryTail } from '../conversation.ts';
 import { formatOf, type AnswerFormat } from '../text/format.ts';
 import { conflictLine, datedLead } from './extractive-dates.ts';
+import { planDigest } from './extractive-digest.ts';
+import { answerTypeOf } from '../text/answer-type.ts';
 
 /** Sentences quoted at most, by style (a format instruction can lower it). */
 const MAX_SENTENCES: Record<AnswerStyle, number> = { concise: 4, detailed: 5, report: 5 };
@@ -161,12 +163,17 @@ export class ExtractiveEngine implements AnswerEngine {
     // A follow-up is matched with the topic the search carried; its answer type is its own.
     const matchText =
       req.searchQuery && req.searchQuery !== req.question ? `${question} ${queryTail(req.searchQuery)}` : question;
-    const plan = planAnswer(question, req.sources, {
-      maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
-      poolPerSource: POOL[req.style],
-      digestStories: Math.min(format.maxSentences ?? Infinity, DIGEST[req.style]),
-      matchText,
-    });
+    const digestStories = Math.min(format.maxSentences ?? Infinity, DIGEST[req.style]);
+    // "Summarize …" / "what's the latest on …": one sentence per story (./extractive-digest.ts).
+    const plan =
+      answerTypeOf(question) === 'summary'
+        ? planDigest(question, req.sources, { stories: digestStories, poolPerSource: POOL[req.style], matchText })
+        : planAnswer(question, req.sources, {
+            maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
+            poolPerSource: POOL[req.style],
+            digestStories,
+            matchText,
+          });
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
     const order = req.sources.map((s) => s.n);
     if (plan.kind === 'decline' || !plan.sentences.length) {
