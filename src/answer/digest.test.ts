@@ -94,7 +94,7 @@ test('story clusters: copies of one story together, headings from the shared con
     src(3, 'Tarn floods Brellac', FLOOD.join(' '), '2025-05-05'),
     src(
       4,
-      'Orbán visits Brellac flood zone',
+      'Orba\u0301n visits Brellac flood zone - Wire News',
       'Viktor Orba\u0301n visited the Tarn flood zone on Tuesday and promised aid to rebuild the homes near the bridge.',
       '2025-05-06',
     ),
@@ -108,9 +108,37 @@ test('story clusters: copies of one story together, headings from the shared con
   const topics = clusterStories('Brellac', sources, SAME_SUBTOPIC);
   const flood = topics.find((c) => c.members.some((m) => m.n === 4))!;
   assert.ok(flood.members.length >= 3, 'the visit joins the flood subtopic');
-  const heading = clusterHeading('Brellac', flood);
-  assert.match(heading, /Tarn/);
-  // A combining accent never cuts a name: either the whole name or none of it.
-  assert.doesNotMatch(heading, /Orba(?!\u0301n)/);
+  // The most central headline of the subtopic: a flood copy's, not the visit's.
+  assert.equal(clusterHeading('Brellac', flood), 'Tarn floods Brellac');
+  // A combining accent never cuts a name: a lone article's headline is its heading, whole.
+  const visit = clusterStories('Brellac', sources, SAME_STORY).find((c) => c.members[0]!.n === 4)!;
+  assert.equal(clusterHeading('Brellac', visit), 'Orba\u0301n visits Brellac flood zone');
   assert.equal(clusterHeading('Brellac', stories[1]!), 'Festival in Brellac');
+});
+
+test('deep research: one section per subtopic, headed by a headline of its articles, with its days', async () => {
+  const r = await answerService(app).complete({
+    model: 'sonar-deep-research',
+    messages: [{ role: 'user', content: 'What is going on in Brellac?' }],
+    scope: { kind: 'instance' },
+    filters: {},
+    searchContextSize: 'low',
+    reasoningEffort: 'low',
+  });
+  const report = r.content.slice(r.content.indexOf('</think>'));
+  const sections = report.split(/^## /m).slice(1);
+  const headings = sections.map((s) => s.split('\n')[0]!);
+  assert.equal(headings[0], 'Overview');
+  const titles = [
+    'Brellac flood forces 300 from homes',
+    'Tarn floods Brellac: 300 residents leave their homes',
+    'Brellac elects Odile Marchal as mayor',
+    'Brellac cheese festival draws record crowd',
+  ];
+  assert.ok(headings.length >= 3, report);
+  for (const h of headings.slice(1)) assert.ok(titles.includes(h), `"${h}" is a headline of the section's articles`);
+  assert.equal(new Set(headings).size, headings.length, 'no subtopic twice');
+  const flood = sections.find((s) => /flood/i.test(s.split('\n')[0]!))!;
+  assert.match(flood, /^.+\n\n_4 May 2025, 2 articles_\n\n/);
+  assert.match(r.content, /Grouped the \d+ articles read into subtopics: /);
 });

@@ -59,3 +59,15 @@ export interface DatedConflict {
 export function conflictLine(c: DatedConflict): string {
   return `As of ${longDay(c.newerAt)}, the newest report says ${c.newer}; an earlier report, on ${longDay(c.olderAt)}, said ${c.older}.`;
 }
+
+/**
+ * The verbatim sentence(s) a written quote may stand for: itself, or — when it opens with its
+ * source's day — the sentence after the day, first letter as written or raised back. For checks
+ * that every quote is in its cited article.
+ */
+export function quoteVariants(written: string): string[] {
+  const m = /^On \d{1,2} [A-Z][a-z]+ \d{4}, (.+)$/s.exec(written);
+  if (!m) return [written];
+  const rest = m[1]!;
+  return [written, rest, rest[0]!.toUpperCase() + rest.slice(1)];
+}

@@ -6,7 +6,7 @@
 // cluster whose centroid they are most similar to (cosine) above a threshold, else open a new
 // one: deterministic, and the best-ranked article of a cluster is its first member.
 import type { GroundingSource } from './engine.ts';
-import { entities, terms, words } from '../text/terms.ts';
+import { terms } from '../text/terms.ts';
 import { splitSentences } from '../../text/sentences.ts';
 
 export interface StoryCluster {
@@ -113,53 +113,28 @@ export function cleanTitle(title: string): string {
 }
 
 /**
- * A section heading written from the cluster's content: the names most of its articles mention
- * (whole, as written: never a name cut at an accent or a word), then the words they share most.
- * A one-article cluster is headed by its own title. Undefined when nothing better than the
- * question's own words is shared.
+ * A section heading written from the cluster's content: the headline of its most central article
+ * (the one most like the others), without the site's suffix. A headline is a heading a person
+ * wrote, so it reads as one and never cuts a name; a heading stitched from the cluster's frequent
+ * words ("IPCC: report, tackle and last") was tried first and read as noise.
  */
 export function clusterHeading(question: string, cluster: StoryCluster): string {
-  const asked = new Set(words(question));
   if (cluster.members.length === 1) return cleanTitle(cluster.members[0]!.hit.title);
-  const texts = cluster.members.map((m) => `${m.hit.title}. ${opening(m)}`);
-  const nameCount = new Map<string, { name: string; n: number }>();
-  for (const t of texts) {
-    const seen = new Set<string>();
-    for (const name of entities(t, { strict: true })) {
-      const key = name.toLowerCase();
-      if (seen.has(key) || words(name).every((w) => asked.has(w)) || name.split(' ').length > 4) continue;
-      seen.add(key);
-      const e = nameCount.get(key) ?? { name, n: 0 };
-      e.n++;
-      nameCount.set(key, e);
+  const asked = new Set(terms(question));
+  const vectors = cluster.members.map((m) => {
+    const v: Vector = new Map();
+    for (const [t, tf] of bag(m)) if (!asked.has(t)) v.set(t, tf);
+    return v;
+  });
+  let best = 0;
+  let bestScore = -1;
+  vectors.forEach((v, i) => {
+    // Ties go to the better-ranked article (members are in search order).
+    const score = vectors.reduce((sum, w, j) => (i === j ? sum : sum + cosine(v, w)), 0);
+    if (score > bestScore + 1e-9) {
+      best = i;
+      bestScore = score;
     }
-  }
-  const names = [...nameCount.values()]
-    .filter((e) => e.n >= 2)
-    .sort((a, b) => b.n - a.n || b.name.length - a.name.length)
-    .slice(0, 2)
-    .map((e) => e.name);
-  // The shared words in their commonest written form ("shelling", not the stem "shell").
-  const surface = new Map<string, Map<string, number>>();
-  for (const t of texts)
-    for (const w of words(t)) {
-      const st = terms(w)[0];
-      if (!st) continue;
-      const forms = surface.get(st) ?? new Map<string, number>();
-      forms.set(w, (forms.get(w) ?? 0) + 1);
-      surface.set(st, forms);
-    }
-  const inNames = new Set(names.flatMap((n) => terms(n)));
-  const shared = cluster.topTerms
-    .filter((t) => !inNames.has(t) && !asked.has(t) && surface.has(t) && !/^\d/.test(t))
-    .filter((t) => cluster.members.filter((m) => terms(`${m.hit.title} ${opening(m)}`).includes(t)).length >= 2)
-    .map((t) => [...surface.get(t)!.entries()].sort((a, b) => b[1] - a[1])[0]![0])
-    // Verb forms ("forcing", "reported") make a heading read like a broken sentence.
-    .filter((w) => !/(ing|ed|ly)$/.test(w))
-    .slice(0, 3);
-  if (!names.length && !shared.length) return cleanTitle(cluster.members[0]!.hit.title);
-  const head = names.join(' and ');
-  const tail = shared.length > 1 ? `${shared.slice(0, -1).join(', ')} and ${shared[shared.length - 1]}` : shared[0];
-  const text = head ? (tail ? `${head}: ${tail}` : head) : tail!;
-  return text[0]!.toUpperCase() + text.slice(1);
+  });
+  return cleanTitle(cluster.members[best]!.hit.title);
 }

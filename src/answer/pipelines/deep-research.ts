@@ -22,7 +22,7 @@ import {
   subQuestionsFromNames,
   type SubQuestion,
 } from './research-plan.ts';
-import { composeReport, type ReportSection } from '../engines/extractive-report.ts';
+import { composeReport, overviewLine, subtopicSections, type ReportSection } from '../engines/extractive-report.ts';
 import { noArticlesMessage, wordChunks } from '../engines/extractive.ts';
 import { countTokens } from '../tokens.ts';
 
@@ -185,16 +185,16 @@ interface ReportInput {
 }
 
 async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
-  const byUrl = new Map(r.sources.map((s) => [s.hit.url, s]));
-  // A section draws on the read articles its own search found; the overview on all of them.
-  const sectionSources = (q: string) =>
-    (r.hitsByQuery.get(q) ?? []).map((h) => byUrl.get(h.url)).filter((s): s is GroundingSource => s !== undefined);
-  const sections: ReportSection[] = [
-    { heading: 'Overview', question: queryTail(r.question), sources: r.sources },
-    ...r.plan
-      .map((sq) => ({ heading: sq.heading, question: sq.question, sources: sectionSources(sq.query) }))
-      .filter((s) => s.sources.length),
-  ];
+  // The sub-questions steered the searches; the sections are the subtopics of what was read.
+  const question = queryTail(r.question);
+  const topics = subtopicSections(question, r.sources, Math.max(2, r.plan.length + 1));
+  // The overview says what was read; the subtopics carry the quotes (none is spent twice).
+  const sections: ReportSection[] = topics.length
+    ? [{ heading: 'Overview', question, sources: [], intro: overviewLine(r.sources, topics) }, ...topics]
+    : [];
+  r.steps.push(
+    `Grouped the ${r.sources.length} articles read into subtopics: ${topics.map((t) => `"${t.heading}" [${t.sources.map((s) => s.n).join(', ')}]`).join('; ')}.`,
+  );
   const report = composeReport(reportTitle(r.question), sections, req.maxTokens);
   const text = report.text || noArticlesMessage(queryTail(r.question));
   const cited = report.order.map((n) => r.sources[n - 1]);
