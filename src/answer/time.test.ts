@@ -8,6 +8,7 @@ import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
 import type { AnswerRequest } from './types.ts';
 import { applyRecencyPrior, timeCueOf } from './pipelines/time-cues.ts';
+import { datedLead, quoteVariants } from './engines/extractive-dates.ts';
 import type { SearchHit } from '../search/types.ts';
 
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
@@ -152,4 +153,22 @@ test('dated conflict: two sources, two figures, the newer leads and the answer s
   assert.match(body!, /^On 20 February 2025, the repairs of the Hollin river bridge will now cost \$55 million/);
   const n = Number(/\[(\d+)\]/.exec(body!)![1]);
   assert.equal(r.citations[n - 1], 'https://valley.example/budget-2025');
+});
+
+test('a dated quote lowers only a common first word, never a name, and leaves datelines alone', () => {
+  const at = day('2025-03-12');
+  assert.equal(datedLead('The storm hit.', at), 'On 12 March 2025, the storm hit.');
+  assert.equal(datedLead('Ultimately, she lost.', at), 'On 12 March 2025, ultimately, she lost.');
+  assert.equal(
+    datedLead('Thousands of people waited.', at, 'And thousands more came.'),
+    'On 12 March 2025, thousands of people waited.',
+  );
+  assert.equal(datedLead('Zelensky said no.', at, 'Zelensky spoke.'), 'On 12 March 2025, Zelensky said no.');
+  assert.equal(datedLead('PARIS − French far-right leader Marine Le Pen was convicted.', at), undefined);
+  assert.equal(datedLead('On Tuesday, the council met.', at), undefined);
+  assert.deepEqual(quoteVariants('On 12 March 2025, the storm hit.'), [
+    'On 12 March 2025, the storm hit.',
+    'the storm hit.',
+    'The storm hit.',
+  ]);
 });

@@ -36,16 +36,22 @@ const OWN_TIME =
 
 /**
  * The quote introduced by its day: "On 14 January 2025, the storm …". The first letter is lowered
- * only when the first word is a function word ("The", "A", "It"), never a name, so the rest of the
- * quote stays verbatim. Undefined when the sentence cannot take the prefix.
+ * only for a word that is not a name: a function word ("The", "It"), an adverb ("Ultimately"), or
+ * a word its own article also writes in lower case ("Thousands"); names stay as written, so the
+ * rest of the quote is verbatim. Undefined when the sentence cannot take the prefix.
  */
-export function datedLead(sentence: string, unix: number): string | undefined {
+export function datedLead(sentence: string, unix: number, articleText = ''): string | undefined {
   if (OWN_TIME.test(sentence)) return undefined;
   const first = /^\p{L}+/u.exec(sentence)?.[0];
-  if (!first) return undefined;
-  const lowered =
-    isStopword(first.toLowerCase()) && first !== 'I' ? first[0]!.toLowerCase() + sentence.slice(1) : sentence;
-  return `On ${longDay(unix)}, ${lowered}`;
+  // No word to start on, or a dateline's capitals ("PARIS − …"): the quote stays as it is.
+  if (!first || (first.length > 1 && first === first.toUpperCase())) return undefined;
+  const lower = first.toLowerCase();
+  const common =
+    first !== 'I' &&
+    (isStopword(lower) ||
+      /^\p{L}{3,}ly$/u.test(lower) ||
+      new RegExp(`(?<![\\p{L}])${lower}(?![\\p{L}])`, 'u').test(articleText));
+  return `On ${longDay(unix)}, ${common ? lower[0] + sentence.slice(1) : sentence}`;
 }
 
 export interface DatedConflict {

@@ -96,12 +96,14 @@ function render(
   const items = plan.sentences.map((s) => {
     const quote = `${s.text}[${s.source.n}]`;
     if (plan.kind === 'digest') return `${day(s.source) ? `**${day(s.source)}**: ` : ''}${quote}`;
-    // Each run of quotes from one day opens with that day (not for "when" questions: the source's
-    // day beside the answer's date would read as a second answer).
+    // Each run of quotes from one day opens with that day; not for "when" and "how many"
+    // questions, where the day's figures beside the answer's would read as more answers — unless
+    // the sources disagree, where each figure's day is the point.
     const at = s.source.hit.publishedAt;
-    if (plan.type === 'date' || !at || day(s.source) === lastDay) return quote;
+    const figures = (plan.type === 'date' || plan.type === 'number') && !plan.conflict;
+    if (figures || !at || day(s.source) === lastDay) return quote;
     lastDay = day(s.source);
-    const dated = datedLead(s.text, at);
+    const dated = datedLead(s.text, at, s.source.texts.join('\n'));
     return dated ? `${dated}[${s.source.n}]` : quote;
   });
   const kept: string[] = [];

@@ -19,8 +19,6 @@ import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
-/** With time words, more hits are fetched so that recent ones ranked lower can rise into the top. */
-const SEARCH_LIMIT_WITH_TIME = 40;
 
 export async function* searchAnswer(
   req: AnswerRequest,
@@ -38,8 +36,9 @@ export async function* searchAnswer(
   if (!req.disableSearch) {
     const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
     const filters = describeFilters(req.filters);
-    const limit = cue ? SEARCH_LIMIT_WITH_TIME : SEARCH_LIMIT;
-    const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, limit, req.signal);
+    // The prior re-ranks the usual 20 hits: asking for 40 was measured to change which passages
+    // the top 20 carry (and answers with them) even when no hit was in the window.
+    const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, SEARCH_LIMIT, req.signal);
     hits = retrieval.hits;
     searchQueries = retrieval.runs.length;
     for (const r of retrieval.runs)
@@ -49,7 +48,6 @@ export async function* searchAnswer(
       steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
       hits = recency.hits;
     }
-    hits = hits.slice(0, SEARCH_LIMIT);
   } else {
     steps.push('Search disabled by the request (disable_search): answering without sources.');
   }
