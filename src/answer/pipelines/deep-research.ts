@@ -206,7 +206,7 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
   const think = THINK_OPEN + [...r.steps, ...report.notes].join('\n') + THINK_CLOSE;
   yield { type: 'delta', text: think };
   for (const piece of wordChunks(text)) yield { type: 'delta', text: piece };
-  const extras = await answerExtras({ req, deps, allHits: r.ranked, question: r.question }, cited);
+  const extras = await answerExtras({ req, deps, allHits: r.ranked, question: r.question }, cited, text);
   yield {
     type: 'done',
     finishReason: report.cut ? 'length' : 'stop',
