@@ -172,3 +172,20 @@ test('a dated quote lowers only a common first word, never a name, and leaves da
     'The storm hit.',
   ]);
 });
+
+test('the reasoning models show the real reasoning: type, candidates and support, conflict, dates, lead', async () => {
+  const r = await ask('How much will the repairs of the Hollin river bridge cost?', { model: 'sonar-reasoning-pro' });
+  const think = /<think>\n([\s\S]*?)\n<\/think>/.exec(r.content)![1]!;
+  assert.match(think, /Answer type: number\./);
+  const candidates = /^Candidates \(support across sources[^)]*\): (.*)$/m.exec(think)![1]!;
+  assert.match(candidates, /\$40 million [\d.]+ from \[\d+\]/);
+  assert.match(candidates, /\$55 million [\d.]+ from \[\d+\]/);
+  assert.match(
+    think,
+    /Conflict: "\$55 million" \(newest source 2025-02-20\) against "\$40 million" \(2024-03-01\); the newest leads\./,
+  );
+  assert.match(think, /Lead: the sentence of \[\d+\] that names "\$55 million"/);
+  assert.match(think, /Dates of the quoted sources: 2025-02-20, 2024-03-01\b/);
+  // The answer after the block is the same as sonar-pro's would be: the trace explains it.
+  assert.match(r.content, /<\/think>\n\nAs of 20 February 2025, the newest report says \$55 million/);
+});
