@@ -189,3 +189,15 @@ test('the reasoning models show the real reasoning: type, candidates and support
   // The answer after the block is the same as sonar-pro's would be: the trace explains it.
   assert.match(r.content, /<\/think>\n\nAs of 20 February 2025, the newest report says \$55 million/);
 });
+
+test("deep research reads this week's articles first when the question asks for them", async () => {
+  const r = await ask('What happened to the Hollin river bridge this week?', {
+    model: 'sonar-deep-research',
+    reasoningEffort: 'minimal',
+  });
+  assert.match(
+    r.content,
+    /Today is 2025-03-14\. The question asks about "this week" \(2025-03-08 to 2025-03-14\): 1 of \d+ articles found are from then/,
+  );
+  assert.match(r.content, /Read \d+ articles in full:\n- Hollin bridge closed after inspection/);
+});

@@ -15,6 +15,7 @@ import { searchResultRef } from './grounding.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
+import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 import {
   prominentNames,
   researchDepth,
@@ -117,7 +118,14 @@ export async function* deepResearch(
   }
 
   // Read the best articles in full.
-  const ranked = fuse(lists);
+  let ranked = fuse(lists);
+  const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
+  const cue = timeCueOf(conv.question, asOf);
+  if (cue && ranked.length) {
+    const recency = applyRecencyPrior(ranked, cue);
+    steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
+    ranked = recency.hits;
+  }
   const reading = ranked.slice(0, depth.articles);
   const sources: GroundingSource[] = [];
   for (const [i, hit] of reading.entries()) {
@@ -145,6 +153,9 @@ export async function* deepResearch(
       citationTokens: readTokens,
       engineReq: {
         question: conv.question,
+        searchQuery: query,
+        asOf,
+        timeCue: cue,
         history: conv.history,
         system: conv.system,
         sources,
