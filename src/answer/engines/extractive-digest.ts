@@ -47,6 +47,7 @@ function titleSentence(source: GroundingSource, qTerms: string[]): Sentence | un
   const matched = qTerms.filter((t) => termSet.has(t));
   if (!matched.length) return undefined;
   const coverage = matched.length / qTerms.length;
+  // Only the fields a digest reads: the answer planner's own scores do not apply to a headline.
   return {
     source,
     text,
@@ -56,7 +57,7 @@ function titleSentence(source: GroundingSource, qTerms: string[]): Sentence | un
     matched,
     coverage,
     relevance: coverage * UNFINISHED,
-  };
+  } as Sentence;
 }
 
 export function planDigest(question: string, sources: GroundingSource[], opts: DigestOptions): AnswerPlan {
