@@ -173,7 +173,6 @@ export async function* deepResearch(
       query,
       plan,
       sources,
-      hitsByQuery,
       steps,
       searchQueries,
       readTokens,
@@ -188,7 +187,6 @@ interface ReportInput {
   query: string;
   plan: SubQuestion[];
   sources: GroundingSource[];
-  hitsByQuery: Map<string, SearchHit[]>;
   steps: string[];
   searchQueries: number;
   readTokens: number;
