@@ -1,9 +1,10 @@
 // The chat completions API as a Fastify plugin (Sonar-compatible wire format, see README.md here).
 // Registered with one line in src/http/server.ts. The outer function runs in the root context
-// (skip-override, like fastify-plugin) only to install the server-wide not-found handler; all
-// routes, hooks and the error handler live in the encapsulated `chatRoutes` below, so nothing
-// here touches the reader API.
+// (wrapped with fastify-plugin) only to install the server-wide not-found handler; all routes,
+// hooks and the error handler live in the encapsulated `chatRoutes` below, so nothing here
+// touches the reader API.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { AnswerService } from '../answer/types.ts';
@@ -107,9 +108,11 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   });
 };
 
-export const chatApiPlugin: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
-  server.setNotFoundHandler(notFound);
-  await server.register(chatRoutes, opts);
-};
-// Run in the parent (root) context so the not-found handler above is the server's fallback.
-(chatApiPlugin as unknown as Record<symbol, boolean>)[Symbol.for('skip-override')] = true;
+// Not encapsulated, so the not-found handler is the server's fallback for every path.
+export const chatApiPlugin = fastifyPlugin<ChatApiOptions>(
+  async (server, opts) => {
+    server.setNotFoundHandler(notFound);
+    await server.register(chatRoutes, opts);
+  },
+  { name: 'tidings-chat-api', fastify: '5.x' },
+);
