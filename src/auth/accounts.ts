@@ -11,7 +11,7 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export class AccountError extends Error {
-  readonly code: 'invalid' | 'exists' | 'not-found' | 'wrong-password';
+  readonly code: 'invalid' | 'exists' | 'not_found' | 'wrong_password';
   readonly field?: string;
   constructor(code: AccountError['code'], message: string, field?: string) {
     super(message);
@@ -64,10 +64,10 @@ export async function setPassword(app: App, userId: number, password: string): P
 /** Changes the user's own password after checking the current one. */
 export async function changeOwnPassword(app: App, userId: number, current: string, next: string): Promise<number> {
   const user = await app.users.findById(userId);
-  if (!user) throw new AccountError('not-found', 'this account no longer exists');
+  if (!user) throw new AccountError('not_found', 'this account no longer exists');
   const full = await app.users.findByName(user.username);
   if (!full || !(await verifyPassword(String(current ?? ''), full.passwordHash)))
-    throw new AccountError('wrong-password', 'the current password is wrong', 'current');
+    throw new AccountError('wrong_password', 'the current password is wrong', 'current');
   checkPassword(next, 'password');
   return await setPassword(app, userId, next);
 }
