@@ -36,6 +36,12 @@ export function checkPassword(password: string, field = 'password'): void {
     throw new AccountError('invalid', `the password must be at most ${MAX_PASSWORD_LENGTH} characters long`, field);
 }
 
+/** An optional e-mail address: null, or something@somewhere of at most 254 characters. */
+export function checkEmail(email: string | null): void {
+  if (email !== null && (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)))
+    throw new AccountError('invalid', `"${email}" is not an e-mail address`, 'email');
+}
+
 export async function createAccount(
   app: App,
   username: string,
@@ -44,8 +50,7 @@ export async function createAccount(
 ): Promise<User> {
   checkUsername(username);
   checkPassword(password);
-  if (email !== null && (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)))
-    throw new AccountError('invalid', `"${email}" is not an e-mail address`, 'email');
+  checkEmail(email);
   if (await app.users.findByName(username))
     throw new AccountError('exists', `user "${username}" already exists`, 'username');
   return await app.users.create(username, await hashPassword(password), email);
