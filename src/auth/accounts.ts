@@ -5,8 +5,8 @@ import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { authStore, nowSeconds } from './repositories.ts';
 
-export const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
-export const MIN_PASSWORD_LENGTH = 8;
+const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+const MIN_PASSWORD_LENGTH = 8;
 /** scrypt takes any length; a cap keeps a megabyte "password" from costing a megabyte of hashing. */
 export const MAX_PASSWORD_LENGTH = 1024;
 

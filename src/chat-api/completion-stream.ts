@@ -25,7 +25,7 @@ export interface StreamCompletionOptions {
   created: number;
 }
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
   connection: 'keep-alive',

@@ -27,7 +27,7 @@ const under = (path: string, prefix: string) =>
 /** The API a path falls under; everything unclaimed is the chat API's namespace (as on Perplexity). */
 export type ApiNamespace = 'reader' | 'client-login' | 'oauth' | 'fever' | 'web' | 'chat';
 
-export function apiOfPath(path: string): ApiNamespace {
+function apiOfPath(path: string): ApiNamespace {
   if (CLIENT_LOGIN_PATHS.some((p) => under(path, p)) || under(path, '/accounts')) return 'client-login';
   if (under(path, '/api/greader.php/accounts')) return 'client-login';
   if (READER_API_PREFIXES.some((p) => under(path, p)) || under(path, '/reader') || under(path, '/api/greader.php'))
@@ -52,7 +52,7 @@ function errorCode(status: number): ApiErrorType {
 }
 
 /** The error body of the API that `path` falls under. */
-export function shapeError(path: string, status: number, message: string): Shaped {
+function shapeError(path: string, status: number, message: string): Shaped {
   const oneLine = message.replace(/[\r\n]+/g, ' ');
   const json = (body: unknown) => ({ contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) });
   switch (apiOfPath(path)) {

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts';
 
 const KEY_RE = /^tdg_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
-export function generateKey(): { id: string; key: string } {
+function generateKey(): { id: string; key: string } {
   const id = randomBytes(6).toString('hex');
   return { id, key: `tdg_${id}_${newSecret('', 32)}` };
 }
