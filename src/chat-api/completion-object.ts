@@ -1,6 +1,6 @@
-// Builds the wire objects of ../../shared/spec/chat-completions.md from an AnswerResult: the
-// completion object, the usage object with cost, and the SSE chunks. Shared with `tidings ask
-// --json` so the CLI prints exactly what the API returns.
+// Builds the wire objects of the spec (shared/spec/chat-completions.md, beside the checkout) from
+// an AnswerResult: the completion object, the usage object with cost, and the SSE chunks. Shared
+// with `tidings ask --json` so the CLI prints exactly what the API returns.
 import { randomUUID } from 'node:crypto';
 import type {
   AnswerResult,
