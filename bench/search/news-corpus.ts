@@ -3,6 +3,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
+import { escapeHtmlText } from '../../src/text/escape-html.ts';
 
 export interface NewsArticle {
   url: string;
@@ -38,15 +39,11 @@ export function newsDate(s: string | null): number | null {
   return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!) / 1000 : null;
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** Article text as the feed engine would store it: sanitized HTML, one <p> per paragraph. */
 export function articleHtml(text: string): string {
   return text
     .split(/\n+/)
     .filter((p) => p.trim())
-    .map((p) => `<p>${escapeHtml(p.trim())}</p>`)
+    .map((p) => `<p>${escapeHtmlText(p.trim())}</p>`)
     .join('\n');
 }

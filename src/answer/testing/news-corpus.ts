@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { App } from '../../app.ts';
 import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 import { SHARED } from '../../../test/helpers.ts';
+import { escapeHtmlText } from '../../text/escape-html.ts';
 
 export interface NewsArticle {
   url: string;
@@ -45,8 +46,6 @@ export function readQuestions(): NewsQuestion[] {
     .map((l) => JSON.parse(l) as NewsQuestion);
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /** Stores the articles in the App (feeds by host); returns the item ids in article order. */
 export async function loadArticles(
   app: App,
@@ -68,7 +67,7 @@ export async function loadArticles(
     const content = a.text
       .split(/\n+/)
       .filter((p) => p.trim())
-      .map((p) => `<p>${escapeHtml(p.trim())}</p>`)
+      .map((p) => `<p>${escapeHtmlText(p.trim())}</p>`)
       .join('\n');
     const list = byFeed.get(feedId) ?? [];
     list.push({ idx, item: { url: a.url, title: a.title, content, publishedAt: published } });
