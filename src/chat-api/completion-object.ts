@@ -131,9 +131,17 @@ export function toCompletionObject(
   );
 }
 
+/** What every chunk and the completion object start with. */
+export interface CompletionHead {
+  id: string;
+  model: SonarModel;
+  /** Unix seconds. */
+  created: number;
+}
+
 /** The non-streamed response: the answer's text and sources, and how it ended. */
 export function completionObject(
-  head: { id: string; model: SonarModel; created: number },
+  head: CompletionHead,
   answer: Pick<AnswerResult, 'content' | 'citations' | 'searchResults'>,
   end: CompletionEnd,
 ): CompletionObject {

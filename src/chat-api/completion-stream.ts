@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { AnswerEvent, AnswerRequest } from '../answer/types.ts';
-import { ChunkWriter } from './completion-object.ts';
+import { ChunkWriter, type CompletionHead } from './completion-object.ts';
 import { errorBody, toApiError } from './errors.ts';
 import { type CompletionRun, failCompletion, finishCompletion, unfinished } from './finish-completion.ts';
 
@@ -20,9 +20,8 @@ export interface StreamCompletionOptions {
   rateHeaders: Record<string, string>;
   /** Fires when the client goes away. */
   signal: AbortSignal;
-  /** Completion id and creation time (Unix seconds) of every chunk. */
-  id: string;
-  created: number;
+  /** Id, model and creation time of every chunk. */
+  head: CompletionHead;
 }
 
 const SSE_HEADERS = {
@@ -102,7 +101,7 @@ export async function streamCompletion(o: StreamCompletionOptions): Promise<void
       }
     }, api.keepAliveMs);
 
-    const w = new ChunkWriter(o.id, run.parsed.model, o.created);
+    const w = new ChunkWriter(o.head.id, o.head.model, o.head.created);
     let event: AnswerEvent | undefined = first.value;
     if (event.type === 'sources') {
       w.setSources(event.citations, event.searchResults);

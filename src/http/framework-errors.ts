@@ -28,8 +28,8 @@ const under = (path: string, prefix: string) =>
 export type ApiNamespace = 'reader' | 'client-login' | 'oauth' | 'fever' | 'web' | 'chat';
 
 function apiOfPath(path: string): ApiNamespace {
-  if (CLIENT_LOGIN_PATHS.some((p) => under(path, p)) || under(path, '/accounts')) return 'client-login';
-  if (under(path, '/api/greader.php/accounts')) return 'client-login';
+  // ClientLogin (CLIENT_LOGIN_PATHS) and whatever else is asked for beside it.
+  if (under(path, '/accounts') || under(path, '/api/greader.php/accounts')) return 'client-login';
   if (READER_API_PREFIXES.some((p) => under(path, p)) || under(path, '/reader') || under(path, '/api/greader.php'))
     return 'reader';
   if (under(path, '/oauth2')) return 'oauth';

@@ -8,7 +8,7 @@ import type { ChatApi } from '../context.ts';
 import { parseChatRequest, scopeFor, type ParsedChatRequest } from '../request-schema.ts';
 import { checkBetaFeatures, takeRateLimit } from '../admission.ts';
 import { MODEL_INFO } from '../models.ts';
-import { completionObject } from '../completion-object.ts';
+import { completionObject, type CompletionHead } from '../completion-object.ts';
 import { requestKey } from '../request-key.ts';
 import { streamCompletion } from '../completion-stream.ts';
 import { type CompletionRun, failCompletion, finishCompletion } from '../finish-completion.ts';
@@ -43,8 +43,8 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
         signal: ac.signal,
       };
       const run: CompletionRun = { api, key, parsed, log: request.log, startedAt };
-      const head = { id: randomUUID(), model: parsed.model, created: Math.floor(Date.now() / 1000) };
-      if (parsed.stream) return await streamCompletion({ run, answer, reply, rateHeaders, signal: ac.signal, ...head });
+      const head: CompletionHead = { id: randomUUID(), model: parsed.model, created: Math.floor(Date.now() / 1000) };
+      if (parsed.stream) return await streamCompletion({ run, answer, reply, rateHeaders, signal: ac.signal, head });
 
       const result = await api.answers.complete(answer);
       const obj = completionObject(head, result, finishCompletion(run, result));
