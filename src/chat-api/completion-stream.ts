@@ -4,12 +4,12 @@
 // finish reason, the full usage with cost and the requested extras (finishCompletion, shared with
 // the JSON answer), then [DONE]. Errors before the first event are ordinary JSON errors with their
 // status; errors after it are an error event, then the end of the stream.
-import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { AnswerEvent, AnswerRequest } from '../answer/types.ts';
 import { ChunkWriter, type CompletionHead } from './completion-object.ts';
 import { errorBody, toApiError } from './errors.ts';
 import { type CompletionRun, failCompletion, finishCompletion, unfinished } from './finish-completion.ts';
+import { openEventStream, writeEvents } from '../http/event-stream.ts';
 
 export interface StreamCompletionOptions {
   run: CompletionRun;
@@ -24,27 +24,7 @@ export interface StreamCompletionOptions {
   head: CompletionHead;
 }
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
-
 const errorEvent = (e: unknown) => `data: ${JSON.stringify(errorBody(toApiError(e)))}\n\n`;
-
-/** Resolves when the socket can take more (or is gone). */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 /**
  * Answers with an SSE stream. Throws (for the route's JSON error) only while nothing was sent: if
@@ -69,13 +49,12 @@ export async function streamCompletion(o: StreamCompletionOptions): Promise<void
 
   reply.hijack();
   const res = reply.raw;
-  res.socket?.setNoDelay(true);
-  res.writeHead(200, { ...SSE_HEADERS, ...o.rateHeaders });
+  openEventStream(res, o.rateHeaders);
 
   let lastWrite = performance.now();
-  const send = async (s: string) => {
+  const send = (s: string) => {
     lastWrite = performance.now();
-    if (!res.write(s) && !res.destroyed) await drained(res);
+    return writeEvents(res, s);
   };
   let ping: NodeJS.Timeout | undefined;
   let finished = false;

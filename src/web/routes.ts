@@ -60,6 +60,7 @@ import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './session
 import { webStore } from './repositories.ts';
 import { ownOrigin, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
+import { openEventStream, writeEvents } from '../http/event-stream.ts';
 
 export interface WebContext {
   app: App;
@@ -572,16 +573,8 @@ export const ROUTES: RouteSpec[] = [
       });
       c.reply.hijack();
       const res = c.reply.raw;
-      res.socket?.setNoDelay(true);
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store, no-transform',
-        'x-accel-buffering': 'no',
-        'x-content-type-options': 'nosniff',
-      });
-      await answer(c.app, prepared, ac.signal, (ev) => {
-        if (!res.destroyed) res.write(`data: ${JSON.stringify(ev)}\n\n`);
-      });
+      openEventStream(res, { 'cache-control': 'no-store, no-transform', 'x-content-type-options': 'nosniff' });
+      await answer(c.app, prepared, ac.signal, (ev) => writeEvents(res, `data: ${JSON.stringify(ev)}\n\n`));
       if (!res.writableEnded) res.end();
       return undefined;
     },
