@@ -161,6 +161,9 @@ test('every framework-level error under every API prefix has that API’s docume
     ['/accounts/ClientLogin', 'clientLogin', 405, 'DELETE'],
     ['/oauth2/token', 'oauth', 405, 'GET'],
     ['/fever/', 'fever', 405, 'DELETE'],
+    ['/api/v1/session', 'web', 405, 'PUT'],
+    ['/api/v1/rules/5', 'web', 405, 'PUT'],
+    ['/async/chat/completions/abc', 'chat', 404, 'DELETE'],
     ['/chat/completions', 'chat', 404, 'GET'],
     // Bodies too large
     ['/reader/api/0/subscription/edit', 'reader', 413, 'POST', { body: big, headers: { authorization: readerAuth } }],

@@ -5,7 +5,8 @@
 // through each plugin's error handler.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { allowedMethods, methodMessage } from './allowed-methods.ts';
 import { READER_API_PREFIXES } from '../reader-api/plugin.ts';
 import { CLIENT_LOGIN_PATHS } from '../auth/http/client-login.ts';
 import { ApiError, errorBody, type ApiErrorType } from '../chat-api/errors.ts';
@@ -75,8 +76,6 @@ function shapeError(path: string, status: number, message: string): Shaped {
   }
 }
 
-const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
 /**
  * The server-wide fallback for paths no plugin answers (the Reader API and the web API answer
  * their own unknown paths inside their prefixes). A known path asked with the wrong method is a
@@ -92,11 +91,9 @@ export function notFoundHandler(chatMessage: (method: string, path: string) => s
         .code(404)
         .type('application/json; charset=utf-8')
         .send(shapeError(path, 404, chatMessage(request.method, path)).body);
-    // Routes are registered with and without the trailing slash ignored: ask for both spellings.
-    const spellings = [path, path.endsWith('/') ? path.slice(0, -1) : `${path}/`];
-    const allowed = METHODS.filter((method) => spellings.some((url) => request.server.hasRoute({ method, url })));
+    const allowed = allowedMethods(request, path);
     const [status, message] = allowed.length
-      ? [405, `${path} takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}, not ${request.method}`]
+      ? [405, methodMessage(path, allowed, request.method)]
       : [404, `unknown endpoint ${request.method} ${preview(path)}: ${ENDPOINT_HINT[api]}`];
     const shaped = shapeError(path, status, message);
     if (allowed.length) void reply.header('allow', allowed.join(', '));

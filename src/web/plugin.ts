@@ -11,6 +11,7 @@ import { ROUTES, type WebContext } from './routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { loadAssets, type Asset } from './assets.ts';
 import { setupLink, setupSecret } from './setup.ts';
+import { allowedMethods, methodMessage } from '../http/allowed-methods.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -54,14 +55,18 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
       api.addHook('onRequest', async (req) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(app, req);
       });
-      api.setNotFoundHandler((req, reply) =>
-        reply.code(404).send({
-          error: {
-            code: 'not_found',
-            message: `no endpoint ${req.method} ${req.url.split('?')[0]}: see ${API_PREFIX}/openapi.json`,
-          },
-        }),
-      );
+      api.setNotFoundHandler((req, reply) => {
+        const path = req.url.split('?')[0] ?? '/';
+        const allowed = allowedMethods(req, path);
+        if (allowed.length)
+          return reply
+            .code(405)
+            .header('allow', allowed.join(', '))
+            .send({ error: { code: 'method_not_allowed', message: methodMessage(path, allowed, req.method) } });
+        return reply.code(404).send({
+          error: { code: 'not_found', message: `no endpoint ${req.method} ${path}: see ${API_PREFIX}/openapi.json` },
+        });
+      });
       const doc = openApiDocument(ROUTES, API_PREFIX);
       api.get('/openapi.json', async (_req, reply) => reply.header('cache-control', 'no-cache').send(doc));
       for (const r of ROUTES) {
