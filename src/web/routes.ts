@@ -10,7 +10,7 @@ import { changeOwnPassword, createAccount, setPassword } from '../auth/accounts.
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../auth/oauth/clients.ts';
 import type { GrantType } from '../model/auth.ts';
 import { chatStore } from '../chat-api/repositories.ts';
-import { createApiKey } from '../chat-api/keys/api-keys.ts';
+import { createApiKey, keyNameProblem } from '../chat-api/keys/api-keys.ts';
 import { SONAR_MODELS } from '../answer/types.ts';
 import {
   editTags,
@@ -748,7 +748,8 @@ export const ROUTES: RouteSpec[] = [
     body: { name: 'a name for the key' },
     handler: async (c) => {
       const name = str(c.body.name).trim();
-      if (name.length > 100) throw badRequest('the key name must be at most 100 characters', 'name');
+      const problem = keyNameProblem(name);
+      if (problem) throw badRequest(problem, 'name');
       const { key, record } = await createApiKey(chatStore(c.app).keys, uid(c), name, c.app.config.defaultTier);
       c.reply.code(201);
       return { id: record.id, key, name };

@@ -14,6 +14,14 @@ function generateKey(): { id: string; key: string } {
   return { id, key: `tdg_${id}_${newSecret('', 32)}` };
 }
 
+/** Longest key name (names are labels shown in lists: "laptop", "home server"). */
+const MAX_KEY_NAME_LENGTH = 100;
+
+/** What is wrong with a key name, or null: the one rule of the CLI and the web app. */
+export function keyNameProblem(name: string): string | null {
+  return name.length > MAX_KEY_NAME_LENGTH ? `the key name must be at most ${MAX_KEY_NAME_LENGTH} characters` : null;
+}
+
 export async function createApiKey(
   keys: ApiKeyRepository,
   userId: number,
