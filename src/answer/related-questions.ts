@@ -4,7 +4,8 @@
 // are used. Never a canned list: every question names something from the retrieved articles.
 import type { SearchHit } from '../search/types.ts';
 import type { AnswerEngine } from './engines/engine.ts';
-import { entities, isStopword, keywords, terms, words } from './text/terms.ts';
+import { entities, keywords, terms, words } from './text/terms.ts';
+import { STOPWORDS } from '../text/stopwords.ts';
 
 const COUNT = 4;
 /** Longest wait for the model's related questions (and follow-up rewrites, see standalone-query.ts). */
@@ -48,7 +49,11 @@ function isName(name: string, texts: string[]): boolean {
   const parts = name.split(' ');
   const last = parts[parts.length - 1]!.toLowerCase();
   // "WordCamp Near", "Episode 28": a name does not end in a function word or start with a count.
-  if (isStopword(last) || /^\d/.test(parts[0]!) || /^(episode|part|chapter|update|live|watch|video)$/i.test(parts[0]!))
+  if (
+    STOPWORDS.has(last) ||
+    /^\d/.test(parts[0]!) ||
+    /^(episode|part|chapter|update|live|watch|video)$/i.test(parts[0]!)
+  )
     return false;
   if (parts.length > 1) return true;
   if (!DEMONYM.test(last)) return true;

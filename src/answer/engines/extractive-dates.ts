@@ -4,7 +4,7 @@
 // per run of sentences from the same day. When dated sources disagree on a figure, the answer
 // opens with the newest and says when: "As of 14 January 2025, the newest report says 19 people;
 // an earlier report, on 10 January 2025, said 12 people."
-import { isStopword } from '../text/terms.ts';
+import { STOPWORDS } from '../../text/stopwords.ts';
 
 const MONTH_NAMES = [
   'January',
@@ -48,7 +48,7 @@ export function datedLead(sentence: string, unix: number, articleText = ''): str
   const lower = first.toLowerCase();
   const common =
     first !== 'I' &&
-    (isStopword(lower) ||
+    (STOPWORDS.has(lower) ||
       /^\p{L}{3,}ly$/u.test(lower) ||
       new RegExp(`(?<![\\p{L}])${lower}(?![\\p{L}])`, 'u').test(articleText));
   return `On ${longDay(unix)}, ${common ? lower[0] + sentence.slice(1) : sentence}`;

@@ -10,7 +10,7 @@ import type { ModelProfile } from './profiles.ts';
 import { queryTail, readConversation } from '../conversation.ts';
 import { standaloneQuery } from './standalone-query.ts';
 import { reformulate } from './reformulate-query.ts';
-import { fuse } from './retrieve.ts';
+import { reciprocalRankFusion } from '../../search/fusion.ts';
 import { searchResultRef } from './grounding.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
@@ -89,7 +89,10 @@ export async function* deepResearch(
     }
   }
   const seenNames = new Set<string>();
-  plan ??= subQuestionsFromNames(query, prominentNames(query, fuse(lists), seenNames).slice(0, depth.subQuestions));
+  plan ??= subQuestionsFromNames(
+    query,
+    prominentNames(query, reciprocalRankFusion(lists), seenNames).slice(0, depth.subQuestions),
+  );
   for (const sq of plan) seenNames.add(sq.heading.toLowerCase());
   steps.push(
     plan.length
@@ -105,7 +108,10 @@ export async function* deepResearch(
     } else {
       const more = subQuestionsFromNames(
         query,
-        prominentNames(query, fuse(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(0, 2),
+        prominentNames(query, reciprocalRankFusion(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(
+          0,
+          2,
+        ),
       );
       for (const sq of more) {
         seenNames.add(sq.heading.toLowerCase());
@@ -118,7 +124,7 @@ export async function* deepResearch(
   }
 
   // Read the best articles in full.
-  let ranked = fuse(lists);
+  let ranked = reciprocalRankFusion(lists);
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
   if (cue && ranked.length) {
