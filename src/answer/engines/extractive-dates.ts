@@ -54,7 +54,7 @@ export function datedLead(sentence: string, unix: number, articleText = ''): str
   return `On ${longDay(unix)}, ${common ? lower[0] + sentence.slice(1) : sentence}`;
 }
 
-export interface DatedConflict {
+interface DatedConflict {
   newer: string;
   newerAt: number;
   older: string;

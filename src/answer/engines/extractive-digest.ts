@@ -9,7 +9,7 @@ import { questionTermsOf, readSentences, type AnswerPlan, type Sentence } from '
 import { clusterStories, SAME_STORY, type StoryCluster } from './story-clusters.ts';
 import { terms, words } from '../text/terms.ts';
 
-export interface DigestOptions {
+interface DigestOptions {
   stories: number;
   poolPerSource: number;
   /** What sentences are matched against when it differs from the question (a follow-up's topic). */

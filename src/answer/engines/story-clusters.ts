@@ -105,7 +105,7 @@ export function clusterStories(question: string, sources: GroundingSource[], thr
 }
 
 /** A title without its site suffix ("… | Reuters", "… - BBC News") and section prefix ("Ukraine war: "). */
-export function cleanTitle(title: string): string {
+function cleanTitle(title: string): string {
   return title
     .replace(/\s+[|–—-]\s+[^|–—-]{2,40}$/u, '')
     .replace(/\s+/g, ' ')

@@ -85,7 +85,7 @@ export function timeCueOf(question: string, now: number): TimeCue | undefined {
   return undefined;
 }
 
-export interface RecencyResult {
+interface RecencyResult {
   hits: SearchHit[];
   /** What was done, for the reasoning trace. */
   note: string;
