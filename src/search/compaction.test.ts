@@ -96,8 +96,11 @@ test('the app compacts in the background once removals pile up, while searches g
       content: `<p>Prices at stall ${i} rose.</p>`,
     })),
   );
-  for (const id of ids)
-    await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Prices fell everywhere.</p>', id);
+  // One transaction: a background drain must not index part of the changes before the rest.
+  await app.store.transaction(async () => {
+    for (const id of ids)
+      await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Prices fell everywhere.</p>', id);
+  });
   app.notifyItemChanges({ added: [], updated: ids, deleted: [] });
   await flushSearchIndexing(app);
   const repo = searchIndexRepository(app);
