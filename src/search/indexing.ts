@@ -55,16 +55,7 @@ export async function installSearchIndexing(app: App): Promise<void> {
     storedHere = true;
     drain.nudge();
   });
-  // Catch up on what a crashed or stopped process left waiting: soon after start (a short CLI
-  // command has ended by then and leaves it to the server) and now and then.
-  const check = () => drain.check().catch((err: unknown) => app.log.warn({ err }, 'search backlog check failed'));
-  const first = setTimeout(check, BACKLOG_FIRST_CHECK_MS);
-  const watch = setInterval(check, BACKLOG_CHECK_MS);
-  first.unref();
-  watch.unref();
   app.onClose(async () => {
-    clearTimeout(first);
-    clearInterval(watch);
     drain.stop();
     // A process that stored items (`tidings refresh`) indexes them before it ends; one that did
     // not (`tidings users list`) leaves others' backlog to the server.
@@ -73,8 +64,20 @@ export async function installSearchIndexing(app: App): Promise<void> {
   });
 }
 
-/** How soon after start, and then how often, a process looks for backlog left by another one. */
-const BACKLOG_FIRST_CHECK_MS = 1000;
+/**
+ * Catches up, in a long-running process (the server), on the backlog other processes left: a
+ * crashed or killed one, a CLI that stopped. At once, then every BACKLOG_CHECK_MS (one indexed read).
+ * Short CLI commands do not call this: they index what they stored themselves, on close.
+ */
+export function watchSearchBacklog(app: App): void {
+  const drain = backlogDrain(app);
+  const check = () => drain.check().catch((err: unknown) => app.log.warn({ err }, 'search backlog check failed'));
+  void check();
+  const watch = setInterval(check, BACKLOG_CHECK_MS);
+  watch.unref();
+  app.onClose(() => clearInterval(watch));
+}
+
 const BACKLOG_CHECK_MS = 10_000;
 
 const backlogDrain = perApp(
