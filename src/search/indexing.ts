@@ -174,11 +174,20 @@ export class BacklogDrain {
     this.scheduled.unref();
   }
 
+  /** Change-signal generation at which the backlog was last seen empty. */
+  private emptyAt = Number.NaN;
+
   /** Resolves once the backlog is empty (or a batch failed: that is logged, and retried later). */
   async flush(): Promise<void> {
     for (;;) {
+      // Seen empty, and nothing changed anywhere since: no read (the search path of an idle store).
+      const at = this.store.changes.generation();
+      if (at === this.emptyAt && !this.running) return;
       try {
-        if ((await this.runBatch()) === 0) return;
+        if ((await this.runBatch()) === 0) {
+          this.emptyAt = at;
+          return;
+        }
       } catch (e) {
         this.onError(e);
         this.nudge(BacklogDrain.RETRY_MS);
@@ -225,8 +234,10 @@ export class BacklogDrain {
 }
 
 /** One batch of the backlog, indexed and taken off in one transaction; returns the items taken. */
-export function drainBatch(store: Store, batchSize: number): Promise<number> {
+export async function drainBatch(store: Store, batchSize: number): Promise<number> {
   const repo = store.searchIndex;
+  // A read first: an empty backlog costs no write transaction (nor, on SQLite, the write lock).
+  if (!(await repo.hasBacklog())) return 0;
   return store.transaction(async () => {
     await repo.lockForWriting();
     const entries = await repo.backlog(batchSize);

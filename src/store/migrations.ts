@@ -28,6 +28,7 @@ import { migration as m064 } from './migrations/064_webhooks.ts';
 import { migration as m065 } from './migrations/065_websub.ts';
 import { migration as m070 } from './migrations/070_web_app.ts';
 import { migration as m085 } from './migrations/085_search_index_backlog.ts';
+import { migration as m086 } from './migrations/086_change_notifications.ts';
 
 export type { Migration };
 
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m065,
   m070,
   m085,
+  m086,
 ];

@@ -1,6 +1,7 @@
 // Storage interfaces the domain code depends on, all asynchronous (Promises): implemented over
 // SQLite in ./sqlite/ and over PostgreSQL in ./postgres/, and handed to the domains by ./open-store.ts.
 // Each domain adds its repository interface here (one small interface per entity).
+import type { ChangeSignal } from './change-signal.ts';
 import type { User } from '../model/user.ts';
 import type {
   ApiKey,
@@ -210,6 +211,8 @@ export interface SearchIndexStatus {
 }
 
 export interface SearchIndexRepository {
+  /** The store's change signal: the article table and the backlog check skip their reads while it stays put. */
+  readonly changes: ChangeSignal;
   /**
    * Makes this transaction the only writer of the index until it ends (call first in every
    * transaction that changes postings: indexing, rebuild, compaction).

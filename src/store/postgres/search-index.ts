@@ -3,6 +3,7 @@
 // search_passages as text) scored in memory by src/search, which only needs bytes from here.
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
+import type { ChangeSignal } from '../change-signal.ts';
 import type {
   BacklogEntry,
   IndexedArticle,
@@ -28,8 +29,10 @@ const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS 
 export class PgSearchIndex implements SearchIndexRepository {
   private readonly db: PgDatabase;
   readonly chunkBytes = CHUNK_BYTES;
-  constructor(db: PgDatabase) {
+  readonly changes: ChangeSignal;
+  constructor(db: PgDatabase, changes: ChangeSignal) {
     this.db = db;
+    this.changes = changes;
   }
 
   async lockForWriting(): Promise<void> {

@@ -3,6 +3,7 @@
 // search_postings (encoded and scored by src/search: this file only stores bytes), and its
 // passages as text in search_passages (scored in memory for the best candidates, and snippets).
 import { StatementCache, type Db } from './db.ts';
+import type { ChangeSignal } from '../change-signal.ts';
 import type {
   BacklogEntry,
   IndexedArticle,
@@ -25,9 +26,11 @@ const CHUNK_BYTES = 8192;
 export class SqliteSearchIndex implements SearchIndexRepository {
   private readonly stmts: StatementCache;
   private readonly db: Db;
+  readonly changes: ChangeSignal;
 
-  constructor(db: Db) {
+  constructor(db: Db, changes: ChangeSignal) {
     this.db = db;
+    this.changes = changes;
     this.stmts = new StatementCache(db);
   }
 
