@@ -104,7 +104,7 @@ test('the app compacts in the background once removals pile up, while searches g
   app.notifyItemChanges({ added: [], updated: ids, deleted: [] });
   await flushSearchIndexing(app);
   const repo = searchIndexRepository(app);
-  for (let i = 0; i < 300 && (await repo.state()).compactedRemoved === 0; i++)
+  for (let i = 0; i < 2000 && (await repo.state()).compactedRemoved === 0; i++)
     await new Promise((r) => setTimeout(r, 10));
   assert.equal((await repo.state()).compactedRemoved, 1200, 'the compaction ran');
   assert.equal((await repo.postings('price')).count, 1200, 'one posting per current article');

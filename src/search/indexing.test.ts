@@ -161,7 +161,7 @@ test('ingest does not wait for indexing: the backlog drains in the background, i
   // An id deleted after being queued must never reach the index.
   await testSql(app).prepare('DELETE FROM items WHERE id = ?').run(ids[0]!);
   app.notifyItemChanges({ added: [], updated: [], deleted: [ids[0]!] });
-  for (let i = 0; i < 200 && (await repo.articleCount()) < ids.length - 1; i++)
+  for (let i = 0; i < 2000 && (await repo.articleCount()) < ids.length - 1; i++)
     await new Promise((r) => setTimeout(r, 10));
   assert.equal(await repo.articleCount(), ids.length - 1, 'the background batches index everything else');
 
