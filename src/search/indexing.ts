@@ -57,9 +57,11 @@ export async function installSearchIndexing(app: App): Promise<void> {
   });
   app.onClose(async () => {
     drain.stop();
-    // A process that stored items (`tidings refresh`) indexes them before it ends; one that did
-    // not (`tidings users list`) leaves others' backlog to the server.
-    if (storedHere) await drain.flush();
+    // A command that stored items (`tidings refresh`) indexes them before it ends; one that did
+    // not (`tidings users list`) leaves others' backlog to the server. A server stopping leaves
+    // its backlog too: it is durable, and the next server (or any search) indexes it, so a
+    // SIGTERM does not wait for thousands of items to be indexed.
+    if (storedHere && !drain.leftToServers) await drain.flush();
     else await drain.idle();
   });
 }
@@ -71,6 +73,7 @@ export async function installSearchIndexing(app: App): Promise<void> {
  */
 export function watchSearchBacklog(app: App): void {
   const drain = backlogDrain(app);
+  drain.leftToServers = true;
   const check = () => drain.check().catch((err: unknown) => app.log.warn({ err }, 'search backlog check failed'));
   void check();
   const watch = setInterval(check, BACKLOG_CHECK_MS);
@@ -146,6 +149,8 @@ export class BacklogDrain {
   private readonly store: Store;
   private readonly onError: (e: unknown) => void;
   afterBatch: () => Promise<void> | void;
+  /** Set in a server: what is still waiting when it stops is left to the next one. */
+  leftToServers = false;
   /** Items seen waiting by the last look at the backlog (for the queue-depth metric). */
   waiting = 0;
 
