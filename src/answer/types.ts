@@ -1,9 +1,9 @@
 // The contract between the answer pipelines (this folder, with ../search) and their callers (the
 // chat completions API, the `tidings ask` CLI, async deep-research jobs). Nothing here knows HTTP.
-import type { RecencyFilter, SearchFilters, SearchScope } from '../search/types.ts';
+import type { SearchFilters, SearchScope } from '../search/types.ts';
 
 // The search contract's types, re-exported for the answer pipelines' callers.
-export type { RecencyFilter, SearchFilters, SearchScope };
+export type { SearchFilters, SearchScope };
 
 export const SONAR_MODELS = [
   'sonar',
@@ -47,6 +47,11 @@ export interface AnswerRequest extends Sampling {
   returnRelatedQuestions?: boolean;
   responseFormat?: unknown;
   signal?: AbortSignal;
+  /**
+   * "Today" for the question's time words ("this week", "latest"), unix seconds; default the clock.
+   * `tidings ask --as-of` sets it (asking an archive as of a past day; tests and benchmarks too).
+   */
+  asOf?: number;
   /** Progress of long pipelines (deep research): shown by the CLI, stored by async jobs. */
   onProgress?: (p: Progress) => void;
 }
