@@ -8,7 +8,7 @@ import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
 import { readerStore } from './repositories.ts';
-import { originsOf, userCatalog, type UserCatalog } from './catalog.ts';
+import { itemsVersion, originsOf, userCatalog, type UserCatalog } from './catalog.ts';
 import { buildFilter, subscribedFeedId } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
@@ -56,9 +56,7 @@ async function renderItems(app: App, userId: number, items: ReaderItemState[], c
   const store = readerStore(app);
   // Independent reads: on a database server they overlap (SQLite answers each at once anyway).
   const [bodies, origins, tags] = await Promise.all([
-    store.streams
-      .itemsVersion()
-      .then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
+    itemsVersion(app).then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
     originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
     store.streams.tagsOfItems(
       userId,

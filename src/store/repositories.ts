@@ -1,6 +1,7 @@
 // Storage interfaces the domain code depends on, all asynchronous (Promises): implemented over
 // SQLite in ./sqlite/ and over PostgreSQL in ./postgres/, and handed to the domains by ./open-store.ts.
 // Each domain adds its repository interface here (one small interface per entity).
+import type { ChangeSignal } from './change-signal.ts';
 import type { User } from '../model/user.ts';
 import type {
   ApiKey,
@@ -191,7 +192,27 @@ export interface IndexedArticleRow {
   urlLength: number;
 }
 
+/** An item waiting to be indexed; `seq` tells a later change of the same item from the one read. */
+export interface BacklogEntry {
+  itemId: number;
+  seq: number;
+}
+
+export interface SearchIndexStatus {
+  /** Items stored. */
+  items: number;
+  /** Articles in the index (items without any text are never indexed). */
+  articles: number;
+  passages: number;
+  /** Items waiting to be indexed. */
+  waiting: number;
+  /** When the oldest waiting item was queued (Unix ms), null when none waits. */
+  oldestQueuedAt: number | null;
+}
+
 export interface SearchIndexRepository {
+  /** The store's change signal: the article table and the backlog check skip their reads while it stays put. */
+  readonly changes: ChangeSignal;
   /**
    * Makes this transaction the only writer of the index until it ends (call first in every
    * transaction that changes postings: indexing, rebuild, compaction).
@@ -234,6 +255,17 @@ export interface SearchIndexRepository {
   setRebuildCursor(afterId: number | null): Promise<void>;
   passageCount(): Promise<number>;
   articleCount(): Promise<number>;
+  /**
+   * Items waiting to be indexed (stored or changed since they were last indexed: triggers on
+   * items record them in the storing transaction), at most `limit`, in id order.
+   */
+  backlog(limit: number): Promise<BacklogEntry[]>;
+  /** Takes these entries off the backlog unless their item changed again since they were read. */
+  removeFromBacklog(entries: BacklogEntry[]): Promise<void>;
+  /** True when at least one item waits to be indexed (one indexed read). */
+  hasBacklog(): Promise<boolean>;
+  /** Counts for `tidings search status`: items stored, articles indexed, items waiting and the oldest wait. */
+  indexStatus(): Promise<SearchIndexStatus>;
   /** Every passage of these articles, unscored (score 0), in reading order. */
   passageTexts(itemIds: number[]): Promise<PassageMatch[]>;
   articles(ids: number[]): Promise<SearchArticleMeta[]>;
