@@ -283,12 +283,25 @@ export interface AsyncJobRepository {
   findByIdempotencyKey(keyId: string, idempotencyKey: string): Promise<AsyncJob | undefined>;
   /** Newest first, keyset-paginated by (created_at, id). */
   listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]>;
-  /** CREATED and IN_PROGRESS jobs, oldest first (resumed on start). */
-  listUnfinished(): Promise<AsyncJob[]>;
-  markStarted(id: string, at: number): Promise<void>;
-  setProgress(id: string, progress: unknown): Promise<void>;
-  markCompleted(id: string, response: unknown, at: number): Promise<void>;
-  markFailed(id: string, message: string, at: number): Promise<void>;
+  /**
+   * Atomically claims the oldest unfinished job nobody holds (CREATED, or IN_PROGRESS with no lease
+   * or a lease that ran out before `nowMs`): it becomes IN_PROGRESS, owned by `owner` until
+   * `leaseUntilMs`, started at `startedAt` (Unix s), with one more attempt. Two processes never
+   * get the same job (SQLite: one write statement; PostgreSQL: FOR UPDATE SKIP LOCKED).
+   */
+  claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number): Promise<AsyncJob | undefined>;
+  /** Jobs claimNext could take now (the waiting queue's depth). */
+  countClaimable(nowMs: number): Promise<number>;
+  /** Extends the owner's lease; false when the job is no longer the owner's (lease lost, finished). */
+  renewLease(id: string, owner: string, leaseUntilMs: number): Promise<boolean>;
+  /** Gives the job up (shutdown): it stays IN_PROGRESS and any process may claim it at once. */
+  releaseLease(id: string, owner: string): Promise<void>;
+  /** The owner's progress report; ignored when the job is no longer the owner's. */
+  setProgress(id: string, owner: string, progress: unknown): Promise<void>;
+  /** COMPLETED with the response, only if `owner` still holds the job; false otherwise (nothing written). */
+  markCompleted(id: string, owner: string, response: unknown, at: number): Promise<boolean>;
+  /** FAILED with the message, only if `owner` still holds the job; false otherwise (nothing written). */
+  markFailed(id: string, owner: string, message: string, at: number): Promise<boolean>;
   /** Deletes jobs created before `before`; returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;
 }
