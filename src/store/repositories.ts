@@ -398,6 +398,33 @@ export interface FeedRepository {
   recentPublishTimes(id: number, count: number): Promise<number[]>;
 }
 
+/**
+ * Claims on feed refreshes, shared by every process on the database (src/feeds/refresh-claims.ts).
+ * A claim is (owner, until in ms since the epoch); a claim whose time has passed counts as none.
+ */
+export interface RefreshClaimRepository {
+  /**
+   * Claims, among `ids`, the feeds that are still due (next_fetch_at <= dueBy) and subscribed,
+   * claimed by nobody, and on a host no other owner holds a live claim on (so one host is fetched
+   * by one process at a time). `claimed` are the feeds now held by `owner` until `untilMs`;
+   * `held` the ids still due that someone else holds (or whose host is held): try them later.
+   * The other ids (fetched meanwhile, unsubscribed, gone) need nothing more.
+   */
+  claimListed(
+    ids: readonly number[],
+    owner: string,
+    opts: { dueBy: number; nowMs: number; untilMs: number },
+  ): Promise<{ claimed: FeedRecord[]; held: number[] }>;
+  /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
+  claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined>;
+  /** Moves every claim of `owner` to `untilMs`; returns how many. */
+  renew(owner: string, untilMs: number): Promise<number>;
+  /** Ends the owner's claims on these feeds (done, or given back). */
+  release(ids: readonly number[], owner: string): Promise<void>;
+  /** Whether someone holds a live claim on the feed. */
+  isClaimed(id: number, nowMs: number): Promise<boolean>;
+}
+
 export interface ItemRepository {
   /**
    * Stores the entries of one feed in one transaction: new entries are inserted and fanned out to

@@ -1,6 +1,7 @@
 // The PostgreSQL store: a pooled connection (./client.ts), every repository over it, migrations
 // in the postgres dialect, and the checks that turn a bad start into one clear line (server
 // unreachable, too old, URL wrong) naming TIDINGS_DATABASE_URL without its password.
+import { PgRefreshClaimRepository } from './refresh-claims.ts';
 import type { Store } from '../open-store.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
@@ -51,6 +52,7 @@ export class PostgresStore implements Store {
   readonly feeds;
   readonly items;
   readonly subscriptions;
+  readonly refreshClaims;
   readonly streams;
   readonly itemStates;
   readonly readerLabels;
@@ -80,6 +82,7 @@ export class PostgresStore implements Store {
     this.feeds = new PgFeedRepository(db);
     this.items = new PgItemRepository(db);
     this.subscriptions = new PgSubscriptionRepository(db);
+    this.refreshClaims = new PgRefreshClaimRepository(db);
     this.streams = new PgStreamRepository(db);
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
