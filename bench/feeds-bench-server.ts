@@ -89,14 +89,28 @@ const server = http.createServer((req, res) => {
   res.end(body);
 });
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () =>
+// workerData.hosts > 1: the same feeds are also served on that many loopback addresses
+// (127.0.1.1, 127.0.1.2, …; Linux answers on all of 127/8), so a refresh can spread feeds over
+// several hosts, as real subscriptions are (feed claims keep one host to one process at a time).
+const hosts = Number((workerData as { hosts?: number }).hosts ?? 1);
+const extra = hosts > 1 ? Array.from({ length: hosts }, (_, h) => `127.0.1.${h + 1}`) : [];
+const listenOn = (s: http.Server, address: string) =>
+  new Promise<string>((r) => s.listen(0, address, () => r(`${address}:${(s.address() as AddressInfo).port}`)));
+const others = extra.map(() => {
+  const s = http.createServer(server.listeners('request')[0] as http.RequestListener);
+  s.keepAliveTimeout = 30_000;
+  return s;
+});
+Promise.all([listenOn(server, '127.0.0.1'), ...others.map((s, h) => listenOn(s, extra[h]!))]).then(() =>
   parentPort!.postMessage({
     port: (server.address() as AddressInfo).port,
+    hosts: others.map((s, h) => `${extra[h]}:${(s.address() as AddressInfo).port}`),
     bytes: Array.from({ length: feeds }, (_, k) => render(k).length).reduce((a, b) => a + b, 0),
   }),
 );
 parentPort!.on('message', (m: { bump?: number[]; close?: boolean }) => {
   if (m.close) {
+    for (const s of others) s.closeAllConnections();
     server.closeAllConnections();
     server.close(() => process.exit(0));
     return;
