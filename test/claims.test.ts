@@ -208,7 +208,8 @@ test('an async job submitted once completes once, even when the process running 
  * Feed servers on several loopback addresses (each one host): counts the fetches of each feed and
  * the most requests one host had in flight at once. `hold(path)` keeps a feed's answer back.
  */
-async function feedHosts(hosts: number, feedsPerHost: number, delayMs: number) {
+async function feedHosts(hosts: number, feedsPerHost: number, opts: { delayMs?: number; gateMs?: number } = {}) {
+  let firstAt = 0;
   const hits = new Map<string, number>();
   const inFlight = new Map<string, number>();
   const maxInFlight = new Map<string, number>();
@@ -227,7 +228,10 @@ async function feedHosts(hosts: number, feedsPerHost: number, delayMs: number) {
       maxInFlight.set(host, Math.max(maxInFlight.get(host) ?? 0, inFlight.get(host)!));
       res.on('close', () => inFlight.set(host, inFlight.get(host)! - 1));
       if (held.has(url)) return void parked.push(res);
-      await sleep(delayMs);
+      // The gate holds every answer until gateMs after the first request, so processes started
+      // together all claim work before the first one could finish it all alone.
+      firstAt ||= Date.now();
+      await sleep(Math.max(opts.delayMs ?? 0, firstAt + (opts.gateMs ?? 0) - Date.now()));
       const items = Array.from(
         { length: 5 },
         (_, i) =>
@@ -289,16 +293,20 @@ const refreshedCount = (out: string) => Number(/refreshed (\d+) feed\(s\)/.exec(
 test('three refresh processes on one database fetch each due feed exactly once, one host at a time', {
   timeout: 120_000,
 }, async (t) => {
-  const hosts = await feedHosts(4, 10, 40);
+  const hosts = await feedHosts(4, 10, { delayMs: 50, gateMs: 3000 });
   try {
     const data = await folderWithFeeds(hosts.urls);
-    const runs = [0, 1, 2].map(() => start(['--data', data, 'refresh'], refreshEnv));
+    // 4 fetches at once per process: claims of 8 feeds, so the 40 feeds are spread over the processes.
+    const runs = [0, 1, 2].map(() =>
+      start(['--data', data, 'refresh'], { ...refreshEnv, TIDINGS_FETCH_CONCURRENCY: '4' }),
+    );
     const codes = await Promise.all(runs.map((r) => r.exited));
     const outs = runs.map((r) => r.out());
     assert.deepEqual(codes, [0, 0, 0], outs.join('\n---\n'));
     for (const u of hosts.urls) assert.equal(hosts.hits.get(u), 1, `${u} fetched ${hosts.hits.get(u) ?? 0} times`);
     const counts = outs.map(refreshedCount);
     t.diagnostic(`feeds refreshed by each process: ${counts.join(', ')}`);
+    assert.ok(counts.filter((n) => n > 0).length >= 2, `the work was shared: ${counts.join(', ')}`);
     assert.equal(
       counts.reduce((a, b) => a + b, 0),
       hosts.urls.length,
@@ -327,7 +335,7 @@ test('three refresh processes on one database fetch each due feed exactly once, 
 test("a killed refresher's feeds are due again once its claims run out, and are fetched then", {
   timeout: 120_000,
 }, async () => {
-  const hosts = await feedHosts(2, 4, 0);
+  const hosts = await feedHosts(2, 4);
   try {
     const data = await folderWithFeeds(hosts.urls);
     const stuck = [hosts.urls[1]!, hosts.urls[6]!];
