@@ -371,3 +371,119 @@ test("a killed refresher's feeds are due again once its claims run out, and are 
     await hosts.close();
   }
 });
+
+test('the claim repositories: leases, owners, expiry, host exclusivity, fetch_host kept by triggers', async () => {
+  const app = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-claims-'), logLevel: 'silent' } }),
+    silentLogger,
+  );
+  try {
+    const { feeds, subscriptions, refreshClaims, asyncJobs } = app.store;
+    const user = (await app.users.create('alice', 'correct horse')).id;
+    const urls = [
+      'https://One.example/a.xml', // host one.example (URLs are stored as given; hosts lower-cased)
+      'https://one.example/b.xml',
+      'http://two.example:8080/c.xml?x=1',
+      'https://one.example/d.xml',
+      'https://three.example/e#f',
+    ];
+    const ids: number[] = [];
+    for (const u of urls) {
+      const f = await feeds.create(u);
+      await subscriptions.subscribe(user, f.id);
+      ids.push(f.id);
+    }
+    const hostsOf = async () =>
+      ((await testSql(app).prepare('SELECT fetch_host AS h FROM feeds ORDER BY id').all()) as { h: string }[]).map(
+        (r) => r.h,
+      );
+    assert.deepEqual(await hostsOf(), [
+      'one.example',
+      'one.example',
+      'two.example:8080',
+      'one.example',
+      'three.example',
+    ]);
+    assert.ok(await feeds.changeUrl(ids[4]!, 'https://four.example/e.xml'));
+    assert.equal((await hostsOf())[4], 'four.example', 'a moved feed gets its new host');
+
+    const t = 1_000_000;
+    const opts = (now: number) => ({ dueBy: Infinity, nowMs: now, untilMs: now + 1000 });
+    const a = await refreshClaims.claimListed(ids.slice(0, 3), 'A', opts(t));
+    assert.deepEqual(a.claimed.map((f) => f.id).sort(), ids.slice(0, 3).sort());
+    assert.deepEqual(a.held, []);
+    const b = await refreshClaims.claimListed(ids, 'B', opts(t + 10));
+    assert.deepEqual(
+      b.claimed.map((f) => f.id),
+      [ids[4]],
+      'B gets only the feed on a host A does not hold',
+    );
+    assert.deepEqual(b.held.sort(), ids.slice(0, 4).sort(), "A's feeds and the feed on A's host wait");
+    assert.equal(await refreshClaims.claimOne(ids[0]!, 'B', t + 20, t + 1020), undefined, 'refresh now waits too');
+    assert.ok(await refreshClaims.isClaimed(ids[0]!, t + 20));
+
+    // A finishes one.example's feeds: the host is free, B claims the feed it was kept from.
+    await refreshClaims.release([ids[0]!, ids[1]!], 'A');
+    await refreshClaims.release([ids[2]!], 'B'); // not B's claim: nothing happens
+    const b2 = await refreshClaims.claimListed([ids[3]!, ids[2]!], 'B', opts(t + 30));
+    assert.deepEqual(
+      b2.claimed.map((f) => f.id),
+      [ids[3]],
+    );
+    assert.deepEqual(b2.held, [ids[2]]);
+    // A stops renewing: once its claim has run out, B takes the feed.
+    assert.equal(await refreshClaims.renew('A', t + 500), 1);
+    const b3 = await refreshClaims.claimListed([ids[2]!], 'B', opts(t + 501));
+    assert.deepEqual(
+      b3.claimed.map((f) => f.id),
+      [ids[2]],
+    );
+    // A feed no longer due is neither claimed nor held (another process refreshed it).
+    await refreshClaims.release(ids, 'B');
+    const later = await refreshClaims.claimListed(ids, 'A', { dueBy: -1, nowMs: t + 600, untilMs: t + 1600 });
+    assert.deepEqual(later, { claimed: [], held: [] });
+
+    // Jobs: one holder at a time; the holder alone completes; an expired lease is taken over.
+    const job = (id: string, createdAt: number) =>
+      asyncJobs.create({
+        id,
+        keyId: 'k',
+        userId: user,
+        model: 'sonar',
+        request: {},
+        idempotencyKey: null,
+        createdAt,
+      });
+    await job('11111111-1111-4111-8111-111111111111', 1);
+    await job('22222222-2222-4222-8222-222222222222', 2);
+    const j1 = await asyncJobs.claimNext('A', t, t + 1000, 10);
+    assert.equal(j1?.id, '11111111-1111-4111-8111-111111111111');
+    assert.equal(j1?.attempts, 1);
+    assert.equal((await asyncJobs.claimNext('B', t, t + 1000, 10))?.id, '22222222-2222-4222-8222-222222222222');
+    assert.equal(await asyncJobs.claimNext('C', t + 999, t + 2000, 10), undefined, 'both held');
+    assert.equal(await asyncJobs.countClaimable(t + 999), 0);
+    assert.ok(await asyncJobs.renewLease(j1!.id, 'A', t + 3000));
+    assert.equal(await asyncJobs.renewLease(j1!.id, 'B', t + 3000), false);
+    const taken = await asyncJobs.claimNext('C', t + 1500, t + 2500, 11);
+    assert.equal(taken?.id, '22222222-2222-4222-8222-222222222222', "B's lease ran out: C takes its job");
+    assert.equal(taken?.attempts, 2);
+    assert.equal(await asyncJobs.markCompleted(taken!.id, 'B', { late: true }, 12), false, 'B lost it');
+    assert.ok(await asyncJobs.markCompleted(taken!.id, 'C', { ok: true }, 12));
+    assert.deepEqual((await asyncJobs.find(taken!.id))?.response, { ok: true });
+    await asyncJobs.releaseLease(j1!.id, 'A');
+    assert.equal(
+      (await asyncJobs.claimNext('C', t + 1600, t + 2600, 13))?.id,
+      j1!.id,
+      'a given-back job is claimable at once',
+    );
+    assert.equal(await asyncJobs.markFailed(j1!.id, 'A', 'x', 14), false);
+    assert.ok(await asyncJobs.markFailed(j1!.id, 'C', 'gave up', 14));
+    assert.equal(
+      await asyncJobs.claimNext('D', t + 99_999, t + 100_999, 15),
+      undefined,
+      'finished jobs are never claimed',
+    );
+  } finally {
+    await app.close();
+  }
+});
