@@ -3,7 +3,8 @@
 // TIDINGS_PARSE_WORKERS=n sets the parse pool; BENCH_SKIP_INGEST=1 runs only the refresh cycles, BENCH_SKIP_REFRESH=1 only the ingest;
 // BENCH_CONTENT=rich serves article-like bodies with links, images and entities;
 // BENCH_PROCESSES=1,2 measures instead the first refresh by that many `tidings refresh` processes
-// on one data folder or database (feed claims share the work), BENCH_HOSTS feed hosts (default 50)).
+// on one data folder or database (feed claims share the work), BENCH_HOSTS feed hosts (default 50);
+// TIDINGS_TEST_DATABASE_URL=postgres://… runs it on a fresh PostgreSQL database).
 // (a) Ingest throughput on ../shared/corpus/feeds/real-world: our parse (charset, parse, normalise,
 //     sanitize) + store (upsert, fan-out) in MB/s and items/s, beside the parser library's raw
 //     parse of the same bytes in the same run (the baseline).
@@ -281,6 +282,7 @@ async function processesBench(counts: number[]): Promise<void> {
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>bench</title></head><body>${urls.map((u, k) => `<outline type="rss" text="Site ${k}" xmlUrl="${u}"/>`).join('')}</body></opml>`;
   const rows: string[] = [];
   let baseline = 0;
+  let backend = '';
   for (const n of counts) {
     const dataDir = tempDataDir('tidings-bench-');
     const setup = await createApp(
@@ -288,6 +290,7 @@ async function processesBench(counts: number[]): Promise<void> {
       silentLogger,
     );
     await importOpml(setup, (await setup.users.create('bench', 'x')).id, opml);
+    backend = setup.store.backend;
     await setup.close();
     const t0 = performance.now();
     const outs = await Promise.all(
@@ -326,7 +329,7 @@ async function processesBench(counts: number[]): Promise<void> {
   }
   worker.postMessage({ close: true });
   console.log(
-    `(c) first refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(served.bytes)} MB) on ${hosts} local hosts by N \`tidings refresh\` processes on one ${process.env.TIDINGS_DATABASE_URL ? 'PostgreSQL database' : 'data folder (SQLite)'}; load average ${loadavg()
+    `(c) first refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(served.bytes)} MB) on ${hosts} local hosts by N \`tidings refresh\` processes on one ${backend === 'postgres' ? 'PostgreSQL database' : 'data folder (SQLite)'}; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );

@@ -290,7 +290,7 @@ const refreshEnv = {
 /** "refreshed N feed(s)" of a `tidings refresh` output (0 when every due feed was done elsewhere). */
 const refreshedCount = (out: string) => Number(/refreshed (\d+) feed\(s\)/.exec(out)?.[1] ?? 0);
 
-test('three refresh processes on one database fetch each due feed exactly once, one host at a time', {
+test('three refresh processes on one database fetch each due feed exactly once, within the per-host limit', {
   timeout: 120_000,
 }, async (t) => {
   const hosts = await feedHosts(4, 10, { delayMs: 50, gateMs: 3000 });
@@ -372,7 +372,7 @@ test("a killed refresher's feeds are due again once its claims run out, and are 
   }
 });
 
-test('the claim repositories: leases, owners, expiry, host exclusivity, fetch_host kept by triggers', async () => {
+test('the claim repositories: leases, owners, expiry, per-host limits, fetch_host kept by triggers', async () => {
   const app = await createApp(
     loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-claims-'), logLevel: 'silent' } }),
     silentLogger,
@@ -408,7 +408,7 @@ test('the claim repositories: leases, owners, expiry, host exclusivity, fetch_ho
     assert.equal((await hostsOf())[4], 'four.example', 'a moved feed gets its new host');
 
     const t = 1_000_000;
-    const opts = (now: number) => ({ dueBy: Infinity, nowMs: now, untilMs: now + 1000 });
+    const opts = (now: number) => ({ dueBy: Infinity, nowMs: now, untilMs: now + 1000, perHost: 2 });
     const a = await refreshClaims.claimListed(ids.slice(0, 3), 'A', opts(t));
     assert.deepEqual(a.claimed.map((f) => f.id).sort(), ids.slice(0, 3).sort());
     assert.deepEqual(a.held, []);
@@ -440,7 +440,23 @@ test('the claim repositories: leases, owners, expiry, host exclusivity, fetch_ho
     );
     // A feed no longer due is neither claimed nor held (another process refreshed it).
     await refreshClaims.release(ids, 'B');
-    const later = await refreshClaims.claimListed(ids, 'A', { dueBy: -1, nowMs: t + 600, untilMs: t + 1600 });
+    // One claim of many feeds of one host takes no more than the host's limit.
+    const five: number[] = [];
+    for (const k of [1, 2, 3]) {
+      const f = await feeds.create(`https://five.example/${k}.xml`);
+      await subscriptions.subscribe(user, f.id);
+      five.push(f.id);
+    }
+    const c = await refreshClaims.claimListed(five, 'C', opts(t + 550));
+    assert.deepEqual(c.claimed.map((f) => f.id).sort(), five.slice(0, 2));
+    assert.deepEqual(c.held, [five[2]]);
+    await refreshClaims.release(five, 'C');
+    const later = await refreshClaims.claimListed(ids, 'A', {
+      dueBy: -1,
+      nowMs: t + 600,
+      untilMs: t + 1600,
+      perHost: 2,
+    });
     assert.deepEqual(later, { claimed: [], held: [] });
 
     // Jobs: one holder at a time; the holder alone completes; an expired lease is taken over.

@@ -2,10 +2,9 @@
 // refresh` beside a server, several machines on one PostgreSQL) share the refresh work without
 // fetching a feed twice. A process claims due feeds in batches before fetching them; the claim
 // lasts claimLeaseSeconds and is renewed every third of that while the process holds any, so a
-// crashed process's feeds are due again once its claims run out. A claim also holds the feed's
-// host: no other process claims feeds of a host while one process is fetching from it, so the
-// per-host limit (TIDINGS_PER_HOST_CONCURRENCY, enforced in-process by the fetcher) holds across
-// processes.
+// crashed process's feeds are due again once its claims run out. A host never has more live
+// claims, all processes together, than TIDINGS_PER_HOST_CONCURRENCY: since only claimed feeds are
+// fetched, the per-host limit (also enforced in-process by the fetcher) holds across processes.
 import type { App } from '../app.ts';
 import type { FeedRecord } from '../model/feed-record.ts';
 import { perApp } from '../per-app.ts';
@@ -33,6 +32,7 @@ export class FeedClaims {
       dueBy,
       nowMs: now,
       untilMs: now + this.leaseMs,
+      perHost: this.app.config.perHostConcurrency,
     });
     this.hold(r.claimed);
     return r;

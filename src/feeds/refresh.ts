@@ -291,7 +291,7 @@ export interface RefreshDueOptions {
  * Refreshes every due feed with at most config.fetchConcurrency in flight (fetch, parse and store
  * together, so neither the network nor the database is flooded); per-host limits apply inside.
  * The due feeds are listed once, then claimed in batches as the fetches go (refresh-claims.ts):
- * feeds another process holds, or whose host it holds, are tried again after the rest; feeds that
+ * feeds another process holds, or on a host at its limit, are tried again after the rest; feeds that
  * another process refreshed meanwhile are no longer due and are left out. So several processes
  * refreshing at once fetch each due feed once, and this pass ends when every listed feed is done
  * (here or elsewhere).
@@ -318,6 +318,8 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   let deferred: number[] = [];
   let cursor = 0;
   let backoffMs = 50;
+  let inFlight = 0;
+  let released = Promise.withResolvers<void>();
   const aborted = () => opts.signal?.aborted ?? false;
   const take = async (ids: number[]): Promise<number> => {
     const r = await claims.claimListed(ids, dueBy);
@@ -334,14 +336,19 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
       await take(ids);
       return;
     }
-    // Only feeds other processes hold are left: try them again, waiting longer while they stay held.
+    // Only feeds held elsewhere, or on hosts at their limit, are left: try them again when this
+    // process frees a place (one of its fetches ends), or after a wait that grows while they stay held.
     const retry = deferred;
     deferred = [];
     let got = 0;
-    for (let k = 0; k < retry.length; k += 500) got += await take(retry.slice(k, k + 500));
+    let k = 0;
+    for (; k < retry.length && got < batchSize; k += 500) got += await take(retry.slice(k, k + 500));
+    deferred.push(...retry.slice(k));
     if (got) backoffMs = 50;
     else if (deferred.length) {
-      await sleep(backoffMs, opts.signal);
+      await (inFlight > 0
+        ? Promise.race([released.promise, sleep(backoffMs, opts.signal)])
+        : sleep(backoffMs, opts.signal));
       backoffMs = Math.min(backoffMs * 2, 2000);
     }
   };
@@ -367,10 +374,14 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   const worker = async () => {
     for (let feed = await nextFeed(); feed; feed = await nextFeed()) {
       let r: RefreshResult;
+      inFlight++;
       try {
         r = await refreshFeed(app, feed, { signal: opts.signal });
       } finally {
         await claims.release([feed.id]);
+        inFlight--;
+        released.resolve();
+        released = Promise.withResolvers<void>();
       }
       summary.feeds++;
       if (r.outcome === 'updated') summary.updated++;

@@ -405,15 +405,16 @@ export interface FeedRepository {
 export interface RefreshClaimRepository {
   /**
    * Claims, among `ids`, the feeds that are still due (next_fetch_at <= dueBy) and subscribed,
-   * claimed by nobody, and on a host no other owner holds a live claim on (so one host is fetched
-   * by one process at a time). `claimed` are the feeds now held by `owner` until `untilMs`;
-   * `held` the ids still due that someone else holds (or whose host is held): try them later.
-   * The other ids (fetched meanwhile, unsubscribed, gone) need nothing more.
+   * claimed by nobody, as long as their host has fewer than `perHost` live claims in all (by any
+   * owner, these included): claims bound what is fetched at once, so the per-host limit holds
+   * across processes. `claimed` are the feeds now held by `owner` until `untilMs`; `held` the ids
+   * still due that someone holds or whose host is at its limit: try them later. The other ids
+   * (fetched meanwhile, unsubscribed, gone) need nothing more.
    */
   claimListed(
     ids: readonly number[],
     owner: string,
-    opts: { dueBy: number; nowMs: number; untilMs: number },
+    opts: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
   ): Promise<{ claimed: FeedRecord[]; held: number[] }>;
   /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
   claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined>;

@@ -1,6 +1,7 @@
 // Feed refresh claims on PostgreSQL (see RefreshClaimRepository). Claimers take turns on a
-// transaction-scoped advisory lock, so two processes cannot both see a host free and both claim
-// feeds of it; rows another transaction has locked (a feed being stored) are skipped, not waited on.
+// transaction-scoped advisory lock, so two processes cannot both count a host's claims and both
+// take its last free places; rows another transaction has locked (a feed being stored) are skipped,
+// not waited on.
 import type { PgDatabase } from './client.ts';
 import type { RefreshClaimRepository } from '../repositories.ts';
 import type { FeedRecord } from '../../model/feed-record.ts';
@@ -20,25 +21,29 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
   async claimListed(
     ids: readonly number[],
     owner: string,
-    o: { dueBy: number; nowMs: number; untilMs: number },
+    o: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
   ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
     if (!ids.length) return { claimed: [], held: [] };
     const dueBy = Number.isFinite(o.dueBy) ? o.dueBy : BIG;
     return this.db.transaction(async () => {
       await this.db.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+      // The n-th candidate of a host is taken when the host's live claims plus n stay within the limit.
       const claimed = (
         await this.db.rows<FeedRow>(
-          `WITH picked AS (
-            SELECT f.id FROM feeds f
+          `WITH candidates AS (
+            SELECT f.id, f.fetch_host, row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
+            FROM feeds f
             WHERE f.id = ANY($1::bigint[]) AND f.next_fetch_at <= $2
               AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
-              AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < $3)
-              AND NOT EXISTS (SELECT 1 FROM feeds g WHERE g.fetch_host = f.fetch_host
-                                AND g.refresh_claimed_until >= $3 AND g.refresh_claimed_by <> $4)
+              AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < $3)),
+          picked AS (
+            SELECT f.id FROM feeds f JOIN candidates c ON c.id = f.id
+            WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
+                           AND g.refresh_claimed_until >= $3) <= $6
             FOR UPDATE OF f SKIP LOCKED)
           UPDATE feeds SET refresh_claimed_by = $4, refresh_claimed_until = $5 FROM picked
           WHERE feeds.id = picked.id RETURNING feeds.*`,
-          [ids, dueBy, o.nowMs, owner, o.untilMs],
+          [ids, dueBy, o.nowMs, owner, o.untilMs, o.perHost],
         )
       ).map(toFeed);
       const held = (

@@ -90,6 +90,15 @@ export class SqliteAsyncJobRepository implements AsyncJobRepository {
     return (rows as unknown as Row[]).map(toJob);
   }
   async claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number) {
+    // Polled every few seconds by every process: look first with a read, which never waits for
+    // another process's write lock (WAL), and take the lock only when there is a job to claim.
+    if (
+      !this.s
+        .get(`SELECT 1 FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS')
+              AND (lease_until IS NULL OR lease_until < ?) LIMIT 1`)
+        .get(nowMs)
+    )
+      return undefined;
     // One write statement: SQLite takes the write lock before the subquery reads, so no other
     // process can pick the same row between the choice and the update.
     const r = this.s

@@ -20,21 +20,25 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
   async claimListed(
     ids: readonly number[],
     owner: string,
-    o: { dueBy: number; nowMs: number; untilMs: number },
+    o: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
   ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
     if (!ids.length) return { claimed: [], held: [] };
     const list = JSON.stringify(ids);
     const dueBy = Number.isFinite(o.dueBy) ? o.dueBy : Number.MAX_SAFE_INTEGER;
     return transaction(this.db, () => {
+      // The n-th candidate of a host is taken when the host's live claims plus n stay within the limit.
       const claimed = (
         this.s
           .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ?
-                WHERE id IN (SELECT f.id ${LISTED_DUE}
-                  AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ?)
-                  AND NOT EXISTS (SELECT 1 FROM feeds g WHERE g.fetch_host = f.fetch_host
-                                    AND g.refresh_claimed_until >= ? AND g.refresh_claimed_by <> ?))
+                WHERE id IN (
+                  SELECT c.id FROM (
+                    SELECT f.id, f.fetch_host,
+                      row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
+                    ${LISTED_DUE} AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ?)) c
+                  WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
+                                 AND g.refresh_claimed_until >= ?) <= ?)
                 RETURNING *`)
-          .all(owner, o.untilMs, list, dueBy, o.nowMs, o.nowMs, owner) as unknown as FeedRow[]
+          .all(owner, o.untilMs, list, dueBy, o.nowMs, o.nowMs, o.perHost) as unknown as FeedRow[]
       ).map(toFeed);
       const held = (
         this.s.get(`SELECT f.id ${LISTED_DUE} AND f.refresh_claimed_by IS NOT ?`).all(list, dueBy, owner) as {
