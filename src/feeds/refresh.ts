@@ -235,7 +235,7 @@ export async function refreshFeedNow(app: App, feedId: number): Promise<RefreshR
   const giveUpAt = Date.now() + app.config.fetchTimeoutMs + app.config.claimLeaseSeconds * 1000;
   while (Date.now() < giveUpAt && (await claims.isClaimed(feedId))) await sleep(200);
   const f = await feedEngine(app).feeds.findById(feedId);
-  if (!f) throw new FeedError('bad-url', `no feed with id ${feedId}`);
+  if (!f) throw new FeedError('bad_url', `no feed with id ${feedId}`);
   return {
     feedId,
     url: f.url,
