@@ -192,6 +192,7 @@ export class AsyncJobRunner {
     if (signal.aborted) return;
     const startedAt = performance.now();
     const shouldWrite = progressThrottle(PROGRESS_WRITE_INTERVAL_MS);
+    let progressWrites = Promise.resolve();
     try {
       const parsed = parseChatRequest(job.request);
       const size = parsed.answer.searchContextSize;
@@ -203,11 +204,15 @@ export class AsyncJobRunner {
           signal,
           onProgress: (p) => {
             if (shouldWrite(p.fraction === 1)) {
-              jobs
-                .setProgress(id, owner, p)
-                .catch((err: unknown) =>
-                  this.api.app.log.warn({ err, jobId: id }, 'could not store async job progress'),
-                );
+              // In order, and all stored before the job is marked done: only the lease holder
+              // of an IN_PROGRESS job can write progress, so a late write would be dropped.
+              progressWrites = progressWrites.then(() =>
+                jobs
+                  .setProgress(id, owner, p)
+                  .catch((err: unknown) =>
+                    this.api.app.log.warn({ err, jobId: id }, 'could not store async job progress'),
+                  ),
+              );
             }
           },
         }),
@@ -221,6 +226,7 @@ export class AsyncJobRunner {
         returnImages: parsed.answer.returnImages ?? false,
         returnRelatedQuestions: parsed.answer.returnRelatedQuestions ?? false,
       });
+      await progressWrites;
       if (!(await jobs.markCompleted(id, owner, obj, nowSeconds()))) {
         this.api.app.log.warn({ jobId: id }, 'async chat job finished after its lease was lost: result dropped');
         return;
@@ -237,6 +243,7 @@ export class AsyncJobRunner {
       if (signal.aborted) return; // shutdown or lease lost: the job stays IN_PROGRESS for its next holder
       const err = toApiError(e);
       if (err.status >= 500) this.api.app.log.error({ err: e, jobId: id }, 'async chat job failed');
+      await progressWrites;
       if (!(await jobs.markFailed(id, owner, err.message, nowSeconds()))) return;
       recordUsage(this.api, key, {
         endpoint: 'async',
