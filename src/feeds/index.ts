@@ -11,7 +11,7 @@ export {
   type SubscribeResult,
   type FeedCandidate,
 } from './subscriptions.ts';
-export { refreshFeed, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';
+export { refreshFeed, refreshFeedNow, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';
 export { FeedError } from './errors.ts';
 export { importOpml, exportOpml, OPML_IMPORT_CHUNK, type OpmlImportResult } from './opml/import-export.ts';
 export { OpmlError } from './opml/opml-error.ts';

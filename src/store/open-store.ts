@@ -18,6 +18,7 @@ import type {
   ChatUsageRepository,
   FeedRepository,
   ItemRepository,
+  RefreshClaimRepository,
   ItemStateRepository,
   OAuthClientRepository,
   ReaderLabelRepository,
@@ -54,6 +55,7 @@ export interface Repositories {
   readonly feeds: FeedRepository;
   readonly items: ItemRepository;
   readonly subscriptions: SubscriptionRepository;
+  readonly refreshClaims: RefreshClaimRepository;
   // reader-api
   readonly streams: StreamRepository;
   readonly itemStates: ItemStateRepository;

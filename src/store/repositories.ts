@@ -315,12 +315,25 @@ export interface AsyncJobRepository {
   findByIdempotencyKey(keyId: string, idempotencyKey: string): Promise<AsyncJob | undefined>;
   /** Newest first, keyset-paginated by (created_at, id). */
   listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]>;
-  /** CREATED and IN_PROGRESS jobs, oldest first (resumed on start). */
-  listUnfinished(): Promise<AsyncJob[]>;
-  markStarted(id: string, at: number): Promise<void>;
-  setProgress(id: string, progress: unknown): Promise<void>;
-  markCompleted(id: string, response: unknown, at: number): Promise<void>;
-  markFailed(id: string, message: string, at: number): Promise<void>;
+  /**
+   * Atomically claims the oldest unfinished job nobody holds (CREATED, or IN_PROGRESS with no lease
+   * or a lease that ran out before `nowMs`): it becomes IN_PROGRESS, owned by `owner` until
+   * `leaseUntilMs`, started at `startedAt` (Unix s), with one more attempt. Two processes never
+   * get the same job (SQLite: one write statement; PostgreSQL: FOR UPDATE SKIP LOCKED).
+   */
+  claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number): Promise<AsyncJob | undefined>;
+  /** Jobs claimNext could take now (the waiting queue's depth). */
+  countClaimable(nowMs: number): Promise<number>;
+  /** Extends the owner's lease; false when the job is no longer the owner's (lease lost, finished). */
+  renewLease(id: string, owner: string, leaseUntilMs: number): Promise<boolean>;
+  /** Gives the job up (shutdown): it stays IN_PROGRESS and any process may claim it at once. */
+  releaseLease(id: string, owner: string): Promise<void>;
+  /** The owner's progress report; ignored when the job is no longer the owner's. */
+  setProgress(id: string, owner: string, progress: unknown): Promise<void>;
+  /** COMPLETED with the response, only if `owner` still holds the job; false otherwise (nothing written). */
+  markCompleted(id: string, owner: string, response: unknown, at: number): Promise<boolean>;
+  /** FAILED with the message, only if `owner` still holds the job; false otherwise (nothing written). */
+  markFailed(id: string, owner: string, message: string, at: number): Promise<boolean>;
   /** Deletes jobs created before `before`; returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;
 }
@@ -415,6 +428,34 @@ export interface FeedRepository {
   listDue(dueBy: number, limit: number): Promise<FeedRecord[]>;
   /** Publication times (Unix s) of the feed's most recent items, newest first: input of the adaptive interval. */
   recentPublishTimes(id: number, count: number): Promise<number[]>;
+}
+
+/**
+ * Claims on feed refreshes, shared by every process on the database (src/feeds/refresh-claims.ts).
+ * A claim is (owner, until in ms since the epoch); a claim whose time has passed counts as none.
+ */
+export interface RefreshClaimRepository {
+  /**
+   * Claims, among `ids`, the feeds that are still due (next_fetch_at <= dueBy) and subscribed,
+   * claimed by nobody, as long as their host has fewer than `perHost` live claims in all (by any
+   * owner, these included): claims bound what is fetched at once, so the per-host limit holds
+   * across processes. `claimed` are the feeds now held by `owner` until `untilMs`; `held` the ids
+   * still due that someone holds or whose host is at its limit: try them later. The other ids
+   * (fetched meanwhile, unsubscribed, gone) need nothing more.
+   */
+  claimListed(
+    ids: readonly number[],
+    owner: string,
+    opts: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
+  ): Promise<{ claimed: FeedRecord[]; held: number[] }>;
+  /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
+  claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined>;
+  /** Moves every claim of `owner` to `untilMs`; returns how many. */
+  renew(owner: string, untilMs: number): Promise<number>;
+  /** Ends the owner's claims on these feeds (done, or given back). */
+  release(ids: readonly number[], owner: string): Promise<void>;
+  /** Whether someone holds a live claim on the feed. */
+  isClaimed(id: number, nowMs: number): Promise<boolean>;
 }
 
 export interface ItemRepository {

@@ -2,6 +2,7 @@
 // in the postgres dialect, and the checks that turn a bad start into one clear line (server
 // unreachable, too old, URL wrong) naming TIDINGS_DATABASE_URL without its password.
 import { PgChangeSignal } from './change-signal.ts';
+import { PgRefreshClaimRepository } from './refresh-claims.ts';
 import type { Store } from '../open-store.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
@@ -52,6 +53,7 @@ export class PostgresStore implements Store {
   readonly feeds;
   readonly items;
   readonly subscriptions;
+  readonly refreshClaims;
   readonly streams;
   readonly itemStates;
   readonly readerLabels;
@@ -83,6 +85,7 @@ export class PostgresStore implements Store {
     this.feeds = new PgFeedRepository(db);
     this.items = new PgItemRepository(db);
     this.subscriptions = new PgSubscriptionRepository(db);
+    this.refreshClaims = new PgRefreshClaimRepository(db);
     this.streams = new PgStreamRepository(db);
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);

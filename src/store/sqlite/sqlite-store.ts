@@ -6,6 +6,7 @@
 // turn: no other request's statements can slip into it. Transactions are still queued (a second
 // one waits for the first to commit) in case a callback does wait on something else.
 import { SqliteChangeSignal } from './change-signal.ts';
+import { SqliteRefreshClaimRepository } from './refresh-claims.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, join, resolve } from 'node:path';
 import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
@@ -59,6 +60,7 @@ export class SqliteStore implements Store {
   readonly feeds;
   readonly items;
   readonly subscriptions;
+  readonly refreshClaims;
   readonly streams;
   readonly itemStates;
   readonly readerLabels;
@@ -95,6 +97,7 @@ export class SqliteStore implements Store {
     this.feeds = new SqliteFeedRepository(db);
     this.items = new SqliteItemRepository(db);
     this.subscriptions = new SqliteSubscriptionRepository(db);
+    this.refreshClaims = new SqliteRefreshClaimRepository(db);
     this.streams = new SqliteStreamRepository(db);
     this.itemStates = new SqliteItemStateRepository(db);
     this.readerLabels = new SqliteReaderLabelRepository(db);
