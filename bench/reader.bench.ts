@@ -8,6 +8,9 @@
 //            the same library, calls alternating between them each round; prints the ratios)
 //            --database-url postgres://… (an empty database: the generated library is copied there with
 //            `tidings db copy`'s code and the server runs on PostgreSQL)
+//            --backend sqlite|postgres|both (postgres without --database-url: a throwaway cluster in a temp
+//            folder, test/postgres-cluster.ts; both: a SQLite server and a PostgreSQL server on the same
+//            library, calls alternating between them each round, ratios printed, then each one's throughput)
 //
 // Generates the library directly in SQLite (same schema, triggers keep the unread counters, no
 // ANALYZE: statistics are whatever the server gathers), starts
@@ -164,15 +167,28 @@ function explain(dataDir: string): void {
   db.close();
 }
 
-const DATABASE_URL = process.argv.includes('--database-url')
+let DATABASE_URL = process.argv.includes('--database-url')
   ? process.argv[process.argv.indexOf('--database-url') + 1]!
   : '';
+const BACKEND = process.argv.includes('--backend')
+  ? process.argv[process.argv.indexOf('--backend') + 1]!
+  : DATABASE_URL
+    ? 'postgres'
+    : 'sqlite';
+if (!['sqlite', 'postgres', 'both'].includes(BACKEND)) {
+  console.error(`--backend ${BACKEND}: use sqlite, postgres or both`);
+  process.exit(2);
+}
 
-async function startServer(dataDir: string, root = ROOT): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(
+  dataDir: string,
+  root = ROOT,
+  databaseUrl = DATABASE_URL,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
     env: {
       ...process.env,
-      TIDINGS_DATABASE_URL: DATABASE_URL,
+      TIDINGS_DATABASE_URL: databaseUrl,
       TIDINGS_DATA: dataDir,
       TIDINGS_PORT: '0',
       TIDINGS_HOST: '127.0.0.1',
@@ -207,7 +223,23 @@ async function main(): Promise<void> {
   const dataDir = tempDataDir('tidings-bench-reader-');
   generate(dataDir);
   explain(dataDir);
-  if (DATABASE_URL) {
+  let cluster: { stop(): void } | undefined;
+  if (BACKEND !== 'sqlite' && !DATABASE_URL) {
+    const { startCluster } = await import('../test/postgres-cluster.ts');
+    const c = await startCluster();
+    cluster = c;
+    DATABASE_URL = c.url;
+    console.log(`PostgreSQL: a throwaway cluster in ${c.dir}`);
+  }
+  try {
+    await onBackends(dataDir);
+  } finally {
+    cluster?.stop();
+  }
+}
+
+async function onBackends(dataDir: string): Promise<void> {
+  if (BACKEND !== 'sqlite') {
     const t0 = performance.now();
     const { copyDatabase } = await import('../src/store/copy.ts');
     await copyDatabase(`sqlite:${join(dataDir, 'tidings.db')}`, DATABASE_URL, { dataDir });
@@ -222,6 +254,7 @@ async function main(): Promise<void> {
   }
   const COMPARE = process.argv.includes('--compare') ? process.argv[process.argv.indexOf('--compare') + 1]! : '';
   if (COMPARE) return compare(dataDir, COMPARE);
+  if (BACKEND === 'both') return compareBackends(dataDir);
   const { child, url } = await startServer(dataDir);
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
   try {
@@ -413,7 +446,9 @@ async function main(): Promise<void> {
 }
 
 /** The calls of one server (logged in), for the paired comparison. */
-async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () => Promise<unknown>][] }> {
+async function callsOf(
+  url: string,
+): Promise<{ pool: Pool; n20: () => Promise<unknown>; calls: [string, () => Promise<unknown>][] }> {
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
   const fetchBytes = async (
     method: 'GET' | 'POST',
@@ -461,6 +496,7 @@ async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () =>
     .join('&');
   return {
     pool,
+    n20: () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H),
     calls: [
       ['GET /healthz', () => fetchBytes('GET', '/healthz')],
       ['stream/contents n=1000', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000`), H)],
@@ -478,6 +514,7 @@ async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () =>
         () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H),
       ],
       ['items/contents 150 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body150)],
+      ['items/contents 1000 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body1000)],
       ['unread-count', () => fetchBytes('GET', api('unread-count?output=json'), H)],
       ['edit-tag 1000 ids read', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&a=' + READ)],
       ['edit-tag 1000 ids unread', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ)],
@@ -490,8 +527,47 @@ async function compare(dataDir: string, other: string): Promise<void> {
   const { cpSync } = await import('node:fs');
   const otherDir = tempDataDir('tidings-bench-reader-other-');
   cpSync(join(dataDir, 'tidings.db'), join(otherDir, 'tidings.db'));
-  const servers = [await startServer(otherDir, resolve(other)), await startServer(dataDir)];
   try {
+    await paired(
+      [
+        { label: 'baseline', start: () => startServer(otherDir, resolve(other)) },
+        { label: 'this', start: () => startServer(dataDir) },
+      ],
+      `${other} (baseline) vs this checkout`,
+      false,
+    );
+  } finally {
+    if (!process.argv.includes('--keep')) {
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** A SQLite server and a PostgreSQL server on the same library (copied), calls alternating. */
+async function compareBackends(dataDir: string): Promise<void> {
+  try {
+    await paired(
+      [
+        { label: 'SQLite', start: () => startServer(dataDir, ROOT, '') },
+        { label: 'PostgreSQL', start: () => startServer(dataDir, ROOT, DATABASE_URL) },
+      ],
+      'SQLite vs PostgreSQL',
+      true,
+    );
+  } finally {
+    if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function paired(
+  specs: { label: string; start: () => Promise<{ child: ChildProcess; url: string }> }[],
+  title: string,
+  withThroughput: boolean,
+): Promise<void> {
+  const servers: { child: ChildProcess; url: string }[] = [];
+  try {
+    for (const spec of specs) servers.push(await spec.start());
     const sides = [await callsOf(servers[0]!.url), await callsOf(servers[1]!.url)];
     const times = sides.map(() => new Map<string, number[]>());
     for (let round = 0; round < RUNS + 3; round++) {
@@ -508,17 +584,33 @@ async function compare(dataDir: string, other: string): Promise<void> {
         }
       }
     }
-    console.log(`\npaired: ${other} (baseline) vs this checkout, ${ITEMS} items, ${RUNS} rounds, calls alternating`);
+    const [a, b] = specs.map((s) => s.label);
+    console.log(`\npaired: ${title}, ${ITEMS} items, ${RUNS} rounds, calls alternating`);
     for (const [name] of sides[0]!.calls) {
-      const [a, b] = times.map(
-        (m) =>
-          q(
-            m.get(name)!.sort((x, y) => x - y),
-            0.5,
-          )!,
-      );
+      const [pa, pb] = times.map((m) => m.get(name)!.sort((x, y) => x - y));
       console.log(
-        `${name.padEnd(32)} baseline p50 ${a!.toFixed(2).padStart(7)} ms   this p50 ${b!.toFixed(2).padStart(7)} ms   ratio ${(b! / a!).toFixed(3)}x`,
+        `${name.padEnd(30)} ${a} p50 ${q(pa!, 0.5)!.toFixed(2).padStart(7)} p99 ${q(pa!, 0.99)!.toFixed(1).padStart(6)} ms   ` +
+          `${b} p50 ${q(pb!, 0.5)!.toFixed(2).padStart(7)} p99 ${q(pb!, 0.99)!.toFixed(1).padStart(6)} ms   ratio p50 ${(q(pb!, 0.5)! / q(pa!, 0.5)!).toFixed(2)}x`,
+      );
+    }
+    if (withThroughput) {
+      // 16 clients on stream/contents n=20, each side twice in turns (A B A B): drift hits both alike.
+      const done = [0, 0];
+      for (let turn = 0; turn < 4; turn++) {
+        const i = turn % 2;
+        const end = performance.now() + (SECONDS * 1000) / 2;
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (performance.now() < end) {
+              await sides[i]!.n20();
+              done[i]!++;
+            }
+          }),
+        );
+      }
+      const [ra, rb] = done.map((d) => d / SECONDS);
+      console.log(
+        `${'stream/contents n=20, 16 clients'.padEnd(30)} ${a} ${ra!.toFixed(0)} req/s   ${b} ${rb!.toFixed(0)} req/s   ratio ${(ra! / rb!).toFixed(2)}x`,
       );
     }
     for (const s of sides) await s.pool.close();
@@ -526,10 +618,6 @@ async function compare(dataDir: string, other: string): Promise<void> {
     for (const s of servers) {
       s.child.kill('SIGTERM');
       await new Promise((r) => s.child.once('exit', r));
-    }
-    if (!process.argv.includes('--keep')) {
-      rmSync(dataDir, { recursive: true, force: true });
-      rmSync(otherDir, { recursive: true, force: true });
     }
   }
 }

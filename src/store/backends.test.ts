@@ -132,6 +132,32 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const keep = await s.readerLabels.ensureLabel(bob.id, 'keep');
       assert.equal(await s.itemStates.tagItems(bob.id, keep, [p1[0]!.itemId, p1[1]!.itemId]), 2);
       assert.deepEqual([...(await s.streams.tagsOfItems(bob.id, [p1[0]!.itemId])).values()], [['keep']]);
+      // The combined reads a page renders from agree with the single reads.
+      const render = await s.streams.pageToRender(q);
+      assert.deepEqual(render.items, await s.streams.statesPage(q));
+      assert.deepEqual(
+        render.tags,
+        await s.streams.tagsOfItems(
+          bob.id,
+          p1.map((r) => r.itemId),
+        ),
+      );
+      assert.equal(render.itemsVersion, await s.streams.itemsVersion());
+      assert.equal(render.catalogVersion, await s.readerLabels.catalogVersion());
+      const byIds = await s.streams.byIdsToRender(bob.id, [p1[1]!.itemId, 999_999, p1[4]!.itemId]);
+      assert.deepEqual(
+        byIds.items.map((r) => r.itemId),
+        [p1[1]!.itemId, p1[4]!.itemId],
+      );
+      assert.deepEqual([...byIds.tags], [[p1[1]!.itemId, ['keep']]]);
+      const empty = await s.streams.pageToRender({ ...q, userId: alice.id, where: [{ kind: 'nothing' }] });
+      assert.deepEqual([empty.items, empty.tags.size, empty.catalogVersion], [[], 0, render.catalogVersion]);
+      const counted = await s.readerLabels.unreadCountersAndCatalogVersion(bob.id);
+      assert.deepEqual(counted, {
+        counters: await s.readerLabels.unreadCounters(bob.id),
+        catalogVersion: render.catalogVersion,
+      });
+      assert.deepEqual((await s.readerLabels.unreadCountersAndCatalogVersion(999)).counters, []);
       await s.subscriptions.addFolder(bob.id, feed.id, 'Later');
       await s.readerLabels.renameLabel(bob.id, keep, 'Later');
       const labels = await s.readerLabels.labels(bob.id);
