@@ -2,6 +2,7 @@
 // in the postgres dialect, and the checks that turn a bad start into one clear line (server
 // unreachable, too old, URL wrong) naming TIDINGS_DATABASE_URL without its password.
 import type { Store } from '../open-store.ts';
+import { PortableRepositories } from '../portable/repositories.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
@@ -20,13 +21,7 @@ import {
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
-import { PgFeverRepository } from './fever.ts';
-import { PgFeedIconRepository } from './feed-icons.ts';
-import { PgFullTextRepository } from './full-text.ts';
-import { PgWebSubRepository } from './websub.ts';
-import { PgFilterRuleRepository } from './filter-rules.ts';
-import { PgWebhookRepository } from './webhooks.ts';
-import { PgConversationRepository, PgWebAccountRepository, PgWebSessionRepository } from './web.ts';
+import { PgSql } from './sql-executor.ts';
 
 /**
  * Oldest server accepted: the schema uses statement triggers with transition tables (10),
@@ -38,7 +33,7 @@ export const MIN_SERVER_VERSION = 130000;
 /** Session-level advisory lock held while migrating: two processes starting at once take turns. */
 const MIGRATION_LOCK = 0x7469_6d67; // 'timg'
 
-export class PostgresStore implements Store {
+export class PostgresStore extends PortableRepositories implements Store {
   readonly backend = 'postgres' as const;
   readonly location: string;
   migrationsApplied: readonly string[] = [];
@@ -59,17 +54,9 @@ export class PostgresStore implements Store {
   readonly chatUsage;
   readonly asyncJobs;
   readonly accessRequests;
-  readonly fever;
-  readonly feedIcons;
-  readonly fullText;
-  readonly webSub;
-  readonly filterRules;
-  readonly webhooks;
-  readonly webSessions;
-  readonly webAccounts;
-  readonly conversations;
 
   constructor(db: PgDatabase) {
+    super(new PgSql(db));
     this.db = db;
     this.location = redactUrl(db.url);
     this.users = new PgUserRepository(db);
@@ -88,15 +75,6 @@ export class PostgresStore implements Store {
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
     this.accessRequests = new PgAccessRequestRepository(db);
-    this.fever = new PgFeverRepository(db);
-    this.feedIcons = new PgFeedIconRepository(db);
-    this.fullText = new PgFullTextRepository(db);
-    this.webSub = new PgWebSubRepository(db);
-    this.filterRules = new PgFilterRuleRepository(db);
-    this.webhooks = new PgWebhookRepository(db);
-    this.webSessions = new PgWebSessionRepository(db);
-    this.webAccounts = new PgWebAccountRepository(db);
-    this.conversations = new PgConversationRepository(db);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
