@@ -181,6 +181,33 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     }
   });
 
+  test(`${backend}: a token lookup sees revocation, use and deletion through this process at once`, {
+    skip,
+  }, async () => {
+    const s = await open(backend);
+    try {
+      const u = await s.users.create('tok', 'h');
+      const t = await s.tokens.insert(
+        { tokenHash: 'hash-1', userId: u.id, kind: 'clientlogin', scopes: 'read write', expiresAt: 4e9 },
+        100,
+      );
+      assert.equal((await s.tokens.findByHash('hash-1'))?.id, t.id);
+      await s.tokens.markUsed(t.id, 200);
+      assert.equal((await s.tokens.findByHash('hash-1'))?.lastUsedAt, 200, 'use recorded');
+      assert.equal(await s.tokens.revoke(t.id, 300), true);
+      assert.equal((await s.tokens.findByHash('hash-1'))?.revokedAt, 300, 'revoked at once, not after a cache expires');
+      await s.tokens.insert(
+        { tokenHash: 'hash-2', userId: u.id, kind: 'clientlogin', scopes: 'read', expiresAt: 4e9 },
+        100,
+      );
+      assert.ok(await s.tokens.findByHash('hash-2'));
+      await s.users.delete(u.id);
+      assert.equal(await s.tokens.findByHash('hash-2'), undefined, "a deleted user's tokens are gone at once");
+    } finally {
+      await s.close();
+    }
+  });
+
   test(`${backend}: transactions roll back on a throw, nested calls join, the search index counters follow`, {
     skip,
   }, async () => {

@@ -55,8 +55,11 @@ const toUser = (r: UserRow): User => ({
 
 export class PgUserRepository implements UserRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
+  private readonly tokens?: TokenLookupCache;
+  /** tokens: the token rows cached for authentication, forgotten when a user (and so their tokens) goes. */
+  constructor(db: PgDatabase, tokens?: TokenLookupCache) {
     this.db = db;
+    this.tokens = tokens;
   }
   async create(username: string, passwordHash: string, email: string | null = null): Promise<User> {
     return toUser(
@@ -86,7 +89,11 @@ export class PgUserRepository implements UserRepository {
     await this.db.query('UPDATE users SET password_hash = $1 WHERE id = $2', [passwordHash, id]);
   }
   async delete(id: number): Promise<boolean> {
-    return (await this.db.changes('DELETE FROM users WHERE id = $1', [id])) > 0;
+    try {
+      return (await this.db.changes('DELETE FROM users WHERE id = $1', [id])) > 0;
+    } finally {
+      this.tokens?.clear();
+    }
   }
   async setAdmin(id: number, admin: boolean): Promise<void> {
     await this.db.query('UPDATE users SET is_admin = $1 WHERE id = $2', [admin ? 1 : 0, id]);
@@ -121,10 +128,52 @@ const toToken = (r: TokenRow): StoredToken => ({
   label: r.label,
 });
 
+/**
+ * How long a token row read for authentication is reused. Every API request authenticates, and on
+ * a database server that lookup is a round trip of its own (on a loaded machine, as long as the
+ * whole page query after it). Revoking or deleting tokens through this process forgets every row
+ * at once; a token revoked by another process (a second server process, the CLI) stops working
+ * within this many milliseconds. Misses are never kept: a token issued elsewhere works at once.
+ */
+export const TOKEN_CACHE_MS = 3000;
+const TOKEN_CACHE_MAX = 10_000;
+
+/** Token rows by hash, a few seconds each; shared by the token and user repositories (user deletion forgets them). */
+export class TokenLookupCache {
+  private readonly rows = new Map<string, { token: StoredToken; until: number }>();
+  get(tokenHash: string): StoredToken | undefined {
+    const hit = this.rows.get(tokenHash);
+    if (!hit) return undefined;
+    if (hit.until > performance.now()) return hit.token;
+    this.rows.delete(tokenHash);
+    return undefined;
+  }
+  set(tokenHash: string, token: StoredToken): void {
+    if (this.rows.size >= TOKEN_CACHE_MAX) this.rows.clear();
+    this.rows.set(tokenHash, { token, until: performance.now() + TOKEN_CACHE_MS });
+  }
+  markUsed(id: number, now: number): void {
+    for (const e of this.rows.values()) if (e.token.id === id) e.token = { ...e.token, lastUsedAt: now };
+  }
+  clear(): void {
+    this.rows.clear();
+  }
+}
+
 export class PgTokenRepository implements TokenRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
+  private readonly cache: TokenLookupCache;
+  constructor(db: PgDatabase, cache = new TokenLookupCache()) {
     this.db = db;
+    this.cache = cache;
+  }
+  /** Forgets cached rows once a write that may revoke or delete tokens has been sent. */
+  private async forgetting<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      this.cache.clear();
+    }
   }
   async insert(t: NewToken, now: number): Promise<StoredToken> {
     return toToken(
@@ -146,8 +195,15 @@ export class PgTokenRepository implements TokenRepository {
     );
   }
   async findByHash(tokenHash: string) {
+    // Inside a transaction (refresh-token rotation, replay checks) always the row as it is now.
+    const cacheable = !this.db.inTransaction;
+    const cached = cacheable ? this.cache.get(tokenHash) : undefined;
+    if (cached) return cached;
     const r = await this.db.row<TokenRow>('SELECT * FROM auth_tokens WHERE token_hash = $1', [tokenHash]);
-    return r ? toToken(r) : undefined;
+    if (!r) return undefined;
+    const token = toToken(r);
+    if (cacheable) this.cache.set(tokenHash, token);
+    return token;
   }
   async findById(id: number) {
     const r = await this.db.row<TokenRow>('SELECT * FROM auth_tokens WHERE id = $1', [id]);
@@ -155,26 +211,30 @@ export class PgTokenRepository implements TokenRepository {
   }
   async markUsed(id: number, now: number): Promise<void> {
     await this.db.query('UPDATE auth_tokens SET last_used_at = $1 WHERE id = $2', [now, id]);
+    this.cache.markUsed(id, now);
   }
   async revoke(id: number, now: number): Promise<boolean> {
     return (
-      (await this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
-        now,
-        id,
-      ])) > 0
+      (await this.forgetting(
+        this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id]),
+      )) > 0
     );
   }
   revokeAllForUser(userId: number, now: number): Promise<number> {
-    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL', [
-      now,
-      userId,
-    ]);
+    return this.forgetting(
+      this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL', [
+        now,
+        userId,
+      ]),
+    );
   }
   revokeGrant(grantId: string, now: number): Promise<number> {
-    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [
-      now,
-      grantId,
-    ]);
+    return this.forgetting(
+      this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [
+        now,
+        grantId,
+      ]),
+    );
   }
   async listForUser(userId: number): Promise<StoredToken[]> {
     return (await this.db.rows<TokenRow>('SELECT * FROM auth_tokens WHERE user_id = $1 ORDER BY id', [userId])).map(
@@ -182,13 +242,17 @@ export class PgTokenRepository implements TokenRepository {
     );
   }
   purge(before: number): Promise<number> {
-    return this.db.changes('DELETE FROM auth_tokens WHERE expires_at < $1 OR revoked_at < $1', [before]);
+    return this.forgetting(
+      this.db.changes('DELETE FROM auth_tokens WHERE expires_at < $1 OR revoked_at < $1', [before]),
+    );
   }
   deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number> {
-    return this.db.changes(
-      `DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
+    return this.forgetting(
+      this.db.changes(
+        `DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
       AND coalesce(last_used_at, created_at) < $3`,
-      [userId, label, idleSince],
+        [userId, label, idleSince],
+      ),
     );
   }
 }

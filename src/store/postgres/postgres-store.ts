@@ -17,6 +17,7 @@ import {
   PgOAuthClientRepository,
   PgTokenRepository,
   PgUserRepository,
+  TokenLookupCache,
 } from './accounts.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
@@ -59,8 +60,9 @@ export class PostgresStore extends PortableRepositories implements Store {
     super(new PgSql(db));
     this.db = db;
     this.location = redactUrl(db.url);
-    this.users = new PgUserRepository(db);
-    this.tokens = new PgTokenRepository(db);
+    const tokenRows = new TokenLookupCache();
+    this.users = new PgUserRepository(db, tokenRows);
+    this.tokens = new PgTokenRepository(db, tokenRows);
     this.oauthClients = new PgOAuthClientRepository(db);
     this.authCodes = new PgAuthorizationCodeRepository(db);
     this.authSecrets = new PgAuthSecretRepository(db);
