@@ -27,8 +27,12 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
+import { benchBackend, type BenchBackend } from './backend.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+/** Set by main() from --backend / --database-url (bench/backend.ts). */
+let BACKEND: BenchBackend = 'sqlite';
+let DATABASE_URL = '';
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
@@ -167,19 +171,6 @@ function explain(dataDir: string): void {
   db.close();
 }
 
-let DATABASE_URL = process.argv.includes('--database-url')
-  ? process.argv[process.argv.indexOf('--database-url') + 1]!
-  : '';
-const BACKEND = process.argv.includes('--backend')
-  ? process.argv[process.argv.indexOf('--backend') + 1]!
-  : DATABASE_URL
-    ? 'postgres'
-    : 'sqlite';
-if (!['sqlite', 'postgres', 'both'].includes(BACKEND)) {
-  console.error(`--backend ${BACKEND}: use sqlite, postgres or both`);
-  process.exit(2);
-}
-
 async function startServer(
   dataDir: string,
   root = ROOT,
@@ -223,18 +214,13 @@ async function main(): Promise<void> {
   const dataDir = tempDataDir('tidings-bench-reader-');
   generate(dataDir);
   explain(dataDir);
-  let cluster: { stop(): void } | undefined;
-  if (BACKEND !== 'sqlite' && !DATABASE_URL) {
-    const { startCluster } = await import('../test/postgres-cluster.ts');
-    const c = await startCluster();
-    cluster = c;
-    DATABASE_URL = c.url;
-    console.log(`PostgreSQL: a throwaway cluster in ${c.dir}`);
-  }
+  const backend = await benchBackend(process.argv, ['sqlite', 'postgres', 'both']);
+  BACKEND = backend.backend;
+  DATABASE_URL = backend.databaseUrl;
   try {
     await onBackends(dataDir);
   } finally {
-    cluster?.stop();
+    backend.stop();
   }
 }
 
