@@ -18,6 +18,8 @@ export interface ItemsPage {
   continuation?: string;
   /** Newest crawl time on the page (µs), for `updated`. */
   newestUs: number;
+  /** The stream's title (stream/contents only). */
+  title?: string;
 }
 
 async function pageQuery(
@@ -87,7 +89,12 @@ export async function streamContents(
     page = await streams.pageToRender(await pageQuery(app, userId, [stream], req, catalog));
   }
   const continuation = continuationOf(page.items, req.limit);
-  return { itemsJson: await renderItems(app, userId, page, catalog), continuation, newestUs: newestOf(page.items) };
+  return {
+    itemsJson: await renderItems(app, userId, page, catalog),
+    continuation,
+    newestUs: newestOf(page.items),
+    title: await streamTitle(app, userId, stream, catalog),
+  };
 }
 
 export interface ItemRefsPage {
@@ -123,8 +130,8 @@ export async function itemContents(app: App, userId: number, rawIds: string[]): 
   return { itemsJson: await renderItems(app, userId, page, catalog), newestUs: newestOf(page.items) };
 }
 
-/** Title of a stream for the stream/contents envelope. */
-export async function streamTitle(app: App, userId: number, s: StreamId): Promise<string> {
+/** Title of a stream for the stream/contents envelope; `catalog`: the one the request already holds. */
+export async function streamTitle(app: App, userId: number, s: StreamId, catalog?: UserCatalog): Promise<string> {
   if (s.kind === 'label') return s.name;
   if (s.kind === 'state') {
     return {
@@ -136,8 +143,11 @@ export async function streamTitle(app: App, userId: number, s: StreamId): Promis
       'saved-web-pages': 'Saved web pages',
     }[s.state];
   }
+  const known = catalog?.entries.find((e) => e.url === s.url);
+  if (known) return known.title;
   const feedId = await subscribedFeedId(readerStore(app).labels, userId, s.url);
   return (
-    (feedId !== undefined ? (await userCatalog(app, userId)).byFeed.get(feedId)?.title : undefined) ?? formatStreamId(s)
+    (feedId !== undefined ? (catalog ?? (await userCatalog(app, userId))).byFeed.get(feedId)?.title : undefined) ??
+    formatStreamId(s)
   );
 }
