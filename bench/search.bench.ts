@@ -10,6 +10,8 @@
 //   node bench/search.bench.ts --no-quality --database-url postgres://…   the scale run on PostgreSQL
 //                                              (an empty database; with --data, reused next time)
 //   node bench/search.bench.ts --no-quality --backend postgres    the same on a throwaway cluster
+//   --no-100k                                  with --scale 1m: the 1M size only (one PostgreSQL database
+//                                              holds one size: reuse it for 1M alone)
 //
 // The pieces are exported (bench/search/*.ts) so other benchmarks can reuse the built index.
 import { SHARED } from '../test/helpers.ts';
@@ -70,7 +72,7 @@ async function main(argv: string[]): Promise<void> {
   if (!argv.includes('--no-scale')) {
     const backend = await benchBackend(argv);
     const sizes = [
-      100_000,
+      ...(argv.includes('--no-100k') ? [] : [100_000]),
       ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : []),
     ];
     for (const size of sizes) {
