@@ -74,7 +74,8 @@ async function startEnv(
   await load(app);
   await testSql(app)
     .prepare(
-      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING',
+      // WHERE true: SQLite reads `SELECT … FROM t ON CONFLICT` as a join constraint without it.
+      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds WHERE true ON CONFLICT DO NOTHING',
     )
     .run(userId);
   const key = (await createApiKey(chatStore(app).keys, userId, 'bench', 5)).key;
