@@ -181,7 +181,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     }
   });
 
-  test(`${backend}: a token lookup sees revocation, use and deletion through this process at once`, {
+  test(`${backend}: token and API key lookups see revocation, use and deletion through this process at once`, {
     skip,
   }, async () => {
     const s = await open(backend);
@@ -201,8 +201,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         100,
       );
       assert.ok(await s.tokens.findByHash('hash-2'));
+      await s.apiKeys.create({ id: 'k1', userId: u.id, name: 'n', keyHash: 'kh', tier: 1 });
+      assert.equal((await s.apiKeys.findById('k1'))?.disabled, false);
+      await s.apiKeys.setDisabled('k1', true);
+      assert.equal((await s.apiKeys.findById('k1'))?.disabled, true, 'a disabled key is seen at once');
+      await s.apiKeys.revoke('k1');
+      assert.notEqual((await s.apiKeys.findById('k1'))?.revokedAt, null, 'a revoked key is seen at once');
       await s.users.delete(u.id);
       assert.equal(await s.tokens.findByHash('hash-2'), undefined, "a deleted user's tokens are gone at once");
+      assert.equal(await s.apiKeys.findById('k1'), undefined, "a deleted user's keys are gone at once");
     } finally {
       await s.close();
     }

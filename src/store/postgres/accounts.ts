@@ -55,11 +55,11 @@ const toUser = (r: UserRow): User => ({
 
 export class PgUserRepository implements UserRepository {
   private readonly db: PgDatabase;
-  private readonly tokens?: TokenLookupCache;
-  /** tokens: the token rows cached for authentication, forgotten when a user (and so their tokens) goes. */
-  constructor(db: PgDatabase, tokens?: TokenLookupCache) {
+  private readonly authRows: AuthRowCache<unknown>[];
+  /** authRows: the token and key rows cached for authentication, forgotten when a user (and so their rows) goes. */
+  constructor(db: PgDatabase, authRows: AuthRowCache<unknown>[] = []) {
     this.db = db;
-    this.tokens = tokens;
+    this.authRows = authRows;
   }
   async create(username: string, passwordHash: string, email: string | null = null): Promise<User> {
     return toUser(
@@ -92,7 +92,7 @@ export class PgUserRepository implements UserRepository {
     try {
       return (await this.db.changes('DELETE FROM users WHERE id = $1', [id])) > 0;
     } finally {
-      this.tokens?.clear();
+      for (const c of this.authRows) c.clear();
     }
   }
   async setAdmin(id: number, admin: boolean): Promise<void> {
@@ -129,51 +129,55 @@ const toToken = (r: TokenRow): StoredToken => ({
 });
 
 /**
- * How long a token row read for authentication is reused. Every API request authenticates, and on
- * a database server that lookup is a round trip of its own (on a loaded machine, as long as the
- * whole page query after it). Revoking or deleting tokens through this process forgets every row
- * at once; a token revoked by another process (a second server process, the CLI) stops working
- * within this many milliseconds. Misses are never kept: a token issued elsewhere works at once.
+ * How long a row read to authenticate a request (a Reader API token, a chat API key) is reused.
+ * Every API request authenticates, and on a database server that lookup is a round trip of its
+ * own (on a loaded machine, as long as the whole page query after it). Writes through this process
+ * that may revoke, disable or delete such rows forget them at once; a row changed by another
+ * process (a second server process, the CLI) is seen within this many milliseconds. Misses are
+ * never kept: a token or key issued elsewhere works at once.
  */
-export const TOKEN_CACHE_MS = 3000;
-const TOKEN_CACHE_MAX = 10_000;
+export const AUTH_ROW_CACHE_MS = 3000;
+const AUTH_ROW_CACHE_MAX = 10_000;
 
-/** Token rows by hash, a few seconds each; shared by the token and user repositories (user deletion forgets them). */
-export class TokenLookupCache {
-  private readonly rows = new Map<string, { token: StoredToken; until: number }>();
-  get(tokenHash: string): StoredToken | undefined {
-    const hit = this.rows.get(tokenHash);
+/** Rows by key for AUTH_ROW_CACHE_MS each; shared with the user repository (a deleted user's rows go). */
+export class AuthRowCache<T> {
+  private readonly rows = new Map<string, { row: T; until: number }>();
+  get(key: string): T | undefined {
+    const hit = this.rows.get(key);
     if (!hit) return undefined;
-    if (hit.until > performance.now()) return hit.token;
-    this.rows.delete(tokenHash);
+    if (hit.until > performance.now()) return hit.row;
+    this.rows.delete(key);
     return undefined;
   }
-  set(tokenHash: string, token: StoredToken): void {
-    if (this.rows.size >= TOKEN_CACHE_MAX) this.rows.clear();
-    this.rows.set(tokenHash, { token, until: performance.now() + TOKEN_CACHE_MS });
+  set(key: string, row: T): void {
+    if (this.rows.size >= AUTH_ROW_CACHE_MAX) this.rows.clear();
+    this.rows.set(key, { row, until: performance.now() + AUTH_ROW_CACHE_MS });
   }
-  markUsed(id: number, now: number): void {
-    for (const e of this.rows.values()) if (e.token.id === id) e.token = { ...e.token, lastUsedAt: now };
+  update(change: (row: T) => T): void {
+    for (const e of this.rows.values()) e.row = change(e.row);
   }
   clear(): void {
     this.rows.clear();
+  }
+  /** Runs a write, forgetting every row once it has been sent (also when it fails). */
+  async forgetting<R>(write: Promise<R>): Promise<R> {
+    try {
+      return await write;
+    } finally {
+      this.clear();
+    }
   }
 }
 
 export class PgTokenRepository implements TokenRepository {
   private readonly db: PgDatabase;
-  private readonly cache: TokenLookupCache;
-  constructor(db: PgDatabase, cache = new TokenLookupCache()) {
+  private readonly cache: AuthRowCache<StoredToken>;
+  constructor(db: PgDatabase, cache = new AuthRowCache<StoredToken>()) {
     this.db = db;
     this.cache = cache;
   }
-  /** Forgets cached rows once a write that may revoke or delete tokens has been sent. */
-  private async forgetting<T>(write: Promise<T>): Promise<T> {
-    try {
-      return await write;
-    } finally {
-      this.cache.clear();
-    }
+  private forgetting<T>(write: Promise<T>): Promise<T> {
+    return this.cache.forgetting(write);
   }
   async insert(t: NewToken, now: number): Promise<StoredToken> {
     return toToken(
@@ -211,7 +215,7 @@ export class PgTokenRepository implements TokenRepository {
   }
   async markUsed(id: number, now: number): Promise<void> {
     await this.db.query('UPDATE auth_tokens SET last_used_at = $1 WHERE id = $2', [now, id]);
-    this.cache.markUsed(id, now);
+    this.cache.update((t) => (t.id === id ? { ...t, lastUsedAt: now } : t));
   }
   async revoke(id: number, now: number): Promise<boolean> {
     return (
@@ -409,10 +413,14 @@ const toKey = (r: KeyRow): ApiKey => ({
   revokedAt: r.revoked_at,
 });
 
+type KeyWithHash = ApiKey & { keyHash: string };
+
 export class PgApiKeyRepository implements ApiKeyRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
+  private readonly cache: AuthRowCache<KeyWithHash>;
+  constructor(db: PgDatabase, cache = new AuthRowCache<KeyWithHash>()) {
     this.db = db;
+    this.cache = cache;
   }
   async create(k: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey> {
     return toKey(
@@ -423,8 +431,14 @@ export class PgApiKeyRepository implements ApiKeyRepository {
     );
   }
   async findById(id: string) {
+    const cacheable = !this.db.inTransaction;
+    const cached = cacheable ? this.cache.get(id) : undefined;
+    if (cached) return cached;
     const r = await this.db.row<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
-    return r ? { ...toKey(r), keyHash: r.key_hash } : undefined;
+    if (!r) return undefined;
+    const key: KeyWithHash = { ...toKey(r), keyHash: r.key_hash };
+    if (cacheable) this.cache.set(id, key);
+    return key;
   }
   async list(userId?: number): Promise<ApiKey[]> {
     const rows =
@@ -433,30 +447,24 @@ export class PgApiKeyRepository implements ApiKeyRepository {
         : await this.db.rows<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
     return rows.map(toKey);
   }
-  async rename(id: string, name: string) {
-    return (await this.db.changes('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id])) > 0;
+  /** Key rows changed here are forgotten by the lookup cache at once. */
+  private async changed(sql: string, params: unknown[]): Promise<boolean> {
+    return (await this.cache.forgetting(this.db.changes(sql, params))) > 0;
   }
-  async revoke(id: string) {
-    return (
-      (await this.db.changes('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
-        nowS(),
-        id,
-      ])) > 0
-    );
+  rename(id: string, name: string) {
+    return this.changed('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id]);
   }
-  async setDisabled(id: string, disabled: boolean) {
-    return (await this.db.changes('UPDATE api_keys SET disabled = $1 WHERE id = $2', [disabled ? 1 : 0, id])) > 0;
+  revoke(id: string) {
+    return this.changed('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [nowS(), id]);
   }
-  async setTier(id: string, tier: number) {
-    return (await this.db.changes('UPDATE api_keys SET tier = $1 WHERE id = $2', [tier, id])) > 0;
+  setDisabled(id: string, disabled: boolean) {
+    return this.changed('UPDATE api_keys SET disabled = $1 WHERE id = $2', [disabled ? 1 : 0, id]);
   }
-  async setFeatures(id: string, features: BetaFeature[]) {
-    return (
-      (await this.db.changes('UPDATE api_keys SET features = $1 WHERE id = $2', [
-        [...new Set(features)].join(','),
-        id,
-      ])) > 0
-    );
+  setTier(id: string, tier: number) {
+    return this.changed('UPDATE api_keys SET tier = $1 WHERE id = $2', [tier, id]);
+  }
+  setFeatures(id: string, features: BetaFeature[]) {
+    return this.changed('UPDATE api_keys SET features = $1 WHERE id = $2', [[...new Set(features)].join(','), id]);
   }
 }
 

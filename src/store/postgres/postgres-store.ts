@@ -17,8 +17,10 @@ import {
   PgOAuthClientRepository,
   PgTokenRepository,
   PgUserRepository,
-  TokenLookupCache,
+  AuthRowCache,
 } from './accounts.ts';
+import type { StoredToken } from '../../model/auth.ts';
+import type { ApiKey } from '../../model/chat.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
@@ -60,8 +62,10 @@ export class PostgresStore extends PortableRepositories implements Store {
     super(new PgSql(db));
     this.db = db;
     this.location = redactUrl(db.url);
-    const tokenRows = new TokenLookupCache();
-    this.users = new PgUserRepository(db, tokenRows);
+    // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS).
+    const tokenRows = new AuthRowCache<StoredToken>();
+    const keyRows = new AuthRowCache<ApiKey & { keyHash: string }>();
+    this.users = new PgUserRepository(db, [tokenRows, keyRows]);
     this.tokens = new PgTokenRepository(db, tokenRows);
     this.oauthClients = new PgOAuthClientRepository(db);
     this.authCodes = new PgAuthorizationCodeRepository(db);
@@ -73,7 +77,7 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
     this.searchIndex = new PgSearchIndex(db);
-    this.apiKeys = new PgApiKeyRepository(db);
+    this.apiKeys = new PgApiKeyRepository(db, keyRows);
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
     this.accessRequests = new PgAccessRequestRepository(db);
