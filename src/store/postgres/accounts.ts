@@ -129,7 +129,7 @@ const toToken = (r: TokenRow): StoredToken => ({
 });
 
 /**
- * How long a row read to authenticate a request (a Reader API token, a chat API key) is reused.
+ * How long a row read to authenticate a request (a Reader API token) is reused.
  * Every API request authenticates, and on a database server that lookup is a round trip of its
  * own (on a loaded machine, as long as the whole page query after it). Writes through this process
  * that may revoke, disable or delete such rows forget them at once; a row changed by another
@@ -413,14 +413,12 @@ const toKey = (r: KeyRow): ApiKey => ({
   revokedAt: r.revoked_at,
 });
 
-type KeyWithHash = ApiKey & { keyHash: string };
-
+// Key rows are read every time (unlike tokens): an operator's change of a key's tier or state from
+// the CLI must apply to the running server at once (the access-request flow promises it).
 export class PgApiKeyRepository implements ApiKeyRepository {
   private readonly db: PgDatabase;
-  private readonly cache: AuthRowCache<KeyWithHash>;
-  constructor(db: PgDatabase, cache = new AuthRowCache<KeyWithHash>()) {
+  constructor(db: PgDatabase) {
     this.db = db;
-    this.cache = cache;
   }
   async create(k: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey> {
     return toKey(
@@ -431,14 +429,8 @@ export class PgApiKeyRepository implements ApiKeyRepository {
     );
   }
   async findById(id: string) {
-    const cacheable = !this.db.inTransaction;
-    const cached = cacheable ? this.cache.get(id) : undefined;
-    if (cached) return cached;
     const r = await this.db.row<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
-    if (!r) return undefined;
-    const key: KeyWithHash = { ...toKey(r), keyHash: r.key_hash };
-    if (cacheable) this.cache.set(id, key);
-    return key;
+    return r ? { ...toKey(r), keyHash: r.key_hash } : undefined;
   }
   async list(userId?: number): Promise<ApiKey[]> {
     const rows =
@@ -447,9 +439,8 @@ export class PgApiKeyRepository implements ApiKeyRepository {
         : await this.db.rows<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
     return rows.map(toKey);
   }
-  /** Key rows changed here are forgotten by the lookup cache at once. */
   private async changed(sql: string, params: unknown[]): Promise<boolean> {
-    return (await this.cache.forgetting(this.db.changes(sql, params))) > 0;
+    return (await this.db.changes(sql, params)) > 0;
   }
   rename(id: string, name: string) {
     return this.changed('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id]);

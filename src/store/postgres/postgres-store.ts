@@ -20,7 +20,6 @@ import {
   AuthRowCache,
 } from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
-import type { ApiKey } from '../../model/chat.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
@@ -64,8 +63,7 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.location = redactUrl(db.url);
     // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS).
     const tokenRows = new AuthRowCache<StoredToken>();
-    const keyRows = new AuthRowCache<ApiKey & { keyHash: string }>();
-    this.users = new PgUserRepository(db, [tokenRows, keyRows]);
+    this.users = new PgUserRepository(db, [tokenRows]);
     this.tokens = new PgTokenRepository(db, tokenRows);
     this.oauthClients = new PgOAuthClientRepository(db);
     this.authCodes = new PgAuthorizationCodeRepository(db);
@@ -77,7 +75,7 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
     this.searchIndex = new PgSearchIndex(db);
-    this.apiKeys = new PgApiKeyRepository(db, keyRows);
+    this.apiKeys = new PgApiKeyRepository(db);
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
     this.accessRequests = new PgAccessRequestRepository(db);
