@@ -8,7 +8,8 @@
 // 2. A stub OpenAI-compatible upstream streaming tokens at a fixed rate (first token after 50 ms,
 //    then one per 5 ms): time to first token through the API over the upstream's own.
 // Server and load generator share this process (2 cores): requests/s are a floor.
-// BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (a new database on that server per run).
+// --backend postgres runs it on PostgreSQL (a throwaway cluster; or --database-url postgres://…, or
+// BENCH_DATABASE_URL=postgres://…): a new database on that server per part.
 import { createServer, type Server } from 'node:http';
 import { Pool } from 'undici';
 import type { FastifyInstance } from 'fastify';
@@ -25,9 +26,16 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../src/answer/types.ts';
 import { testSql } from '../src/store/testing.ts';
+import { benchBackend, positionals } from './backend.ts';
 
-const ARTICLES = Number(process.argv[2] ?? 2000);
-const SECONDS = Number(process.argv[3] ?? 4);
+const ARGS = positionals(process.argv.slice(2), ['backend', 'database-url']);
+const ARTICLES = Number(ARGS[0] ?? 2000);
+const SECONDS = Number(ARGS[1] ?? 4);
+const BACKEND = await benchBackend(
+  process.env.BENCH_DATABASE_URL && !process.argv.includes('--database-url')
+    ? [...process.argv, '--database-url', process.env.BENCH_DATABASE_URL]
+    : process.argv,
+);
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
@@ -48,7 +56,7 @@ async function startEnv(
   load: (app: App) => Promise<unknown> | void,
   answers?: AnswerService,
 ): Promise<Env> {
-  const databaseUrl = process.env.BENCH_DATABASE_URL ? freshPostgresDatabase(process.env.BENCH_DATABASE_URL) : '';
+  const databaseUrl = BACKEND.databaseUrl ? freshPostgresDatabase(BACKEND.databaseUrl) : '';
   const app = await createApp(
     loadConfig({
       env: {},
@@ -66,7 +74,8 @@ async function startEnv(
   await load(app);
   await testSql(app)
     .prepare(
-      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING',
+      // WHERE true: SQLite reads `SELECT … FROM t ON CONFLICT` as a join constraint without it.
+      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds WHERE true ON CONFLICT DO NOTHING',
     )
     .run(userId);
   const key = (await createApiKey(chatStore(app).keys, userId, 'bench', 5)).key;
@@ -378,9 +387,15 @@ async function layerBench(lines: string[]): Promise<void> {
 }
 
 const lines: string[] = [
-  `node bench/chat.bench.ts ${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`,
+  `node bench/chat.bench.ts ${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, ${BACKEND.databaseUrl ? 'PostgreSQL' : 'SQLite'}, load average ${(
+    await import('node:os')
+  )
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
 ];
 await extractiveBench(lines);
 await layerBench(lines);
 await upstreamBench(lines);
 console.log(lines.join('\n'));
+BACKEND.stop();
