@@ -26,7 +26,7 @@ import {
   type AnswerRow,
   type Verdict,
 } from './answer-eval.ts';
-import { buildSetup, formatJudgement, runModel } from './answers.bench.ts';
+import { buildSetup, formatJudgement, runModel, type JudgeSetup } from './answers.bench.ts';
 import type { SonarModel } from '../src/answer/types.ts';
 
 const WITHHELD = 100;
@@ -37,7 +37,12 @@ interface Captured {
   req: Omit<EngineRequest, 'signal'>;
 }
 
-async function capture(model: SonarModel, dataDir: string | undefined, cache: string): Promise<void> {
+async function capture(
+  model: SonarModel,
+  dataDir: string | undefined,
+  cache: string,
+  contextSize?: JudgeSetup['contextSize'],
+): Promise<void> {
   const captured: Captured[] = [];
   let current: { id: string; withheld: boolean } | undefined;
   const original = ExtractiveEngine.prototype.answer;
@@ -49,6 +54,7 @@ async function capture(model: SonarModel, dataDir: string | undefined, cache: st
     return original.call(this, req);
   };
   const setup = await buildSetup(dataDir);
+  setup.contextSize = contextSize;
   // runModel asks in a fixed order: 5 warm-ups, every question, then the first 100 withheld.
   const order = [
     ...setup.questions.slice(0, 5).map(() => undefined),
@@ -163,6 +169,11 @@ const argv = process.argv.slice(2);
 const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 if (!hasNews) console.log('skipped: ../shared/corpus/news is not present');
 else if (argv[0] === 'capture')
-  await capture((opt('--model') ?? 'sonar') as SonarModel, opt('--data'), opt('--cache') ?? '/tmp/answers-cache.json');
+  await capture(
+    (opt('--model') ?? 'sonar') as SonarModel,
+    opt('--data'),
+    opt('--cache') ?? '/tmp/answers-cache.json',
+    opt('--context-size') as JudgeSetup['contextSize'],
+  );
 else if (argv[0] === 'replay') await replay(opt('--cache') ?? '/tmp/answers-cache.json', argv);
 else console.log('usage: node bench/answers-tune.ts capture|replay [--model M] [--data DIR] [--cache FILE]');

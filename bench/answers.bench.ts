@@ -16,6 +16,7 @@
 //   npm run bench:answers -- --data DIR           keep the built index in DIR and reuse it while the
 //                                                 indexing code is unchanged (a stamp of its sources)
 //   npm run bench:answers -- --show 20            print 20 answers (even questions) with their verdicts
+//   npm run bench:answers -- --context-size medium  ask with web_search_options.search_context_size
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,6 +90,8 @@ export interface JudgeSetup {
   heldId: number;
   questions: NewsQuestion[];
   remainingText: string;
+  /** search_context_size sent with every question (default: none, i.e. low). */
+  contextSize?: 'low' | 'medium' | 'high';
 }
 
 export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
@@ -128,7 +131,11 @@ export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
 }
 
 async function ask(setup: JudgeSetup, model: SonarModel, q: NewsQuestion, withheld: boolean): Promise<AnswerRow> {
-  const parsed = parseChatRequest({ model, messages: [{ role: 'user', content: q.question }] });
+  const parsed = parseChatRequest({
+    model,
+    messages: [{ role: 'user', content: q.question }],
+    ...(setup.contextSize ? { web_search_options: { search_context_size: setup.contextSize } } : {}),
+  });
   const t = performance.now();
   const r = await answerService(setup.app).complete({
     ...parsed.answer,
@@ -185,6 +192,7 @@ async function main(argv: string[]): Promise<void> {
   const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const models = (opt('--models') ?? 'sonar,sonar-pro').split(',') as SonarModel[];
   const setup = await buildSetup(opt('--data'));
+  setup.contextSize = opt('--context-size') as JudgeSetup['contextSize'];
   const byId = new Map(setup.questions.map((q) => [q.id, q]));
   for (const model of models) {
     const run = await runModel(setup, model);
