@@ -18,6 +18,7 @@ import { hasNews, readArticles, readQuestions, type NewsQuestion } from '../src/
 import { splitSentences } from '../src/text/sentences.ts';
 import {
   answerText,
+  hasDebris,
   hasPhrase,
   judge,
   normUrl,
@@ -123,6 +124,9 @@ async function replay(cache: string, argv: string[]): Promise<void> {
   console.log(`## ${model} (engine only, replayed from ${cache})`);
   console.log(`even ${formatJudgement(half(0))}\nodd  ${formatJudgement(half(1))}`);
   if (argv.includes('--why')) why(captured, rows, byId, index);
+  if (argv.includes('--debris'))
+    for (const r of rows.filter((r) => !r.withheld && hasDebris(answerText(r))))
+      console.log(`debris in ${r.id}: ${answerText(r)}`);
   const show = Number(argv.includes('--show') ? argv[argv.indexOf('--show') + 1] : 0);
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
   let shown = 0;
