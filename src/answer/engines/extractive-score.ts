@@ -17,7 +17,7 @@
 import type { GroundingSource } from './engine.ts';
 import type { Sentence } from './extractive-answer.ts';
 import { hasAnswerType, type AnswerType } from '../text/answer-type.ts';
-import { entities, isStopword, terms, words } from '../text/terms.ts';
+import { entities, isStopword, stem, terms, words } from '../text/terms.ts';
 
 export const ANSWER_WEIGHTS = {
   coverage: 2.2,
@@ -46,29 +46,47 @@ export function scoreAnswers(
   const asked = new Set(terms(question));
   const sourceCoverage = new Map<number, number>();
   for (const s of sentences) sourceCoverage.set(s.source.n, Math.max(sourceCoverage.get(s.source.n) ?? 0, s.coverage));
-  // Each source's words as a set of single words and word pairs (longer names: a phrase search).
-  const texts = sources.map((s) => {
-    const w = words(s.hit.title + ' ' + s.texts.join(' '));
-    const grams = new Set(w);
-    for (let i = 0; i + 1 < w.length; i++) grams.add(`${w[i]} ${w[i + 1]}`);
-    return { n: s.n, grams, padded: undefined as string | undefined, w };
+  // Which sources hold each single word and word pair (as a bit set of source positions); longer
+  // names are looked up as phrases in the source's words.
+  const holders = new Map<string, number>();
+  const sourceWords = sources.map((src) => words(src.hit.title + ' ' + src.texts.join(' ')));
+  sourceWords.forEach((w, i) => {
+    const bit = 2 ** i;
+    for (let j = 0; j < w.length; j++) {
+      const one = w[j]!;
+      holders.set(one, (holders.get(one) ?? 0) | bit);
+      if (j + 1 < w.length) {
+        const two = `${one} ${w[j + 1]}`;
+        holders.set(two, (holders.get(two) ?? 0) | bit);
+      }
+    }
   });
+  const padded: (string | undefined)[] = [];
   const support = new Map<string, { sources: number; weight: number }>();
   const supportOf = (key: string) => {
     let r = support.get(key);
     if (!r) {
       r = { sources: 0, weight: 0 };
-      const long = key.split(' ').length > 2;
-      for (const t of texts) {
-        const found = long ? (t.padded ??= ` ${t.w.join(' ')} `).includes(` ${key} `) : t.grams.has(key);
+      const long = key.indexOf(' ') !== key.lastIndexOf(' ');
+      const mask = long ? 0 : (holders.get(key) ?? 0);
+      for (let i = 0; i < sources.length; i++) {
+        const found = long
+          ? (padded[i] ??= ` ${sourceWords[i]!.join(' ')} `).includes(` ${key} `)
+          : (mask & (2 ** i)) !== 0;
         if (found) {
           r.sources++;
-          r.weight += sourceCoverage.get(t.n) ?? 0;
+          r.weight += sourceCoverage.get(sources[i]!.n) ?? 0;
         }
       }
       support.set(key, r);
     }
     return r;
+  };
+  const stems = new Map<string, string>();
+  const stemOf = (x: string) => {
+    let t = stems.get(x);
+    if (t === undefined) stems.set(x, (t = stem(x)));
+    return t;
   };
   const titleCoverage = new Map<number, number>();
   for (const s of sources) {
@@ -90,7 +108,7 @@ export function scoreAnswers(
     for (let i = 0; i < w.length; i++)
       for (let n = 1; n <= 2 && i + n <= w.length; n++) {
         const gram = w.slice(i, i + n);
-        if (gram.some((x) => x.length < 3 || isStopword(x) || asked.has(terms(x)[0] ?? x))) break;
+        if (gram.some((x) => x.length < 3 || isStopword(x) || asked.has(stemOf(x)))) break;
         phraseSupport = Math.max(phraseSupport, supportOf(gram.join(' ')).sources - 1);
       }
     const next = at.get(`${s.source.n}:${s.position + 1}`)?.coverage ?? 0;
