@@ -33,6 +33,9 @@ export const ANSWER_WEIGHTS = {
   dangling: -0.1,
 };
 
+/** Sentences scored (by relevance): the others are never quoted after the lead. */
+const SCORED = 25;
+
 const DANGLING = /^(he|she|they|it|this|these|those|that|his|her|their|its|but|and|so|also)\b/i;
 
 /** Sets `answerScore` on every sentence (`coverage` must be set: see scoreSentences). */
@@ -95,7 +98,13 @@ export function scoreAnswers(
   }
   const at = new Map(sentences.map((s) => [`${s.source.n}:${s.position}`, s]));
   const W = ANSWER_WEIGHTS;
+  // Only the best-covering sentences can be quoted; the rest are not worth the phrase lookups.
+  const scored = new Set([...sentences].sort((a, b) => b.relevance - a.relevance).slice(0, SCORED));
   for (const s of sentences) {
+    if (!scored.has(s)) {
+      s.answerScore = Number.NEGATIVE_INFINITY;
+      continue;
+    }
     const own = sourceCoverage.get(s.source.n) ?? 0;
     const names = entities(s.text)
       .map((e) => words(e).join(' '))
