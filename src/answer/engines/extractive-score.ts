@@ -17,7 +17,8 @@
 import type { GroundingSource } from './engine.ts';
 import type { Sentence } from './extractive-answer.ts';
 import { hasAnswerType, type AnswerType } from '../text/answer-type.ts';
-import { entities, isStopword, stem, terms, words } from '../text/terms.ts';
+import { STOPWORDS } from '../../text/stopwords.ts';
+import { entities, stem, terms, words } from '../text/terms.ts';
 
 export const ANSWER_WEIGHTS = {
   coverage: 2.2,
@@ -117,7 +118,7 @@ export function scoreAnswers(
     for (let i = 0; i < w.length; i++)
       for (let n = 1; n <= 2 && i + n <= w.length; n++) {
         const gram = w.slice(i, i + n);
-        if (gram.some((x) => x.length < 3 || isStopword(x) || asked.has(stemOf(x)))) break;
+        if (gram.some((x) => x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)))) break;
         phraseSupport = Math.max(phraseSupport, supportOf(gram.join(' ')).sources - 1);
       }
     const next = at.get(`${s.source.n}:${s.position + 1}`)?.coverage ?? 0;
