@@ -15,6 +15,8 @@
 //   npm run bench:answers -- --out /tmp/a         also write /tmp/a-<model>.jsonl for answer-eval.py
 //   npm run bench:answers -- --data DIR           keep the built index in DIR and reuse it while the
 //                                                 indexing code is unchanged (a stamp of its sources)
+//   npm run bench:answers -- --as-of-question-date  ask each question as of its `date` (its time
+//                                                 words, "this week", count from that day)
 //   npm run bench:answers -- --show 20            print 20 answers (even questions) with their verdicts
 //   npm run bench:answers -- --context-size medium  ask with web_search_options.search_context_size
 import { createHash } from 'node:crypto';
@@ -130,6 +132,14 @@ export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
   return { app, readerId, heldId, questions, remainingText };
 }
 
+let asOfQuestionDate = false;
+
+/** The end of the question's day, "YYYY/MM/DD" or "YYYY-MM-DD". */
+const endOfDay = (date: string) => {
+  const [y, m, d] = date.split(/[/-]/).map(Number);
+  return Date.UTC(y!, m! - 1, d!, 23, 59, 59) / 1000;
+};
+
 async function ask(setup: JudgeSetup, model: SonarModel, q: NewsQuestion, withheld: boolean): Promise<AnswerRow> {
   const parsed = parseChatRequest({
     model,
@@ -139,6 +149,7 @@ async function ask(setup: JudgeSetup, model: SonarModel, q: NewsQuestion, withhe
   const t = performance.now();
   const r = await answerService(setup.app).complete({
     ...parsed.answer,
+    ...(asOfQuestionDate && q.date ? { asOf: endOfDay(q.date) } : {}),
     scope: { kind: 'subscriptions', userId: withheld ? setup.heldId : setup.readerId },
   });
   const ms = performance.now() - t;
@@ -191,6 +202,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const models = (opt('--models') ?? 'sonar,sonar-pro').split(',') as SonarModel[];
+  asOfQuestionDate = argv.includes('--as-of-question-date');
   const setup = await buildSetup(opt('--data'));
   setup.contextSize = opt('--context-size') as JudgeSetup['contextSize'];
   const byId = new Map(setup.questions.map((q) => [q.id, q]));

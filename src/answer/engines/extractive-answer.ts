@@ -131,6 +131,8 @@ const SPECIFICITY = 0;
 const WORD_WEIGHT = 0.35;
 /** Sentences that repeat the winner from another source, after the lead. */
 const WINNER_SUPPORT = 1;
+/** The rest of the answer: only sentences covering at least this share of the best one's relevance. */
+const FILL_SHARE = 0.15;
 /**
  * Measured on the even news questions and kept off: leaving out sentences that name a rival
  * candidate (correct-only 0.241 -> 0.212), one sentence per source (0.265 -> 0.244), scaling
@@ -377,6 +379,8 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   // The rest: the sentences most likely to hold the answer (./extractive-score.ts).
   for (const s of byAnswer) {
     if (picked.length >= opts.maxSentences) break;
+    // A sentence far from the question (an aside of another story) is never worth quoting.
+    if (s.relevance < FILL_SHARE * ranked[0]!.relevance) continue;
     if (fits(s) && !(AVOID_RIVALS && rivals.some((r) => r.occurrences.includes(s)))) picked.push(s);
   }
   const notes = conflict
