@@ -11,6 +11,7 @@ import { installRequestObservability } from '../observability/http.ts';
 import { feverPlugin } from '../fever/plugin.ts';
 import { faviconRoutes } from './favicon-routes.ts';
 import { websubRoutes } from './websub-routes.ts';
+import { watchSearchBacklog } from '../search/indexing.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -45,5 +46,7 @@ export async function startServer(app: App): Promise<{ server: FastifyInstance; 
   const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
   const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
   app.onClose(() => server.close());
+  // A server lives long: it indexes what other processes left waiting (one killed mid-refresh).
+  watchSearchBacklog(app);
   return { server, url };
 }

@@ -2,6 +2,7 @@
 // schedule, until SIGINT/SIGTERM. It takes the same --data/--config/--set as every other command,
 // so the server and the CLI cannot end up on different databases.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { flushCompileCache } from 'node:module';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { type CliContext, CliError, checkDatabase } from '../context.ts';
@@ -65,6 +66,9 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         throw e;
       }
       app.log.info({ url, dataDir: config.dataDir }, 'tidings is serving');
+      // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
+      // stopped by its supervisor may never reach: write it now that every module is loaded.
+      flushCompileCache();
       markServing(config.dataDir, app.onClose.bind(app));
       if (config.schedulerEnabled) startScheduler(app);
       if ((await app.users.list()).length === 0) {
