@@ -71,3 +71,48 @@ test('the change signal stays put while nothing changes and moves on a change by
   assert.notEqual(a.store.changes.generation(), before, "this process's write is seen at once");
   assert.ok((await version.get()) > v2);
 });
+
+test('a token revoked, deleted or whose user is deleted by another process is refused here at once', async (t) => {
+  // On PostgreSQL token rows are cached per process (postgres/accounts.ts, AuthRowCache) for up to
+  // 3 s; migration 095's notification must drop them well before. SQLite reads every time.
+  const dataDir = tempDataDir('tidings-revoke-');
+  const a = await open(dataDir);
+  const b = await open(dataDir);
+  t.after(async () => {
+    await a.close();
+    await b.close();
+  });
+  const user = await a.store.users.create('revoked', 'x');
+  const now = Math.floor(Date.now() / 1000);
+  const issue = (hash: string) =>
+    a.store.tokens.insert(
+      { tokenHash: hash, userId: user.id, kind: 'clientlogin', scopes: 'read write', expiresAt: now + 3600 },
+      now,
+    );
+  /** Polls for at most 1 s (the notification is delivered at the other process's commit). */
+  async function refusedSoon(hash: string, what: string): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const found = await a.store.tokens.findByHash(hash);
+      if (!found || found.revokedAt !== null) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.fail(`still accepted 1 s after ${what}`);
+  }
+  await steady(a);
+  const revoked = await issue('hash-revoked');
+  await issue('hash-deleted');
+  for (const h of ['hash-revoked', 'hash-deleted'])
+    assert.ok(await a.store.tokens.findByHash(h), 'looked up (and cached) here');
+
+  assert.equal(await b.store.tokens.revoke(revoked.id, now), true);
+  await refusedSoon('hash-revoked', 'another process revoked it');
+  assert.ok(await a.store.tokens.findByHash('hash-deleted'), 'the others still work');
+
+  await b.store.tokens.purge(now + 7200); // deletes every token expired by then
+  await refusedSoon('hash-deleted', 'another process deleted it');
+
+  await issue('hash-again');
+  assert.ok(await a.store.tokens.findByHash('hash-again'));
+  assert.equal(await b.store.users.delete(user.id), true);
+  await refusedSoon('hash-again', 'another process deleted its user');
+});

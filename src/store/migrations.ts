@@ -31,6 +31,7 @@ import { migration as m085 } from './migrations/085_search_index_backlog.ts';
 import { migration as m086 } from './migrations/086_change_notifications.ts';
 import { migration as m090 } from './migrations/090_chat_jobs_lease.ts';
 import { migration as m091 } from './migrations/091_feeds_refresh_claims.ts';
+import { migration as m095 } from './migrations/095_auth_change_notifications.ts';
 
 export type { Migration };
 
@@ -59,4 +60,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m086,
   m090,
   m091,
+  m095,
 ];

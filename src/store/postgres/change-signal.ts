@@ -1,10 +1,15 @@
 // PostgreSQL's change signal (see ../change-signal.ts): LISTEN tidings_changes on a connection of
-// its own (migration 086 NOTIFYs), plus this process's own writes counted by the pool.
+// its own (migration 086 NOTIFYs), plus this process's own writes counted by the pool. A second
+// number, authGeneration(), moves only on notifications with the payload `auth` (migration 095:
+// tokens revoked or deleted, users deleted), so the authentication rows cached per process
+// (accounts.ts, AuthRowCache) are dropped when another process revokes, and not on every write.
 import pg from 'pg';
 import type { PgDatabase } from './client.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 
 export const CHANGE_CHANNEL = 'tidings_changes';
+/** The payload of the notifications that may have revoked authentication rows (migration 095). */
+export const AUTH_CHANGE_PAYLOAD = 'auth';
 
 export class PgChangeSignal implements ChangeSignal {
   private readonly db: PgDatabase;
@@ -12,6 +17,7 @@ export class PgChangeSignal implements ChangeSignal {
   private listening = false;
   private closed = false;
   private gen = 0;
+  private authGen = 0;
   private lastLocalWrites = -1;
   private retry: ReturnType<typeof setTimeout> | undefined;
 
@@ -28,6 +34,17 @@ export class PgChangeSignal implements ChangeSignal {
       this.gen++;
     }
     return this.gen;
+  }
+
+  /**
+   * Moves when another process may have revoked or deleted tokens or deleted users. This process's
+   * own such writes are not counted here: its repositories forget the rows they cached themselves.
+   * While not listening, a new number on every call (nothing cached is trusted).
+   */
+  authGeneration(): number {
+    if (!this.client && !this.closed) this.listen();
+    if (!this.listening) return ++this.authGen;
+    return this.authGen;
   }
 
   private listen(): void {
@@ -47,7 +64,10 @@ export class PgChangeSignal implements ChangeSignal {
         this.retry.unref();
       }
     };
-    client.on('notification', () => this.gen++);
+    client.on('notification', (n) => {
+      if (n.payload === AUTH_CHANGE_PAYLOAD) this.authGen++;
+      else this.gen++;
+    });
     client.on('error', lost);
     client.on('end', lost);
     client
@@ -57,6 +77,7 @@ export class PgChangeSignal implements ChangeSignal {
         if (this.client !== client) return;
         // Anything cached before LISTEN took effect is revalidated once.
         this.gen++;
+        this.authGen++;
         this.listening = true;
       }, lost);
   }

@@ -66,8 +66,9 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.db = db;
     this.changes = new PgChangeSignal(db);
     this.location = redactUrl(db.url);
-    // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS).
-    const tokenRows = new AuthRowCache<StoredToken>();
+    // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS)
+    // and dropped when another process revokes (migration 095 notifies).
+    const tokenRows = new AuthRowCache<StoredToken>(() => this.changes.authGeneration());
     this.users = new PgUserRepository(db, [tokenRows]);
     this.tokens = new PgTokenRepository(db, tokenRows);
     this.oauthClients = new PgOAuthClientRepository(db);
