@@ -166,6 +166,22 @@ test('a dated quote lowers only a common first word, never a name, and leaves da
   assert.equal(datedLead('Zelensky said no.', at, 'Zelensky spoke.'), 'On 12 March 2025, Zelensky said no.');
   assert.equal(datedLead('PARIS − French far-right leader Marine Le Pen was convicted.', at), undefined);
   assert.equal(datedLead('On Tuesday, the council met.', at), undefined);
+  // Group nouns and the singular of a lower-case word are common; names, "I" and acronyms are kept.
+  assert.equal(
+    datedLead('Researchers tracked the herd.', at, 'Researchers tracked the herd.'),
+    'On 12 March 2025, researchers tracked the herd.',
+  );
+  assert.equal(
+    datedLead('Ranchers lost cattle.', at, 'One rancher said so.'),
+    'On 12 March 2025, ranchers lost cattle.',
+  );
+  assert.equal(datedLead('Italy voted.', at, 'Italy voted.'), 'On 12 March 2025, Italy voted.');
+  assert.equal(datedLead('Kelly resigned.', at), 'On 12 March 2025, Kelly resigned.');
+  assert.equal(datedLead('Apple sued.', at, 'Apple sued. Apple Inc.'), 'On 12 March 2025, Apple sued.');
+  assert.equal(datedLead("I'm leaving, she said.", at), "On 12 March 2025, I'm leaving, she said.");
+  assert.equal(datedLead('NASA delayed the launch.', at), 'On 12 March 2025, NASA delayed the launch.');
+  assert.equal(datedLead('WASHINGTON (Reuters) — The vote failed.', at), undefined);
+  assert.equal(datedLead('Seriously, nobody came.', at), 'On 12 March 2025, seriously, nobody came.');
   assert.deepEqual(quoteVariants('On 12 March 2025, the storm hit.'), [
     'On 12 March 2025, the storm hit.',
     'the storm hit.',

@@ -35,23 +35,57 @@ const OWN_TIME =
   /^(on|in|by|as of|since|last|this|earlier|later|yesterday|today|tonight|now|until|after|before|during|when|while|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|updated|published)\b|^["“‘'(\d$€£]/i;
 
 /**
+ * Plural nouns for groups that open news sentences ("Researchers found …", "Officials said …")
+ * and name no one: lowered even when the article never writes them in lower case.
+ */
+const GROUP_NOUNS: ReadonlySet<string> = new Set(
+  `officials researchers scientists experts analysts investigators authorities residents police
+witnesses doctors critics lawmakers legislators protesters demonstrators voters rescuers firefighters
+prosecutors survivors students workers employees economists engineers astronomers archaeologists
+historians reporters journalists villagers farmers fishermen scholars activists negotiators
+diplomats troops soldiers officers volunteers visitors tourists passengers customers
+shareholders investors traders consumers patients families parents`.split(/\s+/),
+);
+
+/**
+ * An adverb by its ending ("Ultimately", "Finally", "Seriously", "Reportedly"): a bare -ly would
+ * take names too ("Italy", "Kelly", "Emily").
+ */
+const ADVERB = /^\p{L}{3,}(?:al|e|ous|ent|ant|ed|ar|ful|ing|ib|ab|ess|ct|ght|ck|rt|ain|ear|id|ong)ly$/u;
+
+/** A dateline's capitals: "PARIS − …", "WASHINGTON (Reuters) — …", "GAZA CITY, …". */
+const DATELINE = /^\p{Lu}[\p{Lu}\s.'-]*(?:,[\p{Lu}\p{L}\s.]*)?\s*(?:\(|[−–—-]\s)/u;
+
+/**
+ * Whether the first word of a quote is a common word to lower after "On <day>, ". The rule:
+ * lowered when it is a stop word ("The", "It"; src/text/stopwords.ts), an adverb by its
+ * ending (ADVERB: "Ultimately"), a group noun of GROUP_NOUNS ("Researchers"), or a word its own article also
+ * writes in lower case, itself or its singular ("Thousands" beside "thousands", "Farmers" beside
+ * "farmer"). Everything else is taken for a name and kept as written: "I", acronyms ("NASA"),
+ * and any capitalized word the article never writes in lower case ("Zelensky", "Apple").
+ */
+function isCommonWord(first: string, articleText: string): boolean {
+  if (first === 'I' || (first.length > 1 && first === first.toUpperCase())) return false;
+  const lower = first.toLowerCase();
+  if (STOPWORDS.has(lower) || GROUP_NOUNS.has(lower) || ADVERB.test(lower)) return true;
+  const forms = [lower];
+  if (/\p{L}{3,}s$/u.test(lower)) forms.push(lower.slice(0, -1));
+  // Case-sensitive: only the article's lower-case uses count (a name is capitalized everywhere).
+  return forms.some((w) => new RegExp(`(?<![\\p{L}])${w}(?![\\p{L}])`, 'u').test(articleText));
+}
+
+/**
  * The quote introduced by its day: "On 14 January 2025, the storm …". The first letter is lowered
- * only for a word that is not a name: a function word ("The", "It"), an adverb ("Ultimately"), or
- * a word its own article also writes in lower case ("Thousands"); names stay as written, so the
- * rest of the quote is verbatim. Undefined when the sentence cannot take the prefix.
+ * only for a common word (isCommonWord); names, "I" and acronyms stay as written, so the rest of
+ * the quote is verbatim. Undefined when the sentence cannot take the prefix: it says its own time,
+ * opens with a quotation or a figure, or with a dateline.
  */
 export function datedLead(sentence: string, unix: number, articleText = ''): string | undefined {
-  if (OWN_TIME.test(sentence)) return undefined;
+  if (OWN_TIME.test(sentence) || DATELINE.test(sentence)) return undefined;
   const first = /^\p{L}+/u.exec(sentence)?.[0];
-  // No word to start on, or a dateline's capitals ("PARIS − …"): the quote stays as it is.
-  if (!first || (first.length > 1 && first === first.toUpperCase())) return undefined;
-  const lower = first.toLowerCase();
-  const common =
-    first !== 'I' &&
-    (STOPWORDS.has(lower) ||
-      /^\p{L}{3,}ly$/u.test(lower) ||
-      new RegExp(`(?<![\\p{L}])${lower}(?![\\p{L}])`, 'u').test(articleText));
-  return `On ${longDay(unix)}, ${common ? lower[0] + sentence.slice(1) : sentence}`;
+  if (!first) return undefined;
+  const lead = isCommonWord(first, articleText) ? first[0]!.toLowerCase() + sentence.slice(1) : sentence;
+  return `On ${longDay(unix)}, ${lead}`;
 }
 
 interface DatedConflict {
