@@ -10,8 +10,8 @@
 //    in covers the question (AskMSR's redundancy; Brill, Dumais & Banko 2002). Candidates that only
 //    repeat the question are dropped; a single word inside a longer name is merged into the name.
 // 4. The lead is the best-covering sentence that contains the winning candidate; supporting
-//    sentences repeat the winner from other sources. "Why" questions prefer causal sentences;
-//    "summarize" questions get a dated digest, one sentence per story, newest first.
+//    sentences repeat the winner from other sources. "Why" questions prefer causal sentences.
+//    ("Summarize" questions never come here: ./extractive-digest.ts plans their digest.)
 // 5. Weak evidence (no sentence covers the question's rarer terms) is a decline, said plainly.
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
@@ -72,8 +72,6 @@ export interface PlanOptions {
   maxSentences: number;
   /** Sentences read per source (the pool; set by search_context_size). */
   poolPerSource: number;
-  /** Stories in a digest. */
-  digestStories: number;
   /** What sentences are matched against when it differs from the question (a follow-up's carried topic). */
   matchText?: string;
 }
@@ -264,6 +262,7 @@ export function scoreSentences(
   }
 }
 
+/** The plan for a question that is not a summary (those are planned by ./extractive-digest.ts, planDigest). */
 export function planAnswer(question: string, sources: GroundingSource[], opts: PlanOptions): AnswerPlan {
   const type = answerTypeOf(question);
   const qTerms = questionTermsOf(opts.matchText ?? question);
@@ -298,16 +297,8 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
       return qTerms.filter((t) => title.has(t)).length / qTerms.length;
     }),
   );
-  if (type !== 'summary' && titleCoverage < OFF_TOPIC_TITLE && secondCoverage < OFF_TOPIC_SECOND)
+  if (titleCoverage < OFF_TOPIC_TITLE && secondCoverage < OFF_TOPIC_SECOND)
     return decline(`No source is about the question: ${coverageNote}, no title names a fifth of its terms.`);
-  if (type === 'summary')
-    return {
-      ...base,
-      kind: 'digest',
-      sentences: digest(ranked, opts.digestStories),
-      missing,
-      notes: ['A summary: one sentence per story, newest first.'],
-    };
   if (type === 'reason' || type === 'yesno' || type === 'none') {
     if (bestCoverage < DECLINE_COVERAGE) return decline(`Too little to answer from: ${coverageNote}.`);
     return {
@@ -425,19 +416,6 @@ function diverse(ranked: Sentence[], max: number, boost?: (s: Sentence) => numbe
     picked.push(s);
   }
   return picked;
-}
-
-/** One sentence per story (source), the stories newest first. */
-function digest(ranked: Sentence[], max: number): Sentence[] {
-  const bySource = new Map<number, Sentence>();
-  for (const s of ranked) if (!bySource.has(s.source.n) && s.coverage > 0) bySource.set(s.source.n, s);
-  const picked: Sentence[] = [];
-  for (const s of bySource.values()) {
-    if (picked.some((p) => jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE)) continue;
-    picked.push(s);
-    if (picked.length >= max) break;
-  }
-  return picked.sort((a, b) => (b.source.hit.publishedAt ?? 0) - (a.source.hit.publishedAt ?? 0));
 }
 
 function candidateKey(text: string): string {

@@ -173,7 +173,6 @@ export class ExtractiveEngine implements AnswerEngine {
         : planAnswer(question, req.sources, {
             maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
             poolPerSource: POOL[req.style],
-            digestStories,
             matchText,
           });
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
