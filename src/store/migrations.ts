@@ -27,6 +27,7 @@ import { migration as m063 } from './migrations/063_full_text.ts';
 import { migration as m064 } from './migrations/064_webhooks.ts';
 import { migration as m065 } from './migrations/065_websub.ts';
 import { migration as m070 } from './migrations/070_web_app.ts';
+import { migration as m080 } from './migrations/080_shared_limits.ts';
 
 export type { Migration };
 
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m064,
   m065,
   m070,
+  m080,
 ];

@@ -37,7 +37,7 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
     try {
       parsed = parseChatRequest(body);
       await checkBetaFeatures(api, key, parsed.betaFeatures);
-      const rl = takeRateLimit(api, key, parsed.model, MODEL_INFO[parsed.model].rateFamily);
+      const rl = await takeRateLimit(api, key, parsed.model, MODEL_INFO[parsed.model].rateFamily);
       const ac = disconnectSignal(reply);
       disconnected = ac.signal;
       const req: AnswerRequest = { ...parsed.answer, scope: scopeFor(key.userId, parsed.streamIds), signal: ac.signal };

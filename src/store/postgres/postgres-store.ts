@@ -26,6 +26,7 @@ import { PgFullTextRepository } from './full-text.ts';
 import { PgWebSubRepository } from './websub.ts';
 import { PgFilterRuleRepository } from './filter-rules.ts';
 import { PgWebhookRepository } from './webhooks.ts';
+import { PgLimitCounters } from './limit-counters.ts';
 import { PgConversationRepository, PgWebAccountRepository, PgWebSessionRepository } from './web.ts';
 
 /**
@@ -37,6 +38,8 @@ export const MIN_SERVER_VERSION = 130000;
 
 /** Session-level advisory lock held while migrating: two processes starting at once take turns. */
 const MIGRATION_LOCK = 0x7469_6d67; // 'timg'
+
+const PING_TIMEOUT_MS = 2000;
 
 export class PostgresStore implements Store {
   readonly backend = 'postgres' as const;
@@ -68,6 +71,7 @@ export class PostgresStore implements Store {
   readonly webSessions;
   readonly webAccounts;
   readonly conversations;
+  readonly limitCounters;
 
   constructor(db: PgDatabase) {
     this.db = db;
@@ -97,10 +101,34 @@ export class PostgresStore implements Store {
     this.webSessions = new PgWebSessionRepository(db);
     this.webAccounts = new PgWebAccountRepository(db);
     this.conversations = new PgConversationRepository(db);
+    this.limitCounters = new PgLimitCounters(db);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.db.transaction(fn);
+  }
+
+  /** SELECT 1 within PING_TIMEOUT_MS: a pool that waits for a connection counts as unreachable. */
+  async ping(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new StoreUnavailableError(
+              `the database did not answer within ${PING_TIMEOUT_MS} ms (TIDINGS_DATABASE_URL=${this.location})`,
+            ),
+          ),
+        PING_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([this.db.query('SELECT 1'), timeout]);
+    } catch (e) {
+      throw this.db.mapError(e);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async backup(): Promise<void> {

@@ -10,6 +10,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
 import { backupDatabase } from './maintenance.ts';
 import type { Store } from '../open-store.ts';
+import { StoreUnavailableError } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteUserRepository } from './users.ts';
 import { SqliteTokenRepository, SqliteAuthSecretRepository } from './tokens.ts';
@@ -31,6 +32,7 @@ import { SqliteFullTextRepository } from './full-text.ts';
 import { SqliteWebSubRepository } from './websub.ts';
 import { SqliteFilterRuleRepository } from './filter-rules.ts';
 import { SqliteWebhookRepository } from './webhooks.ts';
+import { SqliteLimitCounters } from './limit-counters.ts';
 import { SqliteConversationRepository, SqliteWebAccountRepository, SqliteWebSessionRepository } from './web.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
@@ -75,6 +77,7 @@ export class SqliteStore implements Store {
   readonly webSessions;
   readonly webAccounts;
   readonly conversations;
+  readonly limitCounters;
   /** Settles when the last transaction started has finished. */
   private current: Promise<unknown> = Promise.resolve();
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -109,6 +112,7 @@ export class SqliteStore implements Store {
     this.webSessions = new SqliteWebSessionRepository(db);
     this.webAccounts = new SqliteWebAccountRepository(db);
     this.conversations = new SqliteConversationRepository(db);
+    this.limitCounters = new SqliteLimitCounters(db);
     this.optimizeTimer = setInterval(() => {
       if (!db.isTransaction) optimizeDatabase(db, 'periodic');
     }, OPTIMIZE_INTERVAL_MS).unref();
@@ -140,6 +144,16 @@ export class SqliteStore implements Store {
     // Checked and started in one synchronous step after each wait: nobody slips in between.
     while (this.db.isTransaction) await this.current;
     return this.start(fn);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT count(*) FROM schema_migrations').get();
+    } catch (e) {
+      throw new StoreUnavailableError(`the database ${this.location} cannot be read: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
   }
 
   async backup(file: string): Promise<void> {
