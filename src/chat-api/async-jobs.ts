@@ -32,9 +32,13 @@ export class AsyncJobRunner {
     this.concurrency = Math.max(1, concurrency);
   }
 
-  /** Purges expired jobs and queues the unfinished ones of earlier processes. */
-  async start(): Promise<void> {
+  /**
+   * Purges expired jobs and queues the unfinished ones of earlier processes; with `resume` false
+   * (a worker of `serve --workers N` without the background role) only runs the jobs submitted to it.
+   */
+  async start(resume = true): Promise<void> {
     reportQueueDepth(this.api.app, 'async_jobs', () => ({ waiting: this.queue.length, running: this.running.size }));
+    if (!resume) return;
     await this.purge();
     this.purgeTimer = setInterval(
       () => {

@@ -11,6 +11,7 @@ import { installRequestObservability } from '../observability/http.ts';
 import { feverPlugin } from '../fever/plugin.ts';
 import { faviconRoutes } from './favicon-routes.ts';
 import { websubRoutes } from './websub-routes.ts';
+import { healthRoutes } from './health.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -26,7 +27,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     clientErrorHandler,
   });
   installRequestObservability(server, app);
-  server.get('/healthz', async () => ({ ok: true }));
+  healthRoutes(server, app);
   // API plugins are registered here (reader API, OAuth, chat completions).
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });
