@@ -28,6 +28,16 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
   installRequestObservability(server, app);
   healthRoutes(server, app);
+  const worker = app.role.worker;
+  if (worker !== null) {
+    // Which worker of `serve --workers N` answered (debugging behind a balancer; the tests use it).
+    // On the raw response, so streamed (SSE) answers written past Fastify carry it too.
+    const value = String(worker);
+    server.addHook('onRequest', (_req, reply, done) => {
+      reply.raw.setHeader('x-tidings-worker', value);
+      done();
+    });
+  }
   // API plugins are registered here (reader API, OAuth, chat completions).
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });

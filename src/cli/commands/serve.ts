@@ -79,7 +79,7 @@ async function serveAsWorker(config: Config): Promise<void> {
   const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
   const app = await createApp(config, log, role);
   const { server, url } = await listen(app, config);
-  app.log.info({ url, background: role.background }, 'worker listening');
+  app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
   if (config.schedulerEnabled && role.background) startScheduler(app);
   if (role.background) await warnWithoutUsers(app, config);
   await untilStopped(app, server, config, { stopRequested: drain.signal, tell: (m) => process.send?.(m) });
