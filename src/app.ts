@@ -94,6 +94,14 @@ export async function createApp(
       return closed;
     },
   };
+  if (role.background && limits.kind !== 'memory') {
+    // Expired limit rows (idle buckets, old failed logins) go every 10 minutes, by one process for all.
+    const prune = setInterval(() => {
+      limits.prune(Date.now()).catch((err: unknown) => log.warn({ err }, 'could not prune expired limit counters'));
+    }, 10 * 60_000);
+    prune.unref();
+    closers.push(() => clearInterval(prune));
+  }
   // Domain wiring that must exist for every App (server, CLI and tests alike) goes here.
   try {
     await installSearchIndexing(app);
