@@ -8,6 +8,8 @@
 //            the same library, calls alternating between them each round; prints the ratios)
 //            --database-url postgres://… (an empty database: the generated library is copied there with
 //            `tidings db copy`'s code and the server runs on PostgreSQL)
+//            --workers N (only throughput: stream/contents n=20 and /healthz at 16 clients, served by
+//            `tidings serve --workers 1` and then `--workers N` in the same run, with the ratio)
 //
 // Generates the library directly in SQLite (same schema, triggers keep the unread counters, no
 // ANALYZE: statistics are whatever the server gathers), starts
@@ -168,10 +170,14 @@ const DATABASE_URL = process.argv.includes('--database-url')
   ? process.argv[process.argv.indexOf('--database-url') + 1]!
   : '';
 
-async function startServer(dataDir: string, root = ROOT): Promise<{ child: ChildProcess; url: string }> {
+const WORKERS = arg('workers', 0);
+
+async function startServer(dataDir: string, root = ROOT, workers = 1): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
     env: {
       ...process.env,
+      // One process unless asked: the per-call figures are of one server process.
+      TIDINGS_WORKERS: String(workers),
       TIDINGS_DATABASE_URL: DATABASE_URL,
       TIDINGS_DATA: dataDir,
       TIDINGS_PORT: '0',
@@ -189,7 +195,7 @@ async function startServer(dataDir: string, root = ROOT): Promise<{ child: Child
       for (const line of buf.split('\n')) {
         try {
           const j = JSON.parse(line);
-          if (j.url) return res(j.url as string);
+          if (j.url && j.msg === 'tidings is serving') return res(j.url as string);
         } catch {
           /* partial line */
         }
@@ -222,6 +228,7 @@ async function main(): Promise<void> {
   }
   const COMPARE = process.argv.includes('--compare') ? process.argv[process.argv.indexOf('--compare') + 1]! : '';
   if (COMPARE) return compare(dataDir, COMPARE);
+  if (WORKERS) return workersRun(dataDir);
   const { child, url } = await startServer(dataDir);
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
   try {
@@ -410,6 +417,88 @@ async function main(): Promise<void> {
     if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
     else console.log(`data kept in ${dataDir}`);
   }
+}
+
+/**
+ * Throughput of `serve --workers 1` and `--workers N` on the same library in the same run: 16
+ * clients (16 connections, which the supervisor hands to the workers in turn) for SECONDS each,
+ * after a warm-up that reaches every worker. The load generator shares the machine's cores.
+ */
+async function workersRun(dataDir: string): Promise<void> {
+  const { loadavg, availableParallelism } = await import('node:os');
+  const rows: string[] = [];
+  const counts = [...new Set([1, WORKERS])];
+  console.log(
+    `load average before: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; ${availableParallelism()} cores`,
+  );
+  const measured: Record<number, { n20: number; health: number }> = {};
+  try {
+    for (const w of counts) {
+      const { child, url } = await startServer(dataDir, ROOT, w);
+      const pool = new Pool(url, { connections: 16, pipelining: 1 });
+      try {
+        const get = async (path: string, headers: Record<string, string> = {}) => {
+          const r = await pool.request({ method: 'GET', path, headers });
+          await r.body.arrayBuffer();
+          if (r.statusCode !== 200) throw new Error(`GET ${path}: HTTP ${r.statusCode}`);
+        };
+        const lr = await pool.request({
+          method: 'POST',
+          path: '/accounts/ClientLogin',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `Email=${USER}&Passwd=${PASS}`,
+        });
+        const auth = (await lr.body.text())
+          .split('\n')
+          .find((l) => l.startsWith('Auth='))!
+          .slice(5);
+        const H = { authorization: `GoogleLogin auth=${auth}` };
+        const path = `/reader/api/0/stream/contents/${encodeURIComponent('user/-/state/com.google/reading-list')}?output=json&n=20`;
+        const run = async (p: string, headers: Record<string, string>, seconds: number) => {
+          let done = 0;
+          const end = performance.now() + seconds * 1000;
+          const t0 = performance.now();
+          await Promise.all(
+            Array.from({ length: 16 }, async () => {
+              while (performance.now() < end) {
+                await get(p, headers);
+                done++;
+              }
+            }),
+          );
+          return done / ((performance.now() - t0) / 1000);
+        };
+        await run(path, H, 3); // warm-up: every worker's caches and statements
+        const health = await run('/healthz', {}, SECONDS);
+        const n20 = await run(path, H, SECONDS);
+        measured[w] = { n20, health };
+        rows.push(
+          `| ${w} | ${n20.toFixed(0)} | ${(n20 / measured[1]!.n20).toFixed(2)}x | ${health.toFixed(0)} | ${(health / measured[1]!.health).toFixed(2)}x |`,
+        );
+      } finally {
+        await pool.close();
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    }
+  } finally {
+    if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(
+    [
+      `\nbackend: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${ITEMS} items, 16 clients, ${SECONDS} s each`,
+      '',
+      '| workers | stream/contents n=20 req/s | vs 1 worker | GET /healthz req/s | vs 1 worker |',
+      '|---|---|---|---|---|',
+      ...rows,
+      '',
+      `load average after: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    ].join('\n'),
+  );
 }
 
 /** The calls of one server (logged in), for the paired comparison. */
