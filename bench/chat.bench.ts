@@ -75,7 +75,7 @@ async function startEnv(
   await load(app);
   await testSql(app)
     .prepare(
-      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING',
+      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds WHERE true ON CONFLICT DO NOTHING',
     )
     .run(userId);
   const key = (await createApiKey(chatStore(app).keys, userId, 'bench', 5)).key;
@@ -434,7 +434,7 @@ async function workersBench(lines: string[]): Promise<void> {
   await loadArticles(setup, articles);
   await testSql(setup)
     .prepare(
-      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds ON CONFLICT DO NOTHING',
+      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds WHERE true ON CONFLICT DO NOTHING',
     )
     .run(userId);
   const key = (await createApiKey(chatStore(setup).keys, userId, 'bench', 5)).key;

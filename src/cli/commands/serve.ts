@@ -37,13 +37,23 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     )
     .action(async (o: { port?: string; host?: string; workers?: string }) => {
       const config = ctx.config({ port: o.port, host: o.host, workers: o.workers });
-      if (cluster.isWorker) return serveAsWorker(config);
+      if (cluster.isWorker) {
+        try {
+          return await serveAsWorker(config);
+        } catch (e) {
+          // main() prints the error and sets the exit code; the IPC channel to the supervisor must
+          // not keep this process alive after it (the supervisor sees the exit code and stops).
+          setImmediate(() => process.exit(process.exitCode || 1));
+          throw e;
+        }
+      }
       const workers = workerCount(config);
       if (workers > 1) {
         const code = await superviseWorkers(config, workers);
-        process.exitCode = code;
+        // A worker that could not start printed why; the supervisor only passes its code on.
+        if (code !== 0) process.exit(code);
         // Nothing should be left on the event loop; if a handle is, it must not keep us alive.
-        setTimeout(() => process.exit(code), 2000).unref();
+        setTimeout(() => process.exit(0), 2000).unref();
         return;
       }
       await serveSingle(config);
