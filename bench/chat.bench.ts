@@ -28,6 +28,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../src/answer/types.ts';
 import { testSql } from '../src/store/testing.ts';
+import { processTreeCpuMs } from './process-cpu.ts';
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -447,8 +448,8 @@ async function workersBench(lines: string[]): Promise<void> {
         .map((x) => x.toFixed(2))
         .join(' ')}`,
     '',
-    '| workers | requests/s | p50 | p99 | vs 1 worker |',
-    '|---|---|---|---|---|',
+    '| workers | requests/s | p50 | p99 | vs 1 worker | server CPU ms per request |',
+    '|---|---|---|---|---|---|',
   );
   let one = 0;
   for (const w of [...new Set([1, WORKERS])]) {
@@ -496,9 +497,13 @@ async function workersBench(lines: string[]): Promise<void> {
     const env = { pool, key } as Env;
     try {
       await load(16, 4, questions, (q) => call(env, q));
+      const cpu0 = processTreeCpuMs(child.pid!);
       const r = await load(16, SECONDS, questions, (q) => call(env, q));
+      const cpuPerRequest = (processTreeCpuMs(child.pid!) - cpu0) / r.n;
       if (w === 1) one = r.rps;
-      lines.push(`| ${w} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / one).toFixed(2)}x |`);
+      lines.push(
+        `| ${w} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / one).toFixed(2)}x | ${cpuPerRequest.toFixed(1)} |`,
+      );
     } finally {
       await pool.close();
       child.kill('SIGTERM');

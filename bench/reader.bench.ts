@@ -26,6 +26,7 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
+import { processTreeCpuMs } from './process-cpu.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const arg = (name: string, dflt: number) => {
@@ -460,6 +461,7 @@ async function workersRun(dataDir: string): Promise<void> {
           let done = 0;
           const end = performance.now() + seconds * 1000;
           const t0 = performance.now();
+          const cpu0 = processTreeCpuMs(child.pid!);
           await Promise.all(
             Array.from({ length: 16 }, async () => {
               while (performance.now() < end) {
@@ -468,14 +470,14 @@ async function workersRun(dataDir: string): Promise<void> {
               }
             }),
           );
-          return done / ((performance.now() - t0) / 1000);
+          return { rps: done / ((performance.now() - t0) / 1000), cpuMs: (processTreeCpuMs(child.pid!) - cpu0) / done };
         };
         await run(path, H, 3); // warm-up: every worker's caches and statements
         const health = await run('/healthz', {}, SECONDS);
         const n20 = await run(path, H, SECONDS);
-        measured[w] = { n20, health };
+        measured[w] = { n20: n20.rps, health: health.rps };
         rows.push(
-          `| ${w} | ${n20.toFixed(0)} | ${(n20 / measured[1]!.n20).toFixed(2)}x | ${health.toFixed(0)} | ${(health / measured[1]!.health).toFixed(2)}x |`,
+          `| ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / measured[1]!.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)} | ${health.rps.toFixed(0)} | ${(health.rps / measured[1]!.health).toFixed(2)}x |`,
         );
       } finally {
         await pool.close();
@@ -490,8 +492,8 @@ async function workersRun(dataDir: string): Promise<void> {
     [
       `\nbackend: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${ITEMS} items, 16 clients, ${SECONDS} s each`,
       '',
-      '| workers | stream/contents n=20 req/s | vs 1 worker | GET /healthz req/s | vs 1 worker |',
-      '|---|---|---|---|---|',
+      '| workers | stream/contents n=20 req/s | vs 1 worker | server CPU ms per n=20 request | GET /healthz req/s | vs 1 worker |',
+      '|---|---|---|---|---|---|',
       ...rows,
       '',
       `load average after: ${loadavg()
