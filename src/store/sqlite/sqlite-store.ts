@@ -43,6 +43,19 @@ export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
   return path === ':memory:' || isAbsolute(path) ? path : resolve(path);
 }
 
+/**
+ * Another process (a worker of `serve --workers N`, the CLI) held the write lock longer than
+ * busy_timeout (5 s): the request is answered 503 with Retry-After, to be retried, not 500.
+ */
+function busyAsUnavailable(e: unknown, location: string): unknown {
+  const code = (e as { errcode?: number }).errcode;
+  if (code === undefined || (code & 0xff) !== 5) return e; // SQLITE_BUSY and its extended codes
+  return new StoreUnavailableError(
+    `the database ${location} stayed locked by another process for 5 s; retry in a few seconds`,
+    { cause: e },
+  );
+}
+
 /** Which store a transaction callback runs in (so nested calls join it). */
 const currentTransaction = new AsyncLocalStorage<SqliteStore>();
 
@@ -126,7 +139,11 @@ export class SqliteStore implements Store {
 
   private start<T>(fn: () => Promise<T>): Promise<T> {
     const result = currentTransaction.run(this, async () => {
-      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+      } catch (e) {
+        throw busyAsUnavailable(e, this.location);
+      }
       try {
         const out = await fn();
         this.db.exec('COMMIT');
