@@ -268,13 +268,13 @@ test('reasoning model through the AI SDK: <think> stays inline in the text', asy
   assert.match(r.text, /^<think>\n[\s\S]*<\/think>\n\n/);
 });
 
-test('the server-wide 404: JSON for chat paths, plain text under the reader API prefixes', async () => {
+test('the server-wide 404: JSON for chat paths, the ClientLogin shape under /accounts', async () => {
   const chat = await fetch(`${url}/v1/nothing`);
   assert.equal(chat.status, 404);
   assert.deepEqual(Object.keys(((await chat.json()) as any).error).sort(), ['code', 'message', 'type']);
   const reader = await fetch(`${url}/accounts/nothing`);
   assert.equal(reader.status, 404);
-  assert.equal(await reader.text(), '404 page not found');
+  assert.match(await reader.text(), /^Error=NotFound\nInfo=unknown endpoint GET \/accounts\/nothing/);
   assert.equal((await fetch(`${url}/healthz`)).status, 200);
 });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { fixture, post, ask, cliInProcess, type Fixture } from './chat-api-helpers.ts';
 import { runCli } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';
+import { keyNameProblem } from '../src/chat-api/keys/api-keys.ts';
 
 let f: Fixture;
 before(async () => {
@@ -115,6 +116,16 @@ test('key lifecycle from the CLI: create prints only the key, list, rename, disa
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /no user "nobody"/);
   assert.equal((await cli('key', 'tier', id, '9')).code, 2);
+  // Key names follow the one rule of the chat API's keys module, in the CLI as in the web app.
+  const long = 'n'.repeat(101);
+  for (const args of [
+    ['create', 'alice', '--name', long],
+    ['rename', id, long],
+  ]) {
+    const r = await cli('key', ...args);
+    assert.equal(r.code, 2, args[0]);
+    assert.match(r.stderr, new RegExp(keyNameProblem(long)!));
+  }
   assert.match((await cli('key', 'approve', id, '--feature', 'telepathy')).stderr, /unknown feature "telepathy"/);
 });
 

@@ -338,7 +338,7 @@ test('the SSRF guard refuses loopback unless private networks are allowed, and n
     await assert.rejects(
       subscribe(closed, u, `${server.base}/guarded.xml`),
       (e: FeedError) =>
-        e.code === 'refused-address' &&
+        e.code === 'refused_address' &&
         e.message === 'refusing to fetch loopback address 127.0.0.1 (set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow)',
     );
     await assert.rejects(
@@ -358,7 +358,7 @@ test('the SSRF guard refuses loopback unless private networks are allowed, and n
       await assert.rejects(
         subscribe(closed, u, `http://${host}:${port}/guarded.xml`),
         (e: FeedError) =>
-          e.code === 'refused-address' && e.message.startsWith(`refusing to fetch `) && e.message.includes(`(${host})`),
+          e.code === 'refused_address' && e.message.startsWith(`refusing to fetch `) && e.message.includes(`(${host})`),
       );
     }
     // A public URL redirecting to a private address is refused at the hop (simulated by an allowed

@@ -102,3 +102,95 @@ test('a request line Node cannot parse still gets an answer in the API shape, th
     /\{"error":\{"message":"The request is not valid HTTP\/1\.1\.","type":"bad_request","code":400\}\}$/,
   );
 });
+
+/** Each API's documented error shape, checked on a response. */
+const SHAPES = {
+  reader: async (res: Response) => {
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.match(await res.text(), /^Error=\S/);
+  },
+  clientLogin: async (res: Response) => {
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.match(await res.text(), /^Error=\w+\nInfo=.+\n$/);
+  },
+  oauth: async (res: Response) => {
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description']);
+    assert.equal(body.error, 'invalid_request');
+  },
+  fever: async (res: Response) => {
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.equal(body.api_version, 3);
+    assert.equal(body.auth, 0);
+    assert.equal(typeof body.error, 'string');
+  },
+  web: async (res: Response) => {
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const body = (await res.json()) as { error: Record<string, unknown> };
+    assert.deepEqual(Object.keys(body), ['error']);
+    assert.equal(typeof body.error.code, 'string');
+    assert.equal(typeof body.error.message, 'string');
+  },
+  chat: async (res: Response) => {
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const body = (await res.json()) as { error: Record<string, unknown> };
+    assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'type']);
+    assert.equal(body.error.code, res.status);
+  },
+};
+
+test('every framework-level error under every API prefix has that API’s documented shape', async () => {
+  const big = 'x'.repeat(17 * 1024 * 1024);
+  const json = { 'content-type': 'application/json' };
+  const cases: [string, keyof typeof SHAPES, number, string, RequestInit?][] = [
+    // Unknown paths
+    ['/reader/api/0/no/such', 'reader', 404, 'GET'],
+    ['/reader/elsewhere', 'reader', 404, 'GET'],
+    ['/api/greader.php/nothing', 'reader', 404, 'GET'],
+    ['/accounts/nothing', 'clientLogin', 404, 'GET'],
+    ['/api/greader.php/accounts/nothing', 'clientLogin', 404, 'GET'],
+    ['/oauth2/nothing', 'oauth', 404, 'GET'],
+    ['/fever/nothing', 'fever', 404, 'GET'],
+    ['/api/fever.php/nothing', 'fever', 404, 'GET'],
+    ['/api/v1/nothing', 'web', 404, 'GET'],
+    ['/v1/nothing', 'chat', 404, 'GET'],
+    // Known paths, wrong method (the chat API answers 404 naming the method: see its README)
+    ['/reader/api/0/subscription/edit', 'reader', 405, 'DELETE'],
+    ['/accounts/ClientLogin', 'clientLogin', 405, 'DELETE'],
+    ['/oauth2/token', 'oauth', 405, 'GET'],
+    ['/fever/', 'fever', 405, 'DELETE'],
+    ['/api/v1/session', 'web', 405, 'PUT'],
+    ['/api/v1/rules/5', 'web', 405, 'PUT'],
+    ['/async/chat/completions/abc', 'chat', 404, 'DELETE'],
+    ['/chat/completions', 'chat', 404, 'GET'],
+    // Bodies too large
+    ['/reader/api/0/subscription/edit', 'reader', 413, 'POST', { body: big, headers: { authorization: readerAuth } }],
+    ['/accounts/ClientLogin', 'clientLogin', 413, 'POST', { body: big }],
+    ['/oauth2/token', 'oauth', 413, 'POST', { body: big }],
+    ['/fever/', 'fever', 413, 'POST', { body: big }],
+    ['/api/v1/session', 'web', 413, 'POST', { body: big, headers: json }],
+    ['/v1/chat/completions', 'chat', 413, 'POST', { body: big, headers: { ...json, ...bearer() } }],
+    // Unsupported media types and bad JSON
+    ['/api/v1/session', 'web', 415, 'POST', { body: 'abc', headers: { 'content-type': 'image/png' } }],
+    ['/chat/completions', 'chat', 415, 'POST', { body: 'abc', headers: { 'content-type': 'image/png', ...bearer() } }],
+    ['/api/v1/session', 'web', 400, 'POST', { body: '{"a":', headers: json }],
+    ['/accounts/ClientLogin', 'clientLogin', 400, 'POST', { body: '{"a":', headers: json }],
+    ['/oauth2/token', 'oauth', 400, 'POST', { body: '{"a":', headers: json }],
+    ['/v1/chat/completions', 'chat', 400, 'POST', { body: '{"a":', headers: { ...json, ...bearer() } }],
+    // URLs that do not decode
+    ['/api/greader.php/reader/api/0/%E0%A4%A', 'reader', 400, 'GET'],
+    ['/accounts/%E0%A4%A', 'clientLogin', 400, 'GET'],
+    ['/fever/%E0%A4%A', 'fever', 400, 'GET'],
+    ['/api/v1/%E0%A4%A', 'web', 400, 'GET'],
+  ];
+  for (const [path, api, status, method, init] of cases) {
+    const res = await fetch(`${h.url}${path}`, { method, ...init });
+    assert.equal(res.status, status, `${method} ${path}`);
+    await SHAPES[api](res).catch((e: Error) => {
+      throw new Error(`${method} ${path}: ${e.message}`);
+    });
+    if (status === 405 && api !== 'chat') assert.ok(res.headers.get('allow'), `${method} ${path}: Allow header`);
+  }
+});

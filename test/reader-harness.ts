@@ -9,6 +9,7 @@ import { silentLogger, type Logger } from '../src/log/logger.ts';
 import { startServer } from '../src/http/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from './helpers.ts';
+import { escapeHtmlText } from '../src/text/escape-html.ts';
 
 export interface FeedItem {
   guid: string;
@@ -84,9 +85,7 @@ export class FeedServer {
   }
 }
 
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+const esc = escapeHtmlText;
 
 function rss(base: string, name: string, title: string, items: FeedItem[]): string {
   const body = [...items]

@@ -9,7 +9,8 @@ import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
 import type { SearchScope } from '../../src/search/types.ts';
 import { seededRandom as random, tempDataDir } from '../../test/helpers.ts';
-import { escapeHtml, type NewsArticle, type NewsQuestion } from './news-corpus.ts';
+import type { NewsArticle, NewsQuestion } from './news-corpus.ts';
+import { escapeHtmlText } from '../../src/text/escape-html.ts';
 import { percentile } from './metrics.ts';
 
 export interface ScaleResult {
@@ -78,7 +79,7 @@ export async function runScale(
         words.push(s);
         count += s.split(' ').length;
       }
-      return `<p>${escapeHtml(words.join(' '))}</p>`;
+      return `<p>${escapeHtmlText(words.join(' '))}</p>`;
     };
     while ((await repo.passageCount()) < targetPassages) {
       const ids: number[] = [];

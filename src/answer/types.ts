@@ -1,9 +1,9 @@
 // The contract between the answer pipelines (this folder, with ../search) and their callers (the
 // chat completions API, the `tidings ask` CLI, async deep-research jobs). Nothing here knows HTTP.
-import type { RecencyFilter, SearchFilters, SearchScope } from '../search/types.ts';
+import type { SearchFilters, SearchScope } from '../search/types.ts';
 
 // The search contract's types, re-exported for the answer pipelines' callers.
-export type { RecencyFilter, SearchFilters, SearchScope };
+export type { SearchFilters, SearchScope };
 
 export const SONAR_MODELS = [
   'sonar',

@@ -5,13 +5,13 @@ import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { authStore, nowSeconds } from './repositories.ts';
 
-export const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
-export const MIN_PASSWORD_LENGTH = 8;
+const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+const MIN_PASSWORD_LENGTH = 8;
 /** scrypt takes any length; a cap keeps a megabyte "password" from costing a megabyte of hashing. */
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export class AccountError extends Error {
-  readonly code: 'invalid' | 'exists' | 'not-found' | 'wrong-password';
+  readonly code: 'invalid' | 'exists' | 'not_found' | 'wrong_password';
   readonly field?: string;
   constructor(code: AccountError['code'], message: string, field?: string) {
     super(message);
@@ -36,6 +36,12 @@ export function checkPassword(password: string, field = 'password'): void {
     throw new AccountError('invalid', `the password must be at most ${MAX_PASSWORD_LENGTH} characters long`, field);
 }
 
+/** An optional e-mail address: null, or something@somewhere of at most 254 characters. */
+export function checkEmail(email: string | null): void {
+  if (email !== null && (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)))
+    throw new AccountError('invalid', `"${email}" is not an e-mail address`, 'email');
+}
+
 export async function createAccount(
   app: App,
   username: string,
@@ -44,8 +50,7 @@ export async function createAccount(
 ): Promise<User> {
   checkUsername(username);
   checkPassword(password);
-  if (email !== null && (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)))
-    throw new AccountError('invalid', `"${email}" is not an e-mail address`, 'email');
+  checkEmail(email);
   if (await app.users.findByName(username))
     throw new AccountError('exists', `user "${username}" already exists`, 'username');
   return await app.users.create(username, await hashPassword(password), email);
@@ -64,10 +69,10 @@ export async function setPassword(app: App, userId: number, password: string): P
 /** Changes the user's own password after checking the current one. */
 export async function changeOwnPassword(app: App, userId: number, current: string, next: string): Promise<number> {
   const user = await app.users.findById(userId);
-  if (!user) throw new AccountError('not-found', 'this account no longer exists');
+  if (!user) throw new AccountError('not_found', 'this account no longer exists');
   const full = await app.users.findByName(user.username);
   if (!full || !(await verifyPassword(String(current ?? ''), full.passwordHash)))
-    throw new AccountError('wrong-password', 'the current password is wrong', 'current');
+    throw new AccountError('wrong_password', 'the current password is wrong', 'current');
   checkPassword(next, 'password');
   return await setPassword(app, userId, next);
 }

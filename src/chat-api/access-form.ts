@@ -8,27 +8,25 @@ import { FormBody, paramsFromRequest } from '../http/params.ts';
 import type { ChatApi } from './context.ts';
 import { findLiveKey } from './keys/api-keys.ts';
 import type { DEFAULT_RATE_LIMITS } from './rate-limit.ts';
+import { escapeHtml } from '../text/escape-html.ts';
 
 export const ACCESS_FORM_PATH = '/access-request';
 const MAX_REASON = 2000;
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)} · Tidings</title>
+<title>${escapeHtml(title)} · Tidings</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#222}
 label{display:block;margin-top:1rem;font-weight:600}input,select,textarea{width:100%;font:inherit;padding:.4rem;box-sizing:border-box}
 button{margin-top:1rem;font:inherit;padding:.5rem 1.2rem}.error{color:#a00;border-left:4px solid #a00;padding-left:.6rem}
 table{border-collapse:collapse}td,th{padding:.15rem .6rem;border-bottom:1px solid #ddd;text-align:right}</style>
-</head><body><h1>${esc(title)}</h1>${body}</body></html>`;
+</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
 function limitsTable(limits: typeof DEFAULT_RATE_LIMITS): string {
   const row = (name: string, l: number[]) =>
-    `<tr><th scope="row">${esc(name)}</th>${l.map((n) => `<td>${n}</td>`).join('')}</tr>`;
+    `<tr><th scope="row">${escapeHtml(name)}</th>${l.map((n) => `<td>${n}</td>`).join('')}</tr>`;
   return `<table><tr><th>requests per minute</th>${[0, 1, 2, 3, 4, 5].map((t) => `<th>tier ${t}</th>`).join('')}</tr>
 ${row('sonar models', limits.sonar)}${row('sonar-deep-research and async', limits['deep-research'])}</table>`;
 }
@@ -42,11 +40,11 @@ function formPage(api: ChatApi, error?: string, values: { tier?: string; reason?
     `
 <p>Rate limits apply per API key and model. Ask for a higher tier below; an operator reviews the request and the new limits apply as soon as it is approved.</p>
 ${limitsTable(api.rateLimits)}
-${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="${ACCESS_FORM_PATH}">
 <label for="key">API key</label><input id="key" name="key" type="password" autocomplete="off" required placeholder="tdg_…">
 <label for="tier">Requested tier</label><select id="tier" name="tier">${tiers}</select>
-<label for="reason">Reason (what you build, expected traffic)</label><textarea id="reason" name="reason" rows="5" maxlength="${MAX_REASON}" required>${esc(values.reason ?? '')}</textarea>
+<label for="reason">Reason (what you build, expected traffic)</label><textarea id="reason" name="reason" rows="5" maxlength="${MAX_REASON}" required>${escapeHtml(values.reason ?? '')}</textarea>
 <button type="submit">Send request</button>
 </form>`,
   );
@@ -90,7 +88,7 @@ export async function registerAccessForm(server: FastifyInstance, api: ChatApi):
           page(
             'Request received',
             `
-<p>Your request <strong>#${r.id}</strong> for tier ${tier} on key <code>${esc(key.id)}</code> has been recorded.</p>
+<p>Your request <strong>#${r.id}</strong> for tier ${tier} on key <code>${escapeHtml(key.id)}</code> has been recorded.</p>
 <p>An operator approves it with <code>tidings access approve ${r.id}</code>; the new limits apply to your key immediately after.</p>`,
           ),
         );

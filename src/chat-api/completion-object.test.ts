@@ -25,7 +25,7 @@ test('chunks are valid SSE data lines carrying the exact text', () => {
   assert.deepEqual(c.citations, result.citations);
   assert.equal(c.object, 'chat.completion.chunk');
   const usage = toWireUsage('sonar', result.usage, 'low', computeCost(DEFAULT_PRICES, 'sonar', result.usage, 'low'));
-  const [last, done] = w.final('length', usage, { images: [] }).split('\n\n').filter(Boolean);
+  const [last, done] = w.final({ finishReason: 'length', usage, images: [] }).split('\n\n').filter(Boolean);
   assert.equal(done, 'data: [DONE]');
   const l = JSON.parse(last.slice(6));
   assert.equal(l.choices[0].finish_reason, 'length');

@@ -1,6 +1,6 @@
-// Builds the wire objects of ../../shared/spec/chat-completions.md from an AnswerResult: the
-// completion object, the usage object with cost, and the SSE chunks. Shared with `tidings ask
-// --json` so the CLI prints exactly what the API returns.
+// Builds the wire objects of the spec (shared/spec/chat-completions.md, beside the checkout) from
+// an AnswerResult: the completion object, the usage object with cost, and the SSE chunks. Shared
+// with `tidings ask --json` so the CLI prints exactly what the API returns.
 import { randomUUID } from 'node:crypto';
 import type {
   AnswerResult,
@@ -101,6 +101,18 @@ export function toWireUsage(
   return out;
 }
 
+/**
+ * How a completion ends: the same in the JSON object and in the last SSE chunk (the API builds it
+ * once, in finishCompletion).
+ */
+export interface CompletionEnd {
+  finishReason: FinishReason;
+  usage: WireUsage;
+  /** Present only when the request asked for them (spec), even if empty. */
+  images?: ImageRef[];
+  relatedQuestions?: string[];
+}
+
 export function toCompletionObject(
   result: AnswerResult,
   model: SonarModel,
@@ -108,21 +120,43 @@ export function toCompletionObject(
 ): CompletionObject {
   const size = opts.searchContextSize ?? 'low';
   const cost = opts.cost ?? computeCost(opts.prices ?? DEFAULT_PRICES, model, result.usage, size);
-  const obj: CompletionObject = {
-    id: opts.id ?? randomUUID(),
-    model,
-    object: 'chat.completion',
-    created: opts.created ?? Math.floor(Date.now() / 1000),
-    citations: result.citations,
-    search_results: result.searchResults,
-    choices: [
-      { index: 0, finish_reason: result.finishReason, message: { role: 'assistant', content: result.content } },
-    ],
-    usage: toWireUsage(model, result.usage, size, cost),
-  };
-  if (opts.returnImages ?? result.images !== undefined) obj.images = result.images ?? [];
+  const end: CompletionEnd = { finishReason: result.finishReason, usage: toWireUsage(model, result.usage, size, cost) };
+  if (opts.returnImages ?? result.images !== undefined) end.images = result.images ?? [];
   if (opts.returnRelatedQuestions ?? result.relatedQuestions !== undefined)
-    obj.related_questions = result.relatedQuestions ?? [];
+    end.relatedQuestions = result.relatedQuestions ?? [];
+  return completionObject(
+    { id: opts.id ?? randomUUID(), model, created: opts.created ?? Math.floor(Date.now() / 1000) },
+    result,
+    end,
+  );
+}
+
+/** What every chunk and the completion object start with. */
+export interface CompletionHead {
+  id: string;
+  model: SonarModel;
+  /** Unix seconds. */
+  created: number;
+}
+
+/** The non-streamed response: the answer's text and sources, and how it ended. */
+export function completionObject(
+  head: CompletionHead,
+  answer: Pick<AnswerResult, 'content' | 'citations' | 'searchResults'>,
+  end: CompletionEnd,
+): CompletionObject {
+  const obj: CompletionObject = {
+    id: head.id,
+    model: head.model,
+    object: 'chat.completion',
+    created: head.created,
+    citations: answer.citations,
+    search_results: answer.searchResults,
+    choices: [{ index: 0, finish_reason: end.finishReason, message: { role: 'assistant', content: answer.content } }],
+    usage: end.usage,
+  };
+  if (end.images) obj.images = end.images;
+  if (end.relatedQuestions) obj.related_questions = end.relatedQuestions;
   return obj;
 }
 
@@ -144,15 +178,11 @@ export class ChunkWriter {
   delta(text: string): string {
     return `data: ${this.head || this.base},"choices":[{"index":0,"delta":{"role":"assistant","content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
   }
-  /** The last chunk: finish reason, full usage with cost, images/related questions when requested. */
-  final(
-    finishReason: FinishReason,
-    usage: WireUsage,
-    extra: { images?: ImageRef[]; related_questions?: string[] } = {},
-  ): string {
+  /** The last chunk: finish reason, full usage with cost, images/related questions when requested; then [DONE]. */
+  final(end: CompletionEnd): string {
     let s = `data: ${this.head || this.base}`;
-    if (extra.images) s += `,"images":${JSON.stringify(extra.images)}`;
-    if (extra.related_questions) s += `,"related_questions":${JSON.stringify(extra.related_questions)}`;
-    return `${s},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":${JSON.stringify(finishReason)}}],"usage":${JSON.stringify(usage)}}\n\ndata: [DONE]\n\n`;
+    if (end.images) s += `,"images":${JSON.stringify(end.images)}`;
+    if (end.relatedQuestions) s += `,"related_questions":${JSON.stringify(end.relatedQuestions)}`;
+    return `${s},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":${JSON.stringify(end.finishReason)}}],"usage":${JSON.stringify(end.usage)}}\n\ndata: [DONE]\n\n`;
   }
 }

@@ -11,6 +11,7 @@ export type ApiErrorType =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'rate_limit_exceeded'
   | 'model_unavailable'
   | 'upstream_error'

@@ -1,9 +1,10 @@
 // The chat completions API as a Fastify plugin (Sonar-compatible wire format, see README.md here).
 // Registered with one line in src/http/server.ts. The outer function runs in the root context
-// (skip-override, like fastify-plugin) only to install the server-wide not-found handler; all
-// routes, hooks and the error handler live in the encapsulated `chatRoutes` below, so nothing
-// here touches the reader API.
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+// (wrapped with fastify-plugin) only to install the server-wide not-found handler; all routes,
+// hooks and the error handler live in the encapsulated `chatRoutes` below, so nothing here
+// touches the reader API.
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { AnswerService } from '../answer/types.ts';
@@ -17,6 +18,7 @@ import { registerAsyncRoutes } from './routes/async.ts';
 import { registerAccessForm, ACCESS_FORM_PATH } from './access-form.ts';
 import { AsyncJobRunner } from './async-jobs.ts';
 import { defaultAnswerService } from './default-answers.ts';
+import { notFoundHandler } from '../http/framework-errors.ts';
 
 export interface ChatApiOptions {
   app: App;
@@ -32,8 +34,6 @@ export function asyncJobRunner(app: App): AsyncJobRunner | undefined {
   return runners(app).runner;
 }
 
-/** Paths of the other API on this server: their 404s stay plain text, as Go-based Reader servers answer. */
-const READER_PREFIXES = ['/reader/', '/api/greader.php', '/accounts/', '/oauth2/'];
 const CHAT_ENDPOINTS = [
   ...COMPLETION_PATHS.map((p) => `POST ${p}`),
   'GET /models',
@@ -43,15 +43,12 @@ const CHAT_ENDPOINTS = [
   `GET ${ACCESS_FORM_PATH}`,
 ];
 
-function notFound(request: FastifyRequest, reply: FastifyReply) {
-  const path = request.url.split('?')[0];
-  if (READER_PREFIXES.some((p) => path.startsWith(p) || `${path}/` === p))
-    return reply.code(404).type('text/plain; charset=utf-8').send('404 page not found');
+/** The chat API's 404: the right method when the path is known, else the list of endpoints. */
+function chatNotFoundMessage(method: string, path: string): string {
   const known = CHAT_ENDPOINTS.find((e) => e.split(' ')[1] === path.replace(/\/+$/, ''));
-  const message = known
-    ? `${request.method} is not supported on ${path}; use ${known}`
-    : `Unknown path ${request.method} ${path}. Endpoints: ${CHAT_ENDPOINTS.join(', ')}`;
-  return reply.code(404).send(errorBody(new ApiError(404, 'not_found', message)));
+  return known
+    ? `${method} is not supported on ${path}; use ${known}`
+    : `Unknown path ${method} ${path}. Endpoints: ${CHAT_ENDPOINTS.join(', ')}`;
 }
 
 /**
@@ -107,9 +104,12 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
   });
 };
 
-export const chatApiPlugin: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
-  server.setNotFoundHandler(notFound);
-  await server.register(chatRoutes, opts);
-};
-// Run in the parent (root) context so the not-found handler above is the server's fallback.
-(chatApiPlugin as unknown as Record<symbol, boolean>)[Symbol.for('skip-override')] = true;
+// Not encapsulated, so the not-found handler is the server's fallback for every path.
+export const chatApiPlugin = fastifyPlugin<ChatApiOptions>(
+  async (server, opts) => {
+    // Paths of the other APIs get their own error shapes (src/http/framework-errors.ts).
+    server.setNotFoundHandler(notFoundHandler(chatNotFoundMessage));
+    await server.register(chatRoutes, opts);
+  },
+  { name: 'tidings-chat-api', fastify: '5.x' },
+);

@@ -63,7 +63,7 @@ function isDomainOrUrl(entry: string): boolean {
   return host.includes('.') && DOMAIN_RE.test(host);
 }
 
-export const MAX_DOMAIN_FILTER = 3;
+const MAX_DOMAIN_FILTER = 3;
 const domainList = (name: string, max: number) =>
   z
     .array(
@@ -219,7 +219,7 @@ function firstIssue(err: z.ZodError): string {
   return path && !i.message.includes(String(i.path[0])) ? `${path}: ${i.message}` : i.message;
 }
 
-export function validateModel(model: unknown): SonarModel {
+function validateModel(model: unknown): SonarModel {
   if (model === undefined || model === null || model === '')
     throw new ApiError(400, 'invalid_model', `The "model" parameter is required. ${permitted}`);
   if (!isSonarModel(model))

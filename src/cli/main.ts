@@ -21,6 +21,7 @@ import { registerWebhookCommands } from './commands/webhooks.ts';
 
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/open-store.ts';
+import { AccountError } from '../auth/accounts.ts';
 
 export { CliError, type CliContext };
 
@@ -101,6 +102,10 @@ export async function main(argv: string[]): Promise<void> {
     } else if (e instanceof CliError) {
       process.stderr.write(`tidings: ${e.message}\n`);
       code = e.exitCode;
+    } else if (e instanceof AccountError) {
+      // The account rules' own words (the web app shows the same ones); invalid input is a usage error.
+      process.stderr.write(`tidings: ${e.message}\n`);
+      code = e.code === 'invalid' ? 2 : 1;
     } else if (e instanceof ConfigError || e instanceof StoreUnavailableError) {
       process.stderr.write(`tidings: ${e.message}\n`);
       code = 2;

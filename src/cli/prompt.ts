@@ -7,7 +7,7 @@ export function canPrompt(): boolean {
   return process.stdin.isTTY === true && process.stderr.isTTY === true;
 }
 
-export function readHidden(prompt: string): Promise<string> {
+function readHidden(prompt: string): Promise<string> {
   const stdin = process.stdin;
   // Echo goes off before the prompt shows: someone typing as soon as they see it is never echoed.
   stdin.setRawMode(true);

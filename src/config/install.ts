@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { homedir, platform } from 'node:os';
 
 /** The folder holding Tidings' package.json (the checkout, or the installed package). */
-export const PACKAGE_ROOT: string = findPackageRoot(import.meta.dirname);
+const PACKAGE_ROOT: string = findPackageRoot(import.meta.dirname);
 
 function findPackageRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {

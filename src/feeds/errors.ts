@@ -3,17 +3,17 @@
 // for programs (scheduling decisions, tests); `message` is for people.
 
 export type FeedErrorCode =
-  | 'bad-url' // not a URL, or not http(s)
-  | 'refused-address' // SSRF guard: loopback/private/link-local/… address
+  | 'bad_url' // not a URL, or not http(s)
+  | 'refused_address' // SSRF guard: loopback/private/link-local/… address
   | 'dns' // host name does not resolve
   | 'network' // connection refused/reset, TLS failure
   | 'timeout' // connect or total time limit
-  | 'too-large' // body (compressed or decompressed) over maxBodyBytes
+  | 'too_large' // body (compressed or decompressed) over maxBodyBytes
   | 'redirects' // too many redirects, or a redirect without a usable Location
   | 'http' // non-2xx answer (status set)
-  | 'not-a-feed' // body is not RSS/Atom/RDF/JSON Feed, and no feed was discovered
-  | 'bad-encoding' // broken Content-Encoding stream
-  | 'bad-label' // a folder name that cannot be a label (too long, control characters)
+  | 'not_a_feed' // body is not RSS/Atom/RDF/JSON Feed, and no feed was discovered
+  | 'bad_encoding' // broken Content-Encoding stream
+  | 'bad_label' // a folder name that cannot be a label (too long, control characters)
   | 'limit'; // a per-user limit (feeds per user) would be exceeded
 
 export class FeedError extends Error {

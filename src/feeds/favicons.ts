@@ -97,7 +97,7 @@ async function fetchIcon(
     try {
       data = (await feedEngine(app).fetcher.fetch({ url, signal, maxBytes: ICON_MAX_BYTES, accept: ICON_ACCEPT })).body;
     } catch (e) {
-      if (e instanceof FeedError && e.code === 'too-large')
+      if (e instanceof FeedError && e.code === 'too_large')
         return `icon at ${url} is larger than ${ICON_MAX_BYTES / 1024} KiB`;
       return e instanceof FeedError ? `${url}: ${e.message}` : `${url}: ${(e as Error).message}`;
     }

@@ -34,7 +34,7 @@ const nowS = () => Math.floor(Date.now() / 1000);
 /** A parse failure, worded for the feed list. */
 export function parseFailure(e: unknown): FeedError {
   const msg = (e as Error).message;
-  return new FeedError('not-a-feed', /^not a feed/i.test(msg) ? msg : `not a feed: ${msg}`, { cause: e });
+  return new FeedError('not_a_feed', /^not a feed/i.test(msg) ? msg : `not a feed: ${msg}`, { cause: e });
 }
 
 export function bodyHash(body: Buffer): string {
@@ -138,7 +138,7 @@ async function fetchAndStore(
 ): Promise<RefreshResult> {
   const { feeds, fetcher } = feedEngine(app);
   const feed = typeof feedOrId === 'number' ? await feeds.findById(feedOrId) : feedOrId;
-  if (!feed) throw new FeedError('bad-url', `no feed with id ${String(feedOrId)}`);
+  if (!feed) throw new FeedError('bad_url', `no feed with id ${String(feedOrId)}`);
   const result: RefreshResult = {
     feedId: feed.id,
     url: feed.url,

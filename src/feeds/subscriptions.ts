@@ -37,14 +37,14 @@ export interface SubscribeResult {
 export function normaliseInputUrl(input: string): string {
   let s = input.trim();
   while (/^feed\//i.test(s)) s = s.slice(5);
-  if (!s) throw new FeedError('bad-url', 'no URL given');
+  if (!s) throw new FeedError('bad_url', 'no URL given');
   if (!/^[a-z][a-z0-9+.-]*:/i.test(s)) s = `https://${s.replace(/^\/+/, '')}`;
   try {
     return parseFeedUrl(s).href;
   } catch (e) {
     // Name what the user typed, not our https:// guess.
     if (e instanceof FeedError && !s.startsWith(input.trim()))
-      throw new FeedError('bad-url', `"${input.trim()}" is not a valid URL`);
+      throw new FeedError('bad_url', `"${input.trim()}" is not a valid URL`);
     throw e;
   }
 }
@@ -98,7 +98,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
       cres = await fetcher.fetch({ url: candidate });
     } catch (e) {
       // An announced link that fails is worth reporting; a guessed path that fails is expected.
-      if (links.includes(candidate) && e instanceof FeedError && e.code === 'refused-address') throw e;
+      if (links.includes(candidate) && e instanceof FeedError && e.code === 'refused_address') throw e;
       continue;
     }
     const p = tryParse(cres);
@@ -106,7 +106,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
       return { url: cres.permanentUrl ?? candidate, res: cres, parsed: p, known: null };
   }
   throw new FeedError(
-    'not-a-feed',
+    'not_a_feed',
     links.length
       ? `${url} is a web page whose announced feeds (${links.slice(0, 3).join(', ')}) could not be read`
       : `no feed found at ${url}: the page announces no <link rel="alternate"> feed and none of /feed, /rss, /feed.xml, /atom.xml, /rss.xml, /index.xml, /feed.json answered with a feed`,
@@ -138,7 +138,7 @@ export async function subscribe(
   const url = normaliseInputUrl(urlOrSiteUrl);
   for (const folder of opts.folders ?? []) {
     const problem = labelNameProblem(folder, app.config.maxLabelLength);
-    if (problem) throw new FeedError('bad-label', `folder "${[...folder].slice(0, 60).join('')}" ${problem}`);
+    if (problem) throw new FeedError('bad_label', `folder "${[...folder].slice(0, 60).join('')}" ${problem}`);
   }
   let feed = await feeds.findByUrl(url);
   if (!feed || !(await subscriptions.find(userId, feed.id))) await checkFeedLimit(app, userId, 1);
@@ -168,7 +168,7 @@ export async function subscribe(
       }
     }
   }
-  if (!feed) throw new FeedError('not-a-feed', `no feed found at ${url}`);
+  if (!feed) throw new FeedError('not_a_feed', `no feed found at ${url}`);
   const { subscription, created } = await subscriptions.subscribe(userId, feed.id, opts);
   if (created) await afterSubscribe(app, userId, feed.id);
   return {

@@ -10,12 +10,12 @@ import { verifyPassword } from '../auth/passwords.ts';
 import { nowSeconds } from '../auth/repositories.ts';
 import { feverStore } from './repositories.ts';
 
-export const MIN_FEVER_PASSWORD = 8;
+const MIN_FEVER_PASSWORD = 8;
 
 export class FeverCredentialError extends Error {}
 
 /** md5(username:password), lowercase hex: what a Fever client sends as api_key. */
-export function feverApiKey(username: string, password: string): string {
+function feverApiKey(username: string, password: string): string {
   return createHash('md5').update(`${username}:${password}`).digest('hex');
 }
 

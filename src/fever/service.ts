@@ -13,7 +13,7 @@ import type { FeverItemRow } from '../store/repositories.ts';
 
 export const FEVER_API_VERSION = 3;
 /** Items per page, as the Fever spec and every implementation use. */
-export const FEVER_PAGE = 50;
+const FEVER_PAGE = 50;
 
 export interface FeverParams {
   has(name: string): boolean;

@@ -1,13 +1,18 @@
-// Errors raised before any route runs — a URL that does not decode, a path parameter over the
-// router's limit, a request line or headers too large for Node's parser — are answered in the
-// documented error shape of the API the path belongs to, instead of Fastify's own JSON (which no
-// client of either API can read). Errors inside a route go through each plugin's error handler.
+// Errors raised before a route runs — an unknown path or method, a URL that does not decode, a
+// path parameter over the router's limit, a request line or headers too large for Node's parser —
+// are answered in the documented error shape of the API the path belongs to, instead of Fastify's
+// own JSON or plain text (which no client of these APIs can read). Errors inside a route go
+// through each plugin's error handler.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { allowedMethods, methodMessage } from './allowed-methods.ts';
 import { READER_API_PREFIXES } from '../reader-api/plugin.ts';
 import { CLIENT_LOGIN_PATHS } from '../auth/http/client-login.ts';
 import { ApiError, errorBody, type ApiErrorType } from '../chat-api/errors.ts';
+import { FEVER_PATHS } from '../fever/plugin.ts';
+import { FEVER_API_VERSION } from '../fever/service.ts';
+import { API_PREFIX as WEB_API_PREFIX } from '../web/plugin.ts';
 
 /** Longest path parameter the router accepts (async job ids are 36-character UUIDs). */
 export const MAX_PARAM_LENGTH = 256;
@@ -17,28 +22,93 @@ interface Shaped {
   body: string;
 }
 
+const under = (path: string, prefix: string) =>
+  path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+
+/** The API a path falls under; everything unclaimed is the chat API's namespace (as on Perplexity). */
+export type ApiNamespace = 'reader' | 'client-login' | 'oauth' | 'fever' | 'web' | 'chat';
+
+function apiOfPath(path: string): ApiNamespace {
+  // ClientLogin (CLIENT_LOGIN_PATHS) and whatever else is asked for beside it.
+  if (under(path, '/accounts') || under(path, '/api/greader.php/accounts')) return 'client-login';
+  if (READER_API_PREFIXES.some((p) => under(path, p)) || under(path, '/reader') || under(path, '/api/greader.php'))
+    return 'reader';
+  if (under(path, '/oauth2')) return 'oauth';
+  if (FEVER_PATHS.some((p) => under(path, p))) return 'fever';
+  if (under(path, WEB_API_PREFIX)) return 'web';
+  return 'chat';
+}
+
+/** Status -> the error type of the chat API and code of the web API (same spelling, see src/http/README.md). */
+function errorCode(status: number): ApiErrorType {
+  return status === 404
+    ? 'not_found'
+    : status === 405
+      ? 'method_not_allowed'
+      : status === 413
+        ? 'payload_too_large'
+        : status === 415
+          ? 'unsupported_media_type'
+          : 'bad_request';
+}
+
 /** The error body of the API that `path` falls under. */
 function shapeError(path: string, status: number, message: string): Shaped {
   const oneLine = message.replace(/[\r\n]+/g, ' ');
-  if (READER_API_PREFIXES.some((p) => path.startsWith(`${p}/`) || path === p)) {
-    return { contentType: 'text/plain; charset=utf-8', body: `Error=${oneLine}` };
+  const json = (body: unknown) => ({ contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) });
+  switch (apiOfPath(path)) {
+    case 'reader':
+      return { contentType: 'text/plain; charset=utf-8', body: `Error=${oneLine}` };
+    case 'client-login':
+      return {
+        contentType: 'text/plain; charset=utf-8',
+        body: `Error=${status === 404 ? 'NotFound' : 'BadRequest'}\nInfo=${oneLine}\n`,
+      };
+    case 'oauth':
+      // RFC 6749 §5.2 has no code for an unknown endpoint or method: invalid_request is the closest.
+      return json({ error: 'invalid_request', error_description: oneLine });
+    case 'fever':
+      return json({ api_version: FEVER_API_VERSION, auth: 0, error: oneLine });
+    case 'web':
+      return json({ error: { code: errorCode(status), message: oneLine } });
+    case 'chat':
+      return json(errorBody(new ApiError(status, errorCode(status), oneLine)));
   }
-  if (CLIENT_LOGIN_PATHS.some((p) => path.startsWith(p))) {
-    return { contentType: 'text/plain; charset=utf-8', body: `Error=BadRequest\nInfo=${oneLine}\n` };
-  }
-  if (path.startsWith('/oauth2/')) {
-    return {
-      contentType: 'application/json; charset=utf-8',
-      body: JSON.stringify({ error: 'invalid_request', error_description: oneLine }),
-    };
-  }
-  // Everything else is the chat API's namespace (it also owns the server-wide 404).
-  const type: ApiErrorType = status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : 'bad_request';
-  return {
-    contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify(errorBody(new ApiError(status, type, oneLine))),
+}
+
+/**
+ * The server-wide fallback for paths no plugin answers (the Reader API and the web API answer
+ * their own unknown paths inside their prefixes). A known path asked with the wrong method is a
+ * 405 with `Allow`, except on the chat API, which answers 404 naming the right method as
+ * Perplexity's API does; `chatMessage` words the chat API's answer (it lists its endpoints).
+ */
+export function notFoundHandler(chatMessage: (method: string, path: string) => string) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const api = apiOfPath(path);
+    if (api === 'chat')
+      return reply
+        .code(404)
+        .type('application/json; charset=utf-8')
+        .send(shapeError(path, 404, chatMessage(request.method, path)).body);
+    const allowed = allowedMethods(request, path);
+    const [status, message] = allowed.length
+      ? [405, methodMessage(path, allowed, request.method)]
+      : [404, `unknown endpoint ${request.method} ${preview(path)}: ${ENDPOINT_HINT[api]}`];
+    const shaped = shapeError(path, status, message);
+    if (allowed.length) void reply.header('allow', allowed.join(', '));
+    if (api === 'oauth') void reply.header('cache-control', 'no-store');
+    return reply.code(status).type(shaped.contentType).send(shaped.body);
   };
 }
+
+const ENDPOINT_HINT: Record<Exclude<ApiNamespace, 'chat'>, string> = {
+  reader: `the Google Reader API is at ${READER_API_PREFIXES.join(' and ')}`,
+  'client-login': `ClientLogin is POST ${CLIENT_LOGIN_PATHS.join(' or ')}`,
+  oauth: 'the OAuth 2.0 endpoints are GET/POST /oauth2/auth, POST /oauth2/token and POST /oauth2/revoke',
+  fever: `the Fever API is GET or POST ${FEVER_PATHS.map((p) => `${p}${p.endsWith('.php') ? '' : '/'}?api`).join(' or ')}`,
+  web: `see ${WEB_API_PREFIX}/openapi.json`,
+};
 
 const preview = (path: string) => (path.length > 80 ? `${path.slice(0, 80)}…` : path);
 

@@ -9,11 +9,11 @@ import safeRegex from 'safe-regex2';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { RULE_FIELDS, type RuleCondition, type RuleField, type RuleItem } from '../model/rule.ts';
 
-export const MAX_PATTERN_CHARS = 500;
+const MAX_PATTERN_CHARS = 500;
 /** Characters of an item's text that rules look at (the start of a long article says what it is). */
-export const MAX_MATCH_CHARS = 64 * 1024;
+const MAX_MATCH_CHARS = 64 * 1024;
 /** Time limit of one rule over one batch of items. */
-export const RULE_TIME_LIMIT_MS = 250;
+const RULE_TIME_LIMIT_MS = 250;
 
 export class RuleInputError extends Error {}
 /** The user has no rule with that id (another user's rule counts as none). */
@@ -59,7 +59,7 @@ export function conditionRegex(c: RuleCondition): RegExp {
 }
 
 /** The text of one field of an item, as rules see it (plain text, capped). */
-export function fieldText(item: RuleItem, field: RuleField): string {
+function fieldText(item: RuleItem, field: RuleField): string {
   switch (field) {
     case 'title':
       return item.title.slice(0, MAX_MATCH_CHARS);

@@ -22,8 +22,8 @@ export { RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts'
 
 /** Items read per step of a retroactive application. */
 const BATCH = 500;
-export const MAX_RULES_PER_USER = 200;
-export const MAX_CONDITIONS = 8;
+const MAX_RULES_PER_USER = 200;
+const MAX_CONDITIONS = 8;
 
 export interface RuleSpec {
   /** A subscribed feed: its URL (as listed by `feed list`) or its id. */
@@ -164,7 +164,7 @@ async function actSafely(
  * Applies every subscriber's rules to a feed's new items (called right after they are stored and
  * fanned out). Each user's rules touch only that user's rows.
  */
-export async function applyRulesToNewItems(app: App, feedId: number, itemIds: number[]): Promise<void> {
+async function applyRulesToNewItems(app: App, feedId: number, itemIds: number[]): Promise<void> {
   if (!itemIds.length) return;
   const store = ruleStore(app);
   const rules = await store.rulesCoveringFeed(feedId);
@@ -175,7 +175,7 @@ export async function applyRulesToNewItems(app: App, feedId: number, itemIds: nu
 }
 
 /** Applies the user's rules covering a feed to all their items of it (after subscribing, the backfill). */
-export async function applyRulesToSubscription(app: App, userId: number, feedId: number): Promise<void> {
+async function applyRulesToSubscription(app: App, userId: number, feedId: number): Promise<void> {
   const store = ruleStore(app);
   const rules = (await store.userRulesCoveringFeed(userId, feedId)).sort(byHidingFirst);
   for (const rule of rules) await applyInBatches(app, rule, [feedId]);

@@ -1,5 +1,5 @@
 // Versioned schema migrations: one file per migration in ./migrations/, listed here in id order
-// (test/migrations.test.ts checks the order and that every file is listed). Each store applies the
+// (migrations.test.ts checks the order and that every file is listed). Each store applies the
 // ones not yet recorded in schema_migrations, each in its own transaction: a migration that fails
 // leaves the database as it was.
 //

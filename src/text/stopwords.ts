@@ -16,7 +16,3 @@ you you'd you'll you're you've your yours yourself yourselves s t don didn doesn
 hasn haven hadn said says say tell told know known much many new news latest recent recently week weeks day days month months
 year years today yesterday like get got via per lot really thing things happened happen happening going`.split(/\s+/),
 );
-
-export function isStopword(word: string): boolean {
-  return STOPWORDS.has(word);
-}

@@ -88,12 +88,7 @@ export function parseView(q: Record<string, unknown>): View {
 }
 
 /** The conditions selecting a view's items (the reading list of the user, a feed, a folder…). */
-export async function viewConditions(
-  app: App,
-  userId: number,
-  view: View,
-  unreadOnly: boolean,
-): Promise<ItemCondition[]> {
+async function viewConditions(app: App, userId: number, view: View, unreadOnly: boolean): Promise<ItemCondition[]> {
   const where: ItemCondition[] = [];
   switch (view.kind) {
     case 'all':
@@ -300,7 +295,7 @@ export async function editTags(
 }
 
 /** Undo is offered up to this many articles; marking more still works, without undo. */
-export const UNDO_LIMIT = 5000;
+const UNDO_LIMIT = 5000;
 
 /**
  * Marks read every unread article of the view that arrived at or before `beforeUs` (the newest the

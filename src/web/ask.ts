@@ -23,7 +23,7 @@ import { webStore } from './repositories.ts';
 import { webUrl } from './articles.ts';
 import { badRequest, notFound } from './errors.ts';
 
-export const MAX_QUESTION_CHARS = 4000;
+const MAX_QUESTION_CHARS = 4000;
 /** Turns sent back to the pipeline with a follow-up (older ones add cost, not context). */
 const HISTORY_TURNS = 6;
 
@@ -43,7 +43,7 @@ export interface AskInput {
   model?: unknown;
 }
 
-export async function parseAskScope(app: App, userId: number, raw: unknown): Promise<AskScope> {
+async function parseAskScope(app: App, userId: number, raw: unknown): Promise<AskScope> {
   if (raw === undefined || raw === null) return { kind: 'all' };
   const s = raw as Record<string, unknown>;
   switch (s?.kind) {
@@ -102,7 +102,7 @@ export function availableModels(config: EngineConfig): SonarModel[] {
   });
 }
 
-export function parseModel(raw: unknown): SonarModel {
+function parseModel(raw: unknown): SonarModel {
   if (raw === undefined || raw === null || raw === '') return 'sonar';
   if (typeof raw !== 'string' || !(SONAR_MODELS as readonly string[]).includes(raw))
     throw badRequest(`model must be one of ${SONAR_MODELS.join(', ')}`, 'model');

@@ -12,7 +12,7 @@ export interface Asset {
   etag: string;
 }
 
-export const PUBLIC_DIR = join(import.meta.dirname, 'public');
+const PUBLIC_DIR = join(import.meta.dirname, 'public');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -167,8 +167,8 @@ export function errorReply(app: App, reply: FastifyReply, e: unknown): FastifyRe
   if (e instanceof WebError) err = e;
   else if (e instanceof AccountError)
     err = new WebError(
-      e.code === 'exists' ? 409 : e.code === 'not-found' ? 404 : e.code === 'wrong-password' ? 403 : 400,
-      e.code.replace('-', '_'),
+      e.code === 'exists' ? 409 : e.code === 'not_found' ? 404 : e.code === 'wrong_password' ? 403 : 400,
+      e.code,
       e.message,
       { field: e.field },
     );
@@ -189,11 +189,19 @@ export function errorReply(app: App, reply: FastifyReply, e: unknown): FastifyRe
     });
   else {
     const fe = e as { statusCode?: number; message?: string; code?: string };
-    if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
+    if (fe?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      err = new WebError(
+        415,
+        'unsupported_media_type',
+        'send the body as JSON with "Content-Type: application/json" (OPML files as text/xml)',
+      );
+    else if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      err = new WebError(413, 'payload_too_large', 'the request body is too large');
+    else if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
       err = new WebError(fe.statusCode, 'bad_request', fe.message ?? 'bad request');
     else {
       app.log.error({ err: e }, 'web API request failed');
-      err = new WebError(500, 'internal', 'internal error; try again later');
+      err = new WebError(500, 'internal_error', 'internal error; try again later');
     }
   }
   const body: { error: { code: string; message: string; field?: string } } = {

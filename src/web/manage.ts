@@ -25,7 +25,7 @@ const feedError = (e: unknown, field = 'url'): never => {
 };
 
 /** A folder or tag name as the feed domain accepts it (length, no control or bidi characters). */
-export function checkLabelName(app: App, name: unknown, field = 'name', what = 'folder'): string {
+function checkLabelName(app: App, name: unknown, field = 'name', what = 'folder'): string {
   if (typeof name !== 'string' || !name.trim()) throw badRequest(`a ${what} needs a name`, field);
   const n = name.trim();
   const problem = labelNameProblem(n, app.config.maxLabelLength);

@@ -1,14 +1,17 @@
 // Tidings' own web app: the page and its assets at /, and the JSON API it uses at /api/v1
 // (documented at /api/v1/openapi.json). Registered with one line in src/http/server.ts. The outer
-// function runs in the root context only to hook onListen (to print the first-run setup link);
-// routes, parsers and the error handler live in the encapsulated plugin below.
+// function runs in the root context (wrapped with fastify-plugin) only to hook onListen (to print
+// the first-run setup link); routes, parsers and the error handler live in the encapsulated
+// plugin below.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import type { App } from '../app.ts';
 import { authenticateRequest, checkOrigin, errorReply, SECURITY_HEADERS } from './http.ts';
 import { ROUTES, type WebContext } from './routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { loadAssets, type Asset } from './assets.ts';
 import { setupLink, setupSecret } from './setup.ts';
+import { allowedMethods, methodMessage } from '../http/allowed-methods.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -52,14 +55,18 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
       api.addHook('onRequest', async (req) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(app, req);
       });
-      api.setNotFoundHandler((req, reply) =>
-        reply.code(404).send({
-          error: {
-            code: 'not_found',
-            message: `no endpoint ${req.method} ${req.url.split('?')[0]}: see ${API_PREFIX}/openapi.json`,
-          },
-        }),
-      );
+      api.setNotFoundHandler((req, reply) => {
+        const path = req.url.split('?')[0] ?? '/';
+        const allowed = allowedMethods(req, path);
+        if (allowed.length)
+          return reply
+            .code(405)
+            .header('allow', allowed.join(', '))
+            .send({ error: { code: 'method_not_allowed', message: methodMessage(path, allowed, req.method) } });
+        return reply.code(404).send({
+          error: { code: 'not_found', message: `no endpoint ${req.method} ${path}: see ${API_PREFIX}/openapi.json` },
+        });
+      });
       const doc = openApiDocument(ROUTES, API_PREFIX);
       api.get('/openapi.json', async (_req, reply) => reply.header('cache-control', 'no-cache').send(doc));
       for (const r of ROUTES) {
@@ -94,24 +101,26 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   );
 };
 
-export const webPlugin: FastifyPluginAsync<{ app: App }> = async (server, opts) => {
-  const { app } = opts;
-  server.addHook('onListen', async () => {
-    const secret = await setupSecret(app);
-    if (!secret) return;
-    const addr = server.server.address();
-    const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
-    const host = ['0.0.0.0', '::', ''].includes(app.config.host)
-      ? '127.0.0.1'
-      : app.config.host.includes(':')
-        ? `[${app.config.host}]`
-        : app.config.host;
-    const base = app.config.publicUrl || `http://${host}:${port}`;
-    app.log.warn(
-      { setupUrl: setupLink(base, secret) },
-      'no account yet: open setupUrl in a browser to create the first (admin) account',
-    );
-  });
-  await server.register(webRoutes, opts);
-};
-(webPlugin as unknown as Record<symbol, boolean>)[Symbol.for('skip-override')] = true;
+export const webPlugin = fastifyPlugin<{ app: App }>(
+  async (server, opts) => {
+    const { app } = opts;
+    server.addHook('onListen', async () => {
+      const secret = await setupSecret(app);
+      if (!secret) return;
+      const addr = server.server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
+      const host = ['0.0.0.0', '::', ''].includes(app.config.host)
+        ? '127.0.0.1'
+        : app.config.host.includes(':')
+          ? `[${app.config.host}]`
+          : app.config.host;
+      const base = app.config.publicUrl || `http://${host}:${port}`;
+      app.log.warn(
+        { setupUrl: setupLink(base, secret) },
+        'no account yet: open setupUrl in a browser to create the first (admin) account',
+      );
+    });
+    await server.register(webRoutes, opts);
+  },
+  { name: 'tidings-web', fastify: '5.x' },
+);

@@ -10,7 +10,7 @@ import { changeOwnPassword, createAccount, setPassword } from '../auth/accounts.
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../auth/oauth/clients.ts';
 import type { GrantType } from '../model/auth.ts';
 import { chatStore } from '../chat-api/repositories.ts';
-import { createApiKey } from '../chat-api/keys/api-keys.ts';
+import { createApiKey, keyNameProblem } from '../chat-api/keys/api-keys.ts';
 import { SONAR_MODELS } from '../answer/types.ts';
 import {
   editTags,
@@ -60,6 +60,7 @@ import { csrfTokenFor, endSession, openSession, SESSION_COOKIE } from './session
 import { webStore } from './repositories.ts';
 import { ownOrigin, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
+import { openEventStream, writeEvents } from '../http/event-stream.ts';
 
 export interface WebContext {
   app: App;
@@ -572,16 +573,8 @@ export const ROUTES: RouteSpec[] = [
       });
       c.reply.hijack();
       const res = c.reply.raw;
-      res.socket?.setNoDelay(true);
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store, no-transform',
-        'x-accel-buffering': 'no',
-        'x-content-type-options': 'nosniff',
-      });
-      await answer(c.app, prepared, ac.signal, (ev) => {
-        if (!res.destroyed) res.write(`data: ${JSON.stringify(ev)}\n\n`);
-      });
+      openEventStream(res, { 'cache-control': 'no-store, no-transform', 'x-content-type-options': 'nosniff' });
+      await answer(c.app, prepared, ac.signal, (ev) => writeEvents(res, `data: ${JSON.stringify(ev)}\n\n`));
       if (!res.writableEnded) res.end();
       return undefined;
     },
@@ -755,7 +748,8 @@ export const ROUTES: RouteSpec[] = [
     body: { name: 'a name for the key' },
     handler: async (c) => {
       const name = str(c.body.name).trim();
-      if (name.length > 100) throw badRequest('the key name must be at most 100 characters', 'name');
+      const problem = keyNameProblem(name);
+      if (problem) throw badRequest(problem, 'name');
       const { key, record } = await createApiKey(chatStore(c.app).keys, uid(c), name, c.app.config.defaultTier);
       c.reply.code(201);
       return { id: record.id, key, name };

@@ -28,7 +28,7 @@ export interface SearchResult {
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Ranges of the words of `text` whose index term is one of the query's (stemmed as the index stems). */
-export function matchRanges(text: string, terms: Set<string>): [number, number][] {
+function matchRanges(text: string, terms: Set<string>): [number, number][] {
   const out: [number, number][] = [];
   for (const m of text.matchAll(WORD)) {
     const t = indexTerms(m[0])[0];
@@ -37,7 +37,7 @@ export function matchRanges(text: string, terms: Set<string>): [number, number][
   return out;
 }
 
-export async function searchScope(app: App, userId: number, view: View): Promise<SearchScope> {
+async function searchScope(app: App, userId: number, view: View): Promise<SearchScope> {
   switch (view.kind) {
     case 'all':
     case 'unread':

@@ -13,7 +13,7 @@ export interface WebSettings {
   unreadOnly: boolean;
 }
 
-export const DEFAULT_SETTINGS: WebSettings = { markReadOnOpen: true, oldestFirst: false, unreadOnly: false };
+const DEFAULT_SETTINGS: WebSettings = { markReadOnOpen: true, oldestFirst: false, unreadOnly: false };
 
 export async function loadSettings(app: App, userId: number): Promise<WebSettings> {
   const raw = await webStore(app).accounts.settings(userId);

@@ -8,7 +8,6 @@ import { perApp } from '../per-app.ts';
 import type { App } from '../app.ts';
 import { nowSeconds } from '../auth/repositories.ts';
 import { openSecret, sealSecret } from '../auth/keys.ts';
-export { sealSecret } from '../auth/keys.ts';
 import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/index.ts';
 import { checkHostLiteral } from '../feeds/fetcher/address-guard.ts';
 import { parseFeedUrl } from '../feeds/fetcher/http-client.ts';
@@ -18,9 +17,9 @@ import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '
 
 export const WEBHOOK_EVENTS: WebhookEvent[] = ['new-item', 'starred'];
 export const MAX_ATTEMPTS = 8;
-export const MAX_WEBHOOKS_PER_USER = 20;
+const MAX_WEBHOOKS_PER_USER = 20;
 /** Items per delivery; a bigger batch is split. */
-export const ITEMS_PER_DELIVERY = 100;
+const ITEMS_PER_DELIVERY = 100;
 const DELIVERIES_AT_ONCE = 4;
 const SIGNATURE_HEADER = 'X-Tidings-Signature-256';
 
@@ -31,7 +30,7 @@ export class WebhookNotFoundError extends WebhookInputError {}
 export const webhookStore = (app: App): WebhookRepository => app.store.webhooks;
 
 /** The signature header value of a body: `sha256=<hex HMAC-SHA256(secret, body)>` (GitHub's form). */
-export function signBody(secret: string, body: string): string {
+function signBody(secret: string, body: string): string {
   return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 }
 
@@ -164,7 +163,7 @@ async function enqueue(
 }
 
 /** A feed's new items, per subscriber with a new-item webhook, as that subscriber sees them. */
-export async function emitNewItems(app: App, feedId: number, itemIds: number[]): Promise<number> {
+async function emitNewItems(app: App, feedId: number, itemIds: number[]): Promise<number> {
   if (!itemIds.length) return 0;
   try {
     const hooks = await webhookStore(app).forFeedSubscribers(feedId, 'new-item');

@@ -30,5 +30,3 @@ export const upstreamChunkSchema = z
       .nullish(),
   })
   .refine((c) => c.choices != null || c.usage != null, 'neither choices nor usage');
-
-export type UpstreamChunk = z.infer<typeof upstreamChunkSchema>;

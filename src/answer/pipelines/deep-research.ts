@@ -10,7 +10,7 @@ import type { ModelProfile } from './profiles.ts';
 import { queryTail, readConversation } from '../conversation.ts';
 import { standaloneQuery } from './standalone-query.ts';
 import { reformulate } from './reformulate-query.ts';
-import { fuse } from './retrieve.ts';
+import { reciprocalRankFusion } from '../../search/fusion.ts';
 import { searchResultRef } from './grounding.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
@@ -88,7 +88,10 @@ export async function* deepResearch(
     }
   }
   const seenNames = new Set<string>();
-  plan ??= subQuestionsFromNames(query, prominentNames(query, fuse(lists), seenNames).slice(0, depth.subQuestions));
+  plan ??= subQuestionsFromNames(
+    query,
+    prominentNames(query, reciprocalRankFusion(lists), seenNames).slice(0, depth.subQuestions),
+  );
   for (const sq of plan) seenNames.add(sq.heading.toLowerCase());
   steps.push(
     plan.length
@@ -104,7 +107,10 @@ export async function* deepResearch(
     } else {
       const more = subQuestionsFromNames(
         query,
-        prominentNames(query, fuse(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(0, 2),
+        prominentNames(query, reciprocalRankFusion(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(
+          0,
+          2,
+        ),
       );
       for (const sq of more) {
         seenNames.add(sq.heading.toLowerCase());
@@ -117,7 +123,7 @@ export async function* deepResearch(
   }
 
   // Read the best articles in full.
-  const ranked = fuse(lists);
+  const ranked = reciprocalRankFusion(lists);
   const reading = ranked.slice(0, depth.articles);
   const sources: GroundingSource[] = [];
   for (const [i, hit] of reading.entries()) {

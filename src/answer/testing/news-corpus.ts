@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { App } from '../../app.ts';
 import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 import { SHARED } from '../../../test/helpers.ts';
+import { escapeHtmlText } from '../../text/escape-html.ts';
 
 export interface NewsArticle {
   url: string;
@@ -16,6 +17,8 @@ export interface NewsArticle {
 }
 export interface NewsQuestion {
   id: string;
+  /** The day the question was asked, "2025/01/03". */
+  date: string;
   question: string;
   choices: string[];
   answer: string[];
@@ -25,8 +28,8 @@ export interface NewsQuestion {
 export const NEWS_DIR = join(SHARED, 'corpus/news');
 export const hasNews = existsSync(join(NEWS_DIR, 'articles.jsonl.gz'));
 
-export function readArticles(limit = Infinity): NewsArticle[] {
-  const lines = gunzipSync(readFileSync(join(NEWS_DIR, 'articles.jsonl.gz')))
+export function readArticles(limit = Infinity, dir = NEWS_DIR): NewsArticle[] {
+  const lines = gunzipSync(readFileSync(join(dir, 'articles.jsonl.gz')))
     .toString('utf8')
     .split('\n');
   const out: NewsArticle[] = [];
@@ -38,14 +41,21 @@ export function readArticles(limit = Infinity): NewsArticle[] {
   return out;
 }
 
-export function readQuestions(): NewsQuestion[] {
-  return readFileSync(join(NEWS_DIR, 'questions.jsonl'), 'utf8')
+export function readQuestions(dir = NEWS_DIR): NewsQuestion[] {
+  return readFileSync(join(dir, 'questions.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as NewsQuestion);
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Article text as the feed engine would store it: sanitized HTML, one <p> per paragraph. */
+export function articleHtml(text: string): string {
+  return text
+    .split(/\n+/)
+    .filter((p) => p.trim())
+    .map((p) => `<p>${escapeHtmlText(p.trim())}</p>`)
+    .join('\n');
+}
 
 /** Stores the articles in the App (feeds by host); returns the item ids in article order. */
 export async function loadArticles(
@@ -65,11 +75,7 @@ export async function loadArticles(
     const published =
       opts.publishedAt?.(a) ??
       (a.published ? Date.parse(a.published.replace(/\//g, '-') + 'T12:00:00Z') / 1000 : 1_700_000_000);
-    const content = a.text
-      .split(/\n+/)
-      .filter((p) => p.trim())
-      .map((p) => `<p>${escapeHtml(p.trim())}</p>`)
-      .join('\n');
+    const content = articleHtml(a.text);
     const list = byFeed.get(feedId) ?? [];
     list.push({ idx, item: { url: a.url, title: a.title, content, publishedAt: published } });
     byFeed.set(feedId, list);

@@ -5,8 +5,6 @@
 
 import { STOPWORDS } from '../../text/stopwords.ts';
 
-export { isStopword } from '../../text/stopwords.ts';
-
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
 
 /** Lower-cased words in text order, punctuation dropped (apostrophes and inner hyphens kept). */

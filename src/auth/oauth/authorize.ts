@@ -175,7 +175,7 @@ export function deny(request: AuthorizationRequest): string {
  * Appends parameters to a registered redirect URI, keeping its own query string as it is
  * (re-serialising it through URLSearchParams would change its encoding).
  */
-export function redirectWith(uri: string, params: Record<string, string | undefined>): string {
+function redirectWith(uri: string, params: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) q.append(k, v);
   const s = q.toString();

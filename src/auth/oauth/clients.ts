@@ -17,7 +17,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * (RFC 6749 §3.1.2), https or a native app's private scheme (RFC 8252 §7.1); plain http only to
  * loopback (RFC 8252 §7.3), since the code would otherwise travel in clear text.
  */
-export function redirectUriProblem(uri: string): string | undefined {
+function redirectUriProblem(uri: string): string | undefined {
   let u: URL;
   try {
     u = new URL(uri);

@@ -2,10 +2,7 @@
 // work without JavaScript. Every value placed in the page goes through escapeHtml.
 import type { AuthorizationRequest } from './authorize.ts';
 import { AUTHORIZATION_PARAMS } from './authorize.ts';
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+import { escapeHtml } from '../../text/escape-html.ts';
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}ul{padding-left:1.2rem}label{display:block;margin:.8rem 0 .2rem}

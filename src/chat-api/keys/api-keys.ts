@@ -9,9 +9,17 @@ import { ApiError } from '../errors.ts';
 
 const KEY_RE = /^tdg_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
-export function generateKey(): { id: string; key: string } {
+function generateKey(): { id: string; key: string } {
   const id = randomBytes(6).toString('hex');
   return { id, key: `tdg_${id}_${newSecret('', 32)}` };
+}
+
+/** Longest key name (names are labels shown in lists: "laptop", "home server"). */
+const MAX_KEY_NAME_LENGTH = 100;
+
+/** What is wrong with a key name, or null: the one rule of the CLI and the web app. */
+export function keyNameProblem(name: string): string | null {
+  return name.length > MAX_KEY_NAME_LENGTH ? `the key name must be at most ${MAX_KEY_NAME_LENGTH} characters` : null;
 }
 
 export async function createApiKey(

@@ -7,7 +7,7 @@ import { openStore, redactUrl } from '../../store/open-store.ts';
 import { copyDatabase, CopyError, type CopyProgress } from '../../store/copy.ts';
 
 /** A database argument: a URL as TIDINGS_DATABASE_URL takes, or the path of a SQLite file. */
-export function databaseArg(value: string): string {
+function databaseArg(value: string): string {
   const v = value.trim();
   if (!v) throw new CliError('a database is required: a postgres:// URL or the path of a SQLite file', 2);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || /^sqlite:/i.test(v)) return v;

@@ -37,7 +37,7 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
             : `${user} is already subscribed to "${r.title}" (${r.url})${filed ? `; filed${filed}` : ''}`,
         );
       } catch (e) {
-        if (e instanceof FeedError) throw new CliError(`cannot add ${url}: ${e.message}`, e.code === 'bad-url' ? 2 : 1);
+        if (e instanceof FeedError) throw new CliError(`cannot add ${url}: ${e.message}`, e.code === 'bad_url' ? 2 : 1);
         throw e;
       }
     });

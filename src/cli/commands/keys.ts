@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import { chatStore } from '../../chat-api/repositories.ts';
-import { createApiKey } from '../../chat-api/keys/api-keys.ts';
+import { createApiKey, keyNameProblem } from '../../chat-api/keys/api-keys.ts';
 import { BETA_FEATURES, type ApiKey, type BetaFeature } from '../../model/chat.ts';
 import type { App } from '../../app.ts';
 import { pricesConfigured } from '../../chat-api/prices.ts';
@@ -20,6 +20,11 @@ async function keyById(app: App, id: string): Promise<ApiKey> {
   const k = await chatStore(app).keys.findById(id.replace(/^tdg_/, '').split('_')[0]);
   if (!k) throw new CliError(`no API key with id "${id}" (see \`tidings key list\`)`, 1);
   return k;
+}
+
+function checkKeyName(name: string): void {
+  const problem = keyNameProblem(name);
+  if (problem) throw new CliError(problem, 2);
 }
 
 function parseTier(s: string): number {
@@ -40,7 +45,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .action(async (username: string, o: { name: string; tier?: string }) => {
       const app = await ctx.app();
       const tier = o.tier === undefined ? app.config.defaultTier : parseTier(o.tier);
-      if (o.name.length > 100) throw new CliError('the key name must be at most 100 characters', 2);
+      checkKeyName(o.name);
       const { key: secret } = await createApiKey(chatStore(app).keys, await userId(app, username), o.name, tier);
       ctx.out(secret);
     });
@@ -95,7 +100,7 @@ export function registerKeyCommands(program: Command, ctx: CliContext): void {
     .action(async (id: string, name: string) => {
       const app = await ctx.app();
       const k = await keyById(app, id);
-      if (name.length > 100) throw new CliError('the key name must be at most 100 characters', 2);
+      checkKeyName(name);
       await chatStore(app).keys.rename(k.id, name);
       ctx.out(`renamed key ${k.id} to "${name}"`);
     });

@@ -1,15 +1,12 @@
+// `tidings user …`. Account rules (username syntax, password length, e-mail, duplicates) are the
+// domain's (src/auth/accounts.ts), the same as the web app's setup and admin API: an AccountError
+// is printed by main.ts as one line (exit 2 for invalid input, 1 otherwise).
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import { hashPassword } from '../../auth/passwords.ts';
-import { authStore } from '../../auth/repositories.ts';
+import { checkEmail, checkPassword, checkUsername, createAccount, setPassword } from '../../auth/accounts.ts';
 import { canPrompt, promptNewPassword } from '../prompt.ts';
 
-export { USERNAME_RE } from '../../auth/accounts.ts';
-import { USERNAME_RE } from '../../auth/accounts.ts';
-
-const MIN_PASSWORD = 8;
-
-/** --password, else TIDINGS_PASSWORD, else a hidden prompt on a terminal. */
+/** --password, else TIDINGS_PASSWORD, else a hidden prompt on a terminal; checked before any database work. */
 async function newPassword(given: string | undefined): Promise<string> {
   let password = given ?? process.env.TIDINGS_PASSWORD;
   if (!password) {
@@ -20,8 +17,7 @@ async function newPassword(given: string | undefined): Promise<string> {
       );
     password = await promptNewPassword();
   }
-  if (password.length < MIN_PASSWORD)
-    throw new CliError(`the password must be at least ${MIN_PASSWORD} characters long`, 2);
+  checkPassword(password);
   return password;
 }
 
@@ -42,16 +38,13 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       'make this user an admin (the first user always is): their API keys get beta features without approval',
     )
     .action(async (username: string, o: { password?: string; email?: string; admin?: boolean }) => {
-      if (!USERNAME_RE.test(username))
-        throw new CliError(
-          `invalid username "${username}": use 1-64 letters, digits, . _ @ - (starting with a letter or digit)`,
-          2,
-        );
+      // Everything that can be checked before asking for a password or creating a database is.
+      checkUsername(username);
+      checkEmail(o.email ?? null);
       const password = await newPassword(o.password);
       const app = await ctx.app({ create: true });
-      if (await app.users.findByName(username)) throw new CliError(`user "${username}" already exists`, 1);
       const first = (await app.users.list()).length === 0;
-      const u = await app.users.create(username, await hashPassword(password), o.email ?? null);
+      const u = await createAccount(app, username, password, o.email ?? null);
       if (first || o.admin) await app.users.setAdmin(u.id, true);
       ctx.out(`created user ${u.username} (id ${u.id})${first || o.admin ? ', an admin' : ''}`);
     });
@@ -112,9 +105,8 @@ export function registerUserCommands(program: Command, ctx: CliContext): void {
       const app = await ctx.app();
       const u = await app.users.findByName(username);
       if (!u) throw new CliError(`no user "${username}"`, 1);
-      await app.users.setPasswordHash(u.id, await hashPassword(password));
-      // A new password is usually a reaction to a leak: sessions opened with the old one end too.
-      const revoked = await authStore(app).tokens.revokeAllForUser(u.id, Math.floor(Date.now() / 1000));
+      // Also ends every token of the user: a new password is usually a reaction to a leak.
+      const revoked = await setPassword(app, u.id, password);
       ctx.out(`password of ${u.username} changed; ${revoked} token(s) revoked`);
     });
 }

@@ -77,7 +77,7 @@ const READABLE: Record<string, string> = {
 
 function refusal(address: string, reason: string): FeedError {
   return new FeedError(
-    'refused-address',
+    'refused_address',
     `refusing to fetch ${READABLE[reason] ?? reason} address ${address} ${ADVICE}`,
   );
 }

@@ -67,11 +67,11 @@ export function parseFeedUrl(raw: string): URL {
   try {
     u = new URL(raw);
   } catch {
-    throw new FeedError('bad-url', `"${raw}" is not a valid URL`);
+    throw new FeedError('bad_url', `"${raw}" is not a valid URL`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new FeedError(
-      'bad-url',
+      'bad_url',
       `refusing the ${u.protocol.replace(/:$/, '')}: URL scheme (only http and https feeds can be fetched)`,
     );
   }
@@ -80,7 +80,7 @@ export function parseFeedUrl(raw: string): URL {
   // credential fields (not supported yet).
   if (u.username || u.password) {
     throw new FeedError(
-      'bad-url',
+      'bad_url',
       `refusing a URL with a user name or password in it (${u.protocol}//user:pass@…): feeds behind a login are not supported, and credentials in a URL would be stored and shown in clear text`,
     );
   }

@@ -8,7 +8,7 @@ import { FeedError, formatBytes } from '../errors.ts';
 
 export function tooLarge(cap: number, what: string): FeedError {
   return new FeedError(
-    'too-large',
+    'too_large',
     `feed is larger than ${formatBytes(cap)}${what} (raise TIDINGS_MAX_BODY_BYTES if it is genuine)`,
   );
 }
@@ -62,7 +62,7 @@ function decoderFor(encoding: string): Transform | null {
     case '':
       return null;
     default:
-      throw new FeedError('bad-encoding', `the server used an unsupported Content-Encoding "${encoding}"`);
+      throw new FeedError('bad_encoding', `the server used an unsupported Content-Encoding "${encoding}"`);
   }
 }
 
@@ -91,7 +91,7 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
       err.code === 'ERR__ERROR_FORMAT_PADDING_1' ||
       /incorrect header|invalid|unexpected end/i.test(err.message)
     ) {
-      throw new FeedError('bad-encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, {
+      throw new FeedError('bad_encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, {
         cause: e,
       });
     }

@@ -57,9 +57,9 @@ export async function fetchArticle(
       accept: PAGE_ACCEPT,
     });
   } catch (e) {
-    if (e instanceof FeedError && e.code === 'too-large') {
+    if (e instanceof FeedError && e.code === 'too_large') {
       throw new FeedError(
-        'too-large',
+        'too_large',
         `page is larger than ${formatBytes(Math.min(app.config.fullTextMaxBytes, app.config.maxBodyBytes))} (raise TIDINGS_FULL_TEXT_MAX_BYTES if it is genuine)`,
       );
     }
@@ -69,13 +69,13 @@ export async function fetchArticle(
   }
   const type = (res.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type && type !== 'text/html' && type !== 'application/xhtml+xml')
-    throw new FeedError('not-a-feed', `not an HTML page (Content-Type ${type}): no article text to extract`);
+    throw new FeedError('not_a_feed', `not an HTML page (Content-Type ${type}): no article text to extract`);
   if (!type && !/<html|<body|<p[\s>]/i.test(res.body.subarray(0, 8192).toString('latin1')))
-    throw new FeedError('not-a-feed', 'not an HTML page: no article text to extract');
+    throw new FeedError('not_a_feed', 'not an HTML page: no article text to extract');
   const article = await feedEngine(app).parsePool.extractArticle(res.body, res.url, res.contentType);
   if (!article)
     throw new FeedError(
-      'not-a-feed',
+      'not_a_feed',
       'no readable article text found on the page (paywall, consent page, or a script-only site)',
     );
   return { ...article, pageUrl: res.url };

@@ -173,7 +173,7 @@ export class ParsePool {
         this.kill(
           slot,
           new FeedError(
-            'not-a-feed',
+            'not_a_feed',
             `${what} took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`,
           ),
         ),

@@ -8,6 +8,7 @@ import { parseFeedDate } from './parse-date.ts';
 import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';
 import { resolveBase, resolveUrl } from './resolve-url.ts';
 import { capFeedFields, capGuid } from './field-limits.ts';
+import { escapeHtmlText } from '../../text/escape-html.ts';
 
 /** Tolerance for entry dates after the crawl time (time-zone mistakes), in seconds. */
 const FUTURE_TOLERANCE = 86_400;
@@ -156,7 +157,7 @@ function textOf(t: RawText | null): string {
 const BARE_AMPERSAND = /&(?![a-zA-Z][a-zA-Z0-9]{0,31};|#[0-9]{1,7};|#x[0-9a-fA-F]{1,6};)/g;
 
 function textToHtml(text: string): string {
-  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escaped = escapeHtmlText(text);
   return escaped.includes('\n')
     ? escaped
         .split(/\n{2,}/)

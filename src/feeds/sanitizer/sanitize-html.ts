@@ -16,6 +16,7 @@ import sanitizeHtmlLib from 'sanitize-html';
 import { resolveUrl } from '../parser/resolve-url.ts';
 import { exceedsTagDepth } from './tag-depth.ts';
 import { isVerbatimSafe } from './verbatim-safe.ts';
+import { escapeHtmlText } from '../../text/escape-html.ts';
 
 const URL_ATTRIBUTES = ['href', 'src', 'poster', 'cite'] as const;
 /** Tags that carry URL attributes (or get attributes added): the only ones transformed. */
@@ -234,10 +235,6 @@ function buildOptions(baseUrl: string | null): sanitizeHtmlLib.IOptions {
   };
 }
 
-function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 const cache = new Map<string | null, sanitizeHtmlLib.IOptions>();
 
 /** Real articles nest a few dozen levels; far deeper markup is an attack on the parser (see tag-depth.ts). */
@@ -254,7 +251,7 @@ function optionsFor(baseUrl: string | null): sanitizeHtmlLib.IOptions {
 }
 
 function tooDeepFallback(html: string): string {
-  return escapeText(
+  return escapeHtmlText(
     html
       .replace(/<[^>]*>/g, ' ')
       .replace(/\s+/g, ' ')

@@ -8,7 +8,6 @@ import { dirname } from 'node:path';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
 
 export type Db = DatabaseSync;
-export type Statement = StatementSync;
 
 /** Opens (creating) the database file and applies pending migrations. */
 export function openDatabase(file: string): Db {

@@ -1,7 +1,8 @@
-// SQLite side of the search index (schema in ./search-schema.ts): each article's row in
-// search_articles (document number, filter columns, field lengths), the postings of its terms in
-// search_postings (encoded and scored by src/search: this file only stores bytes), and its
-// passages as text in search_passages (scored in memory for the best candidates, and snippets).
+// SQLite side of the search index (schema in ../migrations/030_search_passages.ts to
+// 033_search_postings.ts): each article's row in search_articles (document number, filter columns,
+// field lengths), the postings of its terms in search_postings (encoded and scored by src/search:
+// this file only stores bytes), and its passages as text in search_passages (scored in memory for
+// the best candidates, and snippets).
 import { StatementCache, type Db } from './db.ts';
 import type {
   IndexedArticle,

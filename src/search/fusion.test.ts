@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fusionUrl, reciprocalRankFusion, RRF_K } from './fusion.ts';
+import type { SearchHit } from './types.ts';
+
+function hit(url: string, over: Partial<SearchHit> = {}): SearchHit {
+  return {
+    itemId: null,
+    url,
+    title: url,
+    sourceName: 'site',
+    publishedAt: null,
+    updatedAt: null,
+    passages: [{ text: `about ${url}`, score: 1 }],
+    score: 10,
+    imageUrl: null,
+    origin: 'local',
+    ...over,
+  };
+}
+
+test('fusionUrl: fragment, trailing slash and host case do not make a different article; the query does', () => {
+  assert.equal(fusionUrl('https://Example.ORG/a/#comments'), fusionUrl('https://example.org/a'));
+  assert.equal(fusionUrl('HTTPS://example.org:443/a'), fusionUrl('https://example.org/a/'));
+  assert.notEqual(fusionUrl('https://example.org/a?id=1'), fusionUrl('https://example.org/a?id=2'));
+  assert.notEqual(fusionUrl('https://example.org/a'), fusionUrl('http://example.org/a'));
+  assert.equal(fusionUrl('not a url'), 'not a url');
+});
+
+test('an article found by several lists rises above one found once, with rank-only scores', () => {
+  const a = [hit('https://x.test/1'), hit('https://x.test/2'), hit('https://x.test/3')];
+  const b = [hit('https://x.test/3#top', { score: 99 }), hit('https://x.test/4')];
+  const fused = reciprocalRankFusion([a, b]);
+  assert.deepEqual(
+    fused.map((h) => h.url),
+    // 2 and 4 tie (both second in one list): the earlier list's comes first.
+    ['https://x.test/3', 'https://x.test/1', 'https://x.test/2', 'https://x.test/4'],
+  );
+  assert.equal(fused[0]!.score, 1 / (RRF_K + 3) + 1 / (RRF_K + 1));
+  assert.equal(fused[1]!.score, 1 / (RRF_K + 1));
+  assert.equal(reciprocalRankFusion([a, b], 2).length, 2);
+});
+
+test('the same article keeps the passages of every list once, and the local copy wins over the web one', () => {
+  const web = hit('https://news.test/story/', {
+    origin: 'web',
+    passages: [{ text: 'web snippet', score: 1 }],
+    title: 'Web title',
+  });
+  const local = hit('https://news.test/story', {
+    itemId: 42,
+    passages: [
+      { text: 'local passage', score: 2 },
+      { text: 'web snippet', score: 1 },
+    ],
+  });
+  const [merged, ...rest] = reciprocalRankFusion([[web], [local]]);
+  assert.equal(rest.length, 0);
+  assert.equal(merged!.itemId, 42);
+  assert.equal(merged!.origin, 'local');
+  assert.deepEqual(
+    merged!.passages.map((p) => p.text),
+    ['local passage', 'web snippet'],
+  );
+  // Inputs are not changed (the lists are cached by callers).
+  assert.deepEqual(
+    local.passages.map((p) => p.text),
+    ['local passage', 'web snippet'],
+  );
+  assert.equal(web.passages.length, 1);
+});
+
+test('hits without a URL are told apart by item id; one list is returned with its own scores', () => {
+  const fused = reciprocalRankFusion([[hit('', { itemId: 1 }), hit('', { itemId: 2 })], [hit('', { itemId: 2 })]]);
+  assert.deepEqual(
+    fused.map((h) => h.itemId),
+    [2, 1],
+  );
+  const one = [hit('https://x.test/1', { score: 7.5 }), hit('https://x.test/2', { score: 3 })];
+  assert.deepEqual(
+    reciprocalRankFusion([one], 1).map((h) => h.score),
+    [7.5],
+  );
+});
