@@ -84,8 +84,8 @@ async function serveAsWorker(config: Config): Promise<void> {
   process.on('message', (m: WorkerMessage) => {
     if (m?.type === 'drain') drain.abort('supervisor');
   });
-  // The supervisor is gone (killed with -9): do not serve on as an orphan.
-  process.once('disconnect', () => drain.abort('supervisor gone'));
+  // A supervisor killed with -9 leaves no orphans: node:cluster ends a worker whose channel to
+  // the primary closes unexpectedly (at once, without draining).
   const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
   const app = await createApp(config, log, role);
   const { server, url } = await listen(app, config);
