@@ -15,6 +15,8 @@
 //   npm run bench:answers -- --out /tmp/a         also write /tmp/a-<model>.jsonl for answer-eval.py
 //   npm run bench:answers -- --data DIR           keep the built index in DIR and reuse it while the
 //                                                 indexing code is unchanged (a stamp of its sources)
+//   npm run bench:answers -- --as-of-question-date  ask each question as of its `date` (its time
+//                                                 words, "this week", count from that day)
 //   npm run bench:answers -- --show 20            print 20 answers (even questions) with their verdicts
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -127,11 +129,20 @@ export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
   return { app, readerId, heldId, questions, remainingText };
 }
 
+let asOfQuestionDate = false;
+
+/** The end of the question's day, "YYYY/MM/DD" or "YYYY-MM-DD". */
+const endOfDay = (date: string) => {
+  const [y, m, d] = date.split(/[/-]/).map(Number);
+  return Date.UTC(y!, m! - 1, d!, 23, 59, 59) / 1000;
+};
+
 async function ask(setup: JudgeSetup, model: SonarModel, q: NewsQuestion, withheld: boolean): Promise<AnswerRow> {
   const parsed = parseChatRequest({ model, messages: [{ role: 'user', content: q.question }] });
   const t = performance.now();
   const r = await answerService(setup.app).complete({
     ...parsed.answer,
+    ...(asOfQuestionDate && q.date ? { asOf: endOfDay(q.date) } : {}),
     scope: { kind: 'subscriptions', userId: withheld ? setup.heldId : setup.readerId },
   });
   const ms = performance.now() - t;
@@ -184,6 +195,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const models = (opt('--models') ?? 'sonar,sonar-pro').split(',') as SonarModel[];
+  asOfQuestionDate = argv.includes('--as-of-question-date');
   const setup = await buildSetup(opt('--data'));
   const byId = new Map(setup.questions.map((q) => [q.id, q]));
   for (const model of models) {

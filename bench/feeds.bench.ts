@@ -1,7 +1,10 @@
 // Feed engine benchmark (`npm run bench:feeds`; BENCH_FEEDS=200 for a quick run; BENCH_NO_LISTENERS=1
 // leaves the search indexer out, BENCH_DEFER_LISTENERS=1 runs it after each cycle in batches;
 // TIDINGS_PARSE_WORKERS=n sets the parse pool; BENCH_SKIP_INGEST=1 runs only the refresh cycles, BENCH_SKIP_REFRESH=1 only the ingest;
-// BENCH_CONTENT=rich serves article-like bodies with links, images and entities).
+// BENCH_CONTENT=rich serves article-like bodies with links, images and entities;
+// BENCH_PROCESSES=1,2 measures instead the first refresh by that many `tidings refresh` processes
+// on one data folder or database (feed claims share the work), BENCH_HOSTS feed hosts (default 50);
+// TIDINGS_TEST_DATABASE_URL=postgres://… runs it on a fresh PostgreSQL database).
 // (a) Ingest throughput on ../shared/corpus/feeds/real-world: our parse (charset, parse, normalise,
 //     sanitize) + store (upsert, fan-out) in MB/s and items/s, beside the parser library's raw
 //     parse of the same bytes in the same run (the baseline).
@@ -13,6 +16,9 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { testSql } from '../src/store/testing.ts';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/config.ts';
 import { createApp } from '../src/app.ts';
@@ -258,7 +264,84 @@ async function refreshBench(): Promise<void> {
   }
 }
 
+/**
+ * (c) The first refresh of FEEDS new feeds by N `tidings refresh` processes started together on one
+ * fresh data folder (or PostgreSQL database: TIDINGS_DATABASE_URL / config.json as usual), for
+ * each N of BENCH_PROCESSES, measured in the same run so N = 1 is the baseline. The feeds are
+ * spread over BENCH_HOSTS loopback hosts: claims keep a host to one process at a time (politeness),
+ * so one host would leave the second process idle. Wall time is from spawning to the last exit
+ * (process start-up, fetch, parse, store, search indexing, favicon look-ups and shutdown).
+ */
+async function processesBench(counts: number[]): Promise<void> {
+  const hosts = Number(process.env.BENCH_HOSTS ?? 50);
+  const worker = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
+    workerData: { feeds: FEEDS, items: ITEMS, rich: process.env.BENCH_CONTENT === 'rich', hosts },
+  });
+  const served = await new Promise<{ hosts: string[]; bytes: number }>((r) => worker.once('message', r));
+  const urls = Array.from({ length: FEEDS }, (_, k) => `http://${served.hosts[k % hosts]}/feed${k}.xml`);
+  const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>bench</title></head><body>${urls.map((u, k) => `<outline type="rss" text="Site ${k}" xmlUrl="${u}"/>`).join('')}</body></opml>`;
+  const rows: string[] = [];
+  let baseline = 0;
+  let backend = '';
+  for (const n of counts) {
+    const dataDir = tempDataDir('tidings-bench-');
+    const setup = await createApp(
+      loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false } }),
+      silentLogger,
+    );
+    await importOpml(setup, (await setup.users.create('bench', 'x')).id, opml);
+    backend = setup.store.backend;
+    await setup.close();
+    const t0 = performance.now();
+    const outs = await Promise.all(
+      Array.from(
+        { length: n },
+        () =>
+          new Promise<{ code: number; out: string; ms: number }>((resolve) => {
+            const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), '--data', dataDir, 'refresh'], {
+              env: { ...process.env, TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true', TIDINGS_LOG_LEVEL: 'warn' },
+              stdio: ['ignore', 'pipe', 'pipe'],
+            });
+            let out = '';
+            p.stdout.on('data', (d) => (out += d));
+            p.stderr.on('data', (d) => (out += d));
+            p.on('close', (code) => resolve({ code: code ?? -1, out, ms: performance.now() - t0 }));
+          }),
+      ),
+    );
+    const wallMs = performance.now() - t0;
+    const check = await createApp(
+      loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false } }),
+      silentLogger,
+    );
+    const stored = (await testSql(check).prepare('SELECT count(*) AS n FROM items').get()) as { n: number };
+    await check.close();
+    const per = outs.map((o) => {
+      const m = /refreshed (\d+) feed\(s\) in ([\d.]+) s/.exec(o.out);
+      return m
+        ? `${m[1]} feeds in ${m[2]} s (exit at ${sec(o.ms)} s)`
+        : `exit ${o.code}: ${o.out.trim().split('\n').pop()}`;
+    });
+    if (n === counts[0]) baseline = wallMs;
+    rows.push(
+      `    ${String(n).padStart(9)}  ${sec(wallMs).padStart(6)}  ${(FEEDS / (wallMs / 1000)).toFixed(0).padStart(7)}  ${String(stored.n).padStart(7)}  ${(baseline / wallMs).toFixed(2).padStart(9)}  ${per.join('; ')}`,
+    );
+  }
+  worker.postMessage({ close: true });
+  console.log(
+    `(c) first refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(served.bytes)} MB) on ${hosts} local hosts by N \`tidings refresh\` processes on one ${backend === 'postgres' ? 'PostgreSQL database' : 'data folder (SQLite)'}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log('    processes  wall s  feeds/s  items   x speed   per process');
+  for (const r of rows) console.log(r);
+}
+
 console.log(`feeds bench, ${new Date().toISOString()}, node ${process.version}`);
-if (!process.env.BENCH_SKIP_INGEST) await ingestBench();
-if (!process.env.BENCH_SKIP_REFRESH) await refreshBench();
+const processCounts = process.env.BENCH_PROCESSES?.split(',').map(Number);
+if (processCounts?.length) await processesBench(processCounts);
+else {
+  if (!process.env.BENCH_SKIP_INGEST) await ingestBench();
+  if (!process.env.BENCH_SKIP_REFRESH) await refreshBench();
+}
 clearInterval(sampler);

@@ -1,5 +1,6 @@
-// Memory of the real server process (`src/main.ts` as a child), against the budgets of issue #10:
-// idle, during and after a first refresh of N feeds, and while serving the stored items.
+// Memory of the real server process (`bin/tidings.js serve` as a child, as an operator runs it),
+// against the budgets of issue #10: idle, during and after a first refresh of N feeds, and while
+// serving the stored items.
 //
 //   npm run bench:memory                       # 1,000 feeds x 50 items (50,000 items)
 //   options: --feeds N  --items N (per feed)  --pages N (stream/contents n=1000 pages served, default 200)
@@ -43,6 +44,29 @@ function memOf(pid: number): Mem {
 }
 const show = (m: Mem) =>
   `RSS ${m.rss.toFixed(0)} MB (anonymous ${m.anon.toFixed(0)}, file-backed ${m.file.toFixed(0)}), peak ${m.peak.toFixed(0)} MB`;
+/**
+ * Where the memory is, from the server's own /metrics: the main thread's V8 heap (committed, of
+ * which the young generation, and in use), memory V8 tracks outside its heap (Buffers), and the
+ * parts the server reports (parse workers' heaps, caches). The rest of the RSS is native: the
+ * node binary's code pages, SQLite's page cache and memory map, malloc arenas.
+ */
+async function breakdown(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const metric = (name: string, labels = '') => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) / 1048576 : 0;
+  };
+  const parts = [...text.matchAll(/^tidings_memory_bytes\{part="([^"]+)"\} (\S+)$/gm)]
+    .map(([, part, v]) => `${part} ${(Number(v) / 1048576).toFixed(0)}`)
+    .join(', ');
+  return (
+    `main V8 heap ${metric('tidings_nodejs_heap_size_total_bytes').toFixed(0)} MB committed ` +
+    `(young generation ${metric('tidings_nodejs_heap_space_size_total_bytes', 'space="new"').toFixed(0)}, ` +
+    `in use ${metric('tidings_nodejs_heap_size_used_bytes').toFixed(0)}), ` +
+    `external ${metric('tidings_nodejs_external_memory_bytes').toFixed(0)}; ${parts || 'no parts reported yet'}`
+  );
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function waitForUrl(child: ChildProcess): Promise<string> {
@@ -83,7 +107,7 @@ async function main(): Promise<void> {
   const bareMem = memOf(bare.pid!);
   bare.kill();
 
-  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), 'serve'], {
     env: {
       ...process.env,
       TIDINGS_DATA: dataDir,
@@ -102,6 +126,7 @@ async function main(): Promise<void> {
     const url = await waitForUrl(child);
     await sleep(5000);
     const idle = memOf(child.pid!);
+    const idleParts = await breakdown(url);
 
     const login = await (
       await fetch(`${url}/accounts/ClientLogin`, {
@@ -130,8 +155,12 @@ async function main(): Promise<void> {
     // Wait until every item of every feed is in the user's reading list (all unread).
     const items = FEEDS * ITEMS;
     let stored = 0;
+    // The sample with the highest RSS during the refresh, with its breakdown.
+    let top = { mem: memOf(child.pid!), parts: '' };
     while (stored < items) {
       await sleep(500);
+      const now = memOf(child.pid!);
+      if (now.rss >= top.mem.rss) top = { mem: now, parts: await breakdown(url) };
       const counts = (await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json()) as {
         unreadcounts: { id: string; count: number }[];
       };
@@ -141,8 +170,10 @@ async function main(): Promise<void> {
     }
     const refreshS = (performance.now() - t0) / 1000;
     const refreshed = memOf(child.pid!);
+    const refreshedParts = await breakdown(url);
     await sleep(10_000);
     const settled = memOf(child.pid!);
+    const settledParts = await breakdown(url);
 
     const RL = encodeURIComponent('user/-/state/com.google/reading-list');
     let continuation = '';
@@ -155,17 +186,19 @@ async function main(): Promise<void> {
       continuation = page.continuation ?? '';
     }
     const served = memOf(child.pid!);
+    const servedParts = await breakdown(url);
 
     console.log(
       `memory bench, ${new Date().toISOString()}, node ${process.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
     console.log(`baseline: bare node HTTP server          ${show(bareMem)}`);
-    console.log(`server idle (no feeds), 5 s after start  ${show(idle)}`);
+    console.log(`server idle (no feeds), 5 s after start  ${show(idle)}\n    ${idleParts}`);
+    console.log(`highest sample during the refresh        ${show(top.mem)}\n    ${top.parts}`);
     console.log(
-      `first refresh of ${FEEDS} feeds (${items} items) in ${refreshS.toFixed(0)} s: at the end ${show(refreshed)}`,
+      `first refresh of ${FEEDS} feeds (${items} items) in ${refreshS.toFixed(0)} s: at the end ${show(refreshed)}\n    ${refreshedParts}`,
     );
-    console.log(`10 s later                               ${show(settled)}`);
-    console.log(`after ${PAGES} pages of stream/contents n=1000 ${show(served)}`);
+    console.log(`10 s later                               ${show(settled)}\n    ${settledParts}`);
+    console.log(`after ${PAGES} pages of stream/contents n=1000 ${show(served)}\n    ${servedParts}`);
     console.log(
       `ratios to the bare process: idle ${(idle.rss / bareMem.rss).toFixed(1)}x, peak over the run ${(served.peak / bareMem.rss).toFixed(1)}x`,
     );

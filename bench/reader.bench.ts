@@ -6,6 +6,8 @@
 //            --search-index (let the server build the search index over the generated items before serving)
 //            --compare DIR (another checkout, e.g. the commit before a change: both servers on copies of
 //            the same library, calls alternating between them each round; prints the ratios)
+//            --baseline-env K=V (repeatable; with --compare: environment of the baseline server only, e.g.
+//            `--compare . --baseline-env TIDINGS_SERVE_NODE_FLAGS=` for the same code without the V8 flags)
 //            --database-url postgres://… (an empty database: the generated library is copied there with
 //            `tidings db copy`'s code and the server runs on PostgreSQL)
 //            --workers N (only throughput: stream/contents n=20 and /healthz at 16 clients, served by
@@ -13,7 +15,7 @@
 //
 // Generates the library directly in SQLite (same schema, triggers keep the unread counters, no
 // ANALYZE: statistics are whatever the server gathers), starts
-// the real server (`src/main.ts`) as a child process, logs in with ClientLogin, then measures each
+// the real server (`bin/tidings.js serve`) as a child process, logs in with ClientLogin, then measures each
 // call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
 // (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -173,12 +175,26 @@ const DATABASE_URL = process.argv.includes('--database-url')
 
 const WORKERS = arg('workers', 0);
 
-async function startServer(dataDir: string, root = ROOT, workers = 1): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
+/** `--baseline-env K=V` pairs (repeatable). */
+const BASELINE_ENV = Object.fromEntries(
+  process.argv.flatMap((a, i) => {
+    if (process.argv[i - 1] !== '--baseline-env') return [];
+    const eq = a.indexOf('=');
+    return eq > 0 ? [[a.slice(0, eq), a.slice(eq + 1)]] : [];
+  }),
+);
+
+async function startServer(
+  dataDir: string,
+  root = ROOT,
+  extraEnv: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(root, 'bin/tidings.js'), 'serve'], {
     env: {
       ...process.env,
       // One process unless asked: the per-call figures are of one server process.
-      TIDINGS_WORKERS: String(workers),
+      TIDINGS_WORKERS: '1',
+      ...extraEnv,
       TIDINGS_DATABASE_URL: DATABASE_URL,
       TIDINGS_DATA: dataDir,
       TIDINGS_PORT: '0',
@@ -437,7 +453,7 @@ async function workersRun(dataDir: string): Promise<void> {
   const measured: Record<number, { n20: number; health: number }> = {};
   try {
     for (const w of counts) {
-      const { child, url } = await startServer(dataDir, ROOT, w);
+      const { child, url } = await startServer(dataDir, ROOT, { TIDINGS_WORKERS: String(w) });
       const pool = new Pool(url, { connections: 16, pipelining: 1 });
       try {
         const get = async (path: string, headers: Record<string, string> = {}) => {
@@ -581,7 +597,7 @@ async function compare(dataDir: string, other: string): Promise<void> {
   const { cpSync } = await import('node:fs');
   const otherDir = tempDataDir('tidings-bench-reader-other-');
   cpSync(join(dataDir, 'tidings.db'), join(otherDir, 'tidings.db'));
-  const servers = [await startServer(otherDir, resolve(other)), await startServer(dataDir)];
+  const servers = [await startServer(otherDir, resolve(other), BASELINE_ENV), await startServer(dataDir)];
   try {
     const sides = [await callsOf(servers[0]!.url), await callsOf(servers[1]!.url)];
     const times = sides.map(() => new Map<string, number[]>());
@@ -599,7 +615,35 @@ async function compare(dataDir: string, other: string): Promise<void> {
         }
       }
     }
-    console.log(`\npaired: ${other} (baseline) vs this checkout, ${ITEMS} items, ${RUNS} rounds, calls alternating`);
+    // Throughput of n=20 pages at 16 clients, in alternating slices of 1 s (load hits both alike).
+    const served = [0, 0];
+    for (let slice = 0; slice < 2 * SECONDS; slice++) {
+      const i = slice % 2;
+      const [, page] = sides[i]!.calls.find(([name]) => name === 'stream/contents n=20')!;
+      const end = performance.now() + 1000;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (performance.now() < end) {
+            await page();
+            served[i]!++;
+          }
+        }),
+      );
+    }
+    const rss = servers.map(({ child }) => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const mb = (k: string) => (Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024).toFixed(0);
+      return `RSS ${mb('VmRSS')} MB (anonymous ${mb('RssAnon')}), peak ${mb('VmHWM')} MB`;
+    });
+    console.log(
+      `\npaired: ${other} (baseline${Object.keys(BASELINE_ENV).length ? `, ${JSON.stringify(BASELINE_ENV)}` : ''}) vs this checkout, ` +
+        `${ITEMS} items, ${RUNS} rounds, calls alternating; load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
+    console.log(`server memory after the calls: baseline ${rss[0]}; this ${rss[1]}`);
+    console.log(
+      `stream/contents n=20, 16 clients, alternating 1 s slices: baseline ${(served[0]! / SECONDS).toFixed(0)} req/s, ` +
+        `this ${(served[1]! / SECONDS).toFixed(0)} req/s, ratio ${(served[1]! / served[0]!).toFixed(3)}x`,
+    );
     for (const [name] of sides[0]!.calls) {
       const [a, b] = times.map(
         (m) =>

@@ -4,7 +4,10 @@
 // ships the JavaScript compiled by `prepack` in dist/, because Node does not strip types of files
 // under node_modules.
 import '../scripts/check-node.js';
+import { setUpProcess } from '../scripts/process-setup.js';
 import { existsSync } from 'node:fs';
+
+setUpProcess(process.argv);
 
 const source = new URL('../src/cli/main.ts', import.meta.url);
 const installed = import.meta.url.includes('/node_modules/') || !existsSync(source);

@@ -80,3 +80,19 @@ test('tidings ask: bad input is one clear line and exit code 2', async () => {
     assert.match(r.stderr, msg);
   }
 });
+
+test('tidings ask --as-of answers as if today were that day, and refuses a day that does not exist', async () => {
+  const r = await runCli(
+    ['--data', dir, 'ask', '--model', 'sonar-reasoning', '--as-of', '2031-05-20', 'What did NASA announce this week?'],
+    env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  // The fixture's articles are from the last days before now: none is from the week before 2031-05-20.
+  assert.match(
+    r.stdout,
+    /Today is 2031-05-20\. The question asks about "this week" \(2031-05-14 to 2031-05-20\), but no article found is from then/,
+  );
+  const bad = await runCli(['--data', dir, 'ask', '--as-of', '2025-02-30', 'What happened?'], env);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--as-of must be a day as YYYY-MM-DD \(e\.g\. 2025-03-14\), got "2025-02-30"/);
+});

@@ -75,6 +75,17 @@ test('sonar-pro summarizes the news about Ukraine as a dated digest of cited art
   assert.deepEqual(dates, [...dates].sort().reverse(), 'newest first');
   assert.ok(o.citations.length >= 5, `${o.citations.length} citations`);
   assert.match(text, /Ukrain/);
+  // One sentence per story: no article is quoted twice, and no two items tell the same thing.
+  const cited = items.map((l) => /\[(\d+)\]$/.exec(l)?.[1]);
+  assert.equal(new Set(cited).size, cited.length, 'each item cites its own article');
+  const words = (l: string) => new Set(l.toLowerCase().match(/\p{L}{4,}/gu));
+  for (const [i, a] of items.entries())
+    for (const b of items.slice(i + 1)) {
+      const x = words(a);
+      const y = words(b);
+      const shared = [...x].filter((w) => y.has(w)).length;
+      assert.ok(shared / Math.min(x.size, y.size) < 0.8, `near-duplicate items:\n${a}\n${b}`);
+    }
 });
 
 test('a follow-up ("Where exactly did it happen?") is answered from the story the conversation is about', {

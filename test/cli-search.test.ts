@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli, tempDataDir } from './helpers.ts';
-import { addFeed, addUser, ingest, subscribe, testApp } from '../src/search/testing/fixtures.ts';
+import { addFeed, addUser, ingest, insertItem, subscribe, testApp } from '../src/search/testing/fixtures.ts';
 import { searchIndexRepository } from '../src/search/indexing.ts';
 
 test('tidings search reindex / query', async () => {
@@ -20,6 +20,16 @@ test('tidings search reindex / query', async () => {
   await app.close();
   const env = { TIDINGS_DATA: dataDir, TIDINGS_LOG_LEVEL: 'silent' };
 
+  // The item was indexed when it was stored (the App drained the backlog before closing).
+  const status = await runCli(['search', 'status', '--json'], env);
+  assert.equal(status.code, 0, status.stderr);
+  const st = JSON.parse(status.stdout);
+  assert.deepEqual(
+    { stored: st.stored, indexed: st.indexed, waiting: st.waiting, lagSeconds: st.lagSeconds, rebuild: st.rebuild },
+    { stored: 1, indexed: 1, waiting: 0, lagSeconds: null, rebuild: null },
+  );
+  assert.match(st.backend, /^(sqlite|postgres)$/);
+
   const reindex = await runCli(['search', 'reindex'], env);
   assert.equal(reindex.code, 0, reindex.stderr);
   assert.match(reindex.stdout, /indexed 1 articles \(1 passages\)/);
@@ -37,6 +47,28 @@ test('tidings search reindex / query', async () => {
   const badLimit = await runCli(['search', 'query', 'otters', '--limit', 'x'], env);
   assert.equal(badLimit.code, 2);
   assert.match(badLimit.stderr, /--limit must be/);
+});
+
+test('tidings search status counts what waits, and does not index it itself (the server does)', async () => {
+  const dataDir = tempDataDir();
+  const app = await testApp({ dataDir });
+  const feed = await addFeed(app, 'https://wait.example/feed', 'Waiting');
+  // Stored as a crashed process leaves them: committed, never reported to the indexer.
+  for (const n of [1, 2, 3])
+    await insertItem(app, feed, { url: `https://wait.example/${n}`, title: `Queued ${n}`, content: '<p>Text.</p>' });
+  await app.close();
+  const env = { TIDINGS_DATA: dataDir, TIDINGS_LOG_LEVEL: 'silent' };
+  const text = await runCli(['search', 'status'], env);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /stored: +3 articles/);
+  assert.match(text.stdout, /indexed: +0 articles/);
+  assert.match(text.stdout, /waiting: +3 \(oldest queued \d+\.\d s ago\)/);
+  const again = JSON.parse((await runCli(['search', 'status', '--json'], env)).stdout);
+  assert.equal(again.waiting, 3, 'a status command leaves the backlog to the server');
+  // A search drains it first: it sees every committed item, whichever process stored it.
+  const q = await runCli(['search', 'query', 'queued', '--json'], env);
+  assert.equal(q.code, 0, q.stderr);
+  assert.equal(JSON.parse(q.stdout).length, 3);
 });
 
 test('a search from the command line finishes a rebuild an upgrade left pending, and says so', async () => {

@@ -80,6 +80,10 @@ test('/metrics serves request, feed fetch, search, queue and database metrics in
     // The database file sizes are SQLite's (a PostgreSQL server reports its own).
     if (app.store.backend === 'sqlite') assert.ok(bytes('db') >= 4096 && bytes('db') + bytes('wal') > 4096, text);
     assert.match(text, /^tidings_process_resident_memory_bytes \d+/m);
+    // Memory the process metrics do not show apart: the parse workers' isolates, the search table.
+    assert.match(text, /^tidings_memory_bytes\{part="parse_workers_heap"\} \d+$/m);
+    const table = Number(/^tidings_memory_bytes\{part="search_article_table"\} (\d+)$/m.exec(text)?.[1]);
+    assert.ok(table > 0, `the article table searched above holds memory: ${table}`);
     assert.match(text, /^# TYPE tidings_answer_duration_seconds histogram$/m);
   } finally {
     await app.close();

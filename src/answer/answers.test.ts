@@ -85,15 +85,17 @@ test('when sources of different dates disagree, the newest wins and the answer s
   const r = await ask('How many people did the storm in Marlow kill?');
   assert.match(
     r.content,
-    /^Sources disagree: the newest, from 2025-01-14, says 19 people; an earlier one, from 2025-01-10, said 12 people\./,
+    /^As of 14 January 2025, the newest report says 19 people; an earlier report, on 10 January 2025, said 12 people\./,
   );
   const body = r.content.split('\n\n')[1]!;
   assert.match(
     body,
-    /^The death toll from the storm in Marlow rose to 19 people, officials said on Tuesday\.\[(\d+)\]/,
+    /^On 14 January 2025, the death toll from the storm in Marlow rose to 19 people, officials said on Tuesday\.\[(\d+)\]/,
   );
   const n = Number(/\[(\d+)\]/.exec(body)![1]);
   assert.equal(r.citations[n - 1], 'https://coast.example/storm-2');
+  // The older figure is quoted too, with its own day.
+  assert.match(body, /On 10 January 2025, the storm killed 12 people in the coastal town of Marlow/);
   assert.doesNotMatch(r.content, /ET The storm|p\.m\. ET/, 'the dateline is not quoted');
 });
 

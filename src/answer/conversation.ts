@@ -49,16 +49,25 @@ export function isFollowUp(question: string): boolean {
 
 /**
  * The search query for a question: the question itself, plus — for a follow-up — the entities and
- * keywords of the previous user question that the follow-up does not already mention.
+ * keywords of the previous user question that the follow-up does not already mention (its names
+ * only when the follow-up does not bring a name of its own in their place).
  */
 export function searchQueryFor(conv: Conversation): string {
   const previous = [...conv.history].reverse().find((m) => m.role === 'user');
   if (conv.question.length > MAX_QUERY_CHARS) return queryTail(conv.question);
   if (!previous || !isFollowUp(conv.question)) return conv.question;
   const have = new Set(words(conv.question));
-  const carried = [...entities(previous.content), ...keywords(previous.content)].filter(
-    (t) => !words(t).every((w) => have.has(w)),
-  );
+  // "And in Germany?" after a question on France: a name of its own and no pronoun substitutes
+  // the earlier names ("what about Boeing?" replaces Airbus); only the rest of the topic carries.
+  // With a pronoun ("did Zelensky comment on it?") the earlier names are what it points to.
+  const own = entities(conv.question).filter((e) => !/^(and|but|what|how|where|when|who|why|is|was)$/i.test(e));
+  const substitutes = own.length > 0 && !words(conv.question).some((w) => PRONOUNS.has(w) && w !== 'there');
+  const earlierNames = entities(previous.content);
+  const nameWords = new Set(earlierNames.flatMap((n) => words(n)));
+  const carried = [
+    ...(substitutes ? [] : earlierNames),
+    ...keywords(previous.content).filter((k) => !(substitutes && nameWords.has(k))),
+  ].filter((t) => !words(t).every((w) => have.has(w)));
   const unique = [...new Set(carried.map((t) => t.toLowerCase()))].slice(0, 6);
   return unique.length ? `${conv.question} ${unique.join(' ')}` : conv.question;
 }

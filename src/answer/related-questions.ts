@@ -4,7 +4,8 @@
 // are used. Never a canned list: every question names something from the retrieved articles.
 import type { SearchHit } from '../search/types.ts';
 import type { AnswerEngine } from './engines/engine.ts';
-import { entities, keywords, words } from './text/terms.ts';
+import { entities, keywords, terms, words } from './text/terms.ts';
+import { STOPWORDS } from '../text/stopwords.ts';
 
 const COUNT = 4;
 /** Longest wait for the model's related questions (and follow-up rewrites, see standalone-query.ts). */
@@ -40,33 +41,73 @@ export async function relatedQuestionsFor(
   }
 }
 
+/** A lone capitalized word used as an adjective ("Sumatran rhino", "Indonesian sanctuary"). */
+const DEMONYM = /(?:an|ian|ean|ese|ish|ic)$/;
+
+/** Whether a name reads as a name in these texts, not a capitalized adjective or a cut phrase. */
+function isName(name: string, texts: string[]): boolean {
+  const parts = name.split(' ');
+  const last = parts[parts.length - 1]!.toLowerCase();
+  // "WordCamp Near", "Episode 28": a name does not end in a function word or start with a count.
+  if (
+    STOPWORDS.has(last) ||
+    /^\d/.test(parts[0]!) ||
+    /^(episode|part|chapter|update|live|watch|video)$/i.test(parts[0]!)
+  )
+    return false;
+  if (parts.length > 1) return true;
+  if (!DEMONYM.test(last)) return true;
+  // A demonym-like word followed by a lower-case word is an adjective in front of its noun.
+  const re = new RegExp(`\\b${name}\\s+(\\p{Ll})`, 'gu');
+  let adjective = 0;
+  let total = 0;
+  for (const t of texts) {
+    total += t.split(name).length - 1;
+    adjective += [...t.matchAll(re)].length;
+  }
+  return total === 0 || adjective / total < 0.5;
+}
+
+/**
+ * Questions a reader would ask next, derived without a model: the names that recur in the
+ * on-topic articles (those naming a word of the question) but that the question does not name,
+ * the answer's own sources first; then the headlines of on-topic articles the answer did not
+ * quote. A name must recur across articles and read as a name ("Clubs", "Sumatran", "WordCamp
+ * Near" do not); fewer questions, or none, rather than nonsense.
+ */
 export function deriveRelatedQuestions(question: string, hits: SearchHit[], citedUrls: Set<string>): string[] {
   const asked = new Set(words(question));
   const topicNames = entities(question);
   const topic = topicNames[0] ?? keywords(question).slice(0, 3).join(' ');
+  const topicTerms = new Set(terms(question));
   const overlapsQuestion = (phrase: string) => words(phrase).some((w) => asked.has(w));
-  // Names that recur across the found articles (titles count double) and the question does not
-  // already name: what else the reader's feeds say around this topic.
-  const counts = new Map<string, { name: string; score: number; title: string }>();
-  // Only the best hits: lower ones are weak keyword matches whose names would lead off-topic.
-  const top = hits.slice(0, 8);
-  const uncitedFirst = [...top.filter((h) => !citedUrls.has(h.url)), ...top.filter((h) => citedUrls.has(h.url))];
-  uncitedFirst.forEach((hit, rank) => {
-    // Citations list every source the answer drew on (5-10), so being cited no longer means quoted.
+  const textOf = (h: SearchHit) => `${h.title}\n${h.passages.map((p) => p.text).join('\n')}`;
+  // Weak keyword matches lead off-topic: only hits that name the question's names (when it has
+  // some), else at least two thirds of its topic words.
+  const nameTerms = topicNames.map((n) => terms(n)).filter((t) => t.length);
+  const onTopic = hits.slice(0, 10).filter((h) => {
+    const have = new Set(terms(textOf(h)));
+    if (nameTerms.length) return nameTerms.some((n) => n.every((t) => have.has(t)));
+    const hit = [...topicTerms].filter((t) => have.has(t)).length;
+    return topicTerms.size > 0 && hit * 3 >= topicTerms.size * 2;
+  });
+  const texts = onTopic.map(textOf);
+  const counts = new Map<string, { name: string; score: number; articles: Set<string> }>();
+  onTopic.forEach((hit, rank) => {
     const weight = 1 / (1 + rank * 0.1);
     const add = (name: string, w: number) => {
       if (overlapsQuestion(name) || name.split(' ').length > 4 || name.length < 3) return;
       const key = name.toLowerCase();
-      const e = counts.get(key) ?? { name, score: 0, title: hit.title };
+      const e = counts.get(key) ?? { name, score: 0, articles: new Set<string>() };
       e.score += w;
+      e.articles.add(hit.url);
       counts.set(key, e);
     };
     for (const n of entities(hit.title, { strict: true })) add(n, 2 * weight);
     for (const p of hit.passages.slice(0, 3)) for (const n of entities(p.text, { strict: true })) add(n, weight);
   });
-  // A name must recur (or head a title) to count as prominent; lone single words are often adjectives.
   const ranked = [...counts.values()]
-    .filter((e) => e.score >= 1.5 && (e.name.includes(' ') || e.score >= 2))
+    .filter((e) => e.articles.size >= 2 && e.score >= 1.5 && isName(e.name, texts))
     .sort((a, b) => b.score - a.score);
   const out: string[] = [];
   for (const e of ranked) {
@@ -78,11 +119,12 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
         : `What is the latest on ${e.name}?`,
     );
   }
-  // Few names: fall back to the headlines of articles the answer did not use.
-  for (const hit of hits.slice(3, 10)) {
+  // Few names: the headlines of on-topic articles the answer did not quote from.
+  for (const hit of onTopic.slice(3)) {
     if (out.length >= COUNT) break;
-    if (!hit.title) continue;
-    out.push(`What is behind the report "${hit.title.replace(/["“”]/g, '')}"?`);
+    const title = hit.title.replace(/["“”]/g, '').trim();
+    if (!title || title.length > 100) continue;
+    out.push(`What is behind the report "${title}"?`);
   }
   return [...new Set(out)];
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { App } from '../app.ts';
 import { testApp } from '../search/testing/fixtures.ts';
 import { ARTICLES, loadFixture, type LoadedFixture } from './testing/articles.ts';
+import { quoteVariants } from './engines/extractive-dates.ts';
 import { answerService } from './service.ts';
 import { AnswerError, type AnswerEvent, type AnswerRequest, type Progress } from './types.ts';
 import { validateAnswerRequest } from './validate.ts';
@@ -56,7 +57,7 @@ test('an extractive answer quotes stored sentences and cites only stored URLs, e
     const sentence = m[1].trim();
     const article = ARTICLES.find((a) => a.url === r.citations[Number(m[2]) - 1])!;
     assert.ok(
-      article.paragraphs.some((p) => p.includes(sentence)),
+      quoteVariants(sentence).some((q) => article.paragraphs.some((p) => p.includes(q))),
       `"${sentence}" is not in ${article.url}`,
     );
   }

@@ -47,6 +47,11 @@ export interface AnswerRequest extends Sampling {
   returnRelatedQuestions?: boolean;
   responseFormat?: unknown;
   signal?: AbortSignal;
+  /**
+   * "Today" for the question's time words ("this week", "latest"), unix seconds; default the clock.
+   * `tidings ask --as-of` sets it (asking an archive as of a past day; tests and benchmarks too).
+   */
+  asOf?: number;
   /** Progress of long pipelines (deep research): shown by the CLI, stored by async jobs. */
   onProgress?: (p: Progress) => void;
 }

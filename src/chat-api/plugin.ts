@@ -97,7 +97,7 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
     registerAsyncRoutes(f, api, runner);
   });
 
-  server.addHook('onReady', async () => runner.start(app.role.background));
+  server.addHook('onReady', async () => runner.start());
   server.addHook('onClose', async () => {
     await runner.close();
     await api.usage.flush();

@@ -298,6 +298,12 @@ export const OPTIONS = {
     default: 7,
     doc: 'Days async jobs and their results are kept.',
   },
+  claimLeaseSeconds: {
+    env: 'TIDINGS_CLAIM_LEASE_SECONDS',
+    kind: 'int',
+    default: 60,
+    doc: 'Processes sharing one database claim the async jobs they run and the feeds they refresh for this long, renewing the claim every third of it while they work; the work of a process that died is taken over by another once its claims run out.',
+  },
 
   // Accounts
   tokenTtlDays: { env: 'TIDINGS_TOKEN_TTL_DAYS', kind: 'int', default: 365, doc: 'Lifetime of ClientLogin tokens.' },
@@ -515,6 +521,7 @@ function validate(c: Config): void {
   if (c.minIntervalMinutes < 1) throw new ConfigError('minIntervalMinutes must be at least 1');
   if (c.maxIntervalMinutes < c.minIntervalMinutes)
     throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
+  if (c.claimLeaseSeconds < 1) throw new ConfigError('claimLeaseSeconds must be at least 1');
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1)
     throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');

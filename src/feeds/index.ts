@@ -11,10 +11,10 @@ export {
   type SubscribeResult,
   type FeedCandidate,
 } from './subscriptions.ts';
-export { refreshFeed, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';
+export { refreshFeed, refreshFeedNow, refreshDue, type RefreshResult, type RefreshSummary } from './refresh.ts';
 export { FeedError } from './errors.ts';
 export { importOpml, exportOpml, OPML_IMPORT_CHUNK, type OpmlImportResult } from './opml/import-export.ts';
-export { OpmlError } from './opml/opml.ts';
+export { OpmlError } from './opml/opml-error.ts';
 export { startScheduler } from './scheduler/scheduler.ts';
 export { onNewItems, onSubscribed, onRefreshRoundEnd } from './ingest-hooks.ts';
 export { labelNameProblem } from './label-name.ts';

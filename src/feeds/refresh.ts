@@ -9,7 +9,7 @@ import type { ItemChanges } from '../model/item.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
 import type { FetchResponse } from './fetcher/http-client.ts';
-import { FeedParseError } from './parser/parse-feed.ts';
+import { FeedParseError } from './parser/feed-parse-error.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
 import { afterIngest, afterRefreshRound } from './after-ingest.ts';
@@ -17,13 +17,15 @@ import { fullTextIdle } from './fulltext/fulltext.ts';
 import { refreshFavicons } from './favicons.ts';
 import { maintainWebSub, noteHub } from './websub/websub.ts';
 import { observeFeedFetch } from '../observability/events.ts';
+import { feedClaims } from './refresh-claims.ts';
 
 const PUBLISH_SAMPLE = 20;
 
 export interface RefreshResult {
   feedId: number;
   url: string;
-  outcome: 'updated' | 'not-modified' | 'failed';
+  /** refreshed-elsewhere: another process was fetching the feed; this is the state it left (refreshFeedNow). */
+  outcome: 'updated' | 'not-modified' | 'failed' | 'refreshed-elsewhere';
   added: number;
   updated: number;
   error: FeedError | null;
@@ -216,13 +218,57 @@ async function fetchAndStore(
   return result;
 }
 
+/**
+ * Refreshes one feed now (the web app's "Refresh now"), unless another process is fetching it:
+ * then waits for that fetch to end and reports the state it left, instead of fetching it twice.
+ */
+export async function refreshFeedNow(app: App, feedId: number): Promise<RefreshResult> {
+  const claims = feedClaims(app);
+  const feed = await claims.claimOne(feedId);
+  if (feed) {
+    try {
+      return await refreshFeed(app, feed);
+    } finally {
+      await claims.release([feed.id]);
+    }
+  }
+  const giveUpAt = Date.now() + app.config.fetchTimeoutMs + app.config.claimLeaseSeconds * 1000;
+  while (Date.now() < giveUpAt && (await claims.isClaimed(feedId))) await sleep(200);
+  const f = await feedEngine(app).feeds.findById(feedId);
+  if (!f) throw new FeedError('bad_url', `no feed with id ${feedId}`);
+  return {
+    feedId,
+    url: f.url,
+    outcome: 'refreshed-elsewhere',
+    added: 0,
+    updated: 0,
+    error: f.lastError
+      ? new FeedError(f.lastStatus && f.lastStatus >= 400 ? 'http' : 'network', f.lastError, { status: f.lastStatus })
+      : null,
+  };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
 export interface RefreshSummary {
+  /** Feeds this process refreshed. */
   feeds: number;
   updated: number;
   notModified: number;
   failed: number;
   itemsAdded: number;
   itemsUpdated: number;
+  /** Feeds that were due when the pass began and that another process refreshed meanwhile. */
+  refreshedElsewhere: number;
   durationMs: number;
 }
 
@@ -244,34 +290,114 @@ export interface RefreshDueOptions {
 /**
  * Refreshes every due feed with at most config.fetchConcurrency in flight (fetch, parse and store
  * together, so neither the network nor the database is flooded); per-host limits apply inside.
+ * The due feeds are listed once, then claimed in batches as the fetches go (refresh-claims.ts):
+ * feeds another process holds, or on a host at its limit, are tried again after the rest; feeds that
+ * another process refreshed meanwhile are no longer due and are left out. So several processes
+ * refreshing at once fetch each due feed once, and this pass ends when every listed feed is done
+ * (here or elsewhere).
  */
 export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promise<RefreshSummary> {
   const t0 = performance.now();
-  const due = await feedEngine(app).feeds.listDue(opts.all ? Infinity : nowS(), opts.limit ?? 1_000_000);
+  const dueBy = opts.all ? Infinity : nowS();
+  const listed = (await feedEngine(app).feeds.listDue(dueBy, opts.limit ?? 1_000_000)).map((f) => f.id);
+  const claims = feedClaims(app);
   const summary: RefreshSummary = {
-    feeds: due.length,
+    feeds: 0,
     updated: 0,
     notModified: 0,
     failed: 0,
     itemsAdded: 0,
     itemsUpdated: 0,
+    refreshedElsewhere: 0,
     durationMs: 0,
   };
-  let next = 0,
-    done = 0;
+  // A batch keeps every fetch slot busy until the next claim, without holding feeds (and hosts)
+  // long before this process gets to them.
+  const batchSize = Math.max(8, app.config.fetchConcurrency * 2);
+  const queue: FeedRecord[] = [];
+  let deferred: number[] = [];
+  let cursor = 0;
+  let backoffMs = 50;
+  let inFlight = 0;
+  let released = Promise.withResolvers<void>();
+  const aborted = () => opts.signal?.aborted ?? false;
+  const take = async (ids: number[]): Promise<number> => {
+    const r = await claims.claimListed(ids, dueBy);
+    r.claimed.sort((a, b) => a.nextFetchAt - b.nextFetchAt || a.id - b.id);
+    queue.push(...r.claimed);
+    deferred.push(...r.held);
+    summary.refreshedElsewhere += ids.length - r.claimed.length - r.held.length;
+    return r.claimed.length;
+  };
+  const refill = async (): Promise<void> => {
+    if (cursor < listed.length) {
+      const ids = listed.slice(cursor, cursor + batchSize);
+      cursor += ids.length;
+      await take(ids);
+      return;
+    }
+    // Only feeds held elsewhere, or on hosts at their limit, are left: try them again when this
+    // process frees a place (one of its fetches ends), or after a wait that grows while they stay held.
+    const retry = deferred;
+    deferred = [];
+    let got = 0;
+    let k = 0;
+    for (; k < retry.length && got < batchSize; k += 500) got += await take(retry.slice(k, k + 500));
+    deferred.push(...retry.slice(k));
+    if (got) backoffMs = 50;
+    else if (deferred.length) {
+      await (inFlight > 0
+        ? Promise.race([released.promise, sleep(backoffMs, opts.signal)])
+        : sleep(backoffMs, opts.signal));
+      backoffMs = Math.min(backoffMs * 2, 2000);
+    }
+  };
+  let refilling: Promise<void> | null = null;
+  const startRefill = () =>
+    (refilling ??= refill().finally(() => {
+      refilling = null;
+    }));
+  const nextFeed = async (): Promise<FeedRecord | undefined> => {
+    while (!aborted()) {
+      const f = queue.shift();
+      if (f) {
+        // Claim the next batch before this one runs dry, so fetch slots do not wait on the claim.
+        if (queue.length < batchSize / 2 && cursor < listed.length && !refilling) void startRefill().catch(() => {});
+        return f;
+      }
+      if (cursor >= listed.length && !deferred.length && !refilling) return undefined;
+      await startRefill();
+    }
+    return undefined;
+  };
+  let done = 0;
   const worker = async () => {
-    while (next < due.length && !opts.signal?.aborted) {
-      const feed = due[next++]!;
-      const r = await refreshFeed(app, feed, { signal: opts.signal });
+    for (let feed = await nextFeed(); feed; feed = await nextFeed()) {
+      let r: RefreshResult;
+      inFlight++;
+      try {
+        r = await refreshFeed(app, feed, { signal: opts.signal });
+      } finally {
+        await claims.release([feed.id]);
+        inFlight--;
+        released.resolve();
+        released = Promise.withResolvers<void>();
+      }
+      summary.feeds++;
       if (r.outcome === 'updated') summary.updated++;
       else if (r.outcome === 'not-modified') summary.notModified++;
       else summary.failed++;
       summary.itemsAdded += r.added;
       summary.itemsUpdated += r.updated;
-      opts.onProgress?.(++done, due.length, r);
+      opts.onProgress?.(++done, listed.length - summary.refreshedElsewhere, r);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, due.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(app.config.fetchConcurrency, listed.length) }, worker));
+  } finally {
+    // Cancelled (shutdown): feeds claimed but not started go back at once, not when the claims run out.
+    await claims.release(queue.splice(0).map((f) => f.id));
+  }
   // Full text of this round's new items runs in the background; a refresh is done when it is.
   if (opts.awaitFullText !== false) await fullTextIdle(app);
   // Feeds without an icon (new ones) or with a month-old one get it looked up.

@@ -2,6 +2,7 @@
 // connection pool and concurrency limits are per process, not per call). Memoized per App and
 // closed with it. Other domains import ./index.ts (the entry module), not this file.
 import { perApp } from '../per-app.ts';
+import { reportMemoryUse } from '../observability/events.ts';
 import type { App } from '../app.ts';
 import type { FeedRepository, ItemRepository, SubscriptionRepository } from '../store/repositories.ts';
 import { FeedFetcher } from './fetcher/http-client.ts';
@@ -19,6 +20,7 @@ export interface FeedEngine {
 export const feedEngine: (app: App) => FeedEngine = perApp((app) => {
   const fetcher = new FeedFetcher(app.config);
   const parsePool = new ParsePool(parseWorkerCount(app.config.parseWorkers));
+  reportMemoryUse(app, 'parse_workers_heap', () => parsePool.heapBytes());
   app.onClose(async () => {
     await parsePool.close();
     await fetcher.close();

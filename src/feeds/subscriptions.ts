@@ -9,7 +9,7 @@ import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
 import { parseFeedUrl, type FetchResponse } from './fetcher/http-client.ts';
 import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
-import { FeedParseError, parseFeed } from './parser/parse-feed.ts';
+import { FeedParseError } from './parser/feed-parse-error.ts';
 import { labelNameProblem } from './label-name.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
 import { afterIngest, afterSubscribe } from './after-ingest.ts';
@@ -62,8 +62,13 @@ function looksLikeHtml(res: FetchResponse): boolean {
   return head.startsWith('<!doctype html') || head.startsWith('<html');
 }
 
-/** The parsed feed, or the reason the body is not one (a page, maybe: then discovery runs). */
-function tryParse(res: FetchResponse): ParsedFeed | FeedParseError {
+/**
+ * The parsed feed, or the reason the body is not one (a page, maybe: then discovery runs). The
+ * parser (feedsmith, sanitize-html) is loaded on first use: a server whose refreshes parse on
+ * worker threads never needs it on the main thread.
+ */
+async function tryParse(res: FetchResponse): Promise<ParsedFeed | FeedParseError> {
+  const { parseFeed } = await import('./parser/parse-feed.ts');
   try {
     return parseFeed(res.body, {
       url: res.url,
@@ -81,7 +86,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
   const { fetcher, feeds } = feedEngine(app);
   const res = await fetcher.fetch({ url });
   const target = res.permanentUrl ?? url;
-  const parsed = tryParse(res);
+  const parsed = await tryParse(res);
   if (!(parsed instanceof FeedParseError)) return { url: target, res, parsed, known: null };
   if (!looksLikeHtml(res)) throw parseFailure(parsed);
 
@@ -101,7 +106,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
       if (links.includes(candidate) && e instanceof FeedError && e.code === 'refused_address') throw e;
       continue;
     }
-    const p = tryParse(cres);
+    const p = await tryParse(cres);
     if (!(p instanceof FeedParseError))
       return { url: cres.permanentUrl ?? candidate, res: cres, parsed: p, known: null };
   }
@@ -239,7 +244,7 @@ export async function discoverFeeds(app: App, urlOrSiteUrl: string): Promise<Fee
   const stored = await feeds.findByUrl(url);
   if (stored) return [{ url: stored.url, title: stored.title, known: true }];
   const res = await fetcher.fetch({ url });
-  const parsed = tryParse(res);
+  const parsed = await tryParse(res);
   if (!(parsed instanceof FeedParseError))
     return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
   if (!looksLikeHtml(res)) throw parseFailure(parsed);

@@ -12,6 +12,7 @@ import { feverPlugin } from '../fever/plugin.ts';
 import { faviconRoutes } from './favicon-routes.ts';
 import { websubRoutes } from './websub-routes.ts';
 import { healthRoutes } from './health.ts';
+import { watchSearchBacklog } from '../search/indexing.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -56,5 +57,7 @@ export async function startServer(app: App): Promise<{ server: FastifyInstance; 
   const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
   const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
   app.onClose(() => server.close());
+  // A server lives long: it indexes what other processes left waiting (one killed mid-refresh).
+  watchSearchBacklog(app);
   return { server, url };
 }

@@ -2,7 +2,7 @@
 // any log stack, or human-readable lines (pino-pretty, in-process so no worker thread is spawned)
 // on a terminal or with TIDINGS_LOG_FORMAT=pretty. Fastify uses the same logger.
 import { pino, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import { createRequire } from 'node:module';
 
 export type { Logger };
 
@@ -37,6 +37,9 @@ export function createLogger(
   };
   const pretty = format === 'pretty' || (format === 'auto' && stderrIsTTY);
   if (pretty) {
+    // Loaded only for human-readable output (a server under systemd logs JSON and never needs it);
+    // require() because the logger is made synchronously.
+    const { PinoPretty } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
     return pino(
       options,
       PinoPretty({

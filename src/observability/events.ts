@@ -12,9 +12,12 @@ export interface MetricsSink {
 }
 
 export type QueueProbe = () => Record<string, number>;
+/** Bytes one part of the process holds (a cache, the parse workers' heaps), read at each scrape. */
+export type MemoryProbe = () => number | Promise<number>;
 
 const sinks = new WeakMap<App, MetricsSink>();
 const probes = new WeakMap<App, Map<string, QueueProbe>>();
+const memoryProbes = new WeakMap<App, Map<string, MemoryProbe>>();
 
 export function setMetricsSink(app: App, sink: MetricsSink): void {
   sinks.set(app, sink);
@@ -41,6 +44,21 @@ export function reportQueueDepth(app: App, queue: string, probe: QueueProbe): vo
 
 export function queueProbes(app: App): ReadonlyMap<string, QueueProbe> {
   return probes.get(app) ?? new Map();
+}
+
+/**
+ * Registers a part of the server's memory for /metrics (tidings_memory_bytes{part}), so the
+ * process's RSS can be accounted for: what V8's own metrics do not show (worker threads' heaps,
+ * caches of Buffers and typed arrays).
+ */
+export function reportMemoryUse(app: App, part: string, probe: MemoryProbe): void {
+  let byName = memoryProbes.get(app);
+  if (!byName) memoryProbes.set(app, (byName = new Map()));
+  byName.set(part, probe);
+}
+
+export function memoryUseProbes(app: App): ReadonlyMap<string, MemoryProbe> {
+  return memoryProbes.get(app) ?? new Map();
 }
 
 /** Wraps an AnswerService so each answer's latency (to the last event) is reported. */

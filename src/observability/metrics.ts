@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
-import { queueProbes, setMetricsSink } from './events.ts';
+import { memoryUseProbes, queueProbes, setMetricsSink } from './events.ts';
 
 /** Latency buckets (seconds) from 5 ms (a cached Reader call) to 2 min (deep research). */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -82,6 +82,16 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
       this.reset();
       for (const [queue, probe] of queueProbes(app))
         for (const [state, n] of Object.entries(probe())) this.set({ queue, state }, n);
+    },
+  });
+  new Gauge({
+    name: 'tidings_memory_bytes',
+    help: 'Memory held by parts of the server that the process metrics do not show apart (parse worker heaps, caches), by part',
+    labelNames: ['part'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [part, probe] of memoryUseProbes(app)) this.set({ part }, await probe());
     },
   });
   new Gauge({

@@ -1,12 +1,15 @@
 // Each user's subscription catalog (feed stream ids, titles, sites, folders) with its JSON
 // fragments pre-built, kept in memory while the database's catalog version is unchanged. Every
 // 1,000-item page and every unread-count needs it; re-reading and re-escaping 500 subscriptions
-// per request would cost more than the page itself. One tiny indexed read checks the version.
+// per request would cost more than the page itself. The version (and the item bodies' version)
+// is read again only when the store's change signal says the data may have changed, in this
+// process or another (src/store/change-signal.ts): an unchanged database costs no read at all.
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { FeedOrigin } from '../model/stream.ts';
 import { feedStreamId, labelStreamId } from './ids.ts';
 import { readerStore } from './repositories.ts';
+import { ChangeGated } from '../store/open-store.ts';
 
 export interface CatalogEntry extends FeedOrigin {
   /** JSON string of `feed/<url>`. */
@@ -42,10 +45,21 @@ export function catalogEntry(o: FeedOrigin): CatalogEntry {
   };
 }
 
+/** The database's catalog and item-contents versions, re-read when the change signal moved. */
+const versions = perApp((app) => ({
+  catalog: new ChangeGated(app.store.changes, () => readerStore(app).labels.catalogVersion()),
+  items: new ChangeGated(app.store.changes, () => readerStore(app).streams.itemsVersion()),
+}));
+
+/** The version of item contents (moves when any item's content changes: cached bodies go). */
+export function itemsVersion(app: App): Promise<number> {
+  return versions(app).items.get();
+}
+
 export async function userCatalog(app: App, userId: number): Promise<UserCatalog> {
   const cache = catalogs(app);
   const labels = readerStore(app).labels;
-  const version = await labels.catalogVersion();
+  const version = await versions(app).catalog.get();
   const cached = cache.get(userId);
   if (cached && cached.version === version) return cached;
   const entries = (await labels.catalog(userId)).map(catalogEntry);

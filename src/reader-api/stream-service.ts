@@ -2,12 +2,13 @@
 // fetched one row past the page size, so a continuation is given only while more items exist.
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
+import { reportMemoryUse } from '../observability/events.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
 import { readerStore } from './repositories.ts';
-import { originsOf, userCatalog, type UserCatalog } from './catalog.ts';
+import { itemsVersion, originsOf, userCatalog, type UserCatalog } from './catalog.ts';
 import { buildFilter, subscribedFeedId } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
@@ -45,17 +46,17 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
   return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
 }
 
-const bodyCache = perApp(
-  (app) => new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024),
-);
+const bodyCache = perApp((app) => {
+  const cache = new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024);
+  reportMemoryUse(app, 'reader_item_cache', () => cache.byteSize);
+  return cache;
+});
 
 async function renderItems(app: App, userId: number, items: ReaderItemState[], catalog?: UserCatalog): Promise<Buffer> {
   const store = readerStore(app);
   // Independent reads: on a database server they overlap (SQLite answers each at once anyway).
   const [bodies, origins, tags] = await Promise.all([
-    store.streams
-      .itemsVersion()
-      .then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
+    itemsVersion(app).then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
     originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
     store.streams.tagsOfItems(
       userId,

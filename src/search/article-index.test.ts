@@ -138,8 +138,18 @@ test('another connection sees new, re-indexed, removed and rebuilt articles', as
   );
   t.after(async () => reader.close());
   const index = articleIndexOf(searchIndexRepository(reader));
-  const search = async (words: string[]) =>
-    (await index.search(queryStems(words), everywhere, 10, BM25_PLUS)).map((m) => m.itemId);
+  // Another process's commit reaches the reader through the change signal: on SQLite from the
+  // next event-loop turn (data_version is read once per turn; a request from the network always
+  // starts a new one), on PostgreSQL when its NOTIFY arrives. `followed()` waits for that.
+  let seenAt = reader.store.changes.generation();
+  const followed = async () => {
+    for (let i = 0; i < 400 && reader.store.changes.generation() === seenAt; i++)
+      await new Promise((r) => setTimeout(r, 5));
+  };
+  const search = async (words: string[]) => {
+    seenAt = reader.store.changes.generation();
+    return (await index.search(queryStems(words), everywhere, 10, BM25_PLUS)).map((m) => m.itemId);
+  };
   const feed = await addFeed(writer, 'https://two.example/feed');
   assert.deepEqual(await search(['narwhal']), []);
 
@@ -147,11 +157,13 @@ test('another connection sees new, re-indexed, removed and rebuilt articles', as
     { url: 'https://two.example/a', title: 'Narwhal tusks', content: '<p>The narwhal tusk is a tooth.</p>' },
     { url: 'https://two.example/b', title: 'Beluga songs', content: '<p>Belugas sing.</p>' },
   ]);
+  await followed();
   assert.deepEqual(await search(['narwhal']), [a], 'articles indexed by another process appear');
 
   await testSql(writer).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Now about orcas only.</p>', a!);
   writer.notifyItemChanges({ added: [], updated: [a!], deleted: [] });
   await flushSearchIndexing(writer);
+  await followed();
   assert.deepEqual(await search(['narwhal']), [a], 'still found by its unchanged title');
   assert.deepEqual(await search(['tooth']), [], "the old version's body words are gone");
   assert.deepEqual(await search(['orcas']), [a]);
@@ -159,6 +171,7 @@ test('another connection sees new, re-indexed, removed and rebuilt articles', as
   await testSql(writer).prepare('DELETE FROM items WHERE id = ?').run(b!);
   writer.notifyItemChanges({ added: [], updated: [], deleted: [b!] });
   await flushSearchIndexing(writer);
+  await followed();
   assert.deepEqual(await search(['beluga']), [], 'a removed article is never returned');
 
   await reindexAll(writer);
@@ -169,6 +182,7 @@ test('another connection sees new, re-indexed, removed and rebuilt articles', as
   });
   writer.notifyItemChanges({ added: [c], updated: [], deleted: [] });
   await flushSearchIndexing(writer);
+  await followed();
   assert.deepEqual(await search(['walrus']), [c], 'a rebuild (numbers start again) is followed');
   assert.deepEqual(await search(['orcas']), [a]);
 });

@@ -83,6 +83,11 @@ export class ArticleIndex {
     this.table = new ArticleTable(repo);
   }
 
+  /** Bytes of the article table and the per-article scoring buffers (memory accounting). */
+  get memoryBytes(): number {
+    return this.table.byteLength + this.scores.byteLength + this.seen.byteLength + this.touched.byteLength;
+  }
+
   /**
    * The best `limit` current articles for the stemmed query terms under the filter, by BM25
    * (higher is better). Articles that match no term are not returned.
@@ -329,6 +334,11 @@ export function topK(scores: Float64Array, touched: Int32Array, count: number, k
 }
 
 const indexes = new WeakMap<SearchIndexRepository, ArticleIndex>();
+
+/** Bytes held by the repository's article index, 0 before its first search. */
+export function articleIndexMemory(repo: SearchIndexRepository): number {
+  return indexes.get(repo)?.memoryBytes ?? 0;
+}
 
 /** The article index over a repository (one per connection: its article table and buffers are shared). */
 export function articleIndexOf(repo: SearchIndexRepository): ArticleIndex {

@@ -38,8 +38,16 @@ export class ArticleTable {
     this.repo = repo;
   }
 
+  /** The counters last read, and the change-signal generation they were read at. */
+  private state: SearchIndexState | undefined;
+  private stateAt = Number.NaN;
+
   /** Brings the table up to date with the store; returns the counters the ranking uses. */
   async sync(): Promise<SearchIndexState> {
+    // Nothing changed anywhere since the last sync (no process indexed, removed or rebuilt):
+    // the table is current without a read.
+    const at = this.repo.changes.generation();
+    if (this.state && at === this.stateAt) return this.state;
     const state = await this.repo.state();
     // A rebuild restarted the numbers, or enough articles went away that their dead entries are
     // worth dropping: load everything again.
@@ -53,6 +61,8 @@ export class ArticleTable {
       for (const r of rows) this.put(r);
       this.loadedUpTo = rows.length === LOAD_PAGE ? rows[rows.length - 1]!.docNo + 1 : state.nextDocNo;
     }
+    this.state = state;
+    this.stateAt = at;
     return state;
   }
 
@@ -72,6 +82,20 @@ export class ArticleTable {
   /** Document numbers below this may have an entry. */
   get size(): number {
     return this.loadedUpTo;
+  }
+
+  /** Bytes of the typed arrays (memory accounting). */
+  get byteLength(): number {
+    return (
+      this.feedId.byteLength +
+      this.hostId.byteLength +
+      this.publishedAt.byteLength +
+      this.updatedAt.byteLength +
+      this.titleLength.byteLength +
+      this.bodyLength.byteLength +
+      this.urlLength.byteLength +
+      this.live.byteLength
+    );
   }
 
   markRemoved(docNo: number): void {

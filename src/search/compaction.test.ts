@@ -96,12 +96,15 @@ test('the app compacts in the background once removals pile up, while searches g
       content: `<p>Prices at stall ${i} rose.</p>`,
     })),
   );
-  for (const id of ids)
-    await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Prices fell everywhere.</p>', id);
+  // One transaction: a background drain must not index part of the changes before the rest.
+  await app.store.transaction(async () => {
+    for (const id of ids)
+      await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>Prices fell everywhere.</p>', id);
+  });
   app.notifyItemChanges({ added: [], updated: ids, deleted: [] });
   await flushSearchIndexing(app);
   const repo = searchIndexRepository(app);
-  for (let i = 0; i < 300 && (await repo.state()).compactedRemoved === 0; i++)
+  for (let i = 0; i < 2000 && (await repo.state()).compactedRemoved === 0; i++)
     await new Promise((r) => setTimeout(r, 10));
   assert.equal((await repo.state()).compactedRemoved, 1200, 'the compaction ran');
   assert.equal((await repo.postings('price')).count, 1200, 'one posting per current article');

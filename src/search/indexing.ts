@@ -1,14 +1,15 @@
-// Keeps the index in step with the items table: the feed engine reports every committed ingest
-// through app.notifyItemChanges, and this listener queues the ids; the queue is indexed in
-// batches on later event-loop turns (one transaction each), so a refresh cycle is not held up by
-// indexing (measured: the synchronous listener was 60-70 % of a first refresh of 1,000 feeds).
-// Searches and app.close() flush the queue first, so a search always sees every committed item.
+// Keeps the index in step with the items table. Every transaction that stores or changes items
+// also records them in search_index_backlog (triggers, migration 085), so nothing waiting to be
+// indexed is lost to a crash; this module drains that backlog in batches on later event-loop turns
+// (one transaction each), so a refresh cycle is not held up by indexing (measured: the synchronous
+// listener was 60-70 % of a first refresh of 1,000 feeds). app.notifyItemChanges starts a drain at
+// once; a drain also starts at start-up and whenever a periodic look finds items another process
+// left. Searches and app.close() drain first, so a search always sees every committed item.
 // reindexAll rebuilds everything now (`tidings search reindex`, to repair); a rebuild a migration
 // asks for runs in the background instead, so an upgrade does not keep the server from starting.
 // Both go in batches, so memory stays flat.
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
-import type { ItemChanges } from '../model/item.ts';
 import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
 import type { Store } from '../store/open-store.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
@@ -36,7 +37,7 @@ export async function installSearchIndexing(app: App): Promise<void> {
     const rebuild = new BackgroundJob(app, {
       name: 'rebuilding the search index',
       step: async () => {
-        const step = await rebuildStep(app.store, IndexQueue.BATCH);
+        const step = await rebuildStep(app.store, BacklogDrain.BATCH);
         indexed += step?.indexed ?? 0;
         return !step || step.done;
       },
@@ -46,15 +47,45 @@ export async function installSearchIndexing(app: App): Promise<void> {
   }
   const maintenance = new PostingsMaintenance(app);
   app.onClose(() => maintenance.stop());
-  const queue = indexQueue(app);
-  queue.afterBatch = () => maintenance.check();
-  reportQueueDepth(app, 'search_index', () => ({ waiting: queue.size }));
-  app.itemChangeListeners.push((changes) => queue.enqueue(changes));
-  app.onClose(() => queue.flush());
+  const drain = backlogDrain(app);
+  drain.afterBatch = () => maintenance.check();
+  reportQueueDepth(app, 'search_index', () => ({ waiting: drain.waiting }));
+  let storedHere = false;
+  app.itemChangeListeners.push((changes) => {
+    if (!changes.added.length && !changes.updated.length) return;
+    storedHere = true;
+    drain.nudge();
+  });
+  app.onClose(async () => {
+    drain.stop();
+    // A command that stored items (`tidings refresh`) indexes them before it ends; one that did
+    // not (`tidings users list`) leaves others' backlog to the server. A server stopping leaves
+    // its backlog too: it is durable, and the next server (or any search) indexes it, so a
+    // SIGTERM does not wait for thousands of items to be indexed.
+    if (storedHere && !drain.leftToServers) await drain.flush();
+    else await drain.idle();
+  });
 }
 
-const indexQueue = perApp(
-  (app) => new IndexQueue(app.store, (err) => app.log.error({ err }, 'search indexing failed')),
+/**
+ * Catches up, in a long-running process (the server), on the backlog other processes left: a
+ * crashed or killed one, a CLI that stopped. At once, then every BACKLOG_CHECK_MS (one indexed read).
+ * Short CLI commands do not call this: they index what they stored themselves, on close.
+ */
+export function watchSearchBacklog(app: App): void {
+  const drain = backlogDrain(app);
+  drain.leftToServers = true;
+  const check = () => drain.check().catch((err: unknown) => app.log.warn({ err }, 'search backlog check failed'));
+  void check();
+  const watch = setInterval(check, BACKLOG_CHECK_MS);
+  watch.unref();
+  app.onClose(() => clearInterval(watch));
+}
+
+const BACKLOG_CHECK_MS = 10_000;
+
+const backlogDrain = perApp(
+  (app) => new BacklogDrain(app.store, (err) => app.log.error({ err }, 'search indexing failed')),
 );
 
 /** Starts a postings compaction in the background when removals have piled up (checked after indexing). */
@@ -93,22 +124,36 @@ class PostingsMaintenance {
   }
 }
 
-/** Indexes every queued change now (searches call this so they never miss a committed item). */
+/**
+ * Indexes every item waiting in the backlog now, whichever process stored it (searches call this
+ * so they never miss a committed item).
+ */
 export async function flushSearchIndexing(app: App): Promise<void> {
-  await indexQueue(app).flush();
+  await backlogDrain(app).flush();
 }
 
-/** Items waiting to be indexed (added/updated) or removed, processed in bounded batches. */
-export class IndexQueue {
+/**
+ * Drains the durable backlog (search_index_backlog, filled by triggers in the transactions that
+ * store items) in bounded batches, one transaction each: the batch's items are indexed and taken
+ * off the backlog together, so a crash at any point leaves them either indexed or still queued.
+ * Writers of the index hold its lock (`lockForWriting`), so processes on one database drain in
+ * turns and each batch is indexed once.
+ */
+export class BacklogDrain {
   static readonly BATCH = 500;
-  private readonly pending = new Set<number>();
-  private readonly deleted = new Set<number>();
-  private scheduled = false;
-  /** The batch being indexed, if any: batches never overlap. */
-  private running: Promise<void> | undefined;
+  /** A background drain that failed retries after this long (the items stay queued meanwhile). */
+  static readonly RETRY_MS = 5000;
+  private scheduled: ReturnType<typeof setTimeout> | undefined;
+  /** The batch being indexed, if any: batches of one process never overlap. */
+  private running: Promise<number> | undefined;
+  private stopped = false;
   private readonly store: Store;
   private readonly onError: (e: unknown) => void;
   afterBatch: () => Promise<void> | void;
+  /** Set in a server: what is still waiting when it stops is left to the next one. */
+  leftToServers = false;
+  /** Items seen waiting by the last look at the backlog (for the queue-depth metric). */
+  waiting = 0;
 
   constructor(store: Store, onError: (e: unknown) => void, afterBatch: () => Promise<void> | void = () => {}) {
     this.store = store;
@@ -116,90 +161,131 @@ export class IndexQueue {
     this.afterBatch = afterBatch;
   }
 
-  get size(): number {
-    return this.pending.size + this.deleted.size;
-  }
-
-  enqueue(changes: ItemChanges): void {
-    // Order matters: an id deleted and then reused by a new item must end up indexed.
-    for (const id of changes.deleted) {
-      this.pending.delete(id);
-      this.deleted.add(id);
-    }
-    for (const id of [...changes.added, ...changes.updated]) {
-      this.deleted.delete(id);
-      this.pending.add(id);
-    }
-    this.schedule();
-  }
-
-  /** Resolves once every queued change is indexed and committed, including a batch in flight. */
-  async flush(): Promise<void> {
-    for (;;) {
-      if (this.running) {
-        await this.running;
-        continue;
-      }
-      if (!this.size) return;
-      await this.runBatch();
-    }
-  }
-
-  private schedule(): void {
-    if (this.scheduled || !this.size) return;
-    this.scheduled = true;
+  /** Starts draining in the background (new items were stored, or the process just started). */
+  nudge(delayMs = 0): void {
+    if (this.scheduled || this.stopped) return;
     // setTimeout, not setImmediate: leaves room for I/O (fetches, HTTP requests) between batches.
-    setTimeout(() => {
-      this.scheduled = false;
+    this.scheduled = setTimeout(() => {
+      this.scheduled = undefined;
       this.runBatch().then(
-        () => this.schedule(),
+        (n) => {
+          if (n > 0) this.nudge();
+        },
         (e: unknown) => {
           this.onError(e);
-          this.schedule();
+          this.nudge(BacklogDrain.RETRY_MS);
         },
       );
-    }, 0).unref();
+    }, delayMs);
+    this.scheduled.unref();
   }
 
-  private async runBatch(): Promise<void> {
-    while (this.running) await this.running;
-    const deleted = take(this.deleted, IndexQueue.BATCH);
-    const ids = take(this.pending, IndexQueue.BATCH);
-    if (!deleted.length && !ids.length) return;
-    const run = (async () => {
+  /** Change-signal generation at which the backlog was last seen empty. */
+  private emptyAt = Number.NaN;
+
+  /** Resolves once the backlog is empty (or a batch failed: that is logged, and retried later). */
+  async flush(): Promise<void> {
+    for (;;) {
+      // Seen empty, and nothing changed anywhere since: no read (the search path of an idle store).
+      const at = this.store.changes.generation();
+      if (at === this.emptyAt && !this.running) return;
       try {
-        await applyItemChanges(this.store, { added: ids, updated: [], deleted });
-        await this.afterBatch();
+        if ((await this.runBatch()) === 0) {
+          this.emptyAt = at;
+          return;
+        }
       } catch (e) {
-        // Nothing is lost: the items stay in the store; `tidings search reindex` repairs the index.
         this.onError(e);
+        this.nudge(BacklogDrain.RETRY_MS);
+        return;
       }
+    }
+  }
+
+  /** Looks at the backlog now and then: another process may have left items (it crashed, or stopped). */
+  async check(): Promise<void> {
+    if (this.running || this.scheduled) return;
+    if (await this.store.searchIndex.hasBacklog()) this.nudge();
+  }
+
+  /** Resolves when no batch of this process is running. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running.catch(() => {});
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.scheduled);
+    this.scheduled = undefined;
+  }
+
+  /** Indexes the next batch of the backlog; returns how many items it took (0: the backlog is empty). */
+  private async runBatch(): Promise<number> {
+    while (this.running) await this.running.catch(() => {});
+    // Everything the batch does, its follow-up included, is inside `running`: a waiter must never
+    // see a settled promise still marked as running (it would spin on it).
+    const run = (async () => {
+      const n = await drainBatch(this.store, BacklogDrain.BATCH);
+      this.waiting = n === BacklogDrain.BATCH ? Math.max(this.waiting - n, n) : 0;
+      if (n) await this.afterBatch();
+      return n;
     })();
     this.running = run;
     try {
-      await run;
+      return await run;
     } finally {
-      this.running = undefined;
+      if (this.running === run) this.running = undefined;
     }
   }
 }
 
-function take(set: Set<number>, n: number): number[] {
-  const out: number[] = [];
-  for (const id of set) {
-    if (out.length === n) break;
-    out.push(id);
-  }
-  for (const id of out) set.delete(id);
-  return out;
+/** One batch of the backlog, indexed and taken off in one transaction; returns the items taken. */
+export async function drainBatch(store: Store, batchSize: number): Promise<number> {
+  const repo = store.searchIndex;
+  // A read first: an empty backlog costs no write transaction (nor, on SQLite, the write lock).
+  if (!(await repo.hasBacklog())) return 0;
+  return store.transaction(async () => {
+    await repo.lockForWriting();
+    const entries = await repo.backlog(batchSize);
+    if (!entries.length) return 0;
+    // Items gone meanwhile took their backlog rows and index rows with them (ON DELETE CASCADE).
+    await indexItemsNow(
+      repo,
+      entries.map((e) => e.itemId),
+    );
+    await repo.removeFromBacklog(entries);
+    return entries.length;
+  });
 }
 
-export async function applyItemChanges(store: Store, changes: ItemChanges): Promise<void> {
-  await store.transaction(async () => {
-    await store.searchIndex.lockForWriting();
-    await store.searchIndex.deleteItems(changes.deleted);
-    await indexItemsNow(store.searchIndex, [...changes.added, ...changes.updated]);
-  });
+export interface IndexStatusReport {
+  backend: 'sqlite' | 'postgres';
+  /** Items stored. */
+  stored: number;
+  /** Articles in the index (an item without any text is never indexed). */
+  indexed: number;
+  passages: number;
+  /** Items waiting to be indexed, by any process. */
+  waiting: number;
+  /** Seconds the oldest waiting item has waited; null when none waits. */
+  lagSeconds: number | null;
+  /** A rebuild left pending (an upgrade, `search reindex` interrupted): its cursor. */
+  rebuild: { afterItemId: number } | null;
+}
+
+/** What `tidings search status` reports. */
+export async function searchIndexStatus(app: App, now = Date.now()): Promise<IndexStatusReport> {
+  const repo = app.store.searchIndex;
+  const [status, state] = [await repo.indexStatus(), await repo.state()];
+  return {
+    backend: app.store.backend,
+    stored: status.items,
+    indexed: status.articles,
+    passages: status.passages,
+    waiting: status.waiting,
+    lagSeconds: status.oldestQueuedAt === null ? null : Math.max(0, (now - status.oldestQueuedAt) / 1000),
+    rebuild: state.rebuildAfter === null ? null : { afterItemId: state.rebuildAfter },
+  };
 }
 
 /** Rebuilds the whole index now; returns the number of items and passages indexed. */
@@ -229,7 +315,7 @@ export async function reindexAll(
 export async function finishPendingRebuild(app: App, onProgress?: (items: number) => void): Promise<number> {
   let items = 0;
   for (;;) {
-    const step = await rebuildStep(app.store, IndexQueue.BATCH);
+    const step = await rebuildStep(app.store, BacklogDrain.BATCH);
     if (!step || step.done) return items;
     items += step.indexed;
     onProgress?.(items);

@@ -9,7 +9,8 @@ import { LocalIndexProvider } from './local-provider.ts';
 import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
 import type { Logger } from '../log/logger.ts';
-import { observeSearch } from '../observability/events.ts';
+import { observeSearch, reportMemoryUse } from '../observability/events.ts';
+import { articleIndexMemory } from './article-index.ts';
 import type { SearchIndexRepository } from '../store/repositories.ts';
 
 export interface SearchServiceOptions {
@@ -96,5 +97,6 @@ export const searchService: (app: App) => FusedSearchService = perApp((app) => {
     beforeSearch: () => flushSearchIndexing(app),
   });
   s.onSearched = (seconds) => observeSearch(app, seconds);
+  reportMemoryUse(app, 'search_article_table', () => articleIndexMemory(repo));
   return s;
 });

@@ -154,6 +154,15 @@ export async function copyDatabase(
           .prepare(`UPDATE ${table} SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = 1`)
           .run(...cols.map((c) => row[c]));
       }
+      // The copied items queued themselves for indexing in the target (migration 085's trigger),
+      // but their index was copied too: only what the source still had waiting stays queued.
+      await dst.exec('DELETE FROM search_index_backlog');
+      for (const r of await src
+        .prepare('SELECT item_id, seq, queued_at FROM search_index_backlog ORDER BY item_id')
+        .all<{ item_id: number; seq: number; queued_at: number }>())
+        await dst
+          .prepare('INSERT INTO search_index_backlog (item_id, seq, queued_at) VALUES (?, ?, ?)')
+          .run(r.item_id, r.seq, r.queued_at);
       // The target's triggers counted the copied user_items on top of the copied counters.
       await dst.exec(`UPDATE subscriptions SET
         unread_count = (SELECT count(*) FROM user_items u WHERE u.user_id = subscriptions.user_id AND u.feed_id = subscriptions.feed_id AND u.read = 0),

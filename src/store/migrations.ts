@@ -28,6 +28,10 @@ import { migration as m064 } from './migrations/064_webhooks.ts';
 import { migration as m065 } from './migrations/065_websub.ts';
 import { migration as m070 } from './migrations/070_web_app.ts';
 import { migration as m080 } from './migrations/080_shared_limits.ts';
+import { migration as m085 } from './migrations/085_search_index_backlog.ts';
+import { migration as m086 } from './migrations/086_change_notifications.ts';
+import { migration as m090 } from './migrations/090_chat_jobs_lease.ts';
+import { migration as m091 } from './migrations/091_feeds_refresh_claims.ts';
 
 export type { Migration };
 
@@ -53,4 +57,8 @@ export const MIGRATIONS: readonly Migration[] = [
   m065,
   m070,
   m080,
+  m085,
+  m086,
+  m090,
+  m091,
 ];

@@ -8,6 +8,7 @@
 // store) take part in it, nested calls join the outer one, and a throw rolls everything back. The
 // callback must do storage work only (no network I/O): on SQLite the whole process shares one
 // connection, so a transaction that waits on the network would hold every other writer.
+import type { ChangeSignal } from './change-signal.ts';
 import type {
   AccessRequestRepository,
   ApiKeyRepository,
@@ -17,6 +18,7 @@ import type {
   ChatUsageRepository,
   FeedRepository,
   ItemRepository,
+  RefreshClaimRepository,
   ItemStateRepository,
   OAuthClientRepository,
   ReaderLabelRepository,
@@ -54,6 +56,7 @@ export interface Repositories {
   readonly feeds: FeedRepository;
   readonly items: ItemRepository;
   readonly subscriptions: SubscriptionRepository;
+  readonly refreshClaims: RefreshClaimRepository;
   // reader-api
   readonly streams: StreamRepository;
   readonly itemStates: ItemStateRepository;
@@ -80,10 +83,14 @@ export interface Repositories {
   readonly limitCounters: LimitCounters;
 }
 
+export { ChangeGated, type ChangeSignal } from './change-signal.ts';
+
 export interface Store extends Repositories {
   readonly backend: Backend;
   /** Where the data lives, for logs and errors (a URL never shows its password). */
   readonly location: string;
+  /** Moves when the data may have changed, in this process or another: what a process caches revalidates on it (change-signal.ts). */
+  readonly changes: ChangeSignal;
   /** Runs fn in one transaction (see the top of this file). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /** Migrations applied when the store was opened (ids, in order). */

@@ -1,6 +1,7 @@
 // Storage interfaces the domain code depends on, all asynchronous (Promises): implemented over
 // SQLite in ./sqlite/ and over PostgreSQL in ./postgres/, and handed to the domains by ./open-store.ts.
 // Each domain adds its repository interface here (one small interface per entity).
+import type { ChangeSignal } from './change-signal.ts';
 import type { User } from '../model/user.ts';
 import type {
   ApiKey,
@@ -191,7 +192,27 @@ export interface IndexedArticleRow {
   urlLength: number;
 }
 
+/** An item waiting to be indexed; `seq` tells a later change of the same item from the one read. */
+export interface BacklogEntry {
+  itemId: number;
+  seq: number;
+}
+
+export interface SearchIndexStatus {
+  /** Items stored. */
+  items: number;
+  /** Articles in the index (items without any text are never indexed). */
+  articles: number;
+  passages: number;
+  /** Items waiting to be indexed. */
+  waiting: number;
+  /** When the oldest waiting item was queued (Unix ms), null when none waits. */
+  oldestQueuedAt: number | null;
+}
+
 export interface SearchIndexRepository {
+  /** The store's change signal: the article table and the backlog check skip their reads while it stays put. */
+  readonly changes: ChangeSignal;
   /**
    * Makes this transaction the only writer of the index until it ends (call first in every
    * transaction that changes postings: indexing, rebuild, compaction).
@@ -234,6 +255,17 @@ export interface SearchIndexRepository {
   setRebuildCursor(afterId: number | null): Promise<void>;
   passageCount(): Promise<number>;
   articleCount(): Promise<number>;
+  /**
+   * Items waiting to be indexed (stored or changed since they were last indexed: triggers on
+   * items record them in the storing transaction), at most `limit`, in id order.
+   */
+  backlog(limit: number): Promise<BacklogEntry[]>;
+  /** Takes these entries off the backlog unless their item changed again since they were read. */
+  removeFromBacklog(entries: BacklogEntry[]): Promise<void>;
+  /** True when at least one item waits to be indexed (one indexed read). */
+  hasBacklog(): Promise<boolean>;
+  /** Counts for `tidings search status`: items stored, articles indexed, items waiting and the oldest wait. */
+  indexStatus(): Promise<SearchIndexStatus>;
   /** Every passage of these articles, unscored (score 0), in reading order. */
   passageTexts(itemIds: number[]): Promise<PassageMatch[]>;
   articles(ids: number[]): Promise<SearchArticleMeta[]>;
@@ -283,12 +315,25 @@ export interface AsyncJobRepository {
   findByIdempotencyKey(keyId: string, idempotencyKey: string): Promise<AsyncJob | undefined>;
   /** Newest first, keyset-paginated by (created_at, id). */
   listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]>;
-  /** CREATED and IN_PROGRESS jobs, oldest first (resumed on start). */
-  listUnfinished(): Promise<AsyncJob[]>;
-  markStarted(id: string, at: number): Promise<void>;
-  setProgress(id: string, progress: unknown): Promise<void>;
-  markCompleted(id: string, response: unknown, at: number): Promise<void>;
-  markFailed(id: string, message: string, at: number): Promise<void>;
+  /**
+   * Atomically claims the oldest unfinished job nobody holds (CREATED, or IN_PROGRESS with no lease
+   * or a lease that ran out before `nowMs`): it becomes IN_PROGRESS, owned by `owner` until
+   * `leaseUntilMs`, started at `startedAt` (Unix s), with one more attempt. Two processes never
+   * get the same job (SQLite: one write statement; PostgreSQL: FOR UPDATE SKIP LOCKED).
+   */
+  claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number): Promise<AsyncJob | undefined>;
+  /** Jobs claimNext could take now (the waiting queue's depth). */
+  countClaimable(nowMs: number): Promise<number>;
+  /** Extends the owner's lease; false when the job is no longer the owner's (lease lost, finished). */
+  renewLease(id: string, owner: string, leaseUntilMs: number): Promise<boolean>;
+  /** Gives the job up (shutdown): it stays IN_PROGRESS and any process may claim it at once. */
+  releaseLease(id: string, owner: string): Promise<void>;
+  /** The owner's progress report; ignored when the job is no longer the owner's. */
+  setProgress(id: string, owner: string, progress: unknown): Promise<void>;
+  /** COMPLETED with the response, only if `owner` still holds the job; false otherwise (nothing written). */
+  markCompleted(id: string, owner: string, response: unknown, at: number): Promise<boolean>;
+  /** FAILED with the message, only if `owner` still holds the job; false otherwise (nothing written). */
+  markFailed(id: string, owner: string, message: string, at: number): Promise<boolean>;
   /** Deletes jobs created before `before`; returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;
 }
@@ -383,6 +428,34 @@ export interface FeedRepository {
   listDue(dueBy: number, limit: number): Promise<FeedRecord[]>;
   /** Publication times (Unix s) of the feed's most recent items, newest first: input of the adaptive interval. */
   recentPublishTimes(id: number, count: number): Promise<number[]>;
+}
+
+/**
+ * Claims on feed refreshes, shared by every process on the database (src/feeds/refresh-claims.ts).
+ * A claim is (owner, until in ms since the epoch); a claim whose time has passed counts as none.
+ */
+export interface RefreshClaimRepository {
+  /**
+   * Claims, among `ids`, the feeds that are still due (next_fetch_at <= dueBy) and subscribed,
+   * claimed by nobody, as long as their host has fewer than `perHost` live claims in all (by any
+   * owner, these included): claims bound what is fetched at once, so the per-host limit holds
+   * across processes. `claimed` are the feeds now held by `owner` until `untilMs`; `held` the ids
+   * still due that someone holds or whose host is at its limit: try them later. The other ids
+   * (fetched meanwhile, unsubscribed, gone) need nothing more.
+   */
+  claimListed(
+    ids: readonly number[],
+    owner: string,
+    opts: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
+  ): Promise<{ claimed: FeedRecord[]; held: number[] }>;
+  /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
+  claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined>;
+  /** Moves every claim of `owner` to `untilMs`; returns how many. */
+  renew(owner: string, untilMs: number): Promise<number>;
+  /** Ends the owner's claims on these feeds (done, or given back). */
+  release(ids: readonly number[], owner: string): Promise<void>;
+  /** Whether someone holds a live claim on the feed. */
+  isClaimed(id: number, nowMs: number): Promise<boolean>;
 }
 
 export interface ItemRepository {

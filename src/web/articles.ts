@@ -4,7 +4,7 @@
 import type { App } from '../app.ts';
 import type { ItemCondition, ItemPosition, ReaderItemBody, ReaderItemState } from '../model/stream.ts';
 import { readerStore } from '../reader-api/repositories.ts';
-import { originsOf, userCatalog } from '../reader-api/catalog.ts';
+import { itemsVersion, originsOf, userCatalog } from '../reader-api/catalog.ts';
 import { streamConditions } from '../reader-api/stream-filter.ts';
 import { READING_LIST } from '../reader-api/ids.ts';
 import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
@@ -142,7 +142,7 @@ async function summaries(app: App, userId: number, states: ReaderItemState[]): P
   const store = readerStore(app).streams;
   const bodies = await store.bodies(states.map((s) => s.itemId));
   const byId = new Map(bodies.map((b) => [b.itemId, b]));
-  const snips = snippets(app, await store.itemsVersion(), bodies);
+  const snips = snippets(app, await itemsVersion(app), bodies);
   const origins = await originsOf(app, userId, new Set(states.map((s) => s.feedId)));
   const out: ArticleSummary[] = [];
   for (const s of states) {

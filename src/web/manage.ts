@@ -9,7 +9,7 @@ import {
   importOpml,
   labelNameProblem,
   OpmlError,
-  refreshFeed,
+  refreshFeedNow,
   subscribe,
   unsubscribe,
   type FeedCandidate,
@@ -144,7 +144,7 @@ export async function removeFeed(app: App, userId: number, feedId: number): Prom
 
 export async function refreshNow(app: App, userId: number, feedId: number) {
   await subscription(app, userId, feedId);
-  const r = await refreshFeed(app, feedId);
+  const r = await refreshFeedNow(app, feedId);
   return { outcome: r.outcome, added: r.added, updated: r.updated, error: r.error?.message ?? null };
 }
 

@@ -5,6 +5,7 @@
 // third implementation of this same interface (not built yet).
 import type { ChatMessage, FinishReason, Sampling } from '../types.ts';
 import type { SearchHit } from '../../search/types.ts';
+import type { TimeCue } from '../pipelines/time-cues.ts';
 
 export interface GroundingSource {
   /** 1-based number of this source in the engine's input (what `[n]` refers to in the prompt). */
@@ -26,6 +27,10 @@ export interface EngineRequest {
    * turns' topic. The extractive engine matches sentences against it; absent = the question.
    */
   searchQuery?: string;
+  /** Today, unix seconds (the request's asOf, else the clock): what the question's time words count from. */
+  asOf?: number;
+  /** The period the question's time words name ("this week"), when it names one. */
+  timeCue?: TimeCue;
   /** Earlier turns of the conversation (user/assistant), oldest first. */
   history: ChatMessage[];
   /** System messages the caller sent (instructions for generative engines). */

@@ -4,12 +4,15 @@
 // answer type, typed candidates scored by support across sources, the lead sentence that names the
 // winner, or a plain decline); this file writes it in the shape the caller asked for.
 import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest, GroundingSource } from './engine.ts';
-import { isoDay, planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
+import { planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
 import { AnswerError } from '../types.ts';
 import { countTokens, truncateToTokens } from '../tokens.ts';
 import { entities, keywords, words } from '../text/terms.ts';
 import { queryTail } from '../conversation.ts';
 import { formatOf, type AnswerFormat } from '../text/format.ts';
+import { conflictLine, datedLead } from './extractive-dates.ts';
+import { planDigest } from './extractive-digest.ts';
+import { answerTypeOf } from '../text/answer-type.ts';
 
 /** Sentences quoted at most, by style (a format instruction can lower it). */
 const MAX_SENTENCES: Record<AnswerStyle, number> = { concise: 4, detailed: 5, report: 5 };
@@ -89,10 +92,19 @@ function render(
   format: AnswerFormat,
   budget: { remaining?: number; cut: boolean },
 ): string {
+  let lastDay: string | undefined;
   const items = plan.sentences.map((s) => {
     const quote = `${s.text}[${s.source.n}]`;
     if (plan.kind === 'digest') return `${day(s.source) ? `**${day(s.source)}**: ` : ''}${quote}`;
-    return quote;
+    // Each run of quotes from one day opens with that day; not for "when" and "how many"
+    // questions, where the day's figures beside the answer's would read as more answers — unless
+    // the sources disagree, where each figure's day is the point.
+    const at = s.source.hit.publishedAt;
+    const figures = (plan.type === 'date' || plan.type === 'number') && !plan.conflict;
+    if (figures || !at || day(s.source) === lastDay) return quote;
+    lastDay = day(s.source);
+    const dated = datedLead(s.text, at, s.source.texts.join('\n'));
+    return dated ? `${dated}[${s.source.n}]` : quote;
   });
   const kept: string[] = [];
   for (const item of items) {
@@ -110,7 +122,7 @@ function render(
   }
   if (plan.conflict && kept.length) {
     const c = plan.conflict;
-    kept[0] = `Sources disagree: the newest, from ${isoDay(c.newerAt)}, says ${c.newer}; an earlier one, from ${isoDay(c.olderAt)}, said ${c.older}.\n\n${kept[0]}`;
+    kept[0] = `${conflictLine(c)}\n\n${kept[0]}`;
   }
   if (format.bullets || plan.kind === 'digest') return kept.map((k) => `- ${k}`).join('\n');
   if (style === 'concise' || kept.length <= 2) return kept.join(' ');
@@ -153,12 +165,17 @@ export class ExtractiveEngine implements AnswerEngine {
     // A follow-up is matched with the topic the search carried; its answer type is its own.
     const matchText =
       req.searchQuery && req.searchQuery !== req.question ? `${question} ${queryTail(req.searchQuery)}` : question;
-    const plan = planAnswer(question, req.sources, {
-      maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
-      poolPerSource: POOL[req.style],
-      digestStories: Math.min(format.maxSentences ?? Infinity, DIGEST[req.style]),
-      matchText,
-    });
+    const digestStories = Math.min(format.maxSentences ?? Infinity, DIGEST[req.style]);
+    // "Summarize …" / "what's the latest on …": one sentence per story (./extractive-digest.ts).
+    const plan =
+      answerTypeOf(question) === 'summary'
+        ? planDigest(question, req.sources, { stories: digestStories, poolPerSource: POOL[req.style], matchText })
+        : planAnswer(question, req.sources, {
+            maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
+            poolPerSource: POOL[req.style],
+            digestStories,
+            matchText,
+          });
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
     const order = req.sources.map((s) => s.n);
     if (plan.kind === 'decline' || !plan.sentences.length) {

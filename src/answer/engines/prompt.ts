@@ -1,7 +1,9 @@
 // The grounded prompt sent to generative engines: numbered sources in the system message, the
 // caller's own system messages after ours, the earlier turns, then the question — fitted into the
 // model's context window (llmContextTokens): room is kept for the answer, the oldest turns go
-// first, and each source's text is cut to an equal share of what is left.
+// first, and each source's text is cut to an equal share of what is left. The model is told
+// today's date, each source's date, the period the question's time words name, and — for a
+// follow-up — the standalone query it was searched as.
 import type { ChatMessage } from '../types.ts';
 import type { AnswerStyle, EngineRequest, GroundingSource } from './engine.ts';
 import { countTokens, truncateToTokens } from '../tokens.ts';
@@ -16,8 +18,28 @@ const STYLE: Record<AnswerStyle, string> = {
 /** Tokens a chat template adds per message (role markers), a safe over-estimate. */
 const PER_MESSAGE = 8;
 
-export function buildPrompt(req: EngineRequest, contextTokens = 16_384, today = new Date()): ChatMessage[] {
-  const date = today.toISOString().slice(0, 10);
+const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
+
+/** What the pipeline knows about time and the conversation, said to the model in plain words. */
+function cues(req: EngineRequest): string[] {
+  const out: string[] = [];
+  if (req.timeCue)
+    out.push(
+      `The question asks about "${req.timeCue.phrase}", that is ${isoDay(req.timeCue.from)} to ${isoDay(req.timeCue.to - 1)}: prefer sources from then.`,
+    );
+  out.push(
+    'Each source has its publication date. Say when things happened ("On 3 March 2025, …"); when sources of different dates disagree, give the newest and say what the earlier one said and when.',
+  );
+  if (req.searchQuery && req.searchQuery !== req.question && req.history.length)
+    out.push(
+      `The question follows up on the conversation; it was searched as "${req.searchQuery}". Read its pronouns accordingly.`,
+    );
+  return out;
+}
+
+export function buildPrompt(req: EngineRequest, contextTokens = 16_384, today?: Date): ChatMessage[] {
+  // "Today" is the request's (tidings ask --as-of, tests), else the clock.
+  const date = (today ?? new Date(req.asOf !== undefined ? req.asOf * 1000 : Date.now())).toISOString().slice(0, 10);
   const reserve = req.maxTokens ?? Math.min(2_048, Math.floor(contextTokens / 4));
   const instructions = req.searched
     ? [
@@ -25,6 +47,7 @@ export function buildPrompt(req: EngineRequest, contextTokens = 16_384, today = 
         'Use only the numbered sources below; do not add facts they do not contain.',
         'After each sentence that uses a source, cite it with its number in brackets, like [1] or [1][3]. Cite only the numbers listed below.',
         'If the sources do not answer the question, say so plainly.',
+        ...cues(req),
         STYLE[req.style],
       ].join('\n')
     : `You are Tidings, a helpful assistant. Answer from your own knowledge. Today is ${date}. ${STYLE[req.style]}`;
@@ -52,7 +75,7 @@ export function buildPrompt(req: EngineRequest, contextTokens = 16_384, today = 
 function fitSources(sources: GroundingSource[], budget: number): string {
   if (!sources.length) return '';
   const blocks = sources.map((s) => {
-    const day = s.hit.publishedAt ? `, ${new Date(s.hit.publishedAt * 1000).toISOString().slice(0, 10)}` : '';
+    const day = s.hit.publishedAt ? `, ${isoDay(s.hit.publishedAt)}` : '';
     return {
       head: `[${s.n}] ${s.hit.title} (${s.hit.sourceName}${day})\nURL: ${s.hit.url}\n`,
       body: s.texts.join('\n'),

@@ -15,6 +15,7 @@ import { searchResultRef } from './grounding.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
+import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 import {
   prominentNames,
   researchDepth,
@@ -22,7 +23,7 @@ import {
   subQuestionsFromNames,
   type SubQuestion,
 } from './research-plan.ts';
-import { composeReport, type ReportSection } from '../engines/extractive-report.ts';
+import { composeReport, overviewLine, subtopicSections, type ReportSection } from '../engines/extractive-report.ts';
 import { noArticlesMessage, wordChunks } from '../engines/extractive.ts';
 import { countTokens } from '../tokens.ts';
 
@@ -123,7 +124,14 @@ export async function* deepResearch(
   }
 
   // Read the best articles in full.
-  const ranked = reciprocalRankFusion(lists);
+  let ranked = reciprocalRankFusion(lists);
+  const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
+  const cue = timeCueOf(conv.question, asOf);
+  if (cue && ranked.length) {
+    const recency = applyRecencyPrior(ranked, cue);
+    steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
+    ranked = recency.hits;
+  }
   const reading = ranked.slice(0, depth.articles);
   const sources: GroundingSource[] = [];
   for (const [i, hit] of reading.entries()) {
@@ -151,6 +159,9 @@ export async function* deepResearch(
       citationTokens: readTokens,
       engineReq: {
         question: conv.question,
+        searchQuery: query,
+        asOf,
+        timeCue: cue,
         history: conv.history,
         system: conv.system,
         sources,
@@ -168,7 +179,6 @@ export async function* deepResearch(
       query,
       plan,
       sources,
-      hitsByQuery,
       steps,
       searchQueries,
       readTokens,
@@ -183,7 +193,6 @@ interface ReportInput {
   query: string;
   plan: SubQuestion[];
   sources: GroundingSource[];
-  hitsByQuery: Map<string, SearchHit[]>;
   steps: string[];
   searchQueries: number;
   readTokens: number;
@@ -191,16 +200,16 @@ interface ReportInput {
 }
 
 async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
-  const byUrl = new Map(r.sources.map((s) => [s.hit.url, s]));
-  // A section draws on the read articles its own search found; the overview on all of them.
-  const sectionSources = (q: string) =>
-    (r.hitsByQuery.get(q) ?? []).map((h) => byUrl.get(h.url)).filter((s): s is GroundingSource => s !== undefined);
-  const sections: ReportSection[] = [
-    { heading: 'Overview', question: queryTail(r.question), sources: r.sources },
-    ...r.plan
-      .map((sq) => ({ heading: sq.heading, question: sq.question, sources: sectionSources(sq.query) }))
-      .filter((s) => s.sources.length),
-  ];
+  // The sub-questions steered the searches; the sections are the subtopics of what was read.
+  const question = queryTail(r.question);
+  const topics = subtopicSections(question, r.sources, Math.max(2, r.plan.length + 1));
+  // The overview says what was read; the subtopics carry the quotes (none is spent twice).
+  const sections: ReportSection[] = topics.length
+    ? [{ heading: 'Overview', question, sources: [], intro: overviewLine(r.sources, topics) }, ...topics]
+    : [];
+  r.steps.push(
+    `Grouped the ${r.sources.length} articles read into subtopics: ${topics.map((t) => `"${t.heading}" [${t.sources.map((s) => s.n).join(', ')}]`).join('; ')}.`,
+  );
   const report = composeReport(reportTitle(r.question), sections, req.maxTokens);
   const text = report.text || noArticlesMessage(queryTail(r.question));
   const cited = report.order.map((n) => r.sources[n - 1]);
@@ -212,7 +221,7 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
   const think = THINK_OPEN + [...r.steps, ...report.notes].join('\n') + THINK_CLOSE;
   yield { type: 'delta', text: think };
   for (const piece of wordChunks(text)) yield { type: 'delta', text: piece };
-  const extras = await answerExtras({ req, deps, allHits: r.ranked, question: r.question }, cited);
+  const extras = await answerExtras({ req, deps, allHits: r.ranked, question: r.question }, cited, text);
   yield {
     type: 'done',
     finishReason: report.cut ? 'length' : 'stop',

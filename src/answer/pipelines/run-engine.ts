@@ -94,7 +94,11 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
     await it.return?.();
   }
 
-  const extras = await answerExtras({ req: run.req, deps, allHits: run.allHits, question: engineReq.question }, cited);
+  const extras = await answerExtras(
+    { req: run.req, deps, allHits: run.allHits, question: engineReq.question },
+    cited,
+    content.slice(thinkEnd),
+  );
   const reasoningText = content.slice(0, thinkEnd);
   yield {
     type: 'done',
@@ -110,16 +114,22 @@ export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
   };
 }
 
+/**
+ * Images and related questions. Images are the lead images of the articles the answer text cites
+ * with a `[n]` marker (in that order): `citations` also lists sources drawn on but not quoted, and
+ * their pictures illustrate other stories; a reply without markers (a decline) gets none.
+ */
 export async function answerExtras(
   run: Pick<EngineRun, 'req' | 'deps' | 'allHits'> & { question: string },
   cited: GroundingSource[],
+  answerText: string,
 ): Promise<{ images?: AnswerEventImages; relatedQuestions?: string[] }> {
   const out: { images?: AnswerEventImages; relatedQuestions?: string[] } = {};
   const citedUrls = new Set(cited.map((s) => s.hit.url));
   if (run.req.returnImages) {
-    // Only the cited articles' own lead images: an uncited hit's picture illustrates another story.
+    const marked = [...new Set([...answerText.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))];
     out.images = await imagesFor(
-      cited.map((s) => s.hit),
+      marked.map((n) => cited[n - 1]?.hit).filter((h): h is SearchHit => h !== undefined),
       run.deps.imageSizes,
     );
   }

@@ -14,6 +14,7 @@ import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { ExtractiveEngine } from '../engines/extractive.ts';
+import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
@@ -30,14 +31,23 @@ export async function* searchAnswer(
 
   let hits: SearchHit[] = [];
   let searchQueries = 0;
+  const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
+  const cue = timeCueOf(conv.question, asOf);
   if (!req.disableSearch) {
     const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
     const filters = describeFilters(req.filters);
+    // The prior re-ranks the usual 20 hits: asking for 40 was measured to change which passages
+    // the top 20 carry (and answers with them) even when no hit was in the window.
     const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, SEARCH_LIMIT, req.signal);
     hits = retrieval.hits;
     searchQueries = retrieval.runs.length;
     for (const r of retrieval.runs)
       steps.push(`Searched "${r.query}"${filters}: ${r.found} article${r.found === 1 ? '' : 's'}.`);
+    if (cue && hits.length) {
+      const recency = applyRecencyPrior(hits, cue);
+      steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
+      hits = recency.hits;
+    }
   } else {
     steps.push('Search disabled by the request (disable_search): answering without sources.');
   }
@@ -73,6 +83,8 @@ export async function* searchAnswer(
     engineReq: {
       question: conv.question,
       searchQuery: baseQuery,
+      asOf,
+      timeCue: cue,
       history: conv.history,
       system: conv.system,
       sources,

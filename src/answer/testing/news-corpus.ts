@@ -17,7 +17,7 @@ export interface NewsArticle {
 }
 export interface NewsQuestion {
   id: string;
-  /** The day the question was asked, "2025/01/03". */
+  /** The day the question was asked, "2025/01/03" or "2025-01-10" (its "this week" counts from it). */
   date: string;
   question: string;
   choices: string[];

@@ -72,7 +72,7 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
           idempotencyKey: idem,
           createdAt: Math.floor(Date.now() / 1000),
         });
-        runner.enqueue(job.id);
+        runner.wake();
         return reply.headers(rl).send(toWireJob(job, true));
       } catch (e) {
         const err = toApiError(e);

@@ -25,6 +25,7 @@ interface AskOptions {
   context: AnswerRequest['searchContextSize'];
   effort?: AnswerRequest['reasoningEffort'];
   maxTokens?: string;
+  asOf?: string;
   images?: boolean;
   related?: boolean;
   json?: boolean;
@@ -72,6 +73,7 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
       ]),
     )
     .option('--max-tokens <n>', 'cut the answer at this many tokens')
+    .option('--as-of <YYYY-MM-DD>', 'answer as if today were this day ("this week", "latest" count from it)')
     .option('--images', 'also list images of the articles')
     .option('--related', 'also suggest related questions')
     .option('--json', 'print the completion object the chat API would return')
@@ -90,6 +92,13 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
         if (!Number.isInteger(maxTokens) || maxTokens < 1)
           throw new CliError(`--max-tokens must be a whole number of at least 1, got "${o.maxTokens}"`, 2);
       }
+      let asOf: number | undefined;
+      if (o.asOf !== undefined) {
+        const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(o.asOf);
+        asOf = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, 23, 59, 59) / 1000 : Number.NaN;
+        if (!m || Number.isNaN(asOf) || new Date(asOf * 1000).getUTCDate() !== +m[3]!)
+          throw new CliError(`--as-of must be a day as YYYY-MM-DD (e.g. 2025-03-14), got "${o.asOf}"`, 2);
+      }
       const stdoutGone = watchStdout();
       const req: AnswerRequest = {
         signal: stdoutGone.signal,
@@ -100,6 +109,7 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
         searchContextSize: o.context,
         reasoningEffort: o.effort,
         maxTokens,
+        asOf,
         returnImages: o.images,
         returnRelatedQuestions: o.related,
         onProgress: (p) => process.stderr.write(`… ${p.message}\n`),

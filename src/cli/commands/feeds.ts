@@ -5,7 +5,7 @@ import { type CliContext, CliError } from '../context.ts';
 import type { App } from '../../app.ts';
 import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type RefreshResult } from '../../feeds/index.ts';
 import { importOpml, exportOpml } from '../../feeds/index.ts';
-import { OpmlError } from '../../feeds/opml/opml.ts';
+import { OpmlError } from '../../feeds/opml/opml-error.ts';
 import { relativeTime, table } from '../format.ts';
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -173,8 +173,10 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
         process.stderr.write(`… and ${failures.length - 20} more (see: tidings feed list <user>)\n`);
       ctx.out(
         s.feeds === 0
-          ? 'no feeds are due (use --all to refresh every feed now)'
-          : `refreshed ${s.feeds} feed(s) in ${(s.durationMs / 1000).toFixed(1)} s: ${s.updated} updated, ${s.notModified} unchanged, ${s.failed} failed; ${s.itemsAdded} new item(s), ${s.itemsUpdated} changed`,
+          ? s.refreshedElsewhere
+            ? `${s.refreshedElsewhere} due feed(s) were refreshed by another process meanwhile`
+            : 'no feeds are due (use --all to refresh every feed now)'
+          : `refreshed ${s.feeds} feed(s) in ${(s.durationMs / 1000).toFixed(1)} s: ${s.updated} updated, ${s.notModified} unchanged, ${s.failed} failed; ${s.itemsAdded} new item(s), ${s.itemsUpdated} changed${s.refreshedElsewhere ? `; ${s.refreshedElsewhere} refreshed by another process` : ''}`,
       );
       // Scripts and cron see failures in the exit code; the feeds that failed are listed above.
       if (s.failed > 0)

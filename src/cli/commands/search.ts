@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import { finishPendingRebuild, reindexAll, searchIndexRepository } from '../../search/indexing.ts';
+import { finishPendingRebuild, reindexAll, searchIndexRepository, searchIndexStatus } from '../../search/indexing.ts';
 import type { App } from '../../app.ts';
 import { searchService } from '../../search/service.ts';
 import { SearchFilterError } from '../../search/types.ts';
@@ -28,6 +28,28 @@ export function registerSearchCommands(program: Command, ctx: CliContext): void 
       const t0 = performance.now();
       const { items, passages } = await reindexAll(await ctx.app());
       ctx.out(`indexed ${items} articles (${passages} passages) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    });
+  search
+    .command('status')
+    .description('articles stored, indexed and waiting to be indexed (and for how long)')
+    .option('--json', 'JSON output')
+    .action(async (o: { json?: boolean }) => {
+      const app = await ctx.app();
+      const status = await searchIndexStatus(app);
+      if (o.json) {
+        ctx.out(JSON.stringify(status));
+        return;
+      }
+      const n = (x: number) => x.toLocaleString('en-US');
+      const lines = [
+        `backend:  ${status.backend}`,
+        `stored:   ${n(status.stored)} articles`,
+        `indexed:  ${n(status.indexed)} articles (${n(status.passages)} passages)`,
+        `waiting:  ${n(status.waiting)}` +
+          (status.lagSeconds === null ? '' : ` (oldest queued ${status.lagSeconds.toFixed(1)} s ago)`),
+      ];
+      if (status.rebuild) lines.push(`rebuild:  in progress, items after id ${n(status.rebuild.afterItemId)} to go`);
+      ctx.out(lines.join('\n'));
     });
   search
     .command('query <text...>')

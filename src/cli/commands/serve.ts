@@ -8,6 +8,7 @@
 // work runs in which worker: src/cli/README.md, "Workers".
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { flushCompileCache } from 'node:module';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { type CliContext, CliError, checkDatabase } from '../context.ts';
@@ -67,6 +68,9 @@ async function serveSingle(config: Config): Promise<void> {
   if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
   const { server, url } = await listen(app, config);
   app.log.info({ url, dataDir: config.dataDir, workers: 1 }, 'tidings is serving');
+  // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
+  // stopped by its supervisor may never reach: write it now that every module is loaded.
+  flushCompileCache();
   app.onClose(markServing(config.dataDir));
   if (config.schedulerEnabled) startScheduler(app);
   await warnWithoutUsers(app, config);
@@ -90,6 +94,7 @@ async function serveAsWorker(config: Config): Promise<void> {
   const app = await createApp(config, log, role);
   const { server, url } = await listen(app, config);
   app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
+  flushCompileCache();
   if (config.schedulerEnabled && role.background) startScheduler(app);
   if (role.background) await warnWithoutUsers(app, config);
   await untilStopped(app, server, config, { stopRequested: drain.signal, tell: (m) => process.send?.(m) });

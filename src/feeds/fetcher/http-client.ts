@@ -3,8 +3,9 @@
 // undici (Node's own HTTP engine) through `request`, not `fetch`: it hands us the raw body stream
 // (we decompress ourselves to cap the decompressed size), does not follow redirects on its own
 // (we follow them by hand to check every hop and to notice permanent moves), and its Agent lets
-// the SSRF guard sit in the socket's DNS lookup. Connections are kept alive per origin.
-import { Agent, request, errors as undiciErrors } from 'undici';
+// the SSRF guard sit in the socket's DNS lookup. Connections are kept alive per origin. undici is
+// loaded on the first fetch (a server with no feeds yet, and most CLI commands, never need it).
+import type { Agent, Dispatcher } from 'undici';
 import { STATUS_CODES } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import { FeedError, formatDuration } from '../errors.ts';
@@ -125,7 +126,7 @@ function toFeedError(e: unknown, url: URL, cfg: FetcherConfig, deadline: AbortSi
   const err = e as NodeJS.ErrnoException;
   const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
   const where = `${url.hostname}${url.port ? ':' + url.port : ''}`;
-  if (e instanceof undiciErrors.ConnectTimeoutError || code === 'UND_ERR_CONNECT_TIMEOUT')
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
     return new FeedError('timeout', `could not connect to ${where} within ${formatDuration(cfg.connectTimeoutMs)}`, {
       cause: e,
     });
@@ -142,7 +143,7 @@ function toFeedError(e: unknown, url: URL, cfg: FetcherConfig, deadline: AbortSi
 }
 
 /** Drops an unwanted body; small ones are drained so the keep-alive connection can be reused. */
-function discard(body: Awaited<ReturnType<typeof request>>['body']): Promise<void> {
+function discard(body: Dispatcher.ResponseData['body']): Promise<void> {
   body.on('error', () => {
     /* nobody is reading it */
   });
@@ -150,18 +151,26 @@ function discard(body: Awaited<ReturnType<typeof request>>['body']): Promise<voi
 }
 
 export class FeedFetcher {
-  private readonly agent: Agent;
+  private client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   private readonly limiter: HostLimiter;
   private readonly cfg: FetcherConfig;
 
   constructor(cfg: FetcherConfig) {
     this.cfg = cfg;
     this.limiter = new HostLimiter(cfg.fetchConcurrency, cfg.perHostConcurrency);
-    this.agent = new Agent({
-      connect: { timeout: cfg.connectTimeoutMs, lookup: guardedLookup(cfg.allowPrivateNetworks) },
-      keepAliveTimeout: 10_000,
-      connections: cfg.perHostConcurrency,
-    });
+  }
+
+  /** undici's request and this fetcher's Agent (with the SSRF-guarded lookup), made on first use. */
+  private undici(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+    this.client ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connect: { timeout: this.cfg.connectTimeoutMs, lookup: guardedLookup(this.cfg.allowPrivateNetworks) },
+        keepAliveTimeout: 10_000,
+        connections: this.cfg.perHostConcurrency,
+      }),
+    }));
+    return this.client;
   }
 
   fetch(req: FetchRequest): Promise<FetchResponse> {
@@ -185,10 +194,11 @@ export class FeedFetcher {
       };
       if (req.etag) headers['if-none-match'] = req.etag;
       if (req.lastModified) headers['if-modified-since'] = req.lastModified;
-      let res: Awaited<ReturnType<typeof request>>;
+      const { agent, request } = await this.undici();
+      let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
-          dispatcher: this.agent,
+          dispatcher: agent,
           method: 'GET',
           headers,
           signal,
@@ -287,10 +297,11 @@ export class FeedFetcher {
       const deadline = AbortSignal.timeout(this.cfg.fetchTimeoutMs);
       const signal = req.signal ? AbortSignal.any([deadline, req.signal]) : deadline;
       checkHostLiteral(url.hostname, this.cfg.allowPrivateNetworks);
-      let res: Awaited<ReturnType<typeof request>>;
+      const { agent, request } = await this.undici();
+      let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
-          dispatcher: this.agent,
+          dispatcher: agent,
           method: 'POST',
           body: req.body,
           signal,
@@ -317,7 +328,7 @@ export class FeedFetcher {
     });
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    if (this.client) await (await this.client).agent.close();
   }
 }

@@ -6,7 +6,8 @@ import type { App } from '../../app.ts';
 import { feedEngine } from '../services.ts';
 import { checkFeedLimit, normaliseInputUrl } from '../subscriptions.ts';
 import { cleanLabelName } from '../label-name.ts';
-import { buildOpml, OpmlError, parseOpmlSubscriptions, type OpmlSubscription } from './opml.ts';
+import { OpmlError } from './opml-error.ts';
+import type { OpmlSubscription } from './opml.ts';
 
 export interface OpmlImportResult {
   imported: number;
@@ -44,6 +45,8 @@ export async function importOpml(
       `the OPML file is ${bytes} bytes; at most ${app.config.maxOpmlBytes} are accepted (TIDINGS_MAX_OPML_BYTES)`,
     );
   }
+  // The parser (feedsmith) is loaded on first use: the server otherwise never needs it on this thread.
+  const { parseOpmlSubscriptions } = await import('./opml.ts');
   const entries = parseOpmlSubscriptions(xml);
   const { feeds, subscriptions } = feedEngine(app);
   const result: OpmlImportResult = { imported: 0, alreadySubscribed: 0, skipped: [] };
@@ -94,6 +97,7 @@ export async function importOpml(
 
 export async function exportOpml(app: App, userId: number, title = 'Tidings subscriptions'): Promise<string> {
   const subs = await feedEngine(app).subscriptions.list(userId);
+  const { buildOpml } = await import('./opml.ts');
   return buildOpml(
     title,
     subs.map((s) => ({ title: s.title, xmlUrl: s.feed.url, htmlUrl: s.feed.siteUrl, folders: s.folders })),

@@ -3,10 +3,9 @@
 // entities once and escapes on output. We refuse DTDs with entity declarations up front (entity
 // expansion is the "billion laughs" attack) and turn "not OPML" into a message naming the fix.
 import { parseOpml, generateOpml } from 'feedsmith';
+import { OpmlError } from './opml-error.ts';
 
-export class OpmlError extends Error {
-  override name = 'OpmlError';
-}
+export { OpmlError };
 
 export interface OpmlSubscription {
   xmlUrl: string;

@@ -82,3 +82,37 @@ test('an idle worker exits to give its memory back; the next parse starts a fres
     await pool.close();
   }
 });
+
+test('a worker whose heap grew past the recycle size is replaced between jobs, and parsing carries on', async () => {
+  // Recycle sizes of 1 MB: every heap is past them, so each heap check (every 10 jobs) replaces the worker.
+  const pool = new ParsePool(1, 30_000, 60_000, 1024 * 1024, 1024 * 1024);
+  const big = new ParsePool(1, 30_000, 60_000);
+  try {
+    for (let n = 1; n <= 25; n++) {
+      assert.equal((await pool.parse(feed(n), { url: 'https://e.org/feed' })).title, `Pool ${n}`);
+      assert.equal((await big.parse(feed(n), { url: 'https://e.org/feed' })).title, `Pool ${n}`);
+    }
+    for (let i = 0; i < 100 && pool.recycled < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(pool.recycled >= 2, `recycled ${pool.recycled} times`);
+    assert.ok(pool.running <= 1);
+    assert.equal(big.recycled, 0, 'a worker under the default sizes is kept');
+    assert.equal((await pool.parse(feed(99), { url: 'https://e.org/feed' })).title, 'Pool 99');
+  } finally {
+    await pool.close();
+    await big.close();
+  }
+});
+
+test('once idle for a moment, a worker past the idle recycle size exits at once (not after the idle timeout)', async () => {
+  const pool = new ParsePool(1, 30_000, 10 * 60_000, 1024 * 1024 * 1024, 1024 * 1024);
+  try {
+    assert.equal((await pool.parse(feed(1), { url: 'https://e.org/feed' })).title, 'Pool 1');
+    assert.equal(pool.running, 1);
+    for (let i = 0; i < 250 && pool.running > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pool.running, 0, 'gone well before the 10-minute idle timeout');
+    assert.equal(pool.recycled, 1);
+    assert.equal((await pool.parse(feed(2), { url: 'https://e.org/feed' })).title, 'Pool 2', 'a new worker parses');
+  } finally {
+    await pool.close();
+  }
+});

@@ -1,6 +1,8 @@
 // The background refresh loop of `npm start`: every schedulerTickSeconds, refresh the feeds whose
 // next_fetch_at has come (bounded concurrency inside refreshDue). One pass at a time: a slow pass
 // delays the next tick instead of overlapping it. Stops, and cancels fetches in flight, on app.close().
+// Every process serving the same database runs this loop: refreshDue claims the feeds it fetches
+// (refresh-claims.ts), so the processes share the due feeds instead of each fetching all of them.
 import type { App } from '../../app.ts';
 import { refreshDue } from '../refresh.ts';
 import { feedEngine } from '../services.ts';

@@ -12,7 +12,7 @@ import type { FeedRecord } from '../../model/feed-record.ts';
 import { feedEngine } from '../services.ts';
 import { FeedError } from '../errors.ts';
 import { findHub } from './discover.ts';
-import { FeedParseError } from '../parser/parse-feed.ts';
+import { FeedParseError } from '../parser/feed-parse-error.ts';
 import { afterIngest } from '../after-ingest.ts';
 import type { ParsedFeed } from '../../model/parsed-feed.ts';
 

@@ -15,7 +15,6 @@ import { queryTerms } from '../query.ts';
 import type { SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { hostOf } from '../indexing.ts';
 import { pageFetcher, type PageFetcher } from './fetch-page.ts';
-import { readablePage } from './readable-text.ts';
 
 /** Time limit of the SearXNG API call itself. */
 export const SEARXNG_TIMEOUT_MS = 10_000;
@@ -129,6 +128,8 @@ export class SearxngProvider implements SearchProvider {
 
   private async read(r: SearxngResult, terms: string[], signal?: AbortSignal) {
     const page = await this.opts.fetchPage(r.url, signal);
+    // Readability and a DOM (linkedom) are loaded on the first web search, not by every server.
+    const { readablePage } = await import('./readable-text.ts');
     const readable = readablePage(page.html);
     if (!readable) return undefined;
     const parts = splitPassages(readable.text);

@@ -533,32 +533,64 @@ export class PgAsyncJobRepository implements AsyncJobRepository {
         );
     return rows.map(toJob);
   }
-  async listUnfinished(): Promise<AsyncJob[]> {
+  async claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number) {
+    // SKIP LOCKED: a process claiming at the same moment takes the next job instead of waiting
+    // for this one (and the re-check under the row lock keeps it from taking this one twice).
+    const r = await this.db.row<JobRow>(
+      `UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = $1, attempts = attempts + 1,
+        lease_owner = $2, lease_until = $3
+      WHERE id = (SELECT id FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS')
+                    AND (lease_until IS NULL OR lease_until < $4) ORDER BY created_at, id LIMIT 1
+                    FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+      [startedAt, owner, leaseUntilMs, nowMs],
+    );
+    return r ? toJob(r) : undefined;
+  }
+  async countClaimable(nowMs: number): Promise<number> {
+    const r = await this.db.row<{ n: number }>(
+      `SELECT count(*) AS n FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS')
+      AND (lease_until IS NULL OR lease_until < $1)`,
+      [nowMs],
+    );
+    return r?.n ?? 0;
+  }
+  async renewLease(id: string, owner: string, leaseUntilMs: number): Promise<boolean> {
     return (
-      await this.db.rows<JobRow>(
-        `SELECT * FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS') ORDER BY created_at, id`,
-      )
-    ).map(toJob);
-  }
-  async markStarted(id: string, at: number): Promise<void> {
-    await this.db.query(
-      `UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = $1, attempts = attempts + 1 WHERE id = $2`,
-      [at, id],
+      (await this.db.changes(
+        `UPDATE chat_async_jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'IN_PROGRESS'`,
+        [leaseUntilMs, id, owner],
+      )) > 0
     );
   }
-  async setProgress(id: string, progress: unknown): Promise<void> {
-    await this.db.query('UPDATE chat_async_jobs SET progress_json = $1 WHERE id = $2', [JSON.stringify(progress), id]);
-  }
-  async markCompleted(id: string, response: unknown, at: number): Promise<void> {
+  async releaseLease(id: string, owner: string): Promise<void> {
     await this.db.query(
-      `UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = $1, response_json = $2 WHERE id = $3`,
-      [at, JSON.stringify(response), id],
+      'UPDATE chat_async_jobs SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2',
+      [id, owner],
     );
   }
-  async markFailed(id: string, message: string, at: number): Promise<void> {
+  async setProgress(id: string, owner: string, progress: unknown): Promise<void> {
     await this.db.query(
-      `UPDATE chat_async_jobs SET status = 'FAILED', failed_at = $1, error_message = $2 WHERE id = $3`,
-      [at, message, id],
+      `UPDATE chat_async_jobs SET progress_json = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'IN_PROGRESS'`,
+      [JSON.stringify(progress), id, owner],
+    );
+  }
+  async markCompleted(id: string, owner: string, response: unknown, at: number): Promise<boolean> {
+    return (
+      (await this.db.changes(
+        `UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = $1, response_json = $2, lease_owner = NULL, lease_until = NULL
+        WHERE id = $3 AND lease_owner = $4 AND status = 'IN_PROGRESS'`,
+        [at, JSON.stringify(response), id, owner],
+      )) > 0
+    );
+  }
+  async markFailed(id: string, owner: string, message: string, at: number): Promise<boolean> {
+    return (
+      (await this.db.changes(
+        `UPDATE chat_async_jobs SET status = 'FAILED', failed_at = $1, error_message = $2, lease_owner = NULL, lease_until = NULL
+        WHERE id = $3 AND lease_owner = $4 AND status = 'IN_PROGRESS'`,
+        [at, message, id, owner],
+      )) > 0
     );
   }
   purgeCreatedBefore(before: number): Promise<number> {

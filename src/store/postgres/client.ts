@@ -43,6 +43,8 @@ export class PgDatabase {
   readonly pool: pg.Pool;
   readonly url: string;
   private readonly names = new Map<string, string>();
+  /** Counts this process's writes (statements that changed rows, commits): the change signal reads it. */
+  localWrites = 0;
 
   constructor(url: string, opts: { max?: number } = {}) {
     this.url = url;
@@ -78,7 +80,9 @@ export class PgDatabase {
 
   async query<T = Row>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T & Row>> {
     try {
-      return await this.runner().query<T & Row>({ name: this.nameOf(sql), text: sql, values: params });
+      const r = await this.runner().query<T & Row>({ name: this.nameOf(sql), text: sql, values: params });
+      if (r.command !== 'SELECT') this.localWrites++;
+      return r;
     } catch (e) {
       throw this.mapError(e);
     }
@@ -101,6 +105,7 @@ export class PgDatabase {
         values: params,
         rowMode: 'array',
       });
+      if (r.command !== 'SELECT') this.localWrites++;
       return r.rows as T[];
     } catch (e) {
       throw this.mapError(e);
@@ -115,6 +120,7 @@ export class PgDatabase {
   async exec(sql: string): Promise<void> {
     try {
       await this.runner().query(sql);
+      this.localWrites++;
     } catch (e) {
       throw this.mapError(e);
     }
@@ -154,6 +160,7 @@ export class PgDatabase {
       await client.query('BEGIN');
       const out = await currentTransaction.run({ db: this, client }, fn);
       await client.query('COMMIT');
+      this.localWrites++;
       return out;
     } catch (e) {
       try {

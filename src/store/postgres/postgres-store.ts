@@ -1,6 +1,8 @@
 // The PostgreSQL store: a pooled connection (./client.ts), every repository over it, migrations
 // in the postgres dialect, and the checks that turn a bad start into one clear line (server
 // unreachable, too old, URL wrong) naming TIDINGS_DATABASE_URL without its password.
+import { PgChangeSignal } from './change-signal.ts';
+import { PgRefreshClaimRepository } from './refresh-claims.ts';
 import type { Store } from '../open-store.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
@@ -54,6 +56,7 @@ export class PostgresStore implements Store {
   readonly feeds;
   readonly items;
   readonly subscriptions;
+  readonly refreshClaims;
   readonly streams;
   readonly itemStates;
   readonly readerLabels;
@@ -72,9 +75,11 @@ export class PostgresStore implements Store {
   readonly webAccounts;
   readonly conversations;
   readonly limitCounters;
+  readonly changes: PgChangeSignal;
 
   constructor(db: PgDatabase) {
     this.db = db;
+    this.changes = new PgChangeSignal(db);
     this.location = redactUrl(db.url);
     this.users = new PgUserRepository(db);
     this.tokens = new PgTokenRepository(db);
@@ -84,10 +89,11 @@ export class PostgresStore implements Store {
     this.feeds = new PgFeedRepository(db);
     this.items = new PgItemRepository(db);
     this.subscriptions = new PgSubscriptionRepository(db);
+    this.refreshClaims = new PgRefreshClaimRepository(db);
     this.streams = new PgStreamRepository(db);
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
-    this.searchIndex = new PgSearchIndex(db);
+    this.searchIndex = new PgSearchIndex(db, this.changes);
     this.apiKeys = new PgApiKeyRepository(db);
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
@@ -209,6 +215,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.changes.close();
     await this.db.close();
   }
 }

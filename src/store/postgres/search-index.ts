@@ -3,13 +3,16 @@
 // search_passages as text) scored in memory by src/search, which only needs bytes from here.
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
+import type { ChangeSignal } from '../change-signal.ts';
 import type {
+  BacklogEntry,
   IndexedArticle,
   IndexedArticleRow,
   PassageMatch,
   SearchArticleMeta,
   SearchIndexRepository,
   SearchIndexState,
+  SearchIndexStatus,
   SearchItemSource,
 } from '../repositories.ts';
 
@@ -26,8 +29,10 @@ const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS 
 export class PgSearchIndex implements SearchIndexRepository {
   private readonly db: PgDatabase;
   readonly chunkBytes = CHUNK_BYTES;
-  constructor(db: PgDatabase) {
+  readonly changes: ChangeSignal;
+  constructor(db: PgDatabase, changes: ChangeSignal) {
     this.db = db;
+    this.changes = changes;
   }
 
   async lockForWriting(): Promise<void> {
@@ -248,6 +253,35 @@ export class PgSearchIndex implements SearchIndexRepository {
 
   async articleCount(): Promise<number> {
     return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM search_articles'))!.n;
+  }
+
+  backlog(limit: number): Promise<BacklogEntry[]> {
+    return this.db.rows<BacklogEntry>(
+      'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1',
+      [limit],
+    );
+  }
+
+  async removeFromBacklog(entries: BacklogEntry[]): Promise<void> {
+    if (!entries.length) return;
+    // Matching seq: a change committed while the drain indexed the older version stays queued.
+    await this.db.query(
+      `DELETE FROM search_index_backlog b USING unnest($1::bigint[], $2::bigint[]) AS e(item_id, seq)
+        WHERE b.item_id = e.item_id AND b.seq = e.seq`,
+      [entries.map((e) => e.itemId), entries.map((e) => e.seq)],
+    );
+  }
+
+  async hasBacklog(): Promise<boolean> {
+    return (await this.db.arrays<[number]>('SELECT 1 FROM search_index_backlog LIMIT 1')).length > 0;
+  }
+
+  async indexStatus(): Promise<SearchIndexStatus> {
+    return (await this.db.row<SearchIndexStatus>(
+      `SELECT (SELECT count(*) FROM items) AS items, (SELECT count(*) FROM search_articles) AS articles,
+        (SELECT count(*) FROM search_passages) AS passages, (SELECT count(*) FROM search_index_backlog) AS waiting,
+        (SELECT min(queued_at) FROM search_index_backlog) AS "oldestQueuedAt"`,
+    ))!;
   }
 
   passageTexts(itemIds: number[]): Promise<PassageMatch[]> {

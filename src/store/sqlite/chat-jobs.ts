@@ -89,30 +89,67 @@ export class SqliteAsyncJobRepository implements AsyncJobRepository {
           .all(userId, limit);
     return (rows as unknown as Row[]).map(toJob);
   }
-  async listUnfinished(): Promise<AsyncJob[]> {
+  async claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number) {
+    // Polled every few seconds by every process: look first with a read, which never waits for
+    // another process's write lock (WAL), and take the lock only when there is a job to claim.
+    if (
+      !this.s
+        .get(`SELECT 1 FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS')
+              AND (lease_until IS NULL OR lease_until < ?) LIMIT 1`)
+        .get(nowMs)
+    )
+      return undefined;
+    // One write statement: SQLite takes the write lock before the subquery reads, so no other
+    // process can pick the same row between the choice and the update.
+    const r = this.s
+      .get(`UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = ?, attempts = attempts + 1,
+              lease_owner = ?, lease_until = ?
+            WHERE id = (SELECT id FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS')
+                          AND (lease_until IS NULL OR lease_until < ?) ORDER BY created_at, id LIMIT 1)
+            RETURNING *`)
+      .get(startedAt, owner, leaseUntilMs, nowMs) as Row | undefined;
+    return r ? toJob(r) : undefined;
+  }
+  async countClaimable(nowMs: number): Promise<number> {
     return (
       this.s
-        .get(`SELECT * FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS') ORDER BY created_at, id`)
-        .all() as unknown as Row[]
-    ).map(toJob);
+        .get(`SELECT count(*) AS n FROM chat_async_jobs WHERE status IN ('CREATED', 'IN_PROGRESS')
+              AND (lease_until IS NULL OR lease_until < ?)`)
+        .get(nowMs) as { n: number }
+    ).n;
   }
-  async markStarted(id: string, at: number): Promise<void> {
+  async renewLease(id: string, owner: string, leaseUntilMs: number): Promise<boolean> {
+    return (
+      Number(
+        this.s
+          .get(`UPDATE chat_async_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'IN_PROGRESS'`)
+          .run(leaseUntilMs, id, owner).changes,
+      ) > 0
+    );
+  }
+  async releaseLease(id: string, owner: string): Promise<void> {
     this.s
-      .get(`UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = ?, attempts = attempts + 1 WHERE id = ?`)
-      .run(at, id);
+      .get(`UPDATE chat_async_jobs SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?`)
+      .run(id, owner);
   }
-  async setProgress(id: string, progress: unknown): Promise<void> {
-    this.s.get('UPDATE chat_async_jobs SET progress_json = ? WHERE id = ?').run(JSON.stringify(progress), id);
-  }
-  async markCompleted(id: string, response: unknown, at: number): Promise<void> {
+  async setProgress(id: string, owner: string, progress: unknown): Promise<void> {
     this.s
-      .get(`UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = ?, response_json = ? WHERE id = ?`)
-      .run(at, JSON.stringify(response), id);
+      .get(`UPDATE chat_async_jobs SET progress_json = ? WHERE id = ? AND lease_owner = ? AND status = 'IN_PROGRESS'`)
+      .run(JSON.stringify(progress), id, owner);
   }
-  async markFailed(id: string, message: string, at: number): Promise<void> {
-    this.s
-      .get(`UPDATE chat_async_jobs SET status = 'FAILED', failed_at = ?, error_message = ? WHERE id = ?`)
-      .run(at, message, id);
+  async markCompleted(id: string, owner: string, response: unknown, at: number): Promise<boolean> {
+    const r = this.s
+      .get(`UPDATE chat_async_jobs SET status = 'COMPLETED', completed_at = ?, response_json = ?, lease_owner = NULL, lease_until = NULL
+            WHERE id = ? AND lease_owner = ? AND status = 'IN_PROGRESS'`)
+      .run(at, JSON.stringify(response), id, owner);
+    return Number(r.changes) > 0;
+  }
+  async markFailed(id: string, owner: string, message: string, at: number): Promise<boolean> {
+    const r = this.s
+      .get(`UPDATE chat_async_jobs SET status = 'FAILED', failed_at = ?, error_message = ?, lease_owner = NULL, lease_until = NULL
+            WHERE id = ? AND lease_owner = ? AND status = 'IN_PROGRESS'`)
+      .run(at, message, id, owner);
+    return Number(r.changes) > 0;
   }
   async purgeCreatedBefore(before: number): Promise<number> {
     return Number(this.s.get('DELETE FROM chat_async_jobs WHERE created_at < ?').run(before).changes);

@@ -4,13 +4,16 @@
 // this file only stores bytes), and its passages as text in search_passages (scored in memory for
 // the best candidates, and snippets).
 import { StatementCache, type Db } from './db.ts';
+import type { ChangeSignal } from '../change-signal.ts';
 import type {
+  BacklogEntry,
   IndexedArticle,
   IndexedArticleRow,
   PassageMatch,
   SearchArticleMeta,
   SearchIndexRepository,
   SearchIndexState,
+  SearchIndexStatus,
   SearchItemSource,
 } from '../repositories.ts';
 
@@ -24,9 +27,11 @@ const CHUNK_BYTES = 8192;
 export class SqliteSearchIndex implements SearchIndexRepository {
   private readonly stmts: StatementCache;
   private readonly db: Db;
+  readonly changes: ChangeSignal;
 
-  constructor(db: Db) {
+  constructor(db: Db, changes: ChangeSignal) {
     this.db = db;
+    this.changes = changes;
     this.stmts = new StatementCache(db);
   }
 
@@ -206,6 +211,32 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   async articleCount(): Promise<number> {
     return (this.stmts.get('SELECT count(*) AS n FROM search_articles').get() as { n: number }).n;
+  }
+
+  async backlog(limit: number): Promise<BacklogEntry[]> {
+    return this.stmts
+      .get('SELECT item_id AS itemId, seq FROM search_index_backlog ORDER BY item_id LIMIT ?')
+      .all(limit) as unknown as BacklogEntry[];
+  }
+
+  async removeFromBacklog(entries: BacklogEntry[]): Promise<void> {
+    if (!entries.length) return;
+    this.stmts
+      .get(`DELETE FROM search_index_backlog WHERE (item_id, seq) IN
+        (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`)
+      .run(JSON.stringify(entries.map((e) => [e.itemId, e.seq])));
+  }
+
+  async hasBacklog(): Promise<boolean> {
+    return this.stmts.get('SELECT 1 FROM search_index_backlog LIMIT 1').get() !== undefined;
+  }
+
+  async indexStatus(): Promise<SearchIndexStatus> {
+    return this.stmts
+      .get(`SELECT (SELECT count(*) FROM items) AS items, (SELECT count(*) FROM search_articles) AS articles,
+        (SELECT count(*) FROM search_passages) AS passages, (SELECT count(*) FROM search_index_backlog) AS waiting,
+        (SELECT min(queued_at) FROM search_index_backlog) AS oldestQueuedAt`)
+      .get() as unknown as SearchIndexStatus;
   }
 
   async passageTexts(itemIds: number[]): Promise<PassageMatch[]> {

@@ -5,6 +5,8 @@
 // transaction whose callback awaits only storage calls runs start to end within one event-loop
 // turn: no other request's statements can slip into it. Transactions are still queued (a second
 // one waits for the first to commit) in case a callback does wait on something else.
+import { SqliteChangeSignal } from './change-signal.ts';
+import { SqliteRefreshClaimRepository } from './refresh-claims.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, join, resolve } from 'node:path';
 import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
   readonly feeds;
   readonly items;
   readonly subscriptions;
+  readonly refreshClaims;
   readonly streams;
   readonly itemStates;
   readonly readerLabels;
@@ -91,6 +94,7 @@ export class SqliteStore implements Store {
   readonly webAccounts;
   readonly conversations;
   readonly limitCounters;
+  readonly changes: SqliteChangeSignal;
   /** Settles when the last transaction started has finished. */
   private current: Promise<unknown> = Promise.resolve();
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -98,6 +102,7 @@ export class SqliteStore implements Store {
 
   constructor(db: Db, location: string, migrationsApplied: readonly string[]) {
     this.db = db;
+    this.changes = new SqliteChangeSignal(db);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
     this.users = new SqliteUserRepository(db);
@@ -108,10 +113,11 @@ export class SqliteStore implements Store {
     this.feeds = new SqliteFeedRepository(db);
     this.items = new SqliteItemRepository(db);
     this.subscriptions = new SqliteSubscriptionRepository(db);
+    this.refreshClaims = new SqliteRefreshClaimRepository(db);
     this.streams = new SqliteStreamRepository(db);
     this.itemStates = new SqliteItemStateRepository(db);
     this.readerLabels = new SqliteReaderLabelRepository(db);
-    this.searchIndex = new SqliteSearchIndex(db);
+    this.searchIndex = new SqliteSearchIndex(db, this.changes);
     this.apiKeys = new SqliteApiKeyRepository(db);
     this.chatUsage = new SqliteChatUsageRepository(db);
     this.asyncJobs = new SqliteAsyncJobRepository(db);

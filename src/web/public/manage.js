@@ -269,7 +269,13 @@ export async function showManage(main) {
               toast(`Fetching ${f.title}…`);
               try {
                 const r = await api.post(`/feeds/${f.id}/refresh`);
-                toast(r.error ? `Failed: ${r.error}` : `${r.added} new, ${r.updated} updated`);
+                toast(
+                  r.error
+                    ? `Failed: ${r.error}`
+                    : r.outcome === 'refreshed-elsewhere'
+                      ? 'Just fetched by another worker: up to date'
+                      : `${r.added} new, ${r.updated} updated`,
+                );
                 await refreshSidebar();
                 await showManage(main);
               } catch (x) {

@@ -1,0 +1,372 @@
+// FreshRSS beside Tidings in one run: the same feeds, the same Google Reader API calls, the same
+// machine and minutes, so the comparison in BENCHMARKS.md can be reproduced. FreshRSS's code is
+// not part of this repository: bring a copy first, e.g. with the search tool's fetch of
+// github:FreshRSS/FreshRSS (or `git clone https://github.com/FreshRSS/FreshRSS`), into a folder
+// outside the checkout, and install Debian's PHP:
+//
+//   apt-get install -y php8.2-cli php8.2-sqlite3 php8.2-xml php8.2-mbstring php8.2-curl php8.2-intl php8.2-zip
+//   node bench/freshrss-peer.bench.ts --freshrss /work/peers/FreshRSS [--feeds 1000 --items 100]
+//   options: --runs N (per call, default 20)  --seconds N (throughput, default 5)
+//            --freshrss-data DIR --feed-port P (reuse a FreshRSS data folder loaded by an earlier run
+//            from a feeds server still listening on port P: its first refresh takes long)
+//            --keep (keep both data folders)
+//
+// Setup of each side (what the figures depend on):
+// - Feeds: bench/feeds-bench-server.ts (N feeds x M items, ~1.5 KB of HTML each) in a worker
+//   thread of this process, on 127.0.0.1.
+// - FreshRSS: its CLI (prepare, do-install --api-enabled --db-type sqlite, create-user with an API
+//   password, the OPML placed as DATA_PATH/opml.xml so create-user subscribes to it), then
+//   `cli/actualize-user.php` for the first refresh (timed; peak RSS from /proc), then PHP's
+//   built-in server (`php -S`, ONE process, one request at a time; production runs php-fpm
+//   behind nginx with several workers) serving p/, with the API at /api/greader.php. Default
+//   FreshRSS settings (SQLite in rollback-journal mode), production environment, PHP's default
+//   OPcache settings for the CLI server.
+// - Tidings: `bin/tidings.js serve` (the way it is run), a user made with the store, the OPML
+//   imported through the Reader API, the first refresh done by its own scheduler.
+// - Calls: those of ../shared/tools/greader-bench.mjs (p50/p99 over --runs, after 2 warm-ups),
+//   then stream/contents n=20 at 16 clients for --seconds. Memory: VmRSS and VmHWM of the
+//   serving process (for FreshRSS the php -S process; php-fpm would have one such per worker).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { openStore } from '../src/store/open-store.ts';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { tempDataDir } from '../test/helpers.ts';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const opt = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const num = (name: string, dflt: number) => Number(opt(name) ?? dflt);
+const FRESHRSS = opt('freshrss') ?? '';
+const FEEDS = num('feeds', 1000);
+const ITEMS = num('items', 100);
+const RUNS = num('runs', 20);
+const SECONDS = num('seconds', 5);
+const USER = 'bench',
+  PASS = 'bench-password';
+
+if (!FRESHRSS || !existsSync(join(FRESHRSS, 'cli/create-user.php'))) {
+  console.error(
+    'usage: node bench/freshrss-peer.bench.ts --freshrss DIR (a FreshRSS checkout; see the top of this file)',
+  );
+  process.exit(2);
+}
+if (spawnSync('php', ['-v']).status !== 0) {
+  console.error('php not found: apt-get install -y php8.2-cli php8.2-sqlite3 php8.2-xml php8.2-mbstring php8.2-curl');
+  process.exit(2);
+}
+
+interface Mem {
+  rss: number;
+  peak: number;
+}
+function memOf(pid: number): Mem {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
+  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
+}
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+function opml(feedPort: number): string {
+  const outlines = Array.from(
+    { length: FEEDS },
+    (_, k) => `<outline type="rss" text="Site ${k}" xmlUrl="http://127.0.0.1:${feedPort}/feed${k}.xml"/>`,
+  ).join('\n');
+  return `<?xml version="1.0"?>\n<opml version="2.0"><head><title>bench</title></head><body>\n${outlines}\n</body></opml>\n`;
+}
+
+/** Runs a PHP CLI script of FreshRSS; returns its wall time and peak RSS (sampled from /proc). */
+async function php(args: string[], env: NodeJS.ProcessEnv): Promise<{ seconds: number; peakMb: number; out: string }> {
+  const t0 = performance.now();
+  const child = spawn('php', args, { cwd: FRESHRSS, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  let peakMb = 0;
+  const sampler = setInterval(() => {
+    try {
+      peakMb = Math.max(peakMb, memOf(child.pid!).peak);
+    } catch {
+      /* exited */
+    }
+  }, 200);
+  const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? -1)));
+  clearInterval(sampler);
+  if (code !== 0) throw new Error(`php ${args.join(' ')} exited with ${code}:\n${out.slice(-3000)}`);
+  return { seconds: (performance.now() - t0) / 1000, peakMb, out };
+}
+
+/** The Google Reader calls of ../shared/tools/greader-bench.mjs against one server. */
+async function readerCalls(base: string): Promise<{ lines: Record<string, string>; rps: number }> {
+  const login = await (
+    await fetch(`${base}/accounts/ClientLogin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ Email: USER, Passwd: PASS }),
+    })
+  ).text();
+  const auth = login.split('\n').find((l) => l.startsWith('Auth='));
+  if (!auth) throw new Error(`ClientLogin at ${base} failed: ${login.slice(0, 300)}`);
+  const H = { authorization: `GoogleLogin auth=${auth.slice(5)}` };
+  const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
+  const api = (p: string) => `${base}/reader/api/0/${p}`;
+  const RL = encodeURIComponent('user/-/state/com.google/reading-list'),
+    READ = encodeURIComponent('user/-/state/com.google/read');
+  const ids = (
+    (await (await fetch(api(`stream/items/ids?output=json&s=${RL}&n=1000`), { headers: H })).json()) as {
+      itemRefs: { id: string }[];
+    }
+  ).itemRefs.map((r) => r.id);
+  const body150 = ids
+    .slice(0, 150)
+    .map((i) => `i=${i}`)
+    .join('&');
+  const body1000 = ids
+    .slice(0, 1000)
+    .map((i) => `i=${i}`)
+    .join('&');
+  const calls: Record<string, () => Promise<Response>> = {
+    'stream/contents n=1000': () => fetch(api(`stream/contents/${RL}?output=json&n=1000`), { headers: H }),
+    'stream/contents n=1000 unread': () =>
+      fetch(api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), { headers: H }),
+    'stream/contents n=20': () => fetch(api(`stream/contents/${RL}?output=json&n=20`), { headers: H }),
+    'items/ids n=10000 unread': () =>
+      fetch(api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), { headers: H }),
+    'items/contents 150 ids': () =>
+      fetch(api('stream/items/contents?output=json'), { method: 'POST', headers: FORM, body: body150 }),
+    'unread-count': () => fetch(api('unread-count?output=json'), { headers: H }),
+    'edit-tag 1000 read+unread': async () => {
+      await (await fetch(api('edit-tag'), { method: 'POST', headers: FORM, body: `${body1000}&a=${READ}` })).text();
+      return fetch(api('edit-tag'), { method: 'POST', headers: FORM, body: `${body1000}&r=${READ}` });
+    },
+  };
+  const q = (a: number[], p: number) => a[Math.min(a.length - 1, Math.floor(a.length * p))]!;
+  const lines: Record<string, string> = { 'items in the reading list (ids n=1000 page)': String(ids.length) };
+  for (const [name, fn] of Object.entries(calls)) {
+    const t: number[] = [];
+    for (let i = 0; i < RUNS + 2; i++) {
+      const s = performance.now();
+      const r = await fn();
+      await r.arrayBuffer();
+      if (!r.ok) throw new Error(`${name} at ${base}: HTTP ${r.status}`);
+      if (i >= 2) t.push(performance.now() - s);
+    }
+    t.sort((a, b) => a - b);
+    lines[name] = `${q(t, 0.5).toFixed(1)} / ${q(t, 0.99).toFixed(1)} ms`;
+  }
+  let done = 0;
+  const end = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (performance.now() < end) {
+        await (await calls['stream/contents n=20']!()).arrayBuffer();
+        done++;
+      }
+    }),
+  );
+  return { lines, rps: done / SECONDS };
+}
+
+function waitForLine(child: ChildProcess, match: (line: string) => string | undefined): Promise<string> {
+  return new Promise((res, rej) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d;
+      for (const line of buf.split('\n')) {
+        const m = match(line);
+        if (m) return res(m);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => rej(new Error(`exited with ${code}: ${buf.slice(-2000)}`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const results: Record<string, Record<string, string>> = { FreshRSS: {}, Tidings: {} };
+  let feedServer: Worker | undefined;
+  let feedPort = num('feed-port', 0);
+  if (!feedPort) {
+    feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
+      workerData: { feeds: FEEDS, items: ITEMS },
+    });
+    ({ port: feedPort } = await new Promise<{ port: number }>((r) => feedServer!.once('message', r)));
+  }
+  const children: ChildProcess[] = [];
+  const reuse = opt('freshrss-data');
+  const frData = reuse ?? mkdtempSync(join(tmpdir(), 'freshrss-bench-'));
+  const tiData = tempDataDir('tidings-bench-peer-');
+  try {
+    // FreshRSS: install, user, subscriptions, first refresh.
+    const env = { ...process.env, DATA_PATH: frData };
+    if (!reuse) {
+      await php(['cli/prepare.php'], env);
+      await php(
+        [
+          'cli/do-install.php',
+          '--default-user',
+          'admin',
+          '--api-enabled',
+          '--db-type',
+          'sqlite',
+          '--environment',
+          'production',
+        ],
+        env,
+      );
+      writeFileSync(join(frData, 'opml.xml'), opml(feedPort));
+      await php(
+        // Keep every item (the generated ones are older than FreshRSS's default 3-month purge).
+        [
+          'cli/create-user.php',
+          '--user',
+          USER,
+          '--password',
+          PASS,
+          '--api-password',
+          PASS,
+          '--max-posts-per-rss',
+          '1000',
+          '--purge-after-months',
+          '1200',
+        ],
+        env,
+      );
+      const first = await php(['cli/actualize-user.php', '--user', USER], env);
+      results.FreshRSS['first refresh (cli/actualize-user.php)'] =
+        `${first.seconds.toFixed(0)} s, peak RSS ${first.peakMb.toFixed(0)} MB`;
+    } else results.FreshRSS['first refresh'] = `reused ${reuse}`;
+
+    const phpPort = await freePort();
+    const phpServer = spawn('php', ['-S', `127.0.0.1:${phpPort}`, '-t', 'p'], {
+      cwd: FRESHRSS,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(phpServer);
+    await sleep(1000);
+    const frBase = `http://127.0.0.1:${phpPort}/api/greader.php`;
+    const before = memOf(phpServer.pid!);
+    const fr = await readerCalls(frBase);
+    const after = memOf(phpServer.pid!);
+    Object.assign(results.FreshRSS, fr.lines);
+    results.FreshRSS['stream/contents n=20, 16 clients'] = `${fr.rps.toFixed(0)} req/s`;
+    results.FreshRSS['serving process RSS before / after the calls, peak'] =
+      `${before.rss.toFixed(0)} / ${after.rss.toFixed(0)} MB, peak ${after.peak.toFixed(0)} MB (php -S, one process)`;
+    phpServer.kill('SIGTERM');
+
+    // Tidings: the same feeds through its own scheduler.
+    const store = await openStore({ databaseUrl: '', dataDir: tiData });
+    await store.users.create(USER, await hashPassword(PASS));
+    await store.close();
+    const server = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/tidings.js'), 'serve', '--port', '0', '--host', '127.0.0.1'],
+      {
+        env: {
+          ...process.env,
+          TIDINGS_DATA: tiData,
+          TIDINGS_LOG_LEVEL: 'info',
+          TIDINGS_LOG_FORMAT: 'json',
+          TIDINGS_SCHEDULER_TICK_SECONDS: '1',
+          TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
+          TIDINGS_PER_HOST_CONCURRENCY: '32',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    children.push(server);
+    const url = await waitForLine(server, (line) => {
+      try {
+        return (JSON.parse(line) as { url?: string }).url;
+      } catch {
+        return undefined;
+      }
+    });
+    const idle = memOf(server.pid!);
+    const login = await (
+      await fetch(`${url}/accounts/ClientLogin`, {
+        method: 'POST',
+        body: new URLSearchParams({ Email: USER, Passwd: PASS }),
+      })
+    ).text();
+    const H = {
+      authorization: `GoogleLogin auth=${login
+        .split('\n')
+        .find((l) => l.startsWith('Auth='))!
+        .slice(5)}`,
+    };
+    const t0 = performance.now();
+    const imported = await fetch(`${url}/reader/api/0/subscription/import`, {
+      method: 'POST',
+      headers: { ...H, 'content-type': 'text/xml' },
+      body: opml(feedPort),
+    });
+    if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
+    for (let stored = 0; stored < FEEDS * ITEMS; ) {
+      await sleep(500);
+      const counts = (await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json()) as {
+        unreadcounts: { id: string; count: number }[];
+      };
+      stored = counts.unreadcounts.find((c) => c.id.endsWith('/state/com.google/reading-list'))?.count ?? 0;
+      if (performance.now() - t0 > 60 * 60_000) throw new Error(`only ${stored} items after an hour`);
+    }
+    const refreshed = memOf(server.pid!);
+    results.Tidings['first refresh (own scheduler)'] =
+      `${((performance.now() - t0) / 1000).toFixed(0)} s, peak RSS ${refreshed.peak.toFixed(0)} MB`;
+    // The search indexer works through the new items after the refresh, in the background: the
+    // calls are measured once it is done, as FreshRSS's are on an idle server.
+    const t1 = performance.now();
+    for (;;) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const waiting = Number(
+        /^tidings_queue_depth\{queue="search_index",state="waiting"\} (\d+)/m.exec(text)?.[1] ?? 0,
+      );
+      if (!waiting) break;
+      if (performance.now() - t1 > 30 * 60_000)
+        throw new Error(`search index still ${waiting} behind after 30 minutes`);
+      await sleep(1000);
+    }
+    results.Tidings['search indexing after the refresh'] = `${((performance.now() - t1) / 1000).toFixed(0)} s more`;
+    const ti = await readerCalls(url);
+    const served = memOf(server.pid!);
+    Object.assign(results.Tidings, ti.lines);
+    results.Tidings['stream/contents n=20, 16 clients'] = `${ti.rps.toFixed(0)} req/s`;
+    results.Tidings['serving process RSS before / after the calls, peak'] =
+      `${idle.rss.toFixed(0)} (idle, before the refresh) / ${served.rss.toFixed(0)} MB, peak ${served.peak.toFixed(0)} MB`;
+
+    console.log(
+      `\nFreshRSS (${FRESHRSS}, ${spawnSync('git', ['-C', FRESHRSS, 'log', '-1', '--format=%h %cs']).stdout?.toString().trim() || 'not a git checkout'}; ` +
+        `${spawnSync('php', ['-r', 'echo PHP_VERSION;']).stdout.toString()}) vs Tidings, ${FEEDS} feeds x ${ITEMS} items, ` +
+        `${RUNS} runs a call, ${new Date().toISOString()}, load ${load()}`,
+    );
+    console.log(`| | FreshRSS | Tidings |\n|---|---|---|`);
+    for (const key of new Set([...Object.keys(results.FreshRSS!), ...Object.keys(results.Tidings!)]))
+      console.log(`| ${key} | ${results.FreshRSS![key] ?? ''} | ${results.Tidings![key] ?? ''} |`);
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await feedServer?.terminate();
+    if (!process.argv.includes('--keep')) {
+      rmSync(tiData, { recursive: true, force: true });
+      if (!reuse) rmSync(frData, { recursive: true, force: true });
+    } else console.log(`kept: FreshRSS data ${frData}, Tidings data ${tiData}`);
+  }
+}
+
+await main();

@@ -1,0 +1,110 @@
+// "Summarize the news about X" / "what's the latest on X": a dated digest. The retrieved articles
+// are grouped into stories (./story-clusters.ts: wire copies and follow-ups of one event are one
+// story), each story is told by one verbatim sentence of its best article — the one that covers
+// the question's topic and the story's own words best, opening sentences preferred (a news lede
+// summarizes its article) — and the stories are listed newest first, each with its day and its
+// citation. Several articles of a story are named in the reasoning trace, not quoted twice.
+import type { GroundingSource } from './engine.ts';
+import { questionTermsOf, readSentences, type AnswerPlan, type Sentence } from './extractive-answer.ts';
+import { clusterStories, SAME_STORY, type StoryCluster } from './story-clusters.ts';
+import { terms, words } from '../text/terms.ts';
+
+interface DigestOptions {
+  stories: number;
+  poolPerSource: number;
+  /** What sentences are matched against when it differs from the question (a follow-up's topic). */
+  matchText?: string;
+}
+
+/** A sentence without closing punctuation is a headline or a caption, not a lede. */
+const UNFINISHED = 0.5;
+/** Weight of the story's own words against the question's. */
+const STORY_WORDS = 0.4;
+
+function bestSentence(cluster: StoryCluster, pool: Sentence[], qTerms: string[]): Sentence | undefined {
+  const story = cluster.topTerms.slice(0, 8);
+  let best: Sentence | undefined;
+  for (const s of pool) {
+    const coverage = qTerms.length ? qTerms.filter((t) => s.termSet.has(t)).length / qTerms.length : 0;
+    const storyShare = story.length ? story.filter((t) => s.termSet.has(t)).length / story.length : 0;
+    const finished = /[.!?]["”’)]?$/.test(s.text) ? 1 : UNFINISHED;
+    const rel = ((1 - STORY_WORDS) * coverage + STORY_WORDS * storyShare) * finished * (1 / (1 + 0.15 * s.position));
+    s.coverage = coverage;
+    s.matched = qTerms.filter((t) => s.termSet.has(t));
+    s.relevance = rel;
+    if (rel > 0 && (!best || rel > best.relevance)) best = s;
+  }
+  return best;
+}
+
+/**
+ * Feeds that carry only headlines (no article text) still tell their story: the headline is
+ * quoted as written, when it names the topic.
+ */
+function titleSentence(source: GroundingSource, qTerms: string[]): Sentence | undefined {
+  const text = source.hit.title.trim();
+  const termSet = new Set(terms(text));
+  const matched = qTerms.filter((t) => termSet.has(t));
+  if (!matched.length) return undefined;
+  const coverage = matched.length / qTerms.length;
+  // Only the fields a digest reads: the answer planner's own scores do not apply to a headline.
+  return {
+    source,
+    text,
+    position: 0,
+    words: words(text),
+    termSet,
+    matched,
+    coverage,
+    relevance: coverage * UNFINISHED,
+  } as Sentence;
+}
+
+export function planDigest(question: string, sources: GroundingSource[], opts: DigestOptions): AnswerPlan {
+  const qTerms = questionTermsOf(opts.matchText ?? question);
+  const sentences = readSentences(sources, opts.poolPerSource);
+  const base = { type: 'summary' as const, candidates: [], questionTerms: qTerms, considered: sentences.length };
+  const present = new Set<string>();
+  for (const s of sources) for (const t of terms(s.hit.title + ' ' + s.texts.join(' '))) present.add(t);
+  const missing = qTerms.filter((t) => !present.has(t));
+  // A digest about X needs articles about X: each of the question's topic terms in some article.
+  if (!sentences.length || (qTerms.length && missing.length === qTerms.length))
+    return {
+      ...base,
+      kind: 'decline',
+      sentences: [],
+      missing,
+      notes: ['No article found is about the topic asked for.'],
+    };
+  const clusters = clusterStories(opts.matchText ?? question, sources, SAME_STORY);
+  const bySource = new Map<number, Sentence[]>();
+  for (const s of sentences) bySource.set(s.source.n, [...(bySource.get(s.source.n) ?? []), s]);
+  const picked: { sentence: Sentence; cluster: StoryCluster }[] = [];
+  for (const cluster of clusters) {
+    // The story is told from its best-ranked article that has a fitting sentence.
+    for (const member of cluster.members) {
+      const about = qTerms.some((t) => terms(member.hit.title + ' ' + member.texts.join(' ')).includes(t));
+      if (!about) continue;
+      const s = bestSentence(cluster, bySource.get(member.n) ?? [], qTerms) ?? titleSentence(member, qTerms);
+      if (s) {
+        picked.push({ sentence: s, cluster });
+        break;
+      }
+    }
+    if (picked.length >= opts.stories) break;
+  }
+  picked.sort((a, b) => (b.sentence.source.hit.publishedAt ?? 0) - (a.sentence.source.hit.publishedAt ?? 0));
+  const merged = picked.filter((p) => p.cluster.members.length > 1);
+  return {
+    ...base,
+    kind: picked.length ? 'digest' : 'decline',
+    sentences: picked.map((p) => p.sentence),
+    missing,
+    notes: [
+      `A summary: ${sources.length} articles grouped into ${clusters.length} stories; ${picked.length} told, one sentence each, newest first.`,
+      ...merged.map(
+        (p) => `One story in [${p.cluster.members.map((m) => m.n).join(', ')}]: quoting [${p.sentence.source.n}] only.`,
+      ),
+    ],
+  };
+}

@@ -1,0 +1,83 @@
+// Feed refresh claims: several processes on one database (`serve --workers`, cron'd `tidings
+// refresh` beside a server, several machines on one PostgreSQL) share the refresh work without
+// fetching a feed twice. A process claims due feeds in batches before fetching them; the claim
+// lasts claimLeaseSeconds and is renewed every third of that while the process holds any, so a
+// crashed process's feeds are due again once its claims run out. A host never has more live
+// claims, all processes together, than TIDINGS_PER_HOST_CONCURRENCY: since only claimed feeds are
+// fetched, the per-host limit (also enforced in-process by the fetcher) holds across processes.
+import type { App } from '../app.ts';
+import type { FeedRecord } from '../model/feed-record.ts';
+import { perApp } from '../per-app.ts';
+import { claimOwner, claimTiming } from '../claim-owner.ts';
+
+export class FeedClaims {
+  private readonly app: App;
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly renewMs: number;
+  private readonly held = new Set<number>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(app: App) {
+    this.app = app;
+    this.owner = claimOwner(app);
+    ({ leaseMs: this.leaseMs, renewMs: this.renewMs } = claimTiming(app));
+    app.onClose(() => this.stopRenewing());
+  }
+
+  /** Claims the listed feeds still due by `dueBy` (Unix s); see RefreshClaimRepository.claimListed. */
+  async claimListed(ids: readonly number[], dueBy: number): Promise<{ claimed: FeedRecord[]; held: number[] }> {
+    const now = Date.now();
+    const r = await this.app.store.refreshClaims.claimListed(ids, this.owner, {
+      dueBy,
+      nowMs: now,
+      untilMs: now + this.leaseMs,
+      perHost: this.app.config.perHostConcurrency,
+    });
+    this.hold(r.claimed);
+    return r;
+  }
+
+  /** Claims one feed whatever its due time (refresh now); undefined when another holds it. */
+  async claimOne(id: number): Promise<FeedRecord | undefined> {
+    const now = Date.now();
+    const f = await this.app.store.refreshClaims.claimOne(id, this.owner, now, now + this.leaseMs);
+    if (f) this.hold([f]);
+    return f;
+  }
+
+  async release(ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
+    for (const id of ids) this.held.delete(id);
+    if (!this.held.size) this.stopRenewing();
+    await this.app.store.refreshClaims.release(ids, this.owner);
+  }
+
+  isClaimed(id: number): Promise<boolean> {
+    return this.app.store.refreshClaims.isClaimed(id, Date.now());
+  }
+
+  private hold(feeds: readonly FeedRecord[]): void {
+    for (const f of feeds) this.held.add(f.id);
+    if (this.held.size && !this.timer) {
+      this.timer = setInterval(() => void this.renew(), this.renewMs);
+      this.timer.unref();
+    }
+  }
+
+  private async renew(): Promise<void> {
+    try {
+      await this.app.store.refreshClaims.renew(this.owner, Date.now() + this.leaseMs);
+    } catch (err) {
+      // The database is briefly unreachable: the claims have two more renewals before they run out.
+      this.app.log.warn({ err }, 'could not renew feed refresh claims');
+    }
+  }
+
+  private stopRenewing(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+export const feedClaims = perApp((app: App) => new FeedClaims(app));

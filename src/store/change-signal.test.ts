@@ -1,0 +1,73 @@
+// The change signal between two processes' stores on one database (two Apps here: each has its
+// own connection(s), as two processes do). Runs on SQLite, and on PostgreSQL with
+// TIDINGS_TEST_DATABASE_URL (.ci/run's second pass).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createApp, type App } from '../app.ts';
+import { loadConfig } from '../config/config.ts';
+import { tempDataDir } from '../../test/helpers.ts';
+import { ChangeGated } from './open-store.ts';
+import { testSql } from './testing.ts';
+
+const open = (dataDir: string) => createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent' } }));
+
+/** Waits until the signal moves past `from` (a notification from another process arrives asynchronously). */
+async function movedPast(app: App, from: number, what: string): Promise<number> {
+  for (let i = 0; i < 400; i++) {
+    const now = app.store.changes.generation();
+    if (now !== from) return now;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`the change signal did not move: ${what}`);
+}
+
+/** Waits until the signal has been steady for a moment (the listener is up, nothing in flight). */
+async function steady(app: App): Promise<number> {
+  let last = app.store.changes.generation();
+  for (let still = 0; still < 10; ) {
+    await new Promise((r) => setTimeout(r, 10));
+    const now = app.store.changes.generation();
+    if (now === last) still++;
+    else [last, still] = [now, 0];
+  }
+  return last;
+}
+
+test('the change signal stays put while nothing changes and moves on a change by this or another process', async (t) => {
+  const dataDir = tempDataDir('tidings-signal-');
+  const a = await open(dataDir);
+  const b = await open(dataDir);
+  t.after(async () => {
+    await a.close();
+    await b.close();
+  });
+  let reads = 0;
+  const version = new ChangeGated(a.store.changes, async () => {
+    reads++;
+    return a.store.readerLabels.catalogVersion();
+  });
+  await steady(a);
+  const v1 = await version.get();
+  await version.get();
+  await version.get();
+  assert.equal(reads, 1, 'an unchanged store is not read again');
+
+  // Another process changes the catalog (a subscription title here: the trigger bumps the version).
+  const g = a.store.changes.generation();
+  const feed = await testSql(b)
+    .prepare("INSERT INTO feeds (url, title, created_at) VALUES ('https://signal.example/feed', 'S', 0) RETURNING id")
+    .get<{ id: number }>();
+  const user = await b.users.create('sig', 'x');
+  await b.store.subscriptions.subscribe(user.id, Number(feed!.id));
+  await movedPast(a, g, 'another process subscribed');
+  const v2 = await version.get();
+  assert.equal(reads, 2);
+  assert.ok(v2 > v1, 'the new catalog version is read');
+
+  // This process's own write moves it at once, without waiting for any notification.
+  await steady(a);
+  const before = a.store.changes.generation();
+  await a.store.subscriptions.rename(user.id, Number(feed!.id), 'Renamed');
+  assert.notEqual(a.store.changes.generation(), before, "this process's write is seen at once");
+  assert.ok((await version.get()) > v2);
+});

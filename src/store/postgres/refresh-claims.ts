@@ -1,0 +1,89 @@
+// Feed refresh claims on PostgreSQL (see RefreshClaimRepository). Claimers take turns on a
+// transaction-scoped advisory lock, so two processes cannot both count a host's claims and both
+// take its last free places; rows another transaction has locked (a feed being stored) are skipped,
+// not waited on.
+import type { PgDatabase } from './client.ts';
+import type { RefreshClaimRepository } from '../repositories.ts';
+import type { FeedRecord } from '../../model/feed-record.ts';
+import { type FeedRow, toFeed } from './feeds.ts';
+
+/** Key of the transaction-scoped advisory lock held while claiming feeds. */
+const CLAIM_LOCK = 0x7469_6663; // 'tifc'
+
+const BIG = Number.MAX_SAFE_INTEGER;
+
+export class PgRefreshClaimRepository implements RefreshClaimRepository {
+  private readonly db: PgDatabase;
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
+
+  async claimListed(
+    ids: readonly number[],
+    owner: string,
+    o: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
+  ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
+    if (!ids.length) return { claimed: [], held: [] };
+    const dueBy = Number.isFinite(o.dueBy) ? o.dueBy : BIG;
+    return this.db.transaction(async () => {
+      await this.db.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+      // The n-th candidate of a host is taken when the host's live claims plus n stay within the limit.
+      const claimed = (
+        await this.db.rows<FeedRow>(
+          `WITH candidates AS (
+            SELECT f.id, f.fetch_host, row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
+            FROM feeds f
+            WHERE f.id = ANY($1::bigint[]) AND f.next_fetch_at <= $2
+              AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
+              AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < $3)),
+          picked AS (
+            SELECT f.id FROM feeds f JOIN candidates c ON c.id = f.id
+            WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
+                           AND g.refresh_claimed_until >= $3) <= $6
+            FOR UPDATE OF f SKIP LOCKED)
+          UPDATE feeds SET refresh_claimed_by = $4, refresh_claimed_until = $5 FROM picked
+          WHERE feeds.id = picked.id RETURNING feeds.*`,
+          [ids, dueBy, o.nowMs, owner, o.untilMs, o.perHost],
+        )
+      ).map(toFeed);
+      const held = (
+        await this.db.rows<{ id: number }>(
+          `SELECT f.id FROM feeds f WHERE f.id = ANY($1::bigint[]) AND f.next_fetch_at <= $2
+            AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
+            AND f.refresh_claimed_by IS DISTINCT FROM $3`,
+          [ids, dueBy, owner],
+        )
+      ).map((r) => r.id);
+      return { claimed, held };
+    });
+  }
+
+  async claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined> {
+    const r = await this.db.row<FeedRow>(
+      `UPDATE feeds SET refresh_claimed_by = $1, refresh_claimed_until = $2
+      WHERE id = $3 AND (refresh_claimed_until IS NULL OR refresh_claimed_until < $4) RETURNING *`,
+      [owner, untilMs, id, nowMs],
+    );
+    return r && toFeed(r);
+  }
+
+  renew(owner: string, untilMs: number): Promise<number> {
+    return this.db.changes('UPDATE feeds SET refresh_claimed_until = $1 WHERE refresh_claimed_by = $2', [
+      untilMs,
+      owner,
+    ]);
+  }
+
+  async release(ids: readonly number[], owner: string): Promise<void> {
+    if (!ids.length) return;
+    await this.db.query(
+      `UPDATE feeds SET refresh_claimed_by = NULL, refresh_claimed_until = NULL
+      WHERE id = ANY($1::bigint[]) AND refresh_claimed_by = $2`,
+      [ids, owner],
+    );
+  }
+
+  async isClaimed(id: number, nowMs: number): Promise<boolean> {
+    return Boolean(await this.db.row('SELECT 1 FROM feeds WHERE id = $1 AND refresh_claimed_until >= $2', [id, nowMs]));
+  }
+}

@@ -1,0 +1,77 @@
+// Feed refresh claims on SQLite (see RefreshClaimRepository). Each claim is one write transaction
+// (BEGIN IMMEDIATE): another process's claim waits for the write lock, then sees these claims.
+import type { Db } from './db.ts';
+import { StatementCache, transaction } from './db.ts';
+import type { RefreshClaimRepository } from '../repositories.ts';
+import type { FeedRecord } from '../../model/feed-record.ts';
+import { type FeedRow, toFeed } from './feeds.ts';
+
+const LISTED_DUE = `FROM feeds f JOIN json_each(?) j ON f.id = j.value
+  WHERE f.next_fetch_at <= ? AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)`;
+
+export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
+  private readonly s: StatementCache;
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+    this.s = new StatementCache(db);
+  }
+
+  async claimListed(
+    ids: readonly number[],
+    owner: string,
+    o: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
+  ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
+    if (!ids.length) return { claimed: [], held: [] };
+    const list = JSON.stringify(ids);
+    const dueBy = Number.isFinite(o.dueBy) ? o.dueBy : Number.MAX_SAFE_INTEGER;
+    return transaction(this.db, () => {
+      // The n-th candidate of a host is taken when the host's live claims plus n stay within the limit.
+      const claimed = (
+        this.s
+          .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ?
+                WHERE id IN (
+                  SELECT c.id FROM (
+                    SELECT f.id, f.fetch_host,
+                      row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
+                    ${LISTED_DUE} AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ?)) c
+                  WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
+                                 AND g.refresh_claimed_until >= ?) <= ?)
+                RETURNING *`)
+          .all(owner, o.untilMs, list, dueBy, o.nowMs, o.nowMs, o.perHost) as unknown as FeedRow[]
+      ).map(toFeed);
+      const held = (
+        this.s.get(`SELECT f.id ${LISTED_DUE} AND f.refresh_claimed_by IS NOT ?`).all(list, dueBy, owner) as {
+          id: number;
+        }[]
+      ).map((r) => r.id);
+      return { claimed, held };
+    });
+  }
+
+  async claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined> {
+    const r = this.s
+      .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ?
+            WHERE id = ? AND (refresh_claimed_until IS NULL OR refresh_claimed_until < ?) RETURNING *`)
+      .get(owner, untilMs, id, nowMs) as FeedRow | undefined;
+    return r && toFeed(r);
+  }
+
+  async renew(owner: string, untilMs: number): Promise<number> {
+    return Number(
+      this.s.get('UPDATE feeds SET refresh_claimed_until = ? WHERE refresh_claimed_by = ?').run(untilMs, owner).changes,
+    );
+  }
+
+  async release(ids: readonly number[], owner: string): Promise<void> {
+    if (!ids.length) return;
+    this.s
+      .get(`UPDATE feeds SET refresh_claimed_by = NULL, refresh_claimed_until = NULL
+            WHERE id IN (SELECT value FROM json_each(?)) AND refresh_claimed_by = ?`)
+      .run(JSON.stringify(ids), owner);
+  }
+
+  async isClaimed(id: number, nowMs: number): Promise<boolean> {
+    return Boolean(this.s.get('SELECT 1 FROM feeds WHERE id = ? AND refresh_claimed_until >= ?').get(id, nowMs));
+  }
+}

@@ -1,0 +1,505 @@
+// Several processes on one database share async jobs and feed refreshes without doing any twice
+// (issue 12): real `tidings serve` and `tidings refresh` processes, a real LLM-shaped HTTP server
+// and real feed servers on loopback addresses, on SQLite (one data folder) or on PostgreSQL when
+// TIDINGS_TEST_DATABASE_URL is set. Claims are made short (TIDINGS_CLAIM_LEASE_SECONDS=2) so a
+// killed process's work is taken over within seconds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, runCli, tempDataDir } from './helpers.ts';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import { testSql } from '../src/store/testing.ts';
+
+const LEASE_S = 2;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function listen(server: Server, host = '127.0.0.1'): Promise<string> {
+  return new Promise((r) =>
+    server.listen(0, host, () => r(`http://${host}:${(server.address() as { port: number }).port}`)),
+  );
+}
+
+/** A `tidings` process whose stderr (JSON logs) is kept; resolves once it serves, for `serve`. */
+function start(
+  args: string[],
+  env: Record<string, string>,
+): { p: ChildProcess; out: () => string; exited: Promise<number> } {
+  const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], {
+    env: { ...process.env, TIDINGS_LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  p.stdout!.on('data', (d) => (out += d));
+  p.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number>((r) => p.on('close', (code) => r(code ?? -1)));
+  return { p, out: () => out, exited };
+}
+
+async function serveOn(dataDir: string, env: Record<string, string>) {
+  const s = start(['--data', dataDir, 'serve', '--port', '0'], env);
+  let url = '';
+  const served = () => {
+    for (const line of s.out().split('\n')) {
+      try {
+        const rec = JSON.parse(line) as { msg?: string; url?: string };
+        if (rec.msg === 'tidings is serving') return rec.url!;
+      } catch {
+        /* not a log line */
+      }
+    }
+    return '';
+  };
+  try {
+    await until('the server to start', () => Boolean((url = served())) || s.p.exitCode !== null, 60_000);
+  } catch (e) {
+    s.p.kill('SIGKILL');
+    throw e;
+  }
+  if (!url) throw new Error(`serve did not start:\n${s.out()}`);
+  return { ...s, url };
+}
+
+/** An OpenAI-compatible server whose answers can be held back (the job then hangs in its process). */
+function fakeLlm() {
+  const state = { hold: true, requests: 0 };
+  const held: ServerResponse[] = [];
+  const server = createServer(async (req, res) => {
+    let raw = '';
+    for await (const c of req) raw += c;
+    if (!req.url?.endsWith('/chat/completions')) return void res.writeHead(404).end();
+    state.requests++;
+    if (state.hold) return void held.push(res);
+    const body = JSON.parse(raw) as { stream?: boolean; model: string };
+    const text = 'The answer is forty-two.';
+    const usage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 1,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+          usage,
+        }),
+      );
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = (o: object) =>
+      res.write(
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, ...o })}\n\n`,
+      );
+    chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }] });
+    chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    chunk({ choices: [], usage });
+    res.end('data: [DONE]\n\n');
+  });
+  return {
+    state,
+    server,
+    close: () => {
+      for (const r of held) r.destroy();
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    },
+  };
+}
+
+test('an async job submitted once completes once, even when the process running it is killed', {
+  timeout: 120_000,
+}, async () => {
+  const llm = fakeLlm();
+  const llmUrl = await listen(llm.server);
+  const data = tempDataDir('tidings-claims-');
+  assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
+  const created = await runCli(['--data', data, 'key', 'create', 'alice']);
+  assert.equal(created.code, 0, created.stderr);
+  const key = created.stdout.trim();
+  const env = {
+    TIDINGS_CLAIM_LEASE_SECONDS: String(LEASE_S),
+    TIDINGS_LLM_BASE_URL: `${llmUrl}/v1`,
+    TIDINGS_LLM_MODEL: 'fake',
+    TIDINGS_SCHEDULER: 'false',
+  };
+  const a = await serveOn(data, env);
+  let b: Awaited<ReturnType<typeof serveOn>> | undefined;
+  try {
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const submitted = await fetch(`${a.url}/async/chat/completions`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ request: { model: 'r1-1776', messages: [{ role: 'user', content: 'What is it?' }] } }),
+    });
+    assert.equal(submitted.status, 200, await submitted.clone().text());
+    const { id } = (await submitted.json()) as { id: string };
+    // The submitting process claims it at once and asks the LLM, which holds the answer back.
+    await until('the first process to start the job', () => llm.state.requests === 1);
+
+    // A second process polls for jobs meanwhile: the job is held (its lease renewed), so it waits.
+    b = await serveOn(data, env);
+    const job = async () =>
+      (await (await fetch(`${b!.url}/async/chat/completions/${id}`, { headers: auth })).json()) as {
+        status: string;
+        response: { choices: { message: { content: string } }[] } | null;
+      };
+    await sleep(LEASE_S * 1000 * 1.5);
+    assert.equal(llm.state.requests, 1, 'a job held by a live process is not run by another');
+    assert.equal((await job()).status, 'IN_PROGRESS');
+
+    // kill -9: no shutdown, no lease given back. The second process takes the job once the lease
+    // has run out, and this time the LLM answers.
+    a.p.kill('SIGKILL');
+    await a.exited;
+    llm.state.hold = false;
+    const killedAt = Date.now();
+    await until('the job to complete in the second process', async () => (await job()).status === 'COMPLETED');
+    assert.ok(Date.now() - killedAt < (LEASE_S + 8) * 1000, 'taken over soon after the lease ran out');
+    const done = await job();
+    assert.match(done.response!.choices[0]!.message.content, /forty-two/);
+    assert.equal(llm.state.requests, 2, 'run once by the killed process (interrupted) and once to completion');
+    await sleep(LEASE_S * 1000);
+    assert.equal(llm.state.requests, 2, 'never run again once completed');
+    assert.equal((await job()).status, 'COMPLETED');
+  } finally {
+    a.p.kill('SIGKILL');
+    if (b) {
+      b.p.kill('SIGTERM');
+      await b.exited;
+    }
+    await llm.close();
+  }
+  // The job row: two attempts, no lease left, one usage record (only the completing run records).
+  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: data, logLevel: 'silent' } }), silentLogger);
+  try {
+    const row = (await testSql(app).prepare('SELECT attempts, lease_owner, status FROM chat_async_jobs').get()) as {
+      attempts: number;
+      lease_owner: string | null;
+      status: string;
+    };
+    assert.deepEqual({ ...row }, { attempts: 2, lease_owner: null, status: 'COMPLETED' });
+    let usage: { n: number } | undefined;
+    for (let i = 0; i < 50 && !usage?.n; i++) {
+      usage = (await testSql(app)
+        .prepare("SELECT count(*) AS n FROM chat_usage WHERE endpoint = 'async' AND status = 200")
+        .get()) as { n: number };
+      if (!usage.n) await sleep(100);
+    }
+    assert.equal(Number(usage!.n), 1);
+  } finally {
+    await app.close();
+  }
+});
+
+/**
+ * Feed servers on several loopback addresses (each one host): counts the fetches of each feed and
+ * the most requests one host had in flight at once. `hold(path)` keeps a feed's answer back.
+ */
+async function feedHosts(hosts: number, feedsPerHost: number, opts: { delayMs?: number; gateMs?: number } = {}) {
+  let firstAt = 0;
+  const hits = new Map<string, number>();
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
+  const held = new Set<string>();
+  const parked: ServerResponse[] = [];
+  const servers: Server[] = [];
+  const urls: string[] = [];
+  for (let h = 0; h < hosts; h++) {
+    const server = createServer(async (req, res) => {
+      const url = `http://${req.headers.host}${req.url}`;
+      const host = req.headers.host!;
+      // The end of a refresh pass looks up favicons on the site (not claimed work): feeds only here.
+      if (!/^\/feed\d+\.xml$/.test(req.url ?? '')) return void res.writeHead(404).end();
+      hits.set(url, (hits.get(url) ?? 0) + 1);
+      inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
+      maxInFlight.set(host, Math.max(maxInFlight.get(host) ?? 0, inFlight.get(host)!));
+      res.on('close', () => inFlight.set(host, inFlight.get(host)! - 1));
+      if (held.has(url)) return void parked.push(res);
+      // The gate holds every answer until gateMs after the first request, so processes started
+      // together all claim work before the first one could finish it all alone.
+      firstAt ||= Date.now();
+      await sleep(Math.max(opts.delayMs ?? 0, firstAt + (opts.gateMs ?? 0) - Date.now()));
+      const items = Array.from(
+        { length: 5 },
+        (_, i) =>
+          `<item><title>${req.url} post ${i}</title><link>http://${host}/post/${i}</link><guid>${url}#${i}</guid><description>Post ${i} of ${req.url}.</description><pubDate>${new Date(Date.UTC(2026, 10, 1 + i)).toUTCString()}</pubDate></item>`,
+      ).join('');
+      res.writeHead(200, { 'content-type': 'application/rss+xml' });
+      res.end(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>${req.url}</title><link>http://${host}/</link>${items}</channel></rss>`,
+      );
+    });
+    servers.push(server);
+    const base = await listen(server, `127.0.0.${h + 1}`);
+    for (let f = 0; f < feedsPerHost; f++) urls.push(`${base}/feed${f}.xml`);
+  }
+  return {
+    urls,
+    hits,
+    maxInFlight,
+    held,
+    release() {
+      held.clear();
+      for (const r of parked.splice(0)) r.destroy();
+    },
+    async close() {
+      for (const r of parked.splice(0)) r.destroy();
+      await Promise.all(
+        servers.map((s) => {
+          s.closeAllConnections();
+          return new Promise((r) => s.close(r));
+        }),
+      );
+    },
+  };
+}
+
+async function folderWithFeeds(urls: string[]): Promise<string> {
+  const data = tempDataDir('tidings-claims-');
+  assert.equal((await runCli(['--data', data, 'user', 'add', 'alice', '--password', 'correct horse'])).code, 0);
+  const opml = join(data, 'feeds.opml');
+  writeFileSync(
+    opml,
+    `<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>${urls.map((u) => `<outline type="rss" text="${u}" xmlUrl="${u}"/>`).join('')}</body></opml>`,
+  );
+  const r = await runCli(['--data', data, 'opml', 'import', 'alice', opml]);
+  assert.equal(r.code, 0, r.stderr);
+  return data;
+}
+
+const refreshEnv = {
+  TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
+  TIDINGS_CLAIM_LEASE_SECONDS: String(LEASE_S),
+  TIDINGS_PER_HOST_CONCURRENCY: '2',
+  TIDINGS_LOG_LEVEL: 'warn',
+};
+
+/** "refreshed N feed(s)" of a `tidings refresh` output (0 when every due feed was done elsewhere). */
+const refreshedCount = (out: string) => Number(/refreshed (\d+) feed\(s\)/.exec(out)?.[1] ?? 0);
+
+test('three refresh processes on one database fetch each due feed exactly once, within the per-host limit', {
+  timeout: 120_000,
+}, async (t) => {
+  const hosts = await feedHosts(4, 10, { delayMs: 50, gateMs: 3000 });
+  try {
+    const data = await folderWithFeeds(hosts.urls);
+    // 4 fetches at once per process: claims of 8 feeds, so the 40 feeds are spread over the processes.
+    const runs = [0, 1, 2].map(() =>
+      start(['--data', data, 'refresh'], { ...refreshEnv, TIDINGS_FETCH_CONCURRENCY: '4' }),
+    );
+    const codes = await Promise.all(runs.map((r) => r.exited));
+    const outs = runs.map((r) => r.out());
+    assert.deepEqual(codes, [0, 0, 0], outs.join('\n---\n'));
+    for (const u of hosts.urls) assert.equal(hosts.hits.get(u), 1, `${u} fetched ${hosts.hits.get(u) ?? 0} times`);
+    const counts = outs.map(refreshedCount);
+    t.diagnostic(`feeds refreshed by each process: ${counts.join(', ')}`);
+    assert.ok(counts.filter((n) => n > 0).length >= 2, `the work was shared: ${counts.join(', ')}`);
+    assert.equal(
+      counts.reduce((a, b) => a + b, 0),
+      hosts.urls.length,
+      `each feed counted by one process: ${counts.join(' + ')}`,
+    );
+    for (const [host, n] of hosts.maxInFlight) assert.ok(n <= 2, `${host} had ${n} fetches in flight (limit 2)`);
+    const app = await createApp(
+      loadConfig({ env: {}, overrides: { dataDir: data, logLevel: 'silent' } }),
+      silentLogger,
+    );
+    try {
+      const stored = (await testSql(app).prepare('SELECT count(*) AS n FROM items').get()) as { n: number };
+      assert.equal(Number(stored.n), hosts.urls.length * 5);
+      const claimed = (await testSql(app)
+        .prepare('SELECT count(*) AS n FROM feeds WHERE refresh_claimed_by IS NOT NULL')
+        .get()) as { n: number };
+      assert.equal(Number(claimed.n), 0, 'every claim is released');
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await hosts.close();
+  }
+});
+
+test("a killed refresher's feeds are due again once its claims run out, and are fetched then", {
+  timeout: 120_000,
+}, async () => {
+  const hosts = await feedHosts(2, 4);
+  try {
+    const data = await folderWithFeeds(hosts.urls);
+    const stuck = [hosts.urls[1]!, hosts.urls[6]!];
+    for (const u of stuck) hosts.held.add(u);
+    const first = start(['--data', data, 'refresh'], refreshEnv);
+    await until('the first refresher to fetch every feed', () => hosts.urls.every((u) => hosts.hits.get(u) === 1));
+    const app = await createApp(
+      loadConfig({ env: {}, overrides: { dataDir: data, logLevel: 'silent' } }),
+      silentLogger,
+    );
+    try {
+      await until('the first refresher to store the feeds that answered', async () => {
+        const r = (await testSql(app)
+          .prepare('SELECT count(*) AS n FROM feeds WHERE last_fetched_at IS NOT NULL')
+          .get()) as { n: number };
+        return Number(r.n) === hosts.urls.length - stuck.length;
+      });
+    } finally {
+      await app.close();
+    }
+    first.p.kill('SIGKILL');
+    await first.exited;
+    hosts.release();
+
+    // Started at once: the stuck feeds are still claimed by the dead process, so this run waits
+    // for the claims to run out, then fetches them; the feeds the first run stored are not due.
+    const second = start(['--data', data, 'refresh'], refreshEnv);
+    assert.equal(await second.exited, 0, second.out());
+    assert.equal(refreshedCount(second.out()), stuck.length, second.out());
+    for (const u of hosts.urls)
+      assert.equal(hosts.hits.get(u), stuck.includes(u) ? 2 : 1, `${u} fetched ${hosts.hits.get(u)} times`);
+  } finally {
+    await hosts.close();
+  }
+});
+
+test('the claim repositories: leases, owners, expiry, per-host limits, fetch_host kept by triggers', async () => {
+  const app = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-claims-'), logLevel: 'silent' } }),
+    silentLogger,
+  );
+  try {
+    const { feeds, subscriptions, refreshClaims, asyncJobs } = app.store;
+    const user = (await app.users.create('alice', 'correct horse')).id;
+    const urls = [
+      'https://One.example/a.xml', // host one.example (URLs are stored as given; hosts lower-cased)
+      'https://one.example/b.xml',
+      'http://two.example:8080/c.xml?x=1',
+      'https://one.example/d.xml',
+      'https://three.example/e#f',
+    ];
+    const ids: number[] = [];
+    for (const u of urls) {
+      const f = await feeds.create(u);
+      await subscriptions.subscribe(user, f.id);
+      ids.push(f.id);
+    }
+    const hostsOf = async () =>
+      ((await testSql(app).prepare('SELECT fetch_host AS h FROM feeds ORDER BY id').all()) as { h: string }[]).map(
+        (r) => r.h,
+      );
+    assert.deepEqual(await hostsOf(), [
+      'one.example',
+      'one.example',
+      'two.example:8080',
+      'one.example',
+      'three.example',
+    ]);
+    assert.ok(await feeds.changeUrl(ids[4]!, 'https://four.example/e.xml'));
+    assert.equal((await hostsOf())[4], 'four.example', 'a moved feed gets its new host');
+
+    const t = 1_000_000;
+    const opts = (now: number) => ({ dueBy: Infinity, nowMs: now, untilMs: now + 1000, perHost: 2 });
+    const a = await refreshClaims.claimListed(ids.slice(0, 3), 'A', opts(t));
+    assert.deepEqual(a.claimed.map((f) => f.id).sort(), ids.slice(0, 3).sort());
+    assert.deepEqual(a.held, []);
+    const b = await refreshClaims.claimListed(ids, 'B', opts(t + 10));
+    assert.deepEqual(
+      b.claimed.map((f) => f.id),
+      [ids[4]],
+      'B gets only the feed on a host A does not hold',
+    );
+    assert.deepEqual(b.held.sort(), ids.slice(0, 4).sort(), "A's feeds and the feed on A's host wait");
+    assert.equal(await refreshClaims.claimOne(ids[0]!, 'B', t + 20, t + 1020), undefined, 'refresh now waits too');
+    assert.ok(await refreshClaims.isClaimed(ids[0]!, t + 20));
+
+    // A finishes one.example's feeds: the host is free, B claims the feed it was kept from.
+    await refreshClaims.release([ids[0]!, ids[1]!], 'A');
+    await refreshClaims.release([ids[2]!], 'B'); // not B's claim: nothing happens
+    const b2 = await refreshClaims.claimListed([ids[3]!, ids[2]!], 'B', opts(t + 30));
+    assert.deepEqual(
+      b2.claimed.map((f) => f.id),
+      [ids[3]],
+    );
+    assert.deepEqual(b2.held, [ids[2]]);
+    // A stops renewing: once its claim has run out, B takes the feed.
+    assert.equal(await refreshClaims.renew('A', t + 500), 1);
+    const b3 = await refreshClaims.claimListed([ids[2]!], 'B', opts(t + 501));
+    assert.deepEqual(
+      b3.claimed.map((f) => f.id),
+      [ids[2]],
+    );
+    // A feed no longer due is neither claimed nor held (another process refreshed it).
+    await refreshClaims.release(ids, 'B');
+    // One claim of many feeds of one host takes no more than the host's limit.
+    const five: number[] = [];
+    for (const k of [1, 2, 3]) {
+      const f = await feeds.create(`https://five.example/${k}.xml`);
+      await subscriptions.subscribe(user, f.id);
+      five.push(f.id);
+    }
+    const c = await refreshClaims.claimListed(five, 'C', opts(t + 550));
+    assert.deepEqual(c.claimed.map((f) => f.id).sort(), five.slice(0, 2));
+    assert.deepEqual(c.held, [five[2]]);
+    await refreshClaims.release(five, 'C');
+    const later = await refreshClaims.claimListed(ids, 'A', {
+      dueBy: -1,
+      nowMs: t + 600,
+      untilMs: t + 1600,
+      perHost: 2,
+    });
+    assert.deepEqual(later, { claimed: [], held: [] });
+
+    // Jobs: one holder at a time; the holder alone completes; an expired lease is taken over.
+    const job = (id: string, createdAt: number) =>
+      asyncJobs.create({
+        id,
+        keyId: 'k',
+        userId: user,
+        model: 'sonar',
+        request: {},
+        idempotencyKey: null,
+        createdAt,
+      });
+    await job('11111111-1111-4111-8111-111111111111', 1);
+    await job('22222222-2222-4222-8222-222222222222', 2);
+    const j1 = await asyncJobs.claimNext('A', t, t + 1000, 10);
+    assert.equal(j1?.id, '11111111-1111-4111-8111-111111111111');
+    assert.equal(j1?.attempts, 1);
+    assert.equal((await asyncJobs.claimNext('B', t, t + 1000, 10))?.id, '22222222-2222-4222-8222-222222222222');
+    assert.equal(await asyncJobs.claimNext('C', t + 999, t + 2000, 10), undefined, 'both held');
+    assert.equal(await asyncJobs.countClaimable(t + 999), 0);
+    assert.ok(await asyncJobs.renewLease(j1!.id, 'A', t + 3000));
+    assert.equal(await asyncJobs.renewLease(j1!.id, 'B', t + 3000), false);
+    const taken = await asyncJobs.claimNext('C', t + 1500, t + 2500, 11);
+    assert.equal(taken?.id, '22222222-2222-4222-8222-222222222222', "B's lease ran out: C takes its job");
+    assert.equal(taken?.attempts, 2);
+    assert.equal(await asyncJobs.markCompleted(taken!.id, 'B', { late: true }, 12), false, 'B lost it');
+    assert.ok(await asyncJobs.markCompleted(taken!.id, 'C', { ok: true }, 12));
+    assert.deepEqual((await asyncJobs.find(taken!.id))?.response, { ok: true });
+    await asyncJobs.releaseLease(j1!.id, 'A');
+    assert.equal(
+      (await asyncJobs.claimNext('C', t + 1600, t + 2600, 13))?.id,
+      j1!.id,
+      'a given-back job is claimable at once',
+    );
+    assert.equal(await asyncJobs.markFailed(j1!.id, 'A', 'x', 14), false);
+    assert.ok(await asyncJobs.markFailed(j1!.id, 'C', 'gave up', 14));
+    assert.equal(
+      await asyncJobs.claimNext('D', t + 99_999, t + 100_999, 15),
+      undefined,
+      'finished jobs are never claimed',
+    );
+  } finally {
+    await app.close();
+  }
+});

@@ -1,0 +1,59 @@
+// `tidings serve` relaunches itself in place with V8 flags that bound its memory
+// (scripts/process-setup.js); other commands run as started, and an operator's own flags win.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { commandOf, DEFAULT_SERVE_NODE_FLAGS, serveNodeFlags } from '../scripts/process-setup.js';
+import { tempDataDir } from './helpers.ts';
+import { serve } from './serve-helper.ts';
+
+test('the subcommand is found past global options and their values', () => {
+  assert.equal(commandOf(['serve']), 'serve');
+  assert.equal(commandOf(['--data', '/srv/serve', '--set', 'logLevel=info', 'serve', '--port', '8080']), 'serve');
+  assert.equal(commandOf(['-v', '--config', 'serve.toml', 'feed', 'add', 'serve', 'http://x/']), 'feed');
+  assert.equal(commandOf(['--data=/x', 'user', 'list']), 'user');
+  assert.equal(commandOf(['--version']), undefined);
+});
+
+test('the default flags give way to the same flag in NODE_OPTIONS or execArgv, or to TIDINGS_SERVE_NODE_FLAGS', () => {
+  assert.deepEqual(serveNodeFlags({}, []), DEFAULT_SERVE_NODE_FLAGS.split(' '));
+  assert.deepEqual(serveNodeFlags({ NODE_OPTIONS: '--max-semi-space-size=32' }, []), []);
+  assert.deepEqual(serveNodeFlags({ NODE_OPTIONS: '--max_semi_space_size=32' }, []), []);
+  assert.deepEqual(serveNodeFlags({}, ['--max-semi-space-size=2']), []);
+  assert.deepEqual(serveNodeFlags({ TIDINGS_SERVE_NODE_FLAGS: '' }, []), []);
+  assert.deepEqual(serveNodeFlags({ TIDINGS_SERVE_NODE_FLAGS: ' --max-old-space-size=300  --stack-size=2000 ' }, []), [
+    '--max-old-space-size=300',
+    '--stack-size=2000',
+  ]);
+});
+
+/** The command line of the process serving a data folder (it writes its pid to serve.pid). */
+function servingCommandLine(dataDir: string): string[] {
+  const pid = Number(readFileSync(join(dataDir, 'serve.pid'), 'utf8'));
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+}
+
+test('tidings serve runs with the flags, in the process that was started', {
+  skip: process.platform !== 'linux' ? 'reads /proc' : false,
+  timeout: 120_000,
+}, async () => {
+  for (const [env, expected] of [
+    [{}, true],
+    [{ TIDINGS_SERVE_NODE_FLAGS: '' }, false],
+  ] as const) {
+    const data = tempDataDir();
+    const served = await serve(['--data', data, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      TIDINGS_LOG_LEVEL: 'info',
+      ...env,
+    });
+    try {
+      const cmdline = servingCommandLine(data);
+      assert.equal(cmdline.includes(DEFAULT_SERVE_NODE_FLAGS), expected, cmdline.join(' '));
+      // The relaunched process is the one that was spawned: stopping it stops the server.
+      assert.equal((await fetch(`${served.url}/healthz`)).status, 200);
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+  }
+});
