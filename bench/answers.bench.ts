@@ -18,6 +18,7 @@
 //   npm run bench:answers -- --as-of-question-date  ask each question as of its `date` (its time
 //                                                 words, "this week", count from that day)
 //   npm run bench:answers -- --show 20            print 20 answers (even questions) with their verdicts
+//   npm run bench:answers -- --context-size medium  ask with web_search_options.search_context_size
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,6 +92,8 @@ export interface JudgeSetup {
   heldId: number;
   questions: NewsQuestion[];
   remainingText: string;
+  /** search_context_size sent with every question (default: none, i.e. low). */
+  contextSize?: 'low' | 'medium' | 'high';
 }
 
 export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
@@ -138,7 +141,11 @@ const endOfDay = (date: string) => {
 };
 
 async function ask(setup: JudgeSetup, model: SonarModel, q: NewsQuestion, withheld: boolean): Promise<AnswerRow> {
-  const parsed = parseChatRequest({ model, messages: [{ role: 'user', content: q.question }] });
+  const parsed = parseChatRequest({
+    model,
+    messages: [{ role: 'user', content: q.question }],
+    ...(setup.contextSize ? { web_search_options: { search_context_size: setup.contextSize } } : {}),
+  });
   const t = performance.now();
   const r = await answerService(setup.app).complete({
     ...parsed.answer,
@@ -197,6 +204,7 @@ async function main(argv: string[]): Promise<void> {
   const models = (opt('--models') ?? 'sonar,sonar-pro').split(',') as SonarModel[];
   asOfQuestionDate = argv.includes('--as-of-question-date');
   const setup = await buildSetup(opt('--data'));
+  setup.contextSize = opt('--context-size') as JudgeSetup['contextSize'];
   const byId = new Map(setup.questions.map((q) => [q.id, q]));
   for (const model of models) {
     const run = await runModel(setup, model);

@@ -1,7 +1,7 @@
 // Chat completions API benchmark (`npm run bench:chat [articles=2000] [seconds=4]`).
 // `npm run bench:chat -- --workers N [articles] [seconds]`: only end-to-end throughput at 16
 // clients through `tidings serve --workers 1` and then `--workers N` (real processes on one data
-// folder or BENCH_DATABASE_URL), same run, with the ratio.
+// folder or --backend postgres / BENCH_DATABASE_URL), same run, with the ratio.
 //
 // 1. Extractive engine on the news corpus (../shared/corpus/news), sonar, the key owner's
 //    subscriptions as scope: requests/s and p50/p99 latency through the HTTP API at 1, 16 and 64
@@ -11,7 +11,8 @@
 // 2. A stub OpenAI-compatible upstream streaming tokens at a fixed rate (first token after 50 ms,
 //    then one per 5 ms): time to first token through the API over the upstream's own.
 // Server and load generator share this process (2 cores): requests/s are a floor.
-// BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (a new database on that server per run).
+// --backend postgres runs it on PostgreSQL (a throwaway cluster; or --database-url postgres://…, or
+// BENCH_DATABASE_URL=postgres://…): a new database on that server per part.
 import { createServer, type Server } from 'node:http';
 import { Pool } from 'undici';
 import type { FastifyInstance } from 'fastify';
@@ -29,15 +30,17 @@ import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../src/answer/types.ts';
 import { testSql } from '../src/store/testing.ts';
 import { processTreeCpuMs } from './process-cpu.ts';
+import { benchBackend, flagValue, positionals } from './backend.ts';
 
-const flag = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
-const ARTICLES = Number(positional[0] ?? 2000);
-const SECONDS = Number(positional[1] ?? 4);
-const WORKERS = Number(flag('workers') ?? 0);
+const ARGS = positionals(process.argv.slice(2), ['backend', 'database-url', 'workers']);
+const ARTICLES = Number(ARGS[0] ?? 2000);
+const SECONDS = Number(ARGS[1] ?? 4);
+const BACKEND = await benchBackend(
+  process.env.BENCH_DATABASE_URL && !process.argv.includes('--database-url')
+    ? [...process.argv, '--database-url', process.env.BENCH_DATABASE_URL]
+    : process.argv,
+);
+const WORKERS = Number(flagValue(process.argv, 'workers') ?? 0);
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
@@ -58,7 +61,7 @@ async function startEnv(
   load: (app: App) => Promise<unknown> | void,
   answers?: AnswerService,
 ): Promise<Env> {
-  const databaseUrl = process.env.BENCH_DATABASE_URL ? freshPostgresDatabase(process.env.BENCH_DATABASE_URL) : '';
+  const databaseUrl = BACKEND.databaseUrl ? freshPostgresDatabase(BACKEND.databaseUrl) : '';
   const app = await createApp(
     loadConfig({
       env: {},
@@ -76,6 +79,7 @@ async function startEnv(
   await load(app);
   await testSql(app)
     .prepare(
+      // WHERE true: SQLite reads `SELECT … FROM t ON CONFLICT` as a join constraint without it.
       'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds WHERE true ON CONFLICT DO NOTHING',
     )
     .run(userId);
@@ -424,7 +428,7 @@ async function workersBench(lines: string[]): Promise<void> {
     return;
   }
   const dataDir = tempDataDir('tidings-chat-workers-');
-  const databaseUrl = process.env.BENCH_DATABASE_URL ? freshPostgresDatabase(process.env.BENCH_DATABASE_URL) : '';
+  const databaseUrl = BACKEND.databaseUrl ? freshPostgresDatabase(BACKEND.databaseUrl) : '';
   if (databaseUrl) writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ databaseUrl }));
   const articles = readArticles(ARTICLES);
   const setup = await createApp(
@@ -519,7 +523,12 @@ async function workersBench(lines: string[]): Promise<void> {
 }
 
 const lines: string[] = [
-  `node bench/chat.bench.ts ${WORKERS ? `--workers ${WORKERS} ` : ''}${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`,
+  `node bench/chat.bench.ts ${WORKERS ? `--workers ${WORKERS} ` : ''}${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, ${BACKEND.databaseUrl ? 'PostgreSQL' : 'SQLite'}, load average ${(
+    await import('node:os')
+  )
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
 ];
 if (WORKERS) await workersBench(lines);
 else {
@@ -528,3 +537,4 @@ else {
   await upstreamBench(lines);
 }
 console.log(lines.join('\n'));
+BACKEND.stop();

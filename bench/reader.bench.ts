@@ -6,16 +6,17 @@
 //            --search-index (let the server build the search index over the generated items before serving)
 //            --compare DIR (another checkout, e.g. the commit before a change: both servers on copies of
 //            the same library, calls alternating between them each round; prints the ratios)
-//            --baseline-env K=V (repeatable; with --compare: environment of the baseline server only, e.g.
-//            `--compare . --baseline-env TIDINGS_SERVE_NODE_FLAGS=` for the same code without the V8 flags)
 //            --database-url postgres://… (an empty database: the generated library is copied there with
 //            `tidings db copy`'s code and the server runs on PostgreSQL)
 //            --workers N (only throughput: stream/contents n=20 and /healthz at 16 clients, served by
 //            `tidings serve --workers 1` and then `--workers N` in the same run, with the ratio)
+//            --backend sqlite|postgres|both (postgres without --database-url: a throwaway cluster in a temp
+//            folder, test/postgres-cluster.ts; both: a SQLite server and a PostgreSQL server on the same
+//            library, calls alternating between them each round, ratios printed, then each one's throughput)
 //
 // Generates the library directly in SQLite (same schema, triggers keep the unread counters, no
 // ANALYZE: statistics are whatever the server gathers), starts
-// the real server (`bin/tidings.js serve`) as a child process, logs in with ClientLogin, then measures each
+// the real server (`src/main.ts`) as a child process, logs in with ClientLogin, then measures each
 // call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
 // (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,8 +30,12 @@ import { tempDataDir } from '../test/helpers.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
 import { processTreeCpuMs } from './process-cpu.ts';
+import { benchBackend, type BenchBackend } from './backend.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+/** Set by main() from --backend / --database-url (bench/backend.ts). */
+let BACKEND: BenchBackend = 'sqlite';
+let DATABASE_URL = '';
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
@@ -169,13 +174,9 @@ function explain(dataDir: string): void {
   db.close();
 }
 
-const DATABASE_URL = process.argv.includes('--database-url')
-  ? process.argv[process.argv.indexOf('--database-url') + 1]!
-  : '';
-
 const WORKERS = arg('workers', 0);
 
-/** `--baseline-env K=V` pairs (repeatable). */
+/** `--baseline-env K=V` pairs (repeatable): environment of the baseline server in --compare. */
 const BASELINE_ENV = Object.fromEntries(
   process.argv.flatMap((a, i) => {
     if (process.argv[i - 1] !== '--baseline-env') return [];
@@ -187,15 +188,17 @@ const BASELINE_ENV = Object.fromEntries(
 async function startServer(
   dataDir: string,
   root = ROOT,
+  databaseUrl = DATABASE_URL,
   extraEnv: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string }> {
+  // bin/tidings.js serve, as users run it (it sets the server's memory flags: scripts/process-setup.js).
   const child = spawn(process.execPath, [join(root, 'bin/tidings.js'), 'serve'], {
     env: {
       ...process.env,
       // One process unless asked: the per-call figures are of one server process.
       TIDINGS_WORKERS: '1',
       ...extraEnv,
-      TIDINGS_DATABASE_URL: DATABASE_URL,
+      TIDINGS_DATABASE_URL: databaseUrl,
       TIDINGS_DATA: dataDir,
       TIDINGS_PORT: '0',
       TIDINGS_HOST: '127.0.0.1',
@@ -230,7 +233,18 @@ async function main(): Promise<void> {
   const dataDir = tempDataDir('tidings-bench-reader-');
   generate(dataDir);
   explain(dataDir);
-  if (DATABASE_URL) {
+  const backend = await benchBackend(process.argv, ['sqlite', 'postgres', 'both']);
+  BACKEND = backend.backend;
+  DATABASE_URL = backend.databaseUrl;
+  try {
+    await onBackends(dataDir);
+  } finally {
+    backend.stop();
+  }
+}
+
+async function onBackends(dataDir: string): Promise<void> {
+  if (BACKEND !== 'sqlite') {
     const t0 = performance.now();
     const { copyDatabase } = await import('../src/store/copy.ts');
     await copyDatabase(`sqlite:${join(dataDir, 'tidings.db')}`, DATABASE_URL, { dataDir });
@@ -246,6 +260,7 @@ async function main(): Promise<void> {
   const COMPARE = process.argv.includes('--compare') ? process.argv[process.argv.indexOf('--compare') + 1]! : '';
   if (COMPARE) return compare(dataDir, COMPARE);
   if (WORKERS) return workersRun(dataDir);
+  if (BACKEND === 'both') return compareBackends(dataDir);
   const { child, url } = await startServer(dataDir);
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
   try {
@@ -453,7 +468,7 @@ async function workersRun(dataDir: string): Promise<void> {
   const measured: Record<number, { n20: number; health: number }> = {};
   try {
     for (const w of counts) {
-      const { child, url } = await startServer(dataDir, ROOT, { TIDINGS_WORKERS: String(w) });
+      const { child, url } = await startServer(dataDir, ROOT, DATABASE_URL, { TIDINGS_WORKERS: String(w) });
       const pool = new Pool(url, { connections: 16, pipelining: 1 });
       try {
         const get = async (path: string, headers: Record<string, string> = {}) => {
@@ -520,7 +535,9 @@ async function workersRun(dataDir: string): Promise<void> {
 }
 
 /** The calls of one server (logged in), for the paired comparison. */
-async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () => Promise<unknown>][] }> {
+async function callsOf(
+  url: string,
+): Promise<{ pool: Pool; n20: () => Promise<unknown>; calls: [string, () => Promise<unknown>][] }> {
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
   const fetchBytes = async (
     method: 'GET' | 'POST',
@@ -568,6 +585,7 @@ async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () =>
     .join('&');
   return {
     pool,
+    n20: () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H),
     calls: [
       ['GET /healthz', () => fetchBytes('GET', '/healthz')],
       ['stream/contents n=1000', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000`), H)],
@@ -585,6 +603,7 @@ async function callsOf(url: string): Promise<{ pool: Pool; calls: [string, () =>
         () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H),
       ],
       ['items/contents 150 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body150)],
+      ['items/contents 1000 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body1000)],
       ['unread-count', () => fetchBytes('GET', api('unread-count?output=json'), H)],
       ['edit-tag 1000 ids read', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&a=' + READ)],
       ['edit-tag 1000 ids unread', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ)],
@@ -597,8 +616,47 @@ async function compare(dataDir: string, other: string): Promise<void> {
   const { cpSync } = await import('node:fs');
   const otherDir = tempDataDir('tidings-bench-reader-other-');
   cpSync(join(dataDir, 'tidings.db'), join(otherDir, 'tidings.db'));
-  const servers = [await startServer(otherDir, resolve(other), BASELINE_ENV), await startServer(dataDir)];
   try {
+    await paired(
+      [
+        { label: 'baseline', start: () => startServer(otherDir, resolve(other), DATABASE_URL, BASELINE_ENV) },
+        { label: 'this', start: () => startServer(dataDir) },
+      ],
+      `${other} (baseline${Object.keys(BASELINE_ENV).length ? `, ${JSON.stringify(BASELINE_ENV)}` : ''}) vs this checkout`,
+      true,
+    );
+  } finally {
+    if (!process.argv.includes('--keep')) {
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** A SQLite server and a PostgreSQL server on the same library (copied), calls alternating. */
+async function compareBackends(dataDir: string): Promise<void> {
+  try {
+    await paired(
+      [
+        { label: 'SQLite', start: () => startServer(dataDir, ROOT, '') },
+        { label: 'PostgreSQL', start: () => startServer(dataDir, ROOT, DATABASE_URL) },
+      ],
+      'SQLite vs PostgreSQL',
+      true,
+    );
+  } finally {
+    if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function paired(
+  specs: { label: string; start: () => Promise<{ child: ChildProcess; url: string }> }[],
+  title: string,
+  withThroughput: boolean,
+): Promise<void> {
+  const servers: { child: ChildProcess; url: string }[] = [];
+  try {
+    for (const spec of specs) servers.push(await spec.start());
     const sides = [await callsOf(servers[0]!.url), await callsOf(servers[1]!.url)];
     const times = sides.map(() => new Map<string, number[]>());
     for (let round = 0; round < RUNS + 3; round++) {
@@ -615,19 +673,33 @@ async function compare(dataDir: string, other: string): Promise<void> {
         }
       }
     }
-    // Throughput of n=20 pages at 16 clients, in alternating slices of 1 s (load hits both alike).
-    const served = [0, 0];
-    for (let slice = 0; slice < 2 * SECONDS; slice++) {
-      const i = slice % 2;
-      const [, page] = sides[i]!.calls.find(([name]) => name === 'stream/contents n=20')!;
-      const end = performance.now() + 1000;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (performance.now() < end) {
-            await page();
-            served[i]!++;
-          }
-        }),
+    const [a, b] = specs.map((s) => s.label);
+    console.log(`\npaired: ${title}, ${ITEMS} items, ${RUNS} rounds, calls alternating`);
+    for (const [name] of sides[0]!.calls) {
+      const [pa, pb] = times.map((m) => m.get(name)!.sort((x, y) => x - y));
+      console.log(
+        `${name.padEnd(30)} ${a} p50 ${q(pa!, 0.5)!.toFixed(2).padStart(7)} p99 ${q(pa!, 0.99)!.toFixed(1).padStart(6)} ms   ` +
+          `${b} p50 ${q(pb!, 0.5)!.toFixed(2).padStart(7)} p99 ${q(pb!, 0.99)!.toFixed(1).padStart(6)} ms   ratio p50 ${(q(pb!, 0.5)! / q(pa!, 0.5)!).toFixed(2)}x`,
+      );
+    }
+    if (withThroughput) {
+      // 16 clients on stream/contents n=20, each side twice in turns (A B A B): drift hits both alike.
+      const done = [0, 0];
+      for (let turn = 0; turn < 4; turn++) {
+        const i = turn % 2;
+        const end = performance.now() + (SECONDS * 1000) / 2;
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (performance.now() < end) {
+              await sides[i]!.n20();
+              done[i]!++;
+            }
+          }),
+        );
+      }
+      const [ra, rb] = done.map((d) => d / SECONDS);
+      console.log(
+        `${'stream/contents n=20, 16 clients'.padEnd(30)} ${a} ${ra!.toFixed(0)} req/s   ${b} ${rb!.toFixed(0)} req/s   ratio ${(ra! / rb!).toFixed(2)}x`,
       );
     }
     const rss = servers.map(({ child }) => {
@@ -635,36 +707,13 @@ async function compare(dataDir: string, other: string): Promise<void> {
       const mb = (k: string) => (Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024).toFixed(0);
       return `RSS ${mb('VmRSS')} MB (anonymous ${mb('RssAnon')}), peak ${mb('VmHWM')} MB`;
     });
-    console.log(
-      `\npaired: ${other} (baseline${Object.keys(BASELINE_ENV).length ? `, ${JSON.stringify(BASELINE_ENV)}` : ''}) vs this checkout, ` +
-        `${ITEMS} items, ${RUNS} rounds, calls alternating; load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
-    );
-    console.log(`server memory after the calls: baseline ${rss[0]}; this ${rss[1]}`);
-    console.log(
-      `stream/contents n=20, 16 clients, alternating 1 s slices: baseline ${(served[0]! / SECONDS).toFixed(0)} req/s, ` +
-        `this ${(served[1]! / SECONDS).toFixed(0)} req/s, ratio ${(served[1]! / served[0]!).toFixed(3)}x`,
-    );
-    for (const [name] of sides[0]!.calls) {
-      const [a, b] = times.map(
-        (m) =>
-          q(
-            m.get(name)!.sort((x, y) => x - y),
-            0.5,
-          )!,
-      );
-      console.log(
-        `${name.padEnd(32)} baseline p50 ${a!.toFixed(2).padStart(7)} ms   this p50 ${b!.toFixed(2).padStart(7)} ms   ratio ${(b! / a!).toFixed(3)}x`,
-      );
-    }
+    console.log(`server memory after the calls: ${a} ${rss[0]}; ${b} ${rss[1]}`);
+    console.log(`load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     for (const s of sides) await s.pool.close();
   } finally {
     for (const s of servers) {
       s.child.kill('SIGTERM');
       await new Promise((r) => s.child.once('exit', r));
-    }
-    if (!process.argv.includes('--keep')) {
-      rmSync(dataDir, { recursive: true, force: true });
-      rmSync(otherDir, { recursive: true, force: true });
     }
   }
 }

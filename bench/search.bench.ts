@@ -9,6 +9,9 @@
 //                                              reuse it next time (the build is measured only once)
 //   node bench/search.bench.ts --no-quality --database-url postgres://…   the scale run on PostgreSQL
 //                                              (an empty database; with --data, reused next time)
+//   node bench/search.bench.ts --no-quality --backend postgres    the same on a throwaway cluster
+//   --no-100k                                  with --scale 1m: the 1M size only (one PostgreSQL database
+//                                              holds one size: reuse it for 1M alone)
 //
 // The pieces are exported (bench/search/*.ts) so other benchmarks can reuse the built index.
 import { SHARED } from '../test/helpers.ts';
@@ -17,6 +20,7 @@ import { baselineRun, buildNewsIndex, rankedRun } from './search/quality.ts';
 import { runScale } from './search/scale.ts';
 import type { Quality } from './search/metrics.ts';
 import type { RankingOptions } from '../src/search/ranking.ts';
+import { benchBackend } from './backend.ts';
 
 export { loadNews, buildNewsIndex, baselineRun, rankedRun, runScale };
 
@@ -66,14 +70,15 @@ async function main(argv: string[]): Promise<void> {
     await index.app.close();
   }
   if (!argv.includes('--no-scale')) {
+    const backend = await benchBackend(argv);
     const sizes = [
-      100_000,
+      ...(argv.includes('--no-100k') ? [] : [100_000]),
       ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : []),
     ];
     for (const size of sizes) {
       console.log(`## Scale: ${size.toLocaleString('en')} generated passages`);
       const dataArg = argv.includes('--data') ? argv[argv.indexOf('--data') + 1] : undefined;
-      const dbArg = argv.includes('--database-url') ? argv[argv.indexOf('--database-url') + 1] : undefined;
+      const dbArg = backend.databaseUrl || undefined;
       if (dbArg) console.log(`backend: PostgreSQL (${dbArg.replace(/:[^:@/]*@/, ':***@')})`);
       const r = await runScale(
         size,
@@ -93,6 +98,7 @@ async function main(argv: string[]): Promise<void> {
           `search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`,
         );
     }
+    backend.stop();
   }
 }
 

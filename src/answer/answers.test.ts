@@ -6,16 +6,31 @@ import assert from 'node:assert/strict';
 import type { App } from '../app.ts';
 import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
+import { quoteVariants } from './engines/extractive-dates.ts';
 import type { AnswerRequest } from './types.ts';
 
 let app: App;
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
 const p = (...xs: string[]) => xs.map((x) => `<p>${x}</p>`).join('');
 
+/** Plain text of every stored article, by URL: what a quoted sentence must be found in verbatim. */
+const articleText = new Map<string, string>();
+const store = async (feed: number, items: Parameters<typeof ingest>[2]) => {
+  for (const it of items)
+    articleText.set(
+      it.url,
+      (it.content ?? '')
+        .split(/<\/?p>/)
+        .filter(Boolean)
+        .join('\n'),
+    );
+  await ingest(app, feed, items);
+};
+
 before(async () => {
   app = await testApp();
   const feed = await addFeed(app, 'https://coast.example/feed.xml', 'Coast News');
-  await ingest(app, feed, [
+  await store(feed, [
     {
       url: 'https://coast.example/storm-1',
       title: 'Storm batters Marlow harbour',
@@ -52,6 +67,40 @@ before(async () => {
         'A new bakery opened on the Marlow high street this week, selling sourdough and pastries.',
         'The owners moved to the town from the city last spring.',
       ),
+    },
+  ]);
+  // One firm named by three sources, a rival bidder by one (the best-covering sentence names the rival).
+  const valley = await addFeed(app, 'https://valley.example/feed.xml', 'Valley Post');
+  await store(valley, [
+    {
+      url: 'https://valley.example/bids',
+      title: 'Tarn river bridge: who will build it?',
+      publishedAt: day('2025-02-01'),
+      content: p(
+        'Brightline Works, a firm from Oslo, bid to build the new bridge over the Tarn river, the county said.',
+        'The county expects the bridge to open in 2027.',
+      ),
+    },
+    {
+      url: 'https://valley.example/contract',
+      title: 'County signs Tarn bridge contract',
+      publishedAt: day('2025-02-10'),
+      content: p(
+        'The county picked Halvorsen Construction to build the new bridge over the Tarn river.',
+        'The contract is worth 40 million kroner.',
+      ),
+    },
+    {
+      url: 'https://valley.example/works',
+      title: 'Works on the Tarn bridge begin in March',
+      publishedAt: day('2025-02-12'),
+      content: p('Halvorsen Construction will start building the Tarn bridge in March, the firm said.'),
+    },
+    {
+      url: 'https://valley.example/survey',
+      title: 'Engineers survey the Tarn riverbanks',
+      publishedAt: day('2025-02-14'),
+      content: p('Engineers from Halvorsen Construction surveyed the Tarn river banks for the new bridge on Monday.'),
     },
   ]);
 });
@@ -126,4 +175,36 @@ test('summaries are a dated digest, newest first', async () => {
   const dates = [...r.content.matchAll(/^- \*\*(\d{4}-\d\d-\d\d)\*\*: /gm)].map((m) => m[1]!);
   assert.ok(dates.length >= 3, r.content);
   assert.deepEqual(dates, [...dates].sort().reverse());
+});
+
+test('the lead names the answer several sources agree on, not a rival named by one', async () => {
+  const r = await ask('Which company will build the new bridge over the Tarn river?');
+  const lead = r.content.slice(0, r.content.search(/\[\d+\]/));
+  assert.match(lead, /Halvorsen Construction/, r.content);
+  assert.doesNotMatch(lead, /Brightline/, r.content);
+});
+
+test('every [n] follows a sentence found verbatim in the article it cites', async () => {
+  let quoted = 0;
+  for (const question of [
+    'How many people did the storm in Marlow kill?',
+    'What happened to the harbour wall in Marlow?',
+    'Which company will build the new bridge over the Tarn river?',
+    'Summarize the news about Marlow',
+  ]) {
+    const r = await ask(question);
+    const body = r.content.replace(/^(Sources disagree:|As of )[^\n]*\n\n/, '');
+    for (const m of body.matchAll(/(?:^|\]\s*|\n(?:- )?(?:\*\*[\d-]+\*\*: )?)([^[\n]+?)\[(\d+)\]/g)) {
+      const sentence = m[1]!.replace(/^- (\*\*[\d-]+\*\*: )?/, '').trim();
+      const url = r.citations[Number(m[2]) - 1];
+      assert.ok(url, `[${m[2]}] is outside the ${r.citations.length} citations`);
+      // A quote may open with its source's day ("On 14 January 2025, the …"): the rest is verbatim.
+      assert.ok(
+        quoteVariants(sentence).some((v) => articleText.get(url)?.includes(v)),
+        `"${sentence}" is not in ${url}`,
+      );
+      quoted++;
+    }
+  }
+  assert.ok(quoted >= 6, `${quoted} quoted sentences checked`);
 });

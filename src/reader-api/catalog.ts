@@ -57,9 +57,21 @@ export function itemsVersion(app: App): Promise<number> {
 }
 
 export async function userCatalog(app: App, userId: number): Promise<UserCatalog> {
+  return catalogAt(app, userId, await versions(app).catalog.get());
+}
+
+/**
+ * The catalog held in memory, unchecked: for a request that reads the catalog version together
+ * with its data (one round trip) and then confirms it with catalogAt.
+ */
+export async function lastCatalog(app: App, userId: number): Promise<UserCatalog> {
+  return catalogs(app).get(userId) ?? userCatalog(app, userId);
+}
+
+/** The catalog as of a version the caller read: the cached one when it matches, else read again. */
+export async function catalogAt(app: App, userId: number, version: number): Promise<UserCatalog> {
   const cache = catalogs(app);
   const labels = readerStore(app).labels;
-  const version = await versions(app).catalog.get();
   const cached = cache.get(userId);
   if (cached && cached.version === version) return cached;
   const entries = (await labels.catalog(userId)).map(catalogEntry);

@@ -79,21 +79,32 @@ export async function editTags(
   const newlyStarred = starring
     ? (await store.streams.statesByIds(userId, ids)).filter((s) => !s.starred).map((s) => s.itemId)
     : [];
-  await app.store.transaction(async () => {
-    // Only the user's own items: other ids (another user's, or purged) are skipped, and a new tag
-    // is not created for nothing.
-    const own = await store.streams.existingItemIds(userId, ids);
-    if (!own.length) return;
-    let li = 0;
-    for (const r of removes) {
-      if (r.kind === 'state') await store.states.setState(userId, r.column, 0, own);
-      else await store.states.untagItems(userId, removedLabels[li++]!, own);
-    }
-    for (const a of adds) {
-      if (a.kind === 'state') await store.states.setState(userId, a.column, 1, own);
-      else await store.states.tagItems(userId, await store.labels.ensureLabel(userId, a.name), own);
-    }
-  });
+  // One flag or one tag removed (the usual call): one statement, atomic by itself, gated to the
+  // user's own items in its WHERE. Otherwise one transaction.
+  const only = adds.length + removes.length === 1 && !adds.some((a) => a.kind === 'label');
+  if (only) {
+    const a = adds[0],
+      r = removes[0];
+    if (a?.kind === 'state') await store.states.setState(userId, a.column, 1, ids);
+    else if (r?.kind === 'state') await store.states.setState(userId, r.column, 0, ids);
+    else if (r) await store.states.untagItems(userId, removedLabels[0]!, ids);
+  } else {
+    await app.store.transaction(async () => {
+      // Only the user's own items: other ids (another user's, or purged) are skipped, and a new tag
+      // is not created for nothing.
+      const own = await store.streams.existingItemIds(userId, ids);
+      if (!own.length) return;
+      let li = 0;
+      for (const r of removes) {
+        if (r.kind === 'state') await store.states.setState(userId, r.column, 0, own);
+        else await store.states.untagItems(userId, removedLabels[li++]!, own);
+      }
+      for (const a of adds) {
+        if (a.kind === 'state') await store.states.setState(userId, a.column, 1, own);
+        else await store.states.tagItems(userId, await store.labels.ensureLabel(userId, a.name), own);
+      }
+    });
+  }
   // The user's starred webhooks (queued after the commit; delivery happens in the background).
   if (newlyStarred.length) await emitStarred(app, userId, newlyStarred);
 }

@@ -6,7 +6,7 @@ import { ReaderError } from './errors.ts';
 import { labelNameProblem } from '../feeds/label-name.ts';
 import { labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
 import { readerStore } from './repositories.ts';
-import { userCatalog } from './catalog.ts';
+import { catalogAt } from './catalog.ts';
 
 /** The `max` field of unread-count: the cap Google Reader clients display as "1000+". */
 export const UNREAD_COUNT_MAX = 1000;
@@ -21,8 +21,9 @@ export function subscriptionList(app: App, userId: number): Promise<Subscription
  * stream ids from the cached catalog.
  */
 export async function unreadCountsJson(app: App, userId: number): Promise<string> {
-  const catalog = await userCatalog(app, userId);
-  const counters = await readerStore(app).labels.unreadCounters(userId);
+  // Counters and the catalog version in one read; the catalog from memory while that version holds.
+  const { counters, catalogVersion } = await readerStore(app).labels.unreadCountersAndCatalogVersion(userId);
+  const catalog = await catalogAt(app, userId, catalogVersion);
   let total = 0,
     newest = 0;
   const folders = new Map<string, { count: number; newest: number }>();

@@ -131,7 +131,7 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
       json: streamContentsJson(
         {
           id: formatStreamId(stream),
-          title: await streamTitle(app, ctx.userId, stream),
+          title: page.title ?? (await streamTitle(app, ctx.userId, stream)),
           selfHref: selfHref(app, ctx.req),
           updatedUs: page.newestUs || Date.now() * 1000,
           continuation: page.continuation,

@@ -61,7 +61,10 @@ export async function streamConditions(
       }
       return [{ kind: 'state', column: STATE_COLUMN[s.state], value: negate ? 0 : 1 }];
     case 'feed': {
-      const feedId = await subscribedFeedId(labels, userId, s.url);
+      // The catalog in memory knows the user's feeds by URL (its version is checked with the page);
+      // other spellings of the URL go to the database.
+      const feedId =
+        catalog?.entries.find((e) => e.url === s.url)?.feedId ?? (await subscribedFeedId(labels, userId, s.url));
       if (feedId === undefined)
         throw new ReaderError(
           404,

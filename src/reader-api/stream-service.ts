@@ -8,7 +8,8 @@ import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
 import { readerStore } from './repositories.ts';
-import { itemsVersion, originsOf, userCatalog, type UserCatalog } from './catalog.ts';
+import type { PageToRender } from '../store/repositories.ts';
+import { catalogAt, lastCatalog, originsOf, userCatalog, type UserCatalog } from './catalog.ts';
 import { buildFilter, subscribedFeedId } from './stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
@@ -18,6 +19,8 @@ export interface ItemsPage {
   continuation?: string;
   /** Newest crawl time on the page (µs), for `updated`. */
   newestUs: number;
+  /** The stream's title (stream/contents only). */
+  title?: string;
 }
 
 async function pageQuery(
@@ -52,18 +55,24 @@ const bodyCache = perApp((app) => {
   return cache;
 });
 
-async function renderItems(app: App, userId: number, items: ReaderItemState[], catalog?: UserCatalog): Promise<Buffer> {
+/**
+ * The page's JSON from what one read gave (items, tags, versions): bodies come from the cache
+ * (read only for the items it lacks), origins from the catalog.
+ */
+async function renderItems(app: App, userId: number, page: PageToRender, catalog: UserCatalog): Promise<Buffer> {
   const store = readerStore(app);
-  // Independent reads: on a database server they overlap (SQLite answers each at once anyway).
-  const [bodies, origins, tags] = await Promise.all([
-    itemsVersion(app).then((version) => bodyCache(app).bodiesFor(items, version, (ids) => store.streams.bodies(ids))),
+  const { items } = page;
+  const [bodies, origins] = await Promise.all([
+    bodyCache(app).bodiesFor(items, page.itemsVersion, (ids) => store.streams.bodies(ids)),
     originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
-    store.streams.tagsOfItems(
-      userId,
-      items.map((i) => i.itemId),
-    ),
   ]);
-  return itemsJson(items, bodies, origins, tags);
+  return itemsJson(items, bodies, origins, page.tags);
+}
+
+function newestOf(items: ReaderItemState[]): number {
+  let newestUs = 0;
+  for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
+  return newestUs;
 }
 
 export async function streamContents(
@@ -72,13 +81,23 @@ export async function streamContents(
   stream: StreamId,
   req: StreamRequest,
 ): Promise<ItemsPage> {
-  // One catalog check per request, shared by the filter and the items' origins.
-  const catalog = await userCatalog(app, userId);
-  const items = await readerStore(app).streams.statesPage(await pageQuery(app, userId, [stream], req, catalog));
-  const continuation = continuationOf(items, req.limit);
-  let newestUs = 0;
-  for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
-  return { itemsJson: await renderItems(app, userId, items, catalog), continuation, newestUs };
+  // The catalog in memory shapes the filter (the reading list leaves out feeds the user left); the
+  // page read says which catalog version it saw. Unchanged (the usual case): one read in all.
+  // Changed since: read the catalog again and the page with it.
+  const streams = readerStore(app).streams;
+  let catalog = await lastCatalog(app, userId);
+  let page = await streams.pageToRender(await pageQuery(app, userId, [stream], req, catalog));
+  if (page.catalogVersion !== catalog.version) {
+    catalog = await catalogAt(app, userId, page.catalogVersion);
+    page = await streams.pageToRender(await pageQuery(app, userId, [stream], req, catalog));
+  }
+  const continuation = continuationOf(page.items, req.limit);
+  return {
+    itemsJson: await renderItems(app, userId, page, catalog),
+    continuation,
+    newestUs: newestOf(page.items),
+    title: await streamTitle(app, userId, stream, catalog),
+  };
 }
 
 export interface ItemRefsPage {
@@ -109,14 +128,13 @@ export async function itemContents(app: App, userId: number, rawIds: string[]): 
   if (rawIds.length > MAX_CONTENTS_N)
     throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
   const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
-  const items = await readerStore(app).streams.statesByIds(userId, ids);
-  let newestUs = 0;
-  for (const i of items) if (i.crawledUs > newestUs) newestUs = i.crawledUs;
-  return { itemsJson: await renderItems(app, userId, items), newestUs };
+  const page = await readerStore(app).streams.byIdsToRender(userId, ids);
+  const catalog = await catalogAt(app, userId, page.catalogVersion);
+  return { itemsJson: await renderItems(app, userId, page, catalog), newestUs: newestOf(page.items) };
 }
 
-/** Title of a stream for the stream/contents envelope. */
-export async function streamTitle(app: App, userId: number, s: StreamId): Promise<string> {
+/** Title of a stream for the stream/contents envelope; `catalog`: the one the request already holds. */
+export async function streamTitle(app: App, userId: number, s: StreamId, catalog?: UserCatalog): Promise<string> {
   if (s.kind === 'label') return s.name;
   if (s.kind === 'state') {
     return {
@@ -128,8 +146,11 @@ export async function streamTitle(app: App, userId: number, s: StreamId): Promis
       'saved-web-pages': 'Saved web pages',
     }[s.state];
   }
+  const known = catalog?.entries.find((e) => e.url === s.url);
+  if (known) return known.title;
   const feedId = await subscribedFeedId(readerStore(app).labels, userId, s.url);
   return (
-    (feedId !== undefined ? (await userCatalog(app, userId)).byFeed.get(feedId)?.title : undefined) ?? formatStreamId(s)
+    (feedId !== undefined ? (catalog ?? (await userCatalog(app, userId))).byFeed.get(feedId)?.title : undefined) ??
+    formatStreamId(s)
   );
 }

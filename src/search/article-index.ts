@@ -114,11 +114,15 @@ export class ArticleIndex {
     limit: number,
     scoring: ArticleScoring,
   ): Promise<ArticleMatch[]> {
-    const state = await this.table.sync();
-    if (!stems.length || limit <= 0 || state.articles === 0) return [];
-    const compiled = await this.compile(filter);
-    // Every term's postings are read before scoring starts, so scoring runs in one go.
-    const byTerm = await this.repo.postingsOf(stems);
+    if (!stems.length || limit <= 0) return [];
+    // Independent reads at once (on a database server they overlap instead of queueing): the
+    // table's catch-up then the filter (it needs the table's hosts), and every term's postings, all
+    // read before scoring starts so scoring runs in one go.
+    const [{ state, compiled }, byTerm] = await Promise.all([
+      this.table.sync().then(async (state) => ({ state, compiled: await this.compile(filter) })),
+      this.repo.postingsOf(stems),
+    ]);
+    if (state.articles === 0) return [];
     const postings = stems.map((term) => byTerm.get(term) ?? { chunks: [], count: 0 });
     try {
       const touchedCount = this.accumulate(postings, state, compiled, scoring, limit + CANDIDATE_SLACK);

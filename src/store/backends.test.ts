@@ -132,6 +132,32 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const keep = await s.readerLabels.ensureLabel(bob.id, 'keep');
       assert.equal(await s.itemStates.tagItems(bob.id, keep, [p1[0]!.itemId, p1[1]!.itemId]), 2);
       assert.deepEqual([...(await s.streams.tagsOfItems(bob.id, [p1[0]!.itemId])).values()], [['keep']]);
+      // The combined reads a page renders from agree with the single reads.
+      const render = await s.streams.pageToRender(q);
+      assert.deepEqual(render.items, await s.streams.statesPage(q));
+      assert.deepEqual(
+        render.tags,
+        await s.streams.tagsOfItems(
+          bob.id,
+          p1.map((r) => r.itemId),
+        ),
+      );
+      assert.equal(render.itemsVersion, await s.streams.itemsVersion());
+      assert.equal(render.catalogVersion, await s.readerLabels.catalogVersion());
+      const byIds = await s.streams.byIdsToRender(bob.id, [p1[1]!.itemId, 999_999, p1[4]!.itemId]);
+      assert.deepEqual(
+        byIds.items.map((r) => r.itemId),
+        [p1[1]!.itemId, p1[4]!.itemId],
+      );
+      assert.deepEqual([...byIds.tags], [[p1[1]!.itemId, ['keep']]]);
+      const empty = await s.streams.pageToRender({ ...q, userId: alice.id, where: [{ kind: 'nothing' }] });
+      assert.deepEqual([empty.items, empty.tags.size, empty.catalogVersion], [[], 0, render.catalogVersion]);
+      const counted = await s.readerLabels.unreadCountersAndCatalogVersion(bob.id);
+      assert.deepEqual(counted, {
+        counters: await s.readerLabels.unreadCounters(bob.id),
+        catalogVersion: render.catalogVersion,
+      });
+      assert.deepEqual((await s.readerLabels.unreadCountersAndCatalogVersion(999)).counters, []);
       await s.subscriptions.addFolder(bob.id, feed.id, 'Later');
       await s.readerLabels.renameLabel(bob.id, keep, 'Later');
       const labels = await s.readerLabels.labels(bob.id);
@@ -150,6 +176,40 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         [p1[0]!.itemId, p1[1]!.itemId, p1[5]!.itemId].sort(),
         'starred and tagged items stay',
       );
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(`${backend}: token and API key lookups see revocation, use and deletion through this process at once`, {
+    skip,
+  }, async () => {
+    const s = await open(backend);
+    try {
+      const u = await s.users.create('tok', 'h');
+      const t = await s.tokens.insert(
+        { tokenHash: 'hash-1', userId: u.id, kind: 'clientlogin', scopes: 'read write', expiresAt: 4e9 },
+        100,
+      );
+      assert.equal((await s.tokens.findByHash('hash-1'))?.id, t.id);
+      await s.tokens.markUsed(t.id, 200);
+      assert.equal((await s.tokens.findByHash('hash-1'))?.lastUsedAt, 200, 'use recorded');
+      assert.equal(await s.tokens.revoke(t.id, 300), true);
+      assert.equal((await s.tokens.findByHash('hash-1'))?.revokedAt, 300, 'revoked at once, not after a cache expires');
+      await s.tokens.insert(
+        { tokenHash: 'hash-2', userId: u.id, kind: 'clientlogin', scopes: 'read', expiresAt: 4e9 },
+        100,
+      );
+      assert.ok(await s.tokens.findByHash('hash-2'));
+      await s.apiKeys.create({ id: 'k1', userId: u.id, name: 'n', keyHash: 'kh', tier: 1 });
+      assert.equal((await s.apiKeys.findById('k1'))?.disabled, false);
+      await s.apiKeys.setDisabled('k1', true);
+      assert.equal((await s.apiKeys.findById('k1'))?.disabled, true, 'a disabled key is seen at once');
+      await s.apiKeys.revoke('k1');
+      assert.notEqual((await s.apiKeys.findById('k1'))?.revokedAt, null, 'a revoked key is seen at once');
+      await s.users.delete(u.id);
+      assert.equal(await s.tokens.findByHash('hash-2'), undefined, "a deleted user's tokens are gone at once");
+      assert.equal(await s.apiKeys.findById('k1'), undefined, "a deleted user's keys are gone at once");
     } finally {
       await s.close();
     }

@@ -359,7 +359,25 @@ import type {
   UnreadCounter,
 } from '../model/stream.ts';
 
+/**
+ * A page of the user's items with everything rendering it needs from the database, read together:
+ * on PostgreSQL one statement (one round trip) instead of four (page, tags, two versions).
+ */
+export interface PageToRender {
+  items: ReaderItemState[];
+  /** Custom tag names on each item of the page (only items that have some). */
+  tags: Map<number, string[]>;
+  /** itemsVersion() as of the same read: keys the serialized-body cache. */
+  itemsVersion: number;
+  /** ReaderLabelRepository.catalogVersion() as of the same read: tells whether a cached catalog still holds. */
+  catalogVersion: number;
+}
+
 export interface StreamRepository {
+  /** statesPage, its items' tags and both versions in one read. */
+  pageToRender(q: StreamPageQuery): Promise<PageToRender>;
+  /** statesByIds, their tags and both versions in one read. */
+  byIdsToRender(userId: number, itemIds: number[]): Promise<PageToRender>;
   /** Keyset page of item references (index-only) as Google Reader itemRefs JSON entries, comma-joined. */
   refsJson(q: StreamPageQuery): Promise<ItemRefsJson>;
   /** Keyset page of the user's items: their flags, no bodies. */
@@ -396,6 +414,8 @@ export interface ReaderLabelRepository {
   catalogVersion(): Promise<number>;
   /** The trigger-maintained counters of every subscription (never a recount). */
   unreadCounters(userId: number): Promise<UnreadCounter[]>;
+  /** unreadCounters and catalogVersion() in one read. */
+  unreadCountersAndCatalogVersion(userId: number): Promise<{ counters: UnreadCounter[]; catalogVersion: number }>;
   subscribedFeedId(userId: number, feedUrl: string): Promise<number | undefined>;
   labels(userId: number): Promise<LabelView[]>;
   findLabel(userId: number, name: string): Promise<number | undefined>;

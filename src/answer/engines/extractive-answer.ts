@@ -18,6 +18,7 @@ import { splitSentences } from '../../text/sentences.ts';
 import { entities, terms, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
+import { rankPrior, scoreAnswers } from './extractive-score.ts';
 
 export interface Sentence {
   source: GroundingSource;
@@ -30,8 +31,10 @@ export interface Sentence {
   matched: string[];
   /** Share of the question's (rarity-weighted) terms covered, the title counting half. */
   coverage: number;
-  /** coverage × the source's rank prior (+ type cues): what sentences are ranked by. */
+  /** coverage × the source's rank prior (+ type cues): what candidates are weighted by. */
   relevance: number;
+  /** How likely the sentence holds the answer (./answer-score.ts): what the answer is picked by. */
+  answerScore: number;
 }
 
 export interface AnswerCandidate {
@@ -111,6 +114,12 @@ const INSTRUCTION = new Set([
 
 /** Below this coverage of the question by the best sentence, the sources do not answer it. */
 const DECLINE_COVERAGE = 0.4;
+/** …unless a candidate is named by this many sources (redundancy is evidence too). */
+const DECLINE_SUPPORT = 3;
+/** Off topic: no title names this share of the question's terms and no second source covers … */
+const OFF_TOPIC_TITLE = 0.2;
+/** … this share of them. */
+const OFF_TOPIC_SECOND = 0.25;
 /** Sentences covering less than this share of the best coverage are not mined for candidates. */
 const MINING_SHARE = 0.4;
 const NEAR_DUPLICATE = 0.5;
@@ -122,8 +131,8 @@ const SPECIFICITY = 0;
 const WORD_WEIGHT = 0.35;
 /** Sentences that repeat the winner from another source, after the lead. */
 const WINNER_SUPPORT = 1;
-/** The rest of the answer: sentences covering at least this share of the best one's relevance. */
-const FILL_SHARE = 0.3;
+/** The rest of the answer: only sentences covering at least this share of the best one's relevance. */
+const FILL_SHARE = 0.15;
 /**
  * Measured on the even news questions and kept off: leaving out sentences that name a rival
  * candidate (correct-only 0.241 -> 0.212), one sentence per source (0.265 -> 0.244), scaling
@@ -221,6 +230,7 @@ export function readSentences(sources: GroundingSource[], poolPerSource: number)
           matched: [],
           coverage: 0,
           relevance: 0,
+          answerScore: 0,
         });
       }
     }
@@ -228,8 +238,31 @@ export function readSentences(sources: GroundingSource[], poolPerSource: number)
   return out;
 }
 
-/** Prior of a source by its search rank (1 = best). */
-export const rankPrior = (n: number) => 1 / (1 + 0.12 * (n - 1));
+export { rankPrior };
+
+/** Sets each sentence's matched terms, coverage of the question and relevance (coverage × rank prior). */
+export function scoreSentences(
+  sentences: Sentence[],
+  sources: GroundingSource[],
+  qTerms: string[],
+  type: AnswerType,
+): void {
+  const idf = idfWeights(qTerms, sentences);
+  const total = qTerms.reduce((a, t) => a + idf.get(t)!, 0);
+  const titleTerms = new Map(sources.map((s) => [s.n, new Set(terms(s.hit.title))]));
+  for (const s of sentences) {
+    s.matched = qTerms.filter((t) => s.termSet.has(t));
+    const title = titleTerms.get(s.source.n)!;
+    let covered = 0;
+    for (const t of qTerms) covered += s.termSet.has(t) ? idf.get(t)! : title.has(t) ? 0.5 * idf.get(t)! : 0;
+    s.coverage = total ? covered / total : 0;
+    const cue = type !== 'thing' && type !== 'none' && hasAnswerType(s.text, type) ? 0.08 : 0;
+    const dangling = /^(he|she|they|it|this|these|those|that|his|her|their|its|but|and|so|also)\b/i.test(s.text)
+      ? 0.9
+      : 1;
+    s.relevance = (s.coverage + cue) * rankPrior(s.source.n) * dangling;
+  }
+}
 
 export function planAnswer(question: string, sources: GroundingSource[], opts: PlanOptions): AnswerPlan {
   const type = answerTypeOf(question);
@@ -248,34 +281,25 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   if (!sentences.length || !qTerms.length)
     return { ...base, kind: 'decline', sentences: [], missing: qTerms, notes: ['No sentence to quote.'] };
 
-  const idf = idfWeights(qTerms, sentences);
-  const total = qTerms.reduce((a, t) => a + idf.get(t)!, 0);
-  const titleTerms = new Map(sources.map((s) => [s.n, new Set(terms(s.hit.title))]));
-  for (const s of sentences) {
-    s.matched = qTerms.filter((t) => s.termSet.has(t));
-    const title = titleTerms.get(s.source.n)!;
-    let covered = 0;
-    for (const t of qTerms) covered += s.termSet.has(t) ? idf.get(t)! : title.has(t) ? 0.5 * idf.get(t)! : 0;
-    s.coverage = total ? covered / total : 0;
-    const cue = type !== 'thing' && type !== 'none' && hasAnswerType(s.text, type) ? 0.08 : 0;
-    const dangling = /^(he|she|they|it|this|these|those|that|his|her|their|its|but|and|so|also)\b/i.test(s.text)
-      ? 0.9
-      : 1;
-    s.relevance = (s.coverage + cue) * rankPrior(s.source.n) * dangling;
-  }
+  scoreSentences(sentences, sources, qTerms, type);
+  scoreAnswers(opts.matchText ?? question, sentences, sources, qTerms, type);
   const ranked = [...sentences].sort((a, b) => b.relevance - a.relevance);
+  const byAnswer = [...sentences].sort((a, b) => b.answerScore - a.answerScore);
   const bestCoverage = Math.max(...sentences.map((s) => s.coverage));
-  if (type !== 'summary' && bestCoverage < DECLINE_COVERAGE) {
-    return {
-      ...base,
-      kind: 'decline',
-      sentences: [],
-      missing,
-      notes: [
-        `The best sentence covers ${(bestCoverage * 100).toFixed(0)} % of the question's terms (weighted by rarity): too little to answer from.`,
-      ],
-    };
-  }
+  const decline = (why: string): AnswerPlan => ({ ...base, kind: 'decline', sentences: [], missing, notes: [why] });
+  const coverageNote = `the best sentence covers ${(bestCoverage * 100).toFixed(0)} % of the question's terms (weighted by rarity)`;
+  // No article is about the question: no title names a fifth of its terms and no second source covers a quarter.
+  const sourceCoverage = new Map<number, number>();
+  for (const s of sentences) sourceCoverage.set(s.source.n, Math.max(sourceCoverage.get(s.source.n) ?? 0, s.coverage));
+  const secondCoverage = [...sourceCoverage.values()].sort((a, b) => b - a)[1] ?? 0;
+  const titleCoverage = Math.max(
+    ...sources.map((src) => {
+      const title = new Set(terms(src.hit.title));
+      return qTerms.filter((t) => title.has(t)).length / qTerms.length;
+    }),
+  );
+  if (type !== 'summary' && titleCoverage < OFF_TOPIC_TITLE && secondCoverage < OFF_TOPIC_SECOND)
+    return decline(`No source is about the question: ${coverageNote}, no title names a fifth of its terms.`);
   if (type === 'summary')
     return {
       ...base,
@@ -285,6 +309,7 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
       notes: ['A summary: one sentence per story, newest first.'],
     };
   if (type === 'reason' || type === 'yesno' || type === 'none') {
+    if (bestCoverage < DECLINE_COVERAGE) return decline(`Too little to answer from: ${coverageNote}.`);
     return {
       ...base,
       kind: 'passages',
@@ -301,6 +326,11 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     sentences,
   );
   let winner = candidates[0];
+  // Weak coverage and no candidate that three sources agree on: the sources do not answer it.
+  if (bestCoverage < DECLINE_COVERAGE && (winner?.sources.size ?? 0) < DECLINE_SUPPORT)
+    return decline(
+      `Too little to answer from: ${coverageNote}, and no candidate is named by ${DECLINE_SUPPORT} sources.`,
+    );
   // Sources of different dates disagree on a number or date: the newest wins, and the answer says so.
   let conflict: AnswerPlan['conflict'];
   const rival = candidates[1];
@@ -346,8 +376,11 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     if (picked.length >= Math.min(opts.maxSentences, 1 + WINNER_SUPPORT)) break;
     if (fits(s)) picked.push(s);
   }
-  for (const s of ranked) {
-    if (picked.length >= opts.maxSentences || s.relevance < FILL_SHARE * ranked[0]!.relevance) break;
+  // The rest: the sentences most likely to hold the answer (./extractive-score.ts).
+  for (const s of byAnswer) {
+    if (picked.length >= opts.maxSentences) break;
+    // A sentence far from the question (an aside of another story) is never worth quoting.
+    if (s.relevance < FILL_SHARE * ranked[0]!.relevance) continue;
     if (fits(s) && !(AVOID_RIVALS && rivals.some((r) => r.occurrences.includes(s)))) picked.push(s);
   }
   const notes = conflict

@@ -15,7 +15,7 @@ import { planDigest } from './extractive-digest.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 
 /** Sentences quoted at most, by style (a format instruction can lower it). */
-const MAX_SENTENCES: Record<AnswerStyle, number> = { concise: 4, detailed: 5, report: 5 };
+const MAX_SENTENCES: Record<AnswerStyle, number> = { concise: 4, detailed: 4, report: 5 };
 /** Sentences read per source (the candidate pool). */
 const POOL: Record<AnswerStyle, number> = { concise: 80, detailed: 120, report: 200 };
 /** Stories in a digest ("summarize …"). */

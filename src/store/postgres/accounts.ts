@@ -55,8 +55,11 @@ const toUser = (r: UserRow): User => ({
 
 export class PgUserRepository implements UserRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
+  private readonly authRows: AuthRowCache<unknown>[];
+  /** authRows: the token and key rows cached for authentication, forgotten when a user (and so their rows) goes. */
+  constructor(db: PgDatabase, authRows: AuthRowCache<unknown>[] = []) {
     this.db = db;
+    this.authRows = authRows;
   }
   async create(username: string, passwordHash: string, email: string | null = null): Promise<User> {
     return toUser(
@@ -86,7 +89,11 @@ export class PgUserRepository implements UserRepository {
     await this.db.query('UPDATE users SET password_hash = $1 WHERE id = $2', [passwordHash, id]);
   }
   async delete(id: number): Promise<boolean> {
-    return (await this.db.changes('DELETE FROM users WHERE id = $1', [id])) > 0;
+    try {
+      return (await this.db.changes('DELETE FROM users WHERE id = $1', [id])) > 0;
+    } finally {
+      for (const c of this.authRows) c.clear();
+    }
   }
   async setAdmin(id: number, admin: boolean): Promise<void> {
     await this.db.query('UPDATE users SET is_admin = $1 WHERE id = $2', [admin ? 1 : 0, id]);
@@ -121,10 +128,56 @@ const toToken = (r: TokenRow): StoredToken => ({
   label: r.label,
 });
 
+/**
+ * How long a row read to authenticate a request (a Reader API token) is reused.
+ * Every API request authenticates, and on a database server that lookup is a round trip of its
+ * own (on a loaded machine, as long as the whole page query after it). Writes through this process
+ * that may revoke, disable or delete such rows forget them at once; a row changed by another
+ * process (a second server process, the CLI) is seen within this many milliseconds. Misses are
+ * never kept: a token or key issued elsewhere works at once.
+ */
+export const AUTH_ROW_CACHE_MS = 3000;
+const AUTH_ROW_CACHE_MAX = 10_000;
+
+/** Rows by key for AUTH_ROW_CACHE_MS each; shared with the user repository (a deleted user's rows go). */
+export class AuthRowCache<T> {
+  private readonly rows = new Map<string, { row: T; until: number }>();
+  get(key: string): T | undefined {
+    const hit = this.rows.get(key);
+    if (!hit) return undefined;
+    if (hit.until > performance.now()) return hit.row;
+    this.rows.delete(key);
+    return undefined;
+  }
+  set(key: string, row: T): void {
+    if (this.rows.size >= AUTH_ROW_CACHE_MAX) this.rows.clear();
+    this.rows.set(key, { row, until: performance.now() + AUTH_ROW_CACHE_MS });
+  }
+  update(change: (row: T) => T): void {
+    for (const e of this.rows.values()) e.row = change(e.row);
+  }
+  clear(): void {
+    this.rows.clear();
+  }
+  /** Runs a write, forgetting every row once it has been sent (also when it fails). */
+  async forgetting<R>(write: Promise<R>): Promise<R> {
+    try {
+      return await write;
+    } finally {
+      this.clear();
+    }
+  }
+}
+
 export class PgTokenRepository implements TokenRepository {
   private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
+  private readonly cache: AuthRowCache<StoredToken>;
+  constructor(db: PgDatabase, cache = new AuthRowCache<StoredToken>()) {
     this.db = db;
+    this.cache = cache;
+  }
+  private forgetting<T>(write: Promise<T>): Promise<T> {
+    return this.cache.forgetting(write);
   }
   async insert(t: NewToken, now: number): Promise<StoredToken> {
     return toToken(
@@ -146,8 +199,15 @@ export class PgTokenRepository implements TokenRepository {
     );
   }
   async findByHash(tokenHash: string) {
+    // Inside a transaction (refresh-token rotation, replay checks) always the row as it is now.
+    const cacheable = !this.db.inTransaction;
+    const cached = cacheable ? this.cache.get(tokenHash) : undefined;
+    if (cached) return cached;
     const r = await this.db.row<TokenRow>('SELECT * FROM auth_tokens WHERE token_hash = $1', [tokenHash]);
-    return r ? toToken(r) : undefined;
+    if (!r) return undefined;
+    const token = toToken(r);
+    if (cacheable) this.cache.set(tokenHash, token);
+    return token;
   }
   async findById(id: number) {
     const r = await this.db.row<TokenRow>('SELECT * FROM auth_tokens WHERE id = $1', [id]);
@@ -155,26 +215,30 @@ export class PgTokenRepository implements TokenRepository {
   }
   async markUsed(id: number, now: number): Promise<void> {
     await this.db.query('UPDATE auth_tokens SET last_used_at = $1 WHERE id = $2', [now, id]);
+    this.cache.update((t) => (t.id === id ? { ...t, lastUsedAt: now } : t));
   }
   async revoke(id: number, now: number): Promise<boolean> {
     return (
-      (await this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
-        now,
-        id,
-      ])) > 0
+      (await this.forgetting(
+        this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id]),
+      )) > 0
     );
   }
   revokeAllForUser(userId: number, now: number): Promise<number> {
-    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL', [
-      now,
-      userId,
-    ]);
+    return this.forgetting(
+      this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL', [
+        now,
+        userId,
+      ]),
+    );
   }
   revokeGrant(grantId: string, now: number): Promise<number> {
-    return this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [
-      now,
-      grantId,
-    ]);
+    return this.forgetting(
+      this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [
+        now,
+        grantId,
+      ]),
+    );
   }
   async listForUser(userId: number): Promise<StoredToken[]> {
     return (await this.db.rows<TokenRow>('SELECT * FROM auth_tokens WHERE user_id = $1 ORDER BY id', [userId])).map(
@@ -182,13 +246,17 @@ export class PgTokenRepository implements TokenRepository {
     );
   }
   purge(before: number): Promise<number> {
-    return this.db.changes('DELETE FROM auth_tokens WHERE expires_at < $1 OR revoked_at < $1', [before]);
+    return this.forgetting(
+      this.db.changes('DELETE FROM auth_tokens WHERE expires_at < $1 OR revoked_at < $1', [before]),
+    );
   }
   deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number> {
-    return this.db.changes(
-      `DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
+    return this.forgetting(
+      this.db.changes(
+        `DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
       AND coalesce(last_used_at, created_at) < $3`,
-      [userId, label, idleSince],
+        [userId, label, idleSince],
+      ),
     );
   }
 }
@@ -345,6 +413,8 @@ const toKey = (r: KeyRow): ApiKey => ({
   revokedAt: r.revoked_at,
 });
 
+// Key rows are read every time (unlike tokens): an operator's change of a key's tier or state from
+// the CLI must apply to the running server at once (the access-request flow promises it).
 export class PgApiKeyRepository implements ApiKeyRepository {
   private readonly db: PgDatabase;
   constructor(db: PgDatabase) {
@@ -369,30 +439,23 @@ export class PgApiKeyRepository implements ApiKeyRepository {
         : await this.db.rows<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
     return rows.map(toKey);
   }
-  async rename(id: string, name: string) {
-    return (await this.db.changes('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id])) > 0;
+  private async changed(sql: string, params: unknown[]): Promise<boolean> {
+    return (await this.db.changes(sql, params)) > 0;
   }
-  async revoke(id: string) {
-    return (
-      (await this.db.changes('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
-        nowS(),
-        id,
-      ])) > 0
-    );
+  rename(id: string, name: string) {
+    return this.changed('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id]);
   }
-  async setDisabled(id: string, disabled: boolean) {
-    return (await this.db.changes('UPDATE api_keys SET disabled = $1 WHERE id = $2', [disabled ? 1 : 0, id])) > 0;
+  revoke(id: string) {
+    return this.changed('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [nowS(), id]);
   }
-  async setTier(id: string, tier: number) {
-    return (await this.db.changes('UPDATE api_keys SET tier = $1 WHERE id = $2', [tier, id])) > 0;
+  setDisabled(id: string, disabled: boolean) {
+    return this.changed('UPDATE api_keys SET disabled = $1 WHERE id = $2', [disabled ? 1 : 0, id]);
   }
-  async setFeatures(id: string, features: BetaFeature[]) {
-    return (
-      (await this.db.changes('UPDATE api_keys SET features = $1 WHERE id = $2', [
-        [...new Set(features)].join(','),
-        id,
-      ])) > 0
-    );
+  setTier(id: string, tier: number) {
+    return this.changed('UPDATE api_keys SET tier = $1 WHERE id = $2', [tier, id]);
+  }
+  setFeatures(id: string, features: BetaFeature[]) {
+    return this.changed('UPDATE api_keys SET features = $1 WHERE id = $2', [[...new Set(features)].join(','), id]);
   }
 }
 

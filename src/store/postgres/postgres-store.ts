@@ -4,6 +4,7 @@
 import { PgChangeSignal } from './change-signal.ts';
 import { PgRefreshClaimRepository } from './refresh-claims.ts';
 import type { Store } from '../open-store.ts';
+import { PortableRepositories } from '../portable/repositories.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
@@ -18,18 +19,14 @@ import {
   PgOAuthClientRepository,
   PgTokenRepository,
   PgUserRepository,
+  AuthRowCache,
 } from './accounts.ts';
+import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
-import { PgFeverRepository } from './fever.ts';
-import { PgFeedIconRepository } from './feed-icons.ts';
-import { PgFullTextRepository } from './full-text.ts';
-import { PgWebSubRepository } from './websub.ts';
-import { PgFilterRuleRepository } from './filter-rules.ts';
-import { PgWebhookRepository } from './webhooks.ts';
+import { PgSql } from './sql-executor.ts';
 import { PgLimitCounters } from './limit-counters.ts';
-import { PgConversationRepository, PgWebAccountRepository, PgWebSessionRepository } from './web.ts';
 
 /**
  * Oldest server accepted: the schema uses statement triggers with transition tables (10),
@@ -43,7 +40,7 @@ const MIGRATION_LOCK = 0x7469_6d67; // 'timg'
 
 const PING_TIMEOUT_MS = 2000;
 
-export class PostgresStore implements Store {
+export class PostgresStore extends PortableRepositories implements Store {
   readonly backend = 'postgres' as const;
   readonly location: string;
   migrationsApplied: readonly string[] = [];
@@ -65,24 +62,19 @@ export class PostgresStore implements Store {
   readonly chatUsage;
   readonly asyncJobs;
   readonly accessRequests;
-  readonly fever;
-  readonly feedIcons;
-  readonly fullText;
-  readonly webSub;
-  readonly filterRules;
-  readonly webhooks;
-  readonly webSessions;
-  readonly webAccounts;
-  readonly conversations;
-  readonly limitCounters;
   readonly changes: PgChangeSignal;
+  readonly limitCounters: PgLimitCounters;
 
   constructor(db: PgDatabase) {
+    super(new PgSql(db));
     this.db = db;
     this.changes = new PgChangeSignal(db);
+    this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
-    this.users = new PgUserRepository(db);
-    this.tokens = new PgTokenRepository(db);
+    // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS).
+    const tokenRows = new AuthRowCache<StoredToken>();
+    this.users = new PgUserRepository(db, [tokenRows]);
+    this.tokens = new PgTokenRepository(db, tokenRows);
     this.oauthClients = new PgOAuthClientRepository(db);
     this.authCodes = new PgAuthorizationCodeRepository(db);
     this.authSecrets = new PgAuthSecretRepository(db);
@@ -98,16 +90,6 @@ export class PostgresStore implements Store {
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
     this.accessRequests = new PgAccessRequestRepository(db);
-    this.fever = new PgFeverRepository(db);
-    this.feedIcons = new PgFeedIconRepository(db);
-    this.fullText = new PgFullTextRepository(db);
-    this.webSub = new PgWebSubRepository(db);
-    this.filterRules = new PgFilterRuleRepository(db);
-    this.webhooks = new PgWebhookRepository(db);
-    this.webSessions = new PgWebSessionRepository(db);
-    this.webAccounts = new PgWebAccountRepository(db);
-    this.conversations = new PgConversationRepository(db);
-    this.limitCounters = new PgLimitCounters(db);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,9 +1,7 @@
-// Statements written in SQLite's dialect, run on PostgreSQL: the repositories that came with the
-// reader features (Fever, icons, full text, WebSub, rules, webhooks, web app) reuse their SQLite
-// SQL through this translation rather than a second hand-written copy. It covers what those
-// statements use: `?`/`?N` parameters, json_each over a bound JSON array or a JSON column,
-// group_concat, INSERT OR IGNORE, camelCase aliases (PostgreSQL folds unquoted names).
-import type { PgDatabase } from './client.ts';
+// The portable dialect (../sql.ts) made PostgreSQL: the one place the differences between the
+// backends' SQL are handled for the repositories written once (../portable/). It covers what
+// the portable dialect allows: `?`/`?N` parameters, json_each over a bound JSON array or a JSON
+// column, group_concat, INSERT OR IGNORE, camelCase aliases (PostgreSQL folds unquoted names).
 
 export function translate(sql: string): string {
   let out = sql;
@@ -27,37 +25,4 @@ export function translate(sql: string): string {
     out = out.replace(/\?/g, () => `$${++n}`);
   }
   return out;
-}
-
-const toParam = (v: unknown) =>
-  v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v;
-
-/** node:sqlite's statement cache shape, asynchronous, over a PostgreSQL pool. */
-export class PgStatements {
-  private readonly db: PgDatabase;
-  private readonly cache = new Map<string, string>();
-  constructor(db: PgDatabase) {
-    this.db = db;
-  }
-
-  get(sql: string) {
-    let text = this.cache.get(sql);
-    if (text === undefined) {
-      text = translate(sql);
-      this.cache.set(sql, text);
-    }
-    const db = this.db,
-      q = text;
-    return {
-      async get(...params: unknown[]): Promise<unknown> {
-        return (await db.query(q, params.map(toParam))).rows[0];
-      },
-      async all(...params: unknown[]): Promise<unknown[]> {
-        return (await db.query(q, params.map(toParam))).rows;
-      },
-      async run(...params: unknown[]): Promise<{ changes: number }> {
-        return { changes: (await db.query(q, params.map(toParam))).rowCount ?? 0 };
-      },
-    };
-  }
 }

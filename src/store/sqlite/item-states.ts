@@ -2,7 +2,7 @@
 // One statement per chunk of ids (json_each), so marking 1,000 items is one UPDATE; unread
 // counters follow through the user_items triggers in the same transaction.
 import type { Db } from './db.ts';
-import { StatementCache } from './db.ts';
+import { StatementCache, transaction } from './db.ts';
 import type { ItemStateRepository } from '../repositories.ts';
 import type { ItemCondition, StateColumn } from '../../model/stream.ts';
 import { filterWhere } from './stream-filter-sql.ts';
@@ -34,26 +34,33 @@ export class SqliteItemStateRepository implements ItemStateRepository {
     const v = value === 1 ? 1 : 0;
     const stmt = this.s.get(`UPDATE user_items SET ${col} = ${v}
       WHERE user_id = ? AND item_id IN (SELECT value FROM json_each(?)) AND ${col} <> ${v}`);
-    let changed = 0;
-    for (const c of chunks(itemIds)) changed += Number(stmt.run(userId, JSON.stringify(c)).changes);
-    return changed;
+    // Several chunks: one transaction, so a call is all or nothing (callers may not wrap it).
+    return transaction(this.s.db, () => {
+      let changed = 0;
+      for (const c of chunks(itemIds)) changed += Number(stmt.run(userId, JSON.stringify(c)).changes);
+      return changed;
+    });
   }
 
   async tagItems(userId: number, labelId: number, itemIds: number[]): Promise<number> {
     // Only the user's own items can carry the user's tags.
     const stmt = this.s.get(`INSERT OR IGNORE INTO item_labels (label_id, item_id, user_id)
       SELECT ?, item_id, user_id FROM user_items WHERE user_id = ? AND item_id IN (SELECT value FROM json_each(?))`);
-    let changed = 0;
-    for (const c of chunks(itemIds)) changed += Number(stmt.run(labelId, userId, JSON.stringify(c)).changes);
-    return changed;
+    return transaction(this.s.db, () => {
+      let changed = 0;
+      for (const c of chunks(itemIds)) changed += Number(stmt.run(labelId, userId, JSON.stringify(c)).changes);
+      return changed;
+    });
   }
 
   async untagItems(userId: number, labelId: number, itemIds: number[]): Promise<number> {
     const stmt = this.s.get(`DELETE FROM item_labels
       WHERE label_id = ? AND user_id = ? AND item_id IN (SELECT value FROM json_each(?))`);
-    let changed = 0;
-    for (const c of chunks(itemIds)) changed += Number(stmt.run(labelId, userId, JSON.stringify(c)).changes);
-    return changed;
+    return transaction(this.s.db, () => {
+      let changed = 0;
+      for (const c of chunks(itemIds)) changed += Number(stmt.run(labelId, userId, JSON.stringify(c)).changes);
+      return changed;
+    });
   }
 
   async markAllRead(userId: number, where: ItemCondition[], maxCrawledUs: number): Promise<number> {

@@ -109,6 +109,12 @@ export class SqliteReaderLabelRepository implements ReaderLabelRepository {
     return (this.s.get('SELECT version FROM reader_catalog_version WHERE id = 1').get() as { version: number }).version;
   }
 
+  async unreadCountersAndCatalogVersion(
+    userId: number,
+  ): Promise<{ counters: UnreadCounter[]; catalogVersion: number }> {
+    return { counters: await this.unreadCounters(userId), catalogVersion: await this.catalogVersion() };
+  }
+
   async unreadCounters(userId: number): Promise<UnreadCounter[]> {
     const stmt = this.s.get(
       'SELECT feed_id, unread_count, newest_item_us FROM subscriptions WHERE user_id = ? ORDER BY id',

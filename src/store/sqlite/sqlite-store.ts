@@ -1,18 +1,15 @@
 // The SQLite store: one node:sqlite connection per process (WAL; other processes such as the CLI
-// beside the server open their own), every repository over it, and async transactions.
+// beside the server open their own), every repository over it, and async transactions (run by
+// the statement executor, ./sql-executor.ts).
 //
-// The repositories run their statements synchronously and hand back settled promises, so a
-// transaction whose callback awaits only storage calls runs start to end within one event-loop
-// turn: no other request's statements can slip into it. Transactions are still queued (a second
-// one waits for the first to commit) in case a callback does wait on something else.
+// The repositories run their statements synchronously and hand back settled promises.
 import { SqliteChangeSignal } from './change-signal.ts';
 import { SqliteRefreshClaimRepository } from './refresh-claims.ts';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAbsolute, join, resolve } from 'node:path';
 import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
 import { backupDatabase } from './maintenance.ts';
 import type { Store } from '../open-store.ts';
-import { StoreUnavailableError } from '../errors.ts';
+import { PortableRepositories } from '../portable/repositories.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteUserRepository } from './users.ts';
 import { SqliteTokenRepository, SqliteAuthSecretRepository } from './tokens.ts';
@@ -24,18 +21,13 @@ import { SqliteStreamRepository } from './streams.ts';
 import { SqliteItemStateRepository } from './item-states.ts';
 import { SqliteReaderLabelRepository } from './reader-labels.ts';
 import { SqliteSearchIndex } from './search-index.ts';
+import { SqliteSql } from './sql-executor.ts';
+import { SqliteLimitCounters } from './limit-counters.ts';
+import { StoreUnavailableError } from '../errors.ts';
 import { SqliteApiKeyRepository } from './api-keys.ts';
 import { SqliteChatUsageRepository } from './chat-usage.ts';
 import { SqliteAsyncJobRepository } from './chat-jobs.ts';
 import { SqliteAccessRequestRepository } from './access-requests.ts';
-import { SqliteFeverRepository } from './fever.ts';
-import { SqliteFeedIconRepository } from './feed-icons.ts';
-import { SqliteFullTextRepository } from './full-text.ts';
-import { SqliteWebSubRepository } from './websub.ts';
-import { SqliteFilterRuleRepository } from './filter-rules.ts';
-import { SqliteWebhookRepository } from './webhooks.ts';
-import { SqliteLimitCounters } from './limit-counters.ts';
-import { SqliteConversationRepository, SqliteWebAccountRepository, SqliteWebSessionRepository } from './web.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
 export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
@@ -45,23 +37,7 @@ export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
   return path === ':memory:' || isAbsolute(path) ? path : resolve(path);
 }
 
-/**
- * Another process (a worker of `serve --workers N`, the CLI) held the write lock longer than
- * busy_timeout (5 s): the request is answered 503 with Retry-After, to be retried, not 500.
- */
-function busyAsUnavailable(e: unknown, location: string): unknown {
-  const code = (e as { errcode?: number }).errcode;
-  if (code === undefined || (code & 0xff) !== 5) return e; // SQLITE_BUSY and its extended codes
-  return new StoreUnavailableError(
-    `the database ${location} stayed locked by another process for 5 s; retry in a few seconds`,
-    { cause: e },
-  );
-}
-
-/** Which store a transaction callback runs in (so nested calls join it). */
-const currentTransaction = new AsyncLocalStorage<SqliteStore>();
-
-export class SqliteStore implements Store {
+export class SqliteStore extends PortableRepositories implements Store {
   readonly backend = 'sqlite' as const;
   readonly location: string;
   readonly migrationsApplied: readonly string[];
@@ -84,25 +60,19 @@ export class SqliteStore implements Store {
   readonly chatUsage;
   readonly asyncJobs;
   readonly accessRequests;
-  readonly fever;
-  readonly feedIcons;
-  readonly fullText;
-  readonly webSub;
-  readonly filterRules;
-  readonly webhooks;
-  readonly webSessions;
-  readonly webAccounts;
-  readonly conversations;
-  readonly limitCounters;
   readonly changes: SqliteChangeSignal;
-  /** Settles when the last transaction started has finished. */
-  private current: Promise<unknown> = Promise.resolve();
+  readonly limitCounters: SqliteLimitCounters;
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
   private readonly optimizeTimer: NodeJS.Timeout;
 
+  /** Statements of the portable repositories, and the transactions of the whole store. */
+  declare protected readonly sql: SqliteSql;
+
   constructor(db: Db, location: string, migrationsApplied: readonly string[]) {
+    super(new SqliteSql(db));
     this.db = db;
     this.changes = new SqliteChangeSignal(db);
+    this.limitCounters = new SqliteLimitCounters(db);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
     this.users = new SqliteUserRepository(db);
@@ -122,51 +92,13 @@ export class SqliteStore implements Store {
     this.chatUsage = new SqliteChatUsageRepository(db);
     this.asyncJobs = new SqliteAsyncJobRepository(db);
     this.accessRequests = new SqliteAccessRequestRepository(db);
-    this.fever = new SqliteFeverRepository(db);
-    this.feedIcons = new SqliteFeedIconRepository(db);
-    this.fullText = new SqliteFullTextRepository(db);
-    this.webSub = new SqliteWebSubRepository(db);
-    this.filterRules = new SqliteFilterRuleRepository(db);
-    this.webhooks = new SqliteWebhookRepository(db);
-    this.webSessions = new SqliteWebSessionRepository(db);
-    this.webAccounts = new SqliteWebAccountRepository(db);
-    this.conversations = new SqliteConversationRepository(db);
-    this.limitCounters = new SqliteLimitCounters(db);
     this.optimizeTimer = setInterval(() => {
       if (!db.isTransaction) optimizeDatabase(db, 'periodic');
     }, OPTIMIZE_INTERVAL_MS).unref();
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
-    if (currentTransaction.getStore() === this) return fn();
-    // Uncontended (the usual case): start at once, so the body runs in this event-loop turn.
-    return this.db.isTransaction ? this.startAfterCurrent(fn) : this.start(fn);
-  }
-
-  private start<T>(fn: () => Promise<T>): Promise<T> {
-    const result = currentTransaction.run(this, async () => {
-      try {
-        this.db.exec('BEGIN IMMEDIATE');
-      } catch (e) {
-        throw busyAsUnavailable(e, this.location);
-      }
-      try {
-        const out = await fn();
-        this.db.exec('COMMIT');
-        return out;
-      } catch (e) {
-        if (this.db.isTransaction) this.db.exec('ROLLBACK');
-        throw e;
-      }
-    });
-    this.current = result.catch(() => undefined);
-    return result;
-  }
-
-  private async startAfterCurrent<T>(fn: () => Promise<T>): Promise<T> {
-    // Checked and started in one synchronous step after each wait: nobody slips in between.
-    while (this.db.isTransaction) await this.current;
-    return this.start(fn);
+    return this.sql.transaction(fn);
   }
 
   async ping(): Promise<void> {
@@ -210,7 +142,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.optimizeTimer);
-    while (this.db.isOpen && this.db.isTransaction) await this.current;
+    await this.sql.idle();
     if (this.db.isOpen) {
       optimizeDatabase(this.db, 'close');
       this.db.close();

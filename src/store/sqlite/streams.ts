@@ -2,7 +2,7 @@
 // crawled_us, item_id), item contents by id, and the custom tags on items. Read-only.
 import type { Db } from './db.ts';
 import { StatementCache } from './db.ts';
-import type { StreamRepository } from '../repositories.ts';
+import type { PageToRender, StreamRepository } from '../repositories.ts';
 import type { ItemRefsJson, ReaderItemBody, ReaderItemState, StreamPageQuery } from '../../model/stream.ts';
 import { needsSort, pageOrder, pageWhere } from './stream-filter-sql.ts';
 
@@ -49,6 +49,30 @@ export class SqliteStreamRepository implements StreamRepository {
     const st = this.s.get(sql);
     st.setReturnArrays(true);
     return st;
+  }
+
+  // Four statements back to back: each answers at once here, so combining them would save nothing.
+  // The versions are read after the page: a change in between only makes the caller reload.
+  async pageToRender(q: StreamPageQuery): Promise<PageToRender> {
+    return this.toRender(q.userId, await this.statesPage(q));
+  }
+
+  async byIdsToRender(userId: number, itemIds: number[]): Promise<PageToRender> {
+    return this.toRender(userId, await this.statesByIds(userId, itemIds));
+  }
+
+  private async toRender(userId: number, items: ReaderItemState[]): Promise<PageToRender> {
+    return {
+      items,
+      tags: await this.tagsOfItems(
+        userId,
+        items.map((i) => i.itemId),
+      ),
+      itemsVersion: await this.itemsVersion(),
+      catalogVersion: (
+        this.s.get('SELECT version FROM reader_catalog_version WHERE id = 1').get() as { version: number }
+      ).version,
+    };
   }
 
   async statesPage(q: StreamPageQuery): Promise<ReaderItemState[]> {

@@ -1,17 +1,14 @@
 // Full text of articles (src/feeds/fulltext): subscription modes, per-item attempts, and the
 // content swap itself (the feed's own text moves to the summary when it has none).
-import type { PgDatabase } from './client.ts';
-import { PgStatements } from './sqlite-dialect.ts';
+import type { Sql } from '../sql.ts';
 import type { FullTextCandidate, FullTextFeedStatus, FullTextMode, FullTextRepository } from '../repositories.ts';
 
 const CANDIDATE = `i.id, i.feed_id AS feedId, i.url, i.content_hash AS contentHash, i.content, i.summary, coalesce(ft.attempts, 0) AS attempts`;
 
-export class PgFullTextRepository implements FullTextRepository {
-  private readonly s: PgStatements;
-  private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
-    this.db = db;
-    this.s = new PgStatements(db);
+export class SqlFullTextRepository implements FullTextRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async setMode(userId: number, feedId: number, mode: FullTextMode): Promise<boolean> {
@@ -19,7 +16,7 @@ export class PgFullTextRepository implements FullTextRepository {
       Number(
         (
           await this.s
-            .get('UPDATE subscriptions SET full_text = ? WHERE user_id = ? AND feed_id = ?')
+            .prepare('UPDATE subscriptions SET full_text = ? WHERE user_id = ? AND feed_id = ?')
             .run(mode, userId, feedId)
         ).changes,
       ) > 0
@@ -29,15 +26,16 @@ export class PgFullTextRepository implements FullTextRepository {
   async mode(userId: number, feedId: number): Promise<FullTextMode | undefined> {
     return (
       (await this.s
-        .get('SELECT full_text AS m FROM subscriptions WHERE user_id = ? AND feed_id = ?')
+        .prepare('SELECT full_text AS m FROM subscriptions WHERE user_id = ? AND feed_id = ?')
         .get(userId, feedId)) as { m: FullTextMode } | undefined
     )?.m;
   }
 
   async wantsFullText(feedId: number, autoEnable: boolean): Promise<boolean> {
     const r = (await this.s
-      .get(`SELECT (EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1 AND full_text = 'on')
-        OR (?2::int = 1 AND EXISTS (SELECT 1 FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.feed_id = ?1 AND s.full_text = 'auto' AND f.teaser = 1)))::int AS yes`)
+      .prepare(`SELECT CASE WHEN EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1 AND full_text = 'on')
+        OR (?2 = 1 AND EXISTS (SELECT 1 FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.feed_id = ?1 AND s.full_text = 'auto' AND f.teaser = 1))
+        THEN 1 ELSE 0 END AS yes`)
       .get(feedId, autoEnable ? 1 : 0)) as { yes: number };
     return r.yes === 1;
   }
@@ -50,7 +48,7 @@ export class PgFullTextRepository implements FullTextRepository {
     retryBefore: number,
   ): Promise<FullTextCandidate[]> {
     return (await this.s
-      .get(`SELECT ${CANDIDATE} FROM (
+      .prepare(`SELECT ${CANDIDATE} FROM (
         SELECT * FROM (SELECT * FROM items WHERE feed_id = ?1 AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?2) recent
         UNION SELECT * FROM items WHERE feed_id = ?1 AND url IS NOT NULL AND crawled_us >= ?3) i
       LEFT JOIN item_full_text ft ON ft.item_id = i.id
@@ -61,18 +59,18 @@ export class PgFullTextRepository implements FullTextRepository {
   }
 
   async store(itemId: number, contentHash: string, html: string, pageUrl: string, now: number): Promise<boolean> {
-    return this.db.transaction(async () => {
+    return this.s.transaction(async () => {
       const changed = Number(
         (
           await this.s
-            .get(`UPDATE items SET summary = coalesce(summary, content), content = ?
+            .prepare(`UPDATE items SET summary = coalesce(summary, content), content = ?
         WHERE id = ? AND content_hash = ?`)
             .run(html, itemId, contentHash)
         ).changes,
       );
       if (!changed) return false;
       await this.s
-        .get(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'ok', NULL, ?, 1, ?)
+        .prepare(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'ok', NULL, ?, 1, ?)
         ON CONFLICT (item_id) DO UPDATE SET content_hash = excluded.content_hash, status = 'ok', error = NULL, page_url = excluded.page_url,
           attempts = CASE WHEN item_full_text.content_hash = excluded.content_hash THEN item_full_text.attempts + 1 ELSE 1 END,
           fetched_at = excluded.fetched_at`)
@@ -83,7 +81,7 @@ export class PgFullTextRepository implements FullTextRepository {
 
   async recordFailure(itemId: number, contentHash: string, error: string, now: number): Promise<void> {
     await this.s
-      .get(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'failed', ?, NULL, 1, ?)
+      .prepare(`INSERT INTO item_full_text (item_id, content_hash, status, error, page_url, attempts, fetched_at) VALUES (?, ?, 'failed', ?, NULL, 1, ?)
       ON CONFLICT (item_id) DO UPDATE SET status = 'failed', error = excluded.error,
         attempts = CASE WHEN item_full_text.content_hash = excluded.content_hash THEN item_full_text.attempts + 1 ELSE 1 END,
         content_hash = excluded.content_hash, fetched_at = excluded.fetched_at`)
@@ -93,7 +91,7 @@ export class PgFullTextRepository implements FullTextRepository {
   async feedsToCheckForTeaser(limit: number): Promise<number[]> {
     return (
       (await this.s
-        .get(`SELECT DISTINCT f.id FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
+        .prepare(`SELECT DISTINCT f.id FROM feeds f JOIN subscriptions s ON s.feed_id = f.id
       WHERE f.teaser IS NULL AND s.full_text = 'auto' AND f.item_count > 0 LIMIT ?`)
         .all(limit)) as { id: number }[]
     ).map((r) => r.id);
@@ -101,36 +99,36 @@ export class PgFullTextRepository implements FullTextRepository {
 
   async sample(feedId: number, n: number): Promise<FullTextCandidate[]> {
     return (await this.s
-      .get(`SELECT ${CANDIDATE} FROM (SELECT * FROM items WHERE feed_id = ? AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?) i
+      .prepare(`SELECT ${CANDIDATE} FROM (SELECT * FROM items WHERE feed_id = ? AND url IS NOT NULL ORDER BY crawled_us DESC LIMIT ?) i
       LEFT JOIN item_full_text ft ON ft.item_id = i.id`)
       .all(feedId, n)) as unknown as FullTextCandidate[];
   }
 
   async setTeaser(feedId: number, teaser: boolean, now: number): Promise<void> {
     await this.s
-      .get('UPDATE feeds SET teaser = ?, teaser_checked_at = ? WHERE id = ?')
+      .prepare('UPDATE feeds SET teaser = ?, teaser_checked_at = ? WHERE id = ?')
       .run(teaser ? 1 : 0, now, feedId);
   }
 
   async setTeaserUnknown(feedId: number, now: number): Promise<void> {
-    await this.s.get('UPDATE feeds SET teaser = NULL, teaser_checked_at = ? WHERE id = ?').run(now, feedId);
+    await this.s.prepare('UPDATE feeds SET teaser = NULL, teaser_checked_at = ? WHERE id = ?').run(now, feedId);
   }
 
   async status(feedId: number): Promise<FullTextFeedStatus> {
-    const f = (await this.s.get('SELECT teaser, teaser_checked_at AS at FROM feeds WHERE id = ?').get(feedId)) as
+    const f = (await this.s.prepare('SELECT teaser, teaser_checked_at AS at FROM feeds WHERE id = ?').get(feedId)) as
       | { teaser: number | null; at: number | null }
       | undefined;
     const modes = (
-      (await this.s.get('SELECT full_text AS m FROM subscriptions WHERE feed_id = ?').all(feedId)) as {
+      (await this.s.prepare('SELECT full_text AS m FROM subscriptions WHERE feed_id = ?').all(feedId)) as {
         m: FullTextMode;
       }[]
     ).map((r) => r.m);
     const c = (await this.s
-      .get(`SELECT count(*) FILTER (WHERE ft.status = 'ok') AS ok, count(*) FILTER (WHERE ft.status = 'failed') AS failed
+      .prepare(`SELECT count(*) FILTER (WHERE ft.status = 'ok') AS ok, count(*) FILTER (WHERE ft.status = 'failed') AS failed
       FROM item_full_text ft JOIN items i ON i.id = ft.item_id WHERE i.feed_id = ?`)
       .get(feedId)) as { ok: number; failed: number };
     const last = (await this.s
-      .get(`SELECT ft.error FROM item_full_text ft JOIN items i ON i.id = ft.item_id
+      .prepare(`SELECT ft.error FROM item_full_text ft JOIN items i ON i.id = ft.item_id
       WHERE i.feed_id = ? AND ft.status = 'failed' ORDER BY ft.fetched_at DESC LIMIT 1`)
       .get(feedId)) as { error: string } | undefined;
     return {

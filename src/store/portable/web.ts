@@ -1,6 +1,5 @@
-// SQLite repositories of the web app (src/web): sessions, settings, conversations.
-import type { PgDatabase } from './client.ts';
-import { PgStatements } from './sqlite-dialect.ts';
+// Repositories of the web app (src/web): sessions, settings, conversations.
+import type { Sql } from '../sql.ts';
 import type { WebSessionRepository, WebAccountRepository, ConversationRepository } from '../repositories.ts';
 import type { WebSession, Conversation, ConversationMessage, NewConversationMessage } from '../../model/web.ts';
 import {
@@ -12,10 +11,10 @@ import {
   toMessage,
 } from '../rows/web.ts';
 
-export class PgWebSessionRepository implements WebSessionRepository {
-  private readonly s: PgStatements;
-  constructor(db: PgDatabase) {
-    this.s = new PgStatements(db);
+export class SqlWebSessionRepository implements WebSessionRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async create(
@@ -24,72 +23,75 @@ export class PgWebSessionRepository implements WebSessionRepository {
   ): Promise<WebSession> {
     return toSession(
       (await this.s
-        .get(`INSERT INTO web_sessions (token_hash, user_id, created_at, last_seen_at, expires_at, user_agent)
+        .prepare(`INSERT INTO web_sessions (token_hash, user_id, created_at, last_seen_at, expires_at, user_agent)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
         .get(s.tokenHash, s.userId, now, now, s.expiresAt, s.userAgent)) as unknown as SessionRow,
     );
   }
   async findByHash(tokenHash: string): Promise<WebSession | undefined> {
-    const r = (await this.s.get('SELECT * FROM web_sessions WHERE token_hash = ?').get(tokenHash)) as
+    const r = (await this.s.prepare('SELECT * FROM web_sessions WHERE token_hash = ?').get(tokenHash)) as
       | SessionRow
       | undefined;
     return r ? toSession(r) : undefined;
   }
   async touch(id: number, now: number, expiresAt: number): Promise<void> {
-    await this.s.get('UPDATE web_sessions SET last_seen_at = ?, expires_at = ? WHERE id = ?').run(now, expiresAt, id);
+    await this.s
+      .prepare('UPDATE web_sessions SET last_seen_at = ?, expires_at = ? WHERE id = ?')
+      .run(now, expiresAt, id);
   }
   async expire(id: number, at: number): Promise<void> {
-    await this.s.get('UPDATE web_sessions SET expires_at = ? WHERE id = ?').run(at, id);
+    await this.s.prepare('UPDATE web_sessions SET expires_at = ? WHERE id = ?').run(at, id);
   }
   async delete(id: number): Promise<boolean> {
-    return Number((await this.s.get('DELETE FROM web_sessions WHERE id = ?').run(id)).changes) > 0;
+    return Number((await this.s.prepare('DELETE FROM web_sessions WHERE id = ?').run(id)).changes) > 0;
   }
   async deleteAllForUser(userId: number, exceptId?: number): Promise<number> {
     return Number(
-      (await this.s.get('DELETE FROM web_sessions WHERE user_id = ? AND id <> ?').run(userId, exceptId ?? -1)).changes,
+      (await this.s.prepare('DELETE FROM web_sessions WHERE user_id = ? AND id <> ?').run(userId, exceptId ?? -1))
+        .changes,
     );
   }
   async listForUser(userId: number): Promise<WebSession[]> {
     return (
       (await this.s
-        .get('SELECT * FROM web_sessions WHERE user_id = ? ORDER BY last_seen_at DESC')
+        .prepare('SELECT * FROM web_sessions WHERE user_id = ? ORDER BY last_seen_at DESC')
         .all(userId)) as unknown as SessionRow[]
     ).map(toSession);
   }
   async purgeExpired(now: number): Promise<number> {
-    return Number((await this.s.get('DELETE FROM web_sessions WHERE expires_at <= ?').run(now)).changes);
+    return Number((await this.s.prepare('DELETE FROM web_sessions WHERE expires_at <= ?').run(now)).changes);
   }
 }
 
-export class PgWebAccountRepository implements WebAccountRepository {
-  private readonly s: PgStatements;
-  constructor(db: PgDatabase) {
-    this.s = new PgStatements(db);
+export class SqlWebAccountRepository implements WebAccountRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async settings(userId: number): Promise<string | undefined> {
     return (
-      (await this.s.get('SELECT settings FROM web_settings WHERE user_id = ?').get(userId)) as
+      (await this.s.prepare('SELECT settings FROM web_settings WHERE user_id = ?').get(userId)) as
         | { settings: string }
         | undefined
     )?.settings;
   }
   async saveSettings(userId: number, json: string): Promise<void> {
     await this.s
-      .get(
+      .prepare(
         'INSERT INTO web_settings (user_id, settings) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET settings = excluded.settings',
       )
       .run(userId, json);
   }
   async userCount(): Promise<number> {
-    return Number(((await this.s.get('SELECT count(*) AS n FROM users').get()) as { n: number }).n);
+    return Number(((await this.s.prepare('SELECT count(*) AS n FROM users').get()) as { n: number }).n);
   }
 }
 
-export class PgConversationRepository implements ConversationRepository {
-  private readonly s: PgStatements;
-  constructor(db: PgDatabase) {
-    this.s = new PgStatements(db);
+export class SqlConversationRepository implements ConversationRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async create(
@@ -98,13 +100,13 @@ export class PgConversationRepository implements ConversationRepository {
   ): Promise<Conversation> {
     return toConversation(
       (await this.s
-        .get(`INSERT INTO web_conversations (user_id, title, scope, model, created_at, updated_at)
+        .prepare(`INSERT INTO web_conversations (user_id, title, scope, model, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
         .get(c.userId, c.title, JSON.stringify(c.scope), c.model, now, now)) as unknown as ConversationRow,
     );
   }
   async find(userId: number, id: number): Promise<Conversation | undefined> {
-    const r = (await this.s.get('SELECT * FROM web_conversations WHERE id = ? AND user_id = ?').get(id, userId)) as
+    const r = (await this.s.prepare('SELECT * FROM web_conversations WHERE id = ? AND user_id = ?').get(id, userId)) as
       | ConversationRow
       | undefined;
     return r ? toConversation(r) : undefined;
@@ -112,15 +114,15 @@ export class PgConversationRepository implements ConversationRepository {
   async list(userId: number, limit: number): Promise<Conversation[]> {
     return (
       (await this.s
-        .get('SELECT * FROM web_conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?')
+        .prepare('SELECT * FROM web_conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?')
         .all(userId, limit)) as unknown as ConversationRow[]
     ).map(toConversation);
   }
   async addMessage(conversationId: number, m: NewConversationMessage, now: number): Promise<ConversationMessage> {
-    await this.s.get('UPDATE web_conversations SET updated_at = ? WHERE id = ?').run(now, conversationId);
+    await this.s.prepare('UPDATE web_conversations SET updated_at = ? WHERE id = ?').run(now, conversationId);
     return toMessage(
       (await this.s
-        .get(`INSERT INTO web_messages (conversation_id, role, content, sources, related, created_at)
+        .prepare(`INSERT INTO web_messages (conversation_id, role, content, sources, related, created_at)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
         .get(
           conversationId,
@@ -135,14 +137,15 @@ export class PgConversationRepository implements ConversationRepository {
   async messages(conversationId: number): Promise<ConversationMessage[]> {
     return (
       (await this.s
-        .get('SELECT * FROM web_messages WHERE conversation_id = ? ORDER BY id')
+        .prepare('SELECT * FROM web_messages WHERE conversation_id = ? ORDER BY id')
         .all(conversationId)) as unknown as MessageRow[]
     ).map(toMessage);
   }
   async delete(userId: number, id: number): Promise<boolean> {
     return (
-      Number((await this.s.get('DELETE FROM web_conversations WHERE id = ? AND user_id = ?').run(id, userId)).changes) >
-      0
+      Number(
+        (await this.s.prepare('DELETE FROM web_conversations WHERE id = ? AND user_id = ?').run(id, userId)).changes,
+      ) > 0
     );
   }
 }

@@ -1,36 +1,35 @@
 // The Fever API's reads over the user's items (src/fever). Item ids are items.id, the same numbers
 // the Google Reader API shows in decimal, so both APIs can be used side by side on one account.
-import type { PgDatabase } from './client.ts';
-import { PgStatements } from './sqlite-dialect.ts';
+import type { Sql } from '../sql.ts';
 import type { FeverItemRow, FeverRepository } from '../repositories.ts';
 
 const ITEM_COLUMNS = `i.id, i.feed_id AS feedId, i.title, i.author, coalesce(i.content, i.summary, '') AS html, i.url,
   ui.starred AS isSaved, ui.read AS isRead, i.published_at AS createdOnTime`;
 
-export class PgFeverRepository implements FeverRepository {
-  private readonly s: PgStatements;
-  constructor(db: PgDatabase) {
-    this.s = new PgStatements(db);
+export class SqlFeverRepository implements FeverRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async setCredential(userId: number, keyMac: string, now: number): Promise<void> {
     await this.s
-      .get(`INSERT INTO fever_credentials (user_id, key_mac, created_at) VALUES (?, ?, ?)
+      .prepare(`INSERT INTO fever_credentials (user_id, key_mac, created_at) VALUES (?, ?, ?)
       ON CONFLICT (user_id) DO UPDATE SET key_mac = excluded.key_mac, created_at = excluded.created_at`)
       .run(userId, keyMac, now);
   }
 
   async deleteCredential(userId: number): Promise<boolean> {
-    return Number((await this.s.get('DELETE FROM fever_credentials WHERE user_id = ?').run(userId)).changes) > 0;
+    return Number((await this.s.prepare('DELETE FROM fever_credentials WHERE user_id = ?').run(userId)).changes) > 0;
   }
 
   async hasCredential(userId: number): Promise<boolean> {
-    return (await this.s.get('SELECT 1 FROM fever_credentials WHERE user_id = ?').get(userId)) !== undefined;
+    return (await this.s.prepare('SELECT 1 FROM fever_credentials WHERE user_id = ?').get(userId)) !== undefined;
   }
 
   async userIdByKeyMac(keyMac: string): Promise<number | undefined> {
     return (
-      (await this.s.get('SELECT user_id AS id FROM fever_credentials WHERE key_mac = ?').get(keyMac)) as
+      (await this.s.prepare('SELECT user_id AS id FROM fever_credentials WHERE key_mac = ?').get(keyMac)) as
         | { id: number }
         | undefined
     )?.id;
@@ -38,35 +37,36 @@ export class PgFeverRepository implements FeverRepository {
 
   async itemsAfter(userId: number, afterId: number, limit: number): Promise<FeverItemRow[]> {
     return (await this.s
-      .get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+      .prepare(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
       WHERE ui.user_id = ? AND ui.item_id > ? ORDER BY ui.item_id ASC LIMIT ?`)
       .all(userId, afterId, limit)) as unknown as FeverItemRow[];
   }
 
   async itemsBefore(userId: number, beforeId: number, limit: number): Promise<FeverItemRow[]> {
     return (await this.s
-      .get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+      .prepare(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
       WHERE ui.user_id = ? AND ui.item_id < ? ORDER BY ui.item_id DESC LIMIT ?`)
       .all(userId, beforeId, limit)) as unknown as FeverItemRow[];
   }
 
   async itemsWithIds(userId: number, ids: number[]): Promise<FeverItemRow[]> {
     return (await this.s
-      .get(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
+      .prepare(`SELECT ${ITEM_COLUMNS} FROM user_items ui JOIN items i ON i.id = ui.item_id
       WHERE ui.user_id = ? AND ui.item_id IN (SELECT value FROM json_each(?)) ORDER BY ui.item_id ASC`)
       .all(userId, JSON.stringify(ids))) as unknown as FeverItemRow[];
   }
 
   async itemCount(userId: number): Promise<number> {
-    return ((await this.s.get('SELECT count(*) AS n FROM user_items WHERE user_id = ?').get(userId)) as { n: number })
-      .n;
+    return (
+      (await this.s.prepare('SELECT count(*) AS n FROM user_items WHERE user_id = ?').get(userId)) as { n: number }
+    ).n;
   }
 
   async unreadItemIds(userId: number): Promise<string> {
     // Formatted by SQLite: a user may have tens of thousands of unread items.
     return (
       (await this.s
-        .get(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
+        .prepare(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
       (SELECT item_id FROM user_items WHERE user_id = ? AND read = 0 ORDER BY item_id) x`)
         .get(userId)) as { ids: string }
     ).ids;
@@ -75,7 +75,7 @@ export class PgFeverRepository implements FeverRepository {
   async savedItemIds(userId: number): Promise<string> {
     return (
       (await this.s
-        .get(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
+        .prepare(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
       (SELECT item_id FROM user_items WHERE user_id = ? AND starred = 1 ORDER BY item_id) x`)
         .get(userId)) as { ids: string }
     ).ids;
@@ -84,7 +84,7 @@ export class PgFeverRepository implements FeverRepository {
   async lastRefreshedOn(userId: number): Promise<number> {
     return (
       (await this.s
-        .get(`SELECT coalesce(max(f.last_success_at), 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+        .prepare(`SELECT coalesce(max(f.last_success_at), 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
       WHERE s.user_id = ?`)
         .get(userId)) as { t: number }
     ).t;
@@ -92,7 +92,7 @@ export class PgFeverRepository implements FeverRepository {
 
   async feedsUpdatedOn(userId: number): Promise<Map<number, number>> {
     const rows = (await this.s
-      .get(`SELECT s.feed_id AS feedId, coalesce(f.last_success_at, 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+      .prepare(`SELECT s.feed_id AS feedId, coalesce(f.last_success_at, 0) AS t FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
       WHERE s.user_id = ?`)
       .all(userId)) as { feedId: number; t: number }[];
     return new Map(rows.map((r) => [r.feedId, r.t]));

@@ -1,25 +1,24 @@
 // WebSub subscriptions (src/feeds/websub): one per feed.
-import type { PgDatabase } from './client.ts';
-import { PgStatements } from './sqlite-dialect.ts';
+import type { Sql } from '../sql.ts';
 import type { WebSubRepository, WebSubState, WebSubSubscription } from '../repositories.ts';
 import { COLUMNS } from '../rows/websub.ts';
 
-export class PgWebSubRepository implements WebSubRepository {
-  private readonly s: PgStatements;
-  constructor(db: PgDatabase) {
-    this.s = new PgStatements(db);
+export class SqlWebSubRepository implements WebSubRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async find(feedId: number): Promise<WebSubSubscription | undefined> {
-    return (await this.s.get(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.feed_id = ?`).get(feedId)) as
+    return (await this.s.prepare(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.feed_id = ?`).get(feedId)) as
       | WebSubSubscription
       | undefined;
   }
 
   async findByToken(token: string): Promise<WebSubSubscription | undefined> {
-    return (await this.s.get(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.callback_token = ?`).get(token)) as
-      | WebSubSubscription
-      | undefined;
+    return (await this.s
+      .prepare(`SELECT ${COLUMNS} FROM websub_subscriptions w WHERE w.callback_token = ?`)
+      .get(token)) as WebSubSubscription | undefined;
   }
 
   async recordHub(
@@ -32,7 +31,7 @@ export class PgWebSubRepository implements WebSubRepository {
     // A different hub or topic is a new subscription: new token and secret, so the old hub's
     // pushes stop being accepted.
     await this.s
-      .get(`INSERT INTO websub_subscriptions (feed_id, hub_url, topic_url, callback_token, secret_box, state) VALUES (?, ?, ?, ?, ?, 'discovered')
+      .prepare(`INSERT INTO websub_subscriptions (feed_id, hub_url, topic_url, callback_token, secret_box, state) VALUES (?, ?, ?, ?, ?, 'discovered')
       ON CONFLICT (feed_id) DO UPDATE SET hub_url = excluded.hub_url, topic_url = excluded.topic_url, callback_token = excluded.callback_token,
         secret_box = excluded.secret_box, state = 'discovered', lease_expires_at = NULL, requested_at = NULL, last_error = NULL
       WHERE websub_subscriptions.hub_url <> excluded.hub_url OR websub_subscriptions.topic_url <> excluded.topic_url`)
@@ -67,28 +66,28 @@ export class PgWebSubRepository implements WebSubRepository {
       sets.push('last_error = ?');
       params.push(fields.lastError ?? null);
     }
-    await this.s.get(`UPDATE websub_subscriptions SET ${sets.join(', ')} WHERE feed_id = ?`).run(...params, feedId);
+    await this.s.prepare(`UPDATE websub_subscriptions SET ${sets.join(', ')} WHERE feed_id = ?`).run(...params, feedId);
   }
 
   async recordPush(feedId: number, at: number): Promise<void> {
     await this.s
-      .get('UPDATE websub_subscriptions SET last_push_at = ?, pushes = pushes + 1 WHERE feed_id = ?')
+      .prepare('UPDATE websub_subscriptions SET last_push_at = ?, pushes = pushes + 1 WHERE feed_id = ?')
       .run(at, feedId);
   }
 
   async delete(feedId: number): Promise<void> {
-    await this.s.get('DELETE FROM websub_subscriptions WHERE feed_id = ?').run(feedId);
+    await this.s.prepare('DELETE FROM websub_subscriptions WHERE feed_id = ?').run(feedId);
   }
 
   async maintenance(now: number, renewAheadSeconds: number, retryBefore: number): Promise<WebSubSubscription[]> {
-    // PostgreSQL: a derived table needs a name, its camelCase columns are quoted, min() of two
-    // values is least().
+    // Portable: the derived table has a name, its camelCase columns are quoted, and the smaller of
+    // two values is a CASE (SQLite's min(a, b) is least(a, b) on PostgreSQL).
     return (await this.s
-      .get(`SELECT * FROM (SELECT ${COLUMNS} FROM websub_subscriptions w) x WHERE
+      .prepare(`SELECT * FROM (SELECT ${COLUMNS} FROM websub_subscriptions w) x WHERE
          (subscribers = 0 AND state <> 'unsubscribing')
       OR (subscribers = 0 AND state = 'unsubscribing' AND "requestedAt" < ?3)
       OR (subscribers > 0 AND (state = 'discovered'
-          OR (state = 'active' AND "leaseExpiresAt" < ?1 + least(?2, coalesce("leaseSeconds", ?2 * 2) / 2))
+          OR (state = 'active' AND "leaseExpiresAt" < ?1 + CASE WHEN ?2 < coalesce("leaseSeconds", ?2 * 2) / 2 THEN ?2 ELSE coalesce("leaseSeconds", ?2 * 2) / 2 END)
           OR (state IN ('requested', 'failed', 'unsubscribing') AND coalesce("requestedAt", 0) < ?3)))
       ORDER BY "feedId"`)
       .all(now, renewAheadSeconds, retryBefore)) as unknown as WebSubSubscription[];

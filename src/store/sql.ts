@@ -1,0 +1,34 @@
+// The statement interface both backends implement, for repositories written once (./portable/):
+// SQL in one portable dialect, run by whichever backend the store opened. Repositories on hot
+// paths that need a backend's own shapes (keyset pages, postings, statement triggers) stay
+// written per backend in ./sqlite and ./postgres.
+//
+// The portable dialect is SQLite's, restricted to what PostgreSQL also accepts, with the few
+// differences carried by the PostgreSQL executor's translation (postgres/sqlite-dialect.ts, the
+// one place they are handled):
+// - parameters `?` or `?N` (become $N);
+// - `INSERT OR IGNORE INTO …` (becomes `… ON CONFLICT DO NOTHING`, before any RETURNING);
+// - `json_each(?)` over a bound JSON array, `SELECT value FROM json_each(?)` (ids, as bigint);
+// - `group_concat(x, ',')` (becomes string_agg);
+// - camelCase aliases `AS feedId` (quoted, as PostgreSQL folds unquoted names; refer to such an
+//   alias elsewhere in the statement as "feedId", which SQLite reads the same).
+// Write the rest so both read it alike: 0/1 integers for flags (never TRUE/FALSE: the columns are
+// integers on both), `CAST(? AS BIGINT)` where a parameter's type is not implied (`? IS NULL`),
+// `CASE WHEN … THEN 1 ELSE 0 END` for a computed flag, a name on every derived table,
+// `ON CONFLICT (…) DO UPDATE SET x = excluded.x` for upserts, RETURNING, times passed in as
+// parameters (no now(), no strftime). Statements are prepared once per text (per connection on
+// PostgreSQL) and reused.
+
+export interface SqlStatement {
+  get(...params: unknown[]): Promise<unknown>;
+  all(...params: unknown[]): Promise<unknown[]>;
+  run(...params: unknown[]): Promise<{ changes: number }>;
+}
+
+export interface Sql {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The statement of this portable SQL text (prepared on first use, then reused). */
+  prepare(sql: string): SqlStatement;
+  /** store.transaction: statements run inside fn take part in it; nested calls join. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+}
