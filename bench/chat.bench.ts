@@ -1,4 +1,7 @@
 // Chat completions API benchmark (`npm run bench:chat [articles=2000] [seconds=4]`).
+// `npm run bench:chat -- --workers N [articles] [seconds]`: only end-to-end throughput at 16
+// clients through `tidings serve --workers 1` and then `--workers N` (real processes on one data
+// folder or --backend postgres / BENCH_DATABASE_URL), same run, with the ratio.
 //
 // 1. Extractive engine on the news corpus (../shared/corpus/news), sonar, the key owner's
 //    subscriptions as scope: requests/s and p50/p99 latency through the HTTP API at 1, 16 and 64
@@ -26,9 +29,10 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../src/answer/types.ts';
 import { testSql } from '../src/store/testing.ts';
-import { benchBackend, positionals } from './backend.ts';
+import { processTreeCpuMs } from './process-cpu.ts';
+import { benchBackend, flagValue, positionals } from './backend.ts';
 
-const ARGS = positionals(process.argv.slice(2), ['backend', 'database-url']);
+const ARGS = positionals(process.argv.slice(2), ['backend', 'database-url', 'workers']);
 const ARTICLES = Number(ARGS[0] ?? 2000);
 const SECONDS = Number(ARGS[1] ?? 4);
 const BACKEND = await benchBackend(
@@ -36,6 +40,7 @@ const BACKEND = await benchBackend(
     ? [...process.argv, '--database-url', process.env.BENCH_DATABASE_URL]
     : process.argv,
 );
+const WORKERS = Number(flagValue(process.argv, 'workers') ?? 0);
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
@@ -383,19 +388,153 @@ async function layerBench(lines: string[]): Promise<void> {
       `| ${c} | ${plain.rps.toFixed(0)} | ${ms(plain.p50)} | ${ms(plain.p99)} | ${sse.rps.toFixed(0)} | ${ms(sse.p50)} |`,
     );
   }
+  // The rate limit counted where several processes would see it (a write per request) against
+  // this process's memory (the single-process default on SQLite), alternating, same run.
+  const shared = await startEnv({ limitsStore: 'database' }, () => {}, CONSTANT);
+  for (let i = 0; i < 200; i++) await call(shared, qs[0]);
+  const rounds: { memory: number; database: number }[] = [];
+  for (let r = 0; r < 3; r++) {
+    rounds.push({
+      memory: (await load(16, SECONDS / 2, qs, (q) => call(env, q))).rps,
+      database: (await load(16, SECONDS / 2, qs, (q) => call(shared, q))).rps,
+    });
+  }
+  const med = (xs: number[]) => pct(xs, 0.5);
+  const memRps = med(rounds.map((r) => r.memory)),
+    dbRps = med(rounds.map((r) => r.database));
+  lines.push(
+    '',
+    `Rate limit counted in ${env.app.limits.kind} vs in the database (${shared.app.store.backend}), 16 clients, non-streaming, median of 3 alternating rounds: ` +
+      `${memRps.toFixed(0)} vs ${dbRps.toFixed(0)} requests/s (ratio ${(dbRps / memRps).toFixed(2)})`,
+  );
+  await shared.close();
   await env.close();
 }
 
+/**
+ * End to end through real `tidings serve` processes: --workers 1, then --workers N, on one library
+ * (the news corpus, extractive engine), 16 clients on 16 connections (the supervisor hands them
+ * to the workers in turn), after a warm-up that reaches every worker (each loads its own search
+ * tables). Logs at warn, as the in-process parts log nothing. The load generator shares the cores.
+ */
+async function workersBench(lines: string[]): Promise<void> {
+  const { spawn } = await import('node:child_process');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { createServer: netServer } = await import('node:net');
+  const { loadavg, availableParallelism } = await import('node:os');
+  if (!hasNews) {
+    lines.push('news corpus missing (../shared/corpus/news): workers part skipped');
+    return;
+  }
+  const dataDir = tempDataDir('tidings-chat-workers-');
+  const databaseUrl = BACKEND.databaseUrl ? freshPostgresDatabase(BACKEND.databaseUrl) : '';
+  if (databaseUrl) writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ databaseUrl }));
+  const articles = readArticles(ARTICLES);
+  const setup = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir, databaseUrl, logLevel: 'silent' } }),
+    silentLogger,
+  );
+  const userId = (await setup.users.create('bench', 'x')).id;
+  await loadArticles(setup, articles);
+  await testSql(setup)
+    .prepare(
+      'INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds WHERE true ON CONFLICT DO NOTHING',
+    )
+    .run(userId);
+  const key = (await createApiKey(chatStore(setup).keys, userId, 'bench', 5)).key;
+  await setup.close();
+  const questions = readQuestions().map((q) => q.question);
+  lines.push(
+    '',
+    `Workers: ${articles.length} articles, ${setup.store.backend}, sonar (extractive), 16 clients, ${SECONDS} s after a 4 s warm-up; ` +
+      `${availableParallelism()} cores; load average before ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    '',
+    '| workers | requests/s | p50 | p99 | vs 1 worker | server CPU ms per request |',
+    '|---|---|---|---|---|---|',
+  );
+  let one = 0;
+  for (const w of [...new Set([1, WORKERS])]) {
+    const port = await new Promise<number>((r) => {
+      const s = netServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => r(p));
+      });
+    });
+    const child = spawn(
+      process.execPath,
+      [
+        new URL('../bin/tidings.js', import.meta.url).pathname,
+        '--data',
+        dataDir,
+        'serve',
+        '--port',
+        String(port),
+        '--workers',
+        String(w),
+      ],
+      {
+        env: {
+          ...process.env,
+          TIDINGS_LOG_LEVEL: 'warn',
+          TIDINGS_SCHEDULER: 'false',
+          TIDINGS_LLM_BASE_URL: '',
+          TIDINGS_RATE_LIMITS: JSON.stringify({ sonar: Array(6).fill(1e9) }),
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    const url = `http://127.0.0.1:${port}`;
+    // Ready when every worker has answered (each answer names its worker).
+    const seen = new Set<string>();
+    for (let i = 0; seen.size < w && i < 600; i++) {
+      try {
+        const r = await fetch(`${url}/healthz`, { headers: { connection: 'close' } });
+        seen.add(r.headers.get('x-tidings-worker') ?? 'single');
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const pool = new Pool(url, { connections: 16, pipelining: 1 });
+    const env = { pool, key } as Env;
+    try {
+      await load(16, 4, questions, (q) => call(env, q));
+      const cpu0 = processTreeCpuMs(child.pid!);
+      const r = await load(16, SECONDS, questions, (q) => call(env, q));
+      const cpuPerRequest = (processTreeCpuMs(child.pid!) - cpu0) / r.n;
+      if (w === 1) one = r.rps;
+      lines.push(
+        `| ${w} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / one).toFixed(2)}x | ${cpuPerRequest.toFixed(1)} |`,
+      );
+    } finally {
+      await pool.close();
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  }
+  lines.push(
+    '',
+    `load average after: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
 const lines: string[] = [
-  `node bench/chat.bench.ts ${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, ${BACKEND.databaseUrl ? 'PostgreSQL' : 'SQLite'}, load average ${(
+  `node bench/chat.bench.ts ${WORKERS ? `--workers ${WORKERS} ` : ''}${ARTICLES} ${SECONDS} — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores, ${BACKEND.databaseUrl ? 'PostgreSQL' : 'SQLite'}, load average ${(
     await import('node:os')
   )
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}`,
 ];
-await extractiveBench(lines);
-await layerBench(lines);
-await upstreamBench(lines);
+if (WORKERS) await workersBench(lines);
+else {
+  await extractiveBench(lines);
+  await layerBench(lines);
+  await upstreamBench(lines);
+}
 console.log(lines.join('\n'));
 BACKEND.stop();

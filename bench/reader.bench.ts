@@ -8,6 +8,8 @@
 //            the same library, calls alternating between them each round; prints the ratios)
 //            --database-url postgres://… (an empty database: the generated library is copied there with
 //            `tidings db copy`'s code and the server runs on PostgreSQL)
+//            --workers N (only throughput: stream/contents n=20 and /healthz at 16 clients, served by
+//            `tidings serve --workers 1` and then `--workers N` in the same run, with the ratio)
 //            --backend sqlite|postgres|both (postgres without --database-url: a throwaway cluster in a temp
 //            folder, test/postgres-cluster.ts; both: a SQLite server and a PostgreSQL server on the same
 //            library, calls alternating between them each round, ratios printed, then each one's throughput)
@@ -27,6 +29,7 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
+import { processTreeCpuMs } from './process-cpu.ts';
 import { benchBackend, type BenchBackend } from './backend.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
@@ -171,6 +174,8 @@ function explain(dataDir: string): void {
   db.close();
 }
 
+const WORKERS = arg('workers', 0);
+
 /** `--baseline-env K=V` pairs (repeatable): environment of the baseline server in --compare. */
 const BASELINE_ENV = Object.fromEntries(
   process.argv.flatMap((a, i) => {
@@ -190,6 +195,8 @@ async function startServer(
   const child = spawn(process.execPath, [join(root, 'bin/tidings.js'), 'serve'], {
     env: {
       ...process.env,
+      // One process unless asked: the per-call figures are of one server process.
+      TIDINGS_WORKERS: '1',
       ...extraEnv,
       TIDINGS_DATABASE_URL: databaseUrl,
       TIDINGS_DATA: dataDir,
@@ -208,7 +215,7 @@ async function startServer(
       for (const line of buf.split('\n')) {
         try {
           const j = JSON.parse(line);
-          if (j.url) return res(j.url as string);
+          if (j.url && j.msg === 'tidings is serving') return res(j.url as string);
         } catch {
           /* partial line */
         }
@@ -252,6 +259,7 @@ async function onBackends(dataDir: string): Promise<void> {
   }
   const COMPARE = process.argv.includes('--compare') ? process.argv[process.argv.indexOf('--compare') + 1]! : '';
   if (COMPARE) return compare(dataDir, COMPARE);
+  if (WORKERS) return workersRun(dataDir);
   if (BACKEND === 'both') return compareBackends(dataDir);
   const { child, url } = await startServer(dataDir);
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
@@ -441,6 +449,89 @@ async function onBackends(dataDir: string): Promise<void> {
     if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
     else console.log(`data kept in ${dataDir}`);
   }
+}
+
+/**
+ * Throughput of `serve --workers 1` and `--workers N` on the same library in the same run: 16
+ * clients (16 connections, which the supervisor hands to the workers in turn) for SECONDS each,
+ * after a warm-up that reaches every worker. The load generator shares the machine's cores.
+ */
+async function workersRun(dataDir: string): Promise<void> {
+  const { loadavg, availableParallelism } = await import('node:os');
+  const rows: string[] = [];
+  const counts = [...new Set([1, WORKERS])];
+  console.log(
+    `load average before: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; ${availableParallelism()} cores`,
+  );
+  const measured: Record<number, { n20: number; health: number }> = {};
+  try {
+    for (const w of counts) {
+      const { child, url } = await startServer(dataDir, ROOT, DATABASE_URL, { TIDINGS_WORKERS: String(w) });
+      const pool = new Pool(url, { connections: 16, pipelining: 1 });
+      try {
+        const get = async (path: string, headers: Record<string, string> = {}) => {
+          const r = await pool.request({ method: 'GET', path, headers });
+          await r.body.arrayBuffer();
+          if (r.statusCode !== 200) throw new Error(`GET ${path}: HTTP ${r.statusCode}`);
+        };
+        const lr = await pool.request({
+          method: 'POST',
+          path: '/accounts/ClientLogin',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `Email=${USER}&Passwd=${PASS}`,
+        });
+        const auth = (await lr.body.text())
+          .split('\n')
+          .find((l) => l.startsWith('Auth='))!
+          .slice(5);
+        const H = { authorization: `GoogleLogin auth=${auth}` };
+        const path = `/reader/api/0/stream/contents/${encodeURIComponent('user/-/state/com.google/reading-list')}?output=json&n=20`;
+        const run = async (p: string, headers: Record<string, string>, seconds: number) => {
+          let done = 0;
+          const end = performance.now() + seconds * 1000;
+          const t0 = performance.now();
+          const cpu0 = processTreeCpuMs(child.pid!);
+          await Promise.all(
+            Array.from({ length: 16 }, async () => {
+              while (performance.now() < end) {
+                await get(p, headers);
+                done++;
+              }
+            }),
+          );
+          return { rps: done / ((performance.now() - t0) / 1000), cpuMs: (processTreeCpuMs(child.pid!) - cpu0) / done };
+        };
+        await run(path, H, 3); // warm-up: every worker's caches and statements
+        const health = await run('/healthz', {}, SECONDS);
+        const n20 = await run(path, H, SECONDS);
+        measured[w] = { n20: n20.rps, health: health.rps };
+        rows.push(
+          `| ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / measured[1]!.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)} | ${health.rps.toFixed(0)} | ${(health.rps / measured[1]!.health).toFixed(2)}x |`,
+        );
+      } finally {
+        await pool.close();
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    }
+  } finally {
+    if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(
+    [
+      `\nbackend: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${ITEMS} items, 16 clients, ${SECONDS} s each`,
+      '',
+      '| workers | stream/contents n=20 req/s | vs 1 worker | server CPU ms per n=20 request | GET /healthz req/s | vs 1 worker |',
+      '|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      `load average after: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    ].join('\n'),
+  );
 }
 
 /** The calls of one server (logged in), for the paired comparison. */

@@ -62,6 +62,18 @@ async function seed(dataDir: string): Promise<{ url: string }> {
       { tokenHash: 'h1', userId: users[1]!.id, kind: 'clientlogin', scopes: 'read write', expiresAt: 2_000_000_000 },
       1,
     );
+    // The reader features' and the web app's own rows travel too.
+    await s.fever.setCredential(users[0]!.id, 'mac-of-ann', 1);
+    await s.webhooks.create(
+      { userId: users[0]!.id, url: 'https://hooks.example/x', events: ['new-item'], secretBox: 'box' },
+      1,
+    );
+    await s.webAccounts.saveSettings(users[1]!.id, '{"theme":"dark"}');
+    const conversation = await s.conversations.create(
+      { userId: users[1]!.id, title: 'Rhinos', scope: null, model: 'sonar' },
+      1,
+    );
+    await s.conversations.addMessage(conversation.id, { role: 'user', content: 'What happened to the rhino?' }, 1);
   } finally {
     await s.close();
   }
@@ -115,6 +127,14 @@ for (const target of ['sqlite', 'postgres'] as const) {
       );
       assert.ok((await dst.users.create('carol', 'h')).id > 2, 'ids continue after the copied ones');
       assert.equal((await dst.tokens.findByHash('h1'))?.kind, 'clientlogin');
+      assert.equal(await dst.fever.userIdByKeyMac('mac-of-ann'), ann.id);
+      assert.equal((await dst.webhooks.list(ann.id)).length, 1);
+      const bob = (await dst.users.findByName('bob'))!;
+      assert.equal(await dst.webAccounts.settings(bob.id), '{"theme":"dark"}');
+      const [conversation] = await dst.conversations.list(bob.id, 10);
+      assert.equal((await dst.conversations.messages(conversation!.id))[0]?.content, 'What happened to the rhino?');
+      const next = await dst.conversations.create({ userId: bob.id, title: 'More', scope: null, model: 'sonar' }, 2);
+      assert.ok(next.id > conversation!.id, 'conversation ids continue after the copied ones');
     } finally {
       await src.close();
       await dst.close();
@@ -134,7 +154,7 @@ test('tidings db copy / migrate from the command line: progress on stderr, one-l
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    /^copied \d+ rows in 20 tables to sqlite:.*verified: row counts and the unread counters of 6 subscriptions match/m,
+    /^copied \d+ rows in 32 tables to sqlite:.*verified: row counts and the unread counters of 6 subscriptions match/m,
   );
   assert.match(r.stderr, /copy user_items: 4800\/4800 rows \(100%\)/);
   const bad = await runCli([

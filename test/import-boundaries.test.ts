@@ -79,7 +79,8 @@ test('SQL and database drivers only in src/store/; backends only through src/sto
   for (const [file, { edges, packages }] of graph) {
     if (inside(file, 'src/store') || SQLITE_TOOLS.includes(file)) continue;
     for (const p of packages)
-      if (p === 'node:sqlite' || p === 'pg' || p.startsWith('pg-')) problems.push(`${file} imports the driver ${p}`);
+      if (p === 'node:sqlite' || p === 'pg' || p.startsWith('pg-') || p.startsWith('@redis/'))
+        problems.push(`${file} imports the driver ${p}`);
     for (const e of edges) {
       if (inside(e.to, 'src/store/sqlite') || inside(e.to, 'src/store/postgres'))
         problems.push(`${file} imports ${e.to} (use src/store/open-store.ts)`);

@@ -15,7 +15,7 @@ const throttle = perApp((app) => {
   // Delayed attempts end when the app closes, so a shutdown never waits out a 30 s slow-down.
   const closing = new AbortController();
   app.onClose(() => closing.abort());
-  return { throttle: new LoginThrottle(app.config.loginFailuresPerMinute), closing: closing.signal };
+  return { throttle: new LoginThrottle(app.limits, app.config.loginFailuresPerMinute), closing: closing.signal };
 });
 
 // Unknown usernames are checked against this hash too, so the answer time does not reveal which
@@ -24,14 +24,13 @@ let dummyHash: Promise<string> | undefined;
 
 export async function checkLogin(app: App, username: string, password: string, clientIp: string): Promise<LoginResult> {
   const { throttle: t, closing } = throttle(app);
-  const wait = t.retryAfterMs(username, clientIp);
+  const wait = await t.retryAfterMs(username, clientIp);
   if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
-  const slow = t.slowDown(username, clientIp);
+  const slow = await t.slowDown(username, clientIp);
   if ('busyRetryAfterMs' in slow)
     return { ok: false, reason: 'throttled', retryAfterSeconds: Math.ceil(slow.busyRetryAfterMs / 1000) };
-  if (slow.delayMs === 0) return check(app, t, username, password, clientIp);
+  if (!('slot' in slow)) return check(app, t, username, password, clientIp);
   // Many recent failures for this username from other addresses: wait before checking.
-  t.startDelayed(username);
   try {
     try {
       await sleep(slow.delayMs, undefined, { signal: closing });
@@ -40,7 +39,7 @@ export async function checkLogin(app: App, username: string, password: string, c
     }
     return await check(app, t, username, password, clientIp);
   } finally {
-    t.endDelayed(username);
+    await t.release(username, slow.slot);
   }
 }
 
@@ -61,11 +60,11 @@ async function check(
     found?.passwordHash ?? (await (dummyHash ??= hashPassword('not a password of anyone'))),
   );
   if (!found || !ok) {
-    t.recordFailure(username, clientIp);
+    await t.recordFailure(username, clientIp);
     app.log.info({ username, ip: clientIp }, 'failed login');
     return { ok: false, reason: 'bad-credentials' };
   }
-  t.recordSuccess(username, clientIp);
+  await t.recordSuccess(username, clientIp);
   const { passwordHash: _, ...user } = found;
   return { ok: true, user };
 }

@@ -24,9 +24,14 @@ export async function checkBetaFeatures(api: ChatApi, key: ApiKey, used: BetaFea
 }
 
 /** Takes one request from the key's bucket for `bucket`; returns the rate-limit headers, or throws 429 with them. */
-export function takeRateLimit(api: ChatApi, key: ApiKey, bucket: string, family: RateFamily): Record<string, string> {
+export async function takeRateLimit(
+  api: ChatApi,
+  key: ApiKey,
+  bucket: string,
+  family: RateFamily,
+): Promise<Record<string, string>> {
   const limit = api.rateLimits[family][key.tier] ?? api.rateLimits[family][0];
-  const d = api.limiter.take(`${key.id}\u0000${bucket}`, limit);
+  const d = await api.limiter.take(JSON.stringify(['chat', key.id, bucket]), limit);
   const headers: Record<string, string> = {
     'x-ratelimit-limit-requests': String(d.limit),
     'x-ratelimit-remaining-requests': String(d.remaining),

@@ -27,7 +27,7 @@ export function createChatApi(app: App, answers: AnswerService, keepAliveMs = 10
     answers: timedAnswers(app, answers),
     prices: configuredPrices(app.config),
     rateLimits: rateLimitTable(app.config.rateLimits),
-    limiter: new LeakyBucketLimiter(),
+    limiter: new LeakyBucketLimiter(app.limits),
     keepAliveMs,
   } as ChatApi;
   api.usage = new UsageRecorder(api);

@@ -1,32 +1,33 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LeakyBucketLimiter, rateLimitTable, formatReset } from './rate-limit.ts';
+import { MemoryLimitCounters } from '../store/memory/limit-counters.ts';
 
-test('a bucket takes a burst up to the limit, then refills continuously at limit per minute', () => {
-  let now = 1000;
-  const l = new LeakyBucketLimiter(() => now);
-  for (let i = 0; i < 60; i++) assert.equal(l.take('k', 60).allowed, true, `request ${i}`);
-  const refused = l.take('k', 60);
+test('a bucket takes a burst up to the limit, then refills continuously at limit per minute', async () => {
+  let now = 1_000_000;
+  const l = new LeakyBucketLimiter(new MemoryLimitCounters(), () => now);
+  for (let i = 0; i < 60; i++) assert.equal((await l.take('k', 60)).allowed, true, `request ${i}`);
+  const refused = await l.take('k', 60);
   assert.equal(refused.allowed, false);
   assert.equal(refused.remaining, 0);
   assert.ok(Math.abs(refused.retryAfterSeconds - 1) < 1e-6, 'one request drains per second at 60/min');
   assert.ok(Math.abs(refused.resetSeconds - 60) < 1e-6);
-  now += 0.5;
-  assert.equal(l.take('k', 60).allowed, false, 'half a slot is not enough');
-  now += 0.5;
-  assert.equal(l.take('k', 60).allowed, true);
-  now += 30;
-  const d = l.take('k', 60);
+  now += 500;
+  assert.equal((await l.take('k', 60)).allowed, false, 'half a slot is not enough');
+  now += 500;
+  assert.equal((await l.take('k', 60)).allowed, true);
+  now += 30_000;
+  const d = await l.take('k', 60);
   assert.equal(d.allowed, true);
   assert.equal(d.remaining, 29, '30 slots drained, this request took one');
-  assert.equal(l.take('other', 60).remaining, 59, 'buckets are independent');
+  assert.equal((await l.take('other', 60)).remaining, 59, 'buckets are independent');
 });
 
-test('a higher limit applies to the same bucket at once', () => {
-  const l = new LeakyBucketLimiter(() => 0);
-  for (let i = 0; i < 5; i++) l.take('k', 5);
-  assert.equal(l.take('k', 5).allowed, false);
-  const d = l.take('k', 10);
+test('a higher limit applies to the same bucket at once', async () => {
+  const l = new LeakyBucketLimiter(new MemoryLimitCounters(), () => 0);
+  for (let i = 0; i < 5; i++) await l.take('k', 5);
+  assert.equal((await l.take('k', 5)).allowed, false);
+  const d = await l.take('k', 10);
   assert.equal(d.allowed, true);
   assert.equal(d.remaining, 4);
 });

@@ -1,8 +1,10 @@
 // Rate limits per key and model as leaky buckets: each request pours one unit in, the bucket
 // drains continuously at limit/60 units per second, and a request that would overflow the
 // capacity (= the per-minute limit) is refused. So a key may burst up to its limit at once and
-// then sustain limit/minute. State is per process (a Map); a cluster of servers would keep the
-// buckets in Redis or PostgreSQL instead.
+// then sustain limit/minute. The buckets live where app.limits counts (src/store/limit-counters.ts):
+// this process's memory for a single SQLite server, else the database or Redis, so that every
+// worker and machine pours into the same bucket and 50 per minute means 50 in total.
+import type { LimitCounters } from '../store/repositories.ts';
 import type { RateFamily } from './models.ts';
 
 /** Requests per minute by tier 0-5 (the vendor's defaults, see the spec). */
@@ -34,46 +36,27 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-interface Bucket {
-  level: number;
-  at: number;
-}
-
 export class LeakyBucketLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly counters: LimitCounters;
   private readonly now: () => number;
-  private lastSweep = 0;
-  constructor(now: () => number = () => performance.now() / 1000) {
+  /** `now` in epoch milliseconds (the counters may be shared with other processes). */
+  constructor(counters: LimitCounters, now: () => number = Date.now) {
+    this.counters = counters;
     this.now = now;
   }
 
   /** Takes one unit from the bucket `key` with capacity `limit` per minute. */
-  take(key: string, limit: number): RateDecision {
-    const t = this.now();
+  async take(key: string, limit: number): Promise<RateDecision> {
+    const drainPerMs = limit / 60_000;
+    const { allowed, level } = await this.counters.pour(key, limit, drainPerMs, this.now());
     const rate = limit / 60;
-    let b = this.buckets.get(key);
-    if (!b) {
-      b = { level: 0, at: t };
-      this.buckets.set(key, b);
-    }
-    b.level = Math.max(0, b.level - (t - b.at) * rate);
-    b.at = t;
-    const allowed = b.level + 1 <= limit + 1e-9;
-    if (allowed) b.level += 1;
-    if (t - this.lastSweep > 60) this.sweep(t);
     return {
       allowed,
       limit,
-      remaining: Math.max(0, Math.floor(limit - b.level + 1e-9)),
-      resetSeconds: b.level / rate,
-      retryAfterSeconds: allowed ? 0 : (b.level + 1 - limit) / rate,
+      remaining: Math.max(0, Math.floor(limit - level + 1e-9)),
+      resetSeconds: level / rate,
+      retryAfterSeconds: allowed ? 0 : (level + 1 - limit) / rate,
     };
-  }
-
-  /** Drops buckets that have drained (keeps the map from growing with idle keys). */
-  private sweep(t: number): void {
-    this.lastSweep = t;
-    for (const [k, b] of this.buckets) if (t - b.at > 60 * 60) this.buckets.delete(k);
   }
 }
 

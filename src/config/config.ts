@@ -52,6 +52,31 @@ export const OPTIONS = {
     default: 8080,
     doc: 'HTTP port for both APIs (Google Reader API and chat completions).',
   },
+  workers: {
+    env: 'TIDINGS_WORKERS',
+    kind: 'int',
+    default: 0,
+    defaultDoc: '`0` (one per CPU core)',
+    doc: '`tidings serve` processes sharing the HTTP port (node:cluster): a supervisor forks them, restarts one that dies and drains them all on SIGTERM. 0: one per CPU core; 1: a single process, no supervisor. `serve --workers N` overrides it.',
+  },
+  drainSeconds: {
+    env: 'TIDINGS_DRAIN_SECONDS',
+    kind: 'int',
+    default: 30,
+    doc: 'On SIGTERM/SIGINT the server stops accepting connections and lets requests and streams in flight finish for at most this many seconds before it exits.',
+  },
+  limitsStore: {
+    env: 'TIDINGS_LIMITS_STORE',
+    kind: 'string',
+    default: 'auto',
+    doc: 'Where rate limits and login throttles count: memory (this process only), database (shared by every process on the database), redis (TIDINGS_REDIS_URL), or auto: redis when TIDINGS_REDIS_URL is set, memory for a single SQLite process, else the database (PostgreSQL may be shared by several machines).',
+  },
+  redisUrl: {
+    env: 'TIDINGS_REDIS_URL',
+    kind: 'string',
+    default: '',
+    doc: 'Redis (redis://[user:password@]host:port[/db], rediss:// for TLS) that rate limits and login throttles count in, shared by every process and machine. Empty: they count in the database (see TIDINGS_LIMITS_STORE).',
+  },
   publicUrl: {
     env: 'TIDINGS_PUBLIC_URL',
     kind: 'string',
@@ -479,6 +504,20 @@ function validate(c: Config): void {
     );
   if (c.dataDir.trim() === '') throw new ConfigError('dataDir (TIDINGS_DATA, --data) must not be empty');
   if (c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0-65535, got ${c.port}`);
+  if (c.workers < 0)
+    throw new ConfigError(`workers (TIDINGS_WORKERS) must be 0 (one per CPU core) or more, got ${c.workers}`);
+  if (c.drainSeconds < 0)
+    throw new ConfigError(`drainSeconds (TIDINGS_DRAIN_SECONDS) must be 0 or more, got ${c.drainSeconds}`);
+  if (!['auto', 'memory', 'database', 'redis'].includes(c.limitsStore))
+    throw new ConfigError(
+      `limitsStore (TIDINGS_LIMITS_STORE) must be auto, memory, database or redis, got "${c.limitsStore}"`,
+    );
+  if (c.limitsStore === 'redis' && !c.redisUrl.trim())
+    throw new ConfigError(
+      'limitsStore (TIDINGS_LIMITS_STORE) is redis but TIDINGS_REDIS_URL is empty: set the Redis URL',
+    );
+  if (c.redisUrl.trim() && !/^rediss?:\/\//i.test(c.redisUrl.trim()))
+    throw new ConfigError('redisUrl (TIDINGS_REDIS_URL) must start with redis:// or rediss://');
   if (c.minIntervalMinutes < 1) throw new ConfigError('minIntervalMinutes must be at least 1');
   if (c.maxIntervalMinutes < c.minIntervalMinutes)
     throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');

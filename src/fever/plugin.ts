@@ -41,7 +41,7 @@ async function requestParams(req: FastifyRequest): Promise<Params> {
 }
 
 export const feverPlugin: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
-  const throttle = new LoginThrottle(FAILURES_PER_MINUTE);
+  const throttle = new LoginThrottle(app.limits, FAILURES_PER_MINUTE, 'fever');
   for (const path of FEVER_PATHS) {
     await server.register(
       async (f) => {
@@ -65,7 +65,7 @@ export const feverPlugin: FastifyPluginAsync<{ app: App }> = async (server, { ap
             const params = await requestParams(req).catch((e: unknown) => {
               throw e instanceof FeverError ? Object.assign(e, { statusCode: e.status }) : e;
             });
-            const wait = throttle.retryAfterMs('fever', req.ip);
+            const wait = await throttle.retryAfterMs('fever', req.ip);
             if (wait > 0) {
               reply.header('Retry-After', String(Math.ceil(wait / 1000)));
               return reply.code(429).send({
@@ -76,7 +76,7 @@ export const feverPlugin: FastifyPluginAsync<{ app: App }> = async (server, { ap
             }
             const userId = await authenticateFeverKey(app, params.get('api_key'));
             if (userId === undefined) {
-              if (params.has('api_key')) throttle.recordFailure('fever', req.ip);
+              if (params.has('api_key')) await throttle.recordFailure('fever', req.ip);
               return reply.send({
                 api_version: FEVER_API_VERSION,
                 auth: 0,

@@ -11,6 +11,7 @@ import { installRequestObservability } from '../observability/http.ts';
 import { feverPlugin } from '../fever/plugin.ts';
 import { faviconRoutes } from './favicon-routes.ts';
 import { websubRoutes } from './websub-routes.ts';
+import { healthRoutes } from './health.ts';
 import { watchSearchBacklog } from '../search/indexing.ts';
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
@@ -27,7 +28,17 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     clientErrorHandler,
   });
   installRequestObservability(server, app);
-  server.get('/healthz', async () => ({ ok: true }));
+  healthRoutes(server, app);
+  const worker = app.role.worker;
+  if (worker !== null) {
+    // Which worker of `serve --workers N` answered (debugging behind a balancer; the tests use it).
+    // On the raw response, so streamed (SSE) answers written past Fastify carry it too.
+    const value = String(worker);
+    server.addHook('onRequest', (_req, reply, done) => {
+      reply.raw.setHeader('x-tidings-worker', value);
+      done();
+    });
+  }
   // API plugins are registered here (reader API, OAuth, chat completions).
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });

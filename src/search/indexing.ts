@@ -30,7 +30,8 @@ export function searchIndexRepository(app: App): SearchIndexRepository {
  */
 export async function installSearchIndexing(app: App): Promise<void> {
   const repo = app.store.searchIndex;
-  if ((await repo.state()).rebuildAfter !== null) {
+  // One process rebuilds for all (the background role of `serve --workers N`, see src/cli/README.md).
+  if (app.role.background && (await repo.state()).rebuildAfter !== null) {
     // Searches meanwhile see the articles indexed so far, and every new one through the queue.
     let indexed = 0;
     const rebuild = new BackgroundJob(app, {

@@ -31,6 +31,18 @@ export const COPY_TABLES: { table: string; key: string[] }[] = [
   { table: 'chat_usage', key: ['id'] },
   { table: 'chat_async_jobs', key: ['id'] },
   { table: 'chat_access_requests', key: ['id'] },
+  { table: 'fever_credentials', key: ['user_id'] },
+  { table: 'feed_icons', key: ['feed_id'] },
+  { table: 'item_full_text', key: ['item_id'] },
+  { table: 'filter_rules', key: ['id'] },
+  { table: 'rule_hidden_items', key: ['user_id', 'item_id'] },
+  { table: 'webhooks', key: ['id'] },
+  { table: 'webhook_deliveries', key: ['id'] },
+  { table: 'websub_subscriptions', key: ['feed_id'] },
+  { table: 'web_sessions', key: ['id'] },
+  { table: 'web_settings', key: ['user_id'] },
+  { table: 'web_conversations', key: ['id'] },
+  { table: 'web_messages', key: ['id'] },
   { table: 'search_articles', key: ['item_id'] },
   { table: 'search_passages', key: ['id'] },
   { table: 'search_postings', key: ['term', 'chunk'] },
@@ -169,9 +181,12 @@ export async function copyDatabase(
         newest_item_us = (SELECT coalesce(max(crawled_us), 0) FROM user_items u WHERE u.user_id = subscriptions.user_id AND u.feed_id = subscriptions.feed_id)`);
       if (to!.backend === 'postgres') {
         // Identity columns continue after the copied ids.
-        for (const t of COPY_TABLES.filter(
-          (x) => x.key.length === 1 && x.key[0] === 'id' && x.table !== 'api_keys' && x.table !== 'chat_async_jobs',
-        )) {
+        for (const t of COPY_TABLES.filter((x) => x.key.length === 1 && x.key[0] === 'id')) {
+          // Text ids (api_keys, chat_async_jobs, web_sessions) have no sequence.
+          const seq = await dst
+            .prepare(`SELECT pg_get_serial_sequence('${t.table}', 'id') AS s`)
+            .get<{ s: string | null }>();
+          if (!seq?.s) continue;
           await dst.exec(
             `SELECT setval(pg_get_serial_sequence('${t.table}', 'id'), greatest((SELECT max(id) FROM ${t.table}), 1))`,
           );

@@ -27,6 +27,7 @@ import { migration as m063 } from './migrations/063_full_text.ts';
 import { migration as m064 } from './migrations/064_webhooks.ts';
 import { migration as m065 } from './migrations/065_websub.ts';
 import { migration as m070 } from './migrations/070_web_app.ts';
+import { migration as m080 } from './migrations/080_shared_limits.ts';
 import { migration as m085 } from './migrations/085_search_index_backlog.ts';
 import { migration as m086 } from './migrations/086_change_notifications.ts';
 import { migration as m090 } from './migrations/090_chat_jobs_lease.ts';
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m064,
   m065,
   m070,
+  m080,
   m085,
   m086,
   m090,

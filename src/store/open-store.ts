@@ -36,6 +36,7 @@ import type {
   WebSessionRepository,
   WebAccountRepository,
   ConversationRepository,
+  LimitCounters,
 } from './repositories.ts';
 
 import { StoreUnavailableError, redactUrl } from './errors.ts';
@@ -78,6 +79,8 @@ export interface Repositories {
   readonly webSessions: WebSessionRepository;
   readonly webAccounts: WebAccountRepository;
   readonly conversations: ConversationRepository;
+  // shared limits (rate limits, login throttles) when they count in the database
+  readonly limitCounters: LimitCounters;
 }
 
 export { ChangeGated, type ChangeSignal } from './change-signal.ts';
@@ -94,6 +97,8 @@ export interface Store extends Repositories {
   readonly migrationsApplied: readonly string[];
   /** Writes a consistent copy of the whole database to `file` while it stays in use (tidings backup). */
   backup(file: string): Promise<void>;
+  /** Checks that the database answers now (readiness): resolves, or throws StoreUnavailableError. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -796,3 +796,43 @@ export interface ConversationRepository {
   messages(conversationId: number): Promise<ConversationMessage[]>;
   delete(userId: number, id: number): Promise<boolean>;
 }
+
+/** One pour into a leaky bucket: whether it fitted, and the bucket's level after it. */
+export interface BucketPour {
+  allowed: boolean;
+  level: number;
+}
+
+/**
+ * The counters rate limits and login throttles keep (src/chat-api/rate-limit.ts,
+ * src/auth/login-throttle.ts), behind one interface so they can live in this process's memory, in
+ * the database (shared by every process on it) or in Redis. Every method is atomic on its own:
+ * two processes pouring into one bucket at once both see the other's unit. Times are epoch ms,
+ * passed in by the caller (tests drive a clock).
+ */
+export interface LimitCounters {
+  /** 'memory' counts for this process only; 'database' and 'redis' for every process sharing them. */
+  readonly kind: 'memory' | 'database' | 'redis';
+  /**
+   * Leaky bucket `key` of `capacity` units, draining `drainPerMs` units per ms: drains it to
+   * nowMs, then pours one unit in if it fits (level + 1 <= capacity).
+   */
+  pour(key: string, capacity: number, drainPerMs: number, nowMs: number): Promise<BucketPour>;
+  /** Records one event at atMs under each key, each kept for its keepMs. */
+  addEvent(keys: readonly { key: string; keepMs: number }[], atMs: number): Promise<void>;
+  /** The times of the newest `max` events of key after sinceMs, newest first. */
+  newestEvents(key: string, sinceMs: number, max: number): Promise<number[]>;
+  clearEvents(key: string): Promise<void>;
+  /** Remembers atMs under key for keepMs (replacing an older mark). */
+  setMark(key: string, atMs: number, keepMs: number): Promise<void>;
+  /** The mark of key, unless it has expired by nowMs. */
+  markOf(key: string, nowMs: number): Promise<number | undefined>;
+  /** Takes one of `max` slots of key under `token` until expiresMs; false when all are taken. */
+  takeSlot(key: string, token: string, max: number, expiresMs: number, nowMs: number): Promise<boolean>;
+  releaseSlot(key: string, token: string): Promise<void>;
+  /** Deletes what expired by nowMs (buckets idle for an hour, old events, marks, slots). */
+  prune(nowMs: number): Promise<void>;
+  /** Checks that the counters can be reached now (readiness); the database's are checked with the store. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

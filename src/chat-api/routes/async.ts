@@ -60,7 +60,7 @@ export function registerAsyncRoutes(server: FastifyInstance, api: ChatApi, runne
         const parsed = parseChatRequest(b.data.request);
         model = parsed.model;
         await checkBetaFeatures(api, key, parsed.betaFeatures);
-        const rl = takeRateLimit(api, key, 'async', 'deep-research');
+        const rl = await takeRateLimit(api, key, 'async', 'deep-research');
         // Stored as sent minus `stream` (jobs never stream); re-validated when the job runs.
         const { stream: _, ...stored } = b.data.request;
         const job = await api.store.jobs.create({

@@ -34,7 +34,7 @@ export function registerCompletionRoutes(server: FastifyInstance, api: ChatApi):
     try {
       parsed = parseChatRequest(body);
       await checkBetaFeatures(api, key, parsed.betaFeatures);
-      const rateHeaders = takeRateLimit(api, key, parsed.model, MODEL_INFO[parsed.model].rateFamily);
+      const rateHeaders = await takeRateLimit(api, key, parsed.model, MODEL_INFO[parsed.model].rateFamily);
       const ac = disconnectSignal(reply);
       disconnected = ac.signal;
       const answer: AnswerRequest = {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import { restoreBackup, BackupFileError } from '../../store/open-store.ts';
 import { pruneReadArticles } from '../../feeds/retention.ts';
-import { runningServerPid } from './serve.ts';
+import { runningServerPid } from '../pid-file.ts';
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 

@@ -1,39 +1,27 @@
-// `tidings serve` (what `npm start` runs): both APIs on one HTTP server, feeds refreshed on
-// schedule, until SIGINT/SIGTERM. It takes the same --data/--config/--set as every other command,
-// so the server and the CLI cannot end up on different databases.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `tidings serve` (what `npm start` runs): both APIs on one HTTP port, feeds refreshed on schedule,
+// until SIGINT/SIGTERM. It takes the same --data/--config/--set as every other command, so the
+// server and the CLI cannot end up on different databases.
+//
+// With --workers N > 1 (TIDINGS_WORKERS; default one per CPU core) this process becomes the
+// supervisor of N worker processes sharing the port (../supervisor.ts); each worker runs this
+// same command again (node:cluster forks it with the same arguments) and serves. Which background
+// work runs in which worker: src/cli/README.md, "Workers".
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { flushCompileCache } from 'node:module';
-import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { FastifyInstance } from 'fastify';
 import { type CliContext, CliError, checkDatabase } from '../context.ts';
-import { createApp } from '../../app.ts';
+import { createApp, type App, type ProcessRole } from '../../app.ts';
+import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
 import { startScheduler } from '../../feeds/scheduler/scheduler.ts';
+import { markServing } from '../pid-file.ts';
+import { superviseWorkers, WORKER_SLOT_ENV, WORKER_BACKGROUND_ENV, type WorkerMessage } from '../supervisor.ts';
 
-const PID_FILE = 'serve.pid';
-
-/** Leaves <data>/serve.pid while serving, so `tidings restore` can refuse to swap the database under it. */
-function markServing(dataDir: string, onClose: (fn: () => void) => void): void {
-  const file = join(dataDir, PID_FILE);
-  writeFileSync(file, `${process.pid}\n`);
-  onClose(() => rmSync(file, { force: true }));
-}
-
-/** The pid of a server running on this data folder, if any (a stale file of a crashed one is ignored). */
-export function runningServerPid(dataDir: string): number | null {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(join(dataDir, PID_FILE), 'utf8').trim());
-  } catch {
-    return null;
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
-  }
+/** The worker count --workers / TIDINGS_WORKERS asks for (0: one per CPU core). */
+export function workerCount(config: Config): number {
+  return config.workers === 0 ? availableParallelism() : config.workers;
 }
 
 export function registerServeCommand(program: Command, ctx: CliContext): void {
@@ -44,54 +32,148 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     )
     .option('--port <port>', 'HTTP port (TIDINGS_PORT; 0 picks a free one)')
     .option('--host <address>', 'address to listen on (TIDINGS_HOST; 0.0.0.0 for the LAN)')
-    .action(async (o: { port?: string; host?: string }) => {
-      const config = ctx.config({ port: o.port, host: o.host });
-      const { created } = await checkDatabase(config, { create: true });
-      const app = await createApp(config, createLogger(config.logLevel, config.logFormat as LogFormat));
-      if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
-      let url: string;
-      try {
-        // Loaded here, not at the top: other commands need neither Fastify nor the metrics registry.
-        const { startServer } = await import('../../http/server.ts');
-        ({ url } = await startServer(app));
-      } catch (e) {
-        await app.close();
-        const err = e as NodeJS.ErrnoException;
-        if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
-          throw new CliError(
-            `cannot listen on ${config.host}:${config.port} (${err.code}): choose another port with --port <port> or TIDINGS_PORT (or another address with --host)`,
-            2,
-          );
+    .option(
+      '--workers <n>',
+      'processes serving the port (TIDINGS_WORKERS; 0: one per CPU core, the default; 1: a single process)',
+    )
+    .action(async (o: { port?: string; host?: string; workers?: string }) => {
+      const config = ctx.config({ port: o.port, host: o.host, workers: o.workers });
+      if (cluster.isWorker) {
+        try {
+          return await serveAsWorker(config);
+        } catch (e) {
+          // main() prints the error and sets the exit code; the IPC channel to the supervisor must
+          // not keep this process alive after it (the supervisor sees the exit code and stops).
+          setImmediate(() => process.exit(process.exitCode || 1));
+          throw e;
         }
-        throw e;
       }
-      app.log.info({ url, dataDir: config.dataDir }, 'tidings is serving');
-      // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
-      // stopped by its supervisor may never reach: write it now that every module is loaded.
-      flushCompileCache();
-      markServing(config.dataDir, app.onClose.bind(app));
-      if (config.schedulerEnabled) startScheduler(app);
-      if ((await app.users.list()).length === 0) {
-        app.log.warn(
-          `no users yet: create one with \`tidings --data ${config.dataDir} user add <name>\`, then subscribe with \`tidings feed add <name> <url>\``,
-        );
+      const workers = workerCount(config);
+      if (workers > 1) {
+        const code = await superviseWorkers(config, workers);
+        // A worker that could not start printed why; the supervisor only passes its code on.
+        if (code !== 0) process.exit(code);
+        // Nothing should be left on the event loop; if a handle is, it must not keep us alive.
+        setTimeout(() => process.exit(0), 2000).unref();
+        return;
       }
-      await new Promise<void>((resolve) => {
-        let closing = false;
-        const stop = (signal: string) => {
-          if (closing) return;
-          closing = true;
-          app.log.info({ signal }, 'shutting down');
-          // A handle left open by a library must not keep a stopped server alive.
-          setTimeout(() => process.exit(process.exitCode ?? 0), 10_000).unref();
-          app.close().then(resolve, (err: unknown) => {
-            app.log.error({ err }, 'error while shutting down');
-            process.exitCode = 1;
-            resolve();
-          });
-        };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
-      });
+      await serveSingle(config);
     });
+}
+
+/** One process does everything (--workers 1, or a one-core machine). */
+async function serveSingle(config: Config): Promise<void> {
+  const { created } = await checkDatabase(config, { create: true });
+  const app = await createApp(config, createLogger(config.logLevel, config.logFormat as LogFormat));
+  if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
+  const { server, url } = await listen(app, config);
+  app.log.info({ url, dataDir: config.dataDir, workers: 1 }, 'tidings is serving');
+  // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
+  // stopped by its supervisor may never reach: write it now that every module is loaded.
+  flushCompileCache();
+  app.onClose(markServing(config.dataDir));
+  if (config.schedulerEnabled) startScheduler(app);
+  await warnWithoutUsers(app, config);
+  await untilStopped(app, server, config);
+}
+
+/** A worker forked by the supervisor: serves, and does background work only in the background role. */
+async function serveAsWorker(config: Config): Promise<void> {
+  const role: ProcessRole = {
+    worker: Number(process.env[WORKER_SLOT_ENV]) || 1,
+    background: process.env[WORKER_BACKGROUND_ENV] === '1',
+  };
+  // Listening for the supervisor's "drain" from the start: it may come while the worker starts.
+  const drain = new AbortController();
+  process.on('message', (m: WorkerMessage) => {
+    if (m?.type === 'drain') drain.abort('supervisor');
+  });
+  // A supervisor killed with -9 leaves no orphans: node:cluster ends a worker whose channel to
+  // the primary closes unexpectedly (at once, without draining).
+  const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
+  const app = await createApp(config, log, role);
+  const { server, url } = await listen(app, config);
+  app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
+  flushCompileCache();
+  if (config.schedulerEnabled && role.background) startScheduler(app);
+  if (role.background) await warnWithoutUsers(app, config);
+  await untilStopped(app, server, config, { stopRequested: drain.signal, tell: (m) => process.send?.(m) });
+}
+
+async function listen(app: App, config: Config): Promise<{ server: FastifyInstance; url: string }> {
+  try {
+    // Loaded here, not at the top: other commands need neither Fastify nor the metrics registry.
+    const { startServer } = await import('../../http/server.ts');
+    return await startServer(app);
+  } catch (e) {
+    await app.close();
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
+      throw new CliError(
+        `cannot listen on ${config.host}:${config.port} (${err.code}): choose another port with --port <port> or TIDINGS_PORT (or another address with --host)`,
+        2,
+      );
+    }
+    throw e;
+  }
+}
+
+async function warnWithoutUsers(app: App, config: Config): Promise<void> {
+  if ((await app.users.list()).length === 0) {
+    app.log.warn(
+      `no users yet: create one with \`tidings --data ${config.dataDir} user add <name>\`, then subscribe with \`tidings feed add <name> <url>\``,
+    );
+  }
+}
+
+/**
+ * Serves until SIGINT/SIGTERM (or the supervisor's "drain"), then drains: /readyz turns 503, the
+ * port stops accepting, requests and SSE streams in flight finish, background work stops, and the
+ * process exits. Past TIDINGS_DRAIN_SECONDS the connections still open are cut.
+ */
+async function untilStopped(
+  app: App,
+  server: FastifyInstance,
+  config: Config,
+  worker?: { stopRequested: AbortSignal; tell: (m: WorkerMessage) => void },
+): Promise<void> {
+  const { markDraining } = await import('../../http/health.ts');
+  await new Promise<void>((resolve) => {
+    let closing = false;
+    const stop = (why: string) => {
+      if (closing) return;
+      closing = true;
+      worker?.tell({ type: 'draining' });
+      markDraining(app);
+      app.log.info({ why, drainSeconds: config.drainSeconds }, 'draining: finishing requests in flight');
+      const cut = setTimeout(() => {
+        app.log.warn({ drainSeconds: config.drainSeconds }, 'drain time is up: closing the connections still open');
+        server.server.closeAllConnections();
+        // A handle left open by a library must not keep a stopped server alive.
+        setTimeout(() => process.exit(process.exitCode ?? 1), 5000).unref();
+      }, config.drainSeconds * 1000);
+      cut.unref();
+      app.close().then(
+        () => {
+          clearTimeout(cut);
+          app.log.info('drained and stopped');
+          resolve();
+        },
+        (err: unknown) => {
+          app.log.error({ err }, 'error while shutting down');
+          process.exitCode = 1;
+          resolve();
+        },
+      );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    const requested = worker?.stopRequested;
+    if (requested?.aborted) stop(String(requested.reason));
+    else requested?.addEventListener('abort', () => stop(String(requested.reason)));
+  });
+  // A worker exits at once (its IPC channel would keep it alive); a single process ends when
+  // nothing is left on the event loop, and a handle a library left open must not keep it alive.
+  if (worker) process.exit(process.exitCode ?? 0);
+  setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
 }

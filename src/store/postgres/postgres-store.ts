@@ -26,6 +26,7 @@ import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
 import { PgSql } from './sql-executor.ts';
+import { PgLimitCounters } from './limit-counters.ts';
 
 /**
  * Oldest server accepted: the schema uses statement triggers with transition tables (10),
@@ -36,6 +37,8 @@ export const MIN_SERVER_VERSION = 130000;
 
 /** Session-level advisory lock held while migrating: two processes starting at once take turns. */
 const MIGRATION_LOCK = 0x7469_6d67; // 'timg'
+
+const PING_TIMEOUT_MS = 2000;
 
 export class PostgresStore extends PortableRepositories implements Store {
   readonly backend = 'postgres' as const;
@@ -60,11 +63,13 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly asyncJobs;
   readonly accessRequests;
   readonly changes: PgChangeSignal;
+  readonly limitCounters: PgLimitCounters;
 
   constructor(db: PgDatabase) {
     super(new PgSql(db));
     this.db = db;
     this.changes = new PgChangeSignal(db);
+    this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
     // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS)
     // and dropped when another process revokes (migration 095 notifies).
@@ -90,6 +95,29 @@ export class PostgresStore extends PortableRepositories implements Store {
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.db.transaction(fn);
+  }
+
+  /** SELECT 1 within PING_TIMEOUT_MS: a pool that waits for a connection counts as unreachable. */
+  async ping(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new StoreUnavailableError(
+              `the database did not answer within ${PING_TIMEOUT_MS} ms (TIDINGS_DATABASE_URL=${this.location})`,
+            ),
+          ),
+        PING_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([this.db.query('SELECT 1'), timeout]);
+    } catch (e) {
+      throw this.db.mapError(e);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async backup(): Promise<void> {

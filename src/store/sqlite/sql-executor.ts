@@ -5,12 +5,25 @@
 // turn (the statements answer at once): no other request's statements can slip into it.
 // Transactions are still queued (a second one waits for the first to commit) in case a callback
 // does wait on something else.
+import { StoreUnavailableError } from '../errors.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Sql, SqlStatement } from '../sql.ts';
 import type { Db } from './db.ts';
 
 /** Which connection a transaction callback runs on (so nested calls join it). */
 const currentTransaction = new AsyncLocalStorage<Db>();
+
+/**
+ * Another process (a worker of `serve --workers N`, the CLI) held the write lock longer than
+ * busy_timeout (5 s): the request is answered 503 with Retry-After, to be retried, not 500.
+ */
+function busyAsUnavailable(e: unknown): unknown {
+  const code = (e as { errcode?: number }).errcode;
+  if (code === undefined || (code & 0xff) !== 5) return e; // SQLITE_BUSY and its extended codes
+  return new StoreUnavailableError('the database stayed locked by another process for 5 s; retry in a few seconds', {
+    cause: e,
+  });
+}
 
 export class SqliteSql implements Sql {
   readonly dialect = 'sqlite' as const;
@@ -50,7 +63,11 @@ export class SqliteSql implements Sql {
 
   private start<T>(fn: () => Promise<T>): Promise<T> {
     const result = currentTransaction.run(this.db, async () => {
-      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+      } catch (e) {
+        throw busyAsUnavailable(e);
+      }
       try {
         const out = await fn();
         this.db.exec('COMMIT');

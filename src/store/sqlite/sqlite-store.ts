@@ -22,6 +22,8 @@ import { SqliteItemStateRepository } from './item-states.ts';
 import { SqliteReaderLabelRepository } from './reader-labels.ts';
 import { SqliteSearchIndex } from './search-index.ts';
 import { SqliteSql } from './sql-executor.ts';
+import { SqliteLimitCounters } from './limit-counters.ts';
+import { StoreUnavailableError } from '../errors.ts';
 import { SqliteApiKeyRepository } from './api-keys.ts';
 import { SqliteChatUsageRepository } from './chat-usage.ts';
 import { SqliteAsyncJobRepository } from './chat-jobs.ts';
@@ -59,6 +61,7 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly asyncJobs;
   readonly accessRequests;
   readonly changes: SqliteChangeSignal;
+  readonly limitCounters: SqliteLimitCounters;
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
   private readonly optimizeTimer: NodeJS.Timeout;
 
@@ -69,6 +72,7 @@ export class SqliteStore extends PortableRepositories implements Store {
     super(new SqliteSql(db));
     this.db = db;
     this.changes = new SqliteChangeSignal(db);
+    this.limitCounters = new SqliteLimitCounters(db);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
     this.users = new SqliteUserRepository(db);
@@ -95,6 +99,16 @@ export class SqliteStore extends PortableRepositories implements Store {
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.sql.transaction(fn);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT count(*) FROM schema_migrations').get();
+    } catch (e) {
+      throw new StoreUnavailableError(`the database ${this.location} cannot be read: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
   }
 
   async backup(file: string): Promise<void> {

@@ -1,0 +1,31 @@
+// CPU time (user + system) of a process and its children, from Linux /proc: on a machine shared
+// with other work, "server CPU ms per request" stays meaningful when requests/s do not (they
+// follow the share of the cores the scheduler gives us). Returns NaN where /proc is missing.
+import { readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+function childrenOf(pid: number): number[] {
+  try {
+    const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return tasks ? tasks.split(/\s+/).map(Number) : [];
+  } catch {
+    return [];
+  }
+}
+
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[11] = utime, fields[12] = stime (the 14th and 15th of the whole line)
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** CPU ms used so far by `pid` and its live child processes (a supervisor and its workers). */
+export function processTreeCpuMs(pid: number): number {
+  try {
+    return [pid, ...childrenOf(pid)].reduce((sum, p) => sum + cpuMsOf(p), 0);
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -1,0 +1,171 @@
+// The supervisor of `tidings serve --workers N` (node:cluster): it opens the database once, so
+// migrations run here before any worker starts, then forks N workers that share the listening
+// port (the primary accepts connections and hands them round-robin to the workers). It serves no
+// request itself and holds no database connection while they run.
+//
+// - A worker that dies is forked again in the same slot (same role), at once after a long life
+//   and with a doubling delay after quick deaths (0.5 s, 1 s, … 30 s), each logged. Requests in
+//   flight on the other workers go on: their connections are theirs.
+// - SIGTERM/SIGINT: every worker is told to drain (stop accepting, finish requests and streams in
+//   flight, stop background work), then the supervisor exits when the last one has. Workers that
+//   have not exited TIDINGS_DRAIN_SECONDS + 10 s later are killed.
+// - A worker that fails before the first start completed (port taken, bad config) stops the
+//   whole server with its exit code: restarting it would fail the same way.
+// Slot 1 has the background role (ProcessRole in ../app.ts); see src/cli/README.md, "Workers".
+import cluster, { type Worker } from 'node:cluster';
+import type { Config } from '../config/config.ts';
+import { createLogger, type LogFormat } from '../log/logger.ts';
+import { openStore } from '../store/open-store.ts';
+import { checkDatabase } from './context.ts';
+import { markServing } from './pid-file.ts';
+
+export const WORKER_SLOT_ENV = 'TIDINGS_WORKER_SLOT';
+export const WORKER_BACKGROUND_ENV = 'TIDINGS_WORKER_BACKGROUND';
+
+/** Messages between the supervisor and a worker over the cluster's IPC channel. */
+export type WorkerMessage = { type: 'drain' } | { type: 'draining' };
+
+/** A worker that lived shorter than this died "quickly": the next restart waits longer. */
+const QUICK_DEATH_MS = 10_000;
+const RESTART_BASE_MS = 500;
+const RESTART_MAX_MS = 30_000;
+
+interface Slot {
+  readonly n: number;
+  worker?: Worker;
+  startedAt: number;
+  listening: boolean;
+  /** The worker said it is draining (it got a signal of its own): its exit is expected. */
+  draining: boolean;
+  quickDeaths: number;
+  restartTimer?: NodeJS.Timeout;
+}
+
+function tellToDrain(w: Worker): void {
+  try {
+    w.send({ type: 'drain' } satisfies WorkerMessage);
+  } catch {
+    w.process.kill('SIGTERM');
+  }
+}
+
+/** Runs the workers until stopped; resolves with the exit code for the supervisor. */
+export async function superviseWorkers(config: Config, count: number): Promise<number> {
+  const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ component: 'supervisor' });
+  const { created } = await checkDatabase(config, { create: true });
+  // Migrations once, here, before any worker opens the database.
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const migrations = store.migrationsApplied;
+  await store.close();
+  if (created) log.info({ dataDir: config.dataDir }, 'created a new database');
+  if (migrations.length) log.info({ migrations }, 'applied migrations');
+
+  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
+    n: i + 1,
+    startedAt: 0,
+    listening: false,
+    draining: false,
+    quickDeaths: 0,
+  }));
+  let serving = false;
+  let stopping = false;
+  let exitCode = 0;
+  let removePid: (() => void) | undefined;
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((r) => {
+    finish = r;
+  });
+
+  const live = () => slots.filter((s) => s.worker);
+  const checkFinished = () => {
+    if (stopping && live().length === 0 && !slots.some((s) => s.restartTimer)) {
+      removePid?.();
+      log.info({ exitCode }, 'all workers stopped');
+      finish(exitCode);
+    }
+  };
+
+  const fork = (slot: Slot) => {
+    slot.restartTimer = undefined;
+    if (stopping) return checkFinished();
+    const w = cluster.fork({
+      [WORKER_SLOT_ENV]: String(slot.n),
+      [WORKER_BACKGROUND_ENV]: slot.n === 1 ? '1' : '0',
+    });
+    slot.worker = w;
+    slot.startedAt = Date.now();
+    slot.listening = false;
+    slot.draining = false;
+    w.on('message', (m: WorkerMessage) => {
+      if (m?.type === 'draining') slot.draining = true;
+    });
+    w.on('listening', (address) => {
+      slot.listening = true;
+      if (stopping) return tellToDrain(w);
+      if (serving) {
+        log.info({ worker: slot.n, pid: w.process.pid }, 'worker restarted and listening');
+        return;
+      }
+      if (slots.every((s) => s.listening)) {
+        serving = true;
+        const host = address.address ?? config.host;
+        const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+        removePid = markServing(config.dataDir);
+        log.info({ url, dataDir: config.dataDir, workers: count, pid: process.pid }, 'tidings is serving');
+      }
+    });
+    w.on('exit', (code, signal) => {
+      if (slot.worker === w) slot.worker = undefined;
+      const lived = Date.now() - slot.startedAt;
+      const who = { worker: slot.n, pid: w.process.pid, code, signal, livedMs: lived };
+      if (stopping) {
+        if (code !== 0 && slot.listening && !slot.draining) exitCode = 1;
+        log.info(who, 'worker stopped');
+        return checkFinished();
+      }
+      if (!serving && !slot.listening) {
+        // The first start failed (the worker printed why): the others would fail the same way.
+        log.error(who, 'a worker could not start; stopping');
+        exitCode = code || 1;
+        stop('start failed');
+        return;
+      }
+      slot.quickDeaths = lived < QUICK_DEATH_MS ? slot.quickDeaths + 1 : 0;
+      const delayMs = slot.quickDeaths ? Math.min(RESTART_BASE_MS * 2 ** (slot.quickDeaths - 1), RESTART_MAX_MS) : 0;
+      if (slot.draining)
+        log.info({ ...who, restartInMs: delayMs }, 'worker stopped on its own signal; starting a new one');
+      else log.error({ ...who, restartInMs: delayMs }, 'worker died; starting a new one');
+      slot.restartTimer = setTimeout(() => fork(slot), delayMs);
+    });
+  };
+
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ why, drainSeconds: config.drainSeconds }, 'stopping: draining the workers');
+    for (const s of slots) {
+      if (s.restartTimer) clearTimeout(s.restartTimer);
+      s.restartTimer = undefined;
+      const w = s.worker;
+      if (!w) continue;
+      // A worker still starting has nothing in flight (and may not listen for messages yet).
+      if (!s.listening) w.process.kill('SIGTERM');
+      else tellToDrain(w);
+    }
+    setTimeout(
+      () => {
+        for (const s of live()) {
+          log.warn({ worker: s.n, pid: s.worker!.process.pid }, 'worker did not drain in time; killing it');
+          s.worker!.process.kill('SIGKILL');
+        }
+      },
+      (config.drainSeconds + 10) * 1000,
+    ).unref();
+    checkFinished();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+
+  for (const s of slots) fork(s);
+  return finished;
+}

@@ -1,0 +1,47 @@
+// Liveness and readiness, for load balancers, systemd and orchestrators:
+// - GET /healthz: the process serves HTTP (liveness). Always 200 while it answers at all.
+// - GET /readyz: this process can do useful work (readiness): 200 while the database answers
+//   (and Redis, when limits count there), 503 with Retry-After while it does not or while the
+//   process drains for shutdown, so a balancer sends requests to the other workers or machines.
+// Both name the worker (`serve --workers N`) and pid, so a check can tell which process answered.
+// The reason for a 503 stays generic (the details, with the database's location, go to the log).
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../app.ts';
+import { perApp } from '../per-app.ts';
+
+const state = perApp(() => ({ draining: false, lastError: '' }));
+
+/** From now on /readyz answers 503 (the server is shutting down and finishing what is in flight). */
+export function markDraining(app: App): void {
+  state(app).draining = true;
+}
+
+export function healthRoutes(server: FastifyInstance, app: App): void {
+  const who = () => ({ worker: app.role.worker, pid: process.pid });
+  server.get('/healthz', async () => ({ ok: true, ...who() }));
+  server.get('/readyz', async (_req, reply) => {
+    const s = state(app);
+    if (s.draining)
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .send({ ok: false, reason: 'draining', ...who() });
+    try {
+      await app.store.ping();
+      if (app.limits.kind === 'redis') await app.limits.ping();
+    } catch (err) {
+      const message = (err as Error).message;
+      if (message !== s.lastError) app.log.error({ err }, 'not ready: a store does not answer');
+      s.lastError = message;
+      const reason =
+        app.limits.kind === 'redis' && /redis/i.test(message) ? 'redis unreachable' : 'database unreachable';
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .send({ ok: false, reason, ...who() });
+    }
+    if (s.lastError) app.log.info('ready again: the stores answer');
+    s.lastError = '';
+    return { ok: true, ...who() };
+  });
+}
