@@ -38,7 +38,8 @@ function start(
   env: Record<string, string>,
 ): { p: ChildProcess; out: () => string; exited: Promise<number> } {
   const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], {
-    env: { ...process.env, TIDINGS_LOG_FORMAT: 'json', ...env },
+    // One process per command (no supervisor): the tests count processes and kill them.
+    env: { ...process.env, TIDINGS_WORKERS: '1', TIDINGS_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

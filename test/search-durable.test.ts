@@ -53,7 +53,8 @@ interface Server {
 function serve(env: Record<string, string>): Promise<Server> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      env: { ...process.env, TIDINGS_LOG_FORMAT: 'json', TIDINGS_LOG_LEVEL: 'info', ...env },
+      // One process per server (no supervisor): the kill below must end everything that stores.
+      env: { ...process.env, TIDINGS_WORKERS: '1', TIDINGS_LOG_FORMAT: 'json', TIDINGS_LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const exited = new Promise<void>((r) => p.on('exit', () => r()));
