@@ -24,13 +24,22 @@ after(async () => {
   await f.close();
 });
 
-async function usageRows(count: number): Promise<any[]> {
-  for (let i = 0; i < 200; i++) {
-    const rows = (await testSql(f.app).prepare('SELECT * FROM chat_usage ORDER BY id DESC').all()) as any[];
-    if (rows.length >= count) return rows.slice(0, count).reverse();
+/** The highest usage row id so far: rows after it belong to the requests that follow. */
+async function lastUsageId(): Promise<number> {
+  const row = (await testSql(f.app).prepare('SELECT max(id) AS id FROM chat_usage').get()) as { id: number | null };
+  return Number(row?.id ?? 0);
+}
+
+/** The usage rows written after `afterId`, oldest first, once `count` of them are there (written after the reply). */
+async function usageRows(afterId: number, count: number): Promise<any[]> {
+  for (let i = 0; i < 500; i++) {
+    const rows = (await testSql(f.app)
+      .prepare('SELECT * FROM chat_usage WHERE id > ? ORDER BY id')
+      .all(afterId)) as any[];
+    if (rows.length >= count) return rows;
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error(`fewer than ${count} usage rows`);
+  throw new Error(`fewer than ${count} new usage rows`);
 }
 
 const withoutTiming = ({ id: _i, created_at: _c, latency_ms: _l, stream: _s, ...row }: any) => row;
@@ -41,7 +50,9 @@ for (const [model, extra] of [
   ['sonar', {}],
 ] as const) {
   test(`${model}: the JSON object and the last SSE chunk end the same way, and record the same usage`, async () => {
+    const before = await lastUsageId();
     const json = await post(f, '/chat/completions', ask('q', { model, ...extra }));
+    await usageRows(before, 1);
     const stream = await post(f, '/chat/completions', ask('q', { model, ...extra, stream: true }));
     assert.equal(json.status, 200, json.text);
     assert.equal(stream.status, 200, stream.text);
@@ -56,7 +67,7 @@ for (const [model, extra] of [
     assert.deepEqual(last.citations, json.json.citations);
     if ('image_domain_filter' in extra) assert.equal(json.json.images.length, 1, 'image_domain_filter applied');
     else assert.equal('images' in json.json, false, 'images only when asked for');
-    const [a, b] = await usageRows(2);
+    const [a, b] = await usageRows(before, 2);
     assert.equal(a.stream, 0);
     assert.equal(b.stream, 1);
     assert.deepEqual(withoutTiming(b), withoutTiming(a));
@@ -64,12 +75,13 @@ for (const [model, extra] of [
 }
 
 test('a pipeline that ends without any event: an error event on the stream, a 500 usage row', async () => {
+  const before = await lastUsageId();
   const r = await post(f, '/chat/completions', ask('SAY_NOTHING', { stream: true }));
   assert.equal(r.status, 200);
   const events = sseEvents(r.text);
   assert.equal(events.length, 1);
   assert.equal(events[0].error.code, 500);
-  const [row] = await usageRows(1);
+  const [row] = await usageRows(before, 1);
   assert.equal(row.status, 500);
   assert.equal(row.stream, 1);
 });
