@@ -130,3 +130,13 @@ test('serve on a port in use fails with one line naming --port', async () => {
     blocker.close();
   }
 });
+
+test('SIGTERM the moment serve says it serves drains and exits 0 (the handlers are in before that line)', async () => {
+  for (const workers of ['1', '2']) {
+    const data = tempDataDir();
+    // No users yet: the server still checks the database after the line (the warning), the window
+    // in which a SIGTERM used to kill it outright.
+    const served = await serve(['--data', data, 'serve', '--port', '0', '--host', '127.0.0.1', '--workers', workers]);
+    assert.equal(await served.stop(), 0, `--workers ${workers}: ${served.lines.join(' | ')}`);
+  }
+});

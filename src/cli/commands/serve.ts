@@ -67,6 +67,7 @@ async function serveSingle(config: Config): Promise<void> {
   const app = await createApp(config, createLogger(config.logLevel, config.logFormat as LogFormat));
   if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
   const { server, url } = await listen(app, config);
+  const stopped = untilStopped(app, server, config);
   app.log.info({ url, dataDir: config.dataDir, workers: 1 }, 'tidings is serving');
   // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
   // stopped by its supervisor may never reach: write it now that every module is loaded.
@@ -74,7 +75,7 @@ async function serveSingle(config: Config): Promise<void> {
   app.onClose(markServing(config.dataDir));
   if (config.schedulerEnabled) startScheduler(app);
   await warnWithoutUsers(app, config);
-  await untilStopped(app, server, config);
+  await stopped;
 }
 
 /** A worker forked by the supervisor: serves, and does background work only in the background role. */
@@ -93,11 +94,12 @@ async function serveAsWorker(config: Config): Promise<void> {
   const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
   const app = await createApp(config, log, role);
   const { server, url } = await listen(app, config);
+  const stopped = untilStopped(app, server, config, { stopRequested: drain.signal, tell: (m) => process.send?.(m) });
   app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
   flushCompileCache();
   if (config.schedulerEnabled && role.background) startScheduler(app);
   if (role.background) await warnWithoutUsers(app, config);
-  await untilStopped(app, server, config, { stopRequested: drain.signal, tell: (m) => process.send?.(m) });
+  await stopped;
 }
 
 async function listen(app: App, config: Config): Promise<{ server: FastifyInstance; url: string }> {
@@ -137,6 +139,13 @@ async function untilStopped(
   config: Config,
   worker?: { stopRequested: AbortSignal; tell: (m: WorkerMessage) => void },
 ): Promise<void> {
+  // The signal handlers go in before anything is awaited: the caller starts this before it logs
+  // that it serves, so a SIGTERM right after that line drains instead of killing the process.
+  let stopNow: ((why: string) => void) | undefined;
+  let stopAsked: string | undefined;
+  const onSignal = (why: string) => (stopNow ? stopNow(why) : (stopAsked ??= why));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
   const { markDraining } = await import('../../http/health.ts');
   await new Promise<void>((resolve) => {
     let closing = false;
@@ -166,8 +175,8 @@ async function untilStopped(
         },
       );
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    stopNow = stop;
+    if (stopAsked) stop(stopAsked);
     const requested = worker?.stopRequested;
     if (requested?.aborted) stop(String(requested.reason));
     else requested?.addEventListener('abort', () => stop(String(requested.reason)));
