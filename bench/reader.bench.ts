@@ -176,6 +176,20 @@ function explain(dataDir: string): void {
 
 const WORKERS = arg('workers', 0);
 
+/** The Reader API's authorization header from a ClientLogin answer. */
+function readerHeaders(clientLoginAnswer: string): { authorization: string } {
+  const auth = clientLoginAnswer
+    .split('\n')
+    .find((l) => l.startsWith('Auth='))!
+    .slice(5);
+  return { authorization: `GoogleLogin auth=${auth}` };
+}
+
+const api = (p: string) => `/reader/api/0/${p}`;
+const RL = encodeURIComponent('user/-/state/com.google/reading-list'),
+  READ = encodeURIComponent('user/-/state/com.google/read');
+const FOLDER = encodeURIComponent('user/-/label/Folder 1');
+
 /** `--baseline-env K=V` pairs (repeatable): environment of the baseline server in --compare. */
 const BASELINE_ENV = Object.fromEntries(
   process.argv.flatMap((a, i) => {
@@ -286,17 +300,8 @@ async function onBackends(dataDir: string): Promise<void> {
       { 'content-type': 'application/x-www-form-urlencoded' },
       `Email=${USER}&Passwd=${PASS}`,
     );
-    const H = {
-      authorization: `GoogleLogin auth=${login
-        .split('\n')
-        .find((l) => l.startsWith('Auth='))!
-        .slice(5)}`,
-    };
+    const H = readerHeaders(login);
     const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
-    const api = (p: string) => `/reader/api/0/${p}`;
-    const RL = encodeURIComponent('user/-/state/com.google/reading-list'),
-      READ = encodeURIComponent('user/-/state/com.google/read');
-    const FOLDER = encodeURIComponent('user/-/label/Folder 1');
     const unreadIds = (
       JSON.parse(await request('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).itemRefs as {
         id: string;
@@ -559,17 +564,8 @@ async function callsOf(
       `Email=${USER}&Passwd=${PASS}`,
     )
   ).toString();
-  const H = {
-    authorization: `GoogleLogin auth=${login
-      .split('\n')
-      .find((l) => l.startsWith('Auth='))!
-      .slice(5)}`,
-  };
+  const H = readerHeaders(login);
   const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
-  const api = (p: string) => `/reader/api/0/${p}`;
-  const RL = encodeURIComponent('user/-/state/com.google/reading-list'),
-    READ = encodeURIComponent('user/-/state/com.google/read');
-  const FOLDER = encodeURIComponent('user/-/label/Folder 1');
   const unreadIds = (
     JSON.parse((await fetchBytes('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).toString()).itemRefs as {
       id: string;
