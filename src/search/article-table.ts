@@ -16,6 +16,7 @@ export class ArticleTable {
   private readonly repo: SearchIndexRepository;
   /** Highest document number + 1 the arrays can hold. */
   private capacity = 0;
+  itemId = new Float64Array(0);
   feedId = new Int32Array(0);
   hostId = new Int32Array(0);
   publishedAt = new Float64Array(0);
@@ -68,6 +69,7 @@ export class ArticleTable {
 
   private reset(): void {
     this.capacity = 0;
+    this.itemId = new Float64Array(0);
     this.feedId = new Int32Array(0);
     this.hostId = new Int32Array(0);
     this.publishedAt = new Float64Array(0);
@@ -87,6 +89,7 @@ export class ArticleTable {
   /** Bytes of the typed arrays (memory accounting). */
   get byteLength(): number {
     return (
+      this.itemId.byteLength +
       this.feedId.byteLength +
       this.hostId.byteLength +
       this.publishedAt.byteLength +
@@ -98,6 +101,16 @@ export class ArticleTable {
     );
   }
 
+  /**
+   * Whether every number the table holds as live is a current article as of these counters: no
+   * article was removed or replaced since the table was loaded from scratch (removals are counted
+   * by the store, and an article loaded after one cannot be it). Then the candidates need no
+   * check against the store; any removal sends searches back to checking until the next reload.
+   */
+  liveIsCurrent(state: SearchIndexState): boolean {
+    return state.epoch === this.epoch && state.removed === this.removedAtLoad;
+  }
+
   markRemoved(docNo: number): void {
     if (docNo < this.capacity) this.live[docNo] = 0;
   }
@@ -105,6 +118,7 @@ export class ArticleTable {
   private put(r: IndexedArticleRow): void {
     this.grow(r.docNo + 1);
     const d = r.docNo;
+    this.itemId[d] = r.itemId;
     this.feedId[d] = r.feedId;
     this.hostId[d] = this.internHost(r.host);
     this.publishedAt[d] = r.publishedAt;
@@ -139,6 +153,7 @@ export class ArticleTable {
       b.set(a);
       return b;
     };
+    this.itemId = float(this.itemId);
     this.feedId = int(this.feedId);
     this.hostId = int(this.hostId);
     this.publishedAt = float(this.publishedAt);
