@@ -96,8 +96,8 @@ export class PostingsChunkCache {
 }
 
 const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS "titleLength", body_length AS "bodyLength",
-  url_length AS "urlLength", removed, compacted_removed AS "compactedRemoved", epoch, rebuild_after AS "rebuildAfter", rebuild_until AS "rebuildUntil"
-  FROM search_index_state WHERE id = 1`;
+  url_length AS "urlLength", removed, compacted_removed AS "compactedRemoved", epoch, rebuild_after AS "rebuildAfter", rebuild_until AS "rebuildUntil",
+  index_id AS "indexId" FROM search_index_state WHERE id = 1`;
 
 export class PgSearchIndex implements SearchIndexRepository {
   private readonly db: PgDatabase;
