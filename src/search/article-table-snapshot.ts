@@ -9,7 +9,7 @@
 // is ignored. It also carries the store's removal count at the time its live flags were exact, so
 // removals since then send the candidates back to the store's check, as in a long-running server.
 // Written atomically (temporary file, then rename) by whichever process loaded many rows.
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { endianness } from 'node:os';
