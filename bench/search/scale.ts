@@ -132,7 +132,8 @@ const SCOPES = (user: number): [string, SearchScope][] => [
 
 /**
  * Search latency per scope over every question, for one index or several measured side by side:
- * each question goes to every index in turn, so a load change on the machine hits them alike.
+ * each question goes to every index in turn (who goes first rotates), so a load change on the
+ * machine hits them alike.
  */
 export async function measureLatency(
   indexes: ScaleIndex[],
@@ -146,8 +147,12 @@ export async function measureLatency(
       const scope = SCOPES(indexes[i]!.user)[s]![1];
       for (const q of questions.slice(0, 20)) await p.search({ text: q.question, scope, filters: {}, limit: 10 }); // warm-up
     }
-    for (const q of questions) {
-      for (const [i, p] of providers.entries()) {
+    for (const [qi, q] of questions.entries()) {
+      // The first index asked a question warms what the next ones share (the OS page cache, a
+      // database server's buffers): who goes first rotates.
+      for (let k = 0; k < providers.length; k++) {
+        const i = (qi + k) % providers.length;
+        const p = providers[i]!;
         const scope = SCOPES(indexes[i]!.user)[s]![1];
         const t0 = performance.now();
         await p.search({ text: q.question, scope, filters: {}, limit: 10 });
