@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { flushCompileCache } from 'node:module';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import { type CliContext, CliError, checkDatabase } from '../context.ts';
+import { type CliContext, checkDatabase } from '../context.ts';
 import { createApp, type App, type ProcessRole } from '../../app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
