@@ -21,6 +21,8 @@ export function collectStartupGarbage(): void {
     if (!gc) {
       setFlagsFromString('--expose-gc');
       gc = runInNewContext('gc') as GcFunction;
+      // Only that one context: worker threads and contexts made later get no `gc`.
+      setFlagsFromString('--no-expose-gc');
     }
     // 'last-resort' is V8's memory-reducing collection: it also shrinks the young generation.
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });

@@ -123,3 +123,19 @@ test('tidings serve loads only its own command, no schema compiler, and its supe
   );
   assert.deepEqual(domain, [], 'the supervisor serves nothing: no HTTP server, no API or answer code');
 });
+
+test('every command of the CLI is there when the CLI loads only the module of the command it runs', async () => {
+  const { buildProgram } = await import('../src/cli/main.ts');
+  const ctx = {
+    config: () => assert.fail('not run'),
+    app: async () => assert.fail('not run'),
+    out: () => undefined,
+  };
+  const all = (await buildProgram(ctx)).commands.map((c) => c.name());
+  assert.ok(all.includes('serve') && all.includes('user') && all.length > 10, all.join(' '));
+  for (const name of all) {
+    const only = (await buildProgram(ctx, name)).commands.map((c) => c.name());
+    assert.ok(only.includes(name), `tidings ${name}: registered ${only.join(', ')}`);
+    assert.ok(only.length < all.length / 2, `tidings ${name} loads only its own module: ${only.join(', ')}`);
+  }
+});
