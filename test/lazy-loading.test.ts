@@ -119,9 +119,9 @@ test('tidings serve loads only its own command, no schema compiler, and its supe
     assert.deepEqual(compilers, [], `${who}: Fastify's schema compilers`);
   }
   const domain = supervisor.filter((u) =>
-    /\/src\/(rules|webhooks|reader-api|chat-api|web|answer)\/|node_modules\/fastify\//.test(u),
+    /\/src\/(rules|webhooks|reader-api|chat-api|web|answer|search|feeds)\/|node_modules\/fastify\//.test(u),
   );
-  assert.deepEqual(domain, [], 'the supervisor serves nothing: no HTTP server, no API or answer code');
+  assert.deepEqual(domain, [], 'the supervisor serves nothing: no HTTP server, API, feed, search or answer code');
 });
 
 test('every command of the CLI is there when the CLI loads only the module of the command it runs', async () => {

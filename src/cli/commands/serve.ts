@@ -15,7 +15,6 @@ import { type CliContext, CliError, checkDatabase } from '../context.ts';
 import { createApp, type App, type ProcessRole } from '../../app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
-import { startScheduler } from '../../feeds/scheduler/scheduler.ts';
 import { markServing } from '../pid-file.ts';
 import { collectStartupGarbage } from '../../startup-garbage.ts';
 import { superviseWorkers, WORKER_SLOT_ENV, WORKER_BACKGROUND_ENV, type WorkerMessage } from '../supervisor.ts';
@@ -75,7 +74,7 @@ async function serveSingle(config: Config): Promise<void> {
   flushCompileCache();
   collectStartupGarbage();
   app.onClose(markServing(config.dataDir));
-  if (config.schedulerEnabled) startScheduler(app);
+  if (config.schedulerEnabled) (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
   await warnWithoutUsers(app, config);
   await stopped;
 }
@@ -100,7 +99,8 @@ async function serveAsWorker(config: Config): Promise<void> {
   app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
   flushCompileCache();
   collectStartupGarbage();
-  if (config.schedulerEnabled && role.background) startScheduler(app);
+  if (config.schedulerEnabled && role.background)
+    (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
   if (role.background) await warnWithoutUsers(app, config);
   await stopped;
 }
