@@ -17,7 +17,8 @@ export const faviconRoutes: FastifyPluginAsync<{ app: App }> = async (server, { 
       return reply
         .code(404)
         .type('text/plain; charset=utf-8')
-        .send(`no such icon: ${ICONS_PREFIX}/${req.params.name} is not the icon link of a subscription on this server`);
+        .header('X-Content-Type-Options', 'nosniff')
+        .send('no such icon: this link is not the icon of a subscription on this server (see its iconUrl)');
     return reply
       .header('Content-Type', icon.mime)
       .header('Cache-Control', 'public, max-age=86400')

@@ -16,9 +16,13 @@ export function plainTextErrorHandler(
   return (err: Error & { statusCode?: number }, _req: FastifyRequest, reply: FastifyReply) => {
     const status = statusOf(err) ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
     if (status >= 500) log.error({ err }, `${what} failed`);
-    return reply
-      .code(status)
-      .type('text/plain; charset=utf-8')
-      .send(status >= 500 ? `internal error: ${what} failed (see the server log)` : err.message);
+    return (
+      reply
+        .code(status)
+        .type('text/plain; charset=utf-8')
+        // The message may quote the request: never let a browser read it as HTML.
+        .header('x-content-type-options', 'nosniff')
+        .send(status >= 500 ? `internal error: ${what} failed (see the server log)` : err.message)
+    );
   };
 }
