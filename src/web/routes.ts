@@ -91,17 +91,19 @@ export interface RouteSpec {
 }
 
 type RouteOptions = Pick<RouteSpec, 'body' | 'query' | 'created'>;
-type Handler = (c: WebContext) => Promise<unknown>;
+type Handler = RouteSpec['handler'];
+/** `'GET /articles/:id'`: the method and the path under /api/v1. */
+type Endpoint = `${RouteSpec['method']} /${string}`;
 
 /**
  * One entry of the table: who may call it, `'METHOD /path'`, the summary (also the OpenAPI
  * summary), optionally the documented body/query fields and `created`, then the handler.
  */
-function route(access: Access, endpoint: string, summary: string, handler: Handler): RouteSpec;
-function route(access: Access, endpoint: string, summary: string, options: RouteOptions, handler: Handler): RouteSpec;
+function route(access: Access, endpoint: Endpoint, summary: string, handler: Handler): RouteSpec;
+function route(access: Access, endpoint: Endpoint, summary: string, options: RouteOptions, handler: Handler): RouteSpec;
 function route(
   access: Access,
-  endpoint: string,
+  endpoint: Endpoint,
   summary: string,
   optionsOrHandler: RouteOptions | Handler,
   handler?: Handler,
