@@ -15,8 +15,8 @@ import { type CliContext, checkDatabase } from '../context.ts';
 import { createApp, type App, type ProcessRole } from '../../app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
-import { startScheduler } from '../../feeds/scheduler/scheduler.ts';
 import { markServing } from '../pid-file.ts';
+import { collectStartupGarbage } from '../../startup-garbage.ts';
 import {
   superviseWorkers,
   WORKER_SLOT_ENV,
@@ -80,8 +80,9 @@ async function serveSingle(config: Config): Promise<void> {
   // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
   // stopped by its supervisor may never reach: write it now that every module is loaded.
   flushCompileCache();
+  collectStartupGarbage();
   app.onClose(markServing(config.dataDir));
-  if (config.schedulerEnabled) startScheduler(app);
+  if (config.schedulerEnabled) (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
   await warnWithoutUsers(app, config);
   await stopped;
 }
@@ -110,7 +111,9 @@ async function serveAsWorker(config: Config): Promise<void> {
   const address = server.server.address();
   tell({ type: 'listening', host: config.host, port: typeof address === 'object' && address ? address.port : 0 });
   flushCompileCache();
-  if (config.schedulerEnabled && role.background) startScheduler(app);
+  collectStartupGarbage();
+  if (config.schedulerEnabled && role.background)
+    (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
   if (role.background) await warnWithoutUsers(app, config);
   await stopped;
 }
