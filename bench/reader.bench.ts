@@ -460,6 +460,10 @@ async function workersRun(dataDir: string): Promise<void> {
           };
           await run(path, H, 3); // warm-up: every worker's caches and statements
           const health = await run('/healthz', {}, SECONDS);
+          // A new connection per request (clients without keep-alive; nginx's default upstream):
+          // what handing connections to the workers costs (TIDINGS_WORKER_BALANCING). wrk only:
+          // undici refuses a connection header.
+          const fresh = client === 'wrk' ? await run('/healthz', { connection: 'close' }, SECONDS) : undefined;
           const n20 = await run(path, H, SECONDS);
           if (w === 1) one = { n20: n20.rps, health: health.rps };
           const m = measured.get(w) ?? { n20: [], health: [] };
@@ -467,7 +471,7 @@ async function workersRun(dataDir: string): Promise<void> {
           m.health.push(health.rps);
           measured.set(w, m);
           rows.push(
-            `| ${round} | ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / one.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)} | ${n20.clientCpuMs.toFixed(3)} | ${health.rps.toFixed(0)} | ${(health.rps / one.health).toFixed(2)}x | ${loadavg()[0]!.toFixed(2)} |`,
+            `| ${round} | ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / one.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)} | ${n20.clientCpuMs.toFixed(3)} | ${health.rps.toFixed(0)} | ${(health.rps / one.health).toFixed(2)}x | ${fresh ? `${fresh.rps.toFixed(0)} (${fresh.cpuMs.toFixed(3)} ms)` : '—'} | ${loadavg()[0]!.toFixed(2)} |`,
           );
         } finally {
           await pool.close();
@@ -487,10 +491,10 @@ async function workersRun(dataDir: string): Promise<void> {
       : '';
   console.log(
     [
-      `\nbackend: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${ITEMS} items, 16 clients (${client === 'wrk' ? 'wrk -t1 -c16' : 'the Node client in this process; install wrk for a client that costs little CPU'}), ${SECONDS} s each, ${rounds} alternating round(s)`,
+      `\nbackend: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, worker balancing ${process.env.TIDINGS_WORKER_BALANCING || 'auto'}, ${ITEMS} items, 16 clients (${client === 'wrk' ? 'wrk -t1 -c16' : 'the Node client in this process; install wrk for a client that costs little CPU'}), ${SECONDS} s each, ${rounds} alternating round(s)`,
       '',
-      '| round | workers | stream/contents n=20 req/s | vs 1 worker (same round) | server CPU ms per n=20 request | client CPU ms per request | GET /healthz req/s | vs 1 worker | load average (1 min) |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| round | workers | stream/contents n=20 req/s | vs 1 worker (same round) | server CPU ms per n=20 request | client CPU ms per request | GET /healthz req/s | vs 1 worker | GET /healthz, a new connection each: req/s (server CPU ms per request) | load average (1 min) |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
       ratio,
