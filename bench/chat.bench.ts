@@ -517,7 +517,7 @@ async function workersBench(lines: string[]): Promise<void> {
         `**${(med(perCount.get(WORKERS)!) / med(perCount.get(1)!)).toFixed(2)}x**`,
     );
   lines.push('', `load average after: ${load1()}`);
-  // The library is a copy of the news corpus (the PostgreSQL database is dropped with its cluster).
+  // The library is a copy of the news corpus (a database made on a --database-url server stays there).
   (await import('node:fs')).rmSync(dataDir, { recursive: true, force: true });
 }
 
