@@ -42,7 +42,10 @@ function listenersOf(port: number, pids: number[]): number[] {
 test('reuse-port: every worker listens on the one port itself, the supervisor not at all', {
   skip: process.platform !== 'linux' && 'SO_REUSEPORT balancing is Linux only (round-robin elsewhere)',
 }, async () => {
-  const s = await serveWorkers(tempDataDir('tidings-balancing-'), 2, { TIDINGS_LOG_LEVEL: 'info' });
+  const s = await serveWorkers(tempDataDir('tidings-balancing-'), 2, {
+    TIDINGS_WORKER_BALANCING: 'reuse-port',
+    TIDINGS_LOG_LEVEL: 'info',
+  });
   try {
     const serving = await s.waitForLog((l) => l.msg === 'tidings is serving');
     assert.equal(serving.balancing, 'reuse-port');
@@ -60,6 +63,7 @@ test('reuse-port: every worker listens on the one port itself, the supervisor no
     await assert.rejects(
       serve(['--data', tempDataDir('tidings-balancing-'), 'serve', '--port', String(port), '--workers', '2'], {
         TIDINGS_SCHEDULER: 'false',
+        TIDINGS_WORKER_BALANCING: 'reuse-port',
       }),
       /cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\): choose another port/,
     );
@@ -95,4 +99,17 @@ test('a bad TIDINGS_WORKER_BALANCING is refused with the values to use', async (
     serveWorkers(tempDataDir('tidings-balancing-'), 2, { TIDINGS_WORKER_BALANCING: 'random' }),
     /workerBalancing \(TIDINGS_WORKER_BALANCING\) must be auto, reuse-port or round-robin, got "random"/,
   );
+});
+
+test('round-robin is the default: the supervisor hands out connections, exactly in turn', async () => {
+  const s = await serveWorkers(tempDataDir('tidings-balancing-'), 2, { TIDINGS_LOG_LEVEL: 'info' });
+  try {
+    const serving = await s.waitForLog((l) => l.msg === 'tidings is serving');
+    assert.equal(serving.balancing, 'round-robin');
+    const seen = new Set<number | undefined>();
+    for (let i = 0; i < 4; i++) seen.add((await request(`${s.url}/healthz`)).worker);
+    assert.deepEqual([...seen].sort(), [1, 2]);
+  } finally {
+    assert.equal(await s.stop(), 0, s.lines.slice(-20).join('\n'));
+  }
 });

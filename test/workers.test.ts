@@ -89,8 +89,8 @@ before(async () => {
   } finally {
     await app.close();
   }
-  // Round-robin: the assertions need every worker to get connections, in turn (under reuse-port,
-  // the default on Linux, the kernel picks by address hash: test/worker-balancing.test.ts).
+  // Round-robin (the default, named here because the assertions need every worker to get
+  // connections in turn; under reuse-port the kernel picks by address hash: worker-balancing.test.ts).
   s = await serveWorkers(dataDir, WORKERS, {
     TIDINGS_WORKER_BALANCING: 'round-robin',
     TIDINGS_LOG_LEVEL: 'info',

@@ -2,10 +2,10 @@
 // migrations run here before any worker starts, then forks N workers that serve one port. It
 // serves no request itself and holds no database connection while they run.
 //
-// - How connections reach the workers (TIDINGS_WORKER_BALANCING): with reuse-port (the default
-//   on Linux) each worker binds the port itself with SO_REUSEPORT and the kernel spreads new
+// - How connections reach the workers (TIDINGS_WORKER_BALANCING): with reuse-port (opt-in,
+//   Linux only) each worker binds the port itself with SO_REUSEPORT and the kernel spreads new
 //   connections over them by address hash; the supervisor is out of the data path. With
-//   round-robin (elsewhere) the supervisor accepts every connection and passes it to the
+//   round-robin (the default) the supervisor accepts every connection and passes it to the
 //   workers in turn, which costs it CPU per connection: measured with a new connection per
 //   request, 0.22 ms of CPU per request against 0.06-0.09 (BENCHMARKS.md, "Workers").
 // - A worker that dies is forked again in the same slot (same role), at once after a long life
@@ -48,9 +48,13 @@ export function cannotListen(config: Config, code: string): CliError {
 
 export type WorkerBalancing = 'reuse-port' | 'round-robin';
 
-/** What TIDINGS_WORKER_BALANCING=auto means here: SO_REUSEPORT spreads connections on Linux only. */
+/**
+ * What TIDINGS_WORKER_BALANCING=auto means: round-robin. reuse-port saves the supervisor's CPU only
+ * for clients that open a connection per request (keep-alive throughput measured the same), and
+ * costs an uneven split of keep-alive connections and the accept queue of a worker that dies.
+ */
 export function workerBalancing(config: Config): WorkerBalancing {
-  if (config.workerBalancing === 'auto') return process.platform === 'linux' ? 'reuse-port' : 'round-robin';
+  if (config.workerBalancing === 'auto') return 'round-robin';
   return config.workerBalancing as WorkerBalancing;
 }
 

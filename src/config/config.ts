@@ -63,7 +63,7 @@ export const OPTIONS = {
     env: 'TIDINGS_WORKER_BALANCING',
     kind: 'string',
     default: 'auto',
-    doc: 'How `serve --workers N` spreads connections: reuse-port (each worker listens on the port itself with SO_REUSEPORT and the kernel spreads new connections; the supervisor stays out of the data path), round-robin (the supervisor accepts every connection and hands it to the workers in turn: costs it CPU per connection), or auto: reuse-port on Linux, round-robin elsewhere.',
+    doc: 'How `serve --workers N` spreads connections: reuse-port (each worker listens on the port itself with SO_REUSEPORT and the kernel spreads new connections; the supervisor stays out of the data path), round-robin (the supervisor accepts every connection and hands it to the workers in turn: costs it CPU per connection), or auto (the default): round-robin, which is exactly even and keeps connections waiting to be accepted when a worker dies; choose reuse-port for many short connections (a proxy without keep-alive).',
   },
   drainSeconds: {
     env: 'TIDINGS_DRAIN_SECONDS',
