@@ -174,6 +174,8 @@ export interface SearchIndexState {
   compactedRemoved: number;
   /** Changes when the index is rebuilt (document numbers start again). */
   epoch: number;
+  /** Drawn at random once per database (migration 120): tells this index from another database's. */
+  indexId: string;
   /** A background rebuild still has the items with ids in (rebuildAfter, rebuildUntil] to index; null: none. */
   rebuildAfter: number | null;
   rebuildUntil: number | null;
