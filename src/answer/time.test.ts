@@ -200,7 +200,7 @@ test('the reasoning models show the real reasoning: type, candidates and support
     think,
     /Conflict: "\$55 million" \(newest source 2025-02-20\) against "\$40 million" \(2024-03-01\); the newest leads\./,
   );
-  assert.match(think, /Lead: the sentence of \[\d+\] that names "\$55 million"/);
+  assert.match(think, /Why this lead: the sentence of \[\d+\] that names the newest claim, "\$55 million"/);
   assert.match(think, /Dates of the quoted sources: 2025-02-20, 2024-03-01\b/);
   // The answer after the block is the same as sonar-pro's would be: the trace explains it.
   assert.match(r.content, /<\/think>\n\nAs of 20 February 2025, the newest report says \$55 million/);
