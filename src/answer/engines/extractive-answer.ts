@@ -133,7 +133,10 @@ const FILL_SHARE = 0.15;
 /** Answer-score bonus of a fill sentence for the share of question terms it adds to the quoted ones. */
 const NEW_TERMS = 1;
 /**
- * Measured on the even news questions and kept off: leaving out sentences that name a rival
+ * Measured on the even news questions and kept off: declining when the lead's answer score is
+ * below 5.1 (unanswerable declined 11 -> 13 of 19, all on the odd half; correct-only even 0.276 ->
+ * 0.274, odd 0.279 -> 0.271; and an absolute score does not carry to small libraries, where it
+ * declined a question three articles answer); leaving out sentences that name a rival
  * candidate (correct-only 0.241 -> 0.212), one sentence per source (0.265 -> 0.244), scaling
  * candidates by how specific they are to the question's sentences (winner right 10.9 % -> 7.4 %).
  */
@@ -350,10 +353,10 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     };
   // The lead is the sentence most likely to hold the answer (./extractive-score.ts: the winning
   // candidate's support is one of its features, with coverage, recency among the sources and
-  // rank). Measured on the even news questions against the older rule (the winner's best-covering
-  // sentence, then one more sentence repeating the winner): correct-only 0.268 -> 0.279, odd
-  // 0.285 -> 0.279 with the same refitted weights. When dated sources disagree, the lead is the
-  // newest claim's best sentence.
+  // rank). Against the older rule (the winner's best-covering sentence, then one more sentence
+  // repeating the winner), replayed on the news questions (bench/answers-tune.ts): correct-only
+  // even 0.271 -> 0.276, odd 0.265 -> 0.279. When dated sources disagree, the lead is the newest
+  // claim's best sentence.
   const lead = conflict ? [...winner.occurrences].sort((a, b) => b.answerScore - a.answerScore)[0]! : byAnswer[0]!;
   const picked = [lead];
   const rivals = candidates.slice(1, 4).filter((c) => c.score > 0.3 * winner.score);
