@@ -340,6 +340,11 @@ test('deep research plans, searches in rounds, reads articles and writes a secti
   assert.match(r.content, /^<think>\n[\s\S]*Sub-questions:[\s\S]*Read \d+ articles in full[\s\S]*\n<\/think>\n\n# /);
   const report = r.content.slice(r.content.indexOf('</think>'));
   assert.ok((report.match(/^## /gm) ?? []).length >= 2, 'several sections');
+  // Each section's lead is explained: its article and the parts of its answer score.
+  assert.match(
+    r.content,
+    /Section "[^"]+": \d+ sentences from \d+ articles\. Lead from \[\d+\], [^(]+\(answer score [\d.-]+: [^)]*\(\+[\d.]+\)/,
+  );
   for (const n of markers(report)) assert.ok(n >= 1 && n <= r.citations.length);
   for (const url of r.citations) assert.ok(storedUrls().has(url));
   assert.ok(r.usage.searchQueries >= 3, `searches: ${r.usage.searchQueries}`);
