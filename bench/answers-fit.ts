@@ -4,7 +4,7 @@
 // sentences that name the correct choice (and no rival). Reads the engine inputs that
 // `node bench/answers-tune.ts capture` stored; prints the weights to paste, and how often the
 // top-1 / top-4 sentences name the correct choice alone, before and after, on both halves.
-//   node bench/answers-fit.ts --cache /tmp/ans-sonar.json [--l2 0.01] [--drop feature,feature]
+//   node bench/answers-fit.ts --cache /tmp/ans-sonar.json[,/tmp/ans-pro.json] [--l2 0.01] [--drop feature,feature]
 import { readFileSync } from 'node:fs';
 import type { GroundingSource } from '../src/answer/engines/engine.ts';
 import {
@@ -24,13 +24,11 @@ const opt = (n: string) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : undef
 const cache = opt('--cache') ?? '/tmp/answers-cache.json';
 const l2 = Number(opt('--l2') ?? 0.01);
 const drop = new Set((opt('--drop') ?? '').split(',').filter(Boolean));
-const { captured } = JSON.parse(readFileSync(cache, 'utf8')) as {
-  captured: {
-    id: string;
-    withheld: boolean;
-    req: { question: string; searchQuery?: string; sources: GroundingSource[] };
-  }[];
-};
+// Several caches (sonar, sonar-pro: comma-separated) are fitted together.
+type Captured = { id: string; withheld: boolean; req: { question: string; sources: GroundingSource[] } };
+const captured = cache
+  .split(',')
+  .flatMap((file) => (JSON.parse(readFileSync(file, 'utf8')) as { captured: Captured[] }).captured);
 const questions = readQuestions();
 const byId = new Map(questions.map((q) => [q.id, q]));
 const index = new Map(questions.map((q, i) => [q.id, i]));
