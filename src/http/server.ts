@@ -1,6 +1,11 @@
 // Builds the HTTP server: one Fastify instance, each API an encapsulated plugin with its own
 // routes, hooks and error handling, so the reader API and the chat API cannot tangle.
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyBaseLogger,
+  type FastifyListenOptions,
+} from 'fastify';
 import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
@@ -13,6 +18,21 @@ import { faviconRoutes } from './favicon-routes.ts';
 import { websubRoutes } from './websub-routes.ts';
 import { healthRoutes } from './health.ts';
 import { watchSearchBacklog } from '../search/indexing.ts';
+import { createRequire } from 'node:module';
+
+// Fastify builds its schema compilers (Ajv and fast-json-stringify, ~150 modules, ~5 MB of an
+// idle server) when the server is created, although they serve only routes that declare a JSON
+// schema, and none here does (requests are checked by zod or by hand). Built on first use instead:
+// from Fastify's own dependencies, so the versions are the ones Fastify ships with.
+const requireFromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
+type CompilerFactory = (...args: unknown[]) => unknown;
+const lazyFactory = (pkg: string): CompilerFactory => {
+  let factory: CompilerFactory | undefined;
+  return (...args) => {
+    factory ??= (requireFromFastify(pkg) as () => CompilerFactory)();
+    return factory(...args);
+  };
+};
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
@@ -26,6 +46,12 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
+    schemaController: {
+      compilersFactory: {
+        buildValidator: lazyFactory('@fastify/ajv-compiler') as never,
+        buildSerializer: lazyFactory('@fastify/fast-json-stringify-compiler') as never,
+      },
+    },
   });
   installRequestObservability(server, app);
   healthRoutes(server, app);
@@ -50,11 +76,31 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   return server;
 }
 
-export async function startServer(app: App): Promise<{ server: FastifyInstance; url: string }> {
+/**
+ * How this process listens. Under `serve --workers N` with reuse-port balancing every worker
+ * binds the port itself (SO_REUSEPORT: the kernel spreads new connections over the workers, the
+ * supervisor never touches them) and the port is the one the supervisor chose (--port 0).
+ */
+export interface ListenOptions {
+  port?: number;
+  reusePort?: boolean;
+}
+
+export async function startServer(
+  app: App,
+  listen: ListenOptions = {},
+): Promise<{ server: FastifyInstance; url: string }> {
   const server = await buildServer(app);
-  await server.listen({ host: app.config.host, port: app.config.port });
+  // reusePort is Node's (>= 22.12) net option, which Fastify's types do not list yet; Fastify
+  // passes its listen options on to net.Server#listen.
+  const options: FastifyListenOptions & { reusePort?: boolean } = {
+    host: app.config.host,
+    port: listen.port ?? app.config.port,
+  };
+  if (listen.reusePort) options.reusePort = true;
+  await server.listen(options);
   const addr = server.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
+  const port = typeof addr === 'object' && addr ? addr.port : (listen.port ?? app.config.port);
   const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
   app.onClose(() => server.close());
   // A server lives long: it indexes what other processes left waiting (one killed mid-refresh).
