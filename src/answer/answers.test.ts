@@ -170,6 +170,50 @@ test('format instructions: one sentence, bullets', async () => {
   assert.match(bullets.content, /^- .+\[\d+\]/m);
 });
 
+test('length instructions: "keep it short", "in two sentences", bullets from a system message, sonar-pro too', async () => {
+  const markers = (text: string) => text.match(/\[\d+\]/g)?.length ?? 0;
+  const question = 'What happened to the harbour wall in Marlow?';
+  const full = await ask(question);
+  assert.ok(markers(full.content) >= 2, `without an instruction the answer quotes several sentences: ${full.content}`);
+  const short = await ask(`${question} Keep it short.`);
+  assert.equal(markers(short.content), 1, short.content);
+  const two = await ask(question, {
+    messages: [
+      { role: 'system', content: 'Answer in two sentences.' },
+      { role: 'user', content: question },
+    ],
+  });
+  assert.equal(markers(two.content), 2, two.content);
+  const bullets = await ask(question, {
+    messages: [
+      { role: 'system', content: 'Answer as a bullet list.' },
+      { role: 'user', content: question },
+    ],
+  });
+  const lines = bullets.content.split('\n');
+  assert.ok(lines.length >= 2 && lines.every((l) => /^- .+\[\d+\]$/.test(l)), bullets.content);
+  const pro = await ask(`Briefly: ${question}`, { model: 'sonar-pro' });
+  assert.equal(markers(pro.content), 1, pro.content);
+  const digest = await ask('Summarize the news about Marlow in two bullet points');
+  assert.equal((digest.content.match(/^- /gm) ?? []).length, 2, digest.content);
+});
+
+test('the reasoning trace says why each sentence leads: the answer score for an answer, the story for a digest', async () => {
+  const think = async (question: string) =>
+    /<think>\n([\s\S]*?)\n<\/think>/.exec((await ask(question, { model: 'sonar-reasoning' })).content)![1]!;
+  const answer = await think('Which company will build the new bridge over the Tarn river?');
+  assert.match(
+    answer,
+    /Why this lead: the sentence of \[\d+\] with the highest answer score \([\d.]+; the best of another source, \[\d+\], has [\d.]+\): [a-z' ]+ \(\+[\d.]+\).*; it names "Halvorsen Construction" \(3 sources\)/,
+  );
+  const digest = await think('Summarize the news about Marlow');
+  assert.match(digest, /newest first \(the lead is the newest story, \[\d+\]\)/);
+  const stories = digest.match(
+    /^Story "[^"]+" \(\d{4}-\d\d-\d\d\): quoting \[\d+\], its sentence \d+: it covers \d+ % of the question's terms and \d+ % of the story's own words/gm,
+  );
+  assert.ok(stories && stories.length >= 3, digest);
+});
+
 test('summaries are a dated digest, newest first', async () => {
   const r = await ask('Summarize the news about Marlow');
   const dates = [...r.content.matchAll(/^- \*\*(\d{4}-\d\d-\d\d)\*\*: /gm)].map((m) => m[1]!);

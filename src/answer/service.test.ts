@@ -101,7 +101,11 @@ test('sonar-reasoning opens with a <think> block holding the real queries and so
   assert.match(m[1], /Searched "What did NASA announce about the Artemis II launch date\?": \d+ articles/);
   assert.match(m[1], /NASA announces new launch date for Artemis II crewed Moon mission/);
   assert.match(m[1], /Answer type: \w+\. Question terms: .*artemis/);
-  assert.match(m[1], /Lead: the sentence of \[\d+\] that names "[^"]+"/);
+  // Why the lead was chosen: its score against the best sentence of another source, and the parts of it.
+  assert.match(
+    m[1],
+    /Why this lead: the sentence of \[\d+\] with the highest answer score \([\d.]+; the best of another source, \[\d+\], has [\d.]+\): [a-z' ]+ \(\+[\d.]+\)/,
+  );
   const answer = r.content.slice(m[0].length);
   assert.ok(markers(answer).every((n) => n >= 1 && n <= r.citations.length));
   assert.ok(r.usage.reasoningTokens! > 0 && r.usage.reasoningTokens! < r.usage.completionTokens);
@@ -336,6 +340,11 @@ test('deep research plans, searches in rounds, reads articles and writes a secti
   assert.match(r.content, /^<think>\n[\s\S]*Sub-questions:[\s\S]*Read \d+ articles in full[\s\S]*\n<\/think>\n\n# /);
   const report = r.content.slice(r.content.indexOf('</think>'));
   assert.ok((report.match(/^## /gm) ?? []).length >= 2, 'several sections');
+  // Each section's lead is explained: its article and the parts of its answer score.
+  assert.match(
+    r.content,
+    /Section "[^"]+": \d+ sentences from \d+ articles\. Lead from \[\d+\], [^(]+\(answer score [\d.-]+: [^)]*\(\+[\d.]+\)/,
+  );
   for (const n of markers(report)) assert.ok(n >= 1 && n <= r.citations.length);
   for (const url of r.citations) assert.ok(storedUrls().has(url));
   assert.ok(r.usage.searchQueries >= 3, `searches: ${r.usage.searchQueries}`);

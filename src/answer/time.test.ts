@@ -182,6 +182,11 @@ test('a dated quote lowers only a common first word, never a name, and leaves da
   assert.equal(datedLead('NASA delayed the launch.', at), 'On 12 March 2025, NASA delayed the launch.');
   assert.equal(datedLead('WASHINGTON (Reuters) — The vote failed.', at), undefined);
   assert.equal(datedLead('Seriously, nobody came.', at), 'On 12 March 2025, seriously, nobody came.');
+  // A capitalized word before another opens a name, even when the article writes it in lower case.
+  assert.equal(datedLead('New York City lost power.', at, 'a new plan'), 'On 12 March 2025, New York City lost power.');
+  // A sentence about an earlier year keeps no day in front: the day would date the old event.
+  assert.equal(datedLead('The quake struck on Feb. 4, 1965, near Alaska.', at), undefined);
+  assert.equal(datedLead('The plan runs until 2027.', at), 'On 12 March 2025, the plan runs until 2027.');
   assert.deepEqual(quoteVariants('On 12 March 2025, the storm hit.'), [
     'On 12 March 2025, the storm hit.',
     'the storm hit.',
@@ -200,7 +205,7 @@ test('the reasoning models show the real reasoning: type, candidates and support
     think,
     /Conflict: "\$55 million" \(newest source 2025-02-20\) against "\$40 million" \(2024-03-01\); the newest leads\./,
   );
-  assert.match(think, /Lead: the sentence of \[\d+\] that names "\$55 million"/);
+  assert.match(think, /Why this lead: the sentence of \[\d+\] that names the newest claim, "\$55 million"/);
   assert.match(think, /Dates of the quoted sources: 2025-02-20, 2024-03-01\b/);
   // The answer after the block is the same as sonar-pro's would be: the trace explains it.
   assert.match(r.content, /<\/think>\n\nAs of 20 February 2025, the newest report says \$55 million/);

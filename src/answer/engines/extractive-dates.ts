@@ -81,11 +81,30 @@ function isCommonWord(first: string, articleText: string): boolean {
  * opens with a quotation or a figure, or with a dateline.
  */
 export function datedLead(sentence: string, unix: number, articleText = ''): string | undefined {
-  if (OWN_TIME.test(sentence) || DATELINE.test(sentence)) return undefined;
+  if (OWN_TIME.test(sentence) || DATELINE.test(sentence) || namesEarlierYear(sentence, unix)) return undefined;
   const first = /^\p{L}+/u.exec(sentence)?.[0];
   if (!first) return undefined;
-  const lead = isCommonWord(first, articleText) ? first[0]!.toLowerCase() + sentence.slice(1) : sentence;
+  // "New York City", "Wall Street": a capitalized word before another one opens a name.
+  const opensName = !BEFORE_NAMES.has(first.toLowerCase()) && /^\p{L}+\s+\p{Lu}/u.test(sentence);
+  const lead = !opensName && isCommonWord(first, articleText) ? first[0]!.toLowerCase() + sentence.slice(1) : sentence;
   return `On ${longDay(unix)}, ${lead}`;
+}
+
+/** Words that stand before a name without being part of it ("The United States", "But Trump"). */
+const BEFORE_NAMES: ReadonlySet<string> = new Set(
+  `the a an this that these those his her their its our my your but and or so as when while if after before
+since although though because for from with by in on at to of about under over some many most all both
+several former late then still also now`.split(/\s+/),
+);
+
+/**
+ * A sentence about an earlier year than its source's ("… struck on Feb. 4, 1965"): "On 28 March
+ * 2025, …" in front would date the old event to the report's day.
+ */
+function namesEarlierYear(sentence: string, unix: number): boolean {
+  const year = new Date(unix * 1000).getUTCFullYear();
+  for (const m of sentence.matchAll(/\b(1[89]\d\d|20\d\d)\b/g)) if (Number(m[1]) < year) return true;
+  return false;
 }
 
 interface DatedConflict {

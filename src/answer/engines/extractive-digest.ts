@@ -5,7 +5,7 @@
 // summarizes its article) — and the stories are listed newest first, each with its day and its
 // citation. Several articles of a story are named in the reasoning trace, not quoted twice.
 import type { GroundingSource } from './engine.ts';
-import { questionTermsOf, readSentences, type AnswerPlan, type Sentence } from './extractive-answer.ts';
+import { isoDay, questionTermsOf, readSentences, type AnswerPlan, type Sentence } from './extractive-answer.ts';
 import { clusterStories, SAME_STORY, type StoryCluster } from './story-clusters.ts';
 import { terms, words } from '../text/terms.ts';
 
@@ -21,12 +21,16 @@ const UNFINISHED = 0.5;
 /** Weight of the story's own words against the question's. */
 const STORY_WORDS = 0.4;
 
+/** The story's share of its own top words a sentence holds (set by bestSentence, read by the trace). */
+const storyShares = new WeakMap<Sentence, number>();
+
 function bestSentence(cluster: StoryCluster, pool: Sentence[], qTerms: string[]): Sentence | undefined {
   const story = cluster.topTerms.slice(0, 8);
   let best: Sentence | undefined;
   for (const s of pool) {
     const coverage = qTerms.length ? qTerms.filter((t) => s.termSet.has(t)).length / qTerms.length : 0;
     const storyShare = story.length ? story.filter((t) => s.termSet.has(t)).length / story.length : 0;
+    storyShares.set(s, storyShare);
     const finished = /[.!?]["”’)]?$/.test(s.text) ? 1 : UNFINISHED;
     const rel = ((1 - STORY_WORDS) * coverage + STORY_WORDS * storyShare) * finished * (1 / (1 + 0.15 * s.position));
     s.coverage = coverage;
@@ -95,13 +99,25 @@ export function planDigest(question: string, sources: GroundingSource[], opts: D
   }
   picked.sort((a, b) => (b.sentence.source.hit.publishedAt ?? 0) - (a.sentence.source.hit.publishedAt ?? 0));
   const merged = picked.filter((p) => p.cluster.members.length > 1);
+  const pct = (x: number) => `${Math.round(x * 100)} %`;
+  // Why each story is told by the sentence it is: the reasoning models show it in <think>.
+  const why = picked.map(({ sentence: s, cluster }) => {
+    const at = s.source.hit.publishedAt ? isoDay(s.source.hit.publishedAt) : 'undated';
+    const share = storyShares.get(s);
+    return `Story "${cluster.topTerms.slice(0, 3).join(', ')}" (${at}): quoting [${s.source.n}]${
+      share === undefined
+        ? `'s headline (its feed carries no article text), which names ${pct(s.coverage)} of the question's terms`
+        : `, its sentence ${s.position + 1}: it covers ${pct(s.coverage)} of the question's terms and ${pct(share)} of the story's own words${s.position < 3 ? ', among the first read (a lede sums up its article)' : ''}`
+    }.`;
+  });
   return {
     ...base,
     kind: picked.length ? 'digest' : 'decline',
     sentences: picked.map((p) => p.sentence),
     missing,
     notes: [
-      `A summary: ${sources.length} articles grouped into ${clusters.length} stories; ${picked.length} told, one sentence each, newest first.`,
+      `A summary: ${sources.length} articles grouped into ${clusters.length} stories; ${picked.length} told, one sentence each, newest first${picked[0] ? ` (the lead is the newest story, [${picked[0].sentence.source.n}])` : ''}.`,
+      ...why,
       ...merged.map(
         (p) => `One story in [${p.cluster.members.map((m) => m.n).join(', ')}]: quoting [${p.sentence.source.n}] only.`,
       ),

@@ -101,12 +101,17 @@ export function composeReport(title: string, sections: ReportSection[], maxToken
       );
       continue;
     }
-    const paragraphs = renderQuotes(leadFirst(selection.picked, section.lead), 'detailed', numbers, budget);
+    const ordered = leadFirst(selection.picked, section.lead);
+    const paragraphs = renderQuotes(ordered, 'detailed', numbers, budget);
     if (!paragraphs.length) continue;
     avoid.push(...selection.picked.map((c) => c.shingleSet));
     parts.push(`## ${section.heading}\n\n${section.dates ? `_${section.dates}_\n\n` : ''}${paragraphs.join('\n\n')}`);
+    const lead = ordered[0]!;
+    const leadIsBest = lead === selection.picked[0];
     notes.push(
-      `Section "${section.heading}": ${selection.picked.length} sentences from ${new Set(selection.picked.map((c) => c.source.n)).size} articles.`,
+      `Section "${section.heading}": ${selection.picked.length} sentences from ${new Set(selection.picked.map((c) => c.source.n)).size} articles. Lead from [${lead.source.n}]${
+        leadIsBest ? ', the highest-scoring sentence' : ", the section's best-ranked article"
+      } (${selection.reasons.get(lead) ?? 'no score'}).`,
     );
   }
   // An overview with no section after it would be a report of nothing: the caller says so instead.

@@ -20,33 +20,66 @@ import { hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
 import { entities, stem, terms, words } from '../text/terms.ts';
 
-export const ANSWER_WEIGHTS = {
-  coverage: 2.2,
-  rank: 1.62,
-  position: 0.51,
-  sourceCoverage: 1.03,
-  titleCoverage: 0.96,
-  nextCoverage: 0.84,
-  answerType: 0.75,
-  namedSupport: 0.64,
-  phraseSupport: 1.15,
-  newNames: 0.93,
-  dangling: -0.1,
+/** The features of a sentence, in the order of ANSWER_WEIGHTS (bench/answers-fit.ts fits them). */
+export const FEATURES = [
+  'coverage',
+  'rank',
+  'position',
+  'sourceCoverage',
+  'titleCoverage',
+  'nextCoverage',
+  'answerType',
+  'namedSupport',
+  'phraseSupport',
+  'newNames',
+  'dangling',
+  'recency',
+  'candidate',
+  'winner',
+] as const;
+
+export type Feature = (typeof FEATURES)[number];
+
+export const ANSWER_WEIGHTS: Record<Feature, number> = {
+  coverage: 1.26,
+  rank: 0.3,
+  position: 0.99,
+  sourceCoverage: 0.46,
+  titleCoverage: 0.58,
+  nextCoverage: 0.45,
+  answerType: 0.54,
+  namedSupport: 0.1,
+  phraseSupport: 0.2,
+  newNames: 0.37,
+  dangling: -0.33,
+  recency: 1.6,
+  candidate: 0.82,
+  winner: 0.52,
 };
 
 /** Sentences scored (by relevance): the others are never quoted after the lead. */
-const SCORED = 25;
+export const SCORED = 25;
 
 const DANGLING = /^(he|she|they|it|this|these|those|that|his|her|their|its|but|and|so|also)\b/i;
 
-/** Sets `answerScore` on every sentence (`coverage` must be set: see scoreSentences). */
-export function scoreAnswers(
+/** A typed answer candidate as the scorer sees it (./extractive-answer.ts mines them). */
+export interface ScoredCandidate {
+  score: number;
+  occurrences: Sentence[];
+}
+
+/**
+ * The feature vector of each of the SCORED most relevant sentences (`coverage` and `relevance`
+ * must be set: see scoreSentences); the other sentences are absent.
+ */
+export function answerFeatures(
   question: string,
   sentences: Sentence[],
   sources: GroundingSource[],
   qTerms: string[],
   type: AnswerType,
-): void {
+  candidates: ScoredCandidate[] = [],
+): Map<Sentence, number[]> {
   const asked = new Set(terms(question));
   const sourceCoverage = new Map<number, number>();
   for (const s of sentences) sourceCoverage.set(s.source.n, Math.max(sourceCoverage.get(s.source.n) ?? 0, s.coverage));
@@ -97,15 +130,18 @@ export function scoreAnswers(
     const title = new Set(terms(s.hit.title));
     titleCoverage.set(s.n, qTerms.filter((t) => title.has(t)).length / Math.max(1, qTerms.length));
   }
+  const recency = recencyOf(sources);
+  // The candidates' support, relative to the best one, by the sentences that name them.
+  const topCandidate = candidates[0]?.score ?? 0;
+  const candidateShare = new Map<Sentence, number>();
+  for (const c of candidates)
+    for (const o of c.occurrences)
+      candidateShare.set(o, Math.max(candidateShare.get(o) ?? 0, topCandidate ? c.score / topCandidate : 0));
+  const winner = new Set(candidates[0]?.occurrences ?? []);
   const at = new Map(sentences.map((s) => [`${s.source.n}:${s.position}`, s]));
-  const W = ANSWER_WEIGHTS;
+  const out = new Map<Sentence, number[]>();
   // Only the best-covering sentences can be quoted; the rest are not worth the phrase lookups.
-  const scored = new Set([...sentences].sort((a, b) => b.relevance - a.relevance).slice(0, SCORED));
-  for (const s of sentences) {
-    if (!scored.has(s)) {
-      s.answerScore = Number.NEGATIVE_INFINITY;
-      continue;
-    }
+  for (const s of [...sentences].sort((a, b) => b.relevance - a.relevance).slice(0, SCORED)) {
     const own = sourceCoverage.get(s.source.n) ?? 0;
     const names = entities(s.text)
       .map((e) => words(e).join(' '))
@@ -121,20 +157,90 @@ export function scoreAnswers(
         if (gram.some((x) => x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)))) break;
         phraseSupport = Math.max(phraseSupport, supportOf(gram.join(' ')).sources - 1);
       }
-    const next = at.get(`${s.source.n}:${s.position + 1}`)?.coverage ?? 0;
-    s.answerScore =
-      W.coverage * s.coverage +
-      W.rank * rankPrior(s.source.n) +
-      W.position / (1 + s.position) +
-      W.sourceCoverage * own +
-      W.titleCoverage * (titleCoverage.get(s.source.n) ?? 0) +
-      W.nextCoverage * next +
-      W.answerType * (type !== 'thing' && hasAnswerType(s.text, type) ? 1 : 0) +
-      (W.namedSupport * namedSupport) / 3 +
-      (W.phraseSupport * phraseSupport) / 7 +
-      (W.newNames * Math.min(3, names.length)) / 3 +
-      W.dangling * (DANGLING.test(s.text) ? 1 : 0);
+    const f: Record<Feature, number> = {
+      coverage: s.coverage,
+      rank: rankPrior(s.source.n),
+      position: 1 / (1 + s.position),
+      sourceCoverage: own,
+      titleCoverage: titleCoverage.get(s.source.n) ?? 0,
+      nextCoverage: at.get(`${s.source.n}:${s.position + 1}`)?.coverage ?? 0,
+      answerType: type !== 'thing' && hasAnswerType(s.text, type) ? 1 : 0,
+      namedSupport,
+      phraseSupport,
+      newNames: Math.min(3, names.length),
+      dangling: DANGLING.test(s.text) ? 1 : 0,
+      recency: recency.get(s.source.n) ?? 0.5,
+      candidate: candidateShare.get(s) ?? 0,
+      winner: winner.has(s) ? 1 : 0,
+    };
+    out.set(
+      s,
+      FEATURES.map((k) => f[k]),
+    );
   }
+  return out;
+}
+
+/** What each feature means, for the reasoning trace ("why this lead"). */
+const FEATURE_WORDS: Record<Feature, string> = {
+  coverage: "covers the question's terms",
+  rank: "its source's search rank",
+  position: 'early in its article',
+  sourceCoverage: 'its article covers the question',
+  titleCoverage: "its headline names the question's terms",
+  nextCoverage: 'the next sentence covers the question too',
+  answerType: 'has the kind of answer asked for',
+  namedSupport: 'names what other sources name',
+  phraseSupport: 'repeats phrases other sources use',
+  newNames: 'names something the question does not',
+  dangling: 'opens with a pronoun',
+  recency: 'among the newest sources',
+  candidate: 'names a candidate several sources support',
+  winner: 'names the best-supported candidate',
+};
+
+/** The largest parts of a sentence's answer score, in words: "covers the question's terms (+1.10), …". */
+export function explainScore(features: number[], weights: Record<Feature, number> = ANSWER_WEIGHTS, top = 3): string {
+  return FEATURES.map((k, i) => ({ k, part: features[i]! * weights[k] }))
+    .filter((x) => Math.abs(x.part) >= 0.05)
+    .sort((a, b) => Math.abs(b.part) - Math.abs(a.part))
+    .slice(0, top)
+    .map((x) => `${FEATURE_WORDS[x.k]} (${x.part >= 0 ? '+' : ''}${x.part.toFixed(2)})`)
+    .join(', ');
+}
+
+/**
+ * Sets `answerScore` on every sentence: the weighted features, or -Infinity when not scored.
+ * Returns the features of the scored sentences (for the reasoning trace).
+ */
+export function scoreAnswers(
+  question: string,
+  sentences: Sentence[],
+  sources: GroundingSource[],
+  qTerms: string[],
+  type: AnswerType,
+  candidates: ScoredCandidate[] = [],
+  weights: Record<Feature, number> = ANSWER_WEIGHTS,
+): Map<Sentence, number[]> {
+  const features = answerFeatures(question, sentences, sources, qTerms, type, candidates);
+  const w = FEATURES.map((k) => weights[k]);
+  for (const s of sentences) {
+    const f = features.get(s);
+    s.answerScore = f ? f.reduce((a, x, i) => a + x * w[i]!, 0) : Number.NEGATIVE_INFINITY;
+  }
+  return features;
+}
+
+/**
+ * Each source's place in time among the sources, 1 for the newest and 0 for the oldest (undated
+ * sources in the middle): news questions are mostly about the newest of the stories found.
+ */
+export function recencyOf(sources: GroundingSource[]): Map<number, number> {
+  const dated = sources.filter((s) => s.hit.publishedAt).sort((a, b) => a.hit.publishedAt! - b.hit.publishedAt!);
+  const out = new Map<number, number>();
+  for (const s of sources) out.set(s.n, 0.5);
+  dated.forEach((s, i) => out.set(s.n, dated.length > 1 ? i / (dated.length - 1) : 0.5));
+  return out;
 }
 
 /** Prior of a source by its search rank (1 = best). */

@@ -138,11 +138,6 @@ function describeCandidates(plan: AnswerPlan): string[] {
       `Candidates (support across sources, weighted by rank and question coverage): ${plan.candidates.map((c) => `${c.text} ${c.score.toFixed(2)} from [${[...c.sources].sort((a, b) => a - b).join(', ')}]`).join('; ')}.`,
     );
   }
-  if (plan.winner && plan.sentences[0]) {
-    notes.push(
-      `Lead: the sentence of [${plan.sentences[0].source.n}] that names "${plan.winner.text}" and covers ${(plan.sentences[0].coverage * 100).toFixed(0)} % of the question.`,
-    );
-  }
   const dates = [...new Set(plan.sentences.map((s) => day(s.source)).filter(Boolean))];
   if (dates.length > 1) notes.push(`Dates of the quoted sources: ${dates.join(', ')}.`);
   return [...notes, ...plan.notes];
