@@ -226,3 +226,15 @@ test('every framework-level error under every API prefix has that API’s docume
     if (status === 405 && api !== 'chat') assert.ok(res.headers.get('allow'), `${method} ${path}: Allow header`);
   }
 });
+
+test('every answer carries nosniff: a Reader error quoting the request is never read as HTML', async () => {
+  const probe = '<script>alert(1)</script>';
+  const res = await fetch(`${h.url}/reader/api/0/stream/contents/${encodeURIComponent(probe)}`, {
+    headers: { authorization: readerAuth },
+  });
+  await res.text();
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+  for (const path of ['/reader/api/0/token', '/accounts/ClientLogin', '/healthz', '/no/such/path', '/v1/models'])
+    assert.equal((await fetch(`${h.url}${path}`)).headers.get('x-content-type-options'), 'nosniff', path);
+});

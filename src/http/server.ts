@@ -54,6 +54,13 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     },
   });
   installRequestObservability(server, app);
+  // Error texts quote the request (a Reader `Error=…`, a ClientLogin `Info=…`): no browser may read
+  // any answer of this server as another type than the one it is sent as. On the raw response, so
+  // streamed answers written past Fastify carry it too.
+  server.addHook('onRequest', (_req, reply, done) => {
+    reply.raw.setHeader('x-content-type-options', 'nosniff');
+    done();
+  });
   healthRoutes(server, app);
   const worker = app.role.worker;
   if (worker !== null) {
