@@ -1,6 +1,8 @@
 // The repositories written once over the portable statement interface (../sql.ts), held by both
 // stores: each store extends this class with its executor and adds its own hot-path repositories.
 import type { Sql } from '../sql.ts';
+import type { StoredToken } from '../../model/auth.ts';
+import type { AuthRowCache } from './auth-row-cache.ts';
 import { SqlFeverRepository } from './fever.ts';
 import { SqlFeedIconRepository } from './feed-icons.ts';
 import { SqlFullTextRepository } from './full-text.ts';
@@ -8,6 +10,13 @@ import { SqlWebSubRepository } from './websub.ts';
 import { SqlFilterRuleRepository } from './filter-rules.ts';
 import { SqlWebhookRepository } from './webhooks.ts';
 import { SqlConversationRepository, SqlWebAccountRepository, SqlWebSessionRepository } from './web.ts';
+import { SqlUserRepository } from './users.ts';
+
+/** What a backend adds to the portable repositories. */
+export interface PortableOptions {
+  /** Token rows kept briefly for authentication (PostgreSQL, where a lookup is a round trip); none: read every time. */
+  tokenRows?: AuthRowCache<StoredToken>;
+}
 
 export abstract class PortableRepositories {
   protected readonly sql: Sql;
@@ -20,8 +29,9 @@ export abstract class PortableRepositories {
   readonly webSessions;
   readonly webAccounts;
   readonly conversations;
+  readonly users;
 
-  constructor(sql: Sql) {
+  constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
     this.fever = new SqlFeverRepository(sql);
     this.feedIcons = new SqlFeedIconRepository(sql);
@@ -32,5 +42,6 @@ export abstract class PortableRepositories {
     this.webSessions = new SqlWebSessionRepository(sql);
     this.webAccounts = new SqlWebAccountRepository(sql);
     this.conversations = new SqlConversationRepository(sql);
+    this.users = new SqlUserRepository(sql, options.tokenRows ? [options.tokenRows] : []);
   }
 }

@@ -11,9 +11,8 @@ import type {
   ChatUsageRepository,
   OAuthClientRepository,
   TokenRepository,
-  UserRepository,
 } from '../repositories.ts';
-import type { User } from '../../model/user.ts';
+import { AuthRowCache } from '../portable/auth-row-cache.ts';
 import type {
   StoredToken,
   NewToken,
@@ -36,69 +35,6 @@ import {
 } from '../../model/chat.ts';
 
 const nowS = () => Math.floor(Date.now() / 1000);
-
-interface UserRow {
-  id: number;
-  username: string;
-  email: string | null;
-  created_at: number;
-  password_hash: string;
-  is_admin: number;
-}
-const toUser = (r: UserRow): User => ({
-  id: r.id,
-  username: r.username,
-  email: r.email,
-  createdAt: r.created_at,
-  isAdmin: r.is_admin === 1,
-});
-
-export class PgUserRepository implements UserRepository {
-  private readonly db: PgDatabase;
-  private readonly authRows: AuthRowCache<unknown>[];
-  /** authRows: the token and key rows cached for authentication, forgotten when a user (and so their rows) goes. */
-  constructor(db: PgDatabase, authRows: AuthRowCache<unknown>[] = []) {
-    this.db = db;
-    this.authRows = authRows;
-  }
-  async create(username: string, passwordHash: string, email: string | null = null): Promise<User> {
-    return toUser(
-      (await this.db.row<UserRow>(
-        'INSERT INTO users (username, email, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
-        [username, email, passwordHash, nowS()],
-      ))!,
-    );
-  }
-  async findByName(username: string) {
-    // Case-insensitive, as SQLite's COLLATE NOCASE (the unique index is on lower(username)).
-    const r = await this.db.row<UserRow>('SELECT * FROM users WHERE lower(username) = lower($1)', [username]);
-    return r ? { ...toUser(r), passwordHash: r.password_hash } : undefined;
-  }
-  async findByEmail(email: string) {
-    const rows = await this.db.rows<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1) LIMIT 2', [email]);
-    return rows.length === 1 ? { ...toUser(rows[0]!), passwordHash: rows[0]!.password_hash } : undefined;
-  }
-  async findById(id: number) {
-    const r = await this.db.row<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
-    return r ? toUser(r) : undefined;
-  }
-  async list(): Promise<User[]> {
-    return (await this.db.rows<UserRow>('SELECT * FROM users ORDER BY id')).map(toUser);
-  }
-  async setPasswordHash(id: number, passwordHash: string): Promise<void> {
-    await this.db.query('UPDATE users SET password_hash = $1 WHERE id = $2', [passwordHash, id]);
-  }
-  async delete(id: number): Promise<boolean> {
-    try {
-      return (await this.db.changes('DELETE FROM users WHERE id = $1', [id])) > 0;
-    } finally {
-      for (const c of this.authRows) c.clear();
-    }
-  }
-  async setAdmin(id: number, admin: boolean): Promise<void> {
-    await this.db.query('UPDATE users SET is_admin = $1 WHERE id = $2', [admin ? 1 : 0, id]);
-  }
-}
 
 interface TokenRow {
   id: number;
@@ -127,72 +63,6 @@ const toToken = (r: TokenRow): StoredToken => ({
   revokedAt: r.revoked_at,
   label: r.label,
 });
-
-/**
- * How long a row read to authenticate a request (a Reader API token) is reused at most.
- * Every API request authenticates, and on a database server that lookup is a round trip of its
- * own (on a loaded machine, as long as the whole page query after it). Writes through this process
- * that may revoke, disable or delete such rows forget them at once; such a write by another process
- * (a second server process, the CLI) forgets them when its notification arrives (migration 095,
- * PgChangeSignal.authGeneration: at its commit). Misses are never kept: a token or key issued
- * elsewhere works at once.
- */
-export const AUTH_ROW_CACHE_MS = 3000;
-const AUTH_ROW_CACHE_MAX = 10_000;
-
-/**
- * Rows by key for AUTH_ROW_CACHE_MS each; shared with the user repository (a deleted user's rows go).
- * `revocations` is a number that moves when another process may have revoked rows (the change
- * signal's authGeneration); every row goes when it moved. Without one, rows live their time only.
- */
-export class AuthRowCache<T> {
-  private readonly rows = new Map<string, { row: T; until: number }>();
-  private readonly revocations: () => number;
-  private seen = Number.NaN;
-  /** Moves on every clearing (here or by another process's revocation): a row read across one is not kept. */
-  private clearings = 0;
-  constructor(revocations: () => number = () => 0) {
-    this.revocations = revocations;
-  }
-  /** Drops every row when another process revoked; take it BEFORE reading a row, and pass it to set(). */
-  mark(): number {
-    const now = this.revocations();
-    if (now !== this.seen) {
-      this.seen = now;
-      this.clear();
-    }
-    return this.clearings;
-  }
-  get(key: string): T | undefined {
-    this.mark();
-    const hit = this.rows.get(key);
-    if (!hit) return undefined;
-    if (hit.until > performance.now()) return hit.row;
-    this.rows.delete(key);
-    return undefined;
-  }
-  /** Keeps a row read after mark() returned `readAt`; not when rows were dropped since (it may predate a revocation). */
-  set(key: string, row: T, readAt: number): void {
-    if (this.mark() !== readAt) return;
-    if (this.rows.size >= AUTH_ROW_CACHE_MAX) this.rows.clear();
-    this.rows.set(key, { row, until: performance.now() + AUTH_ROW_CACHE_MS });
-  }
-  update(change: (row: T) => T): void {
-    for (const e of this.rows.values()) e.row = change(e.row);
-  }
-  clear(): void {
-    this.rows.clear();
-    this.clearings++;
-  }
-  /** Runs a write, forgetting every row once it has been sent (also when it fails). */
-  async forgetting<R>(write: Promise<R>): Promise<R> {
-    try {
-      return await write;
-    } finally {
-      this.clear();
-    }
-  }
-}
 
 export class PgTokenRepository implements TokenRepository {
   private readonly db: PgDatabase;

@@ -5,6 +5,7 @@ import { PgChangeSignal } from './change-signal.ts';
 import { PgRefreshClaimRepository } from './refresh-claims.ts';
 import type { Store } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
+import { AuthRowCache } from '../portable/auth-row-cache.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
@@ -18,8 +19,6 @@ import {
   PgChatUsageRepository,
   PgOAuthClientRepository,
   PgTokenRepository,
-  PgUserRepository,
-  AuthRowCache,
 } from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
@@ -45,7 +44,6 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly location: string;
   migrationsApplied: readonly string[] = [];
   readonly db: PgDatabase;
-  readonly users;
   readonly tokens;
   readonly oauthClients;
   readonly authCodes;
@@ -66,15 +64,15 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly limitCounters: PgLimitCounters;
 
   constructor(db: PgDatabase) {
-    super(new PgSql(db));
+    const changes = new PgChangeSignal(db);
+    // Rows read to authenticate requests, reused briefly (portable/auth-row-cache.ts,
+    // AUTH_ROW_CACHE_MS) and dropped when another process revokes (migration 095 notifies).
+    const tokenRows = new AuthRowCache<StoredToken>(() => changes.authGeneration());
+    super(new PgSql(db), { tokenRows });
     this.db = db;
-    this.changes = new PgChangeSignal(db);
+    this.changes = changes;
     this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
-    // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS)
-    // and dropped when another process revokes (migration 095 notifies).
-    const tokenRows = new AuthRowCache<StoredToken>(() => this.changes.authGeneration());
-    this.users = new PgUserRepository(db, [tokenRows]);
     this.tokens = new PgTokenRepository(db, tokenRows);
     this.oauthClients = new PgOAuthClientRepository(db);
     this.authCodes = new PgAuthorizationCodeRepository(db);

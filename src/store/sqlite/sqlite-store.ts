@@ -11,7 +11,6 @@ import { backupDatabase } from './maintenance.ts';
 import type { Store } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
 import type { TestSql } from '../testing.ts';
-import { SqliteUserRepository } from './users.ts';
 import { SqliteTokenRepository, SqliteAuthSecretRepository } from './tokens.ts';
 import { SqliteOAuthClientRepository, SqliteAuthorizationCodeRepository } from './oauth.ts';
 import { SqliteFeedRepository } from './feeds.ts';
@@ -43,7 +42,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly migrationsApplied: readonly string[];
   /** The connection, for the store's own tools (db copy, tests' raw SQL); never for domains. */
   readonly db: Db;
-  readonly users;
   readonly tokens;
   readonly oauthClients;
   readonly authCodes;
@@ -75,7 +73,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.limitCounters = new SqliteLimitCounters(db);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
-    this.users = new SqliteUserRepository(db);
     this.tokens = new SqliteTokenRepository(db);
     this.oauthClients = new SqliteOAuthClientRepository(db);
     this.authCodes = new SqliteAuthorizationCodeRepository(db);
