@@ -29,6 +29,8 @@ export interface Sql {
   readonly dialect: 'sqlite' | 'postgres';
   /** The statement of this portable SQL text (prepared on first use, then reused). */
   prepare(sql: string): SqlStatement;
+  /** True inside store.transaction(fn) (a read there must see the row as it is now, never a kept copy). */
+  readonly inTransaction: boolean;
   /** store.transaction: statements run inside fn take part in it; nested calls join. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }

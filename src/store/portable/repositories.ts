@@ -11,6 +11,7 @@ import { SqlFilterRuleRepository } from './filter-rules.ts';
 import { SqlWebhookRepository } from './webhooks.ts';
 import { SqlConversationRepository, SqlWebAccountRepository, SqlWebSessionRepository } from './web.ts';
 import { SqlUserRepository } from './users.ts';
+import { SqlAuthSecretRepository, SqlTokenRepository } from './tokens.ts';
 
 /** What a backend adds to the portable repositories. */
 export interface PortableOptions {
@@ -30,6 +31,8 @@ export abstract class PortableRepositories {
   readonly webAccounts;
   readonly conversations;
   readonly users;
+  readonly tokens;
+  readonly authSecrets;
 
   constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
@@ -43,5 +46,7 @@ export abstract class PortableRepositories {
     this.webAccounts = new SqlWebAccountRepository(sql);
     this.conversations = new SqlConversationRepository(sql);
     this.users = new SqlUserRepository(sql, options.tokenRows ? [options.tokenRows] : []);
+    this.tokens = new SqlTokenRepository(sql, options.tokenRows);
+    this.authSecrets = new SqlAuthSecretRepository(sql);
   }
 }

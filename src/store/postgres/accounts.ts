@@ -6,22 +6,11 @@ import type {
   AccessRequestRepository,
   ApiKeyRepository,
   AsyncJobRepository,
-  AuthSecretRepository,
   AuthorizationCodeRepository,
   ChatUsageRepository,
   OAuthClientRepository,
-  TokenRepository,
 } from '../repositories.ts';
-import { AuthRowCache } from '../portable/auth-row-cache.ts';
-import type {
-  StoredToken,
-  NewToken,
-  TokenKind,
-  OAuthClient,
-  GrantType,
-  AuthorizationCode,
-  NewAuthorizationCode,
-} from '../../model/auth.ts';
+import type { OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../../model/auth.ts';
 import {
   BETA_FEATURES,
   type AccessRequest,
@@ -35,142 +24,6 @@ import {
 } from '../../model/chat.ts';
 
 const nowS = () => Math.floor(Date.now() / 1000);
-
-interface TokenRow {
-  id: number;
-  token_hash: string;
-  user_id: number;
-  kind: TokenKind;
-  scopes: string;
-  client_id: string | null;
-  grant_id: string | null;
-  created_at: number;
-  expires_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-  label: string | null;
-}
-const toToken = (r: TokenRow): StoredToken => ({
-  id: r.id,
-  userId: r.user_id,
-  kind: r.kind,
-  scopes: r.scopes,
-  clientId: r.client_id,
-  grantId: r.grant_id,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  lastUsedAt: r.last_used_at,
-  revokedAt: r.revoked_at,
-  label: r.label,
-});
-
-export class PgTokenRepository implements TokenRepository {
-  private readonly db: PgDatabase;
-  private readonly cache: AuthRowCache<StoredToken>;
-  constructor(db: PgDatabase, cache = new AuthRowCache<StoredToken>()) {
-    this.db = db;
-    this.cache = cache;
-  }
-  private forgetting<T>(write: Promise<T>): Promise<T> {
-    return this.cache.forgetting(write);
-  }
-  async insert(t: NewToken, now: number): Promise<StoredToken> {
-    return toToken(
-      (await this.db.row<TokenRow>(
-        `INSERT INTO auth_tokens (token_hash, user_id, kind, scopes, client_id, grant_id, created_at, expires_at, label)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-        [
-          t.tokenHash,
-          t.userId,
-          t.kind,
-          t.scopes,
-          t.clientId ?? null,
-          t.grantId ?? null,
-          now,
-          t.expiresAt,
-          t.label ?? null,
-        ],
-      ))!,
-    );
-  }
-  async findByHash(tokenHash: string) {
-    // Inside a transaction (refresh-token rotation, replay checks) always the row as it is now.
-    const cacheable = !this.db.inTransaction;
-    const cached = cacheable ? this.cache.get(tokenHash) : undefined;
-    if (cached) return cached;
-    const readAt = this.cache.mark();
-    const r = await this.db.row<TokenRow>('SELECT * FROM auth_tokens WHERE token_hash = $1', [tokenHash]);
-    if (!r) return undefined;
-    const token = toToken(r);
-    if (cacheable) this.cache.set(tokenHash, token, readAt);
-    return token;
-  }
-  async findById(id: number) {
-    const r = await this.db.row<TokenRow>('SELECT * FROM auth_tokens WHERE id = $1', [id]);
-    return r ? toToken(r) : undefined;
-  }
-  async markUsed(id: number, now: number): Promise<void> {
-    await this.db.query('UPDATE auth_tokens SET last_used_at = $1 WHERE id = $2', [now, id]);
-    this.cache.update((t) => (t.id === id ? { ...t, lastUsedAt: now } : t));
-  }
-  async revoke(id: number, now: number): Promise<boolean> {
-    return (
-      (await this.forgetting(
-        this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id]),
-      )) > 0
-    );
-  }
-  revokeAllForUser(userId: number, now: number): Promise<number> {
-    return this.forgetting(
-      this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL', [
-        now,
-        userId,
-      ]),
-    );
-  }
-  revokeGrant(grantId: string, now: number): Promise<number> {
-    return this.forgetting(
-      this.db.changes('UPDATE auth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [
-        now,
-        grantId,
-      ]),
-    );
-  }
-  async listForUser(userId: number): Promise<StoredToken[]> {
-    return (await this.db.rows<TokenRow>('SELECT * FROM auth_tokens WHERE user_id = $1 ORDER BY id', [userId])).map(
-      toToken,
-    );
-  }
-  purge(before: number): Promise<number> {
-    return this.forgetting(
-      this.db.changes('DELETE FROM auth_tokens WHERE expires_at < $1 OR revoked_at < $1', [before]),
-    );
-  }
-  deleteIdleClientLogin(userId: number, label: string | null, idleSince: number): Promise<number> {
-    return this.forgetting(
-      this.db.changes(
-        `DELETE FROM auth_tokens WHERE user_id = $1 AND kind = 'clientlogin' AND label IS NOT DISTINCT FROM $2
-      AND coalesce(last_used_at, created_at) < $3`,
-        [userId, label, idleSince],
-      ),
-    );
-  }
-}
-
-export class PgAuthSecretRepository implements AuthSecretRepository {
-  private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
-    this.db = db;
-  }
-  async getOrCreate(name: string, create: () => string, now: number): Promise<string> {
-    // Insert-if-absent then read: processes racing agree on one value.
-    await this.db.query(
-      'INSERT INTO auth_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
-      [name, create(), now],
-    );
-    return (await this.db.row<{ value: string }>('SELECT value FROM auth_secrets WHERE name = $1', [name]))!.value;
-  }
-}
 
 interface ClientRow {
   id: number;

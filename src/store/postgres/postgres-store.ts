@@ -14,11 +14,9 @@ import {
   PgAccessRequestRepository,
   PgApiKeyRepository,
   PgAsyncJobRepository,
-  PgAuthSecretRepository,
   PgAuthorizationCodeRepository,
   PgChatUsageRepository,
   PgOAuthClientRepository,
-  PgTokenRepository,
 } from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
@@ -44,10 +42,8 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly location: string;
   migrationsApplied: readonly string[] = [];
   readonly db: PgDatabase;
-  readonly tokens;
   readonly oauthClients;
   readonly authCodes;
-  readonly authSecrets;
   readonly feeds;
   readonly items;
   readonly subscriptions;
@@ -73,10 +69,8 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.changes = changes;
     this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
-    this.tokens = new PgTokenRepository(db, tokenRows);
     this.oauthClients = new PgOAuthClientRepository(db);
     this.authCodes = new PgAuthorizationCodeRepository(db);
-    this.authSecrets = new PgAuthSecretRepository(db);
     this.feeds = new PgFeedRepository(db);
     this.items = new PgItemRepository(db);
     this.subscriptions = new PgSubscriptionRepository(db);
