@@ -12,6 +12,7 @@ import { SqlWebhookRepository } from './webhooks.ts';
 import { SqlConversationRepository, SqlWebAccountRepository, SqlWebSessionRepository } from './web.ts';
 import { SqlUserRepository } from './users.ts';
 import { SqlAuthSecretRepository, SqlTokenRepository } from './tokens.ts';
+import { SqlAuthorizationCodeRepository, SqlOAuthClientRepository } from './oauth.ts';
 
 /** What a backend adds to the portable repositories. */
 export interface PortableOptions {
@@ -33,6 +34,8 @@ export abstract class PortableRepositories {
   readonly users;
   readonly tokens;
   readonly authSecrets;
+  readonly oauthClients;
+  readonly authCodes;
 
   constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
@@ -48,5 +51,7 @@ export abstract class PortableRepositories {
     this.users = new SqlUserRepository(sql, options.tokenRows ? [options.tokenRows] : []);
     this.tokens = new SqlTokenRepository(sql, options.tokenRows);
     this.authSecrets = new SqlAuthSecretRepository(sql);
+    this.oauthClients = new SqlOAuthClientRepository(sql);
+    this.authCodes = new SqlAuthorizationCodeRepository(sql);
   }
 }

@@ -6,11 +6,8 @@ import type {
   AccessRequestRepository,
   ApiKeyRepository,
   AsyncJobRepository,
-  AuthorizationCodeRepository,
   ChatUsageRepository,
-  OAuthClientRepository,
 } from '../repositories.ts';
-import type { OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../../model/auth.ts';
 import {
   BETA_FEATURES,
   type AccessRequest,
@@ -24,121 +21,6 @@ import {
 } from '../../model/chat.ts';
 
 const nowS = () => Math.floor(Date.now() / 1000);
-
-interface ClientRow {
-  id: number;
-  client_id: string;
-  secret_hash: string;
-  name: string;
-  redirect_uris: string;
-  grant_types: string;
-  created_at: number;
-}
-const toClient = (r: ClientRow): OAuthClient => ({
-  id: r.id,
-  clientId: r.client_id,
-  secretHash: r.secret_hash,
-  name: r.name,
-  redirectUris: JSON.parse(r.redirect_uris),
-  grantTypes: JSON.parse(r.grant_types),
-  createdAt: r.created_at,
-});
-
-export class PgOAuthClientRepository implements OAuthClientRepository {
-  private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
-    this.db = db;
-  }
-  async create(
-    c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] },
-    now: number,
-  ): Promise<OAuthClient> {
-    return toClient(
-      (await this.db.row<ClientRow>(
-        `INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
-      VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-        [c.clientId, c.secretHash, c.name, JSON.stringify(c.redirectUris), JSON.stringify(c.grantTypes), now],
-      ))!,
-    );
-  }
-  async findByClientId(clientId: string) {
-    const r = await this.db.row<ClientRow>('SELECT * FROM oauth_clients WHERE client_id = $1', [clientId]);
-    return r ? toClient(r) : undefined;
-  }
-  async list(): Promise<OAuthClient[]> {
-    return (await this.db.rows<ClientRow>('SELECT * FROM oauth_clients ORDER BY id')).map(toClient);
-  }
-  async delete(clientId: string): Promise<boolean> {
-    return (await this.db.changes('DELETE FROM oauth_clients WHERE client_id = $1', [clientId])) > 0;
-  }
-}
-
-interface CodeRow {
-  id: number;
-  code_hash: string;
-  client_id: string;
-  user_id: number;
-  redirect_uri: string | null;
-  scopes: string;
-  code_challenge: string | null;
-  code_challenge_method: string | null;
-  grant_id: string;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-}
-const toCode = (r: CodeRow): AuthorizationCode => ({
-  id: r.id,
-  clientId: r.client_id,
-  userId: r.user_id,
-  redirectUri: r.redirect_uri,
-  scopes: r.scopes,
-  codeChallenge: r.code_challenge,
-  codeChallengeMethod: r.code_challenge_method,
-  grantId: r.grant_id,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  usedAt: r.used_at,
-});
-
-export class PgAuthorizationCodeRepository implements AuthorizationCodeRepository {
-  private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
-    this.db = db;
-  }
-  async insert(c: NewAuthorizationCode, now: number): Promise<AuthorizationCode> {
-    return toCode(
-      (await this.db.row<CodeRow>(
-        `INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
-      code_challenge_method, grant_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-        [
-          c.codeHash,
-          c.clientId,
-          c.userId,
-          c.redirectUri,
-          c.scopes,
-          c.codeChallenge,
-          c.codeChallengeMethod,
-          c.grantId,
-          now,
-          c.expiresAt,
-        ],
-      ))!,
-    );
-  }
-  async findByHash(codeHash: string) {
-    const r = await this.db.row<CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = $1', [codeHash]);
-    return r ? toCode(r) : undefined;
-  }
-  async markUsed(id: number, now: number): Promise<boolean> {
-    return (
-      (await this.db.changes('UPDATE oauth_codes SET used_at = $1 WHERE id = $2 AND used_at IS NULL', [now, id])) > 0
-    );
-  }
-  purge(before: number): Promise<number> {
-    return this.db.changes('DELETE FROM oauth_codes WHERE expires_at < $1', [before]);
-  }
-}
 
 interface KeyRow {
   id: string;

@@ -14,9 +14,7 @@ import {
   PgAccessRequestRepository,
   PgApiKeyRepository,
   PgAsyncJobRepository,
-  PgAuthorizationCodeRepository,
   PgChatUsageRepository,
-  PgOAuthClientRepository,
 } from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
@@ -42,8 +40,6 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly location: string;
   migrationsApplied: readonly string[] = [];
   readonly db: PgDatabase;
-  readonly oauthClients;
-  readonly authCodes;
   readonly feeds;
   readonly items;
   readonly subscriptions;
@@ -69,8 +65,6 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.changes = changes;
     this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
-    this.oauthClients = new PgOAuthClientRepository(db);
-    this.authCodes = new PgAuthorizationCodeRepository(db);
     this.feeds = new PgFeedRepository(db);
     this.items = new PgItemRepository(db);
     this.subscriptions = new PgSubscriptionRepository(db);

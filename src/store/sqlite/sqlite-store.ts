@@ -11,7 +11,6 @@ import { backupDatabase } from './maintenance.ts';
 import type { Store } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
 import type { TestSql } from '../testing.ts';
-import { SqliteOAuthClientRepository, SqliteAuthorizationCodeRepository } from './oauth.ts';
 import { SqliteFeedRepository } from './feeds.ts';
 import { SqliteItemRepository } from './items.ts';
 import { SqliteSubscriptionRepository } from './subscriptions.ts';
@@ -41,8 +40,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly migrationsApplied: readonly string[];
   /** The connection, for the store's own tools (db copy, tests' raw SQL); never for domains. */
   readonly db: Db;
-  readonly oauthClients;
-  readonly authCodes;
   readonly feeds;
   readonly items;
   readonly subscriptions;
@@ -70,8 +67,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.limitCounters = new SqliteLimitCounters(db);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
-    this.oauthClients = new SqliteOAuthClientRepository(db);
-    this.authCodes = new SqliteAuthorizationCodeRepository(db);
     this.feeds = new SqliteFeedRepository(db);
     this.items = new SqliteItemRepository(db);
     this.subscriptions = new SqliteSubscriptionRepository(db);
