@@ -13,6 +13,7 @@ import { SqlConversationRepository, SqlWebAccountRepository, SqlWebSessionReposi
 import { SqlUserRepository } from './users.ts';
 import { SqlAuthSecretRepository, SqlTokenRepository } from './tokens.ts';
 import { SqlAuthorizationCodeRepository, SqlOAuthClientRepository } from './oauth.ts';
+import { SqlApiKeyRepository } from './api-keys.ts';
 
 /** What a backend adds to the portable repositories. */
 export interface PortableOptions {
@@ -36,6 +37,7 @@ export abstract class PortableRepositories {
   readonly authSecrets;
   readonly oauthClients;
   readonly authCodes;
+  readonly apiKeys;
 
   constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
@@ -53,5 +55,6 @@ export abstract class PortableRepositories {
     this.authSecrets = new SqlAuthSecretRepository(sql);
     this.oauthClients = new SqlOAuthClientRepository(sql);
     this.authCodes = new SqlAuthorizationCodeRepository(sql);
+    this.apiKeys = new SqlApiKeyRepository(sql);
   }
 }

@@ -2,93 +2,17 @@
 // keys, usage, async jobs and access requests on PostgreSQL: the SQLite repositories' statements
 // in PostgreSQL's dialect (numbered parameters, ON CONFLICT, FILTER, arrays instead of json_each).
 import type { PgDatabase } from './client.ts';
+import type { AccessRequestRepository, AsyncJobRepository, ChatUsageRepository } from '../repositories.ts';
 import type {
-  AccessRequestRepository,
-  ApiKeyRepository,
-  AsyncJobRepository,
-  ChatUsageRepository,
-} from '../repositories.ts';
-import {
-  BETA_FEATURES,
-  type AccessRequest,
-  type AccessRequestStatus,
-  type ApiKey,
-  type AsyncJob,
-  type BetaFeature,
-  type JobStatus,
-  type UsageRecord,
-  type UsageTotals,
+  AccessRequest,
+  AccessRequestStatus,
+  AsyncJob,
+  JobStatus,
+  UsageRecord,
+  UsageTotals,
 } from '../../model/chat.ts';
 
 const nowS = () => Math.floor(Date.now() / 1000);
-
-interface KeyRow {
-  id: string;
-  user_id: number;
-  name: string;
-  key_hash: string;
-  tier: number;
-  features: string;
-  disabled: number;
-  created_at: number;
-  revoked_at: number | null;
-}
-const toKey = (r: KeyRow): ApiKey => ({
-  id: r.id,
-  userId: r.user_id,
-  name: r.name,
-  tier: r.tier,
-  features: r.features.split(',').filter((f): f is BetaFeature => (BETA_FEATURES as readonly string[]).includes(f)),
-  disabled: r.disabled === 1,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
-
-// Key rows are read every time (unlike tokens): an operator's change of a key's tier or state from
-// the CLI must apply to the running server at once (the access-request flow promises it).
-export class PgApiKeyRepository implements ApiKeyRepository {
-  private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
-    this.db = db;
-  }
-  async create(k: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey> {
-    return toKey(
-      (await this.db.row<KeyRow>(
-        'INSERT INTO api_keys (id, user_id, name, key_hash, tier, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *',
-        [k.id, k.userId, k.name, k.keyHash, k.tier, nowS()],
-      ))!,
-    );
-  }
-  async findById(id: string) {
-    const r = await this.db.row<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
-    return r ? { ...toKey(r), keyHash: r.key_hash } : undefined;
-  }
-  async list(userId?: number): Promise<ApiKey[]> {
-    const rows =
-      userId === undefined
-        ? await this.db.rows<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')
-        : await this.db.rows<KeyRow>('SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id', [userId]);
-    return rows.map(toKey);
-  }
-  private async changed(sql: string, params: unknown[]): Promise<boolean> {
-    return (await this.db.changes(sql, params)) > 0;
-  }
-  rename(id: string, name: string) {
-    return this.changed('UPDATE api_keys SET name = $1 WHERE id = $2', [name, id]);
-  }
-  revoke(id: string) {
-    return this.changed('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [nowS(), id]);
-  }
-  setDisabled(id: string, disabled: boolean) {
-    return this.changed('UPDATE api_keys SET disabled = $1 WHERE id = $2', [disabled ? 1 : 0, id]);
-  }
-  setTier(id: string, tier: number) {
-    return this.changed('UPDATE api_keys SET tier = $1 WHERE id = $2', [tier, id]);
-  }
-  setFeatures(id: string, features: BetaFeature[]) {
-    return this.changed('UPDATE api_keys SET features = $1 WHERE id = $2', [[...new Set(features)].join(','), id]);
-  }
-}
 
 export class PgChatUsageRepository implements ChatUsageRepository {
   private readonly db: PgDatabase;

@@ -10,12 +10,7 @@ import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
 import { PgDatabase } from './client.ts';
-import {
-  PgAccessRequestRepository,
-  PgApiKeyRepository,
-  PgAsyncJobRepository,
-  PgChatUsageRepository,
-} from './accounts.ts';
+import { PgAccessRequestRepository, PgAsyncJobRepository, PgChatUsageRepository } from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
@@ -48,7 +43,6 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly itemStates;
   readonly readerLabels;
   readonly searchIndex;
-  readonly apiKeys;
   readonly chatUsage;
   readonly asyncJobs;
   readonly accessRequests;
@@ -73,7 +67,6 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
     this.searchIndex = new PgSearchIndex(db, this.changes);
-    this.apiKeys = new PgApiKeyRepository(db);
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
     this.accessRequests = new PgAccessRequestRepository(db);

@@ -21,7 +21,6 @@ import { SqliteSearchIndex } from './search-index.ts';
 import { SqliteSql } from './sql-executor.ts';
 import { SqliteLimitCounters } from './limit-counters.ts';
 import { StoreUnavailableError } from '../errors.ts';
-import { SqliteApiKeyRepository } from './api-keys.ts';
 import { SqliteChatUsageRepository } from './chat-usage.ts';
 import { SqliteAsyncJobRepository } from './chat-jobs.ts';
 import { SqliteAccessRequestRepository } from './access-requests.ts';
@@ -48,7 +47,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly itemStates;
   readonly readerLabels;
   readonly searchIndex;
-  readonly apiKeys;
   readonly chatUsage;
   readonly asyncJobs;
   readonly accessRequests;
@@ -75,7 +73,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.itemStates = new SqliteItemStateRepository(db);
     this.readerLabels = new SqliteReaderLabelRepository(db);
     this.searchIndex = new SqliteSearchIndex(db, this.changes);
-    this.apiKeys = new SqliteApiKeyRepository(db);
     this.chatUsage = new SqliteChatUsageRepository(db);
     this.asyncJobs = new SqliteAsyncJobRepository(db);
     this.accessRequests = new SqliteAccessRequestRepository(db);
