@@ -14,6 +14,7 @@ import { SqlUserRepository } from './users.ts';
 import { SqlAuthSecretRepository, SqlTokenRepository } from './tokens.ts';
 import { SqlAuthorizationCodeRepository, SqlOAuthClientRepository } from './oauth.ts';
 import { SqlApiKeyRepository } from './api-keys.ts';
+import { SqlAccessRequestRepository } from './access-requests.ts';
 
 /** What a backend adds to the portable repositories. */
 export interface PortableOptions {
@@ -38,6 +39,7 @@ export abstract class PortableRepositories {
   readonly oauthClients;
   readonly authCodes;
   readonly apiKeys;
+  readonly accessRequests;
 
   constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
@@ -56,5 +58,6 @@ export abstract class PortableRepositories {
     this.oauthClients = new SqlOAuthClientRepository(sql);
     this.authCodes = new SqlAuthorizationCodeRepository(sql);
     this.apiKeys = new SqlApiKeyRepository(sql);
+    this.accessRequests = new SqlAccessRequestRepository(sql);
   }
 }

@@ -2,17 +2,8 @@
 // keys, usage, async jobs and access requests on PostgreSQL: the SQLite repositories' statements
 // in PostgreSQL's dialect (numbered parameters, ON CONFLICT, FILTER, arrays instead of json_each).
 import type { PgDatabase } from './client.ts';
-import type { AccessRequestRepository, AsyncJobRepository, ChatUsageRepository } from '../repositories.ts';
-import type {
-  AccessRequest,
-  AccessRequestStatus,
-  AsyncJob,
-  JobStatus,
-  UsageRecord,
-  UsageTotals,
-} from '../../model/chat.ts';
-
-const nowS = () => Math.floor(Date.now() / 1000);
+import type { AsyncJobRepository, ChatUsageRepository } from '../repositories.ts';
+import type { AsyncJob, JobStatus, UsageRecord, UsageTotals } from '../../model/chat.ts';
 
 export class PgChatUsageRepository implements ChatUsageRepository {
   private readonly db: PgDatabase;
@@ -213,73 +204,5 @@ export class PgAsyncJobRepository implements AsyncJobRepository {
   }
   purgeCreatedBefore(before: number): Promise<number> {
     return this.db.changes('DELETE FROM chat_async_jobs WHERE created_at < $1', [before]);
-  }
-}
-
-interface AccessRow {
-  id: number;
-  key_id: string;
-  user_id: number;
-  username: string;
-  tier: number;
-  requested_tier: number;
-  reason: string;
-  status: AccessRequestStatus;
-  granted_tier: number | null;
-  note: string | null;
-  created_at: number;
-  decided_at: number | null;
-}
-const toRequest = (r: AccessRow): AccessRequest => ({
-  id: r.id,
-  keyId: r.key_id,
-  userId: r.user_id,
-  username: r.username,
-  currentTier: r.tier,
-  requestedTier: r.requested_tier,
-  reason: r.reason,
-  status: r.status,
-  grantedTier: r.granted_tier,
-  note: r.note,
-  createdAt: r.created_at,
-  decidedAt: r.decided_at,
-});
-const ACCESS_SELECT = `SELECT a.*, k.user_id, k.tier, u.username FROM chat_access_requests a
-  JOIN api_keys k ON k.id = a.key_id JOIN users u ON u.id = k.user_id`;
-
-export class PgAccessRequestRepository implements AccessRequestRepository {
-  private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
-    this.db = db;
-  }
-  async create(r: { keyId: string; requestedTier: number; reason: string }): Promise<AccessRequest> {
-    const { id } = (await this.db.row<{ id: number }>(
-      'INSERT INTO chat_access_requests (key_id, requested_tier, reason, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
-      [r.keyId, r.requestedTier, r.reason, nowS()],
-    ))!;
-    return (await this.find(id))!;
-  }
-  async find(id: number) {
-    const r = await this.db.row<AccessRow>(`${ACCESS_SELECT} WHERE a.id = $1`, [id]);
-    return r ? toRequest(r) : undefined;
-  }
-  async list(status?: AccessRequestStatus): Promise<AccessRequest[]> {
-    const rows = status
-      ? await this.db.rows<AccessRow>(`${ACCESS_SELECT} WHERE a.status = $1 ORDER BY a.id`, [status])
-      : await this.db.rows<AccessRow>(`${ACCESS_SELECT} ORDER BY a.id`);
-    return rows.map(toRequest);
-  }
-  async decide(
-    id: number,
-    status: 'approved' | 'denied',
-    grantedTier: number | null,
-    note: string | null,
-  ): Promise<boolean> {
-    return (
-      (await this.db.changes(
-        `UPDATE chat_access_requests SET status = $1, granted_tier = $2, note = $3, decided_at = $4 WHERE id = $5 AND status = 'pending'`,
-        [status, grantedTier, note, nowS(), id],
-      )) > 0
-    );
   }
 }

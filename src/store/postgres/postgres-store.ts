@@ -10,7 +10,7 @@ import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
 import { PgDatabase } from './client.ts';
-import { PgAccessRequestRepository, PgAsyncJobRepository, PgChatUsageRepository } from './accounts.ts';
+import { PgAsyncJobRepository, PgChatUsageRepository } from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
@@ -45,7 +45,6 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly searchIndex;
   readonly chatUsage;
   readonly asyncJobs;
-  readonly accessRequests;
   readonly changes: PgChangeSignal;
   readonly limitCounters: PgLimitCounters;
 
@@ -69,7 +68,6 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.searchIndex = new PgSearchIndex(db, this.changes);
     this.chatUsage = new PgChatUsageRepository(db);
     this.asyncJobs = new PgAsyncJobRepository(db);
-    this.accessRequests = new PgAccessRequestRepository(db);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {

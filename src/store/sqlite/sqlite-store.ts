@@ -23,7 +23,6 @@ import { SqliteLimitCounters } from './limit-counters.ts';
 import { StoreUnavailableError } from '../errors.ts';
 import { SqliteChatUsageRepository } from './chat-usage.ts';
 import { SqliteAsyncJobRepository } from './chat-jobs.ts';
-import { SqliteAccessRequestRepository } from './access-requests.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
 export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
@@ -49,7 +48,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly searchIndex;
   readonly chatUsage;
   readonly asyncJobs;
-  readonly accessRequests;
   readonly changes: SqliteChangeSignal;
   readonly limitCounters: SqliteLimitCounters;
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -75,7 +73,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.searchIndex = new SqliteSearchIndex(db, this.changes);
     this.chatUsage = new SqliteChatUsageRepository(db);
     this.asyncJobs = new SqliteAsyncJobRepository(db);
-    this.accessRequests = new SqliteAccessRequestRepository(db);
     this.optimizeTimer = setInterval(() => {
       if (!db.isTransaction) optimizeDatabase(db, 'periodic');
     }, OPTIMIZE_INTERVAL_MS).unref();
