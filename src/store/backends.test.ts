@@ -215,6 +215,68 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     }
   });
 
+  test(`${backend}: chat usage totals per key and model, by user and since a time, errors counted`, {
+    skip,
+  }, async () => {
+    const s = await open(backend);
+    try {
+      const zed = await s.users.create('zed', 'h');
+      const amy = await s.users.create('amy', 'h');
+      await s.apiKeys.create({ id: 'kz', userId: zed.id, name: 'zed key', keyHash: 'h1', tier: 1 });
+      await s.apiKeys.create({ id: 'ka', userId: amy.id, name: 'amy key', keyHash: 'h2', tier: 1 });
+      const use = (keyId: string, userId: number, model: string, status: number, createdAt: number) =>
+        s.chatUsage.record({
+          createdAt,
+          keyId,
+          userId,
+          endpoint: 'chat',
+          model,
+          status,
+          errorType: status >= 400 ? 'server_error' : null,
+          stream: false,
+          promptTokens: 10,
+          completionTokens: 5,
+          reasoningTokens: 0,
+          citationTokens: 1,
+          searchQueries: 1,
+          cost: {
+            input: 0.1,
+            output: 0.2,
+            reasoning: 0,
+            citation: 0,
+            searchQueries: 0.0000001,
+            request: 0,
+            total: 0.3000001,
+          },
+          latencyMs: 12,
+        });
+      await use('kz', zed.id, 'sonar', 200, 100);
+      await use('kz', zed.id, 'sonar', 500, 200);
+      await use('kz', zed.id, 'sonar-pro', 200, 300);
+      await use('ka', amy.id, 'sonar', 429, 400);
+      const all = await s.chatUsage.totals({});
+      assert.deepEqual(
+        all.map((t) => [t.username, t.keyName, t.model, t.requests, t.errors, t.promptTokens, t.searchQueries]),
+        [
+          ['amy', 'amy key', 'sonar', 1, 1, 10, 1],
+          ['zed', 'zed key', 'sonar', 2, 1, 20, 2],
+          ['zed', 'zed key', 'sonar-pro', 1, 0, 10, 1],
+        ],
+        'one row per key and model, by user name',
+      );
+      assert.equal(all[1]!.cost, 0.6, 'cost rounded to a millionth of a dollar');
+      assert.deepEqual(
+        (await s.chatUsage.totals({ userId: zed.id, since: 200 })).map((t) => [t.model, t.requests]),
+        [
+          ['sonar', 1],
+          ['sonar-pro', 1],
+        ],
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
   test(`${backend}: transactions roll back on a throw, nested calls join, the search index counters follow`, {
     skip,
   }, async () => {

@@ -15,6 +15,7 @@ import { SqlAuthSecretRepository, SqlTokenRepository } from './tokens.ts';
 import { SqlAuthorizationCodeRepository, SqlOAuthClientRepository } from './oauth.ts';
 import { SqlApiKeyRepository } from './api-keys.ts';
 import { SqlAccessRequestRepository } from './access-requests.ts';
+import { SqlChatUsageRepository } from './chat-usage.ts';
 
 /** What a backend adds to the portable repositories. */
 export interface PortableOptions {
@@ -40,6 +41,7 @@ export abstract class PortableRepositories {
   readonly authCodes;
   readonly apiKeys;
   readonly accessRequests;
+  readonly chatUsage;
 
   constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
@@ -59,5 +61,6 @@ export abstract class PortableRepositories {
     this.authCodes = new SqlAuthorizationCodeRepository(sql);
     this.apiKeys = new SqlApiKeyRepository(sql);
     this.accessRequests = new SqlAccessRequestRepository(sql);
+    this.chatUsage = new SqlChatUsageRepository(sql);
   }
 }

@@ -2,64 +2,8 @@
 // keys, usage, async jobs and access requests on PostgreSQL: the SQLite repositories' statements
 // in PostgreSQL's dialect (numbered parameters, ON CONFLICT, FILTER, arrays instead of json_each).
 import type { PgDatabase } from './client.ts';
-import type { AsyncJobRepository, ChatUsageRepository } from '../repositories.ts';
-import type { AsyncJob, JobStatus, UsageRecord, UsageTotals } from '../../model/chat.ts';
-
-export class PgChatUsageRepository implements ChatUsageRepository {
-  private readonly db: PgDatabase;
-  constructor(db: PgDatabase) {
-    this.db = db;
-  }
-  async record(r: UsageRecord): Promise<void> {
-    await this.db.query(
-      `INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
-        prompt_tokens, completion_tokens, reasoning_tokens, citation_tokens, search_queries,
-        input_cost, output_cost, reasoning_cost, citation_cost, search_cost, request_cost, total_cost, latency_ms)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
-      [
-        r.createdAt,
-        r.keyId,
-        r.userId,
-        r.endpoint,
-        r.model,
-        r.status,
-        r.errorType,
-        r.stream ? 1 : 0,
-        r.promptTokens,
-        r.completionTokens,
-        r.reasoningTokens,
-        r.citationTokens,
-        r.searchQueries,
-        r.cost.input,
-        r.cost.output,
-        r.cost.reasoning,
-        r.cost.citation,
-        r.cost.searchQueries,
-        r.cost.request,
-        r.cost.total,
-        r.latencyMs,
-      ],
-    );
-  }
-  async totals(opts: { userId?: number; since?: number }): Promise<UsageTotals[]> {
-    const rows = await this.db.rows<UsageTotals>(
-      `
-      SELECT u.key_id AS "keyId", coalesce(max(k.name), '') AS "keyName", coalesce(max(us.username), '') AS username, u.model AS model,
-             count(*) AS requests, count(*) FILTER (WHERE u.status >= 400) AS errors,
-             sum(u.prompt_tokens) AS "promptTokens", sum(u.completion_tokens) AS "completionTokens",
-             sum(u.reasoning_tokens) AS "reasoningTokens", sum(u.citation_tokens) AS "citationTokens",
-             sum(u.search_queries) AS "searchQueries", sum(u.total_cost) AS cost
-        FROM chat_usage u
-        LEFT JOIN api_keys k ON k.id = u.key_id
-        LEFT JOIN users us ON us.id = u.user_id
-       WHERE ($1::bigint IS NULL OR u.user_id = $1) AND u.created_at >= $2
-       GROUP BY u.key_id, u.model
-       ORDER BY 3, u.key_id, u.model`,
-      [opts.userId ?? null, opts.since ?? 0],
-    );
-    return rows.map((r) => ({ ...r, cost: Math.round(r.cost * 1e6) / 1e6 }));
-  }
-}
+import type { AsyncJobRepository } from '../repositories.ts';
+import type { AsyncJob, JobStatus } from '../../model/chat.ts';
 
 interface JobRow {
   id: string;

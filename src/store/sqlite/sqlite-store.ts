@@ -21,7 +21,6 @@ import { SqliteSearchIndex } from './search-index.ts';
 import { SqliteSql } from './sql-executor.ts';
 import { SqliteLimitCounters } from './limit-counters.ts';
 import { StoreUnavailableError } from '../errors.ts';
-import { SqliteChatUsageRepository } from './chat-usage.ts';
 import { SqliteAsyncJobRepository } from './chat-jobs.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
@@ -46,7 +45,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly itemStates;
   readonly readerLabels;
   readonly searchIndex;
-  readonly chatUsage;
   readonly asyncJobs;
   readonly changes: SqliteChangeSignal;
   readonly limitCounters: SqliteLimitCounters;
@@ -71,7 +69,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.itemStates = new SqliteItemStateRepository(db);
     this.readerLabels = new SqliteReaderLabelRepository(db);
     this.searchIndex = new SqliteSearchIndex(db, this.changes);
-    this.chatUsage = new SqliteChatUsageRepository(db);
     this.asyncJobs = new SqliteAsyncJobRepository(db);
     this.optimizeTimer = setInterval(() => {
       if (!db.isTransaction) optimizeDatabase(db, 'periodic');
