@@ -16,6 +16,7 @@ import { SqlAuthorizationCodeRepository, SqlOAuthClientRepository } from './oaut
 import { SqlApiKeyRepository } from './api-keys.ts';
 import { SqlAccessRequestRepository } from './access-requests.ts';
 import { SqlChatUsageRepository } from './chat-usage.ts';
+import { SqlAsyncJobRepository } from './chat-jobs.ts';
 
 /** What a backend adds to the portable repositories. */
 export interface PortableOptions {
@@ -42,6 +43,7 @@ export abstract class PortableRepositories {
   readonly apiKeys;
   readonly accessRequests;
   readonly chatUsage;
+  readonly asyncJobs;
 
   constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
@@ -62,5 +64,6 @@ export abstract class PortableRepositories {
     this.apiKeys = new SqlApiKeyRepository(sql);
     this.accessRequests = new SqlAccessRequestRepository(sql);
     this.chatUsage = new SqlChatUsageRepository(sql);
+    this.asyncJobs = new SqlAsyncJobRepository(sql);
   }
 }

@@ -10,7 +10,6 @@ import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
 import { PgDatabase } from './client.ts';
-import { PgAsyncJobRepository } from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
@@ -43,7 +42,6 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly itemStates;
   readonly readerLabels;
   readonly searchIndex;
-  readonly asyncJobs;
   readonly changes: PgChangeSignal;
   readonly limitCounters: PgLimitCounters;
 
@@ -65,7 +63,6 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
     this.searchIndex = new PgSearchIndex(db, this.changes);
-    this.asyncJobs = new PgAsyncJobRepository(db);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {

@@ -21,7 +21,6 @@ import { SqliteSearchIndex } from './search-index.ts';
 import { SqliteSql } from './sql-executor.ts';
 import { SqliteLimitCounters } from './limit-counters.ts';
 import { StoreUnavailableError } from '../errors.ts';
-import { SqliteAsyncJobRepository } from './chat-jobs.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
 export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
@@ -45,7 +44,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly itemStates;
   readonly readerLabels;
   readonly searchIndex;
-  readonly asyncJobs;
   readonly changes: SqliteChangeSignal;
   readonly limitCounters: SqliteLimitCounters;
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -69,7 +67,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.itemStates = new SqliteItemStateRepository(db);
     this.readerLabels = new SqliteReaderLabelRepository(db);
     this.searchIndex = new SqliteSearchIndex(db, this.changes);
-    this.asyncJobs = new SqliteAsyncJobRepository(db);
     this.optimizeTimer = setInterval(() => {
       if (!db.isTransaction) optimizeDatabase(db, 'periodic');
     }, OPTIMIZE_INTERVAL_MS).unref();
