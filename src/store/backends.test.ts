@@ -277,6 +277,50 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     }
   });
 
+  test(`${backend}: async job leases run out by the database's clock, whatever this process's clock says`, {
+    skip,
+  }, async (t) => {
+    const s = await open(backend);
+    try {
+      const u = await s.users.create('jobs', 'h');
+      const job = (id: string) =>
+        s.asyncJobs.create({
+          id,
+          keyId: 'k',
+          userId: u.id,
+          model: 'sonar',
+          request: {},
+          idempotencyKey: null,
+          createdAt: 1,
+        });
+      await job('11111111-1111-4111-8111-111111111111');
+      await job('22222222-2222-4222-8222-222222222222');
+      const held = await s.asyncJobs.claimNext('A', 60_000, 10);
+      const ending = await s.asyncJobs.claimNext('B', 60_000, 10);
+      assert.ok(held && ending);
+      assert.ok(await s.asyncJobs.renewLease(ending.id, 'B', 20), 'B stops renewing: 20 ms left');
+      await new Promise((r) => setTimeout(r, 100));
+
+      // A machine whose clock runs a day ahead: A's lease (a minute left) is still A's.
+      const realNow = Date.now.bind(Date);
+      const day = 86_400_000;
+      t.mock.method(Date, 'now', () => realNow() + day);
+      assert.equal(await s.asyncJobs.countClaimable(), 1, "only B's job, whose lease ran out");
+      const takenAhead = await s.asyncJobs.claimNext('C', 60_000, 11);
+      assert.equal(takenAhead?.id, ending.id, "C takes B's job, never A's");
+      assert.equal(await s.asyncJobs.claimNext('C', 60_000, 11), undefined, "A's job is held");
+
+      // A machine whose clock runs a day behind: a lease that ran out is free all the same.
+      t.mock.method(Date, 'now', () => realNow() - day);
+      assert.ok(await s.asyncJobs.renewLease(held.id, 'A', 20));
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await s.asyncJobs.claimNext('D', 60_000, 12))?.id, held.id, "A's lease ran out: D takes it");
+    } finally {
+      t.mock.restoreAll();
+      await s.close();
+    }
+  });
+
   test(`${backend}: transactions roll back on a throw, nested calls join, the search index counters follow`, {
     skip,
   }, async () => {

@@ -1,6 +1,6 @@
 // Async chat completions (src/chat-api/async-jobs.ts): the jobs, claimed with a lease by whichever
 // process serving the API has a free slot.
-import type { Sql } from '../sql.ts';
+import { DB_NOW_MS, type Sql } from '../sql.ts';
 import type { AsyncJobRepository } from '../repositories.ts';
 import type { AsyncJob, JobStatus } from '../../model/chat.ts';
 
@@ -40,14 +40,17 @@ const toJob = (r: Row): AsyncJob => ({
   errorMessage: r.error_message,
 });
 
-const CLAIMABLE = `status IN ('CREATED', 'IN_PROGRESS') AND (lease_until IS NULL OR lease_until < ?)`;
+// Leases are set and compared by the database's clock (../sql.ts, DB_NOW_MS): processes on
+// machines whose clocks disagree by seconds must agree on when a lease has run out, or one would
+// take over a job still running elsewhere (or wait long after its holder died).
+const CLAIMABLE = `status IN ('CREATED', 'IN_PROGRESS') AND (lease_until IS NULL OR lease_until < ${DB_NOW_MS})`;
 
 // One write statement on both. SQLite takes its write lock before the subquery reads, so no other
 // process picks the same row between the choice and the update. PostgreSQL locks the chosen row
 // and skips rows another claimer has locked (it takes the next job instead of waiting, and never
 // this one twice: without the lock both would pick it, and the second would update it again).
 const claim = (lock: string) => `UPDATE chat_async_jobs SET status = 'IN_PROGRESS', started_at = ?,
-    attempts = attempts + 1, lease_owner = ?, lease_until = ?
+    attempts = attempts + 1, lease_owner = ?, lease_until = ${DB_NOW_MS} + ?
   WHERE id = (SELECT id FROM chat_async_jobs WHERE ${CLAIMABLE} ORDER BY created_at, id LIMIT 1${lock})
   RETURNING *`;
 const CLAIM = { sqlite: claim(''), postgres: claim(' FOR UPDATE SKIP LOCKED') } as const;
@@ -94,32 +97,29 @@ export class SqlAsyncJobRepository implements AsyncJobRepository {
           .all(userId, limit);
     return (rows as Row[]).map(toJob);
   }
-  async claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number) {
+  async claimNext(owner: string, leaseMs: number, startedAt: number) {
     // Polled every few seconds by every process: look first with a read, which waits for no other
     // process's write lock (SQLite's WAL) and writes nothing (PostgreSQL's change signal would
     // count an UPDATE of no rows as this process's write), and claim only when there is a job.
-    if (!(await this.s.prepare(`SELECT 1 FROM chat_async_jobs WHERE ${CLAIMABLE} LIMIT 1`).get(nowMs)))
-      return undefined;
-    const r = (await this.s.prepare(CLAIM[this.s.dialect]).get(startedAt, owner, leaseUntilMs, nowMs)) as
-      | Row
-      | undefined;
+    if (!(await this.s.prepare(`SELECT 1 FROM chat_async_jobs WHERE ${CLAIMABLE} LIMIT 1`).get())) return undefined;
+    const r = (await this.s.prepare(CLAIM[this.s.dialect]).get(startedAt, owner, leaseMs)) as Row | undefined;
     return r ? toJob(r) : undefined;
   }
-  async countClaimable(nowMs: number): Promise<number> {
+  async countClaimable(): Promise<number> {
     return (
-      (await this.s.prepare(`SELECT count(*) AS n FROM chat_async_jobs WHERE ${CLAIMABLE}`).get(nowMs)) as {
+      (await this.s.prepare(`SELECT count(*) AS n FROM chat_async_jobs WHERE ${CLAIMABLE}`).get()) as {
         n: number;
       }
     ).n;
   }
-  async renewLease(id: string, owner: string, leaseUntilMs: number): Promise<boolean> {
+  async renewLease(id: string, owner: string, leaseMs: number): Promise<boolean> {
     return (
       (
         await this.s
           .prepare(
-            `UPDATE chat_async_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'IN_PROGRESS'`,
+            `UPDATE chat_async_jobs SET lease_until = ${DB_NOW_MS} + ? WHERE id = ? AND lease_owner = ? AND status = 'IN_PROGRESS'`,
           )
-          .run(leaseUntilMs, id, owner)
+          .run(leaseMs, id, owner)
       ).changes > 0
     );
   }
