@@ -61,15 +61,7 @@ export class SqlAsyncJobRepository implements AsyncJobRepository {
     this.s = sql;
   }
 
-  async create(j: {
-    id: string;
-    keyId: string;
-    userId: number;
-    model: string;
-    request: unknown;
-    idempotencyKey: string | null;
-    createdAt: number;
-  }): Promise<AsyncJob> {
+  async create(j: Parameters<AsyncJobRepository['create']>[0]): Promise<AsyncJob> {
     const r = (await this.s
       .prepare(`INSERT INTO chat_async_jobs (id, key_id, user_id, model, request_json, idempotency_key, status, created_at)
       VALUES (?, ?, ?, ?, ?, ?, 'CREATED', ?) RETURNING *`)
