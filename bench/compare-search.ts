@@ -5,6 +5,7 @@
 //   node bench/search.bench.ts --no-quality --data /tmp/ab-index      # build (or reuse) the 100k index
 //   git worktree add /tmp/base <commit> && ln -s $PWD/node_modules /tmp/base/node_modules
 //   node bench/compare-search.ts --baseline /tmp/base --data /tmp/ab-index-100000 [--rounds 3]
+//   … --database-url postgres://…     both checkouts on this PostgreSQL index (--data: any folder)
 import { join, resolve } from 'node:path';
 import { SHARED } from '../test/helpers.ts';
 import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
@@ -17,6 +18,7 @@ const arg = (name: string) => {
 const baseline = arg('baseline');
 const dataDir = arg('data');
 const rounds = Number(arg('rounds') ?? 3);
+const databaseUrl = arg('database-url');
 if (!baseline || !dataDir) {
   console.error('usage: node bench/compare-search.ts --baseline <other checkout> --data <index data folder>');
   process.exit(2);
@@ -39,7 +41,9 @@ async function side(root: string, name: string): Promise<Side> {
   const { loadConfig } = await import(join(root, 'src/config/config.ts'));
   const { LocalIndexProvider } = await import(join(root, 'src/search/local-provider.ts'));
   const { searchIndexRepository } = await import(join(root, 'src/search/indexing.ts'));
-  const app = await createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn' } }));
+  const app = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}) } }),
+  );
   // Older checkouts: searchIndexRepository(db), synchronous searchSync.
   const repo = 'store' in app ? searchIndexRepository(app) : searchIndexRepository(app.db);
   const provider = new LocalIndexProvider(repo);

@@ -10,6 +10,10 @@
 //   node bench/search.bench.ts --no-quality --database-url postgres://…   the scale run on PostgreSQL
 //                                              (an empty database; with --data, reused next time)
 //   node bench/search.bench.ts --no-quality --backend postgres    the same on a throwaway cluster
+//   node bench/search.bench.ts --no-quality --backend both [--database-url postgres://…] [--data DIR]
+//                                              SQLite and PostgreSQL side by side, each question asked
+//                                              of both in turn (PostgreSQL's index: a copy of the SQLite
+//                                              one made with `tidings db copy` builds fastest)
 //   --no-100k                                  with --scale 1m: the 1M size only (one PostgreSQL database
 //                                              holds one size: reuse it for 1M alone)
 //
@@ -17,7 +21,8 @@
 import { SHARED } from '../test/helpers.ts';
 import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
 import { baselineRun, buildNewsIndex, rankedRun } from './search/quality.ts';
-import { runScale } from './search/scale.ts';
+import { measureLatency, openScaleIndex, runScale, type ScaleIndex } from './search/scale.ts';
+import { loadavg } from 'node:os';
 import type { Quality } from './search/metrics.ts';
 import type { RankingOptions } from '../src/search/ranking.ts';
 import { benchBackend } from './backend.ts';
@@ -70,33 +75,51 @@ async function main(argv: string[]): Promise<void> {
     await index.app.close();
   }
   if (!argv.includes('--no-scale')) {
-    const backend = await benchBackend(argv);
+    const backend = await benchBackend(argv, ['sqlite', 'postgres', 'both']);
     const sizes = [
       ...(argv.includes('--no-100k') ? [] : [100_000]),
       ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : []),
     ];
+    const load = () =>
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(', ')}`;
     for (const size of sizes) {
-      console.log(`## Scale: ${size.toLocaleString('en')} generated passages`);
+      console.log(`## Scale: ${size.toLocaleString('en')} generated passages (${load()})`);
       const dataArg = argv.includes('--data') ? argv[argv.indexOf('--data') + 1] : undefined;
       const dbArg = backend.databaseUrl || undefined;
-      if (dbArg) console.log(`backend: PostgreSQL (${dbArg.replace(/:[^:@/]*@/, ':***@')})`);
-      const r = await runScale(
-        size,
-        articles,
-        questions,
-        (s) => console.log(s),
-        dataArg ? `${dataArg}-${size}` : undefined,
-        dbArg,
-      );
-      if (r.buildSeconds > 0)
-        console.log(
-          `index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passagesPerSecond)} passages/s`,
-        );
-      else console.log(`index reused: ${r.passages} passages (${r.articles} articles)`);
-      for (const l of r.latency)
-        console.log(
-          `search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`,
-        );
+      if (dbArg) console.log(`PostgreSQL: ${dbArg.replace(/:[^:@/]*@/, ':***@')}`);
+      const sides: { name: string; dataDir?: string; databaseUrl?: string }[] =
+        backend.backend === 'both'
+          ? [
+              { name: 'SQLite', dataDir: dataArg && `${dataArg}-${size}` },
+              { name: 'PostgreSQL', dataDir: dataArg && `${dataArg}-${size}-pg`, databaseUrl: dbArg },
+            ]
+          : [{ name: dbArg ? 'PostgreSQL' : 'SQLite', dataDir: dataArg && `${dataArg}-${size}`, databaseUrl: dbArg }];
+      const indexes: ScaleIndex[] = [];
+      try {
+        for (const side of sides) {
+          const r = await openScaleIndex(size, articles, (s) => console.log(s), side.dataDir, side.databaseUrl);
+          indexes.push(r);
+          if (r.buildSeconds > 0)
+            console.log(
+              `${side.name} index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passages / r.buildSeconds)} passages/s`,
+            );
+          else console.log(`${side.name} index reused: ${r.passages} passages (${r.articles} articles)`);
+        }
+        const latency = await measureLatency(indexes, questions);
+        for (const [i, side] of sides.entries())
+          for (const l of latency[i]!)
+            console.log(
+              `${side.name} search latency (${l.scope} scope, limit 10, ${questions.length} questions): p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  mean ${l.mean.toFixed(1)} ms`,
+            );
+        if (sides.length === 2)
+          for (const [s, l] of latency[1]!.entries())
+            console.log(`PostgreSQL / SQLite, ${l.scope} scope: p50 ${(l.p50 / latency[0]![s]!.p50).toFixed(2)}x`);
+        console.log(`(${load()})`);
+      } finally {
+        for (const ix of indexes) await ix.app.close();
+      }
     }
     backend.stop();
   }

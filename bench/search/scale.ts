@@ -29,18 +29,26 @@ export function sentencePool(articles: NewsArticle[]): string[] {
   return out;
 }
 
+/** A built scale index, open: the App, the bench user, and what the build took (0 s when reused). */
+export interface ScaleIndex {
+  app: App;
+  user: number;
+  passages: number;
+  articles: number;
+  buildSeconds: number;
+}
+
 /**
  * Builds (or, given a data folder that already holds the generated corpus, reuses) the index and
- * measures it. Reusing lets a ranking change be measured at 1M passages without the 5-10 min build.
+ * leaves it open. Reusing lets a ranking change be measured at 1M passages without the 5-10 min build.
  */
-export async function runScale(
+export async function openScaleIndex(
   targetPassages: number,
   articles: NewsArticle[],
-  questions: NewsQuestion[],
   log: (s: string) => void = () => {},
   dataDir = tempDataDir('tidings-bench-scale-'),
   databaseUrl = '',
-): Promise<ScaleResult> {
+): Promise<ScaleIndex> {
   const pool = sentencePool(articles);
   const titles = articles.map((a) => a.title);
   const rnd = random(42);
@@ -110,38 +118,80 @@ export async function runScale(
       indexMs += performance.now() - t0;
       if (n % 20_000 === 0) log(`  … ${await repo.passageCount()} passages`);
     }
-    const passages = await repo.passageCount();
-    const provider = new LocalIndexProvider(repo);
-    const scopes: [string, SearchScope][] = [
-      ['instance', { kind: 'instance' }],
-      ['subscriptions', { kind: 'subscriptions', userId: user }],
-    ];
-    const latency: ScaleResult['latency'] = [];
-    for (const [name, scope] of scopes) {
-      for (const q of questions.slice(0, 20))
-        await provider.search({ text: q.question, scope, filters: {}, limit: 10 }); // warm-up
-      const times: number[] = [];
-      for (const q of questions) {
+    return { app, user, passages: await repo.passageCount(), articles: n, buildSeconds: indexMs / 1000 };
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+}
+
+const SCOPES = (user: number): [string, SearchScope][] => [
+  ['instance', { kind: 'instance' }],
+  ['subscriptions', { kind: 'subscriptions', userId: user }],
+];
+
+/**
+ * Search latency per scope over every question, for one index or several measured side by side:
+ * each question goes to every index in turn (who goes first rotates), so a load change on the
+ * machine hits them alike.
+ */
+export async function measureLatency(
+  indexes: ScaleIndex[],
+  questions: NewsQuestion[],
+): Promise<ScaleResult['latency'][]> {
+  const out: ScaleResult['latency'][] = indexes.map(() => []);
+  const providers = indexes.map((ix) => new LocalIndexProvider(searchIndexRepository(ix.app)));
+  for (let s = 0; s < 2; s++) {
+    const times: number[][] = indexes.map(() => []);
+    for (const [i, p] of providers.entries()) {
+      const scope = SCOPES(indexes[i]!.user)[s]![1];
+      for (const q of questions.slice(0, 20)) await p.search({ text: q.question, scope, filters: {}, limit: 10 }); // warm-up
+    }
+    for (const [qi, q] of questions.entries()) {
+      // The first index asked a question warms what the next ones share (the OS page cache, a
+      // database server's buffers): who goes first rotates.
+      for (let k = 0; k < providers.length; k++) {
+        const i = (qi + k) % providers.length;
+        const p = providers[i]!;
+        const scope = SCOPES(indexes[i]!.user)[s]![1];
         const t0 = performance.now();
-        await provider.search({ text: q.question, scope, filters: {}, limit: 10 });
-        times.push(performance.now() - t0);
+        await p.search({ text: q.question, scope, filters: {}, limit: 10 });
+        times[i]!.push(performance.now() - t0);
       }
-      times.sort((a, b) => a - b);
-      latency.push({
-        scope: name,
-        p50: percentile(times, 0.5),
-        p99: percentile(times, 0.99),
-        mean: times.reduce((a, b) => a + b, 0) / times.length,
+    }
+    for (const [i, t] of times.entries()) {
+      t.sort((a, b) => a - b);
+      out[i]!.push({
+        scope: SCOPES(0)[s]![0],
+        p50: percentile(t, 0.5),
+        p99: percentile(t, 0.99),
+        mean: t.reduce((a, b) => a + b, 0) / t.length,
       });
     }
+  }
+  return out;
+}
+
+/** Builds or reuses the index, measures it and closes it. */
+export async function runScale(
+  targetPassages: number,
+  articles: NewsArticle[],
+  questions: NewsQuestion[],
+  log: (s: string) => void = () => {},
+  dataDir = tempDataDir('tidings-bench-scale-'),
+  databaseUrl = '',
+): Promise<ScaleResult> {
+  const index = await openScaleIndex(targetPassages, articles, log, dataDir, databaseUrl);
+  try {
+    const [latency] = await measureLatency([index], questions);
     return {
-      passages,
-      articles: n,
-      buildSeconds: indexMs / 1000,
-      passagesPerSecond: passages / (indexMs / 1000),
-      latency,
+      passages: index.passages,
+      articles: index.articles,
+      buildSeconds: index.buildSeconds,
+      passagesPerSecond: index.passages / Math.max(index.buildSeconds, 1e-9),
+      latency: latency!,
     };
   } finally {
-    await app.close();
+    await index.app.close();
   }
 }

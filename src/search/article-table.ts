@@ -7,15 +7,31 @@
 // `tidings refresh` beside the server). Removed or replaced articles are noticed when their
 // document numbers come up as candidates (the caller checks candidates against the store and
 // calls markRemoved); a full reload reclaims them once they add up.
+import { endianness } from 'node:os';
 import type { IndexedArticleRow, SearchIndexRepository, SearchIndexState } from '../store/repositories.ts';
+import { readSnapshot, SNAPSHOT_FORMAT, writeSnapshot } from './article-table-snapshot.ts';
 
 /** Rows loaded per query while catching up. */
 const LOAD_PAGE = 5000;
+
+/** Rows loaded from the store since the last snapshot before a new one is written. */
+const SNAPSHOT_AFTER_ROWS = 20_000;
+
+/** Where a table keeps its snapshot (./article-table-snapshot.ts), and what it reports failures to. */
+export interface SnapshotOptions {
+  file: string;
+  /** The store's location: a snapshot of another store is never used. */
+  location: string;
+  onError: (err: unknown) => void;
+  /** Rows loaded from the store since the last snapshot that make a new one worth writing. */
+  afterRows?: number;
+}
 
 export class ArticleTable {
   private readonly repo: SearchIndexRepository;
   /** Highest document number + 1 the arrays can hold. */
   private capacity = 0;
+  itemId = new Float64Array(0);
   feedId = new Int32Array(0);
   hostId = new Int32Array(0);
   publishedAt = new Float64Array(0);
@@ -34,8 +50,17 @@ export class ArticleTable {
   /** Every document number below this has been loaded. */
   private loadedUpTo = 1;
 
-  constructor(repo: SearchIndexRepository) {
+  private readonly snapshot: SnapshotOptions | undefined;
+  /** Rows read from the store since the snapshot was last read or written. */
+  private rowsSinceSnapshot = 0;
+  /** The snapshot write under way, if any. */
+  private writing: Promise<void> | undefined;
+  /** Where the table's rows came from on its first sync (tests, the CLI's timing). */
+  restoredFromSnapshot = false;
+
+  constructor(repo: SearchIndexRepository, snapshot?: SnapshotOptions) {
     this.repo = repo;
+    this.snapshot = snapshot;
   }
 
   /** The counters last read, and the change-signal generation they were read at. */
@@ -49,6 +74,7 @@ export class ArticleTable {
     const at = this.repo.changes.generation();
     if (this.state && at === this.stateAt) return this.state;
     const state = await this.repo.state();
+    if (this.epoch === -1 && this.snapshot) await this.restore(state, this.snapshot);
     // A rebuild restarted the numbers, or enough articles went away that their dead entries are
     // worth dropping: load everything again.
     if (state.epoch !== this.epoch || state.removed - this.removedAtLoad > Math.max(1000, state.articles / 5)) {
@@ -60,14 +86,70 @@ export class ArticleTable {
       const rows = await this.repo.articleRows(this.loadedUpTo, LOAD_PAGE);
       for (const r of rows) this.put(r);
       this.loadedUpTo = rows.length === LOAD_PAGE ? rows[rows.length - 1]!.docNo + 1 : state.nextDocNo;
+      this.rowsSinceSnapshot += rows.length;
     }
     this.state = state;
     this.stateAt = at;
+    if (this.snapshot && this.rowsSinceSnapshot >= (this.snapshot.afterRows ?? SNAPSHOT_AFTER_ROWS) && !this.writing)
+      this.save(state, this.snapshot);
     return state;
+  }
+
+  /** Takes the snapshot's rows when it is of this store, index and epoch (the catch-up then reads the rest). */
+  private async restore(state: SearchIndexState, opts: SnapshotOptions): Promise<void> {
+    const snap = await readSnapshot(opts.file);
+    if (!snap || !state.indexId) return;
+    const h = snap.header;
+    if (h.location !== opts.location || h.indexId !== state.indexId || h.epoch !== state.epoch) return;
+    if (h.loadedUpTo > state.nextDocNo || h.removedAtLoad > state.removed) return;
+    const c = snap.columns;
+    this.itemId = c.itemId;
+    this.feedId = c.feedId;
+    this.hostId = c.hostId;
+    this.publishedAt = c.publishedAt;
+    this.updatedAt = c.updatedAt;
+    this.titleLength = c.titleLength;
+    this.bodyLength = c.bodyLength;
+    this.urlLength = c.urlLength;
+    this.live = c.live;
+    this.capacity = h.loadedUpTo;
+    this.loadedUpTo = h.loadedUpTo;
+    this.hosts.length = 0;
+    this.hostIds.clear();
+    for (const host of h.hosts) this.internHost(host);
+    this.epoch = h.epoch;
+    this.removedAtLoad = h.removedAtLoad;
+    this.restoredFromSnapshot = true;
+  }
+
+  /** Writes the snapshot in the background; `settled()` waits for it. */
+  private save(state: SearchIndexState, opts: SnapshotOptions): void {
+    this.rowsSinceSnapshot = 0;
+    const header = {
+      format: SNAPSHOT_FORMAT,
+      endianness: endianness(),
+      location: opts.location,
+      indexId: state.indexId,
+      epoch: this.epoch,
+      removedAtLoad: this.removedAtLoad,
+      loadedUpTo: this.loadedUpTo,
+      hosts: [...this.hosts],
+    };
+    this.writing = writeSnapshot(opts.file, header, this)
+      .catch(opts.onError)
+      .finally(() => {
+        this.writing = undefined;
+      });
+  }
+
+  /** Resolves once no snapshot write is under way (a command waits for it before it exits). */
+  async settled(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   private reset(): void {
     this.capacity = 0;
+    this.itemId = new Float64Array(0);
     this.feedId = new Int32Array(0);
     this.hostId = new Int32Array(0);
     this.publishedAt = new Float64Array(0);
@@ -87,6 +169,7 @@ export class ArticleTable {
   /** Bytes of the typed arrays (memory accounting). */
   get byteLength(): number {
     return (
+      this.itemId.byteLength +
       this.feedId.byteLength +
       this.hostId.byteLength +
       this.publishedAt.byteLength +
@@ -98,6 +181,16 @@ export class ArticleTable {
     );
   }
 
+  /**
+   * Whether every number the table holds as live is a current article as of these counters: no
+   * article was removed or replaced since the table was loaded from scratch (removals are counted
+   * by the store, and an article loaded after one cannot be it). Then the candidates need no
+   * check against the store; any removal sends searches back to checking until the next reload.
+   */
+  liveIsCurrent(state: SearchIndexState): boolean {
+    return state.epoch === this.epoch && state.removed === this.removedAtLoad;
+  }
+
   markRemoved(docNo: number): void {
     if (docNo < this.capacity) this.live[docNo] = 0;
   }
@@ -105,6 +198,7 @@ export class ArticleTable {
   private put(r: IndexedArticleRow): void {
     this.grow(r.docNo + 1);
     const d = r.docNo;
+    this.itemId[d] = r.itemId;
     this.feedId[d] = r.feedId;
     this.hostId[d] = this.internHost(r.host);
     this.publishedAt[d] = r.publishedAt;
@@ -139,6 +233,7 @@ export class ArticleTable {
       b.set(a);
       return b;
     };
+    this.itemId = float(this.itemId);
     this.feedId = int(this.feedId);
     this.hostId = int(this.hostId);
     this.publishedAt = float(this.publishedAt);

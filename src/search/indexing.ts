@@ -18,6 +18,26 @@ import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';
 import { compactionDue, PostingsCompaction } from './compaction.ts';
 import { reportQueueDepth } from '../observability/events.ts';
+import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { articleIndexSettled, useArticleTableSnapshot } from './article-index.ts';
+
+/** The article table's snapshot in the data folder (./article-table-snapshot.ts). */
+export const ARTICLE_TABLE_SNAPSHOT = 'search-article-table.snapshot';
+
+/**
+ * Where the article table's snapshot lives: the data folder; on PostgreSQL without one (nothing
+ * else is stored locally, and a command must not create an empty data folder) the user's cache
+ * folder, one file per database.
+ */
+function snapshotFile(app: App): string {
+  if (existsSync(app.config.dataDir)) return join(app.config.dataDir, ARTICLE_TABLE_SNAPSHOT);
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const id = createHash('sha256').update(app.store.location).digest('hex').slice(0, 16);
+  return join(cache, 'tidings', `search-article-table-${id}.snapshot`);
+}
 
 /** The index repository of an App. */
 export function searchIndexRepository(app: App): SearchIndexRepository {
@@ -30,6 +50,12 @@ export function searchIndexRepository(app: App): SearchIndexRepository {
  */
 export async function installSearchIndexing(app: App): Promise<void> {
   const repo = app.store.searchIndex;
+  useArticleTableSnapshot(repo, {
+    file: snapshotFile(app),
+    location: app.store.location,
+    onError: (err) => app.log.warn({ err }, 'search article table snapshot not written'),
+  });
+  app.onClose(() => articleIndexSettled(repo));
   // One process rebuilds for all (the background role of `serve --workers N`, see src/cli/README.md).
   if (app.role.background && (await repo.state()).rebuildAfter !== null) {
     // Searches meanwhile see the articles indexed so far, and every new one through the queue.

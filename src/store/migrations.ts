@@ -33,6 +33,8 @@ import { migration as m086 } from './migrations/086_change_notifications.ts';
 import { migration as m090 } from './migrations/090_chat_jobs_lease.ts';
 import { migration as m091 } from './migrations/091_feeds_refresh_claims.ts';
 import { migration as m095 } from './migrations/095_auth_change_notifications.ts';
+import { migration as m110 } from './migrations/110_upkeep_leases.ts';
+import { migration as m120 } from './migrations/120_search_postings_version.ts';
 
 export type { Migration };
 
@@ -63,4 +65,6 @@ export const MIGRATIONS: readonly Migration[] = [
   m090,
   m091,
   m095,
+  m110,
+  m120,
 ];

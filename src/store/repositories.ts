@@ -174,6 +174,8 @@ export interface SearchIndexState {
   compactedRemoved: number;
   /** Changes when the index is rebuilt (document numbers start again). */
   epoch: number;
+  /** Drawn at random once per database (migration 120): tells this index from another database's. */
+  indexId: string;
   /** A background rebuild still has the items with ids in (rebuildAfter, rebuildUntil] to index; null: none. */
   rebuildAfter: number | null;
   rebuildUntil: number | null;
@@ -450,6 +452,26 @@ export interface FeedRepository {
   listDue(dueBy: number, limit: number): Promise<FeedRecord[]>;
   /** Publication times (Unix s) of the feed's most recent items, newest first: input of the adaptive interval. */
   recentPublishTimes(id: number, count: number): Promise<number[]>;
+}
+
+/**
+ * Leases on periodic upkeep tasks (favicon look-ups, WebSub maintenance), shared by every process
+ * on the database (src/feeds/upkeep-lease.ts). Times in ms since the epoch.
+ */
+export interface UpkeepLeaseRepository {
+  /**
+   * Takes the lease on `task` for `owner` until `untilMs`, unless another holds a lease that has
+   * not run out, or another owner finished a run after `othersFinishedBeforeMs`. True when taken.
+   */
+  claim(
+    task: string,
+    owner: string,
+    opts: { nowMs: number; untilMs: number; othersFinishedBeforeMs: number },
+  ): Promise<boolean>;
+  /** Extends the lease while the run goes on; false when `owner` no longer holds it. */
+  renew(task: string, owner: string, untilMs: number): Promise<boolean>;
+  /** Ends the run: the lease is free and the finish time recorded. */
+  finish(task: string, owner: string, nowMs: number): Promise<void>;
 }
 
 /**

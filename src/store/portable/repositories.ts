@@ -9,6 +9,7 @@ import { SqlFullTextRepository } from './full-text.ts';
 import { SqlWebSubRepository } from './websub.ts';
 import { SqlFilterRuleRepository } from './filter-rules.ts';
 import { SqlWebhookRepository } from './webhooks.ts';
+import { SqlUpkeepLeaseRepository } from './upkeep-leases.ts';
 import { SqlConversationRepository, SqlWebAccountRepository, SqlWebSessionRepository } from './web.ts';
 import { SqlUserRepository } from './users.ts';
 import { SqlAuthSecretRepository, SqlTokenRepository } from './tokens.ts';
@@ -44,6 +45,7 @@ export abstract class PortableRepositories {
   readonly accessRequests;
   readonly chatUsage;
   readonly asyncJobs;
+  readonly upkeepLeases;
 
   constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
@@ -65,5 +67,6 @@ export abstract class PortableRepositories {
     this.accessRequests = new SqlAccessRequestRepository(sql);
     this.chatUsage = new SqlChatUsageRepository(sql);
     this.asyncJobs = new SqlAsyncJobRepository(sql);
+    this.upkeepLeases = new SqlUpkeepLeaseRepository(sql);
   }
 }

@@ -22,17 +22,100 @@ const CHUNK_BYTES = 8192;
 /** Key of the transaction-scoped advisory lock that serializes writers of the index. */
 const INDEX_LOCK = 0x7469_646e; // 'tidn'
 
+/**
+ * Postings chunks a process keeps between searches. A query's terms are up to ~1 MB of BYTEA at
+ * 1M passages, which PostgreSQL detoasts (decompresses) and sends as hex text on every search;
+ * the common words recur in most questions, and all of a term's chunks but the last stay as they
+ * are until a compaction or rebuild. 32 MB held the postings of the news benchmark's 680
+ * questions at 1M passages to a hit rate of … (BENCHMARKS.md).
+ */
+const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
+
+interface StampedChunk {
+  chunk: number;
+  /** search_postings.version: every insert or update of the row draws a new one (migration 120). */
+  version: number;
+  data: Buffer;
+}
+
+/** Per term, its chunks as last read; terms least recently searched leave first past the byte budget. */
+export class PostingsChunkCache {
+  private readonly terms = new Map<string, { chunks: Map<number, StampedChunk>; bytes: number }>();
+  bytes = 0;
+  private readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** The chunks held for these terms, and the same as parallel arrays for the query. */
+  known(terms: string[]): {
+    entries: Map<string, Map<number, StampedChunk>>;
+    terms: string[];
+    chunks: number[];
+    versions: number[];
+  } {
+    const out = {
+      entries: new Map<string, Map<number, StampedChunk>>(),
+      terms: [] as string[],
+      chunks: [] as number[],
+      versions: [] as number[],
+    };
+    for (const term of terms) {
+      const held = this.terms.get(term);
+      if (!held) continue;
+      out.entries.set(term, held.chunks);
+      for (const c of held.chunks.values()) {
+        out.terms.push(term);
+        out.chunks.push(c.chunk);
+        out.versions.push(c.version);
+      }
+    }
+    return out;
+  }
+
+  /** Replaces what is held for a term with the chunks just read (none: the term has no postings). */
+  put(term: string, chunks: StampedChunk[]): void {
+    const old = this.terms.get(term);
+    if (old) {
+      this.terms.delete(term);
+      this.bytes -= old.bytes;
+    }
+    let bytes = 0;
+    for (const c of chunks) bytes += c.data.byteLength;
+    if (!chunks.length || bytes > this.maxBytes / 4) return;
+    this.terms.set(term, { chunks: new Map(chunks.map((c) => [c.chunk, c])), bytes });
+    this.bytes += bytes;
+    // Map order is insertion order: the first terms are the least recently searched.
+    for (const [t, held] of this.terms) {
+      if (this.bytes <= this.maxBytes) break;
+      this.terms.delete(t);
+      this.bytes -= held.bytes;
+    }
+  }
+}
+
 const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS "titleLength", body_length AS "bodyLength",
-  url_length AS "urlLength", removed, compacted_removed AS "compactedRemoved", epoch, rebuild_after AS "rebuildAfter", rebuild_until AS "rebuildUntil"
-  FROM search_index_state WHERE id = 1`;
+  url_length AS "urlLength", removed, compacted_removed AS "compactedRemoved", epoch, rebuild_after AS "rebuildAfter", rebuild_until AS "rebuildUntil",
+  index_id AS "indexId" FROM search_index_state WHERE id = 1`;
 
 export class PgSearchIndex implements SearchIndexRepository {
   private readonly db: PgDatabase;
   readonly chunkBytes = CHUNK_BYTES;
   readonly changes: ChangeSignal;
-  constructor(db: PgDatabase, changes: ChangeSignal) {
+  private readonly chunkCache: PostingsChunkCache;
+  constructor(db: PgDatabase, changes: ChangeSignal, opts: { postingsCacheBytes?: number } = {}) {
     this.db = db;
     this.changes = changes;
+    this.chunkCache = new PostingsChunkCache(opts.postingsCacheBytes ?? POSTINGS_CACHE_BYTES);
+  }
+
+  /** Bytes of the last postingsOf read: sent by the database, and taken from the chunks held. */
+  lastPostingsRead = { sentBytes: 0, heldBytes: 0 };
+
+  /** Bytes of postings chunks held between searches (memory accounting, tests). */
+  get postingsCacheBytes(): number {
+    return this.chunkCache.bytes;
   }
 
   async lockForWriting(): Promise<void> {
@@ -170,16 +253,33 @@ export class PgSearchIndex implements SearchIndexRepository {
   async postingsOf(terms: string[]): Promise<Map<string, { chunks: Uint8Array[]; count: number }>> {
     const out = new Map<string, { chunks: Uint8Array[]; count: number }>();
     if (!terms.length) return out;
-    const rows = await this.db.arrays<[string, number, Buffer]>(
-      'SELECT term, postings, data FROM search_postings WHERE term = ANY($1::text[]) ORDER BY term, chunk',
-      [terms],
+    // The chunks this process already holds go along with their stamps; the database sends only
+    // the bytes of chunks whose stamp differs (appended to, rewritten) or that are new. The
+    // entries are taken now: another search may evict them while this one waits for its rows.
+    const known = this.chunkCache.known(terms);
+    const rows = await this.db.arrays<[string, number, number, number, Buffer | null]>(
+      `SELECT p.term, p.chunk, p.postings, p.version, CASE WHEN p.version = k.version THEN NULL ELSE p.data END
+         FROM search_postings p
+         LEFT JOIN unnest($2::text[], $3::int[], $4::bigint[]) AS k(term, chunk, version) ON k.term = p.term AND k.chunk = p.chunk
+        WHERE p.term = ANY($1::text[]) ORDER BY p.term, p.chunk`,
+      [terms, known.terms, known.chunks, known.versions],
     );
-    for (const [term, n, data] of rows) {
+    const read = new Map<string, StampedChunk[]>();
+    const stats = (this.lastPostingsRead = { sentBytes: 0, heldBytes: 0 });
+    for (const [term, chunk, n, version, sent] of rows) {
+      if (sent) stats.sentBytes += sent.byteLength;
+      const data = sent ?? known.entries.get(term)?.get(chunk)?.data;
+      if (!data) throw new Error(`postings chunk ${term}/${chunk} (version ${version}) was neither sent nor held`);
+      if (!sent) stats.heldBytes += data.byteLength;
       let p = out.get(term);
       if (!p) out.set(term, (p = { chunks: [], count: 0 }));
       p.chunks.push(data);
       p.count += n;
+      let list = read.get(term);
+      if (!list) read.set(term, (list = []));
+      list.push({ chunk, version, data });
     }
+    for (const term of terms) this.chunkCache.put(term, read.get(term) ?? []);
     return out;
   }
 

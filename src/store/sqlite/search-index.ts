@@ -151,8 +151,8 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   async state(): Promise<SearchIndexState> {
     return this.stmts
       .get(`SELECT next_doc_no AS nextDocNo, articles, title_length AS titleLength, body_length AS bodyLength,
-      url_length AS urlLength, removed, compacted_removed AS compactedRemoved, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil
-      FROM search_index_state WHERE id = 1`)
+      url_length AS urlLength, removed, compacted_removed AS compactedRemoved, epoch, rebuild_after AS rebuildAfter, rebuild_until AS rebuildUntil,
+      index_id AS indexId FROM search_index_state WHERE id = 1`)
       .get() as unknown as SearchIndexState;
   }
 
