@@ -3,7 +3,8 @@
 // processes (`serve --workers`, several machines on one PostgreSQL) share the jobs: a process claims
 // a job atomically with a lease (claimLeaseSeconds) and renews it every third of the lease while
 // the job runs, so a job runs in one process at a time, and the job of a process that died (kill -9,
-// a lost machine) is claimed by another once the lease has run out. Only the holder of the lease
+// a lost machine) is claimed by another once the lease has run out (by the database's clock, so
+// machines whose clocks disagree still agree on that). Only the holder of the lease
 // can store the job's progress, result or failure: a process that stalled past its lease and lost
 // the job cannot complete it a second time. A process starting up claims only jobs nobody holds
 // (new ones, leases run out, jobs given back by a process that shut down) and finds new ones by
@@ -87,8 +88,7 @@ export class AsyncJobRunner {
   private async claimWhileFree(): Promise<void> {
     const { jobs } = this.api.store;
     while (!this.closed && this.running.size < this.concurrency) {
-      const now = Date.now();
-      const job = await jobs.claimNext(this.owner, now, now + this.leaseMs, nowSeconds());
+      const job = await jobs.claimNext(this.owner, this.leaseMs, nowSeconds());
       if (!job) {
         this.waiting = 0;
         return;
@@ -100,7 +100,7 @@ export class AsyncJobRunner {
       this.api.app.log.info({ jobId: job.id, attempt: job.attempts }, 'async chat job claimed');
       this.launch(job);
     }
-    this.waiting = await jobs.countClaimable(Date.now());
+    this.waiting = await jobs.countClaimable();
   }
 
   private launch(job: AsyncJob): void {
@@ -120,7 +120,7 @@ export class AsyncJobRunner {
     await Promise.all(
       [...this.running].map(async ([id, r]) => {
         try {
-          if (!(await jobs.renewLease(id, this.owner, Date.now() + this.leaseMs))) {
+          if (!(await jobs.renewLease(id, this.owner, this.leaseMs))) {
             this.api.app.log.warn(
               { jobId: id },
               'async chat job lease lost (another process took it over): stopped here',

@@ -1,4 +1,4 @@
-// Plain types of the authentication domain (src/auth) and its storage (src/store/sqlite/tokens.ts,
+// Plain types of the authentication domain (src/auth) and its storage (src/store/portable/tokens.ts,
 // oauth.ts). Times are Unix seconds.
 
 export type Scope = 'read' | 'write';

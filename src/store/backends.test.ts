@@ -215,6 +215,112 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     }
   });
 
+  test(`${backend}: chat usage totals per key and model, by user and since a time, errors counted`, {
+    skip,
+  }, async () => {
+    const s = await open(backend);
+    try {
+      const zed = await s.users.create('zed', 'h');
+      const amy = await s.users.create('amy', 'h');
+      await s.apiKeys.create({ id: 'kz', userId: zed.id, name: 'zed key', keyHash: 'h1', tier: 1 });
+      await s.apiKeys.create({ id: 'ka', userId: amy.id, name: 'amy key', keyHash: 'h2', tier: 1 });
+      const use = (keyId: string, userId: number, model: string, status: number, createdAt: number) =>
+        s.chatUsage.record({
+          createdAt,
+          keyId,
+          userId,
+          endpoint: 'chat',
+          model,
+          status,
+          errorType: status >= 400 ? 'server_error' : null,
+          stream: false,
+          promptTokens: 10,
+          completionTokens: 5,
+          reasoningTokens: 0,
+          citationTokens: 1,
+          searchQueries: 1,
+          cost: {
+            input: 0.1,
+            output: 0.2,
+            reasoning: 0,
+            citation: 0,
+            searchQueries: 0.0000001,
+            request: 0,
+            total: 0.3000001,
+          },
+          latencyMs: 12,
+        });
+      await use('kz', zed.id, 'sonar', 200, 100);
+      await use('kz', zed.id, 'sonar', 500, 200);
+      await use('kz', zed.id, 'sonar-pro', 200, 300);
+      await use('ka', amy.id, 'sonar', 429, 400);
+      const all = await s.chatUsage.totals({});
+      assert.deepEqual(
+        all.map((t) => [t.username, t.keyName, t.model, t.requests, t.errors, t.promptTokens, t.searchQueries]),
+        [
+          ['amy', 'amy key', 'sonar', 1, 1, 10, 1],
+          ['zed', 'zed key', 'sonar', 2, 1, 20, 2],
+          ['zed', 'zed key', 'sonar-pro', 1, 0, 10, 1],
+        ],
+        'one row per key and model, by user name',
+      );
+      assert.equal(all[1]!.cost, 0.6, 'cost rounded to a millionth of a dollar');
+      assert.deepEqual(
+        (await s.chatUsage.totals({ userId: zed.id, since: 200 })).map((t) => [t.model, t.requests]),
+        [
+          ['sonar', 1],
+          ['sonar-pro', 1],
+        ],
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(`${backend}: async job leases run out by the database's clock, whatever this process's clock says`, {
+    skip,
+  }, async (t) => {
+    const s = await open(backend);
+    try {
+      const u = await s.users.create('jobs', 'h');
+      const job = (id: string) =>
+        s.asyncJobs.create({
+          id,
+          keyId: 'k',
+          userId: u.id,
+          model: 'sonar',
+          request: {},
+          idempotencyKey: null,
+          createdAt: 1,
+        });
+      await job('11111111-1111-4111-8111-111111111111');
+      await job('22222222-2222-4222-8222-222222222222');
+      const held = await s.asyncJobs.claimNext('A', 60_000, 10);
+      const ending = await s.asyncJobs.claimNext('B', 60_000, 10);
+      assert.ok(held && ending);
+      assert.ok(await s.asyncJobs.renewLease(ending.id, 'B', 20), 'B stops renewing: 20 ms left');
+      await new Promise((r) => setTimeout(r, 100));
+
+      // A machine whose clock runs a day ahead: A's lease (a minute left) is still A's.
+      const realNow = Date.now.bind(Date);
+      const day = 86_400_000;
+      t.mock.method(Date, 'now', () => realNow() + day);
+      assert.equal(await s.asyncJobs.countClaimable(), 1, "only B's job, whose lease ran out");
+      const takenAhead = await s.asyncJobs.claimNext('C', 60_000, 11);
+      assert.equal(takenAhead?.id, ending.id, "C takes B's job, never A's");
+      assert.equal(await s.asyncJobs.claimNext('C', 60_000, 11), undefined, "A's job is held");
+
+      // A machine whose clock runs a day behind: a lease that ran out is free all the same.
+      t.mock.method(Date, 'now', () => realNow() - day);
+      assert.ok(await s.asyncJobs.renewLease(held.id, 'A', 20));
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await s.asyncJobs.claimNext('D', 60_000, 12))?.id, held.id, "A's lease ran out: D takes it");
+    } finally {
+      t.mock.restoreAll();
+      await s.close();
+    }
+  });
+
   test(`${backend}: transactions roll back on a throw, nested calls join, the search index counters follow`, {
     skip,
   }, async () => {

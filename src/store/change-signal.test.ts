@@ -73,7 +73,7 @@ test('the change signal stays put while nothing changes and moves on a change by
 });
 
 test('a token revoked, deleted or whose user is deleted by another process is refused here at once', async (t) => {
-  // On PostgreSQL token rows are cached per process (postgres/accounts.ts, AuthRowCache) for up to
+  // On PostgreSQL token rows are cached per process (portable/auth-row-cache.ts, AuthRowCache) for up to
   // 3 s; migration 095's notification must drop them well before. SQLite reads every time.
   const dataDir = tempDataDir('tidings-revoke-');
   const a = await open(dataDir);

@@ -319,15 +319,17 @@ export interface AsyncJobRepository {
   listForUser(userId: number, limit: number, before?: { createdAt: number; id: string }): Promise<AsyncJob[]>;
   /**
    * Atomically claims the oldest unfinished job nobody holds (CREATED, or IN_PROGRESS with no lease
-   * or a lease that ran out before `nowMs`): it becomes IN_PROGRESS, owned by `owner` until
-   * `leaseUntilMs`, started at `startedAt` (Unix s), with one more attempt. Two processes never
-   * get the same job (SQLite: one write statement; PostgreSQL: FOR UPDATE SKIP LOCKED).
+   * or a lease that has run out): it becomes IN_PROGRESS, owned by `owner` for `leaseMs`, started
+   * at `startedAt` (Unix s), with one more attempt. Two processes never get the same job (SQLite:
+   * one write statement; PostgreSQL: FOR UPDATE SKIP LOCKED). Leases are set and compared by the
+   * database's clock, never the process's: processes on machines whose clocks disagree still see
+   * the same expiry.
    */
-  claimNext(owner: string, nowMs: number, leaseUntilMs: number, startedAt: number): Promise<AsyncJob | undefined>;
+  claimNext(owner: string, leaseMs: number, startedAt: number): Promise<AsyncJob | undefined>;
   /** Jobs claimNext could take now (the waiting queue's depth). */
-  countClaimable(nowMs: number): Promise<number>;
-  /** Extends the owner's lease; false when the job is no longer the owner's (lease lost, finished). */
-  renewLease(id: string, owner: string, leaseUntilMs: number): Promise<boolean>;
+  countClaimable(): Promise<number>;
+  /** Extends the owner's lease to `leaseMs` from now (the database's clock); false when the job is no longer the owner's (lease lost, finished). */
+  renewLease(id: string, owner: string, leaseMs: number): Promise<boolean>;
   /** Gives the job up (shutdown): it stays IN_PROGRESS and any process may claim it at once. */
   releaseLease(id: string, owner: string): Promise<void>;
   /** The owner's progress report; ignored when the job is no longer the owner's. */

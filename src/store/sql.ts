@@ -18,6 +18,12 @@
 // `ON CONFLICT (…) DO UPDATE SET x = excluded.x` for upserts, RETURNING, times passed in as
 // parameters (no now(), no strftime). Statements are prepared once per text (per connection on
 // PostgreSQL) and reused.
+//
+// The one exception to times as parameters: a time that processes on several machines compare
+// (a lease's expiry) is taken from the database's clock, as each machine's clock may be off.
+// Write it `unixepoch('subsec')` (seconds, with a fraction; becomes
+// `extract(epoch FROM statement_timestamp())`), in milliseconds `CAST(unixepoch('subsec') * 1000 AS BIGINT)`
+// (DB_NOW_MS below). It is the same all through one statement on both.
 
 export interface SqlStatement {
   get(...params: unknown[]): Promise<unknown>;
@@ -29,6 +35,11 @@ export interface Sql {
   readonly dialect: 'sqlite' | 'postgres';
   /** The statement of this portable SQL text (prepared on first use, then reused). */
   prepare(sql: string): SqlStatement;
+  /** True inside store.transaction(fn) (a read there must see the row as it is now, never a kept copy). */
+  readonly inTransaction: boolean;
   /** store.transaction: statements run inside fn take part in it; nested calls join. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
+
+/** The database's clock in milliseconds since the epoch, in portable SQL (see above). */
+export const DB_NOW_MS = "CAST(unixepoch('subsec') * 1000 AS BIGINT)";

@@ -1,6 +1,8 @@
 // The repositories written once over the portable statement interface (../sql.ts), held by both
 // stores: each store extends this class with its executor and adds its own hot-path repositories.
 import type { Sql } from '../sql.ts';
+import type { StoredToken } from '../../model/auth.ts';
+import type { AuthRowCache } from './auth-row-cache.ts';
 import { SqlFeverRepository } from './fever.ts';
 import { SqlFeedIconRepository } from './feed-icons.ts';
 import { SqlFullTextRepository } from './full-text.ts';
@@ -9,6 +11,19 @@ import { SqlFilterRuleRepository } from './filter-rules.ts';
 import { SqlWebhookRepository } from './webhooks.ts';
 import { SqlUpkeepLeaseRepository } from './upkeep-leases.ts';
 import { SqlConversationRepository, SqlWebAccountRepository, SqlWebSessionRepository } from './web.ts';
+import { SqlUserRepository } from './users.ts';
+import { SqlAuthSecretRepository, SqlTokenRepository } from './tokens.ts';
+import { SqlAuthorizationCodeRepository, SqlOAuthClientRepository } from './oauth.ts';
+import { SqlApiKeyRepository } from './api-keys.ts';
+import { SqlAccessRequestRepository } from './access-requests.ts';
+import { SqlChatUsageRepository } from './chat-usage.ts';
+import { SqlAsyncJobRepository } from './chat-jobs.ts';
+
+/** What a backend adds to the portable repositories. */
+export interface PortableOptions {
+  /** Token rows kept briefly for authentication (PostgreSQL, where a lookup is a round trip); none: read every time. */
+  tokenRows?: AuthRowCache<StoredToken>;
+}
 
 export abstract class PortableRepositories {
   protected readonly sql: Sql;
@@ -21,9 +36,18 @@ export abstract class PortableRepositories {
   readonly webSessions;
   readonly webAccounts;
   readonly conversations;
+  readonly users;
+  readonly tokens;
+  readonly authSecrets;
+  readonly oauthClients;
+  readonly authCodes;
+  readonly apiKeys;
+  readonly accessRequests;
+  readonly chatUsage;
+  readonly asyncJobs;
   readonly upkeepLeases;
 
-  constructor(sql: Sql) {
+  constructor(sql: Sql, options: PortableOptions = {}) {
     this.sql = sql;
     this.fever = new SqlFeverRepository(sql);
     this.feedIcons = new SqlFeedIconRepository(sql);
@@ -34,6 +58,15 @@ export abstract class PortableRepositories {
     this.webSessions = new SqlWebSessionRepository(sql);
     this.webAccounts = new SqlWebAccountRepository(sql);
     this.conversations = new SqlConversationRepository(sql);
+    this.users = new SqlUserRepository(sql, options.tokenRows ? [options.tokenRows] : []);
+    this.tokens = new SqlTokenRepository(sql, options.tokenRows);
+    this.authSecrets = new SqlAuthSecretRepository(sql);
+    this.oauthClients = new SqlOAuthClientRepository(sql);
+    this.authCodes = new SqlAuthorizationCodeRepository(sql);
+    this.apiKeys = new SqlApiKeyRepository(sql);
+    this.accessRequests = new SqlAccessRequestRepository(sql);
+    this.chatUsage = new SqlChatUsageRepository(sql);
+    this.asyncJobs = new SqlAsyncJobRepository(sql);
     this.upkeepLeases = new SqlUpkeepLeaseRepository(sql);
   }
 }

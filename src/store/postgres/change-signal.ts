@@ -2,7 +2,7 @@
 // its own (migration 086 NOTIFYs), plus this process's own writes counted by the pool. A second
 // number, authGeneration(), moves only on notifications with the payload `auth` (migration 095:
 // tokens revoked or deleted, users deleted), so the authentication rows cached per process
-// (accounts.ts, AuthRowCache) are dropped when another process revokes, and not on every write.
+// (../portable/auth-row-cache.ts) are dropped when another process revokes, and not on every write.
 import pg from 'pg';
 import type { PgDatabase } from './client.ts';
 import type { ChangeSignal } from '../change-signal.ts';

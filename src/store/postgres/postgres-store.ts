@@ -5,22 +5,11 @@ import { PgChangeSignal } from './change-signal.ts';
 import { PgRefreshClaimRepository } from './refresh-claims.ts';
 import type { Store } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
+import { AuthRowCache } from '../portable/auth-row-cache.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
 import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
 import { PgDatabase } from './client.ts';
-import {
-  PgAccessRequestRepository,
-  PgApiKeyRepository,
-  PgAsyncJobRepository,
-  PgAuthSecretRepository,
-  PgAuthorizationCodeRepository,
-  PgChatUsageRepository,
-  PgOAuthClientRepository,
-  PgTokenRepository,
-  PgUserRepository,
-  AuthRowCache,
-} from './accounts.ts';
 import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
@@ -45,11 +34,6 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly location: string;
   migrationsApplied: readonly string[] = [];
   readonly db: PgDatabase;
-  readonly users;
-  readonly tokens;
-  readonly oauthClients;
-  readonly authCodes;
-  readonly authSecrets;
   readonly feeds;
   readonly items;
   readonly subscriptions;
@@ -58,27 +42,19 @@ export class PostgresStore extends PortableRepositories implements Store {
   readonly itemStates;
   readonly readerLabels;
   readonly searchIndex;
-  readonly apiKeys;
-  readonly chatUsage;
-  readonly asyncJobs;
-  readonly accessRequests;
   readonly changes: PgChangeSignal;
   readonly limitCounters: PgLimitCounters;
 
   constructor(db: PgDatabase) {
-    super(new PgSql(db));
+    const changes = new PgChangeSignal(db);
+    // Rows read to authenticate requests, reused briefly (portable/auth-row-cache.ts,
+    // AUTH_ROW_CACHE_MS) and dropped when another process revokes (migration 095 notifies).
+    const tokenRows = new AuthRowCache<StoredToken>(() => changes.authGeneration());
+    super(new PgSql(db), { tokenRows });
     this.db = db;
-    this.changes = new PgChangeSignal(db);
+    this.changes = changes;
     this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
-    // Rows read to authenticate requests, reused briefly (postgres/accounts.ts, AUTH_ROW_CACHE_MS)
-    // and dropped when another process revokes (migration 095 notifies).
-    const tokenRows = new AuthRowCache<StoredToken>(() => this.changes.authGeneration());
-    this.users = new PgUserRepository(db, [tokenRows]);
-    this.tokens = new PgTokenRepository(db, tokenRows);
-    this.oauthClients = new PgOAuthClientRepository(db);
-    this.authCodes = new PgAuthorizationCodeRepository(db);
-    this.authSecrets = new PgAuthSecretRepository(db);
     this.feeds = new PgFeedRepository(db);
     this.items = new PgItemRepository(db);
     this.subscriptions = new PgSubscriptionRepository(db);
@@ -87,10 +63,6 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
     this.searchIndex = new PgSearchIndex(db, this.changes);
-    this.apiKeys = new PgApiKeyRepository(db);
-    this.chatUsage = new PgChatUsageRepository(db);
-    this.asyncJobs = new PgAsyncJobRepository(db);
-    this.accessRequests = new PgAccessRequestRepository(db);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {

@@ -18,6 +18,10 @@ export class PgSql implements Sql {
     this.db = db;
   }
 
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.db.transaction(fn);
   }

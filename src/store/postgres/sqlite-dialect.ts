@@ -1,7 +1,8 @@
 // The portable dialect (../sql.ts) made PostgreSQL: the one place the differences between the
 // backends' SQL are handled for the repositories written once (../portable/). It covers what
 // the portable dialect allows: `?`/`?N` parameters, json_each over a bound JSON array or a JSON
-// column, group_concat, INSERT OR IGNORE, camelCase aliases (PostgreSQL folds unquoted names).
+// column, group_concat, INSERT OR IGNORE, camelCase aliases (PostgreSQL folds unquoted names),
+// unixepoch('subsec') (the database's clock).
 
 export function translate(sql: string): string {
   let out = sql;
@@ -11,6 +12,8 @@ export function translate(sql: string): string {
     'SELECT value::bigint FROM json_array_elements_text(($1)::json) AS j(value)',
   );
   out = out.replace(/FROM json_each\(([^()]*)\)/g, 'FROM json_array_elements_text(($1)::json) AS j(value)');
+  // The database's clock (leases compared by several machines): one value for the whole statement.
+  out = out.replace(/unixepoch\('subsec'\)/g, 'extract(epoch FROM statement_timestamp())');
   out = out.replace(/group_concat\(([^,()]+), *','\)/g, "string_agg(($1)::text, ',')");
   if (/INSERT OR IGNORE INTO/.test(out)) {
     out = out.replace(/INSERT OR IGNORE INTO/, 'INSERT INTO');

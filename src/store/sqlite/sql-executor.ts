@@ -50,8 +50,12 @@ export class SqliteSql implements Sql {
     return s;
   }
 
+  get inTransaction(): boolean {
+    return currentTransaction.getStore() === this.db;
+  }
+
   transaction<T>(fn: () => Promise<T>): Promise<T> {
-    if (currentTransaction.getStore() === this.db) return fn();
+    if (this.inTransaction) return fn();
     // Uncontended (the usual case): start at once, so the body runs in this event-loop turn.
     return this.db.isTransaction ? this.startAfterCurrent(fn) : this.start(fn);
   }

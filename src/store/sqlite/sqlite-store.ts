@@ -11,9 +11,6 @@ import { backupDatabase } from './maintenance.ts';
 import type { Store } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
 import type { TestSql } from '../testing.ts';
-import { SqliteUserRepository } from './users.ts';
-import { SqliteTokenRepository, SqliteAuthSecretRepository } from './tokens.ts';
-import { SqliteOAuthClientRepository, SqliteAuthorizationCodeRepository } from './oauth.ts';
 import { SqliteFeedRepository } from './feeds.ts';
 import { SqliteItemRepository } from './items.ts';
 import { SqliteSubscriptionRepository } from './subscriptions.ts';
@@ -24,10 +21,6 @@ import { SqliteSearchIndex } from './search-index.ts';
 import { SqliteSql } from './sql-executor.ts';
 import { SqliteLimitCounters } from './limit-counters.ts';
 import { StoreUnavailableError } from '../errors.ts';
-import { SqliteApiKeyRepository } from './api-keys.ts';
-import { SqliteChatUsageRepository } from './chat-usage.ts';
-import { SqliteAsyncJobRepository } from './chat-jobs.ts';
-import { SqliteAccessRequestRepository } from './access-requests.ts';
 
 /** The database file a URL names: '' = tidings.db in the data folder, sqlite:<path> = that file. */
 export function sqliteFileOf(databaseUrl: string, dataDir: string): string {
@@ -43,11 +36,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly migrationsApplied: readonly string[];
   /** The connection, for the store's own tools (db copy, tests' raw SQL); never for domains. */
   readonly db: Db;
-  readonly users;
-  readonly tokens;
-  readonly oauthClients;
-  readonly authCodes;
-  readonly authSecrets;
   readonly feeds;
   readonly items;
   readonly subscriptions;
@@ -56,10 +44,6 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly itemStates;
   readonly readerLabels;
   readonly searchIndex;
-  readonly apiKeys;
-  readonly chatUsage;
-  readonly asyncJobs;
-  readonly accessRequests;
   readonly changes: SqliteChangeSignal;
   readonly limitCounters: SqliteLimitCounters;
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
@@ -75,11 +59,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.limitCounters = new SqliteLimitCounters(db);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
-    this.users = new SqliteUserRepository(db);
-    this.tokens = new SqliteTokenRepository(db);
-    this.oauthClients = new SqliteOAuthClientRepository(db);
-    this.authCodes = new SqliteAuthorizationCodeRepository(db);
-    this.authSecrets = new SqliteAuthSecretRepository(db);
     this.feeds = new SqliteFeedRepository(db);
     this.items = new SqliteItemRepository(db);
     this.subscriptions = new SqliteSubscriptionRepository(db);
@@ -88,10 +67,6 @@ export class SqliteStore extends PortableRepositories implements Store {
     this.itemStates = new SqliteItemStateRepository(db);
     this.readerLabels = new SqliteReaderLabelRepository(db);
     this.searchIndex = new SqliteSearchIndex(db, this.changes);
-    this.apiKeys = new SqliteApiKeyRepository(db);
-    this.chatUsage = new SqliteChatUsageRepository(db);
-    this.asyncJobs = new SqliteAsyncJobRepository(db);
-    this.accessRequests = new SqliteAccessRequestRepository(db);
     this.optimizeTimer = setInterval(() => {
       if (!db.isTransaction) optimizeDatabase(db, 'periodic');
     }, OPTIMIZE_INTERVAL_MS).unref();

@@ -1,5 +1,5 @@
-import type { Db } from './db.ts';
-import { StatementCache } from './db.ts';
+// Requests for a higher chat API tier, and the operator's decisions (src/chat-api/keys).
+import type { Sql } from '../sql.ts';
 import type { AccessRequestRepository } from '../repositories.ts';
 import type { AccessRequest, AccessRequestStatus } from '../../model/chat.ts';
 
@@ -34,29 +34,31 @@ const toRequest = (r: Row): AccessRequest => ({
 const SELECT = `SELECT a.*, k.user_id, k.tier, u.username FROM chat_access_requests a
   JOIN api_keys k ON k.id = a.key_id JOIN users u ON u.id = k.user_id`;
 
-export class SqliteAccessRequestRepository implements AccessRequestRepository {
-  private readonly s: StatementCache;
-  constructor(db: Db) {
-    this.s = new StatementCache(db);
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export class SqlAccessRequestRepository implements AccessRequestRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async create(r: { keyId: string; requestedTier: number; reason: string }): Promise<AccessRequest> {
-    const { id } = this.s
-      .get(
+    const { id } = (await this.s
+      .prepare(
         'INSERT INTO chat_access_requests (key_id, requested_tier, reason, created_at) VALUES (?, ?, ?, ?) RETURNING id',
       )
-      .get(r.keyId, r.requestedTier, r.reason, Math.floor(Date.now() / 1000)) as { id: number };
+      .get(r.keyId, r.requestedTier, r.reason, nowSeconds())) as { id: number };
     return (await this.find(id))!;
   }
   async find(id: number) {
-    const r = this.s.get(`${SELECT} WHERE a.id = ?`).get(id) as Row | undefined;
+    const r = (await this.s.prepare(`${SELECT} WHERE a.id = ?`).get(id)) as Row | undefined;
     return r ? toRequest(r) : undefined;
   }
   async list(status?: AccessRequestStatus): Promise<AccessRequest[]> {
     const rows = status
-      ? this.s.get(`${SELECT} WHERE a.status = ? ORDER BY a.id`).all(status)
-      : this.s.get(`${SELECT} ORDER BY a.id`).all();
-    return (rows as unknown as Row[]).map(toRequest);
+      ? await this.s.prepare(`${SELECT} WHERE a.status = ? ORDER BY a.id`).all(status)
+      : await this.s.prepare(`${SELECT} ORDER BY a.id`).all();
+    return (rows as Row[]).map(toRequest);
   }
   async decide(
     id: number,
@@ -65,13 +67,13 @@ export class SqliteAccessRequestRepository implements AccessRequestRepository {
     note: string | null,
   ): Promise<boolean> {
     return (
-      Number(
-        this.s
-          .get(
+      (
+        await this.s
+          .prepare(
             `UPDATE chat_access_requests SET status = ?, granted_tier = ?, note = ?, decided_at = ? WHERE id = ? AND status = 'pending'`,
           )
-          .run(status, grantedTier, note, Math.floor(Date.now() / 1000), id).changes,
-      ) > 0
+          .run(status, grantedTier, note, nowSeconds(), id)
+      ).changes > 0
     );
   }
 }

@@ -1,17 +1,17 @@
-import type { Db } from './db.ts';
-import { StatementCache } from './db.ts';
+// The chat API's usage log, a row per request (src/chat-api/usage.ts), and its totals per key and model.
+import type { Sql } from '../sql.ts';
 import type { ChatUsageRepository } from '../repositories.ts';
 import type { UsageRecord, UsageTotals } from '../../model/chat.ts';
 
-export class SqliteChatUsageRepository implements ChatUsageRepository {
-  private readonly s: StatementCache;
-  constructor(db: Db) {
-    this.s = new StatementCache(db);
+export class SqlChatUsageRepository implements ChatUsageRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async record(r: UsageRecord): Promise<void> {
-    this.s
-      .get(`INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
+    await this.s
+      .prepare(`INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
         prompt_tokens, completion_tokens, reasoning_tokens, citation_tokens, search_queries,
         input_cost, output_cost, reasoning_cost, citation_cost, search_cost, request_cost, total_cost, latency_ms)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -41,20 +41,22 @@ export class SqliteChatUsageRepository implements ChatUsageRepository {
   }
 
   async totals(opts: { userId?: number; since?: number }): Promise<UsageTotals[]> {
-    const rows = this.s
-      .get(`
-      SELECT u.key_id AS keyId, coalesce(k.name, '') AS keyName, coalesce(us.username, '') AS username, u.model AS model,
-             count(*) AS requests, sum(u.status >= 400) AS errors,
+    // max() of the key's name and the user's: one value per key (PostgreSQL wants every column
+    // not grouped by inside an aggregate). Ordered by the user name (column 3).
+    const rows = (await this.s
+      .prepare(`
+      SELECT u.key_id AS keyId, coalesce(max(k.name), '') AS keyName, coalesce(max(us.username), '') AS username,
+             u.model AS model, count(*) AS requests, sum(CASE WHEN u.status >= 400 THEN 1 ELSE 0 END) AS errors,
              sum(u.prompt_tokens) AS promptTokens, sum(u.completion_tokens) AS completionTokens,
              sum(u.reasoning_tokens) AS reasoningTokens, sum(u.citation_tokens) AS citationTokens,
              sum(u.search_queries) AS searchQueries, sum(u.total_cost) AS cost
         FROM chat_usage u
         LEFT JOIN api_keys k ON k.id = u.key_id
         LEFT JOIN users us ON us.id = u.user_id
-       WHERE (?1 IS NULL OR u.user_id = ?1) AND u.created_at >= ?2
+       WHERE (CAST(?1 AS BIGINT) IS NULL OR u.user_id = ?1) AND u.created_at >= ?2
        GROUP BY u.key_id, u.model
-       ORDER BY username, u.key_id, u.model`)
-      .all(opts.userId ?? null, opts.since ?? 0);
-    return (rows as unknown as UsageTotals[]).map((r) => ({ ...r, cost: Math.round(r.cost * 1e6) / 1e6 }));
+       ORDER BY 3, u.key_id, u.model`)
+      .all(opts.userId ?? null, opts.since ?? 0)) as UsageTotals[];
+    return rows.map((r) => ({ ...r, cost: Math.round(r.cost * 1e6) / 1e6 }));
   }
 }

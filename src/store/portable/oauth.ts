@@ -1,5 +1,5 @@
-import type { Db } from './db.ts';
-import { StatementCache } from './db.ts';
+// OAuth 2 clients and authorization codes (src/auth/oauth).
+import type { Sql } from '../sql.ts';
 import type { OAuthClientRepository, AuthorizationCodeRepository } from '../repositories.ts';
 import type { OAuthClient, GrantType, AuthorizationCode, NewAuthorizationCode } from '../../model/auth.ts';
 
@@ -22,18 +22,18 @@ const toClient = (r: ClientRow): OAuthClient => ({
   createdAt: r.created_at,
 });
 
-export class SqliteOAuthClientRepository implements OAuthClientRepository {
-  private readonly s: StatementCache;
-  constructor(db: Db) {
-    this.s = new StatementCache(db);
+export class SqlOAuthClientRepository implements OAuthClientRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async create(
     c: { clientId: string; secretHash: string; name: string; redirectUris: string[]; grantTypes: GrantType[] },
     now: number,
   ): Promise<OAuthClient> {
-    const r = this.s
-      .get(`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
+    const r = (await this.s
+      .prepare(`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, created_at)
       VALUES (?, ?, ?, ?, ?, ?) RETURNING *`)
       .get(
         c.clientId,
@@ -42,19 +42,21 @@ export class SqliteOAuthClientRepository implements OAuthClientRepository {
         JSON.stringify(c.redirectUris),
         JSON.stringify(c.grantTypes),
         now,
-      ) as unknown as ClientRow;
+      )) as ClientRow;
     return toClient(r);
   }
   async findByClientId(clientId: string): Promise<OAuthClient | undefined> {
-    const r = this.s.get('SELECT * FROM oauth_clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+    const r = (await this.s.prepare('SELECT * FROM oauth_clients WHERE client_id = ?').get(clientId)) as
+      | ClientRow
+      | undefined;
     return r ? toClient(r) : undefined;
   }
   async list(): Promise<OAuthClient[]> {
-    return (this.s.get('SELECT * FROM oauth_clients ORDER BY id').all() as unknown as ClientRow[]).map(toClient);
+    return ((await this.s.prepare('SELECT * FROM oauth_clients ORDER BY id').all()) as ClientRow[]).map(toClient);
   }
   async delete(clientId: string): Promise<boolean> {
     // Tokens and codes of the client go with it (ON DELETE CASCADE).
-    return Number(this.s.get('DELETE FROM oauth_clients WHERE client_id = ?').run(clientId).changes) > 0;
+    return (await this.s.prepare('DELETE FROM oauth_clients WHERE client_id = ?').run(clientId)).changes > 0;
   }
 }
 
@@ -86,15 +88,15 @@ const toCode = (r: CodeRow): AuthorizationCode => ({
   usedAt: r.used_at,
 });
 
-export class SqliteAuthorizationCodeRepository implements AuthorizationCodeRepository {
-  private readonly s: StatementCache;
-  constructor(db: Db) {
-    this.s = new StatementCache(db);
+export class SqlAuthorizationCodeRepository implements AuthorizationCodeRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
   }
 
   async insert(c: NewAuthorizationCode, now: number): Promise<AuthorizationCode> {
-    const r = this.s
-      .get(`INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
+    const r = (await this.s
+      .prepare(`INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, code_challenge,
       code_challenge_method, grant_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
       .get(
         c.codeHash,
@@ -107,19 +109,22 @@ export class SqliteAuthorizationCodeRepository implements AuthorizationCodeRepos
         c.grantId,
         now,
         c.expiresAt,
-      ) as unknown as CodeRow;
+      )) as CodeRow;
     return toCode(r);
   }
   async findByHash(codeHash: string): Promise<AuthorizationCode | undefined> {
-    const r = this.s.get('SELECT * FROM oauth_codes WHERE code_hash = ?').get(codeHash) as CodeRow | undefined;
+    const r = (await this.s.prepare('SELECT * FROM oauth_codes WHERE code_hash = ?').get(codeHash)) as
+      | CodeRow
+      | undefined;
     return r ? toCode(r) : undefined;
   }
   async markUsed(id: number, now: number): Promise<boolean> {
     return (
-      Number(this.s.get('UPDATE oauth_codes SET used_at = ? WHERE id = ? AND used_at IS NULL').run(now, id).changes) > 0
+      (await this.s.prepare('UPDATE oauth_codes SET used_at = ? WHERE id = ? AND used_at IS NULL').run(now, id))
+        .changes > 0
     );
   }
   async purge(before: number): Promise<number> {
-    return Number(this.s.get('DELETE FROM oauth_codes WHERE expires_at < ?').run(before).changes);
+    return (await this.s.prepare('DELETE FROM oauth_codes WHERE expires_at < ?').run(before)).changes;
   }
 }

@@ -1,0 +1,76 @@
+// The chat API's keys (src/chat-api/keys). Rows are read every time, on PostgreSQL too (unlike
+// tokens): an operator's change of a key's tier or state from the CLI must apply to the running
+// server at once (the access-request flow promises it).
+import type { Sql } from '../sql.ts';
+import type { ApiKeyRepository } from '../repositories.ts';
+import { BETA_FEATURES, type ApiKey, type BetaFeature } from '../../model/chat.ts';
+
+interface Row {
+  id: string;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  tier: number;
+  features: string;
+  disabled: number;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+const toKey = (r: Row): ApiKey => ({
+  id: r.id,
+  userId: r.user_id,
+  name: r.name,
+  tier: r.tier,
+  features: r.features.split(',').filter((f): f is BetaFeature => (BETA_FEATURES as readonly string[]).includes(f)),
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export class SqlApiKeyRepository implements ApiKeyRepository {
+  private readonly s: Sql;
+  constructor(sql: Sql) {
+    this.s = sql;
+  }
+
+  async create(k: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey> {
+    const r = (await this.s
+      .prepare(
+        'INSERT INTO api_keys (id, user_id, name, key_hash, tier, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      )
+      .get(k.id, k.userId, k.name, k.keyHash, k.tier, nowSeconds())) as Row;
+    return toKey(r);
+  }
+  async findById(id: string) {
+    const r = (await this.s.prepare('SELECT * FROM api_keys WHERE id = ?').get(id)) as Row | undefined;
+    return r ? { ...toKey(r), keyHash: r.key_hash } : undefined;
+  }
+  async list(userId?: number): Promise<ApiKey[]> {
+    const rows =
+      userId === undefined
+        ? await this.s.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all()
+        : await this.s.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id').all(userId);
+    return (rows as Row[]).map(toKey);
+  }
+  private async changed(sql: string, ...params: unknown[]): Promise<boolean> {
+    return (await this.s.prepare(sql).run(...params)).changes > 0;
+  }
+  rename(id: string, name: string) {
+    return this.changed('UPDATE api_keys SET name = ? WHERE id = ?', name, id);
+  }
+  revoke(id: string) {
+    return this.changed('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', nowSeconds(), id);
+  }
+  setDisabled(id: string, disabled: boolean) {
+    return this.changed('UPDATE api_keys SET disabled = ? WHERE id = ?', disabled ? 1 : 0, id);
+  }
+  setTier(id: string, tier: number) {
+    return this.changed('UPDATE api_keys SET tier = ? WHERE id = ?', tier, id);
+  }
+  setFeatures(id: string, features: BetaFeature[]) {
+    return this.changed('UPDATE api_keys SET features = ? WHERE id = ?', [...new Set(features)].join(','), id);
+  }
+}
