@@ -71,7 +71,7 @@ const WORKER_YOUNG_GENERATION_MB = 16;
  * slower (20 fresh workers, each loading its modules and warming up again). The heap is checked
  * every RECYCLE_CHECK_EVERY jobs and after SETTLE_MS without work (one message each).
  */
-const WORKER_RECYCLE_HEAP_MB = 160;
+const WORKER_RECYCLE_HEAP_MB = 96;
 const WORKER_IDLE_RECYCLE_HEAP_MB = 48;
 const RECYCLE_CHECK_EVERY = 10;
 const SETTLE_MS = 2000;
