@@ -60,7 +60,7 @@ test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refr
     assert.equal((await userItems(app, bob)).length, 3);
 
     const res = await refreshFeed(app, r.feedId);
-    assert.equal(res.outcome, 'not-modified');
+    assert.equal(res.outcome, 'not_modified');
     const last = server.requests.at(-1)!;
     assert.equal(last.headers['if-none-match'], '"v1"');
     assert.equal(last.headers['if-modified-since'], 'Mon, 02 Nov 2026 10:00:00 GMT');
@@ -76,7 +76,7 @@ test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refr
     assert.equal(sub.unreadCount, 3);
     version = 2; // same content, new validator: parsed, but nothing added
     const again = await refreshFeed(app, r.feedId);
-    assert.equal(again.outcome, 'not-modified', 'identical body is not parsed again');
+    assert.equal(again.outcome, 'not_modified', 'identical body is not parsed again');
     assert.equal(await feedEngine(app).items.countByFeed(r.feedId), 3);
   } finally {
     await app.close();

@@ -24,8 +24,8 @@ const PUBLISH_SAMPLE = 20;
 export interface RefreshResult {
   feedId: number;
   url: string;
-  /** refreshed-elsewhere: another process was fetching the feed; this is the state it left (refreshFeedNow). */
-  outcome: 'updated' | 'not-modified' | 'failed' | 'refreshed-elsewhere';
+  /** refreshed_elsewhere: another process was fetching the feed; this is the state it left (refreshFeedNow). */
+  outcome: 'updated' | 'not_modified' | 'failed' | 'refreshed_elsewhere';
   added: number;
   updated: number;
   error: FeedError | null;
@@ -177,7 +177,7 @@ async function fetchAndStore(
         durationMs: performance.now() - startedAt,
         ...next,
       });
-      result.outcome = 'not-modified';
+      result.outcome = 'not_modified';
       return result;
     }
     let parsed: ParsedFeed;
@@ -239,7 +239,7 @@ export async function refreshFeedNow(app: App, feedId: number): Promise<RefreshR
   return {
     feedId,
     url: f.url,
-    outcome: 'refreshed-elsewhere',
+    outcome: 'refreshed_elsewhere',
     added: 0,
     updated: 0,
     error: f.lastError
@@ -385,7 +385,7 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
       }
       summary.feeds++;
       if (r.outcome === 'updated') summary.updated++;
-      else if (r.outcome === 'not-modified') summary.notModified++;
+      else if (r.outcome === 'not_modified') summary.notModified++;
       else summary.failed++;
       summary.itemsAdded += r.added;
       summary.itemsUpdated += r.updated;
