@@ -531,3 +531,36 @@ test('closing the app during a scheduled refresh cancels fetches without countin
   await other.close();
   assert.deepEqual({ ...row }, { error_count: 0, last_error: null });
 });
+
+test("a refresh stores a feed's new title and site, and writes nothing to the feed when they did not change", async () => {
+  const app = await testApp();
+  try {
+    let title = 'Before';
+    let version = 1;
+    server.routes.set(
+      '/renamed.xml',
+      conditional(
+        () => rss(title, [{ guid: `g${version}`, title: `Post ${version}` }]),
+        () => `"r${version}"`,
+      ),
+    );
+    const user = await addUser(app, 'renamer');
+    const { feedId } = await subscribe(app, user, `${server.base}/renamed.xml`);
+    const { feeds } = feedEngine(app);
+    const catalog = () => app.store.readerLabels.catalogVersion();
+    assert.equal((await feeds.findById(feedId))!.title, 'Before');
+
+    version++; // a new post, same title: the items change, the feed's metadata does not
+    const unchanged = await catalog();
+    assert.equal((await refreshFeed(app, feedId)).added, 1);
+    assert.equal(await catalog(), unchanged, 'same metadata: the Reader catalog stays valid');
+
+    version++;
+    title = 'After';
+    assert.equal((await refreshFeed(app, feedId)).added, 1);
+    assert.equal((await feeds.findById(feedId))!.title, 'After');
+    assert.ok((await catalog()) > unchanged, 'a renamed feed moves the catalog version');
+  } finally {
+    await app.close();
+  }
+});
