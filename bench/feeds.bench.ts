@@ -317,9 +317,17 @@ async function processesBench(counts: number[]): Promise<void> {
           silentLogger,
         );
         await importOpml(setup, (await setup.users.create('bench', 'x')).id, opml);
+        // The server's data folder, to read its CPU time from /proc (only a superuser may see it).
+        const pgDataDirectory = backend.databaseUrl
+          ? await testSql(setup)
+              .prepare("SELECT current_setting('data_directory') AS d")
+              .get<{ d: string }>()
+              .then((r) => r!.d)
+              .catch(() => null)
+          : null;
         await setup.close();
         loads.push(loadavg()[0]!.toFixed(2));
-        const serverCpu0 = backend.databaseUrl ? await postgresServerCpuS(backend.databaseUrl) : null;
+        const serverCpu0 = pgDataDirectory === null ? null : postgresServerCpuS(pgDataDirectory);
         const t0 = performance.now();
         const outs = await Promise.all(
           Array.from(
@@ -359,7 +367,7 @@ async function processesBench(counts: number[]): Promise<void> {
         const wallMs = performance.now() - t0;
         // The refresh processes' connections are gone (their backends reaped into the postmaster's
         // children times) once they exited.
-        const serverCpu = serverCpu0 === null ? null : (await postgresServerCpuS(backend.databaseUrl)) - serverCpu0;
+        const serverCpu = pgDataDirectory === null ? null : postgresServerCpuS(pgDataDirectory) - serverCpu0!;
         const check = await createApp(
           loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false } }),
           silentLogger,
@@ -398,13 +406,9 @@ async function processesBench(counts: number[]): Promise<void> {
  * live ones), from /proc: what a refresh costs the database on the same cores. NaN when the
  * server's files are not readable here (a remote server).
  */
-async function postgresServerCpuS(url: string): Promise<number> {
-  const { default: pg } = await import('pg');
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
+function postgresServerCpuS(dataDirectory: string): number {
   try {
-    const dir = (await c.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory'])).rows[0]!.d;
-    const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmaster = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const fields = (pid: string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     let ticks = 0;
     for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
@@ -417,8 +421,6 @@ async function postgresServerCpuS(url: string): Promise<number> {
     return ticks / 100;
   } catch {
     return Number.NaN;
-  } finally {
-    await c.end();
   }
 }
 
