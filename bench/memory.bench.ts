@@ -2,8 +2,23 @@
 // against the budgets of issue #10: idle, during and after a first refresh of N feeds, and while
 // serving the stored items.
 //
-//   npm run bench:memory                       # 1,000 feeds x 50 items (50,000 items)
+//   npm run bench:memory                       # 1,000 feeds x 50 items (50,000 items), --workers 1
 //   options: --feeds N  --items N (per feed)  --pages N (stream/contents n=1000 pages served, default 200)
+//            --workers N (default 1: one process; with N > 1 the figures are the sums over the
+//            supervisor and its workers, each process also printed)
+//
+//   npm run bench:memory -- --idle             # idle only, empty database: `--workers 1` and the
+//                                              # default (one worker per core), several starts each
+//   options: --workers-list 1,0 (0: serve's default)  --rounds N (starts per case, default 3)
+//            --settle S (the second sample, default 30 s after start)
+//            --compare DIR (another checkout, e.g. main: its starts alternate with this one's, same run)
+//
+// Idle RSS with workers: `serve --workers N` is a supervisor plus N worker processes. Each
+// process's RSS counts the pages it shares with the others (the node binary's code, mapped once
+// in the page cache) in full, so the sum of RSS overstates what the machine gives the server; the
+// sum of PSS (proportional set size: shared pages split between the processes sharing them) is
+// what it costs. Both are printed, with each process's RSS; the budget (idle < 120 MB) is for
+// `--workers 1`, a single process.
 //
 // The feeds are generated and served by bench/feeds-bench-server.ts in a worker thread of this
 // process, so their memory is not billed to the server. The subscriptions are imported through
@@ -12,7 +27,7 @@
 // file-backed (SQLite's memory-mapped database) are shown apart. Baseline in the same run: a bare
 // `node -e` process holding an HTTP server.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -28,6 +43,7 @@ const arg = (name: string, dflt: number) => {
 const FEEDS = arg('feeds', 1000);
 const ITEMS = arg('items', 50);
 const PAGES = arg('pages', 200);
+const WORKERS = arg('workers', 1);
 const USER = 'bench',
   PASS = 'bench-password';
 
@@ -41,6 +57,28 @@ function memOf(pid: number): Mem {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
   return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), peak: mb('VmHWM') };
+}
+/** Proportional set size (MB): the process's share of the pages it shares with others. */
+function pssOf(pid: number): number {
+  const s = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  return Number(/^Pss:\s+(\d+)/m.exec(s)?.[1] ?? NaN) / 1024;
+}
+/** The process and its children (the workers of `serve --workers N`), from /proc. */
+function processTree(pid: number): number[] {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+  return [pid, ...children];
+}
+/** The memory of a process tree: sums, peak of the sum of peaks. */
+function memOfTree(pid: number): Mem {
+  const all = processTree(pid).map(memOf);
+  const sum = (k: keyof Mem) => all.reduce((a, m) => a + m[k], 0);
+  return { rss: sum('rss'), anon: sum('anon'), file: sum('file'), peak: sum('peak') };
 }
 const show = (m: Mem) =>
   `RSS ${m.rss.toFixed(0)} MB (anonymous ${m.anon.toFixed(0)}, file-backed ${m.file.toFixed(0)}), peak ${m.peak.toFixed(0)} MB`;
@@ -107,7 +145,7 @@ async function main(): Promise<void> {
   const bareMem = memOf(bare.pid!);
   bare.kill();
 
-  const child = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), 'serve'], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), 'serve', '--workers', String(WORKERS)], {
     env: {
       ...process.env,
       TIDINGS_DATA: dataDir,
@@ -125,7 +163,7 @@ async function main(): Promise<void> {
   try {
     const url = await waitForUrl(child);
     await sleep(5000);
-    const idle = memOf(child.pid!);
+    const idle = memOfTree(child.pid!);
     const idleParts = await breakdown(url);
 
     const login = await (
@@ -156,10 +194,10 @@ async function main(): Promise<void> {
     const items = FEEDS * ITEMS;
     let stored = 0;
     // The sample with the highest RSS during the refresh, with its breakdown.
-    let top = { mem: memOf(child.pid!), parts: '' };
+    let top = { mem: memOfTree(child.pid!), parts: '' };
     while (stored < items) {
       await sleep(500);
-      const now = memOf(child.pid!);
+      const now = memOfTree(child.pid!);
       if (now.rss >= top.mem.rss) top = { mem: now, parts: await breakdown(url) };
       const counts = (await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json()) as {
         unreadcounts: { id: string; count: number }[];
@@ -169,10 +207,10 @@ async function main(): Promise<void> {
         throw new Error(`only ${stored} of ${items} items stored after 30 minutes`);
     }
     const refreshS = (performance.now() - t0) / 1000;
-    const refreshed = memOf(child.pid!);
+    const refreshed = memOfTree(child.pid!);
     const refreshedParts = await breakdown(url);
     await sleep(10_000);
-    const settled = memOf(child.pid!);
+    const settled = memOfTree(child.pid!);
     const settledParts = await breakdown(url);
 
     const RL = encodeURIComponent('user/-/state/com.google/reading-list');
@@ -185,13 +223,16 @@ async function main(): Promise<void> {
       const page = (await r.json()) as { continuation?: string };
       continuation = page.continuation ?? '';
     }
-    const served = memOf(child.pid!);
+    const served = memOfTree(child.pid!);
     const servedParts = await breakdown(url);
 
     console.log(
       `memory bench, ${new Date().toISOString()}, node ${process.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
     console.log(`baseline: bare node HTTP server          ${show(bareMem)}`);
+    console.log(
+      `server: --workers ${WORKERS}${WORKERS > 1 ? ' (sums over the supervisor and workers; breakdowns: one worker)' : ''}`,
+    );
     console.log(`server idle (no feeds), 5 s after start  ${show(idle)}\n    ${idleParts}`);
     console.log(`highest sample during the refresh        ${show(top.mem)}\n    ${top.parts}`);
     console.log(
@@ -210,4 +251,89 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** One start of `serve` on an empty database: each process's memory 5 s and SETTLE s after start. */
+async function idleStart(checkout: string, workers: number): Promise<{ at5: ProcMem[]; settled: ProcMem[] }> {
+  const dataDir = tempDataDir('tidings-bench-idle-');
+  const args = [join(checkout, 'bin/tidings.js'), 'serve', ...(workers ? ['--workers', String(workers)] : [])];
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      TIDINGS_DATA: dataDir,
+      TIDINGS_PORT: '0',
+      TIDINGS_HOST: '127.0.0.1',
+      TIDINGS_LOG_LEVEL: 'info',
+      NODE_NO_WARNINGS: '1',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    await waitForUrl(child);
+    const sample = () =>
+      processTree(child.pid!).map((pid, i) => ({ role: i === 0 ? 'main' : 'worker', ...memOf(pid), pss: pssOf(pid) }));
+    await sleep(5000);
+    const at5 = sample();
+    await sleep((SETTLE - 5) * 1000);
+    return { at5, settled: sample() };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface ProcMem extends Mem {
+  role: string;
+  pss: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+/** Idle memory, `--workers 1` and the default, this checkout against --compare DIR, alternating. */
+async function idleMain(): Promise<void> {
+  const compareIdx = process.argv.indexOf('--compare');
+  const checkouts = [ROOT, ...(compareIdx > 0 ? [resolve(process.argv[compareIdx + 1]!)] : [])];
+  const listIdx = process.argv.indexOf('--workers-list');
+  const workerCases = (listIdx > 0 ? process.argv[listIdx + 1]! : '1,0').split(',').map(Number);
+  const loads: string[] = [];
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  // A first start of each checkout fills Node's compile cache (scripts/process-setup.js): without
+  // it a checkout's first start also loads the TypeScript stripper (~20 MB), which no later start does.
+  for (const c of checkouts) await idleStart(c, 1).catch(() => undefined);
+  const results = new Map<string, { at5: ProcMem[]; settled: ProcMem[] }[]>();
+  loads.push(load());
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const workers of workerCases) {
+      for (const c of round % 2 ? [...checkouts].reverse() : checkouts) {
+        const key = `${c}\t${workers}`;
+        results.set(key, [...(results.get(key) ?? []), await idleStart(c, workers)]);
+      }
+    }
+    loads.push(load());
+  }
+  console.log(
+    `idle memory bench, ${new Date().toISOString()}, node ${process.version}, ${ROUNDS} starts per case, load ${loads.join(' / ')}`,
+  );
+  const fmt = (runs: ProcMem[][]) => {
+    // Per process (by position: the supervisor or single process first, then the workers).
+    const n = runs[0]!.length;
+    const per = Array.from({ length: n }, (_, i) => median(runs.map((r) => r[i]?.rss ?? NaN)).toFixed(0)).join(' + ');
+    const sum = (k: 'rss' | 'anon' | 'pss') => median(runs.map((r) => r.reduce((a, m) => a + m[k], 0))).toFixed(0);
+    return `RSS ${n > 1 ? `${per} = ${sum('rss')}` : sum('rss')} MB (anonymous ${sum('anon')}), PSS ${sum('pss')} MB`;
+  };
+  for (const workers of workerCases) {
+    for (const c of checkouts) {
+      const runs = results.get(`${c}\t${workers}`)!;
+      const label = `${c === ROOT ? 'this checkout' : c} --workers ${workers || 'default'} (${runs[0]!.at5.length} process${runs[0]!.at5.length > 1 ? 'es' : ''})`;
+      console.log(
+        `${label}\n    5 s after start:  ${fmt(runs.map((r) => r.at5))}\n    ${SETTLE} s after start: ${fmt(runs.map((r) => r.settled))}`,
+      );
+    }
+  }
+  console.log('medians over the starts; per process: the supervisor (or the single process) first, then each worker');
+}
+
+const ROUNDS = arg('rounds', 3);
+const SETTLE = arg('settle', 30);
+
+if (process.argv.includes('--idle')) await idleMain();
+else await main();

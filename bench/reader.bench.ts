@@ -14,8 +14,8 @@
 //            folder, test/postgres-cluster.ts; both: a SQLite server and a PostgreSQL server on the same
 //            library, calls alternating between them each round, ratios printed, then each one's throughput)
 //
-// Generates the library directly in SQLite (same schema, triggers keep the unread counters, no
-// ANALYZE: statistics are whatever the server gathers), starts
+// Generates the library directly in SQLite (bench/library.ts, shared with bench:web: no ANALYZE,
+// the search index left out unless --search-index), starts
 // the real server (`src/main.ts`) as a child process, logs in with ClientLogin, then measures each
 // call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
 // (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
@@ -24,13 +24,14 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { openDatabase, transaction } from '../src/store/sqlite/db.ts';
+import { openDatabase } from '../src/store/sqlite/db.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
 import { processTreeCpuMs } from './process-cpu.ts';
 import { benchBackend, type BenchBackend } from './backend.ts';
+import { generateLibrary } from './library.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 /** Set by main() from --backend / --database-url (bench/backend.ts). */
@@ -44,85 +45,18 @@ const ITEMS = arg('items', 100_000);
 const FEEDS = arg('feeds', 500);
 const RUNS = arg('runs', 30);
 const SECONDS = arg('seconds', 5);
-const FOLDERS = 10;
 const USER = 'bench',
   PASS = 'bench-password';
 
+/** The shared generated library (bench/library.ts), with --items/--feeds and --search-index. */
 function generate(dataDir: string): void {
-  const t0 = performance.now();
-  const db = openDatabase(join(dataDir, 'tidings.db'));
-  const now = Math.floor(Date.now() / 1000);
-  const para =
-    'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
-  transaction(db, () => {
-    db.prepare('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?)').run(
-      USER,
-      'bench@example.org',
-      PASSWORD_HASH,
-      now,
-    );
-    const feed = db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, ?)');
-    const sub = db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (1, ?, ?)');
-    const label = db.prepare('INSERT INTO labels (user_id, name) VALUES (1, ?)');
-    const file = db.prepare('INSERT INTO subscription_labels (subscription_id, label_id) VALUES (?, ?)');
-    for (let f = 1; f <= FOLDERS; f++) label.run(`Folder ${f}`);
-    for (let f = 1; f <= FEEDS; f++) {
-      feed.run(
-        `https://feeds${f % 37}.example.com/feed-${f}.xml`,
-        `https://feeds${f % 37}.example.com/`,
-        `Feed number ${f}`,
-        now,
-      );
-      sub.run(f, now);
-      file.run(f, (f % FOLDERS) + 1);
-    }
-    const item =
-      db.prepare(`INSERT INTO items (feed_id, guid, url, title, author, content, published_at, updated_at, crawled_us, content_hash, enclosures)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const ui = db.prepare(
-      'INSERT INTO user_items (user_id, item_id, feed_id, crawled_us, read, starred) VALUES (1, ?, ?, ?, ?, ?)',
-    );
-    const startUs = (now - 365 * 86400) * 1e6;
-    const stepUs = Math.floor((365 * 86400 * 1e6) / ITEMS);
-    for (let i = 1; i <= ITEMS; i++) {
-      const feedId = ((i * 7919) % FEEDS) + 1;
-      const crawled = startUs + i * stepUs;
-      const content = `<p>${para.repeat(2 + (i % 5))}</p><p><a href="https://example.com/${i}">Read more</a> about item ${i} &amp; friends.</p>`;
-      item.run(
-        feedId,
-        `guid-${i}`,
-        `https://feeds${feedId % 37}.example.com/posts/${i}`,
-        `Item ${i}: a headline of average length for a feed`,
-        i % 3 ? 'Jane Doe' : null,
-        content,
-        Math.floor(crawled / 1e6) - 60,
-        Math.floor(crawled / 1e6) - 60,
-        crawled,
-        `h${i}`,
-        i % 50 === 0
-          ? JSON.stringify([{ url: `https://cdn.example.com/${i}.mp3`, type: 'audio/mpeg', length: 1234567 }])
-          : null,
-      );
-      // Older items mostly read (as in a real library), the newest 30% unread; 1% starred.
-      ui.run(i, feedId, crawled, i < ITEMS * 0.7 && i % 4 ? 1 : 0, i % 100 === 0 ? 1 : 0);
-    }
+  generateLibrary(dataDir, {
+    feeds: FEEDS,
+    items: ITEMS,
+    username: USER,
+    passwordHash: PASSWORD_HASH,
+    searchIndex: process.argv.includes('--search-index'),
   });
-  if (!process.argv.includes('--search-index')) {
-    // The server builds the search index at start when the index is empty and items exist (about a
-    // minute per 100k items here): not what this bench measures (see bench:search). One indexed
-    // row keeps it from starting; pass --search-index to let it build first.
-    try {
-      db.prepare(
-        "INSERT INTO search_articles (item_id, feed_id, host, published_at, updated_at) VALUES (1, 1, 'bench', 0, 0)",
-      ).run();
-    } catch {
-      /* no search index in this schema */
-    }
-  }
-  // No ANALYZE here: the database is left as ingest leaves it, and the server gathers statistics
-  // itself (PRAGMA optimize on open). An ANALYZE here once hid a 40x slower items/contents.
-  db.close();
-  console.log(`generated ${FEEDS} feeds, ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 let PASSWORD_HASH = '';

@@ -4,7 +4,7 @@
 //   npm run bench:web                         # 500 feeds, 100,000 items, one user
 //   options: --items N  --feeds N  --runs N (per API call, default 50)  --loads N (page loads, default 10)  --keep
 //
-// Generates the library directly in SQLite (as bench/reader.bench.ts does), starts the real server
+// Generates the library directly in SQLite (bench/library.ts, the same as bench:reader's), starts the real server
 // (src/main.ts) as a child process, signs in through POST /api/v1/session, then measures each call
 // with an undici Pool; baseline in the same run: GET /healthz (the server's floor). The browser part
 // drives Debian's chromium (playwright-core) and reads the marks the page sets
@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { openDatabase, transaction } from '../src/store/sqlite/db.ts';
+import { generateLibrary } from './library.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { loadAssets } from '../src/web/assets.ts';
 import { tempDataDir } from '../test/helpers.ts';
@@ -29,72 +29,12 @@ const ITEMS = arg('items', 100_000);
 const FEEDS = arg('feeds', 500);
 const RUNS = arg('runs', 50);
 const LOADS = arg('loads', 10);
-const FOLDERS = 10;
 const USER = 'bench',
   PASS = 'bench-password';
 
+/** The shared generated library (bench/library.ts): the same data as bench:reader. */
 async function generate(dataDir: string): Promise<void> {
-  const t0 = performance.now();
-  const hash = await hashPassword(PASS);
-  const db = openDatabase(join(dataDir, 'tidings.db'));
-  const now = Math.floor(Date.now() / 1000);
-  const para =
-    'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
-  transaction(db, () => {
-    db.prepare('INSERT INTO users (username, email, password_hash, created_at) VALUES (?, ?, ?, ?)').run(
-      USER,
-      'bench@example.org',
-      hash,
-      now,
-    );
-    const feed = db.prepare('INSERT INTO feeds (url, site_url, title, created_at) VALUES (?, ?, ?, ?)');
-    const sub = db.prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) VALUES (1, ?, ?)');
-    const label = db.prepare('INSERT INTO labels (user_id, name) VALUES (1, ?)');
-    const file = db.prepare('INSERT INTO subscription_labels (subscription_id, label_id) VALUES (?, ?)');
-    for (let f = 1; f <= FOLDERS; f++) label.run(`Folder ${f}`);
-    for (let f = 1; f <= FEEDS; f++) {
-      feed.run(
-        `https://feeds${f % 37}.example.com/feed-${f}.xml`,
-        `https://feeds${f % 37}.example.com/`,
-        `Feed number ${f}`,
-        now,
-      );
-      sub.run(f, now);
-      file.run(f, (f % FOLDERS) + 1);
-    }
-    const item =
-      db.prepare(`INSERT INTO items (feed_id, guid, url, title, author, content, published_at, updated_at, crawled_us, content_hash, enclosures)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const ui = db.prepare(
-      'INSERT INTO user_items (user_id, item_id, feed_id, crawled_us, read, starred) VALUES (1, ?, ?, ?, ?, ?)',
-    );
-    const startUs = (now - 365 * 86400) * 1e6;
-    const stepUs = Math.floor((365 * 86400 * 1e6) / ITEMS);
-    for (let i = 1; i <= ITEMS; i++) {
-      const feedId = ((i * 7919) % FEEDS) + 1;
-      const crawled = startUs + i * stepUs;
-      const content = `<p>${para.repeat(2 + (i % 5))}</p><p><a href="https://example.com/${i}">Read more</a> about item ${i} &amp; friends.</p>`;
-      item.run(
-        feedId,
-        `guid-${i}`,
-        `https://feeds${feedId % 37}.example.com/posts/${i}`,
-        `Item ${i}: a headline of average length for a feed`,
-        i % 3 ? 'Jane Doe' : null,
-        content,
-        Math.floor(crawled / 1e6) - 60,
-        Math.floor(crawled / 1e6) - 60,
-        crawled,
-        `h${i}`,
-        i % 50 === 0
-          ? JSON.stringify([{ url: `https://cdn.example.com/${i}.mp3`, type: 'audio/mpeg', length: 1234567 }])
-          : null,
-      );
-      ui.run(i, feedId, crawled, i < ITEMS * 0.7 && i % 4 ? 1 : 0, i % 100 === 0 ? 1 : 0);
-    }
-  });
-  db.exec('ANALYZE');
-  db.close();
-  console.log(`generated ${FEEDS} feeds, ${ITEMS} items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  generateLibrary(dataDir, { feeds: FEEDS, items: ITEMS, username: USER, passwordHash: await hashPassword(PASS) });
 }
 
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {

@@ -7,9 +7,6 @@ import { openStore, type Store } from './store/open-store.ts';
 import type { LimitCounters, UserRepository } from './store/repositories.ts';
 import { openLimitCounters, type LimitsStore } from './store/limit-counters.ts';
 import type { ItemChanges } from './model/item.ts';
-import { installSearchIndexing } from './search/indexing.ts';
-import { installFilterRules } from './rules/rules.ts';
-import { installWebhooks } from './webhooks/webhooks.ts';
 
 export type ItemChangeListener = (changes: ItemChanges) => void;
 
@@ -102,8 +99,15 @@ export async function createApp(
     prune.unref();
     closers.push(() => clearInterval(prune));
   }
-  // Domain wiring that must exist for every App (server, CLI and tests alike) goes here.
+  // Domain wiring that must exist for every App (server, CLI and tests alike) goes here. Loaded
+  // here rather than at the top: the supervisor of `serve --workers N` imports this module but
+  // opens no App, and should not hold the search indexer, rules and webhooks in memory.
   try {
+    const [{ installSearchIndexing }, { installFilterRules }, { installWebhooks }] = await Promise.all([
+      import('./search/indexing.ts'),
+      import('./rules/rules.ts'),
+      import('./webhooks/webhooks.ts'),
+    ]);
     await installSearchIndexing(app);
     // After a feed's new items are stored: each user's filter rules, then their webhooks.
     installFilterRules(app);

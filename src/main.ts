@@ -4,4 +4,4 @@ import { setUpProcess } from '../scripts/process-setup.js';
 
 setUpProcess(process.argv, { serve: true });
 const { main } = await import('./cli/main.ts');
-await main([process.argv[0], process.argv[1], 'serve', ...process.argv.slice(2)]);
+await main([process.argv[0], process.argv[1], 'serve', ...process.argv.slice(2)], 'serve');

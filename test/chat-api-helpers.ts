@@ -240,7 +240,7 @@ export async function cliInProcess(
   const { buildProgram, CliError } = await import('../src/cli/main.ts');
   const { CommanderError } = await import('commander');
   let stdout = '';
-  const program = buildProgram({
+  const program = await buildProgram({
     app: async () => app,
     config: () => app.config,
     out: (t) => {

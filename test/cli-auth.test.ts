@@ -18,7 +18,7 @@ function inProcessCli(data: string) {
   const config = loadConfig({ env: {}, overrides: { dataDir: data } });
   const run = async (...args: string[]) => {
     let stdout = '';
-    const program = buildProgram({
+    const program = await buildProgram({
       config: () => config,
       app: async () => (app ??= await createApp(config, silentLogger)),
       out: (t) => {

@@ -85,6 +85,14 @@ test('Reader API, ClientLogin and OAuth paths get their own shapes for the same 
   assert.equal(((await oauth.json()) as { error: string }).error, 'invalid_request');
 });
 
+test('favicon and WebSub errors say which URL they serve', async () => {
+  const icon = await fetch(`${h.url}/icons/`);
+  assert.match(await icon.text(), /^unknown endpoint GET \/icons\/: favicons are GET \/icons\/<feed id>\.<signature>/);
+  const wrongMethod = await fetch(`${h.url}/websub/some-token`, { method: 'PUT' });
+  assert.equal(wrongMethod.headers.get('allow'), 'GET, HEAD, POST');
+  assert.equal(await wrongMethod.text(), '/websub/some-token takes GET or POST, not PUT');
+});
+
 test('a request line Node cannot parse still gets an answer in the API shape, then the connection closes', async () => {
   const raw = await new Promise<string>((resolve, reject) => {
     const url = new URL(h.url);
@@ -132,6 +140,12 @@ const SHAPES = {
     assert.deepEqual(Object.keys(body), ['error']);
     assert.equal(typeof body.error.code, 'string');
     assert.equal(typeof body.error.message, 'string');
+  },
+  // Favicons and WebSub callbacks: the plain text their own routes answer with.
+  plainText: async (res: Response) => {
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await res.text();
+    assert.ok(text.length > 0 && !text.startsWith('{') && !text.startsWith('Error='), text);
   },
   chat: async (res: Response) => {
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -184,6 +198,24 @@ test('every framework-level error under every API prefix has that API’s docume
     ['/accounts/%E0%A4%A', 'clientLogin', 400, 'GET'],
     ['/fever/%E0%A4%A', 'fever', 400, 'GET'],
     ['/api/v1/%E0%A4%A', 'web', 400, 'GET'],
+    // Favicons and WebSub callbacks
+    ['/icons/1.0123456789abcdef', 'plainText', 404, 'GET'],
+    ['/icons/', 'plainText', 404, 'GET'],
+    ['/icons/1.0123456789abcdef', 'plainText', 405, 'POST'],
+    ['/icons/%E0%A4%A', 'plainText', 400, 'GET'],
+    [`/icons/${'a'.repeat(300)}`, 'plainText', 414, 'GET'],
+    ['/websub/', 'plainText', 404, 'GET'],
+    ['/websub/no-such-token', 'plainText', 404, 'GET'],
+    ['/websub/no-such-token', 'plainText', 405, 'DELETE'],
+    ['/websub/%E0%A4%A', 'plainText', 400, 'GET'],
+    [`/websub/${'a'.repeat(300)}`, 'plainText', 414, 'GET'],
+    [
+      '/websub/no-such-token',
+      'plainText',
+      413,
+      'POST',
+      { body: big, headers: { 'content-type': 'application/atom+xml' } },
+    ],
   ];
   for (const [path, api, status, method, init] of cases) {
     const res = await fetch(`${h.url}${path}`, { method, ...init });

@@ -6,7 +6,8 @@
 // packages it loaded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDataDir } from './helpers.ts';
@@ -56,4 +57,85 @@ test('an idle server has not loaded the parser, sanitizer, Readability, tokenize
     LAZY.filter((p) => loaded.includes(p)),
     [],
   );
+});
+
+test('tidings serve loads only its own command, no schema compiler, and its supervisor no domain code; start-up garbage is collected', {
+  timeout: 120_000,
+}, async () => {
+  const dir = tempDataDir();
+  const log = join(dir, 'loaded.txt');
+  // Each process (the supervisor and its workers inherit --import) appends "pid<TAB>url" per module.
+  const hook = `data:text/javascript,${encodeURIComponent(
+    `import { registerHooks } from 'node:module'; import { appendFileSync } from 'node:fs'; registerHooks({ load(url, ctx, next) { appendFileSync(${JSON.stringify(log)}, process.pid + '\\t' + url + '\\n'); return next(url, ctx); } });`,
+  )}`;
+  const child = spawn(process.execPath, ['--import', hook, join(ROOT, 'bin/tidings.js'), 'serve', '--workers', '2'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TIDINGS_DATA: dir,
+      TIDINGS_PORT: '0',
+      TIDINGS_HOST: '127.0.0.1',
+      TIDINGS_LOG_LEVEL: 'info',
+      NODE_NO_WARNINGS: '1',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        err += d;
+        const m = /"url":"([^"]+)"[^\n]*"msg":"tidings is serving"/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err.slice(-2000)}`)));
+    });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const young = Number(/^tidings_nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(metrics)?.[1]);
+    // 16 MB (two 8 MB semi-spaces) until V8's memory reducer runs ~20 s later, without the collection.
+    assert.ok(young > 0 && young <= 8 * 1024 * 1024, `young generation after start: ${young} bytes`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  const byPid = new Map<string, string[]>();
+  for (const line of readFileSync(log, 'utf8').trim().split('\n')) {
+    const [pid, url] = line.split('\t') as [string, string];
+    byPid.set(pid, [...(byPid.get(pid) ?? []), url]);
+  }
+  const supervisor = byPid.get(String(child.pid));
+  assert.ok(supervisor, 'the supervisor (same pid after the relaunch) recorded its modules');
+  assert.equal(byPid.size, 3, 'a supervisor and two workers');
+  for (const [pid, urls] of byPid) {
+    const who = pid === String(child.pid) ? 'supervisor' : `worker ${pid}`;
+    const commands = urls.filter((u) => u.includes('/src/cli/commands/')).map((u) => u.slice(u.lastIndexOf('/') + 1));
+    assert.deepEqual(commands, ['serve.ts'], `${who}: CLI command modules`);
+    // (Fastify's precompiled error serializer uses fast-json-stringify/lib/serializer.js: tiny.)
+    const compilers = urls.filter((u) =>
+      /node_modules\/(ajv|@fastify\/ajv-compiler|@fastify\/fast-json-stringify-compiler)\/|fast-json-stringify\/index\.js/.test(
+        u,
+      ),
+    );
+    assert.deepEqual(compilers, [], `${who}: Fastify's schema compilers`);
+  }
+  const domain = supervisor.filter((u) =>
+    /\/src\/(rules|webhooks|reader-api|chat-api|web|answer|search|feeds)\/|node_modules\/fastify\//.test(u),
+  );
+  assert.deepEqual(domain, [], 'the supervisor serves nothing: no HTTP server, API, feed, search or answer code');
+});
+
+test('every command of the CLI is there when the CLI loads only the module of the command it runs', async () => {
+  const { buildProgram } = await import('../src/cli/main.ts');
+  const ctx = {
+    config: () => assert.fail('not run'),
+    app: async () => assert.fail('not run'),
+    out: () => undefined,
+  };
+  const all = (await buildProgram(ctx)).commands.map((c) => c.name());
+  assert.ok(all.includes('serve') && all.includes('user') && all.length > 10, all.join(' '));
+  for (const name of all) {
+    const only = (await buildProgram(ctx, name)).commands.map((c) => c.name());
+    assert.ok(only.includes(name), `tidings ${name}: registered ${only.join(', ')}`);
+    assert.ok(only.length < all.length / 2, `tidings ${name} loads only its own module: ${only.join(', ')}`);
+  }
 });

@@ -5,20 +5,6 @@ import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/c
 import { VERSION } from '../config/install.ts';
 import { createApp, type App } from '../app.ts';
 import { silentLogger, createLogger, type LogFormat } from '../log/logger.ts';
-import { registerUserCommands } from './commands/users.ts';
-import { registerFeedCommands } from './commands/feeds.ts';
-import { registerAuthCommands } from './commands/auth.ts';
-import { registerKeyCommands } from './commands/keys.ts';
-import { registerAskCommands } from './commands/ask.ts';
-import { registerSearchCommands } from './commands/search.ts';
-import { registerServeCommand } from './commands/serve.ts';
-import { registerMaintenanceCommands } from './commands/maintenance.ts';
-import { registerDbCommands } from './commands/db.ts';
-import { registerFeverCommands } from './commands/fever.ts';
-import { registerRuleCommands } from './commands/rules.ts';
-import { registerFeedSettingCommands } from './commands/feed-settings.ts';
-import { registerWebhookCommands } from './commands/webhooks.ts';
-
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/open-store.ts';
 import { AccountError } from '../auth/accounts.ts';
@@ -27,7 +13,49 @@ export { CliError, type CliContext };
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-export function buildProgram(ctx: CliContext): Command {
+type RegisterCommands = (program: Command, ctx: CliContext) => void;
+
+/**
+ * Each top-level command and the module that registers it, in help order. A module is loaded only
+ * when its command runs (or for help and unknown commands, all of them): `tidings serve` and each
+ * of its workers would otherwise load the code of every other command (the answer pipeline of
+ * `ask`, the database copier…), about 10 MB of an idle server's memory (BENCHMARKS.md, Memory).
+ */
+const COMMAND_MODULES: { names: readonly string[]; load: () => Promise<RegisterCommands> }[] = [
+  { names: ['user'], load: async () => (await import('./commands/users.ts')).registerUserCommands },
+  {
+    names: ['feed', 'opml', 'refresh'],
+    load: async () => {
+      const [feeds, settings] = await Promise.all([
+        import('./commands/feeds.ts'),
+        import('./commands/feed-settings.ts'),
+      ]);
+      return (program, ctx) => {
+        feeds.registerFeedCommands(program, ctx);
+        settings.registerFeedSettingCommands(program, ctx);
+      };
+    },
+  },
+  { names: ['oauth-client', 'token'], load: async () => (await import('./commands/auth.ts')).registerAuthCommands },
+  { names: ['key', 'access', 'usage'], load: async () => (await import('./commands/keys.ts')).registerKeyCommands },
+  { names: ['ask'], load: async () => (await import('./commands/ask.ts')).registerAskCommands },
+  { names: ['search'], load: async () => (await import('./commands/search.ts')).registerSearchCommands },
+  { names: ['serve'], load: async () => (await import('./commands/serve.ts')).registerServeCommand },
+  {
+    names: ['backup', 'restore', 'prune'],
+    load: async () => (await import('./commands/maintenance.ts')).registerMaintenanceCommands,
+  },
+  { names: ['migrate', 'db'], load: async () => (await import('./commands/db.ts')).registerDbCommands },
+  { names: ['fever-password'], load: async () => (await import('./commands/fever.ts')).registerFeverCommands },
+  { names: ['rule'], load: async () => (await import('./commands/rules.ts')).registerRuleCommands },
+  { names: ['webhook'], load: async () => (await import('./commands/webhooks.ts')).registerWebhookCommands },
+];
+
+/**
+ * The program with every command, or with only `command`'s when it names one (the launcher
+ * passes the subcommand it found in argv; see scripts/process-setup.js commandOf).
+ */
+export async function buildProgram(ctx: CliContext, command?: string): Promise<Command> {
   const program = new Command('tidings')
     .description('Tidings: self-hosted feed reader (Google Reader API) and search-grounded chat completions')
     .option('--data <dir>', 'data folder (TIDINGS_DATA)')
@@ -38,23 +66,14 @@ export function buildProgram(ctx: CliContext): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  registerUserCommands(program, ctx);
-  registerFeedCommands(program, ctx);
-  registerAuthCommands(program, ctx);
-  registerKeyCommands(program, ctx);
-  registerAskCommands(program, ctx);
-  registerSearchCommands(program, ctx);
-  registerServeCommand(program, ctx);
-  registerMaintenanceCommands(program, ctx);
-  registerDbCommands(program, ctx);
-  registerFeverCommands(program, ctx);
-  registerRuleCommands(program, ctx);
-  registerFeedSettingCommands(program, ctx);
-  registerWebhookCommands(program, ctx);
+  const only = COMMAND_MODULES.filter((m) => command !== undefined && m.names.includes(command));
+  const registrars = await Promise.all((only.length ? only : COMMAND_MODULES).map((m) => m.load()));
+  for (const register of registrars) register(program, ctx);
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
+/** Runs the CLI; `command` is the subcommand in argv when the caller knows it (loads only its code). */
+export async function main(argv: string[], command?: string): Promise<void> {
   let app: Promise<App> | undefined;
   let config: Config | undefined;
   let program: Command;
@@ -91,7 +110,7 @@ export async function main(argv: string[]): Promise<void> {
       process.stdout.write(text.endsWith('\n') ? text : text + '\n');
     },
   };
-  program = buildProgram(ctx);
+  program = await buildProgram(ctx, command);
   let code = 0;
   try {
     await program.parseAsync(argv);

@@ -18,6 +18,7 @@ import { createLogger, type LogFormat } from '../log/logger.ts';
 import { openStore } from '../store/open-store.ts';
 import { checkDatabase } from './context.ts';
 import { markServing } from './pid-file.ts';
+import { collectStartupGarbage } from '../startup-garbage.ts';
 
 export const WORKER_SLOT_ENV = 'TIDINGS_WORKER_SLOT';
 export const WORKER_BACKGROUND_ENV = 'TIDINGS_WORKER_BACKGROUND';
@@ -112,6 +113,7 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
         const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
         removePid = markServing(config.dataDir);
         log.info({ url, dataDir: config.dataDir, workers: count, pid: process.pid }, 'tidings is serving');
+        collectStartupGarbage();
       }
     });
     w.on('exit', (code, signal) => {

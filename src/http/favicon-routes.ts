@@ -4,11 +4,21 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { App } from '../app.ts';
 import { faviconForPath } from '../feeds/favicons.ts';
+import { plainTextErrorHandler } from './plain-text-errors.ts';
+
+/** Where favicons are served; errors under it are plain text, like the icon's own 404. */
+export const ICONS_PREFIX = '/icons';
 
 export const faviconRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
-  server.get<{ Params: { name: string } }>('/icons/:name', async (req, reply) => {
+  server.setErrorHandler(plainTextErrorHandler(app.log, 'favicon'));
+  server.get<{ Params: { name: string } }>(`${ICONS_PREFIX}/:name`, async (req, reply) => {
     const icon = await faviconForPath(app, req.params.name);
-    if (!icon) return reply.code(404).type('text/plain; charset=utf-8').send('no such icon');
+    if (!icon)
+      return reply
+        .code(404)
+        .type('text/plain; charset=utf-8')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send('no such icon: this link is not the icon of a subscription on this server (see its iconUrl)');
     return reply
       .header('Content-Type', icon.mime)
       .header('Cache-Control', 'public, max-age=86400')

@@ -13,6 +13,8 @@ import { ApiError, errorBody, type ApiErrorType } from '../chat-api/errors.ts';
 import { FEVER_PATHS } from '../fever/plugin.ts';
 import { FEVER_API_VERSION } from '../fever/service.ts';
 import { API_PREFIX as WEB_API_PREFIX } from '../web/plugin.ts';
+import { ICONS_PREFIX } from './favicon-routes.ts';
+import { WEBSUB_PREFIX } from './websub-routes.ts';
 
 /** Longest path parameter the router accepts (async job ids are 36-character UUIDs). */
 export const MAX_PARAM_LENGTH = 256;
@@ -26,7 +28,7 @@ const under = (path: string, prefix: string) =>
   path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
 
 /** The API a path falls under; everything unclaimed is the chat API's namespace (as on Perplexity). */
-export type ApiNamespace = 'reader' | 'client-login' | 'oauth' | 'fever' | 'web' | 'chat';
+export type ApiNamespace = 'reader' | 'client-login' | 'oauth' | 'fever' | 'web' | 'icons' | 'websub' | 'chat';
 
 function apiOfPath(path: string): ApiNamespace {
   // ClientLogin (CLIENT_LOGIN_PATHS) and whatever else is asked for beside it.
@@ -36,6 +38,8 @@ function apiOfPath(path: string): ApiNamespace {
   if (under(path, '/oauth2')) return 'oauth';
   if (FEVER_PATHS.some((p) => under(path, p))) return 'fever';
   if (under(path, WEB_API_PREFIX)) return 'web';
+  if (under(path, ICONS_PREFIX)) return 'icons';
+  if (under(path, WEBSUB_PREFIX)) return 'websub';
   return 'chat';
 }
 
@@ -71,6 +75,9 @@ function shapeError(path: string, status: number, message: string): Shaped {
       return json({ api_version: FEVER_API_VERSION, auth: 0, error: oneLine });
     case 'web':
       return json({ error: { code: errorCode(status), message: oneLine } });
+    case 'icons':
+    case 'websub':
+      return { contentType: 'text/plain; charset=utf-8', body: oneLine };
     case 'chat':
       return json(errorBody(new ApiError(status, errorCode(status), oneLine)));
   }
@@ -108,6 +115,8 @@ const ENDPOINT_HINT: Record<Exclude<ApiNamespace, 'chat'>, string> = {
   oauth: 'the OAuth 2.0 endpoints are GET/POST /oauth2/auth, POST /oauth2/token and POST /oauth2/revoke',
   fever: `the Fever API is GET or POST ${FEVER_PATHS.map((p) => `${p}${p.endsWith('.php') ? '' : '/'}?api`).join(' or ')}`,
   web: `see ${WEB_API_PREFIX}/openapi.json`,
+  icons: `favicons are GET ${ICONS_PREFIX}/<feed id>.<signature>, the iconUrl of a subscription`,
+  websub: `WebSub callbacks are GET (verification) and POST (content) ${WEBSUB_PREFIX}/<token>, the callback URL Tidings gave the hub`,
 };
 
 const preview = (path: string) => (path.length > 80 ? `${path.slice(0, 80)}…` : path);

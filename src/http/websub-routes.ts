@@ -2,29 +2,27 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { App } from '../app.ts';
 import { acceptPush, verifyIntent, WebSubError } from '../feeds/websub/websub.ts';
+import { plainTextErrorHandler } from './plain-text-errors.ts';
+
+/** Where hubs call back; errors under it are plain text (src/http/README.md, "Errors before a route runs"). */
+export const WEBSUB_PREFIX = '/websub';
 
 export const websubRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: app.config.maxBodyBytes }, (_req, body, done) =>
     done(null, body),
   );
-  server.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
-    const status =
-      err instanceof WebSubError ? err.status : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
-    if (status >= 500) app.log.error({ err }, 'WebSub callback failed');
-    return reply
-      .code(status)
-      .type('text/plain; charset=utf-8')
-      .send(status >= 500 ? 'internal error' : err.message);
-  });
+  server.setErrorHandler(
+    plainTextErrorHandler(app.log, 'WebSub callback', (err) => (err instanceof WebSubError ? err.status : undefined)),
+  );
   server.get<{ Params: { token: string }; Querystring: Record<string, string> }>(
-    '/websub/:token',
+    `${WEBSUB_PREFIX}/:token`,
     async (req, reply) => {
       const challenge = await verifyIntent(app, req.params.token, req.query);
       return reply.type('text/plain; charset=utf-8').send(challenge);
     },
   );
-  server.post<{ Params: { token: string } }>('/websub/:token', async (req, reply) => {
+  server.post<{ Params: { token: string } }>(`${WEBSUB_PREFIX}/:token`, async (req, reply) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const sig = req.headers['x-hub-signature'];
     const r = await acceptPush(

@@ -29,7 +29,9 @@ export function openApiDocument(routes: RouteSpec[], prefix: string): unknown {
       tags: [r.path.split('/')[1]],
       security: r.access === 'public' ? [] : [{ session: [], csrf: [] }, { bearer: [] }],
       responses: {
-        '200': { description: 'OK (JSON; 201 on creation, 204 when there is nothing to return)' },
+        ...(r.created
+          ? { '201': { description: 'Created (JSON)' } }
+          : { '200': { description: 'OK (JSON; 204 when there is nothing to return)' } }),
         '4XX': { description: 'What to fix', content: { 'application/json': { schema: ERROR_SCHEMA } } },
       },
     };

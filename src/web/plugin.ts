@@ -92,6 +92,7 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
             const out = await r.handler(ctx);
             if (reply.sent) return reply;
             if (out === undefined) return reply.code(reply.statusCode === 200 ? 204 : reply.statusCode).send();
+            if (r.created && reply.statusCode === 200) reply.code(201);
             return reply.send(out);
           },
         });

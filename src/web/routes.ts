@@ -1,5 +1,6 @@
-// Every /api/v1 endpoint as one table entry: method, path, who may call it, what it does (also the
-// OpenAPI summary) and a thin handler over the domain modules. The OpenAPI document is generated
+// Every /api/v1 endpoint as one table entry, `route(access, 'METHOD /path', summary, [options,]
+// handler)`: who may call it, what it does (also the OpenAPI summary) and a thin handler over the
+// domain modules; each entry states only what is its own. The OpenAPI document is generated
 // from this same table, so it cannot miss an endpoint.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
@@ -83,7 +84,33 @@ export interface RouteSpec {
   /** OpenAPI request body description: field -> description. */
   body?: Record<string, string>;
   query?: Record<string, string>;
+  /** Answers 201 Created (with what the handler returns) instead of 200. */
+  created?: boolean;
+  /** The answer's JSON body; undefined (a handler that returns nothing) is a 204. */
   handler: (c: WebContext) => Promise<unknown>;
+}
+
+type RouteOptions = Pick<RouteSpec, 'body' | 'query' | 'created'>;
+type Handler = RouteSpec['handler'];
+/** `'GET /articles/:id'`: the method and the path under /api/v1. */
+type Endpoint = `${RouteSpec['method']} /${string}`;
+
+/**
+ * One entry of the table: who may call it, `'METHOD /path'`, the summary (also the OpenAPI
+ * summary), optionally the documented body/query fields and `created`, then the handler.
+ */
+function route(access: Access, endpoint: Endpoint, summary: string, handler: Handler): RouteSpec;
+function route(access: Access, endpoint: Endpoint, summary: string, options: RouteOptions, handler: Handler): RouteSpec;
+function route(
+  access: Access,
+  endpoint: Endpoint,
+  summary: string,
+  optionsOrHandler: RouteOptions | Handler,
+  handler?: Handler,
+): RouteSpec {
+  const [method, path] = endpoint.split(' ') as [RouteSpec['method'], string];
+  const options = typeof optionsOrHandler === 'function' ? {} : optionsOrHandler;
+  return { method, path, access, summary, ...options, handler: handler ?? (optionsOrHandler as Handler) };
 }
 
 function positiveId(raw: string | undefined, what: string): number {
@@ -91,6 +118,9 @@ function positiveId(raw: string | undefined, what: string): number {
   if (!Number.isSafeInteger(n) || n <= 0) throw badRequest(`${what} must be a positive number, got "${raw}"`);
   return n;
 }
+
+/** The route's `:id`, a positive number (`what` names it in the error: "feed id"). */
+const idParam = (c: WebContext, what: string): number => positiveId(c.params.id, what);
 
 function limitOf(raw: string | undefined, dflt: number, max: number): number {
   if (raw === undefined || raw === '') return dflt;
@@ -123,12 +153,11 @@ const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOS
 
 export const ROUTES: RouteSpec[] = [
   // ---- Session ----
-  {
-    method: 'GET',
-    path: '/session',
-    access: 'public',
-    summary: 'Who is signed in, the CSRF token for changes, settings; or whether first-run setup is needed.',
-    handler: async (c) => {
+  route(
+    'public',
+    'GET /session',
+    'Who is signed in, the CSRF token for changes, settings; or whether first-run setup is needed.',
+    async (c) => {
       if (c.auth) return sessionInfo(c, c.auth.userId, c.auth.sessionToken);
       // A cookie that opens nothing: the session expired or was ended elsewhere; the page says so.
       const ended = parseCookies(c.req.headers.cookie).has(SESSION_COOKIE);
@@ -139,14 +168,13 @@ export const ROUTES: RouteSpec[] = [
         ...(ended ? { sessionEnded: true } : {}),
       };
     },
-  },
-  {
-    method: 'POST',
-    path: '/session',
-    access: 'public',
-    summary: 'Sign in (sets the session cookie). Throttled like ClientLogin.',
-    body: { username: 'user name (or e-mail)', password: 'password' },
-    handler: async (c) => {
+  ),
+  route(
+    'public',
+    'POST /session',
+    'Sign in (sets the session cookie). Throttled like ClientLogin.',
+    { body: { username: 'user name (or e-mail)', password: 'password' } },
+    async (c) => {
       const r = await checkLogin(c.app, str(c.body.username).trim(), str(c.body.password), c.req.ip);
       if (!r.ok && r.reason === 'throttled')
         throw new WebError(429, 'throttled', `too many failed sign-ins: wait ${r.retryAfterSeconds} s`, {
@@ -155,62 +183,46 @@ export const ROUTES: RouteSpec[] = [
       if (!r.ok) throw new WebError(401, 'bad_credentials', 'wrong user name or password');
       return startSession(c, r.user.id);
     },
-  },
-  {
-    method: 'DELETE',
-    path: '/session',
-    access: 'user',
-    summary: 'Sign out (ends this session).',
-    handler: async (c) => {
-      if (c.auth!.sessionToken) await endSession(c.app, c.auth!.sessionToken);
-      c.reply.header('set-cookie', sessionCookie(c.app, c.req, '', 0));
-      return undefined;
+  ),
+  route('user', 'DELETE /session', 'Sign out (ends this session).', async (c) => {
+    if (c.auth!.sessionToken) await endSession(c.app, c.auth!.sessionToken);
+    c.reply.header('set-cookie', sessionCookie(c.app, c.req, '', 0));
+  }),
+  route(
+    'public',
+    'POST /setup',
+    'First run: create the first (admin) account with the one-time secret of the setup link in the server log.',
+    {
+      body: { secret: 'the value after #setup= in the link', username: 'user name', password: 'at least 8 characters' },
     },
-  },
-  {
-    method: 'POST',
-    path: '/setup',
-    access: 'public',
-    summary:
-      'First run: create the first (admin) account with the one-time secret of the setup link in the server log.',
-    body: { secret: 'the value after #setup= in the link', username: 'user name', password: 'at least 8 characters' },
-    handler: async (c) => {
+    async (c) => {
       const user = await completeSetup(c.app, str(c.body.secret), str(c.body.username).trim(), str(c.body.password));
       c.app.log.info({ username: user.username }, 'first account created from the setup link');
       return startSession(c, user.id);
     },
-  },
+  ),
 
   // ---- Reading ----
-  {
-    method: 'GET',
-    path: '/sidebar',
-    access: 'user',
-    summary: 'Folders, tags and feeds with unread counts.',
-    handler: async (c) => sidebar(c.app, uid(c)),
-  },
-  {
-    method: 'GET',
-    path: '/unread-counts',
-    access: 'user',
-    summary: 'Unread counts: total, per feed id, per folder.',
-    handler: async (c) => unreadCounts(c.app, uid(c)),
-  },
-  {
-    method: 'GET',
-    path: '/articles',
-    access: 'user',
-    summary: 'A page of articles of a view, newest first (keyset paging with `next`).',
-    query: {
-      view: 'all | unread | starred',
-      feed: 'feed id',
-      folder: 'folder name',
-      unread: '1: unread only',
-      order: 'newest | oldest',
-      cursor: 'the `next` of the previous page',
-      limit: `1-${MAX_PAGE} (default 50)`,
+  route('user', 'GET /sidebar', 'Folders, tags and feeds with unread counts.', async (c) => sidebar(c.app, uid(c))),
+  route('user', 'GET /unread-counts', 'Unread counts: total, per feed id, per folder.', async (c) =>
+    unreadCounts(c.app, uid(c)),
+  ),
+  route(
+    'user',
+    'GET /articles',
+    'A page of articles of a view, newest first (keyset paging with `next`).',
+    {
+      query: {
+        view: 'all | unread | starred',
+        feed: 'feed id',
+        folder: 'folder name',
+        unread: '1: unread only',
+        order: 'newest | oldest',
+        cursor: 'the `next` of the previous page',
+        limit: `1-${MAX_PAGE} (default 50)`,
+      },
     },
-    handler: async (c) => {
+    async (c) => {
       const q = c.query;
       if (q.order !== undefined && q.order !== 'newest' && q.order !== 'oldest')
         throw badRequest('order must be newest or oldest', 'order');
@@ -221,22 +233,17 @@ export const ROUTES: RouteSpec[] = [
         limit: limitOf(q.limit, 50, MAX_PAGE),
       });
     },
-  },
-  {
-    method: 'GET',
-    path: '/articles/:id',
-    access: 'user',
-    summary: 'One article with its sanitized HTML and enclosures.',
-    handler: async (c) => getArticle(c.app, uid(c), positiveId(c.params.id, 'article id')),
-  },
-  {
-    method: 'PATCH',
-    path: '/articles/:id',
-    access: 'user',
-    summary: 'Mark one article read/unread and/or starred/unstarred.',
-    body: { read: 'boolean', starred: 'boolean' },
-    handler: async (c) => {
-      const id = positiveId(c.params.id, 'article id');
+  ),
+  route('user', 'GET /articles/:id', 'One article with its sanitized HTML and enclosures.', async (c) =>
+    getArticle(c.app, uid(c), idParam(c, 'article id')),
+  ),
+  route(
+    'user',
+    'PATCH /articles/:id',
+    'Mark one article read/unread and/or starred/unstarred.',
+    { body: { read: 'boolean', starred: 'boolean' } },
+    async (c) => {
+      const id = idParam(c, 'article id');
       const { read, starred } = c.body;
       if (read === undefined && starred === undefined) throw badRequest('send read and/or starred (true or false)');
       for (const [k, v] of Object.entries({ read, starred }))
@@ -250,41 +257,39 @@ export const ROUTES: RouteSpec[] = [
         ...(typeof starred === 'boolean' ? { starred } : {}),
       };
     },
-  },
-  {
-    method: 'POST',
-    path: '/articles/:id/tags',
-    access: 'user',
-    summary: 'Add and/or remove your tags on an article; answers its tags.',
-    body: { add: 'tag names', remove: 'tag names' },
-    handler: async (c) => ({
-      tags: await editTags(c.app, uid(c), positiveId(c.params.id, 'article id'), c.body.add, c.body.remove),
+  ),
+  route(
+    'user',
+    'POST /articles/:id/tags',
+    'Add and/or remove your tags on an article; answers its tags.',
+    { body: { add: 'tag names', remove: 'tag names' } },
+    async (c) => ({
+      tags: await editTags(c.app, uid(c), idParam(c, 'article id'), c.body.add, c.body.remove),
     }),
-  },
-  {
-    method: 'POST',
-    path: '/articles/read',
-    access: 'user',
-    summary: 'Mark many articles read or unread (e.g. to undo mark-all-read).',
-    body: { ids: 'article ids (at most 5000)', read: 'boolean' },
-    handler: async (c) => {
+  ),
+  route(
+    'user',
+    'POST /articles/read',
+    'Mark many articles read or unread (e.g. to undo mark-all-read).',
+    { body: { ids: 'article ids (at most 5000)', read: 'boolean' } },
+    async (c) => {
       if (typeof c.body.read !== 'boolean') throw badRequest('read must be true or false', 'read');
       return { changed: await setFlag(c.app, uid(c), 'read', c.body.read, parseIds(c.body.ids)) };
     },
-  },
-  {
-    method: 'POST',
-    path: '/articles/mark-all-read',
-    access: 'user',
-    summary:
-      "Mark every unread article of a view read that arrived up to `before` (µs, e.g. the list's `asOfUs`); returns the ids for undo (up to 5000).",
-    body: {
-      view: 'all | unread | starred',
-      feed: 'feed id',
-      folder: 'folder name',
-      before: 'crawl time bound in µs: the asOfUs of the list the user saw (default: now)',
+  ),
+  route(
+    'user',
+    'POST /articles/mark-all-read',
+    "Mark every unread article of a view read that arrived up to `before` (µs, e.g. the list's `asOfUs`); returns the ids for undo (up to 5000).",
+    {
+      body: {
+        view: 'all | unread | starred',
+        feed: 'feed id',
+        folder: 'folder name',
+        before: 'crawl time bound in µs: the asOfUs of the list the user saw (default: now)',
+      },
     },
-    handler: async (c) => {
+    async (c) => {
       const b = c.body;
       const before = b.before === undefined ? Date.now() * 1000 : Number(b.before);
       if (!Number.isSafeInteger(before) || before <= 0)
@@ -296,224 +301,156 @@ export const ROUTES: RouteSpec[] = [
       });
       return markViewRead(c.app, uid(c), view, before);
     },
-  },
-  {
-    method: 'GET',
-    path: '/search',
-    access: 'user',
-    summary: 'Full-text search over your articles, scoped like /articles, with matched word ranges.',
-    query: { q: 'words', view: 'all | starred', feed: 'feed id', folder: 'folder name', limit: '1-100 (default 30)' },
-    handler: async (c) => ({
+  ),
+  route(
+    'user',
+    'GET /search',
+    'Full-text search over your articles, scoped like /articles, with matched word ranges.',
+    {
+      query: { q: 'words', view: 'all | starred', feed: 'feed id', folder: 'folder name', limit: '1-100 (default 30)' },
+    },
+    async (c) => ({
       items: await searchArticles(c.app, uid(c), c.query.q, parseView(c.query), limitOf(c.query.limit, 30, 100)),
     }),
-  },
+  ),
 
   // ---- Managing feeds ----
-  {
-    method: 'GET',
-    path: '/feeds',
-    access: 'user',
-    summary: 'Subscriptions with their health: last fetch, status, error, next fetch, item count.',
-    handler: async (c) => ({ feeds: await feedHealth(c.app, uid(c)) }),
-  },
-  {
-    method: 'POST',
-    path: '/feeds/discover',
-    access: 'user',
-    summary: 'The feeds a feed or site URL offers (nothing is subscribed).',
-    body: { url: 'feed or site URL' },
-    handler: async (c) => ({ candidates: await discover(c.app, c.body.url) }),
-  },
-  {
-    method: 'POST',
-    path: '/feeds',
-    access: 'user',
-    summary: 'Subscribe to a feed URL (a site URL gets its feed discovered).',
-    body: { url: 'feed or site URL', folder: 'optional folder' },
-    handler: async (c) => {
-      c.reply.code(201);
-      return addFeed(c.app, uid(c), c.body.url, c.body.folder);
+  route(
+    'user',
+    'GET /feeds',
+    'Subscriptions with their health: last fetch, status, error, next fetch, item count.',
+    async (c) => ({ feeds: await feedHealth(c.app, uid(c)) }),
+  ),
+  route(
+    'user',
+    'POST /feeds/discover',
+    'The feeds a feed or site URL offers (nothing is subscribed).',
+    { body: { url: 'feed or site URL' } },
+    async (c) => ({ candidates: await discover(c.app, c.body.url) }),
+  ),
+  route(
+    'user',
+    'POST /feeds',
+    'Subscribe to a feed URL (a site URL gets its feed discovered).',
+    { created: true, body: { url: 'feed or site URL', folder: 'optional folder' } },
+    (c) => addFeed(c.app, uid(c), c.body.url, c.body.folder),
+  ),
+  route(
+    'user',
+    'PATCH /feeds/:id',
+    "Rename (title; null restores the feed's own) and/or move to a folder (null: none).",
+    { body: { title: 'string or null', folder: 'string or null' } },
+    async (c) => {
+      await editFeed(c.app, uid(c), idParam(c, 'feed id'), c.body);
     },
-  },
-  {
-    method: 'PATCH',
-    path: '/feeds/:id',
-    access: 'user',
-    summary: "Rename (title; null restores the feed's own) and/or move to a folder (null: none).",
-    body: { title: 'string or null', folder: 'string or null' },
-    handler: async (c) => {
-      await editFeed(c.app, uid(c), positiveId(c.params.id, 'feed id'), c.body);
-      return undefined;
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/feeds/:id',
-    access: 'user',
-    summary: 'Unsubscribe (starred articles are kept).',
-    handler: async (c) => {
-      await removeFeed(c.app, uid(c), positiveId(c.params.id, 'feed id'));
-      return undefined;
-    },
-  },
-  {
-    method: 'POST',
-    path: '/feeds/:id/refresh',
-    access: 'user',
-    summary: 'Fetch the feed now.',
-    handler: async (c) => refreshNow(c.app, uid(c), positiveId(c.params.id, 'feed id')),
-  },
-  {
-    method: 'POST',
-    path: '/folders',
-    access: 'user',
-    summary: 'Create a folder.',
-    body: { name: 'folder name' },
-    handler: async (c) => {
-      c.reply.code(201);
-      return { name: await createFolder(c.app, uid(c), c.body.name) };
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/folders/:name',
-    access: 'user',
-    summary: 'Rename a folder (onto an existing name: merge).',
-    body: { name: 'new name' },
-    handler: async (c) => ({ name: await renameFolder(c.app, uid(c), c.params.name, c.body.name) }),
-  },
-  {
-    method: 'DELETE',
-    path: '/folders/:name',
-    access: 'user',
-    summary: 'Delete a folder (its feeds stay subscribed).',
-    handler: async (c) => {
-      await deleteFolder(c.app, uid(c), c.params.name);
-      return undefined;
-    },
-  },
-  {
-    method: 'GET',
-    path: '/opml',
-    access: 'user',
-    summary: 'Export subscriptions as OPML (download).',
-    handler: async (c) => {
-      c.reply
-        .type('text/x-opml; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="tidings-subscriptions.opml"');
-      return exportOpmlText(c.app, uid(c));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/opml',
-    access: 'user',
-    summary: 'Import an OPML file (request body, Content-Type text/xml); feeds are fetched on the next refresh.',
-    handler: async (c) => importOpmlText(c.app, uid(c), c.req.body),
-  },
+  ),
+  route('user', 'DELETE /feeds/:id', 'Unsubscribe (starred articles are kept).', async (c) => {
+    await removeFeed(c.app, uid(c), idParam(c, 'feed id'));
+  }),
+  route('user', 'POST /feeds/:id/refresh', 'Fetch the feed now.', async (c) =>
+    refreshNow(c.app, uid(c), idParam(c, 'feed id')),
+  ),
+  route('user', 'POST /folders', 'Create a folder.', { created: true, body: { name: 'folder name' } }, async (c) => ({
+    name: await createFolder(c.app, uid(c), c.body.name),
+  })),
+  route(
+    'user',
+    'PATCH /folders/:name',
+    'Rename a folder (onto an existing name: merge).',
+    { body: { name: 'new name' } },
+    async (c) => ({ name: await renameFolder(c.app, uid(c), c.params.name, c.body.name) }),
+  ),
+  route('user', 'DELETE /folders/:name', 'Delete a folder (its feeds stay subscribed).', async (c) => {
+    await deleteFolder(c.app, uid(c), c.params.name);
+  }),
+  route('user', 'GET /opml', 'Export subscriptions as OPML (download).', async (c) => {
+    c.reply
+      .type('text/x-opml; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="tidings-subscriptions.opml"');
+    return exportOpmlText(c.app, uid(c));
+  }),
+  route(
+    'user',
+    'POST /opml',
+    'Import an OPML file (request body, Content-Type text/xml); feeds are fetched on the next refresh.',
+    async (c) => importOpmlText(c.app, uid(c), c.req.body),
+  ),
 
-  {
-    method: 'GET',
-    path: '/feeds/:id/settings',
-    access: 'user',
-    summary:
-      "A subscription's settings: full text (on, off, auto), whether articles are being fetched, teaser detection, counts.",
-    handler: async (c) => feedSettings(c.app, uid(c), positiveId(c.params.id, 'feed id')),
-  },
-  {
-    method: 'PATCH',
-    path: '/feeds/:id/settings',
-    access: 'user',
-    summary: 'Set full text for a subscription; on/auto queues its recent articles at once.',
-    body: { fullText: 'on | off | auto' },
-    handler: async (c) => changeFeedSettings(c.app, uid(c), positiveId(c.params.id, 'feed id'), c.body),
-  },
+  route(
+    'user',
+    'GET /feeds/:id/settings',
+    "A subscription's settings: full text (on, off, auto), whether articles are being fetched, teaser detection, counts.",
+    async (c) => feedSettings(c.app, uid(c), idParam(c, 'feed id')),
+  ),
+  route(
+    'user',
+    'PATCH /feeds/:id/settings',
+    'Set full text for a subscription; on/auto queues its recent articles at once.',
+    { body: { fullText: 'on | off | auto' } },
+    async (c) => changeFeedSettings(c.app, uid(c), idParam(c, 'feed id'), c.body),
+  ),
 
   // ---- Filter rules (src/rules) ----
-  {
-    method: 'GET',
-    path: '/rules',
-    access: 'user',
-    summary: 'Your filter rules, with the last error of each (a regex that ran out of time).',
-    handler: async (c) => ({ rules: await rulesOf(c.app, uid(c)) }),
-  },
-  {
-    method: 'POST',
-    path: '/rules',
-    access: 'user',
-    summary:
-      'Create a filter rule for new items (apply: true also runs it on the stored ones). Regexes that could backtrack catastrophically are refused.',
-    body: {
-      conditions: 'all must match: [{"field":"title|content|author|url","kind":"regex|words","pattern":"…"}]',
-      action: 'block | keep-only | mark-read | star | label',
-      label: 'the label to add (action label)',
-      feed: 'only this subscribed feed (id or URL)',
-      folder: 'only the feeds in this folder',
-      apply: 'boolean: apply to stored items now',
+  route(
+    'user',
+    'GET /rules',
+    'Your filter rules, with the last error of each (a regex that ran out of time).',
+    async (c) => ({ rules: await rulesOf(c.app, uid(c)) }),
+  ),
+  route(
+    'user',
+    'POST /rules',
+    'Create a filter rule for new items (apply: true also runs it on the stored ones). Regexes that could backtrack catastrophically are refused.',
+    {
+      created: true,
+      body: {
+        conditions: 'all must match: [{"field":"title|content|author|url","kind":"regex|words","pattern":"…"}]',
+        action: 'block | keep-only | mark-read | star | label',
+        label: 'the label to add (action label)',
+        feed: 'only this subscribed feed (id or URL)',
+        folder: 'only the feeds in this folder',
+        apply: 'boolean: apply to stored items now',
+      },
     },
-    handler: async (c) => {
-      const out = await createRule(c.app, uid(c), c.body);
-      c.reply.code(201);
-      return out;
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/rules/:id',
-    access: 'user',
-    summary: 'Delete a rule; the items it hid come back (answers how many).',
-    handler: async (c) => deleteRule(c.app, uid(c), positiveId(c.params.id, 'rule id')),
-  },
-  {
-    method: 'POST',
-    path: '/rules/:id/apply',
-    access: 'user',
-    summary: 'Apply a rule to the items already stored in its scope (answers matched and changed).',
-    handler: async (c) => applyRule(c.app, uid(c), positiveId(c.params.id, 'rule id')),
-  },
+    (c) => createRule(c.app, uid(c), c.body),
+  ),
+  route('user', 'DELETE /rules/:id', 'Delete a rule; the items it hid come back (answers how many).', async (c) =>
+    deleteRule(c.app, uid(c), idParam(c, 'rule id')),
+  ),
+  route(
+    'user',
+    'POST /rules/:id/apply',
+    'Apply a rule to the items already stored in its scope (answers matched and changed).',
+    async (c) => applyRule(c.app, uid(c), idParam(c, 'rule id')),
+  ),
 
   // ---- Webhooks (src/webhooks) ----
-  {
-    method: 'GET',
-    path: '/webhooks',
-    access: 'user',
-    summary: 'Your webhooks (never their secrets).',
-    handler: async (c) => ({ webhooks: await webhooksOf(c.app, uid(c)) }),
-  },
-  {
-    method: 'POST',
-    path: '/webhooks',
-    access: 'user',
-    summary:
-      'Create a webhook: signed JSON POSTs on new items and/or starring; the signing secret is shown once. Private-network targets are refused.',
-    body: {
-      url: 'http(s) URL to POST to',
-      events: 'list of new-item, starred',
-      secret: 'optional HMAC-SHA256 secret (16+ characters); default: a random one',
+  route('user', 'GET /webhooks', 'Your webhooks (never their secrets).', async (c) => ({
+    webhooks: await webhooksOf(c.app, uid(c)),
+  })),
+  route(
+    'user',
+    'POST /webhooks',
+    'Create a webhook: signed JSON POSTs on new items and/or starring; the signing secret is shown once. Private-network targets are refused.',
+    {
+      created: true,
+      body: {
+        url: 'http(s) URL to POST to',
+        events: 'list of new-item, starred',
+        secret: 'optional HMAC-SHA256 secret (16+ characters); default: a random one',
+      },
     },
-    handler: async (c) => {
-      const out = await createWebhook(c.app, uid(c), c.body);
-      c.reply.code(201);
-      return out;
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/webhooks/:id',
-    access: 'user',
-    summary: 'Delete a webhook and its delivery log.',
-    handler: async (c) => {
-      await deleteWebhook(c.app, uid(c), positiveId(c.params.id, 'webhook id'));
-      return undefined;
-    },
-  },
-  {
-    method: 'GET',
-    path: '/webhooks/deliveries',
-    access: 'user',
-    summary: 'The delivery log, newest first: status, attempts, last answer or error, next retry.',
-    query: { webhook: 'only this webhook id', limit: '1-1000 (default 50)' },
-    handler: async (c) => ({
+    (c) => createWebhook(c.app, uid(c), c.body),
+  ),
+  route('user', 'DELETE /webhooks/:id', 'Delete a webhook and its delivery log.', async (c) => {
+    await deleteWebhook(c.app, uid(c), idParam(c, 'webhook id'));
+  }),
+  route(
+    'user',
+    'GET /webhooks/deliveries',
+    'The delivery log, newest first: status, attempts, last answer or error, next retry.',
+    { query: { webhook: 'only this webhook id', limit: '1-1000 (default 50)' } },
+    async (c) => ({
       deliveries: await deliveriesOf(
         c.app,
         uid(c),
@@ -521,51 +458,40 @@ export const ROUTES: RouteSpec[] = [
         limitOf(c.query.limit, 50, 1000),
       ),
     }),
-  },
+  ),
 
   // ---- Fever API password (src/fever) ----
-  {
-    method: 'GET',
-    path: '/fever',
-    access: 'user',
-    summary: 'Whether the Fever API is on for you, with the user name and server URL a Fever app needs.',
-    handler: async (c) =>
-      feverStatus(c.app, uid(c), c.app.config.publicUrl.replace(/\/+$/, '') || ownOrigin(c.app, c.req)),
-  },
-  {
-    method: 'PUT',
-    path: '/fever',
-    access: 'user',
-    summary:
-      'Set or replace your Fever password (never your account password); without one a random password is made and shown once.',
-    body: { password: 'optional, at least 8 characters' },
-    handler: async (c) => setFever(c.app, uid(c), c.body.password),
-  },
-  {
-    method: 'DELETE',
-    path: '/fever',
-    access: 'user',
-    summary: 'Turn the Fever API off for you (the Fever password stops working).',
-    handler: async (c) => {
-      await disableFeverFor(c.app, uid(c));
-      return undefined;
-    },
-  },
+  route(
+    'user',
+    'GET /fever',
+    'Whether the Fever API is on for you, with the user name and server URL a Fever app needs.',
+    async (c) => feverStatus(c.app, uid(c), c.app.config.publicUrl.replace(/\/+$/, '') || ownOrigin(c.app, c.req)),
+  ),
+  route(
+    'user',
+    'PUT /fever',
+    'Set or replace your Fever password (never your account password); without one a random password is made and shown once.',
+    { body: { password: 'optional, at least 8 characters' } },
+    async (c) => setFever(c.app, uid(c), c.body.password),
+  ),
+  route('user', 'DELETE /fever', 'Turn the Fever API off for you (the Fever password stops working).', async (c) => {
+    await disableFeverFor(c.app, uid(c));
+  }),
 
   // ---- Ask ----
-  {
-    method: 'POST',
-    path: '/ask',
-    access: 'user',
-    summary:
-      'Ask a question over your feeds; answers as Server-Sent Events (conversation, progress…, sources, delta…, done | error).',
-    body: {
-      question: 'the question',
-      conversationId: 'continue this conversation',
-      scope: '{"kind":"all"|"starred"} | {"kind":"folder","name"} | {"kind":"feed","feedId"}',
-      model: SONAR_MODELS.join(' | '),
+  route(
+    'user',
+    'POST /ask',
+    'Ask a question over your feeds; answers as Server-Sent Events (conversation, progress…, sources, delta…, done | error).',
+    {
+      body: {
+        question: 'the question',
+        conversationId: 'continue this conversation',
+        scope: '{"kind":"all"|"starred"} | {"kind":"folder","name"} | {"kind":"feed","feedId"}',
+        model: SONAR_MODELS.join(' | '),
+      },
     },
-    handler: async (c) => {
+    async (c) => {
       const prepared = await prepareAsk(c.app, uid(c), c.body);
       const ac = new AbortController();
       c.reply.raw.once('close', () => {
@@ -576,223 +502,149 @@ export const ROUTES: RouteSpec[] = [
       openEventStream(res, { 'cache-control': 'no-store, no-transform', 'x-content-type-options': 'nosniff' });
       await answer(c.app, prepared, ac.signal, (ev) => writeEvents(res, `data: ${JSON.stringify(ev)}\n\n`));
       if (!res.writableEnded) res.end();
-      return undefined;
     },
-  },
-  {
-    method: 'GET',
-    path: '/conversations',
-    access: 'user',
-    summary: 'Your Ask conversations, most recent first.',
-    handler: async (c) => ({
-      conversations: (await webStore(c.app).conversations.list(uid(c), 100)).map(({ userId: _, ...rest }) => rest),
-    }),
-  },
-  {
-    method: 'GET',
-    path: '/conversations/:id',
-    access: 'user',
-    summary: 'One conversation with its questions and answers.',
-    handler: async (c) => {
-      const { userId: _, ...rest } = await conversationWithMessages(
-        c.app,
-        uid(c),
-        positiveId(c.params.id, 'conversation id'),
-      );
-      return rest;
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/conversations/:id',
-    access: 'user',
-    summary: 'Delete a conversation.',
-    handler: async (c) => {
-      if (!(await webStore(c.app).conversations.delete(uid(c), positiveId(c.params.id, 'conversation id'))))
-        throw notFound('no such conversation');
-      return undefined;
-    },
-  },
+  ),
+  route('user', 'GET /conversations', 'Your Ask conversations, most recent first.', async (c) => ({
+    conversations: (await webStore(c.app).conversations.list(uid(c), 100)).map(({ userId: _, ...rest }) => rest),
+  })),
+  route('user', 'GET /conversations/:id', 'One conversation with its questions and answers.', async (c) => {
+    const { userId: _, ...rest } = await conversationWithMessages(c.app, uid(c), idParam(c, 'conversation id'));
+    return rest;
+  }),
+  route('user', 'DELETE /conversations/:id', 'Delete a conversation.', async (c) => {
+    if (!(await webStore(c.app).conversations.delete(uid(c), idParam(c, 'conversation id'))))
+      throw notFound('no such conversation');
+  }),
 
   // ---- Settings ----
-  {
-    method: 'GET',
-    path: '/settings',
-    access: 'user',
-    summary: 'Reading preferences.',
-    handler: async (c) => loadSettings(c.app, uid(c)),
-  },
-  {
-    method: 'PATCH',
-    path: '/settings',
-    access: 'user',
-    summary: 'Change reading preferences.',
-    body: { markReadOnOpen: 'boolean', oldestFirst: 'boolean', unreadOnly: 'boolean' },
-    handler: async (c) => updateSettings(c.app, uid(c), c.body),
-  },
-  {
-    method: 'POST',
-    path: '/password',
-    access: 'user',
-    summary: 'Change your password (ends your other sessions and revokes your app tokens).',
-    body: { current: 'current password', password: 'new password' },
-    handler: async (c) => {
+  route('user', 'GET /settings', 'Reading preferences.', async (c) => loadSettings(c.app, uid(c))),
+  route(
+    'user',
+    'PATCH /settings',
+    'Change reading preferences.',
+    { body: { markReadOnOpen: 'boolean', oldestFirst: 'boolean', unreadOnly: 'boolean' } },
+    async (c) => updateSettings(c.app, uid(c), c.body),
+  ),
+  route(
+    'user',
+    'POST /password',
+    'Change your password (ends your other sessions and revokes your app tokens).',
+    { body: { current: 'current password', password: 'new password' } },
+    async (c) => {
       const revoked = await changeOwnPassword(c.app, uid(c), str(c.body.current), str(c.body.password));
       const ended = await webStore(c.app).sessions.deleteAllForUser(uid(c), c.auth!.sessionId);
       return { tokensRevoked: revoked, sessionsEnded: ended };
     },
-  },
-  {
-    method: 'GET',
-    path: '/sessions',
-    access: 'user',
-    summary: 'Your signed-in browsers (this one is marked current).',
-    handler: async (c) => ({
-      sessions: (await webStore(c.app).sessions.listForUser(uid(c)))
-        .filter((s) => s.expiresAt > nowSeconds())
-        .map((s) => ({
-          id: s.id,
-          current: s.id === c.auth!.sessionId,
-          userAgent: s.userAgent,
-          createdAt: iso(s.createdAt),
-          lastSeenAt: iso(s.lastSeenAt),
-          expiresAt: iso(s.expiresAt),
+  ),
+  route('user', 'GET /sessions', 'Your signed-in browsers (this one is marked current).', async (c) => ({
+    sessions: (await webStore(c.app).sessions.listForUser(uid(c)))
+      .filter((s) => s.expiresAt > nowSeconds())
+      .map((s) => ({
+        id: s.id,
+        current: s.id === c.auth!.sessionId,
+        userAgent: s.userAgent,
+        createdAt: iso(s.createdAt),
+        lastSeenAt: iso(s.lastSeenAt),
+        expiresAt: iso(s.expiresAt),
+      })),
+  })),
+  route('user', 'DELETE /sessions/:id', 'Sign out one of your browsers.', async (c) => {
+    const id = idParam(c, 'session id');
+    const mine = (await webStore(c.app).sessions.listForUser(uid(c))).some((s) => s.id === id);
+    if (!mine) throw notFound('no such session');
+    await webStore(c.app).sessions.delete(id);
+  }),
+  route('user', 'GET /tokens', 'Your app tokens (ClientLogin and OAuth), never the tokens themselves.', async (c) => {
+    const now = nowSeconds();
+    const clients = new Map((await authStore(c.app).clients.list()).map((x) => [x.clientId, x.name]));
+    return {
+      tokens: (await authStore(c.app).tokens.listForUser(uid(c)))
+        .filter((t) => t.kind !== 'oauth_access')
+        .map((t) => ({
+          id: t.id,
+          kind: t.kind,
+          scope: t.scopes,
+          label: t.label,
+          client: t.clientId ? (clients.get(t.clientId) ?? t.clientId) : null,
+          status: t.revokedAt !== null ? 'revoked' : t.expiresAt <= now ? 'expired' : 'active',
+          createdAt: iso(t.createdAt),
+          expiresAt: iso(t.expiresAt),
+          lastUsedAt: iso(t.lastUsedAt),
         })),
-    }),
-  },
-  {
-    method: 'DELETE',
-    path: '/sessions/:id',
-    access: 'user',
-    summary: 'Sign out one of your browsers.',
-    handler: async (c) => {
-      const id = positiveId(c.params.id, 'session id');
-      const mine = (await webStore(c.app).sessions.listForUser(uid(c))).some((s) => s.id === id);
-      if (!mine) throw notFound('no such session');
-      await webStore(c.app).sessions.delete(id);
-      return undefined;
-    },
-  },
-  {
-    method: 'GET',
-    path: '/tokens',
-    access: 'user',
-    summary: 'Your app tokens (ClientLogin and OAuth), never the tokens themselves.',
-    handler: async (c) => {
-      const now = nowSeconds();
-      const clients = new Map((await authStore(c.app).clients.list()).map((x) => [x.clientId, x.name]));
-      return {
-        tokens: (await authStore(c.app).tokens.listForUser(uid(c)))
-          .filter((t) => t.kind !== 'oauth_access')
-          .map((t) => ({
-            id: t.id,
-            kind: t.kind,
-            scope: t.scopes,
-            label: t.label,
-            client: t.clientId ? (clients.get(t.clientId) ?? t.clientId) : null,
-            status: t.revokedAt !== null ? 'revoked' : t.expiresAt <= now ? 'expired' : 'active',
-            createdAt: iso(t.createdAt),
-            expiresAt: iso(t.expiresAt),
-            lastUsedAt: iso(t.lastUsedAt),
-          })),
-      };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/tokens',
-    access: 'user',
-    summary: 'Create an app token for scripts and Reader apps (shown once).',
-    body: { label: 'a note to recognise it' },
-    handler: async (c) => {
+    };
+  }),
+  route(
+    'user',
+    'POST /tokens',
+    'Create an app token for scripts and Reader apps (shown once).',
+    { created: true, body: { label: 'a note to recognise it' } },
+    async (c) => {
       const label = str(c.body.label).trim().slice(0, 100) || 'created in the web app';
       const { token, record } = await issueClientLoginToken(c.app, uid(c), label);
-      c.reply.code(201);
       return { id: record.id, token, label };
     },
-  },
-  {
-    method: 'DELETE',
-    path: '/tokens/:id',
-    access: 'user',
-    summary: 'Revoke an app token (an OAuth grant ends with its refresh token).',
-    handler: async (c) => {
-      const t = await authStore(c.app).tokens.findById(positiveId(c.params.id, 'token id'));
+  ),
+  route(
+    'user',
+    'DELETE /tokens/:id',
+    'Revoke an app token (an OAuth grant ends with its refresh token).',
+    async (c) => {
+      const t = await authStore(c.app).tokens.findById(idParam(c, 'token id'));
       if (!t || t.userId !== uid(c)) throw notFound('no such token');
       await revokeStoredToken(c.app, t);
-      return undefined;
     },
-  },
-  {
-    method: 'GET',
-    path: '/keys',
-    access: 'user',
-    summary: 'Your chat completions API keys.',
-    handler: async (c) => ({
-      keys: (await chatStore(c.app).keys.list(uid(c))).map((k) => ({
-        id: k.id,
-        name: k.name,
-        tier: k.tier,
-        features: k.features,
-        disabled: k.disabled,
-        createdAt: iso(k.createdAt),
-        revokedAt: iso(k.revokedAt),
-      })),
-    }),
-  },
-  {
-    method: 'POST',
-    path: '/keys',
-    access: 'user',
-    summary: 'Create a chat completions API key (shown once).',
-    body: { name: 'a name for the key' },
-    handler: async (c) => {
+  ),
+  route('user', 'GET /keys', 'Your chat completions API keys.', async (c) => ({
+    keys: (await chatStore(c.app).keys.list(uid(c))).map((k) => ({
+      id: k.id,
+      name: k.name,
+      tier: k.tier,
+      features: k.features,
+      disabled: k.disabled,
+      createdAt: iso(k.createdAt),
+      revokedAt: iso(k.revokedAt),
+    })),
+  })),
+  route(
+    'user',
+    'POST /keys',
+    'Create a chat completions API key (shown once).',
+    { created: true, body: { name: 'a name for the key' } },
+    async (c) => {
       const name = str(c.body.name).trim();
       const problem = keyNameProblem(name);
       if (problem) throw badRequest(problem, 'name');
       const { key, record } = await createApiKey(chatStore(c.app).keys, uid(c), name, c.app.config.defaultTier);
-      c.reply.code(201);
       return { id: record.id, key, name };
     },
-  },
-  {
-    method: 'DELETE',
-    path: '/keys/:id',
-    access: 'user',
-    summary: 'Revoke one of your API keys.',
-    handler: async (c) => {
-      const k = await chatStore(c.app).keys.findById(c.params.id);
-      if (!k || k.userId !== uid(c)) throw notFound('no such key');
-      await chatStore(c.app).keys.revoke(k.id);
-      return undefined;
-    },
-  },
+  ),
+  route('user', 'DELETE /keys/:id', 'Revoke one of your API keys.', async (c) => {
+    const k = await chatStore(c.app).keys.findById(c.params.id);
+    if (!k || k.userId !== uid(c)) throw notFound('no such key');
+    await chatStore(c.app).keys.revoke(k.id);
+  }),
 
   // ---- Admin ----
-  {
-    method: 'GET',
-    path: '/admin/users',
-    access: 'admin',
-    summary: 'Every account.',
-    handler: async (c) => {
-      return {
-        users: (await c.app.users.list()).map((u) => ({
-          id: u.id,
-          username: u.username,
-          email: u.email,
-          createdAt: iso(u.createdAt),
-          isAdmin: u.isAdmin,
-        })),
-      };
+  route('admin', 'GET /admin/users', 'Every account.', async (c) => {
+    return {
+      users: (await c.app.users.list()).map((u) => ({
+        id: u.id,
+        username: u.username,
+        email: u.email,
+        createdAt: iso(u.createdAt),
+        isAdmin: u.isAdmin,
+      })),
+    };
+  }),
+  route(
+    'admin',
+    'POST /admin/users',
+    'Create an account.',
+    {
+      created: true,
+      body: { username: 'user name', password: 'at least 8 characters', email: 'optional', isAdmin: 'boolean' },
     },
-  },
-  {
-    method: 'POST',
-    path: '/admin/users',
-    access: 'admin',
-    summary: 'Create an account.',
-    body: { username: 'user name', password: 'at least 8 characters', email: 'optional', isAdmin: 'boolean' },
-    handler: async (c) => {
+    async (c) => {
       const u = await createAccount(
         c.app,
         str(c.body.username).trim(),
@@ -800,65 +652,48 @@ export const ROUTES: RouteSpec[] = [
         str(c.body.email).trim() || null,
       );
       if (c.body.isAdmin === true) await c.app.users.setAdmin(u.id, true);
-      c.reply.code(201);
       return { id: u.id, username: u.username };
     },
-  },
-  {
-    method: 'DELETE',
-    path: '/admin/users/:id',
-    access: 'admin',
-    summary: 'Delete an account and everything it owns.',
-    handler: async (c) => {
-      const id = positiveId(c.params.id, 'user id');
-      if (id === uid(c)) throw badRequest('you cannot delete your own account while signed in with it');
-      if (!(await c.app.users.delete(id))) throw notFound('no such user');
-      return undefined;
-    },
-  },
-  {
-    method: 'POST',
-    path: '/admin/users/:id/password',
-    access: 'admin',
-    summary: 'Set a new password for an account (ends its sessions and tokens).',
-    body: { password: 'new password' },
-    handler: async (c) => {
-      const id = positiveId(c.params.id, 'user id');
+  ),
+  route('admin', 'DELETE /admin/users/:id', 'Delete an account and everything it owns.', async (c) => {
+    const id = idParam(c, 'user id');
+    if (id === uid(c)) throw badRequest('you cannot delete your own account while signed in with it');
+    if (!(await c.app.users.delete(id))) throw notFound('no such user');
+  }),
+  route(
+    'admin',
+    'POST /admin/users/:id/password',
+    'Set a new password for an account (ends its sessions and tokens).',
+    { body: { password: 'new password' } },
+    async (c) => {
+      const id = idParam(c, 'user id');
       if (!(await c.app.users.findById(id))) throw notFound('no such user');
       const revoked = await setPassword(c.app, id, str(c.body.password));
       const ended = await webStore(c.app).sessions.deleteAllForUser(id, id === uid(c) ? c.auth!.sessionId : undefined);
       return { tokensRevoked: revoked, sessionsEnded: ended };
     },
-  },
-  {
-    method: 'GET',
-    path: '/admin/oauth-clients',
-    access: 'admin',
-    summary: 'Registered OAuth apps (never their secrets).',
-    handler: async (c) => ({
-      clients: (await authStore(c.app).clients.list()).map((x) => ({
-        clientId: x.clientId,
-        name: x.name,
-        redirectUris: x.redirectUris,
-        grantTypes: x.grantTypes,
-        createdAt: iso(x.createdAt),
-      })),
-    }),
-  },
-  {
-    method: 'POST',
-    path: '/admin/oauth-clients',
-    access: 'admin',
-    summary: 'Register an OAuth app (the secret is shown once).',
-    body: { name: 'app name', redirectUris: 'array of redirect URIs', grantTypes: 'optional array' },
-    handler: async (c) => {
+  ),
+  route('admin', 'GET /admin/oauth-clients', 'Registered OAuth apps (never their secrets).', async (c) => ({
+    clients: (await authStore(c.app).clients.list()).map((x) => ({
+      clientId: x.clientId,
+      name: x.name,
+      redirectUris: x.redirectUris,
+      grantTypes: x.grantTypes,
+      createdAt: iso(x.createdAt),
+    })),
+  })),
+  route(
+    'admin',
+    'POST /admin/oauth-clients',
+    'Register an OAuth app (the secret is shown once).',
+    { created: true, body: { name: 'app name', redirectUris: 'array of redirect URIs', grantTypes: 'optional array' } },
+    async (c) => {
       const uris = Array.isArray(c.body.redirectUris) ? c.body.redirectUris.map(String) : [];
       const grants = (
         Array.isArray(c.body.grantTypes) && c.body.grantTypes.length ? c.body.grantTypes.map(String) : [...GRANT_TYPES]
       ) as GrantType[];
       try {
         const { client, clientSecret } = await registerClient(c.app, str(c.body.name).trim(), uris, grants);
-        c.reply.code(201);
         return {
           clientId: client.clientId,
           clientSecret,
@@ -871,36 +706,27 @@ export const ROUTES: RouteSpec[] = [
         throw e;
       }
     },
-  },
-  {
-    method: 'DELETE',
-    path: '/admin/oauth-clients/:id',
-    access: 'admin',
-    summary: 'Remove an OAuth app and every token issued to it.',
-    handler: async (c) => {
-      if (!(await authStore(c.app).clients.delete(c.params.id))) throw notFound('no such OAuth client');
-      return undefined;
-    },
-  },
-  {
-    method: 'GET',
-    path: '/admin/access-requests',
-    access: 'admin',
-    summary: 'Requests for higher chat API rate limits.',
-    query: { all: '1: include decided requests' },
-    handler: async (c) => ({
+  ),
+  route('admin', 'DELETE /admin/oauth-clients/:id', 'Remove an OAuth app and every token issued to it.', async (c) => {
+    if (!(await authStore(c.app).clients.delete(c.params.id))) throw notFound('no such OAuth client');
+  }),
+  route(
+    'admin',
+    'GET /admin/access-requests',
+    'Requests for higher chat API rate limits.',
+    { query: { all: '1: include decided requests' } },
+    async (c) => ({
       requests: await chatStore(c.app).access.list(c.query.all === '1' ? undefined : 'pending'),
     }),
-  },
-  {
-    method: 'POST',
-    path: '/admin/access-requests/:id',
-    access: 'admin',
-    summary: "Approve (sets the key's tier) or deny a request.",
-    body: { decision: 'approve | deny', tier: 'optional tier 0-5', note: 'optional' },
-    handler: async (c) => {
+  ),
+  route(
+    'admin',
+    'POST /admin/access-requests/:id',
+    "Approve (sets the key's tier) or deny a request.",
+    { body: { decision: 'approve | deny', tier: 'optional tier 0-5', note: 'optional' } },
+    async (c) => {
       const store = chatStore(c.app);
-      const r = await store.access.find(positiveId(c.params.id, 'request id'));
+      const r = await store.access.find(idParam(c, 'request id'));
       if (!r) throw notFound('no such access request');
       if (r.status !== 'pending') throw new WebError(409, 'decided', `this request was already ${r.status}`);
       if (c.body.decision === 'approve') {
@@ -913,5 +739,5 @@ export const ROUTES: RouteSpec[] = [
       } else throw badRequest('decision must be approve or deny', 'decision');
       return { id: r.id, status: c.body.decision === 'approve' ? 'approved' : 'denied' };
     },
-  },
+  ),
 ];

@@ -15,8 +15,8 @@ import { type CliContext, CliError, checkDatabase } from '../context.ts';
 import { createApp, type App, type ProcessRole } from '../../app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
-import { startScheduler } from '../../feeds/scheduler/scheduler.ts';
 import { markServing } from '../pid-file.ts';
+import { collectStartupGarbage } from '../../startup-garbage.ts';
 import { superviseWorkers, WORKER_SLOT_ENV, WORKER_BACKGROUND_ENV, type WorkerMessage } from '../supervisor.ts';
 
 /** The worker count --workers / TIDINGS_WORKERS asks for (0: one per CPU core). */
@@ -72,8 +72,9 @@ async function serveSingle(config: Config): Promise<void> {
   // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
   // stopped by its supervisor may never reach: write it now that every module is loaded.
   flushCompileCache();
+  collectStartupGarbage();
   app.onClose(markServing(config.dataDir));
-  if (config.schedulerEnabled) startScheduler(app);
+  if (config.schedulerEnabled) (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
   await warnWithoutUsers(app, config);
   await stopped;
 }
@@ -97,7 +98,9 @@ async function serveAsWorker(config: Config): Promise<void> {
   const stopped = untilStopped(app, server, config, { stopRequested: drain.signal, tell: (m) => process.send?.(m) });
   app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
   flushCompileCache();
-  if (config.schedulerEnabled && role.background) startScheduler(app);
+  collectStartupGarbage();
+  if (config.schedulerEnabled && role.background)
+    (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
   if (role.background) await warnWithoutUsers(app, config);
   await stopped;
 }

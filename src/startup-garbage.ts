@@ -1,0 +1,32 @@
+// A server that has just started holds its start-up garbage: loading and compiling some 700
+// modules grows V8's young generation to its cap (16 MB with the --max-semi-space-size=8 that
+// `tidings serve` runs with, scripts/process-setup.js) and leaves the old generation padded.
+// V8's own memory reducer gives it back only after ~20 s without allocation; an operator looking
+// at a server that has just started sees ~17 MB more than it needs (BENCHMARKS.md, Memory).
+// One memory-reducing full GC once start-up is over does the same thing at once (~20-60 ms).
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+let gc: GcFunction | undefined;
+
+/**
+ * Collects the garbage of start-up and shrinks the heap, as V8's memory reducer would when idle.
+ * Call once, when the process is listening. The `gc` function is taken from a new context, so it
+ * is not exposed to the code of this one (no global `gc` for libraries to find).
+ */
+export function collectStartupGarbage(): void {
+  try {
+    if (!gc) {
+      setFlagsFromString('--expose-gc');
+      gc = runInNewContext('gc') as GcFunction;
+      // Only that one context: worker threads and contexts made later get no `gc`.
+      setFlagsFromString('--no-expose-gc');
+    }
+    // 'last-resort' is V8's memory-reducing collection: it also shrinks the young generation.
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  } catch {
+    /* a runtime without V8's gc extension: the memory reducer does it later */
+  }
+}
