@@ -29,10 +29,9 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../src/answer/types.ts';
 import { testSql } from '../src/store/testing.ts';
-import { processTreeCpuMs } from './process-cpu.ts';
 import { benchBackend, flagValue, positionals } from './backend.ts';
 
-const ARGS = positionals(process.argv.slice(2), ['backend', 'database-url', 'workers']);
+const ARGS = positionals(process.argv.slice(2), ['backend', 'database-url', 'workers', 'rounds']);
 const ARTICLES = Number(ARGS[0] ?? 2000);
 const SECONDS = Number(ARGS[1] ?? 4);
 const BACKEND = await benchBackend(
@@ -41,6 +40,8 @@ const BACKEND = await benchBackend(
     : process.argv,
 );
 const WORKERS = Number(flagValue(process.argv, 'workers') ?? 0);
+/** --rounds R: the --workers run alternates 1 and N workers R times (2 by default). */
+const ROUNDS = Number(flagValue(process.argv, 'rounds') ?? 2);
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
@@ -412,17 +413,19 @@ async function layerBench(lines: string[]): Promise<void> {
 }
 
 /**
- * End to end through real `tidings serve` processes: --workers 1, then --workers N, on one library
- * (the news corpus, extractive engine), 16 clients on 16 connections (the supervisor hands them
- * to the workers in turn), after a warm-up that reaches every worker (each loads its own search
- * tables). Logs at warn, as the in-process parts log nothing. The load generator shares the cores.
+ * End to end through real `tidings serve` processes: --workers 1 and --workers N alternating
+ * (ROUNDS rounds) on one library (the news corpus, extractive engine), 16 clients on 16
+ * keep-alive connections, each measured after a 4 s warm-up that reaches every worker (each
+ * loads its own search tables). The client is wrk when installed (a C client costs ~10 µs per
+ * request), else this process's Node client, which shares the cores with the server; the table
+ * says which, and what the client itself cost. Logs at warn, as the in-process parts log nothing.
  */
 async function workersBench(lines: string[]): Promise<void> {
-  const { spawn } = await import('node:child_process');
   const { writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { createServer: netServer } = await import('node:net');
   const { loadavg, availableParallelism } = await import('node:os');
+  const { startServeProcess } = await import('./serve-process.ts');
+  const { runWrk, wrkAvailable } = await import('./wrk-client.ts');
   if (!hasNews) {
     lines.push('news corpus missing (../shared/corpus/news): workers part skipped');
     return;
@@ -445,81 +448,77 @@ async function workersBench(lines: string[]): Promise<void> {
   const key = (await createApiKey(chatStore(setup).keys, userId, 'bench', 5)).key;
   await setup.close();
   const questions = readQuestions().map((q) => q.question);
+  const client = wrkAvailable() ? 'wrk' : 'node';
+  const load1 = () =>
+    loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
   lines.push(
     '',
-    `Workers: ${articles.length} articles, ${setup.store.backend}, sonar (extractive), 16 clients, ${SECONDS} s after a 4 s warm-up; ` +
-      `${availableParallelism()} cores; load average before ${loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')}`,
+    `Workers: ${articles.length} articles, ${setup.store.backend}, sonar (extractive), 16 clients (${client === 'wrk' ? 'wrk -t1 -c16' : 'the Node client in this process; install wrk for a client that costs little CPU'}), ` +
+      `${SECONDS} s after a 4 s warm-up, ${ROUNDS} alternating round(s); ${availableParallelism()} cores; load average before ${load1()}`,
     '',
-    '| workers | requests/s | p50 | p99 | vs 1 worker | server CPU ms per request |',
-    '|---|---|---|---|---|---|',
+    '| round | workers | requests/s | p50 | p99 | vs 1 worker (same round) | server CPU ms per request | client CPU ms per request | load average (1 min) |',
+    '|---|---|---|---|---|---|---|---|---|',
   );
-  let one = 0;
-  for (const w of [...new Set([1, WORKERS])]) {
-    const port = await new Promise<number>((r) => {
-      const s = netServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => r(p));
-      });
-    });
-    const child = spawn(
-      process.execPath,
-      [
-        new URL('../bin/tidings.js', import.meta.url).pathname,
-        '--data',
-        dataDir,
-        'serve',
-        '--port',
-        String(port),
-        '--workers',
-        String(w),
-      ],
-      {
-        env: {
-          ...process.env,
-          TIDINGS_LOG_LEVEL: 'warn',
-          TIDINGS_SCHEDULER: 'false',
-          TIDINGS_LLM_BASE_URL: '',
-          TIDINGS_RATE_LIMITS: JSON.stringify({ sonar: Array(6).fill(1e9) }),
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-    const url = `http://127.0.0.1:${port}`;
-    // Ready when every worker has answered (each answer names its worker).
-    const seen = new Set<string>();
-    for (let i = 0; seen.size < w && i < 600; i++) {
-      try {
-        const r = await fetch(`${url}/healthz`, { headers: { connection: 'close' } });
-        seen.add(r.headers.get('x-tidings-worker') ?? 'single');
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const bodies = questions.map((q) => body(q));
+  const measure = async (url: string, seconds: number) => {
+    if (client === 'wrk') {
+      const r = await runWrk(
+        url,
+        { method: 'POST', path: '/chat/completions', headers, bodies },
+        { connections: 16, seconds },
+      );
+      if (r.errors) throw new Error(`${r.errors} failed requests in the wrk run`);
+      return { rps: r.rps, p50: r.p50Ms, p99: r.p99Ms, n: r.requests, clientCpu: r.clientCpuMsPerRequest };
     }
     const pool = new Pool(url, { connections: 16, pipelining: 1 });
-    const env = { pool, key } as Env;
     try {
-      await load(16, 4, questions, (q) => call(env, q));
-      const cpu0 = processTreeCpuMs(child.pid!);
-      const r = await load(16, SECONDS, questions, (q) => call(env, q));
-      const cpuPerRequest = (processTreeCpuMs(child.pid!) - cpu0) / r.n;
-      if (w === 1) one = r.rps;
-      lines.push(
-        `| ${w} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / one).toFixed(2)}x | ${cpuPerRequest.toFixed(1)} |`,
-      );
+      const cpu0 = process.cpuUsage();
+      const r = await load(16, seconds, questions, (q) => call({ pool, key } as Env, q));
+      const c = process.cpuUsage(cpu0);
+      return { ...r, clientCpu: (c.user + c.system) / 1000 / r.n };
     } finally {
       await pool.close();
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+    }
+  };
+  const counts = [...new Set([1, WORKERS])];
+  const perCount = new Map<number, number[]>();
+  for (let round = 1; round <= ROUNDS; round++) {
+    let one = 0;
+    for (const w of counts) {
+      const server = await startServeProcess(dataDir, w, {
+        TIDINGS_LOG_LEVEL: 'warn',
+        TIDINGS_SCHEDULER: 'false',
+        TIDINGS_LLM_BASE_URL: '',
+        TIDINGS_RATE_LIMITS: JSON.stringify({ sonar: Array(6).fill(1e9) }),
+      });
+      try {
+        await measure(server.url, 4);
+        const cpu0 = server.cpuMs();
+        const r = await measure(server.url, SECONDS);
+        const cpuPerRequest = (server.cpuMs() - cpu0) / r.n;
+        if (w === 1) one = r.rps;
+        perCount.set(w, [...(perCount.get(w) ?? []), r.rps]);
+        lines.push(
+          `| ${round} | ${w} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${(r.rps / one).toFixed(2)}x | ${cpuPerRequest.toFixed(1)} | ${r.clientCpu.toFixed(2)} | ${loadavg()[0]!.toFixed(2)} |`,
+        );
+      } finally {
+        await server.stop();
+      }
     }
   }
-  lines.push(
-    '',
-    `load average after: ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  const med = (xs: number[]) => pct(xs, 0.5);
+  if (counts.length > 1)
+    lines.push(
+      '',
+      `median over the rounds: ${counts.map((w) => `${w} worker(s) ${med(perCount.get(w)!).toFixed(0)} req/s`).join(', ')}: ` +
+        `**${(med(perCount.get(WORKERS)!) / med(perCount.get(1)!)).toFixed(2)}x**`,
+    );
+  lines.push('', `load average after: ${load1()}`);
+  // The library is a copy of the news corpus (a database made on a --database-url server stays there).
+  (await import('node:fs')).rmSync(dataDir, { recursive: true, force: true });
 }
 
 const lines: string[] = [

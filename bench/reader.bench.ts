@@ -9,7 +9,8 @@
 //            --database-url postgres://… (an empty database: the generated library is copied there with
 //            `tidings db copy`'s code and the server runs on PostgreSQL)
 //            --workers N (only throughput: stream/contents n=20 and /healthz at 16 clients, served by
-//            `tidings serve --workers 1` and then `--workers N` in the same run, with the ratio)
+//            `tidings serve --workers 1` and `--workers N` alternating --rounds times (2), with the
+//            ratio; the client is wrk when installed, else the Node client: the output says which)
 //            --backend sqlite|postgres|both (postgres without --database-url: a throwaway cluster in a temp
 //            folder, test/postgres-cluster.ts; both: a SQLite server and a PostgreSQL server on the same
 //            library, calls alternating between them each round, ratios printed, then each one's throughput)
@@ -391,84 +392,113 @@ async function onBackends(dataDir: string): Promise<void> {
 }
 
 /**
- * Throughput of `serve --workers 1` and `--workers N` on the same library in the same run: 16
- * clients (16 connections, which the supervisor hands to the workers in turn) for SECONDS each,
- * after a warm-up that reaches every worker. The load generator shares the machine's cores.
+ * Throughput of `serve --workers 1` and `--workers N` on the same library in the same run,
+ * alternating ROUNDS times: 16 clients on 16 keep-alive connections for SECONDS each, after a
+ * warm-up that reaches every worker. The client is wrk when installed: this bench's Node client
+ * costs about as much CPU per request as the server's 0.25 ms and, on 2 cores, was the bottleneck
+ * (1,322 req/s where wrk measured 4,700). Without wrk the Node client runs, and the table says so.
  */
 async function workersRun(dataDir: string): Promise<void> {
   const { loadavg, availableParallelism } = await import('node:os');
+  const { runWrk, wrkAvailable } = await import('./wrk-client.ts');
+  const client = wrkAvailable() ? 'wrk' : 'node';
   const rows: string[] = [];
   const counts = [...new Set([1, WORKERS])];
-  console.log(
-    `load average before: ${loadavg()
+  const rounds = arg('rounds', 2);
+  const load1 = () =>
+    loadavg()
       .map((x) => x.toFixed(2))
-      .join(' ')}; ${availableParallelism()} cores`,
-  );
-  const measured: Record<number, { n20: number; health: number }> = {};
+      .join(' ');
+  console.log(`load average before: ${load1()}; ${availableParallelism()} cores`);
+  const measured = new Map<number, { n20: number[]; health: number[] }>();
+  const path = `/reader/api/0/stream/contents/${encodeURIComponent('user/-/state/com.google/reading-list')}?output=json&n=20`;
   try {
-    for (const w of counts) {
-      const { child, url } = await startServer(dataDir, ROOT, DATABASE_URL, { TIDINGS_WORKERS: String(w) });
-      const pool = new Pool(url, { connections: 16, pipelining: 1 });
-      try {
-        const get = async (path: string, headers: Record<string, string> = {}) => {
-          const r = await pool.request({ method: 'GET', path, headers });
-          await r.body.arrayBuffer();
-          if (r.statusCode !== 200) throw new Error(`GET ${path}: HTTP ${r.statusCode}`);
-        };
-        const lr = await pool.request({
-          method: 'POST',
-          path: '/accounts/ClientLogin',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: `Email=${USER}&Passwd=${PASS}`,
-        });
-        const auth = (await lr.body.text())
-          .split('\n')
-          .find((l) => l.startsWith('Auth='))!
-          .slice(5);
-        const H = { authorization: `GoogleLogin auth=${auth}` };
-        const path = `/reader/api/0/stream/contents/${encodeURIComponent('user/-/state/com.google/reading-list')}?output=json&n=20`;
-        const run = async (p: string, headers: Record<string, string>, seconds: number) => {
-          let done = 0;
-          const end = performance.now() + seconds * 1000;
-          const t0 = performance.now();
-          const cpu0 = processTreeCpuMs(child.pid!);
-          await Promise.all(
-            Array.from({ length: 16 }, async () => {
-              while (performance.now() < end) {
-                await get(p, headers);
-                done++;
-              }
-            }),
+    for (let round = 1; round <= rounds; round++) {
+      let one = { n20: 0, health: 0 };
+      for (const w of counts) {
+        const { child, url } = await startServer(dataDir, ROOT, DATABASE_URL, { TIDINGS_WORKERS: String(w) });
+        const pool = new Pool(url, { connections: 16, pipelining: 1 });
+        try {
+          const lr = await pool.request({
+            method: 'POST',
+            path: '/accounts/ClientLogin',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: `Email=${USER}&Passwd=${PASS}`,
+          });
+          const H = readerHeaders(await lr.body.text());
+          const get = async (p: string, headers: Record<string, string> = {}) => {
+            const r = await pool.request({ method: 'GET', path: p, headers });
+            await r.body.arrayBuffer();
+            if (r.statusCode !== 200) throw new Error(`GET ${p}: HTTP ${r.statusCode}`);
+          };
+          const run = async (p: string, headers: Record<string, string>, seconds: number) => {
+            const cpu0 = processTreeCpuMs(child.pid!);
+            if (client === 'wrk') {
+              const r = await runWrk(url, { method: 'GET', path: p, headers }, { connections: 16, seconds });
+              if (r.errors) throw new Error(`GET ${p}: ${r.errors} failed requests in the wrk run`);
+              const cpuMs = (processTreeCpuMs(child.pid!) - cpu0) / r.requests;
+              return { rps: r.rps, cpuMs, clientCpuMs: r.clientCpuMsPerRequest };
+            }
+            let done = 0;
+            const end = performance.now() + seconds * 1000;
+            const t0 = performance.now();
+            const own0 = process.cpuUsage();
+            await Promise.all(
+              Array.from({ length: 16 }, async () => {
+                while (performance.now() < end) {
+                  await get(p, headers);
+                  done++;
+                }
+              }),
+            );
+            const own = process.cpuUsage(own0);
+            return {
+              rps: done / ((performance.now() - t0) / 1000),
+              cpuMs: (processTreeCpuMs(child.pid!) - cpu0) / done,
+              clientCpuMs: (own.user + own.system) / 1000 / done,
+            };
+          };
+          await run(path, H, 3); // warm-up: every worker's caches and statements
+          const health = await run('/healthz', {}, SECONDS);
+          // A new connection per request (clients without keep-alive; nginx's default upstream):
+          // what handing connections to the workers costs (TIDINGS_WORKER_BALANCING). wrk only:
+          // undici refuses a connection header.
+          const fresh = client === 'wrk' ? await run('/healthz', { connection: 'close' }, SECONDS) : undefined;
+          const n20 = await run(path, H, SECONDS);
+          if (w === 1) one = { n20: n20.rps, health: health.rps };
+          const m = measured.get(w) ?? { n20: [], health: [] };
+          m.n20.push(n20.rps);
+          m.health.push(health.rps);
+          measured.set(w, m);
+          rows.push(
+            `| ${round} | ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / one.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)} | ${n20.clientCpuMs.toFixed(3)} | ${health.rps.toFixed(0)} | ${(health.rps / one.health).toFixed(2)}x | ${fresh ? `${fresh.rps.toFixed(0)} (${fresh.cpuMs.toFixed(3)} ms)` : '—'} | ${loadavg()[0]!.toFixed(2)} |`,
           );
-          return { rps: done / ((performance.now() - t0) / 1000), cpuMs: (processTreeCpuMs(child.pid!) - cpu0) / done };
-        };
-        await run(path, H, 3); // warm-up: every worker's caches and statements
-        const health = await run('/healthz', {}, SECONDS);
-        const n20 = await run(path, H, SECONDS);
-        measured[w] = { n20: n20.rps, health: health.rps };
-        rows.push(
-          `| ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / measured[1]!.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)} | ${health.rps.toFixed(0)} | ${(health.rps / measured[1]!.health).toFixed(2)}x |`,
-        );
-      } finally {
-        await pool.close();
-        child.kill('SIGTERM');
-        await new Promise((r) => child.once('exit', r));
+        } finally {
+          await pool.close();
+          child.kill('SIGTERM');
+          await new Promise((r) => child.once('exit', r));
+        }
       }
     }
   } finally {
     if (!process.argv.includes('--keep')) rmSync(dataDir, { recursive: true, force: true });
+    else console.log(`data kept in ${dataDir}`);
   }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const ratio =
+    counts.length > 1
+      ? `median over the rounds: stream/contents n=20 ${counts.map((w) => `${w} worker(s) ${med(measured.get(w)!.n20).toFixed(0)} req/s`).join(', ')}: **${(med(measured.get(WORKERS)!.n20) / med(measured.get(1)!.n20)).toFixed(2)}x**`
+      : '';
   console.log(
     [
-      `\nbackend: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${ITEMS} items, 16 clients, ${SECONDS} s each`,
+      `\nbackend: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, worker balancing ${process.env.TIDINGS_WORKER_BALANCING || 'auto'}, ${ITEMS} items, 16 clients (${client === 'wrk' ? 'wrk -t1 -c16' : 'the Node client in this process; install wrk for a client that costs little CPU'}), ${SECONDS} s each, ${rounds} alternating round(s)`,
       '',
-      '| workers | stream/contents n=20 req/s | vs 1 worker | server CPU ms per n=20 request | GET /healthz req/s | vs 1 worker |',
-      '|---|---|---|---|---|---|',
+      '| round | workers | stream/contents n=20 req/s | vs 1 worker (same round) | server CPU ms per n=20 request | client CPU ms per request | GET /healthz req/s | vs 1 worker | GET /healthz, a new connection each: req/s (server CPU ms per request) | load average (1 min) |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
-      `load average after: ${loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')}`,
+      ratio,
+      `load average after: ${load1()}`,
     ].join('\n'),
   );
 }

@@ -89,7 +89,10 @@ before(async () => {
   } finally {
     await app.close();
   }
+  // Round-robin (the default, named here because the assertions need every worker to get
+  // connections in turn; under reuse-port the kernel picks by address hash: worker-balancing.test.ts).
   s = await serveWorkers(dataDir, WORKERS, {
+    TIDINGS_WORKER_BALANCING: 'round-robin',
     TIDINGS_LOG_LEVEL: 'info',
     TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
     TIDINGS_LLM_BASE_URL: llm.url,

@@ -1,8 +1,13 @@
 // The supervisor of `tidings serve --workers N` (node:cluster): it opens the database once, so
-// migrations run here before any worker starts, then forks N workers that share the listening
-// port (the primary accepts connections and hands them round-robin to the workers). It serves no
-// request itself and holds no database connection while they run.
+// migrations run here before any worker starts, then forks N workers that serve one port. It
+// serves no request itself and holds no database connection while they run.
 //
+// - How connections reach the workers (TIDINGS_WORKER_BALANCING): with reuse-port (opt-in,
+//   Linux only) each worker binds the port itself with SO_REUSEPORT and the kernel spreads new
+//   connections over them by address hash; the supervisor is out of the data path. With
+//   round-robin (the default) the supervisor accepts every connection and passes it to the
+//   workers in turn, which costs it CPU per connection: measured with a new connection per
+//   request, 0.22 ms of CPU per request against 0.06-0.09 (BENCHMARKS.md, "Workers").
 // - A worker that dies is forked again in the same slot (same role), at once after a long life
 //   and with a doubling delay after quick deaths (0.5 s, 1 s, … 30 s), each logged. Requests in
 //   flight on the other workers go on: their connections are theirs.
@@ -13,18 +18,81 @@
 //   whole server with its exit code: restarting it would fail the same way.
 // Slot 1 has the background role (ProcessRole in ../app.ts); see src/cli/README.md, "Workers".
 import cluster, { type Worker } from 'node:cluster';
+import { createServer, type Server } from 'node:net';
 import type { Config } from '../config/config.ts';
 import { createLogger, type LogFormat } from '../log/logger.ts';
 import { openStore } from '../store/open-store.ts';
-import { checkDatabase } from './context.ts';
+import { CliError, checkDatabase } from './context.ts';
 import { markServing } from './pid-file.ts';
 import { collectStartupGarbage } from '../startup-garbage.ts';
 
 export const WORKER_SLOT_ENV = 'TIDINGS_WORKER_SLOT';
 export const WORKER_BACKGROUND_ENV = 'TIDINGS_WORKER_BACKGROUND';
+/** Set under reuse-port balancing: the port every worker binds itself (the one chosen for --port 0). */
+export const WORKER_REUSE_PORT_ENV = 'TIDINGS_WORKER_REUSE_PORT';
 
 /** Messages between the supervisor and a worker over the cluster's IPC channel. */
-export type WorkerMessage = { type: 'drain' } | { type: 'draining' };
+export type WorkerMessage =
+  | { type: 'drain' }
+  | { type: 'draining' }
+  /** Sent once the worker listens (under reuse-port node:cluster has no 'listening' event). */
+  | { type: 'listening'; host: string; port: number };
+
+/** The error of a port that is taken (or not ours to take), naming what to change. */
+export function cannotListen(config: Config, code: string): CliError {
+  return new CliError(
+    `cannot listen on ${config.host}:${config.port} (${code}): choose another port with --port <port> or TIDINGS_PORT (or another address with --host)`,
+    2,
+  );
+}
+
+export type WorkerBalancing = 'reuse-port' | 'round-robin';
+
+/**
+ * What TIDINGS_WORKER_BALANCING=auto means: round-robin. reuse-port saves the supervisor's CPU only
+ * for clients that open a connection per request (keep-alive throughput measured the same), and
+ * costs an uneven split of keep-alive connections and the accept queue of a worker that dies.
+ */
+export function workerBalancing(config: Config): WorkerBalancing {
+  if (config.workerBalancing === 'auto') return 'round-robin';
+  return config.workerBalancing as WorkerBalancing;
+}
+
+/**
+ * The port the workers bind under reuse-port. For --port 0 the supervisor binds a free port
+ * with SO_REUSEPORT itself and holds it until the workers listen, so no other program takes it
+ * in between (nobody knows the port before "tidings is serving", so no connection lands on it).
+ */
+async function reservePort(config: Config): Promise<{ port: number; release(): void }> {
+  const listen = (server: Server, reusePort: boolean) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(e.code === 'EADDRINUSE' || e.code === 'EACCES' ? cannotListen(config, e.code) : e),
+      );
+      server.listen({ host: config.host, port: config.port, reusePort }, resolve);
+    });
+  if (config.port !== 0) {
+    // SO_REUSEPORT would let the workers share the port with another server of the same user
+    // (a second `tidings serve` started by mistake would take half the connections): a bind
+    // without it fails while any server holds the port.
+    const probe = createServer();
+    await listen(probe, false);
+    await new Promise<void>((r) => probe.close(() => r()));
+    return { port: config.port, release: () => {} };
+  }
+  const holder: Server = createServer();
+  await listen(holder, true);
+  const address = holder.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  let held = true;
+  return {
+    port,
+    release: () => {
+      if (held) holder.close();
+      held = false;
+    },
+  };
+}
 
 /** A worker that lived shorter than this died "quickly": the next restart waits longer. */
 const QUICK_DEATH_MS = 10_000;
@@ -61,6 +129,8 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   if (created) log.info({ dataDir: config.dataDir }, 'created a new database');
   if (migrations.length) log.info({ migrations }, 'applied migrations');
 
+  const balancing = workerBalancing(config);
+  const reserved = balancing === 'reuse-port' ? await reservePort(config) : undefined;
   const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
     n: i + 1,
     startedAt: 0,
@@ -92,6 +162,7 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
     const w = cluster.fork({
       [WORKER_SLOT_ENV]: String(slot.n),
       [WORKER_BACKGROUND_ENV]: slot.n === 1 ? '1' : '0',
+      ...(reserved ? { [WORKER_REUSE_PORT_ENV]: String(reserved.port) } : {}),
     });
     slot.worker = w;
     slot.startedAt = Date.now();
@@ -99,8 +170,9 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
     slot.draining = false;
     w.on('message', (m: WorkerMessage) => {
       if (m?.type === 'draining') slot.draining = true;
+      else if (m?.type === 'listening') onListening(m);
     });
-    w.on('listening', (address) => {
+    const onListening = (address: { host: string; port: number }) => {
       slot.listening = true;
       if (stopping) return tellToDrain(w);
       if (serving) {
@@ -109,13 +181,14 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
       }
       if (slots.every((s) => s.listening)) {
         serving = true;
-        const host = address.address ?? config.host;
+        reserved?.release();
+        const host = address.host;
         const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
         removePid = markServing(config.dataDir);
-        log.info({ url, dataDir: config.dataDir, workers: count, pid: process.pid }, 'tidings is serving');
+        log.info({ url, dataDir: config.dataDir, workers: count, balancing, pid: process.pid }, 'tidings is serving');
         collectStartupGarbage();
       }
-    });
+    };
     w.on('exit', (code, signal) => {
       if (slot.worker === w) slot.worker = undefined;
       const lived = Date.now() - slot.startedAt;
@@ -144,6 +217,7 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   const stop = (why: string) => {
     if (stopping) return;
     stopping = true;
+    reserved?.release();
     log.info({ why, drainSeconds: config.drainSeconds }, 'stopping: draining the workers');
     for (const s of slots) {
       if (s.restartTimer) clearTimeout(s.restartTimer);

@@ -59,6 +59,12 @@ export const OPTIONS = {
     defaultDoc: '`0` (one per CPU core)',
     doc: '`tidings serve` processes sharing the HTTP port (node:cluster): a supervisor forks them, restarts one that dies and drains them all on SIGTERM. 0: one per CPU core; 1: a single process, no supervisor. `serve --workers N` overrides it.',
   },
+  workerBalancing: {
+    env: 'TIDINGS_WORKER_BALANCING',
+    kind: 'string',
+    default: 'auto',
+    doc: 'How `serve --workers N` spreads connections: reuse-port (each worker listens on the port itself with SO_REUSEPORT and the kernel spreads new connections; the supervisor stays out of the data path), round-robin (the supervisor accepts every connection and hands it to the workers in turn: costs it CPU per connection), or auto (the default): round-robin, which is exactly even and keeps connections waiting to be accepted when a worker dies; choose reuse-port for many short connections (a proxy without keep-alive).',
+  },
   drainSeconds: {
     env: 'TIDINGS_DRAIN_SECONDS',
     kind: 'int',
@@ -506,6 +512,14 @@ function validate(c: Config): void {
   if (c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0-65535, got ${c.port}`);
   if (c.workers < 0)
     throw new ConfigError(`workers (TIDINGS_WORKERS) must be 0 (one per CPU core) or more, got ${c.workers}`);
+  if (!['auto', 'reuse-port', 'round-robin'].includes(c.workerBalancing))
+    throw new ConfigError(
+      `workerBalancing (TIDINGS_WORKER_BALANCING) must be auto, reuse-port or round-robin, got "${c.workerBalancing}"`,
+    );
+  if (c.workerBalancing === 'reuse-port' && process.platform !== 'linux')
+    throw new ConfigError(
+      `workerBalancing (TIDINGS_WORKER_BALANCING) reuse-port needs Linux (this is ${process.platform}): use auto or round-robin`,
+    );
   if (c.drainSeconds < 0)
     throw new ConfigError(`drainSeconds (TIDINGS_DRAIN_SECONDS) must be 0 or more, got ${c.drainSeconds}`);
   if (!['auto', 'memory', 'database', 'redis'].includes(c.limitsStore))

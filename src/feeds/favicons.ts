@@ -8,6 +8,7 @@ import type { App } from '../app.ts';
 import { sign } from '../auth/keys.ts';
 import type { FeedIconRepository } from '../store/repositories.ts';
 import { feedEngine } from './services.ts';
+import { withUpkeepLease } from './upkeep-lease.ts';
 import { FeedError } from './errors.ts';
 
 export const feedIcons = (app: App): FeedIconRepository => app.store.feedIcons;
@@ -157,8 +158,15 @@ export async function lookUpFavicon(
   return error;
 }
 
-/** Looks up icons of subscribed feeds that have none (or a stale one), a few at once. */
+/**
+ * Looks up icons of subscribed feeds that have none (or a stale one), a few at once; in one
+ * process at a time among those on the database (./upkeep-lease.ts): 0 when another has it.
+ */
 export async function refreshFavicons(app: App, opts: { limit?: number; signal?: AbortSignal } = {}): Promise<number> {
+  return (await withUpkeepLease(app, 'favicons', () => lookUpMissingFavicons(app, opts))) ?? 0;
+}
+
+async function lookUpMissingFavicons(app: App, opts: { limit?: number; signal?: AbortSignal }): Promise<number> {
   const now = Math.floor(Date.now() / 1000);
   const todo = await feedIcons(app).feedsToLookUp(now - ICON_REFRESH_S, now - FAILED_RETRY_S, opts.limit ?? 500);
   let next = 0,

@@ -1,6 +1,11 @@
 // Builds the HTTP server: one Fastify instance, each API an encapsulated plugin with its own
 // routes, hooks and error handling, so the reader API and the chat API cannot tangle.
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyBaseLogger,
+  type FastifyListenOptions,
+} from 'fastify';
 import type { App } from '../app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
@@ -71,11 +76,31 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   return server;
 }
 
-export async function startServer(app: App): Promise<{ server: FastifyInstance; url: string }> {
+/**
+ * How this process listens. Under `serve --workers N` with reuse-port balancing every worker
+ * binds the port itself (SO_REUSEPORT: the kernel spreads new connections over the workers, the
+ * supervisor never touches them) and the port is the one the supervisor chose (--port 0).
+ */
+export interface ListenOptions {
+  port?: number;
+  reusePort?: boolean;
+}
+
+export async function startServer(
+  app: App,
+  listen: ListenOptions = {},
+): Promise<{ server: FastifyInstance; url: string }> {
   const server = await buildServer(app);
-  await server.listen({ host: app.config.host, port: app.config.port });
+  // reusePort is Node's (>= 22.12) net option, which Fastify's types do not list yet; Fastify
+  // passes its listen options on to net.Server#listen.
+  const options: FastifyListenOptions & { reusePort?: boolean } = {
+    host: app.config.host,
+    port: listen.port ?? app.config.port,
+  };
+  if (listen.reusePort) options.reusePort = true;
+  await server.listen(options);
   const addr = server.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
+  const port = typeof addr === 'object' && addr ? addr.port : (listen.port ?? app.config.port);
   const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
   app.onClose(() => server.close());
   // A server lives long: it indexes what other processes left waiting (one killed mid-refresh).

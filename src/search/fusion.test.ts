@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fusionUrl, reciprocalRankFusion, RRF_K } from './fusion.ts';
+import { fusionUrl, reciprocalRankFusion, RRF_K, withoutNearDuplicates } from './fusion.ts';
 import type { SearchHit } from './types.ts';
 
 function hit(url: string, over: Partial<SearchHit> = {}): SearchHit {
@@ -81,4 +81,43 @@ test('hits without a URL are told apart by item id; one list is returned with it
     reciprocalRankFusion([one], 1).map((h) => h.score),
     [7.5],
   );
+});
+
+const story =
+  'The city council voted on Tuesday to close the old bridge for repairs after inspectors found cracks in two of its supports, and the work will take most of the summer.';
+
+test('withoutNearDuplicates: one story under two URLs or re-titled is listed once, at its better rank', () => {
+  const hits = [
+    hit('https://news.test/a', { passages: [{ text: story, score: 3 }] }),
+    hit('https://other.test/b'),
+    hit('https://news.test/a/index.html', { title: 'Bridge closed', passages: [{ text: story, score: 2 }] }),
+    // The same story with a sentence added (a wire copy with the local paper's ending) is still it.
+    hit('https://wire.test/c', { passages: [{ text: `${story} The mayor said detours are posted.`, score: 1 }] }),
+  ];
+  assert.deepEqual(
+    withoutNearDuplicates(hits).map((h) => h.url),
+    ['https://news.test/a', 'https://other.test/b'],
+  );
+});
+
+test('withoutNearDuplicates: a shared section title, a shared topic or no text does not make a duplicate', () => {
+  const hits = [
+    hit('https://news.test/1', { title: '50 States', passages: [{ text: story, score: 1 }] }),
+    hit('https://news.test/2', {
+      title: '50 States',
+      passages: [
+        {
+          text: 'The city council voted on Tuesday to raise bus fares next year, and riders said the service has not improved since the last increase.',
+          score: 1,
+        },
+      ],
+    }),
+    hit('https://news.test/3', { passages: [] }),
+    hit('https://news.test/4', { passages: [] }),
+  ];
+  assert.deepEqual(
+    withoutNearDuplicates(hits).map((h) => h.url),
+    hits.map((h) => h.url),
+  );
+  assert.equal(withoutNearDuplicates(hits), hits, 'nothing dropped: the same array back');
 });

@@ -3,6 +3,8 @@
 // ranks only. k = 60 is the value from the paper; it keeps one list's top result from drowning the
 // other's. The search service fuses the local index with web providers; the answer pipelines fuse
 // the lists of several queries. Both use this one function, so an article is "the same" in both.
+// Near-duplicates (one story under two URLs or on two sites) are a second, text-based identity,
+// used where hits become an answer's sources (../answer/pipelines/retrieve.ts).
 import type { SearchHit } from './types.ts';
 
 export const RRF_K = 60;
@@ -51,4 +53,91 @@ export function fusionUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** Words per shingle: long enough that two stories on one topic rarely share one by chance. */
+const SHINGLE_WORDS = 5;
+/** Shared share of shingles (Jaccard) from which two hits are one story told twice. */
+const NEAR_DUPLICATE_SIMILARITY = 0.5;
+
+/**
+ * The hits without near-duplicates: an article whose passages share at least `similarity` of
+ * their 5-word shingles (Jaccard, Broder 1997) with a better-ranked hit is the same story — one
+ * article under two URLs ("…/index.html"), a re-titled update, a wire story syndicated on two sites
+ * — and is dropped, so the sources an answer lists are distinct stories, as Perplexity's are.
+ * Titles alone do not decide it: section titles ("50 States") repeat over different stories.
+ * Hits without text are never duplicates. Order is kept.
+ */
+export function withoutNearDuplicates(hits: SearchHit[], similarity = NEAR_DUPLICATE_SIMILARITY): SearchHit[] {
+  const kept: SearchHit[] = [];
+  const sizes: number[] = [];
+  // Each shingle seen so far -> the kept hit that had it first: one lookup per shingle of a new
+  // hit counts what it shares with every kept hit at once (comparing sets pairwise took twice as
+  // long). Kept hits share little with each other, so crediting a shingle to the first is enough.
+  const owner = new Map<number, number>();
+  const shared: number[] = [];
+  for (const hit of hits) {
+    const shingles = shinglesOf(leadingText(hit));
+    shared.fill(0);
+    for (const s of shingles) {
+      const k = owner.get(s);
+      if (k !== undefined) shared[k]!++;
+    }
+    if (shingles.size && shared.some((n, k) => n && n / (sizes[k]! + shingles.size - n) >= similarity)) continue;
+    const k = kept.push(hit) - 1;
+    sizes.push(shingles.size);
+    shared.push(0);
+    for (const s of shingles) if (!owner.has(s)) owner.set(s, k);
+  }
+  return kept.length === hits.length ? hits : kept;
+}
+
+/** Characters of a hit's passages compared: copies of one story agree from their first words. */
+const COMPARED_CHARS = 1_000;
+
+/** The hit's passages, best first, up to COMPARED_CHARS. */
+function leadingText(hit: SearchHit): string {
+  let text = '';
+  for (const p of hit.passages) {
+    if (text.length >= COMPARED_CHARS) break;
+    text += (text ? '\n' : '') + p.text;
+  }
+  return text;
+}
+
+/**
+ * The text's 5-word shingles as 32-bit hashes (FNV-1a per word, mixed in order), read in one pass
+ * over the characters: this runs on the 20 hits of every answer, and a Unicode regex with string
+ * shingles cost 5-12 ms there. A word is a run of ASCII letters and digits or of non-ASCII
+ * characters other than spaces, quotes and dashes; ASCII is folded to lower case. Both copies of a
+ * story are read the same way, which is all a duplicate test needs.
+ */
+function shinglesOf(text: string): Set<number> {
+  const words: number[] = [];
+  let h = 0x811c9dc5;
+  let inWord = false;
+  const end = Math.min(text.length, COMPARED_CHARS);
+  for (let i = 0; i <= end; i++) {
+    let c = i < end ? text.charCodeAt(i) : 32;
+    const word =
+      (c >= 97 && c <= 122) ||
+      (c >= 48 && c <= 57) ||
+      (c >= 65 && c <= 90 && (c += 32)) ||
+      (c > 127 && c !== 0xa0 && (c < 0x2000 || c > 0x206f));
+    if (word) {
+      h = Math.imul(h ^ c, 0x01000193);
+      inWord = true;
+    } else if (inWord) {
+      words.push(h);
+      h = 0x811c9dc5;
+      inWord = false;
+    }
+  }
+  const out = new Set<number>();
+  for (let i = 0; i + SHINGLE_WORDS <= words.length; i++) {
+    let s = 0x811c9dc5;
+    for (let j = i; j < i + SHINGLE_WORDS; j++) s = Math.imul(s ^ words[j]!, 0x01000193);
+    out.add(s);
+  }
+  return out;
 }

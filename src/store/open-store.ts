@@ -19,6 +19,7 @@ import type {
   FeedRepository,
   ItemRepository,
   RefreshClaimRepository,
+  UpkeepLeaseRepository,
   ItemStateRepository,
   OAuthClientRepository,
   ReaderLabelRepository,
@@ -57,6 +58,7 @@ export interface Repositories {
   readonly items: ItemRepository;
   readonly subscriptions: SubscriptionRepository;
   readonly refreshClaims: RefreshClaimRepository;
+  readonly upkeepLeases: UpkeepLeaseRepository;
   // reader-api
   readonly streams: StreamRepository;
   readonly itemStates: ItemStateRepository;

@@ -451,6 +451,26 @@ export interface FeedRepository {
 }
 
 /**
+ * Leases on periodic upkeep tasks (favicon look-ups, WebSub maintenance), shared by every process
+ * on the database (src/feeds/upkeep-lease.ts). Times in ms since the epoch.
+ */
+export interface UpkeepLeaseRepository {
+  /**
+   * Takes the lease on `task` for `owner` until `untilMs`, unless another holds a lease that has
+   * not run out, or another owner finished a run after `othersFinishedBeforeMs`. True when taken.
+   */
+  claim(
+    task: string,
+    owner: string,
+    opts: { nowMs: number; untilMs: number; othersFinishedBeforeMs: number },
+  ): Promise<boolean>;
+  /** Extends the lease while the run goes on; false when `owner` no longer holds it. */
+  renew(task: string, owner: string, untilMs: number): Promise<boolean>;
+  /** Ends the run: the lease is free and the finish time recorded. */
+  finish(task: string, owner: string, nowMs: number): Promise<void>;
+}
+
+/**
  * Claims on feed refreshes, shared by every process on the database (src/feeds/refresh-claims.ts).
  * A claim is (owner, until in ms since the epoch); a claim whose time has passed counts as none.
  */

@@ -11,13 +11,21 @@ import { availableParallelism } from 'node:os';
 import { flushCompileCache } from 'node:module';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import { type CliContext, CliError, checkDatabase } from '../context.ts';
+import { type CliContext, checkDatabase } from '../context.ts';
 import { createApp, type App, type ProcessRole } from '../../app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
 import { markServing } from '../pid-file.ts';
 import { collectStartupGarbage } from '../../startup-garbage.ts';
-import { superviseWorkers, WORKER_SLOT_ENV, WORKER_BACKGROUND_ENV, type WorkerMessage } from '../supervisor.ts';
+import {
+  superviseWorkers,
+  WORKER_SLOT_ENV,
+  WORKER_BACKGROUND_ENV,
+  WORKER_REUSE_PORT_ENV,
+  cannotListen,
+  type WorkerMessage,
+} from '../supervisor.ts';
+import type { ListenOptions } from '../../http/server.ts';
 
 /** The worker count --workers / TIDINGS_WORKERS asks for (0: one per CPU core). */
 export function workerCount(config: Config): number {
@@ -94,9 +102,14 @@ async function serveAsWorker(config: Config): Promise<void> {
   // the primary closes unexpectedly (at once, without draining).
   const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
   const app = await createApp(config, log, role);
-  const { server, url } = await listen(app, config);
-  const stopped = untilStopped(app, server, config, { stopRequested: drain.signal, tell: (m) => process.send?.(m) });
+  // Under reuse-port balancing this worker binds the port itself, the one the supervisor chose.
+  const reusePort = process.env[WORKER_REUSE_PORT_ENV];
+  const { server, url } = await listen(app, config, reusePort ? { port: Number(reusePort), reusePort: true } : {});
+  const tell = (m: WorkerMessage) => process.send?.(m);
+  const stopped = untilStopped(app, server, config, { stopRequested: drain.signal, tell });
   app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
+  const address = server.server.address();
+  tell({ type: 'listening', host: config.host, port: typeof address === 'object' && address ? address.port : 0 });
   flushCompileCache();
   collectStartupGarbage();
   if (config.schedulerEnabled && role.background)
@@ -105,20 +118,19 @@ async function serveAsWorker(config: Config): Promise<void> {
   await stopped;
 }
 
-async function listen(app: App, config: Config): Promise<{ server: FastifyInstance; url: string }> {
+async function listen(
+  app: App,
+  config: Config,
+  options: ListenOptions = {},
+): Promise<{ server: FastifyInstance; url: string }> {
   try {
     // Loaded here, not at the top: other commands need neither Fastify nor the metrics registry.
     const { startServer } = await import('../../http/server.ts');
-    return await startServer(app);
+    return await startServer(app, options);
   } catch (e) {
     await app.close();
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
-      throw new CliError(
-        `cannot listen on ${config.host}:${config.port} (${err.code}): choose another port with --port <port> or TIDINGS_PORT (or another address with --host)`,
-        2,
-      );
-    }
+    if (err.code === 'EADDRINUSE' || err.code === 'EACCES') throw cannotListen(config, err.code);
     throw e;
   }
 }

@@ -14,6 +14,7 @@ import { FeedError } from '../errors.ts';
 import { findHub } from './discover.ts';
 import { FeedParseError } from '../parser/feed-parse-error.ts';
 import { afterIngest } from '../after-ingest.ts';
+import { withUpkeepLease } from '../upkeep-lease.ts';
 import type { ParsedFeed } from '../../model/parsed-feed.ts';
 
 export const websubStore = (app: App): WebSubRepository => app.store.webSub;
@@ -89,6 +90,18 @@ async function hubRequest(
  * and unsubscribes feeds nobody follows. Run after each refresh round.
  */
 export async function maintainWebSub(app: App): Promise<{ subscribed: number; unsubscribed: number; failed: number }> {
+  // One process at a time among those on the database (../upkeep-lease.ts): two would ask a hub
+  // for the same subscription.
+  return (
+    (await withUpkeepLease(app, 'websub', () => subscribeAndRenew(app))) ?? {
+      subscribed: 0,
+      unsubscribed: 0,
+      failed: 0,
+    }
+  );
+}
+
+async function subscribeAndRenew(app: App): Promise<{ subscribed: number; unsubscribed: number; failed: number }> {
   const out = { subscribed: 0, unsubscribed: 0, failed: 0 };
   const store = websubStore(app);
   const now = nowS();

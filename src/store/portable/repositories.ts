@@ -7,6 +7,7 @@ import { SqlFullTextRepository } from './full-text.ts';
 import { SqlWebSubRepository } from './websub.ts';
 import { SqlFilterRuleRepository } from './filter-rules.ts';
 import { SqlWebhookRepository } from './webhooks.ts';
+import { SqlUpkeepLeaseRepository } from './upkeep-leases.ts';
 import { SqlConversationRepository, SqlWebAccountRepository, SqlWebSessionRepository } from './web.ts';
 
 export abstract class PortableRepositories {
@@ -20,6 +21,7 @@ export abstract class PortableRepositories {
   readonly webSessions;
   readonly webAccounts;
   readonly conversations;
+  readonly upkeepLeases;
 
   constructor(sql: Sql) {
     this.sql = sql;
@@ -32,5 +34,6 @@ export abstract class PortableRepositories {
     this.webSessions = new SqlWebSessionRepository(sql);
     this.webAccounts = new SqlWebAccountRepository(sql);
     this.conversations = new SqlConversationRepository(sql);
+    this.upkeepLeases = new SqlUpkeepLeaseRepository(sql);
   }
 }

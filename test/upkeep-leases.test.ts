@@ -1,0 +1,123 @@
+// Upkeep at the end of refresh rounds (favicon look-ups, WebSub maintenance) runs in one process
+// at a time among all on one database, and once a minute at most across them
+// (src/feeds/upkeep-lease.ts, migration 110). Two Apps on one database are two processes here
+// (each has its own claim owner), on the backend the suite runs on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createApp, type App } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import { refreshFavicons } from '../src/feeds/favicons.ts';
+import { maintainWebSub } from '../src/feeds/websub/websub.ts';
+import { subscribe } from '../src/feeds/subscriptions.ts';
+import { testSql } from '../src/store/testing.ts';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { FeedServer } from './reader-harness.ts';
+import { tempDataDir } from './helpers.ts';
+
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(40, 1)]);
+
+const open = (dataDir: string) =>
+  createApp(
+    loadConfig({
+      env: {},
+      overrides: { dataDir, logLevel: 'silent', allowPrivateNetworks: true, schedulerEnabled: false },
+    }),
+    silentLogger,
+  );
+
+test('an upkeep lease is held by one owner at a time, spares others for a minute, and runs out after a crash', async () => {
+  const dataDir = tempDataDir('tidings-upkeep-');
+  const a = await open(dataDir);
+  const b = await open(dataDir);
+  try {
+    const lease = (app: App, owner: string, nowMs: number) =>
+      app.store.upkeepLeases.claim('favicons', owner, {
+        nowMs,
+        untilMs: nowMs + 10_000,
+        othersFinishedBeforeMs: nowMs - 60_000,
+      });
+    assert.equal(await lease(a, 'A', 1_000), true);
+    assert.equal(await lease(b, 'B', 2_000), false, 'held by A');
+    assert.equal(await lease(a, 'A', 2_000), false, 'held by A, even for A (a second run of its own)');
+    assert.equal(await a.store.upkeepLeases.renew('favicons', 'B', 50_000), false, 'only the holder renews');
+    await a.store.upkeepLeases.finish('favicons', 'A', 3_000);
+    assert.equal(await lease(b, 'B', 4_000), false, 'A ran it a second ago');
+    assert.equal(await lease(a, 'A', 4_000), true, 'A itself may run it again');
+    await a.store.upkeepLeases.finish('favicons', 'A', 4_500);
+    assert.equal(await lease(b, 'B', 70_000), true, 'a minute later, B takes it');
+    // B crashes: its lease (until 80,000) runs out, and A takes the task over.
+    assert.equal(await lease(a, 'A', 75_000), false);
+    assert.equal(await lease(a, 'A', 80_001), true);
+    // Asked at the same moment by both, one gets it.
+    await a.store.upkeepLeases.finish('favicons', 'A', 0);
+    const both = await Promise.all([
+      ...Array.from({ length: 5 }, () => lease(a, 'A', 200_000)),
+      ...Array.from({ length: 5 }, () => lease(b, 'B', 200_000)),
+    ]);
+    assert.equal(both.filter(Boolean).length, 1, both.join(' '));
+  } finally {
+    await b.close();
+    await a.close();
+  }
+});
+
+test('two processes ending their refresh rounds at once look each new icon up once', async () => {
+  const feeds = await new FeedServer().start();
+  const hits = new Map<string, number>();
+  const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+  for (const n of names) {
+    feeds.addItems(n, 1, n);
+    feeds.routes.set(`/site/${n}`, (_q: IncomingMessage, res: ServerResponse) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<html><head><link rel="icon" href="/icon-${n}.png"></head></html>`);
+    });
+    // Slow enough that the two look-up runs would overlap without the lease.
+    feeds.routes.set(`/icon-${n}.png`, (_q: IncomingMessage, res: ServerResponse) => {
+      hits.set(n, (hits.get(n) ?? 0) + 1);
+      setTimeout(() => {
+        res.setHeader('content-type', 'image/png');
+        res.end(PNG);
+      }, 150);
+    });
+  }
+  const dataDir = tempDataDir('tidings-upkeep-');
+  const a = await open(dataDir);
+  const b = await open(dataDir);
+  try {
+    const user = await a.users.create('alice', await hashPassword('pw-alice-secret'), null);
+    for (const n of names) await subscribe(a, user.id, feeds.url(n));
+    await testSql(a).exec('DELETE FROM feed_icons');
+    hits.clear();
+    const [foundA, foundB] = await Promise.all([refreshFavicons(a), refreshFavicons(b)]);
+    assert.deepEqual([foundA, foundB].sort(), [0, names.length], 'one process did the look-ups, the other none');
+    for (const n of names) assert.equal(hits.get(n), 1, `icon ${n} fetched ${hits.get(n) ?? 0} times`);
+    const stored = (await testSql(b).prepare('SELECT count(*) AS n FROM feed_icons WHERE data IS NOT NULL').get()) as {
+      n: number;
+    };
+    assert.equal(Number(stored.n), names.length);
+    // The other process's next round, within the minute, leaves it: nothing is fetched again.
+    await testSql(a).exec('DELETE FROM feed_icons');
+    const idle = foundA === 0 ? a : b;
+    assert.equal(await refreshFavicons(idle), 0);
+    assert.equal(
+      [...hits.values()].reduce((x, y) => x + y, 0),
+      names.length,
+    );
+    // WebSub maintenance takes its own lease: held elsewhere, this process does nothing.
+    const now = Date.now();
+    assert.ok(
+      await a.store.upkeepLeases.claim('websub', 'elsewhere', {
+        nowMs: now,
+        untilMs: now + 60_000,
+        othersFinishedBeforeMs: 0,
+      }),
+    );
+    assert.deepEqual(await maintainWebSub(a), { subscribed: 0, unsubscribed: 0, failed: 0 });
+  } finally {
+    await b.close();
+    await a.close();
+    await feeds.close();
+  }
+});
