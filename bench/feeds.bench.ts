@@ -2,9 +2,12 @@
 // leaves the search indexer out, BENCH_DEFER_LISTENERS=1 runs it after each cycle in batches;
 // TIDINGS_PARSE_WORKERS=n sets the parse pool; BENCH_SKIP_INGEST=1 runs only the refresh cycles, BENCH_SKIP_REFRESH=1 only the ingest;
 // BENCH_CONTENT=rich serves article-like bodies with links, images and entities;
-// BENCH_PROCESSES=1,2 measures instead the first refresh by that many `tidings refresh` processes
-// on one data folder or database (feed claims share the work), BENCH_HOSTS feed hosts (default 50);
-// TIDINGS_TEST_DATABASE_URL=postgres://… runs it on a fresh PostgreSQL database).
+// `npm run bench:feeds -- --workers N` (or BENCH_PROCESSES=1,N) measures instead the first refresh by
+// 1 and then N `tidings refresh` processes on one data folder or database (feed claims share the
+// work), BENCH_HOSTS feed hosts (default 50); `--backend postgres` (a throwaway cluster),
+// `--database-url postgres://…` or TIDINGS_TEST_DATABASE_URL run it on fresh PostgreSQL databases;
+// `--runs R` repeats it, `--baseline DIR` alternates each run with DIR's bin/tidings.js (another
+// checkout) for a before/after in one run).
 // (a) Ingest throughput on ../shared/corpus/feeds/real-world: our parse (charset, parse, normalise,
 //     sanitize) + store (upsert, fan-out) in MB/s and items/s, beside the parser library's raw
 //     parse of the same bytes in the same run (the baseline).
@@ -12,7 +15,8 @@
 //     server in a worker thread: first cycle (all new), second (all 304), third (10 % changed);
 //     wall time, feeds/s, items/s, peak RSS; baseline: plain GETs of the same feeds, no processing.
 import { flushSearchIndexing } from '../src/search/indexing.ts';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -23,7 +27,8 @@ import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/config.ts';
 import { createApp } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { tempDataDir } from '../test/helpers.ts';
+import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
+import { benchBackend, flagValue } from './backend.ts';
 import { parseFeed } from '../src/feeds/parser/parse-feed.ts';
 import { measureParse, formatParseMeasurement } from './feeds-parse.ts';
 import { feedEngine, refreshDue, type RefreshSummary } from '../src/feeds/index.ts';
@@ -266,79 +271,162 @@ async function refreshBench(): Promise<void> {
 
 /**
  * (c) The first refresh of FEEDS new feeds by N `tidings refresh` processes started together on one
- * fresh data folder (or PostgreSQL database: TIDINGS_DATABASE_URL / config.json as usual), for
- * each N of BENCH_PROCESSES, measured in the same run so N = 1 is the baseline. The feeds are
- * spread over BENCH_HOSTS loopback hosts: claims keep a host to one process at a time (politeness),
- * so one host would leave the second process idle. Wall time is from spawning to the last exit
- * (process start-up, fetch, parse, store, search indexing, favicon look-ups and shutdown).
+ * fresh data folder (or PostgreSQL database), for each N of the list, measured in the same run so
+ * N = 1 is the baseline. The feeds are spread over BENCH_HOSTS loopback hosts: claims keep a host
+ * to one process at a time (politeness), so one host would leave the second process idle. Wall
+ * time is from spawning to the last exit (process start-up, fetch, parse, store, search indexing,
+ * favicon look-ups and shutdown); peak RSS is each process's high-water mark (VmHWM, parse worker
+ * threads included). With --baseline DIR, the same runs also go through DIR's bin/tidings.js
+ * (another checkout), alternating with this one, for before/after figures from one run.
  */
 async function processesBench(counts: number[]): Promise<void> {
   const hosts = Number(process.env.BENCH_HOSTS ?? 50);
+  const runs = Number(flagValue(process.argv, 'runs') ?? 1);
+  const baselineRoot = flagValue(process.argv, 'baseline');
+  const trees = baselineRoot ? [{ name: 'baseline', root: resolve(baselineRoot) }] : [];
+  trees.push({ name: baselineRoot ? 'this tree' : '', root: ROOT });
+  const backend = await benchBackend(
+    process.env.TIDINGS_TEST_DATABASE_URL && !process.argv.includes('--database-url')
+      ? [...process.argv, '--database-url', process.env.TIDINGS_TEST_DATABASE_URL]
+      : process.argv,
+  );
   const worker = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
     workerData: { feeds: FEEDS, items: ITEMS, rich: process.env.BENCH_CONTENT === 'rich', hosts },
   });
   const served = await new Promise<{ hosts: string[]; bytes: number }>((r) => worker.once('message', r));
   const urls = Array.from({ length: FEEDS }, (_, k) => `http://${served.hosts[k % hosts]}/feed${k}.xml`);
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>bench</title></head><body>${urls.map((u, k) => `<outline type="rss" text="Site ${k}" xmlUrl="${u}"/>`).join('')}</body></opml>`;
+  const freshDataDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tidings-bench-'));
+    if (backend.databaseUrl)
+      writeFileSync(
+        join(dir, 'config.json'),
+        JSON.stringify({ databaseUrl: freshPostgresDatabase(backend.databaseUrl) }),
+      );
+    return dir;
+  };
   const rows: string[] = [];
-  let baseline = 0;
-  let backend = '';
-  for (const n of counts) {
-    const dataDir = tempDataDir('tidings-bench-');
-    const setup = await createApp(
-      loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false } }),
-      silentLogger,
-    );
-    await importOpml(setup, (await setup.users.create('bench', 'x')).id, opml);
-    backend = setup.store.backend;
-    await setup.close();
-    const t0 = performance.now();
-    const outs = await Promise.all(
-      Array.from(
-        { length: n },
-        () =>
-          new Promise<{ code: number; out: string; ms: number }>((resolve) => {
-            const p = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), '--data', dataDir, 'refresh'], {
-              env: { ...process.env, TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true', TIDINGS_LOG_LEVEL: 'warn' },
-              stdio: ['ignore', 'pipe', 'pipe'],
-            });
-            let out = '';
-            p.stdout.on('data', (d) => (out += d));
-            p.stderr.on('data', (d) => (out += d));
-            p.on('close', (code) => resolve({ code: code ?? -1, out, ms: performance.now() - t0 }));
-          }),
-      ),
-    );
-    const wallMs = performance.now() - t0;
-    const check = await createApp(
-      loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false } }),
-      silentLogger,
-    );
-    const stored = (await testSql(check).prepare('SELECT count(*) AS n FROM items').get()) as { n: number };
-    await check.close();
-    const per = outs.map((o) => {
-      const m = /refreshed (\d+) feed\(s\) in ([\d.]+) s/.exec(o.out);
-      return m
-        ? `${m[1]} feeds in ${m[2]} s (exit at ${sec(o.ms)} s)`
-        : `exit ${o.code}: ${o.out.trim().split('\n').pop()}`;
-    });
-    if (n === counts[0]) baseline = wallMs;
-    rows.push(
-      `    ${String(n).padStart(9)}  ${sec(wallMs).padStart(6)}  ${(FEEDS / (wallMs / 1000)).toFixed(0).padStart(7)}  ${String(stored.n).padStart(7)}  ${(baseline / wallMs).toFixed(2).padStart(9)}  ${per.join('; ')}`,
-    );
+  const firstWall = new Map<string, number>();
+  const loads: string[] = [];
+  for (let run = 1; run <= runs; run++) {
+    for (const tree of trees) {
+      for (const n of counts) {
+        const dataDir = freshDataDir();
+        const setup = await createApp(
+          loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false } }),
+          silentLogger,
+        );
+        await importOpml(setup, (await setup.users.create('bench', 'x')).id, opml);
+        // The server's data folder, to read its CPU time from /proc (only a superuser may see it).
+        const pgDataDirectory = backend.databaseUrl
+          ? await testSql(setup)
+              .prepare("SELECT current_setting('data_directory') AS d")
+              .get<{ d: string }>()
+              .then((r) => r!.d)
+              .catch(() => null)
+          : null;
+        await setup.close();
+        loads.push(loadavg()[0]!.toFixed(2));
+        const serverCpu0 = pgDataDirectory === null ? null : postgresServerCpuS(pgDataDirectory);
+        const t0 = performance.now();
+        const outs = await Promise.all(
+          Array.from(
+            { length: n },
+            () =>
+              new Promise<{ code: number; out: string; ms: number; peakKb: number; cpuS: number }>((resolve) => {
+                const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+                const p = spawn(
+                  process.execPath,
+                  [...nodeFlags, join(tree.root, 'bin/tidings.js'), '--data', dataDir, 'refresh'],
+                  {
+                    env: { ...process.env, TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true', TIDINGS_LOG_LEVEL: 'warn' },
+                    stdio: ['ignore', 'pipe', 'pipe'],
+                  },
+                );
+                let out = '';
+                let peakKb = 0;
+                let cpuTicks = 0;
+                // VmHWM is the process's own peak; read it (and its CPU time) until the process is gone.
+                const sample = setInterval(() => {
+                  try {
+                    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'));
+                    if (m) peakKb = Math.max(peakKb, Number(m[1]));
+                    const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+                    cpuTicks = Number(stat[11]) + Number(stat[12]);
+                  } catch {}
+                }, 50);
+                p.stdout.on('data', (d) => (out += d));
+                p.stderr.on('data', (d) => (out += d));
+                p.on('close', (code) => {
+                  clearInterval(sample);
+                  resolve({ code: code ?? -1, out, ms: performance.now() - t0, peakKb, cpuS: cpuTicks / 100 });
+                });
+              }),
+          ),
+        );
+        const wallMs = performance.now() - t0;
+        // The refresh processes' connections are gone (their backends reaped into the postmaster's
+        // children times) once they exited.
+        const serverCpu = pgDataDirectory === null ? null : postgresServerCpuS(pgDataDirectory) - serverCpu0!;
+        const check = await createApp(
+          loadConfig({ env: {}, overrides: { dataDir, schedulerEnabled: false } }),
+          silentLogger,
+        );
+        const stored = (await testSql(check).prepare('SELECT count(*) AS n FROM items').get()) as { n: number };
+        await check.close();
+        const per = outs.map((o) => {
+          const m = /refreshed (\d+) feed\(s\) in ([\d.]+) s/.exec(o.out);
+          return m
+            ? `${m[1]} feeds, refresh ${m[2]} s, exit ${sec(o.ms)} s, CPU ${o.cpuS.toFixed(1)} s, peak ${(o.peakKb / 1024).toFixed(0)} MB`
+            : `exit ${o.code}: ${o.out.trim().split('\n').pop()}`;
+        });
+        // x speed: against 1 process of the same tree and run; with --baseline, against the baseline tree.
+        const key = baselineRoot ? `${run}/${n}` : `${run}`;
+        if (!firstWall.has(key)) firstWall.set(key, wallMs);
+        rows.push(
+          `    ${String(run).padStart(3)}  ${tree.name.padEnd(9)}  ${String(n).padStart(9)}  ${sec(wallMs).padStart(6)}  ${(FEEDS / (wallMs / 1000)).toFixed(0).padStart(7)}  ${String(stored.n).padStart(7)}  ${(firstWall.get(key)! / wallMs).toFixed(2).padStart(9)}  ${loads.at(-1)!.padStart(5)}  ${per.join('; ')}${serverCpu === null ? '' : `; PostgreSQL server CPU ${serverCpu.toFixed(1)} s`}`,
+        );
+        console.log(rows.at(-1));
+      }
+    }
   }
   worker.postMessage({ close: true });
   console.log(
-    `(c) first refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(served.bytes)} MB) on ${hosts} local hosts by N \`tidings refresh\` processes on one ${backend === 'postgres' ? 'PostgreSQL database' : 'data folder (SQLite)'}; load average ${loadavg()
+    `(c) first refresh of ${FEEDS} feeds x ${ITEMS} items (${mb(served.bytes)} MB) on ${hosts} local hosts by N \`tidings refresh\` processes on one ${backend.databaseUrl ? 'PostgreSQL database' : 'data folder (SQLite)'}; load average at the end ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  console.log('    processes  wall s  feeds/s  items   x speed   per process');
+  console.log('    run  tree       processes  wall s  feeds/s  items   x speed   load1  per process');
   for (const r of rows) console.log(r);
+  backend.stop();
+}
+
+/**
+ * CPU seconds used so far by a local PostgreSQL server (the postmaster, its exited children and its
+ * live ones), from /proc: what a refresh costs the database on the same cores. NaN when the
+ * server's files are not readable here (a remote server).
+ */
+function postgresServerCpuS(dataDirectory: string): number {
+  try {
+    const postmaster = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const fields = (pid: string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    let ticks = 0;
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        const f = fields(pid);
+        if (Number(pid) === postmaster) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+        else if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+      } catch {}
+    }
+    return ticks / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 console.log(`feeds bench, ${new Date().toISOString()}, node ${process.version}`);
-const processCounts = process.env.BENCH_PROCESSES?.split(',').map(Number);
+const workersFlag = flagValue(process.argv, 'workers');
+const processCounts = workersFlag ? [1, Number(workersFlag)] : process.env.BENCH_PROCESSES?.split(',').map(Number);
 if (processCounts?.length) await processesBench(processCounts);
 else {
   if (!process.env.BENCH_SKIP_INGEST) await ingestBench();

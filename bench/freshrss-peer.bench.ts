@@ -277,7 +277,9 @@ async function main(): Promise<void> {
     await store.close();
     const server = spawn(
       process.execPath,
-      [join(ROOT, 'bin/tidings.js'), 'serve', '--port', '0', '--host', '127.0.0.1'],
+      // One process, like php -S (serve forks one worker per core by default, and the RSS read
+      // below is this pid's).
+      [join(ROOT, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
       {
         env: {
           ...process.env,

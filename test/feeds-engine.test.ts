@@ -60,7 +60,7 @@ test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refr
     assert.equal((await userItems(app, bob)).length, 3);
 
     const res = await refreshFeed(app, r.feedId);
-    assert.equal(res.outcome, 'not-modified');
+    assert.equal(res.outcome, 'not_modified');
     const last = server.requests.at(-1)!;
     assert.equal(last.headers['if-none-match'], '"v1"');
     assert.equal(last.headers['if-modified-since'], 'Mon, 02 Nov 2026 10:00:00 GMT');
@@ -76,7 +76,7 @@ test('subscribe fetches a new feed once, fans out to subscribers, and a 304 refr
     assert.equal(sub.unreadCount, 3);
     version = 2; // same content, new validator: parsed, but nothing added
     const again = await refreshFeed(app, r.feedId);
-    assert.equal(again.outcome, 'not-modified', 'identical body is not parsed again');
+    assert.equal(again.outcome, 'not_modified', 'identical body is not parsed again');
     assert.equal(await feedEngine(app).items.countByFeed(r.feedId), 3);
   } finally {
     await app.close();
@@ -530,4 +530,37 @@ test('closing the app during a scheduled refresh cancels fetches without countin
     .get<{ error_count: number; last_error: string | null }>(feed.id);
   await other.close();
   assert.deepEqual({ ...row }, { error_count: 0, last_error: null });
+});
+
+test("a refresh stores a feed's new title and site, and writes nothing to the feed when they did not change", async () => {
+  const app = await testApp();
+  try {
+    let title = 'Before';
+    let version = 1;
+    server.routes.set(
+      '/renamed.xml',
+      conditional(
+        () => rss(title, [{ guid: `g${version}`, title: `Post ${version}` }]),
+        () => `"r${version}"`,
+      ),
+    );
+    const user = await addUser(app, 'renamer');
+    const { feedId } = await subscribe(app, user, `${server.base}/renamed.xml`);
+    const { feeds } = feedEngine(app);
+    const catalog = () => app.store.readerLabels.catalogVersion();
+    assert.equal((await feeds.findById(feedId))!.title, 'Before');
+
+    version++; // a new post, same title: the items change, the feed's metadata does not
+    const unchanged = await catalog();
+    assert.equal((await refreshFeed(app, feedId)).added, 1);
+    assert.equal(await catalog(), unchanged, 'same metadata: the Reader catalog stays valid');
+
+    version++;
+    title = 'After';
+    assert.equal((await refreshFeed(app, feedId)).added, 1);
+    assert.equal((await feeds.findById(feedId))!.title, 'After');
+    assert.ok((await catalog()) > unchanged, 'a renamed feed moves the catalog version');
+  } finally {
+    await app.close();
+  }
 });

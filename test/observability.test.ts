@@ -70,7 +70,7 @@ test('/metrics serves request, feed fetch, search, queue and database metrics in
       /^tidings_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/healthz",status="200"\} \d+$/m,
     );
     // subscribe fetched once, then two refreshes: one updated or unchanged, one failed with a 404.
-    assert.match(text, /^tidings_feed_fetches_total\{outcome="failed",error="[a-z-]+"\} 1$/m);
+    assert.match(text, /^tidings_feed_fetches_total\{outcome="failed",error="[a-z_]+"\} 1$/m);
     assert.match(text, /^tidings_feed_fetch_duration_seconds_count\{outcome="failed"\} 1$/m);
     assert.match(text, /^tidings_search_duration_seconds_count 1$/m);
     assert.match(text, /^tidings_queue_depth\{queue="search_index",state="waiting"\} \d+$/m);

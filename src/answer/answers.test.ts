@@ -7,6 +7,7 @@ import type { App } from '../app.ts';
 import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
 import { quoteVariants } from './engines/extractive-dates.ts';
+import { declineMessage } from './engines/extractive.ts';
 import type { AnswerRequest } from './types.ts';
 
 let app: App;
@@ -128,6 +129,22 @@ test("a question the feeds do not answer is declined plainly, naming only the qu
     assert.ok(asked.has(name) || ['Your', 'The'].includes(name), `"${name}" is named in "${r.content}"`);
   assert.doesNotMatch(r.content, /\[\d+\]/, 'no quoted sentence');
   assert.ok(r.citations.length >= 1, 'the closest sources are still listed');
+});
+
+test('a decline names the person the sources mention, not the capitalized word opening the question', () => {
+  const source = (title: string, text: string) => ({ hit: { title }, texts: [text] }) as never;
+  const message = declineMessage(
+    'Actor Ryan Gosling starred in which film about a stuntman?',
+    { type: 'org' } as never,
+    [source('Box office', 'Ryan Gosling and Emily Blunt promoted the film in London.')],
+  );
+  assert.match(message, /1 article mentions Ryan Gosling, but none says/);
+  assert.doesNotMatch(message, /Actor/);
+  // A name that does open with its first word stays whole: "New York City" is not cut to "York City".
+  const city = declineMessage('New York City police arrested how many people?', { type: 'number' } as never, [
+    source('Arrests', 'New York City police said the inquiry goes on.'),
+  ]);
+  assert.match(city, /mentions New York City,/);
 });
 
 test('when sources of different dates disagree, the newest wins and the answer says when', async () => {

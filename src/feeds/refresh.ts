@@ -3,7 +3,7 @@
 // error, consecutive count, back-off) and never touches its stored items or other feeds.
 import { createHash } from 'node:crypto';
 import type { App } from '../app.ts';
-import type { FeedRecord } from '../model/feed-record.ts';
+import type { FeedMetadata, FeedRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/parsed-feed.ts';
 import type { ItemChanges } from '../model/item.ts';
 import { feedEngine } from './services.ts';
@@ -24,8 +24,8 @@ const PUBLISH_SAMPLE = 20;
 export interface RefreshResult {
   feedId: number;
   url: string;
-  /** refreshed-elsewhere: another process was fetching the feed; this is the state it left (refreshFeedNow). */
-  outcome: 'updated' | 'not-modified' | 'failed' | 'refreshed-elsewhere';
+  /** refreshed_elsewhere: another process was fetching the feed; this is the state it left (refreshFeedNow). */
+  outcome: 'updated' | 'not_modified' | 'failed' | 'refreshed_elsewhere';
   added: number;
   updated: number;
   error: FeedError | null;
@@ -59,14 +59,16 @@ export async function storeParsedFeed(
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
   parsed = withoutTruncatedTail(parsed, res.body);
+  const metadata = {
+    title: parsed.title || null,
+    siteUrl: parsed.siteUrl,
+    description: parsed.description,
+    iconUrl: parsed.iconUrl,
+    ttlMinutes: parsed.ttlMinutes,
+  };
   const changes = await app.store.transaction(async () => {
-    await feeds.updateMetadata(feed.id, {
-      title: parsed.title || null,
-      siteUrl: parsed.siteUrl,
-      description: parsed.description,
-      iconUrl: parsed.iconUrl,
-      ttlMinutes: parsed.ttlMinutes,
-    });
+    // Most fetches carry the metadata the feed already has: no write (one round trip less).
+    if (metadataChanges(feed, metadata)) await feeds.updateMetadata(feed.id, metadata);
     const c = await items.upsertEntries(feed.id, parsed.entries, crawlUs);
     const next = scheduleAfterSuccess(app.config, {
       now: fetchedAt,
@@ -88,6 +90,17 @@ export async function storeParsedFeed(
   });
   app.notifyItemChanges(changes);
   return changes;
+}
+
+/** Whether updateMetadata would change the stored feed (a missing value keeps the stored one). */
+function metadataChanges(feed: FeedRecord, m: FeedMetadata): boolean {
+  return (
+    (m.title !== null && m.title !== feed.title) ||
+    (m.siteUrl !== null && m.siteUrl !== feed.siteUrl) ||
+    (m.description !== null && m.description !== feed.description) ||
+    (m.iconUrl !== null && m.iconUrl !== feed.iconUrl) ||
+    m.ttlMinutes !== feed.ttlMinutes
+  );
 }
 
 async function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): Promise<void> {
@@ -177,7 +190,7 @@ async function fetchAndStore(
         durationMs: performance.now() - startedAt,
         ...next,
       });
-      result.outcome = 'not-modified';
+      result.outcome = 'not_modified';
       return result;
     }
     let parsed: ParsedFeed;
@@ -239,7 +252,7 @@ export async function refreshFeedNow(app: App, feedId: number): Promise<RefreshR
   return {
     feedId,
     url: f.url,
-    outcome: 'refreshed-elsewhere',
+    outcome: 'refreshed_elsewhere',
     added: 0,
     updated: 0,
     error: f.lastError
@@ -385,7 +398,7 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
       }
       summary.feeds++;
       if (r.outcome === 'updated') summary.updated++;
-      else if (r.outcome === 'not-modified') summary.notModified++;
+      else if (r.outcome === 'not_modified') summary.notModified++;
       else summary.failed++;
       summary.itemsAdded += r.added;
       summary.itemsUpdated += r.updated;

@@ -42,7 +42,7 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
     }),
     feedFetches: new Counter({
       name: 'tidings_feed_fetches_total',
-      help: 'Feed fetches by outcome (updated, not-modified, failed, cancelled) and error kind',
+      help: 'Feed fetches by outcome (updated, not_modified, failed, cancelled) and error kind',
       labelNames: ['outcome', 'error'],
       registers: [registry],
     }),

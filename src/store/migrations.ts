@@ -34,6 +34,7 @@ import { migration as m090 } from './migrations/090_chat_jobs_lease.ts';
 import { migration as m091 } from './migrations/091_feeds_refresh_claims.ts';
 import { migration as m095 } from './migrations/095_auth_change_notifications.ts';
 import { migration as m110 } from './migrations/110_upkeep_leases.ts';
+import { migration as m115 } from './migrations/115_version_bumps_at_commit.ts';
 import { migration as m120 } from './migrations/120_search_postings_version.ts';
 
 export type { Migration };
@@ -66,5 +67,6 @@ export const MIGRATIONS: readonly Migration[] = [
   m091,
   m095,
   m110,
+  m115,
   m120,
 ];

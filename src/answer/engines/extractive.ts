@@ -55,15 +55,27 @@ const ASKS: Record<string, string> = {
 
 /** A decline that says what the feeds do have: "3 articles mention X and Y, but none says when." */
 export function declineMessage(question: string, plan: AnswerPlan, sources: GroundingSource[]): string {
-  const topic = topicOf(question);
-  const present = topic.filter((t) => sources.some((s) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t)));
-  const mentioning = sources.filter((s) =>
-    present.some((t) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t)),
-  ).length;
+  const mentions = (s: GroundingSource, t: string) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t);
+  const topic = topicOf(question).map((t) =>
+    withoutOpeningWord(t, question, (p) => sources.some((s) => mentions(s, p))),
+  );
+  const present = topic.filter((t) => sources.some((s) => mentions(s, t)));
+  const mentioning = sources.filter((s) => present.some((t) => mentions(s, t))).length;
   const what = ASKS[plan.type] ?? 'that';
   if (!present.length)
     return `Your feeds do not answer this: ${topic.length ? `no article I found mentions ${joinAnd(topic)}` : 'no article I found matches the question'}.`;
   return `Your feeds do not answer this: ${mentioning} article${mentioning === 1 ? '' : 's'} mention${mentioning === 1 ? 's' : ''} ${joinAnd(present)}, but none says ${what}. The closest sources are listed.`;
+}
+
+/**
+ * "Actor Ryan Gosling starred in…": the question's first word is capitalized only because it comes
+ * first. When the sources name the rest ("Ryan Gosling") but never the whole phrase, the rest is
+ * the name.
+ */
+function withoutOpeningWord(phrase: string, question: string, found: (p: string) => boolean): string {
+  const rest = phrase.replace(/^\S+\s+/, '');
+  if (rest === phrase || !question.trimStart().startsWith(phrase)) return phrase;
+  return !found(phrase) && found(rest) ? rest : phrase;
 }
 
 function containsPhrase(text: string, phrase: string): boolean {

@@ -85,11 +85,13 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
     await (pipeline as unknown as (streams: unknown[]) => Promise<void>)([body, ...transforms, collect]);
   } catch (e) {
     if (e instanceof FeedError) throw e;
-    const err = e as NodeJS.ErrnoException;
+    // An abort arrives as a DOMException, whose `code` is a number.
+    const err = e as { code?: unknown; message?: string };
+    const code = typeof err.code === 'string' ? err.code : '';
     if (
-      err.code?.startsWith('Z_') ||
-      err.code === 'ERR__ERROR_FORMAT_PADDING_1' ||
-      /incorrect header|invalid|unexpected end/i.test(err.message)
+      code.startsWith('Z_') ||
+      code === 'ERR__ERROR_FORMAT_PADDING_1' ||
+      /incorrect header|invalid|unexpected end/i.test(err.message ?? '')
     ) {
       throw new FeedError('bad_encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, {
         cause: e,

@@ -68,10 +68,12 @@ const WORKER_YOUNG_GENERATION_MB = 16;
  * WORKER_IDLE_RECYCLE_HEAP_MB when its queue runs dry is replaced at once (the next refresh starts a
  * fresh one), instead of holding that heap for the 5 idle minutes. While busy, only a heap past
  * WORKER_RECYCLE_HEAP_MB is replaced: recycling at 48 MB during a 1,000-feed parse made it 2-3x
- * slower (20 fresh workers, each loading its modules and warming up again). The heap is checked
- * every RECYCLE_CHECK_EVERY jobs and after SETTLE_MS without work (one message each).
+ * slower (20 fresh workers, each loading its modules and warming up again); at 160 MB the heap
+ * reached 92-134 MB in a 1,000-feed first refresh, at 96 MB it is replaced about once per such
+ * refresh (BENCHMARKS.md, Feed engine). The heap is checked every RECYCLE_CHECK_EVERY jobs and
+ * after SETTLE_MS without work (one message each).
  */
-const WORKER_RECYCLE_HEAP_MB = 160;
+const WORKER_RECYCLE_HEAP_MB = 96;
 const WORKER_IDLE_RECYCLE_HEAP_MB = 48;
 const RECYCLE_CHECK_EVERY = 10;
 const SETTLE_MS = 2000;

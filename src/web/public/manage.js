@@ -272,7 +272,7 @@ export async function showManage(main) {
                 toast(
                   r.error
                     ? `Failed: ${r.error}`
-                    : r.outcome === 'refreshed-elsewhere'
+                    : r.outcome === 'refreshed_elsewhere'
                       ? 'Just fetched by another worker: up to date'
                       : `${r.added} new, ${r.updated} updated`,
                 );
