@@ -1,7 +1,10 @@
 // SQL statements per chat answer on PostgreSQL (`node bench/chat-statements.ts [articles=2000]
 // [answers=60] [--database-url postgres://…]`): sonar answers (extractive engine) through the HTTP
 // API one at a time, after a warm-up, counting every statement the process sends (all connections,
-// the change listener's included), with the statements grouped by text, most frequent first.
+// the change listener's included), with the statements grouped by text, most frequent first, and
+// the CPU the PostgreSQL backends serving this database used per answer (/proc, Linux; 10 ms ticks,
+// so use a few hundred answers).
+import { readdirSync, readFileSync } from 'node:fs';
 // Round trips are what a shared 2-core box pays for in PostgreSQL CPU, so this is the figure that
 // tells whether a change to the answer path added or removed any.
 import pg from 'pg';
@@ -37,11 +40,28 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return clientQuery.apply(this, args);
 } as typeof pg.Client.prototype.query;
 
+/** CPU ticks (user + system) by pid of the server processes serving `database` (their title names it). */
+function backendTicks(database: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return out;
+}
+
+const databaseUrl = freshPostgresDatabase(backend.databaseUrl);
+const database = /\/(tidings_t_[0-9a-f]+)/.exec(databaseUrl)![1]!;
 const app = await createApp(
   loadConfig({
     env: {},
     overrides: {
-      databaseUrl: freshPostgresDatabase(backend.databaseUrl),
+      databaseUrl,
       dataDir: tempDataDir('tidings-chat-statements-'),
       logLevel: 'silent',
       rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] },
@@ -75,13 +95,21 @@ for (let i = 0; i < 10; i++) await ask(questions[i % questions.length]!);
 // Settle: the warm-up's change notifications reach the listener before counting starts.
 await new Promise((r) => setTimeout(r, 300));
 counting = true;
+const ticksBefore = backendTicks(database);
+const t0 = performance.now();
 for (let i = 0; i < ANSWERS; i++) await ask(questions[(i + 10) % questions.length]!);
+const elapsed = performance.now() - t0;
+const ticksAfter = backendTicks(database);
 await new Promise((r) => setTimeout(r, 300));
 counting = false;
+let ticks = 0;
+for (const [pid, t] of ticksAfter) ticks += t - (ticksBefore.get(pid) ?? 0);
 
 const total = [...byText.values()].reduce((a, b) => a + b, 0);
 console.log(
-  `${ARTICLES} articles, ${ANSWERS} sonar answers one at a time: ${(total / ANSWERS).toFixed(2)} statements per answer`,
+  `${ARTICLES} articles, ${ANSWERS} sonar answers one at a time: ${(total / ANSWERS).toFixed(2)} statements per answer, ` +
+    `${((ticks * 10) / ANSWERS).toFixed(2)} ms of PostgreSQL backend CPU per answer (10 ms ticks), ` +
+    `${(elapsed / ANSWERS).toFixed(2)} ms per answer end to end`,
 );
 for (const [text, n] of [...byText].sort((a, b) => b[1] - a[1]))
   console.log(`${(n / ANSWERS).toFixed(2).padStart(6)}  ${text.slice(0, 150)}`);

@@ -408,10 +408,12 @@ export class PgSearchIndex implements SearchIndexRepository {
   async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
     if (!itemIds.length) return new Map();
     // One round trip for every source of an answer; the LEFT JOIN keeps a stored item whose
-    // passages are not written yet (empty text), as the per-item reads did.
+    // passages are not written yet (empty text), as the per-item reads did. The ids are repeated
+    // on the passages: without that, the generic plan of this prepared statement (chosen after
+    // five runs) hash-joins a sequential scan of every passage (22 ms at 2,000 articles, measured).
     const rows = await this.db.arrays<[number, string, string, string | null]>(
       `SELECT i.id, i.title, coalesce(i.url, ''), p.text FROM items i
-        LEFT JOIN search_passages p ON p.item_id = i.id
+        LEFT JOIN search_passages p ON p.item_id = i.id AND p.item_id = ANY($1::bigint[])
        WHERE i.id = ANY($1::bigint[]) ORDER BY i.id, p.ord`,
       [itemIds],
     );
