@@ -295,7 +295,8 @@ async function main(argv: string[]) {
   for (const x of rows) {
     const sources = await groundingSources(x.hits, CITED, 'low', search);
     grounding.push(sources.map((s) => s.texts.join('\n')).join('\n'));
-    const texts = await Promise.all(x.hits.map(async (h) => (await search.articleText(h.itemId!))?.text ?? ''));
+    const articles = await search.articleTexts(x.hits.map((h) => h.itemId!));
+    const texts = x.hits.map((h) => articles.get(h.itemId!)?.text ?? '');
     whole8.push(texts.slice(0, CITED).join('\n'));
     whole20.push(texts.join('\n'));
   }

@@ -58,7 +58,8 @@ test('corpus answers quote their cited articles verbatim, markers in range', { s
         for (const marker of m[2].matchAll(/\[(\d+)\]/g)) {
           const n = Number(marker[1]);
           assert.ok(n >= 1 && n <= r.citations.length, `[${n}] of ${r.citations.length} in "${question}"`);
-          const article = (await searchService(app).articleText(idByUrl.get(r.citations[n - 1])!))!;
+          const id = idByUrl.get(r.citations[n - 1])!;
+          const article = (await searchService(app).articleTexts([id])).get(id)!;
           const text = norm(article.text);
           assert.ok(
             quoteVariants(sentence).some((q) => text.includes(q)),

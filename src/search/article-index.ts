@@ -39,9 +39,12 @@ export function queryStems(words: string[]): string[] {
   return [...out];
 }
 
+/** Users whose subscribed feeds are kept between searches (a few hundred bytes each per feed set). */
+const SUBSCRIBERS_KEPT = 1000;
+
 /** The scope and filters of a search as per-article tests over the article table. */
 interface CompiledFilter {
-  feeds?: Set<number>;
+  feeds?: ReadonlySet<number>;
   docs?: Set<number>;
   /** Per host id: 1 allowed, 0 denied (absent: no host filter). */
   hostAllowed?: Uint8Array;
@@ -77,6 +80,13 @@ export class ArticleIndex {
    * answers at once, it never has to).
    */
   private busy: Promise<unknown> | undefined;
+  /**
+   * The feeds each user subscribes to, with the change-signal generation they were read at: every
+   * answer scoped to the key owner's subscriptions needed them, and they change only when a
+   * subscription is added or removed (a write that moves the signal in every process: on
+   * PostgreSQL the catalog-version triggers notify). Bounded: cleared past SUBSCRIBERS_KEPT users.
+   */
+  private readonly subscribed = new Map<number, { at: number; feeds: ReadonlySet<number> }>();
 
   constructor(repo: SearchIndexRepository, snapshot?: SnapshotOptions) {
     this.repo = repo;
@@ -279,6 +289,16 @@ export class ArticleIndex {
     }
   }
 
+  private async subscribedFeeds(userId: number): Promise<ReadonlySet<number>> {
+    const at = this.repo.changes.generation();
+    const kept = this.subscribed.get(userId);
+    if (kept && kept.at === at) return kept.feeds;
+    const feeds = new Set(await this.repo.subscribedFeedIds(userId));
+    if (this.subscribed.size >= SUBSCRIBERS_KEPT) this.subscribed.clear();
+    this.subscribed.set(userId, { at, feeds });
+    return feeds;
+  }
+
   private async compile(f: PassageFilter): Promise<CompiledFilter> {
     const out: CompiledFilter = {
       publishedAfter: f.publishedAfter ?? -Infinity,
@@ -287,7 +307,7 @@ export class ArticleIndex {
       updatedBefore: f.updatedBefore ?? Infinity,
     };
     const scope = f.scope;
-    if (scope.kind === 'subscriptions') out.feeds = new Set(await this.repo.subscribedFeedIds(scope.userId));
+    if (scope.kind === 'subscriptions') out.feeds = await this.subscribedFeeds(scope.userId);
     if (scope.kind === 'streams') {
       out.feeds = new Set(scope.feedIds);
       out.docs = new Set(

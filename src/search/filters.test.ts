@@ -9,6 +9,8 @@ import { SearchFilterError, type SearchQuery } from './types.ts';
 import type { SearchFilters, SearchScope } from './types.ts';
 import type { App } from '../app.ts';
 import { testSql } from '../store/testing.ts';
+import { createApp } from '../app.ts';
+import { loadConfig } from '../config/config.ts';
 
 const NOW = 1_750_000_000;
 const DAY = 86_400;
@@ -165,6 +167,39 @@ test('a user only ever searches their own subscriptions', async (t) => {
     urls(svc, {}, { kind: 'streams', userId: ann, streamIds: [`user/${bob}/state/com.google/starred`] }),
     SearchFilterError,
   );
+});
+
+test('a subscription added here or removed by another process changes what the next search covers', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const svc = service(app);
+  const ann = await addUser(app, 'ann');
+  const annFeed = await addFeed(app, 'https://ann.example/feed');
+  const otherFeed = await addFeed(app, 'https://other.example/feed');
+  await subscribe(app, ann, annFeed);
+  await ingest(app, annFeed, [article('https://ann.example/1', NOW)]);
+  await ingest(app, otherFeed, [article('https://other.example/1', NOW)]);
+  const scope: SearchScope = { kind: 'subscriptions', userId: ann };
+  assert.deepEqual(await urls(svc, {}, scope), ['https://ann.example/1']);
+  assert.deepEqual(await urls(svc, {}, scope), ['https://ann.example/1'], 'the same again (kept feeds)');
+
+  await app.store.subscriptions.subscribe(ann, otherFeed);
+  assert.deepEqual((await urls(svc, {}, scope)).sort(), ['https://ann.example/1', 'https://other.example/1']);
+
+  // Another process (its own App and connections on the same database) unsubscribes her.
+  const other = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: app.config.dataDir, logLevel: 'silent' } }),
+  );
+  t.after(async () => other.close());
+  assert.equal(await other.store.subscriptions.unsubscribe(ann, otherFeed), true);
+  // On PostgreSQL the change reaches this process as a notification (asynchronously, within milliseconds).
+  let found: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    found = await urls(svc, {}, scope);
+    if (found.length === 1) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.deepEqual(found, ['https://ann.example/1']);
 });
 
 test('stream-id scopes: feed, folder, tag, starred', async (t) => {

@@ -19,7 +19,7 @@ test('items reported by notifyItemChanges are indexed as passages and found by s
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://news.example.com/feed', 'Example News');
-  const [volcano] = await ingest(app, feed, [
+  const [volcano, budget] = await ingest(app, feed, [
     {
       url: 'https://news.example.com/volcano',
       title: 'Volcano erupts in Iceland',
@@ -40,8 +40,17 @@ test('items reported by notifyItemChanges are indexed as passages and found by s
   assert.equal(hits[0]?.origin, 'local');
   assert.match(hits[0]!.passages[0]!.text, /eruption near Grindavik & lava/);
   assert.ok(!hits.some((h) => h.title === 'Parliament passes budget'));
-  const text = await searchService(app).articleText(volcano!);
-  assert.match(text!.text, /Paragraph 0 about[\s\S]*Paragraph 11 about/);
+  // Several articles in one read, each whole and in reading order; an id no longer stored is absent.
+  const texts = await searchService(app).articleTexts([budget!, volcano!, 987_654_321]);
+  assert.deepEqual([...texts.keys()].sort(), [volcano!, budget!].sort());
+  const text = texts.get(volcano!)!;
+  assert.equal(text.title, 'Volcano erupts in Iceland');
+  assert.equal(text.url, 'https://news.example.com/volcano');
+  assert.match(text.text, /^[\s\S]*Paragraph 0 about[\s\S]*Paragraph 1 about[\s\S]*Paragraph 11 about/);
+  const passages = (await repo.passageTexts([volcano!])).map((p) => p.text);
+  assert.equal(text.text, passages.join('\n\n'), 'the passages in order, joined by blank lines');
+  assert.equal(texts.get(budget!)!.text, 'The budget vote was close.');
+  assert.deepEqual(await searchService(app).articleTexts([]), new Map());
 });
 
 test('an updated item replaces its passages; a deleted item leaves the index', async (t) => {

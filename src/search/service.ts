@@ -81,8 +81,8 @@ export class FusedSearchService implements SearchService {
     return { hits: reciprocalRankFusion([local, ...webLists], q.limit), billedSearches: 1, degraded };
   }
 
-  articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
-    return this.repo.articleText(itemId);
+  articleTexts(itemIds: number[]): Promise<Map<number, { title: string; url: string; text: string }>> {
+    return this.repo.articleTexts(itemIds);
   }
 }
 

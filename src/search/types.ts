@@ -60,8 +60,11 @@ export interface SearchProvider {
 export interface SearchService {
   /** Searches every configured provider, fuses the results; counts as one billed search. */
   search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]>;
-  /** Full plain text of a stored article (deep research reads whole articles). */
-  articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined>;
+  /**
+   * Full plain text of stored articles, by item id (one read for all of them: grounding and deep
+   * research read several per answer); ids of items no longer stored are absent.
+   */
+  articleTexts(itemIds: number[]): Promise<Map<number, { title: string; url: string; text: string }>>;
 }
 
 /** A filter value the caller must fix (names the parameter). */

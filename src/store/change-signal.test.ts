@@ -5,9 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp, type App } from '../app.ts';
 import { loadConfig } from '../config/config.ts';
-import { tempDataDir } from '../../test/helpers.ts';
+import { TEST_DATABASE_URL, tempDataDir } from '../../test/helpers.ts';
 import { ChangeGated } from './open-store.ts';
 import { testSql } from './testing.ts';
+import type { UsageRecord } from '../model/chat.ts';
+import { TABLES_NO_CACHE_READS } from './postgres/change-signal.ts';
 
 const open = (dataDir: string) => createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent' } }));
 
@@ -115,4 +117,83 @@ test('a token revoked, deleted or whose user is deleted by another process is re
   assert.ok(await a.store.tokens.findByHash('hash-again'));
   assert.equal(await b.store.users.delete(user.id), true);
   await refusedSoon('hash-again', 'another process deleted its user');
+});
+
+test("this process's rate-limit and usage writes leave the signal put; a transaction that also writes cached data moves it", {
+  skip: TEST_DATABASE_URL
+    ? false
+    : 'skipped on SQLite: total_changes() counts every write of the connection (see src/store/README.md)',
+}, async (t) => {
+  const dataDir = tempDataDir('tidings-signal-quiet-');
+  const a = await open(dataDir);
+  t.after(async () => a.close());
+  const user = await a.users.create('quiet', 'x');
+  const feed = await testSql(a)
+    .prepare("INSERT INTO feeds (url, title, created_at) VALUES ('https://quiet.example/feed', 'Q', 0) RETURNING id")
+    .get<{ id: number }>();
+  await a.store.subscriptions.subscribe(user.id, Number(feed!.id));
+  let reads = 0;
+  const version = new ChangeGated(a.store.changes, async () => {
+    reads++;
+    return a.store.readerLabels.catalogVersion();
+  });
+  const usage = (status: number): UsageRecord => ({
+    createdAt: 1,
+    keyId: 'k',
+    userId: user.id,
+    endpoint: 'chat',
+    model: 'sonar',
+    status,
+    errorType: null,
+    stream: false,
+    promptTokens: 1,
+    completionTokens: 1,
+    reasoningTokens: 0,
+    citationTokens: 0,
+    searchQueries: 1,
+    cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
+    latencyMs: 1,
+  });
+  // The rule that makes this safe: nothing fires on a write to these tables (no trigger reaches
+  // a table migration 086 watches).
+  const triggered = await testSql(a)
+    .prepare(
+      "SELECT c.relname AS name FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid WHERE NOT g.tgisinternal AND c.relname IN ('limit_buckets', 'limit_events', 'limit_marks', 'limit_slots', 'chat_usage')",
+    )
+    .all<{ name: string }>();
+  assert.deepEqual(triggered, [], 'TABLES_NO_CACHE_READS must hold tables without triggers');
+  assert.deepEqual(
+    [...TABLES_NO_CACHE_READS].sort(),
+    ['chat_usage', 'limit_buckets', 'limit_events', 'limit_marks', 'limit_slots'],
+    'the trigger check above covers every table of TABLES_NO_CACHE_READS',
+  );
+  const now = Date.now();
+  await steady(a);
+  await version.get();
+  const before = a.store.changes.generation();
+
+  // What every chat answer writes (a rate-limit pour, a usage row in its batch's transaction),
+  // and the login throttle's and the concurrency slots' writes.
+  const limits = a.store.limitCounters;
+  assert.equal((await limits.pour('rate:k', 5, 0.001, now)).allowed, true);
+  await a.store.transaction(() => a.store.chatUsage.record(usage(200)));
+  await limits.addEvent([{ key: 'login:x', keepMs: 60_000 }], now);
+  await limits.setMark('mark:x', now, 60_000);
+  assert.equal(await limits.takeSlot('slot:x', 't1', 2, now + 60_000, now), true);
+  await limits.releaseSlot('slot:x', 't1');
+  await limits.prune(now);
+  assert.equal(a.store.changes.generation(), before, 'writes no cache depends on leave the signal put');
+  await version.get();
+  assert.equal(reads, 1, 'so the cached catalog version is not read again');
+  const rows = await testSql(a).prepare('SELECT count(*) AS n FROM chat_usage').get<{ n: number }>();
+  assert.equal(Number(rows!.n), 1, 'the usage row was written');
+
+  // A transaction that writes usage and a table caches depend on moves it (at the write and at commit).
+  await a.store.transaction(async () => {
+    await a.store.chatUsage.record(usage(200));
+    await a.store.subscriptions.rename(user.id, Number(feed!.id), 'Renamed');
+  });
+  assert.notEqual(a.store.changes.generation(), before);
+  await version.get();
+  assert.equal(reads, 2, 'the catalog is read again after a change it depends on');
 });

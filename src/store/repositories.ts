@@ -147,6 +147,13 @@ export interface SearchArticleMeta {
   imageUrl: string | null;
 }
 
+/** A stored article's indexed text: its passages in reading order, joined by blank lines. */
+export interface ArticleText {
+  title: string;
+  url: string;
+  text: string;
+}
+
 export interface ArticleMatch {
   itemId: number;
   /** Higher is better (negated FTS5 bm25). */
@@ -271,8 +278,11 @@ export interface SearchIndexRepository {
   /** Every passage of these articles, unscored (score 0), in reading order. */
   passageTexts(itemIds: number[]): Promise<PassageMatch[]>;
   articles(ids: number[]): Promise<SearchArticleMeta[]>;
-  /** The article's indexed text (its passages in order). */
-  articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined>;
+  /**
+   * The indexed text of these articles, by item id, in one statement (an answer reads one per cited
+   * source); ids of items no longer stored are absent. An item not indexed yet has empty text.
+   */
+  articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>>;
   // Scope resolution (always relative to one user).
   subscribedFeedIds(userId: number): Promise<number[]>;
   /** Document numbers of the user's items tagged with these labels or in these states. */

@@ -124,7 +124,7 @@ function recordingSearch(base: SearchService): SearchService {
       if (found) for (const h of hits) if (!found.has(h.url)) found.set(h.url, h);
       return hits;
     },
-    articleText: (id) => base.articleText(id),
+    articleTexts: (ids) => base.articleTexts(ids),
   };
 }
 

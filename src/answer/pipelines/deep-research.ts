@@ -1,6 +1,6 @@
 // sonar-deep-research: plans sub-questions, searches in rounds (the question's reformulations,
 // then each sub-question, then — at high effort — what those turned up), reads the best articles
-// in full (SearchService.articleText) and writes a sectioned report with citations. Progress is
+// in full (SearchService.articleTexts) and writes a sectioned report with citations. Progress is
 // reported through req.onProgress at each step; the <think> block records the same steps.
 import type { SearchHit } from '../../search/types.ts';
 import type { GroundingSource } from '../engines/engine.ts';
@@ -134,8 +134,10 @@ export async function* deepResearch(
   }
   const reading = ranked.slice(0, depth.articles);
   const sources: GroundingSource[] = [];
+  const itemIds = reading.flatMap((hit) => (hit.itemId !== null ? [hit.itemId] : []));
+  const articles = itemIds.length ? await deps.search.articleTexts(itemIds) : undefined;
   for (const [i, hit] of reading.entries()) {
-    const full = hit.itemId !== null ? await deps.search.articleText(hit.itemId) : undefined;
+    const full = hit.itemId !== null ? articles?.get(hit.itemId) : undefined;
     progress('read', `Reading "${hit.title}"`);
     const text = full?.text ? full.text.slice(0, ARTICLE_CHARS) : hit.passages.map((p) => p.text).join('\n');
     sources.push({ n: i + 1, hit, texts: [text] });

@@ -12,13 +12,15 @@ export async function groundingSources(
   search: SearchService,
 ): Promise<GroundingSource[]> {
   const chars = TEXT_PER_SOURCE[size];
-  return Promise.all(
-    hits.slice(0, count).map(async (hit, i) => ({ n: i + 1, hit, texts: await sourceTexts(hit, chars, search) })),
-  );
+  const sources = hits.slice(0, count).map((hit, i) => ({ n: i + 1, hit, ...bestPassages(hit, chars) }));
+  // The articles of every source that still has room, in one read (not one per source).
+  const wanted = sources.filter((s) => s.used < chars && s.hit.itemId !== null).map((s) => s.hit.itemId!);
+  const articles = wanted.length ? await search.articleTexts(wanted) : new Map<number, { text: string }>();
+  return sources.map(({ n, hit, texts, used }) => ({ n, hit, texts: withArticle(texts, used, chars, hit, articles) }));
 }
 
-/** The hit's passages (best first), then the article from its start, up to `chars` characters in all. */
-export async function sourceTexts(hit: SearchHit, chars: number, search: SearchService): Promise<string[]> {
+/** The hit's passages, best first, while they fit in `chars` characters. */
+function bestPassages(hit: SearchHit, chars: number): { texts: string[]; used: number } {
   const texts: string[] = [];
   let used = 0;
   for (const p of hit.passages) {
@@ -26,11 +28,19 @@ export async function sourceTexts(hit: SearchHit, chars: number, search: SearchS
     texts.push(p.text);
     used += p.text.length;
   }
-  if (used < chars && hit.itemId !== null) {
-    const article = await search.articleText(hit.itemId);
-    if (article?.text) texts.push(cutAtParagraph(article.text, chars - used));
-  }
-  return texts;
+  return { texts, used };
+}
+
+/** Then the article from its start, up to `chars` characters in all. */
+function withArticle(
+  texts: string[],
+  used: number,
+  chars: number,
+  hit: SearchHit,
+  articles: Map<number, { text: string }>,
+): string[] {
+  const article = used < chars && hit.itemId !== null ? articles.get(hit.itemId) : undefined;
+  return article?.text ? [...texts, cutAtParagraph(article.text, chars - used)] : texts;
 }
 
 function cutAtParagraph(text: string, chars: number): string {

@@ -8,6 +8,22 @@ import type { PgDatabase } from './client.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 
 export const CHANGE_CHANNEL = 'tidings_changes';
+
+/**
+ * Tables no process caches anything from, and whose writes reach no table that migration 086's
+ * triggers watch (no trigger on them at all): a write to one moves nothing a cache depends on, so
+ * this process's writes to them do not move its signal either (another process's never did: they
+ * send no notification). Every chat answer writes a rate-limit bucket and a usage row; counted,
+ * they made the next answer read the search state and the backlog again. A table added here must
+ * stay without triggers and without readers that cache.
+ */
+export const TABLES_NO_CACHE_READS: ReadonlySet<string> = new Set([
+  'limit_buckets',
+  'limit_events',
+  'limit_marks',
+  'limit_slots',
+  'chat_usage',
+]);
 /** The payload of the notifications that may have revoked authentication rows (migration 095). */
 export const AUTH_CHANGE_PAYLOAD = 'auth';
 

@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
+import { TABLES_NO_CACHE_READS } from './change-signal.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -36,15 +37,26 @@ export function isConnectionError(e: unknown): boolean {
 interface TxContext {
   db: PgDatabase;
   client: pg.PoolClient;
+  /** A statement of this transaction wrote something caches depend on: its commit moves the signal. */
+  movedCaches: boolean;
 }
+
+/** The table an INSERT, UPDATE or DELETE writes (none for anything else: a CTE may write several). */
+const WRITTEN_TABLE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/i;
 const currentTransaction = new AsyncLocalStorage<TxContext>();
 
 export class PgDatabase {
   readonly pool: pg.Pool;
   readonly url: string;
   private readonly names = new Map<string, string>();
-  /** Counts this process's writes (statements that changed rows, commits): the change signal reads it. */
+  /**
+   * Counts this process's writes that may change what processes cache (statements that wrote, and
+   * the commits of transactions that did): the change signal reads it. Writes to the tables no
+   * cache depends on (TABLES_NO_CACHE_READS: the rate-limit counters and chat usage every answer
+   * writes) are not counted, so an answer does not make the next one read the search state again.
+   */
   localWrites = 0;
+  private readonly movesCachesBySql = new Map<string, boolean>();
 
   constructor(url: string, opts: { max?: number } = {}) {
     this.url = url;
@@ -78,10 +90,28 @@ export class PgDatabase {
     return tx && tx.db === this ? tx.client : this.pool;
   }
 
+  /** Whether a statement may move what caches depend on (anything but a write to TABLES_NO_CACHE_READS). */
+  private movesCaches(sql: string): boolean {
+    let moves = this.movesCachesBySql.get(sql);
+    if (moves === undefined) {
+      const table = WRITTEN_TABLE.exec(sql)?.[1]?.toLowerCase();
+      moves = !(table && TABLES_NO_CACHE_READS.has(table));
+      this.movesCachesBySql.set(sql, moves);
+    }
+    return moves;
+  }
+
+  private countWrite(command: string, sql: string): void {
+    if (command === 'SELECT' || !this.movesCaches(sql)) return;
+    this.localWrites++;
+    const tx = currentTransaction.getStore();
+    if (tx && tx.db === this) tx.movedCaches = true;
+  }
+
   async query<T = Row>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T & Row>> {
     try {
       const r = await this.runner().query<T & Row>({ name: this.nameOf(sql), text: sql, values: params });
-      if (r.command !== 'SELECT') this.localWrites++;
+      this.countWrite(r.command, sql);
       return r;
     } catch (e) {
       throw this.mapError(e);
@@ -105,7 +135,7 @@ export class PgDatabase {
         values: params,
         rowMode: 'array',
       });
-      if (r.command !== 'SELECT') this.localWrites++;
+      this.countWrite(r.command, sql);
       return r.rows as T[];
     } catch (e) {
       throw this.mapError(e);
@@ -158,9 +188,10 @@ export class PgDatabase {
     let broken = false;
     try {
       await client.query('BEGIN');
-      const out = await currentTransaction.run({ db: this, client }, fn);
+      const tx: TxContext = { db: this, client, movedCaches: false };
+      const out = await currentTransaction.run(tx, fn);
       await client.query('COMMIT');
-      this.localWrites++;
+      if (tx.movedCaches) this.localWrites++;
       return out;
     } catch (e) {
       try {

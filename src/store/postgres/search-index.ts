@@ -3,8 +3,10 @@
 // search_passages as text) scored in memory by src/search, which only needs bytes from here.
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
+import { collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
+  ArticleText,
   BacklogEntry,
   IndexedArticle,
   IndexedArticleRow,
@@ -403,17 +405,19 @@ export class PgSearchIndex implements SearchIndexRepository {
     );
   }
 
-  async articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
-    const item = await this.db.row<{ title: string; url: string }>(
-      "SELECT title, coalesce(url, '') AS url FROM items WHERE id = $1",
-      [itemId],
+  async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
+    if (!itemIds.length) return new Map();
+    // One round trip for every source of an answer; the LEFT JOIN keeps a stored item whose
+    // passages are not written yet (empty text), as the per-item reads did. The ids are repeated
+    // on the passages: without that, the generic plan of this prepared statement (chosen after
+    // five runs) hash-joins a sequential scan of every passage (22 ms at 2,000 articles, measured).
+    const rows = await this.db.arrays<[number, string, string, string | null]>(
+      `SELECT i.id, i.title, coalesce(i.url, ''), p.text FROM items i
+        LEFT JOIN search_passages p ON p.item_id = i.id AND p.item_id = ANY($1::bigint[])
+       WHERE i.id = ANY($1::bigint[]) ORDER BY i.id, p.ord`,
+      [itemIds],
     );
-    if (!item) return undefined;
-    const parts = await this.db.rows<{ text: string }>(
-      'SELECT text FROM search_passages WHERE item_id = $1 ORDER BY ord',
-      [itemId],
-    );
-    return { title: item.title, url: item.url, text: parts.map((p) => p.text).join('\n\n') };
+    return collectArticleTexts(rows);
   }
 
   async subscribedFeedIds(userId: number): Promise<number[]> {

@@ -4,8 +4,10 @@
 // this file only stores bytes), and its passages as text in search_passages (scored in memory for
 // the best candidates, and snippets).
 import { StatementCache, type Db } from './db.ts';
+import { collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
+  ArticleText,
   BacklogEntry,
   IndexedArticle,
   IndexedArticleRow,
@@ -259,15 +261,15 @@ export class SqliteSearchIndex implements SearchIndexRepository {
       .all(JSON.stringify(ids)) as unknown as SearchArticleMeta[];
   }
 
-  async articleText(itemId: number): Promise<{ title: string; url: string; text: string } | undefined> {
-    const item = this.stmts.get("SELECT title, coalesce(url, '') AS url FROM items WHERE id = ?").get(itemId) as
-      | { title: string; url: string }
-      | undefined;
-    if (!item) return undefined;
-    const parts = this.stmts.get('SELECT text FROM search_passages WHERE item_id = ? ORDER BY ord').all(itemId) as {
-      text: string;
-    }[];
-    return { title: item.title, url: item.url, text: parts.map((p) => p.text).join('\n\n') };
+  async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
+    if (!itemIds.length) return new Map();
+    const st = this.stmts.get(`
+      SELECT i.id, i.title, coalesce(i.url, ''), p.text FROM items i
+        LEFT JOIN search_passages p ON p.item_id = i.id
+       WHERE i.id IN (SELECT value FROM json_each(?)) ORDER BY i.id, p.ord`);
+    st.setReturnArrays(true);
+    const rows = st.all(JSON.stringify(itemIds)) as unknown as [number, string, string, string | null][];
+    return collectArticleTexts(rows);
   }
 
   async subscribedFeedIds(userId: number): Promise<number[]> {

@@ -1,0 +1,118 @@
+// SQL statements per chat answer on PostgreSQL (`node bench/chat-statements.ts [articles=2000]
+// [answers=60] [--database-url postgres://…]`): sonar answers (extractive engine) through the HTTP
+// API one at a time, after a warm-up, counting every statement the process sends (all connections,
+// the change listener's included), with the statements grouped by text, most frequent first, and
+// the CPU the PostgreSQL backends serving this database used per answer (/proc, Linux; 10 ms ticks,
+// so use a few hundred answers).
+import { readdirSync, readFileSync } from 'node:fs';
+// Round trips are what a shared 2-core box pays for in PostgreSQL CPU, so this is the figure that
+// tells whether a change to the answer path added or removed any.
+import pg from 'pg';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { buildServer } from '../src/http/server.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import { chatStore } from '../src/chat-api/repositories.ts';
+import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { hasNews, loadArticles, readArticles, readQuestions } from '../src/answer/testing/news-corpus.ts';
+import { testSql } from '../src/store/testing.ts';
+import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
+import { benchBackend, positionals } from './backend.ts';
+
+const ARGS = positionals(process.argv.slice(2), ['backend', 'database-url']);
+const ARTICLES = Number(ARGS[0] ?? 2000);
+const ANSWERS = Number(ARGS[1] ?? 60);
+if (!hasNews) {
+  console.log('news corpus missing (../shared/corpus/news): nothing to measure');
+  process.exit(0);
+}
+const backend = await benchBackend([...process.argv, '--backend', 'postgres'], ['postgres']);
+
+let counting = false;
+const byText = new Map<string, number>();
+const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (counting) {
+    const q = args[0] as string | { text?: string };
+    const text = (typeof q === 'string' ? q : (q?.text ?? '?')).replace(/\s+/g, ' ').trim();
+    byText.set(text, (byText.get(text) ?? 0) + 1);
+  }
+  return clientQuery.apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+/** CPU ticks (user + system) by pid of the server processes serving `database` (their title names it). */
+function backendTicks(database: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return out;
+}
+
+const databaseUrl = freshPostgresDatabase(backend.databaseUrl);
+const database = /\/(tidings_t_[0-9a-f]+)/.exec(databaseUrl)![1]!;
+const app = await createApp(
+  loadConfig({
+    env: {},
+    overrides: {
+      databaseUrl,
+      dataDir: tempDataDir('tidings-chat-statements-'),
+      logLevel: 'silent',
+      rateLimits: { sonar: [1e9, 1e9, 1e9, 1e9, 1e9, 1e9] },
+    },
+  }),
+  silentLogger,
+);
+const userId = (await app.users.create('bench', 'x')).id;
+await loadArticles(app, readArticles(ARTICLES));
+await testSql(app)
+  .prepare('INSERT INTO subscriptions (user_id, feed_id, created_at) SELECT ?, id, 0 FROM feeds WHERE true')
+  .run(userId);
+const key = (await createApiKey(chatStore(app).keys, userId, 'bench', 5)).key;
+const server = await buildServer(app);
+await server.listen({ host: '127.0.0.1', port: 0 });
+const addr = server.server.address();
+const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+const questions = readQuestions().map((q) => q.question);
+
+async function ask(q: string): Promise<void> {
+  const res = await fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'sonar', messages: [{ role: 'user', content: q }] }),
+  });
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+}
+
+for (let i = 0; i < 10; i++) await ask(questions[i % questions.length]!);
+// Settle: the warm-up's change notifications reach the listener before counting starts.
+await new Promise((r) => setTimeout(r, 300));
+counting = true;
+const ticksBefore = backendTicks(database);
+const t0 = performance.now();
+for (let i = 0; i < ANSWERS; i++) await ask(questions[(i + 10) % questions.length]!);
+const elapsed = performance.now() - t0;
+const ticksAfter = backendTicks(database);
+await new Promise((r) => setTimeout(r, 300));
+counting = false;
+let ticks = 0;
+for (const [pid, t] of ticksAfter) ticks += t - (ticksBefore.get(pid) ?? 0);
+
+const total = [...byText.values()].reduce((a, b) => a + b, 0);
+console.log(
+  `${ARTICLES} articles, ${ANSWERS} sonar answers one at a time: ${(total / ANSWERS).toFixed(2)} statements per answer, ` +
+    `${((ticks * 10) / ANSWERS).toFixed(2)} ms of PostgreSQL backend CPU per answer (10 ms ticks), ` +
+    `${(elapsed / ANSWERS).toFixed(2)} ms per answer end to end`,
+);
+for (const [text, n] of [...byText].sort((a, b) => b[1] - a[1]))
+  console.log(`${(n / ANSWERS).toFixed(2).padStart(6)}  ${text.slice(0, 150)}`);
+await server.close();
+await app.close();
+backend.stop();
