@@ -58,6 +58,7 @@ let key: string;
 let llm: Awaited<ReturnType<typeof slowLlm>>;
 let feeds: FeedServer;
 let slowArrived = 0;
+let dataDir: string;
 let allSlowArrived!: () => void;
 const slowInFlight = new Promise<void>((r) => (allSlowArrived = r));
 
@@ -80,7 +81,7 @@ before(async () => {
       );
     });
   }
-  const dataDir = tempDataDir('tidings-workers-');
+  dataDir = tempDataDir('tidings-workers-');
   const app = await openApp(dataDir, { allowPrivateNetworks: true });
   try {
     const user = await app.users.create('alice', await hashPassword(PASSWORD), null);
@@ -251,6 +252,7 @@ test('SIGTERM drains: an SSE stream in flight runs to its end, then every worker
     onResponse: (res) => res.once('data', () => firstBytes()),
   });
   await streaming;
+  const requestsBefore = await usageRequests();
   const signalled = Date.now();
   s.process.kill('SIGTERM');
   const r = await reply;
@@ -265,4 +267,16 @@ test('SIGTERM drains: an SSE stream in flight runs to its end, then every worker
   assert.match(r.body, /data: \[DONE\]/);
   assert.equal(await s.exited, 0, s.lines.slice(-20).join('\n'));
   assert.equal(s.lines.filter((l) => l.includes('drained and stopped')).length, WORKERS, 'every worker drained');
+  // The stream's usage row is written after it ends, while the server drains: before the store closes.
+  assert.ok(!s.lines.some((l) => l.includes('could not record chat usage')), s.lines.slice(-20).join('\n'));
+  assert.equal(await usageRequests(), requestsBefore + 1, 'the drained stream has its usage row');
 });
+
+async function usageRequests(): Promise<number> {
+  const app = await openApp(dataDir, { allowPrivateNetworks: true });
+  try {
+    return (await chatStore(app).usage.totals({})).reduce((n, t) => n + t.requests, 0);
+  } finally {
+    await app.close();
+  }
+}

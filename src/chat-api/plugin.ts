@@ -102,6 +102,10 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
     await runner.close();
     await api.usage.flush();
   });
+  // Fastify runs onClose hooks before its server has waited for the requests in flight, whose
+  // usage rows come after. This closer runs after the server's (App closers run newest first, and
+  // the listening server registers its own later), before the store closes.
+  app.onClose(() => api.usage.flush());
 };
 
 // Not encapsulated, so the not-found handler is the server's fallback for every path.

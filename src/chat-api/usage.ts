@@ -2,7 +2,8 @@
 // Rows are written in batches: the requests that finish in one turn of the event loop share one
 // transaction, flushed right after that turn (setImmediate), so under load one commit serves many
 // requests (a commit per request was the API layer's largest cost) while a row still lands within
-// a millisecond or so of its response. close() flushes what is left.
+// a millisecond or so of its response. Writes run one after another; flush() returns when every
+// row added so far is written, so a server that drains can flush last, before the store closes.
 import type { TokenUsage } from '../answer/types.ts';
 import type { ApiKey, CostBreakdown, UsageRecord } from '../model/chat.ts';
 import { ZERO_COST } from './prices.ts';
@@ -36,11 +37,19 @@ export class UsageRecorder {
     }
   }
 
-  async flush(): Promise<void> {
+  private writing: Promise<void> = Promise.resolve();
+
+  /** Writes the rows added so far; resolves when they (and any write already running) are stored. */
+  flush(): Promise<void> {
     this.scheduled = false;
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0) return this.writing;
     const rows = this.pending;
     this.pending = [];
+    this.writing = this.writing.then(() => this.write(rows));
+    return this.writing;
+  }
+
+  private async write(rows: UsageRecord[]): Promise<void> {
     try {
       const write = async () => {
         for (const r of rows) await this.api.store.usage.record(r);
