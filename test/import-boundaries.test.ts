@@ -65,13 +65,15 @@ const inside = (f: string, dir: string) => f.startsWith(dir.endsWith('/') ? dir 
 /**
  * Tools that use SQLite itself on purpose: FTS5 as the reference the tokenizer is checked against,
  * the Reader and web benchmarks' bulk generator (bench/library.ts) and the Reader bench's
- * query-plan check (SQLite-specific by design).
+ * query-plan check (SQLite-specific by design), and the chat statement counter, which wraps the
+ * drivers' query functions to count what a chat answer sends.
  */
 const SQLITE_TOOLS = [
   'src/search/tokenizer.test.ts',
   'bench/tokenizer.bench.ts',
   'bench/reader.bench.ts',
   'bench/library.ts',
+  'bench/chat-statements.ts',
 ];
 
 test('SQL and database drivers only in src/store/; backends only through src/store/open-store.ts', () => {
