@@ -147,12 +147,7 @@ async function main(): Promise<void> {
 
   const child = spawn(process.execPath, [join(ROOT, 'bin/tidings.js'), 'serve', '--workers', String(WORKERS)], {
     env: {
-      ...process.env,
-      TIDINGS_DATA: dataDir,
-      TIDINGS_PORT: '0',
-      TIDINGS_HOST: '127.0.0.1',
-      TIDINGS_LOG_LEVEL: 'info',
-      NODE_NO_WARNINGS: '1',
+      ...serveEnv(dataDir),
       TIDINGS_SCHEDULER_TICK_SECONDS: '1',
       TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
       // One local server stands in for every feed host: the per-host limit would serialise it.
@@ -251,19 +246,24 @@ async function main(): Promise<void> {
   }
 }
 
+/** The environment of a benchmarked `serve`: its own data folder, a free port, info logs on stderr. */
+function serveEnv(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TIDINGS_DATA: dataDir,
+    TIDINGS_PORT: '0',
+    TIDINGS_HOST: '127.0.0.1',
+    TIDINGS_LOG_LEVEL: 'info',
+    NODE_NO_WARNINGS: '1',
+  };
+}
+
 /** One start of `serve` on an empty database: each process's memory 5 s and SETTLE s after start. */
 async function idleStart(checkout: string, workers: number): Promise<{ at5: ProcMem[]; settled: ProcMem[] }> {
   const dataDir = tempDataDir('tidings-bench-idle-');
   const args = [join(checkout, 'bin/tidings.js'), 'serve', ...(workers ? ['--workers', String(workers)] : [])];
   const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
-      TIDINGS_DATA: dataDir,
-      TIDINGS_PORT: '0',
-      TIDINGS_HOST: '127.0.0.1',
-      TIDINGS_LOG_LEVEL: 'info',
-      NODE_NO_WARNINGS: '1',
-    },
+    env: serveEnv(dataDir),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   try {
