@@ -62,21 +62,20 @@ export class SqlFeverRepository implements FeverRepository {
     ).n;
   }
 
-  async unreadItemIds(userId: number): Promise<string> {
-    // Formatted by SQLite: a user may have tens of thousands of unread items.
-    return (
-      (await this.s
-        .prepare(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
-      (SELECT item_id FROM user_items WHERE user_id = ? AND read = 0 ORDER BY item_id) x`)
-        .get(userId)) as { ids: string }
-    ).ids;
+  unreadItemIds(userId: number): Promise<string> {
+    return this.itemIds(userId, 'read = 0');
   }
 
-  async savedItemIds(userId: number): Promise<string> {
+  savedItemIds(userId: number): Promise<string> {
+    return this.itemIds(userId, 'starred = 1');
+  }
+
+  /** Formatted by the database: a user may have tens of thousands of unread items. */
+  private async itemIds(userId: number, state: 'read = 0' | 'starred = 1'): Promise<string> {
     return (
       (await this.s
         .prepare(`SELECT coalesce(group_concat(item_id, ','), '') AS ids FROM
-      (SELECT item_id FROM user_items WHERE user_id = ? AND starred = 1 ORDER BY item_id) x`)
+      (SELECT item_id FROM user_items WHERE user_id = ? AND ${state} ORDER BY item_id) x`)
         .get(userId)) as { ids: string }
     ).ids;
   }
