@@ -36,6 +36,7 @@ import { Worker } from 'node:worker_threads';
 import { openStore } from '../src/store/open-store.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
+import { waitForServingUrl } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const opt = (name: string) => {
@@ -182,22 +183,6 @@ async function readerCalls(base: string): Promise<{ lines: Record<string, string
   return { lines, rps: done / SECONDS };
 }
 
-function waitForLine(child: ChildProcess, match: (line: string) => string | undefined): Promise<string> {
-  return new Promise((res, rej) => {
-    let buf = '';
-    const onData = (d: Buffer) => {
-      buf += d;
-      for (const line of buf.split('\n')) {
-        const m = match(line);
-        if (m) return res(m);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => rej(new Error(`exited with ${code}: ${buf.slice(-2000)}`)));
-  });
-}
-
 async function main(): Promise<void> {
   const results: Record<string, Record<string, string>> = { FreshRSS: {}, Tidings: {} };
   let feedServer: Worker | undefined;
@@ -294,13 +279,7 @@ async function main(): Promise<void> {
       },
     );
     children.push(server);
-    const url = await waitForLine(server, (line) => {
-      try {
-        return (JSON.parse(line) as { url?: string }).url;
-      } catch {
-        return undefined;
-      }
-    });
+    const url = await waitForServingUrl(server);
     const idle = memOf(server.pid!);
     const login = await (
       await fetch(`${url}/accounts/ClientLogin`, {

@@ -26,7 +26,7 @@
 // all. RSS comes from /proc/<pid>/status (Linux): VmRSS now, VmHWM the peak so far; anonymous and
 // file-backed (SQLite's memory-mapped database) are shown apart. Baseline in the same run: a bare
 // `node -e` process holding an HTTP server.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,7 @@ import { Worker } from 'node:worker_threads';
 import { openStore } from '../src/store/open-store.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
+import { waitForServingUrl } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const arg = (name: string, dflt: number) => {
@@ -107,24 +108,6 @@ async function breakdown(url: string): Promise<string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function waitForUrl(child: ChildProcess): Promise<string> {
-  return new Promise((res, rej) => {
-    let buf = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      buf += d;
-      for (const line of buf.split('\n')) {
-        try {
-          const j = JSON.parse(line);
-          if (j.url) return res(j.url as string);
-        } catch {
-          /* partial line */
-        }
-      }
-    });
-    child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf.slice(-2000)}`)));
-  });
-}
-
 async function main(): Promise<void> {
   const feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
     workerData: { feeds: FEEDS, items: ITEMS },
@@ -156,7 +139,7 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   try {
-    const url = await waitForUrl(child);
+    const url = await waitForServingUrl(child);
     await sleep(5000);
     const idle = memOfTree(child.pid!);
     const idleParts = await breakdown(url);
@@ -267,7 +250,7 @@ async function idleStart(checkout: string, workers: number): Promise<{ at5: Proc
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   try {
-    await waitForUrl(child);
+    await waitForServingUrl(child);
     const sample = () =>
       processTree(child.pid!).map((pid, i) => ({ role: i === 0 ? 'main' : 'worker', ...memOf(pid), pss: pssOf(pid) }));
     await sleep(5000);

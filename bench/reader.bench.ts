@@ -21,7 +21,7 @@
 // call with an undici Pool from this process. Baselines measured in the same run: GET /healthz
 // (the server's floor) and JSON.stringify of the same n=1000 payload (serialization floor).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -33,6 +33,7 @@ import type { StreamPageQuery } from '../src/model/stream.ts';
 import { processTreeCpuMs } from './process-cpu.ts';
 import { benchBackend, type BenchBackend } from './backend.ts';
 import { generateLibrary } from './library.ts';
+import { waitForServingUrl } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 /** Set by main() from --backend / --database-url (bench/backend.ts). */
@@ -141,7 +142,11 @@ async function startServer(
   extraEnv: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string }> {
   // bin/tidings.js serve, as users run it (it sets the server's memory flags: scripts/process-setup.js).
-  const child = spawn(process.execPath, [join(root, 'bin/tidings.js'), 'serve'], {
+  // A --compare checkout from before `tidings serve` existed (e.g. 224318e, the commit before the
+  // storage layer) is started the way it was then: node src/main.ts.
+  const hasServe = existsSync(join(root, 'src/cli/commands/serve.ts'));
+  const entry = hasServe ? [join(root, 'bin/tidings.js'), 'serve'] : [join(root, 'src/main.ts')];
+  const child = spawn(process.execPath, entry, {
     env: {
       ...process.env,
       // One process unless asked: the per-call figures are of one server process.
@@ -157,21 +162,7 @@ async function startServer(
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const url = await new Promise<string>((res, rej) => {
-    let buf = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      buf += d;
-      for (const line of buf.split('\n')) {
-        try {
-          const j = JSON.parse(line);
-          if (j.url && j.msg === 'tidings is serving') return res(j.url as string);
-        } catch {
-          /* partial line */
-        }
-      }
-    });
-    child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf}`)));
-  });
+  const url = await waitForServingUrl(child, 'tidings is serving');
   return { child, url };
 }
 

@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { generateLibrary } from './library.ts';
+import { waitForServingUrl } from './server-log.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { loadAssets } from '../src/web/assets.ts';
 import { tempDataDir } from '../test/helpers.ts';
@@ -50,21 +51,7 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; url:
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const url = await new Promise<string>((res, rej) => {
-    let buf = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      buf += d;
-      for (const line of buf.split('\n')) {
-        try {
-          const j = JSON.parse(line);
-          if (j.url) return res(j.url as string);
-        } catch {
-          /* partial line */
-        }
-      }
-    });
-    child.on('exit', (code) => rej(new Error(`server exited with ${code}: ${buf}`)));
-  });
+  const url = await waitForServingUrl(child);
   return { child, url };
 }
 
