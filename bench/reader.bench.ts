@@ -5,7 +5,10 @@
 //   options: --items N  --feeds N  --runs N (per call, default 30)  --seconds N (throughput, default 5)  --keep (keep the data dir)
 //            --search-index (let the server build the search index over the generated items before serving)
 //            --compare DIR (another checkout, e.g. the commit before a change: both servers on copies of
-//            the same library, calls alternating between them each round; prints the ratios)
+//            the same library, calls alternating between them each round; prints the ratios, and each
+//            server process's CPU per call, measured over bursts of each call in turns (--cpu-burst-ms,
+//            default 600): on a busy machine latency swings with the share of the cores a server gets,
+//            its CPU per call much less. A PostgreSQL server's own CPU is not in that figure.)
 //            --database-url postgres://… (an empty database: the generated library is copied there with
 //            `tidings db copy`'s code and the server runs on PostgreSQL)
 //            --workers N (only throughput: stream/contents n=20 and /healthz at 16 clients, served by
@@ -47,6 +50,8 @@ const ITEMS = arg('items', 100_000);
 const FEEDS = arg('feeds', 500);
 const RUNS = arg('runs', 30);
 const SECONDS = arg('seconds', 5);
+/** Length of each side's turn when measuring the server CPU of one call (--cpu-burst-ms). */
+const CPU_BURST_MS = arg('cpu-burst-ms', 600);
 const USER = 'bench',
   PASS = 'bench-password';
 
@@ -624,21 +629,46 @@ async function paired(
         }
       }
     }
+    // Server CPU per call: each side's process CPU over bursts of one call, the sides in turns (A B A B).
+    // On a shared machine latency follows the share of the cores the scheduler gives each server;
+    // the CPU a call costs does not, so this is the ratio to read when the machine is busy.
+    const cpuPerCall = sides.map(() => new Map<string, number>());
+    for (let c = 0; c < sides[0]!.calls.length; c++) {
+      const used = [0, 0];
+      const count = [0, 0];
+      for (let turn = 0; turn < 4; turn++) {
+        const i = turn % 2;
+        const pid = servers[i]!.child.pid!;
+        const fn = sides[i]!.calls[c]![1];
+        const cpu0 = processTreeCpuMs(pid);
+        const end = performance.now() + CPU_BURST_MS;
+        while (performance.now() < end || count[i]! < 2 * (1 + (turn >> 1))) {
+          await fn();
+          count[i]!++;
+        }
+        used[i]! += processTreeCpuMs(pid) - cpu0;
+      }
+      for (const i of [0, 1]) cpuPerCall[i]!.set(sides[i]!.calls[c]![0], used[i]! / count[i]!);
+    }
     const [a, b] = specs.map((s) => s.label);
     console.log(`\npaired: ${title}, ${ITEMS} items, ${RUNS} rounds, calls alternating`);
     for (const [name] of sides[0]!.calls) {
       const [pa, pb] = times.map((m) => m.get(name)!.sort((x, y) => x - y));
+      const [ca, cb] = cpuPerCall.map((m) => m.get(name)!);
       console.log(
         `${name.padEnd(30)} ${a} p50 ${q(pa!, 0.5)!.toFixed(2).padStart(7)} p99 ${q(pa!, 0.99)!.toFixed(1).padStart(6)} ms   ` +
-          `${b} p50 ${q(pb!, 0.5)!.toFixed(2).padStart(7)} p99 ${q(pb!, 0.99)!.toFixed(1).padStart(6)} ms   ratio p50 ${(q(pb!, 0.5)! / q(pa!, 0.5)!).toFixed(2)}x`,
+          `${b} p50 ${q(pb!, 0.5)!.toFixed(2).padStart(7)} p99 ${q(pb!, 0.99)!.toFixed(1).padStart(6)} ms   ratio p50 ${(q(pb!, 0.5)! / q(pa!, 0.5)!).toFixed(2)}x   ` +
+          `server CPU ms/call ${ca!.toFixed(2)} vs ${cb!.toFixed(2)} (${(cb! / ca!).toFixed(2)}x)`,
       );
     }
     if (withThroughput) {
       // 16 clients on stream/contents n=20, each side twice in turns (A B A B): drift hits both alike.
       const done = [0, 0];
+      const cpu = [0, 0];
       for (let turn = 0; turn < 4; turn++) {
         const i = turn % 2;
         const end = performance.now() + (SECONDS * 1000) / 2;
+        const cpu0 = processTreeCpuMs(servers[i]!.child.pid!);
         await Promise.all(
           Array.from({ length: 16 }, async () => {
             while (performance.now() < end) {
@@ -647,10 +677,13 @@ async function paired(
             }
           }),
         );
+        cpu[i]! += processTreeCpuMs(servers[i]!.child.pid!) - cpu0;
       }
       const [ra, rb] = done.map((d) => d / SECONDS);
+      const [ca, cb] = cpu.map((u, i) => u / done[i]!);
       console.log(
-        `${'stream/contents n=20, 16 clients'.padEnd(30)} ${a} ${ra!.toFixed(0)} req/s   ${b} ${rb!.toFixed(0)} req/s   ratio ${(ra! / rb!).toFixed(2)}x`,
+        `${'stream/contents n=20, 16 clients'.padEnd(30)} ${a} ${ra!.toFixed(0)} req/s   ${b} ${rb!.toFixed(0)} req/s   ratio ${(ra! / rb!).toFixed(2)}x   ` +
+          `server CPU ms/request ${ca!.toFixed(3)} vs ${cb!.toFixed(3)} (${(cb! / ca!).toFixed(2)}x)`,
       );
     }
     const rss = servers.map(({ child }) => {

@@ -106,7 +106,7 @@ export interface ItemRefsPage {
   continuation?: string;
 }
 
-const LAST_REF = /"id":"(\d+)","directStreamIds":\[\],"timestampUsec":"(\d+)"\}$/;
+const LAST_REF = /^\{"id":"(\d+)","directStreamIds":\[\],"timestampUsec":"(\d+)"\}$/;
 
 export async function streamItemIds(
   app: App,
@@ -118,7 +118,9 @@ export async function streamItemIds(
   if (page.count <= req.limit) return { refsJson: page.json };
   // One row past the page was read: drop it, and continue after the last ref kept.
   const json = page.json.slice(0, page.json.lastIndexOf(',{"id":"'));
-  const m = LAST_REF.exec(json)!;
+  // Matched on the last entry alone: on the whole string (850 KB at n=10000) the regex is tried
+  // at every "id" from the start, 3 % of the call's CPU.
+  const m = LAST_REF.exec(json.slice(json.lastIndexOf('{"id":"')))!;
   return { refsJson: json, continuation: encodeContinuation({ itemId: Number(m[1]), crawledUs: Number(m[2]) }) };
 }
 
