@@ -1,7 +1,8 @@
 // CPU time (user + system) of a process and its children, from Linux /proc: on a machine shared
 // with other work, "server CPU ms per request" stays meaningful when requests/s do not (they
 // follow the share of the cores the scheduler gives us). Returns NaN where /proc is missing.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -25,6 +26,29 @@ function cpuMsOf(pid: number): number {
 export function processTreeCpuMs(pid: number): number {
   try {
     return [pid, ...childrenOf(pid)].reduce((sum, p) => sum + cpuMsOf(p), 0);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * CPU seconds used so far by a local PostgreSQL server (the postmaster, its exited children and its
+ * live ones), from /proc: what a refresh costs the database on the same cores. NaN when the
+ * server's files are not readable here (a remote server).
+ */
+export function postgresServerCpuS(dataDirectory: string): number {
+  try {
+    const postmaster = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const fields = (pid: string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    let ticks = 0;
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        const f = fields(pid);
+        if (Number(pid) === postmaster) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+        else if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+      } catch {}
+    }
+    return ticks / 100;
   } catch {
     return Number.NaN;
   }

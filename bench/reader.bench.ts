@@ -33,7 +33,7 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
-import { processTreeCpuMs } from './process-cpu.ts';
+import { postgresServerCpuS, processTreeCpuMs } from './process-cpu.ts';
 import { benchBackend, type BenchBackend } from './backend.ts';
 import { generateLibrary } from './library.ts';
 import { waitForServingUrl } from './server-log.ts';
@@ -42,6 +42,8 @@ const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 /** Set by main() from --backend / --database-url (bench/backend.ts). */
 let BACKEND: BenchBackend = 'sqlite';
 let DATABASE_URL = '';
+/** The PostgreSQL server's data directory when it runs on this machine (for its CPU time), else ''. */
+let PG_DATA_DIRECTORY = '';
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
@@ -197,6 +199,12 @@ async function onBackends(dataDir: string): Promise<void> {
     const { testSql } = await import('../src/store/testing.ts');
     const pg = await openStore({ databaseUrl: DATABASE_URL, dataDir });
     await testSql(pg).exec('ANALYZE');
+    // The server's data folder, to read its CPU time from /proc (only a superuser may see it).
+    PG_DATA_DIRECTORY = await testSql(pg)
+      .prepare("SELECT current_setting('data_directory') AS d")
+      .get<{ d: string }>()
+      .then((r) => r!.d)
+      .catch(() => '');
     await pg.close();
     console.log(
       `backend: PostgreSQL (library copied in ${((performance.now() - t0) / 1000).toFixed(1)} s, then ANALYZE)`,
@@ -427,13 +435,20 @@ async function workersRun(dataDir: string): Promise<void> {
             await r.body.arrayBuffer();
             if (r.statusCode !== 200) throw new Error(`GET ${p}: HTTP ${r.statusCode}`);
           };
+          const dbCpuMs = () => (PG_DATA_DIRECTORY ? postgresServerCpuS(PG_DATA_DIRECTORY) * 1000 : Number.NaN);
           const run = async (p: string, headers: Record<string, string>, seconds: number) => {
             const cpu0 = processTreeCpuMs(child.pid!);
+            const db0 = dbCpuMs();
             if (client === 'wrk') {
               const r = await runWrk(url, { method: 'GET', path: p, headers }, { connections: 16, seconds });
               if (r.errors) throw new Error(`GET ${p}: ${r.errors} failed requests in the wrk run`);
               const cpuMs = (processTreeCpuMs(child.pid!) - cpu0) / r.requests;
-              return { rps: r.rps, cpuMs, clientCpuMs: r.clientCpuMsPerRequest };
+              return {
+                rps: r.rps,
+                cpuMs,
+                clientCpuMs: r.clientCpuMsPerRequest,
+                dbCpuMs: (dbCpuMs() - db0) / r.requests,
+              };
             }
             let done = 0;
             const end = performance.now() + seconds * 1000;
@@ -452,6 +467,7 @@ async function workersRun(dataDir: string): Promise<void> {
               rps: done / ((performance.now() - t0) / 1000),
               cpuMs: (processTreeCpuMs(child.pid!) - cpu0) / done,
               clientCpuMs: (own.user + own.system) / 1000 / done,
+              dbCpuMs: (dbCpuMs() - db0) / done,
             };
           };
           await run(path, H, 3); // warm-up: every worker's caches and statements
@@ -467,7 +483,7 @@ async function workersRun(dataDir: string): Promise<void> {
           m.health.push(health.rps);
           measured.set(w, m);
           rows.push(
-            `| ${round} | ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / one.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)} | ${n20.clientCpuMs.toFixed(3)} | ${health.rps.toFixed(0)} | ${(health.rps / one.health).toFixed(2)}x | ${fresh ? `${fresh.rps.toFixed(0)} (${fresh.cpuMs.toFixed(3)} ms)` : '—'} | ${loadavg()[0]!.toFixed(2)} |`,
+            `| ${round} | ${w} | ${n20.rps.toFixed(0)} | ${(n20.rps / one.n20).toFixed(2)}x | ${n20.cpuMs.toFixed(2)}${Number.isNaN(n20.dbCpuMs) ? '' : ` + PostgreSQL ${n20.dbCpuMs.toFixed(2)}`} | ${n20.clientCpuMs.toFixed(3)} | ${health.rps.toFixed(0)} | ${(health.rps / one.health).toFixed(2)}x | ${fresh ? `${fresh.rps.toFixed(0)} (${fresh.cpuMs.toFixed(3)} ms)` : '—'} | ${loadavg()[0]!.toFixed(2)} |`,
           );
         } finally {
           await pool.close();
