@@ -30,7 +30,8 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { openDatabase } from '../src/store/sqlite/db.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
-import { tempDataDir } from '../test/helpers.ts';
+import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
+import { testSql } from '../src/store/testing.ts';
 import { needsSort, pageOrder, pageWhere } from '../src/store/sqlite/stream-filter-sql.ts';
 import type { StreamPageQuery } from '../src/model/stream.ts';
 import { postgresServerCpuS, processTreeCpuMs } from './process-cpu.ts';
@@ -190,15 +191,23 @@ async function main(): Promise<void> {
   }
 }
 
+/** The library in `dataDir` copied into the empty PostgreSQL database `url` (tidings db copy), analyzed. */
+async function copiedToPostgres(dataDir: string, url: string): Promise<string> {
+  const { copyDatabase } = await import('../src/store/copy.ts');
+  await copyDatabase(`sqlite:${join(dataDir, 'tidings.db')}`, url, { dataDir });
+  const { openStore } = await import('../src/store/open-store.ts');
+  const pg = await openStore({ databaseUrl: url, dataDir });
+  await testSql(pg).exec('ANALYZE');
+  await pg.close();
+  return url;
+}
+
 async function onBackends(dataDir: string): Promise<void> {
   if (BACKEND !== 'sqlite') {
     const t0 = performance.now();
-    const { copyDatabase } = await import('../src/store/copy.ts');
-    await copyDatabase(`sqlite:${join(dataDir, 'tidings.db')}`, DATABASE_URL, { dataDir });
+    await copiedToPostgres(dataDir, DATABASE_URL);
     const { openStore } = await import('../src/store/open-store.ts');
-    const { testSql } = await import('../src/store/testing.ts');
     const pg = await openStore({ databaseUrl: DATABASE_URL, dataDir });
-    await testSql(pg).exec('ANALYZE');
     // The server's data folder, to read its CPU time from /proc (only a superuser may see it).
     PG_DATA_DIRECTORY = await testSql(pg)
       .prepare("SELECT current_setting('data_directory') AS d")
@@ -588,10 +597,13 @@ async function compare(dataDir: string, other: string): Promise<void> {
   const { cpSync } = await import('node:fs');
   const otherDir = tempDataDir('tidings-bench-reader-other-');
   cpSync(join(dataDir, 'tidings.db'), join(otherDir, 'tidings.db'));
+  // On PostgreSQL the baseline gets a database of its own too: on one database each side's
+  // edit-tag writes were the other's to notice and catch up with (edit-tag came out 5x either way).
+  const otherUrl = DATABASE_URL ? await copiedToPostgres(otherDir, freshPostgresDatabase(DATABASE_URL)) : '';
   try {
     await paired(
       [
-        { label: 'baseline', start: () => startServer(otherDir, resolve(other), DATABASE_URL, BASELINE_ENV) },
+        { label: 'baseline', start: () => startServer(otherDir, resolve(other), otherUrl, BASELINE_ENV) },
         { label: 'this', start: () => startServer(dataDir) },
       ],
       `${other} (baseline${Object.keys(BASELINE_ENV).length ? `, ${JSON.stringify(BASELINE_ENV)}` : ''}) vs this checkout`,
