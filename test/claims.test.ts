@@ -408,33 +408,35 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
     assert.ok(await feeds.changeUrl(ids[4]!, 'https://four.example/e.xml'));
     assert.equal((await hostsOf())[4], 'four.example', 'a moved feed gets its new host');
 
-    const t = 1_000_000;
-    const opts = (now: number) => ({ dueBy: Infinity, nowMs: now, untilMs: now + 1000, perHost: 2 });
-    const a = await refreshClaims.claimListed(ids.slice(0, 3), 'A', opts(t));
+    const opts = { dueBy: Infinity, leaseMs: 60_000, perHost: 2 };
+    const a = await refreshClaims.claimListed(ids.slice(0, 3), 'A', opts);
     assert.deepEqual(a.claimed.map((f) => f.id).sort(), ids.slice(0, 3).sort());
     assert.deepEqual(a.held, []);
-    const b = await refreshClaims.claimListed(ids, 'B', opts(t + 10));
+    const b = await refreshClaims.claimListed(ids, 'B', opts);
     assert.deepEqual(
       b.claimed.map((f) => f.id),
       [ids[4]],
       'B gets only the feed on a host A does not hold',
     );
     assert.deepEqual(b.held.sort(), ids.slice(0, 4).sort(), "A's feeds and the feed on A's host wait");
-    assert.equal(await refreshClaims.claimOne(ids[0]!, 'B', t + 20, t + 1020), undefined, 'refresh now waits too');
-    assert.ok(await refreshClaims.isClaimed(ids[0]!, t + 20));
+    assert.equal(await refreshClaims.claimOne(ids[0]!, 'B', 60_000), undefined, 'refresh now waits too');
+    assert.ok(await refreshClaims.isClaimed(ids[0]!));
 
     // A finishes one.example's feeds: the host is free, B claims the feed it was kept from.
     await refreshClaims.release([ids[0]!, ids[1]!], 'A');
     await refreshClaims.release([ids[2]!], 'B'); // not B's claim: nothing happens
-    const b2 = await refreshClaims.claimListed([ids[3]!, ids[2]!], 'B', opts(t + 30));
+    const b2 = await refreshClaims.claimListed([ids[3]!, ids[2]!], 'B', opts);
     assert.deepEqual(
       b2.claimed.map((f) => f.id),
       [ids[3]],
     );
     assert.deepEqual(b2.held, [ids[2]]);
     // A stops renewing: once its claim has run out, B takes the feed.
-    assert.equal(await refreshClaims.renew('A', t + 500), 1);
-    const b3 = await refreshClaims.claimListed([ids[2]!], 'B', opts(t + 501));
+    // (Its last renewal gave the claim 1 ms: leases run by the database's clock, so time must pass.)
+    assert.equal(await refreshClaims.renew('A', 1), 1);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await refreshClaims.isClaimed(ids[2]!), false);
+    const b3 = await refreshClaims.claimListed([ids[2]!], 'B', opts);
     assert.deepEqual(
       b3.claimed.map((f) => f.id),
       [ids[2]],
@@ -448,16 +450,11 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
       await subscriptions.subscribe(user, f.id);
       five.push(f.id);
     }
-    const c = await refreshClaims.claimListed(five, 'C', opts(t + 550));
+    const c = await refreshClaims.claimListed(five, 'C', opts);
     assert.deepEqual(c.claimed.map((f) => f.id).sort(), five.slice(0, 2));
     assert.deepEqual(c.held, [five[2]]);
     await refreshClaims.release(five, 'C');
-    const later = await refreshClaims.claimListed(ids, 'A', {
-      dueBy: -1,
-      nowMs: t + 600,
-      untilMs: t + 1600,
-      perHost: 2,
-    });
+    const later = await refreshClaims.claimListed(ids, 'A', { ...opts, dueBy: -1 });
     assert.deepEqual(later, { claimed: [], held: [] });
 
     // Jobs: one holder at a time; the holder alone completes; an expired lease is taken over.
@@ -500,4 +497,44 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
   } finally {
     await app.close();
   }
+});
+
+test('feed claims expire by the database clock: a process whose clock is a day off neither steals nor keeps one', async (t) => {
+  const dataDir = tempDataDir('tidings-claims-clock-');
+  const open = () => createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent' } }), silentLogger);
+  const a = await open();
+  const b = await open();
+  t.after(async () => {
+    t.mock.restoreAll();
+    await b.close();
+    await a.close();
+  });
+  const { feedClaims } = await import('../src/feeds/refresh-claims.ts');
+  const user = (await a.users.create('alice', 'correct horse')).id;
+  const feed = await a.store.feeds.create('https://clock.example/feed.xml');
+  await a.store.subscriptions.subscribe(user, feed.id);
+  const claimed = await feedClaims(a).claimListed([feed.id], Infinity);
+  assert.deepEqual(
+    claimed.claimed.map((f) => f.id),
+    [feed.id],
+  );
+
+  // B runs a day ahead: A's claim (a minute of lease left) is still A's.
+  const realNow = Date.now.bind(Date);
+  t.mock.method(Date, 'now', () => realNow() + 86_400_000);
+  assert.deepEqual(await feedClaims(b).claimListed([feed.id], Infinity), { claimed: [], held: [feed.id] });
+  assert.equal(await feedClaims(b).claimOne(feed.id), undefined, 'refresh now waits for it too');
+  assert.equal(await feedClaims(b).isClaimed(feed.id), true);
+
+  // A runs a day behind and stops renewing: once the lease has run out, B takes the feed all the same.
+  t.mock.method(Date, 'now', () => realNow() - 86_400_000);
+  await a.store.refreshClaims.renew(
+    (await testSql(a).prepare('SELECT refresh_claimed_by AS o FROM feeds').get<{ o: string }>())!.o,
+    20,
+  );
+  await sleep(60);
+  assert.equal(await feedClaims(b).isClaimed(feed.id), false);
+  assert.equal((await feedClaims(b).claimOne(feed.id))?.id, feed.id);
+  await feedClaims(b).release([feed.id]);
+  await feedClaims(a).release([feed.id]);
 });

@@ -27,34 +27,40 @@ const open = (dataDir: string) =>
     silentLogger,
   );
 
-test('an upkeep lease is held by one owner at a time, spares others for a minute, and runs out after a crash', async () => {
+test('an upkeep lease is held by one owner at a time, spares others for a while, and runs out after a crash', async (t) => {
   const dataDir = tempDataDir('tidings-upkeep-');
   const a = await open(dataDir);
   const b = await open(dataDir);
+  // Leases run by the database's clock: the test lets real time pass, in short leases and spells.
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   try {
-    const lease = (app: App, owner: string, nowMs: number) =>
-      app.store.upkeepLeases.claim('favicons', owner, {
-        nowMs,
-        untilMs: nowMs + 10_000,
-        othersFinishedBeforeMs: nowMs - 60_000,
-      });
-    assert.equal(await lease(a, 'A', 1_000), true);
-    assert.equal(await lease(b, 'B', 2_000), false, 'held by A');
-    assert.equal(await lease(a, 'A', 2_000), false, 'held by A, even for A (a second run of its own)');
-    assert.equal(await a.store.upkeepLeases.renew('favicons', 'B', 50_000), false, 'only the holder renews');
-    await a.store.upkeepLeases.finish('favicons', 'A', 3_000);
-    assert.equal(await lease(b, 'B', 4_000), false, 'A ran it a second ago');
-    assert.equal(await lease(a, 'A', 4_000), true, 'A itself may run it again');
-    await a.store.upkeepLeases.finish('favicons', 'A', 4_500);
-    assert.equal(await lease(b, 'B', 70_000), true, 'a minute later, B takes it');
-    // B crashes: its lease (until 80,000) runs out, and A takes the task over.
-    assert.equal(await lease(a, 'A', 75_000), false);
-    assert.equal(await lease(a, 'A', 80_001), true);
+    const lease = (app: App, owner: string, leaseMs = 60_000, othersFinishedWithinMs = 60_000) =>
+      app.store.upkeepLeases.claim('favicons', owner, { leaseMs, othersFinishedWithinMs });
+    assert.equal(await lease(a, 'A'), true);
+    assert.equal(await lease(b, 'B'), false, 'held by A');
+    assert.equal(await lease(a, 'A'), false, 'held by A, even for A (a second run of its own)');
+    assert.equal(await a.store.upkeepLeases.renew('favicons', 'B', 60_000), false, 'only the holder renews');
+    assert.equal(await a.store.upkeepLeases.renew('favicons', 'A', 60_000), true);
+    await a.store.upkeepLeases.finish('favicons', 'A');
+    assert.equal(await lease(b, 'B'), false, 'A ran it just now');
+    assert.equal(await lease(a, 'A'), true, 'A itself may run it again');
+    await a.store.upkeepLeases.finish('favicons', 'A');
+    await sleep(30);
+    assert.equal(await lease(b, 'B', 20, 25), true, 'once the spell has passed, B takes it');
+    // B crashes: its lease (20 ms) runs out, and A takes the task over.
+    assert.equal(await lease(a, 'A', 60_000, 0), false);
+    await sleep(30);
+    assert.equal(await lease(a, 'A', 60_000, 0), true);
+    // A process whose clock is a day off changes none of this: the times are the database's.
+    const realNow = Date.now.bind(Date);
+    t.mock.method(Date, 'now', () => realNow() + 86_400_000);
+    assert.equal(await lease(b, 'B', 60_000, 0), false, "A's lease holds for a clock a day ahead");
+    t.mock.restoreAll();
     // Asked at the same moment by both, one gets it.
-    await a.store.upkeepLeases.finish('favicons', 'A', 0);
+    await a.store.upkeepLeases.finish('favicons', 'A');
     const both = await Promise.all([
-      ...Array.from({ length: 5 }, () => lease(a, 'A', 200_000)),
-      ...Array.from({ length: 5 }, () => lease(b, 'B', 200_000)),
+      ...Array.from({ length: 5 }, () => lease(a, 'A', 60_000, 0)),
+      ...Array.from({ length: 5 }, () => lease(b, 'B', 60_000, 0)),
     ]);
     assert.equal(both.filter(Boolean).length, 1, both.join(' '));
   } finally {
@@ -106,14 +112,7 @@ test('two processes ending their refresh rounds at once look each new icon up on
       names.length,
     );
     // WebSub maintenance takes its own lease: held elsewhere, this process does nothing.
-    const now = Date.now();
-    assert.ok(
-      await a.store.upkeepLeases.claim('websub', 'elsewhere', {
-        nowMs: now,
-        untilMs: now + 60_000,
-        othersFinishedBeforeMs: 0,
-      }),
-    );
+    assert.ok(await a.store.upkeepLeases.claim('websub', 'elsewhere', { leaseMs: 60_000, othersFinishedWithinMs: 0 }));
     assert.deepEqual(await maintainWebSub(a), { subscribed: 0, unsubscribed: 0, failed: 0 });
   } finally {
     await b.close();

@@ -2,7 +2,8 @@
 // refresh` beside a server, several machines on one PostgreSQL) share the refresh work without
 // fetching a feed twice. A process claims due feeds in batches before fetching them; the claim
 // lasts claimLeaseSeconds and is renewed every third of that while the process holds any, so a
-// crashed process's feeds are due again once its claims run out. A host never has more live
+// crashed process's feeds are due again once its claims run out. Claims expire by the database's
+// clock, not each process's: machines whose clocks disagree never take a feed that is still held. A host never has more live
 // claims, all processes together, than TIDINGS_PER_HOST_CONCURRENCY: since only claimed feeds are
 // fetched, the per-host limit (also enforced in-process by the fetcher) holds across processes.
 import type { App } from '../app.ts';
@@ -27,11 +28,9 @@ export class FeedClaims {
 
   /** Claims the listed feeds still due by `dueBy` (Unix s); see RefreshClaimRepository.claimListed. */
   async claimListed(ids: readonly number[], dueBy: number): Promise<{ claimed: FeedRecord[]; held: number[] }> {
-    const now = Date.now();
     const r = await this.app.store.refreshClaims.claimListed(ids, this.owner, {
       dueBy,
-      nowMs: now,
-      untilMs: now + this.leaseMs,
+      leaseMs: this.leaseMs,
       perHost: this.app.config.perHostConcurrency,
     });
     this.hold(r.claimed);
@@ -40,8 +39,7 @@ export class FeedClaims {
 
   /** Claims one feed whatever its due time (refresh now); undefined when another holds it. */
   async claimOne(id: number): Promise<FeedRecord | undefined> {
-    const now = Date.now();
-    const f = await this.app.store.refreshClaims.claimOne(id, this.owner, now, now + this.leaseMs);
+    const f = await this.app.store.refreshClaims.claimOne(id, this.owner, this.leaseMs);
     if (f) this.hold([f]);
     return f;
   }
@@ -54,7 +52,7 @@ export class FeedClaims {
   }
 
   isClaimed(id: number): Promise<boolean> {
-    return this.app.store.refreshClaims.isClaimed(id, Date.now());
+    return this.app.store.refreshClaims.isClaimed(id);
   }
 
   private hold(feeds: readonly FeedRecord[]): void {
@@ -67,7 +65,7 @@ export class FeedClaims {
 
   private async renew(): Promise<void> {
     try {
-      await this.app.store.refreshClaims.renew(this.owner, Date.now() + this.leaseMs);
+      await this.app.store.refreshClaims.renew(this.owner, this.leaseMs);
     } catch (err) {
       // The database is briefly unreachable: the claims have two more renewals before they run out.
       this.app.log.warn({ err }, 'could not renew feed refresh claims');

@@ -19,18 +19,14 @@ export async function withUpkeepLease<T>(app: App, task: UpkeepTask, run: () => 
   const leases = app.store.upkeepLeases;
   const owner = claimOwner(app);
   const { leaseMs, renewMs } = claimTiming(app);
-  const now = Date.now();
-  const taken = await leases.claim(task, owner, {
-    nowMs: now,
-    untilMs: now + leaseMs,
-    othersFinishedBeforeMs: now - UPKEEP_INTERVAL_MS,
-  });
+  // Lease times are the database's clock: machines whose clocks disagree still take turns.
+  const taken = await leases.claim(task, owner, { leaseMs, othersFinishedWithinMs: UPKEEP_INTERVAL_MS });
   if (!taken) {
     app.log.debug({ task }, 'upkeep skipped: another process runs it or just did');
     return undefined;
   }
   const timer = setInterval(() => {
-    leases.renew(task, owner, Date.now() + leaseMs).catch((err: unknown) => {
+    leases.renew(task, owner, leaseMs).catch((err: unknown) => {
       // The database is briefly unreachable: two more renewals come before the lease runs out.
       app.log.warn({ err, task }, 'could not renew the upkeep lease');
     });
@@ -40,6 +36,6 @@ export async function withUpkeepLease<T>(app: App, task: UpkeepTask, run: () => 
     return await run();
   } finally {
     clearInterval(timer);
-    await leases.finish(task, owner, Date.now());
+    await leases.finish(task, owner);
   }
 }

@@ -466,50 +466,48 @@ export interface FeedRepository {
 
 /**
  * Leases on periodic upkeep tasks (favicon look-ups, WebSub maintenance), shared by every process
- * on the database (src/feeds/upkeep-lease.ts). Times in ms since the epoch.
+ * on the database (src/feeds/upkeep-lease.ts). Their times are the database's clock (DB_NOW_MS),
+ * which every process and machine share; durations are in ms.
  */
 export interface UpkeepLeaseRepository {
   /**
-   * Takes the lease on `task` for `owner` until `untilMs`, unless another holds a lease that has
-   * not run out, or another owner finished a run after `othersFinishedBeforeMs`. True when taken.
+   * Takes the lease on `task` for `owner` for `leaseMs`, unless another holds a lease that has
+   * not run out, or another owner finished a run less than `othersFinishedWithinMs` ago. True when taken.
    */
-  claim(
-    task: string,
-    owner: string,
-    opts: { nowMs: number; untilMs: number; othersFinishedBeforeMs: number },
-  ): Promise<boolean>;
-  /** Extends the lease while the run goes on; false when `owner` no longer holds it. */
-  renew(task: string, owner: string, untilMs: number): Promise<boolean>;
+  claim(task: string, owner: string, opts: { leaseMs: number; othersFinishedWithinMs: number }): Promise<boolean>;
+  /** Extends the lease to `leaseMs` from now while the run goes on; false when `owner` no longer holds it. */
+  renew(task: string, owner: string, leaseMs: number): Promise<boolean>;
   /** Ends the run: the lease is free and the finish time recorded. */
-  finish(task: string, owner: string, nowMs: number): Promise<void>;
+  finish(task: string, owner: string): Promise<void>;
 }
 
 /**
  * Claims on feed refreshes, shared by every process on the database (src/feeds/refresh-claims.ts).
- * A claim is (owner, until in ms since the epoch); a claim whose time has passed counts as none.
+ * A claim is (owner, until in ms since the epoch by the database's clock, DB_NOW_MS, which every
+ * process and machine share); a claim whose time has passed counts as none.
  */
 export interface RefreshClaimRepository {
   /**
    * Claims, among `ids`, the feeds that are still due (next_fetch_at <= dueBy) and subscribed,
    * claimed by nobody, as long as their host has fewer than `perHost` live claims in all (by any
    * owner, these included): claims bound what is fetched at once, so the per-host limit holds
-   * across processes. `claimed` are the feeds now held by `owner` until `untilMs`; `held` the ids
+   * across processes. `claimed` are the feeds now held by `owner` for `leaseMs`; `held` the ids
    * still due that someone holds or whose host is at its limit: try them later. The other ids
    * (fetched meanwhile, unsubscribed, gone) need nothing more.
    */
   claimListed(
     ids: readonly number[],
     owner: string,
-    opts: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
+    opts: { dueBy: number; leaseMs: number; perHost: number },
   ): Promise<{ claimed: FeedRecord[]; held: number[] }>;
   /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
-  claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined>;
-  /** Moves every claim of `owner` to `untilMs`; returns how many. */
-  renew(owner: string, untilMs: number): Promise<number>;
+  claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined>;
+  /** Extends every claim of `owner` to `leaseMs` from now; returns how many. */
+  renew(owner: string, leaseMs: number): Promise<number>;
   /** Ends the owner's claims on these feeds (done, or given back). */
   release(ids: readonly number[], owner: string): Promise<void>;
   /** Whether someone holds a live claim on the feed. */
-  isClaimed(id: number, nowMs: number): Promise<boolean>;
+  isClaimed(id: number): Promise<boolean>;
 }
 
 export interface ItemRepository {

@@ -12,6 +12,9 @@ const CLAIM_LOCK = 0x7469_6663; // 'tifc'
 
 const BIG = Number.MAX_SAFE_INTEGER;
 
+/** The database's clock in ms since the epoch (the same all through a statement), as DB_NOW_MS in ../sql.ts. */
+const NOW_MS = 'CAST(extract(epoch FROM statement_timestamp()) * 1000 AS bigint)';
+
 export class PgRefreshClaimRepository implements RefreshClaimRepository {
   private readonly db: PgDatabase;
   constructor(db: PgDatabase) {
@@ -21,7 +24,7 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
   async claimListed(
     ids: readonly number[],
     owner: string,
-    o: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
+    o: { dueBy: number; leaseMs: number; perHost: number },
   ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
     if (!ids.length) return { claimed: [], held: [] };
     const dueBy = Number.isFinite(o.dueBy) ? o.dueBy : BIG;
@@ -35,15 +38,15 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
             FROM feeds f
             WHERE f.id = ANY($1::bigint[]) AND f.next_fetch_at <= $2
               AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
-              AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < $3)),
+              AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ${NOW_MS})),
           picked AS (
             SELECT f.id FROM feeds f JOIN candidates c ON c.id = f.id
             WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
-                           AND g.refresh_claimed_until >= $3) <= $6
+                           AND g.refresh_claimed_until >= ${NOW_MS}) <= $5
             FOR UPDATE OF f SKIP LOCKED)
-          UPDATE feeds SET refresh_claimed_by = $4, refresh_claimed_until = $5 FROM picked
+          UPDATE feeds SET refresh_claimed_by = $3, refresh_claimed_until = ${NOW_MS} + $4::bigint FROM picked
           WHERE feeds.id = picked.id RETURNING feeds.*`,
-          [ids, dueBy, o.nowMs, owner, o.untilMs, o.perHost],
+          [ids, dueBy, owner, o.leaseMs, o.perHost],
         )
       ).map(toFeed);
       const held = (
@@ -58,20 +61,20 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
     });
   }
 
-  async claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined> {
+  async claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined> {
     const r = await this.db.row<FeedRow>(
-      `UPDATE feeds SET refresh_claimed_by = $1, refresh_claimed_until = $2
-      WHERE id = $3 AND (refresh_claimed_until IS NULL OR refresh_claimed_until < $4) RETURNING *`,
-      [owner, untilMs, id, nowMs],
+      `UPDATE feeds SET refresh_claimed_by = $1, refresh_claimed_until = ${NOW_MS} + $2::bigint
+      WHERE id = $3 AND (refresh_claimed_until IS NULL OR refresh_claimed_until < ${NOW_MS}) RETURNING *`,
+      [owner, leaseMs, id],
     );
     return r && toFeed(r);
   }
 
-  renew(owner: string, untilMs: number): Promise<number> {
-    return this.db.changes('UPDATE feeds SET refresh_claimed_until = $1 WHERE refresh_claimed_by = $2', [
-      untilMs,
-      owner,
-    ]);
+  renew(owner: string, leaseMs: number): Promise<number> {
+    return this.db.changes(
+      `UPDATE feeds SET refresh_claimed_until = ${NOW_MS} + $1::bigint WHERE refresh_claimed_by = $2`,
+      [leaseMs, owner],
+    );
   }
 
   async release(ids: readonly number[], owner: string): Promise<void> {
@@ -83,7 +86,7 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
     );
   }
 
-  async isClaimed(id: number, nowMs: number): Promise<boolean> {
-    return Boolean(await this.db.row('SELECT 1 FROM feeds WHERE id = $1 AND refresh_claimed_until >= $2', [id, nowMs]));
+  async isClaimed(id: number): Promise<boolean> {
+    return Boolean(await this.db.row(`SELECT 1 FROM feeds WHERE id = $1 AND refresh_claimed_until >= ${NOW_MS}`, [id]));
   }
 }

@@ -3,6 +3,7 @@
 import type { Db } from './db.ts';
 import { StatementCache, transaction } from './db.ts';
 import type { RefreshClaimRepository } from '../repositories.ts';
+import { DB_NOW_MS } from '../sql.ts';
 import type { FeedRecord } from '../../model/feed-record.ts';
 import { type FeedRow, toFeed } from './feeds.ts';
 
@@ -20,7 +21,7 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
   async claimListed(
     ids: readonly number[],
     owner: string,
-    o: { dueBy: number; nowMs: number; untilMs: number; perHost: number },
+    o: { dueBy: number; leaseMs: number; perHost: number },
   ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
     if (!ids.length) return { claimed: [], held: [] };
     const list = JSON.stringify(ids);
@@ -29,16 +30,16 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
       // The n-th candidate of a host is taken when the host's live claims plus n stay within the limit.
       const claimed = (
         this.s
-          .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ?
+          .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ${DB_NOW_MS} + ?
                 WHERE id IN (
                   SELECT c.id FROM (
                     SELECT f.id, f.fetch_host,
                       row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
-                    ${LISTED_DUE} AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ?)) c
+                    ${LISTED_DUE} AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ${DB_NOW_MS})) c
                   WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
-                                 AND g.refresh_claimed_until >= ?) <= ?)
+                                 AND g.refresh_claimed_until >= ${DB_NOW_MS}) <= ?)
                 RETURNING *`)
-          .all(owner, o.untilMs, list, dueBy, o.nowMs, o.nowMs, o.perHost) as unknown as FeedRow[]
+          .all(owner, o.leaseMs, list, dueBy, o.perHost) as unknown as FeedRow[]
       ).map(toFeed);
       const held = (
         this.s.get(`SELECT f.id ${LISTED_DUE} AND f.refresh_claimed_by IS NOT ?`).all(list, dueBy, owner) as {
@@ -49,17 +50,19 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
     });
   }
 
-  async claimOne(id: number, owner: string, nowMs: number, untilMs: number): Promise<FeedRecord | undefined> {
+  async claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined> {
     const r = this.s
-      .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ?
-            WHERE id = ? AND (refresh_claimed_until IS NULL OR refresh_claimed_until < ?) RETURNING *`)
-      .get(owner, untilMs, id, nowMs) as FeedRow | undefined;
+      .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ${DB_NOW_MS} + ?
+            WHERE id = ? AND (refresh_claimed_until IS NULL OR refresh_claimed_until < ${DB_NOW_MS}) RETURNING *`)
+      .get(owner, leaseMs, id) as FeedRow | undefined;
     return r && toFeed(r);
   }
 
-  async renew(owner: string, untilMs: number): Promise<number> {
+  async renew(owner: string, leaseMs: number): Promise<number> {
     return Number(
-      this.s.get('UPDATE feeds SET refresh_claimed_until = ? WHERE refresh_claimed_by = ?').run(untilMs, owner).changes,
+      this.s
+        .get(`UPDATE feeds SET refresh_claimed_until = ${DB_NOW_MS} + ? WHERE refresh_claimed_by = ?`)
+        .run(leaseMs, owner).changes,
     );
   }
 
@@ -71,7 +74,7 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
       .run(JSON.stringify(ids), owner);
   }
 
-  async isClaimed(id: number, nowMs: number): Promise<boolean> {
-    return Boolean(this.s.get('SELECT 1 FROM feeds WHERE id = ? AND refresh_claimed_until >= ?').get(id, nowMs));
+  async isClaimed(id: number): Promise<boolean> {
+    return Boolean(this.s.get(`SELECT 1 FROM feeds WHERE id = ? AND refresh_claimed_until >= ${DB_NOW_MS}`).get(id));
   }
 }
