@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fusionUrl, reciprocalRankFusion, RRF_K, withoutNearDuplicates } from './fusion.ts';
+import { fuseKeepingLead, fusionUrl, reciprocalRankFusion, RRF_K, withoutNearDuplicates } from './fusion.ts';
 import type { SearchHit } from './types.ts';
 
 function hit(url: string, over: Partial<SearchHit> = {}): SearchHit {
@@ -39,6 +39,25 @@ test('an article found by several lists rises above one found once, with rank-on
   assert.equal(fused[0]!.score, 1 / (RRF_K + 3) + 1 / (RRF_K + 1));
   assert.equal(fused[1]!.score, 1 / (RRF_K + 1));
   assert.equal(reciprocalRankFusion([a, b], 2).length, 2);
+});
+
+test('fuseKeepingLead: the first list keeps its best hits in place, the rest in fused order, passages merged', () => {
+  const question = ['1', '2', '3', '4'].map((n) => hit(`https://x.test/${n}`));
+  const names = ['3', '4', '5', '2'].map((n) =>
+    hit(`https://x.test/${n}`, { passages: [{ text: `names ${n}`, score: 1 }] }),
+  );
+  const urls = (hits: SearchHit[]) => hits.map((h) => h.url.slice('https://x.test/'.length));
+  // Rank fusion alone puts 3 (second and first) above 1 (first list only).
+  assert.deepEqual(urls(reciprocalRankFusion([question, names])), ['3', '2', '4', '1', '5']);
+  const kept = fuseKeepingLead([question, names], 2);
+  assert.deepEqual(urls(kept), ['1', '2', '3', '4', '5']);
+  assert.deepEqual(
+    kept[1]!.passages.map((p) => p.text),
+    ['about https://x.test/2', 'names 2'],
+  );
+  assert.deepEqual(urls(fuseKeepingLead([question, names], 0)), urls(reciprocalRankFusion([question, names])));
+  assert.deepEqual(urls(fuseKeepingLead([question, names], 1, 3)), ['1', '3', '2']);
+  assert.deepEqual(urls(fuseKeepingLead([question], 2)), ['1', '2', '3', '4']);
 });
 
 test('the same article keeps the passages of every list once, and the local copy wins over the web one', () => {

@@ -41,6 +41,24 @@ export function reciprocalRankFusion(lists: SearchHit[][], limit = Number.POSITI
 }
 
 /**
+ * Fuses the result lists of one question searched several ways (the question as asked first, then
+ * its reformulations): the first list's best `kept` hits stay in their places, and reciprocal rank
+ * fusion of every list orders the rest. The question as asked is the best single ranking of the
+ * lists fused (BENCHMARKS.md, ## Search): fused by rank alone, a hit of the names-only query took a
+ * top place from it. Hits keep what reciprocalRankFusion gives them (merged passages, fused score);
+ * the order, not the score, carries the ranking.
+ */
+export function fuseKeepingLead(lists: SearchHit[][], kept: number, limit = Number.POSITIVE_INFINITY): SearchHit[] {
+  const fused = reciprocalRankFusion(lists);
+  if (lists.length < 2 || kept <= 0) return fused.slice(0, limit);
+  const key = (h: SearchHit) => fusionUrl(h.url) || `item:${h.itemId}`;
+  const byKey = new Map(fused.map((h) => [key(h), h]));
+  const lead = lists[0]!.slice(0, kept).map((h) => byKey.get(key(h))!);
+  const inLead = new Set(lead.map(key));
+  return [...lead, ...fused.filter((h) => !inLead.has(key(h)))].slice(0, limit);
+}
+
+/**
  * URL identity for fusion: scheme and host lowercased (WHATWG parsing does that), default port
  * and fragment dropped, one trailing slash ignored. Query strings stay: they often name the article.
  * A string that is not an absolute URL is compared as it is.
