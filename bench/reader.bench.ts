@@ -224,70 +224,26 @@ async function onBackends(dataDir: string): Promise<void> {
   if (WORKERS) return workersRun(dataDir);
   if (BACKEND === 'both') return compareBackends(dataDir);
   const { child, url } = await startServer(dataDir);
-  const pool = new Pool(url, { connections: 16, pipelining: 1 });
+  const side = await callsOf(url);
+  const { pool, fetchBytes, headers: H } = side;
   try {
-    // Bodies are taken as bytes (as greader-bench.mjs does): decoding 1 MB of text in this process
-    // would be timed as server latency.
-    const fetchBytes = async (
-      method: 'GET' | 'POST',
-      path: string,
-      headers: Record<string, string> = {},
-      body?: string,
-    ) => {
-      const r = await pool.request({ method, path, headers, body });
-      const bytes = Buffer.from(await r.body.arrayBuffer());
-      if (r.statusCode !== 200)
-        throw new Error(`${method} ${path}: HTTP ${r.statusCode} ${bytes.toString().slice(0, 200)}`);
-      return bytes;
-    };
     const request = async (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: string) =>
       (await fetchBytes(method, path, headers, body)).toString();
-    const login = await request(
-      'POST',
-      '/accounts/ClientLogin',
-      { 'content-type': 'application/x-www-form-urlencoded' },
-      `Email=${USER}&Passwd=${PASS}`,
-    );
-    const H = readerHeaders(login);
-    const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
-    const unreadIds = (
-      JSON.parse(await request('GET', api(`stream/items/ids?s=${RL}&xt=${READ}&n=1000`), H)).itemRefs as {
-        id: string;
-      }[]
-    ).map((r) => r.id);
-    const body150 = unreadIds
-      .slice(0, 150)
-      .map((i) => 'i=' + i)
-      .join('&');
-    const body1000 = unreadIds
-      .slice(0, 1000)
-      .map((i) => 'i=' + i)
-      .join('&');
-
-    const calls: [string, () => Promise<unknown>, number?][] = [
-      ['baseline GET /healthz', () => fetchBytes('GET', '/healthz')],
-      ['stream/contents n=1000', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000`), H), 15],
-      [
-        'stream/contents n=1000 unread',
-        () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), H),
-        20,
-      ],
-      [
-        'stream/contents n=1000 folder',
-        () => fetchBytes('GET', api(`stream/contents/${FOLDER}?output=json&n=1000`), H),
-      ],
-      ['stream/contents n=20', () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H), 2],
-      [
-        'items/ids n=10000 unread',
-        () => fetchBytes('GET', api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), H),
-        15,
-      ],
-      ['items/contents 150 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body150)],
-      ['items/contents 1000 ids', () => fetchBytes('POST', api('stream/items/contents?output=json'), FORM, body1000)],
-      ['unread-count', () => fetchBytes('GET', api('unread-count?output=json'), H), 5],
-      ['edit-tag 1000 ids read', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&a=' + READ), 50],
-      ['edit-tag 1000 ids unread', () => fetchBytes('POST', api('edit-tag'), FORM, body1000 + '&r=' + READ), 50],
-    ];
+    // Goals: p50 in ms.
+    const GOALS: Record<string, number> = {
+      'stream/contents n=1000': 15,
+      'stream/contents n=1000 unread': 20,
+      'stream/contents n=20': 2,
+      'items/ids n=10000 unread': 15,
+      'unread-count': 5,
+      'edit-tag 1000 ids read': 50,
+      'edit-tag 1000 ids unread': 50,
+    };
+    const calls: [string, () => Promise<unknown>, number?][] = side.calls.map(([name, fn]) => [
+      name === 'GET /healthz' ? 'baseline GET /healthz' : name,
+      fn,
+      GOALS[name],
+    ]);
     const results: Record<string, { p50: number; p99: number; goal?: number }> = {};
     console.log(
       `\n${ITEMS} items, ${FEEDS} feeds, ${RUNS} rounds (after 3 warm-up rounds); each round calls every endpoint once, so load swings hit all lines alike`,
@@ -525,9 +481,20 @@ async function workersRun(dataDir: string): Promise<void> {
 }
 
 /** The calls of one server (logged in), for the paired comparison. */
-async function callsOf(
-  url: string,
-): Promise<{ pool: Pool; n20: () => Promise<unknown>; calls: [string, () => Promise<unknown>][] }> {
+/** The Reader API calls every mode of this bench makes, on a logged-in connection pool to `url`. */
+async function callsOf(url: string): Promise<{
+  pool: Pool;
+  /** Bodies as bytes (as greader-bench.mjs takes them): decoding 1 MB of text here would be timed as server latency. */
+  fetchBytes: (
+    method: 'GET' | 'POST',
+    path: string,
+    headers?: Record<string, string>,
+    body?: string,
+  ) => Promise<Buffer>;
+  headers: Record<string, string>;
+  n20: () => Promise<unknown>;
+  calls: [string, () => Promise<unknown>][];
+}> {
   const pool = new Pool(url, { connections: 16, pipelining: 1 });
   const fetchBytes = async (
     method: 'GET' | 'POST',
@@ -566,6 +533,8 @@ async function callsOf(
     .join('&');
   return {
     pool,
+    fetchBytes,
+    headers: H,
     n20: () => fetchBytes('GET', api(`stream/contents/${RL}?output=json&n=20`), H),
     calls: [
       ['GET /healthz', () => fetchBytes('GET', '/healthz')],
