@@ -10,7 +10,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { EngineRequest, GroundingSource } from '../src/answer/engines/engine.ts';
 import { ExtractiveEngine } from '../src/answer/engines/extractive.ts';
-import { planAnswer, questionTermsOf, readSentences, scoreSentences } from '../src/answer/engines/extractive-answer.ts';
+import {
+  anchoredCoverage,
+  joinInitials,
+  planAnswer,
+  questionNames,
+  questionTermsOf,
+  readSentences,
+  scoreSentences,
+} from '../src/answer/engines/extractive-answer.ts';
 import { answerTypeOf } from '../src/answer/text/answer-type.ts';
 import { entities, terms, words } from '../src/answer/text/terms.ts';
 import { readArticles, readQuestions } from '../src/answer/testing/news-corpus.ts';
@@ -171,6 +179,22 @@ for (const c of captured) {
       }),
     );
   };
+  // The engine's own anchoring (extractive-answer.ts), and the focus: question terms most sources lack.
+  const engineNames = questionNames(question).filter((n) => srcTerms.has(n.term));
+  const anch = engineNames.length
+    ? anchoredCoverage(
+        sentences,
+        sources,
+        engineNames.map((n) => n.term),
+      )
+    : (covs[0] ?? 0);
+  const srcSets = sources.map((s) => new Set(terms(joinInitials(s.hit.title + ' ' + s.texts.join(' ')))));
+  const focusTerms = qTerms.filter((t) => srcSets.filter((x) => x.has(t)).length < sources.length / 2);
+  const focusTot = focusTerms.reduce((a, t) => a + idf(t), 0) || 1;
+  const focus = Math.max(
+    0,
+    ...sentences.map((s) => focusTerms.filter((t) => s.termSet.has(t)).reduce((a, t) => a + idf(t), 0) / focusTot),
+  );
   const lead = plan.sentences[0];
   rows.push({
     id: c.id,
@@ -197,6 +221,9 @@ for (const c of captured) {
     numsRawMissing: numsRawMissing.length,
     coocWin,
     coocSent,
+    anch,
+    focus,
+    nFocus: focusTerms.length,
     hitScore: sources[0]?.hit.score ?? 0,
     passScore: Math.max(0, ...sources.flatMap((s) => s.hit.passages.map((p) => p.score))),
     pass2: [...sources.map((s) => Math.max(0, ...s.hit.passages.map((p) => p.score)))].sort((a, b) => b - a)[1] ?? 0,

@@ -13,7 +13,9 @@
 //    winning candidate's support is one of its features, beside coverage, recency among the
 //    sources and rank. "Why" questions prefer causal sentences.
 //    ("Summarize" questions never come here: ./extractive-digest.ts plans their digest.)
-// 5. Weak evidence (no sentence covers the question's rarer terms) is a decline, said plainly.
+// 5. Weak evidence is a decline, said plainly: a name of the question no source contains, no
+//    sentence covering the question's rarer terms, or none of the sentences that cover it near one
+//    of the question's names (and no candidate with a second source).
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { entities, terms, words } from '../text/terms.ts';
