@@ -80,6 +80,13 @@ test("the question's names, as terms: not the words opening its sentences, nor d
     questionNames("Which comedian hosted the Golden Globes' ceremony on YouTube-famous streams?").map((n) => n.word),
     ['Golden', 'Globes', 'YouTube'],
   );
+  // Title case or capitals: every word would be a "name"; none is.
+  assert.deepEqual(questionNames('How Many People Died In The Storm At Marlow?'), []);
+  assert.deepEqual(questionNames('WHO WON THE CHESS CHAMPIONSHIP IN MARLOW?'), []);
+  assert.deepEqual(
+    questionNames('Which team did the Boston Celtics beat in the NBA Finals?').map((n) => n.word),
+    ['Boston', 'Celtics', 'NBA', 'Finals'],
+  );
 });
 
 test('a question about a name no source contains is declined, saying which; with a source naming it, answered', async () => {

@@ -18,6 +18,7 @@
 //    of the question's names (and no candidate with a second source).
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
+import { STOPWORDS } from '../../text/stopwords.ts';
 import { entities, terms, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
@@ -229,6 +230,9 @@ export function questionTermsOf(question: string): string[] {
 const CALENDAR =
   /^(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)$/i;
 
+/** Above this share of capitalized content words, a question is in title case: no word is a name. */
+const TITLE_CASE = 0.75;
+
 /** "U.S." and "U.K." read as "US" and "UK", so a question's "US" meets the sources' "U.S.". */
 export const joinInitials = (text: string) => text.replace(/\b([A-Z])\.([A-Z])\.(?!\w)/g, '$1$2');
 
@@ -239,6 +243,11 @@ export const joinInitials = (text: string) => text.replace(/\b([A-Z])\.([A-Z])\.
  */
 export function questionNames(question: string): { word: string; term: string }[] {
   const out: { word: string; term: string }[] = [];
+  // A question in title case or capitals ("How Many People Died In The Storm?") has no names to tell.
+  const inner = [...question.matchAll(/(?<=[^\s.?!:]\s+)\p{L}[\p{L}'’-]+/gu)]
+    .map((m) => m[0])
+    .filter((w) => w.length >= 3 && !STOPWORDS.has(w.toLowerCase()));
+  if (inner.length >= 3 && inner.filter((w) => /^\p{Lu}/u.test(w)).length > TITLE_CASE * inner.length) return out;
   for (const m of joinInitials(question).matchAll(/(?<=[^\s.?!:]\s+)[A-Z][\p{L}\p{N}'’-]*/gu)) {
     if (CALENDAR.test(m[0])) continue;
     // "Globes'" -> Globes, "YouTube-famous" -> YouTube, "Spain's" -> Spain.
