@@ -365,15 +365,14 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     const no = weak(`No source names ${namesMissing.join(', ')}.`);
     if (no) return no;
   }
-  // The best coverage by a sentence in the context of one of the question's names.
-  const anchored = namesPresent.length
-    ? anchoredCoverage(
-        sentences,
-        sources,
-        namesPresent.map((n) => n.term),
-      )
-    : bestCoverage;
-  const anchorNote = `the best sentence near ${namesPresent.map((n) => n.word).join(' or ')} covers ${(anchored * 100).toFixed(0)} % of the question's terms`;
+  // Whether no sentence in the context of one of the question's names covers ANCHORED_COVERAGE of
+  // it (without names: the coverage rules below already decline below it).
+  const nameTerms = namesPresent.map((n) => n.term);
+  let offNames: boolean | undefined;
+  const notNearNames = () =>
+    (offNames ??=
+      nameTerms.length > 0 && anchoredCoverage(sentences, sources, nameTerms, ANCHORED_COVERAGE) < ANCHORED_COVERAGE);
+  const anchorNote = `no sentence near ${namesPresent.map((n) => n.word).join(' or ')} covers ${ANCHORED_COVERAGE * 100} % of the question's terms`;
   if (titleCoverage < OFF_TOPIC_TITLE && secondCoverage < OFF_TOPIC_SECOND) {
     const no = weak(`No source is about the question: ${coverageNote}, no title names a fifth of its terms.`);
     if (no) return no;
@@ -381,7 +380,7 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   if (type === 'reason' || type === 'yesno' || type === 'none') {
     const no =
       (bestCoverage < DECLINE_COVERAGE && weak(`Too little to answer from: ${coverageNote}.`)) ||
-      (anchored < ANCHORED_COVERAGE && weak(`Not about the question's names: ${anchorNote}.`));
+      (notNearNames() && weak(`Not about the question's names: ${anchorNote}.`));
     if (no) return no;
     return {
       ...base,
@@ -409,7 +408,7 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     if (no) return no;
   }
   // The sentences that cover the question are not about its names, and no candidate has a second source.
-  if (anchored < ANCHORED_COVERAGE && (winner?.sources.size ?? 0) < 2) {
+  if ((winner?.sources.size ?? 0) < 2 && notNearNames()) {
     const no = weak(`Not about the question's names: ${anchorNote}, and no candidate is named by 2 sources.`);
     if (no) return no;
   }
@@ -538,12 +537,18 @@ function diverse(ranked: Sentence[], max: number, boost?: (s: Sentence) => numbe
  * CONTEXT_CHARS back) to its end, which holds a heading the sentence splitter leaves out
  * ("Delaware" over a roundup's "Dover: …" paragraph).
  */
-export function anchoredCoverage(sentences: Sentence[], sources: GroundingSource[], names: string[]): number {
+export function anchoredCoverage(
+  sentences: Sentence[],
+  sources: GroundingSource[],
+  names: string[],
+  /** Sentences covering less are not looked at (0 is returned when none above it is anchored). */
+  floor = Number.MIN_VALUE,
+): number {
   const titles = new Map(sources.map((s) => [s.n, new Set(terms(joinInitials(s.hit.title)))]));
   const at = new Map(sentences.map((s) => [`${s.source.n}:${s.position}`, s]));
   const named = (set: Set<string>) => names.some((t) => set.has(t));
   for (const s of [...sentences].sort((a, b) => b.coverage - a.coverage)) {
-    if (s.coverage <= 0) break;
+    if (s.coverage < floor) break;
     const next = at.get(`${s.source.n}:${s.position + 1}`);
     if (named(titles.get(s.source.n)!) || named(s.termSet) || (next && named(next.termSet))) return s.coverage;
     const text = s.source.texts.find((t) => t.includes(s.text));
