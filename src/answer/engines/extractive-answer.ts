@@ -133,7 +133,7 @@ const OFF_TOPIC_SECOND = 0.25;
  * aid in dying in Connecticut for a question on Delaware), not about what it asks.
  */
 const ANCHORED_COVERAGE = 0.3;
-/** How far around a sentence its context reaches, in characters (about a sentence each way). */
+/** How far back a sentence's context reaches when no sentence is read before it, in characters. */
 const CONTEXT_CHARS = 200;
 /** Sentences covering less than this share of the best coverage are not mined for candidates. */
 const MINING_SHARE = 0.4;
