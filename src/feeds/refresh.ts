@@ -313,6 +313,25 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   const t0 = performance.now();
   const dueBy = opts.all ? Infinity : nowS();
   const listed = (await feedEngine(app).feeds.listDue(dueBy, opts.limit ?? 1_000_000)).map((f) => f.id);
+  // A large pass (a first refresh after an import, a server back after a day off) mostly writes:
+  // it runs with the store set for a batch workload (SQLite: no memory map, a 16 MB page cache),
+  // which kept a server's 1,000-feed first refresh within its memory budget (BENCHMARKS.md,
+  // Memory). The scheduler's usual passes of a few feeds leave the serving settings alone.
+  return listed.length >= LARGE_PASS_FEEDS
+    ? app.store.withWorkload('batch', () => refreshListed(app, opts, listed, dueBy, t0))
+    : refreshListed(app, opts, listed, dueBy, t0);
+}
+
+/** Due feeds in one pass from which refreshDue runs with the store set for a batch workload. */
+export const LARGE_PASS_FEEDS = 100;
+
+async function refreshListed(
+  app: App,
+  opts: RefreshDueOptions,
+  listed: number[],
+  dueBy: number,
+  t0: number,
+): Promise<RefreshSummary> {
   const claims = feedClaims(app);
   const summary: RefreshSummary = {
     feeds: 0,
