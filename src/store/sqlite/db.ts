@@ -54,10 +54,11 @@ export const OPTIMIZE_INTERVAL_MS = 3600_000;
  *   64 MB page cache and a 256 MB memory map, so pages read by the Reader API and search are
  *   served from the mapped file without a copy.
  * - `batch`: a one-shot process that mostly writes, `tidings refresh`. No memory map and a 16 MB
- *   page cache: the map showed as 83-88 MB of the process's RSS by the end of a 1,000-feed first
+ *   page cache: the map showed as 60-90 MB of the process's RSS by the end of a 1,000-feed first
  *   refresh (every page the ingest and the search indexing touched stays mapped) and the page
- *   cache took up to 64 MB more; without them the refresh peaked at 298 MB instead of 447-478,
- *   its pages read through the OS's file cache instead (BENCHMARKS.md, Memory).
+ *   cache took up to 64 MB more; without them the refresh peaked at 297-350 MB instead of
+ *   425-465 (273-310 with the collections of feeds/refresh.ts), its pages read through the OS's
+ *   file cache instead, in the same wall and CPU time (BENCHMARKS.md, Memory).
  */
 export function connectionMemory(workload: StoreWorkload): { cacheKib: number; mmapBytes: number } {
   return workload === 'batch' ? { cacheKib: 16384, mmapBytes: 0 } : { cacheKib: 65536, mmapBytes: 268435456 };
