@@ -32,7 +32,8 @@ export function collectStartupGarbage(): void {
  * still referenced (outside the heap). Measured in a `tidings refresh` of 1,000 feeds: 30-60 MB
  * lower peak, no longer wall time. Not in the server's scheduler: there the same collections
  * (sync or async, every 100 or 250 feeds) made a 1,000-feed first refresh take 2-3.5 times as
- * long, for reasons not found yet (BENCHMARKS.md, Memory).
+ * long: the main thread then spent 81 s in V8's collector against 4.7 s (a CPU profile), for
+ * reasons not found yet (BENCHMARKS.md, Memory).
  */
 export function collectGarbage(): void {
   try {

@@ -316,7 +316,7 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   const listed = (await feedEngine(app).feeds.listDue(dueBy, opts.limit ?? 1_000_000)).map((f) => f.id);
   // A large pass (a first refresh after an import, a server back after a day off) mostly writes:
   // it runs with the store set for a batch workload (SQLite: no memory map, a 16 MB page cache),
-  // which took a server's 1,000-feed first refresh from 487-499 MB peak RSS to 317-391 MB
+  // which took a server's 1,000-feed first refresh from 487-499 MB peak RSS to 317-403 MB
   // (BENCHMARKS.md, Memory). The scheduler's usual passes of a few feeds keep the serving settings.
   // A process opened for it (`tidings refresh`) also collects its main thread's garbage every
   // BATCH_GC_EVERY_FEEDS feeds (src/startup-garbage.ts, collectGarbage: not in a server).
