@@ -32,8 +32,9 @@ export function collectStartupGarbage(): void {
  * still referenced (outside the heap). Measured in a `tidings refresh` of 1,000 feeds: 30-60 MB
  * lower peak, no longer wall time. Not in the server's scheduler: there the same collections
  * (sync or async, every 100 or 250 feeds) made a 1,000-feed first refresh take 2-3.5 times as
- * long: the main thread then spent 81 s in V8's collector against 4.7 s (a CPU profile), for
- * reasons not found yet (BENCHMARKS.md, Memory).
+ * long: the main thread then spent 81 s in V8's collector against 4.7 s (a CPU profile), it
+ * seems because the server's memory-reducing start-up collection above leaves V8 in a state each
+ * forced collection renews (BENCHMARKS.md, Memory).
  */
 export function collectGarbage(): void {
   try {
