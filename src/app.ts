@@ -3,7 +3,7 @@
 // their own services with perApp (./per-app.ts), so adding a domain does not grow this file much.
 import type { Config } from './config/config.ts';
 import { createLogger, type Logger, type LogFormat } from './log/logger.ts';
-import { openStore, type Store } from './store/open-store.ts';
+import { openStore, type Store, type StoreWorkload } from './store/open-store.ts';
 import type { LimitCounters, UserRepository } from './store/repositories.ts';
 import { openLimitCounters, type LimitsStore } from './store/limit-counters.ts';
 import type { ItemChanges } from './model/item.ts';
@@ -20,6 +20,11 @@ export interface ProcessRole {
    * earlier process, the hourly purge of old jobs, and a search-index rebuild a migration asked for.
    */
   readonly background: boolean;
+  /**
+   * How it uses the database (store/open-store.ts, StoreWorkload): `batch` for a one-shot process
+   * that mostly writes (`tidings refresh`: SQLite opens without its memory map); default `serve`.
+   */
+  readonly workload?: StoreWorkload;
 }
 
 export const SINGLE_PROCESS: ProcessRole = { worker: null, background: true };
@@ -49,7 +54,7 @@ export async function createApp(
   log: Logger = createLogger(config.logLevel, config.logFormat as LogFormat),
   role: ProcessRole = SINGLE_PROCESS,
 ): Promise<App> {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, workload: role.workload });
   const limits = await openLimitCounters({
     choice: config.limitsStore as LimitsStore,
     redisUrl: config.redisUrl,

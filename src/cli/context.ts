@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
-import { sqliteFile } from '../store/open-store.ts';
+import { sqliteFile, type StoreWorkload } from '../store/open-store.ts';
 
 /** An error whose message is shown as one line, with exit code 2 (bad usage) or 1 (failure). */
 export class CliError extends Error {
@@ -22,6 +22,12 @@ export interface AppOptions {
    * folder must say where it looked instead of answering from a new empty database.
    */
   create?: boolean;
+  /**
+   * How the command uses the database: `batch` for one that mostly writes and then exits
+   * (`tidings refresh`: on SQLite, no memory map and a smaller page cache; store/open-store.ts,
+   * StoreWorkload). Default `serve`.
+   */
+  workload?: StoreWorkload;
 }
 
 export interface CliContext {

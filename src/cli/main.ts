@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/config.ts';
 import { VERSION } from '../config/install.ts';
-import { createApp, type App } from '../app.ts';
+import { createApp, SINGLE_PROCESS, type App } from '../app.ts';
 import { silentLogger, createLogger, type LogFormat } from '../log/logger.ts';
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/open-store.ts';
@@ -99,6 +99,7 @@ export async function main(argv: string[], command?: string): Promise<void> {
           const opened = await createApp(
             c,
             program.opts().verbose ? createLogger(c.logLevel, c.logFormat as LogFormat) : silentLogger,
+            { ...SINGLE_PROCESS, workload: opts.workload },
           );
           if (created) process.stderr.write(`tidings: created a new database in ${c.dataDir}\n`);
           return opened;

@@ -2,6 +2,7 @@
 // fetch -> tell listeners. A failure of one feed is recorded on that feed (status, actionable
 // error, consecutive count, back-off) and never touches its stored items or other feeds.
 import { createHash } from 'node:crypto';
+import { collectGarbage } from '../startup-garbage.ts';
 import type { App } from '../app.ts';
 import type { FeedMetadata, FeedRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/parsed-feed.ts';
@@ -313,6 +314,31 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   const t0 = performance.now();
   const dueBy = opts.all ? Infinity : nowS();
   const listed = (await feedEngine(app).feeds.listDue(dueBy, opts.limit ?? 1_000_000)).map((f) => f.id);
+  // A large pass (a first refresh after an import, a server back after a day off) mostly writes:
+  // it runs with the store set for a batch workload (SQLite: no memory map, a 16 MB page cache),
+  // which took a server's 1,000-feed first refresh from 487-499 MB peak RSS to 317-403 MB
+  // (BENCHMARKS.md, Memory). The scheduler's usual passes of a few feeds keep the serving settings.
+  // A process opened for it (`tidings refresh`) also collects its main thread's garbage every
+  // BATCH_GC_EVERY_FEEDS feeds (src/startup-garbage.ts, collectGarbage: not in a server).
+  const gcEvery = app.role.workload === 'batch' ? BATCH_GC_EVERY_FEEDS : 0;
+  return listed.length >= LARGE_PASS_FEEDS
+    ? app.store.withWorkload('batch', () => refreshListed(app, opts, listed, dueBy, t0, gcEvery))
+    : refreshListed(app, opts, listed, dueBy, t0, gcEvery);
+}
+
+const BATCH_GC_EVERY_FEEDS = 100;
+
+/** Due feeds in one pass from which refreshDue runs with the store set for a batch workload. */
+export const LARGE_PASS_FEEDS = 100;
+
+async function refreshListed(
+  app: App,
+  opts: RefreshDueOptions,
+  listed: number[],
+  dueBy: number,
+  t0: number,
+  gcEvery: number,
+): Promise<RefreshSummary> {
   const claims = feedClaims(app);
   const summary: RefreshSummary = {
     feeds: 0,
@@ -403,6 +429,7 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
       summary.itemsAdded += r.added;
       summary.itemsUpdated += r.updated;
       opts.onProgress?.(++done, listed.length - summary.refreshedElsewhere, r);
+      if (gcEvery && done % gcEvery === 0) collectGarbage();
     }
   };
   try {

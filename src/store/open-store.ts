@@ -95,6 +95,13 @@ export interface Store extends Repositories {
   readonly changes: ChangeSignal;
   /** Runs fn in one transaction (see the top of this file). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs fn with the connection set for another workload, then sets it back (nested calls join
+   * the outermost): a server's large refresh pass runs as `batch` (SQLite: no memory map, a
+   * smaller page cache, see StoreWorkload). Other work of the process meanwhile runs with the same
+   * settings. PostgreSQL: no change.
+   */
+  withWorkload<T>(workload: StoreWorkload, fn: () => Promise<T>): Promise<T>;
   /** Migrations applied when the store was opened (ids, in order). */
   readonly migrationsApplied: readonly string[];
   /** Writes a consistent copy of the whole database to `file` while it stays in use (tidings backup). */
@@ -104,10 +111,20 @@ export interface Store extends Repositories {
   close(): Promise<void>;
 }
 
+/**
+ * How the process will use the database. `serve` (the default): reads and writes of a server or
+ * a short command. `batch`: a one-shot process that mostly writes (`tidings refresh`); on SQLite
+ * it opens without a memory map and with a smaller page cache, which kept a 1,000-feed first
+ * refresh under its memory budget (sqlite/db.ts, connectionMemory). PostgreSQL ignores it.
+ */
+export type StoreWorkload = 'serve' | 'batch';
+
 export interface StoreOptions {
   /** TIDINGS_DATABASE_URL: '' for SQLite in dataDir, postgres://… for PostgreSQL. */
   databaseUrl: string;
   dataDir: string;
+  /** Default `serve` (see StoreWorkload). */
+  workload?: StoreWorkload;
 }
 
 /** The backend a database URL selects ('' = SQLite); throws on a scheme we do not speak. */
@@ -153,5 +170,5 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     return openPostgresStore(opts.databaseUrl.trim());
   }
   const { openSqliteStore, sqliteFileOf } = await import('./sqlite/sqlite-store.ts');
-  return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir));
+  return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir), opts.workload);
 }

@@ -157,7 +157,8 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
     )
     .option('--all', 'refresh every subscribed feed, due or not')
     .action(async (o: { all?: boolean }) => {
-      const app = await ctx.app();
+      // A one-shot process that mostly writes: SQLite without its memory map (BENCHMARKS.md, Memory).
+      const app = await ctx.app({ workload: 'batch' });
       const progress = progressReporter(process.stderr);
       const failures: RefreshResult[] = [];
       const s = await refreshDue(app, {

@@ -3,7 +3,7 @@
 // unreachable, too old, URL wrong) naming TIDINGS_DATABASE_URL without its password.
 import { PgChangeSignal } from './change-signal.ts';
 import { PgRefreshClaimRepository } from './refresh-claims.ts';
-import type { Store } from '../open-store.ts';
+import type { Store, StoreWorkload } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
 import { AuthRowCache } from '../portable/auth-row-cache.ts';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
@@ -67,6 +67,11 @@ export class PostgresStore extends PortableRepositories implements Store {
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.db.transaction(fn);
+  }
+
+  /** Nothing to change: the workload only sets SQLite's memory (open-store.ts). */
+  withWorkload<T>(_workload: StoreWorkload, fn: () => Promise<T>): Promise<T> {
+    return fn();
   }
 
   /** SELECT 1 within PING_TIMEOUT_MS: a pool that waits for a connection counts as unreachable. */

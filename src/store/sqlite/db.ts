@@ -6,6 +6,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
+import type { StoreWorkload } from '../open-store.ts';
 
 export type Db = DatabaseSync;
 
@@ -46,8 +47,25 @@ export function optimizeDatabase(db: Db, when: 'open' | 'periodic' | 'close'): v
 /** How often a long-running process refreshes the statistics (see optimizeDatabase). */
 export const OPTIMIZE_INTERVAL_MS = 3600_000;
 
+/**
+ * SQLite's page cache (KiB) and memory map (bytes) for each workload (StoreWorkload in
+ * ../open-store.ts):
+ * - `serve` (the default: the server, tests and most commands) reads far more than it writes: a
+ *   64 MB page cache and a 256 MB memory map, so pages read by the Reader API and search are
+ *   served from the mapped file without a copy.
+ * - `batch`: a one-shot process that mostly writes, `tidings refresh`. No memory map and a 16 MB
+ *   page cache: the map showed as 60-90 MB of the process's RSS by the end of a 1,000-feed first
+ *   refresh (every page the ingest and the search indexing touched stays mapped) and the page
+ *   cache took up to 64 MB more; without them the refresh peaked at 297-350 MB instead of
+ *   425-465 (273-310 with the collections of feeds/refresh.ts), its pages read through the OS's
+ *   file cache instead, in the same wall and CPU time (BENCHMARKS.md, Memory).
+ */
+export function connectionMemory(workload: StoreWorkload): { cacheKib: number; mmapBytes: number } {
+  return workload === 'batch' ? { cacheKib: 16384, mmapBytes: 0 } : { cacheKib: 65536, mmapBytes: 268435456 };
+}
+
 /** Opens the database file with the connection settings every Tidings process uses. */
-export function openConnection(file: string): Db {
+export function openConnection(file: string, workload: StoreWorkload = 'serve'): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(file, { enableForeignKeyConstraints: true, timeout: 5000 });
   db.exec(`
@@ -55,11 +73,21 @@ export function openConnection(file: string): Db {
     PRAGMA synchronous = NORMAL;
     PRAGMA foreign_keys = ON;
     PRAGMA busy_timeout = 5000;
-    PRAGMA cache_size = -65536;
     PRAGMA temp_store = MEMORY;
-    PRAGMA mmap_size = 268435456;
   `);
+  useConnectionMemory(db, workload);
   return db;
+}
+
+/**
+ * Sets the page cache and memory map of an open connection for a workload. Lowering them gives
+ * the memory back at once: pages past the new cache size are freed, and the map is dropped (SQLite
+ * remaps only between statements; node:sqlite runs each statement to its end, except while an
+ * iterate() is open).
+ */
+export function useConnectionMemory(db: Db, workload: StoreWorkload): void {
+  const { cacheKib, mmapBytes } = connectionMemory(workload);
+  db.exec(`PRAGMA cache_size = -${cacheKib}; PRAGMA mmap_size = ${mmapBytes};`);
 }
 
 /**

@@ -6,9 +6,9 @@
 import { SqliteChangeSignal } from './change-signal.ts';
 import { SqliteRefreshClaimRepository } from './refresh-claims.ts';
 import { isAbsolute, join, resolve } from 'node:path';
-import { migrate, openConnection, optimizeDatabase, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
+import { migrate, openConnection, optimizeDatabase, useConnectionMemory, OPTIMIZE_INTERVAL_MS, type Db } from './db.ts';
 import { backupDatabase } from './maintenance.ts';
-import type { Store } from '../open-store.ts';
+import type { Store, StoreWorkload } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteFeedRepository } from './feeds.ts';
@@ -46,15 +46,19 @@ export class SqliteStore extends PortableRepositories implements Store {
   readonly searchIndex;
   readonly changes: SqliteChangeSignal;
   readonly limitCounters: SqliteLimitCounters;
+  /** What the connection was opened for (StoreWorkload), and what withWorkload set it to meanwhile. */
+  private readonly workload: StoreWorkload;
+  private workloadOverride: StoreWorkload | undefined;
   /** Statistics follow the data as it grows while the process runs (a first refresh of 1,000 feeds). */
   private readonly optimizeTimer: NodeJS.Timeout;
 
   /** Statements of the portable repositories, and the transactions of the whole store. */
   declare protected readonly sql: SqliteSql;
 
-  constructor(db: Db, location: string, migrationsApplied: readonly string[]) {
+  constructor(db: Db, location: string, migrationsApplied: readonly string[], workload: StoreWorkload = 'serve') {
     super(new SqliteSql(db));
     this.db = db;
+    this.workload = workload;
     this.changes = new SqliteChangeSignal(db);
     this.limitCounters = new SqliteLimitCounters(db);
     this.location = location;
@@ -74,6 +78,18 @@ export class SqliteStore extends PortableRepositories implements Store {
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.sql.transaction(fn);
+  }
+
+  async withWorkload<T>(workload: StoreWorkload, fn: () => Promise<T>): Promise<T> {
+    if (this.workloadOverride !== undefined || workload === this.workload) return fn();
+    this.workloadOverride = workload;
+    useConnectionMemory(this.db, workload);
+    try {
+      return await fn();
+    } finally {
+      this.workloadOverride = undefined;
+      if (this.db.isOpen) useConnectionMemory(this.db, this.workload);
+    }
   }
 
   async ping(): Promise<void> {
@@ -125,9 +141,9 @@ export class SqliteStore extends PortableRepositories implements Store {
   }
 }
 
-export async function openSqliteStore(file: string): Promise<SqliteStore> {
-  const db = openConnection(file);
+export async function openSqliteStore(file: string, workload: StoreWorkload = 'serve'): Promise<SqliteStore> {
+  const db = openConnection(file, workload);
   const applied = migrate(db);
   optimizeDatabase(db, 'open');
-  return new SqliteStore(db, file, applied);
+  return new SqliteStore(db, file, applied, workload);
 }

@@ -1,0 +1,33 @@
+// The memory settings a SQLite connection opens with follow the process's workload: the server's
+// (page cache 64 MB, memory map 256 MB) by default, and for a one-shot refresh process (`batch`)
+// no memory map and a 16 MB cache, which kept a 1,000-feed first refresh under its 350 MB budget
+// (BENCHMARKS.md, Memory). The CLI side (`tidings refresh` asks for `batch`) is in
+// test/workload.test.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore } from '../open-store.ts';
+import type { SqliteStore } from './sqlite-store.ts';
+
+const pragmas = (store: SqliteStore) => ({
+  cache: (store.db.prepare('PRAGMA cache_size').get() as { cache_size: number }).cache_size,
+  mmap: (store.db.prepare('PRAGMA mmap_size').get() as { mmap_size: number }).mmap_size,
+});
+
+test('SQLite opens with the serving settings by default and without a memory map for a batch workload', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tidings-workload-'));
+  const serve = (await openStore({ databaseUrl: '', dataDir })) as SqliteStore;
+  try {
+    assert.deepEqual(pragmas(serve), { cache: -65536, mmap: 268435456 });
+  } finally {
+    await serve.close();
+  }
+  const batch = (await openStore({ databaseUrl: '', dataDir, workload: 'batch' })) as SqliteStore;
+  try {
+    assert.deepEqual(pragmas(batch), { cache: -16384, mmap: 0 });
+  } finally {
+    await batch.close();
+  }
+});
