@@ -1,5 +1,5 @@
-// The candidates' passages a search scores (SearchIndexRepository.passageTexts) must be the stored
-// ones, whatever the PostgreSQL repository keeps between searches (PassageCache in
+// The candidates' passages a search scores (SearchIndexRepository.passageTexts), and the cited
+// articles' texts (articleTexts), must be the stored ones, whatever the PostgreSQL repository keeps between searches (PassageCache in
 // store/postgres/search-index.ts): after re-indexing, removal, concurrent reads, and with the rows
 // a caller scored in place. Runs on both backends (TIDINGS_TEST_DATABASE_URL for PostgreSQL).
 import { test } from 'node:test';
@@ -20,6 +20,20 @@ const paragraphs = (topic: string, n: number) =>
     (_, i) => `<p>Paragraph ${i} on ${topic}. A second sentence adds filler words for length and one more clause.</p>`,
   ).join('\n');
 
+/** The whole texts of these items as stored (title, url, passages joined), by id. */
+async function storedTexts(app: App, ids: number[]): Promise<[number, { title: string; url: string; text: string }][]> {
+  const out: [number, { title: string; url: string; text: string }][] = [];
+  for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
+    const item = (await testSql(app).prepare('SELECT title, url FROM items WHERE id = ?').get(id)) as
+      | { title: string; url: string | null }
+      | undefined;
+    if (!item) continue;
+    const text = (await stored(app, [id])).map((p) => p.text).join('\n\n');
+    out.push([id, { title: item.title, url: item.url ?? '', text }]);
+  }
+  return out;
+}
+
 /** Plain objects (SQLite's rows have no prototype), fields compared. */
 const plain = (ps: PassageMatch[]) => ps.map((p) => ({ ...p }));
 
@@ -36,7 +50,7 @@ async function stored(app: App, ids: number[]): Promise<PassageMatch[]> {
   return out;
 }
 
-test('passages read for a search are the stored ones after re-indexing, removal and scoring in place', async (t) => {
+test('passages and article texts read for an answer are the stored ones after re-indexing, removal and scoring in place', async (t) => {
   const app = await testApp();
   t.after(async () => app.close());
   const feed = await addFeed(app, 'https://passages.example/feed');
@@ -63,6 +77,8 @@ test('passages read for a search are the stored ones after re-indexing, removal 
   assert.deepEqual(plain(after), await stored(app, ids));
   assert.match(after.find((p) => p.itemId === a)!.text, /icebergs/);
   if (readStats(repo)) assert.deepEqual(readStats(repo), { sentItems: 1, heldItems: 2 }, 'only the changed one sent');
+  // The cited articles' texts (held by the search's read) follow too.
+  assert.deepEqual([...(await repo.articleTexts(ids))], await storedTexts(app, ids));
 
   // Two reads at once, one of them after another change: each gets what was stored when it read.
   await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run(paragraphs('moraines', 4), b!);
@@ -71,6 +87,7 @@ test('passages read for a search are the stored ones after re-indexing, removal 
   const [x, y] = await Promise.all([repo.passageTexts(ids), repo.passageTexts([b!, c!])]);
   assert.deepEqual(plain(x), await stored(app, ids));
   assert.deepEqual(plain(y), await stored(app, [b!, c!]));
+  assert.deepEqual([...(await repo.articleTexts(ids))], await storedTexts(app, ids));
 
   // Removed: its passages are gone from the read, though they were held.
   await testSql(app).prepare('DELETE FROM items WHERE id = ?').run(c!);
@@ -79,5 +96,7 @@ test('passages read for a search are the stored ones after re-indexing, removal 
   const gone = await repo.passageTexts(ids);
   assert.ok(!gone.some((p) => p.itemId === c));
   assert.deepEqual(plain(gone), await stored(app, ids));
+  assert.deepEqual([...(await repo.articleTexts(ids))], await storedTexts(app, ids));
+  assert.deepEqual([...(await repo.articleTexts([a!, b!]))], await storedTexts(app, [a!, b!]), 'held, unchanged');
   assert.deepEqual(await repo.passageTexts([]), []);
 });

@@ -3,7 +3,6 @@
 // search_passages as text) scored in memory by src/search, which only needs bytes from here.
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
-import { collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
@@ -538,17 +537,55 @@ export class PgSearchIndex implements SearchIndexRepository {
 
   async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
     if (!itemIds.length) return new Map();
-    // One round trip for every source of an answer; the LEFT JOIN keeps a stored item whose
-    // passages are not written yet (empty text), as the per-item reads did. The ids are repeated
-    // on the passages: without that, the generic plan of this prepared statement (chosen after
-    // five runs) hash-joins a sequential scan of every passage (22 ms at 2,000 articles, measured).
-    const rows = await this.db.arrays<[number, string, string, string | null]>(
-      `SELECT i.id, i.title, coalesce(i.url, ''), p.text FROM items i
-        LEFT JOIN search_passages p ON p.item_id = i.id AND p.item_id = ANY($1::bigint[])
-       WHERE i.id = ANY($1::bigint[]) ORDER BY i.id, p.ord`,
-      [itemIds],
+    // One round trip for every source of an answer. The sources are hits whose passages the
+    // search just read, so their texts are usually held (passageTexts): as there, an article's
+    // first passage id is checked and its texts are sent only when another set is stored. The
+    // LEFT JOINs keep a stored item whose passages are not written yet (empty text), as the
+    // per-item reads did.
+    const ids = [...new Set(itemIds)].sort((x, y) => x - y);
+    const holding = ids.map((id) => this.passageCache.get(id));
+    const rows = await this.db.arrays<
+      [number, string, string, number | null, number | null, number | null, string | null]
+    >(
+      `SELECT i.id, i.title, coalesce(i.url, ''), p.id, p.ord, p.words, CASE WHEN p.id = k.held THEN NULL ELSE p.text END
+        FROM unnest($1::bigint[], $2::bigint[]) AS k(item_id, held)
+        JOIN items i ON i.id = k.item_id
+        LEFT JOIN search_passages f ON f.item_id = k.item_id AND f.ord = 0
+        LEFT JOIN LATERAL (SELECT p.id, p.ord, p.words, p.text FROM search_passages p WHERE p.item_id = k.item_id
+          AND p.ord <= CASE WHEN f.id = k.held THEN 0 ELSE 2147483647 END OFFSET 0) p ON true`,
+      [ids, holding.map((h) => h?.first ?? 0)],
     );
-    return collectArticleTexts(rows);
+    const read = new Map<number, typeof rows>();
+    for (const r of rows) {
+      const list = read.get(r[0]);
+      if (list) list.push(r);
+      else read.set(r[0], [r]);
+    }
+    const out = new Map<number, ArticleText>();
+    ids.forEach((itemId, k) => {
+      const list = read.get(itemId);
+      if (!list) return; // not stored
+      const [, title, url, passageId] = list[0]!;
+      if (passageId === null) {
+        out.set(itemId, { title, url, text: '' });
+        return;
+      }
+      if (list[0]![6] === null) {
+        out.set(itemId, { title, url, text: holding[k]!.texts.join('\n\n') });
+        return;
+      }
+      if (list.some((r, j) => j > 0 && r[4]! < list[j - 1]![4]!)) list.sort((x, y) => x[4]! - y[4]!);
+      const held = {
+        first: list[0]![3]!,
+        ids: list.map((r) => r[3]!),
+        ords: list.map((r) => r[4]!),
+        texts: list.map((r) => r[6]!),
+        words: list.map((r) => r[5]!),
+      };
+      this.passageCache.put(itemId, held);
+      out.set(itemId, { title, url, text: held.texts.join('\n\n') });
+    });
+    return out;
   }
 
   async subscribedFeedIds(userId: number): Promise<number[]> {
