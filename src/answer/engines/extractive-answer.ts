@@ -13,9 +13,12 @@
 //    winning candidate's support is one of its features, beside coverage, recency among the
 //    sources and rank. "Why" questions prefer causal sentences.
 //    ("Summarize" questions never come here: ./extractive-digest.ts plans their digest.)
-// 5. Weak evidence (no sentence covers the question's rarer terms) is a decline, said plainly.
+// 5. Weak evidence is a decline, said plainly: a name of the question no source contains, no
+//    sentence covering the question's rarer terms, or none of the sentences that cover it near one
+//    of the question's names (and no candidate with a second source).
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
+import { STOPWORDS } from '../../text/stopwords.ts';
 import { entities, terms, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
@@ -64,6 +67,8 @@ export interface AnswerPlan {
   questionTerms: string[];
   /** Question terms no source contains (a decline names what is missing by them). */
   missing: string[];
+  /** The question's names (capitalized words) no source contains, as the question wrote them. */
+  namesMissing?: string[];
   considered: number;
   notes: string[];
 }
@@ -75,6 +80,8 @@ export interface PlanOptions {
   poolPerSource: number;
   /** What sentences are matched against when it differs from the question (a follow-up's carried topic). */
   matchText?: string;
+  /** Answer even when the evidence is weak (bench/answers-declines.ts measures what a decline costs). */
+  neverDecline?: boolean;
 }
 
 /** Words that ask for a format or an action, not a topic ("summarize", "briefly"). */
@@ -119,6 +126,15 @@ const DECLINE_SUPPORT = 3;
 const OFF_TOPIC_TITLE = 0.2;
 /** … this share of them. */
 const OFF_TOPIC_SECOND = 0.25;
+/**
+ * Anchored coverage: below this share of the question, covered by a sentence whose context (itself,
+ * the sentences before and after it, its headline) names one of the question's names, and with no
+ * candidate named by two sources, the sources are about the question's words elsewhere (medical
+ * aid in dying in Connecticut for a question on Delaware), not about what it asks.
+ */
+const ANCHORED_COVERAGE = 0.3;
+/** How far back a sentence's context reaches when no sentence is read before it, in characters. */
+const CONTEXT_CHARS = 200;
 /** Sentences covering less than this share of the best coverage are not mined for candidates. */
 const MINING_SHARE = 0.4;
 const NEAR_DUPLICATE = 0.5;
@@ -211,6 +227,39 @@ export function questionTermsOf(question: string): string[] {
   return t.length ? t : [...new Set(terms(question))];
 }
 
+const CALENDAR =
+  /^(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)$/i;
+
+/** Above this share of capitalized content words, a question is in title case: no word is a name. */
+const TITLE_CASE = 0.75;
+
+/** "U.S." and "U.K." read as "US" and "UK", so a question's "US" meets the sources' "U.S.". */
+export const joinInitials = (text: string) => text.replace(/\b([A-Z])\.([A-Z])\.(?!\w)/g, '$1$2');
+
+/**
+ * The question's names, as terms: its capitalized words except the first word of each of its
+ * sentences and days and months ("Which Greek island was hit … on Wednesday?" -> greek). What the
+ * question is about: an answer is expected from sources that name them.
+ */
+export function questionNames(question: string): { word: string; term: string }[] {
+  const out: { word: string; term: string }[] = [];
+  // A question in title case or capitals ("How Many People Died In The Storm?") has no names to tell.
+  const inner = [...question.matchAll(/(?<=[^\s.?!:]\s+)\p{L}[\p{L}'’-]+/gu)]
+    .map((m) => m[0])
+    .filter((w) => w.length >= 3 && !STOPWORDS.has(w.toLowerCase()));
+  if (inner.length >= 3 && inner.filter((w) => /^\p{Lu}/u.test(w)).length > TITLE_CASE * inner.length) return out;
+  for (const m of joinInitials(question).matchAll(/(?<=[^\s.?!:]\s+)[A-Z][\p{L}\p{N}'’-]*/gu)) {
+    if (CALENDAR.test(m[0])) continue;
+    // "Globes'" -> Globes, "YouTube-famous" -> YouTube, "Spain's" -> Spain.
+    const word = m[0]
+      .replace(/['’]+$/, '')
+      .split('-')[0]!
+      .replace(/['’]s$/, '');
+    for (const term of terms(word)) if (!out.some((n) => n.term === term)) out.push({ word, term });
+  }
+  return out;
+}
+
 export function readSentences(sources: GroundingSource[], poolPerSource: number): Sentence[] {
   const out: Sentence[] = [];
   for (const source of sources) {
@@ -279,15 +328,26 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     notes: [] as string[],
   };
   const present = new Set<string>();
-  for (const s of sources) for (const t of terms(s.hit.title + ' ' + s.texts.join(' '))) present.add(t);
+  for (const s of sources) for (const t of terms(joinInitials(s.hit.title + ' ' + s.texts.join(' ')))) present.add(t);
   const missing = qTerms.filter((t) => !present.has(t));
+  const names = questionNames(question);
+  const namesPresent = names.filter((n) => present.has(n.term));
+  const namesMissing = names.filter((n) => !present.has(n.term)).map((n) => n.word);
   if (!sentences.length || !qTerms.length)
     return { ...base, kind: 'decline', sentences: [], missing: qTerms, notes: ['No sentence to quote.'] };
 
   scoreSentences(sentences, sources, qTerms, type);
   const ranked = [...sentences].sort((a, b) => b.relevance - a.relevance);
   const bestCoverage = Math.max(...sentences.map((s) => s.coverage));
-  const decline = (why: string): AnswerPlan => ({ ...base, kind: 'decline', sentences: [], missing, notes: [why] });
+  const decline = (why: string): AnswerPlan => ({
+    ...base,
+    kind: 'decline',
+    sentences: [],
+    missing,
+    ...(namesMissing.length ? { namesMissing } : {}),
+    notes: [why],
+  });
+  const weak = (why: string): AnswerPlan | undefined => (opts.neverDecline ? undefined : decline(why));
   const coverageNote = `the best sentence covers ${(bestCoverage * 100).toFixed(0)} % of the question's terms (weighted by rarity)`;
   // No article is about the question: no title names a fifth of its terms and no second source covers a quarter.
   const sourceCoverage = new Map<number, number>();
@@ -299,10 +359,29 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
       return qTerms.filter((t) => title.has(t)).length / qTerms.length;
     }),
   );
-  if (titleCoverage < OFF_TOPIC_TITLE && secondCoverage < OFF_TOPIC_SECOND)
-    return decline(`No source is about the question: ${coverageNote}, no title names a fifth of its terms.`);
+  // A name the question asks about ("Which Greek island …") that no source contains: the sources
+  // are about something else, however many of its other words they share.
+  if (namesMissing.length) {
+    const no = weak(`No source names ${namesMissing.join(', ')}.`);
+    if (no) return no;
+  }
+  // Whether no sentence in the context of one of the question's names covers ANCHORED_COVERAGE of
+  // it (without names: the coverage rules below already decline below it).
+  const nameTerms = namesPresent.map((n) => n.term);
+  let offNames: boolean | undefined;
+  const notNearNames = () =>
+    (offNames ??=
+      nameTerms.length > 0 && anchoredCoverage(sentences, sources, nameTerms, ANCHORED_COVERAGE) < ANCHORED_COVERAGE);
+  const anchorNote = `no sentence near ${namesPresent.map((n) => n.word).join(' or ')} covers ${ANCHORED_COVERAGE * 100} % of the question's terms`;
+  if (titleCoverage < OFF_TOPIC_TITLE && secondCoverage < OFF_TOPIC_SECOND) {
+    const no = weak(`No source is about the question: ${coverageNote}, no title names a fifth of its terms.`);
+    if (no) return no;
+  }
   if (type === 'reason' || type === 'yesno' || type === 'none') {
-    if (bestCoverage < DECLINE_COVERAGE) return decline(`Too little to answer from: ${coverageNote}.`);
+    const no =
+      (bestCoverage < DECLINE_COVERAGE && weak(`Too little to answer from: ${coverageNote}.`)) ||
+      (notNearNames() && weak(`Not about the question's names: ${anchorNote}.`));
+    if (no) return no;
     return {
       ...base,
       kind: 'passages',
@@ -322,10 +401,17 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   const byAnswer = [...sentences].sort((a, b) => b.answerScore - a.answerScore);
   let winner = candidates[0];
   // Weak coverage and no candidate that three sources agree on: the sources do not answer it.
-  if (bestCoverage < DECLINE_COVERAGE && (winner?.sources.size ?? 0) < DECLINE_SUPPORT)
-    return decline(
+  if (bestCoverage < DECLINE_COVERAGE && (winner?.sources.size ?? 0) < DECLINE_SUPPORT) {
+    const no = weak(
       `Too little to answer from: ${coverageNote}, and no candidate is named by ${DECLINE_SUPPORT} sources.`,
     );
+    if (no) return no;
+  }
+  // The sentences that cover the question are not about its names, and no candidate has a second source.
+  if ((winner?.sources.size ?? 0) < 2 && notNearNames()) {
+    const no = weak(`Not about the question's names: ${anchorNote}, and no candidate is named by 2 sources.`);
+    if (no) return no;
+  }
   // Sources of different dates disagree on a number or date: the newest wins, and the answer says so.
   let conflict: AnswerPlan['conflict'];
   const rival = candidates[1];
@@ -443,6 +529,37 @@ function diverse(ranked: Sentence[], max: number, boost?: (s: Sentence) => numbe
     picked.push(s);
   }
   return picked;
+}
+
+/**
+ * The best coverage of a sentence whose context contains one of the name terms: its source's
+ * headline, the sentence after it, and its source's text from the sentence before it (or
+ * CONTEXT_CHARS back) to its end, which holds a heading the sentence splitter leaves out
+ * ("Delaware" over a roundup's "Dover: …" paragraph).
+ */
+export function anchoredCoverage(
+  sentences: Sentence[],
+  sources: GroundingSource[],
+  names: string[],
+  /** Sentences covering less are not looked at (0 is returned when none above it is anchored). */
+  floor = Number.MIN_VALUE,
+): number {
+  const titles = new Map(sources.map((s) => [s.n, new Set(terms(joinInitials(s.hit.title)))]));
+  const at = new Map(sentences.map((s) => [`${s.source.n}:${s.position}`, s]));
+  const named = (set: Set<string>) => names.some((t) => set.has(t));
+  for (const s of [...sentences].sort((a, b) => b.coverage - a.coverage)) {
+    if (s.coverage < floor) break;
+    const next = at.get(`${s.source.n}:${s.position + 1}`);
+    if (named(titles.get(s.source.n)!) || named(s.termSet) || (next && named(next.termSet))) return s.coverage;
+    const text = s.source.texts.find((t) => t.includes(s.text));
+    if (!text) continue;
+    const end = text.indexOf(s.text) + s.text.length;
+    const before = at.get(`${s.source.n}:${s.position - 1}`);
+    const from = before ? text.lastIndexOf(before.text, end - s.text.length) : -1;
+    const start = from >= 0 ? from : Math.max(0, end - s.text.length - CONTEXT_CHARS);
+    if (named(new Set(terms(joinInitials(text.slice(start, end)))))) return s.coverage;
+  }
+  return 0;
 }
 
 function candidateKey(text: string): string {

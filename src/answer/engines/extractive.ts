@@ -62,9 +62,14 @@ export function declineMessage(question: string, plan: AnswerPlan, sources: Grou
   const present = topic.filter((t) => sources.some((s) => mentions(s, t)));
   const mentioning = sources.filter((s) => present.some((t) => mentions(s, t))).length;
   const what = ASKS[plan.type] ?? 'that';
-  if (!present.length)
-    return `Your feeds do not answer this: ${topic.length ? `no article I found mentions ${joinAnd(topic)}` : 'no article I found matches the question'}.`;
-  return `Your feeds do not answer this: ${mentioning} article${mentioning === 1 ? '' : 's'} mention${mentioning === 1 ? 's' : ''} ${joinAnd(present)}, but none says ${what}. The closest sources are listed.`;
+  // A name of the question that no source contains is what they lack: say so by the question's word.
+  const lacking = (plan.namesMissing ?? []).filter((w) => !present.some((t) => containsPhrase(t, w)));
+  if (!present.length) {
+    const absent = [...new Set([...topic, ...lacking])];
+    return `Your feeds do not answer this: ${absent.length ? `no article I found mentions ${joinAnd(absent)}` : 'no article I found matches the question'}.`;
+  }
+  const but = lacking.length ? `none mentions ${joinAnd(lacking)}` : `none says ${what}`;
+  return `Your feeds do not answer this: ${mentioning} article${mentioning === 1 ? '' : 's'} mention${mentioning === 1 ? 's' : ''} ${joinAnd(present)}, but ${but}. The closest sources are listed.`;
 }
 
 /**
@@ -159,6 +164,12 @@ export class ExtractiveEngine implements AnswerEngine {
   readonly name = 'extractive';
   readonly generative = false;
 
+  /** `neverDecline`: answer even on weak evidence (bench/answers-declines.ts measures what declines cost). */
+  private readonly opts: { neverDecline?: boolean };
+  constructor(opts: { neverDecline?: boolean } = {}) {
+    this.opts = opts;
+  }
+
   async *answer(req: EngineRequest): AsyncIterable<EngineChunk> {
     if (!req.searched) {
       throw new AnswerError(
@@ -181,6 +192,7 @@ export class ExtractiveEngine implements AnswerEngine {
             maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
             poolPerSource: POOL[req.style],
             matchText,
+            neverDecline: this.opts.neverDecline,
           });
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
     const order = req.sources.map((s) => s.n);

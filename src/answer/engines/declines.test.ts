@@ -1,0 +1,156 @@
+// Honest refusals of the extractive engine (issue 9): it declines when the sources do not cover
+// what the question asks about — a name of the question no source contains, or sources whose
+// sentences covering the question are about another subject than the question's names — and still
+// answers a close question the sources do answer. The decline names only the question's own words.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ExtractiveEngine } from './extractive.ts';
+import type { GroundingSource } from './engine.ts';
+import { questionNames } from './extractive-answer.ts';
+
+const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
+
+function source(n: number, title: string, text: string, date = '2025-02-05'): GroundingSource {
+  return {
+    n,
+    hit: {
+      itemId: n,
+      url: `https://news.example/${n}`,
+      title,
+      sourceName: 'News',
+      publishedAt: day(date),
+      updatedAt: null,
+      passages: [{ text, score: 1 }],
+      score: 1,
+      imageUrl: null,
+      origin: 'local',
+    },
+    texts: [text],
+  };
+}
+
+async function answer(question: string, sources: GroundingSource[]): Promise<string> {
+  let text = '';
+  for await (const chunk of new ExtractiveEngine().answer({
+    question,
+    history: [],
+    system: [],
+    sources,
+    searched: true,
+    style: 'concise',
+    sampling: {},
+  }))
+    if (chunk.type === 'text') text += chunk.text;
+  return text;
+}
+
+/** Every capitalized word of the reply is the question's own (or the decline's wording). */
+function namesOnlyTheQuestion(reply: string, question: string) {
+  const asked = new Set(question.match(/\p{Lu}\p{L}+/gu));
+  for (const name of reply.match(/\p{Lu}\p{L}+/gu) ?? [])
+    assert.ok(asked.has(name) || ['Your', 'The'].includes(name), `"${name}" is named in "${reply}"`);
+}
+
+const quakes = [
+  source(
+    1,
+    'Strong earthquake shakes northern Japan',
+    'A magnitude 6.1 earthquake hit the island of Hokkaido on Wednesday, the Japan Meteorological Agency said. No tsunami warning was issued.',
+  ),
+  source(
+    2,
+    'The largest earthquakes ever recorded',
+    'The strongest earthquake ever recorded hit Chile in 1960 with a magnitude of 9.5. An island off Alaska was hit by a magnitude 8.7 quake in 1965.',
+  ),
+  source(
+    3,
+    'Aftershocks rattle Indonesian island',
+    'Hundreds of aftershocks followed the magnitude 5.9 earthquake that hit the island of Sulawesi, officials said on Wednesday.',
+  ),
+];
+
+test("the question's names, as terms: not the words opening its sentences, nor days and months", () => {
+  assert.deepEqual(
+    questionNames('Which Greek island was hit by an earthquake on Wednesday? The U.S. Geological Survey said so.').map(
+      (n) => n.word,
+    ),
+    ['Greek', 'US', 'Geological', 'Survey'],
+  );
+  assert.deepEqual(
+    questionNames("Which comedian hosted the Golden Globes' ceremony on YouTube-famous streams?").map((n) => n.word),
+    ['Golden', 'Globes', 'YouTube'],
+  );
+  // Title case or capitals: every word would be a "name"; none is.
+  assert.deepEqual(questionNames('How Many People Died In The Storm At Marlow?'), []);
+  assert.deepEqual(questionNames('WHO WON THE CHESS CHAMPIONSHIP IN MARLOW?'), []);
+  assert.deepEqual(
+    questionNames('Which team did the Boston Celtics beat in the NBA Finals?').map((n) => n.word),
+    ['Boston', 'Celtics', 'NBA', 'Finals'],
+  );
+});
+
+test('a question about a name no source contains is declined, saying which; with a source naming it, answered', async () => {
+  const question = 'Which Greek island was hit by a magnitude 5.2 earthquake on Wednesday?';
+  const declined = await answer(question, quakes);
+  assert.match(declined, /^Your feeds do not answer this: no article I found mentions Greek\./);
+  assert.doesNotMatch(declined, /\[\d+\]/, 'no quoted sentence');
+  namesOnlyTheQuestion(declined, question);
+
+  const answered = await answer(question, [
+    ...quakes,
+    source(
+      4,
+      'Earthquake shakes Santorini',
+      'A magnitude 5.2 earthquake hit the Greek island of Santorini on Wednesday, the seismology institute said.',
+    ),
+  ]);
+  assert.match(answered, /Santorini[^[]*\[\d+\]/, answered);
+  assert.doesNotMatch(answered, /do not answer/);
+});
+
+// News-from-the-states roundups: every one mentions Delaware, but the sentences on the question's
+// subject are about other states.
+const roundups = [
+  source(
+    1,
+    'News from around our 50 states',
+    'Connecticut\nHartford: Opponents defeated the medical aid in dying legislation with a rarely used parliamentary maneuver, said Tim Appleton of Compassion & Choices.\nDelaware\nDover: The state museum opened a new exhibit on colonial shipbuilding.',
+  ),
+  source(
+    2,
+    'News from around our 50 states',
+    'Delaware\nRehoboth Beach: Lifeguards rescued two swimmers caught in a rip current.\nMaryland\nAnnapolis: Lawmakers debated a bill on school bus cameras.',
+  ),
+  source(
+    3,
+    'News from around our 50 states',
+    'Delaware\nWilmington: A new ferry line to New Jersey starts in June.\nVermont\nMontpelier: The outcome of the vote on the dying elm trees was a plan to replant the green.',
+  ),
+];
+
+test('sources whose sentences on the question are about another subject than its names: declined', async () => {
+  const question = 'What was the outcome of the medical aid in dying legislation in Delaware?';
+  const declined = await answer(question, roundups);
+  assert.match(declined, /^Your feeds do not answer this: \d articles? mentions? Delaware, but none says that\./);
+  assert.doesNotMatch(declined, /Appleton|Connecticut|\[\d+\]/);
+  namesOnlyTheQuestion(declined, question);
+
+  // The close question the sources do answer: the same words, about a state whose sentence has them.
+  const answered = await answer('What was the outcome of the medical aid in dying legislation in Connecticut?', [
+    ...roundups,
+  ]);
+  assert.match(answered, /parliamentary maneuver[^[]*\[1\]/, answered);
+});
+
+test('a roundup that does report the news on the question is answered', async () => {
+  const question = 'What was the outcome of the medical aid in dying legislation in Delaware?';
+  const answered = await answer(question, [
+    ...roundups,
+    source(
+      4,
+      'Delaware governor vetoes medical aid in dying bill',
+      'Delaware\nDover: Gov. Matt Meyer vetoed the medical aid in dying legislation on Friday, saying it lacked safeguards.',
+    ),
+  ]);
+  assert.match(answered, /vetoed the medical aid in dying legislation[^[]*\[4\]/, answered);
+});
