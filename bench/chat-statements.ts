@@ -3,7 +3,8 @@
 // API one at a time, after a warm-up, counting every statement the process sends (all connections,
 // the change listener's included), with the statements grouped by text, most frequent first, and
 // the CPU the PostgreSQL backends serving this database used per answer (/proc, Linux; 10 ms ticks,
-// so use a few hundred answers).
+// so use a few hundred answers), and this process's own CPU per answer (every thread: the server,
+// V8's helper threads and the in-process HTTP client).
 import { readdirSync, readFileSync } from 'node:fs';
 // Round trips are what a shared 2-core box pays for in PostgreSQL CPU, so this is the figure that
 // tells whether a change to the answer path added or removed any.
@@ -96,9 +97,11 @@ for (let i = 0; i < 10; i++) await ask(questions[i % questions.length]!);
 await new Promise((r) => setTimeout(r, 300));
 counting = true;
 const ticksBefore = backendTicks(database);
+const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 for (let i = 0; i < ANSWERS; i++) await ask(questions[(i + 10) % questions.length]!);
 const elapsed = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 const ticksAfter = backendTicks(database);
 await new Promise((r) => setTimeout(r, 300));
 counting = false;
@@ -109,6 +112,8 @@ const total = [...byText.values()].reduce((a, b) => a + b, 0);
 console.log(
   `${ARTICLES} articles, ${ANSWERS} sonar answers one at a time: ${(total / ANSWERS).toFixed(2)} statements per answer, ` +
     `${((ticks * 10) / ANSWERS).toFixed(2)} ms of PostgreSQL backend CPU per answer (10 ms ticks), ` +
+    // All threads of this process (V8's helpers included) and its in-process HTTP client.
+    `${((cpu.user + cpu.system) / 1000 / ANSWERS).toFixed(2)} ms of this process's CPU per answer, ` +
     `${(elapsed / ANSWERS).toFixed(2)} ms per answer end to end`,
 );
 for (const [text, n] of [...byText].sort((a, b) => b[1] - a[1]))

@@ -76,8 +76,12 @@ export class PgDatabase {
       // 0.6 ms planning for 0.08 ms of work, and PostgreSQL's CPU per page fell from 0.32 to 0.08 ms
       // with generic plans, no Reader call slower (BENCHMARKS.md). The statements are keyset scans
       // and key look-ups whose best plan does not turn on the values bound. A connection URL's own
-      // ?options=-c%20plan_cache_mode%3Dauto wins over this.
-      options: '-c plan_cache_mode=force_generic_plan',
+      // ?options=-c%20plan_cache_mode%3Dauto wins over this (and over jit, below).
+      // No JIT: a generic plan costed on statistics taken while a table was filling (a fresh
+      // database, a first import) can pass jit_above_cost, and compiling took 22 ms of PostgreSQL CPU
+      // at every execution of a statement that runs in 0.1 ms (the chat answer's passage read,
+      // BENCHMARKS.md). Every statement here is a short key or keyset read or a batch write.
+      options: '-c plan_cache_mode=force_generic_plan -c jit=off',
     });
     // An idle connection the server dropped (restart, failover) must not crash the process: the
     // pool discards it and the next query opens a new one.

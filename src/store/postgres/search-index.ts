@@ -3,7 +3,6 @@
 // search_passages as text) scored in memory by src/search, which only needs bytes from here.
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
-import { collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
@@ -97,6 +96,73 @@ export class PostingsChunkCache {
   }
 }
 
+/**
+ * Passage texts a process keeps between searches. Every answer reads the passages of its 20 best
+ * candidates (about 900 rows and 450 KB of text at 2,000 news articles): on a shared 2-core box
+ * that was most of PostgreSQL's CPU per answer, plus the parsing and garbage in the process. The
+ * same articles come back across questions, and an article's passages are only ever deleted and
+ * inserted whole (indexing, re-indexing, removal), each insert drawing fresh identity ids, so the
+ * id of its first passage (ord 0) names the set held. Budget counted as UTF-16: over 300 news
+ * questions at 2,000 articles, the database sent 413 of 878 passages per answer with 16 MiB, 187
+ * with 32 MiB, 149 with no limit (BENCHMARKS.md, "Candidate passages kept per process").
+ */
+const PASSAGE_CACHE_BYTES = 32 * 1024 * 1024;
+
+interface HeldPassages {
+  /** search_passages.id of the passage with ord 0. */
+  first: number;
+  ids: number[];
+  ords: number[];
+  texts: string[];
+  words: number[];
+  bytes: number;
+}
+
+/** Per article, its passages as last read; articles least recently searched leave first past the byte budget. */
+export class PassageCache {
+  private readonly items = new Map<number, HeldPassages>();
+  bytes = 0;
+  private readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** The passages held for an article (now the most recently used), if any. */
+  get(itemId: number): HeldPassages | undefined {
+    const held = this.items.get(itemId);
+    if (held) {
+      this.items.delete(itemId);
+      this.items.set(itemId, held);
+    }
+    return held;
+  }
+
+  /** Replaces what is held for an article with the passages just read. */
+  put(itemId: number, passages: Omit<HeldPassages, 'bytes'>): void {
+    this.drop(itemId);
+    // UTF-16 at worst, plus the array slots.
+    let bytes = 0;
+    for (const t of passages.texts) bytes += 2 * t.length + 32;
+    if (bytes > this.maxBytes / 16) return;
+    this.items.set(itemId, { ...passages, bytes });
+    this.bytes += bytes;
+    // Map order is insertion order (get re-inserts): the first are the least recently searched.
+    for (const [id, held] of this.items) {
+      if (this.bytes <= this.maxBytes) break;
+      this.items.delete(id);
+      this.bytes -= held.bytes;
+    }
+  }
+
+  drop(itemId: number): void {
+    const old = this.items.get(itemId);
+    if (!old) return;
+    this.items.delete(itemId);
+    this.bytes -= old.bytes;
+  }
+}
+
 const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS "titleLength", body_length AS "bodyLength",
   url_length AS "urlLength", removed, compacted_removed AS "compactedRemoved", epoch, rebuild_after AS "rebuildAfter", rebuild_until AS "rebuildUntil",
   index_id AS "indexId" FROM search_index_state WHERE id = 1`;
@@ -106,10 +172,24 @@ export class PgSearchIndex implements SearchIndexRepository {
   readonly chunkBytes = CHUNK_BYTES;
   readonly changes: ChangeSignal;
   private readonly chunkCache: PostingsChunkCache;
-  constructor(db: PgDatabase, changes: ChangeSignal, opts: { postingsCacheBytes?: number } = {}) {
+  private readonly passageCache: PassageCache;
+  constructor(
+    db: PgDatabase,
+    changes: ChangeSignal,
+    opts: { postingsCacheBytes?: number; passageCacheBytes?: number } = {},
+  ) {
     this.db = db;
     this.changes = changes;
     this.chunkCache = new PostingsChunkCache(opts.postingsCacheBytes ?? POSTINGS_CACHE_BYTES);
+    this.passageCache = new PassageCache(opts.passageCacheBytes ?? PASSAGE_CACHE_BYTES);
+  }
+
+  /** Articles of the last passageTexts read: whose passages the database sent, and those taken from the cache. */
+  lastPassagesRead = { sentItems: 0, heldItems: 0 };
+
+  /** Bytes of passage texts held between searches (memory accounting, tests). */
+  get passageCacheBytes(): number {
+    return this.passageCache.bytes;
   }
 
   /** Bytes of the last postingsOf read: sent by the database, and taken from the chunks held. */
@@ -386,13 +466,65 @@ export class PgSearchIndex implements SearchIndexRepository {
     ))!;
   }
 
-  passageTexts(itemIds: number[]): Promise<PassageMatch[]> {
-    if (!itemIds.length) return Promise.resolve([]);
-    return this.db.rows<PassageMatch>(
-      `SELECT id AS "passageId", item_id AS "itemId", ord, text, words, 0 AS score FROM search_passages
-       WHERE item_id = ANY($1::bigint[]) ORDER BY item_id, ord`,
-      [itemIds],
+  async passageTexts(itemIds: number[]): Promise<PassageMatch[]> {
+    if (!itemIds.length) return [];
+    const ids = [...new Set(itemIds)].sort((x, y) => x - y);
+    // Taken now: a concurrent read may replace or evict them before this one's rows arrive.
+    const holding = ids.map((id) => this.passageCache.get(id));
+    // Per article, the id of its first passage held (0: none). The database sends every passage of
+    // an article whose first passage has another id (not held, or written again since), and of one
+    // held as stored only that first passage's id, without its text. The LATERAL read (OFFSET 0
+    // keeps it a subquery) puts the bound on ord into the index condition, so a held article costs
+    // two index probes, not a scan of its passages. No ORDER BY (a sort of every text): the rows
+    // are put in order here.
+    const rows = await this.db.arrays<[number, number, number, number, string | null]>(
+      `SELECT k.item_id, p.id, p.ord, p.words, CASE WHEN p.id = k.held THEN NULL ELSE p.text END
+        FROM unnest($1::bigint[], $2::bigint[]) AS k(item_id, held)
+        JOIN search_passages f ON f.item_id = k.item_id AND f.ord = 0
+        CROSS JOIN LATERAL (SELECT p.id, p.ord, p.words, p.text FROM search_passages p WHERE p.item_id = k.item_id
+          AND p.ord <= CASE WHEN f.id = k.held THEN 0 ELSE 2147483647 END OFFSET 0) p`,
+      [ids, holding.map((h) => h?.first ?? 0)],
     );
+    const read = new Map<number, [number, number, number, number, string | null][]>();
+    for (const r of rows) {
+      const list = read.get(r[0]);
+      if (list) list.push(r);
+      else read.set(r[0], [r]);
+    }
+    const out: PassageMatch[] = [];
+    let sentItems = 0,
+      heldItems = 0;
+    ids.forEach((itemId, k) => {
+      const list = read.get(itemId);
+      if (!list) return; // no passages (not indexed, or removed)
+      if (list[0]![4] === null) {
+        // Its first passage has the id held: the held passages are the stored ones.
+        const h = holding[k]!;
+        for (let j = 0; j < h.ids.length; j++)
+          out.push({ passageId: h.ids[j]!, itemId, ord: h.ords[j]!, text: h.texts[j]!, words: h.words[j]!, score: 0 });
+        heldItems++;
+        return;
+      }
+      if (list.some((r, j) => j > 0 && r[2] < list[j - 1]![2])) list.sort((x, y) => x[2] - y[2]);
+      const held = {
+        first: list[0]![1],
+        ids: [] as number[],
+        ords: [] as number[],
+        texts: [] as string[],
+        words: [] as number[],
+      };
+      for (const [, passageId, ord, words, text] of list) {
+        out.push({ passageId, itemId, ord, text: text!, words, score: 0 });
+        held.ids.push(passageId);
+        held.ords.push(ord);
+        held.texts.push(text!);
+        held.words.push(words);
+      }
+      this.passageCache.put(itemId, held);
+      sentItems++;
+    });
+    this.lastPassagesRead = { sentItems, heldItems };
+    return out;
   }
 
   articles(ids: number[]): Promise<SearchArticleMeta[]> {
@@ -407,17 +539,55 @@ export class PgSearchIndex implements SearchIndexRepository {
 
   async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
     if (!itemIds.length) return new Map();
-    // One round trip for every source of an answer; the LEFT JOIN keeps a stored item whose
-    // passages are not written yet (empty text), as the per-item reads did. The ids are repeated
-    // on the passages: without that, the generic plan of this prepared statement (chosen after
-    // five runs) hash-joins a sequential scan of every passage (22 ms at 2,000 articles, measured).
-    const rows = await this.db.arrays<[number, string, string, string | null]>(
-      `SELECT i.id, i.title, coalesce(i.url, ''), p.text FROM items i
-        LEFT JOIN search_passages p ON p.item_id = i.id AND p.item_id = ANY($1::bigint[])
-       WHERE i.id = ANY($1::bigint[]) ORDER BY i.id, p.ord`,
-      [itemIds],
+    // One round trip for every source of an answer. The sources are hits whose passages the
+    // search just read, so their texts are usually held (passageTexts): as there, an article's
+    // first passage id is checked and its texts are sent only when another set is stored. The
+    // LEFT JOINs keep a stored item whose passages are not written yet (empty text), as the
+    // per-item reads did.
+    const ids = [...new Set(itemIds)].sort((x, y) => x - y);
+    const holding = ids.map((id) => this.passageCache.get(id));
+    const rows = await this.db.arrays<
+      [number, string, string, number | null, number | null, number | null, string | null]
+    >(
+      `SELECT i.id, i.title, coalesce(i.url, ''), p.id, p.ord, p.words, CASE WHEN p.id = k.held THEN NULL ELSE p.text END
+        FROM unnest($1::bigint[], $2::bigint[]) AS k(item_id, held)
+        JOIN items i ON i.id = k.item_id
+        LEFT JOIN search_passages f ON f.item_id = k.item_id AND f.ord = 0
+        LEFT JOIN LATERAL (SELECT p.id, p.ord, p.words, p.text FROM search_passages p WHERE p.item_id = k.item_id
+          AND p.ord <= CASE WHEN f.id = k.held THEN 0 ELSE 2147483647 END OFFSET 0) p ON true`,
+      [ids, holding.map((h) => h?.first ?? 0)],
     );
-    return collectArticleTexts(rows);
+    const read = new Map<number, typeof rows>();
+    for (const r of rows) {
+      const list = read.get(r[0]);
+      if (list) list.push(r);
+      else read.set(r[0], [r]);
+    }
+    const out = new Map<number, ArticleText>();
+    ids.forEach((itemId, k) => {
+      const list = read.get(itemId);
+      if (!list) return; // not stored
+      const [, title, url, passageId] = list[0]!;
+      if (passageId === null) {
+        out.set(itemId, { title, url, text: '' });
+        return;
+      }
+      if (list[0]![6] === null) {
+        out.set(itemId, { title, url, text: holding[k]!.texts.join('\n\n') });
+        return;
+      }
+      if (list.some((r, j) => j > 0 && r[4]! < list[j - 1]![4]!)) list.sort((x, y) => x[4]! - y[4]!);
+      const held = {
+        first: list[0]![3]!,
+        ids: list.map((r) => r[3]!),
+        ords: list.map((r) => r[4]!),
+        texts: list.map((r) => r[6]!),
+        words: list.map((r) => r[5]!),
+      };
+      this.passageCache.put(itemId, held);
+      out.set(itemId, { title, url, text: held.texts.join('\n\n') });
+    });
+    return out;
   }
 
   async subscribedFeedIds(userId: number): Promise<number[]> {
