@@ -23,6 +23,7 @@ import { entities, terms, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
+import { lowerCaseWords, nameKind } from '../text/name-kind.ts';
 
 export interface Sentence {
   source: GroundingSource;
@@ -604,6 +605,9 @@ export function mineCandidates(
     // Independent support: a source counts once (its best occurrence), repeats add a little.
     c.perSource.set(s.source.n, Math.max(prev, weight) + 0.15 * Math.min(prev, weight));
   };
+  const texts = new Set<string>();
+  for (const s of pool ?? sentences) for (const t of s.source.texts) texts.add(t);
+  const lower = lowerCaseWords(texts);
   for (const s of sentences) {
     const base = s.relevance * s.relevance;
     // Closeness to the question's words in the sentence (AskMSR): answers sit next to what was asked.
@@ -616,8 +620,13 @@ export function mineCandidates(
       return 1 / (1 + PROXIMITY * Math.max(0, d - 2));
     };
     const w = (text: string) => base * near(text);
-    const wantsName = type === 'person' || type === 'place' || type === 'org' || type === 'thing';
+    const typed = type === 'person' || type === 'place' || type === 'org';
+    const wantsName = typed || type === 'thing';
     for (const name of entities(s.text)) {
+      // Not a name ("Politically" opening a sentence, "Feb. 11"), or a name of another kind than
+      // asked for (a person for "which agency", an agency for "who"): not a candidate.
+      const kind = nameKind(name, s.text, lower);
+      if (kind === 'not-a-name' || (typed && kind !== 'unknown' && kind !== type)) continue;
       const initial = s.text.startsWith(name);
       const multi = name.includes(' ');
       const typeFit = wantsName ? (type === 'person' ? (multi ? 1.2 : 0.8) : 1) : 0.25;

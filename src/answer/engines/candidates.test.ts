@@ -1,0 +1,112 @@
+// Typed answer candidates of the extractive engine (issue 9): a capitalized word is a candidate only
+// when it reads as a name — not a common word capitalized because it opens its sentence, not a date
+// or a ranking — and a question asking for a person, an organisation or a place is not answered
+// with a name of another kind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { GroundingSource } from './engine.ts';
+import { planAnswer } from './extractive-answer.ts';
+import { lowerCaseWords, nameKind } from '../text/name-kind.ts';
+
+const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
+
+function source(n: number, title: string, text: string): GroundingSource {
+  return {
+    n,
+    hit: {
+      itemId: n,
+      url: `https://news.example/${n}`,
+      title,
+      sourceName: 'News',
+      publishedAt: day('2025-01-30'),
+      updatedAt: null,
+      passages: [{ text, score: 1 }],
+      score: 1,
+      imageUrl: null,
+      origin: 'local',
+    },
+    texts: [text],
+  };
+}
+
+const plan = (question: string, sources: GroundingSource[]) =>
+  planAnswer(question, sources, { maxSentences: 4, poolPerSource: 80, neverDecline: true });
+
+test('a sentence-opening common word is not a candidate; a sentence-opening name still is', () => {
+  const sources = [
+    source(
+      1,
+      'App downloads surge as TikTok ban nears',
+      'Politically, the TikTok ban has become a test for the new administration. Lemon8 became the most downloaded app this week as users left TikTok.',
+    ),
+    source(
+      2,
+      'Users look for TikTok alternatives',
+      'Lemon8 climbed the app charts as the TikTok ban neared. Surprisingly, the new app is also owned by ByteDance.',
+    ),
+  ];
+  const p = plan('Which app soared in popularity as TikTok faced a ban?', sources);
+  const names = p.candidates.map((c) => c.text);
+  assert.ok(!names.includes('Politically'), `candidates: ${names.join(', ')}`);
+  assert.ok(!names.includes('Surprisingly'), `candidates: ${names.join(', ')}`);
+  assert.equal(p.winner?.text, 'Lemon8');
+});
+
+test('a capitalized word the sources also write in lower case is common only where it opens a sentence', () => {
+  const texts = ['Thousands marched on Sunday. The march drew thousands of people.'];
+  const lower = lowerCaseWords(texts);
+  assert.equal(nameKind('Thousands', 'Thousands marched on Sunday.', lower), 'not-a-name');
+  // Never written in lower case: a name, first word or not.
+  assert.equal(nameKind('Zelensky', 'Zelensky spoke on Sunday.', lower), 'unknown');
+  assert.equal(nameKind('Feb. 11', 'The offer expires on Feb. 11.', lower), 'not-a-name');
+});
+
+test('an organisation question is not answered with a person, a person question not with an agency', () => {
+  const sources = [
+    source(
+      1,
+      'Agency offers buyouts to entire workforce',
+      'The Central Intelligence Agency offered buyouts to its entire workforce on Tuesday, following a push by President Donald Trump to shrink the government.',
+    ),
+    source(
+      2,
+      'Federal workers weigh buyout offers',
+      'Federal workers weighed buyout offers from President Donald Trump as the deadline neared.',
+    ),
+    source(
+      3,
+      'Buyouts spread across the government',
+      'President Donald Trump said more agencies would offer buyouts to their workforce.',
+    ),
+    source(
+      4,
+      'Trump pushes buyouts for the entire federal workforce',
+      'President Donald Trump wants every agency to offer buyouts to its entire workforce.',
+    ),
+  ];
+  const org = plan('Which agency was the first to offer buyouts to its entire workforce?', sources);
+  assert.equal(org.type, 'org');
+  assert.ok(!org.candidates.some((c) => c.text === 'President Donald Trump'));
+  assert.equal(org.winner?.text, 'Central Intelligence Agency');
+
+  const people = [
+    source(
+      1,
+      'Imposter used AI to mimic top diplomat',
+      'An imposter used AI to mimic Secretary of State Marco Rubio in messages to foreign ministers, the State Department said.',
+    ),
+    source(
+      2,
+      'State Department investigates AI imposter',
+      'The State Department said it was investigating the AI imposter.',
+    ),
+    source(
+      3,
+      'AI voice scams reach diplomacy',
+      'The State Department warned diplomats about AI voice messages from an imposter.',
+    ),
+  ];
+  const who = plan('An imposter used AI to mimic which official?', people);
+  assert.equal(who.type, 'person');
+  assert.equal(who.winner?.text, 'Secretary of State Marco Rubio');
+});
