@@ -14,14 +14,8 @@ import type { SearchHit } from '../../src/search/types.ts';
 import { reformulate } from '../../src/answer/pipelines/reformulate-query.ts';
 import { loadNews, newsCorpusDir } from './news-corpus.ts';
 import { SHARED } from '../../test/helpers.ts';
+import { normUrl } from '../answer-eval.ts';
 
-const norm = (u: string) =>
-  u
-    .trim()
-    .toLowerCase()
-    .replace(/^https?:\/\/(www\.)?/, '')
-    .split('#')[0]!
-    .replace(/\/+$/, '');
 const { questions } = loadNews(newsCorpusDir(SHARED)!);
 const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: process.argv[2]!, logLevel: 'warn' } }));
 const search = searchService(app);
@@ -42,7 +36,7 @@ const add = (name: string, i: number, hits: SearchHit[], rel: Set<string>) => {
   a.n++;
   const f = withoutNearDuplicates(hits)
     .slice(0, 8)
-    .findIndex((h) => rel.has(norm(h.url)));
+    .findIndex((h) => rel.has(normUrl(h.url)));
   if (f >= 0 && f < 5) a.s5++;
   if (f >= 0) a.rr += 1 / (f + 1);
 };
@@ -53,7 +47,7 @@ for (const [i, q] of questions.entries()) {
     qs.map((text) => search.search({ text, scope: { kind: 'instance' }, filters: {}, limit: 20 })),
   );
   if (qs.length > 1 && qs[1] && lists[1]!.map((h) => h.url).join() !== lists[0]!.map((h) => h.url).join()) differ++;
-  const rel = new Set(q.relevant_urls.map(norm));
+  const rel = new Set(q.relevant_urls.map(normUrl));
   add('question alone (sonar)', i, lists[0]!, rel);
   add(`the pipeline: fuseKeepingLead(${LEAD_KEPT})`, i, fuseKeepingLead(lists, LEAD_KEPT), rel);
   add('rrf k60 equal (before)', i, rrf(lists, [1, 1, 1], 60), rel);

@@ -26,16 +26,10 @@ import { loadNews, newsCorpusDir, newsDate, type NewsArticle, type NewsQuestion 
 import { buildNewsIndex } from './quality.ts';
 import { SHARED } from '../../test/helpers.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
+import { normUrl } from '../answer-eval.ts';
 
 const CITED = 8;
 const DAY = 86_400;
-const norm = (u: string) =>
-  u
-    .trim()
-    .toLowerCase()
-    .replace(/^https?:\/\/(www\.)?/, '')
-    .split('#')[0]!
-    .replace(/\/+$/, '');
 
 interface Row {
   q: NewsQuestion;
@@ -53,8 +47,8 @@ function scores(rows: Row[], lists: string[][]) {
     rows.forEach((r, i) => {
       if (!keep(r.index)) return;
       n++;
-      const rel = new Set(r.q.relevant_urls.map(norm));
-      const cited = lists[i]!.slice(0, CITED).map(norm);
+      const rel = new Set(r.q.relevant_urls.map(normUrl));
+      const cited = lists[i]!.slice(0, CITED).map(normUrl);
       if (cited.slice(0, 5).some((u) => rel.has(u))) s5++;
       const first = cited.findIndex((u) => rel.has(u));
       if (first >= 0) rr += 1 / (first + 1);
@@ -134,7 +128,7 @@ function loadVectors(file: string, articles: NewsArticle[], questions: NewsQuest
   const byArticle = new Map<string, Float64Array>();
   const byQuestion = new Map<string, Float64Array>();
   if ('q' in raw) {
-    for (const [u, v] of Object.entries(raw.a)) byArticle.set(norm(u), unit(v));
+    for (const [u, v] of Object.entries(raw.a)) byArticle.set(normUrl(u), unit(v));
     for (const [id, v] of Object.entries(raw.q)) byQuestion.set(id, unit(v));
     return { byArticle, byQuestion, name: 'precomputed vectors' };
   }
@@ -160,7 +154,7 @@ function loadVectors(file: string, articles: NewsArticle[], questions: NewsQuest
     return into;
   };
   for (const a of articles)
-    byArticle.set(norm(a.url), average(tokenize(a.text).slice(0, 300), 1, average(tokenize(a.title), 3)));
+    byArticle.set(normUrl(a.url), average(tokenize(a.text).slice(0, 300), 1, average(tokenize(a.title), 3)));
   let pc = new Float64Array(dims).fill(1 / Math.sqrt(dims));
   for (let it = 0; it < 30; it++) {
     const next = new Float64Array(dims);
@@ -209,8 +203,8 @@ function vectorIdeas(rows: Row[], file: string, articles: NewsArticle[], questio
         const pool = new Map<string, number>();
         const top = r.hits[0]?.score || 1;
         const topDeep = r.deep[0]?.score || 1;
-        for (const h of r.hits) pool.set(norm(h.url), h.score / top);
-        for (const d of r.deep) if (!pool.has(norm(d.url))) pool.set(norm(d.url), (0.999 * d.score) / topDeep);
+        for (const h of r.hits) pool.set(normUrl(h.url), h.score / top);
+        for (const d of r.deep) if (!pool.has(normUrl(d.url))) pool.set(normUrl(d.url), (0.999 * d.score) / topDeep);
         return [...pool]
           .map(([u, s]) => [u, s + w * cos(qv, byArticle.get(u))] as const)
           .sort((a, b) => b[1] - a[1])
@@ -222,7 +216,7 @@ function vectorIdeas(rows: Row[], file: string, articles: NewsArticle[], questio
     rows,
     rows.map((r) => {
       const asHits = (urls: string[]) => urls.map((url) => ({ url, passages: [] }) as unknown as SearchHit);
-      return reciprocalRankFusion([asHits(r.hits.map((h) => norm(h.url))), asHits(dense(r))]).map((h) => h.url);
+      return reciprocalRankFusion([asHits(r.hits.map((h) => normUrl(h.url))), asHits(dense(r))]).map((h) => h.url);
     }),
   );
 }

@@ -13,14 +13,8 @@ import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { withoutNearDuplicates } from '../../src/search/fusion.ts';
 import { loadNews, newsCorpusDir } from './news-corpus.ts';
 import { SHARED } from '../../test/helpers.ts';
+import { normUrl } from '../answer-eval.ts';
 
-const norm = (u: string) =>
-  u
-    .trim()
-    .toLowerCase()
-    .replace(/^https?:\/\/(www\.)?/, '')
-    .split('#')[0]!
-    .replace(/\/+$/, '');
 const [data, variantsJson] = process.argv.slice(2);
 const { questions } = loadNews(newsCorpusDir(SHARED)!);
 const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: data!, logLevel: 'warn' } }));
@@ -33,10 +27,10 @@ for (const v of JSON.parse(variantsJson!) as object[]) {
     const hits = withoutNearDuplicates(
       await provider.search({ text: q.question, scope: { kind: 'instance' }, filters: {}, limit: 20 }),
     ).slice(0, 8);
-    const rel = new Set(q.relevant_urls.map(norm));
+    const rel = new Set(q.relevant_urls.map(normUrl));
     const a = acc[i % 2]!;
     a.n++;
-    const first = hits.findIndex((h) => rel.has(norm(h.url)));
+    const first = hits.findIndex((h) => rel.has(normUrl(h.url)));
     if (first >= 0 && first < 5) a.s5++;
     if (first >= 0) a.rr += 1 / (first + 1);
   }

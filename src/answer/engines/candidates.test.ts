@@ -5,29 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { GroundingSource } from './engine.ts';
+import { groundingSource } from '../testing/grounding-source.ts';
 import { planAnswer } from './extractive-answer.ts';
 import { lowerCaseWords, nameKind } from '../text/name-kind.ts';
 
-const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
-
-function source(n: number, title: string, text: string): GroundingSource {
-  return {
-    n,
-    hit: {
-      itemId: n,
-      url: `https://news.example/${n}`,
-      title,
-      sourceName: 'News',
-      publishedAt: day('2025-01-30'),
-      updatedAt: null,
-      passages: [{ text, score: 1 }],
-      score: 1,
-      imageUrl: null,
-      origin: 'local',
-    },
-    texts: [text],
-  };
-}
+const source = (n: number, title: string, text: string) => groundingSource(n, title, text, '2025-01-30');
 
 const plan = (question: string, sources: GroundingSource[]) =>
   planAnswer(question, sources, { maxSentences: 4, poolPerSource: 80, neverDecline: true });

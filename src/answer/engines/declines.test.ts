@@ -6,28 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExtractiveEngine } from './extractive.ts';
 import type { GroundingSource } from './engine.ts';
+import { groundingSource } from '../testing/grounding-source.ts';
 import { questionNames } from './extractive-answer.ts';
 
-const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
-
-function source(n: number, title: string, text: string, date = '2025-02-05'): GroundingSource {
-  return {
-    n,
-    hit: {
-      itemId: n,
-      url: `https://news.example/${n}`,
-      title,
-      sourceName: 'News',
-      publishedAt: day(date),
-      updatedAt: null,
-      passages: [{ text, score: 1 }],
-      score: 1,
-      imageUrl: null,
-      origin: 'local',
-    },
-    texts: [text],
-  };
-}
+const source = groundingSource;
 
 async function answer(question: string, sources: GroundingSource[]): Promise<string> {
   let text = '';
