@@ -23,6 +23,12 @@ const CHUNK_BYTES = 8192;
 
 /** Key of the transaction-scoped advisory lock that serializes writers of the index. */
 const INDEX_LOCK = 0x7469_646e; // 'tidn'
+/**
+ * Key of the lock on the passages: shared by the backlog's indexers (each writes the passages of
+ * the backlog entries it holds), exclusive for the other writers (rebuild, compaction, emptying),
+ * which rewrite passages of any item. Taken before INDEX_LOCK, never after it.
+ */
+const PASSAGES_LOCK = 0x7469_6470; // 'tidp'
 
 /**
  * Postings chunks a process keeps between searches. A query's terms are up to ~1 MB of BYTEA at
@@ -124,6 +130,14 @@ export class PgSearchIndex implements SearchIndexRepository {
     // Writers of the postings read, change and write back a term's chunks: two at once (indexing
     // beside a compaction, or two processes) would lose postings. SQLite's single writer gives
     // this for free; here an advisory lock held until the transaction ends does.
+    await this.db.query('SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock($2)', [PASSAGES_LOCK, INDEX_LOCK]);
+  }
+
+  async lockForPassages(): Promise<void> {
+    await this.db.query('SELECT pg_advisory_xact_lock_shared($1)', [PASSAGES_LOCK]);
+  }
+
+  async lockForPostings(): Promise<void> {
     await this.db.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
   }
 
@@ -145,11 +159,13 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   async storeArticles(
-    articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[],
+    articles: { article: IndexedArticle; passages?: { text: string; words: number }[] }[],
   ): Promise<void> {
     if (!articles.length) return;
     // Three statements for the whole batch (columns as arrays), not four per article.
-    await this.deleteItems(articles.map((x) => x.article.id));
+    const ids = articles.map((x) => x.article.id);
+    if (articles.some((x) => x.passages)) await this.deleteItems(ids);
+    else await this.db.query('DELETE FROM search_articles WHERE item_id = ANY($1::bigint[])', [ids]);
     const col = <T>(f: (a: IndexedArticle) => T) => articles.map((x) => f(x.article));
     await this.db.query(
       `INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
@@ -171,7 +187,7 @@ export class PgSearchIndex implements SearchIndexRepository {
       texts: string[] = [],
       words: number[] = [];
     for (const { article, passages } of articles) {
-      passages.forEach((p, ord) => {
+      passages?.forEach((p, ord) => {
         items.push(article.id);
         ords.push(ord);
         texts.push(p.text);
@@ -182,6 +198,29 @@ export class PgSearchIndex implements SearchIndexRepository {
       await this.db.query(
         'INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
         [items, ords, texts, words],
+      );
+    }
+  }
+
+  async storePassages(items: { itemId: number; passages: { text: string; words: number }[] }[]): Promise<void> {
+    if (!items.length) return;
+    await this.db.query('DELETE FROM search_passages WHERE item_id = ANY($1::bigint[])', [items.map((x) => x.itemId)]);
+    const ids: number[] = [],
+      ords: number[] = [],
+      texts: string[] = [],
+      words: number[] = [];
+    for (const { itemId, passages } of items) {
+      passages.forEach((p, ord) => {
+        ids.push(itemId);
+        ords.push(ord);
+        texts.push(p.text);
+        words.push(p.words);
+      });
+    }
+    if (ids.length) {
+      await this.db.query(
+        'INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
+        [ids, ords, texts, words],
       );
     }
   }
@@ -357,9 +396,13 @@ export class PgSearchIndex implements SearchIndexRepository {
     return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM search_articles'))!.n;
   }
 
-  backlog(limit: number): Promise<BacklogEntry[]> {
+  backlog(limit: number, opts: { waitForLocked?: boolean } = {}): Promise<BacklogEntry[]> {
+    // FOR UPDATE: the batch is this transaction's until it commits. SKIP LOCKED: indexers of this
+    // and other processes take different batches at once, and take turns only on the index lock.
     return this.db.rows<BacklogEntry>(
-      'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1',
+      opts.waitForLocked
+        ? 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE'
+        : 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE SKIP LOCKED',
       [limit],
     );
   }
