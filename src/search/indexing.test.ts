@@ -5,6 +5,7 @@ import { searchService } from './service.ts';
 import { drainBatch, flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
 import type { SearchQuery } from './types.ts';
 import { testSql } from '../store/testing.ts';
+import type { ParsedEntry } from '../model/parsed-feed.ts';
 
 const instance = (text: string, limit = 10): SearchQuery => ({ text, scope: { kind: 'instance' }, filters: {}, limit });
 
@@ -273,6 +274,45 @@ test('indexers side by side take different batches, and a flush waits for entrie
   assert.equal((await repo.state()).removed, 0, 'no item indexed twice');
   assert.equal((await repo.indexStatus()).waiting, 0);
   assert.equal((await searchService(a).search(instance('ferry 1199', 1)))[0]?.url, 'https://side.example/1199');
+});
+
+test('items stored by this process are indexed as stored, and an item changed since as it is now', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://kept.example/feed');
+  const entry = (n: number, body: string): ParsedEntry => ({
+    guid: `k${n}`,
+    url: `https://kept.example/${n}`,
+    title: `Harbour note ${n}`,
+    author: null,
+    publishedAt: 1_700_000_000 + n,
+    updatedAt: null,
+    content: `<p>${body}</p>`,
+    summary: null,
+    enclosures: [],
+    imageUrl: null,
+    categories: [],
+  });
+  const { added } = await app.store.items.upsertEntries(
+    feed,
+    [entry(1, 'The pelican sleeps on the pier.'), entry(2, 'The cormorant dives for fish.')],
+    Date.now() * 1000,
+  );
+  // Changed by another writer (full text, another process) before this process indexed it: the
+  // version this process stored must not be what gets indexed (PostgreSQL keeps it in memory).
+  await testSql(app)
+    .prepare('UPDATE items SET content = ? WHERE id = ?')
+    .run('<p>The albatross glides over the waves.</p>', added[1]!);
+  app.notifyItemChanges({ added, updated: [], deleted: [] });
+  await flushSearchIndexing(app);
+  const text = await searchService(app).articleTexts(added);
+  assert.equal(text.get(added[0]!)?.text, 'The pelican sleeps on the pier.');
+  assert.equal(text.get(added[1]!)?.text, 'The albatross glides over the waves.');
+  assert.equal((await searchService(app).search(instance('albatross', 1)))[0]?.itemId, added[1]);
+  assert.equal((await searchService(app).search(instance('cormorant', 1))).length, 0);
+  assert.equal((await searchService(app).search(instance('pelican', 1)))[0]?.itemId, added[0]);
+  const [a] = (await searchIndexRepository(app).articleRows(0, 10)).filter((r) => r.itemId === added[0]);
+  assert.equal(a?.feedId, feed);
 });
 
 test('a long query (a pasted article) is searched by its rarest words', async (t) => {

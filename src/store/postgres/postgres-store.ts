@@ -14,6 +14,7 @@ import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
+import { RecentItemSources } from './recent-item-sources.ts';
 import { PgSql } from './sql-executor.ts';
 import { PgLimitCounters } from './limit-counters.ts';
 
@@ -56,13 +57,15 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
     this.feeds = new PgFeedRepository(db);
-    this.items = new PgItemRepository(db);
+    // What this process inserts, for its own search indexer (not read back: recent-item-sources.ts).
+    const recent = new RecentItemSources();
+    this.items = new PgItemRepository(db, recent);
     this.subscriptions = new PgSubscriptionRepository(db);
     this.refreshClaims = new PgRefreshClaimRepository(db);
     this.streams = new PgStreamRepository(db);
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
-    this.searchIndex = new PgSearchIndex(db, this.changes);
+    this.searchIndex = new PgSearchIndex(db, this.changes, { recent });
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@
 import type { PgDatabase } from './client.ts';
 import { collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
+import type { RecentItemSources } from './recent-item-sources.ts';
 import type {
   ArticleText,
   BacklogEntry,
@@ -112,9 +113,15 @@ export class PgSearchIndex implements SearchIndexRepository {
   readonly chunkBytes = CHUNK_BYTES;
   readonly changes: ChangeSignal;
   private readonly chunkCache: PostingsChunkCache;
-  constructor(db: PgDatabase, changes: ChangeSignal, opts: { postingsCacheBytes?: number } = {}) {
+  private readonly recent: RecentItemSources | undefined;
+  constructor(
+    db: PgDatabase,
+    changes: ChangeSignal,
+    opts: { postingsCacheBytes?: number; recent?: RecentItemSources } = {},
+  ) {
     this.db = db;
     this.changes = changes;
+    this.recent = opts.recent;
     this.chunkCache = new PostingsChunkCache(opts.postingsCacheBytes ?? POSTINGS_CACHE_BYTES);
   }
 
@@ -141,8 +148,28 @@ export class PgSearchIndex implements SearchIndexRepository {
     await this.db.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
   }
 
-  itemSources(ids: number[]): Promise<SearchItemSource[]> {
-    if (!ids.length) return Promise.resolve([]);
+  async itemSources(ids: number[]): Promise<SearchItemSource[]> {
+    if (!ids.length) return [];
+    if (!this.recent?.size) return this.readItemSources(ids);
+    // Items this process inserted and nobody changed since (same row version) are not read back:
+    // one light read of the versions and the feeds' URLs, then the text only of the others.
+    const versions = await this.db.rows<{ id: number; x: string; feedUrl: string; feedSiteUrl: string | null }>(
+      `SELECT i.id, i.xmin::text AS x, f.url AS "feedUrl", f.site_url AS "feedSiteUrl"
+      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`,
+      [ids],
+    );
+    const out: SearchItemSource[] = [];
+    const others: number[] = [];
+    for (const v of versions) {
+      const kept = this.recent.take(v.id, v.x);
+      if (kept) out.push({ ...kept, feedUrl: v.feedUrl, feedSiteUrl: v.feedSiteUrl });
+      else others.push(v.id);
+    }
+    if (others.length) out.push(...(await this.readItemSources(others)));
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  private readItemSources(ids: number[]): Promise<SearchItemSource[]> {
     return this.db.rows<SearchItemSource>(
       `SELECT i.id, i.feed_id AS "feedId", i.url, i.title, i.content, i.summary,
         i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl"
