@@ -430,6 +430,9 @@ export async function indexItemsNow(
   ids: number[],
   opts: { locked?: boolean } = {},
 ): Promise<number> {
+  // Before reading: whether an item was indexed before (so has passages to replace) must not
+  // change until its passages are written (a rebuild holds this lock exclusively).
+  if (opts.locked === false) await repo.lockForPassages();
   const sources = await repo.itemSources(ids);
   if (!sources.length) return 0;
   // Words are counted under document numbers 1..n; the real ones are reserved under the lock.
@@ -438,11 +441,11 @@ export async function indexItemsNow(
   let rel = 0;
   const empty: number[] = [];
   const articles: IndexedArticle[] = [];
-  const texts: { itemId: number; passages: { text: string; words: number }[] }[] = [];
+  const texts: { itemId: number; passages: { text: string; words: number }[]; replace: boolean }[] = [];
   for (const src of sources) {
     const parts = itemPassages(src);
     if (!parts.length) {
-      empty.push(src.id);
+      if (src.indexed !== false) empty.push(src.id);
       continue;
     }
     const item = indexedItem(src);
@@ -454,17 +457,22 @@ export async function indexItemsNow(
       bodyLength: lengths.body,
       urlLength: lengths.url,
     });
-    texts.push({ itemId: src.id, passages: parts.map((text) => ({ text, words: wordCount(text) })) });
+    texts.push({
+      itemId: src.id,
+      passages: parts.map((text) => ({ text, words: wordCount(text) })),
+      replace: src.indexed !== false,
+    });
     passages += parts.length;
   }
   // Synchronously after the last add: the word counts leave the slots every batch shares.
   const postings = batch.detach();
-  if (opts.locked === false) await repo.lockForPassages();
   await repo.storePassages(texts);
   if (opts.locked === false) await repo.lockForPostings();
   const offset = articles.length ? (await repo.reserveDocNumbers(articles.length)) - 1 : 0;
   await repo.deleteItems(empty);
-  await repo.storeArticles(articles.map((a) => ({ article: { ...a, docNo: a.docNo + offset } })));
+  await repo.storeArticles(
+    articles.map((a, k) => ({ article: { ...a, docNo: a.docNo + offset }, replace: texts[k]!.replace })),
+  );
   await repo.appendPostings(postings.encode(offset));
   return passages;
 }

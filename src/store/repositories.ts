@@ -90,6 +90,11 @@ export interface SearchItemSource {
   updatedAt: number;
   feedUrl: string;
   feedSiteUrl: string | null;
+  /**
+   * False when the item has no article in the index (never indexed): it has no passages or
+   * article row to replace, so none is deleted first (PostgreSQL). Undefined: unknown.
+   */
+  indexed?: boolean;
 }
 
 export interface IndexedItem {
@@ -243,12 +248,17 @@ export interface SearchIndexRepository {
    * Stores articles and their passages, replacing any earlier version of the items. Without
    * `passages` the items' passages are left as they are (written before by storePassages).
    */
-  storeArticles(articles: { article: IndexedArticle; passages?: { text: string; words: number }[] }[]): Promise<void>;
+  storeArticles(
+    articles: { article: IndexedArticle; passages?: { text: string; words: number }[]; replace?: boolean }[],
+  ): Promise<void>;
   /**
    * Replaces the passages of these items (none: the item's go). Touches no counter: the backlog's
-   * indexers write them under `lockForPassages`, beside each other (PostgreSQL).
+   * indexers write them under `lockForPassages`, beside each other (PostgreSQL). `replace: false`
+   * (in storeArticles too): the item is known to have none yet, nothing to delete first.
    */
-  storePassages(items: { itemId: number; passages: { text: string; words: number }[] }[]): Promise<void>;
+  storePassages(
+    items: { itemId: number; passages: { text: string; words: number }[]; replace?: boolean }[],
+  ): Promise<void>;
   /** Appends one batch's encoded postings, per term (src/search/postings.ts). */
   appendPostings(entries: { term: string; bytes: Uint8Array; count: number }[]): Promise<void>;
   /** Replaces all of a term's postings with these chunks (none: the term goes). */

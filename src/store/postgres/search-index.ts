@@ -153,8 +153,15 @@ export class PgSearchIndex implements SearchIndexRepository {
     if (!this.recent?.size) return this.readItemSources(ids);
     // Items this process inserted and nobody changed since (same row version) are not read back:
     // one light read of the versions and the feeds' URLs, then the text only of the others.
-    const versions = await this.db.rows<{ id: number; x: string; feedUrl: string; feedSiteUrl: string | null }>(
-      `SELECT i.id, i.xmin::text AS x, f.url AS "feedUrl", f.site_url AS "feedSiteUrl"
+    const versions = await this.db.rows<{
+      id: number;
+      x: string;
+      feedUrl: string;
+      feedSiteUrl: string | null;
+      indexed: boolean;
+    }>(
+      `SELECT i.id, i.xmin::text AS x, f.url AS "feedUrl", f.site_url AS "feedSiteUrl",
+        EXISTS (SELECT 1 FROM search_articles a WHERE a.item_id = i.id) AS indexed
       FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`,
       [ids],
     );
@@ -162,7 +169,7 @@ export class PgSearchIndex implements SearchIndexRepository {
     const others: number[] = [];
     for (const v of versions) {
       const kept = this.recent.take(v.id, v.x);
-      if (kept) out.push({ ...kept, feedUrl: v.feedUrl, feedSiteUrl: v.feedSiteUrl });
+      if (kept) out.push({ ...kept, feedUrl: v.feedUrl, feedSiteUrl: v.feedSiteUrl, indexed: v.indexed });
       else others.push(v.id);
     }
     if (others.length) out.push(...(await this.readItemSources(others)));
@@ -172,7 +179,8 @@ export class PgSearchIndex implements SearchIndexRepository {
   private readItemSources(ids: number[]): Promise<SearchItemSource[]> {
     return this.db.rows<SearchItemSource>(
       `SELECT i.id, i.feed_id AS "feedId", i.url, i.title, i.content, i.summary,
-        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl"
+        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl",
+        EXISTS (SELECT 1 FROM search_articles a WHERE a.item_id = i.id) AS indexed
       FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`,
       [ids],
     );
@@ -186,13 +194,14 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   async storeArticles(
-    articles: { article: IndexedArticle; passages?: { text: string; words: number }[] }[],
+    articles: { article: IndexedArticle; passages?: { text: string; words: number }[]; replace?: boolean }[],
   ): Promise<void> {
     if (!articles.length) return;
-    // Three statements for the whole batch (columns as arrays), not four per article.
-    const ids = articles.map((x) => x.article.id);
+    // Three statements for the whole batch (columns as arrays), not four per article. Articles
+    // known to be new have nothing to delete (a first refresh: no delete at all).
+    const ids = articles.filter((x) => x.replace !== false).map((x) => x.article.id);
     if (articles.some((x) => x.passages)) await this.deleteItems(ids);
-    else await this.db.query('DELETE FROM search_articles WHERE item_id = ANY($1::bigint[])', [ids]);
+    else if (ids.length) await this.db.query('DELETE FROM search_articles WHERE item_id = ANY($1::bigint[])', [ids]);
     const col = <T>(f: (a: IndexedArticle) => T) => articles.map((x) => f(x.article));
     await this.db.query(
       `INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
@@ -229,9 +238,15 @@ export class PgSearchIndex implements SearchIndexRepository {
     }
   }
 
-  async storePassages(items: { itemId: number; passages: { text: string; words: number }[] }[]): Promise<void> {
+  async storePassages(
+    items: { itemId: number; passages: { text: string; words: number }[]; replace?: boolean }[],
+  ): Promise<void> {
     if (!items.length) return;
-    await this.db.query('DELETE FROM search_passages WHERE item_id = ANY($1::bigint[])', [items.map((x) => x.itemId)]);
+    // Only items indexed before can have passages. The delete is skipped for the others: its
+    // custom plan with a fresh table's statistics scanned every passage (37 ms a batch).
+    const replaced = items.filter((x) => x.replace !== false).map((x) => x.itemId);
+    if (replaced.length)
+      await this.db.query('DELETE FROM search_passages WHERE item_id = ANY($1::bigint[])', [replaced]);
     const ids: number[] = [],
       ords: number[] = [],
       texts: string[] = [],
