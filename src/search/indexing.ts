@@ -163,14 +163,17 @@ export async function flushSearchIndexing(app: App): Promise<void> {
  * store items) in bounded batches, one transaction each: the batch's items are indexed and taken
  * off the backlog together, so a crash at any point leaves them either indexed or still queued.
  * A batch holds its backlog entries, so each is indexed once; writers of the postings take turns
- * on the index lock (`drainBatch`). On PostgreSQL a process runs up to PARALLEL_PG batches at
- * once while the backlog keeps coming back full (during and after a big refresh): one extracts
- * text and writes passages while the other holds the lock, and the database works on both.
+ * on the index lock (`drainBatch`), so batches of several processes overlap up to it. A process
+ * can run up to `parallel` batches at once while the backlog keeps coming back full (PARALLEL_PG).
  */
 export class BacklogDrain {
   static readonly BATCH = 500;
-  /** Batches of one process at once on PostgreSQL (SQLite has one writer: one). */
-  static readonly PARALLEL_PG = 2;
+  /**
+   * Batches of one process at once on PostgreSQL (SQLite has one writer: one). 2 was measured
+   * and lost (2026-11-27, BENCHMARKS.md, Feed engine: 2-3 s more CPU per 1,000-feed first refresh,
+   * 0.78-0.95x in 4 alternated pairs on a loaded machine); processes still overlap each other.
+   */
+  static readonly PARALLEL_PG = 1;
   /** A background drain that failed retries after this long (the items stay queued meanwhile). */
   static readonly RETRY_MS = 5000;
   private scheduled: ReturnType<typeof setTimeout> | undefined;
