@@ -299,7 +299,7 @@ test('items stored by this process are indexed as stored, and an item changed si
     Date.now() * 1000,
   );
   // Changed by another writer (full text, another process) before this process indexed it: the
-  // version this process stored must not be what gets indexed (PostgreSQL keeps it in memory).
+  // version this process stored must not be what gets indexed (guards any cache of what was sent).
   await testSql(app)
     .prepare('UPDATE items SET content = ? WHERE id = ?')
     .run('<p>The albatross glides over the waves.</p>', added[1]!);

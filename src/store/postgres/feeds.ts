@@ -7,7 +7,6 @@ import type { ParsedEntry } from '../../model/parsed-feed.ts';
 import type { ItemChanges } from '../../model/item.ts';
 import { contentHash, FUTURE_TOLERANCE_S, nextCrawlUs, oldestFirst } from '../ingest-rules.ts';
 import { BACKFILL_ON_SUBSCRIBE } from '../ingest-rules.ts';
-import type { RecentItemSources } from './recent-item-sources.ts';
 
 export interface FeedRow {
   id: number;
@@ -141,10 +140,8 @@ export class PgFeedRepository implements FeedRepository {
 
 export class PgItemRepository implements ItemRepository {
   private readonly db: PgDatabase;
-  private readonly recent: RecentItemSources | undefined;
-  constructor(db: PgDatabase, recent?: RecentItemSources) {
+  constructor(db: PgDatabase) {
     this.db = db;
-    this.recent = recent;
   }
 
   /**
@@ -222,9 +219,7 @@ export class PgItemRepository implements ItemRepository {
         const published = ordered.map((e) => date(e.publishedAt) ?? crawlS);
         // Rows go in array order (ORDER BY the ordinality), so ids rise with crawl times as they
         // did row by row. Fan-out: every subscriber gets the new items as unread.
-        const crawled = ordered.map(() => nextCrawlUs(crawlTimeUs));
-        const updated = ordered.map((e, k) => date(e.updatedAt) ?? published[k]!);
-        const ids = await this.db.arrays<[number, number, string]>(
+        const ids = await this.db.arrays<[number]>(
           `WITH added AS (
             INSERT INTO items (feed_id, guid, url, title, author, content, summary, published_at, updated_at,
               crawled_us, content_hash, enclosures, image_url, categories)
@@ -235,13 +230,13 @@ export class PgItemRepository implements ItemRepository {
                 AS e(guid, url, title, author, content, summary, published_at, updated_at, crawled_us, content_hash,
                      enclosures, image_url, categories, n)
              ORDER BY n
-            RETURNING id, crawled_us, xmin),
+            RETURNING id, crawled_us),
           fanned AS (
             INSERT INTO user_items (user_id, item_id, feed_id, crawled_us)
             SELECT s.user_id, a.id, $1, a.crawled_us FROM added a CROSS JOIN subscriptions s WHERE s.feed_id = $1
             ON CONFLICT DO NOTHING),
           counted AS (UPDATE feeds SET item_count = item_count + (SELECT count(*) FROM added) WHERE id = $1)
-          SELECT id, crawled_us, xmin::text FROM added ORDER BY crawled_us`,
+          SELECT id FROM added ORDER BY crawled_us`,
           [
             feedId,
             ordered.map((e) => e.guid),
@@ -251,8 +246,8 @@ export class PgItemRepository implements ItemRepository {
             ordered.map((e) => e.content),
             ordered.map((e) => e.summary),
             published,
-            updated,
-            crawled,
+            ordered.map((e, k) => date(e.updatedAt) ?? published[k]!),
+            ordered.map(() => nextCrawlUs(crawlTimeUs)),
             ordered.map((e) => hashes.get(e)!),
             ordered.map((e) => json(e.enclosures)),
             ordered.map((e) => e.imageUrl),
@@ -260,25 +255,6 @@ export class PgItemRepository implements ItemRepository {
           ],
         );
         for (const [id] of ids) changes.added.push(id);
-        // What was sent, for this process's search indexer (./recent-item-sources.ts).
-        if (this.recent) {
-          const at = new Map(crawled.map((us, k) => [us, k]));
-          for (const [id, us, xmin] of ids) {
-            const k = at.get(us);
-            if (k === undefined) continue;
-            const e = ordered[k]!;
-            this.recent.put(xmin, {
-              id,
-              feedId,
-              url: e.url,
-              title: e.title,
-              content: e.content,
-              summary: e.summary,
-              publishedAt: published[k]!,
-              updatedAt: updated[k]!,
-            });
-          }
-        }
       }
       return changes;
     });

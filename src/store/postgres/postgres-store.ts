@@ -14,7 +14,6 @@ import type { StoredToken } from '../../model/auth.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
-import { RecentItemSources } from './recent-item-sources.ts';
 import { PgSql } from './sql-executor.ts';
 import { PgLimitCounters } from './limit-counters.ts';
 
@@ -57,15 +56,13 @@ export class PostgresStore extends PortableRepositories implements Store {
     this.limitCounters = new PgLimitCounters(db);
     this.location = redactUrl(db.url);
     this.feeds = new PgFeedRepository(db);
-    // What this process inserts, for its own search indexer (not read back: recent-item-sources.ts).
-    const recent = new RecentItemSources();
-    this.items = new PgItemRepository(db, recent);
+    this.items = new PgItemRepository(db);
     this.subscriptions = new PgSubscriptionRepository(db);
     this.refreshClaims = new PgRefreshClaimRepository(db);
     this.streams = new PgStreamRepository(db);
     this.itemStates = new PgItemStateRepository(db);
     this.readerLabels = new PgReaderLabelRepository(db);
-    this.searchIndex = new PgSearchIndex(db, this.changes, { recent });
+    this.searchIndex = new PgSearchIndex(db, this.changes);
   }
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {

@@ -5,7 +5,6 @@
 import type { PgDatabase } from './client.ts';
 import { collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
-import type { RecentItemSources } from './recent-item-sources.ts';
 import type {
   ArticleText,
   BacklogEntry,
@@ -113,15 +112,9 @@ export class PgSearchIndex implements SearchIndexRepository {
   readonly chunkBytes = CHUNK_BYTES;
   readonly changes: ChangeSignal;
   private readonly chunkCache: PostingsChunkCache;
-  private readonly recent: RecentItemSources | undefined;
-  constructor(
-    db: PgDatabase,
-    changes: ChangeSignal,
-    opts: { postingsCacheBytes?: number; recent?: RecentItemSources } = {},
-  ) {
+  constructor(db: PgDatabase, changes: ChangeSignal, opts: { postingsCacheBytes?: number } = {}) {
     this.db = db;
     this.changes = changes;
-    this.recent = opts.recent;
     this.chunkCache = new PostingsChunkCache(opts.postingsCacheBytes ?? POSTINGS_CACHE_BYTES);
   }
 
@@ -148,32 +141,9 @@ export class PgSearchIndex implements SearchIndexRepository {
     await this.db.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
   }
 
-  async itemSources(ids: number[]): Promise<SearchItemSource[]> {
-    if (!ids.length) return [];
-    if (!this.recent?.size) return this.readItemSources(ids);
-    // Items this process inserted and nobody changed since (same row version) are not read back:
-    // one light read of the versions and the feeds' URLs, then the text only of the others.
-    const versions = await this.db.rows<{
-      id: number;
-      x: string;
-      feedUrl: string;
-      feedSiteUrl: string | null;
-      indexed: boolean;
-    }>(
-      `SELECT i.id, i.xmin::text AS x, f.url AS "feedUrl", f.site_url AS "feedSiteUrl",
-        EXISTS (SELECT 1 FROM search_articles a WHERE a.item_id = i.id) AS indexed
-      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`,
-      [ids],
-    );
-    const out: SearchItemSource[] = [];
-    const others: number[] = [];
-    for (const v of versions) {
-      const kept = this.recent.take(v.id, v.x);
-      if (kept) out.push({ ...kept, feedUrl: v.feedUrl, feedSiteUrl: v.feedSiteUrl, indexed: v.indexed });
-      else others.push(v.id);
-    }
-    if (others.length) out.push(...(await this.readItemSources(others)));
-    return out.sort((a, b) => a.id - b.id);
+  itemSources(ids: number[]): Promise<SearchItemSource[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.readItemSources(ids);
   }
 
   private readItemSources(ids: number[]): Promise<SearchItemSource[]> {
