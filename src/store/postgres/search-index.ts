@@ -143,10 +143,7 @@ export class PgSearchIndex implements SearchIndexRepository {
 
   itemSources(ids: number[]): Promise<SearchItemSource[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.readItemSources(ids);
-  }
-
-  private readItemSources(ids: number[]): Promise<SearchItemSource[]> {
+    // `indexed`: only items with an article have passages and an article to replace.
     return this.db.rows<SearchItemSource>(
       `SELECT i.id, i.feed_id AS "feedId", i.url, i.title, i.content, i.summary,
         i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl",
