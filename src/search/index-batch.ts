@@ -105,15 +105,30 @@ export class IndexBatch {
 
   /** Appends the batch's postings to the store (inside the caller's transaction). */
   async write(repo: SearchIndexRepository): Promise<void> {
-    const entries = this.slots.map((slot) => ({
-      term: slot.term,
-      bytes: encodeSegment(slot.postings),
-      count: slot.postings.length / 4,
-    }));
+    await repo.appendPostings(this.detach().encode(0));
+  }
+
+  /**
+   * Takes the batch's postings out of the shared slots, so another batch may start while these
+   * wait for their document numbers: the indexer counts words with numbers 1..n before it holds
+   * the index lock, and encodes them once it has reserved the real ones (`encode(first - 1)`).
+   * Call it in the same synchronous run as the `add` calls: slots are shared by every batch.
+   */
+  detach(): DetachedPostings {
+    const terms = this.slots.map((slot) => slot.term);
+    const lists = this.slots.map((slot) => slot.postings);
     for (const slot of this.slots) slot.postings = [];
     this.slots.length = 0;
-    await repo.appendPostings(entries);
+    return {
+      encode: (offset) =>
+        terms.map((term, i) => ({ term, bytes: encodeSegment(lists[i]!, offset), count: lists[i]!.length / 4 })),
+    };
   }
+}
+
+/** A batch's postings, counted under document numbers to be shifted by `offset` when encoded. */
+export interface DetachedPostings {
+  encode(offset: number): { term: string; bytes: Uint8Array; count: number }[];
 }
 
 /**

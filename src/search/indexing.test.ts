@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addFeed, addUser, ingest, insertItem, subscribe, testApp } from './testing/fixtures.ts';
 import { searchService } from './service.ts';
-import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
+import { drainBatch, flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
 import type { SearchQuery } from './types.ts';
 import { testSql } from '../store/testing.ts';
+import type { ParsedEntry } from '../model/parsed-feed.ts';
 
 const instance = (text: string, limit = 10): SearchQuery => ({ text, scope: { kind: 'instance' }, filters: {}, limit });
 
@@ -221,6 +222,97 @@ test('a pending rebuild runs in the background: the app starts at once, searches
   assert.equal(await repo.articleCount(), ids.length);
   assert.equal((await repo.state()).removed, 0, 'no batch was indexed twice by the two processes');
   assert.equal((await searchService(b).search(instance('tide table 2599', 1)))[0]?.url, 'https://r.example/2599');
+});
+
+test('indexers side by side take different batches, and a flush waits for entries another one holds', async (t) => {
+  const a = await testApp();
+  t.after(async () => a.close());
+  if (a.store.backend !== 'postgres') {
+    t.skip('SQLite has one writer: its indexer runs one batch at a time');
+    return;
+  }
+  const b = await testApp({ dataDir: a.config.dataDir });
+  t.after(async () => b.close());
+  const feed = await addFeed(a, 'https://side.example/feed');
+  const ids: number[] = [];
+  await a.store.transaction(async () => {
+    for (let i = 0; i < 1200; i++)
+      ids.push(
+        await insertItem(a, feed, {
+          url: `https://side.example/${i}`,
+          title: `Ferry ${i}`,
+          content: `<p>The ferry number ${i} crosses the bay at dawn.</p>`,
+        }),
+      );
+  });
+  // An indexer of process a holds the first 500 entries (its transaction is still open).
+  const release = Promise.withResolvers<void>();
+  const held = Promise.withResolvers<number>();
+  const holding = a.store.transaction(async () => {
+    held.resolve((await searchIndexRepository(a).backlog(500)).length);
+    await release.promise;
+  });
+  let flush: Promise<unknown> = Promise.resolve();
+  try {
+    assert.equal(await held.promise, 500);
+    // Process b's indexer takes the rest at once instead of the same 500 (or waiting for them).
+    assert.equal(await drainBatch(b.store, 2000), 700);
+    // A flush must not end while entries are held: it waits for them, then indexes them (the
+    // holder ended without indexing them here).
+    let flushed = false;
+    flush = flushSearchIndexing(b).then(() => (flushed = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(flushed, false, 'the flush waits for the held entries');
+  } finally {
+    release.resolve();
+    await holding;
+    await flush;
+  }
+  const repo = searchIndexRepository(b);
+  assert.equal(await repo.articleCount(), 1200);
+  assert.equal(await repo.passageCount(), 1200, 'one passage per item: none written twice');
+  assert.equal((await repo.state()).removed, 0, 'no item indexed twice');
+  assert.equal((await repo.indexStatus()).waiting, 0);
+  assert.equal((await searchService(a).search(instance('ferry 1199', 1)))[0]?.url, 'https://side.example/1199');
+});
+
+test('items stored by this process are indexed as stored, and an item changed since as it is now', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://kept.example/feed');
+  const entry = (n: number, body: string): ParsedEntry => ({
+    guid: `k${n}`,
+    url: `https://kept.example/${n}`,
+    title: `Harbour note ${n}`,
+    author: null,
+    publishedAt: 1_700_000_000 + n,
+    updatedAt: null,
+    content: `<p>${body}</p>`,
+    summary: null,
+    enclosures: [],
+    imageUrl: null,
+    categories: [],
+  });
+  const { added } = await app.store.items.upsertEntries(
+    feed,
+    [entry(1, 'The pelican sleeps on the pier.'), entry(2, 'The cormorant dives for fish.')],
+    Date.now() * 1000,
+  );
+  // Changed by another writer (full text, another process) before this process indexed it: the
+  // version this process stored must not be what gets indexed (guards any cache of what was sent).
+  await testSql(app)
+    .prepare('UPDATE items SET content = ? WHERE id = ?')
+    .run('<p>The albatross glides over the waves.</p>', added[1]!);
+  app.notifyItemChanges({ added, updated: [], deleted: [] });
+  await flushSearchIndexing(app);
+  const text = await searchService(app).articleTexts(added);
+  assert.equal(text.get(added[0]!)?.text, 'The pelican sleeps on the pier.');
+  assert.equal(text.get(added[1]!)?.text, 'The albatross glides over the waves.');
+  assert.equal((await searchService(app).search(instance('albatross', 1)))[0]?.itemId, added[1]);
+  assert.equal((await searchService(app).search(instance('cormorant', 1))).length, 0);
+  assert.equal((await searchService(app).search(instance('pelican', 1)))[0]?.itemId, added[0]);
+  const [a] = (await searchIndexRepository(app).articleRows(0, 10)).filter((r) => r.itemId === added[0]);
+  assert.equal(a?.feedId, feed);
 });
 
 test('a long query (a pasted article) is searched by its rarest words', async (t) => {

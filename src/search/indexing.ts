@@ -10,7 +10,7 @@
 // Both go in batches, so memory stays flat.
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
-import type { IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
+import type { IndexedArticle, IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
 import type { Store } from '../store/open-store.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { splitPassages, wordCount } from './passages.ts';
@@ -162,16 +162,28 @@ export async function flushSearchIndexing(app: App): Promise<void> {
  * Drains the durable backlog (search_index_backlog, filled by triggers in the transactions that
  * store items) in bounded batches, one transaction each: the batch's items are indexed and taken
  * off the backlog together, so a crash at any point leaves them either indexed or still queued.
- * Writers of the index hold its lock (`lockForWriting`), so processes on one database drain in
- * turns and each batch is indexed once.
+ * A batch holds its backlog entries, so each is indexed once; writers of the postings take turns
+ * on the index lock (`drainBatch`), so batches of several processes overlap up to it. A process
+ * can run up to `parallel` batches at once while the backlog keeps coming back full (PARALLEL_PG).
  */
 export class BacklogDrain {
   static readonly BATCH = 500;
+  /**
+   * Batches of one process at once on PostgreSQL (SQLite has one writer: one). 2 was measured
+   * and lost (2026-11-27, BENCHMARKS.md, Feed engine: 2-3 s more CPU per 1,000-feed first refresh,
+   * 0.78-0.95x in 4 alternated pairs on a loaded machine); processes still overlap each other.
+   */
+  static readonly PARALLEL_PG = 1;
   /** A background drain that failed retries after this long (the items stay queued meanwhile). */
   static readonly RETRY_MS = 5000;
   private scheduled: ReturnType<typeof setTimeout> | undefined;
-  /** The batch being indexed, if any: batches of one process never overlap. */
-  private running: Promise<number> | undefined;
+  /** Batches of this process being indexed (each removes itself when it settles). */
+  private readonly running = new Set<Promise<number>>();
+  private readonly parallel: number;
+  /** The last batch came back full: more is waiting, so batches run side by side. */
+  private full = false;
+  /** A nudge came while every slot was busy: look again when a batch ends. */
+  private pending = false;
   private stopped = false;
   private readonly store: Store;
   private readonly onError: (e: unknown) => void;
@@ -181,10 +193,16 @@ export class BacklogDrain {
   /** Items seen waiting by the last look at the backlog (for the queue-depth metric). */
   waiting = 0;
 
-  constructor(store: Store, onError: (e: unknown) => void, afterBatch: () => Promise<void> | void = () => {}) {
+  constructor(
+    store: Store,
+    onError: (e: unknown) => void,
+    afterBatch: () => Promise<void> | void = () => {},
+    parallel = store.backend === 'postgres' ? BacklogDrain.PARALLEL_PG : 1,
+  ) {
     this.store = store;
     this.onError = onError;
     this.afterBatch = afterBatch;
+    this.parallel = parallel;
   }
 
   /** Starts draining in the background (new items were stored, or the process just started). */
@@ -193,17 +211,30 @@ export class BacklogDrain {
     // setTimeout, not setImmediate: leaves room for I/O (fetches, HTTP requests) between batches.
     this.scheduled = setTimeout(() => {
       this.scheduled = undefined;
+      this.pump();
+    }, delayMs);
+    this.scheduled.unref();
+  }
+
+  /** Starts background batches: one while the backlog is short, up to `parallel` while it is not. */
+  private pump(): void {
+    const want = this.full ? this.parallel : 1;
+    if (this.running.size >= want) this.pending = true;
+    while (!this.stopped && this.running.size < want) {
       this.runBatch().then(
         (n) => {
-          if (n > 0) this.nudge();
+          this.full = n === BacklogDrain.BATCH;
+          if (n > 0 || this.pending) {
+            this.pending = false;
+            this.nudge();
+          }
         },
         (e: unknown) => {
           this.onError(e);
           this.nudge(BacklogDrain.RETRY_MS);
         },
       );
-    }, delayMs);
-    this.scheduled.unref();
+    }
   }
 
   /** Change-signal generation at which the backlog was last seen empty. */
@@ -214,9 +245,17 @@ export class BacklogDrain {
     for (;;) {
       // Seen empty, and nothing changed anywhere since: no read (the search path of an idle store).
       const at = this.store.changes.generation();
-      if (at === this.emptyAt && !this.running) return;
+      if (at === this.emptyAt && !this.running.size) return;
       try {
-        if ((await this.runBatch()) === 0) {
+        // Batches side by side until none finds an entry it can take; then one that waits for the
+        // entries other indexers hold (another process's batch): empty only when it finds none.
+        let took = 0;
+        await Promise.all(
+          Array.from({ length: this.parallel }, async () => {
+            for (let n = await this.runBatch(); n > 0; n = await this.runBatch()) took += n;
+          }),
+        );
+        if (took === 0 && (await this.runBatch({ waitForLocked: true })) === 0) {
           this.emptyAt = at;
           return;
         }
@@ -230,13 +269,13 @@ export class BacklogDrain {
 
   /** Looks at the backlog now and then: another process may have left items (it crashed, or stopped). */
   async check(): Promise<void> {
-    if (this.running || this.scheduled) return;
+    if (this.running.size || this.scheduled) return;
     if (await this.store.searchIndex.hasBacklog()) this.nudge();
   }
 
   /** Resolves when no batch of this process is running. */
   async idle(): Promise<void> {
-    while (this.running) await this.running.catch(() => {});
+    while (this.running.size) await Promise.allSettled([...this.running]);
   }
 
   stop(): void {
@@ -245,39 +284,52 @@ export class BacklogDrain {
     this.scheduled = undefined;
   }
 
-  /** Indexes the next batch of the backlog; returns how many items it took (0: the backlog is empty). */
-  private async runBatch(): Promise<number> {
-    while (this.running) await this.running.catch(() => {});
-    // Everything the batch does, its follow-up included, is inside `running`: a waiter must never
-    // see a settled promise still marked as running (it would spin on it).
-    const run = (async () => {
-      const n = await drainBatch(this.store, BacklogDrain.BATCH);
-      this.waiting = n === BacklogDrain.BATCH ? Math.max(this.waiting - n, n) : 0;
-      if (n) await this.afterBatch();
-      return n;
+  /** Indexes the next batch of the backlog; returns how many items it took (0: none it could take). */
+  private async runBatch(opts: { waitForLocked?: boolean } = {}): Promise<number> {
+    while (this.running.size >= this.parallel) await Promise.race(this.running).catch(() => {});
+    // Everything the batch does, its follow-up included, is inside `run`, which leaves `running`
+    // before it settles: a waiter must never see a settled promise still marked as running.
+    let run: Promise<number> | undefined;
+    run = (async () => {
+      try {
+        const n = await drainBatch(this.store, BacklogDrain.BATCH, opts);
+        this.waiting = n === BacklogDrain.BATCH ? Math.max(this.waiting - n, n) : 0;
+        if (n) await this.afterBatch();
+        return n;
+      } finally {
+        // Set by now: drainBatch awaited before this runs.
+        if (run) this.running.delete(run);
+      }
     })();
-    this.running = run;
-    try {
-      return await run;
-    } finally {
-      if (this.running === run) this.running = undefined;
-    }
+    this.running.add(run);
+    return run;
   }
 }
 
-/** One batch of the backlog, indexed and taken off in one transaction; returns the items taken. */
-export async function drainBatch(store: Store, batchSize: number): Promise<number> {
+/**
+ * One batch of the backlog, indexed and taken off in one transaction; returns the items taken.
+ * The batch's entries are held by the transaction (PostgreSQL: FOR UPDATE SKIP LOCKED, so other
+ * indexers, of this process or another, take the next ones meanwhile); its text is extracted and
+ * its passages written before the index lock, which is held only for the document numbers,
+ * articles and postings. `waitForLocked`: entries another indexer holds are waited for instead of
+ * skipped (a flush that must see the backlog empty).
+ */
+export async function drainBatch(
+  store: Store,
+  batchSize: number,
+  opts: { waitForLocked?: boolean } = {},
+): Promise<number> {
   const repo = store.searchIndex;
   // A read first: an empty backlog costs no write transaction (nor, on SQLite, the write lock).
   if (!(await repo.hasBacklog())) return 0;
   return store.transaction(async () => {
-    await repo.lockForWriting();
-    const entries = await repo.backlog(batchSize);
+    const entries = await repo.backlog(batchSize, opts);
     if (!entries.length) return 0;
     // Items gone meanwhile took their backlog rows and index rows with them (ON DELETE CASCADE).
     await indexItemsNow(
       repo,
       entries.map((e) => e.itemId),
+      { locked: false },
     );
     await repo.removeFromBacklog(entries);
     return entries.length;
@@ -369,38 +421,62 @@ export function rebuildStep(store: Store, batchSize: number): Promise<{ indexed:
   });
 }
 
-/** Indexes the items (replacing earlier versions); the caller holds the transaction. */
-export async function indexItemsNow(repo: SearchIndexRepository, ids: number[]): Promise<number> {
+/**
+ * Indexes the items (replacing earlier versions); the caller holds the transaction. `locked`
+ * (default): the caller holds `lockForWriting` (a rebuild). Otherwise the caller holds the items'
+ * backlog entries, and this takes `lockForPassages` and then `lockForPostings` itself: everything
+ * up to the passages (reading the items, extracting text, counting words, writing passages) runs
+ * beside other indexers; only the document numbers, articles and postings take turns.
+ */
+export async function indexItemsNow(
+  repo: SearchIndexRepository,
+  ids: number[],
+  opts: { locked?: boolean } = {},
+): Promise<number> {
+  // Before reading: whether an item was indexed before (so has passages to replace) must not
+  // change until its passages are written (a rebuild holds this lock exclusively).
+  if (opts.locked === false) await repo.lockForPassages();
   const sources = await repo.itemSources(ids);
   if (!sources.length) return 0;
-  let docNo = await repo.reserveDocNumbers(sources.length);
+  // Words are counted under document numbers 1..n; the real ones are reserved under the lock.
   const batch = new IndexBatch();
   let passages = 0;
+  let rel = 0;
   const empty: number[] = [];
-  const articles: Parameters<SearchIndexRepository['storeArticles']>[0] = [];
+  const articles: IndexedArticle[] = [];
+  const texts: { itemId: number; passages: { text: string; words: number }[]; replace: boolean }[] = [];
   for (const src of sources) {
     const parts = itemPassages(src);
     if (!parts.length) {
-      empty.push(src.id);
+      if (src.indexed !== false) empty.push(src.id);
       continue;
     }
     const item = indexedItem(src);
-    const lengths = batch.add(docNo, { title: item.title, body: parts.join('\n'), url: src.url });
+    const lengths = batch.add(++rel, { title: item.title, body: parts.join('\n'), url: src.url });
     articles.push({
-      article: {
-        ...item,
-        docNo: docNo++,
-        titleLength: lengths.title,
-        bodyLength: lengths.body,
-        urlLength: lengths.url,
-      },
+      ...item,
+      docNo: rel,
+      titleLength: lengths.title,
+      bodyLength: lengths.body,
+      urlLength: lengths.url,
+    });
+    texts.push({
+      itemId: src.id,
       passages: parts.map((text) => ({ text, words: wordCount(text) })),
+      replace: src.indexed !== false,
     });
     passages += parts.length;
   }
+  // Synchronously after the last add: the word counts leave the slots every batch shares.
+  const postings = batch.detach();
+  await repo.storePassages(texts);
+  if (opts.locked === false) await repo.lockForPostings();
+  const offset = articles.length ? (await repo.reserveDocNumbers(articles.length)) - 1 : 0;
   await repo.deleteItems(empty);
-  await repo.storeArticles(articles);
-  await batch.write(repo);
+  await repo.storeArticles(
+    articles.map((a, k) => ({ article: { ...a, docNo: a.docNo + offset }, replace: texts[k]!.replace })),
+  );
+  await repo.appendPostings(postings.encode(offset));
   return passages;
 }
 

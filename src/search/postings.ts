@@ -22,14 +22,14 @@ export interface FieldLengths {
 
 /**
  * Encodes one segment from a flat list [docNo, title tf, body tf, url tf, docNo, …] whose
- * document numbers increase.
+ * document numbers increase, each stored as docNo + offset.
  */
-export function encodeSegment(list: readonly number[]): Uint8Array {
+export function encodeSegment(list: readonly number[], offset = 0): Uint8Array {
   const writer = new ByteWriter(16 + list.length);
   writer.varint(list.length / 4);
   let previous = 0;
   for (let i = 0; i < list.length; i += 4) {
-    const docNo = list[i]!,
+    const docNo = list[i]! + offset,
       title = list[i + 1]!,
       body = list[i + 2]!,
       url = list[i + 3]!;

@@ -90,6 +90,11 @@ export interface SearchItemSource {
   updatedAt: number;
   feedUrl: string;
   feedSiteUrl: string | null;
+  /**
+   * False when the item has no article in the index (never indexed): it has no passages or
+   * article row to replace, so none is deleted first (PostgreSQL). Undefined: unknown.
+   */
+  indexed?: boolean;
 }
 
 export interface IndexedItem {
@@ -227,11 +232,33 @@ export interface SearchIndexRepository {
    * transaction that changes postings: indexing, rebuild, compaction).
    */
   lockForWriting(): Promise<void>;
+  /**
+   * The backlog's indexers, in two steps: `lockForPassages` before writing the passages of the
+   * batch they hold (several indexers at once; never beside a `lockForWriting` writer, which
+   * rewrites passages of items it holds no backlog entry of), then `lockForPostings` for the
+   * document numbers, articles and postings (one at a time). Both held until the transaction
+   * ends; always in that order.
+   */
+  lockForPassages(): Promise<void>;
+  lockForPostings(): Promise<void>;
   itemSources(ids: number[]): Promise<SearchItemSource[]>;
   /** Reserves n document numbers (inside the caller's transaction); returns the first. */
   reserveDocNumbers(n: number): Promise<number>;
-  /** Stores articles and their passages, replacing any earlier version of the items. */
-  storeArticles(articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[]): Promise<void>;
+  /**
+   * Stores articles and their passages, replacing any earlier version of the items. Without
+   * `passages` the items' passages are left as they are (written before by storePassages).
+   */
+  storeArticles(
+    articles: { article: IndexedArticle; passages?: { text: string; words: number }[]; replace?: boolean }[],
+  ): Promise<void>;
+  /**
+   * Replaces the passages of these items (none: the item's go). Touches no counter: the backlog's
+   * indexers write them under `lockForPassages`, beside each other (PostgreSQL). `replace: false`
+   * (in storeArticles too): the item is known to have none yet, nothing to delete first.
+   */
+  storePassages(
+    items: { itemId: number; passages: { text: string; words: number }[]; replace?: boolean }[],
+  ): Promise<void>;
   /** Appends one batch's encoded postings, per term (src/search/postings.ts). */
   appendPostings(entries: { term: string; bytes: Uint8Array; count: number }[]): Promise<void>;
   /** Replaces all of a term's postings with these chunks (none: the term goes). */
@@ -266,9 +293,12 @@ export interface SearchIndexRepository {
   articleCount(): Promise<number>;
   /**
    * Items waiting to be indexed (stored or changed since they were last indexed: triggers on
-   * items record them in the storing transaction), at most `limit`, in id order.
+   * items record them in the storing transaction), at most `limit`, in id order. Called in a
+   * transaction, the entries are held until it ends, and on PostgreSQL entries another
+   * transaction holds (another indexer's batch) are skipped, or with `waitForLocked` waited
+   * for (then left out if that transaction took them off). SQLite has one writer: no skipping.
    */
-  backlog(limit: number): Promise<BacklogEntry[]>;
+  backlog(limit: number, opts?: { waitForLocked?: boolean }): Promise<BacklogEntry[]>;
   /** Takes these entries off the backlog unless their item changed again since they were read. */
   removeFromBacklog(entries: BacklogEntry[]): Promise<void>;
   /** True when at least one item waits to be indexed (one indexed read). */
@@ -669,6 +699,15 @@ export interface FullTextRepository {
   mode(userId: number, feedId: number): Promise<FullTextMode | undefined>;
   /** True when a subscriber has it on, or (autoEnable) the feed is a detected teaser feed with an 'auto' subscriber. */
   wantsFullText(feedId: number, autoEnable: boolean): Promise<boolean>;
+  /**
+   * What the full-text queue needs of a feed after new items, in one read: the teaser verdict and
+   * when it was checked, whether a subscriber is on 'auto', and `wantsFullText` as now.
+   * Undefined when the feed is gone.
+   */
+  queueState(
+    feedId: number,
+    autoEnable: boolean,
+  ): Promise<{ teaser: boolean | null; teaserCheckedAt: number | null; auto: boolean; wants: boolean } | undefined>;
   /**
    * Among the feed's items with a link — its `recent` newest, and all crawled since crawledSinceUs —
    * those with no full text for their current content, and failures due for a retry (fewer than

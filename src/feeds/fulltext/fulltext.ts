@@ -183,10 +183,15 @@ class FullTextQueue {
     const app = this.app;
     const store = fullTextStore(app);
     try {
+      // One read for the teaser verdict and the subscribers' modes (it was five statements a feed,
+      // the most of a first refresh's round trips on PostgreSQL).
+      const autoEnable = app.config.fullTextAuto === 'enable';
+      const st = await store.queueState(feedId, autoEnable);
+      if (!st) return;
+      let wants = st.wants;
       if (app.config.fullTextAuto !== 'off' && !this.unreadable.has(feedId)) {
-        const st = await store.status(feedId);
         const checkedLongAgo = st.teaserCheckedAt === null || st.teaserCheckedAt < nowS() - TEASER_RECHECK_S;
-        if (st.teaser === null && checkedLongAgo && st.modes.includes('auto')) {
+        if (st.teaser === null && checkedLongAgo && st.auto) {
           const verdict = await checkTeaser(app, feedId, this.abort.signal);
           if (verdict === null) this.unreadable.add(feedId);
           else
@@ -194,10 +199,11 @@ class FullTextQueue {
               { feedId, teaser: verdict },
               verdict ? 'teaser feed detected: full text suggested' : 'feed carries full articles',
             );
+          // A teaser verdict turns full text on for 'auto' subscribers (TIDINGS_FULL_TEXT_AUTO=enable).
+          if (verdict && autoEnable) wants = await store.wantsFullText(feedId, true);
         }
       }
-      if (await store.wantsFullText(feedId, app.config.fullTextAuto === 'enable'))
-        await fetchFullTextForFeed(app, feedId, this.abort.signal);
+      if (wants) await fetchFullTextForFeed(app, feedId, this.abort.signal);
     } catch (e) {
       if (!this.abort.signal.aborted) app.log.error({ err: e, feedId }, 'full text of a feed failed');
     }

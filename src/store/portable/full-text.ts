@@ -40,6 +40,29 @@ export class SqlFullTextRepository implements FullTextRepository {
     return r.yes === 1;
   }
 
+  async queueState(
+    feedId: number,
+    autoEnable: boolean,
+  ): Promise<{ teaser: boolean | null; teaserCheckedAt: number | null; auto: boolean; wants: boolean } | undefined> {
+    const r = (await this.s
+      .prepare(`SELECT f.teaser, f.teaser_checked_at AS at,
+        CASE WHEN EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1 AND full_text = 'auto') THEN 1 ELSE 0 END AS auto,
+        CASE WHEN EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1 AND full_text = 'on')
+          OR (?2 = 1 AND f.teaser = 1 AND EXISTS (SELECT 1 FROM subscriptions WHERE feed_id = ?1 AND full_text = 'auto'))
+          THEN 1 ELSE 0 END AS yes
+        FROM feeds f WHERE f.id = ?1`)
+      .get(feedId, autoEnable ? 1 : 0)) as
+      | { teaser: number | null; at: number | null; auto: number; yes: number }
+      | undefined;
+    if (!r) return undefined;
+    return {
+      teaser: r.teaser === null ? null : r.teaser === 1,
+      teaserCheckedAt: r.at,
+      auto: r.auto === 1,
+      wants: r.yes === 1,
+    };
+  }
+
   async candidates(
     feedId: number,
     recent: number,

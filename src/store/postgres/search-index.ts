@@ -22,6 +22,12 @@ const CHUNK_BYTES = 8192;
 
 /** Key of the transaction-scoped advisory lock that serializes writers of the index. */
 const INDEX_LOCK = 0x7469_646e; // 'tidn'
+/**
+ * Key of the lock on the passages: shared by the backlog's indexers (each writes the passages of
+ * the backlog entries it holds), exclusive for the other writers (rebuild, compaction, emptying),
+ * which rewrite passages of any item. Taken before INDEX_LOCK, never after it.
+ */
+const PASSAGES_LOCK = 0x7469_6470; // 'tidp'
 
 /**
  * Postings chunks a process keeps between searches. A query's terms are up to ~1 MB of BYTEA at
@@ -204,14 +210,24 @@ export class PgSearchIndex implements SearchIndexRepository {
     // Writers of the postings read, change and write back a term's chunks: two at once (indexing
     // beside a compaction, or two processes) would lose postings. SQLite's single writer gives
     // this for free; here an advisory lock held until the transaction ends does.
+    await this.db.query('SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock($2)', [PASSAGES_LOCK, INDEX_LOCK]);
+  }
+
+  async lockForPassages(): Promise<void> {
+    await this.db.query('SELECT pg_advisory_xact_lock_shared($1)', [PASSAGES_LOCK]);
+  }
+
+  async lockForPostings(): Promise<void> {
     await this.db.query('SELECT pg_advisory_xact_lock($1)', [INDEX_LOCK]);
   }
 
   itemSources(ids: number[]): Promise<SearchItemSource[]> {
     if (!ids.length) return Promise.resolve([]);
+    // `indexed`: only items with an article have passages and an article to replace.
     return this.db.rows<SearchItemSource>(
       `SELECT i.id, i.feed_id AS "feedId", i.url, i.title, i.content, i.summary,
-        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl"
+        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", f.url AS "feedUrl", f.site_url AS "feedSiteUrl",
+        EXISTS (SELECT 1 FROM search_articles a WHERE a.item_id = i.id) AS indexed
       FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`,
       [ids],
     );
@@ -225,11 +241,14 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   async storeArticles(
-    articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[],
+    articles: { article: IndexedArticle; passages?: { text: string; words: number }[]; replace?: boolean }[],
   ): Promise<void> {
     if (!articles.length) return;
-    // Three statements for the whole batch (columns as arrays), not four per article.
-    await this.deleteItems(articles.map((x) => x.article.id));
+    // Three statements for the whole batch (columns as arrays), not four per article. Articles
+    // known to be new have nothing to delete (a first refresh: no delete at all).
+    const ids = articles.filter((x) => x.replace !== false).map((x) => x.article.id);
+    if (articles.some((x) => x.passages)) await this.deleteItems(ids);
+    else if (ids.length) await this.db.query('DELETE FROM search_articles WHERE item_id = ANY($1::bigint[])', [ids]);
     const col = <T>(f: (a: IndexedArticle) => T) => articles.map((x) => f(x.article));
     await this.db.query(
       `INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
@@ -251,7 +270,7 @@ export class PgSearchIndex implements SearchIndexRepository {
       texts: string[] = [],
       words: number[] = [];
     for (const { article, passages } of articles) {
-      passages.forEach((p, ord) => {
+      passages?.forEach((p, ord) => {
         items.push(article.id);
         ords.push(ord);
         texts.push(p.text);
@@ -262,6 +281,35 @@ export class PgSearchIndex implements SearchIndexRepository {
       await this.db.query(
         'INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
         [items, ords, texts, words],
+      );
+    }
+  }
+
+  async storePassages(
+    items: { itemId: number; passages: { text: string; words: number }[]; replace?: boolean }[],
+  ): Promise<void> {
+    if (!items.length) return;
+    // Only items indexed before can have passages. The delete is skipped for the others: its
+    // custom plan with a fresh table's statistics scanned every passage (37 ms a batch).
+    const replaced = items.filter((x) => x.replace !== false).map((x) => x.itemId);
+    if (replaced.length)
+      await this.db.query('DELETE FROM search_passages WHERE item_id = ANY($1::bigint[])', [replaced]);
+    const ids: number[] = [],
+      ords: number[] = [],
+      texts: string[] = [],
+      words: number[] = [];
+    for (const { itemId, passages } of items) {
+      passages.forEach((p, ord) => {
+        ids.push(itemId);
+        ords.push(ord);
+        texts.push(p.text);
+        words.push(p.words);
+      });
+    }
+    if (ids.length) {
+      await this.db.query(
+        'INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
+        [ids, ords, texts, words],
       );
     }
   }
@@ -437,9 +485,13 @@ export class PgSearchIndex implements SearchIndexRepository {
     return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM search_articles'))!.n;
   }
 
-  backlog(limit: number): Promise<BacklogEntry[]> {
+  backlog(limit: number, opts: { waitForLocked?: boolean } = {}): Promise<BacklogEntry[]> {
+    // FOR UPDATE: the batch is this transaction's until it commits. SKIP LOCKED: indexers of this
+    // and other processes take different batches at once, and take turns only on the index lock.
     return this.db.rows<BacklogEntry>(
-      'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1',
+      opts.waitForLocked
+        ? 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE'
+        : 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE SKIP LOCKED',
       [limit],
     );
   }

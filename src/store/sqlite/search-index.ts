@@ -41,6 +41,10 @@ export class SqliteSearchIndex implements SearchIndexRepository {
     // Nothing to do: BEGIN IMMEDIATE already made this transaction SQLite's only writer.
   }
 
+  async lockForPassages(): Promise<void> {}
+
+  async lockForPostings(): Promise<void> {}
+
   async itemSources(ids: number[]): Promise<SearchItemSource[]> {
     if (!ids.length) return [];
     return this.stmts
@@ -63,20 +67,30 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   }
 
   async storeArticles(
-    articles: { article: IndexedArticle; passages: { text: string; words: number }[] }[],
+    articles: { article: IndexedArticle; passages?: { text: string; words: number }[] }[],
   ): Promise<void> {
     for (const { article, passages } of articles) this.storeArticle(article, passages);
   }
 
-  private storeArticle(a: IndexedArticle, passages: { text: string; words: number }[]): void {
-    this.deleteItemsNow([a.id]);
+  async storePassages(items: { itemId: number; passages: { text: string; words: number }[] }[]): Promise<void> {
+    for (const { itemId, passages } of items) this.storeItemPassages(itemId, passages);
+  }
+
+  private storeArticle(a: IndexedArticle, passages: { text: string; words: number }[] | undefined): void {
+    if (passages) this.deleteItemsNow([a.id]);
+    else this.stmts.get('DELETE FROM search_articles WHERE item_id = ?').run(a.id);
     this.stmts
       .get(`INSERT INTO search_articles (item_id, doc_no, feed_id, host, published_at, updated_at, title_length, body_length, url_length)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(a.id, a.docNo, a.feedId, a.host, a.publishedAt, a.updatedAt, a.titleLength, a.bodyLength, a.urlLength);
+    if (passages) this.storeItemPassages(a.id, passages, false);
+  }
+
+  private storeItemPassages(itemId: number, passages: { text: string; words: number }[], replace = true): void {
+    if (replace) this.stmts.get('DELETE FROM search_passages WHERE item_id = ?').run(itemId);
     const insertPassage = this.stmts.get(`
       INSERT INTO search_passages (item_id, ord, text, words) VALUES (?, ?, ?, ?)`);
-    passages.forEach((p, ord) => insertPassage.run(a.id, ord, p.text, p.words));
+    passages.forEach((p, ord) => insertPassage.run(itemId, ord, p.text, p.words));
   }
 
   async appendPostings(entries: { term: string; bytes: Uint8Array; count: number }[]): Promise<void> {
