@@ -15,6 +15,7 @@
 //     server in a worker thread: first cycle (all new), second (all 304), third (10 % changed);
 //     wall time, feeds/s, items/s, peak RSS; baseline: plain GETs of the same feeds, no processing.
 import { flushSearchIndexing } from '../src/search/indexing.ts';
+import { postgresServerCpuS } from './process-cpu.ts';
 import { readdirSync, readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -399,29 +400,6 @@ async function processesBench(counts: number[]): Promise<void> {
   console.log('    run  tree       processes  wall s  feeds/s  items   x speed   load1  per process');
   for (const r of rows) console.log(r);
   backend.stop();
-}
-
-/**
- * CPU seconds used so far by a local PostgreSQL server (the postmaster, its exited children and its
- * live ones), from /proc: what a refresh costs the database on the same cores. NaN when the
- * server's files are not readable here (a remote server).
- */
-function postgresServerCpuS(dataDirectory: string): number {
-  try {
-    const postmaster = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const fields = (pid: string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    let ticks = 0;
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      try {
-        const f = fields(pid);
-        if (Number(pid) === postmaster) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-        else if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
-      } catch {}
-    }
-    return ticks / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 console.log(`feeds bench, ${new Date().toISOString()}, node ${process.version}`);
