@@ -16,6 +16,7 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { subscribe } from '../src/feeds/subscriptions.ts';
+import { subscriptionList } from '../src/reader-api/labels-and-counts.ts';
 
 const PASSWORD = 'correct horse battery';
 const WORKERS = 3;
@@ -236,6 +237,33 @@ test('a killed worker is replaced, and the requests in flight on the other worke
 });
 
 test('SIGTERM drains: an SSE stream in flight runs to its end, then every worker exits', async () => {
+  // A client that gave up: its quickadd is still fetching the feed (4 s) when the signal comes. The
+  // worker must finish it before closing its store, though no connection is left to wait for.
+  let abandonedArrived!: () => void;
+  const arrived = new Promise<void>((r) => (abandonedArrived = r));
+  feeds.addItems('abandoned', 2);
+  feeds.routes.set('/abandoned.xml', (_req, res) => {
+    abandonedArrived();
+    setTimeout(
+      () =>
+        http.get(feeds.url('abandoned'), (up) => {
+          res.writeHead(200, { 'content-type': 'application/rss+xml' });
+          up.pipe(res);
+        }),
+      4000,
+    );
+  });
+  const gaveUp = http.request(`${s.url}/reader/api/0/subscription/quickadd`, {
+    method: 'POST',
+    headers: { authorization: await readerAuth(), 'content-type': 'application/x-www-form-urlencoded' },
+    // Keep-alive, as apps and browsers connect: the server goes on reading the connection and sees it close.
+    agent: new http.Agent({ keepAlive: true }),
+  });
+  gaveUp.on('error', () => {});
+  gaveUp.end(new URLSearchParams({ quickadd: `${feeds.base}/abandoned.xml` }).toString());
+  await arrived;
+  gaveUp.destroy();
+
   llm.words = 20;
   llm.everyMs = 100;
   let firstBytes!: () => void;
@@ -270,7 +298,19 @@ test('SIGTERM drains: an SSE stream in flight runs to its end, then every worker
   // The stream's usage row is written after it ends, while the server drains: before the store closes.
   assert.ok(!s.lines.some((l) => l.includes('could not record chat usage')), s.lines.slice(-20).join('\n'));
   assert.equal(await usageRequests(), requestsBefore + 1, 'the drained stream has its usage row');
+  assert.equal(await subscribedTo(`${feeds.base}/abandoned.xml`), true, 'the abandoned quickadd was finished');
+  assert.ok(!s.lines.some((l) => /not open|after calling end/.test(l)), s.lines.slice(-20).join('\n'));
 });
+
+async function subscribedTo(url: string): Promise<boolean> {
+  const app = await openApp(dataDir, { allowPrivateNetworks: true });
+  try {
+    const user = await app.users.findByName('alice');
+    return (await subscriptionList(app, user!.id)).some((sub) => sub.url === url);
+  } finally {
+    await app.close();
+  }
+}
 
 async function usageRequests(): Promise<number> {
   const app = await openApp(dataDir, { allowPrivateNetworks: true });

@@ -53,6 +53,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       },
     },
   });
+  trackHandlers(server);
   installRequestObservability(server, app);
   // Error texts quote the request (a Reader `Error=…`, a ClientLogin `Info=…`): no browser may read
   // any answer of this server as another type than the one it is sent as. On the raw response, so
@@ -83,6 +84,40 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   return server;
 }
 
+/** Route handlers still running, per server (trackHandlers). */
+const handlersRunning = new WeakMap<FastifyInstance, Set<Promise<unknown>>>();
+
+/**
+ * Counts every route handler until it returns. Closing the HTTP server waits for open
+ * connections, not for handlers: a client that gave up (a timeout, wrk at the end of its run)
+ * closes its connection while its chat answer is still being worked out, the server closes, and
+ * the store was closed under that handler ("Cannot use a pool after calling end", its usage row
+ * lost). The drain waits for these too (startServer), within TIDINGS_DRAIN_SECONDS.
+ */
+function trackHandlers(server: FastifyInstance): void {
+  const running = new Set<Promise<unknown>>();
+  handlersRunning.set(server, running);
+  server.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function (this: FastifyInstance, request, reply) {
+      const result = handler.call(this, request, reply);
+      if (!(result instanceof Promise)) return result;
+      const done: Promise<unknown> = result.then(
+        (): boolean => running.delete(done),
+        (): boolean => running.delete(done),
+      );
+      running.add(done);
+      return result;
+    };
+  });
+}
+
+/** Resolves when every route handler running now has returned. */
+export async function handlersSettled(server: FastifyInstance): Promise<void> {
+  const running = handlersRunning.get(server);
+  while (running?.size) await Promise.all(running);
+}
+
 /**
  * How this process listens. Under `serve --workers N` with reuse-port balancing every worker
  * binds the port itself (SO_REUSEPORT: the kernel spreads new connections over the workers, the
@@ -109,7 +144,10 @@ export async function startServer(
   const addr = server.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : (listen.port ?? app.config.port);
   const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
-  app.onClose(() => server.close());
+  app.onClose(async () => {
+    await server.close();
+    await handlersSettled(server);
+  });
   // A server lives long: it indexes what other processes left waiting (one killed mid-refresh).
   watchSearchBacklog(app);
   return { server, url };
