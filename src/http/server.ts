@@ -113,7 +113,7 @@ function trackHandlers(server: FastifyInstance): void {
 }
 
 /** Resolves when every route handler running now has returned. */
-export async function handlersSettled(server: FastifyInstance): Promise<void> {
+async function handlersSettled(server: FastifyInstance): Promise<void> {
   const running = handlersRunning.get(server);
   while (running?.size) await Promise.all(running);
 }
