@@ -15,6 +15,7 @@ import { tempDataDir } from './helpers.ts';
 import { importOpml } from '../src/feeds/opml/import-export.ts';
 import { LARGE_PASS_FEEDS, refreshDue } from '../src/feeds/refresh.ts';
 import type { Store, StoreWorkload } from '../src/store/open-store.ts';
+import { heapKeptCompact } from '../src/startup-garbage.ts';
 
 /** SQLite's memory map size on the store's connection. */
 const mmapSize = async (store: Store) =>
@@ -52,7 +53,7 @@ test("the App opens its store with the process's workload", async (t) => {
   assert.equal(await mmapSize(app.store), 0);
 });
 
-test('a large refresh pass runs with the store set for a batch workload, a small one does not', async (t) => {
+test('a large refresh pass runs with the store set for a batch workload and a compact heap, a small one does not', async (t) => {
   const config = loadConfig({ env: {}, overrides: { dataDir: tempDataDir(), schedulerEnabled: false } });
   const app = await createApp(config, silentLogger);
   t.after(() => app.close());
@@ -63,11 +64,15 @@ test('a large refresh pass runs with the store set for a batch workload, a small
       (_, k) => `<outline type="rss" text="f${from + k}" xmlUrl="http://127.0.0.1:9/f${from + k}.xml"/>`,
     ).join('')}</body></opml>`;
   const store = app.store;
-  const asked: { workload: StoreWorkload; mmap?: number }[] = [];
+  const asked: { workload: StoreWorkload; mmap?: number; compactHeap: boolean }[] = [];
   const withWorkload = store.withWorkload.bind(store);
   store.withWorkload = (workload, fn) =>
     withWorkload(workload, async () => {
-      asked.push({ workload, mmap: store.backend === 'sqlite' ? await mmapSize(store) : undefined });
+      asked.push({
+        workload,
+        mmap: store.backend === 'sqlite' ? await mmapSize(store) : undefined,
+        compactHeap: heapKeptCompact(),
+      });
       return fn();
     });
   // An aborted pass lists the due feeds and fetches none of them.
@@ -77,7 +82,8 @@ test('a large refresh pass runs with the store set for a batch workload, a small
   assert.deepEqual(asked, [], 'a pass of fewer feeds keeps the serving settings');
   await importOpml(app, user, opml(LARGE_PASS_FEEDS - 1, LARGE_PASS_FEEDS));
   await refreshDue(app, { signal: aborted });
-  assert.deepEqual(asked, [{ workload: 'batch', mmap: store.backend === 'sqlite' ? 0 : undefined }]);
+  assert.deepEqual(asked, [{ workload: 'batch', mmap: store.backend === 'sqlite' ? 0 : undefined, compactHeap: true }]);
+  assert.equal(heapKeptCompact(), false, "V8's own heap growing is back after the pass");
   if (store.backend === 'sqlite') {
     assert.equal(await mmapSize(store), 268435456, 'the serving settings are back after the pass');
   }

@@ -2,7 +2,7 @@
 // fetch -> tell listeners. A failure of one feed is recorded on that feed (status, actionable
 // error, consecutive count, back-off) and never touches its stored items or other feeds.
 import { createHash } from 'node:crypto';
-import { collectGarbage } from '../startup-garbage.ts';
+import { collectGarbage, withCompactHeap } from '../startup-garbage.ts';
 import type { App } from '../app.ts';
 import type { FeedMetadata, FeedRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/parsed-feed.ts';
@@ -317,12 +317,13 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   // A large pass (a first refresh after an import, a server back after a day off) mostly writes:
   // it runs with the store set for a batch workload (SQLite: no memory map, a 16 MB page cache),
   // which took a server's 1,000-feed first refresh from 487-499 MB peak RSS to 317-403 MB
-  // (BENCHMARKS.md, Memory). The scheduler's usual passes of a few feeds keep the serving settings.
+  // (BENCHMARKS.md, Memory), and with V8's old generation kept near what is live (withCompactHeap:
+  // 413-444 -> 290-303 MB). The scheduler's usual passes of a few feeds keep the serving settings.
   // A process opened for it (`tidings refresh`) also collects its main thread's garbage every
   // BATCH_GC_EVERY_FEEDS feeds (src/startup-garbage.ts, collectGarbage: not in a server).
   const gcEvery = app.role.workload === 'batch' ? BATCH_GC_EVERY_FEEDS : 0;
   return listed.length >= LARGE_PASS_FEEDS
-    ? app.store.withWorkload('batch', () => refreshListed(app, opts, listed, dueBy, t0, gcEvery))
+    ? withCompactHeap(() => app.store.withWorkload('batch', () => refreshListed(app, opts, listed, dueBy, t0, gcEvery)))
     : refreshListed(app, opts, listed, dueBy, t0, gcEvery);
 }
 
