@@ -11,7 +11,7 @@ import { searchIndexRepository } from '../../src/search/indexing.ts';
 import { articleIndexOf, queryStems } from '../../src/search/article-index.ts';
 import { queryTerms } from '../../src/search/query.ts';
 import { scorePassages } from '../../src/search/passage-score.ts';
-import { DEFAULT_RANKING } from '../../src/search/ranking.ts';
+import { DEFAULT_RANKING, articleScoring } from '../../src/search/ranking.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { loadNews, newsCorpusDir } from './news-corpus.ts';
 import { SHARED } from '../../test/helpers.ts';
@@ -23,12 +23,7 @@ const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: data!, l
 const search = searchService(app);
 const repo = searchIndexRepository(app);
 const r = DEFAULT_RANKING;
-const scoring = {
-  weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight },
-  k1: r.k1,
-  b: r.b,
-  delta: r.delta,
-};
+const scoring = articleScoring(r);
 const provider = new LocalIndexProvider(repo);
 const rows = [];
 for (const q of questions) {

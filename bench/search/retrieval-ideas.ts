@@ -16,7 +16,7 @@ import { searchIndexRepository } from '../../src/search/indexing.ts';
 import { articleIndexOf, queryStems } from '../../src/search/article-index.ts';
 import { queryTerms, tokenize } from '../../src/search/query.ts';
 import { scorePassages } from '../../src/search/passage-score.ts';
-import { DEFAULT_RANKING } from '../../src/search/ranking.ts';
+import { DEFAULT_RANKING, articleScoring } from '../../src/search/ranking.ts';
 import { reciprocalRankFusion, withoutNearDuplicates } from '../../src/search/fusion.ts';
 import type { SearchHit } from '../../src/search/types.ts';
 import { groundingSources } from '../../src/answer/pipelines/grounding.ts';
@@ -240,12 +240,7 @@ async function main(argv: string[]) {
   const search = searchService(app);
   const repo = searchIndexRepository(app);
   const r = DEFAULT_RANKING;
-  const scoring = {
-    weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight },
-    k1: r.k1,
-    b: r.b,
-    delta: r.delta,
-  };
+  const scoring = articleScoring(r);
   const provider = new LocalIndexProvider(repo);
   const rows: Row[] = [];
   for (const [index, q] of questions.entries()) {

@@ -7,7 +7,7 @@ import { scorePassages } from './passage-score.ts';
 import { compileFilters } from './filters.ts';
 import { queryTerms } from './query.ts';
 import { articleIndexOf, queryStems } from './article-index.ts';
-import { rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
+import { articleScoring, rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
 import { resolveScope } from './scope.ts';
 import type { SearchHit, SearchProvider, SearchQuery } from './types.ts';
 
@@ -85,12 +85,7 @@ export class LocalIndexProvider implements SearchProvider {
     const terms = await this.telling(queryTerms(q.text));
     if (!terms.length || q.limit <= 0) return [];
     const r = this.ranking;
-    const scoring = {
-      weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight },
-      k1: r.k1,
-      b: r.b,
-      delta: r.delta,
-    };
+    const scoring = articleScoring(r);
     const candidates = await articleIndexOf(this.repo).search(
       queryStems(terms),
       filter,

@@ -5,6 +5,7 @@
 // The options are the knobs the benchmark (bench/search.bench.ts) turns; BENCHMARKS.md has the
 // figures behind the defaults.
 import type { ArticleMatch, PassageMatch } from '../store/repositories.ts';
+import type { ArticleScoring } from './article-index.ts';
 
 export interface RankingOptions {
   /** BM25 field weights: a word in the title counts this many times a word in the body… */
@@ -42,6 +43,16 @@ export const DEFAULT_RANKING: RankingOptions = {
   // 20 instead of 30: same quality on the news benchmark (-0.001 / +0.003 / 0), -20 % p50.
   passageCandidates: 20,
 };
+
+/** The article index's BM25 settings (ArticleIndex.search) for these ranking options. */
+export function articleScoring(r: RankingOptions): ArticleScoring {
+  return {
+    weights: { title: r.titleWeight, body: r.bodyWeight, url: r.urlWeight },
+    k1: r.k1,
+    b: r.b,
+    delta: r.delta,
+  };
+}
 
 export interface RankedArticle {
   itemId: number;
