@@ -4,7 +4,8 @@
 // answers a close question the sources do answer. The decline names only the question's own words.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExtractiveEngine } from './extractive.ts';
+import { declineMessage, ExtractiveEngine } from './extractive.ts';
+import type { AnswerPlan } from './extractive-answer.ts';
 import type { GroundingSource } from './engine.ts';
 import { groundingSource } from '../testing/grounding-source.ts';
 import { questionNames } from './extractive-answer.ts';
@@ -135,4 +136,50 @@ test('a roundup that does report the news on the question is answered', async ()
     ),
   ]);
   assert.match(answered, /vetoed the medical aid in dying legislation[^[]*\[4\]/, answered);
+});
+
+test('a decline names the topic by its names: not a common word that opens the question, nor a sentence run on past an acronym', () => {
+  const plan = (type: AnswerPlan['type']): AnswerPlan => ({
+    kind: 'decline',
+    type,
+    sentences: [],
+    candidates: [],
+    questionTerms: [],
+    missing: [],
+    considered: 0,
+    notes: [],
+  });
+  const studies = [
+    source(1, 'Kind children', 'Researchers in Leeds found that children who eat together share more.'),
+    source(2, 'Food and mood', 'The researchers said diet and mood are linked in children.'),
+  ];
+  const kindness = declineMessage(
+    'Researchers found that children who regularly consume what are more likely to show kindness towards others?',
+    plan('thing'),
+    studies,
+  );
+  assert.doesNotMatch(kindness, /Researchers/, kindness);
+  const recalls = declineMessage(
+    'Contaminated food is causing a growing number of illnesses in the US. Around how many food recalls were there in 2024?',
+    plan('number'),
+    [source(1, 'Recalls', 'Food recalls in the US rose last year, the report said.')],
+  );
+  assert.match(recalls, /mentions US, but none says how many/, recalls);
+  assert.doesNotMatch(recalls, /Around|Contaminated/, recalls);
+  // An acronym opening the question is still a name, although "us" is a common word.
+  const stocks = declineMessage(
+    'US tech stocks plummeted on Monday following the release of an AI chatbot by which Chinese company?',
+    plan('org'),
+    [source(1, 'Markets', 'Tech stocks in the US fell as investors told us they feared a Chinese AI rival.')],
+  );
+  assert.match(stocks, /mentions US, AI and Chinese/, stocks);
+  // A title before a two-word name goes; before one word it stays part of the name.
+  const actor = declineMessage('Actor Val Kilmer died this week. Which film made him famous?', plan('thing'), [
+    source(1, 'Films', 'The actor said the film made him famous.'),
+  ]);
+  assert.match(actor, /no article I found mentions Val Kilmer\./, actor);
+  const harry = declineMessage('Prince Harry settled with which UK newspaper?', plan('org'), [
+    source(1, 'Royals', 'The prince settled with a newspaper, his lawyers said.'),
+  ]);
+  assert.match(harry, /mentions Prince Harry and UK\./, harry);
 });

@@ -13,6 +13,7 @@ import { formatOf, type AnswerFormat } from '../text/format.ts';
 import { conflictLine, datedLead } from './extractive-dates.ts';
 import { planDigest } from './extractive-digest.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
+import { lowerCaseWords } from '../text/name-kind.ts';
 
 /** Sentences quoted at most, by style (a format instruction can lower it). */
 const MAX_SENTENCES: Record<AnswerStyle, number> = { concise: 4, detailed: 4, report: 5 };
@@ -26,9 +27,36 @@ export function joinAnd(items: string[]): string {
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
-/** The question's own topic words: what a decline may name (never anything the question lacks). */
-function topicOf(question: string): string[] {
-  const names = entities(question).filter((n) => !/^(summarize|tell|give|explain)$/i.test(n));
+/**
+ * The question's own topic words: what a decline may name (never anything the question lacks).
+ * `lower`: the words the sources write in lower case; a lone capitalized word that opens a
+ * sentence of the question and that the sources write in lower case ("Researchers found …") is
+ * not a name.
+ */
+function topicOf(question: string, lower?: Set<string>): string[] {
+  const opening = new Set(
+    [...question.matchAll(/(?:^|[.!?]\s+)["“‘(]?(\p{Lu}[\p{L}'’-]*)/gu)].map((m) => m[1]!.toLowerCase()),
+  );
+  const names = entities(question)
+    // "… in the US. Around how many …": an acronym's period that ends a sentence ends the name.
+    .flatMap((n) => n.split(/(?<=\b\p{Lu}{2,})\.\s+/u))
+    // "Actor Val Kilmer …": an opening word the sources write in lower case is no part of the name
+    // (kept before a single word: "Prince Harry", "House Republicans").
+    .map((n) => {
+      const [first, ...rest] = n.split(' ');
+      const common = /^\p{Lu}\p{Ll}+$/u.test(first!) && opening.has(first!.toLowerCase()) && lower?.has(first!.toLowerCase());
+      return common && rest.length >= 2 ? rest.join(' ') : n;
+    })
+    .filter(
+      (n) =>
+        !/^(summarize|tell|give|explain)$/i.test(n) &&
+        !(
+          lower &&
+          /^\p{Lu}\p{Ll}+$/u.test(n) &&
+          opening.has(n.toLowerCase()) &&
+          lower.has(n.toLowerCase())
+        ),
+    );
   if (names.length) return names.slice(0, 3);
   return keywords(question)
     .filter((w) => !/^(summari[sz]e|explain|describe|give|please|exactly)$/.test(w))
@@ -56,7 +84,8 @@ const ASKS: Record<string, string> = {
 /** A decline that says what the feeds do have: "3 articles mention X and Y, but none says when." */
 export function declineMessage(question: string, plan: AnswerPlan, sources: GroundingSource[]): string {
   const mentions = (s: GroundingSource, t: string) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t);
-  const topic = topicOf(question).map((t) =>
+  const lower = lowerCaseWords(sources.flatMap((s) => [s.hit.title, ...s.texts]));
+  const topic = topicOf(question, lower).map((t) =>
     withoutOpeningWord(t, question, (p) => sources.some((s) => mentions(s, p))),
   );
   const present = topic.filter((t) => sources.some((s) => mentions(s, t)));
@@ -65,7 +94,7 @@ export function declineMessage(question: string, plan: AnswerPlan, sources: Grou
   // A name of the question that no source contains is what they lack: say so by the question's word.
   const lacking = (plan.namesMissing ?? []).filter((w) => !present.some((t) => containsPhrase(t, w)));
   if (!present.length) {
-    const absent = [...new Set([...topic, ...lacking])];
+    const absent = [...new Set([...topic, ...lacking.filter((w) => !topic.some((t) => containsPhrase(t, w)))])];
     return `Your feeds do not answer this: ${absent.length ? `no article I found mentions ${joinAnd(absent)}` : 'no article I found matches the question'}.`;
   }
   const but = lacking.length ? `none mentions ${joinAnd(lacking)}` : `none says ${what}`;

@@ -19,3 +19,18 @@ test('question types and the sentences that hold such an answer', () => {
   assert.ok(!hasAnswerType('The bank cut rates again.', 'person'));
   assert.ok(hasAnswerType('It washed up at Delaware Seashore State Park.', 'place'));
 });
+
+test('a who/when/where after a which/what head is a relative pronoun: the head noun decides', () => {
+  assert.equal(
+    answerTypeOf('Which country will begin fining plane passengers who start getting ready to disembark too early?'),
+    'place',
+  );
+  assert.equal(answerTypeOf('Which app, where women can share information about their dates, was hacked?'), 'org');
+  assert.equal(
+    answerTypeOf('Which reason did President Donald Trump cite when he signed a proclamation banning travel?'),
+    'reason',
+  );
+  assert.equal(answerTypeOf('Which best-selling author, whose books sold 75 million copies, died this week?'), 'person');
+  // A question that opens with the pronoun asks with it.
+  assert.equal(answerTypeOf('Who was the first woman to lead the agency that runs the parks?'), 'person');
+});

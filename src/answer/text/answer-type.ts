@@ -38,6 +38,11 @@ export function answerTypeOf(question: string): AnswerType {
     )
   )
     return 'reason';
+  // "Which country … passengers who …": a who/when/where after a which/what head is a relative
+  // pronoun, so the head noun decides.
+  const relative = /\b(?:which|what)\b.*\b(?:who|whom|whose|when|where)\b/.test(l);
+  const headType = relative ? typeOfHead(l) : undefined;
+  if (headType) return headType;
   if (/\b(when|how long ago|since when|what (year|date|day|month|time))\b/.test(l)) return 'date';
   if (
     /\b(how (many|much|often|far|long|old|big|large|tall|fast|high|deep)|what (percentage|percent|share|number|amount|price|cost|rate|age|proportion|fraction))\b/.test(
@@ -47,7 +52,15 @@ export function answerTypeOf(question: string): AnswerType {
     return 'number';
   if (/\b(who|whom|whose)\b/.test(l)) return 'person';
   if (/\bwhere\b/.test(l)) return 'place';
-  // "which company …", "what city …", "name of the volcano …": the noun after which/what decides.
+  const typed = typeOfHead(l);
+  if (typed) return typed;
+  if (/^(is|are|was|were|did|does|do|has|have|had|will|would|can|could|should)\b/.test(l)) return 'yesno';
+  if (/\b(which|what)\b/.test(l)) return 'thing';
+  return 'none';
+}
+
+/** "which company …", "what city …", "name of the volcano …": the noun after which/what decides. */
+function typeOfHead(l: string): AnswerType | undefined {
   const head =
     /\b(?:which|what)\s+(?:(?:two|three|of these|one of these|us|u\.s\.|new|major|former|popular|famous|tech|fast-food|social media|once popular)\s+)*([\p{L}-]+(?:\s+[\p{L}-]+)?)/u.exec(
       l,
@@ -59,9 +72,8 @@ export function answerTypeOf(question: string): AnswerType {
   if (ORG_NOUN.test(noun)) return 'org';
   if (NUMBER_NOUN.test(noun)) return 'number';
   if (DATE_NOUN.test(noun)) return 'date';
-  if (/^(is|are|was|were|did|does|do|has|have|had|will|would|can|could|should)\b/.test(l)) return 'yesno';
-  if (/\b(which|what)\b/.test(l)) return 'thing';
-  return 'none';
+  if (/^reasons?\b/.test(head)) return 'reason';
+  return undefined;
 }
 
 const MONTH =
