@@ -44,18 +44,14 @@ function topicOf(question: string, lower?: Set<string>): string[] {
     // (kept before a single word: "Prince Harry", "House Republicans").
     .map((n) => {
       const [first, ...rest] = n.split(' ');
-      const common = /^\p{Lu}\p{Ll}+$/u.test(first!) && opening.has(first!.toLowerCase()) && lower?.has(first!.toLowerCase());
+      const common =
+        /^\p{Lu}\p{Ll}+$/u.test(first!) && opening.has(first!.toLowerCase()) && lower?.has(first!.toLowerCase());
       return common && rest.length >= 2 ? rest.join(' ') : n;
     })
     .filter(
       (n) =>
         !/^(summarize|tell|give|explain)$/i.test(n) &&
-        !(
-          lower &&
-          /^\p{Lu}\p{Ll}+$/u.test(n) &&
-          opening.has(n.toLowerCase()) &&
-          lower.has(n.toLowerCase())
-        ),
+        !(lower && /^\p{Lu}\p{Ll}+$/u.test(n) && opening.has(n.toLowerCase()) && lower.has(n.toLowerCase())),
     );
   if (names.length) return names.slice(0, 3);
   return keywords(question)

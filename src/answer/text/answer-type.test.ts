@@ -30,7 +30,10 @@ test('a who/when/where after a which/what head is a relative pronoun: the head n
     answerTypeOf('Which reason did President Donald Trump cite when he signed a proclamation banning travel?'),
     'reason',
   );
-  assert.equal(answerTypeOf('Which best-selling author, whose books sold 75 million copies, died this week?'), 'person');
+  assert.equal(
+    answerTypeOf('Which best-selling author, whose books sold 75 million copies, died this week?'),
+    'person',
+  );
   // A question that opens with the pronoun asks with it.
   assert.equal(answerTypeOf('Who was the first woman to lead the agency that runs the parks?'), 'person');
 });
