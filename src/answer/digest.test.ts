@@ -17,12 +17,18 @@ const FLOOD = [
   'Firefighters used boats to reach families trapped on upper floors near the old bridge.',
 ];
 let app: App;
+/** Title and plain text of every stored article, by URL: where a quoted sentence must be found verbatim. */
+const articleText = new Map<string, string>();
+const store = async (feed: number, items: Parameters<typeof ingest>[2]) => {
+  for (const it of items) articleText.set(it.url, `${it.title}\n${(it.content ?? '').replace(/<\/?p>/g, '\n')}`);
+  await ingest(app, feed, items);
+};
 
 before(async () => {
   app = await testApp();
   const wire = await addFeed(app, 'https://wire.example/feed.xml', 'Wire');
   const local = await addFeed(app, 'https://brellac-local.example/feed.xml', 'Brellac Local');
-  await ingest(app, wire, [
+  await store(wire, [
     {
       url: 'https://wire.example/brellac-flood',
       title: 'Brellac flood forces 300 from homes',
@@ -39,7 +45,7 @@ before(async () => {
       ),
     },
   ]);
-  await ingest(app, local, [
+  await store(local, [
     {
       // The same flood story, copied from the wire with a new headline.
       url: 'https://brellac-local.example/flood-copy',
@@ -138,7 +144,51 @@ test('deep research: one section per subtopic, headed by a headline of its artic
   assert.ok(headings.length >= 3, report);
   for (const h of headings.slice(1)) assert.ok(titles.includes(h), `"${h}" is a headline of the section's articles`);
   assert.equal(new Set(headings).size, headings.length, 'no subtopic twice');
+  // The local copy of the wire's flood story is one story: read once, so its section has one article.
   const flood = sections.find((s) => /flood/i.test(s.split('\n')[0]!))!;
-  assert.match(flood, /^.+\n\n_4 May 2025, 2 articles_\n\n/);
+  assert.match(flood, /^.+\n\n_4 May 2025, 1 article_\n\n/);
   assert.match(r.content, /Grouped the \d+ articles read into subtopics: /);
+});
+
+test('deep research answers a question first, lists every article read in search order, and declines what they do not say', async () => {
+  const r = await answerService(app).complete({
+    model: 'sonar-deep-research',
+    messages: [{ role: 'user', content: 'Who was elected mayor of Brellac?' }],
+    scope: { kind: 'instance' },
+    filters: {},
+    searchContextSize: 'low',
+    reasoningEffort: 'low',
+  });
+  const report = r.content.slice(r.content.indexOf('</think>') + '</think>'.length).trim();
+  const overview = report.split(/^## /m)[1]!;
+  // The overview opens with the sentence that names the mayor, cited by its place in the list.
+  const first = /^Overview\n\n(.+?)\[(\d+)\]/.exec(overview);
+  assert.ok(first, overview);
+  assert.match(first[1]!, /Odile Marchal was elected mayor of Brellac/);
+  assert.equal(r.citations[Number(first[2]) - 1], 'https://wire.example/brellac-mayor');
+  // Every article read is listed, each once, in search order: [n] is the n-th.
+  assert.ok(r.citations.length >= 3, r.citations.join(' '));
+  assert.equal(new Set(r.citations).size, r.citations.length);
+  assert.match(r.content, /Answer type: person\. Best-supported candidate: Odile Marchal/);
+  // Every quote, in the overview and the sections, is verbatim in the article its [n] points to.
+  let quoted = 0;
+  for (const m of report.matchAll(/(?:^|\]\s*|\n)([^[\n_#]+?)\[(\d+)\]/g)) {
+    const url = r.citations[Number(m[2]) - 1]!;
+    assert.ok(articleText.get(url)?.includes(m[1]!.trim()), `"${m[1]}" is not in ${url}`);
+    quoted++;
+  }
+  assert.ok(quoted >= 3, `${quoted} quotes checked`);
+
+  const none = await answerService(app).complete({
+    model: 'sonar-deep-research',
+    messages: [{ role: 'user', content: 'Which Brellac bakery won the national bread prize?' }],
+    scope: { kind: 'instance' },
+    filters: {},
+    searchContextSize: 'low',
+    reasoningEffort: 'low',
+  });
+  const reply = none.content.slice(none.content.indexOf('</think>') + '</think>'.length).trim();
+  assert.match(reply, /^Your feeds do not answer this: /, reply);
+  assert.doesNotMatch(reply, /^## /m, 'no report of neighbouring subtopics');
+  assert.ok(none.citations.length > 0, 'the closest articles are listed');
 });

@@ -5,11 +5,17 @@ import type { Candidate } from './extractive-select.ts';
 import type { AnswerStyle } from './engine.ts';
 import { countTokens, truncateToTokens } from '../tokens.ts';
 
-/** Citation numbering by first use, shareable across the sections of one report. */
+/**
+ * Citation numbering by first use, shareable across the sections of one report; `listed` numbers
+ * those sources first, in that order (a report lists every article it read, in search order).
+ */
 export class CitationNumbers {
   /** Input source numbers in citation order. */
   readonly order: number[] = [];
   private readonly byInput = new Map<number, number>();
+  constructor(listed: number[] = []) {
+    for (const n of listed) this.number(n);
+  }
   /** The citation number of an input source if it was cited, else undefined. */
   lookup(inputN: number): number | undefined {
     return this.byInput.get(inputN);

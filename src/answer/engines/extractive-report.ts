@@ -10,6 +10,7 @@ import { selectSentences, type Candidate } from './extractive-select.ts';
 import { CitationNumbers, renderQuotes, type RenderBudget } from './extractive-render.ts';
 import { clusterHeading, clusterStories, SAME_SUBTOPIC } from './story-clusters.ts';
 import { longDay } from './extractive-dates.ts';
+import { shingles } from '../text/similarity.ts';
 
 export interface ReportSection {
   heading: string;
@@ -77,12 +78,21 @@ export interface ComposedReport {
   cut: boolean;
 }
 
-export function composeReport(title: string, sections: ReportSection[], maxTokens?: number): ComposedReport {
-  const numbers = new CitationNumbers();
-  const budget: RenderBudget = { remaining: maxTokens, cut: false };
-  const avoid: Set<string>[] = [];
+export interface ReportOptions {
+  maxTokens?: number;
+  /** Sources numbered first, in this order, and all listed (the articles read, in search order). */
+  listed?: number[];
+  /** Sentences already quoted (the direct answer): no section repeats them. */
+  quoted?: string[];
+}
+
+export function composeReport(title: string, sections: ReportSection[], opts: ReportOptions = {}): ComposedReport {
+  const numbers = new CitationNumbers(opts.listed);
+  const budget: RenderBudget = { remaining: opts.maxTokens, cut: false };
+  const avoid: Set<string>[] = (opts.quoted ?? []).map((q) => shingles(q));
   const parts: string[] = [];
   const notes: string[] = [];
+  let quotes = (opts.quoted ?? []).length;
   for (const section of sections) {
     if (budget.cut) break;
     if (section.intro !== undefined && !section.sources.length) {
@@ -104,6 +114,7 @@ export function composeReport(title: string, sections: ReportSection[], maxToken
     const ordered = leadFirst(selection.picked, section.lead);
     const paragraphs = renderQuotes(ordered, 'detailed', numbers, budget);
     if (!paragraphs.length) continue;
+    quotes += paragraphs.length;
     avoid.push(...selection.picked.map((c) => c.shingleSet));
     parts.push(`## ${section.heading}\n\n${section.dates ? `_${section.dates}_\n\n` : ''}${paragraphs.join('\n\n')}`);
     const lead = ordered[0]!;
@@ -115,7 +126,6 @@ export function composeReport(title: string, sections: ReportSection[], maxToken
     );
   }
   // An overview with no section after it would be a report of nothing: the caller says so instead.
-  const quoted = numbers.order.length > 0;
-  const text = quoted ? `# ${title}\n\n${parts.join('\n\n')}` : '';
+  const text = quotes > 0 ? `# ${title}\n\n${parts.join('\n\n')}` : '';
   return { text, order: numbers.order, notes, cut: budget.cut };
 }

@@ -10,7 +10,8 @@ import type { ModelProfile } from './profiles.ts';
 import { queryTail, readConversation } from '../conversation.ts';
 import { standaloneQuery } from './standalone-query.ts';
 import { reformulate } from './reformulate-query.ts';
-import { reciprocalRankFusion } from '../../search/fusion.ts';
+import { fuseKeepingLead, reciprocalRankFusion, withoutNearDuplicates } from '../../search/fusion.ts';
+import { LEAD_KEPT } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
@@ -24,10 +25,14 @@ import {
   type SubQuestion,
 } from './research-plan.ts';
 import { composeReport, overviewLine, subtopicSections, type ReportSection } from '../engines/extractive-report.ts';
-import { noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { declineMessage, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { planAnswer, type AnswerPlan } from '../engines/extractive-answer.ts';
+import { answerTypeOf } from '../text/answer-type.ts';
 import { countTokens } from '../tokens.ts';
 
 const HITS_PER_SEARCH = 10;
+/** Sentences of the direct answer that opens a report (the subtopics follow). */
+const DIRECT_SENTENCES = 3;
 /** Characters of one article given to the writer (whole news articles fit; very long ones are cut). */
 const ARTICLE_CHARS = 20_000;
 
@@ -123,8 +128,9 @@ export async function* deepResearch(
     step++;
   }
 
-  // Read the best articles in full.
-  let ranked = reciprocalRankFusion(lists);
+  // Read the best articles in full: the question's own best hits first, as sonar-pro ranks them
+  // (./retrieve.ts), then what the sub-questions found; one story once.
+  let ranked = withoutNearDuplicates(fuseKeepingLead(lists, LEAD_KEPT));
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
   if (cue && ranked.length) {
@@ -205,16 +211,35 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
   // The sub-questions steered the searches; the sections are the subtopics of what was read.
   const question = queryTail(r.question);
   const topics = subtopicSections(question, r.sources, Math.max(2, r.plan.length + 1));
+  // Answer first, as sonar does (../engines/extractive-answer.ts): a question that asks for
+  // something is answered before the subtopics; "summarize …" is what the subtopics are.
+  const direct =
+    answerTypeOf(question) === 'summary'
+      ? undefined
+      : planAnswer(question, r.sources, { maxSentences: DIRECT_SENTENCES, poolPerSource: 80, matchText: question });
+  const answer = direct && direct.kind !== 'decline' ? direct.sentences : [];
+  if (direct) r.steps.push(...answerNotes(direct));
   // The overview says what was read; the subtopics carry the quotes (none is spent twice).
+  const intro = [answer.map((s) => `${s.text}[${s.source.n}]`).join(' '), overviewLine(r.sources, topics)];
   const sections: ReportSection[] = topics.length
-    ? [{ heading: 'Overview', question, sources: [], intro: overviewLine(r.sources, topics) }, ...topics]
+    ? [{ heading: 'Overview', question, sources: [], intro: intro.filter(Boolean).join('\n\n') }, ...topics]
     : [];
   r.steps.push(
     `Grouped the ${r.sources.length} articles read into subtopics: ${topics.map((t) => `"${t.heading}" [${t.sources.map((s) => s.n).join(', ')}]`).join('; ')}.`,
   );
-  const report = composeReport(reportTitle(r.question), sections, req.maxTokens);
-  const text = report.text || noArticlesMessage(queryTail(r.question));
-  const cited = report.order.map((n) => r.sources[n - 1]);
+  // Every article read is listed, in search order, so [n] is the n-th of them (as sonar lists its
+  // sources). Weak evidence for what the question asks is declined as sonar declines it, with the
+  // articles read listed as the closest; a report of neighbouring subtopics would read as an answer.
+  const report =
+    direct?.kind === 'decline'
+      ? { text: declineMessage(question, direct, r.sources), order: r.sources.map((s) => s.n), notes: [], cut: false }
+      : composeReport(reportTitle(r.question), sections, {
+          maxTokens: req.maxTokens,
+          listed: r.sources.map((s) => s.n),
+          quoted: answer.map((s) => s.text),
+        });
+  const text = report.text || noArticlesMessage(question);
+  const cited = report.text ? report.order.map((n) => r.sources[n - 1]!) : [];
   yield {
     type: 'sources',
     citations: cited.map((s) => s.hit.url),
@@ -236,6 +261,16 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
     },
     ...extras,
   };
+}
+
+/** What the direct answer was chosen by, for the <think> block. */
+function answerNotes(plan: AnswerPlan): string[] {
+  if (plan.kind === 'decline') return [`No direct answer: ${plan.notes.join(' ')}`];
+  const lead = plan.candidates[0];
+  return [
+    `Answer type: ${plan.type}.${lead ? ` Best-supported candidate: ${lead.text} (${lead.sources.size} source${lead.sources.size === 1 ? '' : 's'}).` : ''}`,
+    ...plan.notes,
+  ];
 }
 
 /** The report's "# " title: the question on one line, shortened when it is a pasted document. */
