@@ -183,3 +183,39 @@ test('a decline names the topic by its names: not a common word that opens the q
   ]);
   assert.match(harry, /mentions Prince Harry and UK\./, harry);
 });
+
+test('a candidate only one source names, in a sentence that barely touches the question, is no answer', async () => {
+  const question = 'Which company will build the new bridge over the Tarn river?';
+  const plan = source(
+    1,
+    'Tarn bridge plan approved',
+    'The council approved the new bridge over the Tarn river on Monday. Work starts in spring.',
+  );
+  const festival = source(
+    2,
+    'River festival',
+    'Boats filled the Tarn river for the summer festival. Local traders did well.',
+  );
+  const weak = await answer(question, [
+    plan,
+    festival,
+    source(
+      3,
+      'Regional news',
+      'Roads in the region need repair, officials said. Dumont Construction reported higher profits.',
+    ),
+  ]);
+  assert.match(weak, /^Your feeds do not answer this: /, weak);
+  namesOnlyTheQuestion(weak, question);
+  // One source that says it, in a sentence about the question, is enough.
+  const strong = await answer(question, [
+    plan,
+    festival,
+    source(
+      3,
+      'Builder chosen for Tarn bridge',
+      'Dumont Construction will build the new bridge over the Tarn river, the council said.',
+    ),
+  ]);
+  assert.match(strong, /^(On [^,]+, )?Dumont Construction will build the new bridge/, strong);
+});

@@ -123,6 +123,14 @@ const INSTRUCTION = new Set([
 const DECLINE_COVERAGE = 0.4;
 /** …unless a candidate is named by this many sources (redundancy is evidence too). */
 const DECLINE_SUPPORT = 3;
+/**
+ * Below this support a candidate named by one source only is no answer (support: the source's rank
+ * prior times how much of the question its sentence covers, ./mineCandidates). On the news judge
+ * (sonar, 6 sentences): unanswerable declined 13 -> 15 of 19 (odd 5/10 -> 7/10), correct-only even
+ * 0.288 -> 0.285, odd 0.285 unchanged; sonar-pro 11 -> 13 of 19, even 0.282 -> 0.279, odd 0.282.
+ * At 0.12: 15 of 19, correct-only 0.279 / 0.276.
+ */
+const WEAK_WINNER = 0.08;
 /** Off topic: no title names this share of the question's terms and no second source covers … */
 const OFF_TOPIC_TITLE = 0.2;
 /** … this share of them. */
@@ -411,6 +419,14 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   // The sentences that cover the question are not about its names, and no candidate has a second source.
   if ((winner?.sources.size ?? 0) < 2 && notNearNames()) {
     const no = weak(`Not about the question's names: ${anchorNote}, and no candidate is named by 2 sources.`);
+    if (no) return no;
+  }
+  // The best-supported candidate stands on one source, and weakly (named in a sentence that covers
+  // little of the question, or in a low-ranked source): no candidate has enough support.
+  if (winner && winner.sources.size === 1 && winner.score < WEAK_WINNER) {
+    const no = weak(
+      `Too little support: the best candidate, ${winner.text}, is named by one source only (support ${winner.score.toFixed(2)}).`,
+    );
     if (no) return no;
   }
   // Sources of different dates disagree on a number or date: the newest wins, and the answer says so.
