@@ -142,11 +142,16 @@ export class PostingsChunkCache {
  * same articles come back across questions, and an article's passages are only ever deleted and
  * inserted whole (indexing, re-indexing, removal), each insert drawing fresh identity ids, so the
  * id of its first passage (ord 0) names the set held, and a set checked since the change signal
- * last moved is used without asking at all (migration 125). Budget counted as UTF-16: over 300 news
- * questions at 2,000 articles, the database sent 413 of 878 passages per answer with 16 MiB, 187
- * with 32 MiB, 149 with no limit (BENCHMARKS.md, "Candidate passages kept per process").
+ * last moved is used without asking at all (migration 125). Budget counted as UTF-16 then: over
+ * 300 news questions at 2,000 articles, the database sent 413 of 878 passages per answer with 16
+ * MiB, 187 with 32 MiB, 149 with no limit (BENCHMARKS.md, "Candidate passages kept per process");
+ * now counted as stored (one byte per character of a Latin-1 string), which holds about twice as
+ * many articles in the same memory.
  */
 const PASSAGE_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** A character V8 cannot store in a one-byte string. */
+const TWO_BYTE = /[^\u0000-\u00ff]/;
 
 interface HeldPassages {
   /** search_passages.id of the passage with ord 0. */
@@ -186,9 +191,12 @@ export class PassageCache {
    */
   put(itemId: number, passages: Omit<HeldPassages, 'bytes'>): void {
     this.drop(itemId);
-    // UTF-16 at worst, plus the array slots.
+    // As V8 stores them, plus the array slots: a string of Latin-1 characters only (most news
+    // text; node-pg's decoding makes them one-byte strings) takes a byte per character, any other
+    // two. Counted as two throughout, the budget held half the articles it had room for, and a
+    // question cycle over 2,000 news articles re-read most candidates' passages.
     let bytes = 0;
-    for (const t of passages.texts) bytes += 2 * t.length + 32;
+    for (const t of passages.texts) bytes += (TWO_BYTE.test(t) ? 2 : 1) * t.length + 32;
     if (bytes > this.maxBytes / 16) return;
     this.items.set(itemId, { ...passages, bytes });
     this.bytes += bytes;
@@ -216,10 +224,10 @@ export class PassageCache {
 /**
  * Article metadata (url, title, feed title, dates, image) of the answers' hits, kept per process
  * like their passages: read only for articles not held or when the change signal moved (a write
- * to items or feeds that changes them notifies: migrations 027, 026, 125). 20,000 entries of a few
- * hundred bytes; least recently searched out first.
+ * to items or feeds that changes them notifies: migrations 027, 026, 125). 5,000 entries of a few
+ * hundred bytes (about 2 MB); least recently searched out first.
  */
-const META_CACHE_ENTRIES = 20_000;
+const META_CACHE_ENTRIES = 5_000;
 
 interface HeldMeta {
   meta: SearchArticleMeta;
