@@ -797,8 +797,8 @@ export class PgSearchIndex implements SearchIndexRepository {
 
   async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
     if (!itemIds.length) return new Map();
-    // One round trip for every source of an answer. The sources are hits whose passages the
-    // search just read, so their texts are usually held (passageTexts): as there, an article's
+    // At most one round trip for every source of an answer. The sources are hits whose passages
+    // the search just read, so their texts are usually held (passageTexts): as there, an article's
     // first passage id is checked and its texts are sent only when another set is stored. The
     // LEFT JOINs keep a stored item whose passages are not written yet (empty text), as the
     // per-item reads did.
