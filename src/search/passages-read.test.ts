@@ -7,12 +7,23 @@ import assert from 'node:assert/strict';
 import { addFeed, ingest, testApp } from './testing/fixtures.ts';
 import { flushSearchIndexing, searchIndexRepository } from './indexing.ts';
 import { testSql } from '../store/testing.ts';
-import type { PassageMatch, SearchIndexRepository } from '../store/repositories.ts';
-import type { App } from '../app.ts';
+import type { PassageMatch, SearchArticleMeta, SearchIndexRepository } from '../store/repositories.ts';
+import { createApp, type App } from '../app.ts';
+import { loadConfig } from '../config/config.ts';
+import { tempDataDir } from '../../test/helpers.ts';
 
-/** What the PostgreSQL repository reports of its last passage read (absent on SQLite). */
-const readStats = (repo: SearchIndexRepository) =>
-  (repo as unknown as { lastPassagesRead?: { sentItems: number; heldItems: number } }).lastPassagesRead;
+/** What the PostgreSQL repository reports of its last reads (absent on SQLite). */
+interface PgReadStats {
+  lastPassagesRead?: { sentItems: number; heldItems: number; trustedItems: number };
+  lastPostingsRead?: { sentBytes: number; heldBytes: number; asked: boolean };
+  lastArticlesAsked?: boolean;
+}
+const pgStats = (repo: SearchIndexRepository) => repo as unknown as PgReadStats;
+/** Articles of the last passage read sent by the database and taken from memory (checked or not). */
+const readStats = (repo: SearchIndexRepository) => {
+  const s = pgStats(repo).lastPassagesRead;
+  return s && { sentItems: s.sentItems, heldItems: s.heldItems };
+};
 
 const paragraphs = (topic: string, n: number) =>
   Array.from(
@@ -99,4 +110,139 @@ test('passages and article texts read for an answer are the stored ones after re
   assert.deepEqual([...(await repo.articleTexts(ids))], await storedTexts(app, ids));
   assert.deepEqual([...(await repo.articleTexts([a!, b!]))], await storedTexts(app, [a!, b!]), 'held, unchanged');
   assert.deepEqual(await repo.passageTexts([]), []);
+});
+
+/** Waits until the signal has been steady for a moment (the listener is up, nothing in flight). */
+async function steady(app: App): Promise<void> {
+  let last = app.store.changes.generation();
+  for (let still = 0; still < 10; ) {
+    await new Promise((r) => setTimeout(r, 10));
+    const now = app.store.changes.generation();
+    if (now === last) still++;
+    else [last, still] = [now, 0];
+  }
+}
+
+/** Waits until another process's notification has moved the signal past `from`. */
+async function movedPast(app: App, from: number, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (app.store.changes.generation() !== from) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`the change signal did not move: ${what}`);
+}
+
+test('held passages, postings and metadata are used without asking while nothing changes; a change by another process is read once its notification arrives', async (t) => {
+  // Two Apps on one database, as two processes (`tidings serve --workers 2`): A answers, B writes.
+  const dataDir = tempDataDir('tidings-held-');
+  const open = () => createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent' } }));
+  const a = await open();
+  const b = await open();
+  t.after(async () => {
+    await a.close();
+    await b.close();
+  });
+  const feed = await addFeed(b, 'https://held.example/feed');
+  const [x, y] = await ingest(b, feed, [
+    { url: 'https://held.example/x', title: 'Glaciers', content: paragraphs('glaciers', 8) },
+    { url: 'https://held.example/y', title: 'Harbours', content: paragraphs('harbours', 5) },
+  ]);
+  const ids = [x!, y!];
+  const repo = searchIndexRepository(a);
+  const pg = pgStats(repo).lastPassagesRead ? pgStats(repo) : undefined;
+  const terms = ['glacier', 'harbour', 'iceberg', 'nosuchterm'];
+  const meta = async () =>
+    (await repo.articles(ids)).map((m) => ({ ...m })).sort((p, q) => p.id - q.id) as SearchArticleMeta[];
+  const postingsHex = async (r: SearchIndexRepository) =>
+    [...(await r.postingsOf(terms))]
+      .map(([term, p]) => [term, p.count, p.chunks.map((c) => Buffer.from(c).toString('hex'))] as const)
+      .sort((p, q) => (p[0] < q[0] ? -1 : 1));
+  // postings(term) reads the table every time, on both backends.
+  const storedPostings = async () => {
+    const out = [];
+    for (const term of [...terms].sort()) {
+      const p = await repo.postings(term);
+      if (p.chunks.length) out.push([term, p.count, p.chunks.map((c) => Buffer.from(c).toString('hex'))] as const);
+    }
+    return out;
+  };
+  const check = async (what: string) => {
+    assert.deepEqual(plain(await repo.passageTexts(ids)), await stored(b, ids), `${what}: passages`);
+    assert.deepEqual(await postingsHex(repo), await storedPostings(), `${what}: postings`);
+    const m = await meta();
+    assert.deepEqual(
+      m.map((r) => [r.id, r.title, r.url, r.imageUrl]),
+      (
+        await testSql(b)
+          .prepare("SELECT id, title, coalesce(url, '') AS url, image_url FROM items WHERE id IN (?, ?) ORDER BY id")
+          .all(x!, y!)
+      ).map((r) => {
+        const row = r as { id: number; title: string; url: string; image_url: string | null };
+        return [Number(row.id), row.title, row.url, row.image_url];
+      }),
+      `${what}: metadata`,
+    );
+    assert.deepEqual([...(await repo.articleTexts(ids))], await storedTexts(b, ids), `${what}: article texts`);
+  };
+
+  await steady(a);
+  await check('first read');
+  await check('again, nothing changed');
+  if (pg) {
+    // The second round asked the database nothing (before: 4 statements for these 4 reads).
+    await repo.passageTexts(ids);
+    assert.deepEqual(pg.lastPassagesRead, { sentItems: 0, heldItems: 2, trustedItems: 2 });
+    await repo.postingsOf(terms);
+    assert.equal(pg.lastPostingsRead!.asked, false, 'postings: no round trip');
+    await repo.articles(ids);
+    assert.equal(pg.lastArticlesAsked, false, 'metadata: no round trip');
+    await repo.articleTexts(ids);
+    assert.equal(pg.lastArticlesAsked, false, 'article texts: no round trip');
+  }
+
+  // B re-indexes x with other text (new passages and postings) and retitles it.
+  let g = a.store.changes.generation();
+  await testSql(b)
+    .prepare('UPDATE items SET content = ?, title = ? WHERE id = ?')
+    .run(paragraphs('icebergs', 6), 'Icebergs', x!);
+  b.notifyItemChanges({ added: [], updated: [x!], deleted: [] });
+  await flushSearchIndexing(b);
+  await movedPast(a, g, 're-indexed by another process');
+  await check('re-indexed elsewhere');
+  assert.match((await repo.passageTexts([x!]))[0]!.text, /icebergs/);
+
+  // A process that holds nothing yet: the search's metadata read comes with its passage read.
+  const c = await open();
+  t.after(async () => c.close());
+  const fresh = searchIndexRepository(c);
+  await steady(c);
+  assert.deepEqual(plain(await fresh.passageTexts(ids)), await stored(b, ids));
+  const m = (await fresh.articles(ids)).map((r) => [r.id, r.title]).sort((p, q) => Number(p[0]) - Number(q[0]));
+  assert.deepEqual(m, [
+    [x, 'Icebergs'],
+    [y, 'Harbours'],
+  ]);
+  if (pg) assert.equal(pgStats(fresh).lastArticlesAsked, false, 'metadata read along with the passages');
+
+  // Only the image changes (no other trigger watches it: migration 125).
+  await steady(a);
+  await check('settled');
+  g = a.store.changes.generation();
+  await testSql(b).prepare('UPDATE items SET image_url = ? WHERE id = ?').run('https://held.example/y.png', y!);
+  await movedPast(a, g, 'image changed by another process');
+  await check('image changed elsewhere');
+  assert.equal((await meta()).find((m) => m.id === y)!.imageUrl, 'https://held.example/y.png');
+
+  // Removed by B: gone from every read here.
+  await steady(a);
+  await check('settled again');
+  g = a.store.changes.generation();
+  await testSql(b).prepare('DELETE FROM items WHERE id = ?').run(y!);
+  b.notifyItemChanges({ added: [], updated: [], deleted: [y!] });
+  await flushSearchIndexing(b);
+  await movedPast(a, g, 'removed by another process');
+  assert.ok(!(await repo.passageTexts(ids)).some((p) => p.itemId === y));
+  assert.ok(!(await repo.articles(ids)).some((m) => m.id === y));
+  assert.ok(!(await repo.articleTexts(ids)).has(y!));
+  await check('removed elsewhere');
 });

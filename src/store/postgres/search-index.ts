@@ -34,7 +34,9 @@ const PASSAGES_LOCK = 0x7469_6470; // 'tidp'
  * 1M passages, which PostgreSQL detoasts (decompresses) and sends as hex text on every search;
  * the common words recur in most questions, and all of a term's chunks but the last stay as they
  * are until a compaction or rebuild. 32 MB held the postings of the news benchmark's 680
- * questions at 1M passages to a hit rate of … (BENCHMARKS.md).
+ * questions at 1M passages to a hit rate of … (BENCHMARKS.md). A term's chunks checked since
+ * the change signal last moved are used without a round trip (migration 125 notifies every write
+ * to the postings); the others are checked by their version stamps.
  */
 const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
 
@@ -42,12 +44,27 @@ interface StampedChunk {
   chunk: number;
   /** search_postings.version: every insert or update of the row draws a new one (migration 120). */
   version: number;
+  /** search_postings.postings: how many postings the chunk holds. */
+  postings: number;
   data: Buffer;
 }
 
+interface HeldTerm {
+  chunks: Map<number, StampedChunk>;
+  bytes: number;
+  /** The change signal's number when these chunks were last known to be the stored ones (see trusted()). */
+  checkedAt: number;
+}
+
+/**
+ * What a held entry costs beyond its bytes, so that entries of terms without postings (held too:
+ * a question's word the news never uses is asked again and again) still count against the budget.
+ */
+const HELD_ENTRY_BYTES = 64;
+
 /** Per term, its chunks as last read; terms least recently searched leave first past the byte budget. */
 export class PostingsChunkCache {
-  private readonly terms = new Map<string, { chunks: Map<number, StampedChunk>; bytes: number }>();
+  private readonly terms = new Map<string, HeldTerm>();
   bytes = 0;
   private readonly maxBytes: number;
 
@@ -81,17 +98,33 @@ export class PostingsChunkCache {
     return out;
   }
 
-  /** Replaces what is held for a term with the chunks just read (none: the term has no postings). */
-  put(term: string, chunks: StampedChunk[]): void {
+  /**
+   * The chunks held for a term (now the most recently searched) if they were known to be the
+   * stored ones at the change signal's number `generation`: nothing written to the postings since
+   * (migration 125 notifies every write), so they are used without asking the database.
+   */
+  trusted(term: string, generation: number): Map<number, StampedChunk> | undefined {
+    const held = this.terms.get(term);
+    if (!held || held.checkedAt !== generation) return undefined;
+    this.terms.delete(term);
+    this.terms.set(term, held);
+    return held.chunks;
+  }
+
+  /**
+   * Replaces what is held for a term with the chunks just read (none: the term has no postings),
+   * as stored at the change signal's number `checkedAt` (taken before the read).
+   */
+  put(term: string, chunks: StampedChunk[], checkedAt: number): void {
     const old = this.terms.get(term);
     if (old) {
       this.terms.delete(term);
       this.bytes -= old.bytes;
     }
-    let bytes = 0;
+    let bytes = HELD_ENTRY_BYTES;
     for (const c of chunks) bytes += c.data.byteLength;
-    if (!chunks.length || bytes > this.maxBytes / 4) return;
-    this.terms.set(term, { chunks: new Map(chunks.map((c) => [c.chunk, c])), bytes });
+    if (bytes > this.maxBytes / 4) return;
+    this.terms.set(term, { chunks: new Map(chunks.map((c) => [c.chunk, c])), bytes, checkedAt });
     this.bytes += bytes;
     // Map order is insertion order: the first terms are the least recently searched.
     for (const [t, held] of this.terms) {
@@ -108,11 +141,17 @@ export class PostingsChunkCache {
  * that was most of PostgreSQL's CPU per answer, plus the parsing and garbage in the process. The
  * same articles come back across questions, and an article's passages are only ever deleted and
  * inserted whole (indexing, re-indexing, removal), each insert drawing fresh identity ids, so the
- * id of its first passage (ord 0) names the set held. Budget counted as UTF-16: over 300 news
- * questions at 2,000 articles, the database sent 413 of 878 passages per answer with 16 MiB, 187
- * with 32 MiB, 149 with no limit (BENCHMARKS.md, "Candidate passages kept per process").
+ * id of its first passage (ord 0) names the set held, and a set checked since the change signal
+ * last moved is used without asking at all (migration 125). Budget counted as UTF-16 then: over
+ * 300 news questions at 2,000 articles, the database sent 413 of 878 passages per answer with 16
+ * MiB, 187 with 32 MiB, 149 with no limit (BENCHMARKS.md, "Candidate passages kept per process");
+ * now counted as stored (one byte per character of a Latin-1 string), which holds about twice as
+ * many articles in the same memory.
  */
 const PASSAGE_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** A character V8 cannot store in a one-byte string. */
+const TWO_BYTE = /[^\u0000-\u00ff]/;
 
 interface HeldPassages {
   /** search_passages.id of the passage with ord 0. */
@@ -122,6 +161,8 @@ interface HeldPassages {
   texts: string[];
   words: number[];
   bytes: number;
+  /** The change signal's number when this set was last known to be the stored one (see trusted()). */
+  checkedAt: number;
 }
 
 /** Per article, its passages as last read; articles least recently searched leave first past the byte budget. */
@@ -144,12 +185,18 @@ export class PassageCache {
     return held;
   }
 
-  /** Replaces what is held for an article with the passages just read. */
+  /**
+   * Replaces what is held for an article with the passages just read, as stored at the change
+   * signal's number `checkedAt` (taken before the read).
+   */
   put(itemId: number, passages: Omit<HeldPassages, 'bytes'>): void {
     this.drop(itemId);
-    // UTF-16 at worst, plus the array slots.
+    // As V8 stores them, plus the array slots: a string of Latin-1 characters only (most news
+    // text; node-pg's decoding makes them one-byte strings) takes a byte per character, any other
+    // two. Counted as two throughout, the budget held half the articles it had room for, and a
+    // question cycle over 2,000 news articles re-read most candidates' passages.
     let bytes = 0;
-    for (const t of passages.texts) bytes += 2 * t.length + 32;
+    for (const t of passages.texts) bytes += (TWO_BYTE.test(t) ? 2 : 1) * t.length + 32;
     if (bytes > this.maxBytes / 16) return;
     this.items.set(itemId, { ...passages, bytes });
     this.bytes += bytes;
@@ -161,6 +208,11 @@ export class PassageCache {
     }
   }
 
+  /** Whether `held` may be used without asking the database: checked since the last change anywhere. */
+  static trusted(held: HeldPassages | undefined, generation: number): boolean {
+    return held !== undefined && held.checkedAt === generation;
+  }
+
   drop(itemId: number): void {
     const old = this.items.get(itemId);
     if (!old) return;
@@ -168,6 +220,38 @@ export class PassageCache {
     this.bytes -= old.bytes;
   }
 }
+
+/**
+ * Article metadata (url, title, feed title, dates, image) of the answers' hits, kept per process
+ * like their passages: read only for articles not held or when the change signal moved (a write
+ * to items or feeds that changes them notifies: migrations 027, 026, 125). 5,000 entries of a few
+ * hundred bytes (about 2 MB); least recently searched out first.
+ */
+const META_CACHE_ENTRIES = 5_000;
+
+interface HeldMeta {
+  meta: SearchArticleMeta;
+  checkedAt: number;
+}
+
+const META_SQL = `SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS "feedTitle",
+        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", i.image_url AS "imageUrl"
+      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`;
+
+/** A row of passageTexts' read: item id, passage id, ord, words, text (NULL: the held one), then on ord 0 the article's metadata. */
+type PassageRowWithMeta = [
+  number,
+  number,
+  number,
+  number,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+  number | null,
+  string | null,
+];
 
 const STATE_SQL = `SELECT next_doc_no AS "nextDocNo", articles, title_length AS "titleLength", body_length AS "bodyLength",
   url_length AS "urlLength", removed, compacted_removed AS "compactedRemoved", epoch, rebuild_after AS "rebuildAfter", rebuild_until AS "rebuildUntil",
@@ -179,6 +263,7 @@ export class PgSearchIndex implements SearchIndexRepository {
   readonly changes: ChangeSignal;
   private readonly chunkCache: PostingsChunkCache;
   private readonly passageCache: PassageCache;
+  private readonly metaCache = new Map<number, HeldMeta>();
   constructor(
     db: PgDatabase,
     changes: ChangeSignal,
@@ -190,16 +275,29 @@ export class PgSearchIndex implements SearchIndexRepository {
     this.passageCache = new PassageCache(opts.passageCacheBytes ?? PASSAGE_CACHE_BYTES);
   }
 
-  /** Articles of the last passageTexts read: whose passages the database sent, and those taken from the cache. */
-  lastPassagesRead = { sentItems: 0, heldItems: 0 };
+  /**
+   * Articles of the last passageTexts read: whose passages the database sent, and those taken from
+   * the cache (of which `trustedItems` without asking the database: held since the last change).
+   */
+  lastPassagesRead = { sentItems: 0, heldItems: 0, trustedItems: 0 };
+
+  /** Whether the last articles() or articleTexts() read asked the database (not when all were held since the last change). */
+  lastArticlesAsked = false;
 
   /** Bytes of passage texts held between searches (memory accounting, tests). */
   get passageCacheBytes(): number {
     return this.passageCache.bytes;
   }
 
-  /** Bytes of the last postingsOf read: sent by the database, and taken from the chunks held. */
-  lastPostingsRead = { sentBytes: 0, heldBytes: 0 };
+  /**
+   * Bytes of the last postingsOf read: sent by the database, and taken from the chunks held; and
+   * whether it asked the database at all (not when every term was held since the last change).
+   */
+  lastPostingsRead: { sentBytes: number; heldBytes: number; asked: boolean } = {
+    sentBytes: 0,
+    heldBytes: 0,
+    asked: false,
+  };
 
   /** Bytes of postings chunks held between searches (memory accounting, tests). */
   get postingsCacheBytes(): number {
@@ -383,19 +481,43 @@ export class PgSearchIndex implements SearchIndexRepository {
   async postingsOf(terms: string[]): Promise<Map<string, { chunks: Uint8Array[]; count: number }>> {
     const out = new Map<string, { chunks: Uint8Array[]; count: number }>();
     if (!terms.length) return out;
+    // Taken before anything is read: a write during the read moves the signal past it.
+    const generation = this.changes.generation();
+    const stats: PgSearchIndex['lastPostingsRead'] = { sentBytes: 0, heldBytes: 0, asked: false };
+    this.lastPostingsRead = stats;
+    // Terms whose chunks were checked since the last change anywhere (the signal has not moved)
+    // are used as held, without a round trip; the others are asked for.
+    const ask: string[] = [];
+    for (const term of terms) {
+      if (out.has(term)) continue;
+      const held = this.chunkCache.trusted(term, generation);
+      if (!held) {
+        ask.push(term);
+        continue;
+      }
+      if (!held.size) continue; // no postings
+      const p = { chunks: [] as Uint8Array[], count: 0 };
+      for (const c of held.values()) {
+        p.chunks.push(c.data);
+        p.count += c.postings;
+        stats.heldBytes += c.data.byteLength;
+      }
+      out.set(term, p);
+    }
+    if (!ask.length) return out;
+    stats.asked = true;
     // The chunks this process already holds go along with their stamps; the database sends only
     // the bytes of chunks whose stamp differs (appended to, rewritten) or that are new. The
     // entries are taken now: another search may evict them while this one waits for its rows.
-    const known = this.chunkCache.known(terms);
+    const known = this.chunkCache.known(ask);
     const rows = await this.db.arrays<[string, number, number, number, Buffer | null]>(
       `SELECT p.term, p.chunk, p.postings, p.version, CASE WHEN p.version = k.version THEN NULL ELSE p.data END
          FROM search_postings p
          LEFT JOIN unnest($2::text[], $3::int[], $4::bigint[]) AS k(term, chunk, version) ON k.term = p.term AND k.chunk = p.chunk
         WHERE p.term = ANY($1::text[]) ORDER BY p.term, p.chunk`,
-      [terms, known.terms, known.chunks, known.versions],
+      [ask, known.terms, known.chunks, known.versions],
     );
     const read = new Map<string, StampedChunk[]>();
-    const stats = (this.lastPostingsRead = { sentBytes: 0, heldBytes: 0 });
     for (const [term, chunk, n, version, sent] of rows) {
       if (sent) stats.sentBytes += sent.byteLength;
       const data = sent ?? known.entries.get(term)?.get(chunk)?.data;
@@ -407,9 +529,9 @@ export class PgSearchIndex implements SearchIndexRepository {
       p.count += n;
       let list = read.get(term);
       if (!list) read.set(term, (list = []));
-      list.push({ chunk, version, data });
+      list.push({ chunk, version, postings: n, data });
     }
-    for (const term of terms) this.chunkCache.put(term, read.get(term) ?? []);
+    for (const term of ask) this.chunkCache.put(term, read.get(term) ?? [], generation);
     return out;
   }
 
@@ -521,42 +643,97 @@ export class PgSearchIndex implements SearchIndexRepository {
   async passageTexts(itemIds: number[]): Promise<PassageMatch[]> {
     if (!itemIds.length) return [];
     const ids = [...new Set(itemIds)].sort((x, y) => x - y);
+    // Taken before anything is read: a write during the read moves the signal past it.
+    const generation = this.changes.generation();
     // Taken now: a concurrent read may replace or evict them before this one's rows arrive.
     const holding = ids.map((id) => this.passageCache.get(id));
-    // Per article, the id of its first passage held (0: none). The database sends every passage of
-    // an article whose first passage has another id (not held, or written again since), and of one
-    // held as stored only that first passage's id, without its text. The LATERAL read (OFFSET 0
-    // keeps it a subquery) puts the bound on ord into the index condition, so a held article costs
-    // two index probes, not a scan of its passages. No ORDER BY (a sort of every text): the rows
-    // are put in order here.
-    const rows = await this.db.arrays<[number, number, number, number, string | null]>(
-      `SELECT k.item_id, p.id, p.ord, p.words, CASE WHEN p.id = k.held THEN NULL ELSE p.text END
+    // Articles held since the last change anywhere (the signal has not moved; migration 125
+    // notifies every write to the passages) are used as held, without a round trip; only the
+    // others are asked for (none: no statement). Per article asked, the id of its first passage
+    // held (0: none). The database sends every passage of an article whose first passage has
+    // another id (not held, or written again since), and of one held as stored only that first
+    // passage's id, without its text. The LATERAL read (OFFSET 0 keeps it a subquery) puts the
+    // bound on ord into the index condition, so a held article costs two index probes, not a scan
+    // of its passages. No ORDER BY (a sort of every text): the rows are put in order here.
+    //
+    // The search asks for the metadata of its best articles (articles()) right after scoring these
+    // passages, and they are the same articles, so the metadata comes along on each article's first
+    // row (ord 0; the others carry NULLs) into the metadata held, and articles() then needs no
+    // statement of its own. An article whose passages are held since the last change but whose
+    // metadata is not is asked for too (one row: its first passage's id).
+    const ask: number[] = [];
+    const askFirst: number[] = [];
+    ids.forEach((id, k) => {
+      if (PassageCache.trusted(holding[k], generation) && this.metaCache.get(id)?.checkedAt === generation) return;
+      ask.push(id);
+      askFirst.push(holding[k]?.first ?? 0);
+    });
+    const rows = ask.length
+      ? await this.db.arrays<PassageRowWithMeta>(
+          `SELECT k.item_id, p.id, p.ord, p.words, CASE WHEN p.id = k.held THEN NULL ELSE p.text END,
+          CASE WHEN p.ord = 0 THEN coalesce(i.url, '') END, CASE WHEN p.ord = 0 THEN i.title END,
+          CASE WHEN p.ord = 0 THEN coalesce(fe.title, fe.url) END, CASE WHEN p.ord = 0 THEN i.published_at END,
+          CASE WHEN p.ord = 0 THEN i.updated_at END, CASE WHEN p.ord = 0 THEN i.image_url END
         FROM unnest($1::bigint[], $2::bigint[]) AS k(item_id, held)
         JOIN search_passages f ON f.item_id = k.item_id AND f.ord = 0
+        JOIN items i ON i.id = k.item_id
+        JOIN feeds fe ON fe.id = i.feed_id
         CROSS JOIN LATERAL (SELECT p.id, p.ord, p.words, p.text FROM search_passages p WHERE p.item_id = k.item_id
           AND p.ord <= CASE WHEN f.id = k.held THEN 0 ELSE 2147483647 END OFFSET 0) p`,
-      [ids, holding.map((h) => h?.first ?? 0)],
-    );
-    const read = new Map<number, [number, number, number, number, string | null][]>();
+          [ask, askFirst],
+        )
+      : [];
+    const asked = new Set(ask);
+    const read = new Map<number, PassageRowWithMeta[]>();
     for (const r of rows) {
       const list = read.get(r[0]);
       if (list) list.push(r);
       else read.set(r[0], [r]);
+      if (r[2] === 0) {
+        const [id, , , , , url, title, feedTitle, publishedAt, updatedAt, imageUrl] = r;
+        this.holdMeta(
+          {
+            id,
+            url: url!,
+            title: title!,
+            feedTitle: feedTitle!,
+            publishedAt: publishedAt!,
+            updatedAt: updatedAt!,
+            imageUrl,
+          },
+          generation,
+        );
+      }
     }
     const out: PassageMatch[] = [];
     let sentItems = 0,
-      heldItems = 0;
+      heldItems = 0,
+      trustedItems = 0;
     ids.forEach((itemId, k) => {
+      const h = holding[k];
       const list = read.get(itemId);
-      if (!list) return; // no passages (not indexed, or removed)
-      if (list[0]![4] === null) {
-        // Its first passage has the id held: the held passages are the stored ones.
-        const h = holding[k]!;
-        for (let j = 0; j < h.ids.length; j++)
-          out.push({ passageId: h.ids[j]!, itemId, ord: h.ords[j]!, text: h.texts[j]!, words: h.words[j]!, score: 0 });
+      // Asked and not sent: no passages (not indexed, or removed), whatever was held.
+      const trusted = !list && !asked.has(itemId) && PassageCache.trusted(h, generation);
+      if (!trusted && !list) return; // no passages (not indexed, or removed)
+      if (trusted || list![0]![4] === null) {
+        // Held since the last change, or its first passage has the id held: the held passages are
+        // the stored ones.
+        const held = h!;
+        if (trusted) trustedItems++;
+        else held.checkedAt = generation;
+        for (let j = 0; j < held.ids.length; j++)
+          out.push({
+            passageId: held.ids[j]!,
+            itemId,
+            ord: held.ords[j]!,
+            text: held.texts[j]!,
+            words: held.words[j]!,
+            score: 0,
+          });
         heldItems++;
         return;
       }
+      if (!list) return;
       if (list.some((r, j) => j > 0 && r[2] < list[j - 1]![2])) list.sort((x, y) => x[2] - y[2]);
       const held = {
         first: list[0]![1],
@@ -564,6 +741,7 @@ export class PgSearchIndex implements SearchIndexRepository {
         ords: [] as number[],
         texts: [] as string[],
         words: [] as number[],
+        checkedAt: generation,
       };
       for (const [, passageId, ord, words, text] of list) {
         out.push({ passageId, itemId, ord, text: text!, words, score: 0 });
@@ -575,29 +753,79 @@ export class PgSearchIndex implements SearchIndexRepository {
       this.passageCache.put(itemId, held);
       sentItems++;
     });
-    this.lastPassagesRead = { sentItems, heldItems };
+    this.lastPassagesRead = { sentItems, heldItems, trustedItems };
     return out;
   }
 
-  articles(ids: number[]): Promise<SearchArticleMeta[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return this.db.rows<SearchArticleMeta>(
-      `SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS "feedTitle",
-        i.published_at AS "publishedAt", i.updated_at AS "updatedAt", i.image_url AS "imageUrl"
-      FROM items i JOIN feeds f ON f.id = i.feed_id WHERE i.id = ANY($1::bigint[])`,
-      [ids],
-    );
+  /** Metadata held for an article since the change signal's number `generation` (now the most recently used), if any. */
+  private trustedMeta(itemId: number, generation: number): SearchArticleMeta | undefined {
+    const held = this.metaCache.get(itemId);
+    if (!held || held.checkedAt !== generation) return undefined;
+    this.metaCache.delete(itemId);
+    this.metaCache.set(itemId, held);
+    return held.meta;
+  }
+
+  async articles(ids: number[]): Promise<SearchArticleMeta[]> {
+    if (!ids.length) return [];
+    // Taken before anything is read: a write during the read moves the signal past it.
+    const generation = this.changes.generation();
+    const out: SearchArticleMeta[] = [];
+    const ask: number[] = [];
+    for (const id of new Set(ids)) {
+      const meta = this.trustedMeta(id, generation);
+      if (meta) out.push(meta);
+      else ask.push(id);
+    }
+    this.lastArticlesAsked = ask.length > 0;
+    if (!ask.length) return out;
+    const rows = await this.db.rows<SearchArticleMeta>(META_SQL, [ask]);
+    for (const meta of rows) {
+      out.push(meta);
+      this.holdMeta(meta, generation);
+    }
+    return out;
+  }
+
+  /** Keeps an article's metadata as read at the change signal's number `checkedAt` (taken before the read). */
+  private holdMeta(meta: SearchArticleMeta, checkedAt: number): void {
+    this.metaCache.delete(meta.id);
+    this.metaCache.set(meta.id, { meta, checkedAt });
+    // Map order is insertion order (trustedMeta re-inserts): the first are the least recently used.
+    if (this.metaCache.size > META_CACHE_ENTRIES) this.metaCache.delete(this.metaCache.keys().next().value!);
   }
 
   async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
     if (!itemIds.length) return new Map();
-    // One round trip for every source of an answer. The sources are hits whose passages the
-    // search just read, so their texts are usually held (passageTexts): as there, an article's
+    // At most one round trip for every source of an answer. The sources are hits whose passages
+    // the search just read, so their texts are usually held (passageTexts): as there, an article's
     // first passage id is checked and its texts are sent only when another set is stored. The
     // LEFT JOINs keep a stored item whose passages are not written yet (empty text), as the
     // per-item reads did.
     const ids = [...new Set(itemIds)].sort((x, y) => x - y);
+    // Taken before anything is read: a write during the read moves the signal past it.
+    const generation = this.changes.generation();
     const holding = ids.map((id) => this.passageCache.get(id));
+    // An article whose passages and metadata (title, url) are both held since the last change
+    // anywhere is answered from memory: the sources of an answer were the search's hits a moment
+    // before, so usually none is asked for and there is no statement.
+    const out = new Map<number, ArticleText>();
+    const ask: number[] = [];
+    const askFirst: number[] = [];
+    const askHeld: (HeldPassages | undefined)[] = [];
+    ids.forEach((itemId, k) => {
+      const h = holding[k];
+      const meta = PassageCache.trusted(h, generation) ? this.trustedMeta(itemId, generation) : undefined;
+      if (meta) {
+        out.set(itemId, { title: meta.title, url: meta.url, text: h!.texts.join('\n\n') });
+        return;
+      }
+      ask.push(itemId);
+      askFirst.push(h?.first ?? 0);
+      askHeld.push(h);
+    });
+    this.lastArticlesAsked = ask.length > 0;
+    if (!ask.length) return out;
     const rows = await this.db.arrays<
       [number, string, string, number | null, number | null, number | null, string | null]
     >(
@@ -607,7 +835,7 @@ export class PgSearchIndex implements SearchIndexRepository {
         LEFT JOIN search_passages f ON f.item_id = k.item_id AND f.ord = 0
         LEFT JOIN LATERAL (SELECT p.id, p.ord, p.words, p.text FROM search_passages p WHERE p.item_id = k.item_id
           AND p.ord <= CASE WHEN f.id = k.held THEN 0 ELSE 2147483647 END OFFSET 0) p ON true`,
-      [ids, holding.map((h) => h?.first ?? 0)],
+      [ask, askFirst],
     );
     const read = new Map<number, typeof rows>();
     for (const r of rows) {
@@ -615,8 +843,7 @@ export class PgSearchIndex implements SearchIndexRepository {
       if (list) list.push(r);
       else read.set(r[0], [r]);
     }
-    const out = new Map<number, ArticleText>();
-    ids.forEach((itemId, k) => {
+    ask.forEach((itemId, k) => {
       const list = read.get(itemId);
       if (!list) return; // not stored
       const [, title, url, passageId] = list[0]!;
@@ -625,7 +852,9 @@ export class PgSearchIndex implements SearchIndexRepository {
         return;
       }
       if (list[0]![6] === null) {
-        out.set(itemId, { title, url, text: holding[k]!.texts.join('\n\n') });
+        const held = askHeld[k]!;
+        held.checkedAt = generation;
+        out.set(itemId, { title, url, text: held.texts.join('\n\n') });
         return;
       }
       if (list.some((r, j) => j > 0 && r[4]! < list[j - 1]![4]!)) list.sort((x, y) => x[4]! - y[4]!);
@@ -635,11 +864,13 @@ export class PgSearchIndex implements SearchIndexRepository {
         ords: list.map((r) => r[4]!),
         texts: list.map((r) => r[6]!),
         words: list.map((r) => r[5]!),
+        checkedAt: generation,
       };
       this.passageCache.put(itemId, held);
       out.set(itemId, { title, url, text: held.texts.join('\n\n') });
     });
-    return out;
+    // In id order, as the keys were before.
+    return new Map([...out].sort((x, y) => x[0] - y[0]));
   }
 
   async subscribedFeedIds(userId: number): Promise<number[]> {
