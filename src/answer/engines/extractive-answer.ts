@@ -14,8 +14,9 @@
 //    sources and rank. "Why" questions prefer causal sentences.
 //    ("Summarize" questions never come here: ./extractive-digest.ts plans their digest.)
 // 5. Weak evidence is a decline, said plainly: a name of the question no source contains, no
-//    sentence covering the question's rarer terms, or none of the sentences that cover it near one
-//    of the question's names (and no candidate with a second source).
+//    sentence covering the question's rarer terms, none of the sentences that cover it near one
+//    of the question's names (and no candidate with a second source), or a best candidate that one
+//    source names, weakly.
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
