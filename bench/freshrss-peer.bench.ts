@@ -9,6 +9,9 @@
 //   options: --runs N (per call, default 20)  --seconds N (throughput, default 5)
 //            --freshrss-data DIR --feed-port P (reuse a FreshRSS data folder loaded by an earlier run
 //            from a feeds server still listening on port P: its first refresh takes long)
+//            --tidings-data DIR (reuse a Tidings data folder kept by an earlier run: no import, no
+//            refresh, the scheduler off; with --freshrss-data too, only the calls are measured,
+//            e.g. again on a quiet machine)
 //            --keep (keep both data folders)
 //
 // Setup of each side (what the figures depend on):
@@ -187,7 +190,8 @@ async function main(): Promise<void> {
   const results: Record<string, Record<string, string>> = { FreshRSS: {}, Tidings: {} };
   let feedServer: Worker | undefined;
   let feedPort = num('feed-port', 0);
-  if (!feedPort) {
+  const reuseTidings = opt('tidings-data');
+  if (!feedPort && !(reuseTidings && opt('freshrss-data'))) {
     feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
       workerData: { feeds: FEEDS, items: ITEMS },
     });
@@ -196,7 +200,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const reuse = opt('freshrss-data');
   const frData = reuse ?? mkdtempSync(join(tmpdir(), 'freshrss-bench-'));
-  const tiData = tempDataDir('tidings-bench-peer-');
+  const tiData = reuseTidings ?? tempDataDir('tidings-bench-peer-');
   try {
     // FreshRSS: install, user, subscriptions, first refresh.
     const env = { ...process.env, DATA_PATH: frData };
@@ -257,9 +261,11 @@ async function main(): Promise<void> {
     phpServer.kill('SIGTERM');
 
     // Tidings: the same feeds through its own scheduler.
-    const store = await openStore({ databaseUrl: '', dataDir: tiData });
-    await store.users.create(USER, await hashPassword(PASS));
-    await store.close();
+    if (!reuseTidings) {
+      const store = await openStore({ databaseUrl: '', dataDir: tiData });
+      await store.users.create(USER, await hashPassword(PASS));
+      await store.close();
+    }
     const server = spawn(
       process.execPath,
       // One process, like php -S (serve forks one worker per core by default, and the RSS read
@@ -274,6 +280,7 @@ async function main(): Promise<void> {
           TIDINGS_SCHEDULER_TICK_SECONDS: '1',
           TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
           TIDINGS_PER_HOST_CONCURRENCY: '32',
+          ...(reuseTidings ? { TIDINGS_SCHEDULER: 'false' } : {}),
         },
         stdio: ['ignore', 'ignore', 'pipe'],
       },
@@ -293,38 +300,40 @@ async function main(): Promise<void> {
         .find((l) => l.startsWith('Auth='))!
         .slice(5)}`,
     };
-    const t0 = performance.now();
-    const imported = await fetch(`${url}/reader/api/0/subscription/import`, {
-      method: 'POST',
-      headers: { ...H, 'content-type': 'text/xml' },
-      body: opml(feedPort),
-    });
-    if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
-    for (let stored = 0; stored < FEEDS * ITEMS; ) {
-      await sleep(500);
-      const counts = (await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json()) as {
-        unreadcounts: { id: string; count: number }[];
-      };
-      stored = counts.unreadcounts.find((c) => c.id.endsWith('/state/com.google/reading-list'))?.count ?? 0;
-      if (performance.now() - t0 > 60 * 60_000) throw new Error(`only ${stored} items after an hour`);
-    }
-    const refreshed = memOf(server.pid!);
-    results.Tidings['first refresh (own scheduler)'] =
-      `${((performance.now() - t0) / 1000).toFixed(0)} s, peak RSS ${refreshed.peak.toFixed(0)} MB`;
-    // The search indexer works through the new items after the refresh, in the background: the
-    // calls are measured once it is done, as FreshRSS's are on an idle server.
-    const t1 = performance.now();
-    for (;;) {
-      const text = await (await fetch(`${url}/metrics`)).text();
-      const waiting = Number(
-        /^tidings_queue_depth\{queue="search_index",state="waiting"\} (\d+)/m.exec(text)?.[1] ?? 0,
-      );
-      if (!waiting) break;
-      if (performance.now() - t1 > 30 * 60_000)
-        throw new Error(`search index still ${waiting} behind after 30 minutes`);
-      await sleep(1000);
-    }
-    results.Tidings['search indexing after the refresh'] = `${((performance.now() - t1) / 1000).toFixed(0)} s more`;
+    if (!reuseTidings) {
+      const t0 = performance.now();
+      const imported = await fetch(`${url}/reader/api/0/subscription/import`, {
+        method: 'POST',
+        headers: { ...H, 'content-type': 'text/xml' },
+        body: opml(feedPort),
+      });
+      if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
+      for (let stored = 0; stored < FEEDS * ITEMS; ) {
+        await sleep(500);
+        const counts = (await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json()) as {
+          unreadcounts: { id: string; count: number }[];
+        };
+        stored = counts.unreadcounts.find((c) => c.id.endsWith('/state/com.google/reading-list'))?.count ?? 0;
+        if (performance.now() - t0 > 60 * 60_000) throw new Error(`only ${stored} items after an hour`);
+      }
+      const refreshed = memOf(server.pid!);
+      results.Tidings['first refresh (own scheduler)'] =
+        `${((performance.now() - t0) / 1000).toFixed(0)} s, peak RSS ${refreshed.peak.toFixed(0)} MB`;
+      // The search indexer works through the new items after the refresh, in the background: the
+      // calls are measured once it is done, as FreshRSS's are on an idle server.
+      const t1 = performance.now();
+      for (;;) {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        const waiting = Number(
+          /^tidings_queue_depth\{queue="search_index",state="waiting"\} (\d+)/m.exec(text)?.[1] ?? 0,
+        );
+        if (!waiting) break;
+        if (performance.now() - t1 > 30 * 60_000)
+          throw new Error(`search index still ${waiting} behind after 30 minutes`);
+        await sleep(1000);
+      }
+      results.Tidings['search indexing after the refresh'] = `${((performance.now() - t1) / 1000).toFixed(0)} s more`;
+    } else results.Tidings['first refresh'] = `reused ${reuseTidings}`;
     const ti = await readerCalls(url);
     const served = memOf(server.pid!);
     Object.assign(results.Tidings, ti.lines);
