@@ -36,6 +36,7 @@ import { migration as m095 } from './migrations/095_auth_change_notifications.ts
 import { migration as m110 } from './migrations/110_upkeep_leases.ts';
 import { migration as m115 } from './migrations/115_version_bumps_at_commit.ts';
 import { migration as m120 } from './migrations/120_search_postings_version.ts';
+import { migration as m125 } from './migrations/125_search_rows_without_item_keys.ts';
 
 export type { Migration };
 
@@ -69,4 +70,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m110,
   m115,
   m120,
+  m125,
 ];
