@@ -167,15 +167,12 @@ export async function flushSearchIndexing(app: App): Promise<void> {
  * can run up to `parallel` batches at once while the backlog keeps coming back full (PARALLEL_PG).
  */
 export class BacklogDrain {
-  static readonly BATCH = 500;
   /**
-   * Items per batch on PostgreSQL. Each batch rewrites the last postings chunk of every term it
-   * has: twice the items, far fewer than twice the terms. 1,000 against 500 (2026-11-27,
-   * BENCHMARKS.md, Feed engine): the postings statements of a 1,000-feed first refresh 946-955 ->
-   * 615-700 ms, the server's CPU 8.5-8.6 -> 8.1 s, peak RSS 222-223 -> 230-246 MB. SQLite keeps
-   * BATCH: a batch there holds the one write lock, which the feeds being stored wait for.
+   * Items per batch. 1,000 on PostgreSQL was measured (2026-11-27, BENCHMARKS.md, Feed engine):
+   * its postings statements took 30 % less, the server 0.45 s less CPU a 1,000-feed first refresh,
+   * but peak RSS rose by 8-24 MB and the refresh process's CPU did not measurably fall.
    */
-  static readonly BATCH_PG = 1000;
+  static readonly BATCH = 500;
   /**
    * Batches of one process at once on PostgreSQL (SQLite has one writer: one). 2 was measured
    * and lost (2026-11-27, BENCHMARKS.md, Feed engine: 2-3 s more CPU per 1,000-feed first refresh,
@@ -188,7 +185,6 @@ export class BacklogDrain {
   /** Batches of this process being indexed (each removes itself when it settles). */
   private readonly running = new Set<Promise<number>>();
   private readonly parallel: number;
-  private readonly batch: number;
   /** The last batch came back full: more is waiting, so batches run side by side. */
   private full = false;
   /** A nudge came while every slot was busy: look again when a batch ends. */
@@ -212,7 +208,6 @@ export class BacklogDrain {
     this.onError = onError;
     this.afterBatch = afterBatch;
     this.parallel = parallel;
-    this.batch = store.backend === 'postgres' ? BacklogDrain.BATCH_PG : BacklogDrain.BATCH;
   }
 
   /** Starts draining in the background (new items were stored, or the process just started). */
@@ -233,7 +228,7 @@ export class BacklogDrain {
     while (!this.stopped && this.running.size < want) {
       this.runBatch().then(
         (n) => {
-          this.full = n === this.batch;
+          this.full = n === BacklogDrain.BATCH;
           if (n > 0 || this.pending) {
             this.pending = false;
             this.nudge();
@@ -302,8 +297,8 @@ export class BacklogDrain {
     let run: Promise<number> | undefined;
     run = (async () => {
       try {
-        const n = await drainBatch(this.store, this.batch, opts);
-        this.waiting = n === this.batch ? Math.max(this.waiting - n, n) : 0;
+        const n = await drainBatch(this.store, BacklogDrain.BATCH, opts);
+        this.waiting = n === BacklogDrain.BATCH ? Math.max(this.waiting - n, n) : 0;
         if (n) await this.afterBatch();
         return n;
       } finally {
