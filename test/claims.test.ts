@@ -499,6 +499,50 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
   }
 });
 
+test("a feed's success or failure write ends its owner's refresh claim, not another owner's", async () => {
+  const app = await createApp(
+    loadConfig({ env: {}, overrides: { dataDir: tempDataDir('tidings-claims-record-'), logLevel: 'silent' } }),
+    silentLogger,
+  );
+  try {
+    const { feeds, subscriptions, refreshClaims } = app.store;
+    const user = (await app.users.create('alice', 'correct horse')).id;
+    const ids: number[] = [];
+    for (const k of [1, 2, 3]) {
+      const f = await feeds.create(`https://record${k}.example/feed.xml`);
+      await subscriptions.subscribe(user, f.id);
+      ids.push(f.id);
+    }
+    const [ok, failed, other] = ids as [number, number, number];
+    const opts = { dueBy: Infinity, leaseMs: 60_000, perHost: 2 };
+    await refreshClaims.claimListed([ok, failed], 'A', opts);
+    await refreshClaims.claimListed([other], 'B', opts);
+    const outcome = { fetchedAt: 100, status: 200, nextFetchAt: 200, intervalSeconds: 100, error: null };
+    await feeds.recordSuccess(ok, outcome, 'A');
+    await feeds.recordFailure(failed, { ...outcome, status: 500, error: 'HTTP 500' }, 'A');
+    await feeds.recordSuccess(other, outcome, 'A'); // B's claim: stays
+    assert.equal(await refreshClaims.isClaimed(ok), false);
+    assert.equal(await refreshClaims.isClaimed(failed), false);
+    assert.equal(await refreshClaims.isClaimed(other), true);
+    const claimOf = async (id: number) =>
+      testSql(app)
+        .prepare('SELECT refresh_claimed_by AS "by", refresh_claimed_until AS "until" FROM feeds WHERE id = ?')
+        .get<{ by: string | null; until: number | null }>(id);
+    assert.deepEqual({ ...(await claimOf(ok)) }, { by: null, until: null });
+    assert.equal((await claimOf(other))?.by, 'B');
+    // The writes themselves happened as without a claim.
+    assert.equal((await feeds.findById(ok))?.nextFetchAt, 200);
+    assert.equal((await feeds.findById(failed))?.errorCount, 1);
+    assert.equal((await feeds.findById(other))?.lastStatus, 200);
+    // Without an owner, nobody's claim changes.
+    await refreshClaims.claimListed([ok], 'A', opts);
+    await feeds.recordSuccess(ok, outcome);
+    assert.equal(await refreshClaims.isClaimed(ok), true);
+  } finally {
+    await app.close();
+  }
+});
+
 test('feed claims expire by the database clock: a process whose clock is a day off neither steals nor keeps one', async (t) => {
   const dataDir = tempDataDir('tidings-claims-clock-');
   const open = () => createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent' } }), silentLogger);

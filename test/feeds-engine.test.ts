@@ -296,9 +296,30 @@ test('failures are recorded on the failing feed only; stored items are kept; Ret
     }
     Object.assign(statuses, { s404: 404, s410: 410, s429: 429, s500: 500, broken: 1 });
     const t0 = Math.floor(Date.now() / 1000);
+    // Each feed's success or failure write ends its refresh claim: no release statement after it.
+    const claims = app.store.refreshClaims;
+    const release = claims.release.bind(claims);
+    const releasedApart: number[] = [];
+    claims.release = async (ids, owner) => {
+      releasedApart.push(...ids);
+      return release(ids, owner);
+    };
     const summary = await refreshDue(app, { all: true });
+    claims.release = release;
     assert.equal(summary.feeds, 8);
     assert.equal(summary.failed, 6);
+    assert.deepEqual(releasedApart, [], 'claims ended by the feeds’ own writes');
+    assert.equal(
+      (
+        await testSql(app)
+          .prepare(
+            'SELECT count(*) AS n FROM feeds WHERE refresh_claimed_by IS NOT NULL OR refresh_claimed_until IS NOT NULL',
+          )
+          .get<{ n: number }>()
+      )?.n,
+      0,
+      'no claim left behind',
+    );
     const { feeds, items } = feedEngine(app);
     const f = async (n: string) => (await feeds.findById(ids[n]!))!;
     assert.equal((await f('ok')).lastError, null);

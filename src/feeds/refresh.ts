@@ -56,6 +56,7 @@ export async function storeParsedFeed(
   res: FetchResponse,
   crawlUs: number,
   startedAt = performance.now() - res.durationMs,
+  releaseClaimOf?: string,
 ): Promise<ItemChanges> {
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
@@ -77,16 +78,20 @@ export async function storeParsedFeed(
       ttlMinutes: parsed.ttlMinutes,
       maxAgeSeconds: res.maxAgeSeconds,
     });
-    await feeds.recordSuccess(feed.id, {
-      fetchedAt,
-      status: res.status,
-      error: null,
-      etag: res.etag,
-      lastModified: res.lastModified,
-      bodyHash: bodyHash(res.body),
-      durationMs: performance.now() - startedAt,
-      ...next,
-    });
+    await feeds.recordSuccess(
+      feed.id,
+      {
+        fetchedAt,
+        status: res.status,
+        error: null,
+        etag: res.etag,
+        lastModified: res.lastModified,
+        bodyHash: bodyHash(res.body),
+        durationMs: performance.now() - startedAt,
+        ...next,
+      },
+      releaseClaimOf,
+    );
     return c;
   });
   app.notifyItemChanges(changes);
@@ -104,7 +109,13 @@ function metadataChanges(feed: FeedRecord, m: FeedMetadata): boolean {
   );
 }
 
-async function recordFailure(app: App, feed: FeedRecord, error: FeedError, durationMs: number): Promise<void> {
+async function recordFailure(
+  app: App,
+  feed: FeedRecord,
+  error: FeedError,
+  durationMs: number,
+  releaseClaimOf?: string,
+): Promise<void> {
   const { feeds } = feedEngine(app);
   const now = nowS();
   const next = scheduleAfterFailure(app.config, {
@@ -112,13 +123,17 @@ async function recordFailure(app: App, feed: FeedRecord, error: FeedError, durat
     errorCount: feed.errorCount + 1,
     retryAfterSeconds: error.retryAfterSeconds,
   });
-  await feeds.recordFailure(feed.id, {
-    fetchedAt: now,
-    status: error.status ?? 0,
-    error: error.message,
-    durationMs,
-    ...next,
-  });
+  await feeds.recordFailure(
+    feed.id,
+    {
+      fetchedAt: now,
+      status: error.status ?? 0,
+      error: error.message,
+      durationMs,
+      ...next,
+    },
+    releaseClaimOf,
+  );
 }
 
 /** Moves the feed to where a permanent redirect points, unless another feed already lives there. */
@@ -138,7 +153,7 @@ async function followPermanentMove(app: App, feed: FeedRecord, res: FetchRespons
 export async function refreshFeed(
   app: App,
   feedOrId: FeedRecord | number,
-  opts: { signal?: AbortSignal } = {},
+  opts: RefreshFeedOptions = {},
 ): Promise<RefreshResult> {
   const t0 = performance.now();
   const r = await fetchAndStore(app, feedOrId, opts);
@@ -147,12 +162,23 @@ export async function refreshFeed(
   return r;
 }
 
+export interface RefreshFeedOptions {
+  signal?: AbortSignal;
+  /**
+   * This process holds the feed's refresh claim (feedClaims): the success or failure write ends
+   * it in the same statement, and FeedClaims.release then has nothing left to do for the feed.
+   */
+  claimed?: boolean;
+}
+
 async function fetchAndStore(
   app: App,
   feedOrId: FeedRecord | number,
-  opts: { signal?: AbortSignal },
+  opts: RefreshFeedOptions,
 ): Promise<RefreshResult> {
   const { feeds, fetcher } = feedEngine(app);
+  const claims = opts.claimed ? feedClaims(app) : undefined;
+  const releaseClaimOf = claims?.owner;
   const feed = typeof feedOrId === 'number' ? await feeds.findById(feedOrId) : feedOrId;
   if (!feed) throw new FeedError('bad_url', `no feed with id ${String(feedOrId)}`);
   const result: RefreshResult = {
@@ -182,15 +208,20 @@ async function fetchAndStore(
         ttlMinutes: feed.ttlMinutes,
         maxAgeSeconds: res.maxAgeSeconds,
       });
-      await feeds.recordSuccess(feed.id, {
-        fetchedAt,
-        status: res.status,
-        error: null,
-        etag: res.etag,
-        lastModified: res.lastModified,
-        durationMs: performance.now() - startedAt,
-        ...next,
-      });
+      await feeds.recordSuccess(
+        feed.id,
+        {
+          fetchedAt,
+          status: res.status,
+          error: null,
+          etag: res.etag,
+          lastModified: res.lastModified,
+          durationMs: performance.now() - startedAt,
+          ...next,
+        },
+        releaseClaimOf,
+      );
+      claims?.releasedWithRecord(feed.id);
       result.outcome = 'not_modified';
       return result;
     }
@@ -205,7 +236,8 @@ async function fetchAndStore(
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }
-    const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt);
+    const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt, releaseClaimOf);
+    claims?.releasedWithRecord(feed.id);
     await afterIngest(app, feed.id, changes);
     try {
       await noteHub(app, feed, res.body, res.linkHeader);
@@ -224,7 +256,8 @@ async function fetchAndStore(
     // A fetch cancelled by shutdown says nothing about the feed: no failure, no back-off.
     if (opts.signal?.aborted) return result;
     try {
-      await recordFailure(app, feed, error, performance.now() - startedAt);
+      await recordFailure(app, feed, error, performance.now() - startedAt, releaseClaimOf);
+      claims?.releasedWithRecord(feed.id);
     } catch (e2) {
       app.log.error({ err: e2, feedId: feed.id }, 'could not record feed failure');
     }
@@ -241,7 +274,7 @@ export async function refreshFeedNow(app: App, feedId: number): Promise<RefreshR
   const feed = await claims.claimOne(feedId);
   if (feed) {
     try {
-      return await refreshFeed(app, feed);
+      return await refreshFeed(app, feed, { claimed: true });
     } finally {
       await claims.release([feed.id]);
     }
@@ -416,7 +449,7 @@ async function refreshListed(
       let r: RefreshResult;
       inFlight++;
       try {
-        r = await refreshFeed(app, feed, { signal: opts.signal });
+        r = await refreshFeed(app, feed, { signal: opts.signal, claimed: true });
       } finally {
         await claims.release([feed.id]);
         inFlight--;

@@ -167,6 +167,11 @@ export async function flushSearchIndexing(app: App): Promise<void> {
  * can run up to `parallel` batches at once while the backlog keeps coming back full (PARALLEL_PG).
  */
 export class BacklogDrain {
+  /**
+   * Items per batch. 1,000 on PostgreSQL was measured (2026-11-27, BENCHMARKS.md, Feed engine):
+   * its postings statements took 30 % less, the server 0.45 s less CPU a 1,000-feed first refresh,
+   * but peak RSS rose by 8-24 MB and the refresh process's CPU did not measurably fall.
+   */
   static readonly BATCH = 500;
   /**
    * Batches of one process at once on PostgreSQL (SQLite has one writer: one). 2 was measured
@@ -325,7 +330,8 @@ export async function drainBatch(
   return store.transaction(async () => {
     const entries = await repo.backlog(batchSize, opts);
     if (!entries.length) return 0;
-    // Items gone meanwhile took their backlog rows and index rows with them (ON DELETE CASCADE).
+    // Items gone meanwhile took their backlog rows and index rows with them (ON DELETE CASCADE;
+    // PostgreSQL: passages and backlog rows by the trigger of migration 130).
     await indexItemsNow(
       repo,
       entries.map((e) => e.itemId),

@@ -37,6 +37,7 @@ import { migration as m110 } from './migrations/110_upkeep_leases.ts';
 import { migration as m115 } from './migrations/115_version_bumps_at_commit.ts';
 import { migration as m120 } from './migrations/120_search_postings_version.ts';
 import { migration as m125 } from './migrations/125_search_cache_notifications.ts';
+import { migration as m130 } from './migrations/130_search_rows_without_item_keys.ts';
 
 export type { Migration };
 
@@ -71,4 +72,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m115,
   m120,
   m125,
+  m130,
 ];

@@ -54,6 +54,14 @@ export const toFeed = (r: FeedRow): FeedRecord => ({
   createdAt: r.created_at,
 });
 
+/**
+ * SET clauses that end the refresh claim of `owner` (a parameter, null for none) and leave any
+ * other owner's claim alone: both read the row's claim as it was before this UPDATE.
+ */
+const RELEASE_CLAIM = (owner: string) =>
+  `refresh_claimed_until = CASE WHEN refresh_claimed_by = ${owner} THEN NULL ELSE refresh_claimed_until END,
+      refresh_claimed_by = CASE WHEN refresh_claimed_by = ${owner} THEN NULL ELSE refresh_claimed_by END`;
+
 const roundMs = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.round(ms));
 
 export class PgFeedRepository implements FeedRepository {
@@ -92,10 +100,11 @@ export class PgFeedRepository implements FeedRepository {
       [m.title, m.siteUrl, m.description, m.iconUrl, m.ttlMinutes, id],
     );
   }
-  async recordSuccess(id: number, o: FetchOutcome): Promise<void> {
+  async recordSuccess(id: number, o: FetchOutcome, releaseClaimOf?: string): Promise<void> {
     await this.db.query(
       `UPDATE feeds SET last_fetched_at = $1, last_success_at = $1, last_status = $2, last_error = NULL, error_count = 0,
-      next_fetch_at = $3, interval_seconds = $4, etag = $5, last_modified = $6, body_hash = coalesce($7, body_hash), last_duration_ms = $8 WHERE id = $9`,
+      next_fetch_at = $3, interval_seconds = $4, etag = $5, last_modified = $6, body_hash = coalesce($7, body_hash), last_duration_ms = $8,
+      ${RELEASE_CLAIM('$10')} WHERE id = $9`,
       [
         o.fetchedAt,
         o.status,
@@ -106,14 +115,24 @@ export class PgFeedRepository implements FeedRepository {
         o.bodyHash ?? null,
         roundMs(o.durationMs),
         id,
+        releaseClaimOf ?? null,
       ],
     );
   }
-  async recordFailure(id: number, o: FetchOutcome): Promise<void> {
+  async recordFailure(id: number, o: FetchOutcome, releaseClaimOf?: string): Promise<void> {
     await this.db.query(
       `UPDATE feeds SET last_fetched_at = $1, last_status = $2, last_error = $3, error_count = error_count + 1,
-      next_fetch_at = $4, interval_seconds = $5, last_duration_ms = $6 WHERE id = $7`,
-      [o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), id],
+      next_fetch_at = $4, interval_seconds = $5, last_duration_ms = $6, ${RELEASE_CLAIM('$8')} WHERE id = $7`,
+      [
+        o.fetchedAt,
+        o.status,
+        o.error,
+        o.nextFetchAt,
+        o.intervalSeconds,
+        roundMs(o.durationMs),
+        id,
+        releaseClaimOf ?? null,
+      ],
     );
   }
   async changeUrl(id: number, newUrl: string): Promise<boolean> {

@@ -3,6 +3,13 @@ import { StatementCache } from './db.ts';
 import type { FeedRepository } from '../repositories.ts';
 import type { FeedMetadata, FeedRecord, FetchOutcome } from '../../model/feed-record.ts';
 
+/**
+ * SET clauses that end the refresh claim of the owner bound twice after them (null for none) and
+ * leave any other owner's claim alone: both read the row's claim as it was before this UPDATE.
+ */
+const RELEASE_CLAIM = `refresh_claimed_until = CASE WHEN refresh_claimed_by = ? THEN NULL ELSE refresh_claimed_until END,
+                refresh_claimed_by = CASE WHEN refresh_claimed_by = ? THEN NULL ELSE refresh_claimed_by END`;
+
 export interface FeedRow {
   id: number;
   url: string;
@@ -87,10 +94,12 @@ export class SqliteFeedRepository implements FeedRepository {
                 description = coalesce(?, description), icon_url = coalesce(?, icon_url), ttl_minutes = ? WHERE id = ?`)
       .run(m.title, m.siteUrl, m.description, m.iconUrl, m.ttlMinutes, id);
   }
-  async recordSuccess(id: number, o: FetchOutcome): Promise<void> {
+  async recordSuccess(id: number, o: FetchOutcome, releaseClaimOf?: string): Promise<void> {
+    const claim = releaseClaimOf ?? null;
     this.s
       .get(`UPDATE feeds SET last_fetched_at = ?, last_success_at = ?, last_status = ?, last_error = NULL, error_count = 0,
-                next_fetch_at = ?, interval_seconds = ?, etag = ?, last_modified = ?, body_hash = coalesce(?, body_hash), last_duration_ms = ? WHERE id = ?`)
+                next_fetch_at = ?, interval_seconds = ?, etag = ?, last_modified = ?, body_hash = coalesce(?, body_hash), last_duration_ms = ?,
+                ${RELEASE_CLAIM} WHERE id = ?`)
       .run(
         o.fetchedAt,
         o.fetchedAt,
@@ -101,14 +110,17 @@ export class SqliteFeedRepository implements FeedRepository {
         o.lastModified ?? null,
         o.bodyHash ?? null,
         roundMs(o.durationMs),
+        claim,
+        claim,
         id,
       );
   }
-  async recordFailure(id: number, o: FetchOutcome): Promise<void> {
+  async recordFailure(id: number, o: FetchOutcome, releaseClaimOf?: string): Promise<void> {
+    const claim = releaseClaimOf ?? null;
     this.s
       .get(`UPDATE feeds SET last_fetched_at = ?, last_status = ?, last_error = ?, error_count = error_count + 1,
-                next_fetch_at = ?, interval_seconds = ?, last_duration_ms = ? WHERE id = ?`)
-      .run(o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), id);
+                next_fetch_at = ?, interval_seconds = ?, last_duration_ms = ?, ${RELEASE_CLAIM} WHERE id = ?`)
+      .run(o.fetchedAt, o.status, o.error, o.nextFetchAt, o.intervalSeconds, roundMs(o.durationMs), claim, claim, id);
   }
   async changeUrl(id: number, newUrl: string): Promise<boolean> {
     if (this.s.get('SELECT 1 FROM feeds WHERE url = ? AND id <> ?').get(newUrl, id)) return false;
