@@ -72,30 +72,50 @@ export async function storeParsedFeed(
     // Most fetches carry the metadata the feed already has: no write (one round trip less).
     if (metadataChanges(feed, metadata)) await feeds.updateMetadata(feed.id, metadata);
     const c = await items.upsertEntries(feed.id, parsed.entries, crawlUs);
-    const next = scheduleAfterSuccess(app.config, {
-      now: fetchedAt,
-      publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE),
+    await recordFetched(app, feed, res, {
+      fetchedAt,
       ttlMinutes: parsed.ttlMinutes,
-      maxAgeSeconds: res.maxAgeSeconds,
-    });
-    await feeds.recordSuccess(
-      feed.id,
-      {
-        fetchedAt,
-        status: res.status,
-        error: null,
-        etag: res.etag,
-        lastModified: res.lastModified,
-        bodyHash: bodyHash(res.body),
-        durationMs: performance.now() - startedAt,
-        ...next,
-      },
+      startedAt,
       releaseClaimOf,
-    );
+      bodyHash: bodyHash(res.body),
+    });
     return c;
   });
   app.notifyItemChanges(changes);
   return changes;
+}
+
+/**
+ * A fetch that succeeded: its validators and the next fetch time, and the end of this process's
+ * claim on the feed in the same write. `bodyHash` absent keeps the stored one (a 304 has no body).
+ */
+async function recordFetched(
+  app: App,
+  feed: FeedRecord,
+  res: FetchResponse,
+  at: { fetchedAt: number; ttlMinutes: number | null; startedAt: number; releaseClaimOf?: string; bodyHash?: string },
+): Promise<void> {
+  const { feeds } = feedEngine(app);
+  const next = scheduleAfterSuccess(app.config, {
+    now: at.fetchedAt,
+    publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE),
+    ttlMinutes: at.ttlMinutes,
+    maxAgeSeconds: res.maxAgeSeconds,
+  });
+  await feeds.recordSuccess(
+    feed.id,
+    {
+      fetchedAt: at.fetchedAt,
+      status: res.status,
+      error: null,
+      etag: res.etag,
+      lastModified: res.lastModified,
+      ...(at.bodyHash === undefined ? {} : { bodyHash: at.bodyHash }),
+      durationMs: performance.now() - at.startedAt,
+      ...next,
+    },
+    at.releaseClaimOf,
+  );
 }
 
 /** Whether updateMetadata would change the stored feed (a missing value keeps the stored one). */
@@ -202,25 +222,7 @@ async function fetchAndStore(
     // 304, or a server without validators sending the very same bytes: nothing to parse.
     if (res.notModified || (feed.bodyHash !== null && bodyHash(res.body) === feed.bodyHash)) {
       const fetchedAt = Math.floor(crawlUs / 1e6);
-      const next = scheduleAfterSuccess(app.config, {
-        now: fetchedAt,
-        publishTimes: await feeds.recentPublishTimes(feed.id, PUBLISH_SAMPLE),
-        ttlMinutes: feed.ttlMinutes,
-        maxAgeSeconds: res.maxAgeSeconds,
-      });
-      await feeds.recordSuccess(
-        feed.id,
-        {
-          fetchedAt,
-          status: res.status,
-          error: null,
-          etag: res.etag,
-          lastModified: res.lastModified,
-          durationMs: performance.now() - startedAt,
-          ...next,
-        },
-        releaseClaimOf,
-      );
+      await recordFetched(app, feed, res, { fetchedAt, ttlMinutes: feed.ttlMinutes, startedAt, releaseClaimOf });
       claims?.releasedWithRecord(feed.id);
       result.outcome = 'not_modified';
       return result;

@@ -43,22 +43,19 @@ function topicOf(question: string, lower?: Set<string>): string[] {
   const opening = new Set(
     [...question.matchAll(/(?:^|[.!?]\s+)["“‘(]?(\p{Lu}[\p{L}'’-]*)/gu)].map((m) => m[1]!.toLowerCase()),
   );
+  // A capitalized (not all-capitals) word opening a sentence of the question, written in lower case by the sources.
+  const commonOpening = (w: string) =>
+    /^\p{Lu}\p{Ll}+$/u.test(w) && opening.has(w.toLowerCase()) && (lower?.has(w.toLowerCase()) ?? false);
   const names = entities(question)
     // "… in the US. Around how many …": an acronym's period that ends a sentence ends the name.
     .flatMap((n) => n.split(/(?<=\b\p{Lu}{2,})\.\s+/u))
-    // "Actor Val Kilmer …": an opening word the sources write in lower case is no part of the name
-    // (kept before a single word: "Prince Harry", "House Republicans").
+    // "Actor Val Kilmer …": an opening common word is no part of the name (kept before a single
+    // word: "Prince Harry", "House Republicans").
     .map((n) => {
       const [first, ...rest] = n.split(' ');
-      const common =
-        /^\p{Lu}\p{Ll}+$/u.test(first!) && opening.has(first!.toLowerCase()) && lower?.has(first!.toLowerCase());
-      return common && rest.length >= 2 ? rest.join(' ') : n;
+      return commonOpening(first!) && rest.length >= 2 ? rest.join(' ') : n;
     })
-    .filter(
-      (n) =>
-        !/^(summarize|tell|give|explain)$/i.test(n) &&
-        !(lower && /^\p{Lu}\p{Ll}+$/u.test(n) && opening.has(n.toLowerCase()) && lower.has(n.toLowerCase())),
-    );
+    .filter((n) => !/^(summarize|tell|give|explain)$/i.test(n) && !commonOpening(n));
   if (names.length) return names.slice(0, 3);
   return keywords(question)
     .filter((w) => !/^(summari[sz]e|explain|describe|give|please|exactly)$/.test(w))

@@ -24,9 +24,15 @@ import {
   subQuestionsFromNames,
   type SubQuestion,
 } from './research-plan.ts';
-import { composeReport, overviewLine, subtopicSections, type ReportSection } from '../engines/extractive-report.ts';
+import {
+  composeReport,
+  overviewLine,
+  subtopicSections,
+  type ComposedReport,
+  type ReportSection,
+} from '../engines/extractive-report.ts';
 import { declineMessage, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
-import { planAnswer, type AnswerPlan } from '../engines/extractive-answer.ts';
+import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { countTokens } from '../tokens.ts';
 
@@ -210,34 +216,20 @@ interface ReportInput {
 async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
   // The sub-questions steered the searches; the sections are the subtopics of what was read.
   const question = queryTail(r.question);
-  const topics = subtopicSections(question, r.sources, Math.max(2, r.plan.length + 1));
   // Answer first, as sonar does (../engines/extractive-answer.ts): a question that asks for
   // something is answered before the subtopics; "summarize …" is what the subtopics are.
   const direct =
     answerTypeOf(question) === 'summary'
       ? undefined
       : planAnswer(question, r.sources, { maxSentences: DIRECT_SENTENCES, poolPerSource: 80, matchText: question });
-  const answer = direct && direct.kind !== 'decline' ? direct.sentences : [];
   if (direct) r.steps.push(...answerNotes(direct));
-  // The overview says what was read; the subtopics carry the quotes (none is spent twice).
-  const intro = [answer.map((s) => `${s.text}[${s.source.n}]`).join(' '), overviewLine(r.sources, topics)];
-  const sections: ReportSection[] = topics.length
-    ? [{ heading: 'Overview', question, sources: [], intro: intro.filter(Boolean).join('\n\n') }, ...topics]
-    : [];
-  r.steps.push(
-    `Grouped the ${r.sources.length} articles read into subtopics: ${topics.map((t) => `"${t.heading}" [${t.sources.map((s) => s.n).join(', ')}]`).join('; ')}.`,
-  );
   // Every article read is listed, in search order, so [n] is the n-th of them (as sonar lists its
   // sources). Weak evidence for what the question asks is declined as sonar declines it, with the
   // articles read listed as the closest; a report of neighbouring subtopics would read as an answer.
   const report =
     direct?.kind === 'decline'
       ? { text: declineMessage(question, direct, r.sources), order: r.sources.map((s) => s.n), notes: [], cut: false }
-      : composeReport(reportTitle(r.question), sections, {
-          maxTokens: req.maxTokens,
-          listed: r.sources.map((s) => s.n),
-          quoted: answer.map((s) => s.text),
-        });
+      : subtopicReport(req, r, question, direct?.sentences ?? []);
   const text = report.text || noArticlesMessage(question);
   const cited = report.text ? report.order.map((n) => r.sources[n - 1]!) : [];
   yield {
@@ -261,6 +253,24 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
     },
     ...extras,
   };
+}
+
+/** The report: the direct answer and what was read under "Overview", then one section per subtopic. */
+function subtopicReport(req: AnswerRequest, r: ReportInput, question: string, answer: Sentence[]): ComposedReport {
+  const topics = subtopicSections(question, r.sources, Math.max(2, r.plan.length + 1));
+  // The overview says what was read; the subtopics carry the quotes (none is spent twice).
+  const intro = [answer.map((s) => `${s.text}[${s.source.n}]`).join(' '), overviewLine(r.sources, topics)];
+  const sections: ReportSection[] = topics.length
+    ? [{ heading: 'Overview', question, sources: [], intro: intro.filter(Boolean).join('\n\n') }, ...topics]
+    : [];
+  r.steps.push(
+    `Grouped the ${r.sources.length} articles read into subtopics: ${topics.map((t) => `"${t.heading}" [${t.sources.map((s) => s.n).join(', ')}]`).join('; ')}.`,
+  );
+  return composeReport(reportTitle(r.question), sections, {
+    maxTokens: req.maxTokens,
+    listed: r.sources.map((s) => s.n),
+    quoted: answer.map((s) => s.text),
+  });
 }
 
 /** What the direct answer was chosen by, for the <think> block. */

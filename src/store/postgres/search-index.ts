@@ -363,24 +363,9 @@ export class PgSearchIndex implements SearchIndexRepository {
         col((a) => a.urlLength),
       ],
     );
-    const items: number[] = [],
-      ords: number[] = [],
-      texts: string[] = [],
-      words: number[] = [];
-    for (const { article, passages } of articles) {
-      passages?.forEach((p, ord) => {
-        items.push(article.id);
-        ords.push(ord);
-        texts.push(p.text);
-        words.push(p.words);
-      });
-    }
-    if (items.length) {
-      await this.db.query(
-        'INSERT INTO search_passages (item_id, ord, text, words) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[])',
-        [items, ords, texts, words],
-      );
-    }
+    await this.insertPassages(
+      articles.map(({ article, passages }) => ({ itemId: article.id, passages: passages ?? [] })),
+    );
   }
 
   async storePassages(
@@ -392,6 +377,11 @@ export class PgSearchIndex implements SearchIndexRepository {
     const replaced = items.filter((x) => x.replace !== false).map((x) => x.itemId);
     if (replaced.length)
       await this.db.query('DELETE FROM search_passages WHERE item_id = ANY($1::bigint[])', [replaced]);
+    await this.insertPassages(items);
+  }
+
+  /** Every item's passages, numbered in order, in one INSERT. */
+  private async insertPassages(items: { itemId: number; passages: { text: string; words: number }[] }[]) {
     const ids: number[] = [],
       ords: number[] = [],
       texts: string[] = [],
