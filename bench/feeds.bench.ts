@@ -16,7 +16,7 @@
 //     wall time, feeds/s, items/s, peak RSS; baseline: plain GETs of the same feeds, no processing.
 import { flushSearchIndexing } from '../src/search/indexing.ts';
 import { postgresServerCpuS } from './process-cpu.ts';
-import { readdirSync, readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,7 @@ import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/config.ts';
 import { createApp } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
+import { dropPostgresDatabase, freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
 import { benchBackend, flagValue } from './backend.ts';
 import { parseFeed } from '../src/feeds/parser/parse-feed.ts';
 import { measureParse, formatParseMeasurement } from './feeds-parse.ts';
@@ -297,14 +297,22 @@ async function processesBench(counts: number[]): Promise<void> {
   const served = await new Promise<{ hosts: string[]; bytes: number }>((r) => worker.once('message', r));
   const urls = Array.from({ length: FEEDS }, (_, k) => `http://${served.hosts[k % hosts]}/feed${k}.xml`);
   const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>bench</title></head><body>${urls.map((u, k) => `<outline type="rss" text="Site ${k}" xmlUrl="${u}"/>`).join('')}</body></opml>`;
+  // Each run gets its own database (PostgreSQL) or data folder, dropped once counted: a run
+  // leaves ~200 MB behind, and on a server of your own (--database-url) nothing else would remove it.
+  const databases = new Map<string, string>();
   const freshDataDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'tidings-bench-'));
-    if (backend.databaseUrl)
-      writeFileSync(
-        join(dir, 'config.json'),
-        JSON.stringify({ databaseUrl: freshPostgresDatabase(backend.databaseUrl) }),
-      );
+    if (backend.databaseUrl) {
+      const databaseUrl = freshPostgresDatabase(backend.databaseUrl);
+      databases.set(dir, databaseUrl);
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ databaseUrl }));
+    }
     return dir;
+  };
+  const dropDataDir = (dir: string) => {
+    rmSync(dir, { recursive: true, force: true });
+    const url = databases.get(dir);
+    if (url) dropPostgresDatabase(backend.databaseUrl, url);
   };
   const rows: string[] = [];
   const firstWall = new Map<string, number>();
@@ -375,6 +383,7 @@ async function processesBench(counts: number[]): Promise<void> {
         );
         const stored = (await testSql(check).prepare('SELECT count(*) AS n FROM items').get()) as { n: number };
         await check.close();
+        dropDataDir(dataDir);
         const per = outs.map((o) => {
           const m = /refreshed (\d+) feed\(s\) in ([\d.]+) s/.exec(o.out);
           return m

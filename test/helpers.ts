@@ -35,6 +35,15 @@ export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL): string {
     : baseUrl.replace(/^([a-z]+:\/\/[^/?]*)/i, `$1/${name}`);
 }
 
+/** Drops a database freshPostgresDatabase(baseUrl) made (its connections must be closed). */
+export function dropPostgresDatabase(baseUrl: string, databaseUrl: string): void {
+  const name = /^[a-z]+:\/\/[^/?]*\/([^?]+)/i.exec(databaseUrl)?.[1];
+  if (!name?.startsWith('tidings_t_')) throw new Error(`not a test database: ${databaseUrl}`);
+  execFileSync('psql', [baseUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `DROP DATABASE IF EXISTS ${name}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+}
+
 /**
  * A fresh data folder. On a PostgreSQL test run it also gets a fresh database, named in the
  * folder's config.json, so every App, CLI process and reopen on this folder uses it.
