@@ -18,6 +18,9 @@ export interface ApiKey {
   revokedAt: number | null;
 }
 
+/** A key as read to authenticate: with the SHA-256 of the whole key, to compare with the one presented. */
+export type StoredApiKey = ApiKey & { keyHash: string };
+
 export interface UsageRecord {
   createdAt: number;
   keyId: string;

@@ -38,6 +38,7 @@ import { migration as m115 } from './migrations/115_version_bumps_at_commit.ts';
 import { migration as m120 } from './migrations/120_search_postings_version.ts';
 import { migration as m125 } from './migrations/125_search_cache_notifications.ts';
 import { migration as m130 } from './migrations/130_search_rows_without_item_keys.ts';
+import { migration as m135 } from './migrations/135_api_key_change_notifications.ts';
 
 export type { Migration };
 
@@ -73,4 +74,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m120,
   m125,
   m130,
+  m135,
 ];

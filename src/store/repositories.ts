@@ -5,6 +5,7 @@ import type { ChangeSignal } from './change-signal.ts';
 import type { User } from '../model/user.ts';
 import type {
   ApiKey,
+  StoredApiKey,
   BetaFeature,
   UsageRecord,
   UsageTotals,
@@ -329,7 +330,7 @@ export interface SearchIndexRepository {
 export interface ApiKeyRepository {
   create(key: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey>;
   /** The key and its stored hash, revoked or not. */
-  findById(id: string): Promise<(ApiKey & { keyHash: string }) | undefined>;
+  findById(id: string): Promise<StoredApiKey | undefined>;
   list(userId?: number): Promise<ApiKey[]>;
   rename(id: string, name: string): Promise<boolean>;
   revoke(id: string): Promise<boolean>;

@@ -1,9 +1,13 @@
-// The chat API's keys (src/chat-api/keys). Rows are read every time, on PostgreSQL too (unlike
-// tokens): an operator's change of a key's tier or state from the CLI must apply to the running
-// server at once (the access-request flow promises it).
+// The chat API's keys (src/chat-api/keys). On PostgreSQL the rows read to authenticate are reused
+// briefly, like Reader API tokens (./auth-row-cache.ts): every chat answer authenticates, and that
+// lookup was a round trip of its own. An operator's change of a key's tier or state from the CLI
+// must still apply to the running server at once (the access-request flow promises it): the
+// change notifies every process at its commit (migration 135), this process's own writes forget
+// at once.
 import type { Sql } from '../sql.ts';
 import type { ApiKeyRepository } from '../repositories.ts';
-import { BETA_FEATURES, type ApiKey, type BetaFeature } from '../../model/chat.ts';
+import { BETA_FEATURES, type ApiKey, type BetaFeature, type StoredApiKey } from '../../model/chat.ts';
+import type { AuthRowCache } from './auth-row-cache.ts';
 
 interface Row {
   id: string;
@@ -32,8 +36,11 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export class SqlApiKeyRepository implements ApiKeyRepository {
   private readonly s: Sql;
-  constructor(sql: Sql) {
+  /** Rows kept for authentication (./auth-row-cache.ts); null: every lookup reads (SQLite). */
+  private readonly cache: AuthRowCache<StoredApiKey> | null;
+  constructor(sql: Sql, cache: AuthRowCache<StoredApiKey> | null = null) {
     this.s = sql;
+    this.cache = cache;
   }
 
   async create(k: { id: string; userId: number; name: string; keyHash: string; tier: number }): Promise<ApiKey> {
@@ -44,9 +51,17 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
       .get(k.id, k.userId, k.name, k.keyHash, k.tier, nowSeconds())) as Row;
     return toKey(r);
   }
-  async findById(id: string) {
+  async findById(id: string): Promise<StoredApiKey | undefined> {
+    // Inside a transaction always the row as it is now.
+    const cache = this.cache && !this.s.inTransaction ? this.cache : null;
+    const cached = cache?.get(id);
+    if (cached) return cached;
+    const readAt = cache?.mark() ?? 0;
     const r = (await this.s.prepare('SELECT * FROM api_keys WHERE id = ?').get(id)) as Row | undefined;
-    return r ? { ...toKey(r), keyHash: r.key_hash } : undefined;
+    if (!r) return undefined;
+    const key = { ...toKey(r), keyHash: r.key_hash };
+    cache?.set(id, key, readAt);
+    return key;
   }
   async list(userId?: number): Promise<ApiKey[]> {
     const rows =
@@ -55,8 +70,10 @@ export class SqlApiKeyRepository implements ApiKeyRepository {
         : await this.s.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at, id').all(userId);
     return (rows as Row[]).map(toKey);
   }
+  /** Runs an update of a key, forgetting every kept row once it is sent (each one changes what a key may do, or its name). */
   private async changed(sql: string, ...params: unknown[]): Promise<boolean> {
-    return (await this.s.prepare(sql).run(...params)).changes > 0;
+    const write = this.s.prepare(sql).run(...params);
+    return (await (this.cache ? this.cache.forgetting(write) : write)).changes > 0;
   }
   rename(id: string, name: string) {
     return this.changed('UPDATE api_keys SET name = ? WHERE id = ?', name, id);

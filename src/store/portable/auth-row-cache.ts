@@ -1,15 +1,16 @@
 // Rows read to authenticate requests, kept briefly per process where a lookup is a round trip
-// (PostgreSQL: the store hands one to the token and user repositories). SQLite passes none: a
-// lookup there costs microseconds, and every read sees the row as it is.
+// (PostgreSQL: the store hands one each to the token and API key repositories, and both to the
+// user repository). SQLite passes none: a lookup there costs microseconds, and every read sees the
+// row as it is.
 
 /**
- * How long a row read to authenticate a request (a Reader API token) is reused at most.
- * Every API request authenticates, and on a database server that lookup is a round trip of its
+ * How long a row read to authenticate a request (a Reader API token, a chat API key) is reused at
+ * most. Every API request authenticates, and on a database server that lookup is a round trip of its
  * own (on a loaded machine, as long as the whole page query after it). Writes through this process
  * that may revoke, disable or delete such rows forget them at once; such a write by another process
- * (a second server process, the CLI) forgets them when its notification arrives (migration 095,
- * PgChangeSignal.authGeneration: at its commit). Misses are never kept: a token or key issued
- * elsewhere works at once.
+ * (a second server process, the CLI) forgets them when its notification arrives (migrations 095
+ * and 135, PgChangeSignal.authGeneration: at its commit). Misses are never kept: a token or key
+ * issued elsewhere works at once.
  */
 export const AUTH_ROW_CACHE_MS = 3000;
 const AUTH_ROW_CACHE_MAX = 10_000;

@@ -2,6 +2,7 @@
 // stores: each store extends this class with its executor and adds its own hot-path repositories.
 import type { Sql } from '../sql.ts';
 import type { StoredToken } from '../../model/auth.ts';
+import type { StoredApiKey } from '../../model/chat.ts';
 import type { AuthRowCache } from './auth-row-cache.ts';
 import { SqlFeverRepository } from './fever.ts';
 import { SqlFeedIconRepository } from './feed-icons.ts';
@@ -23,6 +24,8 @@ import { SqlAsyncJobRepository } from './chat-jobs.ts';
 export interface PortableOptions {
   /** Token rows kept briefly for authentication (PostgreSQL, where a lookup is a round trip); none: read every time. */
   tokenRows?: AuthRowCache<StoredToken>;
+  /** Chat API key rows kept the same way (every chat answer authenticates). */
+  apiKeyRows?: AuthRowCache<StoredApiKey>;
 }
 
 export abstract class PortableRepositories {
@@ -58,12 +61,16 @@ export abstract class PortableRepositories {
     this.webSessions = new SqlWebSessionRepository(sql);
     this.webAccounts = new SqlWebAccountRepository(sql);
     this.conversations = new SqlConversationRepository(sql);
-    this.users = new SqlUserRepository(sql, options.tokenRows ? [options.tokenRows] : []);
+    // A deleted user's tokens and keys go with them (ON DELETE CASCADE): their rows are forgotten too.
+    this.users = new SqlUserRepository(
+      sql,
+      [options.tokenRows, options.apiKeyRows].filter((c) => c !== undefined),
+    );
     this.tokens = new SqlTokenRepository(sql, options.tokenRows);
     this.authSecrets = new SqlAuthSecretRepository(sql);
     this.oauthClients = new SqlOAuthClientRepository(sql);
     this.authCodes = new SqlAuthorizationCodeRepository(sql);
-    this.apiKeys = new SqlApiKeyRepository(sql);
+    this.apiKeys = new SqlApiKeyRepository(sql, options.apiKeyRows);
     this.accessRequests = new SqlAccessRequestRepository(sql);
     this.chatUsage = new SqlChatUsageRepository(sql);
     this.asyncJobs = new SqlAsyncJobRepository(sql);

@@ -31,7 +31,7 @@ const BY_NAME = {
 export class SqlUserRepository implements UserRepository {
   private readonly s: Sql;
   private readonly authRows: readonly AuthRowCache<unknown>[];
-  /** authRows: the token rows cached for authentication, forgotten when a user (and so their rows) goes. */
+  /** authRows: the token and API key rows cached for authentication, forgotten when a user (and so their rows) goes. */
   constructor(sql: Sql, authRows: readonly AuthRowCache<unknown>[] = []) {
     this.s = sql;
     this.authRows = authRows;

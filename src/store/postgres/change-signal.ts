@@ -1,8 +1,9 @@
 // PostgreSQL's change signal (see ../change-signal.ts): LISTEN tidings_changes on a connection of
 // its own (migration 086 NOTIFYs), plus this process's own writes counted by the pool. A second
-// number, authGeneration(), moves only on notifications with the payload `auth` (migration 095:
-// tokens revoked or deleted, users deleted), so the authentication rows cached per process
-// (../portable/auth-row-cache.ts) are dropped when another process revokes, and not on every write.
+// number, authGeneration(), moves only on notifications with the payload `auth` (migrations 095
+// and 135: tokens revoked or deleted, users deleted, API keys revoked, disabled or re-tiered), so
+// the authentication rows cached per process (../portable/auth-row-cache.ts) are dropped when
+// another process revokes, and not on every write.
 import pg from 'pg';
 import type { PgDatabase } from './client.ts';
 import type { ChangeSignal } from '../change-signal.ts';
@@ -24,7 +25,7 @@ export const TABLES_NO_CACHE_READS: ReadonlySet<string> = new Set([
   'limit_slots',
   'chat_usage',
 ]);
-/** The payload of the notifications that may have revoked authentication rows (migration 095). */
+/** The payload of the notifications that may have revoked authentication rows (migrations 095, 135). */
 export const AUTH_CHANGE_PAYLOAD = 'auth';
 
 export class PgChangeSignal implements ChangeSignal {
@@ -53,8 +54,9 @@ export class PgChangeSignal implements ChangeSignal {
   }
 
   /**
-   * Moves when another process may have revoked or deleted tokens or deleted users. This process's
-   * own such writes are not counted here: its repositories forget the rows they cached themselves.
+   * Moves when another process may have revoked or deleted tokens or API keys (or changed a key's
+   * state, tier or features) or deleted users. This process's own such writes are not counted
+   * here: its repositories forget the rows they cached themselves.
    * While not listening, a new number on every call (nothing cached is trusted).
    */
   authGeneration(): number {

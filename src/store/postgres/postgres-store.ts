@@ -11,6 +11,7 @@ import type { TestSql } from '../testing.ts';
 import { MIGRATIONS, type Migration } from '../migrations.ts';
 import { PgDatabase } from './client.ts';
 import type { StoredToken } from '../../model/auth.ts';
+import type { StoredApiKey } from '../../model/chat.ts';
 import { PgFeedRepository, PgItemRepository, PgSubscriptionRepository } from './feeds.ts';
 import { PgItemStateRepository, PgReaderLabelRepository, PgStreamRepository } from './reader.ts';
 import { PgSearchIndex } from './search-index.ts';
@@ -48,9 +49,10 @@ export class PostgresStore extends PortableRepositories implements Store {
   constructor(db: PgDatabase) {
     const changes = new PgChangeSignal(db);
     // Rows read to authenticate requests, reused briefly (portable/auth-row-cache.ts,
-    // AUTH_ROW_CACHE_MS) and dropped when another process revokes (migration 095 notifies).
+    // AUTH_ROW_CACHE_MS) and dropped when another process revokes (migrations 095 and 135 notify).
     const tokenRows = new AuthRowCache<StoredToken>(() => changes.authGeneration());
-    super(new PgSql(db), { tokenRows });
+    const apiKeyRows = new AuthRowCache<StoredApiKey>(() => changes.authGeneration());
+    super(new PgSql(db), { tokenRows, apiKeyRows });
     this.db = db;
     this.changes = changes;
     this.limitCounters = new PgLimitCounters(db);
