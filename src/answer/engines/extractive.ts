@@ -6,7 +6,7 @@
 import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest, GroundingSource } from './engine.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
 import { AnswerError } from '../types.ts';
-import { countJoinedTokens, countTokens, truncateToTokens } from '../tokens.ts';
+import { countTokens, truncateToTokens } from '../tokens.ts';
 import { entities, keywords, words } from '../text/terms.ts';
 import { queryTail } from '../conversation.ts';
 import { formatOf, type AnswerFormat } from '../text/format.ts';
@@ -205,7 +205,7 @@ export class ExtractiveEngine implements AnswerEngine {
         'answering without search needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)',
       );
     }
-    const promptTokens = countJoinedTokens([req.question, ...req.sources.flatMap((s) => s.texts)]);
+    const promptTokens = countTokens([req.question, ...req.sources.flatMap((s) => s.texts)].join('\n'));
     const question = queryTail(req.question);
     const format = formatOf(question, req.system);
     // A follow-up is matched with the topic the search carried; its answer type is its own.

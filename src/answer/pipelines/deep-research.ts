@@ -34,7 +34,7 @@ import {
 import { declineMessage, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
-import { countJoinedTokens, countTokens } from '../tokens.ts';
+import { countTokens } from '../tokens.ts';
 
 const HITS_PER_SEARCH = 10;
 /** Sentences of the direct answer that opens a report (the subtopics follow). */
@@ -160,7 +160,7 @@ export async function* deepResearch(
     );
   step++;
   progress('write', `Writing the report from ${sources.length} articles`);
-  const readTokens = sources.reduce((n, s) => n + countJoinedTokens(s.texts), 0);
+  const readTokens = sources.reduce((n, s) => n + countTokens(s.texts.join('\n')), 0);
 
   if (deps.engine.generative) {
     yield* runEngine({
@@ -248,7 +248,7 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
       promptTokens: countTokens(r.question) + r.readTokens,
       completionTokens: countTokens(think + text),
       reasoningTokens: countTokens(think),
-      citationTokens: cited.reduce((n, s) => n + countJoinedTokens(s.texts), 0),
+      citationTokens: cited.reduce((n, s) => n + countTokens(s.texts.join('\n')), 0),
       searchQueries: r.searchQueries,
     },
     ...extras,
