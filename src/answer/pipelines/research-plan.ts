@@ -5,7 +5,7 @@
 import type { SearchHit } from '../../search/types.ts';
 import type { AnswerEngine } from '../engines/engine.ts';
 import type { ReasoningEffort, SearchContextSize } from '../types.ts';
-import { entities, keywords, words } from '../text/terms.ts';
+import { entities, keywords, terms, words } from '../text/terms.ts';
 
 export interface ResearchDepth {
   /** Sub-questions beyond the question itself. */
@@ -34,21 +34,54 @@ export interface SubQuestion {
   query: string;
 }
 
-/** The topic words of a question, for pairing with a sub-question's subject. */
+/** Content words of the question that a sub-question's query carries besides its names. */
+const TOPIC_KEYWORDS = 4;
+
+/** "US", "ICE", "U.S.": all capitals, which the lower-cased index reads as a word ("us", "ice"). */
+const isAcronym = (name: string) => /^(?:\p{Lu}\.?){2,5}$/u.test(name);
+
+/** The question's content words that are no part of its names. */
+function contentWords(question: string, names: string[]): string[] {
+  const named = new Set(names.flatMap((n) => words(n)));
+  return keywords(question)
+    .filter((w) => !named.has(w))
+    .slice(0, TOPIC_KEYWORDS);
+}
+
+/**
+ * The topic words of a question, for pairing with a sub-question's subject: its names, or its
+ * keywords when it has none. Names that are only acronyms ("US") keep the question's content words
+ * too: the index is lower-cased, so "ICE US" searches for ice and us and finds an ice-shelf story
+ * for a question on US deportation flights.
+ */
 export function topicOf(question: string): string {
-  const names = entities(question);
-  return (names.length ? names.slice(0, 2).join(' ') : keywords(question).slice(0, 4).join(' ')).trim();
+  const names = entities(question).slice(0, 2);
+  if (!names.length) return keywords(question).slice(0, 4).join(' ').trim();
+  if (names.every(isAcronym)) return [...names, ...contentWords(question, names)].join(' ').trim();
+  return names.join(' ').trim();
 }
 
 /** Names that recur in the hits but not in the question, most prominent first. */
 export function prominentNames(question: string, hits: SearchHit[], exclude: Set<string>): string[] {
   const asked = new Set(words(question));
+  const askedTerms = new Set(terms(question));
+  // The question's own name in another form ("U.S" for "US", "Tonys" for "Tony Awards").
+  const askedAlready = (name: string) => {
+    const t = terms(name.replace(/\./g, ''));
+    return t.length > 0 && t.every((x) => askedTerms.has(x));
+  };
   const scores = new Map<string, { name: string; score: number }>();
   hits.slice(0, 15).forEach((hit, rank) => {
     const w = 1 / (1 + rank * 0.15);
     const add = (name: string, weight: number) => {
       const key = name.toLowerCase();
-      if (exclude.has(key) || words(name).some((x) => asked.has(x)) || name.split(' ').length > 4 || name.length < 3)
+      if (
+        exclude.has(key) ||
+        words(name).some((x) => asked.has(x)) ||
+        askedAlready(name) ||
+        name.split(' ').length > 4 ||
+        name.length < 3
+      )
         return;
       const e = scores.get(key) ?? { name, score: 0 };
       e.score += weight;
