@@ -248,10 +248,21 @@ async function main(): Promise<void> {
     } else results.FreshRSS['first refresh'] = `reused ${reuse}`;
 
     const phpPort = await freePort();
+    // Its output is read and only the end kept: php -S logs every request, and once a pipe nobody
+    // reads is full it blocks mid-response (the calls stalled for 13 minutes that way, idle).
     const phpServer = spawn('php', ['-S', `127.0.0.1:${phpPort}`, '-t', 'p'], {
       cwd: FRESHRSS,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let phpOutput = '';
+    const keepTail = (d: Buffer) => {
+      phpOutput = (phpOutput + d.toString()).slice(-4000);
+    };
+    phpServer.stdout!.on('data', keepTail);
+    phpServer.stderr!.on('data', keepTail);
+    phpServer.once('exit', (code) => {
+      if (code) console.error(`php -S exited with ${code}; its last output:\n${phpOutput}`);
     });
     children.push(phpServer);
     await sleep(1000);
