@@ -99,14 +99,15 @@ server.keepAliveTimeout = 30_000;
 // several hosts, as real subscriptions are (feed claims keep one host to one process at a time).
 const hosts = Number((workerData as { hosts?: number }).hosts ?? 1);
 const extra = hosts > 1 ? Array.from({ length: hosts }, (_, h) => `127.0.1.${h + 1}`) : [];
-const listenOn = (s: http.Server, address: string) =>
-  new Promise<string>((r) => s.listen(0, address, () => r(`${address}:${(s.address() as AddressInfo).port}`)));
+const listenOn = (s: http.Server, address: string, port = 0) =>
+  new Promise<string>((r) => s.listen(port, address, () => r(`${address}:${(s.address() as AddressInfo).port}`)));
 const others = extra.map(() => {
   const s = http.createServer(server.listeners('request')[0] as http.RequestListener);
   s.keepAliveTimeout = 30_000;
   return s;
 });
-Promise.all([listenOn(server, '127.0.0.1'), ...others.map((s, h) => listenOn(s, extra[h]!))]).then(([main]) => {
+// workerData.port: a fixed port (a data folder loaded from these feeds by an earlier run names it).
+Promise.all([listenOn(server, '127.0.0.1', Number((workerData as { port?: number }).port ?? 0)), ...others.map((s, h) => listenOn(s, extra[h]!))]).then(([main]) => {
   origin = `http://${main}`;
   parentPort!.postMessage({
     port: (server.address() as AddressInfo).port,

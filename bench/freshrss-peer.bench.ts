@@ -8,7 +8,8 @@
 //   node bench/freshrss-peer.bench.ts --freshrss /work/peers/FreshRSS [--feeds 1000 --items 100]
 //   options: --runs N (per call, default 20)  --seconds N (throughput, default 5)
 //            --freshrss-data DIR --feed-port P (reuse a FreshRSS data folder loaded by an earlier run
-//            from a feeds server still listening on port P: its first refresh takes long)
+//            from the feeds served on port P, which this run serves again there: FreshRSS's first
+//            refresh takes long)
 //            --tidings-data DIR (reuse a Tidings data folder kept by an earlier run: no import, no
 //            refresh, the scheduler off; with --freshrss-data too, only the calls are measured,
 //            e.g. again on a quiet machine)
@@ -196,9 +197,11 @@ async function main(): Promise<void> {
   let feedServer: Worker | undefined;
   let feedPort = num('feed-port', 0);
   const reuseTidings = opt('tidings-data');
-  if (!feedPort && !(reuseTidings && opt('freshrss-data'))) {
+  // Served unless both sides reuse their data; on --feed-port's port when given, the one the
+  // reused FreshRSS folder's subscriptions name (Tidings then subscribes to the same URLs).
+  if (!(reuseTidings && opt('freshrss-data'))) {
     feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
-      workerData: { feeds: FEEDS, items: ITEMS },
+      workerData: { feeds: FEEDS, items: ITEMS, port: feedPort },
     });
     ({ port: feedPort } = await new Promise<{ port: number }>((r) => feedServer!.once('message', r)));
   }
