@@ -107,7 +107,10 @@ const others = extra.map(() => {
   return s;
 });
 // workerData.port: a fixed port (a data folder loaded from these feeds by an earlier run names it).
-Promise.all([listenOn(server, '127.0.0.1', Number((workerData as { port?: number }).port ?? 0)), ...others.map((s, h) => listenOn(s, extra[h]!))]).then(([main]) => {
+Promise.all([
+  listenOn(server, '127.0.0.1', Number((workerData as { port?: number }).port ?? 0)),
+  ...others.map((s, h) => listenOn(s, extra[h]!)),
+]).then(([main]) => {
   origin = `http://${main}`;
   parentPort!.postMessage({
     port: (server.address() as AddressInfo).port,
