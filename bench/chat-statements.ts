@@ -5,10 +5,9 @@
 // the CPU the PostgreSQL backends serving this database used per answer (/proc, Linux; 10 ms ticks,
 // so use a few hundred answers), and this process's own CPU per answer (every thread: the server,
 // V8's helper threads and the in-process HTTP client).
-import { readdirSync, readFileSync } from 'node:fs';
 // Round trips are what a shared 2-core box pays for in PostgreSQL CPU, so this is the figure that
 // tells whether a change to the answer path added or removed any.
-import pg from 'pg';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { buildServer } from '../src/http/server.ts';
@@ -16,7 +15,7 @@ import { silentLogger } from '../src/log/logger.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import { hasNews, loadArticles, readArticles, readQuestions } from '../src/answer/testing/news-corpus.ts';
-import { testSql } from '../src/store/testing.ts';
+import { testSql, watchStatements } from '../src/store/testing.ts';
 import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
 import { benchBackend, positionals } from './backend.ts';
 
@@ -31,15 +30,11 @@ const backend = await benchBackend([...process.argv, '--backend', 'postgres'], [
 
 let counting = false;
 const byText = new Map<string, number>();
-const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  if (counting) {
-    const q = args[0] as string | { text?: string };
-    const text = (typeof q === 'string' ? q : (q?.text ?? '?')).replace(/\s+/g, ' ').trim();
-    byText.set(text, (byText.get(text) ?? 0) + 1);
-  }
-  return clientQuery.apply(this, args);
-} as typeof pg.Client.prototype.query;
+await watchStatements((sql) => {
+  if (!counting) return;
+  const text = sql.replace(/\s+/g, ' ').trim();
+  byText.set(text, (byText.get(text) ?? 0) + 1);
+});
 
 /**
  * CPU ticks (user + system) by pid of the server processes serving `database` (their title names

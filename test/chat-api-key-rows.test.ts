@@ -11,7 +11,7 @@ import { TEST_DATABASE_URL } from './helpers.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import type { App } from '../src/app.ts';
-import { notificationsHeldBack, statementsSent } from '../src/store/testing.ts';
+import { changeNumberMoved, notificationsHeldBack, statementsSent, steadyChangeNumber } from '../src/store/testing.ts';
 
 const RATE_LIMITS = { sonar: [100, 200, 300, 400, 500, 600], 'deep-research': [10, 10, 10, 10, 10, 10] };
 
@@ -32,24 +32,12 @@ const authGeneration = (app: App): number | undefined =>
   (app.store.changes as { authGeneration?: () => number }).authGeneration?.();
 
 /** Waits until the change listener is up and quiet: until then every lookup reads (nothing is kept). */
-async function listenerSteady(app: App): Promise<void> {
-  let last = authGeneration(app);
-  for (let still = 0; still < 10; ) {
-    await new Promise((r) => setTimeout(r, 10));
-    const now = authGeneration(app);
-    if (now === last) still++;
-    else [last, still] = [now, 0];
-  }
-}
+const listenerSteady = (app: App) => steadyChangeNumber(() => authGeneration(app));
 
 /** Waits for another process's `auth` notification to arrive (at its commit); at once on SQLite. */
 async function notified(app: App, from: number | undefined, what: string): Promise<void> {
   if (from === undefined) return;
-  for (let i = 0; i < 200; i++) {
-    if (authGeneration(app) !== from) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`no change notification within 1 s after ${what}`);
+  await changeNumberMoved(() => authGeneration(app), from, `no change notification within 1 s after ${what}`, 1000);
 }
 
 /** The statements reading api_keys this process sends while `run` runs (0 on SQLite). */

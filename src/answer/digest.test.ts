@@ -122,16 +122,21 @@ test('story clusters: copies of one story together, headings from the shared con
   assert.equal(clusterHeading('Brellac', stories[1]!), 'Festival in Brellac');
 });
 
-test('deep research: one section per subtopic, headed by a headline of its articles, with its days', async () => {
+/** A low-effort deep research answer over the test library, and its report (what follows </think>). */
+async function deepResearch(question: string) {
   const r = await answerService(app).complete({
     model: 'sonar-deep-research',
-    messages: [{ role: 'user', content: 'What is going on in Brellac?' }],
+    messages: [{ role: 'user', content: question }],
     scope: { kind: 'instance' },
     filters: {},
     searchContextSize: 'low',
     reasoningEffort: 'low',
   });
-  const report = r.content.slice(r.content.indexOf('</think>'));
+  return { r, report: r.content.slice(r.content.indexOf('</think>') + '</think>'.length).trim() };
+}
+
+test('deep research: one section per subtopic, headed by a headline of its articles, with its days', async () => {
+  const { r, report } = await deepResearch('What is going on in Brellac?');
   const sections = report.split(/^## /m).slice(1);
   const headings = sections.map((s) => s.split('\n')[0]!);
   assert.equal(headings[0], 'Overview');
@@ -151,15 +156,7 @@ test('deep research: one section per subtopic, headed by a headline of its artic
 });
 
 test('deep research answers a question first, lists every article read in search order, and declines what they do not say', async () => {
-  const r = await answerService(app).complete({
-    model: 'sonar-deep-research',
-    messages: [{ role: 'user', content: 'Who was elected mayor of Brellac?' }],
-    scope: { kind: 'instance' },
-    filters: {},
-    searchContextSize: 'low',
-    reasoningEffort: 'low',
-  });
-  const report = r.content.slice(r.content.indexOf('</think>') + '</think>'.length).trim();
+  const { r, report } = await deepResearch('Who was elected mayor of Brellac?');
   const overview = report.split(/^## /m)[1]!;
   // The overview opens with the sentence that names the mayor, cited by its place in the list.
   const first = /^Overview\n\n(.+?)\[(\d+)\]/.exec(overview);
@@ -179,15 +176,7 @@ test('deep research answers a question first, lists every article read in search
   }
   assert.ok(quoted >= 3, `${quoted} quotes checked`);
 
-  const none = await answerService(app).complete({
-    model: 'sonar-deep-research',
-    messages: [{ role: 'user', content: 'Which Brellac bakery won the national bread prize?' }],
-    scope: { kind: 'instance' },
-    filters: {},
-    searchContextSize: 'low',
-    reasoningEffort: 'low',
-  });
-  const reply = none.content.slice(none.content.indexOf('</think>') + '</think>'.length).trim();
+  const { r: none, report: reply } = await deepResearch('Which Brellac bakery won the national bread prize?');
   assert.match(reply, /^Your feeds do not answer this: /, reply);
   assert.doesNotMatch(reply, /^## /m, 'no report of neighbouring subtopics');
   assert.ok(none.citations.length > 0, 'the closest articles are listed');

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addFeed, ingest, testApp } from './testing/fixtures.ts';
 import { flushSearchIndexing, searchIndexRepository } from './indexing.ts';
-import { testSql } from '../store/testing.ts';
+import { signalMovedPast as movedPast, signalSteady as steady, testSql } from '../store/testing.ts';
 import type { PassageMatch, SearchArticleMeta, SearchIndexRepository } from '../store/repositories.ts';
 import { createApp, type App } from '../app.ts';
 import { loadConfig } from '../config/config.ts';
@@ -111,26 +111,6 @@ test('passages and article texts read for an answer are the stored ones after re
   assert.deepEqual([...(await repo.articleTexts([a!, b!]))], await storedTexts(app, [a!, b!]), 'held, unchanged');
   assert.deepEqual(await repo.passageTexts([]), []);
 });
-
-/** Waits until the signal has been steady for a moment (the listener is up, nothing in flight). */
-async function steady(app: App): Promise<void> {
-  let last = app.store.changes.generation();
-  for (let still = 0; still < 10; ) {
-    await new Promise((r) => setTimeout(r, 10));
-    const now = app.store.changes.generation();
-    if (now === last) still++;
-    else [last, still] = [now, 0];
-  }
-}
-
-/** Waits until another process's notification has moved the signal past `from`. */
-async function movedPast(app: App, from: number, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (app.store.changes.generation() !== from) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`the change signal did not move: ${what}`);
-}
 
 test('held passages, postings and metadata are used without asking while nothing changes; a change by another process is read once its notification arrives', async (t) => {
   // Two Apps on one database, as two processes (`tidings serve --workers 2`): A answers, B writes.

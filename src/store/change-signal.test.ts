@@ -3,37 +3,15 @@
 // TIDINGS_TEST_DATABASE_URL (.ci/run's second pass).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApp, type App } from '../app.ts';
+import { createApp } from '../app.ts';
 import { loadConfig } from '../config/config.ts';
 import { TEST_DATABASE_URL, tempDataDir } from '../../test/helpers.ts';
 import { ChangeGated } from './open-store.ts';
-import { testSql } from './testing.ts';
+import { signalMovedPast as movedPast, signalSteady as steady, testSql } from './testing.ts';
 import type { UsageRecord } from '../model/chat.ts';
 import { TABLES_NO_CACHE_READS } from './postgres/change-signal.ts';
 
 const open = (dataDir: string) => createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent' } }));
-
-/** Waits until the signal moves past `from` (a notification from another process arrives asynchronously). */
-async function movedPast(app: App, from: number, what: string): Promise<number> {
-  for (let i = 0; i < 400; i++) {
-    const now = app.store.changes.generation();
-    if (now !== from) return now;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`the change signal did not move: ${what}`);
-}
-
-/** Waits until the signal has been steady for a moment (the listener is up, nothing in flight). */
-async function steady(app: App): Promise<number> {
-  let last = app.store.changes.generation();
-  for (let still = 0; still < 10; ) {
-    await new Promise((r) => setTimeout(r, 10));
-    const now = app.store.changes.generation();
-    if (now === last) still++;
-    else [last, still] = [now, 0];
-  }
-  return last;
-}
 
 test('the change signal stays put while nothing changes and moves on a change by this or another process', async (t) => {
   const dataDir = tempDataDir('tidings-signal-');

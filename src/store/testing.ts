@@ -28,26 +28,79 @@ export function testSql(appOrStore: App | Store): TestSql {
 }
 
 /**
- * How many statements matching `pattern` this process sends to PostgreSQL (every connection, the
- * change listener's included) while `run` runs; 0 on SQLite. Tests of what a process keeps.
+ * Calls `seen` with the text of every statement this process sends to PostgreSQL (every
+ * connection, the change listener's included) until the returned function is called; on SQLite
+ * nothing is sent, so it is never called.
  */
-export async function statementsSent(pattern: RegExp, run: () => Promise<void>): Promise<number> {
+export async function watchStatements(seen: (text: string) => void): Promise<() => void> {
   // Loaded here only: a SQLite test never loads the driver.
   const { default: pg } = await import('pg');
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  let sent = 0;
   pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
     const q = args[0] as string | { text?: string } | undefined;
-    if (pattern.test(typeof q === 'string' ? q : (q?.text ?? ''))) sent++;
+    seen(typeof q === 'string' ? q : (q?.text ?? ''));
     return query.apply(this, args);
   } as typeof pg.Client.prototype.query;
+  return () => {
+    pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+  };
+}
+
+/**
+ * How many statements matching `pattern` this process sends to PostgreSQL while `run` runs; 0 on
+ * SQLite. Tests of what a process keeps.
+ */
+export async function statementsSent(pattern: RegExp, run: () => Promise<void>): Promise<number> {
+  let sent = 0;
+  const stop = await watchStatements((text) => {
+    if (pattern.test(text)) sent++;
+  });
   try {
     await run();
   } finally {
-    pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+    stop();
   }
   return sent;
 }
+
+/**
+ * Waits until `read` (a change number: the change signal's generation, or PostgreSQL's
+ * authGeneration) gave the same value ten times 10 ms apart: the change listener is up and nothing
+ * is in flight. Returns that value.
+ */
+export async function steadyChangeNumber<T>(read: () => T): Promise<T> {
+  let last = read();
+  for (let still = 0; still < 10; ) {
+    await new Promise((r) => setTimeout(r, 10));
+    const now = read();
+    if (now === last) still++;
+    else [last, still] = [now, 0];
+  }
+  return last;
+}
+
+/**
+ * Waits until `read` gives something other than `from` (another process's notification arrives
+ * asynchronously, at its commit), looking every 5 ms for `withinMs`; returns the new value, or
+ * throws `failure`.
+ */
+export async function changeNumberMoved<T>(read: () => T, from: T, failure: string, withinMs = 2000): Promise<T> {
+  for (let waited = 0; waited < withinMs; waited += 5) {
+    const now = read();
+    if (now !== from) return now;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(failure);
+}
+
+const generationOf = (app: App) => () => app.store.changes.generation();
+
+/** Waits until the app's change signal has been steady for a moment (the listener is up, nothing in flight). */
+export const signalSteady = (app: App): Promise<number> => steadyChangeNumber(generationOf(app));
+
+/** Waits until another process's notification has moved the app's change signal past `from`. */
+export const signalMovedPast = (app: App, from: number, what: string): Promise<number> =>
+  changeNumberMoved(generationOf(app), from, `the change signal did not move: ${what}`);
 
 interface Emitter {
   emit(event: string | symbol, ...args: unknown[]): boolean;

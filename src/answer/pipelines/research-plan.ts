@@ -56,9 +56,9 @@ function contentWords(question: string, names: string[]): string[] {
  */
 export function topicOf(question: string): string {
   const names = entities(question).slice(0, 2);
-  if (!names.length) return keywords(question).slice(0, 4).join(' ').trim();
-  if (names.every(isAcronym)) return [...names, ...contentWords(question, names)].join(' ').trim();
-  return names.join(' ').trim();
+  // No names at all passes too: the keywords alone.
+  const topicWords = names.every(isAcronym) ? contentWords(question, names) : [];
+  return [...names, ...topicWords].join(' ').trim();
 }
 
 /** Names that recur in the hits but not in the question, most prominent first. */
