@@ -112,3 +112,36 @@ test('a follow-up ("Where exactly did it happen?") is answered from the story th
   assert.match(follow.citations[0] ?? '', /bbc\.co\.uk\/news\/world-60993659/, `cited first: ${follow.citations[0]}`);
   assert.match(follow.content, /Indonesian sanctuary/);
 });
+
+test('small talk gets what Tidings can do, not a quote of an article with the word in it', {
+  skip: SKIP_NO_SHARED,
+}, async () => {
+  for (const [message, opening] of [
+    ['hello', /^Hello\. I answer questions from the articles in your feeds/],
+    ['Thanks!', /^You're welcome\./],
+  ] as const) {
+    const r = await runCli(['--data', dir, 'ask', '--json', message], env);
+    assert.equal(r.code, 0, r.stderr);
+    const o = JSON.parse(r.stdout) as { citations: string[]; choices: { message: { content: string } }[] };
+    const text = o.choices[0]!.message.content;
+    assert.match(text, opening);
+    assert.doesNotMatch(text, /Molly/);
+    assert.deepEqual(o.citations, [], 'nothing searched, nothing cited');
+  }
+});
+
+test('a question about a year no source mentions is declined, naming the year', {
+  skip: SKIP_NO_SHARED,
+}, async () => {
+  // The feeds have the 2022 World Cup's fixtures, and a cricket coach "World Cup-winning": neither
+  // answers who won the 2026 one.
+  const r = await runCli(['--data', dir, 'ask', 'Who won the 2026 FIFA World Cup?'], env);
+  assert.equal(r.code, 0, r.stderr);
+  const answer = r.stdout.split('\nSources:')[0]!;
+  assert.match(answer, /^Your feeds do not answer this: .*2026/);
+  assert.doesNotMatch(answer, /Bayliss|tepid white wine/);
+  // A year the feeds cover (their articles are from 2022) is no reason to decline.
+  const covered = await runCli(['--data', dir, 'ask', 'What happened in 2022 in Ukraine?'], env);
+  assert.equal(covered.code, 0, covered.stderr);
+  assert.doesNotMatch(covered.stdout.split('\nSources:')[0]!, /do not answer/);
+});

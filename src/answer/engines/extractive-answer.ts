@@ -270,6 +270,24 @@ export function questionNames(question: string): { word: string; term: string }[
   return out;
 }
 
+/**
+ * The years a question names ("Who won the 2026 FIFA World Cup?") that no source mentions or was
+ * published in: sources about another edition of the same thing (World Cup 2022) do not answer it,
+ * however many of its words they share, so the year counts as a name.
+ */
+function yearsMissing(question: string, sources: GroundingSource[]): string[] {
+  const years = [...new Set([...question.matchAll(/\b(1[89]\d\d|20\d\d)\b/g)].map((m) => m[1]!))];
+  return years.filter(
+    (year) =>
+      !sources.some(
+        (s) =>
+          (s.hit.publishedAt != null && new Date(s.hit.publishedAt * 1000).getUTCFullYear() === Number(year)) ||
+          s.hit.title.includes(year) ||
+          s.texts.some((t) => t.includes(year)),
+      ),
+  );
+}
+
 export function readSentences(sources: GroundingSource[], poolPerSource: number): Sentence[] {
   const out: Sentence[] = [];
   for (const source of sources) {
@@ -342,7 +360,10 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   const missing = qTerms.filter((t) => !present.has(t));
   const names = questionNames(question);
   const namesPresent = names.filter((n) => present.has(n.term));
-  const namesMissing = names.filter((n) => !present.has(n.term)).map((n) => n.word);
+  const namesMissing = [
+    ...names.filter((n) => !present.has(n.term)).map((n) => n.word),
+    ...yearsMissing(question, sources),
+  ];
   if (!sentences.length || !qTerms.length)
     return { ...base, kind: 'decline', sentences: [], missing: qTerms, notes: ['No sentence to quote.'] };
 

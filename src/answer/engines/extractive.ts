@@ -12,6 +12,7 @@ import { queryTail } from '../conversation.ts';
 import { formatOf, type AnswerFormat } from '../text/format.ts';
 import { conflictLine, datedLead } from './extractive-dates.ts';
 import { planDigest } from './extractive-digest.ts';
+import { isSmallTalk, smallTalkReply } from '../text/small-talk.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { lowerCaseWords } from '../text/name-kind.ts';
 
@@ -225,7 +226,11 @@ export class ExtractiveEngine implements AnswerEngine {
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
     const order = req.sources.map((s) => s.n);
     if (plan.kind === 'decline' || !plan.sentences.length) {
-      const text = req.sources.length ? declineMessage(matchText, plan, req.sources) : noArticlesMessage(matchText);
+      const text = req.sources.length
+        ? declineMessage(matchText, plan, req.sources)
+        : isSmallTalk(question)
+          ? smallTalkReply(question)
+          : noArticlesMessage(matchText);
       yield {
         type: 'cite',
         order,

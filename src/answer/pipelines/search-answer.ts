@@ -13,6 +13,7 @@ import { searchAll } from './retrieve.ts';
 import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
+import { isSmallTalk } from '../text/small-talk.ts';
 import { ExtractiveEngine } from '../engines/extractive.ts';
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 
@@ -33,7 +34,12 @@ export async function* searchAnswer(
   let searchQueries = 0;
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
-  if (!req.disableSearch) {
+  // "hello", "thanks", "what can you do?": nothing to search for (a search quotes any article
+  // with the word in it); the built-in engine says what Tidings does, whatever engine is set.
+  const smallTalk = !req.disableSearch && isSmallTalk(conv.question);
+  if (smallTalk) {
+    steps.push('Small talk: nothing to search for; the answer says what I can do.');
+  } else if (!req.disableSearch) {
     const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
     const filters = describeFilters(req.filters);
     // The prior re-ranks the usual 20 hits: asking for 40 was measured to change which passages
@@ -68,7 +74,9 @@ export async function* searchAnswer(
 
   // Nothing found: say so without asking a generative model, which would answer from memory.
   let runDeps = deps;
-  if (!req.disableSearch && !sources.length && deps.engine.generative) {
+  if (smallTalk) {
+    runDeps = { ...deps, engine: NOTHING_FOUND_ENGINE };
+  } else if (!req.disableSearch && !sources.length && deps.engine.generative) {
     steps.push('No articles found, so the model is not asked: the answer says so.');
     runDeps = { ...deps, engine: NOTHING_FOUND_ENGINE };
   }

@@ -37,3 +37,10 @@ test('a who/when/where after a which/what head is a relative pronoun: the head n
   // A question that opens with the pronoun asks with it.
   assert.equal(answerTypeOf('Who was the first woman to lead the agency that runs the parks?'), 'person');
 });
+
+test('a price asked for is an amount', () => {
+  assert.equal(answerTypeOf('What is the price of the Anker 3D printer?'), 'number');
+  assert.equal(answerTypeOf('How much does the Steam Deck cost?'), 'number');
+  assert.equal(answerTypeOf("What's the cost of the new subway fare?"), 'number');
+  assert.equal(answerTypeOf('What is the printer called?'), 'thing');
+});

@@ -50,6 +50,14 @@ export function answerTypeOf(question: string): AnswerType {
     )
   )
     return 'number';
+  // "What is the price of …", "How much does … cost": an amount.
+  if (
+    /\b(what(?:'s| is| was| are| were| will be)|how much is|how much was)\s+(?:the\s+)?(price|cost|fee|fare)s?\b/.test(
+      l,
+    )
+  )
+    return 'number';
+  if (/\bhow much\b.*\b(cost|costs|sell|sells|sold|charge|charges|pay|priced)\b/.test(l)) return 'number';
   if (/\b(who|whom|whose)\b/.test(l)) return 'person';
   if (/\bwhere\b/.test(l)) return 'place';
   const typed = typeOfHead(l);
