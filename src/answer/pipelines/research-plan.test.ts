@@ -64,3 +64,18 @@ test("a sub-question keeps the question's subject, not only its names", () => {
   assert.equal(topicOf('When will NASA fly Artemis II to the moon?'), 'NASA Artemis II');
   assert.equal(topicOf('Artemis II and NASA'), 'Artemis II NASA');
 });
+
+test("names come only from hits about the question's subject, not from one that shares a common word", () => {
+  const question = 'What was the international response to the Bucha killings?';
+  const bucha = hit(
+    'Labour calls for Russian ambassador to be expelled after Bucha atrocities',
+    'Italy, Germany and France expelled Russian diplomats after the killings in Bucha.',
+  );
+  const routing = hit(
+    'Complex Routing Logic with Thundermole',
+    'Thundermole routes each request to a backend; the response is proxied by Thundermole.',
+  );
+  const names = prominentNames(question, [bucha, routing, bucha, routing], new Set());
+  assert.ok(!names.includes('Thundermole'), `names: ${names.join(', ')}`);
+  assert.ok(names.includes('Germany') || names.includes('Italy'), `names: ${names.join(', ')}`);
+});

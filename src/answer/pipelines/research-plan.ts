@@ -70,8 +70,19 @@ export function prominentNames(question: string, hits: SearchHit[], exclude: Set
     const t = terms(name.replace(/\./g, ''));
     return t.length > 0 && t.every((x) => askedTerms.has(x));
   };
+  // Only hits about the question's subject lend names: the first round's looser queries also find
+  // articles that share a common word ("response") and nothing else, and a name from one of those
+  // ("Thundermole", a routing library, for the response to the Bucha killings) makes an off-topic
+  // section.
+  const topic = terms(topicOf(question));
+  const onTopic = (hit: SearchHit) => {
+    if (!topic.length) return true;
+    const seen = new Set(terms([hit.title, ...hit.passages.slice(0, 4).map((p) => p.text)].join(' ')));
+    return topic.some((t) => seen.has(t));
+  };
   const scores = new Map<string, { name: string; score: number }>();
   hits.slice(0, 15).forEach((hit, rank) => {
+    if (!onTopic(hit)) return;
     const w = 1 / (1 + rank * 0.15);
     const add = (name: string, weight: number) => {
       const key = name.toLowerCase();
