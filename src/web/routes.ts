@@ -522,7 +522,14 @@ export const ROUTES: RouteSpec[] = [
     'user',
     'PATCH /settings',
     'Change reading preferences.',
-    { body: { markReadOnOpen: 'boolean', oldestFirst: 'boolean', unreadOnly: 'boolean' } },
+    {
+      body: {
+        markReadOnOpen: 'boolean',
+        oldestFirst: 'boolean',
+        unreadOnly: 'boolean',
+        listView: 'list | compact | cards',
+      },
+    },
     async (c) => updateSettings(c.app, uid(c), c.body),
   ),
   route(

@@ -75,11 +75,22 @@ function browserName(ua) {
 }
 
 function secretBox(label, value) {
+  const code = h('code', null, value);
+  const copy = async () => {
+    try {
+      // The Clipboard API needs a secure context (https or loopback); elsewhere select the text for Ctrl+C.
+      await navigator.clipboard.writeText(value);
+      toast('Copied');
+    } catch {
+      getSelection().selectAllChildren(code);
+      toast('Selected: press Ctrl+C (⌘C) to copy');
+    }
+  };
   return h(
     'div',
     { class: 'secret', role: 'status' },
     h('p', null, `${label} (shown only now; copy it):`),
-    h('code', null, value),
+    h('div', { class: 'row-inline' }, code, h('button', { type: 'button', onclick: copy }, 'Copy')),
   );
 }
 
@@ -374,6 +385,48 @@ export async function showSettings(main) {
     );
   const tokenOut = h('div');
   const keyOut = h('div');
+
+  const keyList = h('div', { id: 'key-list' });
+  const renderKeys = (keys) =>
+    mount(
+      keyList,
+      keys.length
+        ? h(
+            'ul',
+            { class: 'plain' },
+            keys.map((k) =>
+              h(
+                'li',
+                { class: 'row-inline' },
+                h('code', null, k.id),
+                h(
+                  'span',
+                  { class: 'grow' },
+                  ` ${k.name || '(no name)'} · tier ${k.tier}${k.revokedAt ? ' · revoked' : k.disabled ? ' · disabled' : ''}`,
+                ),
+                k.revokedAt
+                  ? null
+                  : h(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'danger',
+                        'aria-label': `Revoke key ${k.id}`,
+                        onclick: async () => {
+                          if (confirm(`Revoke key ${k.id}?`)) {
+                            await api.del(`/keys/${k.id}`);
+                            await showSettings(main);
+                          }
+                        },
+                      },
+                      'Revoke',
+                    ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No API keys.'),
+    );
+  renderKeys(keys);
   mount(
     main,
     h(
@@ -535,44 +588,12 @@ export async function showSettings(main) {
         { 'aria-labelledby': 'key-h' },
         h('h2', { id: 'key-h' }, 'Chat API keys'),
         h('p', { class: 'muted' }, 'Keys for the Sonar-compatible /chat/completions API.'),
-        keys.length
-          ? h(
-              'ul',
-              { class: 'plain' },
-              keys.map((k) =>
-                h(
-                  'li',
-                  { class: 'row-inline' },
-                  h('code', null, k.id),
-                  h(
-                    'span',
-                    { class: 'grow' },
-                    ` ${k.name || '(no name)'} · tier ${k.tier}${k.revokedAt ? ' · revoked' : k.disabled ? ' · disabled' : ''}`,
-                  ),
-                  k.revokedAt
-                    ? null
-                    : h(
-                        'button',
-                        {
-                          type: 'button',
-                          class: 'danger',
-                          'aria-label': `Revoke key ${k.id}`,
-                          onclick: async () => {
-                            if (confirm(`Revoke key ${k.id}?`)) {
-                              await api.del(`/keys/${k.id}`);
-                              await showSettings(main);
-                            }
-                          },
-                        },
-                        'Revoke',
-                      ),
-                ),
-              ),
-            )
-          : h('p', { class: 'muted' }, 'No API keys.'),
+        keyList,
         form('key', [['name', 'Name for a new key']], 'Create API key', async (v) => {
           const r = await api.post('/keys', v);
           mount(keyOut, secretBox('Your new API key', r.key));
+          // The new key joins the list at once (no reload), next to its one-time secret.
+          renderKeys((await api.get('/keys')).keys);
         }),
         keyOut,
       ),
