@@ -162,8 +162,8 @@ function turnView(turn, turnNo) {
 function updateTurn(turn, turnNo) {
   const v = turn.view;
   const streaming = turn.streaming || turn.shown < turn.answer.length;
-  // What the engine is doing, until the text starts.
-  v.status.textContent = turn.streaming && !turn.shown ? turn.progress || 'Searching your feeds…' : '';
+  // What the engine is doing ("Searching…", "Reading 8 articles…"), until the answer is complete.
+  v.status.textContent = streaming && !turn.error ? turn.progress || 'Searching your feeds…' : '';
   v.status.hidden = !v.status.textContent;
   if (v.sourcesShown !== turn.sources.length) {
     v.sourcesShown = turn.sources.length;
