@@ -297,7 +297,15 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
       .filter(Boolean)
       .map((l) => JSON.parse(l.replace(/^data: /, '')));
     assert.equal(events[0].type, 'conversation');
-    assert.equal(events[1].type, 'sources', JSON.stringify(events));
+    // What the engine does comes before any text: searching, then the sources it reads.
+    assert.deepEqual(
+      events.slice(1, 4).map((e) => e.type),
+      ['progress', 'sources', 'progress'],
+      JSON.stringify(events.slice(0, 5)),
+    );
+    assert.equal(events[1].message, 'Searching your feeds…');
+    assert.equal(events[3].message, `Reading ${events[2].sources.length} articles…`);
+    assert.equal(typeof events[2].sources[0].feedId, 'number', 'a card names its subscription');
     const deltas = events.filter((e) => e.type === 'delta');
     assert.ok(deltas.length >= 2, 'the answer arrives in pieces');
     // (These bodies are too thin to quote: citations and source cards are checked in the browser test.)
@@ -370,6 +378,48 @@ test('links the page renders are http(s) only, even when a feed says javascript:
     assert.equal(webUrl('javascript:alert(1)'), null);
     assert.equal(webUrl(' data:text/html,x'), null);
     assert.equal(webUrl('HTTPS://example.org/a'), 'HTTPS://example.org/a');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the list view is a per-user setting; feed icons are the ones Tidings serves, never the publisher’s', async () => {
+  const h = await startHarness();
+  try {
+    const b = await setUp(h);
+    assert.equal((await b.call('GET', '/settings')).json.listView, 'list');
+    assert.equal((await b.call('PATCH', '/settings', { listView: 'compact' })).json.listView, 'compact');
+    assert.equal((await b.call('GET', '/session')).json.settings.listView, 'compact');
+    const bad = await b.call('PATCH', '/settings', { listView: 'grid' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error.message, 'listView must be one of list, compact, cards');
+    // A feed announcing a publisher image: the sidebar does not pass that URL to the page.
+    h.feeds.addItems('pics', 2, 'Pics');
+    const sub = await b.call('POST', '/feeds', { url: h.feeds.url('pics') });
+    assert.equal(sub.status, 201, sub.text);
+    const feedId = sub.json.feedId;
+    const { feedIcons } = await import('../src/feeds/favicons.ts');
+    await h.app.store.feeds.updateMetadata(feedId, {
+      title: 'Pics',
+      siteUrl: null,
+      description: null,
+      iconUrl: 'https://publisher.example/logo.png',
+      ttlMinutes: null,
+    });
+    const before = (await b.call('GET', '/sidebar')).json.feeds[0];
+    assert.equal(before.iconUrl, null, 'no icon fetched yet: the page draws a placeholder');
+    await feedIcons(h.app).store({
+      feedId,
+      mime: 'image/png',
+      data: new Uint8Array([1]),
+      sourceUrl: null,
+      fetchedAt: 1,
+    });
+    const icon = (await b.call('GET', '/sidebar')).json.feeds[0].iconUrl;
+    assert.match(icon, new RegExp(`^icons/${feedId}\\.[\\w-]{16}$`));
+    assert.equal((await b.call('GET', '/feeds')).json.feeds[0].iconUrl, icon);
+    // A list item carries its lead image for the magazine view (null when the feed has none).
+    assert.ok('image' in (await b.call('GET', '/articles')).json.items[0]);
   } finally {
     await h.close();
   }

@@ -417,7 +417,7 @@ export function renderSidebar() {
           folders,
           loose.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x)),
         )
-      : h('p', { class: 'muted pad' }, 'No feeds yet. ', h('a', { href: '#/manage' }, 'Add one')),
+      : h('p', { class: 'muted pad' }, 'None yet.'),
     sb.tags && sb.tags.length
       ? [
           h('h2', { class: 'nav-head' }, 'Tags'),
