@@ -242,6 +242,12 @@ test('a feed selected with no article open shows its description and fetch healt
   const card = page.locator('#pane .feed-card');
   await card.getByRole('heading', { name: 'The Telegraph' }).waitFor();
   assert.match((await card.textContent()) ?? '', /Fetched .*100 articles/s);
+  // A feed's toolbar has one more control (Unread only), still on one row.
+  const tops = await page.evaluate(() =>
+    [...document.querySelectorAll('.list-head .tools > *')].map((e: any) => Math.round(e.getBoundingClientRect().top)),
+  );
+  assert.equal(tops.length, 4);
+  assert.ok(Math.max(...tops) - Math.min(...tops) <= 4, `toolbar on one row: ${tops.join(', ')}`);
   await shot('05-feed-pane');
 });
 
