@@ -304,7 +304,6 @@ test('Ask: the answer is in view under a source strip, grows as it streams, and 
 }, async () => {
   await page.goto(h.url + '/#/ask');
   const seen = await askAndRecord(page, 'What did NASA announce?');
-  await assertAnswerInView(page, '1366×850');
   const grown = [...new Set(seen.lengths.filter((n) => n > 0))];
   assert.ok(grown.length >= 4, `the text grew over several frames: ${grown.join(' ')}`);
   assert.deepEqual(
@@ -316,6 +315,7 @@ test('Ask: the answer is in view under a source strip, grows as it streams, and 
     seen.statuses.some((s) => /^Searching/.test(s)) && seen.statuses.some((s) => /^Reading \d+ articles?…$/.test(s)),
     `status lines: ${JSON.stringify(seen.statuses)}`,
   );
+  await assertAnswerInView(page, '1366×850');
   // Ten sources in one strip of chips, one line tall; the full cards on demand.
   const strip = await page.locator('.strip').boundingBox();
   assert.ok(strip && strip.height < 70, `strip height ${strip?.height}`);
