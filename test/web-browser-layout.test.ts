@@ -324,6 +324,15 @@ test('Ask: the answer is in view under a source strip, grows as it streams, and 
   await shot('06-ask-desktop');
   await page.getByRole('button', { name: 'All sources' }).click();
   await page.locator('.sources .source').first().waitFor();
+  // Every related question keeps its bullet (drawn beside the button, so a wrapped one keeps it too).
+  const related = await page.evaluate(() =>
+    [...document.querySelectorAll('.related li')].map((li: any) => ({
+      bullet: window.getComputedStyle(li, '::before').content,
+      indent: li.querySelector('button').getBoundingClientRect().left - li.getBoundingClientRect().left,
+    })),
+  );
+  assert.ok(related.length >= 1);
+  for (const r of related) assert.ok(r.bullet === '"→"' && r.indent > 8, JSON.stringify(related));
   // A citation flashes its chip in the strip.
   await page.locator('.answer a.cite').first().click();
   await page.locator('.chip.flash').waitFor();
@@ -384,5 +393,9 @@ test('Settings: a created API key is listed at once, with a button that copies t
   await box.getByRole('button', { name: 'Copy' }).click();
   await page.locator('#toast', { hasText: 'Copied' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+  // App tokens too.
+  await page.getByLabel('Label for a new token').fill('my reader app');
+  await page.getByRole('button', { name: 'Create app token' }).click();
+  await page.locator('#token-list tr', { hasText: 'my reader app' }).waitFor();
   await shot('08-api-key');
 });

@@ -384,6 +384,67 @@ export async function showSettings(main) {
       ` ${label}`,
     );
   const tokenOut = h('div');
+
+  const tokenList = h('div', { id: 'token-list' });
+  const renderTokens = (tokens) =>
+    mount(
+      tokenList,
+      tokens.length
+        ? h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              null,
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) => h('th', { scope: 'col' }, c)),
+                ),
+              ),
+              h(
+                'tbody',
+                null,
+                tokens.map((t) =>
+                  h(
+                    'tr',
+                    null,
+                    h('td', null, t.kind),
+                    h('td', null, t.client || t.label || ''),
+                    h('td', null, t.scope),
+                    h('td', null, t.status),
+                    h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
+                    h(
+                      'td',
+                      null,
+                      t.status === 'active'
+                        ? h(
+                            'button',
+                            {
+                              type: 'button',
+                              class: 'danger',
+                              'aria-label': `Revoke token ${t.label || t.id}`,
+                              onclick: async () => {
+                                await api.del(`/tokens/${t.id}`);
+                                toast('Revoked');
+                                await showSettings(main);
+                              },
+                            },
+                            'Revoke',
+                          )
+                        : null,
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No app tokens.'),
+    );
+  renderTokens(tokens);
   const keyOut = h('div');
 
   const keyList = h('div', { id: 'key-list' });
@@ -521,65 +582,11 @@ export async function showSettings(main) {
           { class: 'muted' },
           'Reader apps and scripts sign in with these (ClientLogin and OAuth). Send one as "Authorization: Bearer <token>" to /api/v1 or the Google Reader API.',
         ),
-        tokens.length
-          ? h(
-              'div',
-              { class: 'table-wrap' },
-              h(
-                'table',
-                null,
-                h(
-                  'thead',
-                  null,
-                  h(
-                    'tr',
-                    null,
-                    ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) =>
-                      h('th', { scope: 'col' }, c),
-                    ),
-                  ),
-                ),
-                h(
-                  'tbody',
-                  null,
-                  tokens.map((t) =>
-                    h(
-                      'tr',
-                      null,
-                      h('td', null, t.kind),
-                      h('td', null, t.client || t.label || ''),
-                      h('td', null, t.scope),
-                      h('td', null, t.status),
-                      h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
-                      h(
-                        'td',
-                        null,
-                        t.status === 'active'
-                          ? h(
-                              'button',
-                              {
-                                type: 'button',
-                                class: 'danger',
-                                'aria-label': `Revoke token ${t.label || t.id}`,
-                                onclick: async () => {
-                                  await api.del(`/tokens/${t.id}`);
-                                  toast('Revoked');
-                                  await showSettings(main);
-                                },
-                              },
-                              'Revoke',
-                            )
-                          : null,
-                      ),
-                    ),
-                  ),
-                ),
-              ),
-            )
-          : h('p', { class: 'muted' }, 'No app tokens.'),
+        tokenList,
         form('tok', [['label', 'Label for a new token']], 'Create app token', async (v) => {
           const r = await api.post('/tokens', v);
           mount(tokenOut, secretBox('Your new app token', r.token));
+          renderTokens((await api.get('/tokens')).tokens);
         }),
         tokenOut,
       ),
