@@ -394,7 +394,14 @@ test('the list view is a per-user setting; feed icons are the ones Tidings serve
     assert.equal(bad.status, 400);
     assert.equal(bad.json.error.message, 'listView must be one of list, compact, cards');
     // A feed announcing a publisher image: the sidebar does not pass that URL to the page.
-    h.feeds.addItems('pics', 2, 'Pics');
+    const PNG = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const [withImage] = h.feeds.addItems('pics', 2, 'Pics');
+    withImage!.html = `<p>A picture.</p><p><img src="${h.feeds.base}/pics/lead.png" width="800" height="450"></p>`;
+    h.feeds.routes.set('/pics/lead.png', (_q, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG));
+    h.feeds.routes.set('/pics/page', (_q, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('<html>'));
     const sub = await b.call('POST', '/feeds', { url: h.feeds.url('pics') });
     assert.equal(sub.status, 201, sub.text);
     const feedId = sub.json.feedId;
@@ -418,8 +425,31 @@ test('the list view is a per-user setting; feed icons are the ones Tidings serve
     const icon = (await b.call('GET', '/sidebar')).json.feeds[0].iconUrl;
     assert.match(icon, new RegExp(`^icons/${feedId}\\.[\\w-]{16}$`));
     assert.equal((await b.call('GET', '/feeds')).json.feeds[0].iconUrl, icon);
-    // A list item carries its lead image for the magazine view (null when the feed has none).
-    assert.ok('image' in (await b.call('GET', '/articles')).json.items[0]);
+    // A list item's lead image for the magazine view is fetched by Tidings, through a signed URL.
+    const items = (await b.call('GET', '/articles')).json.items;
+    const image = items.find((i: any) => i.image)?.image as string;
+    assert.equal(items.filter((i: any) => i.image).length, 1, JSON.stringify(items));
+    assert.match(image, /^api\/v1\/images\/[\w-]{22}\?u=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fpics%2Flead\.png$/);
+    const got = await fetch(`${h.url}/${image}`, { headers: { cookie: b.cookie } });
+    assert.equal(got.status, 200);
+    assert.equal(got.headers.get('content-type'), 'image/png');
+    assert.equal(got.headers.get('content-security-policy'), "default-src 'none'");
+    assert.deepEqual(Buffer.from(await got.arrayBuffer()), PNG);
+    // Not an open proxy: another URL under that signature, or a forged one, is a 404.
+    const other = image.replace('lead.png', 'other.png');
+    const forged = await b.call('GET', other.replace(/^api\/v1/, ''));
+    assert.equal(forged.status, 404);
+    assert.match(forged.json.error.message, /not made by this server/);
+    assert.equal((await fetch(`${h.url}/${image}`)).status, 401, 'signed in only');
+    // A signed URL whose answer is not an image by its bytes: 502, said so.
+    const { proxiedImageUrl } = await import('../src/web/images.ts');
+    const page = await b.call(
+      'GET',
+      (await proxiedImageUrl(h.app, `${h.feeds.base}/pics/page`))!.replace(/^api\/v1/, ''),
+    );
+    assert.equal(page.status, 502);
+    assert.equal(page.json.error.code, 'upstream_error');
+    assert.match(page.json.error.message, /is not a PNG, JPEG, GIF or WebP image/);
   } finally {
     await h.close();
   }

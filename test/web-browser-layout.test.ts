@@ -232,6 +232,16 @@ test('the compact list fits far more rows than the list, the magazine view shows
   assert.equal(await page.getByRole('button', { name: 'Compact list' }).getAttribute('aria-pressed'), 'true');
   await page.getByRole('button', { name: 'Magazine (with images)' }).click();
   await page.locator('#items.view-cards .row .thumb').nth(5).waitFor();
+  // Lead images come through Tidings (signed URLs), so this view contacts no publisher either.
+  const srcs = await page
+    .locator('#items img.thumb')
+    .evaluateAll((imgs) => imgs.map((i: any) => i.getAttribute('src')));
+  assert.ok(
+    srcs.every((s) => /^api\/v1\/images\/[\w-]{22}\?u=https?%3A/.test(s)),
+    srcs.join('\n'),
+  );
+  await page.waitForLoadState('networkidle');
+  assert.deepEqual(remote, [], 'requests to hosts other than 127.0.0.1');
   await shot('04-magazine');
   await page.getByRole('button', { name: 'List', exact: true }).click();
   await page.locator('#items.view-list .row').first().waitFor();

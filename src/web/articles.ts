@@ -13,6 +13,7 @@ import { labelNameProblem } from '../feeds/index.ts';
 import { faviconPath, feedIcons } from '../feeds/favicons.ts';
 import { searchIndexRepository } from '../search/indexing.ts';
 import { badRequest, notFound } from './errors.ts';
+import { proxiedImageUrl } from './images.ts';
 
 /** What the sidebar selects; `unread` narrows any of them. */
 export type View =
@@ -42,8 +43,7 @@ export interface ArticleSummary {
   snippet: string;
   /**
    * The article's lead image for the magazine view, picked at ingest (the feed's media/enclosure
-   * image, else the content's first), or null. Loaded from the publisher like the article's own
-   * images (CSP img-src), with no referrer.
+   * image, else the content's first), as a URL of this server that fetches it (./images.ts), or null.
    */
   image: string | null;
   read: boolean;
@@ -168,7 +168,7 @@ async function summaries(app: App, userId: number, states: ReaderItemState[]): P
       publishedAt: b.publishedAt,
       crawledUs: s.crawledUs,
       snippet: snips.get(s.itemId) ?? '',
-      image: webUrl(images.get(s.itemId)),
+      image: await proxiedImageUrl(app, webUrl(images.get(s.itemId))),
       read: s.read === 1,
       starred: s.starred === 1,
     });

@@ -62,6 +62,7 @@ import { webStore } from './repositories.ts';
 import { ownOrigin, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 import { openEventStream, writeEvents } from '../http/event-stream.ts';
+import { fetchProxiedImage } from './images.ts';
 
 export interface WebContext {
   app: App;
@@ -477,6 +478,22 @@ export const ROUTES: RouteSpec[] = [
   route('user', 'DELETE /fever', 'Turn the Fever API off for you (the Fever password stops working).', async (c) => {
     await disableFeverFor(c.app, uid(c));
   }),
+
+  route(
+    'user',
+    'GET /images/:sig',
+    'A lead image of the magazine view, fetched by Tidings (only the signed URLs article lists hand out).',
+    { query: { u: 'the image URL, as signed in the list item’s image' } },
+    async (c) => {
+      const img = await fetchProxiedImage(c.app, c.params.sig ?? '', c.query.u);
+      c.reply
+        .type(img.mime)
+        .header('cache-control', 'private, max-age=86400')
+        .header('content-security-policy', "default-src 'none'")
+        .header('x-content-type-options', 'nosniff');
+      return img.data;
+    },
+  ),
 
   // ---- Ask ----
   route(
