@@ -297,7 +297,15 @@ test('subscribe, list, open, star, mark all read with undo, folders, OPML, searc
       .filter(Boolean)
       .map((l) => JSON.parse(l.replace(/^data: /, '')));
     assert.equal(events[0].type, 'conversation');
-    assert.equal(events[1].type, 'sources', JSON.stringify(events));
+    // What the engine does comes before any text: searching, then the sources it reads.
+    assert.deepEqual(
+      events.slice(1, 4).map((e) => e.type),
+      ['progress', 'sources', 'progress'],
+      JSON.stringify(events.slice(0, 5)),
+    );
+    assert.equal(events[1].message, 'Searching your feeds…');
+    assert.equal(events[3].message, `Reading ${events[2].sources.length} articles…`);
+    assert.equal(typeof events[2].sources[0].feedId, 'number', 'a card names its subscription');
     const deltas = events.filter((e) => e.type === 'delta');
     assert.ok(deltas.length >= 2, 'the answer arrives in pieces');
     // (These bodies are too thin to quote: citations and source cards are checked in the browser test.)
@@ -370,6 +378,78 @@ test('links the page renders are http(s) only, even when a feed says javascript:
     assert.equal(webUrl('javascript:alert(1)'), null);
     assert.equal(webUrl(' data:text/html,x'), null);
     assert.equal(webUrl('HTTPS://example.org/a'), 'HTTPS://example.org/a');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the list view is a per-user setting; feed icons are the ones Tidings serves, never the publisher’s', async () => {
+  const h = await startHarness();
+  try {
+    const b = await setUp(h);
+    assert.equal((await b.call('GET', '/settings')).json.listView, 'list');
+    assert.equal((await b.call('PATCH', '/settings', { listView: 'compact' })).json.listView, 'compact');
+    assert.equal((await b.call('GET', '/session')).json.settings.listView, 'compact');
+    const bad = await b.call('PATCH', '/settings', { listView: 'grid' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error.message, 'listView must be one of list, compact, cards');
+    // A feed announcing a publisher image: the sidebar does not pass that URL to the page.
+    const PNG = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const [withImage] = h.feeds.addItems('pics', 2, 'Pics');
+    withImage!.html = `<p>A picture.</p><p><img src="${h.feeds.base}/pics/lead.png" width="800" height="450"></p>`;
+    h.feeds.routes.set('/pics/lead.png', (_q, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG));
+    h.feeds.routes.set('/pics/page', (_q, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('<html>'));
+    const sub = await b.call('POST', '/feeds', { url: h.feeds.url('pics') });
+    assert.equal(sub.status, 201, sub.text);
+    const feedId = sub.json.feedId;
+    const { feedIcons } = await import('../src/feeds/favicons.ts');
+    await h.app.store.feeds.updateMetadata(feedId, {
+      title: 'Pics',
+      siteUrl: null,
+      description: null,
+      iconUrl: 'https://publisher.example/logo.png',
+      ttlMinutes: null,
+    });
+    const before = (await b.call('GET', '/sidebar')).json.feeds[0];
+    assert.equal(before.iconUrl, null, 'no icon fetched yet: the page draws a placeholder');
+    await feedIcons(h.app).store({
+      feedId,
+      mime: 'image/png',
+      data: new Uint8Array([1]),
+      sourceUrl: null,
+      fetchedAt: 1,
+    });
+    const icon = (await b.call('GET', '/sidebar')).json.feeds[0].iconUrl;
+    assert.match(icon, new RegExp(`^icons/${feedId}\\.[\\w-]{16}$`));
+    assert.equal((await b.call('GET', '/feeds')).json.feeds[0].iconUrl, icon);
+    // A list item's lead image for the magazine view is fetched by Tidings, through a signed URL.
+    const items = (await b.call('GET', '/articles')).json.items;
+    const image = items.find((i: any) => i.image)?.image as string;
+    assert.equal(items.filter((i: any) => i.image).length, 1, JSON.stringify(items));
+    assert.match(image, /^api\/v1\/images\/[\w-]{22}\?u=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fpics%2Flead\.png$/);
+    const got = await fetch(`${h.url}/${image}`, { headers: { cookie: b.cookie } });
+    assert.equal(got.status, 200);
+    assert.equal(got.headers.get('content-type'), 'image/png');
+    assert.equal(got.headers.get('content-security-policy'), "default-src 'none'");
+    assert.deepEqual(Buffer.from(await got.arrayBuffer()), PNG);
+    // Not an open proxy: another URL under that signature, or a forged one, is a 404.
+    const other = image.replace('lead.png', 'other.png');
+    const forged = await b.call('GET', other.replace(/^api\/v1/, ''));
+    assert.equal(forged.status, 404);
+    assert.match(forged.json.error.message, /not made by this server/);
+    assert.equal((await fetch(`${h.url}/${image}`)).status, 401, 'signed in only');
+    // A signed URL whose answer is not an image by its bytes: 502, said so.
+    const { proxiedImageUrl } = await import('../src/web/images.ts');
+    const page = await b.call(
+      'GET',
+      (await proxiedImageUrl(h.app, `${h.feeds.base}/pics/page`))!.replace(/^api\/v1/, ''),
+    );
+    assert.equal(page.status, 502);
+    assert.equal(page.json.error.code, 'upstream_error');
+    assert.match(page.json.error.message, /is not a PNG, JPEG, GIF or WebP image/);
   } finally {
     await h.close();
   }

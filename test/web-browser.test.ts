@@ -122,7 +122,7 @@ test('first run: without the logged link the page only explains; the link create
   await page.getByLabel(/^Password/).fill(PASSWORD);
   await shot('02-setup-form');
   await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByText('No feeds yet').waitFor();
+  await page.locator('#items').getByRole('heading', { name: 'No feeds yet' }).waitFor();
   assert.doesNotMatch(page.url(), /setup=/, 'the secret leaves the address bar');
 });
 
@@ -281,7 +281,7 @@ test('search highlights matches, scoped to the open folder', { skip }, async () 
   assert.match((await page.locator('#items .row-title').allTextContents()).join(), /Rain expected/);
 });
 
-test('Ask: the answer streams in with [n] citations; clicking one shows its source card; the conversation is kept', {
+test('Ask: the answer streams in with [n] citations; clicking one shows its source in the strip; the conversation is kept', {
   skip,
 }, async () => {
   await page.goto(h.url + '/#/ask');
@@ -293,8 +293,8 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
   await page.waitForFunction(() => !document.querySelector('.answer[aria-busy]'));
   assert.match((await page.locator('.answer').first().textContent()) ?? '', /Wiseman/);
   await cite.click();
-  await page.locator('.source.flash').waitFor();
-  assert.match((await page.locator('.source.flash').textContent()) ?? '', /Artemis II crew.*Space Desk/s);
+  await page.locator('.chip.flash').waitFor();
+  assert.match((await page.locator('.chip.flash').textContent()) ?? '', /Space Desk.*Artemis II crew/s);
   await shot('11-ask');
   // A follow-up continues the thread; the conversation is listed and reopens.
   await page.getByRole('textbox', { name: 'Question' }).fill('And what about the lander?');

@@ -8,6 +8,12 @@ import { entities, keywords, terms, words } from './text/terms.ts';
 import { STOPWORDS } from '../text/stopwords.ts';
 
 const COUNT = 4;
+/** Words of how a question asks, not of what it asks about (stemmed like terms()). */
+const GENERIC_ASKS = new Set(
+  terms(
+    'happened happening announce announced say said report reported new latest news release released see saw do did does summarize summarise update updates story stories',
+  ),
+);
 /** Longest wait for the model's related questions (and follow-up rewrites, see standalone-query.ts). */
 export const EXTRA_TIMEOUT_MS = 15_000;
 
@@ -44,10 +50,41 @@ export async function relatedQuestionsFor(
 /** A lone capitalized word used as an adjective ("Sumatran rhino", "Indonesian sanctuary"). */
 const DEMONYM = /(?:an|ian|ean|ese|ish|ic)$/;
 
+const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
+const DAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|tomorrow';
+/** "April 5", "December 2021", "Monday", "2022": a date is not something to follow. */
+const DATE = new RegExp(`^(?:(?:${MONTHS}|${DAYS}|\\d{1,4}(?:st|nd|rd|th)?|of)\\s*)+$`, 'i');
+/** Site furniture: "MacRumors.com Discuss", "Related Roundup", "Read more". */
+const FURNITURE = /\.(?:com|org|net|co|io)\b|^(?:related|read|more|discuss|comments?|share|subscribe|sign|click)\b/i;
+/** A commit log's verbs: "Fix PostProcess", "Bump esbuild" are changes, not subjects. */
+const CHANGE_VERB =
+  /^(?:fix|fixes|add|adds|remove|removes|update|updates|bump|bumps|merge|release|improve|change|changes|use|make)$/i;
+/** A first person or contraction is a quote's start, not a name ("I’ve", "We're"). */
+const PRONOUN = /^(?:i|we|you|he|she|they|it|my|our|your)(?:['’]\w+)?$/i;
+
+/**
+ * A capitalized word that the same texts also write in lower case is a common word capitalized
+ * by a headline or a sentence start ("Web", "Testing", "Changes", "Fix", "Developers"), not a
+ * name. A name of several words is common when every word is ("Maintenance Release").
+ */
+function isCommonPhrase(name: string, lowerWords: Set<string>): boolean {
+  const parts = name.split(' ');
+  return parts.every((p) => /^\p{Lu}\p{Ll}+$/u.test(p) && lowerWords.has(p.toLowerCase()));
+}
+
 /** Whether a name reads as a name in these texts, not a capitalized adjective or a cut phrase. */
-function isName(name: string, texts: string[]): boolean {
+function isName(name: string, texts: string[], lowerWords: Set<string> = new Set()): boolean {
   const parts = name.split(' ');
   const last = parts[parts.length - 1]!.toLowerCase();
+  if (
+    DATE.test(name) ||
+    FURNITURE.test(name) ||
+    parts.some((p) => PRONOUN.test(p)) ||
+    /[.!?;]\s/.test(name) ||
+    (parts.length > 1 && CHANGE_VERB.test(parts[0]!)) ||
+    isCommonPhrase(name, lowerWords)
+  )
+    return false;
   // "WordCamp Near", "Episode 28": a name does not end in a function word or start with a count.
   if (
     STOPWORDS.has(last) ||
@@ -92,6 +129,10 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
     return topicTerms.size > 0 && hit * 3 >= topicTerms.size * 2;
   });
   const texts = onTopic.map(textOf);
+  // Words the retrieved texts write in lower case somewhere (a common noun, whatever a headline does).
+  const lowerWords = new Set<string>();
+  for (const h of hits.slice(0, 10))
+    for (const m of textOf(h).matchAll(/(?<![\p{L}.])\p{Ll}[\p{Ll}'’-]+/gu)) lowerWords.add(m[0]);
   const counts = new Map<string, { name: string; score: number; articles: Set<string> }>();
   onTopic.forEach((hit, rank) => {
     const weight = 1 / (1 + rank * 0.1);
@@ -106,8 +147,24 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
     for (const n of entities(hit.title, { strict: true })) add(n, 2 * weight);
     for (const p of hit.passages.slice(0, 3)) for (const n of entities(p.text, { strict: true })) add(n, weight);
   });
+  // The publishers themselves ("MacRumors" of "MacRumors: Mac News and Rumor") are where the news
+  // comes from, not news; a publisher's whole name only, so NASA stays a subject beside "NASA Breaking News".
+  const publishers = new Set(
+    hits.flatMap((h) =>
+      (h.sourceName ?? '')
+        .split(/\s*[:|–—]\s*|\s+-\s+/)
+        .map((p) => p.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  );
   const ranked = [...counts.values()]
-    .filter((e) => e.articles.size >= 2 && e.score >= 1.5 && isName(e.name, texts))
+    .filter(
+      (e) =>
+        e.articles.size >= 2 &&
+        e.score >= 1.5 &&
+        isName(e.name, texts, lowerWords) &&
+        !publishers.has(e.name.toLowerCase()),
+    )
     .sort((a, b) => b.score - a.score);
   const out: string[] = [];
   for (const e of ranked) {
@@ -119,11 +176,15 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
         : `What is the latest on ${e.name}?`,
     );
   }
-  // Few names: the headlines of on-topic articles the answer did not quote from.
+  // Few names: the headlines of on-topic articles the answer did not quote from, when the headline
+  // itself names the subject ("Node.js Cluster and Express" is not about the Masters because its
+  // text says "master process").
+  const subject = new Set(terms(question).filter((t) => !GENERIC_ASKS.has(t)));
   for (const hit of onTopic.slice(3)) {
     if (out.length >= COUNT) break;
     const title = hit.title.replace(/["“”]/g, '').trim();
     if (!title || title.length > 100) continue;
+    if (subject.size && !terms(title).some((t) => subject.has(t))) continue;
     out.push(`What is behind the report "${title}"?`);
   }
   return [...new Set(out)];

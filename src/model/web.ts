@@ -22,7 +22,12 @@ export interface SourceCard {
   n: number;
   title: string;
   url: string;
+  /** The name the user gave the feed (else the feed's own title), or the web site's host. */
   feed: string;
+  /** The subscription's feed id (absent for web results and for answers kept before it existed). */
+  feedId?: number | null;
+  /** The icon Tidings serves for that feed (a URL relative to the page), or null: a placeholder. */
+  icon?: string | null;
   date: string | null;
   snippet: string;
 }

@@ -10,7 +10,10 @@ import { READING_LIST } from '../reader-api/ids.ts';
 import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
 import { labelNameProblem } from '../feeds/index.ts';
+import { faviconPath, feedIcons } from '../feeds/favicons.ts';
+import { searchIndexRepository } from '../search/indexing.ts';
 import { badRequest, notFound } from './errors.ts';
+import { proxiedImageUrl } from './images.ts';
 
 /** What the sidebar selects; `unread` narrows any of them. */
 export type View =
@@ -38,6 +41,11 @@ export interface ArticleSummary {
   /** Microseconds: the list's order and the mark-all-read bound. */
   crawledUs: number;
   snippet: string;
+  /**
+   * The article's lead image for the magazine view, picked at ingest (the feed's media/enclosure
+   * image, else the content's first), as a URL of this server that fetches it (./images.ts), or null.
+   */
+  image: string | null;
   read: boolean;
   starred: boolean;
 }
@@ -140,7 +148,9 @@ function snippets(app: App, version: number, bodies: ReaderItemBody[]): Map<numb
 
 async function summaries(app: App, userId: number, states: ReaderItemState[]): Promise<ArticleSummary[]> {
   const store = readerStore(app).streams;
-  const bodies = await store.bodies(states.map((s) => s.itemId));
+  const ids = states.map((s) => s.itemId);
+  const [bodies, metas] = await Promise.all([store.bodies(ids), searchIndexRepository(app).articles(ids)]);
+  const images = new Map(metas.map((m) => [m.id, m.imageUrl]));
   const byId = new Map(bodies.map((b) => [b.itemId, b]));
   const snips = snippets(app, await itemsVersion(app), bodies);
   const origins = await originsOf(app, userId, new Set(states.map((s) => s.feedId)));
@@ -158,6 +168,7 @@ async function summaries(app: App, userId: number, states: ReaderItemState[]): P
       publishedAt: b.publishedAt,
       crawledUs: s.crawledUs,
       snippet: snips.get(s.itemId) ?? '',
+      image: await proxiedImageUrl(app, webUrl(images.get(s.itemId))),
       read: s.read === 1,
       starred: s.starred === 1,
     });
@@ -325,6 +336,18 @@ export async function markViewRead(
   return { marked: await store.states.markAllRead(userId, where, beforeUs), ids: null };
 }
 
+/**
+ * The icons Tidings fetched and serves itself, by feed id, as URLs relative to the page (so a
+ * sub-path behind a proxy works). Never the publisher's own image URL: the page must not contact
+ * publishers for its chrome (privacy, and offline it would fail). Feeds without one get a
+ * placeholder drawn by the page.
+ */
+export async function servedIcons(app: App, userId: number): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const id of await feedIcons(app).feedIdsWithIcon(userId)) out.set(id, (await faviconPath(app, id)).slice(1));
+  return out;
+}
+
 export interface SidebarFeed {
   id: number;
   title: string;
@@ -344,13 +367,14 @@ export interface Sidebar {
 export async function sidebar(app: App, userId: number): Promise<Sidebar> {
   const labels = readerStore(app).labels;
   const subs = await labels.subscriptions(userId);
+  const icons = await servedIcons(app, userId);
   const feeds: SidebarFeed[] = subs
     .map((s) => ({
       id: s.feedId,
       title: s.title,
       url: s.url,
       siteUrl: webUrl(s.siteUrl),
-      iconUrl: webUrl(s.iconUrl),
+      iconUrl: icons.get(s.feedId) ?? null,
       unread: s.unreadCount,
       folders: s.folders,
     }))

@@ -16,11 +16,11 @@ import type { AskScope, Conversation, ConversationMessage, SourceCard } from '..
 import { createAnswerService } from '../answer/service.ts';
 import { EngineRegistry, type EngineConfig } from '../answer/engines/select.ts';
 import { searchService } from '../search/service.ts';
-import { userCatalog } from '../reader-api/catalog.ts';
+import { originsOf, userCatalog } from '../reader-api/catalog.ts';
 import { readerStore } from '../reader-api/repositories.ts';
 import { nowSeconds } from '../auth/repositories.ts';
 import { webStore } from './repositories.ts';
-import { webUrl } from './articles.ts';
+import { servedIcons, webUrl } from './articles.ts';
 import { badRequest, notFound } from './errors.ts';
 
 const MAX_QUESTION_CHARS = 4000;
@@ -114,14 +114,20 @@ function parseModel(raw: unknown): SonarModel {
  * URLs and titles only, and a source card also names the feed. Kept per answer in async context,
  * so one answer service (and its engine's HTTP connections) serves every question.
  */
-const foundByAnswer = new AsyncLocalStorage<Map<string, SearchHit>>();
+interface AnswerContext {
+  found: Map<string, SearchHit>;
+  /** Called as each search starts: the page says what the engine is doing before any text. */
+  onSearch(query: string): void;
+}
+const foundByAnswer = new AsyncLocalStorage<AnswerContext>();
 
 function recordingSearch(base: SearchService): SearchService {
   return {
     async search(q, signal) {
+      const ctx = foundByAnswer.getStore();
+      ctx?.onSearch(q.text);
       const hits = await base.search(q, signal);
-      const found = foundByAnswer.getStore();
-      if (found) for (const h of hits) if (!found.has(h.url)) found.set(h.url, h);
+      if (ctx) for (const h of hits) if (!ctx.found.has(h.url)) ctx.found.set(h.url, h);
       return hits;
     },
     articleTexts: (ids) => base.articleTexts(ids),
@@ -133,6 +139,7 @@ const webAnswerService = perApp((app) =>
 );
 
 export interface PreparedAsk {
+  userId: number;
   conversation: Conversation;
   request: Omit<AnswerRequest, 'signal'>;
   question: string;
@@ -165,6 +172,7 @@ export async function prepareAsk(app: App, userId: number, input: AskInput): Pro
   messages.push({ role: 'user', content: question });
   await store.addMessage(conversation.id, { role: 'user', content: question }, nowSeconds());
   return {
+    userId,
     conversation,
     question,
     isNew,
@@ -193,7 +201,52 @@ export function answer(
   signal: AbortSignal,
   emit: (ev: AskEvent) => void | Promise<void>,
 ): Promise<void> {
-  return foundByAnswer.run(new Map(), () => streamAnswer(app, p, signal, emit));
+  let searches = 0;
+  const ctx: AnswerContext = {
+    found: new Map(),
+    onSearch(query) {
+      searches++;
+      const q = query.length > 80 ? `${query.slice(0, 80).replace(/\s+\S*$/, '')}…` : query;
+      void emit({
+        type: 'progress',
+        stage: 'searching',
+        message: searches === 1 ? 'Searching your feeds…' : `Searching for “${q}”…`,
+      });
+    },
+  };
+  return foundByAnswer.run(ctx, () => streamAnswer(app, p, signal, emit));
+}
+
+/**
+ * The cards of an answer's sources: each local article under the name the user gave its feed
+ * (not the feed's raw title, which is often a slogan), with the icon Tidings serves for it.
+ */
+async function sourceCards(
+  app: App,
+  userId: number,
+  results: { url: string; title: string; date: string | null; snippet: string }[],
+  found: Map<string, SearchHit>,
+): Promise<SourceCard[]> {
+  const itemIds = results.map((r) => found.get(r.url)?.itemId).filter((id): id is number => typeof id === 'number');
+  const states = itemIds.length ? await readerStore(app).streams.statesByIds(userId, itemIds) : [];
+  const feedOfItem = new Map(states.map((s) => [s.itemId, s.feedId]));
+  const origins = await originsOf(app, userId, new Set(feedOfItem.values()));
+  const icons = await servedIcons(app, userId);
+  return results.map((r, i) => {
+    const hit = found.get(r.url);
+    const feedId = hit?.itemId != null ? feedOfItem.get(hit.itemId) : undefined;
+    const origin = feedId !== undefined ? origins.get(feedId) : undefined;
+    return {
+      n: i + 1,
+      title: r.title || r.url,
+      url: webUrl(r.url) ?? '',
+      feed: origin?.title || hit?.sourceName || hostOf(r.url),
+      feedId: feedId ?? null,
+      icon: feedId !== undefined ? (icons.get(feedId) ?? null) : null,
+      date: date(r.date),
+      snippet: r.snippet.slice(0, 300),
+    };
+  });
 }
 
 async function streamAnswer(
@@ -202,7 +255,7 @@ async function streamAnswer(
   signal: AbortSignal,
   emit: (ev: AskEvent) => void | Promise<void>,
 ): Promise<void> {
-  const found = foundByAnswer.getStore()!;
+  const { found } = foundByAnswer.getStore()!;
   if (p.isNew) await emit({ type: 'conversation', id: p.conversation.id, title: p.conversation.title });
   let sources: SourceCard[] = [];
   let related: string[] = [];
@@ -214,15 +267,12 @@ async function streamAnswer(
     };
     for await (const ev of webAnswerService(app).stream({ ...p.request, signal, onProgress })) {
       if (ev.type === 'sources') {
-        sources = ev.searchResults.map((r, i) => ({
-          n: i + 1,
-          title: r.title || r.url,
-          url: webUrl(r.url) ?? '',
-          feed: found.get(r.url)?.sourceName ?? hostOf(r.url),
-          date: date(r.date),
-          snippet: r.snippet.slice(0, 300),
-        }));
+        sources = await sourceCards(app, p.userId, ev.searchResults, found);
         await emit({ type: 'sources', sources });
+        if (sources.length) {
+          const n = sources.length;
+          await emit({ type: 'progress', stage: 'reading', message: `Reading ${n} article${n === 1 ? '' : 's'}…` });
+        }
       } else if (ev.type === 'delta') {
         parts.push(ev.text);
         await emit({ type: 'delta', text: ev.text });

@@ -17,7 +17,7 @@ import {
 } from '../feeds/index.ts';
 import { readerStore } from '../reader-api/repositories.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
-import { byName, webUrl } from './articles.ts';
+import { byName, servedIcons, webUrl } from './articles.ts';
 
 const feedError = (e: unknown, field = 'url'): never => {
   if (e instanceof FeedError) throw new WebError(422, `feed_${e.code}`, e.message, { field });
@@ -65,7 +65,10 @@ export interface FeedHealth {
   customTitle: string | null;
   url: string;
   siteUrl: string | null;
+  /** The icon Tidings serves (relative URL), or null: the page draws a placeholder. */
   iconUrl: string | null;
+  /** The feed's own description (its channel's), for the empty reading pane. */
+  description: string | null;
   folders: string[];
   unread: number;
   itemCount: number;
@@ -82,6 +85,7 @@ export interface FeedHealth {
 
 export async function feedHealth(app: App, userId: number): Promise<FeedHealth[]> {
   const subs = await feedEngine(app).subscriptions.list(userId);
+  const icons = await servedIcons(app, userId);
   return subs
     .map((s) => ({
       id: s.feedId,
@@ -89,7 +93,8 @@ export async function feedHealth(app: App, userId: number): Promise<FeedHealth[]
       customTitle: s.customTitle,
       url: s.feed.url,
       siteUrl: webUrl(s.feed.siteUrl),
-      iconUrl: webUrl(s.feed.iconUrl),
+      iconUrl: icons.get(s.feedId) ?? null,
+      description: s.feed.description,
       folders: s.folders,
       unread: s.unreadCount,
       itemCount: s.feed.itemCount,

@@ -38,6 +38,9 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   for (const [path, asset] of assets) {
     server.get(path, (req, reply) => sendAsset(req, reply, asset));
   }
+  // Browsers ask for /favicon.ico on every page whatever the page links to; a 404 there is noise.
+  const ico = assets.get('/assets/favicon.ico');
+  if (ico) server.get('/favicon.ico', (req, reply) => sendAsset(req, reply, ico));
 
   await server.register(
     async (api: FastifyInstance) => {

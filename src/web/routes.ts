@@ -62,6 +62,7 @@ import { webStore } from './repositories.ts';
 import { ownOrigin, parseCookies, sessionCookie, type Access, type WebAuth } from './http.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 import { openEventStream, writeEvents } from '../http/event-stream.ts';
+import { fetchProxiedImage } from './images.ts';
 
 export interface WebContext {
   app: App;
@@ -478,6 +479,22 @@ export const ROUTES: RouteSpec[] = [
     await disableFeverFor(c.app, uid(c));
   }),
 
+  route(
+    'user',
+    'GET /images/:sig',
+    'A lead image of the magazine view, fetched by Tidings (only the signed URLs article lists hand out).',
+    { query: { u: 'the image URL, as signed in the list item’s image' } },
+    async (c) => {
+      const img = await fetchProxiedImage(c.app, c.params.sig ?? '', c.query.u);
+      c.reply
+        .type(img.mime)
+        .header('cache-control', 'private, max-age=86400')
+        .header('content-security-policy', "default-src 'none'")
+        .header('x-content-type-options', 'nosniff');
+      return img.data;
+    },
+  ),
+
   // ---- Ask ----
   route(
     'user',
@@ -522,7 +539,14 @@ export const ROUTES: RouteSpec[] = [
     'user',
     'PATCH /settings',
     'Change reading preferences.',
-    { body: { markReadOnOpen: 'boolean', oldestFirst: 'boolean', unreadOnly: 'boolean' } },
+    {
+      body: {
+        markReadOnOpen: 'boolean',
+        oldestFirst: 'boolean',
+        unreadOnly: 'boolean',
+        listView: 'list | compact | cards',
+      },
+    },
     async (c) => updateSettings(c.app, uid(c), c.body),
   ),
   route(

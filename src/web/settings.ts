@@ -11,9 +11,18 @@ export interface WebSettings {
   oldestFirst: boolean;
   /** Feed and folder views show unread articles only. */
   unreadOnly: boolean;
+  /**
+   * How lists look: `list` (title, source, two lines of text), `compact` (one line per article,
+   * FreshRSS/Inoreader density), `cards` (a grid with each article's lead image). Kept per user on
+   * the server, so it follows the user to another browser.
+   */
+  listView: ListView;
 }
 
-const DEFAULT_SETTINGS: WebSettings = { markReadOnOpen: true, oldestFirst: false, unreadOnly: false };
+export const LIST_VIEWS = ['list', 'compact', 'cards'] as const;
+export type ListView = (typeof LIST_VIEWS)[number];
+
+const DEFAULT_SETTINGS: WebSettings = { markReadOnOpen: true, oldestFirst: false, unreadOnly: false, listView: 'list' };
 
 export async function loadSettings(app: App, userId: number): Promise<WebSettings> {
   const raw = await webStore(app).accounts.settings(userId);
@@ -32,8 +41,10 @@ export async function updateSettings(app: App, userId: number, patch: unknown): 
   for (const [k, v] of Object.entries(patch)) {
     if (!(k in DEFAULT_SETTINGS))
       throw badRequest(`unknown setting "${k}": settings are ${Object.keys(DEFAULT_SETTINGS).join(', ')}`, k);
-    if (typeof v !== 'boolean') throw badRequest(`${k} must be true or false`, k);
-    (next as unknown as Record<string, boolean>)[k] = v;
+    if (k === 'listView') {
+      if (!LIST_VIEWS.includes(v as ListView)) throw badRequest(`listView must be one of ${LIST_VIEWS.join(', ')}`, k);
+    } else if (typeof v !== 'boolean') throw badRequest(`${k} must be true or false`, k);
+    (next as unknown as Record<string, unknown>)[k] = v;
   }
   await webStore(app).accounts.saveSettings(userId, JSON.stringify(next));
   return next;

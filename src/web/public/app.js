@@ -1,7 +1,7 @@
 // Tidings web app: sign-in and first run, the reader (sidebar, article list, reading pane,
 // keyboard), search; Ask, Manage, Settings and Admin live in their own modules. Plain ES modules,
 // no framework: each screen is rebuilt from the API's JSON with h() (./dom.js).
-import { h, mount, $, $$, age, fullDate, highlighted, toast, articleFragment, askText } from './dom.js';
+import { h, mount, $, $$, age, fullDate, highlighted, toast, articleFragment, askText, feedIcon } from './dom.js';
 import { api, ApiError, setCsrfToken, onSessionEnded } from './api.js';
 
 const root = document.getElementById('app');
@@ -10,6 +10,7 @@ const root = document.getElementById('app');
 export const S = {
   session: null,
   sidebar: { unread: 0, folders: [], feeds: [] },
+  sidebarLoaded: false,
   route: { name: 'list', view: { view: 'all' } },
   items: [],
   next: null,
@@ -236,12 +237,22 @@ export async function signOut() {
 
 // ---------- Shell: header, sidebar, main ----------
 
+const PHONE = window.matchMedia('(max-width: 760px)');
+function searchPlaceholder() {
+  return PHONE.matches ? 'Search articles' : 'Search articles  ( / )';
+}
+PHONE.addEventListener('change', () => {
+  const box = $('#search');
+  if (box) box.placeholder = searchPlaceholder();
+});
+
 function renderShell() {
   const s = S.session;
   const search = h('input', {
     id: 'search',
     type: 'search',
-    placeholder: 'Search articles  ( / )',
+    // The "/" shortcut means nothing on a phone's keyboard: the hint is for wide screens only.
+    placeholder: searchPlaceholder(),
     autocomplete: 'off',
     value: S.searchQuery,
   });
@@ -311,14 +322,19 @@ function toggleSidebar(force) {
 
 export async function refreshSidebar() {
   S.sidebar = await api.get('/sidebar');
+  S.sidebarLoaded = true;
   renderSidebar();
+  // The first list may have come back empty before the sidebar said whether there are feeds at all.
+  const empty = $('#items .empty-list');
+  if (empty && S.route.name === 'list' && !S.items.length) empty.replaceWith(emptyList());
 }
 
 function count(n) {
   return n ? h('span', { class: 'count', 'aria-label': `${n} unread` }, n > 999 ? '999+' : String(n)) : null;
 }
 
-function navLink(hash, label, n, icon) {
+/** A sidebar link; feeds pass `feed` and always get the icon slot, so every title starts at the same x. */
+function navLink(hash, label, n, feed) {
   const current = location.hash === hash || (hash === '#/all' && (location.hash === '' || location.hash === '#/'));
   return h(
     'li',
@@ -326,7 +342,7 @@ function navLink(hash, label, n, icon) {
     h(
       'a',
       { href: hash, 'aria-current': current ? 'page' : null, onclick: () => toggleSidebar(false) },
-      icon ? h('img', { class: 'favicon', src: icon, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' }) : null,
+      feed ? feedIcon(label, feed.iconUrl) : null,
       h('span', { class: 'label' }, label),
       count(n),
     ),
@@ -378,7 +394,7 @@ export function renderSidebar() {
         ? h(
             'ul',
             null,
-            feeds.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x.iconUrl)),
+            feeds.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x)),
           )
         : null,
     );
@@ -399,9 +415,9 @@ export function renderSidebar() {
           'ul',
           { class: 'nav-feeds' },
           folders,
-          loose.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x.iconUrl)),
+          loose.map((x) => navLink(`#/feed/${x.id}`, x.title, x.unread, x)),
         )
-      : h('p', { class: 'muted pad' }, 'No feeds yet. ', h('a', { href: '#/manage' }, 'Add one')),
+      : h('p', { class: 'muted pad' }, 'None yet.'),
     sb.tags && sb.tags.length
       ? [
           h('h2', { class: 'nav-head' }, 'Tags'),
@@ -469,23 +485,138 @@ window.addEventListener('hashchange', () => {
 
 // ---------- Reader: article list and reading pane ----------
 
+const LIST_VIEWS = [
+  ['list', 'List', '☰'],
+  ['compact', 'Compact list', '≡'],
+  ['cards', 'Magazine (with images)', '▦'],
+];
+
+/** How lists look (a per-user setting on the server, so it follows the user between browsers). */
+function listViewSwitch() {
+  const current = S.session.settings.listView || 'list';
+  return h(
+    'div',
+    { class: 'seg', role: 'group', 'aria-label': 'List view' },
+    LIST_VIEWS.map(([v, label, glyph]) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-label': label,
+          title: label,
+          'aria-pressed': String(v === current),
+          onclick: async () => {
+            if (v === (S.session.settings.listView || 'list')) return;
+            S.session.settings = await api.patch('/settings', { listView: v });
+            for (const b of $$('.seg button')) b.setAttribute('aria-pressed', String(b.title === label));
+            const ul = $('#items');
+            if (ul) {
+              ul.className = `items view-${v}`;
+              ul.replaceChildren();
+              renderItems(S.items, true);
+            }
+          },
+        },
+        glyph,
+      ),
+    ),
+  );
+}
+
 function listLayout(title, tools) {
   const main = $('#main');
+  const view = S.route.name === 'search' ? 'list' : S.session.settings.listView || 'list';
   mount(
     main,
     h(
       'section',
       { class: 'list', 'aria-labelledby': 'list-title' },
-      h('div', { class: 'list-head' }, h('h1', { id: 'list-title' }, title), h('div', { class: 'tools' }, tools)),
-      h('ul', { id: 'items', class: 'items', 'aria-label': 'Articles' }),
+      h(
+        'div',
+        { class: 'list-head' },
+        h(
+          'div',
+          { class: 'list-title-row' },
+          h('h1', { id: 'list-title' }, title),
+          S.route.name === 'search' ? null : listViewSwitch(),
+        ),
+        h('div', { class: 'tools' }, tools),
+      ),
+      h('ul', { id: 'items', class: `items view-${view}`, 'aria-label': 'Articles' }),
     ),
-    h(
-      'article',
-      { id: 'pane', class: 'pane', 'aria-label': 'Article', tabindex: '-1' },
-      h('p', { class: 'muted empty' }, 'Select an article (j / k to move, ? for keys).'),
-    ),
+    h('article', { id: 'pane', class: 'pane', 'aria-label': 'Article', tabindex: '-1' }),
   );
   main.classList.remove('reading');
+  emptyPane();
+}
+
+const KEY_HINTS = [
+  ['j / k', 'next / previous article'],
+  ['m', 'mark read or unread'],
+  ['s', 'star'],
+  ['v', 'open the original'],
+  ['A', 'mark all read (with undo)'],
+  ['/', 'search'],
+  ['?', 'all shortcuts'],
+];
+
+function keyHints() {
+  return h(
+    'dl',
+    { class: 'keys hints' },
+    KEY_HINTS.map(([k, what]) => [h('dt', null, h('kbd', null, k)), h('dd', null, what)]),
+  );
+}
+
+/**
+ * The reading pane before an article is open: in a feed, what the feed is and how its fetching
+ * goes (description, site, last fetch, errors); elsewhere the keys that move through the list.
+ */
+async function emptyPane() {
+  const pane = $('#pane');
+  if (!pane) return;
+  const view = S.route.view || {};
+  const hints = h('section', { class: 'pane-hints' }, h('h2', null, 'Keyboard'), keyHints());
+  if (!view.feed) {
+    mount(pane, h('div', { class: 'empty' }, h('p', { class: 'muted' }, 'Select an article to read it.'), hints));
+    return;
+  }
+  mount(pane, h('div', { class: 'empty' }, hints));
+  let feed;
+  try {
+    feed = (await api.get('/feeds')).feeds.find((f) => String(f.id) === String(view.feed));
+  } catch {
+    return;
+  }
+  if (!feed || S.open || pane !== $('#pane') || !pane.querySelector('.empty')) return;
+  const status = feed.lastError
+    ? h('p', { class: 'error' }, `Last fetch failed: ${feed.lastError}`)
+    : h(
+        'p',
+        { class: 'muted' },
+        feed.lastSuccessAt ? `Fetched ${age(feed.lastSuccessAt)}` : 'Not fetched yet',
+        feed.nextFetchAt ? ` · next ${new Date(feed.nextFetchAt * 1000).toLocaleString()}` : '',
+        ` · ${feed.itemCount} article${feed.itemCount === 1 ? '' : 's'}, ${feed.unread} unread`,
+      );
+  mount(
+    pane,
+    h(
+      'div',
+      { class: 'empty' },
+      h(
+        'section',
+        { class: 'feed-card' },
+        h('h2', null, feedIcon(feed.title, feed.iconUrl), ' ', feed.title),
+        feed.description ? h('p', null, feed.description) : null,
+        feed.siteUrl
+          ? h('p', null, h('a', { href: feed.siteUrl, target: '_blank', rel: 'noopener noreferrer' }, feed.siteUrl))
+          : null,
+        status,
+        h('p', null, h('a', { href: '#/manage' }, 'Manage feeds')),
+      ),
+      hints,
+    ),
+  );
 }
 
 async function showList(view) {
@@ -514,7 +645,7 @@ async function showList(view) {
     view.view !== 'starred'
       ? h('button', { type: 'button', onclick: markAllRead, title: 'Mark all as read (A)' }, 'Mark all read')
       : null,
-    h('button', { type: 'button', onclick: () => reload(), title: 'Refresh (r)' }, 'Refresh'),
+    h('button', { type: 'button', onclick: () => reload(), title: 'Refresh (r)', 'aria-label': 'Refresh' }, '↻'),
     h(
       'a',
       {
@@ -570,25 +701,89 @@ async function loadMore(first = false) {
 
 let moreObserver = null;
 
+function noThumb(it) {
+  return h('span', { class: 'thumb none', 'aria-hidden': 'true' }, feedIcon(it.feedTitle, feedOf(it)?.iconUrl));
+}
+
+/** The lead image; one that cannot load (offline, gone) leaves the feed's icon, not a broken image. */
+function thumb(it) {
+  const img = h('img', { class: 'thumb', src: it.image, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' });
+  img.addEventListener('error', () => img.replaceWith(noThumb(it)), { once: true });
+  return img;
+}
+
+function feedOf(it) {
+  return S.sidebar.feeds.find((f) => f.id === it.feedId);
+}
+
 function itemRow(it, i) {
+  const view = S.session.settings.listView || 'list';
+  const time = h(
+    'time',
+    { datetime: new Date((it.publishedAt || 0) * 1000).toISOString(), title: fullDate(it.publishedAt) },
+    age(it.publishedAt),
+  );
+  const title = h(
+    'span',
+    { class: 'row-title' },
+    it.starred ? h('span', { class: 'star', 'aria-label': 'Starred' }, '★ ') : null,
+    it.titleMatches ? highlighted(it.title, it.titleMatches) : it.title,
+  );
+  const rowProps = {
+    type: 'button',
+    class: `row${it.read ? ' read' : ''}${i === S.sel ? ' selected' : ''}`,
+    'data-i': i,
+    'aria-current': i === S.sel ? 'true' : null,
+    onclick: () => select(i, true),
+  };
+  // Compact (FreshRSS / Inoreader density): icon, title, age on one line; the feed in the tooltip.
+  if (view === 'compact' && S.route.name !== 'search')
+    return h(
+      'li',
+      null,
+      h(
+        'button',
+        { ...rowProps, title: `${it.feedTitle} · ${fullDate(it.publishedAt)}` },
+        feedIcon(it.feedTitle, feedOf(it)?.iconUrl),
+        title,
+        h('span', { class: 'row-meta' }, time, it.read ? null : h('span', { class: 'sr-only' }, ' · unread')),
+      ),
+    );
+  // Magazine: the lead image beside title, source and text. The image is the article's own (the
+  // same one the reading pane shows), loaded lazily with no referrer.
+  if (view === 'cards' && S.route.name !== 'search')
+    return h(
+      'li',
+      null,
+      h(
+        'button',
+        rowProps,
+        it.image ? thumb(it) : noThumb(it),
+        h(
+          'span',
+          { class: 'card-text' },
+          title,
+          h(
+            'span',
+            { class: 'row-meta' },
+            feedIcon(it.feedTitle, feedOf(it)?.iconUrl),
+            ' ',
+            h('span', null, it.feedTitle),
+            ' · ',
+            time,
+            it.read ? null : h('span', { class: 'sr-only' }, ' · unread'),
+          ),
+          h('span', { class: 'row-snippet' }, it.snippet),
+        ),
+      ),
+    );
   return h(
     'li',
     null,
     h(
       'button',
-      {
-        type: 'button',
-        class: `row${it.read ? ' read' : ''}${i === S.sel ? ' selected' : ''}`,
-        'data-i': i,
-        'aria-current': i === S.sel ? 'true' : null,
-        onclick: () => select(i, true),
-      },
-      h(
-        'span',
-        { class: 'row-title' },
-        it.starred ? h('span', { class: 'star', 'aria-label': 'Starred' }, '★ ') : null,
-        it.titleMatches ? highlighted(it.title, it.titleMatches) : it.title,
-      ),
+      rowProps,
+      title,
       h(
         'span',
         { class: 'row-meta' },
@@ -606,19 +801,48 @@ function itemRow(it, i) {
   );
 }
 
+/** What an empty list says: how to add a first feed, no match, or all caught up. */
+function emptyList() {
+  if (S.route.name === 'search') return h('li', { class: 'muted pad empty-list' }, 'No articles match.');
+  if (S.sidebarLoaded && !S.sidebar.feeds.length)
+    return h(
+      'li',
+      { class: 'pad empty-list no-feeds' },
+      h('h2', null, 'No feeds yet'),
+      h(
+        'p',
+        null,
+        'Tidings collects articles from the feeds you subscribe to. Paste the address of a site or of its RSS/Atom feed, and Tidings finds the feed.',
+      ),
+      h('p', null, h('a', { class: 'button primary', href: '#/manage' }, 'Add your first feed')),
+      h(
+        'p',
+        { class: 'muted' },
+        'Coming from another reader? Export its subscriptions as OPML and import the file on the ',
+        h('a', { href: '#/manage' }, 'Feeds'),
+        ' page.',
+      ),
+    );
+  const v = S.route.view || {};
+  return h(
+    'li',
+    { class: 'muted pad empty-list' },
+    v.view === 'starred'
+      ? 'No starred articles yet: press s on an article to star it.'
+      : (v.feed || v.folder) && S.session.settings.unreadOnly
+        ? 'No unread articles here. All caught up.'
+        : v.view === 'unread'
+          ? 'No unread articles. All caught up.'
+          : 'No articles here yet: new ones arrive with the next refresh.',
+  );
+}
+
 function renderItems(added, first) {
   const ul = $('#items');
   if (!ul) return;
   $('#items .more')?.remove();
   if (first && !S.items.length) {
-    mount(
-      ul,
-      h(
-        'li',
-        { class: 'muted pad' },
-        S.route.name === 'search' ? 'No articles match.' : 'Nothing here. All caught up.',
-      ),
-    );
+    mount(ul, emptyList());
     return;
   }
   const start = S.items.length - added.length;

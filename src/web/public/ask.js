@@ -1,6 +1,6 @@
 // Ask: a question box over the user's feeds, an answer that streams in with [n] markers linking to
 // source cards, related questions as follow-ups, and the saved conversations.
-import { h, mount, $, age, toast } from './dom.js';
+import { h, mount, $, age, toast, feedIcon } from './dom.js';
 import { api, postStream } from './api.js';
 import { S } from './app.js';
 
@@ -61,7 +61,7 @@ function answerNodes(text, sources, turnNo) {
                 onclick: (e) => {
                   e.preventDefault();
                   const card = document.getElementById(`src-${turnNo}-${n}`);
-                  card?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+                  card?.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'smooth' });
                   card?.classList.add('flash');
                   card?.querySelector('a')?.focus();
                   setTimeout(() => card?.classList.remove('flash'), 1500);
@@ -79,65 +79,175 @@ function answerNodes(text, sources, turnNo) {
   return nodes;
 }
 
+/** Full cards (title, feed, date, excerpt): on demand, under the answer. */
 function sourceCards(sources, turnNo) {
-  if (!sources.length) return null;
   return h(
     'ol',
-    { class: 'sources', 'aria-label': 'Sources' },
+    { class: 'sources', 'aria-label': 'Sources with excerpts' },
     sources.map((s) =>
       h(
         'li',
-        { id: `src-${turnNo}-${s.n}`, class: 'source' },
+        { id: `card-${turnNo}-${s.n}`, class: 'source' },
         h('span', { class: 'n' }, String(s.n)),
         s.url
           ? h('a', { href: s.url, target: '_blank', rel: 'noopener noreferrer' }, s.title)
           : h('span', null, s.title),
-        h('small', { class: 'muted' }, [s.feed, s.date].filter(Boolean).join(' · ')),
+        h('small', { class: 'muted' }, feedIcon(s.feed, s.icon), ' ', [s.feed, s.date].filter(Boolean).join(' · ')),
+        s.snippet ? h('p', { class: 'snippet' }, s.snippet) : null,
       ),
     ),
   );
 }
 
-function renderTurn(turn, turnNo) {
-  const ans = h('div', {
-    class: 'answer',
-    'aria-live': turn.streaming ? 'polite' : null,
-    'aria-busy': turn.streaming ? 'true' : null,
-  });
-  if (turn.error) ans.append(h('p', { class: 'error', role: 'alert' }, turn.error));
-  else if (!turn.answer && turn.streaming)
-    ans.append(h('p', { class: 'muted' }, turn.progress || 'Searching your feeds…'));
-  else ans.append(...answerNodes(turn.answer, turn.sources, turnNo));
+/**
+ * The compact source strip above the answer (Perplexity's layout): one small chip per source,
+ * icon and site on one line, title on the next, scrolled sideways; the answer stays in view.
+ */
+function sourceStrip(sources, turnNo, onAll) {
   return h(
+    'div',
+    { class: 'strip-wrap' },
+    h(
+      'ol',
+      { class: 'strip', 'aria-label': 'Sources' },
+      sources.map((s) =>
+        h(
+          'li',
+          { id: `src-${turnNo}-${s.n}`, class: 'chip' },
+          h(
+            s.url ? 'a' : 'span',
+            s.url ? { href: s.url, target: '_blank', rel: 'noopener noreferrer', title: s.title } : { title: s.title },
+            h(
+              'span',
+              { class: 'chip-site' },
+              feedIcon(s.feed, s.icon),
+              h('span', { class: 'chip-feed' }, s.feed || ''),
+              h('span', { class: 'n' }, String(s.n)),
+            ),
+            h('span', { class: 'chip-title' }, s.title),
+          ),
+        ),
+      ),
+    ),
+    h('button', { type: 'button', class: 'link all-sources', 'aria-expanded': 'false', onclick: onAll }, 'All sources'),
+  );
+}
+
+/** A turn's elements, built once and updated in place while it streams (scroll and focus stay). */
+function turnView(turn, turnNo) {
+  const v = {
+    heading: h(turnNo === 1 ? 'h1' : 'h2', { class: 'question' }, turn.question),
+    status: h('p', { class: 'status muted', role: 'status' }),
+    strip: h('div', { class: 'strip-slot' }),
+    answer: h('div', { class: 'answer', 'aria-live': turn.streaming ? 'polite' : null }),
+    cards: h('div', { class: 'cards-slot' }),
+    related: h('div', { class: 'related-slot' }),
+    sourcesShown: 0,
+    relatedShown: null,
+    rendered: -1,
+  };
+  v.section = h(
     'section',
     { class: 'turn', 'aria-label': `Question ${turnNo}` },
-    h('h2', { class: 'question' }, turn.question),
-    sourceCards(turn.sources, turnNo),
-    ans,
-    turn.related && turn.related.length
-      ? h(
-          'div',
-          { class: 'related' },
-          h('h3', null, 'Related'),
-          h(
-            'ul',
-            null,
-            turn.related.map((q) =>
-              h('li', null, h('button', { type: 'button', class: 'link', onclick: () => ask(q) }, q)),
-            ),
-          ),
-        )
-      : null,
+    v.heading,
+    v.status,
+    v.strip,
+    v.answer,
+    v.cards,
+    v.related,
   );
+  return v;
+}
+
+function updateTurn(turn, turnNo) {
+  const v = turn.view;
+  const streaming = turn.streaming || turn.shown < turn.answer.length;
+  // What the engine is doing ("Searching…", "Reading 8 articles…"), until the answer is complete.
+  v.status.textContent = streaming && !turn.error ? turn.progress || 'Searching your feeds…' : '';
+  v.status.hidden = !v.status.textContent;
+  if (v.sourcesShown !== turn.sources.length) {
+    v.sourcesShown = turn.sources.length;
+    mount(v.cards);
+    mount(
+      v.strip,
+      turn.sources.length
+        ? sourceStrip(turn.sources, turnNo, (e) => {
+            const open = !v.cards.firstChild;
+            mount(v.cards, open ? sourceCards(turn.sources, turnNo) : null);
+            e.currentTarget.setAttribute('aria-expanded', String(open));
+            e.currentTarget.textContent = open ? 'Hide sources' : 'All sources';
+            if (open) v.cards.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+          })
+        : null,
+    );
+  }
+  if (streaming) v.answer.setAttribute('aria-busy', 'true');
+  else v.answer.removeAttribute('aria-busy');
+  if (turn.error) mount(v.answer, h('p', { class: 'error', role: 'alert' }, turn.error));
+  else if (v.rendered !== turn.shown) {
+    v.rendered = turn.shown;
+    mount(v.answer, ...answerNodes(turn.answer.slice(0, turn.shown), turn.sources, turnNo));
+    if (streaming && turn.shown) v.answer.append(h('span', { class: 'caret', 'aria-hidden': 'true' }));
+  }
+  const related = !streaming && turn.related && turn.related.length ? turn.related : null;
+  if (v.relatedShown !== related) {
+    v.relatedShown = related;
+    mount(
+      v.related,
+      related
+        ? h(
+            'div',
+            { class: 'related' },
+            h('h3', null, 'Related'),
+            h(
+              'ul',
+              null,
+              related.map((q) =>
+                h('li', null, h('button', { type: 'button', class: 'link', onclick: () => ask(q) }, q)),
+              ),
+            ),
+          )
+        : null,
+    );
+  }
 }
 
 function renderThread() {
   const el = $('#thread');
   if (!el || !current) return;
-  mount(
-    el,
-    current.turns.map((t, i) => renderTurn(t, i + 1)),
-  );
+  if (!current.turns.length) return mount(el, h('h1', null, 'Ask your feeds'));
+  const sections = current.turns.map((t, i) => {
+    if (!t.view) t.view = turnView(t, i + 1);
+    updateTurn(t, i + 1);
+    return t.view.section;
+  });
+  if (sections.some((s, i) => el.children[i] !== s) || el.children.length !== sections.length) mount(el, sections);
+}
+
+/**
+ * Text arrives in bursts (the built-in engine writes a whole answer at once after its search; a
+ * model writes token by token): the page reveals what arrived at reading pace, catching up
+ * faster the further behind it is, so the answer visibly grows and never lags by more than
+ * about half a second.
+ */
+let pumping = false;
+function pump() {
+  if (pumping) return;
+  pumping = true;
+  const step = () => {
+    let behind = false;
+    for (const t of current?.turns ?? []) {
+      if (t.shown < t.answer.length) {
+        const backlog = t.answer.length - t.shown;
+        t.shown = Math.min(t.answer.length, t.shown + Math.max(6, Math.ceil(backlog / 12)));
+        behind = behind || t.shown < t.answer.length;
+      }
+    }
+    renderThread();
+    if (behind) requestAnimationFrame(step);
+    else pumping = false;
+  };
+  requestAnimationFrame(step);
 }
 
 async function ask(question) {
@@ -148,7 +258,7 @@ async function ask(question) {
     current = { id: null, scope, model: $('#ask-model').value, turns: [] };
     $('#ask-scope').disabled = true;
   }
-  const turn = { question, answer: '', sources: [], related: [], streaming: true };
+  const turn = { question, answer: '', shown: 0, sources: [], related: [], streaming: true };
   current.turns.push(turn);
   const box = $('#ask-q');
   if (box) box.value = '';
@@ -157,16 +267,6 @@ async function ask(question) {
   const body = current.id
     ? { question, conversationId: current.id, model: $('#ask-model').value }
     : { question, scope: current.scope, model: current.model };
-  let pending = false;
-  const paint = () => {
-    if (!pending) {
-      pending = true;
-      requestAnimationFrame(() => {
-        pending = false;
-        renderThread();
-      });
-    }
-  };
   try {
     await postStream(
       '/ask',
@@ -182,7 +282,7 @@ async function ask(question) {
           turn.progress = `${ev.message}${typeof ev.fraction === 'number' ? ` (${Math.round(ev.fraction * 100)} %)` : ''}`;
         else if (ev.type === 'done') turn.related = ev.related;
         else if (ev.type === 'error') turn.error = ev.message;
-        paint();
+        pump();
       },
       inflight.signal,
     );
@@ -191,7 +291,7 @@ async function ask(question) {
   } finally {
     turn.streaming = false;
     inflight = null;
-    renderThread();
+    pump();
     const box2 = $('#ask-q');
     if (box2) {
       box2.placeholder = 'Ask a follow-up…';
@@ -230,10 +330,12 @@ export async function showAsk(main, r) {
     current = { id: c.id, scope: c.scope, model: c.model, turns: [] };
     for (let i = 0; i < c.messages.length; i++) {
       const m = c.messages[i];
-      if (m.role === 'user') current.turns.push({ question: m.content, answer: '', sources: [], related: [] });
+      if (m.role === 'user')
+        current.turns.push({ question: m.content, answer: '', shown: 0, sources: [], related: [] });
       else if (current.turns.length)
         Object.assign(current.turns[current.turns.length - 1], {
           answer: m.content,
+          shown: m.content.length,
           sources: m.sources,
           related: m.related,
         });
@@ -295,7 +397,6 @@ export async function showAsk(main, r) {
       h(
         'div',
         { class: 'ask-main' },
-        h('h1', null, current ? current.turns[0]?.question || 'Ask' : 'Ask your feeds'),
         h('div', { id: 'thread', class: 'thread' }),
         h(
           'form',
@@ -307,17 +408,21 @@ export async function showAsk(main, r) {
             },
           },
           h('label', { for: 'ask-q', class: 'sr-only' }, 'Question'),
-          q,
           h(
             'div',
-            { class: 'row-inline' },
+            { class: 'ask-input' },
+            q,
+            h('button', { id: 'ask-submit', type: 'submit', class: 'primary' }, current ? 'Ask follow-up' : 'Ask'),
+          ),
+          h(
+            'div',
+            { class: 'row-inline ask-options' },
             h('label', { for: 'ask-scope' }, 'Search in'),
             scope,
             h('label', { for: 'ask-model' }, 'Model'),
             model,
             h('span', { class: 'grow' }),
-            current ? h('a', { class: 'button', href: '#/ask' }, 'New question') : null,
-            h('button', { id: 'ask-submit', type: 'submit', class: 'primary' }, current ? 'Ask follow-up' : 'Ask'),
+            current ? h('a', { href: '#/ask' }, 'New question') : null,
           ),
         ),
       ),
@@ -347,6 +452,7 @@ export async function showAsk(main, r) {
     ),
   );
   main.classList.remove('reading');
+  if (!current) mount($('#thread'), h('h1', null, 'Ask your feeds'));
   renderThread();
   loadHistory();
   q.focus();

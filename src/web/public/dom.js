@@ -191,3 +191,21 @@ export function askText(title, label, value = '', type = 'text') {
     input.select();
   });
 }
+
+/**
+ * A feed's icon in a fixed 16 px slot: the icon Tidings fetched and serves itself (`iconUrl` is
+ * same-origin), else a placeholder, the name's first letter on a colour picked from the name. The
+ * page never loads a publisher's image for its chrome. A served icon that fails to decode falls
+ * back to the placeholder, so the slot is never empty.
+ */
+export function feedIcon(title, iconUrl) {
+  const name = String(title || '?').replace(/^(?:the|www\.)\s*/i, '');
+  const letter = (/[\p{L}\p{N}]/u.exec(name)?.[0] || '?').toUpperCase();
+  let hash = 0;
+  for (const ch of name) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
+  const placeholder = () => h('span', { class: `favicon ph ph-${hash % 8}`, 'aria-hidden': 'true' }, letter);
+  if (!iconUrl) return placeholder();
+  const img = h('img', { class: 'favicon', src: iconUrl, alt: '', width: '16', height: '16' });
+  img.addEventListener('error', () => img.replaceWith(placeholder()), { once: true });
+  return img;
+}

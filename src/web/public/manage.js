@@ -1,5 +1,5 @@
 // Manage feeds: add by URL (with discovery), folders, move/rename/unsubscribe, full text, OPML, feed health.
-import { h, mount, age, fullDate, toast, askText } from './dom.js';
+import { h, mount, age, fullDate, toast, askText, feedIcon } from './dom.js';
 import { api } from './api.js';
 import { S, refreshSidebar } from './app.js';
 
@@ -246,9 +246,8 @@ export async function showManage(main) {
       h(
         'th',
         { scope: 'row' },
-        f.iconUrl
-          ? h('img', { class: 'favicon', src: f.iconUrl, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' })
-          : null,
+        feedIcon(f.title, f.iconUrl),
+        ' ',
         h('a', { href: `#/feed/${f.id}` }, f.title),
         h('br'),
         h('small', { class: 'muted url' }, f.url),

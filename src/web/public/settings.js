@@ -75,11 +75,22 @@ function browserName(ua) {
 }
 
 function secretBox(label, value) {
+  const code = h('code', null, value);
+  const copy = async () => {
+    try {
+      // The Clipboard API needs a secure context (https or loopback); elsewhere select the text for Ctrl+C.
+      await navigator.clipboard.writeText(value);
+      toast('Copied');
+    } catch {
+      getSelection().selectAllChildren(code);
+      toast('Selected: press Ctrl+C (⌘C) to copy');
+    }
+  };
   return h(
     'div',
     { class: 'secret', role: 'status' },
     h('p', null, `${label} (shown only now; copy it):`),
-    h('code', null, value),
+    h('div', { class: 'row-inline' }, code, h('button', { type: 'button', onclick: copy }, 'Copy')),
   );
 }
 
@@ -373,7 +384,110 @@ export async function showSettings(main) {
       ` ${label}`,
     );
   const tokenOut = h('div');
+
+  const tokenList = h('div', { id: 'token-list' });
+  const renderTokens = (tokens) =>
+    mount(
+      tokenList,
+      tokens.length
+        ? h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              null,
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) => h('th', { scope: 'col' }, c)),
+                ),
+              ),
+              h(
+                'tbody',
+                null,
+                tokens.map((t) =>
+                  h(
+                    'tr',
+                    null,
+                    h('td', null, t.kind),
+                    h('td', null, t.client || t.label || ''),
+                    h('td', null, t.scope),
+                    h('td', null, t.status),
+                    h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
+                    h(
+                      'td',
+                      null,
+                      t.status === 'active'
+                        ? h(
+                            'button',
+                            {
+                              type: 'button',
+                              class: 'danger',
+                              'aria-label': `Revoke token ${t.label || t.id}`,
+                              onclick: async () => {
+                                await api.del(`/tokens/${t.id}`);
+                                toast('Revoked');
+                                await showSettings(main);
+                              },
+                            },
+                            'Revoke',
+                          )
+                        : null,
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No app tokens.'),
+    );
+  renderTokens(tokens);
   const keyOut = h('div');
+
+  const keyList = h('div', { id: 'key-list' });
+  const renderKeys = (keys) =>
+    mount(
+      keyList,
+      keys.length
+        ? h(
+            'ul',
+            { class: 'plain' },
+            keys.map((k) =>
+              h(
+                'li',
+                { class: 'row-inline' },
+                h('code', null, k.id),
+                h(
+                  'span',
+                  { class: 'grow' },
+                  ` ${k.name || '(no name)'} · tier ${k.tier}${k.revokedAt ? ' · revoked' : k.disabled ? ' · disabled' : ''}`,
+                ),
+                k.revokedAt
+                  ? null
+                  : h(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'danger',
+                        'aria-label': `Revoke key ${k.id}`,
+                        onclick: async () => {
+                          if (confirm(`Revoke key ${k.id}?`)) {
+                            await api.del(`/keys/${k.id}`);
+                            await showSettings(main);
+                          }
+                        },
+                      },
+                      'Revoke',
+                    ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted' }, 'No API keys.'),
+    );
+  renderKeys(keys);
   mount(
     main,
     h(
@@ -468,65 +582,11 @@ export async function showSettings(main) {
           { class: 'muted' },
           'Reader apps and scripts sign in with these (ClientLogin and OAuth). Send one as "Authorization: Bearer <token>" to /api/v1 or the Google Reader API.',
         ),
-        tokens.length
-          ? h(
-              'div',
-              { class: 'table-wrap' },
-              h(
-                'table',
-                null,
-                h(
-                  'thead',
-                  null,
-                  h(
-                    'tr',
-                    null,
-                    ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) =>
-                      h('th', { scope: 'col' }, c),
-                    ),
-                  ),
-                ),
-                h(
-                  'tbody',
-                  null,
-                  tokens.map((t) =>
-                    h(
-                      'tr',
-                      null,
-                      h('td', null, t.kind),
-                      h('td', null, t.client || t.label || ''),
-                      h('td', null, t.scope),
-                      h('td', null, t.status),
-                      h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
-                      h(
-                        'td',
-                        null,
-                        t.status === 'active'
-                          ? h(
-                              'button',
-                              {
-                                type: 'button',
-                                class: 'danger',
-                                'aria-label': `Revoke token ${t.label || t.id}`,
-                                onclick: async () => {
-                                  await api.del(`/tokens/${t.id}`);
-                                  toast('Revoked');
-                                  await showSettings(main);
-                                },
-                              },
-                              'Revoke',
-                            )
-                          : null,
-                      ),
-                    ),
-                  ),
-                ),
-              ),
-            )
-          : h('p', { class: 'muted' }, 'No app tokens.'),
+        tokenList,
         form('tok', [['label', 'Label for a new token']], 'Create app token', async (v) => {
           const r = await api.post('/tokens', v);
           mount(tokenOut, secretBox('Your new app token', r.token));
+          renderTokens((await api.get('/tokens')).tokens);
         }),
         tokenOut,
       ),
@@ -535,44 +595,12 @@ export async function showSettings(main) {
         { 'aria-labelledby': 'key-h' },
         h('h2', { id: 'key-h' }, 'Chat API keys'),
         h('p', { class: 'muted' }, 'Keys for the Sonar-compatible /chat/completions API.'),
-        keys.length
-          ? h(
-              'ul',
-              { class: 'plain' },
-              keys.map((k) =>
-                h(
-                  'li',
-                  { class: 'row-inline' },
-                  h('code', null, k.id),
-                  h(
-                    'span',
-                    { class: 'grow' },
-                    ` ${k.name || '(no name)'} · tier ${k.tier}${k.revokedAt ? ' · revoked' : k.disabled ? ' · disabled' : ''}`,
-                  ),
-                  k.revokedAt
-                    ? null
-                    : h(
-                        'button',
-                        {
-                          type: 'button',
-                          class: 'danger',
-                          'aria-label': `Revoke key ${k.id}`,
-                          onclick: async () => {
-                            if (confirm(`Revoke key ${k.id}?`)) {
-                              await api.del(`/keys/${k.id}`);
-                              await showSettings(main);
-                            }
-                          },
-                        },
-                        'Revoke',
-                      ),
-                ),
-              ),
-            )
-          : h('p', { class: 'muted' }, 'No API keys.'),
+        keyList,
         form('key', [['name', 'Name for a new key']], 'Create API key', async (v) => {
           const r = await api.post('/keys', v);
           mount(keyOut, secretBox('Your new API key', r.key));
+          // The new key joins the list at once (no reload), next to its one-time secret.
+          renderKeys((await api.get('/keys')).keys);
         }),
         keyOut,
       ),
