@@ -20,7 +20,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:net';
 import type { Config } from '../config/config.ts';
-import { createLogger, type LogFormat } from '../log/logger.ts';
+import { createLogger, prettyLogs, type LogFormat } from '../log/logger.ts';
+import { announceSetupLink, issueSetupSecret, setupBaseUrl, setupLink } from '../web/setup.ts';
 import { openStore } from '../store/open-store.ts';
 import { CliError, checkDatabase } from './context.ts';
 import { markServing } from './pid-file.ts';
@@ -125,7 +126,14 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   // Migrations once, here, before any worker opens the database.
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const migrations = store.migrationsApplied;
-  await store.close();
+  // The one first-run setup link of this start, valid on every worker (src/web/setup.ts): issued
+  // here, before any worker runs, and printed once they all listen.
+  let setupSecret: string | undefined;
+  try {
+    setupSecret = await issueSetupSecret(store.webAccounts);
+  } finally {
+    await store.close();
+  }
   if (created) log.info({ dataDir: config.dataDir }, 'created a new database');
   if (migrations.length) log.info({ migrations }, 'applied migrations');
 
@@ -186,6 +194,12 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
         const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
         removePid = markServing(config.dataDir);
         log.info({ url, dataDir: config.dataDir, workers: count, balancing, pid: process.pid }, 'tidings is serving');
+        if (setupSecret)
+          announceSetupLink(
+            log,
+            setupLink(setupBaseUrl(config, address.port), setupSecret),
+            prettyLogs(config.logFormat),
+          );
         collectStartupGarbage();
       }
     };
