@@ -20,7 +20,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:net';
 import type { Config } from '../config/config.ts';
-import { createLogger, prettyLogs, type LogFormat } from '../log/logger.ts';
+import { createLogger, prettyLogs, type LogFormat, type Logger } from '../log/logger.ts';
 import { announceSetupLink, issueSetupSecret, setupBaseUrl, setupLink } from '../web/setup.ts';
 import { openStore } from '../store/open-store.ts';
 import { CliError, checkDatabase } from './context.ts';
@@ -111,6 +111,22 @@ interface Slot {
   restartTimer?: NodeJS.Timeout;
 }
 
+/**
+ * A message from a worker to its supervisor. A send that fails (the channel closed under it:
+ * EPIPE, ERR_IPC_CHANNEL_CLOSED) is logged and the worker serves on: without a callback Node
+ * emits it as an 'error' event on the process, which nothing handled, so the worker died.
+ */
+export function tellSupervisor(log: Logger, m: WorkerMessage, proc: Pick<NodeJS.Process, 'send'> = process): void {
+  const failed = (err: unknown) => log.warn({ err, message: m.type }, 'could not tell the supervisor; serving on');
+  try {
+    proc.send?.(m, undefined, {}, (err: Error | null) => {
+      if (err) failed(err);
+    });
+  } catch (err) {
+    failed(err);
+  }
+}
+
 function tellToDrain(w: Worker): void {
   try {
     w.send({ type: 'drain' } satisfies WorkerMessage);
@@ -176,6 +192,8 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
     slot.startedAt = Date.now();
     slot.listening = false;
     slot.draining = false;
+    // A message to a worker that fails (it is dying) must not stop the supervisor: its exit is handled below.
+    w.on('error', (err) => log.warn({ err, worker: slot.n }, 'message to a worker failed'));
     w.on('message', (m: WorkerMessage) => {
       if (m?.type === 'draining') slot.draining = true;
       else if (m?.type === 'listening') onListening(m);
@@ -192,7 +210,12 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
         reserved?.release();
         const host = address.host;
         const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-        removePid = markServing(config.dataDir);
+        try {
+          removePid = markServing(config.dataDir);
+        } catch (err) {
+          // Only `tidings restore` reads it: serving goes on without it.
+          log.error({ err, dataDir: config.dataDir }, 'could not write serve.pid in the data folder');
+        }
         log.info({ url, dataDir: config.dataDir, workers: count, balancing, pid: process.pid }, 'tidings is serving');
         if (setupSecret)
           announceSetupLink(

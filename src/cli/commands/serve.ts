@@ -23,6 +23,7 @@ import {
   WORKER_BACKGROUND_ENV,
   WORKER_REUSE_PORT_ENV,
   cannotListen,
+  tellSupervisor,
   type WorkerMessage,
 } from '../supervisor.ts';
 import type { ListenOptions } from '../../http/server.ts';
@@ -105,7 +106,7 @@ async function serveAsWorker(config: Config): Promise<void> {
   // Under reuse-port balancing this worker binds the port itself, the one the supervisor chose.
   const reusePort = process.env[WORKER_REUSE_PORT_ENV];
   const { server, url } = await listen(app, config, reusePort ? { port: Number(reusePort), reusePort: true } : {});
-  const tell = (m: WorkerMessage) => process.send?.(m);
+  const tell = (m: WorkerMessage) => tellSupervisor(log, m);
   const stopped = untilStopped(app, server, config, { stopRequested: drain.signal, tell });
   app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
   const address = server.server.address();
