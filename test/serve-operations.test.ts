@@ -5,13 +5,13 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { freshPostgresDatabase, ROOT, TEST_DATABASE_URL } from './helpers.ts';
+import { freshPostgresDatabase, ROOT, TEST_DATABASE_URL, tempDataDir } from './helpers.ts';
 import { postgresUnavailable, startCluster, type Cluster } from './postgres-cluster.ts';
-import { request, serve, workerPids } from './serve-helper.ts';
+import { request, serve, serveWorkers, workerPids } from './serve-helper.ts';
 
 let cluster: Cluster | undefined;
 after(() => cluster?.stop());
@@ -77,4 +77,38 @@ test('a worker serves on when a message to its supervisor fails (the channel clo
   assert.equal(exitCode, 0, stderr);
   assert.match(stdout, /still serving/);
   assert.match(stderr, /could not tell the supervisor; serving on/);
+});
+
+test('/metrics under --workers 2 adds up the counters of both workers, whichever answers', async () => {
+  const dataDir = tempDataDir('tidings-metrics-');
+  const s = await serveWorkers(dataDir, 2, { TIDINGS_WORKER_BALANCING: 'round-robin' });
+  try {
+    const served = new Map<number, number>();
+    for (let i = 0; i < 12; i++) {
+      const r = await request(`${s.url}/healthz`);
+      assert.equal(r.status, 200);
+      served.set(r.worker!, (served.get(r.worker!) ?? 0) + 1);
+    }
+    assert.deepEqual([...served.keys()].sort(), [1, 2], 'both workers served /healthz');
+    const healthz = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('tidings_http_requests_total{') && l.includes('route="/healthz"'))
+        .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+    const answeredBy = new Set<number>();
+    for (let i = 0; i < 6 && answeredBy.size < 2; i++) {
+      const m = await request(`${s.url}/metrics`);
+      assert.equal(m.status, 200, m.body);
+      answeredBy.add(m.worker!);
+      assert.equal(healthz(m.body), 12, `worker ${m.worker} reports both workers' requests:\n${m.body}`);
+      assert.match(m.body, /^tidings_metrics_workers\{state="reporting"\} 2$/m);
+      assert.match(m.body, /^tidings_metrics_workers\{state="missing"\} 0$/m);
+      // Counted once, not once per worker: every worker sees the same database file.
+      const db = /^tidings_database_bytes\{file="db"\} (\d+)$/m.exec(m.body);
+      if (db) assert.ok(Number(db[1]) <= statSync(join(dataDir, 'tidings.db')).size * 1.5, db[0]);
+    }
+    assert.deepEqual([...answeredBy].sort(), [1, 2], 'both workers answered /metrics');
+  } finally {
+    await s.stop();
+  }
 });

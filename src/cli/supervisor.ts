@@ -21,10 +21,11 @@ import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:net';
 import type { Config } from '../config/config.ts';
 import { createLogger, prettyLogs, type LogFormat, type Logger } from '../log/logger.ts';
-import { announceSetupLink, issueSetupSecret, setupBaseUrl, setupLink } from '../web/setup.ts';
+import { announceSetupLink, issueSetupSecret, setupBaseUrl, setupLink } from '../auth/setup-link.ts';
 import { openStore } from '../store/open-store.ts';
 import { CliError, checkDatabase } from './context.ts';
 import { markServing } from './pid-file.ts';
+import type { WorkerMetrics } from '../observability/cluster.ts';
 import { collectStartupGarbage } from '../startup-garbage.ts';
 
 export const WORKER_SLOT_ENV = 'TIDINGS_WORKER_SLOT';
@@ -37,7 +38,17 @@ export type WorkerMessage =
   | { type: 'drain' }
   | { type: 'draining' }
   /** Sent once the worker listens (under reuse-port node:cluster has no 'listening' event). */
-  | { type: 'listening'; host: string; port: number };
+  | { type: 'listening'; host: string; port: number }
+  // /metrics summed over the workers (src/observability/cluster.ts): the worker that got the
+  // scrape asks (request), the supervisor collects every worker's metrics (collect, part) and
+  // answers it with their sum (result).
+  | { type: 'metrics-request'; id: number }
+  | { type: 'metrics-collect'; id: number }
+  | { type: 'metrics-part'; id: number; metrics: WorkerMetrics }
+  | { type: 'metrics-result'; id: number; contentType?: string; text?: string; error?: string };
+
+/** How long the supervisor waits for each worker's part of a scrape; later ones are left out (and counted). */
+const METRICS_PART_WAIT_MS = 3000;
 
 /** The error of a port that is taken (or not ours to take), naming what to change. */
 export function cannotListen(config: Config, code: string): CliError {
@@ -116,14 +127,34 @@ interface Slot {
  * EPIPE, ERR_IPC_CHANNEL_CLOSED) is logged and the worker serves on: without a callback Node
  * emits it as an 'error' event on the process, which nothing handled, so the worker died.
  */
-export function tellSupervisor(log: Logger, m: WorkerMessage, proc: Pick<NodeJS.Process, 'send'> = process): void {
-  const failed = (err: unknown) => log.warn({ err, message: m.type }, 'could not tell the supervisor; serving on');
+export function tellSupervisor(
+  log: Logger,
+  m: WorkerMessage,
+  proc: Pick<NodeJS.Process, 'send'> = process,
+  onFailed?: (err: unknown) => void,
+): void {
+  const failed = (err: unknown) => {
+    log.warn({ err, message: m.type }, 'could not tell the supervisor; serving on');
+    onFailed?.(err);
+  };
   try {
     proc.send?.(m, undefined, {}, (err: Error | null) => {
       if (err) failed(err);
     });
   } catch (err) {
     failed(err);
+  }
+}
+
+/** A message to a worker; one that fails (the worker is dying: its exit is handled) is only logged. */
+function tellWorker(log: Logger, w: Worker, m: WorkerMessage): boolean {
+  try {
+    return w.send(m, undefined, (err: Error | null) => {
+      if (err) log.warn({ err, pid: w.process.pid, message: m.type }, 'message to a worker failed');
+    });
+  } catch (err) {
+    log.warn({ err, pid: w.process.pid, message: m.type }, 'message to a worker failed');
+    return false;
   }
 }
 
@@ -172,6 +203,53 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   });
 
   const live = () => slots.filter((s) => s.worker);
+
+  // Scrapes being gathered: the parts received, and the slots still to answer.
+  let metricsRounds = 0;
+  const gathering = new Map<number, { parts: WorkerMetrics[]; waiting: Set<Slot>; missing: number; done(): void }>();
+  const gatherMetrics = async () => {
+    const id = ++metricsRounds;
+    const targets = slots.filter((s) => s.worker && s.listening);
+    const round = { parts: [] as WorkerMetrics[], waiting: new Set(targets), missing: 0, done: () => {} };
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, METRICS_PART_WAIT_MS);
+      round.done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      gathering.set(id, round);
+      for (const s of targets) {
+        if (!tellWorker(log, s.worker!, { type: 'metrics-collect', id })) {
+          round.waiting.delete(s);
+          round.missing++;
+        }
+      }
+      if (!round.waiting.size) round.done();
+    });
+    gathering.delete(id);
+    if (round.waiting.size)
+      log.warn(
+        { workers: [...round.waiting].map((s) => s.n) },
+        'workers left out of a /metrics scrape: no answer in time',
+      );
+    const { aggregateWorkerMetrics } = await import('../observability/cluster.ts');
+    return aggregateWorkerMetrics(round.parts, round.missing + round.waiting.size);
+  };
+  const onMetricsPart = (slot: Slot, m: { id: number; metrics: WorkerMetrics }) => {
+    const round = gathering.get(m.id);
+    if (!round?.waiting.delete(slot)) return;
+    round.parts.push(m.metrics);
+    if (!round.waiting.size) round.done();
+  };
+  const onMetricsRequest = (w: Worker, id: number) => {
+    gatherMetrics().then(
+      (r) => tellWorker(log, w, { type: 'metrics-result', id, ...r }),
+      (err: Error) => {
+        log.error({ err }, 'could not add up the workers’ metrics');
+        tellWorker(log, w, { type: 'metrics-result', id, error: err.message });
+      },
+    );
+  };
   const checkFinished = () => {
     if (stopping && live().length === 0 && !slots.some((s) => s.restartTimer)) {
       removePid?.();
@@ -197,6 +275,8 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
     w.on('message', (m: WorkerMessage) => {
       if (m?.type === 'draining') slot.draining = true;
       else if (m?.type === 'listening') onListening(m);
+      else if (m?.type === 'metrics-request') onMetricsRequest(w, m.id);
+      else if (m?.type === 'metrics-part') onMetricsPart(slot, m);
     });
     const onListening = (address: { host: string; port: number }) => {
       slot.listening = true;
@@ -228,6 +308,11 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
     };
     w.on('exit', (code, signal) => {
       if (slot.worker === w) slot.worker = undefined;
+      for (const round of gathering.values()) {
+        if (!round.waiting.delete(slot)) continue;
+        round.missing++;
+        if (!round.waiting.size) round.done();
+      }
       const lived = Date.now() - slot.startedAt;
       const who = { worker: slot.n, pid: w.process.pid, code, signal, livedMs: lived };
       if (stopping) {

@@ -10,7 +10,8 @@ import { authenticateRequest, checkOrigin, errorReply, SECURITY_HEADERS } from '
 import { ROUTES, type WebContext } from './routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { loadAssets, type Asset } from './assets.ts';
-import { announceSetupLink, setupBaseUrl, setupLink, setupSecret } from './setup.ts';
+import { setupSecret } from './setup.ts';
+import { announceSetupLink, setupBaseUrl, setupLink } from '../auth/setup-link.ts';
 import { prettyLogs } from '../log/logger.ts';
 import { allowedMethods, methodMessage } from '../http/allowed-methods.ts';
 

@@ -9,35 +9,23 @@
 // workers never do. Each start of that process issues a fresh link that replaces an unused one
 // (only the hash is stored, so an earlier link cannot be printed again): after a restart, open the
 // link printed last. A worker that restarts issues nothing, so the printed link stays valid.
+// Issuing and printing the link is in src/auth/setup-link.ts, which the supervisor loads without
+// the web app.
 import type { App } from '../app.ts';
-import type { Config } from '../config/config.ts';
-import type { Logger } from '../log/logger.ts';
 import type { User } from '../model/user.ts';
-import type { WebAccountRepository } from '../store/repositories.ts';
-import { hashToken, newSecret } from '../auth/passwords.ts';
+import { hashToken } from '../auth/passwords.ts';
+import { issueSetupSecret } from '../auth/setup-link.ts';
 import { checkPassword, checkUsername, createAccount } from '../auth/accounts.ts';
 import { webStore } from './repositories.ts';
 import { WebError } from './errors.ts';
+
+export { setupLink } from '../auth/setup-link.ts';
 
 /** The secret this process issued (and printed), per App: issued once. */
 const issued = new WeakMap<App, Promise<string | undefined>>();
 
 export async function setupRequired(app: App): Promise<boolean> {
   return (await webStore(app).accounts.userCount()) === 0;
-}
-
-/**
- * Issues a new setup secret while no account exists: stores its hash, replacing an unused one,
- * and returns it to print. Undefined (and any stale secret forgotten) once an account exists.
- */
-export async function issueSetupSecret(accounts: WebAccountRepository, now = Date.now()): Promise<string | undefined> {
-  if ((await accounts.userCount()) > 0) {
-    await accounts.clearSetupToken();
-    return undefined;
-  }
-  const secret = newSecret('', 24);
-  await accounts.replaceSetupToken(hashToken(secret), now);
-  return secret;
 }
 
 /** The setup secret this process issued (issued on the first call while no account exists). */
@@ -49,35 +37,6 @@ export async function setupSecret(app: App): Promise<string | undefined> {
   }
   const secret = await s;
   return secret !== undefined && (await setupRequired(app)) ? secret : undefined;
-}
-
-/** The link to print: the page reads the secret from the fragment, so it never reaches a log or a Referer. */
-export function setupLink(baseUrl: string, secret: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/#setup=${secret}`;
-}
-
-/** Where a browser on this machine reaches the server on `port` (TIDINGS_PUBLIC_URL when set). */
-export function setupBaseUrl(config: Config, port: number): string {
-  if (config.publicUrl) return config.publicUrl;
-  const host = ['0.0.0.0', '::', ''].includes(config.host)
-    ? '127.0.0.1'
-    : config.host.includes(':')
-      ? `[${config.host}]`
-      : config.host;
-  return `http://${host}:${port}`;
-}
-
-/**
- * Prints the link: a warn-level log line with `setupUrl` (what log collectors and the tests read),
- * and on a terminal (pretty logs) a block of its own after it, so that it stands out from the
- * start-up lines around it.
- */
-export function announceSetupLink(log: Logger, link: string, pretty: boolean): void {
-  log.warn({ setupUrl: link }, 'no account yet: open setupUrl in a browser to create the first (admin) account');
-  if (pretty)
-    process.stderr.write(
-      `\n  First run: open this link to create the administrator account (it works once):\n\n    ${link}\n\n`,
-    );
 }
 
 export async function completeSetup(app: App, secret: string, username: string, password: string): Promise<User> {

@@ -14,7 +14,8 @@ import type { FastifyInstance } from 'fastify';
 import { type CliContext, checkDatabase } from '../context.ts';
 import { createApp, type App, type ProcessRole } from '../../app.ts';
 import type { Config } from '../../config/config.ts';
-import { createLogger, type LogFormat } from '../../log/logger.ts';
+import { createLogger, type LogFormat, type Logger } from '../../log/logger.ts';
+import type { MetricsText } from '../../observability/cluster.ts';
 import { markServing } from '../pid-file.ts';
 import { collectStartupGarbage } from '../../startup-garbage.ts';
 import {
@@ -103,6 +104,7 @@ async function serveAsWorker(config: Config): Promise<void> {
   // the primary closes unexpectedly (at once, without draining).
   const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
   const app = await createApp(config, log, role);
+  await answerMetricsThroughSupervisor(app, log);
   // Under reuse-port balancing this worker binds the port itself, the one the supervisor chose.
   const reusePort = process.env[WORKER_REUSE_PORT_ENV];
   const { server, url } = await listen(app, config, reusePort ? { port: Number(reusePort), reusePort: true } : {});
@@ -118,6 +120,54 @@ async function serveAsWorker(config: Config): Promise<void> {
   if (role.background) await warnWithoutUsers(app, config);
   await stopped;
 }
+
+/**
+ * /metrics in a worker answers with the sum over every worker, which the supervisor gathers
+ * (src/observability/cluster.ts); this worker sends its own part when the supervisor collects.
+ */
+async function answerMetricsThroughSupervisor(app: App, log: Logger): Promise<void> {
+  const { setMetricsSource, workerMetrics } = await import('../../observability/cluster.ts');
+  const waiting = new Map<number, { resolve(r: MetricsText): void; reject(e: Error): void }>();
+  let nextId = 0;
+  process.on('message', (m: WorkerMessage) => {
+    if (m?.type === 'metrics-collect') {
+      workerMetrics(app).then(
+        (metrics) => tellSupervisor(log, { type: 'metrics-part', id: m.id, metrics }),
+        (err: unknown) => log.warn({ err }, 'could not read this worker’s metrics'),
+      );
+    } else if (m?.type === 'metrics-result') {
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (m.text !== undefined) w?.resolve({ contentType: m.contentType ?? 'text/plain', text: m.text });
+      else w?.reject(new Error(m.error ?? 'no metrics'));
+    }
+  });
+  setMetricsSource(
+    app,
+    () =>
+      new Promise((resolve, reject) => {
+        const id = ++nextId;
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error('the supervisor did not answer in time'));
+        }, METRICS_RESULT_WAIT_MS);
+        const settle =
+          <T>(f: (v: T) => void) =>
+          (v: T) => {
+            clearTimeout(timer);
+            f(v);
+          };
+        waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+        tellSupervisor(log, { type: 'metrics-request', id }, process, (err) => {
+          waiting.delete(id);
+          settle(reject)(err instanceof Error ? err : new Error(String(err)));
+        });
+      }),
+  );
+}
+
+/** How long a worker's /metrics waits for the supervisor's sum (which waits up to 3 s for each worker). */
+const METRICS_RESULT_WAIT_MS = 10_000;
 
 async function listen(
   app: App,
