@@ -296,7 +296,10 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
           // Only `tidings restore` reads it: serving goes on without it.
           log.error({ err, dataDir: config.dataDir }, 'could not write serve.pid in the data folder');
         }
-        log.info({ url, dataDir: config.dataDir, workers: count, balancing, pid: process.pid }, 'tidings is serving');
+        log.info(
+          { url, dataDir: config.dataDir, workers: count, balancing, pid: process.pid, nodeFlags: process.execArgv },
+          'tidings is serving',
+        );
         if (setupSecret)
           announceSetupLink(
             log,

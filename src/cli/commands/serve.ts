@@ -78,7 +78,7 @@ async function serveSingle(config: Config): Promise<void> {
   if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
   const { server, url } = await listen(app, config);
   const stopped = untilStopped(app, server, config);
-  app.log.info({ url, dataDir: config.dataDir, workers: 1 }, 'tidings is serving');
+  app.log.info({ url, dataDir: config.dataDir, workers: 1, nodeFlags: process.execArgv }, 'tidings is serving');
   // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
   // stopped by its supervisor may never reach: write it now that every module is loaded.
   flushCompileCache();
@@ -95,6 +95,7 @@ async function serveAsWorker(config: Config): Promise<void> {
     worker: Number(process.env[WORKER_SLOT_ENV]) || 1,
     background: process.env[WORKER_BACKGROUND_ENV] === '1',
   };
+  process.title = `tidings worker ${role.worker}`;
   // Listening for the supervisor's "drain" from the start: it may come while the worker starts.
   const drain = new AbortController();
   process.on('message', (m: WorkerMessage) => {
