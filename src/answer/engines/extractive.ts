@@ -148,7 +148,7 @@ function render(
     const figures = (plan.type === 'date' || plan.type === 'number') && !plan.conflict;
     if (figures || !at || day(s.source) === lastDay) return quote;
     lastDay = day(s.source);
-    const dated = datedLead(s.text, at, s.source.texts.join('\n'));
+    const dated = datedLead(s.text, at);
     return dated ? `${dated}[${s.source.n}]` : quote;
   });
   const kept: string[] = [];

@@ -28,7 +28,7 @@ function cues(req: EngineRequest): string[] {
       `The question asks about "${req.timeCue.phrase}", that is ${isoDay(req.timeCue.from)} to ${isoDay(req.timeCue.to - 1)}: prefer sources from then.`,
     );
   out.push(
-    'Each source has its publication date. Say when things happened ("On 3 March 2025, …"); when sources of different dates disagree, give the newest and say what the earlier one said and when.',
+    'Each source has its publication date. Say when things happened ("3 March 2025: …"); when sources of different dates disagree, give the newest and say what the earlier one said and when.',
   );
   if (req.searchQuery && req.searchQuery !== req.question && req.history.length)
     out.push(
