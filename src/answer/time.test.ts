@@ -10,6 +10,8 @@ import type { AnswerRequest } from './types.ts';
 import { applyRecencyPrior, timeCueOf } from './pipelines/time-cues.ts';
 import { datedLead, quoteVariants } from './engines/extractive-dates.ts';
 import type { SearchHit } from '../search/types.ts';
+import { filteredOutMessage, filtersAsOf, keptByFilters } from './pipelines/filters-in-time.ts';
+import { buildPrompt } from './engines/prompt.ts';
 
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
 const p = (...xs: string[]) => xs.map((x) => `<p>${x}</p>`).join('');
@@ -201,4 +203,120 @@ test("deep research reads this week's articles first when the question asks for 
     /Today is 2025-03-14\. The question asks about "this week" \(2025-03-08 to 2025-03-14\): 1 of \d+ articles found are from then/,
   );
   assert.match(r.content, /Read \d+ articles in full:\n- Hollin bridge closed after inspection/);
+});
+
+test('a filter that leaves nothing: the answer says what it removed, never that nothing exists', async () => {
+  // The bridge's newest article is from 12 March 2025: a week up to 24 November 2026 holds none.
+  const r = await ask('What happened to the Hollin river bridge?', {
+    asOf: day('2026-11-24'),
+    filters: { recency: 'week' },
+  });
+  assert.doesNotMatch(r.content, /I found no articles/);
+  assert.match(
+    r.content,
+    /^4 articles mention Hollin; none is from the week up to 24 November 2026 \(the newest is from 12 March 2025\)\.$/,
+    r.content,
+  );
+  const domain = await ask('What happened to the Hollin river bridge?', { filters: { domainFilter: ['nasa.gov'] } });
+  assert.match(
+    domain.content,
+    /^4 articles mention Hollin; none is from nasa\.gov \(the newest is from 12 March 2025\)\.$/,
+  );
+  const dated = await ask('What happened to the Hollin river bridge?', {
+    filters: { publishedAfter: day('2025-06-01') },
+  });
+  assert.match(dated.content, /none is dated after 1 June 2025 \(the newest is from 12 March 2025\)\./, dated.content);
+  // A topic no article mentions at all is still "no articles about …".
+  const none = await ask('What did the Zorblat committee decide?', { filters: { recency: 'week' } });
+  assert.match(none.content, /I found no articles about Zorblat/, none.content);
+});
+
+test('--as-of moves the recency filter: the week counts back from the as-of day, not from the clock', async () => {
+  // On the real clock (2026 and later) a week holds nothing; as of 14 March 2025 it holds the closure.
+  const r = await ask('What happened to the Hollin river bridge?', {
+    asOf: day('2025-03-14'),
+    filters: { recency: 'week' },
+  });
+  assert.deepEqual(r.citations, ['https://valley.example/bridge-this-week']);
+  assert.match(r.content, /closed to traffic on Wednesday/);
+  // Nor does the window reach past the as-of day: as of 1 March 2025 the week before holds nothing.
+  const earlier = await ask('What happened to the Hollin river bridge?', {
+    asOf: day('2025-03-01'),
+    filters: { recency: 'week' },
+  });
+  assert.match(earlier.content, /none is from the week up to 1 March 2025 \(the newest is from 12 March 2025\)/);
+});
+
+test('sources far older than the period the question names: the answer says so first', async () => {
+  const r = await ask('What happened to the Hollin river bridge this week?', { asOf: day('2026-11-24') });
+  assert.match(
+    r.content,
+    /^Your feeds have nothing from this week; the newest articles found, from March 2025, say:\n\n/,
+    r.content,
+  );
+  // Current sources: no such line.
+  const current = await ask('What happened to the Hollin river bridge this week?', { asOf: day('2025-03-14') });
+  assert.doesNotMatch(current.content, /Your feeds have nothing/);
+  // Without time words the age of the news is not in question.
+  const plain = await ask('What happened to the Hollin river bridge?', { asOf: day('2026-11-24') });
+  assert.doesNotMatch(plain.content, /Your feeds have nothing/);
+});
+
+test('generative engines are told the sources are older than the period, and to say so first', () => {
+  const asOf = day('2026-11-24');
+  const hit = { title: 't', sourceName: 's', url: 'https://x/', publishedAt: day('2022-04-05'), passages: [] };
+  const req = {
+    question: 'What did NASA announce about Artemis this week?',
+    asOf,
+    timeCue: timeCueOf('What did NASA announce about Artemis this week?', asOf),
+    history: [],
+    system: [],
+    sources: [{ n: 1, hit: hit as unknown as SearchHit, texts: ['NASA rolled out the Artemis rocket.'] }],
+    searched: true,
+    style: 'concise' as const,
+    sampling: {},
+  };
+  const system = buildPrompt(req)[0]!.content;
+  assert.match(system, /No source is from that period: the newest is from 2022-04-05\./);
+  assert.match(system, /"Your feeds have nothing from this week; the newest articles found, from April 2022, say …"/);
+  const current = buildPrompt({ ...req, asOf: day('2022-04-06'), timeCue: timeCueOf(req.question, day('2022-04-06')) });
+  assert.doesNotMatch(current[0]!.content, /No source is from that period/);
+});
+
+test('the words of the filters and of the period', () => {
+  assert.equal(keptByFilters({ recency: 'week' }), 'from the last week');
+  assert.equal(keptByFilters({ recency: 'day' }, day('2022-04-06')), 'from the day up to 6 April 2022');
+  assert.equal(
+    keptByFilters({ domainFilter: ['-example.com', '-foo.org'] }),
+    'from a site other than example.com or foo.org',
+  );
+  assert.equal(
+    keptByFilters({ publishedAfter: day('2022-01-01'), publishedBefore: day('2022-02-01') }),
+    'dated between 1 January 2022 and 1 February 2022',
+  );
+  assert.equal(
+    keptByFilters({ recency: 'month', domainFilter: ['nasa.gov'] }),
+    'from the last month and from nasa.gov',
+  );
+  const f = filtersAsOf({ recency: 'week', domainFilter: ['nasa.gov'] }, day('2022-04-06'));
+  assert.deepEqual(f, {
+    domainFilter: ['nasa.gov'],
+    publishedAfter: day('2022-04-06') - 7 * 86_400,
+    publishedBefore: day('2022-04-06'),
+  });
+  // No as-of day: the search resolves recency against the clock, as before.
+  assert.deepEqual(filtersAsOf({ recency: 'week' }, undefined), { recency: 'week' });
+  assert.equal(
+    filteredOutMessage(
+      { count: 70, more: false, topic: ['NASA'], newest: day('2022-04-05'), kept: 'from the last week' },
+      (xs) => xs.join(' and '),
+    ),
+    '70 articles mention NASA; none is from the last week (the newest is from 5 April 2022).',
+  );
+  assert.equal(
+    filteredOutMessage({ count: 1, more: false, topic: ['NASA'], newest: null, kept: 'from nasa.gov' }, (xs) =>
+      xs.join(' and '),
+    ),
+    '1 article mentions NASA; it is not from nasa.gov.',
+  );
 });

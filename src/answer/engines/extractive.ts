@@ -14,6 +14,8 @@ import { conflictLine, datedLead } from './extractive-dates.ts';
 import { planDigest } from './extractive-digest.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { lowerCaseWords } from '../text/name-kind.ts';
+import { filteredOutMessage } from '../pipelines/filters-in-time.ts';
+import { stalenessLine, stalenessOf } from './staleness.ts';
 
 /**
  * Sentences quoted at most, by style (a format instruction can lower it): the lead and up to five
@@ -60,6 +62,14 @@ function topicOf(question: string, lower?: Set<string>): string[] {
   return keywords(question)
     .filter((w) => !/^(summari[sz]e|explain|describe|give|please|exactly)$/.test(w))
     .slice(0, 4);
+}
+
+/** The question's topic words (what a decline names), and whether a text mentions one. */
+export function questionTopic(question: string): string[] {
+  return topicOf(question);
+}
+export function mentionsPhrase(text: string, phrase: string): boolean {
+  return containsPhrase(text, phrase);
 }
 
 /** "Your feeds have no article about X." — X taken from the question's own words. */
@@ -225,7 +235,11 @@ export class ExtractiveEngine implements AnswerEngine {
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
     const order = req.sources.map((s) => s.n);
     if (plan.kind === 'decline' || !plan.sentences.length) {
-      const text = req.sources.length ? declineMessage(matchText, plan, req.sources) : noArticlesMessage(matchText);
+      const text = req.sources.length
+        ? declineMessage(matchText, plan, req.sources)
+        : req.filteredOut
+          ? filteredOutMessage(req.filteredOut, joinAnd)
+          : noArticlesMessage(matchText);
       yield {
         type: 'cite',
         order,
@@ -233,15 +247,22 @@ export class ExtractiveEngine implements AnswerEngine {
           ...describeCandidates(plan),
           req.sources.length
             ? 'Declined: the sources found do not answer the question.'
-            : 'The search returned no articles.',
+            : req.filteredOut
+              ? `The filters left no article; without them the search finds ${req.filteredOut.count}.`
+              : 'The search returned no articles.',
         ],
       };
-      yield* this.emit(text);
-      yield { type: 'end', finishReason: 'stop', usage: { promptTokens, completionTokens: countTokens(text) } };
+      const stale = req.sources.length ? stalenessOf(req) : undefined;
+      const said = stale ? `${stalenessLine(stale, 'decline')} ${text}` : text;
+      yield* this.emit(said);
+      yield { type: 'end', finishReason: 'stop', usage: { promptTokens, completionTokens: countTokens(said) } };
       return;
     }
     const budget = { remaining: req.maxTokens, cut: false };
-    const text = render(plan, req.style, format, budget);
+    // Sources far older than the period the question names: the answer says so first (./staleness.ts).
+    const stale = stalenessOf(req);
+    const rendered = render(plan, req.style, format, budget);
+    const text = stale ? `${stalenessLine(stale, 'quotes')}\n\n${rendered}` : rendered;
     yield { type: 'cite', order, notes: describeCandidates(plan) };
     yield* this.emit(text);
     yield {

@@ -32,6 +32,7 @@ import {
   type ReportSection,
 } from '../engines/extractive-report.ts';
 import { declineMessage, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { filtersAsOf } from './filters-in-time.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { countTokens } from '../tokens.ts';
@@ -58,7 +59,9 @@ export async function* deepResearch(
     `Question: ${quoteShort(conv.question)}`,
     `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`,
   ];
-  const filters = describeFilters(req.filters);
+  // --as-of moves the recency filter's window too (./filters-in-time.ts).
+  const searchFilters = filtersAsOf(req.filters, req.asOf);
+  const filters = describeFilters(searchFilters);
   const query = await standaloneQuery(conv, deps.engine, steps, req.signal);
 
   // Every search's results, kept per query for the sections and fused for the reading list.
@@ -71,7 +74,7 @@ export async function* deepResearch(
     req.signal?.throwIfAborted();
     progress('search', `Searching "${q}"`);
     const hits = await deps.search.search(
-      { text: q, scope: req.scope, filters: req.filters, limit: HITS_PER_SEARCH },
+      { text: q, scope: req.scope, filters: searchFilters, limit: HITS_PER_SEARCH },
       req.signal,
     );
     searchQueries++;

@@ -13,12 +13,15 @@ import { searchAll } from './retrieve.ts';
 import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
-import { ExtractiveEngine } from '../engines/extractive.ts';
+import { ExtractiveEngine, mentionsPhrase, questionTopic } from '../engines/extractive.ts';
+import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters } from './filters-in-time.ts';
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
+/** Articles counted when the filters left none ("70 articles mention NASA; none is …"). */
+const COUNT_LIMIT = 200;
 
 export async function* searchAnswer(
   req: AnswerRequest,
@@ -33,12 +36,15 @@ export async function* searchAnswer(
   let searchQueries = 0;
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
+  let queries: string[] = [];
+  // --as-of moves the recency filter's window too (./filters-in-time.ts).
+  const searchFilters = filtersAsOf(req.filters, req.asOf);
   if (!req.disableSearch) {
-    const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
-    const filters = describeFilters(req.filters);
+    queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
+    const filters = describeFilters(searchFilters);
     // The prior re-ranks the usual 20 hits: asking for 40 was measured to change which passages
     // the top 20 carry (and answers with them) even when no hit was in the window.
-    const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, SEARCH_LIMIT, req.signal);
+    const retrieval = await searchAll(deps.search, queries, req.scope, searchFilters, SEARCH_LIMIT, req.signal);
     hits = retrieval.hits;
     searchQueries = retrieval.runs.length;
     for (const r of retrieval.runs)
@@ -66,6 +72,23 @@ export async function* searchAnswer(
       );
   }
 
+  // The filters left nothing: the same search without them says what they removed.
+  let filteredOut: FilteredOut | undefined;
+  if (!req.disableSearch && !sources.length && hasFilters(req.filters)) {
+    const unfiltered = await searchAll(deps.search, queries, req.scope, {}, COUNT_LIMIT, req.signal);
+    filteredOut = filteredOutOf(
+      unfiltered.hits,
+      questionTopic(conv.question),
+      (h, phrase) => mentionsPhrase([h.title, ...h.passages.map((p) => p.text)].join(' '), phrase),
+      keptByFilters(req.filters, req.asOf),
+      COUNT_LIMIT,
+    );
+    if (filteredOut)
+      steps.push(
+        `Without the filters the search finds ${filteredOut.count}${filteredOut.more ? ' or more' : ''} article${filteredOut.count === 1 ? '' : 's'}${filteredOut.topic.length ? ` mentioning ${filteredOut.topic.join(', ')}` : ''}: the answer says what the filters removed.`,
+      );
+  }
+
   // Nothing found: say so without asking a generative model, which would answer from memory.
   let runDeps = deps;
   if (!req.disableSearch && !sources.length && deps.engine.generative) {
@@ -89,6 +112,7 @@ export async function* searchAnswer(
       system: conv.system,
       sources,
       searched: !req.disableSearch,
+      filteredOut,
       style: profile.style,
       maxTokens: req.maxTokens,
       sampling: samplingOf(req),
