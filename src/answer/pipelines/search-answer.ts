@@ -76,10 +76,19 @@ export async function* searchAnswer(
   let filteredOut: FilteredOut | undefined;
   if (!req.disableSearch && !sources.length && hasFilters(req.filters)) {
     const unfiltered = await searchAll(deps.search, queries, req.scope, {}, COUNT_LIMIT, req.signal);
+    // Whole articles: a passage need not be the one that names the topic.
+    const texts = await deps.search.articleTexts(
+      unfiltered.hits.map((h) => h.itemId).filter((id): id is number => id !== null),
+    );
+    const textOf = (h: SearchHit) =>
+      [
+        h.title,
+        ...(h.itemId !== null && texts.has(h.itemId) ? [texts.get(h.itemId)!.text] : h.passages.map((p) => p.text)),
+      ].join(' ');
     filteredOut = filteredOutOf(
       unfiltered.hits,
       questionTopic(conv.question),
-      (h, phrase) => mentionsPhrase([h.title, ...h.passages.map((p) => p.text)].join(' '), phrase),
+      (h, phrase) => mentionsPhrase(textOf(h), phrase),
       keptByFilters(req.filters, req.asOf),
       COUNT_LIMIT,
     );
