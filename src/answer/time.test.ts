@@ -257,6 +257,9 @@ test('sources far older than the period the question names: the answer says so f
   // Current sources: no such line.
   const current = await ask('What happened to the Hollin river bridge this week?', { asOf: day('2025-03-14') });
   assert.doesNotMatch(current.content, /Your feeds have nothing/);
+  // "Latest" asks for the newest there is, not for a period: the quotes' days say how old it is.
+  const latest = await ask('What is the latest on the Hollin river bridge?', { asOf: day('2026-11-24') });
+  assert.doesNotMatch(latest.content, /Your feeds have nothing/);
   // Without time words the age of the news is not in question.
   const plain = await ask('What happened to the Hollin river bridge?', { asOf: day('2026-11-24') });
   assert.doesNotMatch(plain.content, /Your feeds have nothing/);
