@@ -11,7 +11,6 @@ import type { App } from '../app.ts';
 import type { LogFormat } from '../log/logger.ts';
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { COMMAND_INDEX } from './command-index.ts';
-import { commandOf } from '../../scripts/process-setup.js';
 
 export { CliError, type CliContext };
 
@@ -141,7 +140,7 @@ export async function main(argv: string[], command?: string): Promise<void> {
   let program: Command;
   // `tidings help <command>` is the help of that command: its module is loaded.
   const args = argv.slice(2);
-  const helpFor = command === 'help' ? commandOf(args.slice(args.indexOf('help') + 1)) : undefined;
+  const helpFor = command === 'help' ? args.slice(args.indexOf('help') + 1).find((a) => !a.startsWith('-')) : undefined;
   const runs = knownCommand(command) || knownCommand(helpFor);
   // Loaded only when a command runs (getConfig is synchronous: the commands ask for it in place).
   const configModule = runs ? await import('../config/config.ts') : undefined;
