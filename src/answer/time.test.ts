@@ -323,3 +323,16 @@ test('the words of the filters and of the period', () => {
     '1 article mentions NASA; it is not from nasa.gov.',
   );
 });
+
+test('deep research too: a filter that leaves nothing is named with what it removed', async () => {
+  const r = await ask('What happened to the Hollin river bridge?', {
+    model: 'sonar-deep-research',
+    asOf: day('2026-11-24'),
+    filters: { recency: 'month' },
+  });
+  assert.match(
+    r.content,
+    /4 articles mention Hollin; none is from the month up to 24 November 2026 \(the newest is from 12 March 2025\)\.$/,
+    r.content,
+  );
+});

@@ -31,8 +31,9 @@ import {
   type ComposedReport,
   type ReportSection,
 } from '../engines/extractive-report.ts';
-import { declineMessage, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
-import { filtersAsOf } from './filters-in-time.ts';
+import { declineMessage, joinAnd, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { whatFiltersRemoved } from './search-answer.ts';
+import { filteredOutMessage, filtersAsOf } from './filters-in-time.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { countTokens } from '../tokens.ts';
@@ -233,7 +234,11 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
     direct?.kind === 'decline'
       ? { text: declineMessage(question, direct, r.sources), order: r.sources.map((s) => s.n), notes: [], cut: false }
       : subtopicReport(req, r, question, direct?.sentences ?? []);
-  const text = report.text || noArticlesMessage(question);
+  // Nothing read because the filters left nothing: say what they removed (./filters-in-time.ts).
+  const filteredOut = r.sources.length
+    ? undefined
+    : await whatFiltersRemoved(req, deps, [r.query], r.question, r.steps);
+  const text = filteredOut ? filteredOutMessage(filteredOut, joinAnd) : report.text || noArticlesMessage(question);
   const cited = report.text ? report.order.map((n) => r.sources[n - 1]!) : [];
   yield {
     type: 'sources',

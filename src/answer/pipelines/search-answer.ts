@@ -23,6 +23,42 @@ const SEARCH_LIMIT = 20;
 /** Articles counted when the filters left none ("70 articles mention NASA; none is …"). */
 const COUNT_LIMIT = 200;
 
+/**
+ * When the request's filters left no article: the same queries searched without them, and what
+ * that finds (./filters-in-time.ts); undefined without filters or when that finds nothing either.
+ */
+export async function whatFiltersRemoved(
+  req: AnswerRequest,
+  deps: PipelineDeps,
+  queries: string[],
+  question: string,
+  steps: string[],
+): Promise<FilteredOut | undefined> {
+  if (!hasFilters(req.filters)) return undefined;
+  const unfiltered = await searchAll(deps.search, queries, req.scope, {}, COUNT_LIMIT, req.signal);
+  // Whole articles: a passage need not be the one that names the topic.
+  const texts = await deps.search.articleTexts(
+    unfiltered.hits.map((h) => h.itemId).filter((id): id is number => id !== null),
+  );
+  const textOf = (h: SearchHit) =>
+    [
+      h.title,
+      ...(h.itemId !== null && texts.has(h.itemId) ? [texts.get(h.itemId)!.text] : h.passages.map((p) => p.text)),
+    ].join(' ');
+  const out = filteredOutOf(
+    unfiltered.hits,
+    questionTopic(question),
+    (h, phrase) => mentionsPhrase(textOf(h), phrase),
+    keptByFilters(req.filters, req.asOf),
+    COUNT_LIMIT,
+  );
+  if (out)
+    steps.push(
+      `Without the filters the search finds ${out.count}${out.more ? ' or more' : ''} article${out.count === 1 ? '' : 's'}${out.topic.length ? ` mentioning ${out.topic.join(', ')}` : ''}: the answer says what the filters removed.`,
+    );
+  return out;
+}
+
 export async function* searchAnswer(
   req: AnswerRequest,
   deps: PipelineDeps,
@@ -73,30 +109,10 @@ export async function* searchAnswer(
   }
 
   // The filters left nothing: the same search without them says what they removed.
-  let filteredOut: FilteredOut | undefined;
-  if (!req.disableSearch && !sources.length && hasFilters(req.filters)) {
-    const unfiltered = await searchAll(deps.search, queries, req.scope, {}, COUNT_LIMIT, req.signal);
-    // Whole articles: a passage need not be the one that names the topic.
-    const texts = await deps.search.articleTexts(
-      unfiltered.hits.map((h) => h.itemId).filter((id): id is number => id !== null),
-    );
-    const textOf = (h: SearchHit) =>
-      [
-        h.title,
-        ...(h.itemId !== null && texts.has(h.itemId) ? [texts.get(h.itemId)!.text] : h.passages.map((p) => p.text)),
-      ].join(' ');
-    filteredOut = filteredOutOf(
-      unfiltered.hits,
-      questionTopic(conv.question),
-      (h, phrase) => mentionsPhrase(textOf(h), phrase),
-      keptByFilters(req.filters, req.asOf),
-      COUNT_LIMIT,
-    );
-    if (filteredOut)
-      steps.push(
-        `Without the filters the search finds ${filteredOut.count}${filteredOut.more ? ' or more' : ''} article${filteredOut.count === 1 ? '' : 's'}${filteredOut.topic.length ? ` mentioning ${filteredOut.topic.join(', ')}` : ''}: the answer says what the filters removed.`,
-      );
-  }
+  const filteredOut =
+    !req.disableSearch && !sources.length
+      ? await whatFiltersRemoved(req, deps, queries, conv.question, steps)
+      : undefined;
 
   // Nothing found: say so without asking a generative model, which would answer from memory.
   let runDeps = deps;
