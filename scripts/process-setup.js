@@ -56,6 +56,11 @@ export function serveNodeFlags(env = process.env, execArgv = process.execArgv) {
  * does not return: the process image is replaced and starts over with the flags.
  */
 export function setUpProcess(argv = process.argv, { serve = RELAUNCHED_COMMANDS.has(commandOf(argv.slice(2))) } = {}) {
+  // What `ps` and `top` show instead of "node …" or "MainThread" (a worker of `serve --workers N`
+  // renames itself "tidings worker N"). On Linux it replaces the command line in /proc/PID/cmdline
+  // (the node flags a server runs with are in its "tidings is serving" log line instead) and the
+  // 15-character name top shows.
+  process.title = 'tidings';
   try {
     module.enableCompileCache?.();
   } catch {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commandOf, DEFAULT_SERVE_NODE_FLAGS, serveNodeFlags } from '../scripts/process-setup.js';
 import { tempDataDir } from './helpers.ts';
-import { serve } from './serve-helper.ts';
+import { serve, serveWorkers, workerPids } from './serve-helper.ts';
 
 test('the subcommand is found past global options and their values', () => {
   assert.equal(commandOf(['serve']), 'serve');
@@ -28,10 +28,14 @@ test('the default flags give way to the same flag in NODE_OPTIONS or execArgv, o
   ]);
 });
 
-/** The command line of the process serving a data folder (it writes its pid to serve.pid). */
-function servingCommandLine(dataDir: string): string[] {
-  const pid = Number(readFileSync(join(dataDir, 'serve.pid'), 'utf8'));
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+/** The pid of the process serving a data folder (it writes its pid to serve.pid). */
+function servingPid(dataDir: string): number {
+  return Number(readFileSync(join(dataDir, 'serve.pid'), 'utf8'));
+}
+
+/** What `ps -o args=` shows for a process (its title, on Linux). */
+function commandLine(pid: number): string {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split('\0').join(' ');
 }
 
 test('tidings serve runs with the flags, in the process that was started', {
@@ -48,12 +52,33 @@ test('tidings serve runs with the flags, in the process that was started', {
       ...env,
     });
     try {
-      const cmdline = servingCommandLine(data);
-      assert.equal(cmdline.includes(DEFAULT_SERVE_NODE_FLAGS), expected, cmdline.join(' '));
+      // The command line shows the title (below): the server logs the flags it runs with.
+      const flags = (await served.waitForLog((l) => l.msg === 'tidings is serving')).nodeFlags as string[];
+      assert.equal(flags.includes(DEFAULT_SERVE_NODE_FLAGS), expected, flags.join(' '));
+      assert.equal(servingPid(data), served.process.pid);
       // The relaunched process is the one that was spawned: stopping it stops the server.
       assert.equal((await fetch(`${served.url}/healthz`)).status, 200);
     } finally {
       assert.equal(await served.stop(), 0);
     }
+  }
+});
+
+test('the processes are titled "tidings" and "tidings worker N" in ps and top', {
+  skip: process.platform !== 'linux' ? 'reads /proc' : false,
+  timeout: 120_000,
+}, async () => {
+  const s = await serveWorkers(tempDataDir(), 2);
+  try {
+    for (const w of [1, 2]) await s.waitForLog((l) => l.msg === 'worker listening' && l.worker === w);
+    assert.equal(commandLine(s.process.pid!), 'tidings');
+    assert.equal(readFileSync(`/proc/${s.process.pid}/comm`, 'utf8').trim(), 'tidings');
+    for (const [slot, pid] of workerPids(s)) {
+      assert.equal(commandLine(pid), `tidings worker ${slot}`);
+      // The kernel keeps 15 characters of the name top shows.
+      assert.equal(readFileSync(`/proc/${pid}/comm`, 'utf8').replace(/\n$/, ''), 'tidings worker ');
+    }
+  } finally {
+    assert.equal(await s.stop(), 0);
   }
 });

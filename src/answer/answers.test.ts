@@ -156,12 +156,12 @@ test('when sources of different dates disagree, the newest wins and the answer s
   const body = r.content.split('\n\n')[1]!;
   assert.match(
     body,
-    /^On 14 January 2025, the death toll from the storm in Marlow rose to 19 people, officials said on Tuesday\.\[(\d+)\]/,
+    /^14 January 2025: The death toll from the storm in Marlow rose to 19 people, officials said on Tuesday\.\[(\d+)\]/,
   );
   const n = Number(/\[(\d+)\]/.exec(body)![1]);
   assert.equal(r.citations[n - 1], 'https://coast.example/storm-2');
   // The older figure is quoted too, with its own day.
-  assert.match(body, /On 10 January 2025, the storm killed 12 people in the coastal town of Marlow/);
+  assert.match(body, /10 January 2025: The storm killed 12 people in the coastal town of Marlow/);
   assert.doesNotMatch(r.content, /ET The storm|p\.m\. ET/, 'the dateline is not quoted');
 });
 
@@ -259,7 +259,7 @@ test('every [n] follows a sentence found verbatim in the article it cites', asyn
       const sentence = m[1]!.replace(/^- (\*\*[\d-]+\*\*: )?/, '').trim();
       const url = r.citations[Number(m[2]) - 1];
       assert.ok(url, `[${m[2]}] is outside the ${r.citations.length} citations`);
-      // A quote may open with its source's day ("On 14 January 2025, the …"): the rest is verbatim.
+      // A quote may open with its source's day ("14 January 2025: The …"): the rest is verbatim.
       assert.ok(
         quoteVariants(sentence).some((v) => articleText.get(url)?.includes(v)),
         `"${sentence}" is not in ${url}`,

@@ -53,7 +53,7 @@ test('corpus answers quote their cited articles verbatim, markers in range', { s
       for (const url of r.citations) assert.ok(idByUrl.has(url), `${url} is not stored`);
       for (const m of r.content.matchAll(/(?:^|\]|\n)\s*([^\[\]\n]+?)((?:\[\d+\])+)/g)) {
         // A digest item opens with its date ("- **2025-01-03**: "), a quote with its source's day
-        // ("On 3 January 2025, the …", its first letter lowered); the verbatim quote follows.
+        // ("3 January 2025: The …"); the verbatim quote follows.
         const sentence = m[1].replace(/^- (\*\*\d{4}-\d\d-\d\d\*\*: )?/, '').trim();
         for (const marker of m[2].matchAll(/\[(\d+)\]/g)) {
           const n = Number(marker[1]);

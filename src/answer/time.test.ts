@@ -10,6 +10,8 @@ import type { AnswerRequest } from './types.ts';
 import { applyRecencyPrior, timeCueOf } from './pipelines/time-cues.ts';
 import { datedLead, quoteVariants } from './engines/extractive-dates.ts';
 import type { SearchHit } from '../search/types.ts';
+import { filteredOutMessage, filtersAsOf, keptByFilters } from './pipelines/filters-in-time.ts';
+import { buildPrompt } from './engines/prompt.ts';
 
 const day = (iso: string) => Date.parse(`${iso}T12:00:00Z`) / 1000;
 const p = (...xs: string[]) => xs.map((x) => `<p>${x}</p>`).join('');
@@ -134,11 +136,11 @@ test('the reasoning trace says which day is today and what the time words did', 
   );
 });
 
-test('quotes open with their source\'s day: "On 12 March 2025, the …"', async () => {
+test('quotes open with their source\'s day: "12 March 2025: The …"', async () => {
   const r = await ask('Why was the Hollin river bridge closed to traffic?');
   assert.match(
     r.content,
-    /On 12 March 2025, the Hollin river bridge was closed to traffic on Wednesday after inspectors found cracks in two piers\.\[\d+\]/,
+    /12 March 2025: The Hollin river bridge was closed to traffic on Wednesday after inspectors found cracks in two piers\.\[\d+\]/,
   );
 });
 
@@ -150,48 +152,28 @@ test('dated conflict: two sources, two figures, the newer leads and the answer s
     r.content,
   );
   const [, body] = r.content.split('\n\n');
-  assert.match(body!, /^On 20 February 2025, the repairs of the Hollin river bridge will now cost \$55 million/);
+  assert.match(body!, /^20 February 2025: The repairs of the Hollin river bridge will now cost \$55 million/);
   const n = Number(/\[(\d+)\]/.exec(body!)![1]);
   assert.equal(r.citations[n - 1], 'https://valley.example/budget-2025');
 });
 
-test('a dated quote lowers only a common first word, never a name, and leaves datelines alone', () => {
+test('a dated quote is its day as a clause of its own, then the sentence verbatim; datelines and own times keep none', () => {
   const at = day('2025-03-12');
-  assert.equal(datedLead('The storm hit.', at), 'On 12 March 2025, the storm hit.');
-  assert.equal(datedLead('Ultimately, she lost.', at), 'On 12 March 2025, ultimately, she lost.');
+  assert.equal(datedLead('The storm hit.', at), '12 March 2025: The storm hit.');
+  // The first word is never lowered or guessed at: "Within" stays as the article wrote it.
   assert.equal(
-    datedLead('Thousands of people waited.', at, 'And thousands more came.'),
-    'On 12 March 2025, thousands of people waited.',
+    datedLead('Within the news of the day, the launch slipped.', at),
+    '12 March 2025: Within the news of the day, the launch slipped.',
   );
-  assert.equal(datedLead('Zelensky said no.', at, 'Zelensky spoke.'), 'On 12 March 2025, Zelensky said no.');
+  assert.equal(datedLead('Zelensky said no.', at), '12 March 2025: Zelensky said no.');
+  assert.equal(datedLead("I'm leaving, she said.", at), "12 March 2025: I'm leaving, she said.");
   assert.equal(datedLead('PARIS − French far-right leader Marine Le Pen was convicted.', at), undefined);
   assert.equal(datedLead('On Tuesday, the council met.', at), undefined);
-  // Group nouns and the singular of a lower-case word are common; names, "I" and acronyms are kept.
-  assert.equal(
-    datedLead('Researchers tracked the herd.', at, 'Researchers tracked the herd.'),
-    'On 12 March 2025, researchers tracked the herd.',
-  );
-  assert.equal(
-    datedLead('Ranchers lost cattle.', at, 'One rancher said so.'),
-    'On 12 March 2025, ranchers lost cattle.',
-  );
-  assert.equal(datedLead('Italy voted.', at, 'Italy voted.'), 'On 12 March 2025, Italy voted.');
-  assert.equal(datedLead('Kelly resigned.', at), 'On 12 March 2025, Kelly resigned.');
-  assert.equal(datedLead('Apple sued.', at, 'Apple sued. Apple Inc.'), 'On 12 March 2025, Apple sued.');
-  assert.equal(datedLead("I'm leaving, she said.", at), "On 12 March 2025, I'm leaving, she said.");
-  assert.equal(datedLead('NASA delayed the launch.', at), 'On 12 March 2025, NASA delayed the launch.');
   assert.equal(datedLead('WASHINGTON (Reuters) — The vote failed.', at), undefined);
-  assert.equal(datedLead('Seriously, nobody came.', at), 'On 12 March 2025, seriously, nobody came.');
-  // A capitalized word before another opens a name, even when the article writes it in lower case.
-  assert.equal(datedLead('New York City lost power.', at, 'a new plan'), 'On 12 March 2025, New York City lost power.');
   // A sentence about an earlier year keeps no day in front: the day would date the old event.
   assert.equal(datedLead('The quake struck on Feb. 4, 1965, near Alaska.', at), undefined);
-  assert.equal(datedLead('The plan runs until 2027.', at), 'On 12 March 2025, the plan runs until 2027.');
-  assert.deepEqual(quoteVariants('On 12 March 2025, the storm hit.'), [
-    'On 12 March 2025, the storm hit.',
-    'the storm hit.',
-    'The storm hit.',
-  ]);
+  assert.equal(datedLead('The plan runs until 2027.', at), '12 March 2025: The plan runs until 2027.');
+  assert.deepEqual(quoteVariants('12 March 2025: The storm hit.'), ['12 March 2025: The storm hit.', 'The storm hit.']);
 });
 
 test('the reasoning models show the real reasoning: type, candidates and support, conflict, dates, lead', async () => {
@@ -221,4 +203,136 @@ test("deep research reads this week's articles first when the question asks for 
     /Today is 2025-03-14\. The question asks about "this week" \(2025-03-08 to 2025-03-14\): 1 of \d+ articles found are from then/,
   );
   assert.match(r.content, /Read \d+ articles in full:\n- Hollin bridge closed after inspection/);
+});
+
+test('a filter that leaves nothing: the answer says what it removed, never that nothing exists', async () => {
+  // The bridge's newest article is from 12 March 2025: a week up to 24 November 2026 holds none.
+  const r = await ask('What happened to the Hollin river bridge?', {
+    asOf: day('2026-11-24'),
+    filters: { recency: 'week' },
+  });
+  assert.doesNotMatch(r.content, /I found no articles/);
+  assert.match(
+    r.content,
+    /^4 articles mention Hollin; none is from the week up to 24 November 2026 \(the newest is from 12 March 2025\)\.$/,
+    r.content,
+  );
+  const domain = await ask('What happened to the Hollin river bridge?', { filters: { domainFilter: ['nasa.gov'] } });
+  assert.match(
+    domain.content,
+    /^4 articles mention Hollin; none is from nasa\.gov \(the newest is from 12 March 2025\)\.$/,
+  );
+  const dated = await ask('What happened to the Hollin river bridge?', {
+    filters: { publishedAfter: day('2025-06-01') },
+  });
+  assert.match(dated.content, /none is dated after 1 June 2025 \(the newest is from 12 March 2025\)\./, dated.content);
+  // A topic no article mentions at all is still "no articles about …".
+  const none = await ask('What did the Zorblat committee decide?', { filters: { recency: 'week' } });
+  assert.match(none.content, /I found no articles about Zorblat/, none.content);
+});
+
+test('--as-of moves the recency filter: the week counts back from the as-of day, not from the clock', async () => {
+  // On the real clock (2026 and later) a week holds nothing; as of 14 March 2025 it holds the closure.
+  const r = await ask('What happened to the Hollin river bridge?', {
+    asOf: day('2025-03-14'),
+    filters: { recency: 'week' },
+  });
+  assert.deepEqual(r.citations, ['https://valley.example/bridge-this-week']);
+  assert.match(r.content, /closed to traffic on Wednesday/);
+  // Nor does the window reach past the as-of day: as of 1 March 2025 the week before holds nothing.
+  const earlier = await ask('What happened to the Hollin river bridge?', {
+    asOf: day('2025-03-01'),
+    filters: { recency: 'week' },
+  });
+  assert.match(earlier.content, /none is from the week up to 1 March 2025 \(the newest is from 12 March 2025\)/);
+});
+
+test('sources far older than the period the question names: the answer says so first', async () => {
+  const r = await ask('What happened to the Hollin river bridge this week?', { asOf: day('2026-11-24') });
+  assert.match(
+    r.content,
+    /^Your feeds have nothing from this week; the newest articles found, from March 2025, say:\n\n/,
+    r.content,
+  );
+  // Current sources: no such line.
+  const current = await ask('What happened to the Hollin river bridge this week?', { asOf: day('2025-03-14') });
+  assert.doesNotMatch(current.content, /Your feeds have nothing/);
+  // "Latest" asks for the newest there is, not for a period: the quotes' days say how old it is.
+  const latest = await ask('What is the latest on the Hollin river bridge?', { asOf: day('2026-11-24') });
+  assert.doesNotMatch(latest.content, /Your feeds have nothing/);
+  // Without time words the age of the news is not in question.
+  const plain = await ask('What happened to the Hollin river bridge?', { asOf: day('2026-11-24') });
+  assert.doesNotMatch(plain.content, /Your feeds have nothing/);
+});
+
+test('generative engines are told the sources are older than the period, and to say so first', () => {
+  const asOf = day('2026-11-24');
+  const hit = { title: 't', sourceName: 's', url: 'https://x/', publishedAt: day('2022-04-05'), passages: [] };
+  const req = {
+    question: 'What did NASA announce about Artemis this week?',
+    asOf,
+    timeCue: timeCueOf('What did NASA announce about Artemis this week?', asOf),
+    history: [],
+    system: [],
+    sources: [{ n: 1, hit: hit as unknown as SearchHit, texts: ['NASA rolled out the Artemis rocket.'] }],
+    searched: true,
+    style: 'concise' as const,
+    sampling: {},
+  };
+  const system = buildPrompt(req)[0]!.content;
+  assert.match(system, /No source is from that period: the newest is from 2022-04-05\./);
+  assert.match(system, /"Your feeds have nothing from this week; the newest articles found, from April 2022, say …"/);
+  const current = buildPrompt({ ...req, asOf: day('2022-04-06'), timeCue: timeCueOf(req.question, day('2022-04-06')) });
+  assert.doesNotMatch(current[0]!.content, /No source is from that period/);
+});
+
+test('the words of the filters and of the period', () => {
+  assert.equal(keptByFilters({ recency: 'week' }), 'from the last week');
+  assert.equal(keptByFilters({ recency: 'day' }, day('2022-04-06')), 'from the day up to 6 April 2022');
+  assert.equal(
+    keptByFilters({ domainFilter: ['-example.com', '-foo.org'] }),
+    'from a site other than example.com or foo.org',
+  );
+  assert.equal(
+    keptByFilters({ publishedAfter: day('2022-01-01'), publishedBefore: day('2022-02-01') }),
+    'dated between 1 January 2022 and 1 February 2022',
+  );
+  assert.equal(
+    keptByFilters({ recency: 'month', domainFilter: ['nasa.gov'] }),
+    'from the last month and from nasa.gov',
+  );
+  const f = filtersAsOf({ recency: 'week', domainFilter: ['nasa.gov'] }, day('2022-04-06'));
+  assert.deepEqual(f, {
+    domainFilter: ['nasa.gov'],
+    publishedAfter: day('2022-04-06') - 7 * 86_400,
+    publishedBefore: day('2022-04-06'),
+  });
+  // No as-of day: the search resolves recency against the clock, as before.
+  assert.deepEqual(filtersAsOf({ recency: 'week' }, undefined), { recency: 'week' });
+  assert.equal(
+    filteredOutMessage(
+      { count: 70, more: false, topic: ['NASA'], newest: day('2022-04-05'), kept: 'from the last week' },
+      (xs) => xs.join(' and '),
+    ),
+    '70 articles mention NASA; none is from the last week (the newest is from 5 April 2022).',
+  );
+  assert.equal(
+    filteredOutMessage({ count: 1, more: false, topic: ['NASA'], newest: null, kept: 'from nasa.gov' }, (xs) =>
+      xs.join(' and '),
+    ),
+    '1 article mentions NASA; it is not from nasa.gov.',
+  );
+});
+
+test('deep research too: a filter that leaves nothing is named with what it removed', async () => {
+  const r = await ask('What happened to the Hollin river bridge?', {
+    model: 'sonar-deep-research',
+    asOf: day('2026-11-24'),
+    filters: { recency: 'month' },
+  });
+  assert.match(
+    r.content,
+    /4 articles mention Hollin; none is from the month up to 24 November 2026 \(the newest is from 12 March 2025\)\.$/,
+    r.content,
+  );
 });

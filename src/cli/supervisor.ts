@@ -20,10 +20,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:net';
 import type { Config } from '../config/config.ts';
-import { createLogger, type LogFormat } from '../log/logger.ts';
+import { createLogger, prettyLogs, type LogFormat, type Logger } from '../log/logger.ts';
+import { announceSetupLink, issueSetupSecret, setupBaseUrl, setupLink } from '../auth/setup-link.ts';
 import { openStore } from '../store/open-store.ts';
 import { CliError, checkDatabase } from './context.ts';
 import { markServing } from './pid-file.ts';
+import type { WorkerMetrics } from '../observability/cluster.ts';
 import { collectStartupGarbage } from '../startup-garbage.ts';
 
 export const WORKER_SLOT_ENV = 'TIDINGS_WORKER_SLOT';
@@ -36,7 +38,17 @@ export type WorkerMessage =
   | { type: 'drain' }
   | { type: 'draining' }
   /** Sent once the worker listens (under reuse-port node:cluster has no 'listening' event). */
-  | { type: 'listening'; host: string; port: number };
+  | { type: 'listening'; host: string; port: number }
+  // /metrics summed over the workers (src/observability/cluster.ts): the worker that got the
+  // scrape asks (request), the supervisor collects every worker's metrics (collect, part) and
+  // answers it with their sum (result).
+  | { type: 'metrics-request'; id: number }
+  | { type: 'metrics-collect'; id: number }
+  | { type: 'metrics-part'; id: number; metrics: WorkerMetrics }
+  | { type: 'metrics-result'; id: number; contentType?: string; text?: string; error?: string };
+
+/** How long the supervisor waits for each worker's part of a scrape; later ones are left out (and counted). */
+const METRICS_PART_WAIT_MS = 3000;
 
 /** The error of a port that is taken (or not ours to take), naming what to change. */
 export function cannotListen(config: Config, code: string): CliError {
@@ -110,6 +122,42 @@ interface Slot {
   restartTimer?: NodeJS.Timeout;
 }
 
+/**
+ * A message from a worker to its supervisor. A send that fails (the channel closed under it:
+ * EPIPE, ERR_IPC_CHANNEL_CLOSED) is logged and the worker serves on: without a callback Node
+ * emits it as an 'error' event on the process, which nothing handled, so the worker died.
+ */
+export function tellSupervisor(
+  log: Logger,
+  m: WorkerMessage,
+  proc: Pick<NodeJS.Process, 'send'> = process,
+  onFailed?: (err: unknown) => void,
+): void {
+  const failed = (err: unknown) => {
+    log.warn({ err, message: m.type }, 'could not tell the supervisor; serving on');
+    onFailed?.(err);
+  };
+  try {
+    proc.send?.(m, undefined, {}, (err: Error | null) => {
+      if (err) failed(err);
+    });
+  } catch (err) {
+    failed(err);
+  }
+}
+
+/** A message to a worker; one that fails (the worker is dying: its exit is handled) is only logged. */
+function tellWorker(log: Logger, w: Worker, m: WorkerMessage): boolean {
+  try {
+    return w.send(m, undefined, (err: Error | null) => {
+      if (err) log.warn({ err, pid: w.process.pid, message: m.type }, 'message to a worker failed');
+    });
+  } catch (err) {
+    log.warn({ err, pid: w.process.pid, message: m.type }, 'message to a worker failed');
+    return false;
+  }
+}
+
 function tellToDrain(w: Worker): void {
   try {
     w.send({ type: 'drain' } satisfies WorkerMessage);
@@ -125,7 +173,14 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   // Migrations once, here, before any worker opens the database.
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const migrations = store.migrationsApplied;
-  await store.close();
+  // The one first-run setup link of this start, valid on every worker (src/web/setup.ts): issued
+  // here, before any worker runs, and printed once they all listen.
+  let setupSecret: string | undefined;
+  try {
+    setupSecret = await issueSetupSecret(store.webAccounts);
+  } finally {
+    await store.close();
+  }
   if (created) log.info({ dataDir: config.dataDir }, 'created a new database');
   if (migrations.length) log.info({ migrations }, 'applied migrations');
 
@@ -148,6 +203,53 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   });
 
   const live = () => slots.filter((s) => s.worker);
+
+  // Scrapes being gathered: the parts received, and the slots still to answer.
+  let metricsRounds = 0;
+  const gathering = new Map<number, { parts: WorkerMetrics[]; waiting: Set<Slot>; missing: number; done(): void }>();
+  const gatherMetrics = async () => {
+    const id = ++metricsRounds;
+    const targets = slots.filter((s) => s.worker && s.listening);
+    const round = { parts: [] as WorkerMetrics[], waiting: new Set(targets), missing: 0, done: () => {} };
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, METRICS_PART_WAIT_MS);
+      round.done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      gathering.set(id, round);
+      for (const s of targets) {
+        if (!tellWorker(log, s.worker!, { type: 'metrics-collect', id })) {
+          round.waiting.delete(s);
+          round.missing++;
+        }
+      }
+      if (!round.waiting.size) round.done();
+    });
+    gathering.delete(id);
+    if (round.waiting.size)
+      log.warn(
+        { workers: [...round.waiting].map((s) => s.n) },
+        'workers left out of a /metrics scrape: no answer in time',
+      );
+    const { aggregateWorkerMetrics } = await import('../observability/cluster.ts');
+    return aggregateWorkerMetrics(round.parts, round.missing + round.waiting.size);
+  };
+  const onMetricsPart = (slot: Slot, m: { id: number; metrics: WorkerMetrics }) => {
+    const round = gathering.get(m.id);
+    if (!round?.waiting.delete(slot)) return;
+    round.parts.push(m.metrics);
+    if (!round.waiting.size) round.done();
+  };
+  const onMetricsRequest = (w: Worker, id: number) => {
+    gatherMetrics().then(
+      (r) => tellWorker(log, w, { type: 'metrics-result', id, ...r }),
+      (err: Error) => {
+        log.error({ err }, 'could not add up the workers’ metrics');
+        tellWorker(log, w, { type: 'metrics-result', id, error: err.message });
+      },
+    );
+  };
   const checkFinished = () => {
     if (stopping && live().length === 0 && !slots.some((s) => s.restartTimer)) {
       removePid?.();
@@ -168,9 +270,13 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
     slot.startedAt = Date.now();
     slot.listening = false;
     slot.draining = false;
+    // A message to a worker that fails (it is dying) must not stop the supervisor: its exit is handled below.
+    w.on('error', (err) => log.warn({ err, worker: slot.n }, 'message to a worker failed'));
     w.on('message', (m: WorkerMessage) => {
       if (m?.type === 'draining') slot.draining = true;
       else if (m?.type === 'listening') onListening(m);
+      else if (m?.type === 'metrics-request') onMetricsRequest(w, m.id);
+      else if (m?.type === 'metrics-part') onMetricsPart(slot, m);
     });
     const onListening = (address: { host: string; port: number }) => {
       slot.listening = true;
@@ -184,13 +290,32 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
         reserved?.release();
         const host = address.host;
         const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-        removePid = markServing(config.dataDir);
-        log.info({ url, dataDir: config.dataDir, workers: count, balancing, pid: process.pid }, 'tidings is serving');
+        try {
+          removePid = markServing(config.dataDir);
+        } catch (err) {
+          // Only `tidings restore` reads it: serving goes on without it.
+          log.error({ err, dataDir: config.dataDir }, 'could not write serve.pid in the data folder');
+        }
+        log.info(
+          { url, dataDir: config.dataDir, workers: count, balancing, pid: process.pid, nodeFlags: process.execArgv },
+          'tidings is serving',
+        );
+        if (setupSecret)
+          announceSetupLink(
+            log,
+            setupLink(setupBaseUrl(config, address.port), setupSecret),
+            prettyLogs(config.logFormat),
+          );
         collectStartupGarbage();
       }
     };
     w.on('exit', (code, signal) => {
       if (slot.worker === w) slot.worker = undefined;
+      for (const round of gathering.values()) {
+        if (!round.waiting.delete(slot)) continue;
+        round.missing++;
+        if (!round.waiting.size) round.done();
+      }
       const lived = Date.now() - slot.startedAt;
       const who = { worker: slot.n, pid: w.process.pid, code, signal, livedMs: lived };
       if (stopping) {

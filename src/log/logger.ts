@@ -24,6 +24,11 @@ const REDACT = [
   'headers.cookie',
 ];
 
+/** Whether logs in this format are human-readable lines (pino-pretty) rather than JSON. */
+export function prettyLogs(format: string, stderrIsTTY = process.stderr.isTTY === true): boolean {
+  return format === 'pretty' || (format === 'auto' && stderrIsTTY);
+}
+
 export function createLogger(
   level = 'info',
   format: LogFormat = 'json',
@@ -35,7 +40,7 @@ export function createLogger(
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT, censor: '[redacted]' },
   };
-  const pretty = format === 'pretty' || (format === 'auto' && stderrIsTTY);
+  const pretty = prettyLogs(format, stderrIsTTY);
   if (pretty) {
     // Loaded only for human-readable output (a server under systemd logs JSON and never needs it);
     // require() because the logger is made synchronously.

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { appMetrics, collectProcessMetrics } from './metrics.ts';
+import { metricsSource } from './cluster.ts';
 
 /** The path of a request without its query string, cut to a sane length for a log line. */
 function pathOf(req: FastifyRequest): string {
@@ -68,6 +69,21 @@ export function installRequestObservability(server: FastifyInstance, app: App): 
         .send(
           `/metrics is not open to ${req.ip}${proxied ? ' (request came through a proxy)' : ''}: see TIDINGS_METRICS_ALLOWED_NETWORKS\n`,
         );
+    }
+    // A worker of `serve --workers N` answers with the sum over every worker (./cluster.ts).
+    const source = metricsSource(app);
+    if (source) {
+      try {
+        const all = await source();
+        return reply.type(all.contentType).send(all.text);
+      } catch (err) {
+        req.log.warn({ err }, "could not gather the workers' metrics");
+        // One worker's counters would read as a reset to the scraper: no answer is better.
+        return reply
+          .code(503)
+          .type('text/plain')
+          .send(`could not gather the metrics of every worker (${(err as Error).message}): try again\n`);
+      }
     }
     return reply.type(m.registry.contentType).send(await m.registry.metrics());
   });

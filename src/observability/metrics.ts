@@ -99,6 +99,8 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
     help: 'Size of the SQLite database files',
     labelNames: ['file'],
     registers: [registry],
+    // Every worker measures the same files: summed over the workers they would count N times.
+    aggregator: 'max',
     collect() {
       // A database server (PostgreSQL) reports its own sizes; only SQLite's files are measured here.
       if (app.store.backend !== 'sqlite') return;

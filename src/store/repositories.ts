@@ -860,6 +860,16 @@ export interface WebAccountRepository {
   settings(userId: number): Promise<string | undefined>;
   saveSettings(userId: number, json: string): Promise<void>;
   userCount(): Promise<number>;
+  /** Stores the SHA-256 of a new first-run setup secret, replacing an unused one (one row at most). */
+  replaceSetupToken(tokenHash: string, now: number): Promise<void>;
+  /** Stores it only if no setup secret is stored (a failed setup gives back the secret it used up); true if stored. */
+  restoreSetupToken(tokenHash: string, now: number): Promise<boolean>;
+  /** Whether the stored setup secret has this hash (without using it up). */
+  hasSetupToken(tokenHash: string): Promise<boolean>;
+  /** Uses up the setup secret with this hash, atomically: true for exactly one caller. */
+  consumeSetupToken(tokenHash: string): Promise<boolean>;
+  /** Forgets any setup secret (an account exists). */
+  clearSetupToken(): Promise<void>;
 }
 
 export interface ConversationRepository {

@@ -1,7 +1,7 @@
 // Tidings' own web app: the page and its assets at /, and the JSON API it uses at /api/v1
 // (documented at /api/v1/openapi.json). Registered with one line in src/http/server.ts. The outer
 // function runs in the root context (wrapped with fastify-plugin) only to hook onListen (to print
-// the first-run setup link); routes, parsers and the error handler live in the encapsulated
+// the first-run setup link of a single server process); routes, parsers and the error handler live in the encapsulated
 // plugin below.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
@@ -10,7 +10,9 @@ import { authenticateRequest, checkOrigin, errorReply, SECURITY_HEADERS } from '
 import { ROUTES, type WebContext } from './routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { loadAssets, type Asset } from './assets.ts';
-import { setupLink, setupSecret } from './setup.ts';
+import { setupSecret } from './setup.ts';
+import { announceSetupLink, setupBaseUrl, setupLink } from '../auth/setup-link.ts';
+import { prettyLogs } from '../log/logger.ts';
 import { allowedMethods, methodMessage } from '../http/allowed-methods.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -108,22 +110,15 @@ const webRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
 export const webPlugin = fastifyPlugin<{ app: App }>(
   async (server, opts) => {
     const { app } = opts;
-    server.addHook('onListen', async () => {
-      const secret = await setupSecret(app);
-      if (!secret) return;
-      const addr = server.server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
-      const host = ['0.0.0.0', '::', ''].includes(app.config.host)
-        ? '127.0.0.1'
-        : app.config.host.includes(':')
-          ? `[${app.config.host}]`
-          : app.config.host;
-      const base = app.config.publicUrl || `http://${host}:${port}`;
-      app.log.warn(
-        { setupUrl: setupLink(base, secret) },
-        'no account yet: open setupUrl in a browser to create the first (admin) account',
-      );
-    });
+    // The single server process prints the link; under --workers N the supervisor does (src/web/setup.ts).
+    if (app.role.worker === null)
+      server.addHook('onListen', async () => {
+        const secret = await setupSecret(app);
+        if (!secret) return;
+        const addr = server.server.address();
+        const port = typeof addr === 'object' && addr ? addr.port : app.config.port;
+        announceSetupLink(app.log, setupLink(setupBaseUrl(app.config, port), secret), prettyLogs(app.config.logFormat));
+      });
     await server.register(webRoutes, opts);
   },
   { name: 'tidings-web', fastify: '5.x' },

@@ -6,6 +6,7 @@
 import type { ChatMessage, FinishReason, Sampling } from '../types.ts';
 import type { SearchHit } from '../../search/types.ts';
 import type { TimeCue } from '../pipelines/time-cues.ts';
+import type { FilteredOut } from '../pipelines/filters-in-time.ts';
 
 export interface GroundingSource {
   /** 1-based number of this source in the engine's input (what `[n]` refers to in the prompt). */
@@ -36,6 +37,8 @@ export interface EngineRequest {
   /** System messages the caller sent (instructions for generative engines). */
   system: string[];
   sources: GroundingSource[];
+  /** Set when the request's filters left no article: what the same search finds without them. */
+  filteredOut?: FilteredOut;
   /** False when the pipeline did not search (r1-1776, disable_search): answer without sources. */
   searched: boolean;
   style: AnswerStyle;

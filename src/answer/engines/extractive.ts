@@ -15,6 +15,8 @@ import { planDigest } from './extractive-digest.ts';
 import { isSmallTalk, smallTalkReply } from '../text/small-talk.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { lowerCaseWords } from '../text/name-kind.ts';
+import { filteredOutMessage } from '../pipelines/filters-in-time.ts';
+import { stalenessLine, stalenessOf } from './staleness.ts';
 
 /**
  * Sentences quoted at most, by style (a format instruction can lower it): the lead and up to five
@@ -61,6 +63,14 @@ function topicOf(question: string, lower?: Set<string>): string[] {
   return keywords(question)
     .filter((w) => !/^(summari[sz]e|explain|describe|give|please|exactly)$/.test(w))
     .slice(0, 4);
+}
+
+/** The question's topic words (what a decline names), and whether a text mentions one. */
+export function questionTopic(question: string): string[] {
+  return topicOf(question);
+}
+export function mentionsPhrase(text: string, phrase: string): boolean {
+  return containsPhrase(text, phrase);
 }
 
 /** "Your feeds have no article about X." — X taken from the question's own words. */
@@ -149,7 +159,7 @@ function render(
     const figures = (plan.type === 'date' || plan.type === 'number') && !plan.conflict;
     if (figures || !at || day(s.source) === lastDay) return quote;
     lastDay = day(s.source);
-    const dated = datedLead(s.text, at, s.source.texts.join('\n'));
+    const dated = datedLead(s.text, at);
     return dated ? `${dated}[${s.source.n}]` : quote;
   });
   const kept: string[] = [];
@@ -230,7 +240,9 @@ export class ExtractiveEngine implements AnswerEngine {
         ? declineMessage(matchText, plan, req.sources)
         : isSmallTalk(question)
           ? smallTalkReply(question)
-          : noArticlesMessage(matchText);
+          : req.filteredOut
+            ? filteredOutMessage(req.filteredOut, joinAnd)
+            : noArticlesMessage(matchText);
       yield {
         type: 'cite',
         order,
@@ -238,15 +250,22 @@ export class ExtractiveEngine implements AnswerEngine {
           ...describeCandidates(plan),
           req.sources.length
             ? 'Declined: the sources found do not answer the question.'
-            : 'The search returned no articles.',
+            : req.filteredOut
+              ? `The filters left no article; without them the search finds ${req.filteredOut.count}.`
+              : 'The search returned no articles.',
         ],
       };
-      yield* this.emit(text);
-      yield { type: 'end', finishReason: 'stop', usage: { promptTokens, completionTokens: countTokens(text) } };
+      const stale = req.sources.length ? stalenessOf(req) : undefined;
+      const said = stale ? `${stalenessLine(stale, 'decline')} ${text}` : text;
+      yield* this.emit(said);
+      yield { type: 'end', finishReason: 'stop', usage: { promptTokens, completionTokens: countTokens(said) } };
       return;
     }
     const budget = { remaining: req.maxTokens, cut: false };
-    const text = render(plan, req.style, format, budget);
+    // Sources far older than the period the question names: the answer says so first (./staleness.ts).
+    const stale = stalenessOf(req);
+    const rendered = render(plan, req.style, format, budget);
+    const text = stale ? `${stalenessLine(stale, 'quotes')}\n\n${rendered}` : rendered;
     yield { type: 'cite', order, notes: describeCandidates(plan) };
     yield* this.emit(text);
     yield {

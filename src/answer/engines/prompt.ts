@@ -7,6 +7,7 @@
 import type { ChatMessage } from '../types.ts';
 import type { AnswerStyle, EngineRequest, GroundingSource } from './engine.ts';
 import { countTokens, truncateToTokens } from '../tokens.ts';
+import { stalenessLine, stalenessOf } from './staleness.ts';
 
 const STYLE: Record<AnswerStyle, string> = {
   concise: 'Answer in one short paragraph (two to four sentences).',
@@ -27,8 +28,13 @@ function cues(req: EngineRequest): string[] {
     out.push(
       `The question asks about "${req.timeCue.phrase}", that is ${isoDay(req.timeCue.from)} to ${isoDay(req.timeCue.to - 1)}: prefer sources from then.`,
     );
+  const stale = stalenessOf(req);
+  if (stale)
+    out.push(
+      `No source is from that period: the newest is from ${isoDay(stale.newest)}. Say so first, before anything else, in these words: "${stalenessLine(stale, 'quotes').replace(/:$/, ' …')}", and do not present their news as current.`,
+    );
   out.push(
-    'Each source has its publication date. Say when things happened ("On 3 March 2025, …"); when sources of different dates disagree, give the newest and say what the earlier one said and when.',
+    'Each source has its publication date. Say when things happened ("3 March 2025: …"); when sources of different dates disagree, give the newest and say what the earlier one said and when.',
   );
   if (req.searchQuery && req.searchQuery !== req.question && req.history.length)
     out.push(

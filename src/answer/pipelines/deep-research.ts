@@ -31,7 +31,9 @@ import {
   type ComposedReport,
   type ReportSection,
 } from '../engines/extractive-report.ts';
-import { declineMessage, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { declineMessage, joinAnd, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { whatFiltersRemoved } from './search-answer.ts';
+import { filteredOutMessage, filtersAsOf } from './filters-in-time.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { countTokens } from '../tokens.ts';
@@ -58,7 +60,9 @@ export async function* deepResearch(
     `Question: ${quoteShort(conv.question)}`,
     `Depth (reasoning_effort ${req.reasoningEffort ?? 'medium'}): up to ${depth.subQuestions} sub-questions, ${depth.rounds} search round${depth.rounds > 1 ? 's' : ''}, ${depth.articles} articles read in full.`,
   ];
-  const filters = describeFilters(req.filters);
+  // --as-of moves the recency filter's window too (./filters-in-time.ts).
+  const searchFilters = filtersAsOf(req.filters, req.asOf);
+  const filters = describeFilters(searchFilters);
   const query = await standaloneQuery(conv, deps.engine, steps, req.signal);
 
   // Every search's results, kept per query for the sections and fused for the reading list.
@@ -71,7 +75,7 @@ export async function* deepResearch(
     req.signal?.throwIfAborted();
     progress('search', `Searching "${q}"`);
     const hits = await deps.search.search(
-      { text: q, scope: req.scope, filters: req.filters, limit: HITS_PER_SEARCH },
+      { text: q, scope: req.scope, filters: searchFilters, limit: HITS_PER_SEARCH },
       req.signal,
     );
     searchQueries++;
@@ -230,7 +234,11 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
     direct?.kind === 'decline'
       ? { text: declineMessage(question, direct, r.sources), order: r.sources.map((s) => s.n), notes: [], cut: false }
       : subtopicReport(req, r, question, direct?.sentences ?? []);
-  const text = report.text || noArticlesMessage(question);
+  // Nothing read because the filters left nothing: say what they removed (./filters-in-time.ts).
+  const filteredOut = r.sources.length
+    ? undefined
+    : await whatFiltersRemoved(req, deps, [r.query], r.question, r.steps);
+  const text = filteredOut ? filteredOutMessage(filteredOut, joinAnd) : report.text || noArticlesMessage(question);
   const cited = report.text ? report.order.map((n) => r.sources[n - 1]!) : [];
   yield {
     type: 'sources',

@@ -14,12 +14,51 @@ import { groundingSources } from './grounding.ts';
 import { runEngine } from './run-engine.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { isSmallTalk } from '../text/small-talk.ts';
-import { ExtractiveEngine } from '../engines/extractive.ts';
+import { ExtractiveEngine, mentionsPhrase, questionTopic } from '../engines/extractive.ts';
+import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters } from './filters-in-time.ts';
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
+/** Articles counted when the filters left none ("70 articles mention NASA; none is …"). */
+const COUNT_LIMIT = 200;
+
+/**
+ * When the request's filters left no article: the same queries searched without them, and what
+ * that finds (./filters-in-time.ts); undefined without filters or when that finds nothing either.
+ */
+export async function whatFiltersRemoved(
+  req: AnswerRequest,
+  deps: PipelineDeps,
+  queries: string[],
+  question: string,
+  steps: string[],
+): Promise<FilteredOut | undefined> {
+  if (!hasFilters(req.filters)) return undefined;
+  const unfiltered = await searchAll(deps.search, queries, req.scope, {}, COUNT_LIMIT, req.signal);
+  // Whole articles: a passage need not be the one that names the topic.
+  const texts = await deps.search.articleTexts(
+    unfiltered.hits.map((h) => h.itemId).filter((id): id is number => id !== null),
+  );
+  const textOf = (h: SearchHit) =>
+    [
+      h.title,
+      ...(h.itemId !== null && texts.has(h.itemId) ? [texts.get(h.itemId)!.text] : h.passages.map((p) => p.text)),
+    ].join(' ');
+  const out = filteredOutOf(
+    unfiltered.hits,
+    questionTopic(question),
+    (h, phrase) => mentionsPhrase(textOf(h), phrase),
+    keptByFilters(req.filters, req.asOf),
+    COUNT_LIMIT,
+  );
+  if (out)
+    steps.push(
+      `Without the filters the search finds ${out.count}${out.more ? ' or more' : ''} article${out.count === 1 ? '' : 's'}${out.topic.length ? ` mentioning ${out.topic.join(', ')}` : ''}: the answer says what the filters removed.`,
+    );
+  return out;
+}
 
 export async function* searchAnswer(
   req: AnswerRequest,
@@ -34,17 +73,20 @@ export async function* searchAnswer(
   let searchQueries = 0;
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
+  let queries: string[] = [];
+  // --as-of moves the recency filter's window too (./filters-in-time.ts).
+  const searchFilters = filtersAsOf(req.filters, req.asOf);
   // "hello", "thanks", "what can you do?": nothing to search for (a search quotes any article
   // with the word in it); the built-in engine says what Tidings does, whatever engine is set.
   const smallTalk = !req.disableSearch && isSmallTalk(conv.question);
   if (smallTalk) {
     steps.push('Small talk: nothing to search for; the answer says what I can do.');
   } else if (!req.disableSearch) {
-    const queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
-    const filters = describeFilters(req.filters);
+    queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
+    const filters = describeFilters(searchFilters);
     // The prior re-ranks the usual 20 hits: asking for 40 was measured to change which passages
     // the top 20 carry (and answers with them) even when no hit was in the window.
-    const retrieval = await searchAll(deps.search, queries, req.scope, req.filters, SEARCH_LIMIT, req.signal);
+    const retrieval = await searchAll(deps.search, queries, req.scope, searchFilters, SEARCH_LIMIT, req.signal);
     hits = retrieval.hits;
     searchQueries = retrieval.runs.length;
     for (const r of retrieval.runs)
@@ -72,6 +114,12 @@ export async function* searchAnswer(
       );
   }
 
+  // The filters left nothing: the same search without them says what they removed.
+  const filteredOut =
+    !req.disableSearch && !smallTalk && !sources.length
+      ? await whatFiltersRemoved(req, deps, queries, conv.question, steps)
+      : undefined;
+
   // Nothing found: say so without asking a generative model, which would answer from memory.
   let runDeps = deps;
   if (smallTalk) {
@@ -97,6 +145,7 @@ export async function* searchAnswer(
       system: conv.system,
       sources,
       searched: !req.disableSearch,
+      filteredOut,
       style: profile.style,
       maxTokens: req.maxTokens,
       sampling: samplingOf(req),

@@ -73,7 +73,10 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
       ]),
     )
     .option('--max-tokens <n>', 'cut the answer at this many tokens')
-    .option('--as-of <YYYY-MM-DD>', 'answer as if today were this day ("this week", "latest" count from it)')
+    .option(
+      '--as-of <YYYY-MM-DD>',
+      'answer as if today were this day ("this week", "latest" and --recency count from it)',
+    )
     .option('--images', 'also list images of the articles')
     .option('--related', 'also suggest related questions')
     .option('--json', 'print the completion object the chat API would return')

@@ -14,7 +14,8 @@ import type { FastifyInstance } from 'fastify';
 import { type CliContext, checkDatabase } from '../context.ts';
 import { createApp, type App, type ProcessRole } from '../../app.ts';
 import type { Config } from '../../config/config.ts';
-import { createLogger, type LogFormat } from '../../log/logger.ts';
+import { createLogger, type LogFormat, type Logger } from '../../log/logger.ts';
+import type { MetricsText } from '../../observability/cluster.ts';
 import { markServing } from '../pid-file.ts';
 import { collectStartupGarbage } from '../../startup-garbage.ts';
 import {
@@ -23,6 +24,7 @@ import {
   WORKER_BACKGROUND_ENV,
   WORKER_REUSE_PORT_ENV,
   cannotListen,
+  tellSupervisor,
   type WorkerMessage,
 } from '../supervisor.ts';
 import type { ListenOptions } from '../../http/server.ts';
@@ -76,7 +78,7 @@ async function serveSingle(config: Config): Promise<void> {
   if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
   const { server, url } = await listen(app, config);
   const stopped = untilStopped(app, server, config);
-  app.log.info({ url, dataDir: config.dataDir, workers: 1 }, 'tidings is serving');
+  app.log.info({ url, dataDir: config.dataDir, workers: 1, nodeFlags: process.execArgv }, 'tidings is serving');
   // Node writes its compile cache (scripts/process-setup.js) at exit, which a server killed or
   // stopped by its supervisor may never reach: write it now that every module is loaded.
   flushCompileCache();
@@ -93,6 +95,7 @@ async function serveAsWorker(config: Config): Promise<void> {
     worker: Number(process.env[WORKER_SLOT_ENV]) || 1,
     background: process.env[WORKER_BACKGROUND_ENV] === '1',
   };
+  process.title = `tidings worker ${role.worker}`;
   // Listening for the supervisor's "drain" from the start: it may come while the worker starts.
   const drain = new AbortController();
   process.on('message', (m: WorkerMessage) => {
@@ -102,10 +105,11 @@ async function serveAsWorker(config: Config): Promise<void> {
   // the primary closes unexpectedly (at once, without draining).
   const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
   const app = await createApp(config, log, role);
+  await answerMetricsThroughSupervisor(app, log);
   // Under reuse-port balancing this worker binds the port itself, the one the supervisor chose.
   const reusePort = process.env[WORKER_REUSE_PORT_ENV];
   const { server, url } = await listen(app, config, reusePort ? { port: Number(reusePort), reusePort: true } : {});
-  const tell = (m: WorkerMessage) => process.send?.(m);
+  const tell = (m: WorkerMessage) => tellSupervisor(log, m);
   const stopped = untilStopped(app, server, config, { stopRequested: drain.signal, tell });
   app.log.info({ url, pid: process.pid, background: role.background }, 'worker listening');
   const address = server.server.address();
@@ -117,6 +121,54 @@ async function serveAsWorker(config: Config): Promise<void> {
   if (role.background) await warnWithoutUsers(app, config);
   await stopped;
 }
+
+/**
+ * /metrics in a worker answers with the sum over every worker, which the supervisor gathers
+ * (src/observability/cluster.ts); this worker sends its own part when the supervisor collects.
+ */
+async function answerMetricsThroughSupervisor(app: App, log: Logger): Promise<void> {
+  const { setMetricsSource, workerMetrics } = await import('../../observability/cluster.ts');
+  const waiting = new Map<number, { resolve(r: MetricsText): void; reject(e: Error): void }>();
+  let nextId = 0;
+  process.on('message', (m: WorkerMessage) => {
+    if (m?.type === 'metrics-collect') {
+      workerMetrics(app).then(
+        (metrics) => tellSupervisor(log, { type: 'metrics-part', id: m.id, metrics }),
+        (err: unknown) => log.warn({ err }, 'could not read this worker’s metrics'),
+      );
+    } else if (m?.type === 'metrics-result') {
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (m.text !== undefined) w?.resolve({ contentType: m.contentType ?? 'text/plain', text: m.text });
+      else w?.reject(new Error(m.error ?? 'no metrics'));
+    }
+  });
+  setMetricsSource(
+    app,
+    () =>
+      new Promise((resolve, reject) => {
+        const id = ++nextId;
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error('the supervisor did not answer in time'));
+        }, METRICS_RESULT_WAIT_MS);
+        const settle =
+          <T>(f: (v: T) => void) =>
+          (v: T) => {
+            clearTimeout(timer);
+            f(v);
+          };
+        waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+        tellSupervisor(log, { type: 'metrics-request', id }, process, (err) => {
+          waiting.delete(id);
+          settle(reject)(err instanceof Error ? err : new Error(String(err)));
+        });
+      }),
+  );
+}
+
+/** How long a worker's /metrics waits for the supervisor's sum (which waits up to 3 s for each worker). */
+const METRICS_RESULT_WAIT_MS = 10_000;
 
 async function listen(
   app: App,

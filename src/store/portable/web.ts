@@ -86,6 +86,29 @@ export class SqlWebAccountRepository implements WebAccountRepository {
   async userCount(): Promise<number> {
     return Number(((await this.s.prepare('SELECT count(*) AS n FROM users').get()) as { n: number }).n);
   }
+  async replaceSetupToken(tokenHash: string, now: number): Promise<void> {
+    await this.s
+      .prepare(`INSERT INTO web_setup_token (id, token_hash, created_at) VALUES (1, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at`)
+      .run(tokenHash, now);
+  }
+  async restoreSetupToken(tokenHash: string, now: number): Promise<boolean> {
+    const r = await this.s
+      .prepare('INSERT OR IGNORE INTO web_setup_token (id, token_hash, created_at) VALUES (1, ?, ?)')
+      .run(tokenHash, now);
+    return Number(r.changes) > 0;
+  }
+  async hasSetupToken(tokenHash: string): Promise<boolean> {
+    return (await this.s.prepare('SELECT id FROM web_setup_token WHERE token_hash = ?').get(tokenHash)) !== undefined;
+  }
+  async consumeSetupToken(tokenHash: string): Promise<boolean> {
+    // One statement: of two requests racing with the right secret, only one deletes the row.
+    const r = await this.s.prepare('DELETE FROM web_setup_token WHERE token_hash = ? RETURNING id').get(tokenHash);
+    return r !== undefined;
+  }
+  async clearSetupToken(): Promise<void> {
+    await this.s.prepare('DELETE FROM web_setup_token').run();
+  }
 }
 
 export class SqlConversationRepository implements ConversationRepository {
