@@ -3,9 +3,9 @@
 // Several read arguments may be combined in one request (FreshRSS answers them all; Miniflux only
 // the first): every one present is answered, after the mark (if any) is applied.
 import type { App } from '../app.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { readerStore } from '../library/repositories.ts';
 import type { ItemCondition } from '../model/stream.ts';
-import { userCatalog } from '../reader-api/catalog.ts';
+import { userCatalog } from '../library/catalog.ts';
 import { feverStore } from './repositories.ts';
 import { feverFavicons, feverFaviconIds } from './favicons.ts';
 import { markAllRead, setFlag } from '../library/item-states.ts';

@@ -5,8 +5,8 @@ import type { App } from '../app.ts';
 import { ReaderError } from './errors.ts';
 import { checkNewLabel } from './labels-and-counts.ts';
 import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { STATE_COLUMN, streamConditions } from './stream-filter.ts';
+import { readerStore } from '../library/repositories.ts';
+import { STATE_COLUMN, streamConditions } from '../library/stream-filter.ts';
 import { MAX_CONTENTS_N } from './stream-request.ts';
 import { editItems, markAllRead as markStreamRead, type ItemEdit } from '../library/item-states.ts';
 

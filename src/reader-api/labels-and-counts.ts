@@ -5,8 +5,8 @@ import type { SubscriptionView } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { labelNameProblem } from '../feeds/label-name.ts';
 import { labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { catalogAt } from './catalog.ts';
+import { readerStore } from '../library/repositories.ts';
+import { catalogAt } from '../library/catalog.ts';
 
 /** The `max` field of unread-count: the cap Google Reader clients display as "1000+". */
 export const UNREAD_COUNT_MAX = 1000;

@@ -12,8 +12,8 @@ import { SearchFilterError } from '../search/types.ts';
 import type { SearchScope } from '../search/types.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseStreamId, READING_LIST, type StreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { STATE_COLUMN } from './stream-filter.ts';
+import { readerStore } from '../library/repositories.ts';
+import { STATE_COLUMN } from '../library/stream-filter.ts';
 import type { ReaderItemState, StateColumn } from '../model/stream.ts';
 import type { SearchHit } from '../search/types.ts';
 

@@ -15,8 +15,8 @@ import {
 import { ReaderError } from './errors.ts';
 import { checkNewLabel } from './labels-and-counts.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { subscribedFeedId } from './stream-filter.ts';
+import { readerStore } from '../library/repositories.ts';
+import { subscribedFeedId } from '../library/stream-filter.ts';
 
 export interface QuickAddResult {
   query: string;

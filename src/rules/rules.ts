@@ -3,7 +3,7 @@
 // tags); the shared article and other users' views stay as they are.
 import type { App } from '../app.ts';
 import { findSubscription, onNewItems, onSubscribed } from '../feeds/index.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { readerStore } from '../library/repositories.ts';
 import {
   RULE_ACTIONS,
   type FilterRule,

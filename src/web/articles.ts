@@ -3,9 +3,9 @@
 // always agree on what a view contains and on unread counts.
 import type { App } from '../app.ts';
 import type { ItemCondition, ItemPosition, ReaderItemBody, ReaderItemState } from '../model/stream.ts';
-import { readerStore } from '../reader-api/repositories.ts';
-import { itemsVersion, originsOf, userCatalog } from '../reader-api/catalog.ts';
-import { streamConditions } from '../reader-api/stream-filter.ts';
+import { readerStore } from '../library/repositories.ts';
+import { itemsVersion, originsOf, userCatalog } from '../library/catalog.ts';
+import { streamConditions } from '../library/stream-filter.ts';
 import { READING_LIST } from '../reader-api/ids.ts';
 import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
 import * as itemStates from '../library/item-states.ts';

@@ -16,8 +16,8 @@ import type { AskScope, Conversation, ConversationMessage, SourceCard } from '..
 import { createAnswerService } from '../answer/service.ts';
 import { EngineRegistry, type EngineConfig } from '../answer/engines/select.ts';
 import { searchService } from '../search/service.ts';
-import { userCatalog } from '../reader-api/catalog.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { userCatalog } from '../library/catalog.ts';
+import { readerStore } from '../library/repositories.ts';
 import { nowSeconds } from '../auth/repositories.ts';
 import { webStore } from './repositories.ts';
 import { webUrl } from './articles.ts';

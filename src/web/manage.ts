@@ -15,7 +15,7 @@ import {
   type FeedCandidate,
   type OpmlImportResult,
 } from '../feeds/index.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { readerStore } from '../library/repositories.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 import { byName, webUrl } from './articles.ts';
 

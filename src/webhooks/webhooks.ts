@@ -12,7 +12,7 @@ import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/index.ts';
 import { checkHostLiteral } from '../feeds/fetcher/address-guard.ts';
 import { parseFeedUrl } from '../feeds/fetcher/http-client.ts';
 import { FeedError } from '../feeds/errors.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { readerStore } from '../library/repositories.ts';
 import { onStarred } from '../library/item-states.ts';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '../store/repositories.ts';
 

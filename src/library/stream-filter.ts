@@ -4,11 +4,11 @@
 import type { ItemCondition, StateColumn } from '../model/stream.ts';
 import type { ReaderLabelRepository } from '../store/repositories.ts';
 import type { App } from '../app.ts';
-import { ReaderError } from './errors.ts';
+import { ReaderError } from '../reader-api/errors.ts';
 import { readerStore } from './repositories.ts';
 import { userCatalog, type UserCatalog } from './catalog.ts';
 import { normaliseInputUrl } from '../feeds/index.ts';
-import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
+import { formatStreamId, type StreamId, type SystemState } from '../reader-api/ids.ts';
 
 export const STATE_COLUMN: Record<Exclude<SystemState, 'reading-list'>, StateColumn> = {
   read: 'read',
