@@ -7,7 +7,7 @@
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { FeedOrigin } from '../model/stream.ts';
-import { feedStreamId, labelStreamId } from '../reader-api/ids.ts';
+import { feedStreamId, labelStreamId } from './stream-ids.ts';
 import { readerStore } from './repositories.ts';
 import { ChangeGated } from '../store/open-store.ts';
 

@@ -6,11 +6,11 @@ import type { ItemCondition, ItemPosition, ReaderItemBody, ReaderItemState } fro
 import { readerStore } from '../library/repositories.ts';
 import { itemsVersion, originsOf, userCatalog } from '../library/catalog.ts';
 import { streamConditions } from '../library/stream-filter.ts';
-import { READING_LIST } from '../reader-api/ids.ts';
-import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
+import { READING_LIST } from '../library/stream-ids.ts';
+import { decodeContinuation, encodeContinuation } from '../library/continuation.ts';
 import * as itemStates from '../library/item-states.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
-import { labelNameProblem } from '../feeds/index.ts';
+import { deleteLabel, newLabelProblem } from '../library/labels.ts';
 import { badRequest, notFound } from './errors.ts';
 
 /** What the sidebar selects; `unread` narrows any of them. */
@@ -274,7 +274,7 @@ export async function editTags(
     if (!Array.isArray(v)) throw badRequest(`${field} must be an array of tag names`, field);
     return v.map((n) => {
       if (typeof n !== 'string') throw badRequest(`${field}: tag names are strings`, field);
-      const problem = labelNameProblem(n.trim(), app.config.maxLabelLength);
+      const problem = newLabelProblem(app, n.trim());
       if (problem) throw badRequest(`${field}: the tag name ${problem}`, field);
       return n.trim();
     });
@@ -289,7 +289,7 @@ export async function editTags(
     if (id === undefined || !(await itemStates.untagItems(app, userId, id, n, [itemId]))) continue;
     // A tag on no article any more goes (as in Inoreader); otherwise it would show as an empty folder.
     if (!(await labels.hasTaggedItems(id)) && !(await labels.folderFeedIds(userId, id)).length)
-      await labels.deleteLabel(userId, id);
+      await deleteLabel(app, userId, id);
   }
   for (const n of adding) await itemStates.tagItems(app, userId, await labels.ensureLabel(userId, n), n, [itemId]);
   return (await readerStore(app).streams.tagsOfItems(userId, [itemId])).get(itemId) ?? [];
