@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { buildServer } from '../src/http/server.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { hasNews, loadArticles, readArticles, readQuestions } from '../src/answer/testing/news-corpus.ts';
 import { testSql, watchStatements } from '../src/store/testing.ts';
 import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';

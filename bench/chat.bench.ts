@@ -22,7 +22,7 @@ import { silentLogger } from '../src/log/logger.ts';
 import { buildServer } from '../src/http/server.ts';
 import { answerService } from '../src/answer/service.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { hasNews, readArticles, readQuestions, loadArticles } from '../src/answer/testing/news-corpus.ts';
 import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
 import Fastify, { type FastifyBaseLogger } from 'fastify';

@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../src/http/server.ts';
 import type { App } from '../src/app.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { loadFixture } from '../src/answer/testing/articles.ts';
 import { openApp } from './chat-api-helpers.ts';
 import { tempDataDir, ROOT } from './helpers.ts';

@@ -9,7 +9,7 @@ import { createApp, type App } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import {
   AnswerError,
   type AnswerEvent,

@@ -23,7 +23,7 @@ import { createApp } from '../src/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { runCli, tempDataDir } from './helpers.ts';
 import { Browser } from './web-api-client.ts';
-import { setFeverPassword } from '../src/fever/credentials.ts';
+import { setFeverPassword } from '../src/auth/fever-credentials.ts';
 import { testSql } from '../src/store/testing.ts';
 
 interface Received {

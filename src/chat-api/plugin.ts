@@ -10,7 +10,7 @@ import { perApp } from '../per-app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { createChatApi } from './context.ts';
 import { ApiError, errorBody, toApiError } from './errors.ts';
-import { authenticate } from './keys/api-keys.ts';
+import { authenticate } from '../auth/api-keys.ts';
 import { setRequestKey } from './request-key.ts';
 import { registerCompletionRoutes, COMPLETION_PATHS } from './routes/completions.ts';
 import { registerModelRoutes } from './routes/models.ts';

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { LoginThrottle } from '../auth/login-throttle.ts';
 import { Params, parsePairs } from '../http/params.ts';
-import { authenticateFeverKey } from './credentials.ts';
+import { authenticateFeverKey } from '../auth/fever-credentials.ts';
 import { FEVER_API_VERSION, FeverError, feverResponse } from './service.ts';
 
 export const FEVER_PATHS = ['/fever', '/api/fever.php'];

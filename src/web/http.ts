@@ -11,7 +11,7 @@ import { AnswerError } from '../answer/types.ts';
 import { RuleInputError, RuleNotFoundError, RuleTimeoutError } from '../rules/rules.ts';
 import { WebhookInputError, WebhookNotFoundError } from '../webhooks/webhooks.ts';
 import { FullTextSettingError } from '../feeds/fulltext/fulltext.ts';
-import { FeverCredentialError } from '../fever/credentials.ts';
+import { FeverCredentialError } from '../auth/fever-credentials.ts';
 import { checkCsrfToken, findSession, SESSION_COOKIE } from './sessions.ts';
 import { WebError } from './errors.ts';
 

@@ -9,7 +9,7 @@ import type { FilterRuleView, RuleCondition, RuleField } from '../model/rule.ts'
 import { addWebhook, removeWebhook, webhookDeliveries, webhookStore } from '../webhooks/webhooks.ts';
 import type { Webhook, WebhookDelivery } from '../store/repositories.ts';
 import { fullTextSettings, setFullTextMode, type FullTextSettings } from '../feeds/fulltext/fulltext.ts';
-import { disableFever, feverEnabled, generateFeverPassword, setFeverPassword } from '../fever/credentials.ts';
+import { disableFever, feverEnabled, generateFeverPassword, setFeverPassword } from '../auth/fever-credentials.ts';
 import { badRequest, notFound } from './errors.ts';
 
 const iso = (s: number | null) => (s ? new Date(s * 1000).toISOString() : null);

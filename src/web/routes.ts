@@ -11,7 +11,7 @@ import { changeOwnPassword, createAccount, setPassword } from '../auth/accounts.
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../auth/oauth/clients.ts';
 import type { GrantType } from '../model/auth.ts';
 import { chatStore } from '../chat-api/repositories.ts';
-import { createApiKey, keyNameProblem } from '../chat-api/keys/api-keys.ts';
+import { createApiKey, keyNameProblem } from '../auth/api-keys.ts';
 import { SONAR_MODELS } from '../answer/types.ts';
 import {
   editTags,

@@ -2,10 +2,10 @@
 // the whole key is stored (hashToken: the key is 256 random bits, so a KDF adds nothing), compared
 // in constant time. The id also names the key in the CLI (`tidings key revoke <id>`).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { hashToken, newSecret } from '../../auth/passwords.ts';
-import type { ApiKeyRepository } from '../../store/repositories.ts';
-import type { ApiKey } from '../../model/chat.ts';
-import { ApiError } from '../errors.ts';
+import { hashToken, newSecret } from './passwords.ts';
+import type { ApiKeyRepository } from '../store/repositories.ts';
+import type { ApiKey } from '../model/chat.ts';
+import { ApiError } from '../chat-api/errors.ts';
 
 const KEY_RE = /^tdg_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 

@@ -5,10 +5,10 @@
 // guess of the Fever password without the server key as well.
 import { createHash, randomBytes } from 'node:crypto';
 import type { App } from '../app.ts';
-import { sign } from '../auth/keys.ts';
-import { verifyPassword } from '../auth/passwords.ts';
-import { nowSeconds } from '../auth/repositories.ts';
-import { feverStore } from './repositories.ts';
+import { sign } from './keys.ts';
+import { verifyPassword } from './passwords.ts';
+import { nowSeconds } from './repositories.ts';
+import { feverStore } from '../fever/repositories.ts';
 
 const MIN_FEVER_PASSWORD = 8;
 
