@@ -8,11 +8,13 @@ import type { App } from '../app.ts';
 import { sign } from './keys.ts';
 import { verifyPassword } from './passwords.ts';
 import { nowSeconds } from './repositories.ts';
-import { feverStore } from '../fever/repositories.ts';
+import type { FeverRepository } from '../store/repositories.ts';
 
 const MIN_FEVER_PASSWORD = 8;
 
 export class FeverCredentialError extends Error {}
+
+const feverStore = (app: App): FeverRepository => app.store.fever;
 
 /** md5(username:password), lowercase hex: what a Fever client sends as api_key. */
 function feverApiKey(username: string, password: string): string {
