@@ -17,7 +17,7 @@ import { tempDataDir } from '../test/helpers.ts';
 import { feedEngine, refreshDue } from '../src/feeds/index.ts';
 import { fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
 import { extractArticle } from '../src/feeds/fulltext/extract.ts';
-import { Semaphore } from '../src/feeds/fetcher/concurrency.ts';
+import { Semaphore } from '../src/net/concurrency.ts';
 import { testSql } from '../src/store/testing.ts';
 
 const FEEDS = Number(process.env.BENCH_FT_FEEDS ?? 200);

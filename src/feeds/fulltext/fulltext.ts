@@ -8,11 +8,11 @@ import { perApp } from '../../per-app.ts';
 import type { App } from '../../app.ts';
 import type { FullTextCandidate, FullTextMode, FullTextRepository } from '../../store/repositories.ts';
 import { feedEngine } from '../services.ts';
-import { Semaphore } from '../fetcher/concurrency.ts';
+import { Semaphore } from '../../net/concurrency.ts';
 import { FeedError, formatBytes } from '../errors.ts';
 import { htmlToText } from '../sanitizer/html-to-text.ts';
 import type { ExtractedArticle } from './extract.ts';
-import type { FetchResponse } from '../fetcher/http-client.ts';
+import type { FetchResponse } from '../../net/http-client.ts';
 
 /**
  * Items considered: those crawled in the last NEW_ITEM_WINDOW_S (every new article, however many a

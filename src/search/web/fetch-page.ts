@@ -4,7 +4,7 @@
 import iconv from 'iconv-lite';
 import type { App } from '../../app.ts';
 import { perApp } from '../../per-app.ts';
-import { FeedFetcher } from '../../feeds/fetcher/http-client.ts';
+import { FeedFetcher } from '../../net/http-client.ts';
 
 /** Pages slower than this are skipped (the search answers without them). */
 export const PAGE_FETCH_TIMEOUT_MS = 8000;

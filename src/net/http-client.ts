@@ -7,8 +7,8 @@
 // loaded on the first fetch (a server with no feeds yet, and most CLI commands, never need it).
 import type { Agent, Dispatcher } from 'undici';
 import { STATUS_CODES } from 'node:http';
-import type { Config } from '../../config/config.ts';
-import { FeedError, formatDuration } from '../errors.ts';
+import type { Config } from '../config/config.ts';
+import { FeedError, formatDuration } from '../feeds/errors.ts';
 import { checkHostLiteral, guardedLookup } from './address-guard.ts';
 import { HostLimiter } from './concurrency.ts';
 import { readBody, tooLarge } from './read-body.ts';

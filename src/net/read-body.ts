@@ -4,7 +4,7 @@
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { FeedError, formatBytes } from '../errors.ts';
+import { FeedError, formatBytes } from '../feeds/errors.ts';
 
 export function tooLarge(cap: number, what: string): FeedError {
   return new FeedError(

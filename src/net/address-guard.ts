@@ -14,7 +14,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { FeedError } from '../errors.ts';
+import { FeedError } from '../feeds/errors.ts';
 
 const ADVICE = '(set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow)';
 
