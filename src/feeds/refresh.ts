@@ -9,7 +9,7 @@ import type { ParsedFeed } from '../model/parsed-feed.ts';
 import type { ItemChanges } from '../model/item.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
-import type { FetchResponse } from '../net/http-client.ts';
+import type { FetchResponse } from './fetcher.ts';
 import { FeedParseError } from './parser/feed-parse-error.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';

@@ -5,7 +5,7 @@ import { perApp } from '../per-app.ts';
 import { reportMemoryUse } from '../observability/events.ts';
 import type { App } from '../app.ts';
 import type { FeedRepository, ItemRepository, SubscriptionRepository } from '../store/repositories.ts';
-import { FeedFetcher } from '../net/http-client.ts';
+import { FeedFetcher } from './fetcher.ts';
 import { ParsePool, parseWorkerCount } from './parse-pool/parse-pool.ts';
 
 export interface FeedEngine {

@@ -7,7 +7,7 @@ import type { ParsedFeed } from '../model/parsed-feed.ts';
 import { decodeFeedBody } from './encoding/decode-feed-body.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
-import { parseFeedUrl, type FetchResponse } from '../net/http-client.ts';
+import { parseFeedUrl, type FetchResponse } from './fetcher.ts';
 import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError } from './parser/feed-parse-error.ts';
 import { labelNameProblem } from './label-name.ts';

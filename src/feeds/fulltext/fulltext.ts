@@ -12,7 +12,7 @@ import { Semaphore } from '../../net/concurrency.ts';
 import { FeedError, formatBytes } from '../errors.ts';
 import { htmlToText } from '../sanitizer/html-to-text.ts';
 import type { ExtractedArticle } from './extract.ts';
-import type { FetchResponse } from '../../net/http-client.ts';
+import type { FetchResponse } from '../fetcher.ts';
 
 /**
  * Items considered: those crawled in the last NEW_ITEM_WINDOW_S (every new article, however many a
