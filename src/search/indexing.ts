@@ -12,7 +12,7 @@ import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
 import type { IndexedArticle, IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
 import type { Store } from '../store/open-store.ts';
-import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
+import { htmlToText } from '../text/html-to-text.ts';
 import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';

@@ -9,7 +9,7 @@ import { streamConditions } from '../library/stream-filter.ts';
 import { READING_LIST } from '../library/stream-ids.ts';
 import { decodeContinuation, encodeContinuation } from '../library/continuation.ts';
 import * as itemStates from '../library/item-states.ts';
-import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
+import { htmlToText } from '../text/html-to-text.ts';
 import { deleteLabel, newLabelProblem } from '../library/labels.ts';
 import { badRequest, notFound } from './errors.ts';
 

@@ -10,7 +10,7 @@ import type { FullTextCandidate, FullTextMode, FullTextRepository } from '../../
 import { feedEngine } from '../services.ts';
 import { Semaphore } from '../../net/concurrency.ts';
 import { FeedError, formatBytes } from '../errors.ts';
-import { htmlToText } from '../sanitizer/html-to-text.ts';
+import { htmlToText } from '../../text/html-to-text.ts';
 import type { ExtractedArticle } from './extract.ts';
 import type { FetchResponse } from '../fetcher.ts';
 
