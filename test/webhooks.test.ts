@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } from './reader-harness.ts';
 import { refreshFeed } from '../src/feeds/index.ts';
 import { addRule } from '../src/rules/rules.ts';
-import { sealSecret } from '../src/auth/keys.ts';
+import { sealSecret } from '../src/secrets/keys.ts';
 import {
   addWebhook,
   deliverDueWebhooks,

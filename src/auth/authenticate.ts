@@ -9,7 +9,7 @@ import type { App } from '../app.ts';
 import type { Scope } from '../model/auth.ts';
 import { findLiveToken } from './tokens.ts';
 import { authStore, nowSeconds } from './repositories.ts';
-import { sign, safeEqual } from './keys.ts';
+import { sign, safeEqual } from '../secrets/keys.ts';
 
 export interface Authenticated {
   userId: number;

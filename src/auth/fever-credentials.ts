@@ -5,7 +5,7 @@
 // guess of the Fever password without the server key as well.
 import { createHash, randomBytes } from 'node:crypto';
 import type { App } from '../app.ts';
-import { sign } from './keys.ts';
+import { sign } from '../secrets/keys.ts';
 import { verifyPassword } from './passwords.ts';
 import { nowSeconds } from './repositories.ts';
 import type { FeverRepository } from '../store/repositories.ts';

@@ -5,7 +5,7 @@
 // refreshes for feeds without one; kept icons are refreshed monthly, failed lookups retried daily.
 import { Parser } from 'htmlparser2';
 import type { App } from '../app.ts';
-import { sign } from '../auth/keys.ts';
+import { sign } from '../secrets/keys.ts';
 import type { FeedIconRepository } from '../store/repositories.ts';
 import { feedEngine } from './services.ts';
 import { withUpkeepLease } from './upkeep-lease.ts';

@@ -10,7 +10,7 @@ import type { App } from '../app.ts';
 import type { WebSession } from '../model/web.ts';
 import { hashToken, newSecret } from '../auth/passwords.ts';
 import { nowSeconds } from '../auth/repositories.ts';
-import { safeEqual, sign } from '../auth/keys.ts';
+import { safeEqual, sign } from '../secrets/keys.ts';
 import { webStore } from './repositories.ts';
 
 export const SESSION_COOKIE = 'tidings_session';

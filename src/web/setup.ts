@@ -5,7 +5,7 @@
 import type { App } from '../app.ts';
 import type { User } from '../model/user.ts';
 import { newSecret } from '../auth/passwords.ts';
-import { safeEqual } from '../auth/keys.ts';
+import { safeEqual } from '../secrets/keys.ts';
 import { createAccount } from '../auth/accounts.ts';
 import { webStore } from './repositories.ts';
 import { WebError } from './errors.ts';

@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { perApp } from '../per-app.ts';
 import type { App } from '../app.ts';
 import { nowSeconds } from '../auth/repositories.ts';
-import { openSecret, sealSecret } from '../auth/keys.ts';
+import { openSecret, sealSecret } from '../secrets/keys.ts';
 import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/index.ts';
 import { checkHostLiteral } from '../net/address-guard.ts';
 import { parseFeedUrl } from '../net/http-client.ts';

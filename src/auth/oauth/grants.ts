@@ -6,7 +6,7 @@ import { hashToken } from '../passwords.ts';
 import { authStore, nowSeconds } from '../repositories.ts';
 import { issueOAuthToken, ACCESS_TOKEN_TTL_SECONDS } from '../tokens.ts';
 import { parseScopes, formatScopes, isSubset } from '../scopes.ts';
-import { safeEqual } from '../keys.ts';
+import { safeEqual } from '../../secrets/keys.ts';
 import { OAuthError } from './errors.ts';
 import { s256, PKCE_VALUE } from './authorize.ts';
 

@@ -6,7 +6,7 @@
 // pushing costs nothing but latency.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { App } from '../../app.ts';
-import { openSecret, sealSecret } from '../../auth/keys.ts';
+import { openSecret, sealSecret } from '../../secrets/keys.ts';
 import type { WebSubRepository, WebSubSubscription } from '../../store/repositories.ts';
 import type { FeedRecord } from '../../model/feed-record.ts';
 import { feedEngine } from '../services.ts';

@@ -4,7 +4,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { App } from '../app.ts';
 import { perApp } from '../per-app.ts';
-import { authStore, nowSeconds } from './repositories.ts';
+import { authStore, nowSeconds } from '../auth/repositories.ts';
 
 /** The key, read (or created) once per App. */
 const serverKey = perApp(async (app): Promise<Buffer> => {
