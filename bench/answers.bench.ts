@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
 import { parseChatRequest } from '../src/chat-api/request-schema.ts';

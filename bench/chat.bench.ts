@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:http';
 import { Pool } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { buildServer } from '../src/http/server.ts';
 import { answerService } from '../src/answer/service.ts';

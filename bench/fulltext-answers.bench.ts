@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir, SHARED } from '../test/helpers.ts';
 import { feedEngine, refreshDue } from '../src/feeds/index.ts';

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { feedEngine, refreshDue } from '../src/feeds/index.ts';

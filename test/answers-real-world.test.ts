@@ -7,7 +7,7 @@ import http from 'node:http';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
 import { hasShared, runCli, SHARED, SKIP_NO_SHARED, tempDataDir } from './helpers.ts';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { silentLogger, type Logger } from '../src/log/logger.ts';
 import { startServer } from '../src/http/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ROOT, TEST_DATABASE_URL, freshPostgresDatabase } from './helpers.ts';
 import { FeedServer, type FeedItem, ReaderClient, clientLogin, addUser, S } from './reader-harness.ts';
 import { postgresUnavailable, startCluster, type Cluster } from './postgres-cluster.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { testSql } from '../src/store/testing.ts';
 import { addFeed } from '../src/search/testing/fixtures.ts';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp, type App } from '../src/runtime/app.ts';
 import { startServer } from '../src/http/server.ts';
 import { tempDataDir } from './helpers.ts';
 

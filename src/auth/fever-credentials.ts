@@ -4,7 +4,7 @@
 // client sends the key alone), so a leaked database neither authenticates nor allows an offline
 // guess of the Fever password without the server key as well.
 import { createHash, randomBytes } from 'node:crypto';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { sign } from '../secrets/keys.ts';
 import { verifyPassword } from './passwords.ts';
 import { nowSeconds } from './repositories.ts';

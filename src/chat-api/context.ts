@@ -1,5 +1,5 @@
 // Everything one running chat API needs, built once per server from the App and plugin options.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { chatStore, type ChatStore } from './repositories.ts';
 import { configuredPrices, type PriceTable } from './prices.ts';

@@ -5,8 +5,8 @@
 // touches the reader API.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { createChatApi } from './context.ts';
 import { ApiError, errorBody, toApiError } from './errors.ts';

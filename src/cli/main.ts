@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/config.ts';
 import { VERSION } from '../config/install.ts';
-import { createApp, SINGLE_PROCESS, type App } from '../app.ts';
+import { createApp, SINGLE_PROCESS, type App } from '../runtime/app.ts';
 import { silentLogger, createLogger, type LogFormat } from '../log/logger.ts';
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/open-store.ts';

@@ -4,7 +4,7 @@
 // apps and the web app get them from Tidings and never contact the site. Looked up after
 // refreshes for feeds without one; kept icons are refreshed monthly, failed lookups retried daily.
 import { Parser } from 'htmlparser2';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { sign } from '../secrets/keys.ts';
 import type { FeedIconRepository } from '../store/repositories.ts';
 import { feedEngine } from './services.ts';

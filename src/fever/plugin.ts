@@ -4,7 +4,7 @@
 // merged. Answers are always JSON with HTTP 200 and `auth` 0/1, as Fever did — clients read
 // `auth`, not the status — except refused input (400/404 with an `error` that says what to fix).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { LoginThrottle } from '../auth/login-throttle.ts';
 import { Params, parsePairs } from '../http/params.ts';
 import { authenticateFeverKey } from '../auth/fever-credentials.ts';

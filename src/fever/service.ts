@@ -2,7 +2,7 @@
 // does. Free of HTTP: the plugin passes the merged parameters and sends the object back as JSON.
 // Several read arguments may be combined in one request (FreshRSS answers them all; Miniflux only
 // the first): every one present is answered, after the mark (if any) is applied.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { readerStore } from '../library/repositories.ts';
 import type { ItemCondition } from '../model/stream.ts';
 import { userCatalog } from '../library/catalog.ts';

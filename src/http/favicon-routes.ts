@@ -2,7 +2,7 @@
 // iconUrl and the web app uses). No authentication: the icons are the sites' public images, and
 // the signature keeps the list of feeds on this server from being enumerated.
 import type { FastifyPluginAsync } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { faviconForPath } from '../feeds/favicons.ts';
 import { plainTextErrorHandler } from './plain-text-errors.ts';
 

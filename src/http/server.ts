@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyListenOptions,
 } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { chatApiPlugin } from '../chat-api/plugin.ts';

@@ -1,6 +1,6 @@
 // The WebSub callback: GET = the hub verifying intent (echo the challenge), POST = a push.
 import type { FastifyPluginAsync } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { acceptPush, verifyIntent, WebSubError } from '../feeds/websub/websub.ts';
 import { plainTextErrorHandler } from './plain-text-errors.ts';
 

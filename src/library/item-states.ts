@@ -4,8 +4,8 @@
 // domains registered (webhooks hear of newly starred items this way). The clients never raise
 // events themselves, so a new client cannot forget to. A registry rather than imports, as
 // feeds/ingest-hooks.ts: the library does not depend on the domains built on it.
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import type { ItemCondition, StateColumn } from '../model/stream.ts';
 
 /** Items of the user that gained (or lost) a flag. */

@@ -1,6 +1,6 @@
 // The rules of the user's labels (a folder is a label on feeds, a tag a label on items; one name
 // can be both), the same from every client.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { labelNameProblem } from '../feeds/index.ts';
 
 /**

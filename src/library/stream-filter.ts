@@ -3,7 +3,7 @@
 // typo never silently reads as an empty stream.
 import type { ItemCondition, StateColumn } from '../model/stream.ts';
 import type { ReaderLabelRepository } from '../store/repositories.ts';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { LibraryError } from './errors.ts';
 import { readerStore } from './repositories.ts';
 import { userCatalog, type UserCatalog } from './catalog.ts';

@@ -1,7 +1,7 @@
 // What the domains report for metrics (a feed fetched, a search done, a queue's depth), free of
 // any metrics library: the server's Prometheus registry (./metrics.ts) subscribes; a CLI command,
 // which has no /metrics, never loads prom-client and its reports cost a WeakMap lookup.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { AnswerEvent, AnswerRequest, AnswerService } from '../answer/types.ts';
 
 export interface MetricsSink {

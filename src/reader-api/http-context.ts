@@ -3,7 +3,7 @@
 // token, and turns a ReaderError (or the library's LibraryError) into `Error=<what to fix>` text. Handlers stay one-liners over the
 // service modules.
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { authenticate, checkWriteToken, hasScope, type Authenticated } from '../auth/authenticate.ts';
 import { LibraryError } from '../library/errors.ts';
 import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/open-store.ts';

@@ -1,7 +1,7 @@
 // Changing item states: edit-tag (flags and custom tags on items) and mark-all-as-read. Every
 // parameter is validated before anything is written, and each call is one transaction, so a bad
 // id or tag changes nothing; unread counters follow through the user_items triggers.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { ReaderError } from './errors.ts';
 import { checkNewLabel } from './labels-and-counts.ts';
 import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } from './ids.ts';

@@ -1,6 +1,6 @@
 // Subscriptions as the Reader API lists them, unread counts (from the trigger-maintained counters,
 // never a recount), and labels: tag/list, rename-tag, disable-tag.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { SubscriptionView } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { deleteLabel, newLabelProblem, renameLabel } from '../library/labels.ts';

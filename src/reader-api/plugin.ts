@@ -3,7 +3,7 @@
 // Body parsers here apply to these routes only: forms keep repeated keys and tolerate values
 // that are not percent-encoded; any other body (OPML as text/xml, none at all) arrives as text.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { FormBody } from '../http/params.ts';
 import { sendError } from './http-context.ts';
 import { registerReaderRoutes } from './routes.ts';

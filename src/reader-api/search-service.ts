@@ -4,8 +4,8 @@
 // the index scope is the user's subscriptions (or one of their streams), and every hit is checked
 // against the user's own rows, so items hidden by a filter rule or belonging to feeds the user
 // does not follow never appear.
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import { LocalIndexProvider } from '../search/local-provider.ts';
 import { flushSearchIndexing, searchIndexRepository } from '../search/indexing.ts';
 import { SearchFilterError } from '../search/types.ts';

@@ -1,7 +1,7 @@
 // Reading streams: stream/contents, stream/items/ids and stream/items/contents. Keyset pages are
 // fetched one row past the page size, so a continuation is given only while more items exist.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import { reportMemoryUse } from '../observability/events.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';

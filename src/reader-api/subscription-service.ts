@@ -1,7 +1,7 @@
 // Subscription changes through the Reader API: quickadd, subscription/edit, OPML import/export.
 // Fetching, discovery and OPML belong to the feed engine (src/feeds); this module maps the
 // protocol's parameters onto it and validates everything before changing anything.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import {
   feedEngine,
   FeedError,

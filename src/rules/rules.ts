@@ -1,7 +1,7 @@
 // Per-user filter rules: what a user can add, list, remove and apply, and their application to
 // new items at ingest. A rule only ever changes that user's view (their user_items row, their
 // tags); the shared article and other users' views stay as they are.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { findSubscription, onNewItems, onSubscribed } from '../feeds/index.ts';
 import { readerStore } from '../library/repositories.ts';
 import {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp, type App } from '../app.ts';
+import { createApp, type App } from '../runtime/app.ts';
 import { loadConfig } from '../config/config.ts';
 import { addFeed, ingest, testApp } from './testing/fixtures.ts';
 import { ARTICLE_TABLE_SNAPSHOT, flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';

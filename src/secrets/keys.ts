@@ -3,8 +3,8 @@
 // sessions, Fever key MACs, favicon URLs.
 // Separate purposes are domain-separated in the MAC input, so one value never passes as another.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 
 /** Unix seconds, the time unit of auth_secrets.created_at. */
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);

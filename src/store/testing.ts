@@ -3,7 +3,7 @@
 // of the PostgreSQL caches use (statements sent, notifications held back). Domain code never
 // imports this (test/import-boundaries).
 // Placeholders are `?` on both backends (numbered for PostgreSQL here); write portable SQL.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { Store } from './open-store.ts';
 
 export interface TestStatement {

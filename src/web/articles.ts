@@ -1,7 +1,7 @@
 // Article lists, the reading pane and item states for the web app, over the Reader API's stream
 // services (the same filters, counters and keyset pages as the Google Reader API), so both APIs
 // always agree on what a view contains and on unread counts.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { ItemCondition, ItemPosition, ReaderItemBody, ReaderItemState } from '../model/stream.ts';
 import { readerStore } from '../library/repositories.ts';
 import { itemsVersion, originsOf, userCatalog } from '../library/catalog.ts';

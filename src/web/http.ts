@@ -2,7 +2,7 @@
 // checks, cookies, security headers, and errors as {"error":{"code","message","field"}}. Route
 // handlers (./routes.ts) receive a checked WebContext and return plain values.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { authenticate as authenticateToken } from '../auth/authenticate.ts';
 import { AccountError } from '../auth/accounts.ts';
 import { LibraryError } from '../library/errors.ts';

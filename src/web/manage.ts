@@ -1,6 +1,6 @@
 // Subscriptions, folders, OPML and feed health for the web app: thin mappings onto the feed engine
 // (src/feeds) and the library's labels (src/library), with errors turned into WebError.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import {
   discoverFeeds,
   exportOpml,

@@ -5,7 +5,7 @@
 // plugin below.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { authenticateRequest, checkOrigin, errorReply, SECURITY_HEADERS } from './http.ts';
 import { ROUTES, type WebContext } from './routes.ts';
 import { openApiDocument } from './openapi.ts';

@@ -3,7 +3,7 @@
 // src/feeds/fulltext, src/fever) that the CLI calls too: request shapes are checked here, every
 // rule of substance (safe regexes, the SSRF guard on targets, limits) is the domain's. Domain
 // refusals become the API's errors in ./http.ts.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { addRule, applyRuleRetroactively, listRules, removeRule, type RuleSpec } from '../rules/rules.ts';
 import type { FilterRuleView, RuleCondition, RuleField } from '../model/rule.ts';
 import { addWebhook, removeWebhook, webhookDeliveries, webhookStore } from '../webhooks/webhooks.ts';

@@ -3,7 +3,7 @@
 // domain modules; each entry states only what is its own. The OpenAPI document is generated
 // from this same table, so it cannot miss an endpoint.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { checkLogin } from '../auth/login.ts';
 import { authStore, nowSeconds } from '../auth/repositories.ts';
 import { issueClientLoginToken, revokeStoredToken } from '../auth/tokens.ts';

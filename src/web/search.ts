@@ -1,6 +1,6 @@
 // Full-text search over the user's own articles (src/search), scoped to the open feed or folder,
 // with the matched words located so the page can highlight them without parsing HTML.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { SearchScope } from '../answer/types.ts';
 import { searchService } from '../search/service.ts';
 import { SearchFilterError, type SearchHit } from '../search/types.ts';

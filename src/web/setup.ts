@@ -2,7 +2,7 @@
 // but only with the one-time setup link the server prints in its log. Without it, anyone who
 // reaches a fresh instance served on 0.0.0.0 could claim it. The secret lives in memory only: a
 // restart prints a new link, and creating the account uses it up.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { User } from '../model/user.ts';
 import { newSecret } from '../auth/passwords.ts';
 import { safeEqual } from '../secrets/keys.ts';

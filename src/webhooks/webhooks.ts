@@ -4,8 +4,8 @@
 // feed fetcher (SSRF guard: private addresses refused unless TIDINGS_ALLOW_PRIVATE_NETWORKS),
 // logged, and retried with exponential back-off.
 import { createHmac, randomBytes } from 'node:crypto';
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import { nowSeconds } from '../auth/repositories.ts';
 import { openSecret, sealSecret } from '../secrets/keys.ts';
 import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/index.ts';

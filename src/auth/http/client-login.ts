@@ -1,7 +1,7 @@
 // POST (and GET) /accounts/ClientLogin, also under /api/greader.php: the Google Reader login that
 // most reader apps use. Answers text/plain "SID=…\nLSID=null\nAuth=<token>\n" (apps read Auth).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { checkLogin } from '../login.ts';
 import { issueClientLoginToken } from '../tokens.ts';
 import { paramsFromRequest } from '../../http/params.ts';

@@ -1,7 +1,7 @@
 // HTTP side of the OAuth 2.0 authorization server: the authorization endpoint (login + consent
 // page), the token endpoint and RFC 7009 revocation. The rules live in ../oauth/.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { checkLogin } from '../login.ts';
 import {
   checkAuthorizationRequest,

@@ -12,11 +12,11 @@ import { flushCompileCache } from 'node:module';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { type CliContext, checkDatabase } from '../context.ts';
-import { createApp, type App, type ProcessRole } from '../../app.ts';
+import { createApp, type App, type ProcessRole } from '../../runtime/app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat } from '../../log/logger.ts';
 import { markServing } from '../pid-file.ts';
-import { collectStartupGarbage } from '../../startup-garbage.ts';
+import { collectStartupGarbage } from '../../runtime/startup-garbage.ts';
 import {
   superviseWorkers,
   WORKER_SLOT_ENV,

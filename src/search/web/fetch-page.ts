@@ -2,8 +2,8 @@
 // request passes the SSRF guard (private addresses refused unless allowPrivateNetworks), the
 // redirect checks and the body size cap. A shorter time limit than feeds get: a search waits on it.
 import iconv from 'iconv-lite';
-import type { App } from '../../app.ts';
-import { perApp } from '../../per-app.ts';
+import type { App } from '../../runtime/app.ts';
+import { perApp } from '../../runtime/per-app.ts';
 import { HttpClient } from '../../net/http-client.ts';
 
 /** Pages slower than this are skipped (the search answers without them). */

@@ -1,12 +1,12 @@
 // Composition root: the one place that wires configuration, logging, storage and the domains
 // together. Domains get what they need from an App (its store gives every repository) and keep
 // their own services with perApp (./per-app.ts), so adding a domain does not grow this file much.
-import type { Config } from './config/config.ts';
-import { createLogger, type Logger, type LogFormat } from './log/logger.ts';
-import { openStore, type Store, type StoreWorkload } from './store/open-store.ts';
-import type { LimitCounters, UserRepository } from './store/repositories.ts';
-import { openLimitCounters, type LimitsStore } from './store/limit-counters.ts';
-import type { ItemChanges } from './model/item.ts';
+import type { Config } from '../config/config.ts';
+import { createLogger, type Logger, type LogFormat } from '../log/logger.ts';
+import { openStore, type Store, type StoreWorkload } from '../store/open-store.ts';
+import type { LimitCounters, UserRepository } from '../store/repositories.ts';
+import { openLimitCounters, type LimitsStore } from '../store/limit-counters.ts';
+import type { ItemChanges } from '../model/item.ts';
 
 export type ItemChangeListener = (changes: ItemChanges) => void;
 
@@ -109,9 +109,9 @@ export async function createApp(
   // opens no App, and should not hold the search indexer, rules and webhooks in memory.
   try {
     const [{ installSearchIndexing }, { installFilterRules }, { installWebhooks }] = await Promise.all([
-      import('./search/indexing.ts'),
-      import('./rules/rules.ts'),
-      import('./webhooks/webhooks.ts'),
+      import('../search/indexing.ts'),
+      import('../rules/rules.ts'),
+      import('../webhooks/webhooks.ts'),
     ]);
     await installSearchIndexing(app);
     // After a feed's new items are stored: each user's filter rules, then their webhooks.
