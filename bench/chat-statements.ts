@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createApp } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { buildServer } from '../src/http/server.ts';
+import { buildServer } from '../src/server/server.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/auth/api-keys.ts';

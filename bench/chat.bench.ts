@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { buildServer } from '../src/http/server.ts';
+import { buildServer } from '../src/server/server.ts';
 import { answerService } from '../src/answer/service.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/auth/api-keys.ts';

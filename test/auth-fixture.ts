@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { buildServer } from '../src/http/server.ts';
+import { buildServer } from '../src/server/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { registerClient } from '../src/auth/oauth/clients.ts';
 import type { GrantType } from '../src/model/auth.ts';

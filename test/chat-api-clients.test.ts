@@ -12,7 +12,7 @@ import { createPerplexity } from '@ai-sdk/perplexity';
 import { generateText as generateText6, streamText as streamText6 } from 'ai6';
 import { createPerplexity as createPerplexity3 } from 'ai-sdk-perplexity3';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../src/http/server.ts';
+import { buildServer } from '../src/server/server.ts';
 import type { App } from '../src/runtime/app.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { createApiKey } from '../src/auth/api-keys.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createApp } from '../src/runtime/app.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { startServer } from '../src/http/server.ts';
+import { startServer } from '../src/server/server.ts';
 import { subscribe, refreshFeed } from '../src/feeds/index.ts';
 import { searchService } from '../src/search/service.ts';
 import { hashPassword } from '../src/auth/passwords.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/runtime/app.ts';
 import { silentLogger, type Logger } from '../src/log/logger.ts';
-import { startServer } from '../src/http/server.ts';
+import { startServer } from '../src/server/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from './helpers.ts';
 import { escapeHtmlText } from '../src/text/escape-html.ts';

@@ -1,5 +1,5 @@
 // The chat completions API as a Fastify plugin (Sonar-compatible wire format, see README.md here).
-// Registered with one line in src/http/server.ts. The outer function runs in the root context
+// Registered with one line in src/server/server.ts. The outer function runs in the root context
 // (wrapped with fastify-plugin) only to install the server-wide not-found handler; all routes,
 // hooks and the error handler live in the encapsulated `chatRoutes` below, so nothing here
 // touches the reader API.
@@ -17,7 +17,7 @@ import { registerAsyncRoutes } from './routes/async.ts';
 import { registerAccessForm, ACCESS_FORM_PATH } from './access-form.ts';
 import { AsyncJobRunner } from './async-jobs.ts';
 import { defaultAnswerService } from './default-answers.ts';
-import { notFoundHandler } from '../http/framework-errors.ts';
+import { notFoundHandler } from '../server/framework-errors.ts';
 
 export interface ChatApiOptions {
   app: App;
@@ -110,7 +110,7 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
 // Not encapsulated, so the not-found handler is the server's fallback for every path.
 export const chatApiPlugin = fastifyPlugin<ChatApiOptions>(
   async (server, opts) => {
-    // Paths of the other APIs get their own error shapes (src/http/framework-errors.ts).
+    // Paths of the other APIs get their own error shapes (src/server/framework-errors.ts).
     server.setNotFoundHandler(notFoundHandler(chatNotFoundMessage));
     await server.register(chatRoutes, opts);
   },

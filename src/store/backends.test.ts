@@ -472,7 +472,7 @@ test('postgres: connection lost while serving: 503 with a clear body, then it re
   try {
     const { createApp } = await import('../runtime/app.ts');
     const { loadConfig } = await import('../config/config.ts');
-    const { startServer } = await import('../http/server.ts');
+    const { startServer } = await import('../server/server.ts');
     const { issueClientLoginToken } = await import('../auth/tokens.ts');
     const app = await createApp(
       loadConfig({

@@ -1,5 +1,5 @@
 // Tidings' own web app: the page and its assets at /, and the JSON API it uses at /api/v1
-// (documented at /api/v1/openapi.json). Registered with one line in src/http/server.ts. The outer
+// (documented at /api/v1/openapi.json). Registered with one line in src/server/server.ts. The outer
 // function runs in the root context (wrapped with fastify-plugin) only to hook onListen (to print
 // the first-run setup link); routes, parsers and the error handler live in the encapsulated
 // plugin below.

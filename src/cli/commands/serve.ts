@@ -25,7 +25,7 @@ import {
   cannotListen,
   type WorkerMessage,
 } from '../supervisor.ts';
-import type { ListenOptions } from '../../http/server.ts';
+import type { ListenOptions } from '../../server/server.ts';
 
 /** The worker count --workers / TIDINGS_WORKERS asks for (0: one per CPU core). */
 export function workerCount(config: Config): number {
@@ -125,7 +125,7 @@ async function listen(
 ): Promise<{ server: FastifyInstance; url: string }> {
   try {
     // Loaded here, not at the top: other commands need neither Fastify nor the metrics registry.
-    const { startServer } = await import('../../http/server.ts');
+    const { startServer } = await import('../../server/server.ts');
     return await startServer(app, options);
   } catch (e) {
     await app.close();
@@ -161,7 +161,7 @@ async function untilStopped(
   const onSignal = (why: string) => (stopNow ? stopNow(why) : (stopAsked ??= why));
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
-  const { markDraining } = await import('../../http/health.ts');
+  const { markDraining } = await import('../../server/health.ts');
   await new Promise<void>((resolve) => {
     let closing = false;
     const stop = (why: string) => {

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { App } from '../runtime/app.ts';
 import { faviconForPath } from '../feeds/favicons.ts';
-import { plainTextErrorHandler } from './plain-text-errors.ts';
+import { plainTextErrorHandler } from '../http/plain-text-errors.ts';
 
 /** Where favicons are served; errors under it are plain text, like the icon's own 404. */
 export const ICONS_PREFIX = '/icons';

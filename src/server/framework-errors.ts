@@ -6,7 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { allowedMethods, methodMessage } from './allowed-methods.ts';
+import { allowedMethods, methodMessage } from '../http/allowed-methods.ts';
 import { READER_API_PREFIXES } from '../reader-api/plugin.ts';
 import { CLIENT_LOGIN_PATHS } from '../auth/http/client-login.ts';
 import { ApiError, errorBody, type ApiErrorType } from '../chat-api/errors.ts';

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { App } from '../runtime/app.ts';
 import { acceptPush, verifyIntent, WebSubError } from '../feeds/websub/websub.ts';
-import { plainTextErrorHandler } from './plain-text-errors.ts';
+import { plainTextErrorHandler } from '../http/plain-text-errors.ts';
 
 /** Where hubs call back; errors under it are plain text (src/http/README.md, "Errors before a route runs"). */
 export const WEBSUB_PREFIX = '/websub';
