@@ -8,7 +8,7 @@
 // Round trips are what a shared 2-core box pays for in PostgreSQL CPU, so this is the figure that
 // tells whether a change to the answer path added or removed any.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createApp } from '../src/runtime/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { buildServer } from '../src/server/server.ts';
 import { silentLogger } from '../src/log/logger.ts';

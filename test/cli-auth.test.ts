@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp } from '../src/runtime/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { authenticateClient } from '../src/auth/oauth/clients.ts';

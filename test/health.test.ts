@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { createApp, type App } from '../src/runtime/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { startServer } from '../src/server/server.ts';

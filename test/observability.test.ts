@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createApp } from '../src/runtime/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { startServer } from '../src/server/server.ts';
 import { subscribe, refreshFeed } from '../src/feeds/index.ts';

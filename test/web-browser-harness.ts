@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp, type App } from '../src/runtime/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { startServer } from '../src/server/server.ts';
 import { tempDataDir } from './helpers.ts';
 

@@ -19,7 +19,7 @@ import {
   WebhookInputError,
 } from '../src/webhooks/webhooks.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp } from '../src/runtime/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { runCli, tempDataDir } from './helpers.ts';
 import { Browser } from './web-api-client.ts';

@@ -3,7 +3,8 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, ConfigError, parseSetFlags, type Config } from '../config/config.ts';
 import { VERSION } from '../config/install.ts';
-import { createApp, SINGLE_PROCESS, type App } from '../runtime/app.ts';
+import { createApp } from '../server/create-app.ts';
+import { SINGLE_PROCESS, type App } from '../runtime/app.ts';
 import { silentLogger, createLogger, type LogFormat } from '../log/logger.ts';
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { StoreUnavailableError } from '../store/open-store.ts';

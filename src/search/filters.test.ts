@@ -9,7 +9,7 @@ import { SearchFilterError, type SearchQuery } from './types.ts';
 import type { SearchFilters, SearchScope } from './types.ts';
 import type { App } from '../runtime/app.ts';
 import { testSql } from '../store/testing.ts';
-import { createApp } from '../runtime/app.ts';
+import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
 
 const NOW = 1_750_000_000;
