@@ -5,9 +5,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { App } from '../runtime/app.ts';
 import { faviconForPath } from '../feeds/favicons.ts';
 import { plainTextErrorHandler } from '../http/plain-text-errors.ts';
+import { textError, type ApiErrorShape } from '../http/error-shape.ts';
 
 /** Where favicons are served; errors under it are plain text, like the icon's own 404. */
 export const ICONS_PREFIX = '/icons';
+
+export const faviconErrors: ApiErrorShape = {
+  prefixes: [ICONS_PREFIX],
+  shape: (_status, message) => textError(message),
+  endpointHint: `favicons are GET ${ICONS_PREFIX}/<feed id>.<signature>, the iconUrl of a subscription`,
+};
 
 export const faviconRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   server.setErrorHandler(plainTextErrorHandler(app.log, 'favicon'));

@@ -12,8 +12,16 @@ import { openApiDocument } from './openapi.ts';
 import { loadAssets, type Asset } from './assets.ts';
 import { setupLink, setupSecret } from './setup.ts';
 import { allowedMethods, methodMessage } from '../http/allowed-methods.ts';
+import { errorCodeOf, jsonError, type ApiErrorShape } from '../http/error-shape.ts';
 
 export const API_PREFIX = '/api/v1';
+
+/** Errors under the web API's prefix before a route runs: its JSON error. */
+export const webApiErrors: ApiErrorShape = {
+  prefixes: [API_PREFIX],
+  shape: (status, message) => jsonError({ error: { code: errorCodeOf(status), message } }),
+  endpointHint: `see ${API_PREFIX}/openapi.json`,
+};
 
 function sendAsset(
   req: { headers: Record<string, string | string[] | undefined> },

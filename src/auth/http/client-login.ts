@@ -5,8 +5,16 @@ import type { App } from '../../runtime/app.ts';
 import { checkLogin } from '../login.ts';
 import { issueClientLoginToken } from '../tokens.ts';
 import { paramsFromRequest } from '../../http/params.ts';
+import { textError, type ApiErrorShape } from '../../http/error-shape.ts';
 
 export const CLIENT_LOGIN_PATHS = ['/accounts/ClientLogin', '/api/greader.php/accounts/ClientLogin'];
+
+/** Errors of ClientLogin, and of whatever else is asked for beside it: `Error=…\nInfo=…\n`. */
+export const clientLoginErrors: ApiErrorShape = {
+  prefixes: ['/accounts', '/api/greader.php/accounts'],
+  shape: (status, message) => textError(`Error=${status === 404 ? 'NotFound' : 'BadRequest'}\nInfo=${message}\n`),
+  endpointHint: `ClientLogin is POST ${CLIENT_LOGIN_PATHS.join(' or ')}`,
+};
 
 export async function clientLoginRoutes(server: FastifyInstance, opts: { app: App }): Promise<void> {
   const { app } = opts;
