@@ -6,7 +6,7 @@ import { configuredPrices, type PriceTable } from './prices.ts';
 import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
 import type { RateFamily } from './models.ts';
 import { UsageRecorder } from './usage.ts';
-import { timedAnswers } from '../observability/events.ts';
+import { timedAnswers } from '../answer/timed-answers.ts';
 
 export interface ChatApi {
   app: App;
