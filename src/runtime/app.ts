@@ -45,5 +45,3 @@ export interface App {
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
 }
-
-export { perApp } from './per-app.ts';

@@ -2,7 +2,8 @@
 // it is produced, kept as a conversation the user can reopen and continue. Follow-ups send the
 // earlier turns, so the pipeline carries the topic over (src/answer/conversation.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { perApp, type App } from '../runtime/app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import {
   AnswerError,
   SONAR_MODELS,
