@@ -3,7 +3,7 @@
 // its own: `node bench/answer.bench-part.ts [articles=2000] [questions=150]`.
 // Baseline measured in the same run: the search alone (one SearchService.search with the same
 // query), so the figure to watch is the answer's overhead over its search.
-import type { App } from '../src/app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { answerService } from '../src/answer/service.ts';
 import { searchService } from '../src/search/service.ts';
 import type { SonarModel } from '../src/answer/types.ts';

@@ -9,7 +9,7 @@
 // With --data the generated index is kept and reused (its build is not what is measured here).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
 import { searchService } from '../src/search/service.ts';

@@ -22,7 +22,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
 import { parseChatRequest } from '../src/chat-api/request-schema.ts';

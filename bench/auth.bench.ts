@@ -4,7 +4,7 @@
 // Run: node bench/auth.bench.ts [tokens=10000] [calls=50000]
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { issueClientLoginToken } from '../src/auth/tokens.ts';

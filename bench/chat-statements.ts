@@ -8,12 +8,12 @@
 // Round trips are what a shared 2-core box pays for in PostgreSQL CPU, so this is the figure that
 // tells whether a change to the answer path added or removed any.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { buildServer } from '../src/http/server.ts';
+import { buildServer } from '../src/server/server.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { hasNews, loadArticles, readArticles, readQuestions } from '../src/answer/testing/news-corpus.ts';
 import { testSql, watchStatements } from '../src/store/testing.ts';
 import { freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';

@@ -6,6 +6,7 @@
 //   git worktree add /tmp/base <commit> && ln -s $PWD/node_modules /tmp/base/node_modules
 //   node bench/compare-search.ts --baseline /tmp/base --data /tmp/ab-index-100000 [--rounds 3]
 //   … --database-url postgres://…     both checkouts on this PostgreSQL index (--data: any folder)
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SHARED } from '../test/helpers.ts';
 import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
@@ -37,7 +38,9 @@ interface Side {
 }
 
 async function side(root: string, name: string): Promise<Side> {
-  const { createApp } = await import(join(root, 'src/app.ts'));
+  // createApp moved from src/app.ts to src/server/create-app.ts; an older checkout has the former.
+  const composition = ['src/server/create-app.ts', 'src/app.ts'].find((f) => existsSync(join(root, f)))!;
+  const { createApp } = await import(join(root, composition));
   const { loadConfig } = await import(join(root, 'src/config/config.ts'));
   const { LocalIndexProvider } = await import(join(root, 'src/search/local-provider.ts'));
   const { searchIndexRepository } = await import(join(root, 'src/search/indexing.ts'));

@@ -10,7 +10,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { ChangeGated } from '../src/store/open-store.ts';
 import { testSql } from '../src/store/testing.ts';

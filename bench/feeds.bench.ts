@@ -26,7 +26,7 @@ import { loadavg } from 'node:os';
 import { testSql } from '../src/store/testing.ts';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { dropPostgresDatabase, freshPostgresDatabase, tempDataDir } from '../test/helpers.ts';
 import { benchBackend, flagValue } from './backend.ts';

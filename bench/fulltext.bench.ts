@@ -11,13 +11,14 @@ import { Worker } from 'node:worker_threads';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { feedEngine, refreshDue } from '../src/feeds/index.ts';
 import { fullTextStore } from '../src/feeds/fulltext/fulltext.ts';
 import { extractArticle } from '../src/feeds/fulltext/extract.ts';
-import { Semaphore } from '../src/feeds/fetcher/concurrency.ts';
+import { Semaphore } from '../src/net/concurrency.ts';
 import { testSql } from '../src/store/testing.ts';
 
 const FEEDS = Number(process.env.BENCH_FT_FEEDS ?? 200);

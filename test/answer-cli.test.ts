@@ -1,7 +1,7 @@
 // `tidings ask` as a real child process over a real data folder.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { loadFixture } from '../src/answer/testing/articles.ts';
 import { runCli, tempDataDir } from './helpers.ts';

@@ -2,9 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { buildServer } from '../src/http/server.ts';
+import { buildServer } from '../src/server/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { registerClient } from '../src/auth/oauth/clients.ts';
 import type { GrantType } from '../src/model/auth.ts';

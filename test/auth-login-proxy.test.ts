@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig, ConfigError, type Config } from '../src/config/config.ts';
-import { createApp } from '../src/app.ts';
-import { buildServer } from '../src/http/server.ts';
+import { createApp } from '../src/server/create-app.ts';
+import { buildServer } from '../src/server/server.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from './helpers.ts';
 

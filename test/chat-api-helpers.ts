@@ -5,11 +5,12 @@
 // pipeline are in chat-api-e2e.test.ts.
 import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { chatApiPlugin } from '../src/chat-api/plugin.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import {
   AnswerError,
   type AnswerEvent,

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { fixture, post, ask, openApp, type Fixture } from './chat-api-helpers.ts';
 import { TEST_DATABASE_URL } from './helpers.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
-import type { App } from '../src/app.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
+import type { App } from '../src/runtime/app.ts';
 import { changeNumberMoved, notificationsHeldBack, statementsSent, steadyChangeNumber } from '../src/store/testing.ts';
 
 const RATE_LIMITS = { sonar: [100, 200, 300, 400, 500, 600], 'deep-research': [10, 10, 10, 10, 10, 10] };

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { fixture, post, ask, cliInProcess, type Fixture } from './chat-api-helpers.ts';
 import { runCli } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';
-import { keyNameProblem } from '../src/chat-api/keys/api-keys.ts';
+import { keyNameProblem } from '../src/auth/api-keys.ts';
 
 let f: Fixture;
 before(async () => {

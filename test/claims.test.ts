@@ -10,7 +10,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, runCli, tempDataDir } from './helpers.ts';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { testSql } from '../src/store/testing.ts';

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { authenticateClient } from '../src/auth/oauth/clients.ts';
 import { buildProgram, CliError } from '../src/cli/main.ts';
 import { CommanderError } from 'commander';
-import type { App } from '../src/app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { runCli, tempDataDir } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';
 

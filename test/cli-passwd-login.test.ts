@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli, tempDataDir } from './helpers.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { checkLogin } from '../src/auth/login.ts';
 import { authenticate } from '../src/auth/authenticate.ts';

@@ -23,6 +23,7 @@ test('error codes are snake_case in every domain', () => {
     for (const c of list) codes.push([where, c]);
   };
   add('FeedErrorCode', unionLiterals('src/feeds/errors.ts', /export type FeedErrorCode =([^;]*);/));
+  add('NetErrorCode', unionLiterals('src/net/errors.ts', /export type NetErrorCode =([^;]*);/));
   add('AccountError', unionLiterals('src/auth/accounts.ts', /readonly code: ([^;]*);/));
   add('AnswerErrorCode', unionLiterals('src/answer/types.ts', /export type AnswerErrorCode =([^;]*);/));
   add('ApiErrorType', unionLiterals('src/chat-api/errors.ts', /export type ApiErrorType =([^;]*);/));

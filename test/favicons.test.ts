@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { startHarness, addUser, clientLogin, ReaderClient, type Harness } from './reader-harness.ts';
 import { refreshDue } from '../src/feeds/index.ts';
 import { feedIcons, sniffImage, findIconLinks } from '../src/feeds/favicons.ts';
-import { setFeverPassword } from '../src/fever/credentials.ts';
+import { setFeverPassword } from '../src/auth/fever-credentials.ts';
 import { testSql } from '../src/store/testing.ts';
 
 // Smallest valid images of each kind (headers are what the sniffing checks).

@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { hostname } from 'node:os';
 import { openStore } from '../src/store/open-store.ts';
 import { lookup } from 'node:dns/promises';
-import { refusalReason } from '../src/feeds/fetcher/address-guard.ts';
+import { refusalReason } from '../src/net/address-guard.ts';
 import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, type FeedError } from '../src/feeds/index.ts';
 import { startScheduler } from '../src/feeds/scheduler/scheduler.ts';
 import type { ItemChanges } from '../src/model/item.ts';

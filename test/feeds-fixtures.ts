@@ -3,7 +3,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { tempDataDir } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';

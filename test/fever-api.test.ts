@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } from './reader-harness.ts';
-import { setFeverPassword } from '../src/fever/credentials.ts';
+import { setFeverPassword } from '../src/auth/fever-credentials.ts';
 import { runCli } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';
 

@@ -4,7 +4,7 @@
 // block the feed, the search index and every user of the feed see the text, per-host limits hold,
 // and teaser feeds are detected.
 import { test } from 'node:test';
-import type { App } from '../src/app.ts';
+import type { App } from '../src/runtime/app.ts';
 import assert from 'node:assert/strict';
 import { subscribe, refreshFeed } from '../src/feeds/index.ts';
 import { fullTextIdle, fullTextStore } from '../src/feeds/fulltext/fulltext.ts';

@@ -4,11 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
-import { startServer } from '../src/http/server.ts';
-import { markDraining } from '../src/http/health.ts';
+import { startServer } from '../src/server/server.ts';
+import { markDraining } from '../src/server/health.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL, tempDataDir } from './helpers.ts';
 import { redisUnavailable, startRedis } from './redis-server.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startHarness, addUser, clientLogin, type Harness } from './reader-harness.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 
 let h: Harness;
 let key: string;

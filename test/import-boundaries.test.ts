@@ -7,11 +7,14 @@
 //   3. search/ imports nothing from answer/ (the answer pipelines consume search, not the reverse).
 //   4. No import cycles between modules (value imports).
 //   5. Other domains use the feeds domain through its entry module, feeds/index.ts.
+//   6. Floors (test/layers.ts): no value import goes up a floor; the client protocols never import
+//      one another. The README's Architecture table is generated from the same table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from './helpers.ts';
+import { floorOf, LAYERS, PROTOCOLS, readmeWithArchitecture } from './layers.ts';
 
 interface Edge {
   from: string;
@@ -97,7 +100,7 @@ test('SQL and database drivers only in src/store/; backends only through src/sto
 });
 
 test('Fastify only in the HTTP layers, never in domain code', () => {
-  const HTTP = ['src/http', 'src/reader-api', 'src/chat-api', 'src/auth/http', 'src/web', 'src/fever'];
+  const HTTP = ['src/http', 'src/server', 'src/reader-api', 'src/chat-api', 'src/auth/http', 'src/web', 'src/fever'];
   const problems: string[] = [];
   for (const [file, { packages }] of graph) {
     if (!inside(file, 'src') || HTTP.some((d) => inside(file, d)) || file === 'src/auth/routes.ts') continue;
@@ -152,4 +155,64 @@ test('no import cycles (value imports) among the sources', () => {
   };
   for (const f of next.keys()) if (!state.has(f)) visit(f);
   assert.deepEqual(cycles, []);
+});
+
+/** The room of src/ a source file is in, as LAYERS names it (`feeds/`, `main.ts`); null outside src/. */
+function roomOf(file: string): string | null {
+  if (!inside(file, 'src')) return null;
+  const [first, second] = file.slice('src/'.length).split('/');
+  return second === undefined ? first! : `${first}/`;
+}
+
+/** Value imports between rooms of src/ (test code and type-only imports left out). */
+const roomEdges = [...graph.values()]
+  .flatMap((g) => g.edges)
+  .filter((e) => !e.typeOnly && !isTestCode(e.from) && graph.has(e.to))
+  .map((e) => ({ ...e, fromRoom: roomOf(e.from), toRoom: roomOf(e.to) }))
+  .filter((e) => e.fromRoom !== null && e.toRoom !== null && e.fromRoom !== e.toRoom);
+
+test('every folder of src/ is on one floor of the layer table', () => {
+  const rooms = new Set(
+    readdirSync(SRC, { withFileTypes: true }).map((e) => (e.isDirectory() ? `${e.name}/` : e.name)),
+  );
+  const listed = LAYERS.flatMap((f) => f.rooms.map(([room]) => room));
+  assert.deepEqual(
+    [...rooms].filter((r) => (r.endsWith('/') || r.endsWith('.ts')) && !floorOf.has(r)),
+    [],
+    'add new folders to test/layers.ts',
+  );
+  assert.deepEqual(
+    listed.filter((r) => !rooms.has(r)),
+    [],
+    'test/layers.ts names folders that do not exist',
+  );
+  assert.equal(new Set(listed).size, listed.length, 'a folder on two floors');
+});
+
+test('no value import goes up a floor', () => {
+  const up = roomEdges
+    .filter((e) => floorOf.get(e.toRoom!)! > floorOf.get(e.fromRoom!)!)
+    .map(
+      (e) =>
+        `${e.from} (${LAYERS[floorOf.get(e.fromRoom!)!]!.name}) -> ${e.to} (${LAYERS[floorOf.get(e.toRoom!)!]!.name})`,
+    );
+  assert.deepEqual(up, []);
+});
+
+test('the client protocols never import one another', () => {
+  const across = roomEdges
+    .filter((e) => PROTOCOLS.includes(e.fromRoom!) && PROTOCOLS.includes(e.toRoom!))
+    .map((e) => `${e.from} -> ${e.to}`);
+  assert.deepEqual(across, []);
+});
+
+test("the README's Architecture table is generated from the layer table (run node scripts/architecture-table.ts)", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  assert.equal(readme, readmeWithArchitecture(readme), 'README.md architecture table is stale');
+  const section = readme.slice(
+    readme.indexOf('## Architecture'),
+    readme.indexOf('\n## ', readme.indexOf('## Architecture') + 1),
+  );
+  for (const [room] of LAYERS.flatMap((f) => f.rooms))
+    assert.ok(section.includes(`\`${room}\``), `${room} in the Architecture section`);
 });

@@ -31,8 +31,8 @@ test('an idle server has not loaded the parser, sanitizer, Readability, tokenize
   )}`;
   const script = `
     const { loadConfig } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/config/config.ts')).href)});
-    const { createApp } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/app.ts')).href)});
-    const { startServer } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/http/server.ts')).href)});
+    const { createApp } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/server/create-app.ts')).href)});
+    const { startServer } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/server/server.ts')).href)});
     const { startScheduler } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/feeds/scheduler/scheduler.ts')).href)});
     const { silentLogger } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/log/logger.ts')).href)});
     const config = loadConfig({ env: { TIDINGS_DATA: ${JSON.stringify(tempDataDir())}, TIDINGS_PORT: '0', TIDINGS_HOST: '127.0.0.1' } });

@@ -11,7 +11,7 @@ import { startFeedServer, testApp, rss, addUser, type Entry } from './feeds-fixt
 import { subscribe, refreshFeed, feedEngine } from '../src/feeds/index.ts';
 import { pruneReadArticles, startRetention } from '../src/feeds/retention.ts';
 import { searchService } from '../src/search/service.ts';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { testSql } from '../src/store/testing.ts';

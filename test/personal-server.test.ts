@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fixture, post } from './chat-api-helpers.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { ROOT, runCli, tempDataDir } from './helpers.ts';
 

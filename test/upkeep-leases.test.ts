@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { refreshFavicons } from '../src/feeds/favicons.ts';

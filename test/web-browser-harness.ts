@@ -11,8 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp, type App } from '../src/app.ts';
-import { startServer } from '../src/http/server.ts';
+import { createApp } from '../src/server/create-app.ts';
+import type { App } from '../src/runtime/app.ts';
+import { startServer } from '../src/server/server.ts';
 import { tempDataDir } from './helpers.ts';
 
 export const CHROMIUM_ARGS = [

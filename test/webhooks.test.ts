@@ -4,12 +4,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness } from './reader-harness.ts';
 import { refreshFeed } from '../src/feeds/index.ts';
 import { addRule } from '../src/rules/rules.ts';
-import { sealSecret } from '../src/auth/keys.ts';
+import { sealSecret } from '../src/secrets/keys.ts';
 import {
   addWebhook,
   deliverDueWebhooks,
@@ -19,9 +19,11 @@ import {
   WebhookInputError,
 } from '../src/webhooks/webhooks.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { createApp } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { runCli, tempDataDir } from './helpers.ts';
+import { Browser } from './web-api-client.ts';
+import { setFeverPassword } from '../src/auth/fever-credentials.ts';
 import { testSql } from '../src/store/testing.ts';
 
 interface Received {
@@ -215,4 +217,67 @@ test('bad targets and bad input are refused with what to fix', async () => {
     (await runCli(['webhook', 'remove', 'alice', String(list[1].id)], { TIDINGS_DATA: h.app.config.dataDir })).code,
     0,
   );
+});
+
+test('the starred webhook fires once when an article is starred from any client: web app, Reader API, Fever, a rule', async () => {
+  const daveId = await addUser(h.app, 'dave', 'pw-dave-secret');
+  const dave = new ReaderClient(h.url, `GoogleLogin auth=${await clientLogin(h.url, 'dave', 'pw-dave-secret')}`);
+  await dave.post('subscription/quickadd', [['quickadd', h.feeds.url('news')]]);
+  await addWebhook(h.app, daveId, `${receiverBase}/dave`, ['starred'], SECRET);
+  const items = (
+    await testSql(h.app)
+      .prepare('SELECT item_id FROM user_items WHERE user_id = ? ORDER BY item_id')
+      .all<{ item_id: number }>(daveId)
+  ).map((r) => r.item_id);
+  assert.ok(items.length >= 3, 'dave has articles to star');
+  const [viaWeb, viaReader, viaFever] = items as [number, number, number];
+  const starredAt = async (): Promise<number[][]> => {
+    await webhooksIdle(h.app);
+    return received
+      .filter((r) => r.path === '/dave')
+      .map((r) => {
+        assert.equal(r.headers['x-tidings-event'], 'starred');
+        assert.ok(verify(r));
+        return JSON.parse(r.body).items.map((i: any) => Number(i.id));
+      });
+  };
+
+  const web = new Browser(h.url);
+  assert.equal((await web.call('POST', '/session', { username: 'dave', password: 'pw-dave-secret' })).status, 200);
+  const star = () => web.call('PATCH', `/articles/${viaWeb}`, { starred: true });
+  assert.equal((await star()).status, 200);
+  assert.deepEqual(await starredAt(), [[viaWeb]], 'the web app');
+  assert.equal((await star()).status, 200); // already starred: nothing new
+  assert.deepEqual(await starredAt(), [[viaWeb]]);
+
+  await dave.post('edit-tag', [
+    ['i', String(viaReader)],
+    ['a', S.starred],
+  ]);
+  assert.deepEqual((await starredAt()).at(-1), [viaReader], 'the Reader API');
+
+  await setFeverPassword(h.app, 'dave', 'fever-pw-dave');
+  const fever = await fetch(`${h.url}/fever/?api`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      api_key: createHash('md5').update('dave:fever-pw-dave').digest('hex'),
+      mark: 'item',
+      as: 'saved',
+      id: `${viaFever},${viaWeb}`,
+    }),
+  });
+  assert.equal(fever.status, 200);
+  assert.deepEqual((await starredAt()).at(-1), [viaFever], 'Fever (the item starred before is not sent again)');
+
+  const next = (h.feeds.feeds.get('news')?.items.length ?? 0) + 1;
+  await addRule(h.app, daveId, {
+    conditions: [{ field: 'title', kind: 'regex', pattern: `post ${next} ` }],
+    action: 'star',
+  });
+  h.feeds.addItems('news', 1, 'News');
+  await refreshFeed(h.app, await feedId('news'));
+  const byRule = (await starredAt()).at(-1)!;
+  assert.equal(byRule.length, 1, 'a rule');
+  assert.ok(!items.includes(byRule[0]!), 'the new article the rule starred');
+  assert.equal((await starredAt()).length, 4, 'one delivery per client');
 });

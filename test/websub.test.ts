@@ -11,7 +11,7 @@ import { startHarness, addUser, clientLogin, ReaderClient, type Harness } from '
 import { refreshDue, unsubscribe } from '../src/feeds/index.ts';
 import { websubStore, signatureValid } from '../src/feeds/websub/websub.ts';
 import { findHub } from '../src/feeds/websub/discover.ts';
-import { openSecret } from '../src/auth/keys.ts';
+import { openSecret } from '../src/secrets/keys.ts';
 import { testSql } from '../src/store/testing.ts';
 
 let h: Harness;

@@ -13,7 +13,7 @@ import { request, serveWorkers, workerPids, type PlainResponse, type Served } fr
 import { FeedServer, S } from './reader-harness.ts';
 import { openApp } from './chat-api-helpers.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
-import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { subscribe } from '../src/feeds/subscriptions.ts';
 import { subscriptionList } from '../src/reader-api/labels-and-counts.ts';

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildProgram } from '../src/cli/main.ts';
 import { CliError, type AppOptions, type CliContext } from '../src/cli/context.ts';
-import { createApp, SINGLE_PROCESS } from '../src/app.ts';
+import { createApp } from '../src/server/create-app.ts';
+import { SINGLE_PROCESS } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { testSql } from '../src/store/testing.ts';
@@ -15,7 +16,7 @@ import { tempDataDir } from './helpers.ts';
 import { importOpml } from '../src/feeds/opml/import-export.ts';
 import { LARGE_PASS_FEEDS, refreshDue } from '../src/feeds/refresh.ts';
 import type { Store, StoreWorkload } from '../src/store/open-store.ts';
-import { heapKeptCompact } from '../src/startup-garbage.ts';
+import { heapKeptCompact } from '../src/runtime/startup-garbage.ts';
 
 /** SQLite's memory map size on the store's connection. */
 const mmapSize = async (store: Store) =>

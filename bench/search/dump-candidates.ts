@@ -4,7 +4,7 @@
 //
 //   node bench/search/dump-candidates.ts DIR OUT.json [N=100]   DIR: a news index (retrieval-ideas.ts --data DIR)
 import { writeFileSync } from 'node:fs';
-import { createApp } from '../../src/app.ts';
+import { createApp } from '../../src/server/create-app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { searchService } from '../../src/search/service.ts';
 import { searchIndexRepository } from '../../src/search/indexing.ts';

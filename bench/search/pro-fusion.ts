@@ -5,7 +5,7 @@
 // (src/search/fusion.ts fuseKeepingLead; BENCHMARKS.md, ## Search).
 //
 //   node bench/search/pro-fusion.ts DIR      DIR: a news index (bench/search/retrieval-ideas.ts --data DIR)
-import { createApp } from '../../src/app.ts';
+import { createApp } from '../../src/server/create-app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { searchService } from '../../src/search/service.ts';
 import { fuseKeepingLead, withoutNearDuplicates } from '../../src/search/fusion.ts';

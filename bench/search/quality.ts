@@ -1,7 +1,8 @@
 // Search quality on the news corpus: every article ingested (one synthetic feed per host, items
 // inserted as the feed engine stores them and announced through app.notifyItemChanges), every
 // question asked, returned article URLs scored against the question's relevant URLs.
-import { createApp, type App } from '../../src/app.ts';
+import { createApp } from '../../src/server/create-app.ts';
+import type { App } from '../../src/runtime/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { testSql } from '../../src/store/testing.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';

@@ -9,7 +9,7 @@
 //       first 300 words) or {"q": {questionId: number[]}, "a": {articleUrl: number[]}} computed by
 //       any encoder outside the repository (no model ships with Tidings)
 import { existsSync, readFileSync } from 'node:fs';
-import { createApp } from '../../src/app.ts';
+import { createApp } from '../../src/server/create-app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { searchService } from '../../src/search/service.ts';
 import { searchIndexRepository } from '../../src/search/indexing.ts';

@@ -2,7 +2,8 @@
 // articles of ten ~90-word paragraphs made of sentences drawn at random from the news corpus
 // (so word frequencies are those of real news), spread over 100 feeds and two years, indexed
 // through the same listener the feed engine triggers. The 680 news questions are then asked.
-import { createApp, type App } from '../../src/app.ts';
+import { createApp } from '../../src/server/create-app.ts';
+import type { App } from '../../src/runtime/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { testSql } from '../../src/store/testing.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';

@@ -6,7 +6,7 @@
 //   node bench/search/sweep.ts DIR '[{}, {"k1": 1.6}, {"passageWeight": 0.15}]'
 //
 // DIR: a news index built by `node bench/search/retrieval-ideas.ts --data DIR`.
-import { createApp } from '../../src/app.ts';
+import { createApp } from '../../src/server/create-app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { searchIndexRepository } from '../../src/search/indexing.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';

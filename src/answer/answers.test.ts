@@ -3,7 +3,7 @@
 // format instructions, and citations that list the sources drawn on.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
 import { quoteVariants } from './engines/extractive-dates.ts';

@@ -2,7 +2,7 @@
 // length/format instructions in system or user messages are honoured as far as quoting allows.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
 import { isFollowUp, readConversation, searchQueryFor } from './conversation.ts';

@@ -2,7 +2,7 @@
 // like, every quoted sentence is verbatim from the article it cites and every marker is in range.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { testApp } from '../search/testing/fixtures.ts';
 import { searchService } from '../search/service.ts';
 import { hasNews, loadArticles, readArticles, readQuestions, type NewsQuestion } from './testing/news-corpus.ts';

@@ -2,7 +2,7 @@
 // are one story), newest first, each with its day and a citation of the article it quotes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
 import { clusterHeading, clusterStories, SAME_STORY, SAME_SUBTOPIC } from './engines/story-clusters.ts';

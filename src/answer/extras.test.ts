@@ -2,7 +2,7 @@
 // and images that are the quoted articles' own lead pictures (never avatars, icons or pixels).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { testSql } from '../store/testing.ts';
 import { answerService } from './service.ts';

@@ -2,7 +2,7 @@
 // stored and indexed the way ingest does it, the real search service.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { testApp } from '../search/testing/fixtures.ts';
 import { ARTICLES, loadFixture, type LoadedFixture } from './testing/articles.ts';
 import { quoteVariants } from './engines/extractive-dates.ts';

@@ -1,8 +1,8 @@
 // The AnswerService: validates a request, picks the model's pipeline and engine, and streams the
 // answer (sources -> delta* -> done). `answerService(app)` is the App's instance; tests and
 // benchmarks build one over any SearchService with createAnswerService.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import type { SearchService } from '../search/types.ts';
 import { SearchFilterError } from '../search/types.ts';
 import { searchService } from '../search/service.ts';

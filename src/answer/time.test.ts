@@ -3,7 +3,7 @@
 // they), quotes introduced by their sources' days, and a dated conflict the newest source wins.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
 import type { AnswerRequest } from './types.ts';

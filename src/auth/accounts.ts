@@ -1,6 +1,6 @@
 // Account changes shared by the CLI and the web app: creating users, changing and resetting
 // passwords, removing users. Rules live here once; callers map AccountError to their own output.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { authStore, nowSeconds } from './repositories.ts';

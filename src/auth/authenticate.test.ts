@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../config/config.ts';
-import { createApp } from '../app.ts';
+import { createApp } from '../server/create-app.ts';
 import { silentLogger } from '../log/logger.ts';
 import { tempDataDir } from '../../test/helpers.ts';
 import { authenticate, writeToken, checkWriteToken, hasScope, tokenFromAuthorization } from './authenticate.ts';

@@ -5,11 +5,11 @@
 //   if (!auth) -> 401 with X-Reader-Google-Bad-Token: true
 //   if (isWrite && !hasScope(auth, 'write')) -> 403 insufficient_scope
 //   if (isWrite && !checkWriteToken(app, auth, params.T)) -> 401
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { Scope } from '../model/auth.ts';
 import { findLiveToken } from './tokens.ts';
 import { authStore, nowSeconds } from './repositories.ts';
-import { sign, safeEqual } from './keys.ts';
+import { sign, safeEqual } from '../secrets/keys.ts';
 
 export interface Authenticated {
   userId: number;

@@ -1,6 +1,6 @@
 // Checking a username and password (ClientLogin and the OAuth login page), throttled.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import type { User } from '../model/user.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { setTimeout as sleep } from 'node:timers/promises';

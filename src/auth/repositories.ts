@@ -1,6 +1,6 @@
 // The authentication domain's repositories, taken from the App's store.
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import type {
   TokenRepository,
   OAuthClientRepository,

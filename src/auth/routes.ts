@@ -2,7 +2,7 @@
 // authorization server. Its body parsers are registered here only, so they cannot clash with the
 // reader API's own parser.
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { FormBody } from '../http/params.ts';
 import { clientLoginRoutes } from './http/client-login.ts';
 import { oauthRoutes } from './http/oauth-routes.ts';

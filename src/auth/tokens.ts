@@ -1,8 +1,8 @@
 // Issuing bearer tokens. A token is a prefix naming its kind plus 32 random bytes in base64url
 // (43 characters: no '=', '&' or whitespace, safe in the ClientLogin "Auth=" line and in headers).
 // Only its SHA-256 hash is stored, so a leaked database does not leak usable tokens.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import type { StoredToken, TokenKind } from '../model/auth.ts';
 import { newSecret, hashToken } from './passwords.ts';
 import { authStore, nowSeconds } from './repositories.ts';

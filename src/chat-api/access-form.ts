@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { FormBody, paramsFromRequest } from '../http/params.ts';
 import type { ChatApi } from './context.ts';
-import { findLiveKey } from './keys/api-keys.ts';
+import { findLiveKey } from '../auth/api-keys.ts';
 import type { DEFAULT_RATE_LIMITS } from './rate-limit.ts';
 import { escapeHtml } from '../text/escape-html.ts';
 

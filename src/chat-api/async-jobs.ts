@@ -20,7 +20,7 @@ import { filterImages } from './image-filter.ts';
 import { toApiError } from './errors.ts';
 import { recordUsage } from './usage.ts';
 import { reportQueueDepth } from '../observability/events.ts';
-import { claimOwner, claimTiming } from '../claim-owner.ts';
+import { claimOwner, claimTiming } from '../runtime/claim-owner.ts';
 
 export const MAX_ATTEMPTS = 3;
 const PROGRESS_WRITE_INTERVAL_MS = 1000;

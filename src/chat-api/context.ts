@@ -1,12 +1,12 @@
 // Everything one running chat API needs, built once per server from the App and plugin options.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { chatStore, type ChatStore } from './repositories.ts';
 import { configuredPrices, type PriceTable } from './prices.ts';
 import { LeakyBucketLimiter, rateLimitTable } from './rate-limit.ts';
 import type { RateFamily } from './models.ts';
 import { UsageRecorder } from './usage.ts';
-import { timedAnswers } from '../observability/events.ts';
+import { timedAnswers } from '../answer/timed-answers.ts';
 
 export interface ChatApi {
   app: App;

@@ -1,5 +1,5 @@
 // The App's answer pipeline (src/answer/service.ts), unless the plugin was given another.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { answerService } from '../answer/service.ts';
 

@@ -1,24 +1,24 @@
 // The chat completions API as a Fastify plugin (Sonar-compatible wire format, see README.md here).
-// Registered with one line in src/http/server.ts. The outer function runs in the root context
-// (wrapped with fastify-plugin) only to install the server-wide not-found handler; all routes,
+// Registered with one line in src/server/server.ts. The outer function runs in the root context
+// (wrapped with fastify-plugin) only to install the server-wide not-found handler (the server's, built
+// from every API it mounts, or the chat API's own when alone); all routes,
 // hooks and the error handler live in the encapsulated `chatRoutes` below, so nothing here
 // touches the reader API.
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import type { AnswerService } from '../answer/types.ts';
 import { createChatApi } from './context.ts';
 import { ApiError, errorBody, toApiError } from './errors.ts';
-import { authenticate } from './keys/api-keys.ts';
-import { setRequestKey } from './request-key.ts';
+import { authenticate, setRequestKey } from './request-key.ts';
 import { registerCompletionRoutes, COMPLETION_PATHS } from './routes/completions.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerAsyncRoutes } from './routes/async.ts';
 import { registerAccessForm, ACCESS_FORM_PATH } from './access-form.ts';
 import { AsyncJobRunner } from './async-jobs.ts';
 import { defaultAnswerService } from './default-answers.ts';
-import { notFoundHandler } from '../http/framework-errors.ts';
+import { errorCodeOf, jsonError, type FallbackApiErrorShape } from '../http/error-shape.ts';
 
 export interface ChatApiOptions {
   app: App;
@@ -26,6 +26,12 @@ export interface ChatApiOptions {
   answerService?: AnswerService;
   /** SSE keep-alive interval while a stream waits for its first event (default 10 s). */
   keepAliveMs?: number;
+  /**
+   * The server-wide not-found handler, which the server builds from every API it mounts
+   * (src/server/framework-errors.ts). Without it (the chat API alone) every unknown path gets the
+   * chat API's own 404.
+   */
+  notFoundHandler?: (request: FastifyRequest, reply: FastifyReply) => unknown;
 }
 
 const runners = perApp((): { runner?: AsyncJobRunner } => ({}));
@@ -50,6 +56,14 @@ function chatNotFoundMessage(method: string, path: string): string {
     ? `${method} is not supported on ${path}; use ${known}`
     : `Unknown path ${method} ${path}. Endpoints: ${CHAT_ENDPOINTS.join(', ')}`;
 }
+
+/** Every path no other API claims is the chat API's (as on Perplexity): its errors, its 404 wording. */
+export const chatApiErrors: FallbackApiErrorShape = {
+  prefixes: [],
+  shape: (status, message) => jsonError(errorBody(new ApiError(status, errorCodeOf(status), message))),
+  endpointHint: `the chat API's endpoints are ${CHAT_ENDPOINTS.join(', ')}`,
+  notFoundMessage: chatNotFoundMessage,
+};
 
 /**
  * `curl -d '{…}'` sends JSON labelled as a form, and some callers send text/plain: a body that
@@ -111,8 +125,17 @@ const chatRoutes: FastifyPluginAsync<ChatApiOptions> = async (server, opts) => {
 // Not encapsulated, so the not-found handler is the server's fallback for every path.
 export const chatApiPlugin = fastifyPlugin<ChatApiOptions>(
   async (server, opts) => {
-    // Paths of the other APIs get their own error shapes (src/http/framework-errors.ts).
-    server.setNotFoundHandler(notFoundHandler(chatNotFoundMessage));
+    // Paths of the other APIs get their own error shapes (src/server/framework-errors.ts).
+    server.setNotFoundHandler(
+      opts.notFoundHandler ??
+        ((request, reply) => {
+          const shaped = chatApiErrors.shape(
+            404,
+            chatApiErrors.notFoundMessage(request.method, request.url.split('?')[0] ?? '/'),
+          );
+          return reply.code(404).type(shaped.contentType).send(shaped.body);
+        }),
+    );
     await server.register(chatRoutes, opts);
   },
   { name: 'tidings-chat-api', fastify: '5.x' },

@@ -2,7 +2,7 @@
 // error type whose message the command prints. Kept apart from main.ts so the commands do not
 // import the file that imports them.
 import { existsSync } from 'node:fs';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { Config } from '../config/config.ts';
 import { sqliteFile, type StoreWorkload } from '../store/open-store.ts';
 

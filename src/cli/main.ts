@@ -7,7 +7,7 @@
 import { Command, CommanderError, Help } from 'commander';
 import type { Config } from '../config/config.ts';
 import { VERSION } from '../config/install.ts';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { LogFormat } from '../log/logger.ts';
 import { CliError, checkDatabase, type CliContext } from './context.ts';
 import { COMMAND_INDEX } from './command-index.ts';
@@ -165,8 +165,9 @@ export async function main(argv: string[], command?: string): Promise<void> {
         const c = getConfig();
         app = (async () => {
           const { created } = await checkDatabase(c, opts);
-          const [{ createApp, SINGLE_PROCESS }, { createLogger, silentLogger }] = await Promise.all([
-            import('../app.ts'),
+          const [{ createApp }, { SINGLE_PROCESS }, { createLogger, silentLogger }] = await Promise.all([
+            import('../server/create-app.ts'),
+            import('../runtime/app.ts'),
             import('../log/logger.ts'),
           ]);
           const opened = await createApp(

@@ -16,7 +16,7 @@
 //   have not exited TIDINGS_DRAIN_SECONDS + 10 s later are killed.
 // - A worker that fails before the first start completed (port taken, bad config) stops the
 //   whole server with its exit code: restarting it would fail the same way.
-// Slot 1 has the background role (ProcessRole in ../app.ts); see src/cli/README.md, "Workers".
+// Slot 1 has the background role (ProcessRole in ../runtime/app.ts); see src/cli/README.md, "Workers".
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:net';
 import type { Config } from '../config/config.ts';
@@ -26,7 +26,7 @@ import { openStore } from '../store/open-store.ts';
 import { CliError, checkDatabase } from './context.ts';
 import { markServing } from './pid-file.ts';
 import type { WorkerMetrics } from '../observability/cluster.ts';
-import { collectStartupGarbage } from '../startup-garbage.ts';
+import { collectStartupGarbage } from '../runtime/startup-garbage.ts';
 
 export const WORKER_SLOT_ENV = 'TIDINGS_WORKER_SLOT';
 export const WORKER_BACKGROUND_ENV = 'TIDINGS_WORKER_BACKGROUND';

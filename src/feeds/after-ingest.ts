@@ -3,7 +3,7 @@
 // then their new-item webhooks), then the feed is queued for full text (fetched in the background,
 // never blocking the refresh). Called by refresh, subscribe and WebSub pushes; a failing hook is
 // logged and never fails the feed (its items are stored).
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { ItemChanges } from '../model/item.ts';
 import { fullTextQueue } from './fulltext/fulltext.ts';
 import { ingestHooks } from './ingest-hooks.ts';

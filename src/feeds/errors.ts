@@ -1,18 +1,13 @@
 // Errors of the feed pipeline are values with a message the user can act on: they are stored on
 // the feed (feeds.last_error), shown by `tidings feed list`, and returned by quickadd. `code` is
 // for programs (scheduling decisions, tests); `message` is for people.
+import type { NetError, NetErrorCode } from '../net/errors.ts';
+
+export { formatBytes, formatDuration } from '../net/errors.ts';
 
 export type FeedErrorCode =
-  | 'bad_url' // not a URL, or not http(s)
-  | 'refused_address' // SSRF guard: loopback/private/link-local/… address
-  | 'dns' // host name does not resolve
-  | 'network' // connection refused/reset, TLS failure
-  | 'timeout' // connect or total time limit
-  | 'too_large' // body (compressed or decompressed) over maxBodyBytes
-  | 'redirects' // too many redirects, or a redirect without a usable Location
-  | 'http' // non-2xx answer (status set)
+  | NetErrorCode // an outbound request failed (src/net/errors.ts: bad_url, refused_address, dns, network, …)
   | 'not_a_feed' // body is not RSS/Atom/RDF/JSON Feed, and no feed was discovered
-  | 'bad_encoding' // broken Content-Encoding stream
   | 'bad_label' // a folder name that cannot be a label (too long, control characters)
   | 'limit'; // a per-user limit (feeds per user) would be exceeded
 
@@ -35,22 +30,10 @@ export class FeedError extends Error {
   }
 }
 
-/** "30 s", "1.5 s", "250 ms": how time limits are worded in error messages. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-}
-
-/** "15 MiB", "512 KiB": how size limits are worded in error messages. */
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) {
-    const m = n / (1024 * 1024);
-    return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
-  }
-  if (n >= 1024) {
-    const k = n / 1024;
-    return `${Number.isInteger(k) ? k : k.toFixed(1)} KiB`;
-  }
-  return `${n} bytes`;
+/**
+ * The feed pipeline's error for an outbound request that failed (src/net): the same code, message,
+ * status and cause. The feed engine's fetcher wraps each failure once (./fetcher.ts).
+ */
+export function feedErrorOf(e: NetError): FeedError {
+  return new FeedError(e.code, e.message, { status: e.status, retryAfterSeconds: e.retryAfterSeconds, cause: e.cause });
 }

@@ -4,8 +4,8 @@
 // apps and the web app get them from Tidings and never contact the site. Looked up after
 // refreshes for feeds without one; kept icons are refreshed monthly, failed lookups retried daily.
 import { Parser } from 'htmlparser2';
-import type { App } from '../app.ts';
-import { sign } from '../auth/keys.ts';
+import type { App } from '../runtime/app.ts';
+import { sign } from '../secrets/keys.ts';
 import type { FeedIconRepository } from '../store/repositories.ts';
 import { feedEngine } from './services.ts';
 import { withUpkeepLease } from './upkeep-lease.ts';

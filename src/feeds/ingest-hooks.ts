@@ -2,8 +2,8 @@
 // feed's new items are stored and fanned out (filter rules shape each subscriber's view, then
 // webhooks hear of it), after a new subscription's backfill, and at the end of a refresh round.
 // A registry rather than imports, so the feed engine does not depend on the domains built on it.
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 
 export interface IngestHooks {
   /** Run in registration order (rules before webhooks): each sees what the previous ones did. */

@@ -6,10 +6,10 @@
 // clock, not each process's: machines whose clocks disagree never take a feed that is still held. A host never has more live
 // claims, all processes together, than TIDINGS_PER_HOST_CONCURRENCY: since only claimed feeds are
 // fetched, the per-host limit (also enforced in-process by the fetcher) holds across processes.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { FeedRecord } from '../model/feed-record.ts';
-import { perApp } from '../per-app.ts';
-import { claimOwner, claimTiming } from '../claim-owner.ts';
+import { perApp } from '../runtime/per-app.ts';
+import { claimOwner, claimTiming } from '../runtime/claim-owner.ts';
 
 export class FeedClaims {
   private readonly app: App;

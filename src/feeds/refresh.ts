@@ -2,14 +2,14 @@
 // fetch -> tell listeners. A failure of one feed is recorded on that feed (status, actionable
 // error, consecutive count, back-off) and never touches its stored items or other feeds.
 import { createHash } from 'node:crypto';
-import { collectGarbage, withCompactHeap } from '../startup-garbage.ts';
-import type { App } from '../app.ts';
+import { collectGarbage, withCompactHeap } from '../runtime/startup-garbage.ts';
+import type { App } from '../runtime/app.ts';
 import type { FeedMetadata, FeedRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/parsed-feed.ts';
 import type { ItemChanges } from '../model/item.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
-import type { FetchResponse } from './fetcher/http-client.ts';
+import type { FetchResponse } from './fetcher.ts';
 import { FeedParseError } from './parser/feed-parse-error.ts';
 import { scheduleAfterFailure, scheduleAfterSuccess } from './scheduler/next-fetch.ts';
 import { withoutTruncatedTail } from './truncated-tail.ts';
@@ -355,7 +355,7 @@ export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promis
   // (BENCHMARKS.md, Memory), and with V8's old generation kept near what is live (withCompactHeap:
   // 413-444 -> 290-303 MB). The scheduler's usual passes of a few feeds keep the serving settings.
   // A process opened for it (`tidings refresh`) also collects its main thread's garbage every
-  // BATCH_GC_EVERY_FEEDS feeds (src/startup-garbage.ts, collectGarbage: not in a server).
+  // BATCH_GC_EVERY_FEEDS feeds (src/runtime/startup-garbage.ts, collectGarbage: not in a server).
   const gcEvery = app.role.workload === 'batch' ? BATCH_GC_EVERY_FEEDS : 0;
   return listed.length >= LARGE_PASS_FEEDS
     ? withCompactHeap(() => app.store.withWorkload('batch', () => refreshListed(app, opts, listed, dueBy, t0, gcEvery)))

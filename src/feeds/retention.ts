@@ -2,7 +2,7 @@
 // saved or tagged are deleted once older than N days (by the time they were first stored, as
 // Miniflux's CLEANUP_ARCHIVE_READ_DAYS), with the search index and the feeds' counters kept in step.
 // The scheduler runs it hourly while the server runs; `tidings prune` runs it once.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { flushSearchIndexing } from '../search/indexing.ts';
 
 const BATCH = 1000;

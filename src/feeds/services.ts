@@ -1,11 +1,11 @@
 // The feed engine's services for one App: repositories and the shared HTTP fetcher (its
 // connection pool and concurrency limits are per process, not per call). Memoized per App and
 // closed with it. Other domains import ./index.ts (the entry module), not this file.
-import { perApp } from '../per-app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import { reportMemoryUse } from '../observability/events.ts';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { FeedRepository, ItemRepository, SubscriptionRepository } from '../store/repositories.ts';
-import { FeedFetcher } from './fetcher/http-client.ts';
+import { FeedFetcher } from './fetcher.ts';
 import { ParsePool, parseWorkerCount } from './parse-pool/parse-pool.ts';
 
 export interface FeedEngine {

@@ -1,13 +1,13 @@
 // Subscribing a user to a feed given its URL or a site page's URL. A feed already known is not
 // fetched again (it is shared by all its subscribers); a new one is fetched and parsed at once so
 // the subscription shows items immediately. A page (HTML) gets its feed discovered.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { FeedRecord, SubscriptionRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/parsed-feed.ts';
 import { decodeFeedBody } from './encoding/decode-feed-body.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
-import { parseFeedUrl, type FetchResponse } from './fetcher/http-client.ts';
+import { parseFeedUrl, type FetchResponse } from './fetcher.ts';
 import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError } from './parser/feed-parse-error.ts';
 import { labelNameProblem } from './label-name.ts';

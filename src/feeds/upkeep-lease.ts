@@ -6,8 +6,8 @@
 // (upkeep_leases, migration 110) renewed while it runs, so a crashed runner's lease runs out
 // and another process takes the task over. The same process may run it again at once (its own
 // rounds, and a `tidings refresh` run by hand, always do their upkeep when nobody else is).
-import type { App } from '../app.ts';
-import { claimOwner, claimTiming } from '../claim-owner.ts';
+import type { App } from '../runtime/app.ts';
+import { claimOwner, claimTiming } from '../runtime/claim-owner.ts';
 
 /** Another process's finished run spares the others this long. */
 export const UPKEEP_INTERVAL_MS = 60_000;

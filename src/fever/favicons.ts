@@ -1,6 +1,6 @@
 // Favicons in the Fever shape: favicon ids are feed ids (one icon per feed), data is
 // "<mime>;base64,<bytes>" as the spec shows (a client prefixes "data:").
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { feedIcons } from '../feeds/favicons.ts';
 
 export async function feverFaviconIds(app: App, userId: number): Promise<Map<number, number>> {

@@ -4,13 +4,21 @@
 // merged. Answers are always JSON with HTTP 200 and `auth` 0/1, as Fever did — clients read
 // `auth`, not the status — except refused input (400/404 with an `error` that says what to fix).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { LoginThrottle } from '../auth/login-throttle.ts';
 import { Params, parsePairs } from '../http/params.ts';
-import { authenticateFeverKey } from './credentials.ts';
+import { jsonError, type ApiErrorShape } from '../http/error-shape.ts';
+import { authenticateFeverKey } from '../auth/fever-credentials.ts';
 import { FEVER_API_VERSION, FeverError, feverResponse } from './service.ts';
 
 export const FEVER_PATHS = ['/fever', '/api/fever.php'];
+
+/** Errors under the Fever paths keep the Fever shape, with `error` saying what to fix. */
+export const feverErrors: ApiErrorShape = {
+  prefixes: FEVER_PATHS,
+  shape: (_status, message) => jsonError({ api_version: FEVER_API_VERSION, auth: 0, error: message }),
+  endpointHint: `the Fever API is GET or POST ${FEVER_PATHS.map((p) => `${p}${p.endsWith('.php') ? '' : '/'}?api`).join(' or ')}`,
+};
 const BODY_LIMIT = 64 * 1024;
 /** Wrong keys per minute from one address before it must wait (the key is a fast md5). */
 const FAILURES_PER_MINUTE = 10;

@@ -2,13 +2,13 @@
 // does. Free of HTTP: the plugin passes the merged parameters and sends the object back as JSON.
 // Several read arguments may be combined in one request (FreshRSS answers them all; Miniflux only
 // the first): every one present is answered, after the mark (if any) is applied.
-import type { App } from '../app.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import type { App } from '../runtime/app.ts';
+import { readerStore } from '../library/repositories.ts';
 import type { ItemCondition } from '../model/stream.ts';
-import { userCatalog } from '../reader-api/catalog.ts';
+import { userCatalog } from '../library/catalog.ts';
 import { feverStore } from './repositories.ts';
 import { feverFavicons, feverFaviconIds } from './favicons.ts';
-import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
+import { markAllRead, setFlag } from '../library/item-states.ts';
 import type { FeverItemRow } from '../store/repositories.ts';
 
 export const FEVER_API_VERSION = 3;
@@ -58,22 +58,18 @@ async function markItem(app: App, userId: number, p: FeverParams): Promise<'unre
   const raw = p.get('id')?.trim();
   if (!raw) throw new FeverError('mark=item needs id=<item id>');
   const ids = idList(raw, 'id');
-  const { states } = readerStore(app);
   switch (as) {
     case 'read':
-      await states.setState(userId, 'read', 1, ids);
+      await setFlag(app, userId, 'read', true, ids);
       return 'unread';
     case 'unread':
-      await states.setState(userId, 'read', 0, ids);
+      await setFlag(app, userId, 'read', false, ids);
       return 'unread';
-    case 'saved': {
-      const newly = await notStarredYet(app, userId, ids);
-      await states.setState(userId, 'starred', 1, ids);
-      await emitStarred(app, userId, newly);
+    case 'saved':
+      await setFlag(app, userId, 'starred', true, ids);
       return 'saved';
-    }
     case 'unsaved':
-      await states.setState(userId, 'starred', 0, ids);
+      await setFlag(app, userId, 'starred', false, ids);
       return 'saved';
     default:
       throw new FeverError(`mark=item takes as=read, unread, saved or unsaved, got as=${as ?? '(missing)'}`);
@@ -85,7 +81,7 @@ async function markFeedOrGroup(app: App, userId: number, kind: 'feed' | 'group',
     throw new FeverError(`mark=${kind} takes as=read only, got as=${p.get('as') ?? '(missing)'}`);
   const id = intParam(p, 'id', { min: -1 });
   if (id === undefined) throw new FeverError(`mark=${kind} needs id=<${kind} id>`);
-  const { labels, states } = readerStore(app);
+  const { labels } = readerStore(app);
   let where: ItemCondition[];
   if (kind === 'feed') {
     const subscribed = (await labels.subscriptions(userId)).some((s) => s.feedId === id);
@@ -103,7 +99,7 @@ async function markFeedOrGroup(app: App, userId: number, kind: 'feed' | 'group',
     where = [{ kind: 'feeds', feedIds: await labels.folderFeedIds(userId, id), negate: false }];
   }
   const maxUs = beforeUs(p);
-  await app.store.transaction(() => states.markAllRead(userId, where, maxUs));
+  await markAllRead(app, userId, where, maxUs);
 }
 
 async function feedsGroups(app: App, userId: number): Promise<{ group_id: number; feed_ids: string }[]> {

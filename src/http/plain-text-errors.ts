@@ -1,6 +1,6 @@
 // The errors of the endpoints that answer in plain text rather than one of the JSON APIs: the
 // favicons (/icons) and the WebSub callbacks (/websub). Errors raised before their routes run get
-// the same shape in framework-errors.ts.
+// the same shape in src/server/framework-errors.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**

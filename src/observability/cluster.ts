@@ -7,7 +7,7 @@
 // the first; the SQLite file sizes, which every worker sees alike: the largest). A worker that does
 // not answer in time is left out, and `tidings_metrics_workers{state="missing"}` says so.
 import { AggregatorRegistry, Gauge, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { appMetrics } from './metrics.ts';
 
 /** One worker's metrics as it sends them to the supervisor. */

@@ -1,8 +1,7 @@
 // What the domains report for metrics (a feed fetched, a search done, a queue's depth), free of
 // any metrics library: the server's Prometheus registry (./metrics.ts) subscribes; a CLI command,
 // which has no /metrics, never loads prom-client and its reports cost a WeakMap lookup.
-import type { App } from '../app.ts';
-import type { AnswerEvent, AnswerRequest, AnswerService } from '../answer/types.ts';
+import type { App } from '../runtime/app.ts';
 
 export interface MetricsSink {
   feedFetch(outcome: string, error: string | null, seconds: number): void;
@@ -61,35 +60,13 @@ export function memoryUseProbes(app: App): ReadonlyMap<string, MemoryProbe> {
   return memoryProbes.get(app) ?? new Map();
 }
 
-/** Wraps an AnswerService so each answer's latency (to the last event) is reported. */
-export function timedAnswers(app: App, inner: AnswerService): AnswerService {
-  const done = (req: AnswerRequest, mode: 'complete' | 'stream', t0: number, outcome: string) =>
-    sinks.get(app)?.answer(req.model, mode, outcome, (performance.now() - t0) / 1000);
-  return {
-    async complete(req) {
-      const t0 = performance.now();
-      try {
-        const r = await inner.complete(req);
-        done(req, 'complete', t0, 'ok');
-        return r;
-      } catch (e) {
-        done(req, 'complete', t0, 'error');
-        throw e;
-      }
-    },
-    stream(req): AsyncIterable<AnswerEvent> {
-      return {
-        async *[Symbol.asyncIterator]() {
-          const t0 = performance.now();
-          let outcome = 'incomplete'; // an error, or the client stopped reading
-          try {
-            yield* inner.stream(req);
-            outcome = 'ok';
-          } finally {
-            done(req, 'stream', t0, outcome);
-          }
-        },
-      };
-    },
-  };
+/** One answer's latency (to its last event) and outcome; answer/timed-answers.ts reports each. */
+export function observeAnswer(
+  app: App,
+  model: string,
+  mode: 'complete' | 'stream',
+  outcome: string,
+  seconds: number,
+): void {
+  sinks.get(app)?.answer(model, mode, outcome, seconds);
 }

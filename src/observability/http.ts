@@ -3,7 +3,7 @@
 // /metrics endpoint for Prometheus (allowed networks only, as Miniflux's METRICS_ALLOWED_NETWORKS).
 import ipaddr from 'ipaddr.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { appMetrics, collectProcessMetrics } from './metrics.ts';
 import { metricsSource } from './cluster.ts';
 

@@ -5,8 +5,8 @@
 // Prometheus conventions: tidings_ prefix, _seconds, _bytes, _total.
 import { statSync } from 'node:fs';
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import { memoryUseProbes, queueProbes, setMetricsSink } from './events.ts';
 
 /** Latency buckets (seconds) from 5 ms (a cached Reader call) to 2 min (deep research). */

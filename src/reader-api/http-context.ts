@@ -1,11 +1,11 @@
 // The HTTP edge of the Reader API: every handler is wrapped by `endpoint()`, which parses the
 // merged parameters, authenticates, enforces the method, the write scope and the optional `T`
-// token, and turns ReaderError into `Error=<what to fix>` text. Handlers stay one-liners over the
+// token, and turns a ReaderError (or the library's LibraryError) into `Error=<what to fix>` text. Handlers stay one-liners over the
 // service modules.
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { authenticate, checkWriteToken, hasScope, type Authenticated } from '../auth/authenticate.ts';
-import { ReaderError } from './errors.ts';
+import { LibraryError } from '../library/errors.ts';
 import { StoreUnavailableError, STORE_UNAVAILABLE } from '../store/open-store.ts';
 import { paramsFromRequest, type Params } from '../http/params.ts';
 
@@ -94,7 +94,7 @@ export function endpoint(
       if ('json' in out) return reply.type('application/json; charset=utf-8').send(out.json);
       return reply.type(out.type).send(out.text);
     } catch (e) {
-      if (e instanceof ReaderError) return sendError(reply, e.status, e.message);
+      if (e instanceof LibraryError) return sendError(reply, e.status, e.message);
       if (e instanceof StoreUnavailableError) {
         req.log.error({ err: e }, 'database unavailable');
         return sendError(reply, 503, STORE_UNAVAILABLE, { 'Retry-After': '5' });

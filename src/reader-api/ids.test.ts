@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longItemId, parseItemId, parseStreamId, parseTag, shortItemId } from './ids.ts';
 import { ReaderError } from './errors.ts';
+import { LibraryError } from '../library/errors.ts';
 import { lenientDecode, paramsFromRequest, FormBody } from '../http/params.ts';
 import { decodeContinuation, encodeContinuation, parseStreamRequest } from './stream-request.ts';
 import { parseMarkTimestamp } from './item-state-service.ts';
@@ -80,7 +81,7 @@ test('continuations are opaque, URL-safe and round-trip; n defaults, clamps and 
   const c = encodeContinuation({ crawledUs: 1761990925646284, itemId: 47047259872 });
   assert.match(c, /^[0-9a-z-]+$/);
   assert.deepEqual(decodeContinuation(c), { crawledUs: 1761990925646284, itemId: 47047259872 });
-  assert.throws(() => decodeContinuation('hXN46UBaS1ZT'), ReaderError);
+  assert.throws(() => decodeContinuation('hXN46UBaS1ZT'), LibraryError);
   const req = (q: string, max = 1000) => parseStreamRequest(paramsFromRequest('/x?' + q, undefined), 1, max);
   assert.equal(req('').limit, 20);
   assert.equal(req('n=5000').limit, 1000);

@@ -1,6 +1,19 @@
 // Google Reader identifiers: item ids (long/short form) and stream ids (feed, label, state).
 // Pure functions, no HTTP and no storage, so every client quirk about ids is tested here once.
 import { ReaderError } from './errors.ts';
+import { SYSTEM_STATES, type StreamId, type SystemState } from '../library/stream-ids.ts';
+
+// The library's stream ids, which the Reader API speaks as they are.
+export {
+  feedStreamId,
+  formatStreamId,
+  labelStreamId,
+  READING_LIST,
+  stateStreamId,
+  SYSTEM_STATES,
+  type StreamId,
+  type SystemState,
+} from '../library/stream-ids.ts';
 
 export const ITEM_ID_PREFIX = 'tag:google.com,2005:reader/item/';
 
@@ -51,29 +64,6 @@ export function parseItemId(raw: string): number {
     );
   }
   return big > BigInt(Number.MAX_SAFE_INTEGER) || big <= 0n ? -1 : Number(big);
-}
-
-export const SYSTEM_STATES = ['read', 'starred', 'broadcast', 'like', 'saved-web-pages', 'reading-list'] as const;
-export type SystemState = (typeof SYSTEM_STATES)[number];
-
-export type StreamId =
-  | { kind: 'state'; state: SystemState }
-  | { kind: 'label'; name: string }
-  | { kind: 'feed'; url: string };
-
-export const READING_LIST: StreamId = { kind: 'state', state: 'reading-list' };
-
-export function stateStreamId(state: SystemState): string {
-  return `user/-/state/com.google/${state}`;
-}
-export function labelStreamId(name: string): string {
-  return `user/-/label/${name}`;
-}
-export function feedStreamId(url: string): string {
-  return `feed/${url}`;
-}
-export function formatStreamId(s: StreamId): string {
-  return s.kind === 'state' ? stateStreamId(s.state) : s.kind === 'label' ? labelStreamId(s.name) : feedStreamId(s.url);
 }
 
 /** States that clients send but that carry nothing here; accepted by edit-tag as no-ops. */

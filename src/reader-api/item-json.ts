@@ -3,7 +3,7 @@
 // for JSON.stringify (measured in bench/reader.bench.ts). Field types follow the spec exactly:
 // strings for id/timestampUsec/crawlTimeMsec, numbers for published/updated.
 import type { ReaderItemBody, ReaderItemState } from '../model/stream.ts';
-import type { CatalogEntry } from './catalog.ts';
+import type { CatalogEntry } from '../library/catalog.ts';
 import { labelStreamId, longItemId, stateStreamId } from './ids.ts';
 
 const q = JSON.stringify;

@@ -1,14 +1,14 @@
 // Changing item states: edit-tag (flags and custom tags on items) and mark-all-as-read. Every
 // parameter is validated before anything is written, and each call is one transaction, so a bad
 // id or tag changes nothing; unread counters follow through the user_items triggers.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { ReaderError } from './errors.ts';
 import { checkNewLabel } from './labels-and-counts.ts';
 import { formatStreamId, parseItemId, parseStreamId, parseTag, type StreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { STATE_COLUMN, streamConditions } from './stream-filter.ts';
+import { readerStore } from '../library/repositories.ts';
+import { STATE_COLUMN, streamConditions } from '../library/stream-filter.ts';
 import { MAX_CONTENTS_N } from './stream-request.ts';
-import { emitStarred } from '../webhooks/webhooks.ts';
+import { editItems, markAllRead as markStreamRead, type ItemEdit } from '../library/item-states.ts';
 
 type TagChange =
   | { kind: 'state'; column: (typeof STATE_COLUMN)[keyof typeof STATE_COLUMN] }
@@ -75,38 +75,22 @@ export async function editTags(
       );
     removedLabels.push(id);
   }
-  const starring = adds.some((a) => a.kind === 'state' && a.column === 'starred');
-  const newlyStarred = starring
-    ? (await store.streams.statesByIds(userId, ids)).filter((s) => !s.starred).map((s) => s.itemId)
-    : [];
-  // One flag or one tag removed (the usual call): one statement, atomic by itself, gated to the
-  // user's own items in its WHERE. Otherwise one transaction.
-  const only = adds.length + removes.length === 1 && !adds.some((a) => a.kind === 'label');
-  if (only) {
-    const a = adds[0],
-      r = removes[0];
-    if (a?.kind === 'state') await store.states.setState(userId, a.column, 1, ids);
-    else if (r?.kind === 'state') await store.states.setState(userId, r.column, 0, ids);
-    else if (r) await store.states.untagItems(userId, removedLabels[0]!, ids);
-  } else {
-    await app.store.transaction(async () => {
-      // Only the user's own items: other ids (another user's, or purged) are skipped, and a new tag
-      // is not created for nothing.
-      const own = await store.streams.existingItemIds(userId, ids);
-      if (!own.length) return;
-      let li = 0;
-      for (const r of removes) {
-        if (r.kind === 'state') await store.states.setState(userId, r.column, 0, own);
-        else await store.states.untagItems(userId, removedLabels[li++]!, own);
-      }
-      for (const a of adds) {
-        if (a.kind === 'state') await store.states.setState(userId, a.column, 1, own);
-        else await store.states.tagItems(userId, await store.labels.ensureLabel(userId, a.name), own);
-      }
-    });
-  }
-  // The user's starred webhooks (queued after the commit; delivery happens in the background).
-  if (newlyStarred.length) await emitStarred(app, userId, newlyStarred);
+  // Removals first, then additions, each applied once; the library raises what really changed
+  // (the user's starred webhooks among it).
+  let li = 0;
+  const edits: ItemEdit[] = [
+    ...removes.map(
+      (r): ItemEdit =>
+        r.kind === 'state'
+          ? { kind: 'flag', flag: r.column, value: false }
+          : { kind: 'untag', labelId: removedLabels[li++]!, label: r.name },
+    ),
+    ...adds.map(
+      (a): ItemEdit =>
+        a.kind === 'state' ? { kind: 'flag', flag: a.column, value: true } : { kind: 'tag', label: a.name },
+    ),
+  ];
+  await editItems(app, userId, ids, edits);
 }
 
 /** `ts`: Unix seconds (floats tolerated) or microseconds (16+ digits); absent: now. */
@@ -135,7 +119,6 @@ export async function markAllAsRead(
   if (stream.kind === 'state' && stream.state === 'read')
     throw new ReaderError(400, `s=${formatStreamId(stream)}: read items are already read`);
   const maxUs = parseMarkTimestamp(rawTs);
-  const store = readerStore(app);
   const where = await streamConditions(app, userId, stream);
-  return app.store.transaction(() => store.states.markAllRead(userId, where, maxUs));
+  return markStreamRead(app, userId, where, maxUs);
 }

@@ -1,12 +1,12 @@
 // Subscriptions as the Reader API lists them, unread counts (from the trigger-maintained counters,
 // never a recount), and labels: tag/list, rename-tag, disable-tag.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { SubscriptionView } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
-import { labelNameProblem } from '../feeds/label-name.ts';
+import { deleteLabel, newLabelProblem, renameLabel } from '../library/labels.ts';
 import { labelStreamId, parseStreamId, stateStreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { catalogAt } from './catalog.ts';
+import { readerStore } from '../library/repositories.ts';
+import { catalogAt } from '../library/catalog.ts';
 
 /** The `max` field of unread-count: the cap Google Reader clients display as "1000+". */
 export const UNREAD_COUNT_MAX = 1000;
@@ -77,13 +77,9 @@ async function labelIdOf(app: App, userId: number, raw: string | undefined, para
   return id;
 }
 
-/**
- * Refuses a name a new folder or tag would get (too long, line breaks, control or bidi override
- * characters). Only names being created are checked, so an old odd label can still be renamed or
- * deleted.
- */
+/** Refuses a name a new folder or tag would get (the library's rule: library/labels.ts). */
 export function checkNewLabel(app: App, name: string, param: string): void {
-  const problem = labelNameProblem(name, app.config.maxLabelLength);
+  const problem = newLabelProblem(app, name);
   if (problem) throw new ReaderError(400, `${param}=user/-/label/…: the label ${problem}`);
 }
 
@@ -100,10 +96,10 @@ export async function renameTag(
   if (dest.kind !== 'label')
     throw new ReaderError(400, `dest=${rawDest}: the new name must be a label (user/-/label/<name>)`);
   checkNewLabel(app, dest.name, 'dest');
-  await readerStore(app).labels.renameLabel(userId, id, dest.name);
+  await renameLabel(app, userId, id, dest.name);
 }
 
 /** Deletes a folder or tag: subscriptions stay (unfiled), items lose the tag. */
 export async function disableTag(app: App, userId: number, rawSource: string | undefined): Promise<void> {
-  await readerStore(app).labels.deleteLabel(userId, await labelIdOf(app, userId, rawSource, 's'));
+  await deleteLabel(app, userId, await labelIdOf(app, userId, rawSource, 's'));
 }

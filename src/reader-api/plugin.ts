@@ -3,12 +3,20 @@
 // Body parsers here apply to these routes only: forms keep repeated keys and tolerate values
 // that are not percent-encoded; any other body (OPML as text/xml, none at all) arrives as text.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { FormBody } from '../http/params.ts';
+import { textError, type ApiErrorShape } from '../http/error-shape.ts';
 import { sendError } from './http-context.ts';
 import { registerReaderRoutes } from './routes.ts';
 
 export const READER_API_PREFIXES = ['/reader/api/0', '/api/greader.php/reader/api/0'];
+
+/** Errors under its prefixes, and under /reader and /api/greader.php beside them: `Error=<what to fix>`. */
+export const readerApiErrors: ApiErrorShape = {
+  prefixes: [...READER_API_PREFIXES, '/reader', '/api/greader.php'],
+  shape: (_status, message) => textError(`Error=${message}`),
+  endpointHint: `the Google Reader API is at ${READER_API_PREFIXES.join(' and ')}`,
+};
 
 function installBodyParsers(f: FastifyInstance): void {
   const form = 'application/x-www-form-urlencoded';

@@ -1,7 +1,7 @@
 // Every Reader API endpoint, one thin handler each: parameters in, service call, body out.
 // The protocol itself is documented in ./README.md.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { endpoint, type EndpointKind, type ReaderContext } from './http-context.ts';
 import { ReaderError } from './errors.ts';
 import { writeToken } from '../auth/authenticate.ts';

@@ -4,16 +4,16 @@
 // the index scope is the user's subscriptions (or one of their streams), and every hit is checked
 // against the user's own rows, so items hidden by a filter rule or belonging to feeds the user
 // does not follow never appear.
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import { LocalIndexProvider } from '../search/local-provider.ts';
 import { flushSearchIndexing, searchIndexRepository } from '../search/indexing.ts';
 import { SearchFilterError } from '../search/types.ts';
 import type { SearchScope } from '../search/types.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseStreamId, READING_LIST, type StreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { STATE_COLUMN } from './stream-filter.ts';
+import { readerStore } from '../library/repositories.ts';
+import { STATE_COLUMN } from '../library/stream-filter.ts';
 import type { ReaderItemState, StateColumn } from '../model/stream.ts';
 import type { SearchHit } from '../search/types.ts';
 

@@ -5,6 +5,9 @@ import type { ItemPosition } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { parseStreamId, type StreamId } from './ids.ts';
 import type { Params } from '../http/params.ts';
+import { decodeContinuation } from '../library/continuation.ts';
+
+export { decodeContinuation, encodeContinuation } from '../library/continuation.ts';
 
 export interface StreamRequest {
   limit: number;
@@ -19,24 +22,6 @@ export interface StreamRequest {
 export const DEFAULT_N = 20;
 export const MAX_CONTENTS_N = 1000;
 export const MAX_IDS_N = 10000;
-
-/** Opaque, URL-safe keyset position: base-36 crawl time and item id. Stable while items arrive. */
-export function encodeContinuation(p: ItemPosition): string {
-  return `${p.crawledUs.toString(36)}-${p.itemId.toString(36)}`;
-}
-
-export function decodeContinuation(c: string): ItemPosition {
-  const m = /^([0-9a-z]{1,13})-([0-9a-z]{1,13})$/.exec(c.trim());
-  const crawledUs = m ? parseInt(m[1], 36) : NaN;
-  const itemId = m ? parseInt(m[2], 36) : NaN;
-  if (!Number.isSafeInteger(crawledUs) || !Number.isSafeInteger(itemId)) {
-    throw new ReaderError(
-      400,
-      `malformed continuation "${c}": pass back the continuation of the previous page unchanged`,
-    );
-  }
-  return { crawledUs, itemId };
-}
 
 function parseCount(raw: string | undefined, max: number): number {
   if (raw === undefined || raw.trim() === '') return DEFAULT_N;

@@ -1,16 +1,16 @@
 // Reading streams: stream/contents, stream/items/ids and stream/items/contents. Keyset pages are
 // fetched one row past the page size, so a continuation is given only while more items exist.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import { reportMemoryUse } from '../observability/events.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
 import { ItemBodyCache, itemsJson } from './item-json.ts';
-import { readerStore } from './repositories.ts';
+import { readerStore } from '../library/repositories.ts';
 import type { PageToRender } from '../store/repositories.ts';
-import { catalogAt, lastCatalog, originsOf, userCatalog, type UserCatalog } from './catalog.ts';
-import { buildFilter, subscribedFeedId } from './stream-filter.ts';
+import { catalogAt, lastCatalog, originsOf, userCatalog, type UserCatalog } from '../library/catalog.ts';
+import { buildFilter, subscribedFeedId } from '../library/stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
 export interface ItemsPage {

@@ -1,7 +1,7 @@
 // Subscription changes through the Reader API: quickadd, subscription/edit, OPML import/export.
 // Fetching, discovery and OPML belong to the feed engine (src/feeds); this module maps the
 // protocol's parameters onto it and validates everything before changing anything.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import {
   feedEngine,
   FeedError,
@@ -15,8 +15,8 @@ import {
 import { ReaderError } from './errors.ts';
 import { checkNewLabel } from './labels-and-counts.ts';
 import { feedStreamId, parseStreamId } from './ids.ts';
-import { readerStore } from './repositories.ts';
-import { subscribedFeedId } from './stream-filter.ts';
+import { readerStore } from '../library/repositories.ts';
+import { subscribedFeedId } from '../library/stream-filter.ts';
 
 export interface QuickAddResult {
   query: string;

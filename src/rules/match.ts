@@ -6,7 +6,7 @@
 // alternatives like (a|a)*b). A rule that runs out of time is skipped and its error recorded.
 import vm from 'node:vm';
 import safeRegex from 'safe-regex2';
-import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
+import { htmlToText } from '../text/html-to-text.ts';
 import { RULE_FIELDS, type RuleCondition, type RuleField, type RuleItem } from '../model/rule.ts';
 
 const MAX_PATTERN_CHARS = 500;

@@ -1,9 +1,9 @@
 // Per-user filter rules: what a user can add, list, remove and apply, and their application to
 // new items at ingest. A rule only ever changes that user's view (their user_items row, their
 // tags); the shared article and other users' views stay as they are.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { findSubscription, onNewItems, onSubscribed } from '../feeds/index.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { readerStore } from '../library/repositories.ts';
 import {
   RULE_ACTIONS,
   type FilterRule,
@@ -16,7 +16,7 @@ import {
 } from '../model/rule.ts';
 import { conditionRegex, matchingItems, RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
 import { ruleStore } from './repositories.ts';
-import { emitStarred, notStarredYet } from '../webhooks/webhooks.ts';
+import { setFlag, tagItems } from '../library/item-states.ts';
 
 export { RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
 
@@ -113,7 +113,7 @@ async function act(
 ): Promise<{ matched: number; changed: number }> {
   const matchIdx = new Set(matchingItems(rule.conditions, items, texts));
   const matched = items.filter((_, i) => matchIdx.has(i)).map((i) => i.id);
-  const { states, labels } = readerStore(app);
+  const { labels } = readerStore(app);
   let changed = 0;
   switch (rule.action) {
     case 'block':
@@ -127,17 +127,16 @@ async function act(
       );
       break;
     case 'mark-read':
-      changed = await states.setState(rule.userId, 'read', 1, matched);
+      changed = await setFlag(app, rule.userId, 'read', true, matched);
       break;
-    case 'star': {
-      const newly = await notStarredYet(app, rule.userId, matched);
-      changed = await states.setState(rule.userId, 'starred', 1, matched);
-      await emitStarred(app, rule.userId, newly);
+    case 'star':
+      changed = await setFlag(app, rule.userId, 'starred', true, matched);
       break;
-    }
     case 'label':
-      if (matched.length)
-        changed = await states.tagItems(rule.userId, await labels.ensureLabel(rule.userId, rule.label!), matched);
+      if (matched.length) {
+        const labelId = await labels.ensureLabel(rule.userId, rule.label!);
+        changed = await tagItems(app, rule.userId, labelId, rule.label!, matched);
+      }
       break;
   }
   return { matched: matched.length, changed };

@@ -6,7 +6,7 @@ import { articleIndexOf, queryStems, topK, type ArticleScoring } from './article
 import { urlWords } from './index-batch.ts';
 import { termFrequencies } from './tokenizer.ts';
 import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
-import { createApp } from '../app.ts';
+import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
 import { testSql } from '../store/testing.ts';
 

@@ -2,7 +2,7 @@
 // an upgrade, a postings compaction): one bounded step per turn, so requests and fetches go on.
 // A failed step is logged and retried later; every step is its own transaction, so a failure or
 // a stop loses nothing but the step.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 
 export interface JobSteps {
   /** What the log calls the job ("rebuilding the search index"). */

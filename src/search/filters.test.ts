@@ -7,9 +7,9 @@ import { flushSearchIndexing, searchIndexRepository } from './indexing.ts';
 import { parseDomainFilter, parseUsDate } from './filters.ts';
 import { SearchFilterError, type SearchQuery } from './types.ts';
 import type { SearchFilters, SearchScope } from './types.ts';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { testSql } from '../store/testing.ts';
-import { createApp } from '../app.ts';
+import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
 
 const NOW = 1_750_000_000;

@@ -8,11 +8,11 @@
 // reindexAll rebuilds everything now (`tidings search reindex`, to repair); a rebuild a migration
 // asks for runs in the background instead, so an upgrade does not keep the server from starting.
 // Both go in batches, so memory stays flat.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import type { IndexedArticle, IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
 import type { Store } from '../store/open-store.ts';
-import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
+import { htmlToText } from '../text/html-to-text.ts';
 import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
 import { BackgroundJob } from './background-job.ts';

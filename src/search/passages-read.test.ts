@@ -8,7 +8,8 @@ import { addFeed, ingest, testApp } from './testing/fixtures.ts';
 import { flushSearchIndexing, searchIndexRepository } from './indexing.ts';
 import { signalMovedPast as movedPast, signalSteady as steady, testSql } from '../store/testing.ts';
 import type { PassageMatch, SearchArticleMeta, SearchIndexRepository } from '../store/repositories.ts';
-import { createApp, type App } from '../app.ts';
+import { createApp } from '../server/create-app.ts';
+import type { App } from '../runtime/app.ts';
 import { loadConfig } from '../config/config.ts';
 import { tempDataDir } from '../../test/helpers.ts';
 

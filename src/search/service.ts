@@ -1,8 +1,8 @@
 // The search service of an App: the local index plus, when configured, web search (SearXNG),
 // fused by reciprocal rank. One call to search() is one billed search, whatever the number of
 // providers behind it; the service also counts them (searchesPerformed) for metrics.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { searchIndexRepository, flushSearchIndexing } from './indexing.ts';
 import { LocalIndexProvider } from './local-provider.ts';

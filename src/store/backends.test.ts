@@ -470,9 +470,9 @@ test('postgres: connection lost while serving: 503 with a clear body, then it re
 }, async () => {
   const own = await startCluster();
   try {
-    const { createApp } = await import('../app.ts');
+    const { createApp } = await import('../server/create-app.ts');
     const { loadConfig } = await import('../config/config.ts');
-    const { startServer } = await import('../http/server.ts');
+    const { startServer } = await import('../server/server.ts');
     const { issueClientLoginToken } = await import('../auth/tokens.ts');
     const app = await createApp(
       loadConfig({

@@ -3,7 +3,7 @@
 // TIDINGS_TEST_DATABASE_URL (.ci/run's second pass).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApp } from '../app.ts';
+import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
 import { TEST_DATABASE_URL, tempDataDir } from '../../test/helpers.ts';
 import { ChangeGated } from './open-store.ts';

@@ -3,7 +3,6 @@
 // of the PostgreSQL caches use (statements sent, notifications held back). Domain code never
 // imports this (test/import-boundaries).
 // Placeholders are `?` on both backends (numbered for PostgreSQL here); write portable SQL.
-import type { App } from '../app.ts';
 import type { Store } from './open-store.ts';
 
 export interface TestStatement {
@@ -15,6 +14,11 @@ export interface TestStatement {
 export interface TestSql {
   prepare(sql: string): TestStatement;
   exec(sql: string): Promise<void>;
+}
+
+/** What these helpers need of an App (its store), without the store depending on the App's type. */
+interface App {
+  readonly store: Store;
 }
 
 interface RawCapable {

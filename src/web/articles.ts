@@ -1,17 +1,19 @@
 // Article lists, the reading pane and item states for the web app, over the Reader API's stream
 // services (the same filters, counters and keyset pages as the Google Reader API), so both APIs
 // always agree on what a view contains and on unread counts.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { ItemCondition, ItemPosition, ReaderItemBody, ReaderItemState } from '../model/stream.ts';
-import { readerStore } from '../reader-api/repositories.ts';
-import { itemsVersion, originsOf, userCatalog } from '../reader-api/catalog.ts';
-import { streamConditions } from '../reader-api/stream-filter.ts';
-import { READING_LIST } from '../reader-api/ids.ts';
-import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
-import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
-import { labelNameProblem } from '../feeds/index.ts';
+import { readerStore } from '../library/repositories.ts';
+import { itemsVersion, originsOf, userCatalog } from '../library/catalog.ts';
+import { streamConditions } from '../library/stream-filter.ts';
+import { READING_LIST } from '../library/stream-ids.ts';
+import { decodeContinuation, encodeContinuation } from '../library/continuation.ts';
+import * as itemStates from '../library/item-states.ts';
+import { htmlToText } from '../text/html-to-text.ts';
+import { deleteLabel, newLabelProblem } from '../library/labels.ts';
 import { faviconPath, feedIcons } from '../feeds/favicons.ts';
 import { searchIndexRepository } from '../search/indexing.ts';
+import { labelNameProblem } from '../feeds/index.ts';
 import { badRequest, notFound } from './errors.ts';
 import { proxiedImageUrl } from './images.ts';
 
@@ -265,7 +267,7 @@ export async function setFlag(
   value: boolean,
   ids: number[],
 ): Promise<number> {
-  return await readerStore(app).states.setState(userId, flag, value ? 1 : 0, ids);
+  return await itemStates.setFlag(app, userId, flag, value, ids);
 }
 
 /**
@@ -284,7 +286,7 @@ export async function editTags(
     if (!Array.isArray(v)) throw badRequest(`${field} must be an array of tag names`, field);
     return v.map((n) => {
       if (typeof n !== 'string') throw badRequest(`${field}: tag names are strings`, field);
-      const problem = labelNameProblem(n.trim(), app.config.maxLabelLength);
+      const problem = newLabelProblem(app, n.trim());
       if (problem) throw badRequest(`${field}: the tag name ${problem}`, field);
       return n.trim();
     });
@@ -293,15 +295,15 @@ export async function editTags(
     removing = names(remove, 'remove');
   if (!adding.length && !removing.length) throw badRequest('send add and/or remove: arrays of tag names');
   await getArticle(app, userId, itemId); // 404 unless the article is the user's
-  const { labels, states } = readerStore(app);
+  const { labels } = readerStore(app);
   for (const n of removing) {
     const id = await labels.findLabel(userId, n);
-    if (id === undefined || !(await states.untagItems(userId, id, [itemId]))) continue;
+    if (id === undefined || !(await itemStates.untagItems(app, userId, id, n, [itemId]))) continue;
     // A tag on no article any more goes (as in Inoreader); otherwise it would show as an empty folder.
     if (!(await labels.hasTaggedItems(id)) && !(await labels.folderFeedIds(userId, id)).length)
-      await labels.deleteLabel(userId, id);
+      await deleteLabel(app, userId, id);
   }
-  for (const n of adding) await states.tagItems(userId, await labels.ensureLabel(userId, n), [itemId]);
+  for (const n of adding) await itemStates.tagItems(app, userId, await labels.ensureLabel(userId, n), n, [itemId]);
   return (await readerStore(app).streams.tagsOfItems(userId, [itemId])).get(itemId) ?? [];
 }
 
@@ -330,10 +332,10 @@ export async function markViewRead(
   });
   if (rows.length <= UNDO_LIMIT) {
     const ids = rows.map((r) => r.itemId);
-    const marked = ids.length ? await store.states.setState(userId, 'read', 1, ids) : 0;
+    const marked = ids.length ? await itemStates.setFlag(app, userId, 'read', true, ids) : 0;
     return { marked, ids };
   }
-  return { marked: await store.states.markAllRead(userId, where, beforeUs), ids: null };
+  return { marked: await itemStates.markAllRead(app, userId, where, beforeUs), ids: null };
 }
 
 /**

@@ -2,7 +2,8 @@
 // it is produced, kept as a conversation the user can reopen and continue. Follow-ups send the
 // earlier turns, so the pipeline carries the topic over (src/answer/conversation.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { perApp, type App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import {
   AnswerError,
   SONAR_MODELS,
@@ -16,8 +17,8 @@ import type { AskScope, Conversation, ConversationMessage, SourceCard } from '..
 import { createAnswerService } from '../answer/service.ts';
 import { EngineRegistry, type EngineConfig } from '../answer/engines/select.ts';
 import { searchService } from '../search/service.ts';
-import { originsOf, userCatalog } from '../reader-api/catalog.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { originsOf, userCatalog } from '../library/catalog.ts';
+import { readerStore } from '../library/repositories.ts';
 import { nowSeconds } from '../auth/repositories.ts';
 import { webStore } from './repositories.ts';
 import { servedIcons, webUrl } from './articles.ts';

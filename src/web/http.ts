@@ -2,16 +2,16 @@
 // checks, cookies, security headers, and errors as {"error":{"code","message","field"}}. Route
 // handlers (./routes.ts) receive a checked WebContext and return plain values.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { authenticate as authenticateToken } from '../auth/authenticate.ts';
 import { AccountError } from '../auth/accounts.ts';
-import { ReaderError } from '../reader-api/errors.ts';
+import { LibraryError } from '../library/errors.ts';
 import { FeedError } from '../feeds/index.ts';
 import { AnswerError } from '../answer/types.ts';
 import { RuleInputError, RuleNotFoundError, RuleTimeoutError } from '../rules/rules.ts';
 import { WebhookInputError, WebhookNotFoundError } from '../webhooks/webhooks.ts';
 import { FullTextSettingError } from '../feeds/fulltext/fulltext.ts';
-import { FeverCredentialError } from '../fever/credentials.ts';
+import { FeverCredentialError } from '../auth/fever-credentials.ts';
 import { checkCsrfToken, findSession, SESSION_COOKIE } from './sessions.ts';
 import { WebError } from './errors.ts';
 
@@ -172,7 +172,7 @@ export function errorReply(app: App, reply: FastifyReply, e: unknown): FastifyRe
       e.message,
       { field: e.field },
     );
-  else if (e instanceof ReaderError)
+  else if (e instanceof LibraryError)
     err = new WebError(e.status, e.status === 404 ? 'not_found' : 'bad_request', e.message);
   else if (e instanceof FeedError) err = new WebError(422, `feed_${e.code}`, e.message);
   else if (e instanceof RuleNotFoundError || e instanceof WebhookNotFoundError)

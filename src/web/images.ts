@@ -4,8 +4,8 @@
 // is the feed fetcher's (SSRF guard on every hop, time limit, size cap), and the answer must be a
 // PNG, JPEG, GIF or WebP by its bytes (never SVG, which can carry scripts).
 import { timingSafeEqual } from 'node:crypto';
-import type { App } from '../app.ts';
-import { sign } from '../auth/keys.ts';
+import type { App } from '../runtime/app.ts';
+import { sign } from '../secrets/keys.ts';
 import { feedEngine } from '../feeds/index.ts';
 import { sniffImage } from '../feeds/favicons.ts';
 import { badRequest, notFound, WebError } from './errors.ts';

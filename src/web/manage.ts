@@ -1,13 +1,12 @@
 // Subscriptions, folders, OPML and feed health for the web app: thin mappings onto the feed engine
-// (src/feeds) and the Reader API's label store, with errors turned into WebError.
-import type { App } from '../app.ts';
+// (src/feeds) and the library's labels (src/library), with errors turned into WebError.
+import type { App } from '../runtime/app.ts';
 import {
   discoverFeeds,
   exportOpml,
   feedEngine,
   FeedError,
   importOpml,
-  labelNameProblem,
   OpmlError,
   refreshFeedNow,
   subscribe,
@@ -15,7 +14,8 @@ import {
   type FeedCandidate,
   type OpmlImportResult,
 } from '../feeds/index.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { readerStore } from '../library/repositories.ts';
+import { deleteLabel, newLabelProblem, renameLabel } from '../library/labels.ts';
 import { badRequest, notFound, WebError } from './errors.ts';
 import { byName, servedIcons, webUrl } from './articles.ts';
 
@@ -28,7 +28,7 @@ const feedError = (e: unknown, field = 'url'): never => {
 function checkLabelName(app: App, name: unknown, field = 'name', what = 'folder'): string {
   if (typeof name !== 'string' || !name.trim()) throw badRequest(`a ${what} needs a name`, field);
   const n = name.trim();
-  const problem = labelNameProblem(n, app.config.maxLabelLength);
+  const problem = newLabelProblem(app, n);
   if (problem) throw badRequest(`the ${what} name ${problem}`, field);
   return n;
 }
@@ -169,13 +169,13 @@ async function labelId(app: App, userId: number, name: string): Promise<number> 
 export async function renameFolder(app: App, userId: number, name: string, to: unknown): Promise<string> {
   const id = await labelId(app, userId, name);
   const n = checkLabelName(app, to);
-  await readerStore(app).labels.renameLabel(userId, id, n);
+  await renameLabel(app, userId, id, n);
   return n;
 }
 
 /** Deletes a folder: its feeds stay subscribed, unfiled. */
 export async function deleteFolder(app: App, userId: number, name: string): Promise<void> {
-  await readerStore(app).labels.deleteLabel(userId, await labelId(app, userId, name));
+  await deleteLabel(app, userId, await labelId(app, userId, name));
 }
 
 export async function importOpmlText(app: App, userId: number, body: unknown): Promise<OpmlImportResult> {

@@ -1,11 +1,11 @@
 // Tidings' own web app: the page and its assets at /, and the JSON API it uses at /api/v1
-// (documented at /api/v1/openapi.json). Registered with one line in src/http/server.ts. The outer
+// (documented at /api/v1/openapi.json). Registered with one line in src/server/server.ts. The outer
 // function runs in the root context (wrapped with fastify-plugin) only to hook onListen (to print
 // the first-run setup link of a single server process); routes, parsers and the error handler live in the encapsulated
 // plugin below.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { authenticateRequest, checkOrigin, errorReply, SECURITY_HEADERS } from './http.ts';
 import { ROUTES, type WebContext } from './routes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -14,8 +14,16 @@ import { setupSecret } from './setup.ts';
 import { announceSetupLink, setupBaseUrl, setupLink } from '../auth/setup-link.ts';
 import { prettyLogs } from '../log/logger.ts';
 import { allowedMethods, methodMessage } from '../http/allowed-methods.ts';
+import { errorCodeOf, jsonError, type ApiErrorShape } from '../http/error-shape.ts';
 
 export const API_PREFIX = '/api/v1';
+
+/** Errors under the web API's prefix before a route runs: its JSON error. */
+export const webApiErrors: ApiErrorShape = {
+  prefixes: [API_PREFIX],
+  shape: (status, message) => jsonError({ error: { code: errorCodeOf(status), message } }),
+  endpointHint: `see ${API_PREFIX}/openapi.json`,
+};
 
 function sendAsset(
   req: { headers: Record<string, string | string[] | undefined> },

@@ -3,13 +3,13 @@
 // src/feeds/fulltext, src/fever) that the CLI calls too: request shapes are checked here, every
 // rule of substance (safe regexes, the SSRF guard on targets, limits) is the domain's. Domain
 // refusals become the API's errors in ./http.ts.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { addRule, applyRuleRetroactively, listRules, removeRule, type RuleSpec } from '../rules/rules.ts';
 import type { FilterRuleView, RuleCondition, RuleField } from '../model/rule.ts';
 import { addWebhook, removeWebhook, webhookDeliveries, webhookStore } from '../webhooks/webhooks.ts';
 import type { Webhook, WebhookDelivery } from '../store/repositories.ts';
 import { fullTextSettings, setFullTextMode, type FullTextSettings } from '../feeds/fulltext/fulltext.ts';
-import { disableFever, feverEnabled, generateFeverPassword, setFeverPassword } from '../fever/credentials.ts';
+import { disableFever, feverEnabled, generateFeverPassword, setFeverPassword } from '../auth/fever-credentials.ts';
 import { badRequest, notFound } from './errors.ts';
 
 const iso = (s: number | null) => (s ? new Date(s * 1000).toISOString() : null);

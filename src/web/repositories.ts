@@ -1,7 +1,7 @@
 // The web app's repositories, taken from the App's store (SQL in src/store/sqlite/web.ts, tables
 // in migration 070_web_app).
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import type { ConversationRepository, WebAccountRepository, WebSessionRepository } from '../store/repositories.ts';
 
 export interface WebStore {

@@ -3,15 +3,14 @@
 // domain modules; each entry states only what is its own. The OpenAPI document is generated
 // from this same table, so it cannot miss an endpoint.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { checkLogin } from '../auth/login.ts';
 import { authStore, nowSeconds } from '../auth/repositories.ts';
 import { issueClientLoginToken, revokeStoredToken } from '../auth/tokens.ts';
 import { changeOwnPassword, createAccount, setPassword } from '../auth/accounts.ts';
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../auth/oauth/clients.ts';
 import type { GrantType } from '../model/auth.ts';
-import { chatStore } from '../chat-api/repositories.ts';
-import { createApiKey, keyNameProblem } from '../chat-api/keys/api-keys.ts';
+import { createApiKey, keyNameProblem } from '../auth/api-keys.ts';
 import { SONAR_MODELS } from '../answer/types.ts';
 import {
   editTags,
@@ -619,7 +618,7 @@ export const ROUTES: RouteSpec[] = [
     },
   ),
   route('user', 'GET /keys', 'Your chat completions API keys.', async (c) => ({
-    keys: (await chatStore(c.app).keys.list(uid(c))).map((k) => ({
+    keys: (await c.app.store.apiKeys.list(uid(c))).map((k) => ({
       id: k.id,
       name: k.name,
       tier: k.tier,
@@ -638,14 +637,14 @@ export const ROUTES: RouteSpec[] = [
       const name = str(c.body.name).trim();
       const problem = keyNameProblem(name);
       if (problem) throw badRequest(problem, 'name');
-      const { key, record } = await createApiKey(chatStore(c.app).keys, uid(c), name, c.app.config.defaultTier);
+      const { key, record } = await createApiKey(c.app.store.apiKeys, uid(c), name, c.app.config.defaultTier);
       return { id: record.id, key, name };
     },
   ),
   route('user', 'DELETE /keys/:id', 'Revoke one of your API keys.', async (c) => {
-    const k = await chatStore(c.app).keys.findById(c.params.id);
+    const k = await c.app.store.apiKeys.findById(c.params.id);
     if (!k || k.userId !== uid(c)) throw notFound('no such key');
-    await chatStore(c.app).keys.revoke(k.id);
+    await c.app.store.apiKeys.revoke(k.id);
   }),
 
   // ---- Admin ----
@@ -740,7 +739,7 @@ export const ROUTES: RouteSpec[] = [
     'Requests for higher chat API rate limits.',
     { query: { all: '1: include decided requests' } },
     async (c) => ({
-      requests: await chatStore(c.app).access.list(c.query.all === '1' ? undefined : 'pending'),
+      requests: await c.app.store.accessRequests.list(c.query.all === '1' ? undefined : 'pending'),
     }),
   ),
   route(
@@ -749,17 +748,17 @@ export const ROUTES: RouteSpec[] = [
     "Approve (sets the key's tier) or deny a request.",
     { body: { decision: 'approve | deny', tier: 'optional tier 0-5', note: 'optional' } },
     async (c) => {
-      const store = chatStore(c.app);
-      const r = await store.access.find(idParam(c, 'request id'));
+      const { apiKeys, accessRequests } = c.app.store;
+      const r = await accessRequests.find(idParam(c, 'request id'));
       if (!r) throw notFound('no such access request');
       if (r.status !== 'pending') throw new WebError(409, 'decided', `this request was already ${r.status}`);
       if (c.body.decision === 'approve') {
         const tier = c.body.tier === undefined ? r.requestedTier : Number(c.body.tier);
         if (!Number.isInteger(tier) || tier < 0 || tier > 5) throw badRequest('tier must be 0-5', 'tier');
-        await store.access.decide(r.id, 'approved', tier, null);
-        await store.keys.setTier(r.keyId, tier);
+        await accessRequests.decide(r.id, 'approved', tier, null);
+        await apiKeys.setTier(r.keyId, tier);
       } else if (c.body.decision === 'deny') {
-        await store.access.decide(r.id, 'denied', null, str(c.body.note) || null);
+        await accessRequests.decide(r.id, 'denied', null, str(c.body.note) || null);
       } else throw badRequest('decision must be approve or deny', 'decision');
       return { id: r.id, status: c.body.decision === 'approve' ? 'approved' : 'denied' };
     },

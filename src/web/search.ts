@@ -1,12 +1,12 @@
 // Full-text search over the user's own articles (src/search), scoped to the open feed or folder,
 // with the matched words located so the page can highlight them without parsing HTML.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { SearchScope } from '../answer/types.ts';
 import { searchService } from '../search/service.ts';
 import { SearchFilterError, type SearchHit } from '../search/types.ts';
 import { indexTerms } from '../search/tokenizer.ts';
-import { readerStore } from '../reader-api/repositories.ts';
-import { originsOf, userCatalog } from '../reader-api/catalog.ts';
+import { readerStore } from '../library/repositories.ts';
+import { originsOf, userCatalog } from '../library/catalog.ts';
 import { webUrl, type View } from './articles.ts';
 import { badRequest, notFound } from './errors.ts';
 

@@ -6,11 +6,11 @@
 // X-CSRF-Token = HMAC(server key, "web-csrf", cookie value): a value only our own page can read (it
 // comes in the JSON of GET /api/v1/session, which another origin cannot read), so a forged
 // cross-site form or fetch cannot send it. The Origin check in the plugin is a second wall.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { WebSession } from '../model/web.ts';
 import { hashToken, newSecret } from '../auth/passwords.ts';
 import { nowSeconds } from '../auth/repositories.ts';
-import { safeEqual, sign } from '../auth/keys.ts';
+import { safeEqual, sign } from '../secrets/keys.ts';
 import { webStore } from './repositories.ts';
 
 export const SESSION_COOKIE = 'tidings_session';

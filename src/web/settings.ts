@@ -1,6 +1,6 @@
 // Per-user reading preferences of the web app. Stored as one JSON object; unknown keys are refused
 // so a typo in a script's PUT is not silently ignored.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { webStore } from './repositories.ts';
 import { badRequest } from './errors.ts';
 

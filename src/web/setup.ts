@@ -11,7 +11,7 @@
 // link printed last. A worker that restarts issues nothing, so the printed link stays valid.
 // Issuing and printing the link is in src/auth/setup-link.ts, which the supervisor loads without
 // the web app.
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import type { User } from '../model/user.ts';
 import { hashToken } from '../auth/passwords.ts';
 import { issueSetupSecret } from '../auth/setup-link.ts';

@@ -4,15 +4,16 @@
 // feed fetcher (SSRF guard: private addresses refused unless TIDINGS_ALLOW_PRIVATE_NETWORKS),
 // logged, and retried with exponential back-off.
 import { createHmac, randomBytes } from 'node:crypto';
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import { nowSeconds } from '../auth/repositories.ts';
-import { openSecret, sealSecret } from '../auth/keys.ts';
+import { openSecret, sealSecret } from '../secrets/keys.ts';
 import { feedEngine, onNewItems, onRefreshRoundEnd } from '../feeds/index.ts';
-import { checkHostLiteral } from '../feeds/fetcher/address-guard.ts';
-import { parseFeedUrl } from '../feeds/fetcher/http-client.ts';
+import { checkHostLiteral } from '../net/address-guard.ts';
+import { parseFeedUrl } from '../net/http-client.ts';
 import { FeedError } from '../feeds/errors.ts';
-import { readerStore } from '../reader-api/repositories.ts';
+import { readerStore } from '../library/repositories.ts';
+import { onStarred } from '../library/item-states.ts';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '../store/repositories.ts';
 
 export const WEBHOOK_EVENTS: WebhookEvent[] = ['new-item', 'starred'];
@@ -174,14 +175,8 @@ async function emitNewItems(app: App, feedId: number, itemIds: number[]): Promis
   }
 }
 
-/** Of these ids, the user's items not starred yet (call before starring, to emit only real changes). */
-export async function notStarredYet(app: App, userId: number, itemIds: number[]): Promise<number[]> {
-  if (!itemIds.length) return [];
-  return (await readerStore(app).streams.statesByIds(userId, itemIds)).filter((s) => !s.starred).map((s) => s.itemId);
-}
-
-/** Items a user just starred (only those that were not starred before). */
-export async function emitStarred(app: App, userId: number, itemIds: number[]): Promise<number> {
+/** Items a user just starred (only those that were not starred before: the library works that out). */
+async function emitStarred(app: App, userId: number, itemIds: number[]): Promise<number> {
   if (!itemIds.length) return 0;
   try {
     const hooks = await webhookStore(app).forEvent([userId], 'starred');
@@ -317,10 +312,16 @@ export async function deliverDueWebhooks(app: App): Promise<void> {
   await d.idle();
 }
 
-/** Registers the webhooks' steps in the feed pipeline (createApp calls it, after the rules'). */
+/**
+ * Registers the webhooks' steps in the feed pipeline (createApp calls it, after the rules') and
+ * their ear on the library: items starred from any client or by a rule.
+ */
 export function installWebhooks(app: App): void {
   onNewItems(app, async (feedId, itemIds) => {
     await emitNewItems(app, feedId, itemIds);
+  });
+  onStarred(app, async (userId, itemIds) => {
+    await emitStarred(app, userId, itemIds);
   });
   onRefreshRoundEnd(app, () => deliverDueWebhooks(app));
 }

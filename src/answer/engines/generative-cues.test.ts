@@ -4,7 +4,7 @@
 // the best few).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { testApp } from '../../search/testing/fixtures.ts';
 import { ARTICLES, loadFixture } from '../testing/articles.ts';
 import { startLlmStub, type LlmStub } from '../testing/llm-stub.ts';

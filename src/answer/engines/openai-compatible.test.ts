@@ -3,7 +3,7 @@
 // and never a hang.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { testApp } from '../../search/testing/fixtures.ts';
 import { loadFixture } from '../testing/articles.ts';
 import { startLlmStub, type LlmStub, type StubMode } from '../testing/llm-stub.ts';

@@ -2,7 +2,7 @@
 // two URLs, is listed once (at its better rank), over a real App and its index.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { addFeed, ingest, testApp } from '../../search/testing/fixtures.ts';
 import { answerService } from '../service.ts';
 

@@ -1,6 +1,6 @@
 // A small, fixed set of news articles for the answer tests: stored through the same tables and
 // index as ingested feeds (C1's fixtures), so tests exercise the real search and SQLite.
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { testSql } from '../../store/testing.ts';
 import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 

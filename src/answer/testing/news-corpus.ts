@@ -4,7 +4,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { addFeed, ingest } from '../../search/testing/fixtures.ts';
 import { SHARED } from '../../../test/helpers.ts';
 import { escapeHtmlText } from '../../text/escape-html.ts';

@@ -1,12 +1,20 @@
 // POST (and GET) /accounts/ClientLogin, also under /api/greader.php: the Google Reader login that
 // most reader apps use. Answers text/plain "SID=…\nLSID=null\nAuth=<token>\n" (apps read Auth).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { checkLogin } from '../login.ts';
 import { issueClientLoginToken } from '../tokens.ts';
 import { paramsFromRequest } from '../../http/params.ts';
+import { textError, type ApiErrorShape } from '../../http/error-shape.ts';
 
 export const CLIENT_LOGIN_PATHS = ['/accounts/ClientLogin', '/api/greader.php/accounts/ClientLogin'];
+
+/** Errors of ClientLogin, and of whatever else is asked for beside it: `Error=…\nInfo=…\n`. */
+export const clientLoginErrors: ApiErrorShape = {
+  prefixes: ['/accounts', '/api/greader.php/accounts'],
+  shape: (status, message) => textError(`Error=${status === 404 ? 'NotFound' : 'BadRequest'}\nInfo=${message}\n`),
+  endpointHint: `ClientLogin is POST ${CLIENT_LOGIN_PATHS.join(' or ')}`,
+};
 
 export async function clientLoginRoutes(server: FastifyInstance, opts: { app: App }): Promise<void> {
   const { app } = opts;

@@ -1,7 +1,7 @@
 // HTTP side of the OAuth 2.0 authorization server: the authorization endpoint (login + consent
 // page), the token endpoint and RFC 7009 revocation. The rules live in ../oauth/.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { checkLogin } from '../login.ts';
 import {
   checkAuthorizationRequest,
@@ -23,6 +23,16 @@ import { authenticateClient } from '../oauth/clients.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { OAuthClient } from '../../model/auth.ts';
 import { paramsFromRequest, type Params } from '../../http/params.ts';
+import { jsonError, type ApiErrorShape } from '../../http/error-shape.ts';
+
+/** Errors under /oauth2 before a route runs, as RFC 6749 words them. */
+export const oauthErrors: ApiErrorShape = {
+  prefixes: ['/oauth2'],
+  // RFC 6749 §5.2 has no code for an unknown endpoint or method: invalid_request is the closest.
+  shape: (_status, message) => jsonError({ error: 'invalid_request', error_description: message }),
+  endpointHint: 'the OAuth 2.0 endpoints are GET/POST /oauth2/auth, POST /oauth2/token and POST /oauth2/revoke',
+  notFoundHeaders: { 'cache-control': 'no-store' },
+};
 
 // Relative, so the form posts back to this endpoint behind any reverse-proxy path prefix.
 const FORM_ACTION = 'auth';

@@ -3,7 +3,7 @@
 // redirecting to an unverified URI would make the server an open redirector); every other problem
 // goes back to the client's redirect URI with `error` and `state`.
 import { createHash, randomBytes } from 'node:crypto';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import type { OAuthClient, Scope } from '../../model/auth.ts';
 import { newSecret, hashToken } from '../passwords.ts';
 import { authStore, nowSeconds } from '../repositories.ts';

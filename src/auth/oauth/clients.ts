@@ -1,10 +1,10 @@
 // OAuth client registration (from the CLI) and client authentication (token endpoint).
 // Client ids are public random strings; secrets are random and stored as SHA-256 hashes, shown once.
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import type { OAuthClient, GrantType } from '../../model/auth.ts';
 import { newSecret, hashToken } from '../passwords.ts';
 import { authStore, nowSeconds } from '../repositories.ts';
-import { safeEqual } from '../keys.ts';
+import { safeEqual } from '../../secrets/keys.ts';
 
 export const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 const CLIENT_ID_PREFIX = 'tdci_';

@@ -4,8 +4,8 @@
 // Another site can neither read the cookie nor forge the MAC, so it cannot post a consent (or a
 // login) on the user's behalf; nor can the hidden fields be edited to retarget the grant.
 import { randomBytes } from 'node:crypto';
-import type { App } from '../../app.ts';
-import { sign, safeEqual } from '../keys.ts';
+import type { App } from '../../runtime/app.ts';
+import { sign, safeEqual } from '../../secrets/keys.ts';
 import { AUTHORIZATION_PARAMS, type AuthorizationParams } from './authorize.ts';
 
 export const CSRF_COOKIE = 'tidings_oauth_csrf';

@@ -1,12 +1,12 @@
 // The token endpoint's grants (RFC 6749 §4.1.3, §6; RFC 7636 §4.6), free of HTTP. Every failure is
 // an OAuthError carrying its RFC 6749 §5.2 code.
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import type { OAuthClient } from '../../model/auth.ts';
 import { hashToken } from '../passwords.ts';
 import { authStore, nowSeconds } from '../repositories.ts';
 import { issueOAuthToken, ACCESS_TOKEN_TTL_SECONDS } from '../tokens.ts';
 import { parseScopes, formatScopes, isSubset } from '../scopes.ts';
-import { safeEqual } from '../keys.ts';
+import { safeEqual } from '../../secrets/keys.ts';
 import { OAuthError } from './errors.ts';
 import { s256, PKCE_VALUE } from './authorize.ts';
 

@@ -2,7 +2,7 @@
 // tokens for scripts, listing and revocation).
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import type { GrantType, StoredToken } from '../../model/auth.ts';
 import { registerClient, ClientRegistrationError, GRANT_TYPES } from '../../auth/oauth/clients.ts';
 import { authStore } from '../../auth/repositories.ts';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type RefreshResult } from '../../feeds/index.ts';
 import { importOpml, exportOpml } from '../../feeds/index.ts';
 import { OpmlError } from '../../feeds/opml/opml-error.ts';

@@ -7,7 +7,7 @@ import {
   FeverCredentialError,
   generateFeverPassword,
   setFeverPassword,
-} from '../../fever/credentials.ts';
+} from '../../auth/fever-credentials.ts';
 
 export function registerFeverCommands(program: Command, ctx: CliContext): void {
   program

@@ -3,9 +3,9 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import { chatStore } from '../../chat-api/repositories.ts';
-import { createApiKey, keyNameProblem } from '../../chat-api/keys/api-keys.ts';
+import { createApiKey, keyNameProblem } from '../../auth/api-keys.ts';
 import { BETA_FEATURES, type ApiKey, type BetaFeature } from '../../model/chat.ts';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { pricesConfigured } from '../../chat-api/prices.ts';
 
 const iso = (s: number | null) => (s === null ? '' : new Date(s * 1000).toISOString().replace('.000Z', 'Z'));

@@ -1,7 +1,7 @@
 // `tidings rule add|list|remove|apply`: per-user filter rules (src/rules).
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import {
   addRule,
   applyRuleRetroactively,

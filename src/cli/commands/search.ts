@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
 import { finishPendingRebuild, reindexAll, searchIndexRepository, searchIndexStatus } from '../../search/indexing.ts';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { searchService } from '../../search/service.ts';
 import { SearchFilterError } from '../../search/types.ts';
 import type { SearchScope } from '../../search/types.ts';

@@ -12,12 +12,13 @@ import { flushCompileCache } from 'node:module';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { type CliContext, checkDatabase } from '../context.ts';
-import { createApp, type App, type ProcessRole } from '../../app.ts';
+import { createApp } from '../../server/create-app.ts';
+import type { App, ProcessRole } from '../../runtime/app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat, type Logger } from '../../log/logger.ts';
 import type { MetricsText } from '../../observability/cluster.ts';
 import { markServing } from '../pid-file.ts';
-import { collectStartupGarbage } from '../../startup-garbage.ts';
+import { collectStartupGarbage } from '../../runtime/startup-garbage.ts';
 import {
   superviseWorkers,
   WORKER_SLOT_ENV,
@@ -27,7 +28,7 @@ import {
   tellSupervisor,
   type WorkerMessage,
 } from '../supervisor.ts';
-import type { ListenOptions } from '../../http/server.ts';
+import type { ListenOptions } from '../../server/server.ts';
 
 /** The worker count --workers / TIDINGS_WORKERS asks for (0: one per CPU core). */
 export function workerCount(config: Config): number {
@@ -177,7 +178,7 @@ async function listen(
 ): Promise<{ server: FastifyInstance; url: string }> {
   try {
     // Loaded here, not at the top: other commands need neither Fastify nor the metrics registry.
-    const { startServer } = await import('../../http/server.ts');
+    const { startServer } = await import('../../server/server.ts');
     return await startServer(app, options);
   } catch (e) {
     await app.close();
@@ -213,7 +214,7 @@ async function untilStopped(
   const onSignal = (why: string) => (stopNow ? stopNow(why) : (stopAsked ??= why));
   process.once('SIGINT', () => onSignal('SIGINT'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
-  const { markDraining } = await import('../../http/health.ts');
+  const { markDraining } = await import('../../server/health.ts');
   await new Promise<void>((resolve) => {
     let closing = false;
     const stop = (why: string) => {

@@ -1,7 +1,7 @@
 // `tidings webhook add|list|remove|deliveries`: per-user outgoing webhooks (src/webhooks).
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import type { WebhookDelivery } from '../../store/repositories.ts';
 import {
   addWebhook,

@@ -5,7 +5,7 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import iconv from 'iconv-lite';
 import { sanitizeHtml } from '../sanitizer/sanitize-html.ts';
-import { htmlToText } from '../sanitizer/html-to-text.ts';
+import { htmlToText } from '../../text/html-to-text.ts';
 
 type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
 

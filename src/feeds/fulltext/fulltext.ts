@@ -4,15 +4,15 @@
 // concurrency limits as feeds, so a site is never hit harder than its feeds are — and its readable
 // text replaces the item's content (the feed's own text stays as the summary). Runs beside the
 // refresh, never blocking it; each failure is recorded on the item and retried a few times.
-import { perApp } from '../../per-app.ts';
-import type { App } from '../../app.ts';
+import { perApp } from '../../runtime/per-app.ts';
+import type { App } from '../../runtime/app.ts';
 import type { FullTextCandidate, FullTextMode, FullTextRepository } from '../../store/repositories.ts';
 import { feedEngine } from '../services.ts';
-import { Semaphore } from '../fetcher/concurrency.ts';
+import { Semaphore } from '../../net/concurrency.ts';
 import { FeedError, formatBytes } from '../errors.ts';
-import { htmlToText } from '../sanitizer/html-to-text.ts';
+import { htmlToText } from '../../text/html-to-text.ts';
 import type { ExtractedArticle } from './extract.ts';
-import type { FetchResponse } from '../fetcher/http-client.ts';
+import type { FetchResponse } from '../fetcher.ts';
 
 /**
  * Items considered: those crawled in the last NEW_ITEM_WINDOW_S (every new article, however many a

@@ -2,7 +2,7 @@
 // the subscriptions, in chunks that let other requests run in between; the next refresh (scheduler or
 // `tidings refresh`) fetches them, and a broken feed shows its error in the feed list instead of
 // failing the whole import. Used by the CLI and by the Reader API's subscription/import|export.
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { feedEngine } from '../services.ts';
 import { checkFeedLimit, normaliseInputUrl } from '../subscriptions.ts';
 import { cleanLabelName } from '../label-name.ts';

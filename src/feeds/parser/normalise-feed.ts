@@ -2,7 +2,7 @@
 // Unix-second dates, sanitized HTML, stable unique guids, one image per entry.
 import { createHash } from 'node:crypto';
 import type { Enclosure, ParsedEntry, ParsedFeed } from '../../model/parsed-feed.ts';
-import { htmlToText } from '../sanitizer/html-to-text.ts';
+import { htmlToText } from '../../text/html-to-text.ts';
 import { sanitizeHtmlBatch } from '../sanitizer/sanitize-html.ts';
 import { parseFeedDate } from './parse-date.ts';
 import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';

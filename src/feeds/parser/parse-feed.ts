@@ -28,7 +28,7 @@ import { decodeBase64Content } from './decode-base64-content.ts';
 import { promoteLegacyContent } from './promote-legacy-content.ts';
 import { repairXml } from './repair-xml.ts';
 import { stripLeadingJunk } from './strip-leading-junk.ts';
-import { exceedsTagDepth } from '../sanitizer/tag-depth.ts';
+import { exceedsTagDepth } from '../../text/tag-depth.ts';
 
 export { FeedParseError } from './feed-parse-error.ts';
 

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import sanitizeHtmlLib from 'sanitize-html';
 import { resolveUrl } from '../parser/resolve-url.ts';
-import { exceedsTagDepth } from './tag-depth.ts';
+import { exceedsTagDepth } from '../../text/tag-depth.ts';
 import { isVerbatimSafe } from './verbatim-safe.ts';
 import { escapeHtmlText } from '../../text/escape-html.ts';
 

@@ -3,7 +3,7 @@
 // delays the next tick instead of overlapping it. Stops, and cancels fetches in flight, on app.close().
 // Every process serving the same database runs this loop: refreshDue claims the feeds it fetches
 // (refresh-claims.ts), so the processes share the due feeds instead of each fetching all of them.
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import { refreshDue } from '../refresh.ts';
 import { feedEngine } from '../services.ts';
 import { startRetention } from '../retention.ts';

@@ -5,8 +5,8 @@
 // the feed any more the subscription is cancelled. Polling goes on as before: a hub that stops
 // pushing costs nothing but latency.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { App } from '../../app.ts';
-import { openSecret, sealSecret } from '../../auth/keys.ts';
+import type { App } from '../../runtime/app.ts';
+import { openSecret, sealSecret } from '../../secrets/keys.ts';
 import type { WebSubRepository, WebSubSubscription } from '../../store/repositories.ts';
 import type { FeedRecord } from '../../model/feed-record.ts';
 import { feedEngine } from '../services.ts';

@@ -1,7 +1,8 @@
 // Test fixtures for the search tests: a real App on a temp SQLite file and rows inserted the way
 // the feed engine stores them (feeds, items, subscriptions, labels, user_items).
 import { flushSearchIndexing } from '../indexing.ts';
-import { createApp, type App } from '../../app.ts';
+import { createApp } from '../../server/create-app.ts';
+import type { App } from '../../runtime/app.ts';
 import { loadConfig, type Config } from '../../config/config.ts';
 import { tempDataDir } from '../../../test/helpers.ts';
 import { testSql } from '../../store/testing.ts';

@@ -1,10 +1,10 @@
-// The one place web search fetches pages: through the feed engine's fetcher, so every page
+// The one place web search fetches pages: through the outbound HTTP client (src/net), so every page
 // request passes the SSRF guard (private addresses refused unless allowPrivateNetworks), the
 // redirect checks and the body size cap. A shorter time limit than feeds get: a search waits on it.
 import iconv from 'iconv-lite';
-import type { App } from '../../app.ts';
-import { perApp } from '../../per-app.ts';
-import { FeedFetcher } from '../../feeds/fetcher/http-client.ts';
+import type { App } from '../../runtime/app.ts';
+import { perApp } from '../../runtime/per-app.ts';
+import { HttpClient } from '../../net/http-client.ts';
 
 /** Pages slower than this are skipped (the search answers without them). */
 export const PAGE_FETCH_TIMEOUT_MS = 8000;
@@ -21,7 +21,7 @@ export type PageFetcher = (url: string, signal?: AbortSignal) => Promise<Fetched
 /** The App's guarded page fetcher (one connection pool, closed with the App). */
 export const pageFetcher: (app: App) => PageFetcher = perApp((app) => {
   const c = app.config;
-  const fetcher = new FeedFetcher({
+  const fetcher = new HttpClient({
     fetchTimeoutMs: Math.min(c.fetchTimeoutMs, PAGE_FETCH_TIMEOUT_MS),
     connectTimeoutMs: Math.min(c.connectTimeoutMs, PAGE_FETCH_TIMEOUT_MS),
     maxBodyBytes: Math.min(c.maxBodyBytes, MAX_PAGE_BYTES),

@@ -3,7 +3,7 @@
 // a DOM without a browser, much lighter than jsdom.
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { htmlToText } from '../../feeds/sanitizer/html-to-text.ts';
+import { htmlToText } from '../../text/html-to-text.ts';
 
 export interface ReadablePage {
   title: string;

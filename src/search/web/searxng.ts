@@ -5,7 +5,7 @@
 // SearXNG's time_range, a single allowed domain as a site: query, and every filter again on the
 // results (engines ignore what they do not support).
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { App } from '../../runtime/app.ts';
 import type { RecencyFilter } from '../types.ts';
 import type { PassageFilter } from '../../store/repositories.ts';
 import { compileFilters, hostAllowed } from '../filters.ts';

@@ -1,4 +1,4 @@
-// Requests for a higher chat API tier, and the operator's decisions (src/chat-api/keys).
+// Requests for a higher chat API tier, and the operator's decisions (src/chat-api/access-form.ts; keys in src/auth/api-keys.ts).
 import type { Sql } from '../sql.ts';
 import type { AccessRequestRepository } from '../repositories.ts';
 import type { AccessRequest, AccessRequestStatus } from '../../model/chat.ts';

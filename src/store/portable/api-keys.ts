@@ -1,4 +1,4 @@
-// The chat API's keys (src/chat-api/keys). On PostgreSQL the rows read to authenticate are reused
+// The chat API's keys (src/auth/api-keys.ts). On PostgreSQL the rows read to authenticate are reused
 // briefly, like Reader API tokens (./auth-row-cache.ts): every chat answer authenticates, and that
 // lookup was a round trip of its own. An operator's change of a key's tier or state from the CLI
 // must still apply to the running server at once (the access-request flow promises it): the

@@ -4,7 +4,7 @@
 import { Parser } from 'htmlparser2';
 import type { ParsedFeed } from '../../../model/parsed-feed.ts';
 import { canonicalCharset } from '../../encoding/decode-feed-body.ts';
-import { htmlToText } from '../../sanitizer/html-to-text.ts';
+import { htmlToText } from '../../../text/html-to-text.ts';
 import type { Node } from './python-expression.ts';
 
 /** A value with the comparison rule feedparser's equivalent needs. */

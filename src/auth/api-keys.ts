@@ -1,11 +1,11 @@
 // API keys: `tdg_<id>_<secret>`. The public id (12 hex digits) finds the row; only the SHA-256 of
 // the whole key is stored (hashToken: the key is 256 random bits, so a KDF adds nothing), compared
-// in constant time. The id also names the key in the CLI (`tidings key revoke <id>`).
+// in constant time. The id also names the key in the CLI (`tidings key revoke <id>`). How a request
+// presents its key (a Bearer header) is the chat API's: src/chat-api/request-key.ts.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { hashToken, newSecret } from '../../auth/passwords.ts';
-import type { ApiKeyRepository } from '../../store/repositories.ts';
-import type { ApiKey } from '../../model/chat.ts';
-import { ApiError } from '../errors.ts';
+import { hashToken, newSecret } from './passwords.ts';
+import type { ApiKeyRepository } from '../store/repositories.ts';
+import type { ApiKey } from '../model/chat.ts';
 
 const KEY_RE = /^tdg_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
@@ -42,27 +42,5 @@ export async function findLiveKey(keys: ApiKeyRepository, presented: string): Pr
   const b = Buffer.from(row.keyHash, 'hex');
   if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
   const { keyHash: _, ...key } = row;
-  return key;
-}
-
-const HOW = 'Send "Authorization: Bearer <API key>"; an operator creates keys with `tidings key create <user>`.';
-
-// RFC 6750: a 401 names the scheme the client should use.
-const unauthorized = (message: string) =>
-  new ApiError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer realm="tidings"' });
-
-/** Checks an Authorization header: 401 when missing, malformed, unknown or revoked; 403 when disabled. */
-export async function authenticate(keys: ApiKeyRepository, authorization: string | undefined): Promise<ApiKey> {
-  if (!authorization) throw unauthorized(`Missing API key. ${HOW}`);
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!m) throw unauthorized(`Malformed Authorization header. ${HOW}`);
-  const key = await findLiveKey(keys, m[1]);
-  if (!key) throw unauthorized(`Invalid or revoked API key. ${HOW}`);
-  if (key.disabled)
-    throw new ApiError(
-      403,
-      'forbidden',
-      `API key ${key.id} is disabled; ask an operator to run \`tidings key enable ${key.id}\`.`,
-    );
   return key;
 }

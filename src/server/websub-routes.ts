@@ -1,11 +1,18 @@
 // The WebSub callback: GET = the hub verifying intent (echo the challenge), POST = a push.
 import type { FastifyPluginAsync } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { acceptPush, verifyIntent, WebSubError } from '../feeds/websub/websub.ts';
-import { plainTextErrorHandler } from './plain-text-errors.ts';
+import { plainTextErrorHandler } from '../http/plain-text-errors.ts';
+import { textError, type ApiErrorShape } from '../http/error-shape.ts';
 
 /** Where hubs call back; errors under it are plain text (src/http/README.md, "Errors before a route runs"). */
 export const WEBSUB_PREFIX = '/websub';
+
+export const websubErrors: ApiErrorShape = {
+  prefixes: [WEBSUB_PREFIX],
+  shape: (_status, message) => textError(message),
+  endpointHint: `WebSub callbacks are GET (verification) and POST (content) ${WEBSUB_PREFIX}/<token>, the callback URL Tidings gave the hub`,
+};
 
 export const websubRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   server.removeAllContentTypeParsers();

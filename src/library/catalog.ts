@@ -4,10 +4,10 @@
 // per request would cost more than the page itself. The version (and the item bodies' version)
 // is read again only when the store's change signal says the data may have changed, in this
 // process or another (src/store/change-signal.ts): an unchanged database costs no read at all.
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 import type { FeedOrigin } from '../model/stream.ts';
-import { feedStreamId, labelStreamId } from './ids.ts';
+import { feedStreamId, labelStreamId } from './stream-ids.ts';
 import { readerStore } from './repositories.ts';
 import { ChangeGated } from '../store/open-store.ts';
 

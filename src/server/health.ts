@@ -6,8 +6,8 @@
 // Both name the worker (`serve --workers N`) and pid, so a check can tell which process answered.
 // The reason for a 503 stays generic (the details, with the database's location, go to the log).
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
 
 const state = perApp(() => ({ draining: false, lastError: '' }));
 

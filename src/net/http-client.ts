@@ -7,8 +7,8 @@
 // loaded on the first fetch (a server with no feeds yet, and most CLI commands, never need it).
 import type { Agent, Dispatcher } from 'undici';
 import { STATUS_CODES } from 'node:http';
-import type { Config } from '../../config/config.ts';
-import { FeedError, formatDuration } from '../errors.ts';
+import type { Config } from '../config/config.ts';
+import { NetError, formatDuration } from './errors.ts';
 import { checkHostLiteral, guardedLookup } from './address-guard.ts';
 import { HostLimiter } from './concurrency.ts';
 import { readBody, tooLarge } from './read-body.ts';
@@ -68,10 +68,10 @@ export function parseFeedUrl(raw: string): URL {
   try {
     u = new URL(raw);
   } catch {
-    throw new FeedError('bad_url', `"${raw}" is not a valid URL`);
+    throw new NetError('bad_url', `"${raw}" is not a valid URL`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new FeedError(
+    throw new NetError(
       'bad_url',
       `refusing the ${u.protocol.replace(/:$/, '')}: URL scheme (only http and https feeds can be fetched)`,
     );
@@ -80,7 +80,7 @@ export function parseFeedUrl(raw: string): URL {
   // Reader API and written into OPML exports in clear text. Feeds behind HTTP auth need their own
   // credential fields (not supported yet).
   if (u.username || u.password) {
-    throw new FeedError(
+    throw new NetError(
       'bad_url',
       `refusing a URL with a user name or password in it (${u.protocol}//user:pass@…): feeds behind a login are not supported, and credentials in a URL would be stored and shown in clear text`,
     );
@@ -89,7 +89,7 @@ export function parseFeedUrl(raw: string): URL {
   return u;
 }
 
-function httpError(status: number, headers: Record<string, string | string[] | undefined>): FeedError {
+function httpError(status: number, headers: Record<string, string | string[] | undefined>): NetError {
   const text = STATUS_CODES[status] ?? 'Error';
   const retryAfter = retryAfterSeconds(headerString(headers['retry-after']));
   const wait = retryAfter !== null ? `, retrying after ${formatDuration(retryAfter * 1000)}` : '';
@@ -105,41 +105,41 @@ function httpError(status: number, headers: Record<string, string | string[] | u
             : status === 403
               ? 'HTTP 403 Forbidden: the server refuses to serve the feed to us'
               : `HTTP ${status} ${text}${wait}`;
-  return new FeedError('http', message, { status, retryAfterSeconds: retryAfter });
+  return new NetError('http', message, { status, retryAfterSeconds: retryAfter });
 }
 
-function findFeedError(e: unknown): FeedError | undefined {
+function findNetError(e: unknown): NetError | undefined {
   for (let x = e, i = 0; x && i < 5; x = (x as { cause?: unknown }).cause, i++) {
-    if (x instanceof FeedError) return x;
-    for (const inner of (x as AggregateError).errors ?? []) if (inner instanceof FeedError) return inner;
+    if (x instanceof NetError) return x;
+    for (const inner of (x as AggregateError).errors ?? []) if (inner instanceof NetError) return inner;
   }
   return undefined;
 }
 
-/** Turns whatever undici/node threw into a FeedError a user can act on. */
-function toFeedError(e: unknown, url: URL, cfg: FetcherConfig, deadline: AbortSignal, outer?: AbortSignal): FeedError {
-  const known = findFeedError(e);
+/** Turns whatever undici/node threw into a NetError a user can act on. */
+function toNetError(e: unknown, url: URL, cfg: FetcherConfig, deadline: AbortSignal, outer?: AbortSignal): NetError {
+  const known = findNetError(e);
   if (known) return known;
   if (deadline.aborted)
-    return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
-  if (outer?.aborted) return new FeedError('network', 'fetch cancelled (shutting down)', { cause: e });
+    return new NetError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
+  if (outer?.aborted) return new NetError('network', 'fetch cancelled (shutting down)', { cause: e });
   const err = e as NodeJS.ErrnoException;
   const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
   const where = `${url.hostname}${url.port ? ':' + url.port : ''}`;
   if (code === 'UND_ERR_CONNECT_TIMEOUT')
-    return new FeedError('timeout', `could not connect to ${where} within ${formatDuration(cfg.connectTimeoutMs)}`, {
+    return new NetError('timeout', `could not connect to ${where} within ${formatDuration(cfg.connectTimeoutMs)}`, {
       cause: e,
     });
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return new FeedError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
-  if (code === 'ECONNREFUSED') return new FeedError('network', `connection refused by ${where}`, { cause: e });
+    return new NetError('timeout', `timed out after ${formatDuration(cfg.fetchTimeoutMs)}`, { cause: e });
+  if (code === 'ECONNREFUSED') return new NetError('network', `connection refused by ${where}`, { cause: e });
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
-    return new FeedError('network', `connection to ${where} was reset`, { cause: e });
+    return new NetError('network', `connection to ${where} was reset`, { cause: e });
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
-    return new FeedError('network', `${where} is unreachable`, { cause: e });
+    return new NetError('network', `${where} is unreachable`, { cause: e });
   if (code && /CERT|SSL|TLS|SELF_SIGNED/i.test(code))
-    return new FeedError('network', `TLS problem with ${where}: ${err.message}`, { cause: e });
-  return new FeedError('network', `fetching ${url.href} failed: ${err.message ?? String(e)}`, { cause: e });
+    return new NetError('network', `TLS problem with ${where}: ${err.message}`, { cause: e });
+  return new NetError('network', `fetching ${url.href} failed: ${err.message ?? String(e)}`, { cause: e });
 }
 
 /** Drops an unwanted body; small ones are drained so the keep-alive connection can be reused. */
@@ -150,7 +150,7 @@ function discard(body: Dispatcher.ResponseData['body']): Promise<void> {
   return body.dump({ limit: 64 * 1024 }).catch(() => undefined);
 }
 
-export class FeedFetcher {
+export class HttpClient {
   private client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   private readonly limiter: HostLimiter;
   private readonly cfg: FetcherConfig;
@@ -206,7 +206,7 @@ export class FeedFetcher {
           bodyTimeout: this.cfg.fetchTimeoutMs,
         });
       } catch (e) {
-        throw toFeedError(e, url, this.cfg, deadline, req.signal);
+        throw toNetError(e, url, this.cfg, deadline, req.signal);
       }
       const status = res.statusCode;
       const h = res.headers;
@@ -214,21 +214,18 @@ export class FeedFetcher {
       if (REDIRECTS.has(status)) {
         await discard(res.body);
         const location = headerString(h.location);
-        if (!location)
-          throw new FeedError('redirects', `HTTP ${status} redirect without a Location header`, { status });
+        if (!location) throw new NetError('redirects', `HTTP ${status} redirect without a Location header`, { status });
         if (hop >= this.cfg.maxRedirects)
-          throw new FeedError('redirects', `too many redirects (more than ${this.cfg.maxRedirects}; redirect loop?)`, {
+          throw new NetError('redirects', `too many redirects (more than ${this.cfg.maxRedirects}; redirect loop?)`, {
             status,
           });
         let next: URL;
         try {
           next = parseFeedUrl(new URL(location, url).href);
         } catch (e) {
-          throw new FeedError(
-            'redirects',
-            `redirected to an unusable location "${location}": ${(e as Error).message}`,
-            { status },
-          );
+          throw new NetError('redirects', `redirected to an unusable location "${location}": ${(e as Error).message}`, {
+            status,
+          });
         }
         if (PERMANENT.has(status) && allPermanent) permanentUrl = next.href;
         else allPermanent = false;
@@ -274,7 +271,7 @@ export class FeedFetcher {
       } catch (e) {
         res.body.on('error', () => undefined);
         res.body.destroy();
-        throw e instanceof FeedError ? e : toFeedError(e, url, this.cfg, deadline, req.signal);
+        throw e instanceof NetError ? e : toNetError(e, url, this.cfg, deadline, req.signal);
       }
       return { ...base, notModified: false, body, durationMs: performance.now() - t0 };
     }
@@ -310,7 +307,7 @@ export class FeedFetcher {
           bodyTimeout: this.cfg.fetchTimeoutMs,
         });
       } catch (e) {
-        throw toFeedError(e, url, this.cfg, deadline, req.signal);
+        throw toNetError(e, url, this.cfg, deadline, req.signal);
       }
       let text = '';
       try {

@@ -2,12 +2,19 @@
 // iconUrl and the web app uses). No authentication: the icons are the sites' public images, and
 // the signature keeps the list of feeds on this server from being enumerated.
 import type { FastifyPluginAsync } from 'fastify';
-import type { App } from '../app.ts';
+import type { App } from '../runtime/app.ts';
 import { faviconForPath } from '../feeds/favicons.ts';
-import { plainTextErrorHandler } from './plain-text-errors.ts';
+import { plainTextErrorHandler } from '../http/plain-text-errors.ts';
+import { textError, type ApiErrorShape } from '../http/error-shape.ts';
 
 /** Where favicons are served; errors under it are plain text, like the icon's own 404. */
 export const ICONS_PREFIX = '/icons';
+
+export const faviconErrors: ApiErrorShape = {
+  prefixes: [ICONS_PREFIX],
+  shape: (_status, message) => textError(message),
+  endpointHint: `favicons are GET ${ICONS_PREFIX}/<feed id>.<signature>, the iconUrl of a subscription`,
+};
 
 export const faviconRoutes: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
   server.setErrorHandler(plainTextErrorHandler(app.log, 'favicon'));

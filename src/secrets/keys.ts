@@ -1,14 +1,17 @@
 // One random server key (stored in auth_secrets, created on first use) signs the values the server
-// must recognise later without storing them: write tokens (T) and consent-form CSRF tokens.
+// must recognise later without storing them: write tokens (T), consent-form CSRF tokens, web
+// sessions, Fever key MACs, favicon URLs.
 // Separate purposes are domain-separated in the MAC input, so one value never passes as another.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { App } from '../app.ts';
-import { perApp } from '../per-app.ts';
-import { authStore, nowSeconds } from './repositories.ts';
+import type { App } from '../runtime/app.ts';
+import { perApp } from '../runtime/per-app.ts';
+
+/** Unix seconds, the time unit of auth_secrets.created_at. */
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /** The key, read (or created) once per App. */
 const serverKey = perApp(async (app): Promise<Buffer> => {
-  const stored = await authStore(app).secrets.getOrCreate(
+  const stored = await app.store.authSecrets.getOrCreate(
     'hmac-v1',
     () => randomBytes(32).toString('base64url'),
     nowSeconds(),
@@ -35,7 +38,7 @@ export function safeEqual(a: string, b: string): boolean {
 // hashed: they are sealed with AES-256-GCM under a separate server key, so the table holding them
 // is not enough to read them.
 const sealKey = perApp(async (app): Promise<Buffer> => {
-  const stored = await authStore(app).secrets.getOrCreate(
+  const stored = await app.store.authSecrets.getOrCreate(
     'seal-v1',
     () => randomBytes(32).toString('base64url'),
     nowSeconds(),

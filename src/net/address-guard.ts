@@ -14,7 +14,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { FeedError } from '../errors.ts';
+import { NetError } from './errors.ts';
 
 const ADVICE = '(set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow)';
 
@@ -75,8 +75,8 @@ const READABLE: Record<string, string> = {
   unparsable: 'unparsable',
 };
 
-function refusal(address: string, reason: string): FeedError {
-  return new FeedError(
+function refusal(address: string, reason: string): NetError {
+  return new NetError(
     'refused_address',
     `refusing to fetch ${READABLE[reason] ?? reason} address ${address} ${ADVICE}`,
   );
@@ -110,7 +110,7 @@ export function guardedLookup(allowPrivate: boolean) {
             ? `cannot resolve host name ${hostname} (check the URL)`
             : `DNS lookup of ${hostname} failed: ${err.message}`;
         callback(
-          Object.assign(new FeedError('dns', msg, { cause: err }), {
+          Object.assign(new NetError('dns', msg, { cause: err }), {
             code: err.code,
           }) as unknown as NodeJS.ErrnoException,
           '',

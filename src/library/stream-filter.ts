@@ -3,12 +3,12 @@
 // typo never silently reads as an empty stream.
 import type { ItemCondition, StateColumn } from '../model/stream.ts';
 import type { ReaderLabelRepository } from '../store/repositories.ts';
-import type { App } from '../app.ts';
-import { ReaderError } from './errors.ts';
+import type { App } from '../runtime/app.ts';
+import { LibraryError } from './errors.ts';
 import { readerStore } from './repositories.ts';
 import { userCatalog, type UserCatalog } from './catalog.ts';
 import { normaliseInputUrl } from '../feeds/index.ts';
-import { formatStreamId, type StreamId, type SystemState } from './ids.ts';
+import { formatStreamId, type StreamId, type SystemState } from './stream-ids.ts';
 
 export const STATE_COLUMN: Record<Exclude<SystemState, 'reading-list'>, StateColumn> = {
   read: 'read',
@@ -66,7 +66,7 @@ export async function streamConditions(
       const feedId =
         catalog?.entries.find((e) => e.url === s.url)?.feedId ?? (await subscribedFeedId(labels, userId, s.url));
       if (feedId === undefined)
-        throw new ReaderError(
+        throw new LibraryError(
           404,
           `unknown stream "${formatStreamId(s)}": no subscription to this feed (see subscription/list)`,
         );
@@ -75,7 +75,7 @@ export async function streamConditions(
     case 'label': {
       const labelId = await labels.findLabel(userId, s.name);
       if (labelId === undefined)
-        throw new ReaderError(
+        throw new LibraryError(
           404,
           `unknown stream "${formatStreamId(s)}": no folder or tag with this name (names are case-sensitive; see tag/list)`,
         );

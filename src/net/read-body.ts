@@ -4,10 +4,10 @@
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { FeedError, formatBytes } from '../errors.ts';
+import { NetError, formatBytes } from './errors.ts';
 
-export function tooLarge(cap: number, what: string): FeedError {
-  return new FeedError(
+export function tooLarge(cap: number, what: string): NetError {
+  return new NetError(
     'too_large',
     `feed is larger than ${formatBytes(cap)}${what} (raise TIDINGS_MAX_BODY_BYTES if it is genuine)`,
   );
@@ -62,7 +62,7 @@ function decoderFor(encoding: string): Transform | null {
     case '':
       return null;
     default:
-      throw new FeedError('bad_encoding', `the server used an unsupported Content-Encoding "${encoding}"`);
+      throw new NetError('bad_encoding', `the server used an unsupported Content-Encoding "${encoding}"`);
   }
 }
 
@@ -84,7 +84,7 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
   try {
     await (pipeline as unknown as (streams: unknown[]) => Promise<void>)([body, ...transforms, collect]);
   } catch (e) {
-    if (e instanceof FeedError) throw e;
+    if (e instanceof NetError) throw e;
     // An abort arrives as a DOMException, whose `code` is a number.
     const err = e as { code?: unknown; message?: string };
     const code = typeof err.code === 'string' ? err.code : '';
@@ -93,7 +93,7 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
       code === 'ERR__ERROR_FORMAT_PADDING_1' ||
       /incorrect header|invalid|unexpected end/i.test(err.message ?? '')
     ) {
-      throw new FeedError('bad_encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, {
+      throw new NetError('bad_encoding', `the server sent a broken ${encodings.join('+')} stream: ${err.message}`, {
         cause: e,
       });
     }

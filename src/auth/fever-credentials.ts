@@ -4,15 +4,17 @@
 // client sends the key alone), so a leaked database neither authenticates nor allows an offline
 // guess of the Fever password without the server key as well.
 import { createHash, randomBytes } from 'node:crypto';
-import type { App } from '../app.ts';
-import { sign } from '../auth/keys.ts';
-import { verifyPassword } from '../auth/passwords.ts';
-import { nowSeconds } from '../auth/repositories.ts';
-import { feverStore } from './repositories.ts';
+import type { App } from '../runtime/app.ts';
+import { sign } from '../secrets/keys.ts';
+import { verifyPassword } from './passwords.ts';
+import { nowSeconds } from './repositories.ts';
+import type { FeverRepository } from '../store/repositories.ts';
 
 const MIN_FEVER_PASSWORD = 8;
 
 export class FeverCredentialError extends Error {}
+
+const feverStore = (app: App): FeverRepository => app.store.fever;
 
 /** md5(username:password), lowercase hex: what a Fever client sends as api_key. */
 function feverApiKey(username: string, password: string): string {

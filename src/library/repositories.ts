@@ -1,6 +1,6 @@
 // The Reader API's repositories, taken from the App's store.
-import { perApp } from '../per-app.ts';
-import type { App } from '../app.ts';
+import { perApp } from '../runtime/per-app.ts';
+import type { App } from '../runtime/app.ts';
 import type { ItemStateRepository, ReaderLabelRepository, StreamRepository } from '../store/repositories.ts';
 
 export interface ReaderStore {

@@ -6,16 +6,18 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyListenOptions,
 } from 'fastify';
-import type { App } from '../app.ts';
-import { readerApiPlugin } from '../reader-api/plugin.ts';
+import type { App } from '../runtime/app.ts';
+import { readerApiErrors, readerApiPlugin } from '../reader-api/plugin.ts';
 import { authRoutes } from '../auth/routes.ts';
-import { chatApiPlugin } from '../chat-api/plugin.ts';
-import { webPlugin } from '../web/plugin.ts';
-import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
+import { chatApiErrors, chatApiPlugin } from '../chat-api/plugin.ts';
+import { webApiErrors, webPlugin } from '../web/plugin.ts';
+import { errorHandlers, MAX_PARAM_LENGTH } from './framework-errors.ts';
+import { clientLoginErrors } from '../auth/http/client-login.ts';
+import { oauthErrors } from '../auth/http/oauth-routes.ts';
 import { installRequestObservability } from '../observability/http.ts';
-import { feverPlugin } from '../fever/plugin.ts';
-import { faviconRoutes } from './favicon-routes.ts';
-import { websubRoutes } from './websub-routes.ts';
+import { feverErrors, feverPlugin } from '../fever/plugin.ts';
+import { faviconErrors, faviconRoutes } from './favicon-routes.ts';
+import { websubErrors, websubRoutes } from './websub-routes.ts';
 import { healthRoutes } from './health.ts';
 import { watchSearchBacklog } from '../search/indexing.ts';
 import { createRequire } from 'node:module';
@@ -34,7 +36,23 @@ const lazyFactory = (pkg: string): CompilerFactory => {
   };
 };
 
+/**
+ * The error shapes of the APIs mounted below, in the order a path is matched against their
+ * prefixes (ClientLogin's /api/greader.php/accounts before the Reader API's /api/greader.php);
+ * every other path is the chat API's.
+ */
+const API_ERRORS = [
+  clientLoginErrors,
+  readerApiErrors,
+  oauthErrors,
+  feverErrors,
+  webApiErrors,
+  faviconErrors,
+  websubErrors,
+];
+
 export async function buildServer(app: App): Promise<FastifyInstance> {
+  const { frameworkErrors, clientErrorHandler, notFoundHandler } = errorHandlers(API_ERRORS, chatApiErrors);
   const server = Fastify({
     loggerInstance: app.log.child({ component: 'http' }) as FastifyBaseLogger,
     // Fastify's own two lines per request are replaced by one line (observability/http.ts).
@@ -76,7 +94,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   // API plugins are registered here (reader API, OAuth, chat completions).
   await server.register(readerApiPlugin, { app });
   await server.register(authRoutes, { app });
-  await server.register(chatApiPlugin, { app });
+  await server.register(chatApiPlugin, { app, notFoundHandler });
   await server.register(feverPlugin, { app });
   await server.register(faviconRoutes, { app });
   await server.register(websubRoutes, { app });
