@@ -4,84 +4,23 @@
 // the store checks the format, not whether a model loads (the runtime's tests load real ones).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers.ts';
+import { ggufBytes, sha256 as sha, startModelHub, type ModelHub } from './model-hub.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { type ModelError, pullModel, selectedModelFile, useModel } from '../src/models/index.ts';
 
-function ggufBytes(size: number): Buffer {
-  const b = randomBytes(size);
-  b.write('GGUF', 0, 'latin1');
-  b.writeUInt32LE(3, 4);
-  b.writeBigUInt64LE(2n, 8);
-  b.writeBigUInt64LE(5n, 16);
-  return b;
-}
-
-interface Served {
-  body: Buffer;
-  /** SHA-256 announced as X-Linked-ETag on the /resolve/ redirect ('' = none). */
-  linkedSha?: string;
-  /** Close the connection after this many body bytes of a full (non-range) answer. */
-  cutAfter?: number;
-  contentType?: string;
-}
-
-const files = new Map<string, Served>();
-const requests: { path: string; range?: string; ifRange?: string }[] = [];
+let hub: ModelHub;
 let base = '';
-const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-  const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname);
-  requests.push({ path, range: req.headers.range, ifRange: req.headers['if-range'] as string | undefined });
-  const resolveMatch = /^\/([^/]+\/[^/]+)\/resolve\/main\/(.+)$/.exec(path);
-  if (resolveMatch) {
-    const f = files.get(resolveMatch[2]!);
-    if (!f) return res.writeHead(404).end('Entry not found');
-    const sha = f.linkedSha ?? createHash('sha256').update(f.body).digest('hex');
-    // As Hugging Face: the hub answers with a redirect to its CDN and names the LFS object.
-    const h: Record<string, string> = { location: `/cdn/${resolveMatch[2]}`, 'x-linked-size': String(f.body.length) };
-    if (sha) h['x-linked-etag'] = `"${sha}"`;
-    return res.writeHead(302, h).end();
-  }
-  const cdn = /^\/cdn\/(.+)$/.exec(path);
-  const f = cdn && files.get(cdn[1]!);
-  if (!f) return res.writeHead(404).end('no such file');
-  const etag = `"${createHash('md5').update(f.body).digest('hex')}"`;
-  const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-  if (range && (!req.headers['if-range'] || req.headers['if-range'] === etag)) {
-    const start = Number(range[1]);
-    if (start >= f.body.length) return res.writeHead(416, { 'content-range': `bytes */${f.body.length}` }).end();
-    res.writeHead(206, {
-      'content-range': `bytes ${start}-${f.body.length - 1}/${f.body.length}`,
-      'content-length': String(f.body.length - start),
-      etag,
-    });
-    return res.end(f.body.subarray(start));
-  }
-  res.writeHead(200, {
-    'content-length': String(f.body.length),
-    'content-type': f.contentType ?? 'application/octet-stream',
-    etag,
-  });
-  if (f.cutAfter !== undefined) {
-    const cut = f.cutAfter;
-    f.cutAfter = undefined; // the next attempt gets the whole file
-    res.write(f.body.subarray(0, cut), () => setTimeout(() => res.socket?.destroy(), 50));
-    return;
-  }
-  res.end(f.body);
-});
-
+let files: ModelHub['files'];
+let requests: ModelHub['requests'];
 before(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  hub = await startModelHub();
+  ({ base, files, requests } = hub);
 });
-after(() => new Promise<void>((r) => server.close(() => r())));
+after(() => hub.close());
 
 function store() {
   const dir = mkdtempSync(join(tmpdir(), 'tidings-models-'));
@@ -100,8 +39,6 @@ function store() {
     });
   return { dir, env, config };
 }
-
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 test('model pull hf:… downloads through the redirect, shows progress, checks the published SHA-256 and selects the model', async () => {
   const body = ggufBytes(300_000);

@@ -24,6 +24,8 @@ export {
 export { formatBytes, pullModel, resolveRef, type PullConfig, type PullOptions, type PullProgress } from './pull.ts';
 export { checkGgufFile } from './gguf.ts';
 export { useModel, type UseResult } from './use.ts';
+export { modelDownloads } from './downloads.ts';
+export { modelRow, modelsOverview, type ModelRow, type ModelsOverview } from './overview.ts';
 
 export interface ModelFile {
   /** Absolute path of a complete, verified GGUF file. */

@@ -158,6 +158,8 @@ export interface PullOptions {
   freeBytes?: (dir: string) => Promise<number>;
   /** Make the pulled model the selected one (default true: the last pulled is used). */
   select?: boolean;
+  /** Called once the download holds the store's lock, before the first request. */
+  onStarted?: () => void;
 }
 
 /** Free space kept beyond the file itself: a full disk breaks the database next to it. */
@@ -341,6 +343,7 @@ export async function pullModel(raw: string, config: PullConfig, opts: PullOptio
   };
   writeProgress(dir, progress);
   try {
+    opts.onStarted?.();
     const model = await download(target, dir, config, opts, given, progress);
     writeProgress(dir, { ...progress, state: 'done', updatedAt: new Date().toISOString() });
     return model;
@@ -460,7 +463,6 @@ async function download(
   let received = offset;
   const t0 = performance.now();
   let lastReport = 0;
-  let lastFile = 0;
   let head: Buffer | null = offset >= GGUF_HEADER_BYTES ? null : Buffer.alloc(0);
   if (offset > 0 && offset < GGUF_HEADER_BYTES) head = await readFile(partPath);
   const report = (force: boolean) => {
@@ -477,17 +479,15 @@ async function download(
       etaSeconds: total !== null && rate > 0 ? (total - received) / rate : null,
     };
     opts.onProgress?.(p);
-    if (force || now - lastFile >= 1000) {
-      lastFile = now;
-      Object.assign(progress, {
-        receivedBytes: received,
-        totalBytes: total,
-        bytesPerSecond: rate,
-        etaSeconds: p.etaSeconds,
-        updatedAt: new Date().toISOString(),
-      });
-      writeProgress(dir, progress);
-    }
+    // Four small writes a second, so the admin page's polls see it move.
+    Object.assign(progress, {
+      receivedBytes: received,
+      totalBytes: total,
+      bytesPerSecond: rate,
+      etaSeconds: p.etaSeconds,
+      updatedAt: new Date().toISOString(),
+    });
+    writeProgress(dir, progress);
   };
   const onAbort = () => body.destroy(new ModelError('aborted', 'download stopped; run the same pull again to resume'));
   opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -11,6 +11,8 @@ import {
   removeModel,
   selectedModelFile,
   useModel,
+  modelRow,
+  modelsOverview,
   type ModelListEntry,
   type PullProgress,
 } from '../../models/index.ts';
@@ -37,25 +39,6 @@ export function progressLine(p: PullProgress): string {
   ];
   if (p.etaSeconds !== null) parts.push(`${duration(p.etaSeconds)} left`);
   return parts.join(', ');
-}
-
-function listRow(e: ModelListEntry): Record<string, unknown> {
-  const c = e.catalogue;
-  return {
-    name: e.name,
-    catalogue: e.inCatalogue,
-    present: e.present,
-    selected: e.selected,
-    sizeBytes: e.stored?.sizeBytes ?? c?.sizeBytes ?? null,
-    memoryBytes: c?.memoryBytes ?? null,
-    contextTokens: c?.contextTokens ?? null,
-    licence: c?.licence ?? null,
-    thinking: c?.thinking ?? null,
-    hardware: c?.hardware ?? null,
-    source: e.stored?.ref ?? (c ? `hf:${c.repo}/${c.file}` : null),
-    sha256: e.stored?.sha256 ?? c?.sha256 ?? null,
-    description: c?.description ?? null,
-  };
 }
 
 export function registerModelCommands(program: Command, ctx: CliContext): void {
@@ -125,17 +108,11 @@ export function registerModelCommands(program: Command, ctx: CliContext): void {
       }
       const inUse = selectedModelFile(config);
       if (o.json) {
-        ctx.out(
-          JSON.stringify({
-            modelsDir: dir,
-            inUse: inUse ?? null,
-            models: entries.map(listRow),
-          }),
-        );
+        ctx.out(JSON.stringify(modelsOverview(config, inUse)));
         return;
       }
       const rows = entries.map((e) => {
-        const r = listRow(e);
+        const r = modelRow(e);
         const gb = (n: unknown) => (typeof n === 'number' ? `${(n / 1e9).toFixed(1)} GB` : '');
         return [
           `${e.selected ? '*' : ' '} ${e.name}`,
