@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp, type App } from '../src/app.ts';
 import { startServer } from '../src/http/server.ts';
 import { tempDataDir } from './helpers.ts';
@@ -129,7 +129,7 @@ export interface WebHarness {
 }
 
 /** A server whose warn-level log lines are kept (the setup link is printed there). */
-export async function startWebHarness(): Promise<WebHarness> {
+export async function startWebHarness(overrides: Partial<Config> = {}): Promise<WebHarness> {
   const dataDir = tempDataDir('tidings-web-');
   const logLines: string[] = [];
   const sink = new Writable({
@@ -149,6 +149,7 @@ export async function startWebHarness(): Promise<WebHarness> {
       schedulerEnabled: false,
       logLevel: 'warn',
       parseWorkers: 0,
+      ...overrides,
     },
   });
   const app = await createApp(config, log);
