@@ -145,6 +145,43 @@ test('admin: refusals come back as errors that say what to fix; a corrupt downlo
   }
 });
 
+test('closing the server stops its download and keeps the part; the next pull resumes it', async () => {
+  const { h, dir } = await harness();
+  const body = ggufBytes(640_000);
+  hub.files.set('long.gguf', { body, chunkDelayMs: 30 });
+  let closed = false;
+  try {
+    const admin = await setUp(h);
+    const started = await admin.call('POST', '/admin/models/pull', { source: 'hf:test/l-GGUF/long.gguf' });
+    assert.equal(started.status, 202, started.text);
+    await pollUntil(admin, (j) => j.download.receivedBytes > 100_000);
+    await h.close();
+    closed = true;
+    const part = readdirSync(dir).find((f) => f === 'long.gguf.part');
+    assert.ok(part, `the part stays: ${readdirSync(dir).join(', ')}`);
+    assert.ok(!readdirSync(dir).includes('long.gguf'));
+    assert.ok(!readdirSync(dir).includes('download.lock'), 'the lock is released');
+  } finally {
+    if (!closed) await h.close();
+  }
+  const again = await startHarness({ modelsDir: dir, modelsHubUrl: hub.base });
+  try {
+    const admin = await setUp(again);
+    const before = (await admin.call('GET', '/admin/models')).json.download;
+    assert.equal(before.state, 'failed');
+    assert.match(before.error, /download stopped.*run the same pull again to resume/);
+    hub.requests.length = 0;
+    hub.files.set('long.gguf', { body });
+    assert.equal((await admin.call('POST', '/admin/models/pull', { source: 'hf:test/l-GGUF/long.gguf' })).status, 202);
+    const end = await pollUntil(admin, (j) => j.download?.state !== 'downloading');
+    assert.equal(end.download.state, 'done', JSON.stringify(end.download));
+    assert.match(hub.requests.find((r) => r.path === '/cdn/long.gguf')?.range ?? '', /^bytes=[1-9]\d+-$/);
+    assert.equal(end.models.find((m: any) => m.name === 'long').sha256, sha256(body));
+  } finally {
+    await again.close();
+  }
+});
+
 test('admin only, and changes need the CSRF token', async () => {
   const { h } = await harness();
   try {

@@ -28,13 +28,19 @@ class ModelDownloads {
    */
   start(ref: string, sha256?: string): Promise<void> {
     return new Promise((started, refused) => {
-      const stop = new AbortController();
+      // Only a download that holds the lock is ours to stop when the App closes. (onStarted runs
+      // before pullModel returns its promise, hence the entry filled in afterwards.)
+      const entry: { stop: AbortController; done: Promise<StoredModel | undefined> } = {
+        stop: new AbortController(),
+        done: Promise.resolve(undefined),
+      };
       let began = false;
-      const done = pullModel(ref, this.app.config, {
+      entry.done = pullModel(ref, this.app.config, {
         sha256,
-        signal: stop.signal,
+        signal: entry.stop.signal,
         onStarted: () => {
           began = true;
+          this.running = entry;
           started();
         },
       }).then(
@@ -51,9 +57,8 @@ class ModelDownloads {
           return undefined;
         },
       );
-      this.running = { stop, done };
-      void done.finally(() => {
-        if (this.running?.done === done) this.running = undefined;
+      void entry.done.finally(() => {
+        if (this.running === entry) this.running = undefined;
       });
     });
   }

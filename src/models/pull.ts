@@ -441,12 +441,14 @@ async function download(
     }
   }
 
-  const expected = given ?? target.sha256 ?? publishedSha256 ?? undefined;
+  // The hash published with the first attempt still holds for a part that was resumed (206).
+  const published = publishedSha256 ?? (resumed > 0 ? (meta?.publishedSha256 ?? null) : null);
+  const expected = given ?? target.sha256 ?? published ?? undefined;
   const verifiedBy: StoredModel['verifiedBy'] = given
     ? 'given'
     : target.sha256
       ? 'catalogue'
-      : publishedSha256
+      : published
         ? 'published'
         : 'none';
   const etag = header(res.headers, 'etag') ?? null;
@@ -454,7 +456,7 @@ async function download(
     url: target.url,
     etag: etag ?? meta?.etag ?? null,
     totalBytes: total,
-    publishedSha256: publishedSha256 ?? meta?.publishedSha256 ?? null,
+    publishedSha256: published,
   } satisfies PartMeta);
 
   const hash = createHash('sha256');

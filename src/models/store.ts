@@ -11,14 +11,14 @@
 // models.json and download.json are replaced by rename, so a reader never sees half of one.
 import {
   existsSync,
+  linkSync,
   mkdirSync,
-  openSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
-  closeSync,
 } from 'node:fs';
 import { homedir, hostname, platform } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -233,36 +233,60 @@ export function acquireLock(dir: string, name: string, file: string): () => void
   mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const info: LockInfo = { pid: process.pid, host: hostname(), name, file, startedAt: new Date().toISOString() };
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeFileSync(fd, JSON.stringify(info));
-      closeSync(fd);
-      return () => {
-        try {
-          const now = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-          if (now.pid === process.pid) unlinkSync(path);
-        } catch {
-          /* gone already */
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  // Written whole to a file of our own, then hard-linked to the lock's name: link() fails when the
+  // name exists, so taking the lock is atomic and nobody ever reads a lock file half written.
+  const mine = `${path}.${process.pid}.${Date.now()}`;
+  writeFileSync(mine, JSON.stringify(info));
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(mine, path);
+        return () => {
+          try {
+            const now = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+            if (now.pid === process.pid && now.startedAt === info.startedAt) unlinkSync(path);
+          } catch {
+            /* gone already */
+          }
+        };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
       const holder = readLock(dir);
       if (holder)
         throw new ModelError(
           'busy',
           `another download is running on this machine (${holder.name}, process ${holder.pid} on ${holder.host}, since ${holder.startedAt}): one at a time; wait for it to finish`,
         );
-      // Left by a process that died: take it over.
+      takeOverStaleLock(path);
+    }
+    throw new ModelError('busy', `could not take the download lock ${path}; try again`);
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+/** Moves a dead process's lock aside; puts it back if what moved was a lock someone just took. */
+function takeOverStaleLock(path: string): void {
+  const aside = `${path}.stale.${process.pid}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return; // someone else moved it first
+  }
+  try {
+    const moved = JSON.parse(readFileSync(aside, 'utf8')) as LockInfo;
+    if (moved.host !== hostname() || alive(moved.pid)) {
       try {
-        unlinkSync(path);
+        linkSync(aside, path);
       } catch {
-        /* someone else took it over first; the next attempt tells */
+        /* a third process holds it now; theirs stands */
       }
     }
+  } catch {
+    /* unreadable: it was stale */
   }
-  throw new ModelError('busy', `could not take the download lock ${path}; try again`);
+  rmSync(aside, { force: true });
 }
 
 // ---- progress, shared through the store so every worker (and the CLI) sees it ----

@@ -688,7 +688,7 @@ function modelsSection(first) {
                   }),
                 ]
               : d.state === 'done'
-                ? h('p', null, `Downloaded ${d.name}.`)
+                ? h('p', null, `Downloaded ${d.name}. A running server loads it when it restarts.`)
                 : h('p', { class: 'error' }, `Downloading ${d.name} failed: ${d.error}`),
           )
         : null,
