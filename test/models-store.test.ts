@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from './helpers.ts';
+import { spawn } from 'node:child_process';
+import { ROOT, runCli } from './helpers.ts';
 import { ggufBytes, sha256 as sha, startModelHub, type ModelHub } from './model-hub.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { type ModelError, pullModel, selectedModelFile, useModel } from '../src/models/index.ts';
@@ -277,3 +278,60 @@ test('model use, model remove, and which file selectedModelFile returns', async 
 });
 
 const dirOf = (p: string) => p.slice(0, p.lastIndexOf('/'));
+
+test('a pull is stopped by `model cancel` from another process, and by Ctrl-C; each time the part stays and is resumed', async () => {
+  const body = ggufBytes(800_000);
+  files.set('tiny-stop.gguf', { body, chunkDelayMs: 40 });
+  const { dir, env } = store();
+  const part = join(dir, 'tiny-stop.gguf.part');
+  const startPull = () => {
+    const p = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/tidings.js'), 'model', 'pull', 'hf:test/tiny-GGUF/tiny-stop.gguf'],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    p.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<{ code: number | null; stderr: string }>((r) =>
+      p.on('close', (code) => r({ code, stderr })),
+    );
+    return { p, exited };
+  };
+  const partGrows = async (beyond: number) => {
+    for (let i = 0; i < 400; i++) {
+      if (existsSync(part) && statSync(part).size > beyond) return statSync(part).size;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('the download did not start');
+  };
+  const none = await runCli(['model', 'cancel'], env);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /no download is running/);
+
+  const first = startPull();
+  await partGrows(50_000);
+  const cancel = await runCli(['model', 'cancel'], env);
+  assert.equal(cancel.code, 0, cancel.stderr);
+  assert.match(cancel.stdout, /asked the download of tiny-stop \(process \d+\) to stop/);
+  const r1 = await first.exited;
+  assert.equal(r1.code, 1);
+  assert.match(r1.stderr, /download cancelled at .*pull it again to resume/);
+  const kept = statSync(part).size;
+
+  const second = startPull();
+  await partGrows(kept + 50_000);
+  second.p.kill('SIGINT');
+  const r2 = await second.exited;
+  assert.equal(r2.code, 1);
+  assert.match(r2.stderr, /resuming tiny-stop at/);
+  assert.match(r2.stderr, /download stopped at .*run the same pull again to resume/);
+  assert.ok(!existsSync(join(dir, 'download.lock')), 'Ctrl-C releases the lock');
+
+  files.set('tiny-stop.gguf', { body });
+  const done = await runCli(['model', 'pull', 'hf:test/tiny-GGUF/tiny-stop.gguf'], env);
+  assert.equal(done.code, 0, done.stderr);
+  assert.deepEqual(readFileSync(join(dir, 'tiny-stop.gguf')), body);
+});

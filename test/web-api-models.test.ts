@@ -4,7 +4,7 @@
 // download at a time, refusals, admin-only and CSRF.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHarness, type Harness } from './reader-harness.ts';
@@ -145,7 +145,7 @@ test('admin: refusals come back as errors that say what to fix; a corrupt downlo
   }
 });
 
-test('closing the server stops its download and keeps the part; the next pull resumes it', async () => {
+test('a download stopped (Stop, or the server closing) keeps its part; the next pull resumes it', async () => {
   const { h, dir } = await harness();
   const body = ggufBytes(640_000);
   hub.files.set('long.gguf', { body, chunkDelayMs: 30 });
@@ -155,6 +155,18 @@ test('closing the server stops its download and keeps the part; the next pull re
     const started = await admin.call('POST', '/admin/models/pull', { source: 'hf:test/l-GGUF/long.gguf' });
     assert.equal(started.status, 202, started.text);
     await pollUntil(admin, (j) => j.download.receivedBytes > 100_000);
+    // Stop, then start again: the second pull resumes the first's part.
+    const stop = await admin.call('POST', '/admin/models/cancel', {});
+    assert.equal(stop.status, 202, stop.text);
+    const stopped = await pollUntil(admin, (j) => j.download?.state !== 'downloading');
+    assert.equal(stopped.download.state, 'failed');
+    assert.match(stopped.download.error, /download cancelled at .*pull it again to resume/);
+    assert.equal((await admin.call('POST', '/admin/models/cancel', {})).status, 404);
+    const partSize = statSync(join(dir, 'long.gguf.part')).size;
+    hub.requests.length = 0;
+    assert.equal((await admin.call('POST', '/admin/models/pull', { source: 'hf:test/l-GGUF/long.gguf' })).status, 202);
+    await pollUntil(admin, (j) => j.download.receivedBytes > partSize + 50_000);
+    assert.equal(hub.requests.find((r) => r.path === '/cdn/long.gguf')?.range, `bytes=${partSize}-`);
     await h.close();
     closed = true;
     const part = readdirSync(dir).find((f) => f === 'long.gguf.part');

@@ -15,6 +15,7 @@ export {
   readLock,
   readProgress,
   removeModel,
+  requestCancel,
   setSelection,
   type DownloadProgress,
   type ModelListEntry,

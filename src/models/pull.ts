@@ -14,7 +14,7 @@
 // (Hugging Face answers /resolve/ with a redirect to its CDN) and each hop is checked. There is
 // no overall time limit (a 5 GB file takes as long as it takes); a stalled body times out.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, rmSync } from 'node:fs';
 import { open, rm, stat, statfs, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Agent, Dispatcher } from 'undici';
@@ -24,6 +24,7 @@ import { catalogueModel, CATALOGUE } from './catalogue.ts';
 import { checkGgufFile, ggufHeaderProblem, GGUF_HEADER_BYTES } from './gguf.ts';
 import {
   acquireLock,
+  CANCEL_FILE,
   findStored,
   ModelError,
   modelsDir,
@@ -328,6 +329,8 @@ export async function pullModel(raw: string, config: PullConfig, opts: PullOptio
     );
 
   const release = acquireLock(dir, target.name, target.file);
+  // A cancel meant for an earlier download must not stop this one.
+  rmSync(join(dir, CANCEL_FILE), { force: true });
   const startedAt = new Date().toISOString();
   const progress: DownloadProgress = {
     name: target.name,
@@ -467,10 +470,17 @@ async function download(
   let lastReport = 0;
   let head: Buffer | null = offset >= GGUF_HEADER_BYTES ? null : Buffer.alloc(0);
   if (offset > 0 && offset < GGUF_HEADER_BYTES) head = await readFile(partPath);
+  const cancelPath = join(dir, CANCEL_FILE);
   const report = (force: boolean) => {
     const now = performance.now();
     if (!force && now - lastReport < 250) return;
     lastReport = now;
+    if (existsSync(cancelPath)) {
+      rmSync(cancelPath, { force: true });
+      body.destroy(
+        new ModelError('aborted', `download cancelled at ${formatBytes(received)}; pull it again to resume`),
+      );
+    }
     const secs = (now - t0) / 1000;
     const rate = secs > 0 ? (received - resumed) / secs : 0;
     const p: PullProgress = {

@@ -70,6 +70,8 @@ export function modelsDir(config: Pick<Config, 'modelsDir'>): string {
 const MANIFEST = 'models.json';
 export const LOCK_FILE = 'download.lock';
 export const PROGRESS_FILE = 'download.json';
+/** Asks the running download, whichever process runs it, to stop (it looks four times a second). */
+export const CANCEL_FILE = 'download.cancel';
 
 function emptyManifest(): Manifest {
   return { version: 1, selected: null, models: {} };
@@ -324,6 +326,14 @@ export function readProgress(dir: string): DownloadProgress | null {
   if (p.state === 'downloading' && !readLock(dir))
     return { ...p, state: 'failed', error: 'the download stopped (its process ended); pull again to resume' };
   return p;
+}
+
+/** Asks the download running on this machine to stop (its part stays, to be resumed). */
+export function requestCancel(dir: string): LockInfo {
+  const lock = readLock(dir);
+  if (!lock) throw new ModelError('not_found', 'no download is running');
+  writeFileSync(join(dir, CANCEL_FILE), JSON.stringify({ pid: lock.pid, at: new Date().toISOString() }));
+  return lock;
 }
 
 /** A file name safe to keep in the store: a plain base name ending in .gguf. */

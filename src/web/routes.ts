@@ -68,6 +68,7 @@ import {
   modelsDir,
   modelsOverview,
   removeModel,
+  requestCancel,
   selectedModelFile,
   useModel,
 } from '../models/index.ts';
@@ -748,6 +749,16 @@ export const ROUTES: RouteSpec[] = [
         throw badRequest('source is required: a catalogue name, hf:owner/repo/file.gguf or an https:// URL', 'source');
       const sha256 = c.body.sha256 === undefined || c.body.sha256 === '' ? undefined : str(c.body.sha256);
       await modelDownloads(c.app).start(source, sha256);
+      c.reply.code(202);
+      return modelsStatus(c);
+    },
+  ),
+  route(
+    'admin',
+    'POST /admin/models/cancel',
+    'Stop the download running on this machine (started here or by `tidings model pull`); its part stays, and pulling again resumes it.',
+    async (c) => {
+      requestCancel(modelsDir(c.app.config));
       c.reply.code(202);
       return modelsStatus(c);
     },

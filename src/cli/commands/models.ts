@@ -9,6 +9,7 @@ import {
   modelsDir,
   pullModel,
   removeModel,
+  requestCancel,
   selectedModelFile,
   useModel,
   modelRow,
@@ -153,6 +154,19 @@ export function registerModelCommands(program: Command, ctx: CliContext): void {
           `answers use ${'name' in r.selection ? r.selection.name : r.path} from now on (restart a running server)` +
             (r.overriddenBy ? `\nnote: TIDINGS_LLM_MODEL=${r.overriddenBy} is set and wins over this choice` : ''),
         );
+      } catch (e) {
+        throw cliError(e);
+      }
+    });
+  model
+    .command('cancel')
+    .description(
+      'stop the download running on this machine (started by another pull or in the admin settings); its part is resumed by the next pull',
+    )
+    .action(() => {
+      try {
+        const lock = requestCancel(modelsDir(ctx.config()));
+        ctx.out(`asked the download of ${lock.name} (process ${lock.pid}) to stop`);
       } catch (e) {
         throw cliError(e);
       }

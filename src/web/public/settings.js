@@ -686,6 +686,18 @@ function modelsSection(first) {
                     max: d.totalBytes || 1,
                     value: d.totalBytes ? d.receivedBytes : null,
                   }),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      onclick: () =>
+                        act(
+                          () => api.post('/admin/models/cancel', {}),
+                          'Stopping the download; pulling again resumes it',
+                        ),
+                    },
+                    'Stop download',
+                  ),
                 ]
               : d.state === 'done'
                 ? h('p', null, `Downloaded ${d.name}. A running server loads it when it restarts.`)
