@@ -11,7 +11,9 @@ import { spawn } from 'node:child_process';
 import { ROOT, runCli } from './helpers.ts';
 import { ggufBytes, sha256 as sha, startModelHub, type ModelHub } from './model-hub.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
-import { type ModelError, pullModel, selectedModelFile, useModel } from '../src/models/index.ts';
+import { type ModelError, modelsDir, pullModel, selectedModelFile, useModel } from '../src/models/index.ts';
+import { defaultModelsDir } from '../src/models/store.ts';
+import { homedir } from 'node:os';
 
 let hub: ModelHub;
 let base = '';
@@ -334,4 +336,15 @@ test('a pull is stopped by `model cancel` from another process, and by Ctrl-C; e
   const done = await runCli(['model', 'pull', 'hf:test/tiny-GGUF/tiny-stop.gguf'], env);
   assert.equal(done.code, 0, done.stderr);
   assert.deepEqual(readFileSync(join(dir, 'tiny-stop.gguf')), body);
+});
+
+test('the store is the user cache folder unless TIDINGS_MODELS_DIR names one', {
+  skip: process.platform !== 'linux' && 'Linux paths',
+}, () => {
+  assert.equal(defaultModelsDir({ XDG_CACHE_HOME: '/var/cache/me' }), '/var/cache/me/tidings/models');
+  assert.equal(defaultModelsDir({ HOME: '/home/x' }), join(homedir(), '.cache', 'tidings', 'models'));
+  assert.equal(defaultModelsDir({ TIDINGS_MODELS_DIR: '/srv/models', XDG_CACHE_HOME: '/c' }), '/srv/models');
+  // The setting wins over the environment; the tests' own store is not the user's.
+  assert.equal(modelsDir(loadConfig({ env: {}, overrides: { modelsDir: '/data/m' } })), '/data/m');
+  assert.ok(!modelsDir(loadConfig({ env: {} })).startsWith(join(homedir(), '.cache')));
 });

@@ -56,8 +56,13 @@ interface Manifest {
   models: Record<string, StoredModel>;
 }
 
-/** The user's cache folder of the platform, where models live unless TIDINGS_MODELS_DIR says otherwise. */
+/**
+ * The store when the configuration names none: TIDINGS_MODELS_DIR of the process (also for a
+ * configuration built from other settings, as the tests build theirs: see test/helpers.ts), else
+ * the user's cache folder of the platform.
+ */
 export function defaultModelsDir(env: Record<string, string | undefined> = process.env): string {
+  if (env.TIDINGS_MODELS_DIR?.trim()) return resolve(env.TIDINGS_MODELS_DIR.trim());
   if (platform() === 'win32') return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'tidings', 'models');
   if (platform() === 'darwin') return join(homedir(), 'Library', 'Caches', 'tidings', 'models');
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'tidings', 'models');
