@@ -348,3 +348,25 @@ test('the store is the user cache folder unless TIDINGS_MODELS_DIR names one', {
   assert.equal(modelsDir(loadConfig({ env: {}, overrides: { modelsDir: '/data/m' } })), '/data/m');
   assert.ok(!modelsDir(loadConfig({ env: {} })).startsWith(join(homedir(), '.cache')));
 });
+
+test('a part that already holds the whole file (stopped before the rename) is checked and put in place', async () => {
+  const body = ggufBytes(70_000);
+  files.set('tiny-whole.gguf', { body });
+  const { dir, env } = store();
+  writeFileSync(join(dir, 'tiny-whole.gguf.part'), body);
+  writeFileSync(
+    join(dir, 'tiny-whole.gguf.part.json'),
+    JSON.stringify({
+      url: `${base}/test/tiny-GGUF/resolve/main/tiny-whole.gguf`,
+      etag: null,
+      totalBytes: body.length,
+      publishedSha256: sha(body),
+    }),
+  );
+  requests.length = 0;
+  const r = await runCli(['model', 'pull', 'hf:test/tiny-GGUF/tiny-whole.gguf'], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(requests.find((q) => q.path === '/cdn/tiny-whole.gguf')?.range, `bytes=${body.length}-`);
+  assert.match(r.stderr, /SHA-256 checked against the source's published hash/);
+  assert.deepEqual(readFileSync(join(dir, 'tiny-whole.gguf')), body);
+});

@@ -393,9 +393,12 @@ async function download(
   const drop = () => body.destroy();
   let total: number | null = null;
   let resumed = offset;
+  /** The part already holds every byte: nothing to read, only the checks and the rename. */
+  let whole = false;
   if (res.statusCode === 416 && offset > 0) {
     // The part is already whole (interrupted after the last byte, before the rename).
     drop();
+    whole = true;
     total = meta?.totalBytes ?? linkedSize;
     if (total !== offset) {
       await Promise.all([rm(partPath, { force: true }), rm(metaPath, { force: true })]);
@@ -505,7 +508,7 @@ async function download(
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     report(true);
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+    for await (const chunk of whole ? [] : (body as AsyncIterable<Buffer>)) {
       if (head) {
         head = Buffer.concat([head, chunk]);
         if (head.length >= GGUF_HEADER_BYTES) {
