@@ -186,6 +186,18 @@ test('bad references, the SSRF guard and the one-download lock give clear errors
     pullModel('hf:test/tiny-GGUF/tiny-ssrf.gguf', config({ allowPrivateNetworks: false })),
     /refusing to fetch loopback address 127\.0\.0\.1 \(set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow\)/,
   );
+  // A store that cannot be made (its parent is a file).
+  const own = join(mkdtempSync(join(tmpdir(), 'tidings-file-')), 'a-file');
+  writeFileSync(own, 'not a folder');
+  const readOnly = await runCli(['model', 'pull', 'hf:test/tiny-GGUF/tiny-ssrf.gguf'], {
+    ...env,
+    TIDINGS_MODELS_DIR: join(own, 'models'),
+  });
+  assert.equal(readOnly.code, 1);
+  assert.match(
+    readOnly.stderr,
+    /cannot write to the model store .*\(ENOTDIR\): set TIDINGS_MODELS_DIR to a folder this user can write/,
+  );
   // Another live process holds the lock (this test's own pid stands for it).
   writeFileSync(
     join(dir, 'download.lock'),

@@ -435,7 +435,8 @@ async function download(
   }
 
   // Free space, before the first byte is written.
-  const need = total === null ? 0 : total - offset;
+  // Without a size from the server (chunked), the catalogue's approximate size still guards.
+  const need = total === null ? (target.approxBytes ?? 0) - offset : total - offset;
   if (need > 0) {
     const free = await (opts.freeBytes ?? defaultFreeBytes)(dir);
     if (need + DISK_RESERVE > free) {

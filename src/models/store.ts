@@ -237,13 +237,21 @@ export function readLock(dir: string): LockInfo | undefined {
 
 /** Takes the store's download lock, or says who holds it. Returns the release function. */
 export function acquireLock(dir: string, name: string, file: string): () => void {
-  mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const info: LockInfo = { pid: process.pid, host: hostname(), name, file, startedAt: new Date().toISOString() };
   // Written whole to a file of our own, then hard-linked to the lock's name: link() fails when the
   // name exists, so taking the lock is atomic and nobody ever reads a lock file half written.
   const mine = `${path}.${process.pid}.${Date.now()}`;
-  writeFileSync(mine, JSON.stringify(info));
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(mine, JSON.stringify(info));
+  } catch (e) {
+    throw new ModelError(
+      'disk',
+      `cannot write to the model store ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): set TIDINGS_MODELS_DIR to a folder this user can write`,
+      { cause: e },
+    );
+  }
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {

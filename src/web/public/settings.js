@@ -609,6 +609,7 @@ function downloadText(d) {
 
 function runtimeText(r) {
   if (!r || r.engine === 'extractive' || r.state === 'none') return null;
+  if (r.engine === 'remote') return 'Answers come from the OpenAI-compatible server (TIDINGS_LLM_BASE_URL).';
   if (r.state === 'failed')
     return `The model did not load: ${r.error || 'see the server log'}. Answers are quotes meanwhile.`;
   if (r.state === 'loading') return 'Loading the model…';
@@ -619,7 +620,7 @@ function runtimeText(r) {
     typeof r.contextTokens === 'number' ? `${r.contextTokens} tokens of context` : null,
     typeof r.memoryBytes === 'number' ? `${gb(r.memoryBytes)} of memory` : null,
   ].filter(Boolean);
-  return `Running ${bits.join(', ')}.`;
+  return bits.length ? `Running ${bits.join(', ')}.` : 'Running.';
 }
 
 /**
