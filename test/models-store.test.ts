@@ -4,8 +4,8 @@
 // the store checks the format, not whether a model loads (the runtime's tests load real ones).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, runCli } from './helpers.ts';
@@ -13,7 +13,6 @@ import { ggufBytes, sha256 as sha, startModelHub, type ModelHub } from './model-
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { type ModelError, modelsDir, pullModel, selectedModelFile, useModel } from '../src/models/index.ts';
 import { defaultModelsDir } from '../src/models/store.ts';
-import { homedir } from 'node:os';
 
 let hub: ModelHub;
 let base = '';
@@ -203,7 +202,7 @@ test('bad references, the SSRF guard and the one-download lock give clear errors
     join(dir, 'download.lock'),
     JSON.stringify({
       pid: process.pid,
-      host: (await import('node:os')).hostname(),
+      host: hostname(),
       name: 'other',
       file: 'o.gguf',
       startedAt: 'now',
@@ -219,7 +218,7 @@ test('bad references, the SSRF guard and the one-download lock give clear errors
     join(dir, 'download.lock'),
     JSON.stringify({
       pid: 2 ** 22 + 12345,
-      host: (await import('node:os')).hostname(),
+      host: hostname(),
       name: 'dead',
       file: 'd.gguf',
       startedAt: 'then',
@@ -276,6 +275,15 @@ test('model use, model remove, and which file selectedModelFile returns', async 
     assert.equal(u.code, 1, `${arg}: ${u.stderr}`);
     assert.match(u.stderr, message);
   }
+  // A model being downloaded cannot be removed under the download.
+  writeFileSync(
+    join(dir, 'download.lock'),
+    JSON.stringify({ pid: process.pid, host: hostname(), name: 'tiny-u2', file: 'tiny-u2.gguf', startedAt: 'now' }),
+  );
+  const busy = await runCli(['model', 'remove', 'tiny-u2'], env);
+  assert.equal(busy.code, 1);
+  assert.match(busy.stderr, /tiny-u2 is being downloaded \(process \d+\); wait for it or stop it first/);
+  rmSync(join(dir, 'download.lock'));
   // Remove: the file goes, and so does the selection when it pointed there.
   assert.equal((await runCli(['model', 'use', 'tiny-u1'], env)).code, 0);
   const rm = await runCli(['model', 'remove', 'tiny-u1'], env);
