@@ -8,6 +8,11 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+
+// The tests never see a model the developer pulled into the machine's store (it would turn the
+// extractive answers they expect into a local model's): unless a test names its own store, the
+// store is a folder nobody fills. CLI processes the tests start inherit it.
+process.env.TIDINGS_MODELS_DIR ||= join(tmpdir(), 'tidings-test-no-models');
 export const SHARED = resolve(ROOT, '../shared');
 export const hasShared = existsSync(join(SHARED, 'corpus'));
 export const SKIP_NO_SHARED = hasShared ? false : 'skipped: ../shared (corpus) is not present beside the checkout';

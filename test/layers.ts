@@ -68,7 +68,10 @@ export const LAYERS: Floor[] = [
         'auth/',
         'accounts and their credentials: passwords (scrypt), ClientLogin tokens, the OAuth 2.0 authorization server, chat API keys, Fever passwords',
       ],
-      ['models/', 'the local model: where its file comes from and what the runtime that loaded it reports'],
+      [
+        'models/',
+        'the per-machine model store (`tidings model pull`, `list`, `use`, `remove`; Admin > Models): a small catalogue of GGUF models, resumable checked downloads, which file the local engine loads (`selectedModelFile`) and what its runtime reports',
+      ],
     ],
   },
   {

@@ -5,7 +5,8 @@
 // Only what cannot run here is adapted, and each adaptation is listed: `npx tidings` runs this
 // checkout's bin/tidings.js (npx would resolve the same bin, slower); the https URLs given to
 // `feed add` (and named again by `feed set` and `rule add --feed`) and those in subscriptions.opml are served by a local HTTP server (same host and path
-// under http://127.0.0.1:<port>/<host>/…); placeholders <token-or-id> and <key-id> get a real token
+// under http://127.0.0.1:<port>/<host>/…); `model pull <catalogue name>` downloads from that server
+// too (TIDINGS_MODELS_HUB_URL, into a temp TIDINGS_MODELS_DIR: a file with a GGUF header); placeholders <token-or-id> and <key-id> get a real token
 // and key; the user a `user remove` line removes is created first; lines needing an LLM server, a running HTTP server (curl) or a question left as "…" are
 // skipped.
 import { test } from 'node:test';
@@ -15,6 +16,7 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, SQLITE_ONLY, tempDataDir } from './helpers.ts';
 import { startFeedServer, rss } from './feeds-fixtures.ts';
+import { CATALOGUE } from '../src/models/index.ts';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
@@ -61,6 +63,15 @@ test('the README quick-start commands run as written', { timeout: 600_000, skip:
   );
   feeds.routes.set('/example.org/blog/feed.xml', feed('Example blog'));
   feeds.routes.set('/opml.example/a.xml', feed('From OPML'));
+  for (const m of CATALOGUE)
+    feeds.routes.set(`/${m.repo}/resolve/main/${m.file}`, (_: unknown, res: import('node:http').ServerResponse) => {
+      const body = Buffer.alloc(4096);
+      body.write('GGUF', 0, 'latin1');
+      body.writeUInt32LE(3, 4);
+      body.writeBigUInt64LE(1n, 8);
+      res.setHeader('content-length', String(body.length));
+      res.end(body);
+    });
   try {
     const cwd = tempDataDir('tidings-readme-cwd-');
     const data = tempDataDir('tidings-readme-data-');
@@ -99,6 +110,8 @@ test('the README quick-start commands run as written', { timeout: 600_000, skip:
         env: {
           ...process.env,
           TIDINGS_DATA: data,
+          TIDINGS_MODELS_DIR: join(data, 'models'),
+          TIDINGS_MODELS_HUB_URL: feeds.base,
           TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
           TIDINGS_LOG_LEVEL: 'silent',
         },
@@ -128,6 +141,8 @@ test('the README quick-start commands run as written', { timeout: 600_000, skip:
       'backup',
       'prune',
       'user remove',
+      'model pull',
+      'model list',
     ]) {
       assert.ok(
         ran.some((c) => c.includes(`tidings ${sub}`)),
@@ -135,6 +150,8 @@ test('the README quick-start commands run as written', { timeout: 600_000, skip:
       );
     }
     assert.match(r.stdout, /created user alice/);
+    assert.match(r.stdout, /pulled qwen2\.5-1\.5b \(4\.0 KiB, sha256 [0-9a-f]{64}\)/);
+    assert.match(r.stdout, /\* qwen2\.5-1\.5b +present/);
     assert.match(r.stdout, /refreshed \d feed\(s\) in .* 0 failed;/);
     const exported = readFileSync(join(cwd, 'out.opml'), 'utf8');
     for (const t of ['NASA Image of the Day', 'Example blog', 'From OPML'])

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp } from '../src/server/create-app.ts';
 import type { App } from '../src/runtime/app.ts';
 import { startServer } from '../src/server/server.ts';
@@ -130,7 +130,7 @@ export interface WebHarness {
 }
 
 /** A server whose warn-level log lines are kept (the setup link is printed there). */
-export async function startWebHarness(): Promise<WebHarness> {
+export async function startWebHarness(overrides: Partial<Config> = {}): Promise<WebHarness> {
   const dataDir = tempDataDir('tidings-web-');
   const logLines: string[] = [];
   const sink = new Writable({
@@ -150,6 +150,7 @@ export async function startWebHarness(): Promise<WebHarness> {
       schedulerEnabled: false,
       logLevel: 'warn',
       parseWorkers: 0,
+      ...overrides,
     },
   });
   const app = await createApp(config, log);

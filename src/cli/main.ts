@@ -52,6 +52,7 @@ const COMMAND_MODULES: { names: readonly string[]; load: () => Promise<RegisterC
   { names: ['fever-password'], load: async () => (await import('./commands/fever.ts')).registerFeverCommands },
   { names: ['rule'], load: async () => (await import('./commands/rules.ts')).registerRuleCommands },
   { names: ['webhook'], load: async () => (await import('./commands/webhooks.ts')).registerWebhookCommands },
+  { names: ['model'], load: async () => (await import('./commands/models.ts')).registerModelCommands },
 ];
 
 /** The program and its global options, without any command. */

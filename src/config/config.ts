@@ -233,7 +233,21 @@ export const OPTIONS = {
     env: 'TIDINGS_LLM_MODEL',
     kind: 'string',
     default: '',
-    doc: 'Model name on the OpenAI-compatible server.',
+    doc: 'Model name on the OpenAI-compatible server; or, for answers written on this machine, a GGUF file (`/path/file.gguf`) or the name of a model pulled with `tidings model pull` (it wins over the one `tidings model use` picked).',
+  },
+  modelsDir: {
+    env: 'TIDINGS_MODELS_DIR',
+    kind: 'string',
+    default: '',
+    defaultDoc:
+      '`$XDG_CACHE_HOME/tidings/models` (`~/.cache/tidings/models`; `~/Library/Caches/tidings/models` on macOS, `%LOCALAPPDATA%/tidings/models` on Windows)',
+    doc: 'The model store: GGUF files pulled with `tidings model pull` (or in the admin settings), the one picked with `tidings model use`, and the lock that allows one download at a time. One per machine, shared by every worker and every data folder of the user.',
+  },
+  modelsHubUrl: {
+    env: 'TIDINGS_MODELS_HUB_URL',
+    kind: 'string',
+    default: 'https://huggingface.co',
+    doc: 'Where catalogue names and `hf:owner/repo/file.gguf` references are downloaded from: Hugging Face, or a mirror that serves the same `/<owner>/<repo>/resolve/main/<file>` paths.',
   },
   llmTimeoutMs: {
     env: 'TIDINGS_LLM_TIMEOUT_MS',
@@ -558,6 +572,10 @@ function validate(c: Config): void {
   if (c.retentionDays < 0)
     throw new ConfigError('retentionDays (TIDINGS_RETENTION_DAYS) must be 0 (keep everything) or a number of days');
   if (c.llmContextTokens < 1024) throw new ConfigError('llmContextTokens must be at least 1024');
+  if (!/^https?:\/\/[^/]/i.test(c.modelsHubUrl.trim()))
+    throw new ConfigError(
+      `modelsHubUrl (TIDINGS_MODELS_HUB_URL) must be an http(s) URL like https://huggingface.co, got "${c.modelsHubUrl}"`,
+    );
 }
 
 function isProxyAddress(entry: string): boolean {

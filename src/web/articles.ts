@@ -13,7 +13,6 @@ import { htmlToText } from '../text/html-to-text.ts';
 import { deleteLabel, newLabelProblem } from '../library/labels.ts';
 import { faviconPath, feedIcons } from '../feeds/favicons.ts';
 import { searchIndexRepository } from '../search/indexing.ts';
-import { labelNameProblem } from '../feeds/index.ts';
 import { badRequest, notFound } from './errors.ts';
 import { proxiedImageUrl } from './images.ts';
 

@@ -14,6 +14,7 @@ import { FullTextSettingError } from '../feeds/fulltext/fulltext.ts';
 import { FeverCredentialError } from '../auth/fever-credentials.ts';
 import { checkCsrfToken, findSession, SESSION_COOKIE } from './sessions.ts';
 import { WebError } from './errors.ts';
+import { ModelError } from '../models/index.ts';
 
 export interface WebAuth {
   userId: number;
@@ -162,6 +163,23 @@ export async function authenticateRequest(app: App, req: FastifyRequest, access:
   return auth;
 }
 
+/** A model store refusal: what to fix, with the status that fits. */
+function modelWebError(e: ModelError): WebError {
+  const [status, code]: [number, string] =
+    e.code === 'bad_input'
+      ? [400, 'bad_model']
+      : e.code === 'busy'
+        ? [409, 'download_in_progress']
+        : e.code === 'not_found'
+          ? [404, 'not_found']
+          : e.code === 'disk'
+            ? [507, 'insufficient_storage']
+            : e.code === 'not_gguf' || e.code === 'hash'
+              ? [422, 'bad_model_file']
+              : [502, 'download_failed'];
+  return new WebError(status, code, e.message);
+}
+
 export function errorReply(app: App, reply: FastifyReply, e: unknown): FastifyReply {
   let err: WebError;
   if (e instanceof WebError) err = e;
@@ -183,6 +201,7 @@ export function errorReply(app: App, reply: FastifyReply, e: unknown): FastifyRe
   else if (e instanceof FullTextSettingError) err = new WebError(400, 'bad_request', e.message, { field: 'fullText' });
   else if (e instanceof FeverCredentialError)
     err = new WebError(400, 'bad_fever_password', e.message, { field: 'password' });
+  else if (e instanceof ModelError) err = modelWebError(e);
   else if (e instanceof AnswerError)
     err = new WebError(e.code === 'invalid_request' || e.code === 'engine_unavailable' ? 400 : 503, e.code, e.message, {
       field: e.param,

@@ -62,6 +62,16 @@ import { ownOrigin, parseCookies, sessionCookie, type Access, type WebAuth } fro
 import { badRequest, notFound, WebError } from './errors.ts';
 import { openEventStream, writeEvents } from '../http/event-stream.ts';
 import { fetchProxiedImage } from './images.ts';
+import {
+  modelDownloads,
+  modelRuntimeStatus,
+  modelsDir,
+  modelsOverview,
+  removeModel,
+  requestCancel,
+  selectedModelFile,
+  useModel,
+} from '../models/index.ts';
 
 export interface WebContext {
   app: App;
@@ -71,6 +81,13 @@ export interface WebContext {
   body: Record<string, unknown>;
   query: Record<string, string>;
   params: Record<string, string>;
+}
+
+async function modelsStatus(c: WebContext) {
+  return {
+    ...modelsOverview(c.app.config, selectedModelFile(c.app.config)),
+    runtime: await modelRuntimeStatus(),
+  };
 }
 
 /** The authenticated user of a non-public route. */
@@ -732,6 +749,55 @@ export const ROUTES: RouteSpec[] = [
   ),
   route('admin', 'DELETE /admin/oauth-clients/:id', 'Remove an OAuth app and every token issued to it.', async (c) => {
     if (!(await authStore(c.app).clients.delete(c.params.id))) throw notFound('no such OAuth client');
+  }),
+  route(
+    'admin',
+    'GET /admin/models',
+    'The model answers are written with (file, runtime: backend, GPU layers, memory), the catalogue, the models on this machine and the last download with its progress (poll it while one runs).',
+    modelsStatus,
+  ),
+  route(
+    'admin',
+    'POST /admin/models/pull',
+    'Start downloading a model into the per-machine store (one download at a time per machine); answers 202 at once, progress in GET /admin/models.',
+    {
+      body: {
+        source: 'catalogue name, hf:owner/repo/file.gguf or https:// URL of a .gguf file',
+        sha256: 'optional expected SHA-256',
+      },
+    },
+    async (c) => {
+      const source = str(c.body.source).trim();
+      if (!source)
+        throw badRequest('source is required: a catalogue name, hf:owner/repo/file.gguf or an https:// URL', 'source');
+      const sha256 = c.body.sha256 === undefined || c.body.sha256 === '' ? undefined : str(c.body.sha256);
+      await modelDownloads(c.app).start(source, sha256);
+      c.reply.code(202);
+      return modelsStatus(c);
+    },
+  ),
+  route(
+    'admin',
+    'POST /admin/models/cancel',
+    'Stop the download running on this machine (started here or by `tidings model pull`); its part stays, and pulling again resumes it.',
+    async (c) => {
+      requestCancel(modelsDir(c.app.config));
+      c.reply.code(202);
+      return modelsStatus(c);
+    },
+  ),
+  route(
+    'admin',
+    'POST /admin/models/use',
+    'Pick the model answers use (a pulled model, or the path of a .gguf file on the server); takes effect when the server restarts.',
+    { body: { name: 'a pulled model name, or a path to a .gguf file' } },
+    async (c) => {
+      await useModel(c.app.config, str(c.body.name));
+      return modelsStatus(c);
+    },
+  ),
+  route('admin', 'DELETE /admin/models/:name', 'Delete a pulled model from this machine.', async (c) => {
+    removeModel(modelsDir(c.app.config), c.params.name ?? '');
   }),
   route(
     'admin',

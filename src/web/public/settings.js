@@ -1,5 +1,5 @@
 // Settings (reading preferences, filter rules, webhooks, Fever, password, app tokens, chat API keys) and
-// Admin (users, OAuth apps, access requests).
+// Admin (the model answers are written with, users, OAuth apps, access requests).
 import { h, mount, toast, askText } from './dom.js';
 import { api } from './api.js';
 import { S } from './app.js';
@@ -609,12 +609,263 @@ export async function showSettings(main) {
   main.classList.remove('reading');
 }
 
+const GB = 1e9;
+const gb = (n) => (typeof n === 'number' ? `${(n / GB).toFixed(n < GB ? 2 : 1)} GB` : '');
+const mib = (n) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+
+function eta(seconds) {
+  if (seconds === null || seconds === undefined) return '';
+  const s = Math.round(seconds);
+  return s < 60
+    ? `${s} s left`
+    : s < 3600
+      ? `${Math.floor(s / 60)} min ${s % 60} s left`
+      : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min left`;
+}
+
+/** "120.0 MiB of 1.00 GB (12 %), 8.2 MiB/s, 1 min 40 s left" */
+function downloadText(d) {
+  const parts = [
+    d.totalBytes
+      ? `${mib(d.receivedBytes)} of ${gb(d.totalBytes)} (${Math.floor((d.receivedBytes / d.totalBytes) * 100)} %)`
+      : mib(d.receivedBytes),
+  ];
+  if (d.bytesPerSecond) parts.push(`${mib(d.bytesPerSecond)}/s`);
+  if (d.etaSeconds !== null && d.etaSeconds !== undefined) parts.push(eta(d.etaSeconds));
+  return parts.join(', ');
+}
+
+function runtimeText(r) {
+  if (!r || r.engine === 'extractive' || r.state === 'none') return null;
+  if (r.engine === 'remote') return 'Answers come from the OpenAI-compatible server (TIDINGS_LLM_BASE_URL).';
+  if (r.state === 'failed')
+    return `The model did not load: ${r.error || 'see the server log'}. Answers are quotes meanwhile.`;
+  if (r.state === 'loading') return 'Loading the model…';
+  const bits = [
+    r.backend ? `on ${r.backend === 'cpu' ? 'the CPU' : `the GPU (${r.backend})`}` : null,
+    typeof r.gpuLayers === 'number' ? `${r.gpuLayers} layers on the GPU` : null,
+    typeof r.threads === 'number' ? `${r.threads} threads` : null,
+    typeof r.contextTokens === 'number' ? `${r.contextTokens} tokens of context` : null,
+    typeof r.memoryBytes === 'number' ? `${gb(r.memoryBytes)} of memory` : null,
+  ].filter(Boolean);
+  return bits.length ? `Running ${bits.join(', ')}.` : 'Running.';
+}
+
+/**
+ * Admin > Models: what answers are written with, the catalogue, downloads. While a download runs
+ * it polls GET /admin/models once a second (any worker answers from the store's progress file)
+ * and stops when the download ends or the page is left.
+ */
+function modelsSection(first) {
+  const section = h('section', { 'aria-labelledby': 'models-h', id: 'admin-models' });
+  let timer = 0;
+  const refresh = async () => {
+    try {
+      render(await api.get('/admin/models'));
+    } catch (x) {
+      toast(x.message);
+    }
+  };
+  const act = async (fn, message) => {
+    try {
+      render(await fn());
+      if (message) toast(message);
+    } catch (x) {
+      toast(x.message);
+      await refresh();
+    }
+  };
+  const pull = (source, sha256) => act(() => api.post('/admin/models/pull', sha256 ? { source, sha256 } : { source }));
+  function render(m) {
+    clearTimeout(timer);
+    const d = m.download;
+    const running = d && d.state === 'downloading';
+    const runtime = runtimeText(m.runtime);
+    mount(
+      section,
+      h('h2', { id: 'models-h' }, 'Models'),
+      h(
+        'p',
+        { id: 'model-in-use' },
+        m.inUse
+          ? [
+              'Answers are written by ',
+              h('strong', null, m.inUse.name),
+              h('small', { class: 'muted' }, ` (${m.inUse.path})`),
+            ]
+          : 'No model: answers are quotes from your articles. Download one below for written answers.',
+      ),
+      runtime ? h('p', { id: 'model-runtime' }, runtime) : null,
+      m.llmModelSetting
+        ? h(
+            'p',
+            { class: 'muted' },
+            `TIDINGS_LLM_MODEL is set to ${m.llmModelSetting}, which wins over the choice here.`,
+          )
+        : null,
+      d
+        ? h(
+            'div',
+            { id: 'model-download', role: 'status', 'aria-live': 'polite' },
+            running
+              ? [
+                  h('label', { for: 'model-progress' }, `Downloading ${d.name}: ${downloadText(d)}`),
+                  h('progress', {
+                    id: 'model-progress',
+                    max: d.totalBytes || 1,
+                    value: d.totalBytes ? d.receivedBytes : null,
+                  }),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      onclick: () =>
+                        act(
+                          () => api.post('/admin/models/cancel', {}),
+                          'Stopping the download; pulling again resumes it',
+                        ),
+                    },
+                    'Stop download',
+                  ),
+                ]
+              : d.state === 'done'
+                ? h('p', null, `Downloaded ${d.name}. A running server loads it when it restarts.`)
+                : h('p', { class: 'error' }, `Downloading ${d.name} failed: ${d.error}`),
+          )
+        : null,
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { id: 'model-table' },
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['Model', 'Download', 'Memory', 'Context', 'Licence', 'Thinking', 'Status', ''].map((c) =>
+                h('th', { scope: 'col' }, c),
+              ),
+            ),
+          ),
+          h(
+            'tbody',
+            null,
+            m.models.map((row) =>
+              h(
+                'tr',
+                null,
+                h(
+                  'th',
+                  { scope: 'row' },
+                  row.name,
+                  row.description ? h('br') : null,
+                  row.description ? h('small', { class: 'muted' }, row.description) : null,
+                ),
+                h('td', null, gb(row.sizeBytes)),
+                h('td', null, gb(row.memoryBytes)),
+                h('td', null, row.contextTokens ? `${Math.round(row.contextTokens / 1024)}k` : ''),
+                h('td', null, row.licence || ''),
+                h('td', null, row.thinking ? 'yes' : row.thinking === false ? 'no' : ''),
+                h('td', null, row.selected ? 'in use' : row.present ? 'downloaded' : ''),
+                h(
+                  'td',
+                  { class: 'actions' },
+                  !row.present && row.catalogue
+                    ? h(
+                        'button',
+                        {
+                          type: 'button',
+                          disabled: running,
+                          'aria-label': `Download ${row.name}`,
+                          onclick: () => pull(row.name),
+                        },
+                        'Download',
+                      )
+                    : null,
+                  row.present && !row.selected
+                    ? h(
+                        'button',
+                        {
+                          type: 'button',
+                          'aria-label': `Use ${row.name}`,
+                          onclick: () =>
+                            act(
+                              () => api.post('/admin/models/use', { name: row.name }),
+                              `Answers will use ${row.name} after a restart`,
+                            ),
+                        },
+                        'Use',
+                      )
+                    : null,
+                  row.present
+                    ? h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: 'danger',
+                          'aria-label': `Remove ${row.name}`,
+                          onclick: async () => {
+                            if (!confirm(`Delete ${row.name} (${gb(row.sizeBytes)}) from this machine?`)) return;
+                            try {
+                              await api.del(`/admin/models/${encodeURIComponent(row.name)}`);
+                            } catch (x) {
+                              toast(x.message);
+                            }
+                            await refresh();
+                          },
+                        },
+                        'Remove',
+                      )
+                    : null,
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+      h('h3', null, 'Download another model'),
+      form(
+        'pullmodel',
+        [
+          [
+            'source',
+            'Hugging Face file (hf:owner/repo/file.gguf) or https:// URL of a .gguf file',
+            'text',
+            { required: true },
+          ],
+          ['sha256', 'SHA-256 (optional; Hugging Face publishes it)', 'text', { pattern: '[0-9a-fA-F]{64}' }],
+        ],
+        'Download',
+        async (v) => {
+          const r = await api.post(
+            '/admin/models/pull',
+            v.sha256 ? { source: v.source, sha256: v.sha256 } : { source: v.source },
+          );
+          render(r);
+        },
+      ),
+      h(
+        'p',
+        { class: 'muted' },
+        `Models are kept in ${m.modelsDir}, one copy for the whole machine. One download at a time; an interrupted one resumes.`,
+      ),
+    );
+    if (running) timer = setTimeout(() => (section.isConnected ? refresh() : undefined), 1000);
+  }
+  render(first);
+  return section;
+}
+
 export async function showAdmin(main) {
   document.title = 'Admin · Tidings';
-  const [{ users }, { clients }, { requests }] = await Promise.all([
+  const [{ users }, { clients }, { requests }, models] = await Promise.all([
     api.get('/admin/users'),
     api.get('/admin/oauth-clients'),
     api.get('/admin/access-requests'),
+    api.get('/admin/models'),
   ]);
   const clientOut = h('div');
   mount(
@@ -623,6 +874,7 @@ export async function showAdmin(main) {
       'div',
       { class: 'page' },
       h('h1', null, 'Administration'),
+      modelsSection(models),
       h(
         'section',
         { 'aria-labelledby': 'users-h' },
