@@ -39,6 +39,7 @@ import { migration as m120 } from './migrations/120_search_postings_version.ts';
 import { migration as m125 } from './migrations/125_search_cache_notifications.ts';
 import { migration as m130 } from './migrations/130_search_rows_without_item_keys.ts';
 import { migration as m135 } from './migrations/135_api_key_change_notifications.ts';
+import { migration as m140 } from './migrations/140_filter_rules_disabled.ts';
 
 export type { Migration };
 
@@ -75,4 +76,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m125,
   m130,
   m135,
+  m140,
 ];

@@ -658,9 +658,9 @@ export interface FilterRuleRepository {
   find(userId: number, id: number): Promise<FilterRule | undefined>;
   /** Deletes the rule and puts back the items it hid (for feeds the user still follows). */
   delete(userId: number, id: number): Promise<{ deleted: boolean; restored: number }>;
-  /** Every rule of the feed's subscribers that covers the feed (everything, the feed, or a folder holding it). */
+  /** Every enabled rule of the feed's subscribers that covers the feed (everything, the feed, or a folder holding it). */
   rulesCoveringFeed(feedId: number): Promise<FilterRule[]>;
-  /** The user's rules that cover this feed. */
+  /** The user's enabled rules that cover this feed. */
   userRulesCoveringFeed(userId: number, feedId: number): Promise<FilterRule[]>;
   /** Feed ids a rule's scope covers for its user (subscribed feeds only). */
   scopeFeedIds(rule: FilterRule): Promise<number[]>;
@@ -670,8 +670,15 @@ export interface FilterRuleRepository {
   userItemIds(userId: number, feedIds: number[], afterId: number, limit: number): Promise<number[]>;
   /** Hides the user's items (moves their rows aside, keeping flags); starred or tagged items are never hidden. Returns how many. */
   hide(userId: number, ruleId: number, itemIds: number[]): Promise<number>;
-  /** Records why the rule was skipped (null clears). */
+  /** Records why the rule was skipped (null clears, and resets its time-outs in a row). */
   setError(ruleId: number, error: string | null, at: number): Promise<void>;
+  /**
+   * Records a time-out of the rule; the `disableAfter`-th in a row disables it with `reason`.
+   * Returns whether it is disabled now.
+   */
+  recordTimeout(ruleId: number, error: string, at: number, disableAfter: number, reason: string): Promise<boolean>;
+  /** Enables the user's rule again (time-outs and error cleared); false when the user has no such rule. */
+  enable(userId: number, id: number): Promise<boolean>;
 }
 
 // ---- Full text (src/feeds/fulltext) ----
