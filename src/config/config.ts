@@ -83,6 +83,18 @@ export const OPTIONS = {
     default: '',
     doc: 'Redis (redis://[user:password@]host:port[/db], rediss:// for TLS) that rate limits and login throttles count in, shared by every process and machine. Empty: they count in the database (see TIDINGS_LIMITS_STORE).',
   },
+  redisTimeoutMs: {
+    env: 'TIDINGS_REDIS_TIMEOUT_MS',
+    kind: 'int',
+    default: 2000,
+    doc: 'Time limit of one Redis operation (a rate-limit or login-throttle count), in ms: past it the request answers 503 and the connection is dropped and opened again, so a Redis that hangs (paused, overloaded) costs a request this long at most.',
+  },
+  databaseTimeoutMs: {
+    env: 'TIDINGS_DATABASE_TIMEOUT_MS',
+    kind: 'int',
+    default: 60000,
+    doc: 'PostgreSQL: time limit of one statement without an answer, in ms; past it the statement fails (503 for a request) and its connection is dropped. Bounds what a hung server (paused, network partition) costs; migrations and maintenance are exempt. 0: no limit. /readyz answers 503 after 3 s whatever this is.',
+  },
   publicUrl: {
     env: 'TIDINGS_PUBLIC_URL',
     kind: 'string',
@@ -529,6 +541,12 @@ function validate(c: Config): void {
   if (c.limitsStore === 'redis' && !c.redisUrl.trim())
     throw new ConfigError(
       'limitsStore (TIDINGS_LIMITS_STORE) is redis but TIDINGS_REDIS_URL is empty: set the Redis URL',
+    );
+  if (c.redisTimeoutMs < 1)
+    throw new ConfigError(`redisTimeoutMs (TIDINGS_REDIS_TIMEOUT_MS) must be at least 1, got ${c.redisTimeoutMs}`);
+  if (c.databaseTimeoutMs < 0)
+    throw new ConfigError(
+      `databaseTimeoutMs (TIDINGS_DATABASE_TIMEOUT_MS) must be 0 (no limit) or more, got ${c.databaseTimeoutMs}`,
     );
   if (c.redisUrl.trim() && !/^rediss?:\/\//i.test(c.redisUrl.trim()))
     throw new ConfigError('redisUrl (TIDINGS_REDIS_URL) must start with redis:// or rediss://');
