@@ -782,7 +782,7 @@ export interface WebhookRepository {
   /** The webhooks of the feed's subscribers that subscribe to the event. */
   forFeedSubscribers(feedId: number, event: WebhookEvent): Promise<Webhook[]>;
   enqueue(webhookId: number, event: WebhookEvent, payload: string, now: number): Promise<number>;
-  /** Pending deliveries due at `now`, oldest first. */
+  /** Pending deliveries due at `now`, oldest first taking turns between users (each one's oldest, then their second …). */
   due(now: number, limit: number): Promise<WebhookDelivery[]>;
   /** Earliest next attempt of a pending delivery, or null. */
   nextDueAt(): Promise<number | null>;
