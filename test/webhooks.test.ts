@@ -157,6 +157,15 @@ test('bad targets and bad input are refused with what to fix', async () => {
   );
   try {
     const u = (await strict.users.create('carol', 'x')).id;
+    // 1 MiB URLs and secrets were stored as given (issue 25).
+    await assert.rejects(
+      addWebhook(strict, u, `https://hooks.example/${'x'.repeat(1024 * 1024)}`, ['starred']),
+      /the webhook URL is 1048598 characters long: at most 2048/,
+    );
+    await assert.rejects(
+      addWebhook(strict, u, 'https://hooks.example/h', ['starred'], 's'.repeat(1024 * 1024)),
+      /the secret is 1048576 characters long: at most 256/,
+    );
     for (const url of [
       'http://127.0.0.1:9/hook',
       'http://10.0.0.5/hook',

@@ -358,6 +358,13 @@ export const OPTIONS = {
     doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.',
   },
 
+  maxLabelsPerUser: {
+    env: 'TIDINGS_MAX_LABELS_PER_USER',
+    kind: 'int',
+    default: 1000,
+    doc: 'Folders and tags one user may have; a request that would create more is refused with a message (0: no limit). A request names at most 100 tags or folders whatever this is.',
+  },
+
   // Web app
   webSessionDays: {
     env: 'TIDINGS_WEB_SESSION_DAYS',
@@ -565,6 +572,7 @@ function validate(c: Config): void {
   if (c.maxFeedsPerUser < 0) throw new ConfigError('maxFeedsPerUser must be 0 (no limit) or more');
   if (c.maxOpmlBytes < 1024) throw new ConfigError('maxOpmlBytes must be at least 1024');
   if (c.maxLabelLength < 1) throw new ConfigError('maxLabelLength must be at least 1');
+  if (c.maxLabelsPerUser < 0) throw new ConfigError('maxLabelsPerUser must be 0 (no limit) or more');
   for (const n of c.metricsAllowedNetworks) {
     if (!ipaddr.isValidCIDR(n) && !ipaddr.isValid(n))
       throw new ConfigError(

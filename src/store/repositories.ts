@@ -464,6 +464,8 @@ export interface ReaderLabelRepository {
   subscribedFeedId(userId: number, feedUrl: string): Promise<number | undefined>;
   labels(userId: number): Promise<LabelView[]>;
   findLabel(userId: number, name: string): Promise<number | undefined>;
+  /** How many folders and tags the user has. */
+  countLabels(userId: number): Promise<number>;
   ensureLabel(userId: number, name: string): Promise<number>;
   folderFeedIds(userId: number, labelId: number): Promise<number[]>;
   hasTaggedItems(labelId: number): Promise<boolean>;

@@ -9,7 +9,7 @@ import { streamConditions } from '../reader-api/stream-filter.ts';
 import { READING_LIST } from '../reader-api/ids.ts';
 import { decodeContinuation, encodeContinuation } from '../reader-api/stream-request.ts';
 import { htmlToText } from '../feeds/sanitizer/html-to-text.ts';
-import { labelNameProblem } from '../feeds/index.ts';
+import { labelLimitProblem, labelNameProblem, labelsPerRequestProblem } from '../feeds/index.ts';
 import { badRequest, notFound } from './errors.ts';
 
 /** What the sidebar selects; `unread` narrows any of them. */
@@ -278,10 +278,16 @@ export async function editTags(
       return n.trim();
     });
   };
+  const perRequest = labelsPerRequestProblem(
+    (Array.isArray(add) ? add.length : 0) + (Array.isArray(remove) ? remove.length : 0),
+  );
+  if (perRequest) throw badRequest(`${perRequest} (add and remove together)`, 'add');
   const adding = names(add, 'add'),
     removing = names(remove, 'remove');
   if (!adding.length && !removing.length) throw badRequest('send add and/or remove: arrays of tag names');
   await getArticle(app, userId, itemId); // 404 unless the article is the user's
+  const tooMany = await labelLimitProblem(app, userId, adding);
+  if (tooMany) throw badRequest(tooMany, 'add');
   const { labels, states } = readerStore(app);
   for (const n of removing) {
     const id = await labels.findLabel(userId, n);

@@ -18,6 +18,9 @@ import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '
 export const WEBHOOK_EVENTS: WebhookEvent[] = ['new-item', 'starred'];
 export const MAX_ATTEMPTS = 8;
 const MAX_WEBHOOKS_PER_USER = 20;
+/** A webhook URL and secret of 1 MiB each were accepted and stored (issue 25): bounded like feed URLs. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+export const MAX_WEBHOOK_SECRET_LENGTH = 256;
 /** Items per delivery; a bigger batch is split. */
 const ITEMS_PER_DELIVERY = 100;
 /**
@@ -52,6 +55,14 @@ export async function addWebhook(
   events: string[],
   secret?: string,
 ): Promise<{ webhook: Webhook; secret: string }> {
+  if (rawUrl.trim().length > MAX_WEBHOOK_URL_LENGTH)
+    throw new WebhookInputError(
+      `the webhook URL is ${rawUrl.trim().length} characters long: at most ${MAX_WEBHOOK_URL_LENGTH}`,
+    );
+  if (secret !== undefined && secret.length > MAX_WEBHOOK_SECRET_LENGTH)
+    throw new WebhookInputError(
+      `the secret is ${secret.length} characters long: at most ${MAX_WEBHOOK_SECRET_LENGTH} (16 or more)`,
+    );
   let url: URL;
   try {
     url = parseFeedUrl(rawUrl.trim());
