@@ -425,7 +425,9 @@ export class PgReaderLabelRepository implements ReaderLabelRepository {
   }
 
   async countLabels(userId: number): Promise<number> {
-    return Number((await this.db.row<{ n: number }>('SELECT count(*) AS n FROM labels WHERE user_id = $1', [userId]))!.n);
+    return Number(
+      (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM labels WHERE user_id = $1', [userId]))!.n,
+    );
   }
 
   async ensureLabel(userId: number, name: string): Promise<number> {
