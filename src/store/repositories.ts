@@ -221,6 +221,11 @@ export interface SearchIndexStatus {
   passages: number;
   /** Items waiting to be indexed. */
   waiting: number;
+  /**
+   * Items looked at and left out for having no text to index (no title, no body), counted apart
+   * so that stored minus indexed does not read as a backlog that never drains.
+   */
+  noText: number;
   /** When the oldest waiting item was queued (Unix ms), null when none waits. */
   oldestQueuedAt: number | null;
 }
