@@ -65,6 +65,18 @@ export const OPTIONS = {
     default: 'auto',
     doc: 'How `serve --workers N` spreads connections: reuse-port (each worker listens on the port itself with SO_REUSEPORT and the kernel spreads new connections; the supervisor stays out of the data path), round-robin (the supervisor accepts every connection and hands it to the workers in turn: costs it CPU per connection), or auto (the default): round-robin, which is exactly even and keeps connections waiting to be accepted when a worker dies; choose reuse-port for many short connections (a proxy without keep-alive).',
   },
+  listenBacklog: {
+    env: 'TIDINGS_LISTEN_BACKLOG',
+    kind: 'int',
+    default: 4096,
+    doc: "Connections the kernel holds waiting to be accepted (listen's backlog; Linux caps it at net.core.somaxconn). Past it a new connection's SYN is dropped and the client retries after 1, 3, 7, 15 s: Node's default of 511 made a burst of 1,000 connections wait seconds (BENCHMARKS.md, Connections).",
+  },
+  acceptSockets: {
+    env: 'TIDINGS_ACCEPT_SOCKETS',
+    kind: 'int',
+    default: 64,
+    doc: 'Listening sockets per server process on Linux (SO_REUSEPORT, the kernel spreading new connections over them): Node accepts one connection per socket per event-loop turn, so under 1,000 busy connections a single socket accepted ~10 new ones a second (BENCHMARKS.md, Connections). 1: one socket. Not used by round-robin workers (the supervisor accepts).',
+  },
   drainSeconds: {
     env: 'TIDINGS_DRAIN_SECONDS',
     kind: 'int',
@@ -539,6 +551,10 @@ function validate(c: Config): void {
     throw new ConfigError(
       `workerBalancing (TIDINGS_WORKER_BALANCING) reuse-port needs Linux (this is ${process.platform}): use auto or round-robin`,
     );
+  if (c.acceptSockets < 1 || c.acceptSockets > 1024)
+    throw new ConfigError(`acceptSockets (TIDINGS_ACCEPT_SOCKETS) must be 1-1024, got ${c.acceptSockets}`);
+  if (c.listenBacklog < 1)
+    throw new ConfigError(`listenBacklog (TIDINGS_LISTEN_BACKLOG) must be at least 1, got ${c.listenBacklog}`);
   if (c.drainSeconds < 0)
     throw new ConfigError(`drainSeconds (TIDINGS_DRAIN_SECONDS) must be 0 or more, got ${c.drainSeconds}`);
   if (!['auto', 'memory', 'database', 'redis'].includes(c.limitsStore))
