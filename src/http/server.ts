@@ -203,7 +203,9 @@ export async function startServer(
   const extra = await extraAcceptors(server, app, port, acceptors - 1);
   const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
   app.onClose(async () => {
-    await Promise.all(extra.map((s) => new Promise((r) => s.close(r))));
+    // Stop accepting on them; not awaited: a net.Server's close waits for every connection it
+    // accepted to end, and these belong to the HTTP server, which closes them below.
+    for (const s of extra) s.close();
     await server.close();
     await handlersSettled(server);
   });
