@@ -490,3 +490,18 @@ test("a native app's private-scheme redirect URI receives the code unchanged", a
   });
   assert.equal(t.status, 200);
 });
+
+test('redirect URIs are bounded: at most 20 per client, each at most 2,000 characters, with what to fix', async () => {
+  const many = Array.from({ length: 5000 }, (_, i) => `https://app.example/cb${i}`);
+  await assert.rejects(registerClient(f.app, 'Many', many), /5000 redirect URIs: at most 20 per client/);
+  await assert.rejects(
+    registerClient(f.app, 'Long', [`https://app.example/${'x'.repeat(1024 * 1024)}`]),
+    /a redirect URI is 1048596 characters long: at most 2000/,
+  );
+  const ok = await registerClient(
+    f.app,
+    'Twenty',
+    Array.from({ length: 20 }, (_, i) => `https://app.example/cb${i}`),
+  );
+  assert.equal(ok.client.redirectUris.length, 20);
+});

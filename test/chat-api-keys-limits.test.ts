@@ -180,6 +180,13 @@ test('access form: request a tier, the operator approves from the CLI, higher li
   const html = await page.text();
   assert.match(html, /<form method="post" action="\/access-request">/);
   assert.ok(!html.includes('<script'), 'works without JavaScript');
+  // The headers of the other pages: no framing, no script, the form posting only here.
+  const csp = page.headers.get('content-security-policy') ?? '';
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.match(csp, /form-action 'self'/);
+  assert.equal(page.headers.get('x-frame-options'), 'DENY');
+  assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
 
   const form = (fields: Record<string, string>) =>
     fetch(f.url + '/access-request', {
@@ -189,6 +196,8 @@ test('access form: request a tier, the operator approves from the CLI, higher li
     });
   let res = await form({ key: 'tdg_nope', tier: '1', reason: 'x' });
   assert.equal(res.status, 400);
+  assert.equal(res.headers.get('x-frame-options'), 'DENY', 'on the answers to the form too');
+  assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
   assert.match(await res.text(), /That API key is not valid/);
   res = await form({ key, tier: '1', reason: '' });
   assert.equal(res.status, 400);

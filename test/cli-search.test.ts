@@ -96,3 +96,23 @@ test('a search from the command line finishes a rebuild an upgrade left pending,
   const again = await runCli(['search', 'query', 'herons'], env);
   assert.doesNotMatch(again.stderr, /rebuild/, 'only once');
 });
+
+test('tidings search status counts articles with no text apart: they are not a backlog', async () => {
+  const dataDir = tempDataDir();
+  const app = await testApp({ dataDir });
+  const feed = await addFeed(app, 'https://empty.example/feed', 'Empty');
+  await ingest(app, feed, [
+    { url: 'https://empty.example/a', title: 'Has text', content: '<p>Words here.</p>' },
+    { url: 'https://empty.example/b', title: '', content: '<img src="x.png">' },
+    { url: 'https://empty.example/c', title: '', content: '' },
+  ]);
+  await app.close();
+  const env = { TIDINGS_DATA: dataDir, TIDINGS_LOG_LEVEL: 'silent' };
+  const st = JSON.parse((await runCli(['search', 'status', '--json'], env)).stdout);
+  assert.deepEqual(
+    { stored: st.stored, indexed: st.indexed, waiting: st.waiting, noText: st.noText },
+    { stored: 3, indexed: 1, waiting: 0, noText: 2 },
+  );
+  const text = (await runCli(['search', 'status'], env)).stdout;
+  assert.match(text, /no text: +2 articles \(no title or body: nothing to index\)/);
+});

@@ -170,3 +170,55 @@ test('a big OPML import lets other requests through while it runs', async () => 
     await big.close();
   }
 });
+
+test('tags: at most 100 named per request, and TIDINGS_MAX_LABELS_PER_USER in all (folders included)', async () => {
+  const h2 = await startHarness({ maxLabelsPerUser: 5 });
+  try {
+    h2.feeds.addItems('t1', 1);
+    await addUser(h2.app, 'tess', 'pw-tess-secret');
+    const t = new ReaderClient(h2.url, `GoogleLogin auth=${await clientLogin(h2.url, 'tess', 'pw-tess-secret')}`);
+    assert.equal((await t.post('subscription/quickadd', [['quickadd', h2.feeds.url('t1')]])).status, 200);
+    const ids = (await t.get('stream/items/ids', [['s', S.readingList]])).json().itemRefs.map((r: any) => r.id);
+    const tags = (names: string[]): [string, string][] => [
+      ['i', ids[0]],
+      ...names.map((n) => ['a', S.label(n)] as [string, string]),
+    ];
+    // 10,000 new tags in one request were accepted (issue 25).
+    const flood = await t.post('edit-tag', tags(Array.from({ length: 10_000 }, (_, i) => `t${i}`)));
+    assert.equal(flood.status, 400);
+    assert.match(flood.text, /too many tags or folders in one request \(10000\): at most 100/);
+    assert.equal((await t.post('edit-tag', tags(['a', 'b', 'c']))).status, 200);
+    assert.equal(
+      (
+        await t.post('subscription/edit', [
+          ['ac', 'edit'],
+          ['s', `feed/${h2.feeds.url('t1')}`],
+          ['a', S.label('Folder')],
+        ])
+      ).status,
+      200,
+    );
+    // 4 labels now; 2 more would make 6 > 5.
+    const over = await t.post('edit-tag', tags(['d', 'e']));
+    assert.equal(over.status, 400);
+    assert.match(
+      over.text,
+      /you have 4 folders and tags and this would add 2; one user may have at most 5 \(TIDINGS_MAX_LABELS_PER_USER\)/,
+    );
+    assert.equal((await t.post('edit-tag', tags(['a', 'd']))).status, 200, 'existing tags cost nothing; one new fits');
+    const folder = await t.post('subscription/edit', [
+      ['ac', 'edit'],
+      ['s', `feed/${h2.feeds.url('t1')}`],
+      ['a', S.label('Another')],
+    ]);
+    assert.equal(folder.status, 400);
+    assert.match(folder.text, /TIDINGS_MAX_LABELS_PER_USER/);
+    const names = (await t.get('tag/list'))
+      .json()
+      .tags.map((x: any) => x.id)
+      .filter((id: string) => id.includes('/label/'));
+    assert.equal(names.length, 5);
+  } finally {
+    await h2.close();
+  }
+});

@@ -38,6 +38,10 @@ function accepts(port: number): Promise<boolean> {
 export interface RedisServer {
   url: string;
   stop(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections open and answers nothing (a hung Redis). */
+  pause(): void;
+  /** SIGCONT. */
+  resume(): void;
 }
 
 export async function startRedis(): Promise<RedisServer> {
@@ -52,6 +56,8 @@ export async function startRedis(): Promise<RedisServer> {
   for (let i = 0; i < 100 && !(await accepts(port)); i++) await new Promise((r) => setTimeout(r, 50));
   return {
     url: `redis://127.0.0.1:${port}`,
+    pause: () => p.kill('SIGSTOP'),
+    resume: () => p.kill('SIGCONT'),
     async stop() {
       p.kill('SIGKILL');
       await exited;

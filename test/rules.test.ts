@@ -3,9 +3,10 @@
 // the shared article stay as they were; rules apply at ingest, at subscribe, and on request.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startHarness, addUser, clientLogin, ReaderClient, S, type Harness, type FeedItem } from './reader-harness.ts';
 import { refreshFeed } from '../src/feeds/index.ts';
-import { addRule, applyRuleRetroactively, listRules, removeRule } from '../src/rules/rules.ts';
+import { addRule, applyRuleRetroactively, enableRule, listRules, removeRule } from '../src/rules/rules.ts';
 import { runCli } from './helpers.ts';
 import { testSql } from '../src/store/testing.ts';
 
@@ -280,4 +281,86 @@ test('CLI: rule add / list / apply / remove', async () => {
   assert.equal(rm.code, 0, rm.stderr);
   assert.equal((await runCli(['rule', 'remove', 'bob', String(rules[0].id)], env)).code, 2);
   assert.equal((await runCli(['rule', 'list', 'bob'], env)).stdout.trim(), '(no rules)');
+});
+
+test('polynomial shapes are refused at creation: unbounded repetitions in a row over the same characters', async () => {
+  for (const pattern of [
+    '^(.*)(.*)(.*)(.*)(.*)(.*)x$',
+    '(.*)(.*)x$',
+    '\\w+\\s*\\w+x',
+    '\\p{L}+\\p{Lu}+!',
+    'a.{0,500}.{0,500}b',
+  ]) {
+    await assert.rejects(
+      addRule(h.app, aliceId, { conditions: [{ field: 'content', kind: 'regex', pattern }], action: 'block' }),
+      /polynomial time: it repeats without bound twice in a row/,
+      pattern,
+    );
+  }
+  // Separated repetitions, or ones over different characters, stay allowed.
+  for (const pattern of ['.*foo.*', '\\w+\\s+\\w+', 'price\\s+\\d+', 'https?://[^/]+/.*', '\\bdeal\\b']) {
+    const r = await addRule(h.app, aliceId, {
+      conditions: [{ field: 'content', kind: 'regex', pattern }],
+      action: 'block',
+    });
+    await removeRule(h.app, aliceId, r.id);
+  }
+});
+
+test("many slow rules run on a worker within the user's budget: the event loop stays free, and repeat offenders are disabled", async () => {
+  // 20 rules that pass both static checks but backtrack exponentially on the title: 250 ms each,
+  // 5 s back to back on the main thread before (issue 25: 200 of them held it for 57 s).
+  const slow: { id: number }[] = [];
+  for (let i = 0; i < 20; i++)
+    slow.push(
+      await addRule(h.app, aliceId, {
+        feed: h.feeds.url('news'),
+        conditions: [{ field: 'title', kind: 'regex', pattern: `^(a|a)*b${i}$` }],
+        action: 'block',
+      }),
+    );
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  await publish('news', [{ title: 'a'.repeat(40) }, { title: 'Next to the slow rules' }]);
+  delay.disable();
+  const worstMs = delay.max / 1e6;
+  assert.ok(worstMs < 1000, `the event loop was blocked for ${worstMs.toFixed(0)} ms`);
+  assert.ok((await titles(alice)).includes('Next to the slow rules'), 'ingest went on');
+  let views = (await listRules(h.app, aliceId)).filter((r) => slow.some((s) => s.id === r.id));
+  const timedOut = views.filter((r) => /longer than 250 ms/.test(r.lastError ?? ''));
+  const skipped = views.filter((r) => /budget/.test(r.lastError ?? ''));
+  assert.ok(timedOut.length >= 1 && timedOut.length <= 4, `${timedOut.length} rules ran out of time`);
+  assert.equal(timedOut.length + skipped.length, 20, 'the others were not run, and say why');
+  assert.ok(
+    views.every((r) => r.disabledAt === null),
+    'one time-out does not disable',
+  );
+
+  // The same rules time out on two more batches: disabled, and the user is told why.
+  const first = timedOut[0]!.id;
+  for (const r of slow) if (r.id !== first) await removeRule(h.app, aliceId, r.id);
+  await publish('news', [{ title: 'a'.repeat(41) }]);
+  assert.equal((await listRules(h.app, aliceId)).find((r) => r.id === first)!.disabledAt, null);
+  await publish('news', [{ title: 'a'.repeat(42) }]);
+  views = await listRules(h.app, aliceId);
+  const disabled = views.find((r) => r.id === first)!;
+  assert.ok(disabled.disabledAt !== null);
+  assert.match(disabled.disabledReason ?? '', /ran out of time 3 times in a row: simplify it, then enable it again/);
+  const env = { TIDINGS_DATA: h.app.config.dataDir };
+  const listed = await runCli(['rule', 'list', 'alice'], env);
+  assert.match(
+    listed.stdout,
+    new RegExp(`^${first}\\t.*DISABLED: disabled after its regular expression ran out of time`, 'm'),
+  );
+  // A disabled rule no longer runs (no error recorded for the next batch).
+  const before = disabled.lastErrorAt;
+  await publish('news', [{ title: 'a'.repeat(43) }]);
+  assert.equal((await listRules(h.app, aliceId)).find((r) => r.id === first)!.lastErrorAt, before);
+  // Enabled again through the CLI: active, with a clean record.
+  assert.equal((await runCli(['rule', 'enable', 'alice', String(first)], env)).code, 0);
+  const again = (await listRules(h.app, aliceId)).find((r) => r.id === first)!;
+  assert.deepEqual([again.disabledAt, again.disabledReason, again.lastError], [null, null, null]);
+  assert.equal((await runCli(['rule', 'enable', 'alice', '99999'], env)).code, 2);
+  await assert.rejects(enableRule(h.app, bobId, first), /no rule/, "another user's rule");
+  await removeRule(h.app, aliceId, first);
 });

@@ -419,3 +419,39 @@ test('the OpenAPI document lists the reader features', async () => {
     await h.close();
   }
 });
+
+test('rules: one disabled for running out of time is listed as such with why, and the user enables it again', async () => {
+  const h = await startHarness();
+  try {
+    const { admin, bob } = await twoUsers(h);
+    h.feeds.addItems('slow', 1, 'Slow');
+    const feedId = await subscribe(admin, h.feeds.url('slow'));
+    const created = await admin.call('POST', '/rules', {
+      feed: feedId,
+      conditions: [{ field: 'title', kind: 'regex', pattern: '^(a|a)*b$' }],
+      action: 'block',
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.rule.id;
+    assert.equal(created.json.rule.disabled, false);
+    // Three batches in a row where the rule runs out of time (titles of 40 a's).
+    for (let i = 0; i < 3; i++) {
+      const [item] = h.feeds.addItems('slow', 1);
+      item!.title = 'a'.repeat(40 + i);
+      assert.equal((await admin.call('POST', `/feeds/${feedId}/refresh`)).status, 200);
+    }
+    const listed = (await admin.call('GET', '/rules')).json.rules.find((r: { id: number }) => r.id === id);
+    assert.equal(listed.disabled, true);
+    assert.match(listed.disabledReason, /ran out of time 3 times in a row: simplify it, then enable it again/);
+    assert.ok(listed.disabledAt);
+    assert.equal((await bob.call('POST', `/rules/${id}/enable`)).status, 404, "another user's rule");
+    const enabled = await admin.call('POST', `/rules/${id}/enable`);
+    assert.equal(enabled.status, 200, enabled.text);
+    assert.deepEqual(
+      [enabled.json.rule.disabled, enabled.json.rule.disabledReason, enabled.json.rule.lastError],
+      [false, null, null],
+    );
+  } finally {
+    await h.close();
+  }
+});

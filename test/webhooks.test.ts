@@ -159,6 +159,15 @@ test('bad targets and bad input are refused with what to fix', async () => {
   );
   try {
     const u = (await strict.users.create('carol', 'x')).id;
+    // 1 MiB URLs and secrets were stored as given (issue 25).
+    await assert.rejects(
+      addWebhook(strict, u, `https://hooks.example/${'x'.repeat(1024 * 1024)}`, ['starred']),
+      /the webhook URL is 1048598 characters long: at most 2048/,
+    );
+    await assert.rejects(
+      addWebhook(strict, u, 'https://hooks.example/h', ['starred'], 's'.repeat(1024 * 1024)),
+      /the secret is 1048576 characters long: at most 256/,
+    );
     for (const url of [
       'http://127.0.0.1:9/hook',
       'http://10.0.0.5/hook',
@@ -280,4 +289,49 @@ test('the starred webhook fires once when an article is starred from any client:
   assert.equal(byRule.length, 1, 'a rule');
   assert.ok(!items.includes(byRule[0]!), 'the new article the rule starred');
   assert.equal((await starredAt()).length, 4, 'one delivery per client');
+});
+
+test("one user's receivers that never answer do not delay another user's delivery (per-user and per-host caps)", async () => {
+  // carol's 6 webhooks point at a server that accepts and never answers: each attempt waits the
+  // whole fetch time limit. Before the caps they took all 4 delivery slots, and dave's delivery
+  // waited for them (99 s in the attack of issue 25).
+  const sockets = new Set<import('node:net').Socket>();
+  const silent = (await import('node:net')).createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => {});
+  });
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const silentBase = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const h2 = await startHarness({ fetchTimeoutMs: 20_000 });
+  try {
+    const carol = await addUser(h2.app, 'carol', 'pw-carol-secret');
+    const dave = await addUser(h2.app, 'dave', 'pw-dave-secret');
+    const store = webhookStore(h2.app);
+    const past = Math.floor(Date.now() / 1000) - 1;
+    for (let i = 0; i < 6; i++) {
+      const { webhook } = await addWebhook(h2.app, carol, `${silentBase}/stuck${i}`, ['starred']);
+      await store.enqueue(webhook.id, 'starred', '{"n":' + i + '}', past);
+    }
+    const draining = deliverDueWebhooks(h2.app); // carol's deliveries now hang in flight
+    await new Promise((r) => setTimeout(r, 300));
+    const before = received.length;
+    const { webhook } = await addWebhook(h2.app, dave, `${receiverBase}/dave`, ['starred'], SECRET);
+    await store.enqueue(webhook.id, 'starred', '{"dave":true}', past);
+    const t0 = Date.now();
+    void deliverDueWebhooks(h2.app);
+    while (!received.slice(before).some((r) => r.path === '/dave') && Date.now() - t0 < 10_000)
+      await new Promise((r) => setTimeout(r, 50));
+    const waited = Date.now() - t0;
+    assert.ok(
+      received.slice(before).some((r) => r.path === '/dave'),
+      "dave's delivery went out while carol's still hung",
+    );
+    assert.ok(waited < 5_000, `dave's delivery waited ${waited} ms behind carol's stuck receivers`);
+    assert.equal(sockets.size, 2, "carol's receivers hold 2 slots, not all 4");
+    void draining.catch(() => {});
+  } finally {
+    for (const s of sockets) s.destroy();
+    await h2.close();
+    await new Promise((r) => silent.close(r));
+  }
 });

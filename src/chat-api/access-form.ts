@@ -12,6 +12,8 @@ import { escapeHtml } from '../text/escape-html.ts';
 
 export const ACCESS_FORM_PATH = '/access-request';
 const MAX_REASON = 2000;
+const ACCESS_FORM_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -59,6 +61,18 @@ export async function registerAccessForm(server: FastifyInstance, api: ChatApi):
       { parseAs: 'string', bodyLimit: 64 * 1024 },
       (_req, body, done) => done(null, new FormBody(body as string)),
     );
+    // The headers of the other HTML pages (the OAuth consent page, the web app): no framing
+    // (clickjacking the key field), no script at all, the form posting only here; no-store, as a
+    // rejected POST shows the reason typed back.
+    f.addHook('onSend', async (_req, reply, payload) => {
+      reply
+        .header('Content-Security-Policy', ACCESS_FORM_CSP)
+        .header('X-Frame-Options', 'DENY')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('Cache-Control', 'no-store');
+      return payload;
+    });
     f.get(ACCESS_FORM_PATH, async (_req, reply) => reply.type('text/html; charset=utf-8').send(formPage(api)));
     f.post(ACCESS_FORM_PATH, async (req, reply) => {
       const p = paramsFromRequest(req.url, req.body, { query: false, body: true });

@@ -65,6 +65,18 @@ export const OPTIONS = {
     default: 'auto',
     doc: 'How `serve --workers N` spreads connections: reuse-port (each worker listens on the port itself with SO_REUSEPORT and the kernel spreads new connections; the supervisor stays out of the data path), round-robin (the supervisor accepts every connection and hands it to the workers in turn: costs it CPU per connection), or auto (the default): round-robin, which is exactly even and keeps connections waiting to be accepted when a worker dies; choose reuse-port for many short connections (a proxy without keep-alive).',
   },
+  listenBacklog: {
+    env: 'TIDINGS_LISTEN_BACKLOG',
+    kind: 'int',
+    default: 4096,
+    doc: "Connections the kernel holds waiting to be accepted (listen's backlog; Linux caps it at net.core.somaxconn). Past it a new connection's SYN is dropped and the client retries after 1, 3, 7, 15 s: Node's default of 511 made a burst of 1,000 connections wait seconds (BENCHMARKS.md, Connections).",
+  },
+  acceptSockets: {
+    env: 'TIDINGS_ACCEPT_SOCKETS',
+    kind: 'int',
+    default: 64,
+    doc: 'Listening sockets per server process on Linux (SO_REUSEPORT, the kernel spreading new connections over them): Node accepts one connection per socket per event-loop turn, so under 1,000 busy connections a single socket accepted ~10 new ones a second (BENCHMARKS.md, Connections). 1: one socket. Not used by round-robin workers (the supervisor accepts).',
+  },
   drainSeconds: {
     env: 'TIDINGS_DRAIN_SECONDS',
     kind: 'int',
@@ -82,6 +94,18 @@ export const OPTIONS = {
     kind: 'string',
     default: '',
     doc: 'Redis (redis://[user:password@]host:port[/db], rediss:// for TLS) that rate limits and login throttles count in, shared by every process and machine. Empty: they count in the database (see TIDINGS_LIMITS_STORE).',
+  },
+  redisTimeoutMs: {
+    env: 'TIDINGS_REDIS_TIMEOUT_MS',
+    kind: 'int',
+    default: 2000,
+    doc: 'Time limit of one Redis operation (a rate-limit or login-throttle count), in ms: past it the request answers 503 and the connection is dropped and opened again, so a Redis that hangs (paused, overloaded) costs a request this long at most.',
+  },
+  databaseTimeoutMs: {
+    env: 'TIDINGS_DATABASE_TIMEOUT_MS',
+    kind: 'int',
+    default: 60000,
+    doc: 'PostgreSQL: time limit of one statement without an answer, in ms; past it the statement fails (503 for a request) and its connection is dropped. Bounds what a hung server (paused, network partition) costs; migrations and maintenance are exempt. 0: no limit. /readyz answers 503 after 3 s whatever this is.',
   },
   publicUrl: {
     env: 'TIDINGS_PUBLIC_URL',
@@ -360,6 +384,13 @@ export const OPTIONS = {
     doc: 'Longest folder or tag name, in characters. Line breaks, control characters and text-direction overrides are always refused.',
   },
 
+  maxLabelsPerUser: {
+    env: 'TIDINGS_MAX_LABELS_PER_USER',
+    kind: 'int',
+    default: 1000,
+    doc: 'Folders and tags one user may have; a request that would create more is refused with a message (0: no limit). A request names at most 100 tags or folders whatever this is.',
+  },
+
   // Web app
   webSessionDays: {
     env: 'TIDINGS_WEB_SESSION_DAYS',
@@ -534,6 +565,10 @@ function validate(c: Config): void {
     throw new ConfigError(
       `workerBalancing (TIDINGS_WORKER_BALANCING) reuse-port needs Linux (this is ${process.platform}): use auto or round-robin`,
     );
+  if (c.acceptSockets < 1 || c.acceptSockets > 1024)
+    throw new ConfigError(`acceptSockets (TIDINGS_ACCEPT_SOCKETS) must be 1-1024, got ${c.acceptSockets}`);
+  if (c.listenBacklog < 1)
+    throw new ConfigError(`listenBacklog (TIDINGS_LISTEN_BACKLOG) must be at least 1, got ${c.listenBacklog}`);
   if (c.drainSeconds < 0)
     throw new ConfigError(`drainSeconds (TIDINGS_DRAIN_SECONDS) must be 0 or more, got ${c.drainSeconds}`);
   if (!['auto', 'memory', 'database', 'redis'].includes(c.limitsStore))
@@ -543,6 +578,12 @@ function validate(c: Config): void {
   if (c.limitsStore === 'redis' && !c.redisUrl.trim())
     throw new ConfigError(
       'limitsStore (TIDINGS_LIMITS_STORE) is redis but TIDINGS_REDIS_URL is empty: set the Redis URL',
+    );
+  if (c.redisTimeoutMs < 1)
+    throw new ConfigError(`redisTimeoutMs (TIDINGS_REDIS_TIMEOUT_MS) must be at least 1, got ${c.redisTimeoutMs}`);
+  if (c.databaseTimeoutMs < 0)
+    throw new ConfigError(
+      `databaseTimeoutMs (TIDINGS_DATABASE_TIMEOUT_MS) must be 0 (no limit) or more, got ${c.databaseTimeoutMs}`,
     );
   if (c.redisUrl.trim() && !/^rediss?:\/\//i.test(c.redisUrl.trim()))
     throw new ConfigError('redisUrl (TIDINGS_REDIS_URL) must start with redis:// or rediss://');
@@ -561,6 +602,7 @@ function validate(c: Config): void {
   if (c.maxFeedsPerUser < 0) throw new ConfigError('maxFeedsPerUser must be 0 (no limit) or more');
   if (c.maxOpmlBytes < 1024) throw new ConfigError('maxOpmlBytes must be at least 1024');
   if (c.maxLabelLength < 1) throw new ConfigError('maxLabelLength must be at least 1');
+  if (c.maxLabelsPerUser < 0) throw new ConfigError('maxLabelsPerUser must be 0 (no limit) or more');
   for (const n of c.metricsAllowedNetworks) {
     if (!ipaddr.isValidCIDR(n) && !ipaddr.isValid(n))
       throw new ConfigError(

@@ -18,3 +18,5 @@ export { OpmlError } from './opml/opml-error.ts';
 export { startScheduler } from './scheduler/scheduler.ts';
 export { onNewItems, onSubscribed, onRefreshRoundEnd } from './ingest-hooks.ts';
 export { labelNameProblem } from './label-name.ts';
+export { labelLimitProblem, labelsPerRequestProblem, MAX_LABELS_PER_REQUEST } from './label-limits.ts';
+export { ParsePool } from './parse-pool/parse-pool.ts';

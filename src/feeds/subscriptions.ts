@@ -11,6 +11,7 @@ import { parseFeedUrl, type FetchResponse } from './fetcher.ts';
 import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
 import { FeedParseError } from './parser/feed-parse-error.ts';
 import { labelNameProblem } from './label-name.ts';
+import { labelLimitProblem } from './label-limits.ts';
 import { parseFailure, storeParsedFeed } from './refresh.ts';
 import { afterIngest, afterSubscribe } from './after-ingest.ts';
 import { noteHub } from './websub/websub.ts';
@@ -145,6 +146,8 @@ export async function subscribe(
     const problem = labelNameProblem(folder, app.config.maxLabelLength);
     if (problem) throw new FeedError('bad_label', `folder "${[...folder].slice(0, 60).join('')}" ${problem}`);
   }
+  const labelProblem = await labelLimitProblem(app, userId, opts.folders ?? []);
+  if (labelProblem) throw new FeedError('limit', labelProblem);
   let feed = await feeds.findByUrl(url);
   if (!feed || !(await subscriptions.find(userId, feed.id))) await checkFeedLimit(app, userId, 1);
   let createdWithFeed = false;

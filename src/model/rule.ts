@@ -26,6 +26,8 @@ export interface FilterRule {
   /** The label added by action 'label'. */
   label: string | null;
   createdAt: number;
+  /** Time-outs in a row of its regular expression (a batch matched in time resets it). */
+  timeouts: number;
 }
 
 /** A rule as listed: its scope named (feed URL, folder name), and its last failure. */
@@ -33,6 +35,9 @@ export interface FilterRuleView extends FilterRule {
   scopeName: string;
   lastError: string | null;
   lastErrorAt: number | null;
+  /** Set when the rule was disabled for running out of time again and again; null while active. */
+  disabledAt: number | null;
+  disabledReason: string | null;
 }
 
 export interface NewFilterRule {

@@ -9,6 +9,7 @@ import { readerStore } from '../library/repositories.ts';
 import { STATE_COLUMN, streamConditions } from '../library/stream-filter.ts';
 import { MAX_CONTENTS_N } from './stream-request.ts';
 import { editItems, markAllRead as markStreamRead, type ItemEdit } from '../library/item-states.ts';
+import { labelLimitProblem, labelsPerRequestProblem } from '../feeds/index.ts';
 
 type TagChange =
   | { kind: 'state'; column: (typeof STATE_COLUMN)[keyof typeof STATE_COLUMN] }
@@ -49,6 +50,8 @@ export async function editTags(
     throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
   if (rawIds.length > MAX_EDIT_IDS)
     throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_EDIT_IDS} per call`);
+  const perRequest = labelsPerRequestProblem(add.length + remove.length);
+  if (perRequest) throw new ReaderError(400, `${perRequest} (a and r together)`);
   const adds = add
     .filter((a) => a.trim())
     .map((a) => tagChange(app, a, userId, true))
@@ -63,6 +66,9 @@ export async function editTags(
       'missing parameter a or r: the tag to add (a=user/-/state/com.google/read) or remove (r=…)',
     );
   }
+  const newLabels = adds.flatMap((a) => (a.kind === 'label' ? [a.name] : []));
+  const tooMany = await labelLimitProblem(app, userId, newLabels);
+  if (tooMany) throw new ReaderError(400, tooMany);
   const store = readerStore(app);
   const removedLabels: number[] = [];
   for (const r of removes) {

@@ -11,6 +11,8 @@ import {
   importOpml as feedsImportOpml,
   OpmlError,
   OPML_IMPORT_CHUNK,
+  labelLimitProblem,
+  labelsPerRequestProblem,
 } from '../feeds/index.ts';
 import { ReaderError } from './errors.ts';
 import { checkNewLabel } from './labels-and-counts.ts';
@@ -73,6 +75,8 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
     if (s.kind !== 'feed') throw new ReaderError(400, `s=${raw}: subscriptions are feed streams (feed/<url>)`);
     return s.url;
   });
+  const perRequest = labelsPerRequestProblem(e.addFolders.length + e.removeFolders.length);
+  if (perRequest) throw new ReaderError(400, `${perRequest} (a and r together)`);
   const add = e.addFolders.filter((a) => a.trim()).map((a) => folderName(app, a, userId, 'a', true));
   const remove = e.removeFolders.filter((r) => r.trim()).map((r) => folderName(app, r, userId, 'r', false));
   const store = readerStore(app);
@@ -111,6 +115,8 @@ export async function editSubscriptions(app: App, userId: number, e: Subscriptio
       const title = e.title?.trim();
       if (!title && !add.length && !remove.length)
         throw new ReaderError(400, 'nothing to edit: pass t (title), a (folder to add) or r (folder to remove)');
+      const tooMany = await labelLimitProblem(app, userId, add);
+      if (tooMany) throw new ReaderError(400, tooMany);
       const { subscriptions } = feedEngine(app);
       await app.store.transaction(async () => {
         for (const feedId of ids) {

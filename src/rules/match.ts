@@ -1,11 +1,21 @@
 // Checking and running the conditions of filter rules. Hostile regular expressions are stopped
 // twice: at creation, safe-regex2 (the checker Fastify uses for its routes) refuses patterns with
-// nested quantifiers — the classic catastrophic backtracking shape — and long patterns; at run
-// time every rule's matching over a batch of items runs inside node:vm with a time limit, which
-// interrupts V8's regex engine, for the shapes a static check cannot see (overlapping
-// alternatives like (a|a)*b). A rule that runs out of time is skipped and its error recorded.
+// nested quantifiers — the classic exponential backtracking shape — and regex-shape.ts refuses
+// unbounded repetitions in a row that overlap (polynomial: (.*)(.*)x$); at run time every rule's
+// matching over a batch of items runs on a worker thread (match-worker.ts) inside node:vm with a
+// time limit, which interrupts V8's regex engine, for the shapes a static check cannot see
+// (overlapping alternatives like (a|a)*b). A rule that runs out of time is skipped and its error
+// recorded; one that keeps doing so is disabled (rules.ts).
+//
+// V8's backtracking engine rather than a linear-time one: measured on 64 KiB of text (issue 25),
+// re2-wasm 1.0.2 took 0.5-1.8 ms per ordinary pattern (V8: 0.01-0.04 ms) and re2js 2.10.0 9-18 ms,
+// 50-1000x slower on every rule of every user to protect against the rare hostile one, which the
+// worker, the time limits and the budget already bound; re2-wasm also frees no compiled pattern
+// (no delete on its embind object) and knows no lookbehind, which word conditions use; the native
+// re2 package builds or downloads a binary at install.
 import vm from 'node:vm';
 import safeRegex from 'safe-regex2';
+import { polynomialShape } from './regex-shape.ts';
 import { htmlToText } from '../text/html-to-text.ts';
 import { RULE_FIELDS, type RuleCondition, type RuleField, type RuleItem } from '../model/rule.ts';
 
@@ -13,7 +23,7 @@ const MAX_PATTERN_CHARS = 500;
 /** Characters of an item's text that rules look at (the start of a long article says what it is). */
 const MAX_MATCH_CHARS = 64 * 1024;
 /** Time limit of one rule over one batch of items. */
-const RULE_TIME_LIMIT_MS = 250;
+export const RULE_TIME_LIMIT_MS = 250;
 
 export class RuleInputError extends Error {}
 /** The user has no rule with that id (another user's rule counts as none). */
@@ -53,6 +63,12 @@ export function conditionRegex(c: RuleCondition): RegExp {
   if (!safeRegex(re, { limit: 25 })) {
     throw new RuleInputError(
       `the ${c.field} pattern ${JSON.stringify(pattern)} could take exponential time (nested repetition like (a+)+): simplify it, e.g. list words with | instead of repeating a group`,
+    );
+  }
+  const shape = polynomialShape(pattern);
+  if (shape) {
+    throw new RuleInputError(
+      `the ${c.field} pattern ${JSON.stringify(pattern)} could take polynomial time: it repeats without bound twice in a row over the same characters (${shape}), so a text that does not match is split every possible way between them. Merge them into one, or require something between them that neither matches (e.g. \\w+\\s+\\w+ rather than \\w+\\s*\\w+)`,
     );
   }
   return re;

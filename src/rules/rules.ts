@@ -2,7 +2,8 @@
 // new items at ingest. A rule only ever changes that user's view (their user_items row, their
 // tags); the shared article and other users' views stay as they are.
 import type { App } from '../runtime/app.ts';
-import { findSubscription, onNewItems, onSubscribed } from '../feeds/index.ts';
+import { findSubscription, onNewItems, onSubscribed, ParsePool } from '../feeds/index.ts';
+import { perApp } from '../runtime/per-app.ts';
 import { readerStore } from '../library/repositories.ts';
 import {
   RULE_ACTIONS,
@@ -10,11 +11,11 @@ import {
   type FilterRuleView,
   type RuleAction,
   type RuleCondition,
-  type RuleField,
   type RuleItem,
   type RuleScope,
 } from '../model/rule.ts';
-import { conditionRegex, matchingItems, RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
+import { conditionRegex, RULE_TIME_LIMIT_MS, RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts';
+import type { RuleMatchJob, RuleMatchResult } from './match-worker.ts';
 import { ruleStore } from './repositories.ts';
 import { setFlag, tagItems } from '../library/item-states.ts';
 
@@ -24,6 +25,57 @@ export { RuleInputError, RuleNotFoundError, RuleTimeoutError } from './match.ts'
 const BATCH = 500;
 const MAX_RULES_PER_USER = 200;
 const MAX_CONDITIONS = 8;
+/**
+ * Time all of one user's rules may take over one batch of new items, on the rule worker. With
+ * the per-rule limit of 250 ms, 200 slow rules took 57 s per refresh (issue 25): now at most four
+ * run out of time per batch, the others wait for the next batch.
+ */
+const USER_BUDGET_MS = 1000;
+/** Time-outs in a row after which a rule is disabled (until the user enables it again). */
+const DISABLE_AFTER_TIMEOUTS = 3;
+/** Past the budget, the worker itself is stopped (something other than a regex hung). */
+const WORKER_GRACE_MS = 5000;
+
+// The rules' own pool of one worker thread (the parse pool's mechanism: a job time limit that
+// terminates the worker, an idle exit), apart from the feed parse pool: that one may have no
+// worker (parseWorkers 0, one core), and a rule stopped there would cost it its sanitize memo.
+const rulePool = perApp((app) => {
+  const pool = new ParsePool(1, WORKER_GRACE_MS, 60_000);
+  app.onClose(() => pool.close());
+  return pool;
+});
+
+// The worker module; the packaged build (dist/) is JavaScript.
+const MATCH_WORKER_URL = new URL(
+  import.meta.url.endsWith('.js') ? './match-worker.js' : './match-worker.ts',
+  import.meta.url,
+);
+
+/** Matches one user's rules over a batch of items on the rule worker, within the user's budget. */
+async function matchOnWorker(
+  app: App,
+  rules: FilterRule[],
+  items: RuleItem[],
+  budgetMs = USER_BUDGET_MS,
+): Promise<RuleMatchResult[]> {
+  const job: RuleMatchJob = {
+    rules: rules.map((r) => ({ id: r.id, conditions: r.conditions })),
+    items,
+    ruleLimitMs: RULE_TIME_LIMIT_MS,
+    budgetMs,
+  };
+  try {
+    return await rulePool(app).run<RuleMatchResult[]>(
+      MATCH_WORKER_URL,
+      job,
+      budgetMs + WORKER_GRACE_MS,
+      'matching the filter rules',
+    );
+  } catch (e) {
+    const skipped = `not run: ${(e as Error).message}`;
+    return rules.map((r) => ({ id: r.id, skipped }));
+  }
+}
 
 export interface RuleSpec {
   /** A subscribed feed: its URL (as listed by `feed list`) or its id. */
@@ -109,9 +161,9 @@ async function act(
   app: App,
   rule: FilterRule,
   items: RuleItem[],
-  texts: Map<RuleItem, Map<RuleField, string>>,
+  matchedIndexes: number[],
 ): Promise<{ matched: number; changed: number }> {
-  const matchIdx = new Set(matchingItems(rule.conditions, items, texts));
+  const matchIdx = new Set(matchedIndexes);
   const matched = items.filter((_, i) => matchIdx.has(i)).map((i) => i.id);
   const { labels } = readerStore(app);
   let changed = 0;
@@ -142,26 +194,29 @@ async function act(
   return { matched: matched.length, changed };
 }
 
-/** Runs a rule, recording (instead of throwing) a regex that ran out of time: ingest must go on. */
-async function actSafely(
-  app: App,
-  rule: FilterRule,
-  items: RuleItem[],
-  texts: Map<RuleItem, Map<RuleField, string>>,
-): Promise<{ matched: number; changed: number }> {
-  try {
-    return await act(app, rule, items, texts);
-  } catch (e) {
-    if (!(e instanceof RuleTimeoutError || e instanceof RuleInputError)) throw e;
-    app.log.warn({ ruleId: rule.id, userId: rule.userId, err: e.message }, 'filter rule skipped');
-    await ruleStore(app).setError(rule.id, e.message, nowS());
-    return { matched: 0, changed: 0 };
+/**
+ * Records what matching did to a rule: a time-out counts towards disabling it, a success after
+ * time-outs resets the count; a rule not run (budget, worker stopped) gets its reason as error.
+ */
+async function recordOutcome(app: App, rule: FilterRule, r: RuleMatchResult): Promise<void> {
+  const store = ruleStore(app);
+  if ('matched' in r) {
+    if (rule.timeouts > 0) await store.setError(rule.id, null, nowS());
+    return;
   }
+  const message = 'timedOut' in r ? r.timedOut : 'skipped' in r ? r.skipped : r.invalid;
+  app.log.warn({ ruleId: rule.id, userId: rule.userId, err: message }, 'filter rule skipped');
+  if ('timedOut' in r) {
+    const reason = `disabled after its regular expression ran out of time ${DISABLE_AFTER_TIMEOUTS} times in a row: simplify it, then enable it again`;
+    if (await store.recordTimeout(rule.id, message, nowS(), DISABLE_AFTER_TIMEOUTS, reason))
+      app.log.warn({ ruleId: rule.id, userId: rule.userId }, 'filter rule disabled');
+  } else await store.setError(rule.id, message, nowS());
 }
 
 /**
  * Applies every subscriber's rules to a feed's new items (called right after they are stored and
- * fanned out). Each user's rules touch only that user's rows.
+ * fanned out). Each user's rules touch only that user's rows, and match on the rule worker
+ * within that user's budget; a rule that ran out of time is recorded instead: ingest goes on.
  */
 async function applyRulesToNewItems(app: App, feedId: number, itemIds: number[]): Promise<void> {
   if (!itemIds.length) return;
@@ -169,15 +224,31 @@ async function applyRulesToNewItems(app: App, feedId: number, itemIds: number[])
   const rules = await store.rulesCoveringFeed(feedId);
   if (!rules.length) return;
   const items = await store.ruleItems(itemIds);
-  const texts = new Map<RuleItem, Map<RuleField, string>>();
-  for (const rule of rules.sort(byHidingFirst)) await actSafely(app, rule, items, texts);
+  const byUser = new Map<number, FilterRule[]>();
+  for (const rule of rules) byUser.set(rule.userId, [...(byUser.get(rule.userId) ?? []), rule]);
+  for (const userRules of byUser.values()) {
+    userRules.sort(byHidingFirst);
+    const results = await matchOnWorker(app, userRules, items);
+    for (const [k, rule] of userRules.entries()) {
+      const r = results[k]!;
+      await recordOutcome(app, rule, r);
+      if ('matched' in r) await act(app, rule, items, r.matched);
+    }
+  }
 }
 
 /** Applies the user's rules covering a feed to all their items of it (after subscribing, the backfill). */
 async function applyRulesToSubscription(app: App, userId: number, feedId: number): Promise<void> {
   const store = ruleStore(app);
   const rules = (await store.userRulesCoveringFeed(userId, feedId)).sort(byHidingFirst);
-  for (const rule of rules) await applyInBatches(app, rule, [feedId]);
+  for (const rule of rules) {
+    try {
+      await applyInBatches(app, rule, [feedId]);
+    } catch (e) {
+      // A slow rule must not fail the subscription; applyInBatches recorded it.
+      if (!(e instanceof RuleTimeoutError)) throw e;
+    }
+  }
 }
 
 async function applyInBatches(
@@ -191,7 +262,12 @@ async function applyInBatches(
     const ids = await store.userItemIds(rule.userId, feedIds, after, BATCH);
     if (!ids.length) break;
     after = ids[ids.length - 1]!;
-    const r = await act(app, rule, await store.ruleItems(ids), new Map());
+    const items = await store.ruleItems(ids);
+    const m = (await matchOnWorker(app, [rule], items, RULE_TIME_LIMIT_MS))[0]!;
+    await recordOutcome(app, rule, m);
+    if ('invalid' in m) throw new RuleInputError(m.invalid);
+    if (!('matched' in m)) throw new RuleTimeoutError('timedOut' in m ? m.timedOut : m.skipped);
+    const r = await act(app, rule, items, m.matched);
     total.matched += r.matched;
     total.changed += r.changed;
   }
@@ -213,12 +289,13 @@ export async function applyRuleRetroactively(
   const store = ruleStore(app);
   const rule = await store.find(userId, ruleId);
   if (!rule) throw new RuleNotFoundError(`no rule ${ruleId}`);
-  try {
-    const r = await applyInBatches(app, rule, await store.scopeFeedIds(rule));
-    await store.setError(rule.id, null, nowS());
-    return r;
-  } catch (e) {
-    if (e instanceof RuleTimeoutError) await store.setError(rule.id, e.message, nowS());
-    throw e;
-  }
+  // A time-out is recorded (and counted) by applyInBatches.
+  const r = await applyInBatches(app, rule, await store.scopeFeedIds(rule));
+  await store.setError(rule.id, null, nowS());
+  return r;
+}
+
+/** Enables a rule that was disabled for running out of time (its time-outs and error cleared). */
+export async function enableRule(app: App, userId: number, ruleId: number): Promise<void> {
+  if (!(await ruleStore(app).enable(userId, ruleId))) throw new RuleNotFoundError(`no rule ${ruleId}`);
 }

@@ -351,6 +351,8 @@ export interface IndexStatusReport {
   passages: number;
   /** Items waiting to be indexed, by any process. */
   waiting: number;
+  /** Items left out for having no text to index (no title, no body): never indexed, not waiting. */
+  noText: number;
   /** Seconds the oldest waiting item has waited; null when none waits. */
   lagSeconds: number | null;
   /** A rebuild left pending (an upgrade, `search reindex` interrupted): its cursor. */
@@ -367,6 +369,7 @@ export async function searchIndexStatus(app: App, now = Date.now()): Promise<Ind
     indexed: status.articles,
     passages: status.passages,
     waiting: status.waiting,
+    noText: Number(status.noText),
     lagSeconds: status.oldestQueuedAt === null ? null : Math.max(0, (now - status.oldestQueuedAt) / 1000),
     rebuild: state.rebuildAfter === null ? null : { afterItemId: state.rebuildAfter },
   };

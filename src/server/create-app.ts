@@ -14,10 +14,16 @@ export async function createApp(
   log: Logger = createLogger(config.logLevel, config.logFormat as LogFormat),
   role: ProcessRole = SINGLE_PROCESS,
 ): Promise<App> {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, workload: role.workload });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    workload: role.workload,
+    queryTimeoutMs: config.databaseTimeoutMs,
+  });
   const limits = await openLimitCounters({
     choice: config.limitsStore as LimitsStore,
     redisUrl: config.redisUrl,
+    redisTimeoutMs: config.redisTimeoutMs,
     store,
     sharedByProcesses: role.worker !== null,
     onRedisError: (err) =>

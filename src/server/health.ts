@@ -11,6 +11,22 @@ import { perApp } from '../runtime/per-app.ts';
 
 const state = perApp(() => ({ draining: false, lastError: '' }));
 
+/**
+ * A readiness probe answers within this, whatever the stores' own time limits: a balancer
+ * checking every few seconds must learn that a hung database makes this process useless now,
+ * not after the 60 s a legitimately slow statement may take.
+ */
+const READY_CHECK_MS = 3000;
+
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  p.catch(() => {}); // its failure after the deadline matters to no one
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** From now on /readyz answers 503 (the server is shutting down and finishing what is in flight). */
 export function markDraining(app: App): void {
   state(app).draining = true;
@@ -27,8 +43,8 @@ export function healthRoutes(server: FastifyInstance, app: App): void {
         .header('retry-after', '5')
         .send({ ok: false, reason: 'draining', ...who() });
     try {
-      await app.store.ping();
-      if (app.limits.kind === 'redis') await app.limits.ping();
+      await within(app.store.ping(), READY_CHECK_MS, 'the database');
+      if (app.limits.kind === 'redis') await within(app.limits.ping(), READY_CHECK_MS, 'Redis');
     } catch (err) {
       const message = (err as Error).message;
       if (message !== s.lastError) app.log.error({ err }, 'not ready: a store does not answer');

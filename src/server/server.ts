@@ -21,6 +21,8 @@ import { websubErrors, websubRoutes } from './websub-routes.ts';
 import { healthRoutes } from './health.ts';
 import { watchSearchBacklog } from '../search/indexing.ts';
 import { createRequire } from 'node:module';
+import cluster from 'node:cluster';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 
 // Fastify builds its schema compilers (Ajv and fast-json-stringify, ~150 modules, ~5 MB of an
 // idle server) when the server is created, although they serve only routes that declare a JSON
@@ -146,6 +148,56 @@ export interface ListenOptions {
   reusePort?: boolean;
 }
 
+/**
+ * Listening sockets per process (TIDINGS_ACCEPT_SOCKETS). libuv accepts one connection per
+ * listening socket per event-loop turn (libuv PR 3696, Node >= 20), and a turn of a server busy
+ * with 1,000 keep-alive connections lasts 100-400 ms: a plain Node server then accepted about 10
+ * new connections a second, and half of wrk's 1,000 connections waited in the accept queue for
+ * the whole 10 s run, the "p99 13-20 s while every route answered within 16 ms" of issue 25.
+ * Several sockets bound to the port with SO_REUSEPORT, the kernel spreading new connections over
+ * them, accept as many per turn (BENCHMARKS.md, "Connections"). Linux only (elsewhere
+ * SO_REUSEPORT does not spread connections), and not in a round-robin cluster worker, whose
+ * connections the supervisor accepts and hands over.
+ */
+function acceptSocketCount(app: App, listen: ListenOptions): number {
+  const n = app.config.acceptSockets;
+  if (n <= 1 || process.platform !== 'linux') return 1;
+  if (cluster.isWorker && !listen.reusePort) return 1;
+  return n;
+}
+
+function listenNet(s: NetServer, opts: { host: string; port: number; backlog: number; reusePort: boolean }) {
+  return new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(opts, () => {
+      s.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+async function probePort(host: string, port: number): Promise<void> {
+  const probe = createNetServer();
+  await listenNet(probe, { host, port, backlog: 1, reusePort: false });
+  await new Promise((r) => probe.close(r));
+}
+
+/** More listening sockets on the port, each handing its connections to the HTTP server. */
+async function extraAcceptors(server: FastifyInstance, app: App, port: number, count: number): Promise<NetServer[]> {
+  const out: NetServer[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const s = createNetServer((socket) => server.server.emit('connection', socket));
+      await listenNet(s, { host: app.config.host, port, backlog: app.config.listenBacklog, reusePort: true });
+      out.push(s);
+    }
+  } catch (e) {
+    // The main socket serves on its own; fewer acceptors only mean slower accepting under load.
+    app.log.warn({ err: e, listening: out.length + 1 }, 'could not open every accept socket');
+  }
+  return out;
+}
+
 export async function startServer(
   app: App,
   listen: ListenOptions = {},
@@ -156,13 +208,22 @@ export async function startServer(
   const options: FastifyListenOptions & { reusePort?: boolean } = {
     host: app.config.host,
     port: listen.port ?? app.config.port,
+    backlog: app.config.listenBacklog,
   };
-  if (listen.reusePort) options.reusePort = true;
+  const acceptors = acceptSocketCount(app, listen);
+  if (listen.reusePort || acceptors > 1) options.reusePort = true;
+  // SO_REUSEPORT would also let another server of the same user share a fixed port (taking some
+  // of its connections): bind it once without, so a port in use fails as before.
+  if (acceptors > 1 && !listen.reusePort && options.port) await probePort(app.config.host, options.port);
   await server.listen(options);
   const addr = server.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : (listen.port ?? app.config.port);
+  const extra = await extraAcceptors(server, app, port, acceptors - 1);
   const url = `http://${app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host}:${port}`;
   app.onClose(async () => {
+    // Stop accepting on them; not awaited: a net.Server's close waits for every connection it
+    // accepted to end, and these belong to the HTTP server, which closes them below.
+    for (const s of extra) s.close();
     await server.close();
     await handlersSettled(server);
   });

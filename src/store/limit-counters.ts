@@ -12,6 +12,8 @@ export type LimitsStore = 'auto' | 'memory' | 'database' | 'redis';
 export interface LimitCountersOptions {
   choice: LimitsStore;
   redisUrl: string;
+  /** Time limit of one Redis operation (TIDINGS_REDIS_TIMEOUT_MS). */
+  redisTimeoutMs?: number;
   store: Store;
   /** Whether other server processes share this database (a worker of `serve --workers N`). */
   sharedByProcesses: boolean;
@@ -24,7 +26,7 @@ export async function openLimitCounters(o: LimitCountersOptions): Promise<LimitC
   if (choice === 'database') return o.store.limitCounters;
   // Loaded only when used: most installs never talk to Redis.
   const { RedisLimitCounters } = await import('./redis/limit-counters.ts');
-  return new RedisLimitCounters(o.redisUrl.trim(), o.onRedisError);
+  return new RedisLimitCounters(o.redisUrl.trim(), o.onRedisError, o.redisTimeoutMs);
 }
 
 function autoChoice(o: LimitCountersOptions): Exclude<LimitsStore, 'auto'> {

@@ -40,6 +40,7 @@ import { migration as m125 } from './migrations/125_search_cache_notifications.t
 import { migration as m130 } from './migrations/130_search_rows_without_item_keys.ts';
 import { migration as m135 } from './migrations/135_api_key_change_notifications.ts';
 import { migration as m140 } from './migrations/140_web_setup_token.ts';
+import { migration as m145 } from './migrations/145_filter_rules_disabled.ts';
 
 export type { Migration };
 
@@ -77,4 +78,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m130,
   m135,
   m140,
+  m145,
 ];

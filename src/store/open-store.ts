@@ -125,6 +125,8 @@ export interface StoreOptions {
   dataDir: string;
   /** Default `serve` (see StoreWorkload). */
   workload?: StoreWorkload;
+  /** PostgreSQL: time limit of a statement without an answer (TIDINGS_DATABASE_TIMEOUT_MS; 0 or absent: none). */
+  queryTimeoutMs?: number;
 }
 
 /** The backend a database URL selects ('' = SQLite); throws on a scheme we do not speak. */
@@ -167,7 +169,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const backend = backendOf(opts.databaseUrl);
   if (backend === 'postgres') {
     const { openPostgresStore } = await import('./postgres/postgres-store.ts');
-    return openPostgresStore(opts.databaseUrl.trim());
+    return openPostgresStore(opts.databaseUrl.trim(), { queryTimeoutMs: opts.queryTimeoutMs });
   }
   const { openSqliteStore, sqliteFileOf } = await import('./sqlite/sqlite-store.ts');
   return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir), opts.workload);

@@ -221,6 +221,11 @@ export interface SearchIndexStatus {
   passages: number;
   /** Items waiting to be indexed. */
   waiting: number;
+  /**
+   * Items looked at and left out for having no text to index (no title, no body), counted apart
+   * so that stored minus indexed does not read as a backlog that never drains.
+   */
+  noText: number;
   /** When the oldest waiting item was queued (Unix ms), null when none waits. */
   oldestQueuedAt: number | null;
 }
@@ -464,6 +469,8 @@ export interface ReaderLabelRepository {
   subscribedFeedId(userId: number, feedUrl: string): Promise<number | undefined>;
   labels(userId: number): Promise<LabelView[]>;
   findLabel(userId: number, name: string): Promise<number | undefined>;
+  /** How many folders and tags the user has. */
+  countLabels(userId: number): Promise<number>;
   ensureLabel(userId: number, name: string): Promise<number>;
   folderFeedIds(userId: number, labelId: number): Promise<number[]>;
   hasTaggedItems(labelId: number): Promise<boolean>;
@@ -658,9 +665,9 @@ export interface FilterRuleRepository {
   find(userId: number, id: number): Promise<FilterRule | undefined>;
   /** Deletes the rule and puts back the items it hid (for feeds the user still follows). */
   delete(userId: number, id: number): Promise<{ deleted: boolean; restored: number }>;
-  /** Every rule of the feed's subscribers that covers the feed (everything, the feed, or a folder holding it). */
+  /** Every enabled rule of the feed's subscribers that covers the feed (everything, the feed, or a folder holding it). */
   rulesCoveringFeed(feedId: number): Promise<FilterRule[]>;
-  /** The user's rules that cover this feed. */
+  /** The user's enabled rules that cover this feed. */
   userRulesCoveringFeed(userId: number, feedId: number): Promise<FilterRule[]>;
   /** Feed ids a rule's scope covers for its user (subscribed feeds only). */
   scopeFeedIds(rule: FilterRule): Promise<number[]>;
@@ -670,8 +677,15 @@ export interface FilterRuleRepository {
   userItemIds(userId: number, feedIds: number[], afterId: number, limit: number): Promise<number[]>;
   /** Hides the user's items (moves their rows aside, keeping flags); starred or tagged items are never hidden. Returns how many. */
   hide(userId: number, ruleId: number, itemIds: number[]): Promise<number>;
-  /** Records why the rule was skipped (null clears). */
+  /** Records why the rule was skipped (null clears, and resets its time-outs in a row). */
   setError(ruleId: number, error: string | null, at: number): Promise<void>;
+  /**
+   * Records a time-out of the rule; the `disableAfter`-th in a row disables it with `reason`.
+   * Returns whether it is disabled now.
+   */
+  recordTimeout(ruleId: number, error: string, at: number, disableAfter: number, reason: string): Promise<boolean>;
+  /** Enables the user's rule again (time-outs and error cleared); false when the user has no such rule. */
+  enable(userId: number, id: number): Promise<boolean>;
 }
 
 // ---- Full text (src/feeds/fulltext) ----
@@ -775,7 +789,7 @@ export interface WebhookRepository {
   /** The webhooks of the feed's subscribers that subscribe to the event. */
   forFeedSubscribers(feedId: number, event: WebhookEvent): Promise<Webhook[]>;
   enqueue(webhookId: number, event: WebhookEvent, payload: string, now: number): Promise<number>;
-  /** Pending deliveries due at `now`, oldest first. */
+  /** Pending deliveries due at `now`, oldest first taking turns between users (each one's oldest, then their second …). */
   due(now: number, limit: number): Promise<WebhookDelivery[]>;
   /** Earliest next attempt of a pending delivery, or null. */
   nextDueAt(): Promise<number | null>;

@@ -13,6 +13,7 @@ import { htmlToText } from '../text/html-to-text.ts';
 import { deleteLabel, newLabelProblem } from '../library/labels.ts';
 import { faviconPath, feedIcons } from '../feeds/favicons.ts';
 import { searchIndexRepository } from '../search/indexing.ts';
+import { labelLimitProblem, labelsPerRequestProblem } from '../feeds/index.ts';
 import { badRequest, notFound } from './errors.ts';
 import { proxiedImageUrl } from './images.ts';
 
@@ -290,10 +291,16 @@ export async function editTags(
       return n.trim();
     });
   };
+  const perRequest = labelsPerRequestProblem(
+    (Array.isArray(add) ? add.length : 0) + (Array.isArray(remove) ? remove.length : 0),
+  );
+  if (perRequest) throw badRequest(`${perRequest} (add and remove together)`, 'add');
   const adding = names(add, 'add'),
     removing = names(remove, 'remove');
   if (!adding.length && !removing.length) throw badRequest('send add and/or remove: arrays of tag names');
   await getArticle(app, userId, itemId); // 404 unless the article is the user's
+  const tooMany = await labelLimitProblem(app, userId, adding);
+  if (tooMany) throw badRequest(tooMany, 'add');
   const { labels } = readerStore(app);
   for (const n of removing) {
     const id = await labels.findLabel(userId, n);

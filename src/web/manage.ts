@@ -7,6 +7,7 @@ import {
   feedEngine,
   FeedError,
   importOpml,
+  labelLimitProblem,
   OpmlError,
   refreshFeedNow,
   subscribe,
@@ -134,6 +135,10 @@ export async function editFeed(
       : patch.folder === null || patch.folder === ''
         ? null
         : checkLabelName(app, patch.folder, 'folder');
+  if (folder) {
+    const tooMany = await labelLimitProblem(app, userId, [folder]);
+    if (tooMany) throw badRequest(tooMany, 'folder');
+  }
   if (title !== undefined) await subs.rename(userId, feedId, title);
   if (folder !== undefined) {
     // Moving: the web app files a feed in one folder, as Miniflux and Inoreader do.
@@ -155,6 +160,8 @@ export async function refreshNow(app: App, userId: number, feedId: number) {
 
 export async function createFolder(app: App, userId: number, name: unknown): Promise<string> {
   const n = checkLabelName(app, name);
+  const tooMany = await labelLimitProblem(app, userId, [n]);
+  if (tooMany) throw badRequest(tooMany, 'name');
   await readerStore(app).labels.ensureLabel(userId, n);
   return n;
 }

@@ -4,7 +4,15 @@
 // rule of substance (safe regexes, the SSRF guard on targets, limits) is the domain's. Domain
 // refusals become the API's errors in ./http.ts.
 import type { App } from '../runtime/app.ts';
-import { addRule, applyRuleRetroactively, listRules, removeRule, type RuleSpec } from '../rules/rules.ts';
+import {
+  addRule,
+  applyRuleRetroactively,
+  enableRule,
+  listRules,
+  removeRule,
+  RuleNotFoundError,
+  type RuleSpec,
+} from '../rules/rules.ts';
 import type { FilterRuleView, RuleCondition, RuleField } from '../model/rule.ts';
 import { addWebhook, removeWebhook, webhookDeliveries, webhookStore } from '../webhooks/webhooks.ts';
 import type { Webhook, WebhookDelivery } from '../store/repositories.ts';
@@ -32,6 +40,9 @@ function ruleJson(r: FilterRuleView) {
     createdAt: iso(r.createdAt),
     lastError: r.lastError,
     lastErrorAt: iso(r.lastErrorAt),
+    disabled: r.disabledAt !== null,
+    disabledAt: iso(r.disabledAt),
+    disabledReason: r.disabledReason,
   };
 }
 
@@ -80,6 +91,12 @@ export async function createRule(app: App, userId: number, body: Record<string, 
 
 export const deleteRule = (app: App, userId: number, id: number) => removeRule(app, userId, id);
 export const applyRule = (app: App, userId: number, id: number) => applyRuleRetroactively(app, userId, id);
+export async function reenableRule(app: App, userId: number, id: number) {
+  await enableRule(app, userId, id);
+  const view = (await listRules(app, userId)).find((r) => r.id === id);
+  if (!view) throw new RuleNotFoundError(`no rule ${id}`);
+  return { rule: ruleJson(view) };
+}
 
 // ---- webhooks ----
 

@@ -42,6 +42,7 @@ import { answer, availableModels, conversationWithMessages, prepareAsk } from '.
 import { loadSettings, updateSettings } from './settings.ts';
 import {
   applyRule,
+  reenableRule,
   changeFeedSettings,
   createRule,
   createWebhook,
@@ -411,7 +412,7 @@ export const ROUTES: RouteSpec[] = [
   route(
     'user',
     'GET /rules',
-    'Your filter rules, with the last error of each (a regex that ran out of time).',
+    'Your filter rules, with the last error of each (a regex that ran out of time) and, for a disabled one, since when and why.',
     async (c) => ({ rules: await rulesOf(c.app, uid(c)) }),
   ),
   route(
@@ -439,6 +440,12 @@ export const ROUTES: RouteSpec[] = [
     'POST /rules/:id/apply',
     'Apply a rule to the items already stored in its scope (answers matched and changed).',
     async (c) => applyRule(c.app, uid(c), idParam(c, 'rule id')),
+  ),
+  route(
+    'user',
+    'POST /rules/:id/enable',
+    'Enable a rule that was disabled for running out of time again and again (answers the rule).',
+    async (c) => reenableRule(c.app, uid(c), idParam(c, 'rule id')),
   ),
 
   // ---- Webhooks (src/webhooks) ----

@@ -19,9 +19,21 @@ import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRepository } from '
 export const WEBHOOK_EVENTS: WebhookEvent[] = ['new-item', 'starred'];
 export const MAX_ATTEMPTS = 8;
 const MAX_WEBHOOKS_PER_USER = 20;
+/** A webhook URL and secret of 1 MiB each were accepted and stored (issue 25): bounded like feed URLs. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+export const MAX_WEBHOOK_SECRET_LENGTH = 256;
 /** Items per delivery; a bigger batch is split. */
 const ITEMS_PER_DELIVERY = 100;
+/**
+ * Deliveries in flight at once: in all, per user, per receiving host. One user's receivers that
+ * never answer (each attempt waits TIDINGS_FETCH_TIMEOUT_MS) held all 4 slots and delayed another
+ * user's delivery by 99 s (issue 25): now they hold at most 2, and one slow host at most 2.
+ */
 const DELIVERIES_AT_ONCE = 4;
+const DELIVERIES_PER_USER = 2;
+const DELIVERIES_PER_HOST = 2;
+/** Due deliveries looked at per scan. */
+const DUE_SCAN = 200;
 const SIGNATURE_HEADER = 'X-Tidings-Signature-256';
 
 export class WebhookInputError extends Error {}
@@ -44,6 +56,14 @@ export async function addWebhook(
   events: string[],
   secret?: string,
 ): Promise<{ webhook: Webhook; secret: string }> {
+  if (rawUrl.trim().length > MAX_WEBHOOK_URL_LENGTH)
+    throw new WebhookInputError(
+      `the webhook URL is ${rawUrl.trim().length} characters long: at most ${MAX_WEBHOOK_URL_LENGTH}`,
+    );
+  if (secret !== undefined && secret.length > MAX_WEBHOOK_SECRET_LENGTH)
+    throw new WebhookInputError(
+      `the secret is ${secret.length} characters long: at most ${MAX_WEBHOOK_SECRET_LENGTH} (16 or more)`,
+    );
   let url: URL;
   try {
     url = parseFeedUrl(rawUrl.trim());
@@ -189,6 +209,15 @@ async function emitStarred(app: App, userId: number, itemIds: number[]): Promise
 
 // ---- delivery ----
 
+/** The receiving host a per-host cap counts against. */
+function hostKey(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return url;
+  }
+}
+
 /** Seconds before attempt n+1 after n failed attempts: base, 2×base, 4×base … */
 export function retryDelaySeconds(base: number, failedAttempts: number): number {
   return base * 2 ** (failedAttempts - 1);
@@ -201,6 +230,8 @@ class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly abort = new AbortController();
+  /** Wakes a drain waiting for a slot, to look at the due list again. */
+  private wake: (() => void) | null = null;
   constructor(app: App) {
     this.app = app;
   }
@@ -209,6 +240,7 @@ class Dispatcher {
     if (this.closed) return;
     if (this.running) {
       this.again = true;
+      this.wake?.(); // a new delivery may fit in a free slot now, not when a slow one ends
       return;
     }
     this.running = this.drain().finally(() => {
@@ -220,25 +252,60 @@ class Dispatcher {
     });
   }
 
+  /**
+   * Sends what is due, at most DELIVERIES_AT_ONCE at a time and within the per-user and per-host
+   * caps; whenever one finishes, the due list is read again and the next that fits starts, so a
+   * slow receiver never holds up deliveries that could go elsewhere.
+   */
   private async drain(): Promise<void> {
     const store = webhookStore(this.app);
-    for (;;) {
-      const due = await store.due(nowSeconds(), 50);
-      if (!due.length || this.closed) return;
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: Math.min(DELIVERIES_AT_ONCE, due.length) }, async () => {
-          while (next < due.length && !this.closed) await this.deliver(due[next++]!);
-        }),
-      );
+    const inFlight = new Map<number, Promise<void>>();
+    const perUser = new Map<number, number>();
+    const perHost = new Map<string, number>();
+    const bump = (m: Map<number | string, number>, k: number | string, by: number) => {
+      const n = (m.get(k) ?? 0) + by;
+      if (n) m.set(k, n);
+      else m.delete(k);
+    };
+    const hooks = new Map<number, Webhook | undefined>();
+    while (!this.closed) {
+      if (inFlight.size < DELIVERIES_AT_ONCE) {
+        for (const d of await store.due(nowSeconds(), DUE_SCAN)) {
+          if (inFlight.size >= DELIVERIES_AT_ONCE || this.closed) break;
+          if (inFlight.has(d.id)) continue;
+          if (!hooks.has(d.webhookId)) hooks.set(d.webhookId, await store.find(d.webhookId));
+          const hook = hooks.get(d.webhookId);
+          if (!hook) continue; // deleted meanwhile: its deliveries went with it
+          const host = hostKey(hook.url);
+          if ((perUser.get(hook.userId) ?? 0) >= DELIVERIES_PER_USER || (perHost.get(host) ?? 0) >= DELIVERIES_PER_HOST)
+            continue;
+          bump(perUser, hook.userId, 1);
+          bump(perHost, host, 1);
+          inFlight.set(
+            d.id,
+            this.deliver(d, hook)
+              .catch((e: unknown) => this.app.log.warn({ err: e, deliveryId: d.id }, 'webhook delivery failed'))
+              .finally(() => {
+                inFlight.delete(d.id);
+                bump(perUser, hook.userId, -1);
+                bump(perHost, host, -1);
+              }),
+          );
+        }
+      }
+      if (!inFlight.size) return;
+      const woken = new Promise<void>((r) => {
+        this.wake = r;
+      });
+      await Promise.race([...inFlight.values(), woken]);
+      this.wake = null;
     }
+    await Promise.all(inFlight.values());
   }
 
-  private async deliver(d: WebhookDelivery): Promise<void> {
+  private async deliver(d: WebhookDelivery, hook: Webhook): Promise<void> {
     const app = this.app;
     const store = webhookStore(app);
-    const hook = await store.find(d.webhookId);
-    if (!hook) return;
     let status: number | null = null;
     let error: string;
     try {
@@ -292,6 +359,7 @@ class Dispatcher {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.wake?.();
     this.abort.abort();
     if (this.timer) clearTimeout(this.timer);
     await this.idle();

@@ -6,6 +6,7 @@ import { checkLogin } from '../login.ts';
 import { issueClientLoginToken } from '../tokens.ts';
 import { paramsFromRequest } from '../../http/params.ts';
 import { textError, type ApiErrorShape } from '../../http/error-shape.ts';
+import { StoreUnavailableError, STORE_UNAVAILABLE } from '../../store/open-store.ts';
 
 export const CLIENT_LOGIN_PATHS = ['/accounts/ClientLogin', '/api/greader.php/accounts/ClientLogin'];
 
@@ -19,6 +20,16 @@ export const clientLoginErrors: ApiErrorShape = {
 export async function clientLoginRoutes(server: FastifyInstance, opts: { app: App }): Promise<void> {
   const { app } = opts;
   server.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+    // The database or the Redis that login throttles count in is down or hung: 503 (retry soon),
+    // as the Reader API answers, not a 500 that reads like a bug.
+    if (err instanceof StoreUnavailableError) {
+      app.log.error({ err }, 'ClientLogin: a store is unavailable');
+      return reply
+        .code(503)
+        .header('Retry-After', '5')
+        .type('text/plain; charset=utf-8')
+        .send(`Error=ServiceUnavailable\nInfo=${STORE_UNAVAILABLE}\n`);
+    }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) app.log.error({ err }, 'ClientLogin failed');
     return reply

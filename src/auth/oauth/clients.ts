@@ -36,6 +36,14 @@ function redirectUriProblem(uri: string): string | undefined {
 
 export class ClientRegistrationError extends Error {}
 
+/**
+ * An app has a few redirect URIs (one per platform or environment); 5,000 on one client were
+ * accepted and stored, each checked on every authorization (issue 25).
+ */
+export const MAX_REDIRECT_URIS = 20;
+/** Longest redirect URI, in characters (browsers and proxies cut Location headers near 8 KB). */
+export const MAX_REDIRECT_URI_LENGTH = 2000;
+
 export async function registerClient(
   app: App,
   name: string,
@@ -45,7 +53,15 @@ export async function registerClient(
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 200) throw new ClientRegistrationError('the client name must be 1-200 characters');
   if (!redirectUris.length) throw new ClientRegistrationError('at least one --redirect-uri is required');
+  if (new Set(redirectUris).size > MAX_REDIRECT_URIS)
+    throw new ClientRegistrationError(
+      `${new Set(redirectUris).size} redirect URIs: at most ${MAX_REDIRECT_URIS} per client (register another client for more)`,
+    );
   for (const uri of redirectUris) {
+    if (uri.length > MAX_REDIRECT_URI_LENGTH)
+      throw new ClientRegistrationError(
+        `a redirect URI is ${uri.length} characters long: at most ${MAX_REDIRECT_URI_LENGTH}`,
+      );
     const problem = redirectUriProblem(uri);
     if (problem) throw new ClientRegistrationError(problem);
   }

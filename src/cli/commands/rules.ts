@@ -5,6 +5,7 @@ import type { App } from '../../runtime/app.ts';
 import {
   addRule,
   applyRuleRetroactively,
+  enableRule,
   listRules,
   removeRule,
   RuleInputError,
@@ -47,7 +48,8 @@ function describe(r: FilterRuleView): string {
     .map((c) => `${c.field} ${c.kind === 'regex' ? 'matches' : 'has'} ${JSON.stringify(c.pattern)}`)
     .join(' and ');
   const action = r.action === 'label' ? `label ${JSON.stringify(r.label)}` : r.action;
-  return `${r.id}\t${scope}\t${conds}\t-> ${action}${r.lastError ? `\t(skipped: ${r.lastError})` : ''}`;
+  const state = r.disabledAt !== null ? `\tDISABLED: ${r.disabledReason}` : '';
+  return `${r.id}\t${scope}\t${conds}\t-> ${action}${state}${r.lastError ? `\t(skipped: ${r.lastError})` : ''}`;
 }
 
 export function registerRuleCommands(program: Command, ctx: CliContext): void {
@@ -111,6 +113,15 @@ export function registerRuleCommands(program: Command, ctx: CliContext): void {
       const uid = await userId(app, user);
       const r = await cliErrors(() => removeRule(app, uid, ruleId(raw)));
       ctx.out(`removed rule ${raw}${r.restored ? `; ${r.restored} hidden item(s) are back` : ''}`);
+    });
+  rule
+    .command('enable <user> <id>')
+    .description('enable a rule that was disabled for running out of time again and again')
+    .action(async (user: string, raw: string) => {
+      const app = await ctx.app();
+      const uid = await userId(app, user);
+      await cliErrors(() => enableRule(app, uid, ruleId(raw)));
+      ctx.out(`enabled rule ${raw}`);
     });
   rule
     .command('apply <user> <id>')

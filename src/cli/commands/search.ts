@@ -48,6 +48,7 @@ export function registerSearchCommands(program: Command, ctx: CliContext): void 
         `waiting:  ${n(status.waiting)}` +
           (status.lagSeconds === null ? '' : ` (oldest queued ${status.lagSeconds.toFixed(1)} s ago)`),
       ];
+      if (status.noText) lines.push(`no text:  ${n(status.noText)} articles (no title or body: nothing to index)`);
       if (status.rebuild) lines.push(`rebuild:  in progress, items after id ${n(status.rebuild.afterItemId)} to go`);
       ctx.out(lines.join('\n'));
     });

@@ -116,3 +116,32 @@ test('once idle for a moment, a worker past the idle recycle size exits at once 
     await pool.close();
   }
 });
+
+test("module jobs: another domain's step runs on a worker under its own time limit; past it the worker is replaced", async () => {
+  const pool = new ParsePool(1, 30_000, 60_000);
+  const mod = (body: string) => new URL(`data:text/javascript,${encodeURIComponent(body)}`);
+  try {
+    const double = mod('export function runInWorker(x) { return { doubled: x * 2 }; }');
+    assert.deepEqual(await pool.run(double, 21, 5_000, 'doubling'), { doubled: 42 });
+    // A step that never ends (a hostile regular expression, say) is stopped at its limit, not the pool's 30 s.
+    const t0 = Date.now();
+    await assert.rejects(
+      pool.run(mod('export function runInWorker() { for (;;) {} }'), null, 300, 'spinning'),
+      /spinning took longer than 300 ms and was stopped/,
+    );
+    assert.ok(Date.now() - t0 < 5_000);
+    assert.deepEqual(await pool.run(double, 1, 5_000, 'doubling'), { doubled: 2 }, 'a fresh worker carries on');
+    assert.equal(
+      (await pool.parse(feed(3), { url: 'https://e.org/feed' })).title,
+      'Pool 3',
+      'and parses feeds as before',
+    );
+    await assert.rejects(
+      new ParsePool(0).run(double, 1, 1_000, 'doubling'),
+      /no worker threads/,
+      'never on the caller',
+    );
+  } finally {
+    await pool.close();
+  }
+});

@@ -15,24 +15,36 @@ import { FeedParseError } from '../parser/feed-parse-error.ts';
 import type { ParseFeedOptions } from '../parser/parse-feed.ts';
 import type { ExtractedArticle } from '../fulltext/extract.ts';
 
-/** A feed to parse, or (kind 'article') an article page to reduce to its readable text (full text). */
-export interface ParseJob {
-  id: number;
-  kind?: 'feed' | 'article';
-  body: Uint8Array;
-  url: string;
-  contentType: string | null;
-  crawlTime?: number;
-}
+/**
+ * A feed to parse, (kind 'article') an article page to reduce to its readable text (full text),
+ * or (kind 'module') another domain's CPU-heavy step on untrusted input: the worker imports
+ * `module` and returns what its `runInWorker(input)` returns. Other domains pass their module's
+ * URL instead of the feeds domain importing them (filter rules: src/rules/match-worker.ts).
+ */
+export type ParseJob =
+  | {
+      id: number;
+      kind?: 'feed' | 'article';
+      body: Uint8Array;
+      url: string;
+      contentType: string | null;
+      crawlTime?: number;
+    }
+  | { id: number; kind: 'module'; module: string; input: unknown };
 export type ParseReply =
   | { id: number; parsed: ParsedFeed }
   | { id: number; article: ExtractedArticle | null }
+  | { id: number; result: unknown }
   | { id: number; error: { parseError: boolean; message: string } };
 
 interface Pending {
   job: ParseJob;
   resolve: (p: any) => void;
   reject: (e: Error) => void;
+  /** This job's time limit, when not the pool's (module jobs). */
+  timeLimitMs?: number;
+  /** What the job does, for the time-limit error ("matching the filter rules"). */
+  what?: string;
 }
 interface Slot {
   index: number;
@@ -166,6 +178,23 @@ export class ParsePool {
     });
   }
 
+  /**
+   * Runs `runInWorker(input)` of the module at `moduleUrl` on a worker, under `timeLimitMs`: past
+   * it the worker is terminated (whatever it was doing, a regex included) and the promise rejects
+   * with "<what> took longer than …". Unlike parse(), never on the calling thread: a pool of size
+   * 0 rejects, so callers that must stay off the main thread keep a pool of their own.
+   */
+  run<T>(moduleUrl: URL, input: unknown, timeLimitMs: number, what: string): Promise<T> {
+    if (this.size === 0) return Promise.reject(new Error('this pool has no worker threads'));
+    if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
+    const index = this.leastBusy();
+    return new Promise<T>((resolve, reject) => {
+      const job: ParseJob = { id: this.nextId++, kind: 'module', module: moduleUrl.href, input };
+      this.queues[index]!.push({ job, resolve, reject, timeLimitMs, what });
+      this.pump(index);
+    });
+  }
+
   private leastBusy(): number {
     let best = 0,
       bestLoad = Infinity;
@@ -205,17 +234,20 @@ export class ParsePool {
     if (slot.current) return;
     const p = queue.shift()!;
     slot.current = p;
-    const what = p.job.kind === 'article' ? 'reading the article page' : 'parsing';
+    const what = p.what ?? (p.job.kind === 'article' ? 'reading the article page' : 'parsing');
+    const limit = p.timeLimitMs ?? this.timeLimitMs;
     slot.timer = setTimeout(
       () =>
         this.kill(
           slot,
-          new FeedError(
-            'not_a_feed',
-            `${what} took longer than ${formatDuration(this.timeLimitMs)}; the document is pathological`,
-          ),
+          p.job.kind === 'module'
+            ? new Error(`${what} took longer than ${formatDuration(limit)} and was stopped`)
+            : new FeedError(
+                'not_a_feed',
+                `${what} took longer than ${formatDuration(limit)}; the document is pathological`,
+              ),
         ),
-      this.timeLimitMs,
+      limit,
     );
     slot.worker.postMessage(p.job);
   }
@@ -263,6 +295,7 @@ export class ParsePool {
       if (++slot.jobs % RECYCLE_CHECK_EVERY === 0) void this.checkHeap(slot);
       if ('parsed' in r) p.resolve(r.parsed);
       else if ('article' in r) p.resolve(r.article);
+      else if ('result' in r) p.resolve(r.result);
       else p.reject(r.error.parseError ? new FeedParseError(r.error.message) : new Error(r.error.message));
       this.pump(index);
     });

@@ -46,6 +46,8 @@ export interface SearxngOptions {
   pagesFetched: number;
   fetchPage: PageFetcher;
   now?: () => number;
+  /** Time limit of the API call (SEARXNG_TIMEOUT_MS; tests shorten it). */
+  timeoutMs?: number;
 }
 
 export class SearxngProvider implements SearchProvider {
@@ -101,11 +103,21 @@ export class SearxngProvider implements SearchProvider {
     url.searchParams.set('q', q.text + site);
     url.searchParams.set('format', 'json');
     if (q.filters.recency) url.searchParams.set('time_range', TIME_RANGE[q.filters.recency]);
-    const timeout = AbortSignal.timeout(SEARXNG_TIMEOUT_MS);
-    const res = await fetch(url, {
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      headers: { accept: 'application/json' },
-    });
+    const limit = this.opts.timeoutMs ?? SEARXNG_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(limit);
+    const tooLate = (e: unknown) =>
+      timeout.aborted && !signal?.aborted
+        ? new Error(`SearXNG at ${this.opts.baseUrl} did not answer within ${limit} ms`, { cause: e })
+        : e;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        headers: { accept: 'application/json' },
+      });
+    } catch (e) {
+      throw tooLate(e);
+    }
     if (!res.ok)
       throw new Error(
         `SearXNG at ${this.opts.baseUrl} answered HTTP ${res.status}${res.status === 403 ? ' (is format=json enabled in its settings.yml?)' : ''}`,
@@ -113,7 +125,8 @@ export class SearxngProvider implements SearchProvider {
     let body: unknown;
     try {
       body = await res.json();
-    } catch {
+    } catch (e) {
+      if (timeout.aborted) throw tooLate(e);
       throw new Error(`SearXNG at ${this.opts.baseUrl} did not answer JSON`);
     }
     const parsed = searxngResponse.safeParse(body);

@@ -15,7 +15,7 @@ export class SqlFilterRuleRepository implements FilterRuleRepository {
   async create(rule: NewFilterRule, now: number): Promise<FilterRule> {
     const row = (await this.s
       .prepare(`INSERT INTO filter_rules (user_id, scope, feed_id, label_id, conditions, action, action_label, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, user_id, scope, feed_id, label_id, conditions, action, action_label, created_at`)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, user_id, scope, feed_id, label_id, conditions, action, action_label, created_at, timeouts`)
       .get(
         rule.userId,
         rule.scope.kind,
@@ -31,18 +31,22 @@ export class SqlFilterRuleRepository implements FilterRuleRepository {
 
   async list(userId: number): Promise<FilterRuleView[]> {
     const rows = (await this.s
-      .prepare(`SELECT ${COLUMNS}, coalesce(f.url, l.name, '') AS scope_name, r.last_error, r.last_error_at FROM filter_rules r
+      .prepare(`SELECT ${COLUMNS}, coalesce(f.url, l.name, '') AS scope_name, r.last_error, r.last_error_at, r.disabled_at, r.disabled_reason FROM filter_rules r
       LEFT JOIN feeds f ON f.id = r.feed_id LEFT JOIN labels l ON l.id = r.label_id WHERE r.user_id = ? ORDER BY r.id`)
       .all(userId)) as unknown as (Row & {
       scope_name: string;
       last_error: string | null;
       last_error_at: number | null;
+      disabled_at: number | null;
+      disabled_reason: string | null;
     })[];
     return rows.map((r) => ({
       ...toRule(r),
       scopeName: r.scope_name,
       lastError: r.last_error,
       lastErrorAt: r.last_error_at,
+      disabledAt: r.disabled_at,
+      disabledReason: r.disabled_reason,
     }));
   }
 
@@ -77,7 +81,7 @@ export class SqlFilterRuleRepository implements FilterRuleRepository {
     return (
       (await this.s
         .prepare(`SELECT ${COLUMNS} FROM subscriptions s JOIN filter_rules r ON r.user_id = s.user_id
-      WHERE s.feed_id = ?1 AND (r.scope = 'all' OR r.feed_id = ?1
+      WHERE s.feed_id = ?1 AND r.disabled_at IS NULL AND (r.scope = 'all' OR r.feed_id = ?1
         OR r.label_id IN (SELECT label_id FROM subscription_labels WHERE subscription_id = s.id)) ORDER BY r.user_id, r.id`)
         .all(feedId)) as unknown as Row[]
     ).map(toRule);
@@ -87,7 +91,7 @@ export class SqlFilterRuleRepository implements FilterRuleRepository {
     return (
       (await this.s
         .prepare(`SELECT ${COLUMNS} FROM subscriptions s JOIN filter_rules r ON r.user_id = s.user_id
-      WHERE s.user_id = ?1 AND s.feed_id = ?2 AND (r.scope = 'all' OR r.feed_id = ?2
+      WHERE s.user_id = ?1 AND s.feed_id = ?2 AND r.disabled_at IS NULL AND (r.scope = 'all' OR r.feed_id = ?2
         OR r.label_id IN (SELECT label_id FROM subscription_labels WHERE subscription_id = s.id)) ORDER BY r.id`)
         .all(userId, feedId)) as unknown as Row[]
     ).map(toRule);
@@ -128,8 +132,34 @@ export class SqlFilterRuleRepository implements FilterRuleRepository {
 
   async setError(ruleId: number, error: string | null, at: number): Promise<void> {
     await this.s
-      .prepare('UPDATE filter_rules SET last_error = ?, last_error_at = ? WHERE id = ?')
+      .prepare(
+        `UPDATE filter_rules SET last_error = ?, last_error_at = ?${error === null ? ', timeouts = 0' : ''} WHERE id = ?`,
+      )
       .run(error, error === null ? null : at, ruleId);
+  }
+
+  async recordTimeout(
+    ruleId: number,
+    error: string,
+    at: number,
+    disableAfter: number,
+    reason: string,
+  ): Promise<boolean> {
+    const row = (await this.s
+      .prepare(`UPDATE filter_rules SET timeouts = timeouts + 1, last_error = ?1, last_error_at = ?2,
+        disabled_at = CASE WHEN timeouts + 1 >= ?3 THEN coalesce(disabled_at, ?2) ELSE disabled_at END,
+        disabled_reason = CASE WHEN timeouts + 1 >= ?3 THEN coalesce(disabled_reason, ?4) ELSE disabled_reason END
+        WHERE id = ?5 RETURNING disabled_at`)
+      .get(error, at, disableAfter, reason, ruleId)) as { disabled_at: number | null } | undefined;
+    return row?.disabled_at != null;
+  }
+
+  async enable(userId: number, id: number): Promise<boolean> {
+    const r = await this.s
+      .prepare(`UPDATE filter_rules SET disabled_at = NULL, disabled_reason = NULL, timeouts = 0, last_error = NULL,
+        last_error_at = NULL WHERE user_id = ? AND id = ?`)
+      .run(userId, id);
+    return Number(r.changes) > 0;
   }
 
   async hide(userId: number, ruleId: number, itemIds: number[]): Promise<number> {

@@ -77,8 +77,12 @@ export class SqlWebhookRepository implements WebhookRepository {
 
   async due(now: number, limit: number): Promise<WebhookDelivery[]> {
     return (await this.s
-      .prepare(`SELECT ${DELIVERY} FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-      ORDER BY d.next_attempt_at, d.id LIMIT ?`)
+      // Oldest first, but taking turns between users (each user's oldest, then their second …), so
+      // one user's backlog of stuck deliveries never pushes another user's past the limit.
+      .prepare(`SELECT ${DELIVERY} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+      ORDER BY row_number() OVER (PARTITION BY w.user_id ORDER BY d.next_attempt_at, d.id), d.next_attempt_at, d.id
+      LIMIT ?`)
       .all(now, limit)) as unknown as WebhookDelivery[];
   }
 

@@ -28,11 +28,14 @@ export function isConnectionError(e: unknown): boolean {
     ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(
       code,
     ) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+    /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
       err.message ?? '',
     )
   );
 }
+
+/** pg reads query_timeout from a query's config (its types leave it out). */
+type Timed = { query_timeout?: number };
 
 interface TxContext {
   db: PgDatabase;
@@ -57,16 +60,25 @@ export class PgDatabase {
    */
   localWrites = 0;
   private readonly movesCachesBySql = new Map<string, boolean>();
+  /**
+   * Time limit of one statement without an answer (0: none). pg's query_timeout: past it the
+   * query fails with "Query read timeout" (a StoreUnavailableError here) and pg-pool drops the
+   * connection it ran on, so a hung server (SIGSTOP, a partition: the socket stays open and
+   * silent, TCP keep-alive sees nothing) costs a request this long, not forever. Not applied to
+   * exec() (migrations, maintenance), which may rightly run for minutes.
+   */
+  private readonly queryTimeoutMs: number | undefined;
 
-  constructor(url: string, opts: { max?: number } = {}) {
+  constructor(url: string, opts: { max?: number; queryTimeoutMs?: number } = {}) {
     this.url = url;
+    this.queryTimeoutMs = opts.queryTimeoutMs || undefined;
     this.pool = new pg.Pool({
       connectionString: url,
       // The feed scheduler runs up to 32 refreshes at once; each holds a connection only while it
       // stores (fetching happens outside transactions), so 20 rarely makes one wait.
       max: opts.max ?? 20,
       idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: Math.min(10_000, opts.queryTimeoutMs || 10_000),
       types: typeParsers(),
       application_name: 'tidings',
       // Each statement is prepared once per connection and reused (below), so it should be planned
@@ -123,7 +135,13 @@ export class PgDatabase {
 
   async query<T = Row>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T & Row>> {
     try {
-      const r = await this.runner().query<T & Row>({ name: this.nameOf(sql), text: sql, values: params });
+      const q: pg.QueryConfig & Timed = {
+        name: this.nameOf(sql),
+        text: sql,
+        values: params,
+        query_timeout: this.queryTimeoutMs,
+      };
+      const r = await this.runner().query<T & Row>(q);
       this.countWrite(r.command, sql);
       return r;
     } catch (e) {
@@ -142,12 +160,14 @@ export class PgDatabase {
   /** Rows as arrays (no per-row object), for the hot paths that map columns by position. */
   async arrays<T extends unknown[]>(sql: string, params: unknown[] = []): Promise<T[]> {
     try {
-      const r = await this.runner().query({
+      const q: pg.QueryArrayConfig & Timed = {
         name: this.nameOf(sql) + 'a',
         text: sql,
         values: params,
         rowMode: 'array',
-      });
+        query_timeout: this.queryTimeoutMs,
+      };
+      const r = await this.runner().query(q);
       this.countWrite(r.command, sql);
       return r.rows as T[];
     } catch (e) {
@@ -199,16 +219,17 @@ export class PgDatabase {
       throw this.mapError(e);
     }
     let broken = false;
+    const timeout = this.queryTimeoutMs;
     try {
-      await client.query('BEGIN');
+      await client.query({ text: 'BEGIN', query_timeout: timeout } as pg.QueryConfig & Timed);
       const tx: TxContext = { db: this, client, movedCaches: false };
       const out = await currentTransaction.run(tx, fn);
-      await client.query('COMMIT');
+      await client.query({ text: 'COMMIT', query_timeout: timeout } as pg.QueryConfig & Timed);
       if (tx.movedCaches) this.localWrites++;
       return out;
     } catch (e) {
       try {
-        await client.query('ROLLBACK');
+        await client.query({ text: 'ROLLBACK', query_timeout: timeout } as pg.QueryConfig & Timed);
       } catch {
         broken = true;
       }
@@ -222,8 +243,11 @@ export class PgDatabase {
   mapError(e: unknown): unknown {
     if (e instanceof StoreUnavailableError) return e;
     if (isConnectionError(e)) {
+      const message = /Query read timeout/.test((e as Error).message ?? '')
+        ? `no answer within ${this.queryTimeoutMs} ms (TIDINGS_DATABASE_TIMEOUT_MS)`
+        : (e as Error).message || (e as { code?: string }).code;
       return new StoreUnavailableError(
-        `the database is unreachable (TIDINGS_DATABASE_URL=${redactUrl(this.url)}): ${(e as Error).message || (e as { code?: string }).code}`,
+        `the database is unreachable (TIDINGS_DATABASE_URL=${redactUrl(this.url)}): ${message}`,
         { cause: e },
       );
     }

@@ -192,8 +192,11 @@ export function checkServerVersion(version: number, url: string): void {
 }
 
 /** Connects, checks the server, applies pending migrations. */
-export async function openPostgresStore(url: string, opts: { migrate?: boolean } = {}): Promise<PostgresStore> {
-  const db = new PgDatabase(url);
+export async function openPostgresStore(
+  url: string,
+  opts: { migrate?: boolean; queryTimeoutMs?: number } = {},
+): Promise<PostgresStore> {
+  const db = new PgDatabase(url, { queryTimeoutMs: opts.queryTimeoutMs });
   const store = new PostgresStore(db);
   try {
     let version: number;

@@ -424,6 +424,12 @@ export class PgReaderLabelRepository implements ReaderLabelRepository {
       ?.id;
   }
 
+  async countLabels(userId: number): Promise<number> {
+    return Number(
+      (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM labels WHERE user_id = $1', [userId]))!.n,
+    );
+  }
+
   async ensureLabel(userId: number, name: string): Promise<number> {
     await this.db.query('INSERT INTO labels (user_id, name) VALUES ($1, $2) ON CONFLICT (user_id, name) DO NOTHING', [
       userId,

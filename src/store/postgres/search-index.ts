@@ -626,7 +626,11 @@ export class PgSearchIndex implements SearchIndexRepository {
     return (await this.db.row<SearchIndexStatus>(
       `SELECT (SELECT count(*) FROM items) AS items, (SELECT count(*) FROM search_articles) AS articles,
         (SELECT count(*) FROM search_passages) AS passages, (SELECT count(*) FROM search_index_backlog) AS waiting,
-        (SELECT min(queued_at) FROM search_index_backlog) AS "oldestQueuedAt"`,
+        (SELECT min(queued_at) FROM search_index_backlog) AS "oldestQueuedAt",
+        -- Not indexed, not waiting, and not after a rebuild's cursor: left out for having no text.
+        (SELECT count(*) FROM items i WHERE NOT EXISTS (SELECT 1 FROM search_articles a WHERE a.item_id = i.id)
+          AND NOT EXISTS (SELECT 1 FROM search_index_backlog b WHERE b.item_id = i.id)
+          AND i.id <= coalesce((SELECT rebuild_after FROM search_index_state WHERE id = 1), i.id)) AS "noText"`,
     ))!;
   }
 

@@ -5,6 +5,10 @@
 // module packages (search, JSON, …) the `redis` meta-package pulls in.
 // Keys expire on their own (PEXPIRE), so prune() has nothing to do. While Redis is unreachable
 // a call fails at once (no offline queue) with StoreUnavailableError, which the APIs answer 503.
+// While it accepts connections but does not answer (paused by SIGSTOP, overloaded, a half-open
+// connection), each operation fails after TIDINGS_REDIS_TIMEOUT_MS the same way, and the
+// connection is thrown away: a paused Redis held logins, chat and /readyz for over 90 s (issue 25),
+// as neither the client's connect timeout (TCP only) nor its command timeout covered that case.
 import { createClient } from '@redis/client';
 import { randomUUID } from 'node:crypto';
 import { StoreUnavailableError, redactUrl } from '../errors.ts';
@@ -52,51 +56,97 @@ local ttl = tonumber(ARGV[3]) - tonumber(ARGV[4])
 if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], math.max(1, ttl)) end
 return 1`;
 
-type Client = ReturnType<typeof createClient>;
+const newClient = (url: string, timeoutMs: number) =>
+  createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: Math.min(5000, timeoutMs),
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000),
+    },
+  });
+type Client = ReturnType<typeof newClient>;
 
 export class RedisLimitCounters implements LimitCounters {
   readonly kind = 'redis' as const;
-  private readonly client: Client;
+  private client: Client | undefined;
   private readonly url: string;
+  private readonly onError: (err: Error) => void;
+  private readonly timeoutMs: number;
   private connecting: Promise<unknown> | undefined;
+  private reported = false;
 
   /** Connects on first use, so a CLI command that never counts never opens a connection. */
-  constructor(url: string, onError: (err: Error) => void) {
+  constructor(url: string, onError: (err: Error) => void, timeoutMs = 2000) {
     this.url = url;
-    this.client = createClient({
-      url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000) },
-    });
-    let reported = false;
-    this.client.on('error', (err: Error) => {
-      // The client reconnects on its own; log the first error of each outage, not every retry.
-      if (!reported) onError(err);
-      reported = true;
-    });
-    this.client.on('ready', () => {
-      reported = false;
-    });
+    this.onError = onError;
+    this.timeoutMs = timeoutMs;
   }
 
-  private connected(): Promise<unknown> {
-    this.connecting ??= this.client.connect().catch((e: unknown) => {
-      this.connecting = undefined;
+  private current(): Client {
+    if (this.client) return this.client;
+    const client = newClient(this.url, this.timeoutMs);
+    client.on('error', (err: Error) => {
+      // The client reconnects on its own; log the first error of each outage, not every retry.
+      if (!this.reported) this.onError(err);
+      this.reported = true;
+    });
+    client.on('ready', () => {
+      this.reported = false;
+    });
+    this.client = client;
+    this.connecting = client.connect().catch((e: unknown) => {
+      if (this.client === client) this.connecting = undefined;
       throw e;
     });
-    return this.connecting;
+    this.connecting.catch(() => {}); // awaited by the operation that asked; no unhandled rejection
+    return client;
   }
 
-  private async run(script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /** Drops a client that stopped answering: its queued commands fail, the next operation connects anew. */
+  private discard(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.connecting = undefined;
+    client.destroy();
+  }
+
+  /** One operation under the time limit, its failures as StoreUnavailableError (503). */
+  private async command<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let client: Client | undefined;
     try {
-      await this.connected();
-      return await this.client.eval(script, { keys: keys.map((k) => PREFIX + k), arguments: args.map(String) });
+      client = this.current();
+      const connecting = this.connecting ?? client.connect();
+      const op = (async () => {
+        if (!client!.isReady) await connecting;
+        return await fn(client!);
+      })();
+      op.catch(() => {}); // its failure after the time limit matters to no one
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${this.timeoutMs} ms (TIDINGS_REDIS_TIMEOUT_MS)`)),
+          this.timeoutMs,
+        );
+      });
+      try {
+        return await Promise.race([op, timedOut]);
+      } catch (e) {
+        if (/^no answer within/.test((e as Error).message)) this.discard(client);
+        throw e;
+      }
     } catch (e) {
       throw new StoreUnavailableError(
         `Redis did not answer (TIDINGS_REDIS_URL=${redactUrl(this.url)}): ${(e as Error).message}`,
         { cause: e },
       );
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  private run(script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.command((c) => c.eval(script, { keys: keys.map((k) => PREFIX + k), arguments: args.map(String) }));
   }
 
   async pour(key: string, capacity: number, drainPerMs: number, nowMs: number): Promise<BucketPour> {
@@ -122,17 +172,17 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   async clearEvents(key: string): Promise<void> {
-    await this.command(() => this.client.del(PREFIX + `e:${key}`));
+    await this.command((c) => c.del(PREFIX + `e:${key}`));
   }
 
   async setMark(key: string, atMs: number, keepMs: number): Promise<void> {
-    await this.command(() =>
-      this.client.set(PREFIX + `m:${key}`, String(atMs), { expiration: { type: 'PX', value: Math.max(1, keepMs) } }),
+    await this.command((c) =>
+      c.set(PREFIX + `m:${key}`, String(atMs), { expiration: { type: 'PX', value: Math.max(1, keepMs) } }),
     );
   }
 
   async markOf(key: string, _nowMs: number): Promise<number | undefined> {
-    const v = await this.command(() => this.client.get(PREFIX + `m:${key}`));
+    const v = await this.command((c) => c.get(PREFIX + `m:${key}`));
     return v === null || v === undefined ? undefined : Number(v);
   }
 
@@ -141,28 +191,19 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   async releaseSlot(key: string, token: string): Promise<void> {
-    await this.command(() => this.client.zRem(PREFIX + `s:${key}`, token));
+    await this.command((c) => c.zRem(PREFIX + `s:${key}`, token));
   }
 
   async prune(_nowMs: number): Promise<void> {}
 
   async ping(): Promise<void> {
-    await this.command(() => this.client.ping());
+    await this.command((c) => c.ping());
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) this.client.destroy();
-  }
-
-  private async command<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      await this.connected();
-      return await fn();
-    } catch (e) {
-      throw new StoreUnavailableError(
-        `Redis did not answer (TIDINGS_REDIS_URL=${redactUrl(this.url)}): ${(e as Error).message}`,
-        { cause: e },
-      );
-    }
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    if (client?.isOpen) client.destroy();
   }
 }

@@ -11,9 +11,10 @@ export interface Row {
   action: RuleAction;
   action_label: string | null;
   created_at: number;
+  timeouts: number;
 }
 export const COLUMNS =
-  'r.id, r.user_id, r.scope, r.feed_id, r.label_id, r.conditions, r.action, r.action_label, r.created_at';
+  'r.id, r.user_id, r.scope, r.feed_id, r.label_id, r.conditions, r.action, r.action_label, r.created_at, r.timeouts';
 export function toRule(r: Row): FilterRule {
   return {
     id: r.id,
@@ -28,5 +29,6 @@ export function toRule(r: Row): FilterRule {
     action: r.action,
     label: r.action_label,
     createdAt: r.created_at,
+    timeouts: r.timeouts,
   };
 }

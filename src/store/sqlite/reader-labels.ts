@@ -162,6 +162,10 @@ export class SqliteReaderLabelRepository implements ReaderLabelRepository {
     return this.labelId(userId, name);
   }
 
+  async countLabels(userId: number): Promise<number> {
+    return Number((this.s.get('SELECT count(*) AS n FROM labels WHERE user_id = ?').get(userId) as { n: number }).n);
+  }
+
   private labelId(userId: number, name: string): number | undefined {
     const r = this.s.get('SELECT id FROM labels WHERE user_id = ? AND name = ?').get(userId, name) as
       | { id: number }

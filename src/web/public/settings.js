@@ -142,8 +142,24 @@ function readerSections(main, rules, webhooks, deliveries, feeds, fever) {
                   'span',
                   { class: 'grow' },
                   describeRule(r, feeds),
+                  r.disabled ? h('strong', { class: 'error' }, ` · disabled: ${r.disabledReason}`) : null,
                   r.lastError ? h('small', { class: 'error' }, ` · skipped: ${r.lastError}`) : null,
                 ),
+                r.disabled
+                  ? h(
+                      'button',
+                      {
+                        type: 'button',
+                        'aria-label': `Enable rule ${r.id} again`,
+                        onclick: async () => {
+                          await api.post(`/rules/${r.id}/enable`);
+                          toast('Rule enabled');
+                          await again();
+                        },
+                      },
+                      'Enable',
+                    )
+                  : null,
                 h(
                   'button',
                   {
