@@ -17,6 +17,10 @@ export type { LocalModel, LocalRuntimeStatus, LocalModelSettings };
 /** The model the Ask page and `tidings ask` suggest when answers are quotes. */
 export const SUGGESTED_MODEL = 'qwen3-1.7b';
 export const PULL_COMMAND = `npx tidings model pull ${SUGGESTED_MODEL}`;
+/** The one line the Ask page and `tidings ask` show while answers are quotes (the API says nothing). */
+export const QUOTES_NOTE_TEXT =
+  'These answers are quotes from your articles, not written by a language model. For written answers, run';
+export const QUOTES_NOTE = `${QUOTES_NOTE_TEXT}: ${PULL_COMMAND}`;
 
 export interface LocalModelState {
   model?: LocalModel;
