@@ -252,3 +252,16 @@ test("a prompt longer than the context is fitted as the prompt builder does, cou
   // The question itself survives the fitting.
   assert.ok(chunks.some((c) => c.type === 'text'));
 });
+
+test('a caller that stops reading frees its sequence for the very next call', { skip }, async () => {
+  // The consumer's return() (a stop sequence, max_tokens, a client gone) ends the generation; the
+  // next call, admitted at once, must find the sequence back (node-llama-cpp reclaims it later).
+  for (let i = 0; i < 5; i++) {
+    for await (const d of call(`question ${i}`, 500)) if (d.content) break;
+  }
+  let text = '';
+  for await (const d of call('last', 5)) text += d.content ?? '';
+  assert.ok(text.length > 0);
+  const s = await runtime.status();
+  assert.deepEqual([s.running, s.queued], [0, 0]);
+});

@@ -278,10 +278,16 @@ export class LocalModelRuntime implements LocalModel {
 
   async *chat(call: ChatCall): AsyncIterable<ChatDelta> {
     await this.pool.acquire(call.signal);
+    let sequence: ReturnType<LlamaContext['getSequence']>;
+    try {
+      sequence = await this.freeSequence(call.signal);
+    } catch (e) {
+      this.pool.release();
+      throw e;
+    }
     const abort = new AbortController();
     const onAbort = () => abort.abort(call.signal?.reason);
     call.signal?.addEventListener('abort', onAbort, { once: true });
-    const sequence = this.context.getSequence();
     const chat = new this.lib.LlamaChat({ contextSequence: sequence });
     const channel = new Channel<ChatDelta>();
     try {
@@ -354,6 +360,21 @@ export class LocalModelRuntime implements LocalModel {
       chat.dispose({ disposeSequence: true });
       this.pool.release();
     }
+  }
+
+  /**
+   * A sequence of the context. The pool admits no more calls than there are sequences, but
+   * node-llama-cpp takes a disposed sequence back asynchronously (under the context's lock, once
+   * its evaluation has stopped): a call admitted at once after an abort waits for that here.
+   */
+  private async freeSequence(signal?: AbortSignal): Promise<ReturnType<LlamaContext['getSequence']>> {
+    for (let waited = 0; this.context.sequencesLeft === 0; waited++) {
+      signal?.throwIfAborted();
+      if (waited > 10_000)
+        throw new AnswerError('upstream_error', 'the local model did not free a sequence within 10 s');
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    return this.context.getSequence();
   }
 
   private async grammar(format: unknown): Promise<LlamaGrammar | undefined> {
