@@ -10,7 +10,7 @@ import type { ChatMessage, FinishReason } from '../types.ts';
 import { AnswerError } from '../types.ts';
 import type { ChatCall, ChatDelta } from '../engines/generative.ts';
 import type { ModelRuntimeStatus } from '../../models/index.ts';
-import type { Llama, LlamaModel, LlamaContext, ChatHistoryItem, LlamaGrammar } from 'node-llama-cpp';
+import type { Llama, LlamaModel, LlamaContext, ChatHistoryItem, ChatWrapper, LlamaGrammar } from 'node-llama-cpp';
 
 export interface LocalModelSettings {
   /** Absolute path of the GGUF file. */
@@ -141,6 +141,13 @@ class Channel<T> {
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
 
+// llama.cpp says why a file does not load only in its log: its recent lines, for the message.
+const llamaLog: string[] = [];
+function keepLlamaLog(_level: unknown, message: string): void {
+  llamaLog.push(message.trim());
+  if (llamaLog.length > 200) llamaLog.splice(0, 100);
+}
+
 /** The threads to use when the setting is 0: every core but one, which the HTTP workers keep. */
 export function defaultThreads(): number {
   return Math.max(1, availableParallelism() - 1);
@@ -170,6 +177,9 @@ export class LocalModelRuntime implements LocalModel {
   private readonly pool: SlotPool;
   private readonly threads: number;
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  // Resolved once: resolveChatWrapper renders the file's Jinja template against every known
+  // wrapper to find its match, which took seconds per call when LlamaChat did it per answer.
+  private readonly wrapper: ChatWrapper;
   readonly loadMs: number;
 
   private constructor(
@@ -193,6 +203,7 @@ export class LocalModelRuntime implements LocalModel {
     this.contextTokens = parts.context.contextSize;
     this.label = basename(settings.file);
     this.pool = new SlotPool(settings.parallel, settings.queue);
+    this.wrapper = parts.lib.resolveChatWrapper(parts.model);
   }
 
   /** Loads the file; throws an Error whose message says what is wrong and what to do. */
@@ -207,20 +218,18 @@ export class LocalModelRuntime implements LocalModel {
       );
     }
     const gpu = settings.gpuLayers === 0 ? false : 'auto';
-    // llama.cpp says why a file does not load only in its log: keep its last errors for the message.
-    const errors: string[] = [];
     // build: 'never': use the prebuilt binaries only; a missing one is an error, not a compile.
+    // node-llama-cpp shares one Llama per set of options, with the logger of the first call: the
+    // logger writes to the module's buffer, which every load reads.
     const llama = await lib.getLlama({
       gpu,
       build: 'never',
       logLevel: lib.LlamaLogLevel.error,
       progressLogs: false,
-      logger: (_level, message) => {
-        errors.push(message.trim());
-        if (errors.length > 5) errors.shift();
-      },
+      logger: keepLlamaLog,
     });
-    const reason = (e: unknown) => loadReason(e, errors);
+    const since = llamaLog.length;
+    const reason = (e: unknown) => loadReason(e, llamaLog.slice(since));
     let model: LlamaModel;
     try {
       model = await llama.loadModel({ modelPath: settings.file, gpuLayers: settings.gpuLayers });
@@ -271,9 +280,22 @@ export class LocalModelRuntime implements LocalModel {
   }
 
   async countTokens(messages: ChatMessage[]): Promise<number> {
-    const wrapper = this.lib.resolveChatWrapper(this.model);
-    const state = wrapper.generateContextState({ chatHistory: history(messages) });
-    return state.contextText.tokenize(this.model.tokenizer).length;
+    return this.promptTokens(history(messages));
+  }
+
+  // The engine counts the prompt it fitted, then sends the same messages: the last few counts are
+  // kept so the call does not tokenize them again.
+  private readonly counted = new Map<string, number>();
+
+  private promptTokens(chatHistory: ChatHistoryItem[]): number {
+    const key = JSON.stringify(chatHistory);
+    let n = this.counted.get(key);
+    if (n === undefined) {
+      n = this.wrapper.generateContextState({ chatHistory }).contextText.tokenize(this.model.tokenizer).length;
+      this.counted.set(key, n);
+      if (this.counted.size > 8) this.counted.delete(this.counted.keys().next().value!);
+    }
+    return n;
   }
 
   async *chat(call: ChatCall): AsyncIterable<ChatDelta> {
@@ -288,13 +310,11 @@ export class LocalModelRuntime implements LocalModel {
     const abort = new AbortController();
     const onAbort = () => abort.abort(call.signal?.reason);
     call.signal?.addEventListener('abort', onAbort, { once: true });
-    const chat = new this.lib.LlamaChat({ contextSequence: sequence });
+    const chat = new this.lib.LlamaChat({ contextSequence: sequence, chatWrapper: this.wrapper });
     const channel = new Channel<ChatDelta>();
     try {
       const chatHistory = history(call.messages);
-      const promptTokens = chat.chatWrapper
-        .generateContextState({ chatHistory })
-        .contextText.tokenize(this.model.tokenizer).length;
+      const promptTokens = this.promptTokens(chatHistory);
       const room = this.contextTokens - promptTokens;
       if (room < 1)
         throw new AnswerError(
