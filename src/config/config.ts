@@ -251,7 +251,7 @@ export const OPTIONS = {
     env: 'TIDINGS_LLM_CONTEXT_TOKENS',
     kind: 'int',
     default: 16384,
-    doc: 'Context window of the model, in tokens: retrieved article text is trimmed so the grounded prompt plus the answer fit (servers such as Ollama default to small windows and cut prompts silently). For the local model: the window of each parallel sequence (capped at what the model was trained on); memory grows with it.',
+    doc: 'Context window of the model, in tokens: retrieved article text is trimmed so the grounded prompt plus the answer fit (servers such as Ollama default to small windows and cut prompts silently). For the local model: the window of each parallel sequence, capped at what the model was trained on and lowered (to no less than 2048) when memory is short; memory grows with it.',
   },
   llmThreads: {
     env: 'TIDINGS_LLM_THREADS',

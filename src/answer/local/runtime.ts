@@ -240,9 +240,12 @@ export class LocalModelRuntime implements LocalModel {
     const threads = settings.threads || defaultThreads();
     let context: LlamaContext;
     try {
+      // Up to the setting, fewer when memory is short (node-llama-cpp estimates what fits): a small
+      // machine still gets a working model, and the start-up log says the context it got.
+      const max = Math.min(settings.contextTokens, model.trainContextSize);
       context = await model.createContext({
         sequences: settings.parallel,
-        contextSize: Math.min(settings.contextTokens, model.trainContextSize),
+        contextSize: { min: Math.min(2048, max), max },
         threads,
       });
     } catch (e) {
