@@ -13,7 +13,7 @@ import { createApiKey } from '../src/chat-api/keys/api-keys.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { loadFixture } from '../src/answer/testing/articles.ts';
 import { nativeRuntimeSkip, tinyModelFile } from '../src/answer/testing/local-model.ts';
-import { localModelStatus, startLocalModel } from '../src/answer/local/index.ts';
+import { localModelState, localModelStatus, startLocalModel } from '../src/answer/local/index.ts';
 import { sseEvents } from './chat-api-helpers.ts';
 import { tempDataDir } from './helpers.ts';
 
@@ -35,6 +35,7 @@ before(async () => {
       llmParallel: 1,
       llmQueue: 1,
       llmContextTokens: 4096,
+      betaOpenToAll: true,
       rateLimits: { sonar: [1000, 1000, 1000, 1000, 1000, 1000] } as never,
     },
   });
@@ -131,6 +132,39 @@ test('/readyz says the local model answers, on which backend, with how many thre
   assert.equal(r.model.threads, 1);
   assert.equal(r.model.pid, process.pid, 'a single process holds the model itself');
   assert.match(r.model.file, /tiny\.gguf$/);
+});
+
+test('a thinking model is asked to think only where its thoughts are shown (reasoning models), not for sonar or the short asks', {
+  skip,
+}, async () => {
+  const state = localModelState(app);
+  const real = state.model!;
+  const calls: { thinking: boolean | undefined; maxTokens: number | undefined }[] = [];
+  state.model = {
+    label: real.label,
+    contextTokens: real.contextTokens,
+    status: () => real.status(),
+    countTokens: (m, sig) => real.countTokens(m, sig),
+    close: () => real.close(),
+    chat: (c) => {
+      calls.push({ thinking: c.thinking, maxTokens: c.maxTokens });
+      return real.chat(c);
+    },
+  };
+  try {
+    assert.equal((await post(body('sonar', { return_related_questions: true }))).status, 200);
+    assert.equal(calls[0]?.thinking, false, 'sonar shows no reasoning: no thinking');
+    assert.ok(calls.length >= 2, 'related questions asked the model too');
+    assert.ok(
+      calls.slice(1).every((c) => c.thinking === false && c.maxTokens === 200),
+      JSON.stringify(calls),
+    );
+    calls.length = 0;
+    assert.equal((await post(body('sonar-reasoning'))).status, 200);
+    assert.equal(calls[0]?.thinking, true, 'sonar-reasoning shows its reasoning in <think>');
+  } finally {
+    state.model = real;
+  }
 });
 
 test("past the parallel limit and the queue a request gets 429 in Sonar's shape; an abort mid-stream hands its sequence to the waiting request", {

@@ -16,6 +16,8 @@ export interface ChatCall {
   maxTokens?: number;
   sampling: Sampling;
   responseFormat?: unknown;
+  /** False: the reply's reasoning would not be shown, so a thinking model should not think. */
+  thinking?: boolean;
   signal?: AbortSignal;
 }
 
@@ -66,6 +68,7 @@ export class GenerativeEngine implements AnswerEngine {
       maxTokens: req.maxTokens,
       sampling: req.sampling,
       responseFormat: req.responseFormat,
+      thinking: req.showsReasoning ?? true,
       signal: req.signal,
     })) {
       if (d.reasoning) {
@@ -131,6 +134,8 @@ export class GenerativeEngine implements AnswerEngine {
       messages: [{ role: 'user', content: prompt }],
       maxTokens: opts.maxTokens,
       sampling: {},
+      // Planning, related questions, follow-up rewriting: short replies nobody sees the thoughts of.
+      thinking: false,
       signal: opts.signal,
     }))
       if (d.content) parts.push(d.content);

@@ -180,6 +180,8 @@ export class LocalModelRuntime implements LocalModel {
   // Resolved once: resolveChatWrapper renders the file's Jinja template against every known
   // wrapper to find its match, which took seconds per call when LlamaChat did it per answer.
   private readonly wrapper: ChatWrapper;
+  /** The same, asked not to think (Qwen3-style thinking models; the same wrapper for the others). */
+  private readonly quietWrapper: ChatWrapper;
   readonly loadMs: number;
 
   private constructor(
@@ -204,6 +206,9 @@ export class LocalModelRuntime implements LocalModel {
     this.label = basename(settings.file);
     this.pool = new SlotPool(settings.parallel, settings.queue);
     this.wrapper = parts.lib.resolveChatWrapper(parts.model);
+    this.quietWrapper = parts.lib.resolveChatWrapper(parts.model, {
+      customWrapperSettings: { qwen: { thoughts: 'discourage' } },
+    });
   }
 
   /** Loads the file; throws an Error whose message says what is wrong and what to do. */
@@ -283,18 +288,18 @@ export class LocalModelRuntime implements LocalModel {
   }
 
   async countTokens(messages: ChatMessage[]): Promise<number> {
-    return this.promptTokens(history(messages));
+    return this.promptTokens(history(messages), this.wrapper);
   }
 
   // The engine counts the prompt it fitted, then sends the same messages: the last few counts are
   // kept so the call does not tokenize them again.
   private readonly counted = new Map<string, number>();
 
-  private promptTokens(chatHistory: ChatHistoryItem[]): number {
-    const key = JSON.stringify(chatHistory);
+  private promptTokens(chatHistory: ChatHistoryItem[], wrapper: ChatWrapper): number {
+    const key = `${wrapper === this.quietWrapper ? 'q' : 't'}${JSON.stringify(chatHistory)}`;
     let n = this.counted.get(key);
     if (n === undefined) {
-      n = this.wrapper.generateContextState({ chatHistory }).contextText.tokenize(this.model.tokenizer).length;
+      n = wrapper.generateContextState({ chatHistory }).contextText.tokenize(this.model.tokenizer).length;
       this.counted.set(key, n);
       if (this.counted.size > 8) this.counted.delete(this.counted.keys().next().value!);
     }
@@ -313,11 +318,12 @@ export class LocalModelRuntime implements LocalModel {
     const abort = new AbortController();
     const onAbort = () => abort.abort(call.signal?.reason);
     call.signal?.addEventListener('abort', onAbort, { once: true });
-    const chat = new this.lib.LlamaChat({ contextSequence: sequence, chatWrapper: this.wrapper });
+    const wrapper = call.thinking === false ? this.quietWrapper : this.wrapper;
+    const chat = new this.lib.LlamaChat({ contextSequence: sequence, chatWrapper: wrapper });
     const channel = new Channel<ChatDelta>();
     try {
       const chatHistory = history(call.messages);
-      const promptTokens = this.promptTokens(chatHistory);
+      const promptTokens = this.promptTokens(chatHistory, wrapper);
       const room = this.contextTokens - promptTokens;
       if (room < 1)
         throw new AnswerError(
