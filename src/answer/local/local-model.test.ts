@@ -265,3 +265,32 @@ test('a caller that stops reading frees its sequence for the very next call', { 
   const s = await runtime.status();
   assert.deepEqual([s.running, s.queued], [0, 0]);
 });
+
+test('two sequences write at once (TIDINGS_LLM_PARALLEL=2); with no queue the third call is refused', {
+  skip,
+}, async () => {
+  const two = await LocalModelRuntime.load(settings({ parallel: 2, queue: 0 }));
+  try {
+    const ac = new AbortController();
+    const streams = ['one', 'two'].map((q) =>
+      two
+        .chat({ messages: [{ role: 'user', content: q }], maxTokens: 1500, sampling: {}, signal: ac.signal })
+        [Symbol.asyncIterator](),
+    );
+    // Both have written before either could finish its 1500 tokens.
+    for (const s of streams) assert.ok((await s.next()).value?.content !== undefined);
+    for (const s of streams) assert.ok((await s.next()).value?.content !== undefined);
+    assert.equal((await two.status()).running, 2);
+    await assert.rejects(
+      async () => {
+        for await (const _ of two.chat({ messages: [{ role: 'user', content: 'three' }], maxTokens: 5, sampling: {} }));
+      },
+      (e: AnswerError) => e.code === 'overloaded',
+    );
+    ac.abort(new Error('done'));
+    for (const s of streams) await assert.rejects(s.next(), /done/);
+    assert.equal((await two.status()).running, 0);
+  } finally {
+    await two.close();
+  }
+});
