@@ -19,12 +19,16 @@
 //                                                 words, "this week", count from that day)
 //   npm run bench:answers -- --show 20            print 20 answers (even questions) with their verdicts
 //   npm run bench:answers -- --context-size medium  ask with web_search_options.search_context_size
+//   npm run bench:answers -- --engine local --model FILE.gguf  answer with a GGUF model on this
+//                                                 machine (TIDINGS_LLM_THREADS, _GPU_LAYERS, _CONTEXT_TOKENS
+//                                                 apply); refuses to run when it does not load
+//   npm run bench:answers -- --limit 40           the first 40 questions only (a slow model)
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../src/server/create-app.ts';
 import type { App } from '../src/runtime/app.ts';
-import { loadConfig } from '../src/config/config.ts';
+import { loadConfig, type Config } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
 import { parseChatRequest } from '../src/chat-api/request-schema.ts';
 import { addFeed, addUser, ingest, subscribe } from '../src/search/testing/fixtures.ts';
@@ -97,7 +101,7 @@ export interface JudgeSetup {
   contextSize?: 'low' | 'medium' | 'high';
 }
 
-export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
+export async function buildSetup(dataDir?: string, overrides: Partial<Config> = {}): Promise<JudgeSetup> {
   const articles = readArticles();
   const questions = readQuestions();
   const held = new Set(questions.slice(0, WITHHELD).flatMap((q) => q.relevant_urls.map(normUrl)));
@@ -112,7 +116,7 @@ export async function buildSetup(dataDir?: string): Promise<JudgeSetup> {
     mkdirSync(dir, { recursive: true });
   }
   const app = await createApp(
-    loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false } }),
+    loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent', schedulerEnabled: false, ...overrides } }),
   );
   let readerId: number, heldId: number;
   if (reuse) {
@@ -204,7 +208,34 @@ async function main(argv: string[]): Promise<void> {
   const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const models = (opt('--models') ?? 'sonar,sonar-pro').split(',') as SonarModel[];
   asOfQuestionDate = argv.includes('--as-of-question-date');
-  const setup = await buildSetup(opt('--data'));
+  const engine = opt('--engine') ?? 'extractive';
+  const overrides: Partial<Config> = {};
+  if (engine === 'local') {
+    const file = opt('--model');
+    if (!file || !existsSync(file))
+      throw new Error(`--engine local needs --model FILE.gguf (a file that exists), got ${file}`);
+    // Every model on the local engine; the settings come from the environment like the server's.
+    const env = loadConfig({ overrides: { dataDir: tempDataDir('tidings-answers-env-') } });
+    Object.assign(overrides, {
+      llmModel: file,
+      llmThreads: env.llmThreads,
+      llmGpuLayers: env.llmGpuLayers,
+      llmContextTokens: env.llmContextTokens,
+      llmParallel: 1,
+      engineByModel: Object.fromEntries(models.map((m) => [m, 'local'])),
+    });
+  } else if (engine !== 'extractive') throw new Error(`--engine must be extractive or local, got ${engine}`);
+  const setup = await buildSetup(opt('--data'), overrides);
+  if (engine === 'local') {
+    const { startLocalModel } = await import('../src/answer/local/index.ts');
+    const { status } = await startLocalModel(setup.app);
+    if (status.state !== 'ready') throw new Error(`the model did not load: ${status.error}`);
+    console.log(
+      `local model ${status.file}: ${status.backend}, ${status.gpuLayers} layers on the GPU, ${status.threads} threads, context ${status.contextTokens}`,
+    );
+  }
+  const limit = Number(opt('--limit') ?? 0);
+  if (limit > 0) setup.questions = setup.questions.slice(0, limit);
   setup.contextSize = opt('--context-size') as JudgeSetup['contextSize'];
   const byId = new Map(setup.questions.map((q) => [q.id, q]));
   for (const model of models) {

@@ -72,7 +72,10 @@ test('tidings ask: bad input is one clear line and exit code 2', async () => {
       ['--domain', 'a.com', '--domain', 'b.com,c.com', '--domain', 'd.com', 'q'],
       /search_domain_filter accepts at most 3 entries/,
     ],
-    [['--model', 'r1-1776', 'q'], /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL/],
+    [
+      ['--model', 'r1-1776', 'q'],
+      /r1-1776 needs a generative engine: run `npx tidings model pull <name>`.* or set TIDINGS_LLM_BASE_URL/,
+    ],
   ];
   for (const [args, msg] of cases) {
     const r = await runCli(['--data', dir, 'ask', ...args], env);

@@ -285,6 +285,11 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
   skip,
 }, async () => {
   await page.goto(h.url + '/#/ask');
+  // No language model here: one line says the answers are quotes, with the command for written ones.
+  assert.match(
+    (await page.locator('#ask-note').textContent()) ?? '',
+    /^These answers are quotes from your articles.*run npx tidings model pull \S+$/,
+  );
   await page.getByRole('textbox', { name: 'Question' }).fill('Who will command the Artemis II flight?');
   await page.getByLabel('Search in').selectOption({ label: 'Science' });
   await page.getByRole('button', { name: 'Ask', exact: true }).click();

@@ -190,7 +190,9 @@ test('r1-1776 without a generative engine is refused before any event', async ()
     (e: unknown) =>
       e instanceof AnswerError &&
       e.code === 'engine_unavailable' &&
-      /r1-1776 needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL/.test(e.message),
+      /r1-1776 needs a generative engine: run `npx tidings model pull <name>`.*or set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL/.test(
+        e.message,
+      ),
   );
   assert.throws(
     () => answerService(app).stream(ask('Tell me a story', { disableSearch: true })),

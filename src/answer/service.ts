@@ -18,15 +18,19 @@ import { deepResearch } from './pipelines/deep-research.ts';
 import { limitTokens } from './max-tokens.ts';
 import { applyStopSequences } from './stop-sequences.ts';
 import { sizeFromHtml, type ImageSizeLookup } from './images.ts';
+import type { LocalModel } from './local/runtime.ts';
+import { localModelState } from './local/index.ts';
 
 export interface AnswerServiceDeps {
   search: SearchService;
   config: EngineConfig;
   imageSizes?: ImageSizeLookup;
+  /** The local model when one is loaded (read per request). */
+  localModel?: () => LocalModel | undefined;
 }
 
 export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
-  const engines = new EngineRegistry(deps.config);
+  const engines = new EngineRegistry(deps.config, deps.localModel);
 
   function stream(req: AnswerRequest): AsyncIterable<AnswerEvent> {
     // Everything that can be refused is refused here, synchronously, before any event.
@@ -109,6 +113,7 @@ export const answerService: (app: App) => AnswerService = perApp((app) => {
   return createAnswerService({
     search: searchService(app),
     config: app.config,
+    localModel: () => localModelState(app).model,
     imageSizes: async (itemId, imageUrl) => {
       const item = (await repo.itemSources([itemId]))[0];
       return item ? sizeFromHtml(`${item.content ?? ''}${item.summary ?? ''}`, imageUrl) : undefined;

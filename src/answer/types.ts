@@ -121,7 +121,9 @@ export type AnswerErrorCode =
   | 'engine_unavailable'
   /** Upstream LLM or web search failed or returned garbage: HTTP 502/503, message names it. */
   | 'upstream_error'
-  | 'upstream_timeout';
+  | 'upstream_timeout'
+  /** Every sequence of the local model is busy and its queue is full: HTTP 429 with Retry-After. */
+  | 'overloaded';
 
 export class AnswerError extends Error {
   readonly code: AnswerErrorCode;

@@ -48,6 +48,9 @@ export function toApiError(e: unknown): ApiError {
         return new ApiError(400, 'model_unavailable', e.message);
       case 'upstream_timeout':
         return new ApiError(503, 'upstream_timeout', e.message);
+      case 'overloaded':
+        // Sonar's overload answer: 429 with Retry-After, which the SDKs retry.
+        return new ApiError(429, 'rate_limit_exceeded', e.message, { 'retry-after': '2' });
       default:
         return new ApiError(503, 'upstream_error', e.message);
     }

@@ -16,6 +16,8 @@
 //   have not exited TIDINGS_DRAIN_SECONDS + 10 s later are killed.
 // - A worker that fails before the first start completed (port taken, bad config) stops the
 //   whole server with its exit code: restarting it would fail the same way.
+// - With a local model (src/answer/local/), a model host process holds the one copy of it that
+//   every worker calls, started before them and stopped after the last one.
 // Slot 1 has the background role (ProcessRole in ../runtime/app.ts); see src/cli/README.md, "Workers".
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:net';
@@ -27,6 +29,7 @@ import { CliError, checkDatabase } from './context.ts';
 import { markServing } from './pid-file.ts';
 import type { WorkerMetrics } from '../observability/cluster.ts';
 import { collectStartupGarbage } from '../runtime/startup-garbage.ts';
+import { selectedModelFile } from '../models/index.ts';
 
 export const WORKER_SLOT_ENV = 'TIDINGS_WORKER_SLOT';
 export const WORKER_BACKGROUND_ENV = 'TIDINGS_WORKER_BACKGROUND';
@@ -184,6 +187,11 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   if (created) log.info({ dataDir: config.dataDir }, 'created a new database');
   if (migrations.length) log.info({ migrations }, 'applied migrations');
 
+  // The model is loaded once for the machine, before the workers that call it start.
+  const machineModel = selectedModelFile(config)
+    ? await (await import('../answer/local/machine.ts')).startMachineModel(config, log)
+    : { env: {}, stop: async () => {} };
+
   const balancing = workerBalancing(config);
   const reserved = balancing === 'reuse-port' ? await reservePort(config) : undefined;
   const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
@@ -265,6 +273,7 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
       [WORKER_SLOT_ENV]: String(slot.n),
       [WORKER_BACKGROUND_ENV]: slot.n === 1 ? '1' : '0',
       ...(reserved ? { [WORKER_REUSE_PORT_ENV]: String(reserved.port) } : {}),
+      ...machineModel.env,
     });
     slot.worker = w;
     slot.startedAt = Date.now();
@@ -368,5 +377,7 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
   process.once('SIGTERM', () => stop('SIGTERM'));
 
   for (const s of slots) fork(s);
-  return finished;
+  const code = await finished;
+  await machineModel.stop();
+  return code;
 }

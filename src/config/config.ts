@@ -283,13 +283,37 @@ export const OPTIONS = {
     env: 'TIDINGS_ENGINE_BY_MODEL',
     kind: 'json',
     default: {},
-    doc: 'Per-model engine choice, JSON like {"sonar":"extractive","sonar-pro":"openai"}. Models not listed use openai when TIDINGS_LLM_BASE_URL is set, else extractive.',
+    doc: 'Per-model engine choice, JSON like {"sonar":"extractive","sonar-pro":"openai"} (engines: local, openai, extractive). Models not listed use the local model when one is selected and loads, else openai when TIDINGS_LLM_BASE_URL is set, else extractive.',
   },
   llmContextTokens: {
     env: 'TIDINGS_LLM_CONTEXT_TOKENS',
     kind: 'int',
     default: 16384,
-    doc: 'Context window of the OpenAI-compatible model, in tokens: retrieved article text is trimmed so the grounded prompt plus the answer fit (servers such as Ollama default to small windows and cut prompts silently).',
+    doc: 'Context window of the model, in tokens: retrieved article text is trimmed so the grounded prompt plus the answer fit (servers such as Ollama default to small windows and cut prompts silently). For the local model: the window of each parallel sequence, capped at what the model was trained on and lowered (to no less than 2048) when memory is short; memory grows with it.',
+  },
+  llmThreads: {
+    env: 'TIDINGS_LLM_THREADS',
+    kind: 'int',
+    default: 0,
+    doc: "CPU threads the local model generates with. 0: the machine's cores less one (more threads than cores slows generation by orders of magnitude).",
+  },
+  llmGpuLayers: {
+    env: 'TIDINGS_LLM_GPU_LAYERS',
+    kind: 'string',
+    default: 'auto',
+    doc: 'Layers of the local model on the GPU: auto (as many as fit in its memory), max, or a number (0: CPU only). Needs a GPU build of the runtime (`npm run gpu -- cuda|vulkan`; Metal on Apple silicon is built in).',
+  },
+  llmParallel: {
+    env: 'TIDINGS_LLM_PARALLEL',
+    kind: 'int',
+    default: 2,
+    doc: 'Answers the local model writes at once (sequences of one context, for the whole machine whatever --workers says).',
+  },
+  llmQueue: {
+    env: 'TIDINGS_LLM_QUEUE',
+    kind: 'int',
+    default: 8,
+    doc: 'Requests that wait for the local model when TIDINGS_LLM_PARALLEL are being written; past that a request is answered 429 with Retry-After.',
   },
   searxngUrl: {
     env: 'TIDINGS_SEARXNG_URL',
@@ -618,6 +642,15 @@ function validate(c: Config): void {
     throw new ConfigError(
       `modelsHubUrl (TIDINGS_MODELS_HUB_URL) must be an http(s) URL like https://huggingface.co, got "${c.modelsHubUrl}"`,
     );
+  if (c.llmThreads < 0)
+    throw new ConfigError(`llmThreads (TIDINGS_LLM_THREADS) must be 0 (automatic) or more, got ${c.llmThreads}`);
+  if (!/^(auto|max|\d+)$/.test(String(c.llmGpuLayers)))
+    throw new ConfigError(
+      `llmGpuLayers (TIDINGS_LLM_GPU_LAYERS) must be auto, max or a number of layers (0: CPU only), got "${c.llmGpuLayers}"`,
+    );
+  if (c.llmParallel < 1)
+    throw new ConfigError(`llmParallel (TIDINGS_LLM_PARALLEL) must be at least 1, got ${c.llmParallel}`);
+  if (c.llmQueue < 0) throw new ConfigError(`llmQueue (TIDINGS_LLM_QUEUE) must be 0 or more, got ${c.llmQueue}`);
 }
 
 function isProxyAddress(entry: string): boolean {

@@ -4,10 +4,14 @@
 //   (and Redis, when limits count there), 503 with Retry-After while it does not or while the
 //   process drains for shutdown, so a balancer sends requests to the other workers or machines.
 // Both name the worker (`serve --workers N`) and pid, so a check can tell which process answered.
+// /readyz's `model` says which engine answers (local, remote, extractive) and, for a local model,
+// where it runs (backend, GPU layers, the host's pid) or why it failed to load (`error`): a
+// failed model does not make the server unready, it answers with the next engine.
 // The reason for a 503 stays generic (the details, with the database's location, go to the log).
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../runtime/app.ts';
 import { perApp } from '../runtime/per-app.ts';
+import { modelRuntimeStatus } from '../models/index.ts';
 
 const state = perApp(() => ({ draining: false, lastError: '' }));
 
@@ -58,6 +62,6 @@ export function healthRoutes(server: FastifyInstance, app: App): void {
     }
     if (s.lastError) app.log.info('ready again: the stores answer');
     s.lastError = '';
-    return { ok: true, ...who() };
+    return { ok: true, ...who(), model: await modelRuntimeStatus() };
   });
 }

@@ -15,6 +15,8 @@ import {
 import type { SearchHit, SearchService } from '../search/types.ts';
 import type { AskScope, Conversation, ConversationMessage, SourceCard } from '../model/web.ts';
 import { createAnswerService } from '../answer/service.ts';
+import { localModelState, PULL_COMMAND, QUOTES_NOTE_TEXT } from '../answer/local/index.ts';
+import type { LocalModel } from '../answer/local/runtime.ts';
 import { EngineRegistry, type EngineConfig } from '../answer/engines/select.ts';
 import { searchService } from '../search/service.ts';
 import { originsOf, userCatalog } from '../library/catalog.ts';
@@ -88,14 +90,18 @@ async function searchScopeOf(app: App, userId: number, scope: AskScope): Promise
 /**
  * Models that can answer with this configuration: the built-in extractive engine answers every
  * model but r1-1776 (no search: it needs a generative model); a model sent to the openai engine
- * needs a configured server.
+ * needs a configured server, one sent to the local engine a loaded model.
  */
-export function availableModels(config: EngineConfig): SonarModel[] {
-  const engines = new EngineRegistry(config);
+export function availableModels(
+  config: EngineConfig,
+  local: () => LocalModel | undefined = () => undefined,
+): SonarModel[] {
+  const engines = new EngineRegistry(config, local);
   const llm = Boolean(config.llmBaseUrl && config.llmModel);
   return SONAR_MODELS.filter((m) => {
     try {
       const kind = engines.kindFor(m);
+      if (kind === 'local') return Boolean(local());
       return kind === 'openai' ? llm : m !== 'r1-1776';
     } catch {
       return false;
@@ -136,8 +142,23 @@ function recordingSearch(base: SearchService): SearchService {
 }
 
 const webAnswerService = perApp((app) =>
-  createAnswerService({ search: recordingSearch(searchService(app)), config: app.config }),
+  createAnswerService({
+    search: recordingSearch(searchService(app)),
+    config: app.config,
+    localModel: () => localModelState(app).model,
+  }),
 );
+
+/** The Ask page's one line while `sonar` answers with quotes (null once a model writes answers). */
+export function answerNote(app: App): { text: string; command: string } | null {
+  try {
+    return new EngineRegistry(app.config, () => localModelState(app).model).kindFor('sonar') === 'extractive'
+      ? { text: QUOTES_NOTE_TEXT, command: PULL_COMMAND }
+      : null;
+  } catch {
+    return null;
+  }
+}
 
 export interface PreparedAsk {
   userId: number;

@@ -38,7 +38,8 @@ import {
   renameFolder,
 } from './manage.ts';
 import { searchArticles } from './search.ts';
-import { answer, availableModels, conversationWithMessages, prepareAsk } from './ask.ts';
+import { answer, answerNote, availableModels, conversationWithMessages, prepareAsk } from './ask.ts';
+import { localModelState } from '../answer/local/index.ts';
 import { loadSettings, updateSettings } from './settings.ts';
 import {
   applyRule,
@@ -157,7 +158,8 @@ async function sessionInfo(c: WebContext, userId: number, sessionToken: string |
     user: { id: user.id, username: user.username, email: user.email, isAdmin: user.isAdmin },
     csrfToken: sessionToken ? await csrfTokenFor(c.app, sessionToken) : null,
     settings: await loadSettings(c.app, user.id),
-    models: availableModels(c.app.config),
+    models: availableModels(c.app.config, () => localModelState(c.app).model),
+    answerNote: answerNote(c.app),
   };
 }
 

@@ -45,6 +45,11 @@ export interface EngineRequest {
   /** Budget for the answer text in tokens (the service enforces the overall max_tokens too). */
   maxTokens?: number;
   sampling: Sampling;
+  /**
+   * Whether the model's own reasoning is shown (<think> of the reasoning models). False: a model
+   * with a thinking mode is asked not to think, since its thoughts would be hidden yet cost tokens.
+   */
+  showsReasoning?: boolean;
   /** The caller's response_format (json_schema / regex), passed to generative engines as is. */
   responseFormat?: unknown;
   signal?: AbortSignal;

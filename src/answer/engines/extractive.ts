@@ -213,7 +213,7 @@ export class ExtractiveEngine implements AnswerEngine {
     if (!req.searched) {
       throw new AnswerError(
         'engine_unavailable',
-        'answering without search needs a generative engine: set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)',
+        'answering without search needs a generative engine: run `npx tidings model pull <name>`, or set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)',
       );
     }
     const promptTokens = countTokens([req.question, ...req.sources.flatMap((s) => s.texts)].join('\n'));

@@ -1,19 +1,16 @@
-// Generative answers from any server speaking OpenAI's /v1/chat/completions (vLLM, llama.cpp
+// The chat backend for any server speaking OpenAI's /v1/chat/completions (vLLM, llama.cpp
 // server, Ollama, LM Studio …) through the official `openai` client: it already implements the
 // wire protocol (SSE parsing, error bodies) that these servers copy. Streamed tokens are passed on
-// as they arrive, `[n]` markers are checked against the sources, reasoning (inline <think> or a
-// separate `reasoning_content` field) is separated from the answer, and every failure becomes an
-// AnswerError naming the server: a watchdog bounds the wait for the first token and between
+// as they arrive (the prompt, `[n]` markers and <think> splitting are generative.ts's, shared with
+// the local model runtime), a separate `reasoning_content` field is the reasoning, and every
+// failure becomes an AnswerError naming the server: a watchdog bounds the wait for the first token and between
 // tokens, so a dead or stalled server never hangs a request.
 import { createRequire } from 'node:module';
 import type OpenAIClient from 'openai';
-import type { AnswerEngine, EngineChunk, EngineRequest, EngineUsage } from './engine.ts';
-import { AnswerError, type FinishReason } from '../types.ts';
-import { CitationMarkerFilter } from './citation-markers.ts';
+import { AnswerError } from '../types.ts';
 import { ThinkSplitter } from './think-splitter.ts';
-import { buildPrompt } from './prompt.ts';
-import { countTokens } from '../tokens.ts';
 import { upstreamChunkSchema } from './upstream-chunk.ts';
+import { type ChatBackend, type ChatCall, type ChatDelta, GenerativeEngine } from './generative.ts';
 
 export interface OpenAICompatibleOptions {
   baseUrl: string;
@@ -29,15 +26,17 @@ export interface OpenAICompatibleOptions {
 let sdk: typeof OpenAIClient | undefined;
 const openaiSdk = (): typeof OpenAIClient => (sdk ??= createRequire(import.meta.url)('openai') as typeof OpenAIClient);
 
-export class OpenAICompatibleEngine implements AnswerEngine {
+/** An OpenAI-compatible server as the chat backend of the generative engine. */
+export class OpenAIChatBackend implements ChatBackend {
   readonly name: string;
-  readonly generative = true;
+  readonly contextTokens: number;
   private readonly opts: OpenAICompatibleOptions;
-  private readonly client: OpenAIClient;
+  readonly client: OpenAIClient;
 
   constructor(opts: OpenAICompatibleOptions) {
     this.opts = opts;
     this.name = `${opts.model} at ${opts.baseUrl}`;
+    this.contextTokens = opts.contextTokens;
     // No retries: a retry doubles the worst-case wait; the caller's client retries if it wants.
     this.client = new (openaiSdk())({
       baseURL: opts.baseUrl,
@@ -48,32 +47,26 @@ export class OpenAICompatibleEngine implements AnswerEngine {
     });
   }
 
-  async *answer(req: EngineRequest): AsyncIterable<EngineChunk> {
-    yield { type: 'cite', order: req.sources.map((s) => s.n), notes: [] };
-    const messages = buildPrompt(req, this.opts.contextTokens);
-    const watchdog = new Watchdog(this.opts.timeoutMs, req.signal);
-    const markers = new CitationMarkerFilter(req.sources.length);
-    const splitter = new ThinkSplitter();
-    let finishReason: FinishReason = 'stop';
-    let upstreamUsage: EngineUsage | undefined;
-    let generated = '';
+  async *stream(call: ChatCall): AsyncIterable<ChatDelta> {
+    const watchdog = new Watchdog(this.opts.timeoutMs, call.signal);
+    const { sampling } = call;
     let sawChunk = false;
     try {
       const stream = await this.client.chat.completions.create(
         {
           model: this.opts.model,
-          messages,
+          messages: call.messages,
           stream: true,
           stream_options: { include_usage: true },
-          ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
-          ...(req.sampling.temperature !== undefined ? { temperature: req.sampling.temperature } : {}),
-          ...(req.sampling.topP !== undefined ? { top_p: req.sampling.topP } : {}),
-          ...(req.sampling.presencePenalty !== undefined ? { presence_penalty: req.sampling.presencePenalty } : {}),
-          ...(req.sampling.frequencyPenalty !== undefined ? { frequency_penalty: req.sampling.frequencyPenalty } : {}),
-          ...(req.sampling.stop?.length ? { stop: req.sampling.stop } : {}),
+          ...(call.maxTokens !== undefined ? { max_tokens: call.maxTokens } : {}),
+          ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
+          ...(sampling.topP !== undefined ? { top_p: sampling.topP } : {}),
+          ...(sampling.presencePenalty !== undefined ? { presence_penalty: sampling.presencePenalty } : {}),
+          ...(sampling.frequencyPenalty !== undefined ? { frequency_penalty: sampling.frequencyPenalty } : {}),
+          ...(sampling.stop?.length ? { stop: sampling.stop } : {}),
           // Not in OpenAI's API, but vLLM and llama.cpp honour it and others ignore it.
-          ...(req.sampling.topK ? { top_k: req.sampling.topK } : {}),
-          ...(req.responseFormat !== undefined ? { response_format: req.responseFormat as never } : {}),
+          ...(sampling.topK ? { top_k: sampling.topK } : {}),
+          ...(call.responseFormat !== undefined ? { response_format: call.responseFormat as never } : {}),
         },
         { signal: watchdog.signal },
       );
@@ -90,19 +83,14 @@ export class OpenAICompatibleEngine implements AnswerEngine {
         const chunk = parsed.data;
         const choice = chunk.choices?.[0];
         const delta = choice?.delta;
+        const d: ChatDelta = {};
         // Reasoning models on DeepSeek-style servers (vLLM, Ollama) stream their thoughts separately.
         const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-        if (reasoning) {
-          generated += reasoning;
-          yield { type: 'reasoning', text: reasoning };
-        }
-        if (delta?.content) {
-          generated += delta.content;
-          for (const part of splitter.push(delta.content)) yield* this.part(part.kind, part.text, markers);
-        }
-        if (choice?.finish_reason) finishReason = choice.finish_reason === 'length' ? 'length' : 'stop';
+        if (reasoning) d.reasoning = reasoning;
+        if (delta?.content) d.content = delta.content;
+        if (choice?.finish_reason) d.finishReason = choice.finish_reason === 'length' ? 'length' : 'stop';
         if (chunk.usage) {
-          upstreamUsage = {
+          d.usage = {
             promptTokens: chunk.usage.prompt_tokens,
             completionTokens: chunk.usage.completion_tokens,
             ...(chunk.usage.completion_tokens_details?.reasoning_tokens
@@ -110,6 +98,7 @@ export class OpenAICompatibleEngine implements AnswerEngine {
               : {}),
           };
         }
+        yield d;
         watchdog.arm();
       }
       // The client ends the iteration quietly when aborted: find out why it ended.
@@ -120,29 +109,22 @@ export class OpenAICompatibleEngine implements AnswerEngine {
     } finally {
       watchdog.stop();
     }
-    for (const part of splitter.flush()) yield* this.part(part.kind, part.text, markers);
-    const rest = markers.flush();
-    if (rest) yield { type: 'text', text: rest };
-    yield {
-      type: 'end',
-      finishReason,
-      usage: upstreamUsage ?? {
-        promptTokens: countTokens(messages.map((m) => m.content).join('\n')),
-        completionTokens: countTokens(generated),
-      },
-    };
+  }
+}
+
+export class OpenAICompatibleEngine extends GenerativeEngine {
+  private readonly opts: OpenAICompatibleOptions;
+  private readonly client: OpenAIClient;
+
+  constructor(opts: OpenAICompatibleOptions) {
+    const backend = new OpenAIChatBackend(opts);
+    super(backend);
+    this.opts = opts;
+    this.client = backend.client;
   }
 
-  private *part(kind: 'reasoning' | 'text', text: string, markers: CitationMarkerFilter): Generator<EngineChunk> {
-    if (kind === 'reasoning') {
-      yield { type: 'reasoning', text };
-      return;
-    }
-    const t = markers.push(text);
-    if (t) yield { type: 'text', text: t };
-  }
-
-  async ask(prompt: string, opts: { maxTokens: number; signal?: AbortSignal }): Promise<string> {
+  // One non-streamed call (servers answer a short plain prompt faster without SSE).
+  override async ask(prompt: string, opts: { maxTokens: number; signal?: AbortSignal }): Promise<string> {
     const watchdog = new Watchdog(this.opts.timeoutMs, opts.signal);
     try {
       const r = await this.client.chat.completions.create(

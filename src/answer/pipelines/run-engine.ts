@@ -30,7 +30,7 @@ export const THINK_CLOSE = '\n</think>\n\n';
 
 export async function* runEngine(run: EngineRun): AsyncGenerator<AnswerEvent> {
   const { deps, engineReq } = run;
-  const it = deps.engine.answer(engineReq)[Symbol.asyncIterator]();
+  const it = deps.engine.answer({ ...engineReq, showsReasoning: run.reasoning })[Symbol.asyncIterator]();
   let content = '';
   let thinkEnd = 0;
   let finishReason: FinishReason = 'stop';

@@ -6,6 +6,7 @@ import { type Command, Option } from 'commander';
 import { withSearchReady } from './search.ts';
 import { type CliContext, CliError } from '../context.ts';
 import { answerService } from '../../answer/service.ts';
+import { EngineRegistry } from '../../answer/engines/select.ts';
 import {
   AnswerError,
   SONAR_MODELS,
@@ -83,6 +84,17 @@ export function registerAskCommands(program: Command, ctx: CliContext): void {
     .action(async (words: string[], o: AskOptions) => {
       const app = await withSearchReady(await ctx.app());
       const model = o.model as SonarModel;
+      // The model this machine runs, if any (loaded here: `tidings ask` is its own process).
+      const { startLocalModel, localModelState, QUOTES_NOTE } = await import('../../answer/local/index.ts');
+      await startLocalModel(app);
+      // Quotes, not written answers: one line on stderr (stdout and --json stay the answer; r1-1776
+      // is refused with its own message).
+      if (
+        !o.json &&
+        model !== 'r1-1776' &&
+        new EngineRegistry(app.config, () => localModelState(app).model).kindFor(model) === 'extractive'
+      )
+        process.stderr.write(`${QUOTES_NOTE}\n`);
       let scope: SearchScope = { kind: 'instance' };
       if (o.user) {
         const u = await app.users.findByName(o.user);

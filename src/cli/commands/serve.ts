@@ -77,6 +77,7 @@ async function serveSingle(config: Config): Promise<void> {
   const { created } = await checkDatabase(config, { create: true });
   const app = await createApp(config, createLogger(config.logLevel, config.logFormat as LogFormat));
   if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
+  await startLocalModelOf(app);
   const { server, url } = await listen(app, config);
   const stopped = untilStopped(app, server, config);
   app.log.info({ url, dataDir: config.dataDir, workers: 1, nodeFlags: process.execArgv }, 'tidings is serving');
@@ -107,6 +108,7 @@ async function serveAsWorker(config: Config): Promise<void> {
   const log = createLogger(config.logLevel, config.logFormat as LogFormat).child({ worker: role.worker });
   const app = await createApp(config, log, role);
   await answerMetricsThroughSupervisor(app, log);
+  await startLocalModelOf(app);
   // Under reuse-port balancing this worker binds the port itself, the one the supervisor chose.
   const reusePort = process.env[WORKER_REUSE_PORT_ENV];
   const { server, url } = await listen(app, config, reusePort ? { port: Number(reusePort), reusePort: true } : {});
@@ -170,6 +172,11 @@ async function answerMetricsThroughSupervisor(app: App, log: Logger): Promise<vo
 
 /** How long a worker's /metrics waits for the supervisor's sum (which waits up to 3 s for each worker). */
 const METRICS_RESULT_WAIT_MS = 10_000;
+
+/** Loads the local model (or connects to the model host) before serving; answer code loads here, not in the supervisor. */
+async function startLocalModelOf(app: App): Promise<void> {
+  await (await import('../../answer/local/index.ts')).startLocalModel(app);
+}
 
 async function listen(
   app: App,

@@ -397,6 +397,15 @@ export async function showAsk(main, r) {
       h(
         'div',
         { class: 'ask-main' },
+        // Without a language model the answers are quotes: say so, and how to get written ones.
+        S.session.answerNote
+          ? h(
+              'p',
+              { class: 'ask-note', id: 'ask-note' },
+              `${S.session.answerNote.text} `,
+              h('code', null, S.session.answerNote.command),
+            )
+          : null,
         h('div', { id: 'thread', class: 'thread' }),
         h(
           'form',
