@@ -400,7 +400,7 @@ async function refreshListed(
   // does not wait on the next claim, without holding feeds (and places on hosts) long before this
   // process gets to them: the places it does not need go to the other processes.
   const slots = app.config.fetchConcurrency;
-  const ahead = Math.max(2, Math.ceil(slots / 4));
+  const ahead = Math.max(2, Math.ceil(slots / 2));
   const batchSize = Math.max(8, slots * 2);
   const hosts = new HostQueues(listed, app.config.perHostConcurrency);
   const queue: FeedRecord[] = [];
@@ -472,7 +472,8 @@ async function refreshListed(
         // Counted from here, so a refill never sees a host full with nothing in flight to free it.
         inFlight++;
         // Claim the next batch before this one runs dry, so fetch slots do not wait on the claim.
-        if (queue.length < ahead && hosts.hasReady() && !refilling) void startRefill().catch(() => {});
+        // (When half of those ahead are gone: a claim of a few feeds each time one starts cost a statement a feed.)
+        if (queue.length <= ahead / 2 && hosts.hasReady() && !refilling) void startRefill().catch(() => {});
         return f;
       }
       if (!hosts.pending && !deferred.length && !refilling) return undefined;
