@@ -27,6 +27,8 @@ interface CaseResult {
   firstWallS: number;
   unchangedCpuS: number;
   unchangedWallS: number;
+  /** PostgreSQL: the database server's CPU during the unchanged refresh (same cores), else NaN. */
+  unchangedDbCpuS: number;
   feeds: number;
   notModified: number;
   failed: number;
@@ -65,6 +67,13 @@ async function child(root: string, urls: string[], dataDir: string, databaseUrl:
     return { s, cpuS: (c.user + c.system) / 1e6, wallS: (performance.now() - t0) / 1000 };
   };
   const first = await cycle();
+  // The database server's data folder, to read its CPU time from /proc (NaN when not readable).
+  const { testSql } = await src('store/testing.ts');
+  const { postgresServerCpuS } = await import('./process-cpu.ts');
+  const pgData = databaseUrl
+    ? ((await testSql(app).prepare("SELECT current_setting('data_directory') AS d").get()) as { d: string }).d
+    : null;
+  const db0 = pgData ? postgresServerCpuS(pgData) : Number.NaN;
   // BENCH_PROFILE_DIR: a CPU profile of the unchanged refresh alone (the first one is a different story).
   const profileDir = process.env.BENCH_PROFILE_DIR;
   const { Session } = await import('node:inspector/promises');
@@ -75,6 +84,7 @@ async function child(root: string, urls: string[], dataDir: string, databaseUrl:
     await session.post('Profiler.start');
   }
   const unchanged = await cycle();
+  const unchangedDbCpuS = pgData ? postgresServerCpuS(pgData) - db0 : Number.NaN;
   if (session) {
     const { profile } = await session.post('Profiler.stop');
     const { writeFileSync } = await import('node:fs');
@@ -87,6 +97,7 @@ async function child(root: string, urls: string[], dataDir: string, databaseUrl:
     firstWallS: first.wallS,
     unchangedCpuS: unchanged.cpuS,
     unchangedWallS: unchanged.wallS,
+    unchangedDbCpuS,
     feeds: unchanged.s.feeds,
     notModified: unchanged.s.notModified,
     failed: first.s.failed + unchanged.s.failed,
@@ -146,7 +157,7 @@ async function main(): Promise<void> {
     `refresh scaling, ${new Date().toISOString()}, node ${process.version}, ${backend.databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${items} items a feed, load ${load()}`,
   );
   console.log(
-    'round  shape  feeds  tree       first CPU s  first wall s  unchanged CPU s  unchanged wall s  unchanged CPU ms/feed  load1',
+    'round  shape  feeds  tree       first CPU s  first wall s  unchanged CPU s  unchanged wall s  unchanged CPU ms/feed  load1  unchanged database CPU s',
   );
   const results = new Map<string, number[]>();
   for (let round = 1; round <= rounds; round++)
@@ -165,7 +176,7 @@ async function main(): Promise<void> {
           const key = `${shape}/${n}/${tree.name}`;
           results.set(key, [...(results.get(key) ?? []), r.unchangedCpuS]);
           console.log(
-            `${String(round).padStart(5)}  ${shape.padEnd(5)}  ${String(n).padStart(5)}  ${tree.name.padEnd(9)}  ${r.firstCpuS.toFixed(2).padStart(11)}  ${r.firstWallS.toFixed(2).padStart(12)}  ${r.unchangedCpuS.toFixed(2).padStart(15)}  ${r.unchangedWallS.toFixed(2).padStart(16)}  ${((r.unchangedCpuS / n) * 1000).toFixed(2).padStart(21)}  ${loadavg()[0]!.toFixed(2).padStart(5)}`,
+            `${String(round).padStart(5)}  ${shape.padEnd(5)}  ${String(n).padStart(5)}  ${tree.name.padEnd(9)}  ${r.firstCpuS.toFixed(2).padStart(11)}  ${r.firstWallS.toFixed(2).padStart(12)}  ${r.unchangedCpuS.toFixed(2).padStart(15)}  ${r.unchangedWallS.toFixed(2).padStart(16)}  ${((r.unchangedCpuS / n) * 1000).toFixed(2).padStart(21)}  ${loadavg()[0]!.toFixed(2).padStart(5)}  ${Number.isNaN(r.unchangedDbCpuS) ? '' : r.unchangedDbCpuS.toFixed(2).padStart(24)}`,
           );
         }
   worker.postMessage({ close: true });
