@@ -6,7 +6,7 @@
 //        [--call contents|ids150]  [--out FILE.cpuprofile]
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { request } from 'undici';
 import { generateLibrary } from './library.ts';
@@ -102,3 +102,4 @@ for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15))
   console.log(`  ${((v / total) * 100).toFixed(1).padStart(5)} %  ${(v / 1000 / requests).toFixed(2)} ms/req  ${k}`);
 session.disconnect();
 await app.close();
+rmSync(dataDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { rmSync } from 'node:fs';
 import pino from 'pino';
 import { createApp, type App } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
@@ -97,6 +98,7 @@ test('a teaser check whose article host never answers DNS gives up within the DN
   } finally {
     await app.close();
     await server.close();
+    rmSync(app.config.dataDir, { recursive: true, force: true });
   }
 });
 
@@ -125,5 +127,6 @@ test('hung article pages never hold the fetch slots the feeds of the next round 
     // Closing cancels the hung checks; a cancelled check records nothing.
     await app.close();
     await server.close();
+    rmSync(app.config.dataDir, { recursive: true, force: true });
   }
 });
