@@ -95,10 +95,12 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 30_000;
 // workerData.hosts > 1: the same feeds are also served on that many loopback addresses
-// (127.0.1.1, 127.0.1.2, …; Linux answers on all of 127/8), so a refresh can spread feeds over
-// several hosts, as real subscriptions are (feed claims keep one host to one process at a time).
+// (127.0.1.1 … 127.0.1.250, then 127.0.2.1 …; Linux answers on all of 127/8), so a refresh can
+// spread feeds over several hosts, as real subscriptions are (feed claims keep one host to one
+// process at a time).
 const hosts = Number((workerData as { hosts?: number }).hosts ?? 1);
-const extra = hosts > 1 ? Array.from({ length: hosts }, (_, h) => `127.0.1.${h + 1}`) : [];
+const extra =
+  hosts > 1 ? Array.from({ length: hosts }, (_, h) => `127.0.${1 + Math.floor(h / 250)}.${(h % 250) + 1}`) : [];
 const listenOn = (s: http.Server, address: string, port = 0) =>
   new Promise<string>((r) => s.listen(port, address, () => r(`${address}:${(s.address() as AddressInfo).port}`)));
 const others = extra.map(() => {

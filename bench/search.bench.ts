@@ -45,7 +45,44 @@ function fmt(q: Quality, base?: Quality): string {
   return `recall@10 ${q.recall10.toFixed(3)}${d(q.recall10, base?.recall10)}  success@5 ${q.success5.toFixed(3)}${d(q.success5, base?.success5)}  MRR@10 ${q.mrr10.toFixed(3)}${d(q.mrr10, base?.mrr10)}`;
 }
 
+const USAGE = `npm run bench:search [-- options]: search quality on the news corpus, then latency and build rate
+  (no option)               quality + 100k generated passages
+  --scale 1m                also 1M passages (about 15 min, ~2 GB of disk in /tmp)
+  --no-100k                 with --scale 1m: the 1M size only
+  --no-scale                quality only
+  --no-quality              scale only
+  --data DIR                keep the generated index in DIR and reuse it next time
+  --backend sqlite|postgres|both   the scale run's backend (postgres: a throwaway cluster)
+  --database-url URL        the scale run on this PostgreSQL database
+  --help, -h                this text`;
+
+const FLAGS = new Set(['--scale', '--no-100k', '--no-scale', '--no-quality', '--data', '--backend', '--database-url']);
+const WITH_VALUE = new Set(['--scale', '--data', '--backend', '--database-url']);
+
+/** The options' problem, or null: an unknown option must not start a run of many minutes. */
+export function checkArgs(argv: string[]): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!FLAGS.has(a)) return `unknown option ${JSON.stringify(a)}`;
+    if (WITH_VALUE.has(a) && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--'))) return `${a} needs a value`;
+    if (WITH_VALUE.has(a)) i++;
+  }
+  const scale = argv.indexOf('--scale');
+  if (scale >= 0 && argv[scale + 1] !== '1m') return `--scale takes 1m, got ${JSON.stringify(argv[scale + 1])}`;
+  return null;
+}
+
 async function main(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
+  const problem = checkArgs(argv);
+  if (problem) {
+    console.error(`${problem}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   const dir = newsCorpusDir(SHARED);
   if (!dir) {
     console.log(`skipped: ${SHARED}/corpus/news is not present`);

@@ -419,6 +419,7 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
       'B gets only the feed on a host A does not hold',
     );
     assert.deepEqual(b.held.sort(), ids.slice(0, 4).sort(), "A's feeds and the feed on A's host wait");
+    assert.deepEqual(b.hostFull, [ids[3]], 'nobody holds the feed on the full host: the host is what it waits for');
     assert.equal(await refreshClaims.claimOne(ids[0]!, 'B', 60_000), undefined, 'refresh now waits too');
     assert.ok(await refreshClaims.isClaimed(ids[0]!));
 
@@ -431,6 +432,7 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
       [ids[3]],
     );
     assert.deepEqual(b2.held, [ids[2]]);
+    assert.deepEqual(b2.hostFull, [], 'held by A, not refused for its host');
     // A stops renewing: once its claim has run out, B takes the feed.
     // (Its last renewal gave the claim 1 ms: leases run by the database's clock, so time must pass.)
     assert.equal(await refreshClaims.renew('A', 1), 1);
@@ -453,9 +455,10 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
     const c = await refreshClaims.claimListed(five, 'C', opts);
     assert.deepEqual(c.claimed.map((f) => f.id).sort(), five.slice(0, 2));
     assert.deepEqual(c.held, [five[2]]);
+    assert.deepEqual(c.hostFull, [five[2]]);
     await refreshClaims.release(five, 'C');
     const later = await refreshClaims.claimListed(ids, 'A', { ...opts, dueBy: -1 });
-    assert.deepEqual(later, { claimed: [], held: [] });
+    assert.deepEqual(later, { claimed: [], held: [], hostFull: [] });
 
     // Jobs: one holder at a time; the holder alone completes; an expired lease is taken over.
     const job = (id: string, createdAt: number) =>
@@ -566,7 +569,11 @@ test('feed claims expire by the database clock: a process whose clock is a day o
   // B runs a day ahead: A's claim (a minute of lease left) is still A's.
   const realNow = Date.now.bind(Date);
   t.mock.method(Date, 'now', () => realNow() + 86_400_000);
-  assert.deepEqual(await feedClaims(b).claimListed([feed.id], Infinity), { claimed: [], held: [feed.id] });
+  assert.deepEqual(await feedClaims(b).claimListed([feed.id], Infinity), {
+    claimed: [],
+    held: [feed.id],
+    hostFull: [],
+  });
   assert.equal(await feedClaims(b).claimOne(feed.id), undefined, 'refresh now waits for it too');
   assert.equal(await feedClaims(b).isClaimed(feed.id), true);
 

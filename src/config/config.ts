@@ -157,6 +157,12 @@ export const OPTIONS = {
     default: 10000,
     doc: 'TCP/TLS connect time limit, in ms.',
   },
+  dnsTimeoutMs: {
+    env: 'TIDINGS_DNS_TIMEOUT_MS',
+    kind: 'int',
+    default: 5000,
+    doc: 'Time limit of one DNS lookup of the fetcher (feeds, article pages, icons), in ms. A name looked up while an earlier lookup of it is still out waits for that one.',
+  },
   maxBodyBytes: {
     env: 'TIDINGS_MAX_BODY_BYTES',
     kind: 'int',
@@ -615,6 +621,7 @@ function validate(c: Config): void {
   if (c.maxIntervalMinutes < c.minIntervalMinutes)
     throw new ConfigError('maxIntervalMinutes must be at least minIntervalMinutes');
   if (c.claimLeaseSeconds < 1) throw new ConfigError('claimLeaseSeconds must be at least 1');
+  if (c.dnsTimeoutMs < 1) throw new ConfigError('dnsTimeoutMs (TIDINGS_DNS_TIMEOUT_MS) must be at least 1 ms');
   if (c.fetchConcurrency < 1 || c.perHostConcurrency < 1)
     throw new ConfigError('fetch concurrency limits must be at least 1');
   if (c.defaultTier < 0 || c.defaultTier > 5) throw new ConfigError('defaultTier must be 0-5');

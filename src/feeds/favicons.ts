@@ -96,7 +96,15 @@ async function fetchIcon(
     if (!data) return 'the inline icon is not a base64 image (or is too large)';
   } else {
     try {
-      data = (await feedEngine(app).fetcher.fetch({ url, signal, maxBytes: ICON_MAX_BYTES, accept: ICON_ACCEPT })).body;
+      data = (
+        await feedEngine(app).fetcher.fetch({
+          url,
+          signal,
+          maxBytes: ICON_MAX_BYTES,
+          accept: ICON_ACCEPT,
+          failFastOnHost: true,
+        })
+      ).body;
     } catch (e) {
       if (e instanceof FeedError && e.code === 'too_large')
         return `icon at ${url} is larger than ${ICON_MAX_BYTES / 1024} KiB`;
@@ -130,6 +138,7 @@ export async function lookUpFavicon(
       signal,
       maxBytes: PAGE_MAX_BYTES,
       accept: HTML_ACCEPT,
+      failFastOnHost: true,
     });
     if (/html/i.test(page.contentType ?? 'text/html'))
       candidates.push(...findIconLinks(page.body.toString('utf8'), page.url));

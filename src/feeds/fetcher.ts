@@ -2,6 +2,7 @@
 // same pool, guard and limits, with a failure turned into a FeedError once, here, so the feed
 // pipeline and the domains above it (webhooks, WebSub, full text, favicons) see one error type.
 import { HttpClient, parseFeedUrl as parseHttpUrl, type FetcherConfig, type FetchRequest } from '../net/http-client.ts';
+import type { LookupAll } from '../net/address-guard.ts';
 import { NetError } from '../net/errors.ts';
 import { feedErrorOf } from './errors.ts';
 
@@ -11,8 +12,8 @@ const asFeedError = (e: unknown): unknown => (e instanceof NetError ? feedErrorO
 
 export class FeedFetcher {
   private readonly client: HttpClient;
-  constructor(cfg: FetcherConfig) {
-    this.client = new HttpClient(cfg);
+  constructor(cfg: FetcherConfig, opts: { lookup?: LookupAll } = {}) {
+    this.client = new HttpClient(cfg, opts);
   }
 
   async fetch(req: FetchRequest): ReturnType<HttpClient['fetch']> {

@@ -28,7 +28,10 @@ export class FeedClaims {
   }
 
   /** Claims the listed feeds still due by `dueBy` (Unix s); see RefreshClaimRepository.claimListed. */
-  async claimListed(ids: readonly number[], dueBy: number): Promise<{ claimed: FeedRecord[]; held: number[] }> {
+  async claimListed(
+    ids: readonly number[],
+    dueBy: number,
+  ): Promise<{ claimed: FeedRecord[]; held: number[]; hostFull: number[] }> {
     const r = await this.app.store.refreshClaims.claimListed(ids, this.owner, {
       dueBy,
       leaseMs: this.leaseMs,

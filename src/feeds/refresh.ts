@@ -19,6 +19,7 @@ import { refreshFavicons } from './favicons.ts';
 import { maintainWebSub, noteHub } from './websub/websub.ts';
 import { observeFeedFetch } from '../observability/events.ts';
 import { feedClaims } from './refresh-claims.ts';
+import { HostQueues } from './scheduler/host-queues.ts';
 
 const PUBLISH_SAMPLE = 20;
 
@@ -339,16 +340,22 @@ export interface RefreshDueOptions {
 /**
  * Refreshes every due feed with at most config.fetchConcurrency in flight (fetch, parse and store
  * together, so neither the network nor the database is flooded); per-host limits apply inside.
- * The due feeds are listed once, then claimed in batches as the fetches go (refresh-claims.ts):
- * feeds another process holds, or on a host at its limit, are tried again after the rest; feeds that
- * another process refreshed meanwhile are no longer due and are left out. So several processes
- * refreshing at once fetch each due feed once, and this pass ends when every listed feed is done
- * (here or elsewhere).
+ * The due feeds are listed once into per-host queues (host-queues.ts), then claimed as fetch slots
+ * free up (refresh-claims.ts), each feed once unless another process holds it or its host: a claim
+ * asks only for feeds of hosts this process has room on, so feeds waiting for their host cost
+ * nothing until a fetch on that host ends. Feeds another process holds, or on a host other
+ * processes fill, are tried again after a wait that grows while they stay held; feeds another
+ * process refreshed meanwhile are no longer due and are left out. So several processes refreshing
+ * at once fetch each due feed once, and this pass ends when every listed feed is done (here or
+ * elsewhere).
  */
 export async function refreshDue(app: App, opts: RefreshDueOptions = {}): Promise<RefreshSummary> {
   const t0 = performance.now();
   const dueBy = opts.all ? Infinity : nowS();
-  const listed = (await feedEngine(app).feeds.listDue(dueBy, opts.limit ?? 1_000_000)).map((f) => f.id);
+  const listed = (await feedEngine(app).feeds.listDue(dueBy, opts.limit ?? 1_000_000)).map((f) => ({
+    id: f.id,
+    url: f.url,
+  }));
   // A large pass (a first refresh after an import, a server back after a day off) mostly writes:
   // it runs with the store set for a batch workload (SQLite: no memory map, a 16 MB page cache),
   // which took a server's 1,000-feed first refresh from 487-499 MB peak RSS to 317-403 MB
@@ -367,10 +374,13 @@ const BATCH_GC_EVERY_FEEDS = 100;
 /** Due feeds in one pass from which refreshDue runs with the store set for a batch workload. */
 export const LARGE_PASS_FEEDS = 100;
 
+/** Ids per claim when feeds left waiting are tried again (a claim's statement stays short). */
+const RETRY_SLICE = 500;
+
 async function refreshListed(
   app: App,
   opts: RefreshDueOptions,
-  listed: number[],
+  listed: { id: number; url: string }[],
   dueBy: number,
   t0: number,
   gcEvery: number,
@@ -386,45 +396,68 @@ async function refreshListed(
     refreshedElsewhere: 0,
     durationMs: 0,
   };
-  // A batch keeps every fetch slot busy until the next claim, without holding feeds (and hosts)
-  // long before this process gets to them.
-  const batchSize = Math.max(8, app.config.fetchConcurrency * 2);
+  // Claims run a little ahead of the fetch slots (`ahead` feeds claimed and waiting), so a slot
+  // does not wait on the next claim, without holding feeds (and places on hosts) long before this
+  // process gets to them: the places it does not need go to the other processes.
+  const slots = app.config.fetchConcurrency;
+  const ahead = Math.max(2, Math.ceil(slots / 2));
+  const batchSize = Math.max(8, slots * 2);
+  const hosts = new HostQueues(listed, app.config.perHostConcurrency);
   const queue: FeedRecord[] = [];
+  // Feeds another process holds, or whose host other processes fill: tried again after a wait.
   let deferred: number[] = [];
-  let cursor = 0;
+  let retryAt = 0;
   let backoffMs = 50;
   let inFlight = 0;
   let released = Promise.withResolvers<void>();
   const aborted = () => opts.signal?.aborted ?? false;
   const take = async (ids: number[]): Promise<number> => {
     const r = await claims.claimListed(ids, dueBy);
+    const got = new Set<number>();
+    for (const f of r.claimed) got.add(f.id);
+    hosts.answered(ids, got);
     r.claimed.sort((a, b) => a.nextFetchAt - b.nextFetchAt || a.id - b.id);
     queue.push(...r.claimed);
-    deferred.push(...r.held);
+    if (r.held.length) {
+      deferred.push(...r.held);
+      // A host other processes fill is left alone until the retry: asking again at once would be
+      // refused again. A feed another process holds says nothing of its host's other feeds.
+      for (const id of r.hostFull) hosts.block(id);
+      retryAt ||= Date.now() + backoffMs;
+    }
     summary.refreshedElsewhere += ids.length - r.claimed.length - r.held.length;
     return r.claimed.length;
   };
   const refill = async (): Promise<void> => {
-    if (cursor < listed.length) {
-      const ids = listed.slice(cursor, cursor + batchSize);
-      cursor += ids.length;
-      await take(ids);
+    const asked = hosts.ask(slots + ahead - queue.length - inFlight);
+    if (asked.length) {
+      await take(asked);
       return;
     }
-    // Only feeds held elsewhere, or on hosts at their limit, are left: try them again when this
-    // process frees a place (one of its fetches ends), or after a wait that grows while they stay held.
-    const retry = deferred;
-    deferred = [];
-    let got = 0;
-    let k = 0;
-    for (; k < retry.length && got < batchSize; k += 500) got += await take(retry.slice(k, k + 500));
-    deferred.push(...retry.slice(k));
-    if (got) backoffMs = 50;
-    else if (deferred.length) {
-      await (inFlight > 0
-        ? Promise.race([released.promise, sleep(backoffMs, opts.signal)])
-        : sleep(backoffMs, opts.signal));
-      backoffMs = Math.min(backoffMs * 2, 2000);
+    if (deferred.length && Date.now() >= retryAt) {
+      // Only feeds held elsewhere, or on hosts others fill, are left to ask for: try them again.
+      const retry = deferred;
+      deferred = [];
+      retryAt = 0;
+      hosts.unblockAll();
+      let got = 0;
+      let k = 0;
+      for (; k < retry.length && got < batchSize; k += RETRY_SLICE) got += await take(retry.slice(k, k + RETRY_SLICE));
+      deferred.push(...retry.slice(k));
+      // At most one retry per wait, however the fetches end: the waiting list costs time, not feeds squared.
+      backoffMs = got ? 50 : Math.min(backoffMs * 2, 2000);
+      retryAt = Date.now() + backoffMs;
+      return;
+    }
+    // Nothing left to claim (a claim ahead of need found the last feeds taken): the pass ends with the fetches in flight.
+    if (!deferred.length && !hosts.pending) return;
+    // Every host with feeds left is at its limit here, or waits for the retry: wait for a place
+    // (one of this process's fetches ends) or for the retry, whichever comes first.
+    // (No timer when only a place is awaited: one per fetch ending was a tenth of an unchanged refresh's CPU.)
+    if (!deferred.length && inFlight > 0) await released.promise;
+    else {
+      const wait = deferred.length ? Math.max(0, retryAt - Date.now()) : 50;
+      await (inFlight > 0 ? Promise.race([released.promise, sleep(wait, opts.signal)]) : sleep(wait, opts.signal));
     }
   };
   let refilling: Promise<void> | null = null;
@@ -436,11 +469,14 @@ async function refreshListed(
     while (!aborted()) {
       const f = queue.shift();
       if (f) {
+        // Counted from here, so a refill never sees a host full with nothing in flight to free it.
+        inFlight++;
         // Claim the next batch before this one runs dry, so fetch slots do not wait on the claim.
-        if (queue.length < batchSize / 2 && cursor < listed.length && !refilling) void startRefill().catch(() => {});
+        // (When half of those ahead are gone: a claim of a few feeds each time one starts cost a statement a feed.)
+        if (queue.length <= ahead / 2 && hosts.hasReady() && !refilling) void startRefill().catch(() => {});
         return f;
       }
-      if (cursor >= listed.length && !deferred.length && !refilling) return undefined;
+      if (!hosts.pending && !deferred.length && !refilling) return undefined;
       await startRefill();
     }
     return undefined;
@@ -449,11 +485,11 @@ async function refreshListed(
   const worker = async () => {
     for (let feed = await nextFeed(); feed; feed = await nextFeed()) {
       let r: RefreshResult;
-      inFlight++;
       try {
         r = await refreshFeed(app, feed, { signal: opts.signal, claimed: true });
       } finally {
         await claims.release([feed.id]);
+        hosts.done(feed.id);
         inFlight--;
         released.resolve();
         released = Promise.withResolvers<void>();

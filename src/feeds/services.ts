@@ -6,6 +6,7 @@ import { reportMemoryUse } from '../observability/events.ts';
 import type { App } from '../runtime/app.ts';
 import type { FeedRepository, ItemRepository, SubscriptionRepository } from '../store/repositories.ts';
 import { FeedFetcher } from './fetcher.ts';
+import type { LookupAll } from '../net/address-guard.ts';
 import { ParsePool, parseWorkerCount } from './parse-pool/parse-pool.ts';
 
 export interface FeedEngine {
@@ -17,8 +18,18 @@ export interface FeedEngine {
   parsePool: ParsePool;
 }
 
+const dnsLookups = new WeakMap<App, LookupAll>();
+
+/**
+ * The DNS lookup the App's fetcher resolves names with, instead of dns.lookup (tests: a name that
+ * never answers). Set before the App's first fetch.
+ */
+export function useDnsLookup(app: App, lookup: LookupAll): void {
+  dnsLookups.set(app, lookup);
+}
+
 export const feedEngine: (app: App) => FeedEngine = perApp((app) => {
-  const fetcher = new FeedFetcher(app.config);
+  const fetcher = new FeedFetcher(app.config, { lookup: dnsLookups.get(app) });
   const parsePool = new ParsePool(parseWorkerCount(app.config.parseWorkers));
   reportMemoryUse(app, 'parse_workers_heap', () => parsePool.heapBytes());
   app.onClose(async () => {

@@ -14,7 +14,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { NetError } from './errors.ts';
+import { NetError, formatDuration } from './errors.ts';
 
 const ADVICE = '(set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow)';
 
@@ -100,10 +100,63 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/** A `lookup` for net/tls.connect that resolves the name and keeps only addresses we may connect to. */
-export function guardedLookup(allowPrivate: boolean) {
+/** dns.lookup's shape, with every address (`all: true`): what guardedLookup resolves names with. */
+export type LookupAll = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
+
+/**
+ * `lookup` with a deadline, one lookup of a name out at a time: getaddrinfo cannot be cancelled
+ * and holds one of libuv's four threads while it waits, so names that never answer (1,000 new
+ * feeds whose article host is gone) must neither each start their own lookup nor wait without end.
+ * A caller past its deadline gets a 'dns' NetError; the lookup still out serves later callers.
+ */
+export function lookupWithDeadline(lookup: LookupAll, timeoutMs: number): LookupAll {
+  const out = new Map<string, ((err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void)[]>();
+  return (hostname, options, callback) => {
+    const key = `${hostname}\0${options.family ?? 0}\0${options.hints ?? 0}`;
+    let done = false;
+    const timer = setTimeout(() => {
+      if (done) return;
+      done = true;
+      const e = new NetError('dns', `DNS lookup of ${hostname} did not answer within ${formatDuration(timeoutMs)}`);
+      callback(e as unknown as NodeJS.ErrnoException, []);
+    }, timeoutMs);
+    timer.unref();
+    const answer = (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      callback(err, addresses);
+    };
+    const waiting = out.get(key);
+    if (waiting) {
+      waiting.push(answer);
+      return;
+    }
+    out.set(key, [answer]);
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      const all = out.get(key) ?? [];
+      out.delete(key);
+      for (const cb of all) cb(err, addresses);
+    });
+  };
+}
+
+/**
+ * A `lookup` for net/tls.connect that resolves the name (within `timeoutMs`, with `lookup`:
+ * dns.lookup unless a test gives its own) and keeps only addresses we may connect to.
+ */
+export function guardedLookup(allowPrivate: boolean, opts: { timeoutMs?: number; lookup?: LookupAll } = {}) {
+  const resolve = lookupWithDeadline(opts.lookup ?? (dns.lookup as unknown as LookupAll), opts.timeoutMs ?? 5000);
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err instanceof NetError) {
+        callback(err as unknown as NodeJS.ErrnoException, '');
+        return;
+      }
       if (err) {
         const msg =
           err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'ENODATA'

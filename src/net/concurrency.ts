@@ -27,18 +27,25 @@ export class Semaphore {
   }
 }
 
-/** One semaphore per host (created on demand, dropped when idle), inside one global semaphore. */
+/**
+ * One semaphore per host (created on demand, dropped when idle), inside one global semaphore.
+ * Background work (article pages) has global slots of its own, half as many: a page whose host
+ * never answers must not hold a slot a feed of the refresh waits for. Hosts are shared: a site
+ * gets no more fetches at once, feeds and pages together, than the per-host limit.
+ */
 export class HostLimiter {
   private readonly hosts = new Map<string, Semaphore>();
   private readonly global: Semaphore;
+  private readonly background: Semaphore;
   private readonly perHost: number;
   constructor(globalLimit: number, perHost: number) {
     this.global = new Semaphore(globalLimit);
+    this.background = new Semaphore(Math.ceil(globalLimit / 2));
     this.perHost = perHost;
   }
 
   /** Host slot first, then a global slot: a queue of one busy host never holds global slots. */
-  run<T>(host: string, fn: () => Promise<T>): Promise<T> {
+  run<T>(host: string, fn: () => Promise<T>, background = false): Promise<T> {
     let sem = this.hosts.get(host);
     if (!sem) {
       sem = new Semaphore(this.perHost);
@@ -46,7 +53,7 @@ export class HostLimiter {
     }
     const s = sem;
     return s
-      .run(() => this.global.run(fn))
+      .run(() => (background ? this.background : this.global).run(fn))
       .finally(() => {
         if (s.idle) this.hosts.delete(host);
       });

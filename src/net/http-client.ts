@@ -9,8 +9,9 @@ import type { Agent, Dispatcher } from 'undici';
 import { STATUS_CODES } from 'node:http';
 import type { Config } from '../config/config.ts';
 import { NetError, formatDuration } from './errors.ts';
-import { checkHostLiteral, guardedLookup } from './address-guard.ts';
+import { checkHostLiteral, guardedLookup, type LookupAll } from './address-guard.ts';
 import { HostLimiter } from './concurrency.ts';
+import { HostProbe } from './host-probe.ts';
 import { readBody, tooLarge } from './read-body.ts';
 import { cacheMaxAgeSeconds, headerString, retryAfterSeconds } from './http-headers.ts';
 
@@ -25,6 +26,17 @@ export interface FetchRequest {
   maxBytes?: number;
   /** Accept header (default: feed types first). */
   accept?: string;
+  /**
+   * Work beside the refresh (article pages: full text, teaser checks; icons): it shares the
+   * per-host limits but has global slots of its own, so it never holds the slots the feeds'
+   * fetches need; and a host found unreachable fails the other such fetches at once (host-probe.ts).
+   */
+  background?: boolean;
+  /**
+   * Only the last part of `background`: fail at once on a host found unreachable (icons, looked
+   * up at the end of a round, which must not wait for slots that article pages hold).
+   */
+  failFastOnHost?: boolean;
 }
 
 export interface FetchResponse {
@@ -54,6 +66,7 @@ export type FetcherConfig = Pick<
   Config,
   | 'fetchTimeoutMs'
   | 'connectTimeoutMs'
+  | 'dnsTimeoutMs'
   | 'maxBodyBytes'
   | 'maxRedirects'
   | 'userAgent'
@@ -155,8 +168,13 @@ export class HttpClient {
   private readonly limiter: HostLimiter;
   private readonly cfg: FetcherConfig;
 
-  constructor(cfg: FetcherConfig) {
+  private readonly lookup: LookupAll | undefined;
+  private readonly probe = new HostProbe();
+
+  /** `lookup`: how names are resolved (dns.lookup; tests give their own: an edge we do not own). */
+  constructor(cfg: FetcherConfig, opts: { lookup?: LookupAll } = {}) {
     this.cfg = cfg;
+    this.lookup = opts.lookup;
     this.limiter = new HostLimiter(cfg.fetchConcurrency, cfg.perHostConcurrency);
   }
 
@@ -165,7 +183,13 @@ export class HttpClient {
     this.client ??= import('undici').then(({ Agent, request }) => ({
       request,
       agent: new Agent({
-        connect: { timeout: this.cfg.connectTimeoutMs, lookup: guardedLookup(this.cfg.allowPrivateNetworks) },
+        connect: {
+          timeout: this.cfg.connectTimeoutMs,
+          lookup: guardedLookup(this.cfg.allowPrivateNetworks, {
+            timeoutMs: this.cfg.dnsTimeoutMs,
+            lookup: this.lookup,
+          }),
+        },
         keepAliveTimeout: 10_000,
         connections: this.cfg.perHostConcurrency,
       }),
@@ -175,7 +199,18 @@ export class HttpClient {
 
   fetch(req: FetchRequest): Promise<FetchResponse> {
     const start = parseFeedUrl(req.url);
-    return this.limiter.run(start.host, () => this.fetchHops(start, req));
+    const run = () =>
+      this.limiter.run(
+        start.host,
+        // Cancelled while waiting for a slot (shutdown): it goes no further.
+        () =>
+          req.signal?.aborted
+            ? Promise.reject(new NetError('network', 'fetch cancelled (shutting down)'))
+            : this.fetchHops(start, req),
+        req.background,
+      );
+    // A feed's own failure is recorded on the feed (with its back-off): only background work is gated.
+    return req.background || req.failFastOnHost ? this.probe.run(start.host, run) : run();
   }
 
   private async fetchHops(first: URL, req: FetchRequest): Promise<FetchResponse> {

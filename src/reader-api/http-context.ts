@@ -20,7 +20,8 @@ export interface ReaderContext {
 
 export type EndpointKind = 'read' | 'write';
 
-type Result = string | { json: string | Buffer } | { text: string; type: string } | void;
+/** `afterSend`: called once the response is sent or the connection is gone (a reused buffer is free again). */
+type Result = string | { json: string | Buffer; afterSend?: () => void } | { text: string; type: string } | void;
 
 export function sendError(
   reply: FastifyReply,
@@ -91,7 +92,10 @@ export function endpoint(
       if (reply.sent) return reply;
       if (out === undefined) return reply.type('text/plain; charset=utf-8').send('OK');
       if (typeof out === 'string') return reply.type('text/plain; charset=utf-8').send(out);
-      if ('json' in out) return reply.type('application/json; charset=utf-8').send(out.json);
+      if ('json' in out) {
+        if (out.afterSend) reply.raw.once('close', out.afterSend);
+        return reply.type('application/json; charset=utf-8').send(out.json);
+      }
       return reply.type(out.type).send(out.text);
     } catch (e) {
       if (e instanceof LibraryError) return sendError(reply, e.status, e.message);

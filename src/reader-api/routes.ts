@@ -7,8 +7,8 @@ import { ReaderError } from './errors.ts';
 import { writeToken } from '../auth/authenticate.ts';
 import { feedStreamId, formatStreamId, labelStreamId, parseStreamId, READING_LIST, type StreamId } from './ids.ts';
 import { lenientDecode } from '../http/params.ts';
-import { streamContentsJson } from './item-json.ts';
-import { itemContents, streamContents, streamItemIds, streamTitle } from './stream-service.ts';
+import { type RenderedItems, type StreamEnvelope, streamContentsJson } from './item-json.ts';
+import { itemContents, pageBuffers, streamContents, streamItemIds, streamTitle } from './stream-service.ts';
 import { MAX_CONTENTS_N, MAX_IDS_N, parseStreamRequest } from './stream-request.ts';
 import { editTags, markAllAsRead } from './item-state-service.ts';
 import {
@@ -123,22 +123,30 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
   }));
   route('/tag/list', 'read', async (ctx) => json({ tags: await tagList(app, ctx.userId) }));
 
+  // A page is written into a reused buffer, given back once the response is sent.
+  const pageReply = (env: StreamEnvelope, items: RenderedItems) => {
+    let release = () => {};
+    const json = streamContentsJson(env, items, (size) => {
+      const taken = pageBuffers(app).take(size);
+      release = taken.release;
+      return taken.buf;
+    });
+    return { json, afterSend: () => release() };
+  };
   const contents = async (ctx: ReaderContext) => {
     const stream = streamFromPath(ctx);
     const req = parseStreamRequest(ctx.params, ctx.userId, MAX_CONTENTS_N);
     const page = await streamContents(app, ctx.userId, stream, req);
-    return {
-      json: streamContentsJson(
-        {
-          id: formatStreamId(stream),
-          title: page.title ?? (await streamTitle(app, ctx.userId, stream)),
-          selfHref: selfHref(app, ctx.req),
-          updatedUs: page.newestUs || Date.now() * 1000,
-          continuation: page.continuation,
-        },
-        page.itemsJson,
-      ),
-    };
+    return pageReply(
+      {
+        id: formatStreamId(stream),
+        title: page.title ?? (await streamTitle(app, ctx.userId, stream)),
+        selfHref: selfHref(app, ctx.req),
+        updatedUs: page.newestUs || Date.now() * 1000,
+        continuation: page.continuation,
+      },
+      page.items,
+    );
   };
   route('/stream/contents', 'read', contents);
   route('/stream/contents/*', 'read', contents);
@@ -173,17 +181,15 @@ export function registerReaderRoutes(f: FastifyInstance, app: App): void {
       ctx.userId,
       ctx.params.all('i').filter((i) => i.trim()),
     );
-    return {
-      json: streamContentsJson(
-        {
-          id: formatStreamId(READING_LIST),
-          title: 'Reading List',
-          selfHref: selfHref(app, ctx.req),
-          updatedUs: page.newestUs || Date.now() * 1000,
-        },
-        page.itemsJson,
-      ),
-    };
+    return pageReply(
+      {
+        id: formatStreamId(READING_LIST),
+        title: 'Reading List',
+        selfHref: selfHref(app, ctx.req),
+        updatedUs: page.newestUs || Date.now() * 1000,
+      },
+      page.items,
+    );
   });
 
   route('/edit-tag', 'write', (ctx) =>

@@ -6,7 +6,7 @@ import { reportMemoryUse } from '../observability/events.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
-import { ItemBodyCache, itemsJson } from './item-json.ts';
+import { ItemBodyCache, PageBuffers, renderItems as itemParts, type RenderedItems } from './item-json.ts';
 import { readerStore } from '../library/repositories.ts';
 import type { PageToRender } from '../store/repositories.ts';
 import { catalogAt, lastCatalog, originsOf, userCatalog, type UserCatalog } from '../library/catalog.ts';
@@ -14,8 +14,8 @@ import { buildFilter, subscribedFeedId } from '../library/stream-filter.ts';
 import { encodeContinuation, MAX_CONTENTS_N, type StreamRequest } from './stream-request.ts';
 
 export interface ItemsPage {
-  /** JSON array of the items, UTF-8. */
-  itemsJson: Buffer;
+  /** The items, ready to be written into the page (item-json.ts, streamContentsJson). */
+  items: RenderedItems;
   continuation?: string;
   /** Newest crawl time on the page (µs), for `updated`. */
   newestUs: number;
@@ -49,6 +49,13 @@ function continuationOf<T extends { crawledUs: number; itemId: number }>(rows: T
   return encodeContinuation({ crawledUs: last.crawledUs, itemId: last.itemId });
 }
 
+/** Buffers the stream/contents pages are written into, reused (item-json.ts, PageBuffers). */
+export const pageBuffers = perApp((app) => {
+  const pages = new PageBuffers();
+  reportMemoryUse(app, 'reader_page_buffers', () => pages.byteSize);
+  return pages;
+});
+
 const bodyCache = perApp((app) => {
   const cache = new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024);
   reportMemoryUse(app, 'reader_item_cache', () => cache.byteSize);
@@ -59,14 +66,14 @@ const bodyCache = perApp((app) => {
  * The page's JSON from what one read gave (items, tags, versions): bodies come from the cache
  * (read only for the items it lacks), origins from the catalog.
  */
-async function renderItems(app: App, userId: number, page: PageToRender, catalog: UserCatalog): Promise<Buffer> {
+async function renderItems(app: App, userId: number, page: PageToRender, catalog: UserCatalog): Promise<RenderedItems> {
   const store = readerStore(app);
   const { items } = page;
   const [bodies, origins] = await Promise.all([
     bodyCache(app).bodiesFor(items, page.itemsVersion, (ids) => store.streams.bodies(ids)),
     originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
   ]);
-  return itemsJson(items, bodies, origins, page.tags);
+  return itemParts(items, bodies, origins, page.tags);
 }
 
 function newestOf(items: ReaderItemState[]): number {
@@ -93,7 +100,7 @@ export async function streamContents(
   }
   const continuation = continuationOf(page.items, req.limit);
   return {
-    itemsJson: await renderItems(app, userId, page, catalog),
+    items: await renderItems(app, userId, page, catalog),
     continuation,
     newestUs: newestOf(page.items),
     title: await streamTitle(app, userId, stream, catalog),
@@ -132,7 +139,7 @@ export async function itemContents(app: App, userId: number, rawIds: string[]): 
   const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
   const page = await readerStore(app).streams.byIdsToRender(userId, ids);
   const catalog = await catalogAt(app, userId, page.catalogVersion);
-  return { itemsJson: await renderItems(app, userId, page, catalog), newestUs: newestOf(page.items) };
+  return { items: await renderItems(app, userId, page, catalog), newestUs: newestOf(page.items) };
 }
 
 /** Title of a stream for the stream/contents envelope; `catalog`: the one the request already holds. */

@@ -534,14 +534,15 @@ export interface RefreshClaimRepository {
    * claimed by nobody, as long as their host has fewer than `perHost` live claims in all (by any
    * owner, these included): claims bound what is fetched at once, so the per-host limit holds
    * across processes. `claimed` are the feeds now held by `owner` for `leaseMs`; `held` the ids
-   * still due that someone holds or whose host is at its limit: try them later. The other ids
-   * (fetched meanwhile, unsubscribed, gone) need nothing more.
+   * still due that someone holds or whose host is at its limit: try them later; `hostFull` those
+   * of `held` that nobody holds, left only because their host is at its limit (asking for more
+   * of that host now is in vain). The other ids (fetched meanwhile, unsubscribed, gone) need nothing more.
    */
   claimListed(
     ids: readonly number[],
     owner: string,
     opts: { dueBy: number; leaseMs: number; perHost: number },
-  ): Promise<{ claimed: FeedRecord[]; held: number[] }>;
+  ): Promise<{ claimed: FeedRecord[]; held: number[]; hostFull: number[] }>;
   /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
   claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined>;
   /** Extends every claim of `owner` to `leaseMs` from now; returns how many. */

@@ -55,6 +55,7 @@ export async function fetchArticle(
       signal,
       maxBytes: app.config.fullTextMaxBytes,
       accept: PAGE_ACCEPT,
+      background: true,
     });
   } catch (e) {
     if (e instanceof FeedError && e.code === 'too_large') {
@@ -120,21 +121,35 @@ export async function fetchFullTextForFeed(
 
 /**
  * Teaser detection: the feed's text against the page's readable text on a sample of recent items.
- * A teaser feed carries less than half of the article (median over the sample).
+ * A teaser feed carries less than half of the article (median over the sample). The pages are
+ * fetched at once (in the background: the fetcher's per-host limits and HostProbe apply); when none can be read the check gives up,
+ * logging why, and the feed is checked again after TEASER_RECHECK_S. A cancelled check records nothing.
  */
 export async function checkTeaser(app: App, feedId: number, signal?: AbortSignal): Promise<boolean | null> {
   const sample = await fullTextStore(app).sample(feedId, TEASER_SAMPLE);
-  const ratios: number[] = [];
-  for (const c of sample) {
-    try {
-      const a = await fetchArticle(app, c.url, signal);
-      const feedText = htmlToText(c.content ?? c.summary ?? '').length;
-      ratios.push(feedText / a.textLength);
-    } catch {
-      /* a page that cannot be read says nothing about the feed */
-    }
-  }
+  const reasons: string[] = [];
+  // (A host that cannot be reached fails its other pages at once: the fetcher's HostProbe.)
+  const ratios = (
+    await Promise.all(
+      sample.map(async (c) => {
+        try {
+          const a = await fetchArticle(app, c.url, signal);
+          return htmlToText(c.content ?? c.summary ?? '').length / a.textLength;
+        } catch (e) {
+          // A page that cannot be read says nothing about the feed.
+          reasons.push(`${c.url}: ${e instanceof FeedError ? e.message : `internal error: ${(e as Error).message}`}`);
+          return null;
+        }
+      }),
+    )
+  ).filter((r): r is number => r !== null);
+  if (signal?.aborted) return null;
   if (!ratios.length) {
+    if (reasons.length)
+      app.log.warn(
+        { feedId, reasons: [...new Set(reasons)] },
+        `teaser check gave up: no article page could be read (${reasons[0]}); checked again in ${TEASER_RECHECK_S / 86_400} days`,
+      );
     await fullTextStore(app).setTeaserUnknown(feedId, nowS());
     return null;
   }

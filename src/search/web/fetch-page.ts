@@ -24,6 +24,7 @@ export const pageFetcher: (app: App) => PageFetcher = perApp((app) => {
   const fetcher = new HttpClient({
     fetchTimeoutMs: Math.min(c.fetchTimeoutMs, PAGE_FETCH_TIMEOUT_MS),
     connectTimeoutMs: Math.min(c.connectTimeoutMs, PAGE_FETCH_TIMEOUT_MS),
+    dnsTimeoutMs: Math.min(c.dnsTimeoutMs, PAGE_FETCH_TIMEOUT_MS),
     maxBodyBytes: Math.min(c.maxBodyBytes, MAX_PAGE_BYTES),
     maxRedirects: c.maxRedirects,
     userAgent: c.userAgent,

@@ -25,8 +25,8 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
     ids: readonly number[],
     owner: string,
     o: { dueBy: number; leaseMs: number; perHost: number },
-  ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
-    if (!ids.length) return { claimed: [], held: [] };
+  ): Promise<{ claimed: FeedRecord[]; held: number[]; hostFull: number[] }> {
+    if (!ids.length) return { claimed: [], held: [], hostFull: [] };
     const dueBy = Number.isFinite(o.dueBy) ? o.dueBy : BIG;
     return this.db.transaction(async () => {
       await this.db.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
@@ -49,15 +49,18 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
           [ids, dueBy, owner, o.leaseMs, o.perHost],
         )
       ).map(toFeed);
-      const held = (
-        await this.db.rows<{ id: number }>(
-          `SELECT f.id FROM feeds f WHERE f.id = ANY($1::bigint[]) AND f.next_fetch_at <= $2
+      const rows = await this.db.rows<{ id: number; live: boolean | null }>(
+        `SELECT f.id, f.refresh_claimed_until >= ${NOW_MS} AS live FROM feeds f
+          WHERE f.id = ANY($1::bigint[]) AND f.next_fetch_at <= $2
             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
             AND f.refresh_claimed_by IS DISTINCT FROM $3`,
-          [ids, dueBy, owner],
-        )
-      ).map((r) => r.id);
-      return { claimed, held };
+        [ids, dueBy, owner],
+      );
+      return {
+        claimed,
+        held: rows.map((r) => Number(r.id)),
+        hostFull: rows.filter((r) => !r.live).map((r) => Number(r.id)),
+      };
     });
   }
 

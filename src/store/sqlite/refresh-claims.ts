@@ -22,8 +22,8 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
     ids: readonly number[],
     owner: string,
     o: { dueBy: number; leaseMs: number; perHost: number },
-  ): Promise<{ claimed: FeedRecord[]; held: number[] }> {
-    if (!ids.length) return { claimed: [], held: [] };
+  ): Promise<{ claimed: FeedRecord[]; held: number[]; hostFull: number[] }> {
+    if (!ids.length) return { claimed: [], held: [], hostFull: [] };
     const list = JSON.stringify(ids);
     const dueBy = Number.isFinite(o.dueBy) ? o.dueBy : Number.MAX_SAFE_INTEGER;
     return transaction(this.db, () => {
@@ -41,12 +41,12 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
                 RETURNING *`)
           .all(owner, o.leaseMs, list, dueBy, o.perHost) as unknown as FeedRow[]
       ).map(toFeed);
-      const held = (
-        this.s.get(`SELECT f.id ${LISTED_DUE} AND f.refresh_claimed_by IS NOT ?`).all(list, dueBy, owner) as {
-          id: number;
-        }[]
-      ).map((r) => r.id);
-      return { claimed, held };
+      const rows = this.s
+        .get(
+          `SELECT f.id, f.refresh_claimed_until >= ${DB_NOW_MS} AS live ${LISTED_DUE} AND f.refresh_claimed_by IS NOT ?`,
+        )
+        .all(list, dueBy, owner) as { id: number; live: number | null }[];
+      return { claimed, held: rows.map((r) => r.id), hostFull: rows.filter((r) => !r.live).map((r) => r.id) };
     });
   }
 
