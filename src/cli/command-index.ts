@@ -78,4 +78,9 @@ export const COMMAND_INDEX: readonly CommandSummary[] = [
     term: 'webhook',
     description: 'outgoing webhooks: POST signed JSON to a URL on new items or starring',
   },
+  {
+    name: 'model',
+    term: 'model',
+    description: 'models for answers written on this machine: download (pull), list, pick (use), remove',
+  },
 ];
