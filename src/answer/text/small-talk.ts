@@ -3,12 +3,12 @@
 // reply that says what Tidings does instead. The list is closed on purpose: a message is small talk
 // only when all of it is one of these phrases, so no real question is ever caught.
 
-const GREETING = String.raw`(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|day)|hi there|hello there|hey there)`;
-const THANKS = String.raw`(thanks|thank you|thank you very much|thanks a lot|many thanks|cheers|ta|thx|ty)`;
-const HOW_ARE_YOU = String.raw`(how are you( doing)?( today)?|how's it going|how are things|what's up|sup)`;
-const ABOUT_YOU = String.raw`(who are you|what are you|what can you do|what do you do|how do you work|help|help me|what can i ask( you)?)`;
-const BYE = String.raw`(bye|goodbye|good bye|see you|see ya|good night)`;
-const ACK = String.raw`(ok|okay|cool|great|nice|got it|sounds good|awesome|perfect)`;
+const GREETING = `(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|day)|hi there|hello there|hey there)`;
+const THANKS = `(thanks|thank you|thank you very much|thanks a lot|many thanks|cheers|ta|thx|ty)`;
+const HOW_ARE_YOU = `(how are you( doing)?( today)?|how's it going|how are things|what's up|sup)`;
+const ABOUT_YOU = `(who are you|what are you|what can you do|what do you do|how do you work|help|help me|what can i ask( you)?)`;
+const BYE = `(bye|goodbye|good bye|see you|see ya|good night)`;
+const ACK = `(ok|okay|cool|great|nice|got it|sounds good|awesome|perfect)`;
 
 const SMALL_TALK = new RegExp(
   String.raw`^(?:${GREETING}|${THANKS}|${HOW_ARE_YOU}|${ABOUT_YOU}|${BYE}|${ACK})(?:[\s,]+(?:${GREETING}|${THANKS}|${HOW_ARE_YOU}|${ABOUT_YOU}|${BYE}|tidings|there|friend|everyone))*$`,
