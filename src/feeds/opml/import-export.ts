@@ -45,10 +45,9 @@ export async function importOpml(
       `the OPML file is ${bytes} bytes; at most ${app.config.maxOpmlBytes} are accepted (TIDINGS_MAX_OPML_BYTES)`,
     );
   }
-  // The parser (feedsmith) is loaded on first use: the server otherwise never needs it on this thread.
-  const { parseOpmlSubscriptions } = await import('./opml.ts');
-  const entries = parseOpmlSubscriptions(xml);
-  const { feeds, subscriptions } = feedEngine(app);
+  // Parsed on a parse worker, under its time limit: the file is untrusted input (issue 25.2).
+  const { feeds, subscriptions, parsePool } = feedEngine(app);
+  const entries = await parsePool.parseOpml(xml);
   const result: OpmlImportResult = { imported: 0, alreadySubscribed: 0, skipped: [] };
   const subscribed = new Set((await subscriptions.list(userId)).map((s) => s.feed.url));
   const planned: { url: string; entry: OpmlSubscription; folder: string | undefined }[] = [];

@@ -59,11 +59,11 @@ test('parses of one feed (same affinity key) go to one worker, in order, so its 
   }
 });
 
-test('automatic pool size: one less than the cores, at most 2; an explicit size wins', async () => {
+test('automatic pool size: one less than the cores, at least 1, at most 2; an explicit size wins', async () => {
   const { parseWorkerCount } = await import('./parse-pool.ts');
   assert.deepEqual(
     [1, 2, 3, 4, 16].map((cores) => parseWorkerCount(-1, cores)),
-    [0, 1, 2, 2, 2],
+    [1, 1, 2, 2, 2],
   );
   assert.equal(parseWorkerCount(0, 8), 0);
   assert.equal(parseWorkerCount(3, 2), 3);
