@@ -6,11 +6,12 @@
 // - gpt-tokenizer 4.0.0's merge rescans the whole piece for the lowest-ranked pair at each merge,
 //   so it is quadratic in the length of one regex piece. The o200k pattern bounds digit runs but
 //   not runs of letters, punctuation or whitespace: 80,000 'M' froze the server for 44 s, and an
-//   article with a 120,000-character run froze it on every chat question citing it. The same
-//   known bug is open in tiktoken (#195; its Rust core later gained a heap merge for long pieces),
-//   js-tiktoken (PRs #101, #156) and ai-tokenizer (#6); gpt-tokenizer has no fix. Here a piece
-//   longer than HEAP_FROM bytes is merged with a min-heap keyed (rank, position), the same
-//   "lowest rank, leftmost first" order as the scan, so counts are exact (the tests compare with
+//   article with a 120,000-character run froze it on every chat question citing it. The same bug
+//   is reported for tiktoken (#195; per its PR #551 the Rust core now merges pieces of 100+ bytes
+//   with a heap), js-tiktoken (PRs #101, #156, open) and ai-tokenizer (#6, open); gpt-tokenizer
+//   4.0.0 has no fix (our report: docs/upstream/gpt-tokenizer-bpe.md). Here a piece of HEAP_FROM
+//   bytes or more is merged with a min-heap keyed (rank, position), the same "lowest rank,
+//   leftmost first" order as the scan, so the ids are the same (the tests compare with
 //   gpt-tokenizer on the news corpus and on random and adversarial strings) and a piece of n
 //   bytes costs O(n log n).
 // - gpt-tokenizer's encoder builds a 200k-entry Map, a sorted binary table and a 100k-entry merge
