@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { countTokens, encodeTokens, MAX_TOKEN_BYTES, truncateToTokens } from './tokens.ts';
+import { countTokens, encodeTokens, MAX_TOKEN_BYTES, truncateToTokens, warmTokenizer } from './tokens.ts';
 import { hasNews, readArticles } from './testing/news-corpus.ts';
 
 type Lib = {
@@ -12,6 +12,16 @@ type Lib = {
 };
 const lib = createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as Lib;
 const plain = { disallowedSpecial: new Set<string>() };
+
+// First: the vocabulary must not be loaded yet.
+test('warmTokenizer reads the vocabulary in slices, letting other work run in between', async () => {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 0);
+  await warmTokenizer();
+  clearInterval(timer);
+  assert.ok(ticks >= 10, `only ${ticks} timer callbacks ran while it loaded`);
+  assert.equal(countTokens('hello world'), 2);
+});
 
 function sameAsLib(text: string): void {
   const theirs = lib.encode(text, plain);

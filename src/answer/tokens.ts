@@ -14,9 +14,11 @@
 //   leftmost first" order as the scan, so the ids are the same (the tests compare with
 //   gpt-tokenizer on the news corpus and on random and adversarial strings) and a piece of n
 //   bytes costs O(n log n).
-// - gpt-tokenizer's encoder builds a 200k-entry Map, a sorted binary table and a 100k-entry merge
-//   cache that grows with the text counted. Here one Map from each token's bytes (a latin1 string)
-//   to its rank, built on first use (an idle server never pays it: test/lazy-loading.test.ts);
+// - gpt-tokenizer's encoder compiles a 2.4 MB JavaScript table, then builds a 200k-entry Map, a
+//   sorted binary table and a merge cache that grows with the text counted: 0.2-2 s on the first
+//   answer, holding every request. Here one Map from each token's bytes (a latin1 string) to its
+//   rank, read from the package's o200k_base.tiktoken data file; the server reads it in slices
+//   in the background once it listens (warmTokenizer), other processes on first use.
 //   bench/token-count.bench.ts measures both loads.
 //
 // Two differences from gpt-tokenizer, both towards tiktoken's reference ids: special-token text
@@ -24,6 +26,8 @@
 // made a chat message quoting it a server error), and U+FEFF is merged into its token 5574
 // (gpt-tokenizer's TextDecoder strips a leading BOM when it looks the merged bytes up, so it never
 // forms that token: 1 of the 5,386 news articles counts one token fewer here).
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
 interface Vocabulary {
@@ -41,27 +45,71 @@ const HEAP_FROM = 64;
 let vocabulary: Vocabulary | undefined;
 let splitPattern: RegExp | undefined;
 
-function vocab(): Vocabulary {
-  if (vocabulary) return vocabulary;
-  const require = createRequire(import.meta.url);
-  const path = require.resolve('gpt-tokenizer/cjs/bpeRanks/o200k_base');
-  const raw = require(path) as { default: readonly (string | readonly number[] | undefined)[] };
-  const ranks = raw.default;
-  const rank = new Map<string, number>();
-  const bytes: string[] = new Array(ranks.length);
-  for (let r = 0; r < ranks.length; r++) {
-    const v = ranks[r];
-    if (v === undefined) continue;
-    const b = typeof v === 'string' ? toBytes(v) : String.fromCharCode(...v);
-    rank.set(b, r);
-    bytes[r] = b;
+// The vocabulary as tiktoken publishes it (one "base64-of-the-token-bytes rank" line per token),
+// shipped in gpt-tokenizer's data/: read as data, not compiled as a 2.4 MB JavaScript module.
+const require = createRequire(import.meta.url);
+const VOCABULARY_FILE = require.resolve('gpt-tokenizer/data/o200k_base.tiktoken');
+/** Lines parsed between yields when the vocabulary is loaded in the background. */
+const LINES_PER_SLICE = 2_500;
+
+function emptyVocabulary(): Vocabulary {
+  return { rank: new Map(), bytes: [] };
+}
+
+/** Adds lines [from, to) of the vocabulary file to v; returns where the next line starts. */
+function addLines(v: Vocabulary, text: string, from: number, lines: number): number {
+  let at = from;
+  for (let n = 0; n < lines && at < text.length; n++) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const space = text.indexOf(' ', at);
+    if (space > at && space < end) {
+      const bytes = Buffer.from(text.slice(at, space), 'base64').toString('latin1');
+      const r = Number(text.slice(space + 1, end));
+      v.rank.set(bytes, r);
+      v.bytes[r] = bytes;
+    }
+    at = end + 1;
   }
-  // The raw table (strings and arrays) is no longer needed: let it be collected.
-  delete require.cache[path];
+  return at;
+}
+
+function finish(v: Vocabulary): Vocabulary {
+  if (v.rank.size < 199_000)
+    throw new Error(`${VOCABULARY_FILE}: expected the o200k vocabulary, read ${v.rank.size} tokens`);
   const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX: RegExp };
   splitPattern = new RegExp(constants.O200K_TOKEN_SPLIT_REGEX.source, 'gu');
-  vocabulary = { rank, bytes };
-  return vocabulary;
+  vocabulary = v;
+  return v;
+}
+
+function vocab(): Vocabulary {
+  if (vocabulary) return vocabulary;
+  const v = emptyVocabulary();
+  addLines(v, readFileSync(VOCABULARY_FILE, 'latin1'), 0, Infinity);
+  return finish(v);
+}
+
+let warming: Promise<void> | undefined;
+
+/**
+ * Loads the vocabulary in slices that yield to other work (2,500 tokens, a few ms each), for the server to call
+ * once it listens: loading it on the first answer held every request of the process for 0.3-2 s
+ * (issue 26.4). A count needed before it is done loads it at once, as before.
+ */
+export function warmTokenizer(): Promise<void> {
+  warming ??= (async () => {
+    if (vocabulary) return;
+    const text = await readFile(VOCABULARY_FILE, 'latin1');
+    const v = emptyVocabulary();
+    for (let at = 0; at < text.length; ) {
+      if (vocabulary) return;
+      at = addLines(v, text, at, LINES_PER_SLICE);
+      await new Promise((r) => setImmediate(r));
+    }
+    if (!vocabulary) finish(v);
+  })();
+  return warming;
 }
 
 /** UTF-8 bytes of s as a latin1 string (one char per byte); ASCII is returned as is. */
@@ -191,8 +239,25 @@ function merge(piece: string, rank: Map<string, number>): number[] {
   return starts;
 }
 
+/** Texts this long are remembered with their count: one request counts its question 2-3 times. */
+const REMEMBER_FROM_CHARS = 16 * 1024;
+const REMEMBER_UP_TO_CHARS = 1024 * 1024;
+const remembered = new Map<string, number>();
+
 export function countTokens(text: string): number {
   if (!text) return 0;
+  if (text.length >= REMEMBER_FROM_CHARS && text.length <= REMEMBER_UP_TO_CHARS) {
+    const known = remembered.get(text);
+    if (known !== undefined) return known;
+    const n = countPieces(text);
+    if (remembered.size >= 4) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(text, n);
+    return n;
+  }
+  return countPieces(text);
+}
+
+function countPieces(text: string): number {
   const { rank } = vocab();
   let count = 0;
   eachPiece(text, (piece) => {
