@@ -49,7 +49,7 @@ async function serverHolds(): Promise<number> {
 
 test('no hostile request holds the server: /healthz answers within 200 ms throughout', {
   timeout: 900_000,
-}, async () => {
+}, async (t) => {
   const rows: string[] = [];
   let ordinary = 0;
   for (const request of ORDINARY) {
