@@ -95,7 +95,7 @@ const runs: [string, (n: number) => string][] = [
   ['spaces', (n) => `${' '.repeat(n)}x`],
 ];
 for (const [name, make] of runs) {
-  for (const n of [10_000, 40_000, 120_000, 1_048_576]) {
+  for (const n of [10_000, 40_000, 120_000, 262_144, 1_048_576]) {
     const s = make(n);
     const o = best(() => countTokens(s));
     let line = `${name.padEnd(16)} ${String(n).padStart(9)} chars: ours ${o.toFixed(1)} ms`;

@@ -152,7 +152,7 @@ export const ORDINARY: Attack[] = [
   { name: 'chat: an ordinary question', run: (t, s) => chat(t, 'What happened at the harbor this week?', s) },
   {
     name: 'web subscribe: an ordinary feed',
-    run: (t, s) => web(t, 'POST', '/feeds', { url: `${t.base}/ordinary.xml` }, s),
+    run: (t, s) => web(t, 'POST', '/feeds', { url: `${t.base}/ordinary.xml?${Math.random()}` }, s),
   },
 ];
 
