@@ -116,3 +116,42 @@ test('once idle for a moment, a worker past the idle recycle size exits at once 
     await pool.close();
   }
 });
+
+test("a page's feed and icon links and OPML files are read on the workers, like on this thread", async () => {
+  const { OpmlError } = await import('../opml/opml-error.ts');
+  const pool = new ParsePool(1);
+  const inline = new ParsePool(0);
+  const page = Buffer.from(
+    '<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml" title="Feed">' +
+      '<link rel="icon" href="/i.png" sizes="32x32"></head><body>x</body></html>',
+  );
+  const opml = '<opml version="2.0"><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
+  try {
+    for (const p of [pool, inline]) {
+      assert.deepEqual(await p.findFeedLinks(page, 'https://e.org/blog/', 'text/html'), [
+        { url: 'https://e.org/feed.xml', title: 'Feed', type: 'application/rss+xml' },
+      ]);
+      assert.deepEqual(await p.findIconLinks(page, 'https://e.org/blog/'), ['https://e.org/i.png']);
+      assert.deepEqual(await p.parseOpml(opml), [
+        { xmlUrl: 'https://a.example/feed', title: 'A', htmlUrl: null, folders: [] },
+      ]);
+      await assert.rejects(p.parseOpml('<opml><body>'), OpmlError);
+    }
+  } finally {
+    await pool.close();
+  }
+});
+
+test('an OPML file over the time limit is refused with an OpmlError naming the limit', async () => {
+  const { OpmlError } = await import('../opml/opml-error.ts');
+  const pool = new ParsePool(1, 1); // 1 ms: nothing finishes in time
+  try {
+    await assert.rejects(
+      pool.parseOpml('<opml version="2.0"><body><outline xmlUrl="https://a.example/feed"/></body></opml>'),
+      (e: unknown) =>
+        e instanceof OpmlError && /could not be read: reading the OPML file took longer than/.test(e.message),
+    );
+  } finally {
+    await pool.close();
+  }
+});
