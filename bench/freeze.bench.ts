@@ -7,11 +7,13 @@
 //   node bench/freeze.bench.ts --root /tmp/base --root .     baseline, then this checkout
 //   node bench/freeze.bench.ts --only quickadd --skip "1 MiB" --timeout 60
 //   node bench/freeze.bench.ts --profile /tmp/prof           --cpu-prof of each server process
+// Ordinary requests of the same kinds (an ordinary question, an ordinary feed) are measured first,
+// in the same run: on a loaded machine they hold /healthz for a while too.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { tempDataDir } from '../test/helpers.ts';
-import { ATTACKS, seedData, startHostileOrigin, underAttack, type Attack } from '../test/freeze-attacks.ts';
+import { ATTACKS, ORDINARY, seedData, startHostileOrigin, underAttack, type Attack } from '../test/freeze-attacks.ts';
 import { startServeProcess, type ServeProcess } from './serve-process.ts';
 
 const { values } = parseArgs({
@@ -25,7 +27,9 @@ const { values } = parseArgs({
 });
 const roots = (values.root ?? ['.']).map((r) => resolve(r));
 const timeoutMs = Number(values.timeout) * 1000;
-const chosen = ATTACKS.filter(
+// Ordinary requests of the same kinds first (after one warm-up each): on a loaded machine they
+// hold /healthz too, which is the figure to compare the attacks with.
+const chosen = [...ORDINARY, ...ATTACKS].filter(
   (a) =>
     (!values.only || values.only.some((o) => a.name.includes(o))) &&
     !(values.skip ?? []).some((o) => a.name.includes(o)),
@@ -44,6 +48,7 @@ try {
     };
     if (values.profile) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${values.profile}`;
     let server: ServeProcess = await startServeProcess(dataDir, 1, env, root);
+    for (const warm of ORDINARY) await underAttack({ url: server.url, base: origin.base, key }, warm, timeoutMs);
     const row = new Map<string, string>();
     results.set(root, row);
     for (const attack of chosen) {

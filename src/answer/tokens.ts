@@ -64,7 +64,7 @@ function addLines(v: Vocabulary, text: string, from: number, lines: number): num
     if (end < 0) end = text.length;
     const space = text.indexOf(' ', at);
     if (space > at && space < end) {
-      const bytes = Buffer.from(text.slice(at, space), 'base64').toString('latin1');
+      const bytes = atob(text.slice(at, space));
       const r = Number(text.slice(space + 1, end));
       v.rank.set(bytes, r);
       v.bytes[r] = bytes;
