@@ -52,7 +52,8 @@ export async function startHostileOrigin(): Promise<{ base: string; close(): Pro
       res.end(craftedFeed(path));
     } else if (path === '/page.html') {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(page('/crafted-page.xml'));
+      // A new feed URL each time, so that a second discovery parses it again.
+      res.end(page(`/crafted-page.xml?${Math.random()}`));
     } else {
       res.writeHead(404);
       res.end();
@@ -96,7 +97,7 @@ export interface Target {
 
 export interface Attack {
   name: string;
-  /** One request; resolves with its status and the start of its body. */
+  /** One request (new feed URLs each time, so it can be repeated); resolves with its status and the start of its body. */
   run(t: Target, signal: AbortSignal): Promise<string>;
 }
 
@@ -165,10 +166,13 @@ export const ATTACKS: Attack[] = [
     name: 'web Ask: the same question',
     run: (t, s) => web(t, 'POST', '/ask', { question: CITING_QUESTION }, s),
   },
-  { name: 'Reader quickadd: a crafted feed', run: (t, s) => quickadd(t, `${t.base}/crafted-quickadd.xml`, s) },
+  {
+    name: 'Reader quickadd: a crafted feed',
+    run: (t, s) => quickadd(t, `${t.base}/crafted-quickadd.xml?${Math.random()}`, s),
+  },
   {
     name: 'web subscribe: a crafted feed',
-    run: (t, s) => web(t, 'POST', '/feeds', { url: `${t.base}/crafted-web.xml` }, s),
+    run: (t, s) => web(t, 'POST', '/feeds', { url: `${t.base}/crafted-web.xml?${Math.random()}` }, s),
   },
   {
     name: 'web discover: a page announcing a crafted feed',

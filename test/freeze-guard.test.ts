@@ -3,7 +3,8 @@
 // TIDINGS_TEST_DATABASE_URL) gets each hostile input of the attacks (test/freeze-attacks.ts) while
 // this process polls /healthz every 20 ms: every poll must answer within 200 ms throughout. The
 // machine is shared: when ordinary requests of the same kinds (ORDINARY) already hold /healthz
-// longer, the limit is twice their slowest, measured in the same run. The server's own event-loop
+// longer, the limit is twice their slowest, measured in the same run; an attack over the limit is
+// run again, and fails only when over it both times (a freeze is, every time). The server's own event-loop
 // watch (tidings_event_loop_blocked_seconds in /metrics) is reported beside each figure. Before the fixes the same inputs held /healthz for 0.4 s to over 12 minutes
 // (BENCHMARKS.md, "Freezes on hostile input"; bench/freeze.bench.ts).
 import { after, before, test } from 'node:test';
@@ -66,8 +67,12 @@ test('no hostile request holds the server: /healthz answers within 200 ms throug
     const holdsBefore = await serverHolds();
     const m = await underAttack(target, attack);
     const holds = (await serverHolds()) - holdsBefore;
-    const bad = m.worstHealthzMs > limit;
+    // Over the limit once may be the shared machine (another process had the cores): a freeze
+    // is over it every time, so the attack is run again and fails only when over it twice.
+    const again = m.worstHealthzMs > limit ? await underAttack(target, attack) : undefined;
+    const bad = again !== undefined && again.worstHealthzMs > limit;
     failed ||= bad;
+    if (again) rows.push(`again ${attack.name}: slowest /healthz ${again.worstHealthzMs.toFixed(0)} ms`);
     rows.push(
       `${bad ? 'HELD' : 'ok  '} ${attack.name}: slowest /healthz ${m.worstHealthzMs.toFixed(0)} ms over ${m.polls} polls, ` +
         `server-side holds over 200 ms: ${holds}; request ${m.requestMs.toFixed(0)} ms, answer ${m.outcome}`,
