@@ -17,8 +17,8 @@
 // - gpt-tokenizer's encoder compiles a 2.4 MB JavaScript table, then builds a 200k-entry Map, a
 //   sorted binary table and a merge cache that grows with the text counted: 0.2-2 s on the first
 //   answer, holding every request. Here one Map from each token's bytes (a latin1 string) to its
-//   rank, read from the package's o200k_base.tiktoken data file; the server reads it in slices
-//   in the background once it listens (warmTokenizer), other processes on first use.
+//   rank, read from the package's o200k_base.tiktoken data file; `tidings serve` reads it before
+//   it listens (warmTokenizer), other processes on first use.
 //   bench/token-count.bench.ts measures both loads.
 //
 // Two differences from gpt-tokenizer, both towards tiktoken's reference ids: special-token text
@@ -93,9 +93,9 @@ function vocab(): Vocabulary {
 let warming: Promise<void> | undefined;
 
 /**
- * Loads the vocabulary in slices that yield to other work (2,500 tokens, a few ms each), for the server to call
- * once it listens: loading it on the first answer held every request of the process for 0.3-2 s
- * (issue 26.4). A count needed before it is done loads it at once, as before.
+ * Loads the vocabulary in slices that yield to other work (2,500 tokens, a few ms each). `tidings
+ * serve` awaits it before listening: loading it on the first answer held every request of the
+ * process for 0.3-2 s (issue 26.4). A count needed before it is done loads it at once.
  */
 export function warmTokenizer(): Promise<void> {
   warming ??= (async () => {
