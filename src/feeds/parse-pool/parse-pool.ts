@@ -209,6 +209,10 @@ export class ParsePool {
     });
   }
 
+  private busy(): boolean {
+    return this.queues.some((q) => q.length > 0) || this.slots.some((slot) => slot?.current);
+  }
+
   private leastBusy(): number {
     let best = 0,
       bestLoad = Infinity;
@@ -354,7 +358,17 @@ export class ParsePool {
     this.pump(slot.index);
   }
 
+  /**
+   * Stops the workers once the jobs in flight and queued are done, and those their callers submit
+   * meanwhile: a subscribe whose fetch has just ended, in a server draining on SIGTERM, parses
+   * here now (it used to parse on the main thread, which a drain never cut short). Each job is
+   * under the time limit, and the server's drain time bounds the whole.
+   */
   async close(): Promise<void> {
+    for (let quiet = 0; quiet < 3 && !this.closed; ) {
+      quiet = this.busy() ? 0 : quiet + 1;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     this.closed = true;
     const closing = new FeedError('network', 'parse pool closed (shutting down)');
     for (const queue of this.queues) for (const p of queue.splice(0)) p.reject(closing);
