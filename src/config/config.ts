@@ -187,7 +187,7 @@ export const OPTIONS = {
     env: 'TIDINGS_PARSE_WORKERS',
     kind: 'int',
     default: -1,
-    doc: 'Worker threads that read remote content (feeds on refresh and subscribe, article pages, feed and icon links of pages, OPML files), beside the thread serving the APIs and storing items, with a time limit of 30 s per document (0: on the main thread, with no limit: one crafted feed then holds every request). -1: one less than the CPU cores, at least 1, at most 2.',
+    doc: 'Worker threads that read remote content (feeds on refresh and subscribe, article pages, web search result pages, feed and icon links of pages, OPML files), beside the thread serving the APIs and storing items, with a time limit of 30 s per document (0: on the main thread, with no limit: one crafted feed then holds every request). -1: one less than the CPU cores, at least 1, at most 2.',
   },
   // Reader features (issue #14): full text, favicons, webhooks, WebSub. See src/feeds/README.md.
   fullTextAuto: {

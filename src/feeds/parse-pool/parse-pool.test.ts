@@ -117,7 +117,7 @@ test('once idle for a moment, a worker past the idle recycle size exits at once 
   }
 });
 
-test("a page's feed and icon links and OPML files are read on the workers, like on this thread", async () => {
+test("a page's feed and icon links, web search pages and OPML files are read on the workers, like on this thread", async () => {
   const { OpmlError } = await import('../opml/opml-error.ts');
   const pool = new ParsePool(1);
   const inline = new ParsePool(0);
@@ -136,6 +136,10 @@ test("a page's feed and icon links and OPML files are read on the workers, like 
         { xmlUrl: 'https://a.example/feed', title: 'A', htmlUrl: null, folders: [] },
       ]);
       await assert.rejects(p.parseOpml('<opml><body>'), OpmlError);
+      const article = `<html><head><title>Comet</title></head><body><article><p>${'The comet passed close to the sun and brightened. '.repeat(10)}</p></article></body></html>`;
+      const web = await p.readWebPage(article);
+      assert.equal(web?.title, 'Comet');
+      assert.match(web?.text ?? '', /^The comet passed close to the sun/);
     }
   } finally {
     await pool.close();

@@ -17,7 +17,7 @@ import { FeedError, formatDuration } from '../errors.ts';
 import { FeedParseError } from '../parser/feed-parse-error.ts';
 import { OpmlError } from '../opml/opml-error.ts';
 import type { ParseFeedOptions } from '../parser/parse-feed.ts';
-import type { ExtractedArticle } from '../fulltext/extract.ts';
+import type { ExtractedArticle, ReadablePage } from '../fulltext/extract.ts';
 import type { FeedLink } from '../discovery/find-feed-links.ts';
 import type { OpmlSubscription } from '../opml/opml.ts';
 import type { JobResult } from './run-job.ts';
@@ -26,7 +26,7 @@ import type { JobResult } from './run-job.ts';
  * What a job reads (run-job.ts): a feed; an article page, reduced to its readable text (full
  * text); a page's announced feed links (discovery) or icon links (favicons); an OPML file.
  */
-export type JobKind = 'feed' | 'article' | 'feed-links' | 'icon-links' | 'opml';
+export type JobKind = 'feed' | 'article' | 'web-page' | 'feed-links' | 'icon-links' | 'opml';
 export interface ParseJob {
   id: number;
   kind?: JobKind;
@@ -43,6 +43,7 @@ export type ParseReply =
 const DOING: Record<JobKind, string> = {
   feed: 'parsing',
   article: 'reading the article page',
+  'web-page': 'reading the web page',
   'feed-links': "reading the page's feed links",
   'icon-links': "reading the page's icon links",
   opml: 'reading the OPML file',
@@ -166,6 +167,17 @@ export class ParsePool {
   ): Promise<ExtractedArticle | undefined> {
     const a = (await this.run({ kind: 'article', body, url: pageUrl, contentType })) as ExtractedArticle | null;
     return a ?? undefined;
+  }
+
+  /** A web search result's page (HTML) reduced to its readable text on a worker; undefined when it has none. */
+  async readWebPage(html: string): Promise<ReadablePage | undefined> {
+    const page = (await this.run({
+      kind: 'web-page',
+      body: Buffer.from(html),
+      url: '',
+      contentType: null,
+    })) as ReadablePage | null;
+    return page ?? undefined;
   }
 
   /** The feed links a page announces (subscribe, discover), read on a worker. */

@@ -1,16 +1,29 @@
 // What a parse job does, on a parse worker (parse-worker.ts) or, with a pool of size 0, on the
-// calling thread: every step that reads remote content (a feed, an article page, a page's feed or
-// icon links, an OPML file) so it runs under the pool's time limit, never on the main thread.
+// calling thread: every step that reads remote content (a feed, an article page, a web search
+// result's page, a page's feed or icon links, an OPML file) so it runs under the pool's time limit, never on the main thread.
 import type { ParsedFeed } from '../../model/parsed-feed.ts';
 import { parseFeed } from '../parser/parse-feed.ts';
-import { decodeHtml, extractArticle, type ExtractedArticle } from '../fulltext/extract.ts';
+import {
+  decodeHtml,
+  extractArticle,
+  readablePage,
+  type ExtractedArticle,
+  type ReadablePage,
+} from '../fulltext/extract.ts';
 import { decodeFeedBody } from '../encoding/decode-feed-body.ts';
 import { findFeedLinks, type FeedLink } from '../discovery/find-feed-links.ts';
 import { findIconLinks } from '../discovery/find-icon-links.ts';
 import { parseOpmlSubscriptions, type OpmlSubscription } from '../opml/opml.ts';
 import type { ParseJob } from './parse-pool.ts';
 
-export type JobResult = ParsedFeed | ExtractedArticle | null | FeedLink[] | string[] | OpmlSubscription[];
+export type JobResult =
+  | ParsedFeed
+  | ExtractedArticle
+  | ReadablePage
+  | null
+  | FeedLink[]
+  | string[]
+  | OpmlSubscription[];
 
 export function runJob(job: ParseJob): JobResult {
   const body = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
@@ -23,6 +36,8 @@ export function runJob(job: ParseJob): JobResult {
       return findFeedLinks(decodeFeedBody(body, job.contentType).text, job.url);
     case 'icon-links':
       return findIconLinks(body.toString('utf8'), job.url);
+    case 'web-page':
+      return readablePage(body.toString('utf8')) ?? null;
     case 'opml':
       return parseOpmlSubscriptions(body.toString('utf8'));
   }
