@@ -22,8 +22,8 @@
 //   bench/token-count.bench.ts measures both loads.
 //
 // Two differences from gpt-tokenizer, both towards tiktoken's reference ids: special-token text
-// ("<|endoftext|>") is counted as ordinary text (gpt-tokenizer's countTokens threw on it, which
-// made a chat message quoting it a server error), and U+FEFF is merged into its token 5574
+// ("<|endoftext|>") is counted as ordinary text (gpt-tokenizer's countTokens threw "Disallowed
+// special token found", failing any request whose text it counted), and U+FEFF is merged into its token 5574
 // (gpt-tokenizer's TextDecoder strips a leading BOM when it looks the merged bytes up, so it never
 // forms that token: 1 of the 5,386 news articles counts one token fewer here).
 import { readFileSync } from 'node:fs';
@@ -39,7 +39,10 @@ interface Vocabulary {
 
 /** The longest o200k token is 128 bytes: a longer span is never a token. */
 export const MAX_TOKEN_BYTES = 128;
-/** Below this many bytes the plain rescan is faster than the heap (measured: bench/tokens.bench.ts). */
+/**
+ * Pieces shorter than this use the plain rescan: ordinary text's pieces are a few bytes, where a
+ * heap's set-up costs more than the quadratic scan; long runs take the heap.
+ */
 const HEAP_FROM = 64;
 
 let vocabulary: Vocabulary | undefined;
