@@ -11,6 +11,8 @@ export interface ServeProcess {
   /** CPU ms the supervisor and its workers used so far (NaN without /proc). */
   cpuMs(): number;
   stop(): Promise<void>;
+  /** SIGKILL (a server held by a request does not drain). */
+  kill(): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -67,6 +69,10 @@ export async function startServeProcess(
     cpuMs: () => processTreeCpuMs(child.pid!),
     async stop() {
       if (!exited) child.kill('SIGTERM');
+      await exit;
+    },
+    async kill() {
+      if (!exited) child.kill('SIGKILL');
       await exit;
     },
   };

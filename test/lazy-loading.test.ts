@@ -3,7 +3,8 @@
 // search, the tokenizer only to count answer tokens, the OpenAI client only with an upstream LLM,
 // pino-pretty only for human-readable logs, undici only once a feed is fetched. A static import of
 // any of them would quietly add its heap to every idle server; this starts one and lists the
-// packages it loaded.
+// packages it loaded. (`tidings serve` reads the token vocabulary's data file before it listens,
+// on purpose: read on the first answer, it held every request; src/cli/commands/serve.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';

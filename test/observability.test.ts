@@ -91,6 +91,34 @@ test('/metrics serves request, feed fetch, search, queue and database metrics in
   }
 });
 
+test('/metrics shows how long the main thread was held (tidings_event_loop_blocked_seconds)', async () => {
+  const { app, url } = await served();
+  try {
+    const buckets = async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const count = (le: string) =>
+        Number(
+          new RegExp(
+            `^tidings_event_loop_blocked_seconds_bucket\\{le="${le.replace('+', '\\+')}"\\} (\\d+)$`,
+            'm',
+          ).exec(text)?.[1],
+        );
+      return { under: count('0.2'), all: count('+Inf'), text };
+    };
+    const before = await buckets();
+    assert.ok(Number.isFinite(before.all), 'the histogram is exposed');
+    assert.match(before.text, /^tidings_nodejs_eventloop_lag_max_seconds /m);
+    // Hold the thread 400 ms, as a CPU-heavy request would, then let the watch run again.
+    const until = performance.now() + 400;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 250));
+    const after = await buckets();
+    assert.ok(after.all - after.under >= before.all - before.under + 1, 'one hold over 200 ms was counted');
+  } finally {
+    await app.close();
+  }
+});
+
 test('/metrics is refused outside the allowed networks and through an untrusted proxy', async () => {
   const a = await served();
   try {

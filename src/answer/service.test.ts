@@ -251,12 +251,37 @@ test('a question longer than the model context is refused (128k for sonar, 200k 
   const long = 'Artemis moon rocket launch schedule news. '.repeat(20_000); // ~160k tokens
   const tokens = countTokens(long);
   assert.ok(tokens > 128_000 && tokens < 200_000, `${tokens}`);
+  const now = Math.floor(Date.now() / 1000);
+  const limit = 2 * 1024 * 1024; // above the default TIDINGS_ANSWER_MAX_CONVERSATION_BYTES
   assert.throws(
-    () => validateAnswerRequest(ask(long)),
+    () => validateAnswerRequest(ask(long), now, limit),
     (e: unknown) =>
-      e instanceof AnswerError && e.param === 'messages' && /128000-token context of sonar/.test(e.message),
+      e instanceof AnswerError &&
+      e.param === 'messages' &&
+      /\d{6} tokens, more than the 128000-token context of sonar/.test(e.message),
   );
-  assert.doesNotThrow(() => validateAnswerRequest(ask(long, { model: 'sonar-pro' })));
+  assert.doesNotThrow(() => validateAnswerRequest(ask(long, { model: 'sonar-pro' }), now, limit));
+});
+
+test('a conversation over TIDINGS_ANSWER_MAX_CONVERSATION_BYTES is refused before its tokens are counted', () => {
+  // 300 KiB of one unbroken run: counting it is what froze the server (issue 25.1).
+  const huge = ask(`${'M'.repeat(300 * 1024)}?`);
+  assert.throws(
+    () => validateAnswerRequest(huge),
+    (e: unknown) =>
+      e instanceof AnswerError &&
+      e.param === 'messages' &&
+      /307201 bytes, more than the 262144 bytes this server accepts \(TIDINGS_ANSWER_MAX_CONVERSATION_BYTES\)/.test(
+        e.message,
+      ),
+  );
+  // More bytes than the context can hold even at the longest token (128 bytes): no count either.
+  assert.throws(
+    () => validateAnswerRequest(ask('x '.repeat(64_000 * 128 + 1)), undefined, Number.MAX_SAFE_INTEGER),
+    /16384002 bytes, at least 128001 tokens, more than the 128000-token context of sonar/,
+  );
+  // Under the cap it is counted (an 80,000-character run froze the server for 44 s).
+  assert.doesNotThrow(() => validateAnswerRequest(ask(`${'M'.repeat(200_000)}?`)));
 });
 
 test('a pasted document with a question at its end: searched by its end, not echoed into the trace', async () => {

@@ -34,7 +34,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
 
   function stream(req: AnswerRequest): AsyncIterable<AnswerEvent> {
     // Everything that can be refused is refused here, synchronously, before any event.
-    validateAnswerRequest(req);
+    validateAnswerRequest(req, undefined, deps.config.answerMaxConversationBytes);
     const engine = engines.engineFor(req.model);
     if (!engine.generative && req.model === 'r1-1776') {
       throw new AnswerError('engine_unavailable', `r1-1776 needs a generative engine: ${HOW_TO_CONFIGURE}`, 'model');

@@ -1,28 +1,300 @@
 // Token counting for usage and max_tokens when the engine (extractive, or an upstream that does not
-// report usage) gives no counts. gpt-tokenizer is pure JS, needs no download and is fast; o200k_base
-// is the encoding of current OpenAI models, a fair stand-in for "tokens" in usage and prices.
+// report usage) gives no counts: o200k_base, the encoding of current OpenAI models, a fair stand-in
+// for "tokens" in usage and prices. The vocabulary and split pattern come from gpt-tokenizer (pure
+// JS, no download); the byte-pair merge is ours, for two reasons (issues 25.1 and 26.4):
 //
-// Loaded on first use, not at import: its tables cost ~74 MB of memory and ~0.4 s, paid by every
-// process that imported the answer code (an idle server, a Reader-only server, each CLI command)
-// although only answers count tokens. `require` of the package's CommonJS build keeps the calls
-// synchronous.
+// - gpt-tokenizer 4.0.0's merge rescans the whole piece for the lowest-ranked pair at each merge,
+//   so it is quadratic in the length of one regex piece. The o200k pattern bounds digit runs but
+//   not runs of letters, punctuation or whitespace: 80,000 'M' froze the server for 44 s, and an
+//   article with a 120,000-character run froze it on every chat question citing it. The same bug
+//   is reported for tiktoken (#195; per its PR #551 the Rust core now merges pieces of 100+ bytes
+//   with a heap), js-tiktoken (PRs #101, #156, open) and ai-tokenizer (#6, open); gpt-tokenizer
+//   4.0.0 has no fix (our report: docs/upstream/gpt-tokenizer-bpe.md). Here a piece of HEAP_FROM
+//   bytes or more is merged with a min-heap keyed (rank, position), the same "lowest rank,
+//   leftmost first" order as the scan, so the ids are the same (the tests compare with
+//   gpt-tokenizer on the news corpus and on random and adversarial strings) and a piece of n
+//   bytes costs O(n log n).
+// - gpt-tokenizer's encoder compiles a 2.4 MB JavaScript table, then builds a 200k-entry Map, a
+//   sorted binary table and a merge cache that grows with the text counted: 0.2-2 s on the first
+//   answer, holding every request. Here one Map from each token's bytes (a latin1 string) to its
+//   rank, read from the package's o200k_base.tiktoken data file; `tidings serve` reads it before
+//   it listens (warmTokenizer), other processes on first use.
+//   bench/token-count.bench.ts measures both loads.
+//
+// Two differences from gpt-tokenizer, both towards tiktoken's reference ids: special-token text
+// ("<|endoftext|>") is counted as ordinary text (gpt-tokenizer's countTokens threw "Disallowed
+// special token found", failing any request whose text it counted), and U+FEFF is merged into its token 5574
+// (gpt-tokenizer's TextDecoder strips a leading BOM when it looks the merged bytes up, so it never
+// forms that token: 1 of the 5,386 news articles counts one token fewer here).
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
-type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
-let encoding: Encoding | undefined;
-const o200k = (): Encoding =>
-  (encoding ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding);
+interface Vocabulary {
+  /** token bytes (one char per byte, latin1) -> rank */
+  rank: Map<string, number>;
+  /** rank -> token bytes (latin1) */
+  bytes: string[];
+}
+
+/** The longest o200k token is 128 bytes: a longer span is never a token. */
+export const MAX_TOKEN_BYTES = 128;
+/**
+ * Pieces shorter than this use the plain rescan: ordinary text's pieces are a few bytes, where a
+ * heap's set-up costs more than the quadratic scan; long runs take the heap.
+ */
+const HEAP_FROM = 64;
+
+let vocabulary: Vocabulary | undefined;
+let splitPattern: RegExp | undefined;
+
+// The vocabulary as tiktoken publishes it (one "base64-of-the-token-bytes rank" line per token),
+// shipped in gpt-tokenizer's data/: read as data, not compiled as a 2.4 MB JavaScript module.
+const require = createRequire(import.meta.url);
+const VOCABULARY_FILE = require.resolve('gpt-tokenizer/data/o200k_base.tiktoken');
+/** Lines parsed between yields when the vocabulary is loaded in the background. */
+const LINES_PER_SLICE = 2_500;
+
+function emptyVocabulary(): Vocabulary {
+  return { rank: new Map(), bytes: [] };
+}
+
+/** Adds lines [from, to) of the vocabulary file to v; returns where the next line starts. */
+function addLines(v: Vocabulary, text: string, from: number, lines: number): number {
+  let at = from;
+  for (let n = 0; n < lines && at < text.length; n++) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const space = text.indexOf(' ', at);
+    if (space > at && space < end) {
+      const bytes = atob(text.slice(at, space));
+      const r = Number(text.slice(space + 1, end));
+      v.rank.set(bytes, r);
+      v.bytes[r] = bytes;
+    }
+    at = end + 1;
+  }
+  return at;
+}
+
+function finish(v: Vocabulary): Vocabulary {
+  if (v.rank.size < 199_000)
+    throw new Error(`${VOCABULARY_FILE}: expected the o200k vocabulary, read ${v.rank.size} tokens`);
+  const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX: RegExp };
+  splitPattern = new RegExp(constants.O200K_TOKEN_SPLIT_REGEX.source, 'gu');
+  vocabulary = v;
+  return v;
+}
+
+function vocab(): Vocabulary {
+  if (vocabulary) return vocabulary;
+  const v = emptyVocabulary();
+  addLines(v, readFileSync(VOCABULARY_FILE, 'latin1'), 0, Infinity);
+  return finish(v);
+}
+
+let warming: Promise<void> | undefined;
+
+/**
+ * Loads the vocabulary in slices that yield to other work (2,500 tokens, a few ms each). `tidings
+ * serve` awaits it before listening: loading it on the first answer held every request of the
+ * process for 0.3-2 s (issue 26.4). A count needed before it is done loads it at once.
+ */
+export function warmTokenizer(): Promise<void> {
+  warming ??= (async () => {
+    if (vocabulary) return;
+    const text = await readFile(VOCABULARY_FILE, 'latin1');
+    const v = emptyVocabulary();
+    for (let at = 0; at < text.length; ) {
+      if (vocabulary) return;
+      at = addLines(v, text, at, LINES_PER_SLICE);
+      await new Promise((r) => setImmediate(r));
+    }
+    if (!vocabulary) finish(v);
+  })();
+  return warming;
+}
+
+/** UTF-8 bytes of s as a latin1 string (one char per byte); ASCII is returned as is. */
+function toBytes(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 0x7f) return Buffer.from(s, 'utf8').toString('latin1');
+  }
+  return s;
+}
+
+/** Calls onPiece with the UTF-8 bytes (latin1) of each piece of the o200k split pattern. */
+function eachPiece(text: string, onPiece: (bytes: string) => void): void {
+  vocab();
+  const re = splitPattern as RegExp;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) onPiece(toBytes(m[0]));
+}
+
+/**
+ * The byte-pair merge of one piece: the start offset of each resulting token, then piece.length.
+ * Repeatedly merges the adjacent pair whose concatenation has the lowest rank, leftmost first.
+ */
+function merge(piece: string, rank: Map<string, number>): number[] {
+  const n = piece.length;
+  const pairRank = (a: number, b: number): number =>
+    b - a > MAX_TOKEN_BYTES ? Infinity : (rank.get(piece.slice(a, b)) ?? Infinity);
+  if (n < HEAP_FROM) {
+    const starts: number[] = [];
+    for (let i = 0; i <= n; i++) starts.push(i);
+    const ranks: number[] = [];
+    for (let i = 0; i + 2 <= n; i++) ranks.push(pairRank(i, i + 2));
+    while (ranks.length > 0) {
+      let best = Infinity;
+      let at = -1;
+      for (let i = 0; i < ranks.length; i++) {
+        if (ranks[i] < best) {
+          best = ranks[i];
+          at = i;
+        }
+      }
+      if (at < 0) break;
+      starts.splice(at + 1, 1);
+      ranks.splice(at, 1);
+      if (at < ranks.length) ranks[at] = pairRank(starts[at], starts[at + 2]);
+      if (at > 0) ranks[at - 1] = pairRank(starts[at - 1], starts[at + 1]);
+    }
+    return starts;
+  }
+  // Parts as a linked list over byte offsets; a heap of (rank, offset) candidates packed in one
+  // double (rank < 2^21, offset < 2^31). An entry is current while its part is alive and still
+  // has that rank; stale entries are skipped when popped.
+  const next = new Int32Array(n + 1);
+  const prev = new Int32Array(n + 1);
+  const current = new Float64Array(n + 1).fill(Infinity);
+  const alive = new Uint8Array(n + 1).fill(1);
+  for (let i = 0; i <= n; i++) {
+    next[i] = i + 1;
+    prev[i] = i - 1;
+  }
+  const heap: number[] = [];
+  const push = (key: number): void => {
+    let i = heap.length;
+    heap.push(key);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (heap[p] <= key) break;
+      heap[i] = heap[p];
+      i = p;
+    }
+    heap[i] = key;
+  };
+  const pop = (): number => {
+    const top = heap[0];
+    const last = heap.pop() as number;
+    if (heap.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= heap.length) break;
+        const c = l + 1 < heap.length && heap[l + 1] < heap[l] ? l + 1 : l;
+        if (heap[c] >= last) break;
+        heap[i] = heap[c];
+        i = c;
+      }
+      heap[i] = last;
+    }
+    return top;
+  };
+  const SHIFT = 2 ** 31;
+  // Every live part is a token: the rank of two adjacent parts' concatenation depends only on
+  // their two ranks, so it is memoized by that pair. Long runs repeat a few pairs (a run of 'M' or
+  // of spaces has a handful), which then cost no string slicing or hashing.
+  const partRank = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) partRank[i] = rank.get(piece[i]) as number;
+  const memo = new Map<number, number>();
+  const rerank = (i: number): void => {
+    const j = next[i];
+    let r = Infinity;
+    if (j < n) {
+      const key = partRank[i] * 262_144 + partRank[j];
+      const known = memo.get(key);
+      if (known !== undefined) r = known;
+      else {
+        r = pairRank(i, next[j]);
+        memo.set(key, r);
+      }
+    }
+    current[i] = r;
+    if (r !== Infinity) push(r * SHIFT + i);
+  };
+  for (let i = 0; i < n; i++) rerank(i);
+  while (heap.length > 0) {
+    const key = pop();
+    const r = Math.floor(key / SHIFT);
+    const i = key - r * SHIFT;
+    if (!alive[i] || current[i] !== r) continue;
+    const j = next[i];
+    alive[j] = 0;
+    partRank[i] = r;
+    next[i] = next[j];
+    prev[next[j]] = i;
+    rerank(i);
+    if (prev[i] >= 0) rerank(prev[i]);
+  }
+  const starts: number[] = [];
+  for (let i = 0; i <= n; i = next[i]) starts.push(i);
+  return starts;
+}
+
+/** Texts this long are remembered with their count: one request counts its question 2-3 times. */
+const REMEMBER_FROM_CHARS = 16 * 1024;
+const REMEMBER_UP_TO_CHARS = 1024 * 1024;
+const remembered = new Map<string, number>();
 
 export function countTokens(text: string): number {
-  // countTokens skips building the token array: ~25 % faster than encode().length.
-  return text ? o200k().countTokens(text) : 0;
+  if (!text) return 0;
+  if (text.length >= REMEMBER_FROM_CHARS && text.length <= REMEMBER_UP_TO_CHARS) {
+    const known = remembered.get(text);
+    if (known !== undefined) return known;
+    const n = countPieces(text);
+    if (remembered.size >= 4) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(text, n);
+    return n;
+  }
+  return countPieces(text);
+}
+
+function countPieces(text: string): number {
+  const { rank } = vocab();
+  let count = 0;
+  eachPiece(text, (piece) => {
+    count += rank.has(piece) ? 1 : merge(piece, rank).length - 1;
+  });
+  return count;
+}
+
+/** The o200k token ids of text. */
+export function encodeTokens(text: string): number[] {
+  const { rank } = vocab();
+  const ids: number[] = [];
+  eachPiece(text, (piece) => {
+    const whole = rank.get(piece);
+    if (whole !== undefined) {
+      ids.push(whole);
+      return;
+    }
+    const starts = merge(piece, rank);
+    for (let k = 0; k + 1 < starts.length; k++) ids.push(rank.get(piece.slice(starts[k], starts[k + 1])) as number);
+  });
+  return ids;
 }
 
 /** The longest prefix of text that fits in maxTokens tokens (whole tokens). */
 export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return '';
-  const { encode, decode } = o200k();
-  const ids = encode(text);
+  // Every token is at least one UTF-8 byte.
+  if (Buffer.byteLength(text) <= maxTokens) return text;
+  const ids = encodeTokens(text);
   if (ids.length <= maxTokens) return text;
-  return decode(ids.slice(0, maxTokens));
+  const { bytes } = vocab();
+  let out = '';
+  for (let k = 0; k < maxTokens; k++) out += bytes[ids[k]];
+  // A cut inside a character drops its incomplete bytes, as gpt-tokenizer's decode did.
+  return new TextDecoder('utf-8').decode(Buffer.from(out, 'latin1'), { stream: true });
 }

@@ -5,7 +5,7 @@ import { AnswerError, SONAR_MODELS, type AnswerRequest } from './types.ts';
 import { PROFILES } from './pipelines/profiles.ts';
 import { compileFilters } from '../search/filters.ts';
 import { SearchFilterError } from '../search/types.ts';
-import { countTokens } from './tokens.ts';
+import { countTokens, MAX_TOKEN_BYTES } from './tokens.ts';
 
 const ROLES = new Set(['system', 'user', 'assistant']);
 const CONTEXT_SIZES = new Set(['low', 'medium', 'high']);
@@ -15,12 +15,19 @@ function invalid(param: string, message: string): never {
   throw new AnswerError('invalid_request', message, param);
 }
 
-export function validateAnswerRequest(req: AnswerRequest, nowSeconds = Math.floor(Date.now() / 1000)): void {
+/** The default of TIDINGS_ANSWER_MAX_CONVERSATION_BYTES (src/config/config.ts). */
+export const MAX_CONVERSATION_BYTES = 256 * 1024;
+
+export function validateAnswerRequest(
+  req: AnswerRequest,
+  nowSeconds = Math.floor(Date.now() / 1000),
+  maxConversationBytes = MAX_CONVERSATION_BYTES,
+): void {
   if (!(SONAR_MODELS as readonly string[]).includes(req.model)) {
     invalid('model', `Invalid model '${String(req.model)}'. Permitted models: ${SONAR_MODELS.join(', ')}`);
   }
   const profile = PROFILES[req.model];
-  validateMessages(req, profile.contextTokens);
+  validateMessages(req, profile.contextTokens, maxConversationBytes);
 
   if (!CONTEXT_SIZES.has(req.searchContextSize)) {
     invalid(
@@ -65,7 +72,7 @@ function range(param: string, v: number | undefined, min: number, max: number): 
     invalid(param, `${param} must be a number from ${min} to ${max}, got ${String(v)}`);
 }
 
-function validateMessages(req: AnswerRequest, contextTokens: number): void {
+function validateMessages(req: AnswerRequest, contextTokens: number, maxBytes: number): void {
   const msgs = req.messages;
   if (!Array.isArray(msgs) || msgs.length === 0) invalid('messages', 'messages: send at least one user message');
   msgs.forEach((m, i) => {
@@ -93,15 +100,27 @@ function validateMessages(req: AnswerRequest, contextTokens: number): void {
       );
     expected = expected === 'user' ? 'assistant' : 'user';
   });
-  // Every token is at least one UTF-8 byte, so short conversations need no counting.
+  // Counting runs on the server's one thread, so the cheap bounds come first. Every token is at
+  // least one UTF-8 byte and at most MAX_TOKEN_BYTES: a conversation of no more bytes than the
+  // context fits without counting, one of more than context x MAX_TOKEN_BYTES cannot fit; and no
+  // conversation over maxBytes is counted at all.
   const bytes = msgs.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
-  if (bytes > contextTokens) {
-    const tokens = msgs.reduce((n, m) => n + countTokens(m.content), 0);
-    if (tokens > contextTokens) {
-      invalid(
-        'messages',
-        `messages: the conversation is ${tokens} tokens, more than the ${contextTokens}-token context of ${req.model}; shorten it`,
-      );
-    }
+  if (bytes <= contextTokens) return;
+  if (bytes > contextTokens * MAX_TOKEN_BYTES)
+    tooLong(req, contextTokens, `${bytes} bytes, at least ${Math.ceil(bytes / MAX_TOKEN_BYTES)} tokens`);
+  if (bytes > maxBytes) {
+    invalid(
+      'messages',
+      `messages: the conversation is ${bytes} bytes, more than the ${maxBytes} bytes this server accepts (TIDINGS_ANSWER_MAX_CONVERSATION_BYTES); shorten it`,
+    );
   }
+  const tokens = msgs.reduce((n, m) => n + countTokens(m.content), 0);
+  if (tokens > contextTokens) tooLong(req, contextTokens, `${tokens} tokens`);
+}
+
+function tooLong(req: AnswerRequest, contextTokens: number, size: string): never {
+  invalid(
+    'messages',
+    `messages: the conversation is ${size}, more than the ${contextTokens}-token context of ${req.model}; shorten it`,
+  );
 }

@@ -217,7 +217,7 @@ export const OPTIONS = {
     env: 'TIDINGS_PARSE_WORKERS',
     kind: 'int',
     default: -1,
-    doc: 'Worker threads that parse feeds during refreshes, beside the thread serving the APIs and storing items, with a parse time limit (0: parse on the main thread). -1: one less than the CPU cores, at most 2 (1 on a 2-core machine, 0 on one core).',
+    doc: 'Worker threads that read remote content (feeds on refresh and subscribe, article pages, web search result pages, feed and icon links of pages, OPML files), beside the thread serving the APIs and storing items, with a time limit of 30 s per document (0: on the main thread, with no limit: one crafted feed then holds every request). -1: one less than the CPU cores, at least 1, at most 2.',
   },
   // Reader features (issue #14): full text, favicons, webhooks, WebSub. See src/feeds/README.md.
   fullTextAuto: {
@@ -359,6 +359,12 @@ export const OPTIONS = {
     kind: 'json',
     default: {},
     doc: 'Overrides of the requests-per-minute table by tier 0-5, JSON like {"sonar":[50,150,500,1000,4000,4000],"deep-research":[5,10,20,40,60,100]}.',
+  },
+  answerMaxConversationBytes: {
+    env: 'TIDINGS_ANSWER_MAX_CONVERSATION_BYTES',
+    kind: 'int',
+    default: 256 * 1024,
+    doc: "Largest conversation (UTF-8 bytes of all messages' content) a chat or ask request may send; larger ones are refused before their tokens are counted. Counting runs on the server's one thread at up to ~0.5 ms per KiB, so this bounds how long one request can hold every other (256 KiB is ~60,000 tokens of English).",
   },
   asyncJobConcurrency: {
     env: 'TIDINGS_ASYNC_JOB_CONCURRENCY',
@@ -631,6 +637,7 @@ function validate(c: Config): void {
   if (c.webhookRetrySeconds < 1) throw new ConfigError('webhookRetrySeconds must be at least 1');
   if (c.fullTextMaxBytes < 1024) throw new ConfigError('fullTextMaxBytes must be at least 1024');
   if (c.maxFeedsPerUser < 0) throw new ConfigError('maxFeedsPerUser must be 0 (no limit) or more');
+  if (c.answerMaxConversationBytes < 1024) throw new ConfigError('answerMaxConversationBytes must be at least 1024');
   if (c.maxOpmlBytes < 1024) throw new ConfigError('maxOpmlBytes must be at least 1024');
   if (c.maxLabelLength < 1) throw new ConfigError('maxLabelLength must be at least 1');
   if (c.maxLabelsPerUser < 0) throw new ConfigError('maxLabelsPerUser must be 0 (no limit) or more');

@@ -3,13 +3,15 @@
 // checked to be an image by its bytes, and stored (src/store/sqlite/feed-icons.ts), so reader
 // apps and the web app get them from Tidings and never contact the site. Looked up after
 // refreshes for feeds without one; kept icons are refreshed monthly, failed lookups retried daily.
-import { Parser } from 'htmlparser2';
 import type { App } from '../runtime/app.ts';
 import { sign } from '../secrets/keys.ts';
 import type { FeedIconRepository } from '../store/repositories.ts';
 import { feedEngine } from './services.ts';
 import { withUpkeepLease } from './upkeep-lease.ts';
 import { FeedError } from './errors.ts';
+
+// Parsed on a parse worker (src/feeds/parse-pool): the page is remote content.
+export { findIconLinks } from './discovery/find-icon-links.ts';
 
 export const feedIcons = (app: App): FeedIconRepository => app.store.feedIcons;
 
@@ -36,47 +38,6 @@ export function sniffImage(b: Uint8Array): string | undefined {
   if (at(0, 0xff, 0xd8, 0xff)) return 'image/jpeg';
   if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'image/webp';
   return undefined;
-}
-
-/** Icon links of a page, best first: rel="icon"/"shortcut icon" (sized nearest 32 px first), then apple-touch-icon. */
-export function findIconLinks(html: string, pageUrl: string): string[] {
-  let base = pageUrl;
-  const found: { href: string; rank: number }[] = [];
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        if (name === 'base' && attrs.href) {
-          try {
-            base = new URL(attrs.href, pageUrl).href;
-          } catch {
-            /* keep */
-          }
-        }
-        if (name !== 'link' || !attrs.href) return;
-        const rels = (attrs.rel ?? '').toLowerCase().split(/\s+/);
-        const type = (attrs.type ?? '').toLowerCase();
-        if (type.includes('svg') || /\.svg($|\?)/i.test(attrs.href)) return;
-        const size = Number(/(\d+)x\d+/.exec(attrs.sizes ?? '')?.[1] ?? 32);
-        if (rels.includes('icon')) found.push({ href: attrs.href.trim(), rank: Math.abs(size - 32) });
-        else if (rels.includes('apple-touch-icon') || rels.includes('apple-touch-icon-precomposed'))
-          found.push({ href: attrs.href.trim(), rank: 1000 + Math.abs(size - 180) });
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  // Icon links live in <head>: the first 256 KiB hold it on any sane page.
-  parser.end(html.slice(0, 256 * 1024));
-  const out: string[] = [];
-  for (const l of found.sort((a, b) => a.rank - b.rank)) {
-    try {
-      const u = new URL(l.href, base);
-      if ((u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'data:') && !out.includes(u.href))
-        out.push(u.href);
-    } catch {
-      /* unusable href */
-    }
-  }
-  return out;
 }
 
 function fromDataUrl(url: string): Uint8Array | undefined {
@@ -141,7 +102,7 @@ export async function lookUpFavicon(
       failFastOnHost: true,
     });
     if (/html/i.test(page.contentType ?? 'text/html'))
-      candidates.push(...findIconLinks(page.body.toString('utf8'), page.url));
+      candidates.push(...(await feedEngine(app).parsePool.findIconLinks(page.body, page.url)));
     site = new URL(page.url);
   } catch {
     /* no page: /favicon.ico may still answer */

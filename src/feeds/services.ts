@@ -33,8 +33,9 @@ export const feedEngine: (app: App) => FeedEngine = perApp((app) => {
   const parsePool = new ParsePool(parseWorkerCount(app.config.parseWorkers));
   reportMemoryUse(app, 'parse_workers_heap', () => parsePool.heapBytes());
   app.onClose(async () => {
-    await parsePool.close();
+    // Fetches in flight end first (undici's close waits for them), then the parses they lead to.
     await fetcher.close();
+    await parsePool.close();
   });
   return {
     feeds: app.store.feeds,

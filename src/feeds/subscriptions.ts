@@ -4,11 +4,10 @@
 import type { App } from '../runtime/app.ts';
 import type { FeedRecord, SubscriptionRecord } from '../model/feed-record.ts';
 import type { ParsedFeed } from '../model/parsed-feed.ts';
-import { decodeFeedBody } from './encoding/decode-feed-body.ts';
 import { feedEngine } from './services.ts';
 import { FeedError } from './errors.ts';
 import { parseFeedUrl, type FetchResponse } from './fetcher.ts';
-import { commonFeedUrls, findFeedLinks } from './discovery/find-feed-links.ts';
+import { commonFeedUrls, type FeedLink } from './discovery/find-feed-links.ts';
 import { FeedParseError } from './parser/feed-parse-error.ts';
 import { labelNameProblem } from './label-name.ts';
 import { labelLimitProblem } from './label-limits.ts';
@@ -64,14 +63,13 @@ function looksLikeHtml(res: FetchResponse): boolean {
 }
 
 /**
- * The parsed feed, or the reason the body is not one (a page, maybe: then discovery runs). The
- * parser (feedsmith, sanitize-html) is loaded on first use: a server whose refreshes parse on
- * worker threads never needs it on the main thread.
+ * The parsed feed, or the reason the body is not one (a page, maybe: then discovery runs). Parsed
+ * on a parse worker under its time limit, like a refresh: a crafted feed parsed here froze every
+ * request for 5-15 s (issue 25.2).
  */
-async function tryParse(res: FetchResponse): Promise<ParsedFeed | FeedParseError> {
-  const { parseFeed } = await import('./parser/parse-feed.ts');
+async function tryParse(app: App, res: FetchResponse): Promise<ParsedFeed | FeedParseError> {
   try {
-    return parseFeed(res.body, {
+    return await feedEngine(app).parsePool.parse(res.body, {
       url: res.url,
       contentType: res.contentType,
       crawlTime: Math.floor(Date.now() / 1000),
@@ -82,16 +80,21 @@ async function tryParse(res: FetchResponse): Promise<ParsedFeed | FeedParseError
   }
 }
 
+/** The feed links a page announces, read on a parse worker. */
+async function feedLinksOf(app: App, res: FetchResponse): Promise<FeedLink[]> {
+  return feedEngine(app).parsePool.findFeedLinks(res.body, res.url, res.contentType);
+}
+
 /** Fetches the URL; if it is a page, looks for its feed: announced links first, then common paths. */
 async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
   const { fetcher, feeds } = feedEngine(app);
   const res = await fetcher.fetch({ url });
   const target = res.permanentUrl ?? url;
-  const parsed = await tryParse(res);
+  const parsed = await tryParse(app, res);
   if (!(parsed instanceof FeedParseError)) return { url: target, res, parsed, known: null };
   if (!looksLikeHtml(res)) throw parseFailure(parsed);
 
-  const links = findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).map((l) => l.url);
+  const links = (await feedLinksOf(app, res)).map((l) => l.url);
   const candidates = [...new Set([...links, ...commonFeedUrls(res.url)])].filter((c) => c !== url && c !== res.url);
   // Guessing paths on a slow site must not take minutes: guesses stop after one fetch time limit.
   const guessUntil = performance.now() + app.config.fetchTimeoutMs;
@@ -107,7 +110,7 @@ async function fetchFeedOrDiscover(app: App, url: string): Promise<Found> {
       if (links.includes(candidate) && e instanceof FeedError && e.code === 'refused_address') throw e;
       continue;
     }
-    const p = await tryParse(cres);
+    const p = await tryParse(app, cres);
     if (!(p instanceof FeedParseError))
       return { url: cres.permanentUrl ?? candidate, res: cres, parsed: p, known: null };
   }
@@ -247,12 +250,12 @@ export async function discoverFeeds(app: App, urlOrSiteUrl: string): Promise<Fee
   const stored = await feeds.findByUrl(url);
   if (stored) return [{ url: stored.url, title: stored.title, known: true }];
   const res = await fetcher.fetch({ url });
-  const parsed = await tryParse(res);
+  const parsed = await tryParse(app, res);
   if (!(parsed instanceof FeedParseError))
     return [{ url: res.permanentUrl ?? url, title: parsed.title || null, known: false }];
   if (!looksLikeHtml(res)) throw parseFailure(parsed);
   const out: FeedCandidate[] = [];
-  for (const l of findFeedLinks(decodeFeedBody(res.body, res.contentType).text, res.url).slice(0, 20)) {
+  for (const l of (await feedLinksOf(app, res)).slice(0, 20)) {
     const known = await feeds.findByUrl(l.url);
     out.push({ url: l.url, title: known?.title ?? l.title, known: known !== undefined });
   }

@@ -139,4 +139,34 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
 /** Process metrics (CPU, memory, event loop lag, GC): for the server, not for one-shot commands. */
 export function collectProcessMetrics(app: App): void {
   collectDefaultMetrics({ register: appMetrics(app).registry, prefix: 'tidings_' });
+  watchEventLoop(app);
+}
+
+/** How often the event-loop watch expects to run; its lateness is the time the thread was held. */
+const EVENT_LOOP_TICK_MS = 100;
+
+/**
+ * A cumulative histogram of how long the main thread was held, for freezes (issue 25): one
+ * request doing CPU work on untrusted input stops every other request of the process, /healthz
+ * included. prom-client's `tidings_nodejs_eventloop_lag_{p50,p90,p99,max}_seconds` gauges cover
+ * only the time since the previous scrape and are reset by each scrape (a second scraper, or a
+ * missed scrape, hides a freeze); this histogram only grows, so
+ * `increase(tidings_event_loop_blocked_seconds_bucket{le="+Inf"}) - increase(…{le="1"})` counts
+ * the holds over 1 s in any window, and `…_sum` the time lost.
+ */
+function watchEventLoop(app: App): void {
+  const blocked = new Histogram({
+    name: 'tidings_event_loop_blocked_seconds',
+    help: `How late the main thread ran a timer due every ${EVENT_LOOP_TICK_MS} ms: the time one task held it (every other request waited)`,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [appMetrics(app).registry],
+  });
+  let expected = performance.now() + EVENT_LOOP_TICK_MS;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    blocked.observe(Math.max(0, now - expected) / 1000);
+    expected = now + EVENT_LOOP_TICK_MS;
+  }, EVENT_LOOP_TICK_MS);
+  timer.unref();
+  app.onClose(() => clearInterval(timer));
 }

@@ -1,4 +1,4 @@
-// Filter rule matching as a parse pool job (ParsePool.run): a user's rules over a batch of items,
+// Filter rule matching as a parse pool job (ParsePool.runModule): a user's rules over a batch of items,
 // on a worker thread, so a slow regular expression never holds the thread serving HTTP. Each rule
 // runs under its own time limit and all of them under the user's budget for the batch.
 import type { RuleCondition, RuleItem, RuleField } from '../model/rule.ts';

@@ -65,7 +65,7 @@ async function matchOnWorker(
     budgetMs,
   };
   try {
-    return await rulePool(app).run<RuleMatchResult[]>(
+    return await rulePool(app).runModule<RuleMatchResult[]>(
       MATCH_WORKER_URL,
       job,
       budgetMs + WORKER_GRACE_MS,

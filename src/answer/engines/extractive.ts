@@ -216,7 +216,12 @@ export class ExtractiveEngine implements AnswerEngine {
         'answering without search needs a generative engine: run `npx tidings model pull <name>`, or set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL (the built-in extractive engine can only quote retrieved articles)',
       );
     }
-    const promptTokens = countTokens([req.question, ...req.sources.flatMap((s) => s.texts)].join('\n'));
+    // The question's count is remembered from validation (tokens.ts), so it is counted once: summed
+    // with its texts (and one token per line break between them) rather than joined and counted again.
+    const promptTokens = req.sources.reduce(
+      (n, s) => s.texts.reduce((m, t) => m + 1 + countTokens(t), n),
+      countTokens(req.question),
+    );
     const question = queryTail(req.question);
     const format = formatOf(question, req.system);
     // A follow-up is matched with the topic the search carried; its answer type is its own.

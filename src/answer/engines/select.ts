@@ -17,7 +17,7 @@ export const HOW_TO_CONFIGURE =
   'run `npx tidings model pull <name>` to answer with a model on this machine (`npx tidings model list` shows the catalogue), or set TIDINGS_LLM_BASE_URL and TIDINGS_LLM_MODEL to an OpenAI-compatible server (vLLM, llama.cpp, Ollama), e.g. TIDINGS_LLM_BASE_URL=http://127.0.0.1:11434/v1 TIDINGS_LLM_MODEL=qwen2.5:7b';
 
 export type EngineConfig = Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'llmTimeoutMs' | 'engineByModel'> &
-  Partial<Pick<Config, 'llmContextTokens'>>;
+  Partial<Pick<Config, 'llmContextTokens' | 'answerMaxConversationBytes'>>;
 
 export class EngineRegistry {
   private readonly config: EngineConfig;

@@ -78,6 +78,7 @@ async function serveSingle(config: Config): Promise<void> {
   const app = await createApp(config, createLogger(config.logLevel, config.logFormat as LogFormat));
   if (created) app.log.info({ dataDir: config.dataDir }, 'created a new database');
   await startLocalModelOf(app);
+  await readAnswerTokens(app);
   const { server, url } = await listen(app, config);
   const stopped = untilStopped(app, server, config);
   app.log.info({ url, dataDir: config.dataDir, workers: 1, nodeFlags: process.execArgv }, 'tidings is serving');
@@ -111,6 +112,7 @@ async function serveAsWorker(config: Config): Promise<void> {
   await startLocalModelOf(app);
   // Under reuse-port balancing this worker binds the port itself, the one the supervisor chose.
   const reusePort = process.env[WORKER_REUSE_PORT_ENV];
+  await readAnswerTokens(app);
   const { server, url } = await listen(app, config, reusePort ? { port: Number(reusePort), reusePort: true } : {});
   const tell = (m: WorkerMessage) => tellSupervisor(log, m);
   const stopped = untilStopped(app, server, config, { stopRequested: drain.signal, tell });
@@ -176,6 +178,20 @@ const METRICS_RESULT_WAIT_MS = 10_000;
 /** Loads the local model (or connects to the model host) before serving; answer code loads here, not in the supervisor. */
 async function startLocalModelOf(app: App): Promise<void> {
   await (await import('../../answer/local/index.ts')).startLocalModel(app);
+}
+
+/**
+ * Reads the token-count vocabulary (src/answer/tokens.ts, ~15 MB of heap, 0.2-0.7 s) before the
+ * server listens: read on the first answer instead, it held every request of the process for
+ * 0.3-2 s (issues 25.1 and 26.4). A server that cannot read it still serves, and reads it on the
+ * first answer.
+ */
+async function readAnswerTokens(app: App): Promise<void> {
+  try {
+    await (await import('../../answer/tokens.ts')).warmTokenizer();
+  } catch (e) {
+    app.log.warn({ err: e }, 'the token vocabulary could not be read');
+  }
 }
 
 async function listen(

@@ -1,6 +1,8 @@
 // An article page reduced to its readable part, as sanitized HTML: @mozilla/readability (Firefox
-// Reader View's extraction) over a linkedom DOM — the pair src/search/web/readable-text.ts uses
-// for web results — then the feed sanitizer, with the page URL as base for relative links.
+// Reader View's extraction) over a linkedom DOM, then the feed sanitizer, with the page URL as
+// base for relative links. And a web search result's page reduced to its readable text
+// (readablePage, for src/search/web/searxng.ts). Both run on a parse worker (parse-pool): the
+// page is remote content.
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import iconv from 'iconv-lite';
@@ -37,4 +39,32 @@ export function extractArticle(html: string, pageUrl: string): ExtractedArticle 
   const textLength = htmlToText(clean).length;
   if (textLength < MIN_ARTICLE_CHARS) return undefined;
   return { html: clean, textLength };
+}
+
+/** A fetched web page reduced to its readable article text (web search results). */
+export interface ReadablePage {
+  title: string;
+  siteName: string | null;
+  /** Plain text, paragraphs separated by line breaks. */
+  text: string;
+  publishedTime: string | null;
+}
+
+export function readablePage(html: string): ReadablePage | undefined {
+  const { document } = parseHTML(html);
+  const article = new Readability(document as unknown as ReadabilityDocument, { charThreshold: 200 }).parse();
+  if (article?.content) {
+    const text = htmlToText(article.content);
+    if (text)
+      return {
+        title: article.title ?? '',
+        siteName: article.siteName ?? null,
+        text,
+        publishedTime: article.publishedTime ?? null,
+      };
+  }
+  // Pages Readability cannot make sense of (short, odd layouts): fall back to the body text.
+  const text = htmlToText(document.body?.innerHTML ?? '');
+  if (!text) return undefined;
+  return { title: document.title ?? '', siteName: null, text, publishedTime: null };
 }

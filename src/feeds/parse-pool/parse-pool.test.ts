@@ -59,11 +59,11 @@ test('parses of one feed (same affinity key) go to one worker, in order, so its 
   }
 });
 
-test('automatic pool size: one less than the cores, at most 2; an explicit size wins', async () => {
+test('automatic pool size: one less than the cores, at least 1, at most 2; an explicit size wins', async () => {
   const { parseWorkerCount } = await import('./parse-pool.ts');
   assert.deepEqual(
     [1, 2, 3, 4, 16].map((cores) => parseWorkerCount(-1, cores)),
-    [0, 1, 2, 2, 2],
+    [1, 1, 2, 2, 2],
   );
   assert.equal(parseWorkerCount(0, 8), 0);
   assert.equal(parseWorkerCount(3, 2), 3);
@@ -122,24 +122,67 @@ test("module jobs: another domain's step runs on a worker under its own time lim
   const mod = (body: string) => new URL(`data:text/javascript,${encodeURIComponent(body)}`);
   try {
     const double = mod('export function runInWorker(x) { return { doubled: x * 2 }; }');
-    assert.deepEqual(await pool.run(double, 21, 5_000, 'doubling'), { doubled: 42 });
+    assert.deepEqual(await pool.runModule(double, 21, 5_000, 'doubling'), { doubled: 42 });
     // A step that never ends (a hostile regular expression, say) is stopped at its limit, not the pool's 30 s.
     const t0 = Date.now();
     await assert.rejects(
-      pool.run(mod('export function runInWorker() { for (;;) {} }'), null, 300, 'spinning'),
+      pool.runModule(mod('export function runInWorker() { for (;;) {} }'), null, 300, 'spinning'),
       /spinning took longer than 300 ms and was stopped/,
     );
     assert.ok(Date.now() - t0 < 5_000);
-    assert.deepEqual(await pool.run(double, 1, 5_000, 'doubling'), { doubled: 2 }, 'a fresh worker carries on');
+    assert.deepEqual(await pool.runModule(double, 1, 5_000, 'doubling'), { doubled: 2 }, 'a fresh worker carries on');
     assert.equal(
       (await pool.parse(feed(3), { url: 'https://e.org/feed' })).title,
       'Pool 3',
       'and parses feeds as before',
     );
     await assert.rejects(
-      new ParsePool(0).run(double, 1, 1_000, 'doubling'),
+      new ParsePool(0).runModule(double, 1, 1_000, 'doubling'),
       /no worker threads/,
       'never on the caller',
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a page's feed and icon links, web search pages and OPML files are read on the workers, like on this thread", async () => {
+  const { OpmlError } = await import('../opml/opml-error.ts');
+  const pool = new ParsePool(1);
+  const inline = new ParsePool(0);
+  const page = Buffer.from(
+    '<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml" title="Feed">' +
+      '<link rel="icon" href="/i.png" sizes="32x32"></head><body>x</body></html>',
+  );
+  const opml = '<opml version="2.0"><body><outline text="A" xmlUrl="https://a.example/feed"/></body></opml>';
+  try {
+    for (const p of [pool, inline]) {
+      assert.deepEqual(await p.findFeedLinks(page, 'https://e.org/blog/', 'text/html'), [
+        { url: 'https://e.org/feed.xml', title: 'Feed', type: 'application/rss+xml' },
+      ]);
+      assert.deepEqual(await p.findIconLinks(page, 'https://e.org/blog/'), ['https://e.org/i.png']);
+      assert.deepEqual(await p.parseOpml(opml), [
+        { xmlUrl: 'https://a.example/feed', title: 'A', htmlUrl: null, folders: [] },
+      ]);
+      await assert.rejects(p.parseOpml('<opml><body>'), OpmlError);
+      const article = `<html><head><title>Comet</title></head><body><article><p>${'The comet passed close to the sun and brightened. '.repeat(10)}</p></article></body></html>`;
+      const web = await p.readWebPage(article);
+      assert.equal(web?.title, 'Comet');
+      assert.match(web?.text ?? '', /^The comet passed close to the sun/);
+    }
+  } finally {
+    await pool.close();
+  }
+});
+
+test('an OPML file over the time limit is refused with an OpmlError naming the limit', async () => {
+  const { OpmlError } = await import('../opml/opml-error.ts');
+  const pool = new ParsePool(1, 1); // 1 ms: nothing finishes in time
+  try {
+    await assert.rejects(
+      pool.parseOpml('<opml version="2.0"><body><outline xmlUrl="https://a.example/feed"/></body></opml>'),
+      (e: unknown) =>
+        e instanceof OpmlError && /could not be read: reading the OPML file took longer than/.test(e.message),
     );
   } finally {
     await pool.close();

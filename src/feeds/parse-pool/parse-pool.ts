@@ -1,7 +1,10 @@
 // Parsing (XML, normalising, sanitizing HTML) is the CPU-heavy step of a refresh. A small pool of
 // worker threads runs it beside the main thread, which keeps storing items and serving the APIs:
 // a refresh of thousands of feeds neither stalls HTTP requests nor uses only one core. A worker
-// also bounds a pathological document: past the time limit it is terminated and replaced.
+// also bounds a pathological document: past the time limit it is terminated and replaced. Every
+// read of remote content goes through it (run-job.ts: feeds on refresh and on subscribe, article
+// pages, a page's feed and icon links, OPML files): a crafted feed parsed on the main thread froze
+// every request for 5-15 s (issue 25.2).
 //
 // A feed is always parsed by the same worker (its id modulo the pool size): each worker remembers
 // the fragments it sanitized (sanitize-html.ts), and a changed feed mostly repeats the entries it
@@ -12,30 +15,44 @@ import { Worker } from 'node:worker_threads';
 import type { ParsedFeed } from '../../model/parsed-feed.ts';
 import { FeedError, formatDuration } from '../errors.ts';
 import { FeedParseError } from '../parser/feed-parse-error.ts';
+import { OpmlError } from '../opml/opml-error.ts';
 import type { ParseFeedOptions } from '../parser/parse-feed.ts';
-import type { ExtractedArticle } from '../fulltext/extract.ts';
+import type { ExtractedArticle, ReadablePage } from '../fulltext/extract.ts';
+import type { FeedLink } from '../discovery/find-feed-links.ts';
+import type { OpmlSubscription } from '../opml/opml.ts';
+import type { JobResult } from './run-job.ts';
 
 /**
- * A feed to parse, (kind 'article') an article page to reduce to its readable text (full text),
- * or (kind 'module') another domain's CPU-heavy step on untrusted input: the worker imports
- * `module` and returns what its `runInWorker(input)` returns. Other domains pass their module's
- * URL instead of the feeds domain importing them (filter rules: src/rules/match-worker.ts).
+ * What a job reads (run-job.ts): a feed; an article page, reduced to its readable text (full
+ * text); a page's announced feed links (discovery) or icon links (favicons); an OPML file. Or
+ * (kind 'module') another domain's CPU-heavy step on untrusted input: the worker imports `module`
+ * and returns what its `runInWorker(input)` returns. Other domains pass their module's URL instead
+ * of the feeds domain importing them (filter rules: src/rules/match-worker.ts).
  */
-export type ParseJob =
-  | {
-      id: number;
-      kind?: 'feed' | 'article';
-      body: Uint8Array;
-      url: string;
-      contentType: string | null;
-      crawlTime?: number;
-    }
-  | { id: number; kind: 'module'; module: string; input: unknown };
+export type JobKind = 'feed' | 'article' | 'web-page' | 'feed-links' | 'icon-links' | 'opml';
+export interface DocumentJob {
+  id: number;
+  kind?: JobKind;
+  body: Uint8Array;
+  url: string;
+  contentType: string | null;
+  crawlTime?: number;
+}
+export type ParseJob = DocumentJob | { id: number; kind: 'module'; module: string; input: unknown };
 export type ParseReply =
-  | { id: number; parsed: ParsedFeed }
-  | { id: number; article: ExtractedArticle | null }
+  | { id: number; value: JobResult }
   | { id: number; result: unknown }
-  | { id: number; error: { parseError: boolean; message: string } };
+  | { id: number; error: { kind: 'parse' | 'opml' | 'other'; message: string } };
+
+/** How a job over its time limit is described ("… took longer than 30 s"). */
+const DOING: Record<JobKind, string> = {
+  feed: 'parsing',
+  article: 'reading the article page',
+  'web-page': 'reading the web page',
+  'feed-links': "reading the page's feed links",
+  'icon-links': "reading the page's icon links",
+  opml: 'reading the OPML file',
+};
 
 interface Pending {
   job: ParseJob;
@@ -91,12 +108,13 @@ const RECYCLE_CHECK_EVERY = 10;
 const SETTLE_MS = 2000;
 /**
  * Pool size for config.parseWorkers; negative means automatic: one less than the CPU cores, at
- * most 2. Measured on 2 cores (BENCHMARKS.md, Feed engine): one worker parsing while the main
+ * most 2, at least 1. Measured on 2 cores (BENCHMARKS.md, Feed engine): one worker parsing while the main
  * thread fetches and stores beat both no worker and two (two workers compete with the main thread
- * for the cores, and each adds ~100-150 MB of heap).
+ * for the cores, and each adds ~100-150 MB of heap). One core still gets a worker: without one,
+ * parses run on the thread serving requests with no time limit.
  */
 export function parseWorkerCount(configured: number, cores = availableParallelism()): number {
-  return configured >= 0 ? configured : Math.max(0, Math.min(2, cores - 1));
+  return configured >= 0 ? configured : Math.max(1, Math.min(2, cores - 1));
 }
 
 export class ParsePool {
@@ -140,23 +158,10 @@ export class ParsePool {
    * parseFeed. `affinity` (a feed id) sends every parse of one feed to the same worker.
    */
   parse(body: Buffer, opts: ParseFeedOptions, affinity?: number): Promise<ParsedFeed> {
-    // Without workers the parser is loaded here on first use; with workers, only they load it
-    // (feedsmith, sanitize-html, linkedom: ~10 MB of heap the main thread does not need).
-    if (this.size === 0) return import('../parser/parse-feed.ts').then(({ parseFeed }) => parseFeed(body, opts));
-    if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
-    const index =
-      affinity !== undefined && Number.isSafeInteger(affinity) ? Math.abs(affinity) % this.size : this.leastBusy();
-    return new Promise<ParsedFeed>((resolve, reject) => {
-      const job: ParseJob = {
-        id: this.nextId++,
-        body,
-        url: opts.url,
-        contentType: opts.contentType ?? null,
-        crawlTime: opts.crawlTime,
-      };
-      this.queues[index]!.push({ job, resolve, reject });
-      this.pump(index);
-    });
+    return this.run(
+      { kind: 'feed', body, url: opts.url, contentType: opts.contentType ?? null, crawlTime: opts.crawlTime },
+      affinity,
+    ) as Promise<ParsedFeed>;
   }
 
   /**
@@ -164,16 +169,63 @@ export class ParsePool {
    * page: off the thread serving the APIs), under the same time limit; undefined when the page
    * has no article. With a pool of size 0, on this thread.
    */
-  extractArticle(body: Buffer, pageUrl: string, contentType: string | null): Promise<ExtractedArticle | undefined> {
-    if (this.size === 0)
-      return import('../fulltext/extract.ts').then(({ decodeHtml, extractArticle }) =>
-        extractArticle(decodeHtml(body, contentType), pageUrl),
-      );
+  async extractArticle(
+    body: Buffer,
+    pageUrl: string,
+    contentType: string | null,
+  ): Promise<ExtractedArticle | undefined> {
+    const a = (await this.run({ kind: 'article', body, url: pageUrl, contentType })) as ExtractedArticle | null;
+    return a ?? undefined;
+  }
+
+  /** A web search result's page (HTML) reduced to its readable text on a worker; undefined when it has none. */
+  async readWebPage(html: string): Promise<ReadablePage | undefined> {
+    const page = (await this.run({
+      kind: 'web-page',
+      body: Buffer.from(html),
+      url: '',
+      contentType: null,
+    })) as ReadablePage | null;
+    return page ?? undefined;
+  }
+
+  /** The feed links a page announces (subscribe, discover), read on a worker. */
+  findFeedLinks(body: Buffer, pageUrl: string, contentType: string | null): Promise<FeedLink[]> {
+    return this.run({ kind: 'feed-links', body, url: pageUrl, contentType }) as Promise<FeedLink[]>;
+  }
+
+  /** The icon links of a site's page (favicons), read on a worker. */
+  findIconLinks(body: Buffer, pageUrl: string): Promise<string[]> {
+    return this.run({ kind: 'icon-links', body, url: pageUrl, contentType: null }) as Promise<string[]>;
+  }
+
+  /** The subscriptions of an OPML file, parsed on a worker; rejects with OpmlError naming the fix. */
+  async parseOpml(xml: string): Promise<OpmlSubscription[]> {
+    try {
+      return (await this.run({
+        kind: 'opml',
+        body: Buffer.from(xml),
+        url: '',
+        contentType: null,
+      })) as OpmlSubscription[];
+    } catch (e) {
+      if (e instanceof FeedError) throw new OpmlError(`the OPML file could not be read: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /**
+   * Runs a job on a worker (by affinity, else the least busy one) under the time limit. Without
+   * workers the job runs here, its code loaded on first use; with workers, only they load it
+   * (feedsmith, sanitize-html, linkedom, Readability: heap the main thread does not need).
+   */
+  private run(job: Omit<DocumentJob, 'id'>, affinity?: number): Promise<JobResult> {
+    if (this.size === 0) return import('./run-job.ts').then(({ runJob }) => runJob({ ...job, id: 0 }));
     if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
-    const index = this.leastBusy();
-    return new Promise<ExtractedArticle | undefined>((resolve, reject) => {
-      const job: ParseJob = { id: this.nextId++, kind: 'article', body, url: pageUrl, contentType };
-      this.queues[index]!.push({ job, resolve: (a: ExtractedArticle | null) => resolve(a ?? undefined), reject });
+    const index =
+      affinity !== undefined && Number.isSafeInteger(affinity) ? Math.abs(affinity) % this.size : this.leastBusy();
+    return new Promise<JobResult>((resolve, reject) => {
+      this.queues[index]!.push({ job: { ...job, id: this.nextId++ }, resolve, reject });
       this.pump(index);
     });
   }
@@ -184,7 +236,7 @@ export class ParsePool {
    * with "<what> took longer than …". Unlike parse(), never on the calling thread: a pool of size
    * 0 rejects, so callers that must stay off the main thread keep a pool of their own.
    */
-  run<T>(moduleUrl: URL, input: unknown, timeLimitMs: number, what: string): Promise<T> {
+  runModule<T>(moduleUrl: URL, input: unknown, timeLimitMs: number, what: string): Promise<T> {
     if (this.size === 0) return Promise.reject(new Error('this pool has no worker threads'));
     if (this.closed) return Promise.reject(new FeedError('network', 'parse pool closed (shutting down)'));
     const index = this.leastBusy();
@@ -193,6 +245,10 @@ export class ParsePool {
       this.queues[index]!.push({ job, resolve, reject, timeLimitMs, what });
       this.pump(index);
     });
+  }
+
+  private busy(): boolean {
+    return this.queues.some((q) => q.length > 0) || this.slots.some((slot) => slot?.current);
   }
 
   private leastBusy(): number {
@@ -234,7 +290,7 @@ export class ParsePool {
     if (slot.current) return;
     const p = queue.shift()!;
     slot.current = p;
-    const what = p.what ?? (p.job.kind === 'article' ? 'reading the article page' : 'parsing');
+    const what = p.what ?? DOING[p.job.kind === 'module' ? 'feed' : (p.job.kind ?? 'feed')];
     const limit = p.timeLimitMs ?? this.timeLimitMs;
     slot.timer = setTimeout(
       () =>
@@ -293,10 +349,18 @@ export class ParsePool {
       if (!p || p.job.id !== r.id) return;
       this.finish(slot);
       if (++slot.jobs % RECYCLE_CHECK_EVERY === 0) void this.checkHeap(slot);
-      if ('parsed' in r) p.resolve(r.parsed);
-      else if ('article' in r) p.resolve(r.article);
+      if ('value' in r) p.resolve(r.value);
       else if ('result' in r) p.resolve(r.result);
-      else p.reject(r.error.parseError ? new FeedParseError(r.error.message) : new Error(r.error.message));
+      else {
+        const { kind, message } = r.error;
+        p.reject(
+          kind === 'parse'
+            ? new FeedParseError(message)
+            : kind === 'opml'
+              ? new OpmlError(message)
+              : new Error(message),
+        );
+      }
       this.pump(index);
     });
     worker.on('error', (e) => this.kill(slot, e));
@@ -336,7 +400,17 @@ export class ParsePool {
     this.pump(slot.index);
   }
 
+  /**
+   * Stops the workers once the jobs in flight and queued are done, and those their callers submit
+   * meanwhile: a subscribe whose fetch has just ended, in a server draining on SIGTERM, parses
+   * here now (it used to parse on the main thread, which a drain never cut short). Each job is
+   * under the time limit, and the server's drain time bounds the whole.
+   */
   async close(): Promise<void> {
+    for (let quiet = 0; quiet < 3 && !this.closed; ) {
+      quiet = this.busy() ? 0 : quiet + 1;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     this.closed = true;
     const closing = new FeedError('network', 'parse pool closed (shutting down)');
     for (const queue of this.queues) for (const p of queue.splice(0)) p.reject(closing);

@@ -1,9 +1,10 @@
-// Worker thread body of the parse pool: bytes in, ParsedFeed (or an article page's readable text,
-// or the error's message) out.
+// Worker thread body of the parse pool: a job in (run-job.ts), its result (or the error's kind and
+// message) out.
 import { parentPort } from 'node:worker_threads';
-import { FeedParseError, parseFeed } from '../parser/parse-feed.ts';
+import { FeedParseError } from '../parser/feed-parse-error.ts';
+import { OpmlError } from '../opml/opml-error.ts';
 import type { ParseJob, ParseReply } from './parse-pool.ts';
-import { decodeHtml, extractArticle } from '../fulltext/extract.ts';
+import { runJob } from './run-job.ts';
 
 parentPort!.on('message', async (job: ParseJob) => {
   let reply: ParseReply;
@@ -14,18 +15,14 @@ parentPort!.on('message', async (job: ParseJob) => {
       parentPort!.postMessage({ id: job.id, result: mod.runInWorker(job.input) } satisfies ParseReply);
       return;
     }
-    const body = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
-    reply =
-      job.kind === 'article'
-        ? { id: job.id, article: extractArticle(decodeHtml(body, job.contentType), job.url) ?? null }
-        : {
-            id: job.id,
-            parsed: parseFeed(body, { url: job.url, contentType: job.contentType, crawlTime: job.crawlTime }),
-          };
+    reply = { id: job.id, value: runJob(job) };
   } catch (e) {
     reply = {
       id: job.id,
-      error: { parseError: e instanceof FeedParseError, message: (e as Error)?.message ?? String(e) },
+      error: {
+        kind: e instanceof FeedParseError ? 'parse' : e instanceof OpmlError ? 'opml' : 'other',
+        message: (e as Error)?.message ?? String(e),
+      },
     };
   }
   parentPort!.postMessage(reply);

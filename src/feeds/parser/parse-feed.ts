@@ -29,6 +29,7 @@ import { promoteLegacyContent } from './promote-legacy-content.ts';
 import { repairXml } from './repair-xml.ts';
 import { stripLeadingJunk } from './strip-leading-junk.ts';
 import { exceedsTagDepth } from '../../text/tag-depth.ts';
+import { capPersonFields } from './cap-person-fields.ts';
 
 export { FeedParseError } from './feed-parse-error.ts';
 
@@ -73,7 +74,7 @@ export function parseFeed(body: Buffer | Uint8Array | string, opts: ParseFeedOpt
       xml = repairXml(xml);
       recovered = true;
     }
-    value = decodeBase64Content(promoteLegacyContent(xml));
+    value = decodeBase64Content(promoteLegacyContent(capPersonFields(xml)));
   }
 
   let raw: RawFeed;

@@ -15,6 +15,7 @@ import { queryTerms } from '../query.ts';
 import type { SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { hostOf } from '../indexing.ts';
 import { pageFetcher, type PageFetcher } from './fetch-page.ts';
+import { feedEngine } from '../../feeds/index.ts';
 
 /** Time limit of the SearXNG API call itself. */
 export const SEARXNG_TIMEOUT_MS = 10_000;
@@ -54,8 +55,10 @@ export class SearxngProvider implements SearchProvider {
   readonly name = 'searxng';
   private readonly opts: SearxngOptions;
   private readonly now: () => number;
+  private readonly app: App;
 
   constructor(app: App, overrides: Partial<SearxngOptions> = {}) {
+    this.app = app;
     this.opts = {
       baseUrl: app.config.searxngUrl,
       pagesFetched: app.config.webResultsFetched,
@@ -141,9 +144,9 @@ export class SearxngProvider implements SearchProvider {
 
   private async read(r: SearxngResult, terms: string[], signal?: AbortSignal) {
     const page = await this.opts.fetchPage(r.url, signal);
-    // Readability and a DOM (linkedom) are loaded on the first web search, not by every server.
-    const { readablePage } = await import('./readable-text.ts');
-    const readable = readablePage(page.html);
+    // Read on a parse worker under its time limit (Readability over a DOM of an untrusted page of
+    // up to 3 MiB): on this thread it would hold every request of the process.
+    const readable = await feedEngine(this.app).parsePool.readWebPage(page.html);
     if (!readable) return undefined;
     const parts = splitPassages(readable.text);
     const scores = scorePassages(parts, terms);

@@ -1,0 +1,77 @@
+// Token counts (tokens.ts) are exactly gpt-tokenizer's o200k_base ids, without its quadratic merge.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { countTokens, encodeTokens, MAX_TOKEN_BYTES, truncateToTokens, warmTokenizer } from './tokens.ts';
+import { hasNews, readArticles } from './testing/news-corpus.ts';
+
+type Lib = {
+  encode(t: string, o?: object): number[];
+  decode(ids: number[]): string;
+  decodeGenerator(ids: number[]): Iterable<string>;
+};
+const lib = createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as Lib;
+const plain = { disallowedSpecial: new Set<string>() };
+
+// First: the vocabulary must not be loaded yet.
+test('warmTokenizer reads the vocabulary in slices, letting other work run in between', async () => {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 0);
+  await warmTokenizer();
+  clearInterval(timer);
+  assert.ok(ticks >= 10, `only ${ticks} timer callbacks ran while it loaded`);
+  assert.equal(countTokens('hello world'), 2);
+});
+
+function sameAsLib(text: string): void {
+  const theirs = lib.encode(text, plain);
+  assert.deepEqual(encodeTokens(text), theirs, JSON.stringify(text.slice(0, 60)));
+  assert.equal(countTokens(text), theirs.length);
+}
+
+test('ids equal gpt-tokenizer on random and adversarial strings (both merge paths)', () => {
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const alphabets = ['abcdefghijklmnopqrstuvwxyz', 'aA1 .,!é中🙂\n\t-_(', 'Mm', '( ', 'ab', '  \n', 'ǅÅ̀ß'];
+  for (let k = 0; k < 400; k++) {
+    const a = alphabets[k % alphabets.length];
+    const n = Math.floor(rnd() * 300);
+    sameAsLib(Array.from({ length: n }, () => a[Math.floor(rnd() * a.length)]).join(''));
+  }
+  for (const s of ['M'.repeat(3000), '('.repeat(2000), `${' '.repeat(2000)}x`, '🙂'.repeat(500), '\n'.repeat(999)])
+    sameAsLib(s);
+  sameAsLib('héllo wörld, the 2025 budget — “quoted” text\u0301 and a lone surrogate \ud800 end');
+});
+
+test('ids equal gpt-tokenizer on news articles', { skip: !hasNews && 'no ../shared/corpus/news' }, () => {
+  for (const a of readArticles(300)) sameAsLib(`${a.title}\n${a.text}`);
+});
+
+test('special-token text counts as plain text (gpt-tokenizer threw on it)', () => {
+  assert.equal(countTokens('<|endoftext|>'), lib.encode('<|endoftext|>', plain).length);
+});
+
+test('no token is longer than MAX_TOKEN_BYTES (the bound the validation relies on)', () => {
+  const longest = lib.encode('x'.repeat(1), plain).length; // loads the library's table
+  assert.equal(longest, 1);
+  const raw = createRequire(import.meta.url)('gpt-tokenizer/cjs/bpeRanks/o200k_base') as {
+    default: (string | number[] | undefined)[];
+  };
+  let max = 0;
+  for (const v of raw.default)
+    if (v !== undefined) max = Math.max(max, typeof v === 'string' ? Buffer.byteLength(v) : v.length);
+  assert.equal(max, MAX_TOKEN_BYTES);
+});
+
+test('a 1 MiB unbroken run is counted (gpt-tokenizer took over 12 minutes)', () => {
+  assert.equal(countTokens('M'.repeat(1024 * 1024)), 262_144);
+  assert.equal(countTokens('('.repeat(1024 * 1024)), lib.encode('('.repeat(4096), plain).length * 256);
+});
+
+test('truncateToTokens keeps whole tokens and drops a cut character', () => {
+  const text = 'Le café est très bon 🙂🙂 aujourd’hui';
+  const ids = lib.encode(text, plain);
+  for (let m = 1; m <= ids.length + 1; m++)
+    assert.equal(truncateToTokens(text, m), lib.decode(ids.slice(0, m)), `${m}`);
+  assert.equal(truncateToTokens(text, 0), '');
+});
