@@ -126,3 +126,10 @@ export function catalogueModel(name: string): CatalogueModel | undefined {
   const n = name.trim().toLowerCase();
   return CATALOGUE.find((m) => m.name === n);
 }
+
+/**
+ * The model suggested wherever answers are still quotes (the Ask page, `tidings ask`, `model list`):
+ * small enough for a home server's CPU (1 GB, 2 GB of memory), written answers in every language
+ * the feeds are likely in. The reasoning models show the pipeline's steps with it (no thinking mode).
+ */
+export const SUGGESTED_MODEL = 'qwen2.5-1.5b';

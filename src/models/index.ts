@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { completeFile, findStored, modelsDir, readManifest } from './store.ts';
 
-export { CATALOGUE, catalogueModel, type CatalogueModel } from './catalogue.ts';
+export { CATALOGUE, catalogueModel, SUGGESTED_MODEL, type CatalogueModel } from './catalogue.ts';
 export {
   listModels,
   ModelError,

@@ -7,15 +7,14 @@ import type { App } from '../../runtime/app.ts';
 import type { Config } from '../../config/config.ts';
 import { basename } from 'node:path';
 import { perApp } from '../../runtime/per-app.ts';
-import { selectedModelFile, setModelRuntimeStatusSource } from '../../models/index.ts';
+import { SUGGESTED_MODEL, selectedModelFile, setModelRuntimeStatusSource } from '../../models/index.ts';
 import type { LocalModel, LocalModelSettings, LocalRuntimeStatus } from './runtime.ts';
 import { MODEL_HOST_CONTEXT_ENV, MODEL_HOST_ERROR_ENV, MODEL_HOST_SOCKET_ENV, ModelHostClient } from './host.ts';
 import { startupLine } from './startup-line.ts';
 
 export type { LocalModel, LocalRuntimeStatus, LocalModelSettings };
 
-/** The model the Ask page and `tidings ask` suggest when answers are quotes. */
-export const SUGGESTED_MODEL = 'qwen3-1.7b';
+/** What the Ask page and `tidings ask` suggest when answers are quotes (the catalogue's suggestion). */
 export const PULL_COMMAND = `npx tidings model pull ${SUGGESTED_MODEL}`;
 /** The one line the Ask page and `tidings ask` show while answers are quotes (the API says nothing). */
 export const QUOTES_NOTE_TEXT =

@@ -11,6 +11,7 @@ import {
   removeModel,
   requestCancel,
   selectedModelFile,
+  SUGGESTED_MODEL,
   useModel,
   modelRow,
   modelsOverview,
@@ -139,7 +140,7 @@ export function registerModelCommands(program: Command, ctx: CliContext): void {
           `store: ${dir}`,
           inUse
             ? `answers use: ${inUse.name} (${inUse.path})`
-            : 'answers use: no model (quotes from the articles); tidings model pull qwen2.5-1.5b for written answers',
+            : `answers use: no model (quotes from the articles); tidings model pull ${SUGGESTED_MODEL} for written answers`,
         ].join('\n'),
       );
     });
