@@ -1,61 +1,26 @@
-// The real-world feeds of ../shared/corpus/feeds/real-world, served over HTTP, imported with
-// `tidings opml import` and fetched with `tidings refresh` into a real data folder; then asked what
-// a new user asks. These were the failures reported in issue 9.
+// The real-world feeds of ../shared/corpus/feeds/real-world in a real data folder, as a new user
+// gets them (./real-world-feeds.ts); then asked what a new user asks. These were the failures
+// reported in issues 9 and 23.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/server/create-app.ts';
 import type { App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
-import { hasShared, runCli, SHARED, SKIP_NO_SHARED, tempDataDir } from './helpers.ts';
+import { hasShared, runCli, SKIP_NO_SHARED } from './helpers.ts';
+import { REAL_WORLD_ENV as env, realWorldDataDir } from './real-world-feeds.ts';
 
-const FEEDS = join(SHARED, 'corpus/feeds/real-world');
-const env = { TIDINGS_LLM_BASE_URL: '', TIDINGS_LLM_MODEL: '', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true' };
 let dir: string;
-let server: http.Server | undefined;
+let close: (() => void) | undefined;
 let app: App | undefined;
 
 before(async () => {
   if (!hasShared) return;
-  server = http.createServer((req, res) => {
-    const name = (req.url ?? '').replace(/^\//, '');
-    if (!/^[\w.-]+\.xml$/.test(name)) {
-      res.writeHead(404).end();
-      return;
-    }
-    try {
-      res.writeHead(200, { 'Content-Type': 'application/rss+xml' }).end(readFileSync(join(FEEDS, name)));
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  dir = tempDataDir('tidings-real-world-');
-  const outlines = readdirSync(FEEDS)
-    .filter((f) => f.endsWith('.xml'))
-    .map((f) => `<outline type="rss" text="${f}" xmlUrl="http://127.0.0.1:${port}/${f}"/>`)
-    .join('');
-  writeFileSync(
-    join(dir, 'feeds.opml'),
-    `<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>${outlines}</body></opml>`,
-  );
-  for (const args of [
-    ['user', 'add', 'reader', '--password', 'reader-pass-1'],
-    ['opml', 'import', 'reader', join(dir, 'feeds.opml')],
-    ['refresh', '--all'],
-  ]) {
-    const r = await runCli(['--data', dir, ...args], env);
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-  }
+  ({ dir, close } = await realWorldDataDir());
 });
 after(async () => {
   await app?.close();
-  server?.close();
+  close?.();
 });
 
 test('sonar-pro summarizes the news about Ukraine as a dated digest of cited articles', {

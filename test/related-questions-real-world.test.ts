@@ -5,18 +5,13 @@
 // rather than nonsense.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { rmSync } from 'node:fs';
 import { createApp } from '../src/server/create-app.ts';
 import type { App } from '../src/runtime/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { answerService } from '../src/answer/service.ts';
-import { hasShared, runCli, SHARED, SKIP_NO_SHARED, tempDataDir } from './helpers.ts';
-
-const FEEDS = join(SHARED, 'corpus/feeds/real-world');
-const env = { TIDINGS_LLM_BASE_URL: '', TIDINGS_LLM_MODEL: '', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true' };
+import { hasShared, SKIP_NO_SHARED } from './helpers.ts';
+import { REAL_WORLD_ENV, realWorldDataDir } from './real-world-feeds.ts';
 
 /** Follow-ups the built-in engine proposed over these feeds before issue 23, each nonsense. */
 const BAD = [
@@ -55,48 +50,21 @@ const QUESTIONS = [
   'What did Sky News report?',
 ];
 
-let dir = '';
-let server: http.Server | undefined;
+let dir: string | undefined;
+let close: (() => void) | undefined;
 let app: App | undefined;
 
 before(async () => {
   if (!hasShared) return;
-  server = http.createServer((req, res) => {
-    const name = (req.url ?? '').replace(/^\//, '');
-    let body: Buffer | undefined;
-    try {
-      if (/^[\w.-]+\.xml$/.test(name)) body = readFileSync(join(FEEDS, name));
-    } catch {
-      /* 404 below */
-    }
-    if (body) res.writeHead(200, { 'Content-Type': 'application/rss+xml' }).end(body);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  dir = tempDataDir('tidings-related-');
-  const outlines = readdirSync(FEEDS)
-    .filter((f) => f.endsWith('.xml'))
-    .map((f) => `<outline type="rss" text="${f}" xmlUrl="http://127.0.0.1:${port}/${f}"/>`)
-    .join('');
-  writeFileSync(
-    join(dir, 'feeds.opml'),
-    `<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>${outlines}</body></opml>`,
+  ({ dir, close } = await realWorldDataDir('tidings-related-'));
+  app = await createApp(
+    loadConfig({ env: REAL_WORLD_ENV, overrides: { dataDir: dir, schedulerEnabled: false, logLevel: 'error' } }),
   );
-  for (const args of [
-    ['user', 'add', 'reader', '--password', 'reader-pass-1'],
-    ['opml', 'import', 'reader', join(dir, 'feeds.opml')],
-    ['refresh', '--all'],
-  ]) {
-    const r = await runCli(['--data', dir, ...args], env);
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-  }
-  app = await createApp(loadConfig({ env, overrides: { dataDir: dir, schedulerEnabled: false, logLevel: 'error' } }));
 });
 
 after(async () => {
   await app?.close();
-  server?.close();
+  close?.();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
