@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { startServer } from '../src/server/server.ts';
 import { markDraining } from '../src/server/health.ts';
-import { freshPostgresDatabase, TEST_DATABASE_URL, tempDataDir } from './helpers.ts';
+import { freshPostgresDatabase, postgresProxyTarget, TEST_DATABASE_URL, tempDataDir } from './helpers.ts';
 import { redisUnavailable, startRedis } from './redis-server.ts';
 
 async function served(overrides: Partial<Config>): Promise<{ app: App; url: string }> {
@@ -78,16 +78,9 @@ async function cuttableProxy(target: net.NetConnectOpts) {
 test('/readyz answers 503 while PostgreSQL is unreachable and 200 again once it is back', {
   skip: TEST_DATABASE_URL ? false : 'skipped: runs on the PostgreSQL pass (TIDINGS_TEST_DATABASE_URL)',
 }, async () => {
-  const dbUrl = freshPostgresDatabase();
-  const host = /[?&]host=([^&]+)/.exec(dbUrl)?.[1];
-  const port = Number(/[?&]port=(\d+)/.exec(dbUrl)?.[1] ?? /:(\d+)\//.exec(dbUrl)?.[1] ?? 5432);
-  const target: net.NetConnectOpts = host
-    ? { path: `${decodeURIComponent(host)}/.s.PGSQL.${port}` }
-    : { host: /@([^:/]+)/.exec(dbUrl)![1], port };
-  const user = /^postgres(?:ql)?:\/\/([^@:/]+)/.exec(dbUrl)![1];
-  const db = /^postgres(?:ql)?:\/\/[^/]*\/([^?]+)/.exec(dbUrl)![1];
+  const { target, viaPort } = postgresProxyTarget(freshPostgresDatabase());
   const proxy = await cuttableProxy(target);
-  const { app, url } = await served({ databaseUrl: `postgres://${user}@127.0.0.1:${proxy.port}/${db}` });
+  const { app, url } = await served({ databaseUrl: viaPort(proxy.port) });
   try {
     assert.equal((await get(`${url}/readyz`)).status, 200);
     await proxy.cut();

@@ -40,6 +40,24 @@ export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL): string {
     : baseUrl.replace(/^([a-z]+:\/\/[^/?]*)/i, `$1/${name}`);
 }
 
+/**
+ * Where a PostgreSQL URL's server listens (its Unix socket, or host and port), and the same
+ * database's URL through a TCP proxy on 127.0.0.1: for tests that cut or freeze the connection.
+ */
+export function postgresProxyTarget(dbUrl: string): {
+  target: { path: string } | { host: string; port: number };
+  viaPort(port: number): string;
+} {
+  const host = /[?&]host=([^&]+)/.exec(dbUrl)?.[1];
+  const port = Number(/[?&]port=(\d+)/.exec(dbUrl)?.[1] ?? /:(\d+)\//.exec(dbUrl)?.[1] ?? 5432);
+  const target = host
+    ? { path: `${decodeURIComponent(host)}/.s.PGSQL.${port}` }
+    : { host: /@([^:/]+)/.exec(dbUrl)![1]!, port };
+  const user = /^postgres(?:ql)?:\/\/([^@:/]+)/.exec(dbUrl)![1];
+  const name = /^postgres(?:ql)?:\/\/[^/]*\/([^?]+)/.exec(dbUrl)![1];
+  return { target, viaPort: (p) => `postgres://${user}@127.0.0.1:${p}/${name}` };
+}
+
 /** Drops a database freshPostgresDatabase(baseUrl) made (its connections must be closed). */
 export function dropPostgresDatabase(baseUrl: string, databaseUrl: string): void {
   const name = /^[a-z]+:\/\/[^/?]*\/([^?]+)/i.exec(databaseUrl)?.[1];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startHarness, addUser } from './reader-harness.ts';
 import { redisUnavailable, startRedis } from './redis-server.ts';
-import { freshPostgresDatabase, TEST_DATABASE_URL, tempDataDir } from './helpers.ts';
+import { freshPostgresDatabase, postgresProxyTarget, TEST_DATABASE_URL, tempDataDir } from './helpers.ts';
 import { openStore, StoreUnavailableError } from '../src/store/open-store.ts';
 import { createAnswerService } from '../src/answer/service.ts';
 import { searchService } from '../src/search/service.ts';
@@ -164,17 +164,10 @@ async function freezableProxy(target: net.NetConnectOpts) {
 test('a PostgreSQL that stops answering mid-session: requests and /readyz fail within the time limits', {
   skip: TEST_DATABASE_URL ? false : 'skipped: runs on the PostgreSQL pass (TIDINGS_TEST_DATABASE_URL)',
 }, async () => {
-  const dbUrl = freshPostgresDatabase();
-  const host = /[?&]host=([^&]+)/.exec(dbUrl)?.[1];
-  const port = Number(/[?&]port=(\d+)/.exec(dbUrl)?.[1] ?? /:(\d+)\//.exec(dbUrl)?.[1] ?? 5432);
-  const target: net.NetConnectOpts = host
-    ? { path: `${decodeURIComponent(host)}/.s.PGSQL.${port}` }
-    : { host: /@([^:/]+)/.exec(dbUrl)![1], port };
-  const user = /^postgres(?:ql)?:\/\/([^@:/]+)/.exec(dbUrl)![1];
-  const name = /^postgres(?:ql)?:\/\/[^/]*\/([^?]+)/.exec(dbUrl)![1];
+  const { target, viaPort } = postgresProxyTarget(freshPostgresDatabase());
   const proxy = await freezableProxy(target);
   const h = await startHarness({
-    databaseUrl: `postgres://${user}@127.0.0.1:${proxy.port}/${name}`,
+    databaseUrl: viaPort(proxy.port),
     databaseTimeoutMs: 1000,
   });
   try {
