@@ -28,10 +28,16 @@ export const SQLITE_ONLY = TEST_DATABASE_URL
   ? 'skipped on the PostgreSQL run: this checks the SQLite database file (tidings backup/restore, the data folder)'
   : false;
 
-/** A new, empty database on the test server; returns its URL. */
-export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL): string {
+/**
+ * A new database on the test server; returns its URL. Empty, or a copy of `template` (the name of
+ * a database nobody is connected to, as postgresDatabaseName gives it).
+ */
+export function freshPostgresDatabase(baseUrl = TEST_DATABASE_URL, template?: string): string {
   const name = `tidings_t_${randomBytes(6).toString('hex')}`;
-  execFileSync('psql', [baseUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name}`], {
+  if (template !== undefined && !/^tidings_t_[0-9a-f]+$/.test(template))
+    throw new Error(`not a test database: ${template}`);
+  const sql = template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`;
+  execFileSync('psql', [baseUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // Not new URL(): postgres://user@/db?host=/socket/dir has no host, which WHATWG URLs refuse.
@@ -58,9 +64,14 @@ export function postgresProxyTarget(dbUrl: string): {
   return { target, viaPort: (p) => `postgres://${user}@127.0.0.1:${p}/${name}` };
 }
 
+/** The database name in a PostgreSQL URL. */
+export function postgresDatabaseName(databaseUrl: string): string | undefined {
+  return /^[a-z]+:\/\/[^/?]*\/([^?]+)/i.exec(databaseUrl)?.[1];
+}
+
 /** Drops a database freshPostgresDatabase(baseUrl) made (its connections must be closed). */
 export function dropPostgresDatabase(baseUrl: string, databaseUrl: string): void {
-  const name = /^[a-z]+:\/\/[^/?]*\/([^?]+)/i.exec(databaseUrl)?.[1];
+  const name = postgresDatabaseName(databaseUrl);
   if (!name?.startsWith('tidings_t_')) throw new Error(`not a test database: ${databaseUrl}`);
   execFileSync('psql', [baseUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `DROP DATABASE IF EXISTS ${name}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
