@@ -1,0 +1,117 @@
+// The whole suite (`npm test`, .ci/run): node's test runner over src/**/*.test.ts and
+// test/**/*.test.ts, two files at a time, as `node --test --test-concurrency=2 --test-timeout=120000`
+// runs it, with two differences that make it faster on a 2-core machine (BENCHMARKS.md, "Test
+// suite"):
+//
+// 1. The slowest files start first. `node --test` sorts the files by name, so the slowest ones
+//    (browsers, servers, the CLI as child processes: most of test/) came last, and one of them
+//    often ran alone at the end while the other core idled. Longest first packs the two lanes.
+// 2. Every test process, and the processes and worker threads it starts, reuses Node's on-disk
+//    compile cache (NODE_COMPILE_CACHE, the folder `tidings` itself uses: scripts/process-setup.js).
+//    Each of the ~150 test files otherwise type-strips and compiles the same few hundred modules
+//    again; the cache is keyed by content and Node version, so a changed file is compiled afresh.
+//
+// Usage: node test/run-suite.ts [file or glob …] (default: the two globs above). Options:
+// --test-reporter=NAME and --test-reporter-destination=PATH (pairs, as for node --test; default
+// spec to stdout), --test-concurrency=N, --test-timeout=MS.
+import { globSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { run } from 'node:test';
+import * as reporters from 'node:test/reporters';
+import { ROOT } from './helpers.ts';
+
+/**
+ * Files measured as the slowest (per-file wall time, BENCHMARKS.md "Test suite"), slowest first.
+ * A file missing here runs after these in name order; a name that no longer exists is ignored.
+ */
+export const SLOWEST_FIRST = [
+  'test/web-browser.test.ts',
+  'test/feeds-cli.test.ts',
+  'test/claims.test.ts',
+  'test/cli-serve.test.ts',
+  'test/feeds-engine.test.ts',
+  'src/feeds/parse-pool/parse-pool.test.ts',
+  'src/answer/corpus.test.ts',
+  'test/fever-api.test.ts',
+  'src/answer/tokens.test.ts',
+  'test/answers-real-world.test.ts',
+  'test/auth-login-proxy.test.ts',
+  'src/answer/local/local-model.test.ts',
+  'src/feeds/parser/corpus.test.ts',
+  'test/db-copy.test.ts',
+  'test/answers-time-real-world.test.ts',
+];
+
+const DEFAULT_PATTERNS = ['src/**/*.test.ts', 'test/**/*.test.ts'];
+
+interface Options {
+  patterns: string[];
+  reporters: string[];
+  destinations: string[];
+  concurrency: number;
+  timeout: number;
+}
+
+export function parseArgs(args: string[]): Options {
+  const o: Options = { patterns: [], reporters: [], destinations: [], concurrency: 2, timeout: 120_000 };
+  for (const a of args) {
+    const m = /^(--[\w-]+)=(.*)$/.exec(a);
+    if (!m) {
+      if (a.startsWith('-')) throw new Error(`unknown option ${a} (see the usage at the top of test/run-suite.ts)`);
+      o.patterns.push(a);
+      continue;
+    }
+    const [, name, value] = m as unknown as [string, string, string];
+    if (name === '--test-reporter') o.reporters.push(value);
+    else if (name === '--test-reporter-destination') o.destinations.push(value);
+    else if (name === '--test-concurrency') o.concurrency = Number(value);
+    else if (name === '--test-timeout') o.timeout = Number(value);
+    else throw new Error(`unknown option ${name} (see the usage at the top of test/run-suite.ts)`);
+  }
+  if (!o.reporters.length) o.reporters.push('spec');
+  while (o.destinations.length < o.reporters.length) o.destinations.push('stdout');
+  if (!(o.concurrency >= 1) || !(o.timeout >= 1))
+    throw new Error('--test-concurrency and --test-timeout take a number');
+  return o;
+}
+
+/** The files the patterns match, the measured slowest first, then the others in name order. */
+export function orderedFiles(patterns: string[], cwd = ROOT): string[] {
+  const files = [...new Set(patterns.flatMap((p) => globSync(p, { cwd })))].map((f) => relative(cwd, resolve(cwd, f)));
+  const rank = (f: string) => {
+    const i = SLOWEST_FIRST.indexOf(f);
+    return i < 0 ? SLOWEST_FIRST.length : i;
+  };
+  return files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+async function reporterStream(name: string) {
+  const builtIn = (reporters as Record<string, unknown>)[name];
+  if (builtIn) return builtIn;
+  const mod = await import(/^[./]/.test(name) ? resolve(name) : name);
+  return mod.default;
+}
+
+if (import.meta.main) {
+  const o = parseArgs(process.argv.slice(2));
+  process.env.NODE_COMPILE_CACHE ||= join(tmpdir(), 'node-compile-cache');
+  const files = orderedFiles(o.patterns.length ? o.patterns : DEFAULT_PATTERNS);
+  if (!files.length) throw new Error(`no test file matches ${o.patterns.join(' ')}`);
+  const stream = run({
+    files: files.map((f) => join(ROOT, f)),
+    concurrency: o.concurrency,
+    timeout: o.timeout,
+    cwd: ROOT,
+  });
+  stream.on('test:fail', (ev) => {
+    if (!ev.todo) process.exitCode = 1;
+  });
+  for (const [i, name] of o.reporters.entries()) {
+    const dest = o.destinations[i]!;
+    const out =
+      dest === 'stdout' ? process.stdout : dest === 'stderr' ? process.stderr : createWriteStream(resolve(dest));
+    stream.compose((await reporterStream(name)) as Parameters<typeof stream.compose>[0]).pipe(out);
+  }
+}
