@@ -215,11 +215,15 @@ export const ask = (content = 'What happened at NASA this week?', extra: Record<
   ...extra,
 });
 
-/** Parses an SSE body into its data payloads (JSON objects, or the string "[DONE]"). */
+/**
+ * Parses an SSE body into its data payloads (JSON objects, or the string "[DONE]"). Comment-only
+ * blocks (the server's ": keep-alive" while a slow pipeline has no event yet, as on a loaded
+ * machine) carry no event, for SSE clients and here alike.
+ */
 export function sseEvents(text: string): any[] {
   return text
     .split('\n\n')
-    .filter((b) => b.trim())
+    .filter((b) => b.trim() && !b.split('\n').every((l) => l.startsWith(':')))
     .map((block) => {
       const data = block
         .split('\n')

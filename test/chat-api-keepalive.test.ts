@@ -20,6 +20,9 @@ test('slow first event: keep-alive comments, then the normal stream; the OpenAI 
   assert.match(raw.text, /\n\n: keep-alive\n\n/);
   const events = sseEvents(raw.text.replace(/^: .*\n\n/gm, ''));
   assert.equal(events.at(-1), '[DONE]');
+  // The test helper reads through the comments as a client does (local-model-chat's streams get
+  // them when the machine is loaded).
+  assert.deepEqual(sseEvents(raw.text), events);
   const plain = await post(f, '/chat/completions', ask('SLOW_START please'));
   assert.equal(
     events
