@@ -11,7 +11,8 @@
 //    Each of the ~150 test files otherwise type-strips and compiles the same few hundred modules
 //    again; the cache is keyed by content and Node version, so a changed file is compiled afresh.
 //
-// Usage: node test/run-suite.ts [file or glob …] (default: the two globs above). Options:
+// Usage: node test/run-suite.ts [file or glob …] (default: the two globs above; relative to the
+// checkout's root). Options:
 // --test-reporter=NAME and --test-reporter-destination=PATH (pairs, as for node --test; default
 // spec to stdout), --test-concurrency=N, --test-timeout=MS.
 import { globSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { join, relative, resolve } from 'node:path';
 import { createWriteStream } from 'node:fs';
 import { run } from 'node:test';
 import * as reporters from 'node:test/reporters';
-import { ROOT } from './helpers.ts';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The files that took over 20 s in a SQLite pass (per-file wall time, BENCHMARKS.md "Test suite"),
@@ -72,6 +73,9 @@ export const SLOWEST_FIRST = [
   'src/store/backends.test.ts',
   'test/reader-search.test.ts',
 ];
+
+// Not from ./helpers.ts: importing it sets variables (TIDINGS_MODELS_DIR) every test process would inherit.
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 
 const DEFAULT_PATTERNS = ['src/**/*.test.ts', 'test/**/*.test.ts'];
 
