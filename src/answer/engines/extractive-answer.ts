@@ -180,8 +180,12 @@ const DATE = new RegExp(
   String.raw`\b(?:(?:${MONTHS})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}\s+(?:${MONTHS})\.?(?:\s+\d{4})?|(?:${MONTHS})\.?\s+\d{4}|(?:in|since|by|until|from)\s+(?:1[89]|20)\d\d)\b`,
   'gi',
 );
+/**
+ * A figure with its scale or unit. A digit inside a word ("3D", "5G", "M5") is no figure: read as 3,
+ * the "3D" of every sentence on a 3D printer joined the name "Ender 3 Pro" and outweighed its price.
+ */
 const NUMBER =
-  /(?:[$€£]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|billion|trillion|thousand|hundred|mph|km|miles?|feet|foot|meters?|years?|months?|weeks?|days?|hours?|minutes?|people|points?|degrees?|cents?|dollars?|pounds?|euros?))?/gi;
+  /(?:[$€£]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?%|\s?(?:percent|per cent|million|billion|trillion|thousand|hundred|mph|km|miles?|feet|foot|meters?|years?|months?|weeks?|days?|hours?|minutes?|people|points?|degrees?|cents?|dollars?|pounds?|euros?)\b|(?:mm|cm|kg|gb|tb|mb|ghz|mhz|st|nd|rd|th)\b|(?![\p{L}\d]))/giu;
 const NAME_SKIP = new Set([
   'monday',
   'tuesday',
