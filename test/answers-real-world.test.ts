@@ -111,3 +111,20 @@ test('a question about a year no source mentions is declined, naming the year', 
   assert.equal(covered.code, 0, covered.stderr);
   assert.doesNotMatch(covered.stdout.split('\nSources:')[0]!, /do not answer/);
 });
+
+// Each fact sits in the article the answer cites: the price in a paragraph the search's passages
+// (which weigh "Anker" over "price" across articles) leave out, the name in the headline's address
+// (the article's quotes name its spokesman more often), the place in a one-sentence release two
+// thirds capitalized (once taken for a run of headlines).
+for (const [question, fact] of [
+  ['What is the price of the Anker 3D printer?', /\$429[^\n]*\$759/],
+  ['What is the Anker 3D printer called?', /AnkerMake M5/],
+  ['Where is the Space Symposium?', /Colorado Springs/],
+] as const) {
+  test(`"${question}" is answered with the fact the cited article states`, { skip: SKIP_NO_SHARED }, async () => {
+    const r = await runCli(['--data', dir, 'ask', question], env);
+    assert.equal(r.code, 0, r.stderr);
+    const answer = r.stdout.split('\nSources:')[0]!;
+    assert.match(answer, fact, answer);
+  });
+}

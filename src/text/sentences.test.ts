@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { segmentSentences, splitSentences } from './sentences.ts';
+import { isBoilerplate, segmentSentences, splitSentences } from './sentences.ts';
 import { isDebris, stripChrome } from './debris.ts';
 
 test('sentence splitting: ICU rules plus the boundaries it misses before quotes and numbers', () => {
@@ -75,4 +75,22 @@ test('datelines, bylines, captions, live-blog chrome, template code and invisibl
     stripChrome('ET The Food and Drug Administration sent letters.'),
     'The Food and Drug Administration sent letters.',
   );
+});
+
+test('a sentence dense with names is kept; a run of title-case headlines glued together is not', () => {
+  // The one sentence of a NASA release: two thirds of its words are capitalized, but "are among
+  // the agency's speakers" is prose, and it is the only place the feeds say where the event is.
+  const release =
+    'NASA Deputy Administrator Pam Melroy and Associate Administrator Bob Cabana are among the agency’s speakers at the Space Foundation’s 37th Space Symposium from Tuesday, April 5 to Thursday, April 7 in Colorado Springs, Colo.';
+  assert.deepEqual(splitSentences(release), [release]);
+  assert.ok(
+    !isBoilerplate('Ariana Grande is bringing the Sweetener World Tour to Talking Stick Resort Arena on May 14.'),
+  );
+  // Headlines glued by a page layout: only title case's small words are in lower case.
+  assert.ok(
+    isBoilerplate(
+      'NASA Sets Coverage for Artemis I Rollout Space Station Crew Returns to Earth Webb Telescope Reaches Orbit.',
+    ),
+  );
+  assert.ok(isBoilerplate('Watch Susie Essman in Curb Your Enthusiasm on Sky Comedy and NOW TV Tonight.'));
 });

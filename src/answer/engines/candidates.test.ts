@@ -92,3 +92,17 @@ test('an organisation question is not answered with a person, a person question 
   assert.equal(who.type, 'person');
   assert.equal(who.winner?.text, 'Secretary of State Marco Rubio');
 });
+
+test('a digit inside a word ("3D", "5G") is no figure; a price with its currency is', () => {
+  const sources = [
+    source(
+      1,
+      'Anker’s first 3D printer',
+      'My old 3D printer is an Ender 3 Pro, and 3D printing on it is slow. The 3D printer from Anker has an early bird price of $429 on Kickstarter. Anker says its 3D printer uses 5G chips and 3D sensors.',
+    ),
+  ];
+  const p = plan('What is the price of the Anker 3D printer?', sources);
+  const texts = p.candidates.map((c) => c.text);
+  assert.equal(p.winner?.text, '$429', `candidates: ${texts.join(', ')}`);
+  assert.ok(!texts.includes('5'), `candidates: ${texts.join(', ')}`);
+});

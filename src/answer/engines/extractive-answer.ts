@@ -25,6 +25,7 @@ import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
 import { lowerCaseWords, nameKind } from '../text/name-kind.ts';
+import { isSubjectName, subjectWords } from '../text/subject.ts';
 
 export interface Sentence {
   source: GroundingSource;
@@ -154,6 +155,11 @@ const CONFLICT_SHARE = 0.35;
 const PROXIMITY = 0.1;
 const SPECIFICITY = 0;
 const WORD_WEIGHT = 0.35;
+/**
+ * Weight of a name the source's headline or address gives, for a "what is X called" question:
+ * an article's quotes name people more often than the thing it is about.
+ */
+const SUBJECT_NAME = 3;
 /** The rest of the answer: only sentences covering at least this share of the best one's relevance. */
 const FILL_SHARE = 0.15;
 /** Answer-score bonus of a fill sentence for the share of question terms it adds to the quoted ones. */
@@ -174,8 +180,12 @@ const DATE = new RegExp(
   String.raw`\b(?:(?:${MONTHS})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}\s+(?:${MONTHS})\.?(?:\s+\d{4})?|(?:${MONTHS})\.?\s+\d{4}|(?:in|since|by|until|from)\s+(?:1[89]|20)\d\d)\b`,
   'gi',
 );
+/**
+ * A figure with its scale or unit. A digit inside a word ("3D", "5G", "M5") is no figure: read as 3,
+ * the "3D" of every sentence on a 3D printer joined the name "Ender 3 Pro" and outweighed its price.
+ */
 const NUMBER =
-  /(?:[$€£]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|billion|trillion|thousand|hundred|mph|km|miles?|feet|foot|meters?|years?|months?|weeks?|days?|hours?|minutes?|people|points?|degrees?|cents?|dollars?|pounds?|euros?))?/gi;
+  /(?:[$€£]\s?)?\b\d[\d,]*(?:\.\d+)?(?:\s?%|\s?(?:percent|per cent|million|billion|trillion|thousand|hundred|mph|km|miles?|feet|foot|meters?|years?|months?|weeks?|days?|hours?|minutes?|people|points?|degrees?|cents?|dollars?|pounds?|euros?)\b|(?:mm|cm|kg|gb|tb|mb|ghz|mhz|st|nd|rd|th)\b|(?![\p{L}\d]))/giu;
 const NAME_SKIP = new Set([
   'monday',
   'tuesday',
@@ -643,6 +653,12 @@ export function mineCandidates(
     // Independent support: a source counts once (its best occurrence), repeats add a little.
     c.perSource.set(s.source.n, Math.max(prev, weight) + 0.15 * Math.min(prev, weight));
   };
+  const subjects = new Map<number, Set<string>>();
+  const subjectOf = (source: GroundingSource) => {
+    let set = subjects.get(source.n);
+    if (!set) subjects.set(source.n, (set = subjectWords(source.hit.title, source.hit.url)));
+    return set;
+  };
   const texts = new Set<string>();
   for (const s of pool ?? sentences) for (const t of s.source.texts) texts.add(t);
   const lower = lowerCaseWords(texts);
@@ -659,7 +675,7 @@ export function mineCandidates(
     };
     const w = (text: string) => base * near(text);
     const typed = type === 'person' || type === 'place' || type === 'org';
-    const wantsName = typed || type === 'thing';
+    const wantsName = typed || type === 'thing' || type === 'name';
     for (const name of entities(s.text)) {
       // Not a name ("Politically" opening a sentence, "Feb. 11"), or a name of another kind than
       // asked for (a person for "which agency", an agency for "who"): not a candidate.
@@ -668,7 +684,9 @@ export function mineCandidates(
       const initial = s.text.startsWith(name);
       const multi = name.includes(' ');
       const typeFit = wantsName ? (type === 'person' ? (multi ? 1.2 : 0.8) : 1) : 0.25;
-      add(name, 'name', s, w(name) * typeFit * (initial && !multi ? 0.4 : 1));
+      // "What is X called?": the name the article's headline or address gives is what it is about.
+      const subject = type === 'name' && isSubjectName(name, subjectOf(s.source)) ? SUBJECT_NAME : 1;
+      add(name, 'name', s, w(name) * typeFit * subject * (initial && !multi ? 0.4 : 1));
     }
     if (type === 'number' || type === 'thing') {
       for (const m of s.text.matchAll(NUMBER)) {

@@ -1,22 +1,89 @@
 // From search hits to the numbered sources an engine answers from, and to the `search_results`
 // entries callers show: how much text each source contributes depends on search_context_size.
 import type { SearchHit, SearchService } from '../../search/types.ts';
+import { scorePassages } from '../../search/passage-score.ts';
+import { queryTerms } from '../../search/query.ts';
+import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
+import { namesSubjectIn, subjectWords } from '../text/subject.ts';
+import { words } from '../text/terms.ts';
 import type { GroundingSource } from '../engines/engine.ts';
 import type { SearchContextSize, SearchResultRef } from '../types.ts';
 import { TEXT_PER_SOURCE } from './profiles.ts';
+
+/** Answer types a paragraph can be seen to carry (a number, a date, a name, a place). */
+const FACT_TYPES = new Set<AnswerType>(['number', 'date', 'person', 'place', 'org', 'name']);
+/** Paragraphs shorter than this are headings or captions, not where a fact is stated. */
+const MIN_PARAGRAPH = 40;
 
 export async function groundingSources(
   hits: SearchHit[],
   count: number,
   size: SearchContextSize,
   search: SearchService,
+  /**
+   * The question (its answer type) and what was searched for it (a follow-up's carried topic): for
+   * a fact question, the article's own paragraph that states the fact is added.
+   */
+  ask?: { question: string; query: string },
 ): Promise<GroundingSource[]> {
   const chars = TEXT_PER_SOURCE[size];
   const sources = hits.slice(0, count).map((hit, i) => ({ n: i + 1, hit, ...bestPassages(hit, chars) }));
-  // The articles of every source that still has room, in one read (not one per source).
-  const wanted = sources.filter((s) => s.used < chars && s.hit.itemId !== null).map((s) => s.hit.itemId!);
+  const type = ask ? answerTypeOf(ask.question) : 'none';
+  const fact =
+    ask && FACT_TYPES.has(type)
+      ? { type, terms: queryTerms(`${ask.question} ${ask.query}`), asked: new Set(words(ask.question)) }
+      : undefined;
+  // The articles of every source that still has room (and for a fact question, of every source),
+  // in one read (not one per source).
+  const wanted = sources.filter((s) => (fact || s.used < chars) && s.hit.itemId !== null).map((s) => s.hit.itemId!);
   const articles = wanted.length ? await search.articleTexts(wanted) : new Map<number, { text: string }>();
-  return sources.map(({ n, hit, texts, used }) => ({ n, hit, texts: withArticle(texts, used, chars, hit, articles) }));
+  return sources.map(({ n, hit, texts, used }) => {
+    const article = hit.itemId !== null ? articles.get(hit.itemId)?.text : undefined;
+    const stated =
+      fact && article
+        ? statingParagraph(article, texts, fact.terms, chars, (p) =>
+            fact.type === 'name'
+              ? namesSubjectIn(p, subjectWords(hit.title, hit.url), fact.asked)
+              : hasAnswerType(p, fact.type),
+          )
+        : undefined;
+    const given = stated ? [...texts, stated] : texts;
+    return { n, hit, texts: withArticle(given, used + (stated?.length ?? 0), chars, article) };
+  });
+}
+
+/**
+ * The paragraph of the article that best states the fact asked for, when the search's passages
+ * lack it: the best paragraph by BM25 over the article's own paragraphs (so the question's word the
+ * article rarely uses, "price", outweighs the one it repeats, "Anker", whereas the search weighs
+ * words across all the articles it matched), among those carrying the answer type (a number, a
+ * date, a name; for "what is X called", a name the headline or address gives), if no text given
+ * carries it or it outscores every paragraph given. Undefined otherwise.
+ */
+export function statingParagraph(
+  article: string,
+  given: string[],
+  terms: string[],
+  chars: number,
+  /** Whether a paragraph carries the answer type (a name question: names the article's subject). */
+  carries: (paragraph: string) => boolean,
+): string | undefined {
+  const paragraphs = article
+    .split(/\n+/)
+    .map((p) => p.trim())
+    .filter((p) => p.length >= MIN_PARAGRAPH);
+  if (paragraphs.length < 2 || !terms.length) return undefined;
+  const scores = scorePassages(paragraphs, terms);
+  // A paragraph is given when a passage holds it or its opening (passages cut at sentences).
+  const isGiven = (p: string) => given.some((t) => t.includes(p.slice(0, 80)));
+  let best = -1;
+  let givenBest = 0;
+  paragraphs.forEach((p, i) => {
+    if (isGiven(p)) givenBest = Math.max(givenBest, scores[i]!);
+    else if (scores[i]! > 0 && carries(p) && (best < 0 || scores[i]! > scores[best]!)) best = i;
+  });
+  if (best < 0 || (scores[best]! <= givenBest && given.some(carries))) return undefined;
+  return cutAtParagraph(paragraphs[best]!, chars);
 }
 
 /** The hit's passages, best first, while they fit in `chars` characters. */
@@ -32,15 +99,8 @@ function bestPassages(hit: SearchHit, chars: number): { texts: string[]; used: n
 }
 
 /** Then the article from its start, up to `chars` characters in all. */
-function withArticle(
-  texts: string[],
-  used: number,
-  chars: number,
-  hit: SearchHit,
-  articles: Map<number, { text: string }>,
-): string[] {
-  const article = used < chars && hit.itemId !== null ? articles.get(hit.itemId) : undefined;
-  return article?.text ? [...texts, cutAtParagraph(article.text, chars - used)] : texts;
+function withArticle(texts: string[], used: number, chars: number, article: string | undefined): string[] {
+  return article && used < chars ? [...texts, cutAtParagraph(article, chars - used)] : texts;
 }
 
 function cutAtParagraph(text: string, chars: number): string {

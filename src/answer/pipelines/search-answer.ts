@@ -105,6 +105,7 @@ export async function* searchAnswer(
     profile.sources[req.searchContextSize],
     req.searchContextSize,
     deps.search,
+    { question: conv.question, query: baseQuery },
   );
   if (sources.length) {
     steps.push(`Considered the top ${sources.length} (search_context_size ${req.searchContextSize}):`);

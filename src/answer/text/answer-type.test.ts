@@ -42,5 +42,17 @@ test('a price asked for is an amount', () => {
   assert.equal(answerTypeOf('What is the price of the Anker 3D printer?'), 'number');
   assert.equal(answerTypeOf('How much does the Steam Deck cost?'), 'number');
   assert.equal(answerTypeOf("What's the cost of the new subway fare?"), 'number');
-  assert.equal(answerTypeOf('What is the printer called?'), 'thing');
+  assert.equal(answerTypeOf('What is the printer called?'), 'name');
+});
+
+test('"what is X called" asks for a name; a product name carries it', () => {
+  assert.equal(answerTypeOf('What is the Anker 3D printer called?'), 'name');
+  assert.equal(answerTypeOf("What is Nikon's new camera named?"), 'name');
+  assert.equal(answerTypeOf('What is the name of the new rocket?'), 'name');
+  // A person's name when the question names a person; a typed head noun still decides.
+  assert.equal(answerTypeOf('What is the Arsenal coach called?'), 'person');
+  assert.equal(answerTypeOf('What is the name of the volcano that erupted?'), 'place');
+  assert.equal(answerTypeOf('What is the Anker 3D printer?'), 'thing');
+  assert.ok(hasAnswerType('The just-revealed AnkerMake M5 looks like it could give leading brands a run.', 'name'));
+  assert.ok(!hasAnswerType('It looks like the spool of filament can be mounted on the side.', 'name'));
 });

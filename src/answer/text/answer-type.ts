@@ -14,6 +14,8 @@ export type AnswerType =
   | 'reason'
   | 'summary'
   | 'thing'
+  /** "What is the Anker 3D printer called?": the name of a thing, whatever kind of thing. */
+  | 'name'
   | 'none';
 
 const SUMMARY =
@@ -26,6 +28,8 @@ const PERSON_NOUN =
   /\b(person|man|woman|actor|actress|singer|rapper|player|athlete|star|celebrity|president|leader|politician|senator|governor|mayor|judge|ceo|founder|author|artist|musician|director|coach|minister|official|figure|astronaut|pope|king|queen|prince|princess|icon|candidate|host|comedian|chef|scientist|billionaire|entrepreneur|footballer|quarterback|pitcher|golfer|driver|rapper|journalist|anchor)\b/i;
 const NUMBER_NOUN =
   /\b(percentage|percent|share|number|amount|price|cost|rate|age|total|sum|figure|fine|salary|score|count|population|temperature|distance|speed|height|weight)\b/i;
+const NAME_ASKED =
+  /\bwhat(?:'s| is| was| are| were| will be)\b.*\b(?:called|named|dubbed|known as)\s*\??\s*$|\bwhat(?:'s| is| was)? the name of\b/;
 const DATE_NOUN = /\b(year|date|day|month|time|decade|century|season)\b/i;
 
 export function answerTypeOf(question: string): AnswerType {
@@ -62,6 +66,8 @@ export function answerTypeOf(question: string): AnswerType {
   if (/\bwhere\b/.test(l)) return 'place';
   const typed = typeOfHead(l);
   if (typed) return typed;
+  // "What is the Anker 3D printer called?": a name (a person's when the question names one).
+  if (NAME_ASKED.test(l)) return PERSON_NOUN.test(l) ? 'person' : 'name';
   if (/^(is|are|was|were|did|does|do|has|have|had|will|would|can|could|should)\b/.test(l)) return 'yesno';
   if (/\b(which|what)\b/.test(l)) return 'thing';
   return 'none';
@@ -90,6 +96,8 @@ const YEAR = /\b(1[89]\d\d|20\d\d)\b/;
 const NUMBER =
   /(\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half|percent)\b)/i;
 const NAME = /\b\p{Lu}[\p{L}'’-]+\s+\p{Lu}[\p{L}'’-]+/u;
+/** A product's name: a model number ("M5", "S22") or a capital inside a word ("AnkerMake", "PlayStation"). */
+const PRODUCT_NAME = /\b\p{Lu}\p{N}[\p{L}\p{N}]*\b|\b\p{Lu}\p{Ll}+\p{Lu}\p{L}+/u;
 const PLACE = /\b(in|at|from|near|to)\s+(the\s+)?\p{Lu}[\p{L}'’-]+/u;
 const CAUSE =
   /\b(because|due to|owing to|as a result|result(ed)? of|after|amid|caused by|led to|leading to|since|so that|in order to|the reason|blamed|citing|cited|prompted|in response to|following)\b/i;
@@ -104,6 +112,8 @@ export function hasAnswerType(sentence: string, type: AnswerType): boolean {
     case 'person':
     case 'org':
       return NAME.test(sentence.slice(1));
+    case 'name':
+      return NAME.test(sentence.slice(1)) || PRODUCT_NAME.test(sentence);
     case 'place':
       return PLACE.test(sentence);
     case 'reason':
