@@ -53,7 +53,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { DatabaseSync } from 'node:sqlite';
 import { openStore } from '../src/store/open-store.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
@@ -146,7 +145,8 @@ async function run(cmd: string, args: string[], cwd: string, env: NodeJS.Process
   let peakMb = 0;
   const sampler = setInterval(() => {
     try {
-      peakMb = Math.max(peakMb, memOf(child.pid!).peak);
+      // A process on its way out has no VmHWM line any more (NaN): keep the last reading.
+      peakMb = Math.max(peakMb, memOf(child.pid!).peak || 0);
     } catch {
       /* exited */
     }
@@ -267,12 +267,17 @@ function checkUnchanged(side: string, a: { ok: number; notModified: number } | u
  * hour passing does). The SimplePie cache is out of the way since cache_duration is 0.
  */
 function ageFreshRssFeeds(frData: string): void {
-  const db = new DatabaseSync(join(frData, 'users', USER, 'db.sqlite'));
-  try {
-    db.exec('UPDATE feed SET "lastUpdate" = "lastUpdate" - 7200');
-  } finally {
-    db.close();
-  }
+  // Through PHP's PDO: FreshRSS's database, and the project's drivers stay in src/store/.
+  const r = spawnSync(
+    'php',
+    [
+      '-r',
+      '$db = new PDO("sqlite:" . $argv[1]); $db->exec("UPDATE feed SET lastUpdate = lastUpdate - 7200") !== false || exit(1);',
+      join(frData, 'users', USER, 'db.sqlite'),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`could not move FreshRSS's lastUpdate back: ${r.stderr || r.stdout}`);
 }
 
 /**
