@@ -477,6 +477,7 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
     assert.deepEqual(claimedIds(await refreshClaims.claimListed(six.slice(0, 4), 'A', four)), six.slice(0, 4));
     const w = await refreshClaims.claimListed(six.slice(4), 'W', four);
     assert.deepEqual(w, { claimed: [], held: six.slice(4), hostFull: six.slice(4) }, 'the host is full: W waits');
+    await new Promise((r) => setTimeout(r, 5)); // the database's clock moves on: A's wait begins after W's
     await refreshClaims.release([six[0]!], 'A');
     const a2 = await refreshClaims.claimListed(six.slice(4), 'A', four);
     assert.deepEqual(claimedIds(a2), [], "A's fetch ended, but W waits for the place");

@@ -38,7 +38,8 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
       // The n-th candidate of a host is taken when the host's live claims plus n stay within the
       // limit, counting as taken the places of the processes that have waited for the host longer
       // than this owner (all waiting ones when this owner does not wait): a place that comes free
-      // goes to the longest waiting process, not back to the one whose fetch just ended there.
+      // goes to the longest waiting process, not back to the one whose fetch just ended there
+      // (waits begun in the same millisecond go by owner).
       const claimed = (
         await this.db.rows<FeedRow>(
           `WITH candidates AS (
@@ -47,19 +48,14 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
             WHERE f.id = ANY($1::bigint[]) AND f.next_fetch_at <= $2
               AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)
               AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ${NOW_MS})),
-          hosts AS (
-            SELECT d.fetch_host,
-              (SELECT count(*) FROM feeds g WHERE g.fetch_host = d.fetch_host
-                 AND g.refresh_claimed_until >= ${NOW_MS}) AS live,
-              (SELECT count(*) FROM refresh_host_waits w WHERE w.fetch_host = d.fetch_host
-                 AND w.until_ms >= ${NOW_MS} AND w.owner <> $3
-                 AND w.since_ms < coalesce((SELECT m.since_ms FROM refresh_host_waits m
-                       WHERE m.fetch_host = d.fetch_host AND m.owner = $3 AND m.until_ms >= ${NOW_MS}), ${BIG})) AS ahead
-            FROM (SELECT DISTINCT fetch_host FROM candidates) d),
           picked AS (
             SELECT f.id FROM feeds f JOIN candidates c ON c.id = f.id
-              JOIN hosts h ON h.fetch_host IS NOT DISTINCT FROM c.fetch_host
-            WHERE c.n + h.live + h.ahead <= $5
+            WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
+                           AND g.refresh_claimed_until >= ${NOW_MS})
+                      + (SELECT count(*) FROM refresh_host_waits w WHERE w.fetch_host = c.fetch_host
+                           AND w.until_ms >= ${NOW_MS} AND w.owner <> $3
+                           AND (w.since_ms, w.owner) < (coalesce((SELECT m.since_ms FROM refresh_host_waits m
+                             WHERE m.fetch_host = c.fetch_host AND m.owner = $3 AND m.until_ms >= ${NOW_MS}), ${BIG}), $3)) <= $5
             FOR UPDATE OF f SKIP LOCKED)
           UPDATE feeds SET refresh_claimed_by = $3, refresh_claimed_until = ${NOW_MS} + $4::bigint FROM picked
           WHERE feeds.id = picked.id RETURNING feeds.*`,

@@ -37,26 +37,23 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
       // The n-th candidate of a host is taken when the host's live claims plus n stay within the
       // limit, counting as taken the places of the processes that have waited for the host longer
       // than this owner (all waiting ones when this owner does not wait): a place that comes free
-      // goes to the longest waiting process, not back to the one whose fetch just ended there.
+      // goes to the longest waiting process, not back to the one whose fetch just ended there
+      // (waits begun in the same millisecond go by owner).
       const claimed = (
         this.s
-          .get(`WITH c AS (
-                  SELECT f.id, f.fetch_host,
-                    row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
-                  ${LISTED_DUE_34} AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ${DB_NOW_MS})),
-                h AS (
-                  SELECT d.fetch_host,
-                    (SELECT count(*) FROM feeds g WHERE g.fetch_host = d.fetch_host
-                       AND g.refresh_claimed_until >= ${DB_NOW_MS}) AS live,
-                    (SELECT count(*) FROM refresh_host_waits w WHERE w.fetch_host = d.fetch_host
-                       AND w.until_ms >= ${DB_NOW_MS} AND w.owner <> ?1
-                       AND w.since_ms < coalesce((SELECT m.since_ms FROM refresh_host_waits m
-                             WHERE m.fetch_host = d.fetch_host AND m.owner = ?1 AND m.until_ms >= ${DB_NOW_MS}),
-                           ${Number.MAX_SAFE_INTEGER})) AS ahead
-                  FROM (SELECT DISTINCT fetch_host FROM c) d)
-                UPDATE feeds SET refresh_claimed_by = ?1, refresh_claimed_until = ${DB_NOW_MS} + ?2
-                WHERE id IN (SELECT c.id FROM c JOIN h ON h.fetch_host IS c.fetch_host
-                             WHERE c.n + h.live + h.ahead <= ?5)
+          .get(`UPDATE feeds SET refresh_claimed_by = ?1, refresh_claimed_until = ${DB_NOW_MS} + ?2
+                WHERE id IN (
+                  SELECT c.id FROM (
+                    SELECT f.id, f.fetch_host,
+                      row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
+                    ${LISTED_DUE_34} AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ${DB_NOW_MS})) c
+                  WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
+                                 AND g.refresh_claimed_until >= ${DB_NOW_MS})
+                            + (SELECT count(*) FROM refresh_host_waits w WHERE w.fetch_host = c.fetch_host
+                                 AND w.until_ms >= ${DB_NOW_MS} AND w.owner <> ?1
+                                 AND (w.since_ms, w.owner) < (coalesce((SELECT m.since_ms FROM refresh_host_waits m
+                                   WHERE m.fetch_host = c.fetch_host AND m.owner = ?1 AND m.until_ms >= ${DB_NOW_MS}),
+                                   ${Number.MAX_SAFE_INTEGER}), ?1)) <= ?5)
                 RETURNING *`)
           .all(owner, o.leaseMs, list, dueBy, o.perHost) as unknown as FeedRow[]
       ).map(toFeed);
