@@ -465,7 +465,9 @@ async function main(): Promise<void> {
         `${RUNS} runs a call, ${new Date().toISOString()}, load ${load()}`,
     );
     console.log(`| | FreshRSS | Tidings |\n|---|---|---|`);
-    for (const key of new Set([...Object.keys(results.FreshRSS!), ...Object.keys(results.Tidings!)]))
+    // The first refreshes first (each side's own row name), then the rounds and the calls.
+    const keys = [...new Set([...Object.keys(results.FreshRSS!), ...Object.keys(results.Tidings!)])];
+    for (const key of [...keys.filter((k) => k.startsWith('first')), ...keys.filter((k) => !k.startsWith('first'))])
       console.log(`| ${key} | ${results.FreshRSS![key] ?? ''} | ${results.Tidings![key] ?? ''} |`);
     for (const r of ratios) console.log(`- ${r}`);
   } finally {
