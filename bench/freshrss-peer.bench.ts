@@ -11,8 +11,8 @@
 //            from the feeds served on port P, which this run serves again there: FreshRSS's first
 //            refresh takes long)
 //            --tidings-data DIR (reuse a Tidings data folder kept by an earlier run: no import, no
-//            refresh, the scheduler off; with --freshrss-data too, only the calls are measured,
-//            e.g. again on a quiet machine)
+//            first refresh; with --freshrss-data and --feed-port too, the unchanged rounds and the
+//            calls are measured again, e.g. on a quiet machine; add --rounds 0 for the calls alone)
 //            --keep (keep both data folders)
 //            --rounds N (unchanged refreshes of each side, alternating, default 3)
 //            --skip-calls (only the refreshes: no Reader calls)
