@@ -1,7 +1,8 @@
 // Worker thread for bench/feeds.bench.ts: serves N generated RSS feeds (M items each, deterministic,
-// the same shape as ../shared/tools/gen-feeds.py) from 127.0.0.1 with ETag/304, in its own thread so
+// the same shape as ../shared/tools/gen-feeds.py) from 127.0.0.1 with ETag, Last-Modified and 304, in its own thread so
 // the server's work is not billed to the refresh being measured. Messages: {bump: number[]} adds a
-// new item to and edits one item of each listed feed.
+// new item to and edits one item of each listed feed; {stats: true} is answered with
+// {answered: {ok, notModified}} (feed answers since the last such message).
 import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
@@ -51,6 +52,13 @@ for (let k = 0; k < feeds; k++) {
   );
 }
 const version = new Array<number>(feeds).fill(1);
+// A feed's Last-Modified moves with its version (whole seconds, as HTTP dates carry), so clients
+// that keep only Last-Modified (If-Modified-Since) get their 304s too.
+const lastModified = (k: number) => new Date(t0 + version[k]! * 1000).toUTCString();
+// Answers given, by kind, since the last {stats} message: a bench checks with them that an
+// "unchanged" refresh was answered 304 feed by feed (a client that skipped the request, or sent no
+// validator, shows up as missing or as a 200).
+const answered = { ok: 0, notModified: 0 };
 // Article and site links point back at this server, which answers 404 at once: the full-text
 // teaser check and the favicon look-ups at the end of a refresh then cost what they cost against
 // sites that answer, not DNS and connect time-outs for invented domains (95 s of a 100 s first
@@ -84,13 +92,23 @@ const server = http.createServer((req, res) => {
     return;
   }
   const etag = `"${k}-${version[k]}"`;
-  if (req.headers['if-none-match'] === etag) {
-    res.statusCode = 304;
+  const modified = lastModified(k);
+  const inm = req.headers['if-none-match'];
+  // RFC 9110 13.1.3: If-Modified-Since counts only without If-None-Match.
+  if (inm ? inm === etag : req.headers['if-modified-since'] === modified) {
+    answered.notModified++;
+    res.writeHead(304, { etag, 'last-modified': modified });
     res.end();
     return;
   }
+  answered.ok++;
   const body = render(k);
-  res.writeHead(200, { 'content-type': 'application/rss+xml', etag, 'content-length': body.length });
+  res.writeHead(200, {
+    'content-type': 'application/rss+xml',
+    etag,
+    'last-modified': modified,
+    'content-length': body.length,
+  });
   res.end(body);
 });
 server.keepAliveTimeout = 30_000;
@@ -120,7 +138,12 @@ Promise.all([
     bytes: Array.from({ length: feeds }, (_, k) => render(k).length).reduce((a, b) => a + b, 0),
   });
 });
-parentPort!.on('message', (m: { bump?: number[]; close?: boolean }) => {
+parentPort!.on('message', (m: { bump?: number[]; close?: boolean; stats?: boolean }) => {
+  if (m.stats) {
+    parentPort!.postMessage({ answered: { ...answered } });
+    answered.ok = answered.notModified = 0;
+    return;
+  }
   if (m.close) {
     for (const s of others) s.closeAllConnections();
     server.closeAllConnections();

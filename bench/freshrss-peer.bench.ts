@@ -11,9 +11,11 @@
 //            from the feeds served on port P, which this run serves again there: FreshRSS's first
 //            refresh takes long)
 //            --tidings-data DIR (reuse a Tidings data folder kept by an earlier run: no import, no
-//            refresh, the scheduler off; with --freshrss-data too, only the calls are measured,
-//            e.g. again on a quiet machine)
+//            first refresh; with --freshrss-data and --feed-port too, the unchanged rounds and the
+//            calls are measured again, e.g. on a quiet machine; add --rounds 0 for the calls alone)
 //            --keep (keep both data folders)
+//            --rounds N (unchanged refreshes of each side, alternating, default 3)
+//            --skip-calls (only the refreshes: no Reader calls)
 //
 // Setup of each side (what the figures depend on):
 // - Feeds: bench/feeds-bench-server.ts (N feeds x M items, ~1.5 KB of HTML each) in a worker
@@ -25,8 +27,22 @@
 //   behind nginx with several workers) serving p/, with the API at /api/greader.php. Default
 //   FreshRSS settings (SQLite in rollback-journal mode), production environment, PHP's default
 //   OPcache settings for the CLI server.
-// - Tidings: `bin/tidings.js serve` (the way it is run), a user made with the store, the OPML
-//   imported through the Reader API, the first refresh done by its own scheduler.
+// - Tidings: a user made with the store, the OPML imported with `tidings opml import`, the first
+//   refresh by `tidings refresh --all` (a CLI process like FreshRSS's actualize-user.php; default
+//   settings: 4 fetches a host at once; its search indexing included, as the process drains it
+//   before it exits), then `bin/tidings.js serve` for the calls, its scheduler off.
+// - Refreshes: the wall time and CPU (user + system, from the kernel's count of waited-for children
+//   in /proc/self/stat: all threads, so Tidings' parse workers too) of each CLI process. Then
+//   --rounds unchanged refreshes, alternating FreshRSS / Tidings, each a new CLI process like the
+//   first. Every feed must be fetched and answered 304: the feed server counts its answers, and a
+//   round where not every feed was answered 304 stops the run. FreshRSS skips a feed it refreshed
+//   within the feed's TTL (1 h) and serves it from SimplePie's cache for 800 s
+//   (limits.cache_duration): before each of its unchanged rounds its feeds' lastUpdate goes back 2 h
+//   (what an hour passing does), and before the first refresh cache_duration is set to 0 in its
+//   config.php (each feed's cache records its expiry when written), so SimplePie sends
+//   If-None-Match/If-Modified-Since at once. A reused FreshRSS folder must come from a run that did
+//   this (the check of 304s says so otherwise). Tidings' `refresh --all`
+//   fetches every feed with its stored validators.
 // - Calls: those of ../shared/tools/greader-bench.mjs (p50/p99 over --runs, after 2 warm-ups),
 //   then stream/contents n=20 at 16 clients for --seconds. Memory: VmRSS and VmHWM of the
 //   serving process (for FreshRSS the php -S process; php-fpm would have one such per worker).
@@ -100,26 +116,56 @@ function opml(feedPort: number): string {
   return `<?xml version="1.0"?>\n<opml version="2.0"><head><title>bench</title></head><body>\n${outlines}\n</body></opml>\n`;
 }
 
-/** Runs a PHP CLI script of FreshRSS; returns its wall time and peak RSS (sampled from /proc). */
-async function php(args: string[], env: NodeJS.ProcessEnv): Promise<{ seconds: number; peakMb: number; out: string }> {
+/**
+ * CPU seconds (user + system) of this process's waited-for children, all their threads included:
+ * the kernel adds a child's whole usage here when it is reaped, so the difference around one CLI
+ * run is that run's CPU (no other child may end meanwhile: the phases run one at a time).
+ */
+function childrenCpuS(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime (fields 16 and 17), USER_HZ
+}
+
+interface Run {
+  seconds: number;
+  cpuS: number;
+  peakMb: number;
+  out: string;
+}
+
+/** Runs a CLI process; returns its wall time, CPU and peak RSS (sampled from /proc). */
+async function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
+  const cpu0 = childrenCpuS();
   const t0 = performance.now();
-  const child = spawn('php', args, { cwd: FRESHRSS, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   let peakMb = 0;
   const sampler = setInterval(() => {
     try {
-      peakMb = Math.max(peakMb, memOf(child.pid!).peak);
+      // A process on its way out has no VmHWM line any more (NaN): keep the last reading.
+      peakMb = Math.max(peakMb, memOf(child.pid!).peak || 0);
     } catch {
       /* exited */
     }
   }, 200);
   const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? -1)));
+  const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
-  if (code !== 0) throw new Error(`php ${args.join(' ')} exited with ${code}:\n${out.slice(-3000)}`);
-  return { seconds: (performance.now() - t0) / 1000, peakMb, out };
+  if (code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${out.slice(-3000)}`);
+  return { seconds, cpuS: childrenCpuS() - cpu0, peakMb, out };
 }
+
+/** A PHP CLI script of FreshRSS. */
+const php = (args: string[], env: NodeJS.ProcessEnv) => run('php', args, FRESHRSS, env);
+
+/** A command of Tidings' CLI on the bench's data folder. */
+const tidings = (args: string[], env: NodeJS.ProcessEnv) =>
+  run(process.execPath, [join(ROOT, 'bin/tidings.js'), ...args], ROOT, env);
+
+const fmtRun = (r: Run) => `${r.seconds.toFixed(1)} s, CPU ${r.cpuS.toFixed(2)} s, peak RSS ${r.peakMb.toFixed(0)} MB`;
 
 /** The Google Reader calls of ../shared/tools/greader-bench.mjs against one server. */
 async function readerCalls(base: string): Promise<{ lines: Record<string, string>; rps: number }> {
@@ -192,14 +238,80 @@ async function readerCalls(base: string): Promise<{ lines: Record<string, string
   return { lines, rps: done / SECONDS };
 }
 
+/** The feed server's answers since the last call (it resets them). */
+async function answered(feedServer: Worker | undefined): Promise<{ ok: number; notModified: number } | undefined> {
+  if (!feedServer) return undefined;
+  const reply = new Promise<{ answered: { ok: number; notModified: number } }>((r) => {
+    const on = (m: { answered?: unknown }) => {
+      if (m.answered) {
+        feedServer.off('message', on);
+        r(m as { answered: { ok: number; notModified: number } });
+      }
+    };
+    feedServer.on('message', on);
+  });
+  feedServer.postMessage({ stats: true });
+  return (await reply).answered;
+}
+
+/** A refresh that must have been answered 304 for every feed, to be an "unchanged" one. */
+function checkUnchanged(side: string, a: { ok: number; notModified: number } | undefined): void {
+  if (a && (a.notModified !== FEEDS || a.ok !== 0))
+    throw new Error(
+      `${side}'s unchanged refresh was answered ${a.notModified} times 304 and ${a.ok} times 200 (expected ${FEEDS} times 304): not an unchanged refresh`,
+    );
+}
+
+/**
+ * Makes FreshRSS's next actualize fetch every feed: lastUpdate 2 h back (past the 1 h TTL; what an
+ * hour passing does). The SimplePie cache is out of the way since cache_duration is 0.
+ */
+function ageFreshRssFeeds(frData: string): void {
+  // Through PHP's PDO: FreshRSS's database, and the project's drivers stay in src/store/.
+  const r = spawnSync(
+    'php',
+    [
+      '-r',
+      '$db = new PDO("sqlite:" . $argv[1]); $db->exec("UPDATE feed SET lastUpdate = lastUpdate - 7200") !== false || exit(1);',
+      join(frData, 'users', USER, 'db.sqlite'),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`could not move FreshRSS's lastUpdate back: ${r.stderr || r.stdout}`);
+}
+
+/**
+ * SimplePie's cache of each feed expires at once: config.php's limits (merged over
+ * config.default.php's with array_replace_recursive) get cache_duration and cache_duration_min 0.
+ */
+function expireFreshRssCacheAtOnce(frData: string): void {
+  const file = join(frData, 'config.php');
+  const before = readFileSync(file, 'utf8');
+  if (before.includes("'cache_duration'")) return; // done by an earlier run on this folder
+  if (/'limits'\s*=>/.test(before) || !/return array \(/.test(before))
+    throw new Error(
+      `${file}: not the config.php this bench knows (a limits entry, or no "return array ("): set limits.cache_duration to 0 by hand`,
+    );
+  writeFileSync(
+    file,
+    before.replace(
+      /return array \(/,
+      "return array (\n  'limits' => array ('cache_duration' => 0, 'cache_duration_min' => 0),",
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   const results: Record<string, Record<string, string>> = { FreshRSS: {}, Tidings: {} };
+  const ratios: string[] = [];
   let feedServer: Worker | undefined;
   let feedPort = num('feed-port', 0);
   const reuseTidings = opt('tidings-data');
-  // Served unless both sides reuse their data; on --feed-port's port when given, the one the
-  // reused FreshRSS folder's subscriptions name (Tidings then subscribes to the same URLs).
-  if (!(reuseTidings && opt('freshrss-data'))) {
+  const rounds = num('rounds', 3);
+  // Served unless both sides reuse their data and no refresh is measured; on --feed-port's port
+  // when given, the one the reused FreshRSS folder's subscriptions name (Tidings then subscribes
+  // to the same URLs).
+  if (!(reuseTidings && opt('freshrss-data') && rounds === 0)) {
     feedServer = new Worker(new URL('./feeds-bench-server.ts', import.meta.url), {
       workerData: { feeds: FEEDS, items: ITEMS, port: feedPort },
     });
@@ -209,9 +321,15 @@ async function main(): Promise<void> {
   const reuse = opt('freshrss-data');
   const frData = reuse ?? mkdtempSync(join(tmpdir(), 'freshrss-bench-'));
   const tiData = reuseTidings ?? tempDataDir('tidings-bench-peer-');
+  const env = { ...process.env, DATA_PATH: frData };
+  const tiEnv = {
+    ...process.env,
+    TIDINGS_DATA: tiData,
+    TIDINGS_LOG_LEVEL: 'warn',
+    TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
+  };
   try {
     // FreshRSS: install, user, subscriptions, first refresh.
-    const env = { ...process.env, DATA_PATH: frData };
     if (!reuse) {
       await php(['cli/prepare.php'], env);
       await php(
@@ -245,120 +363,101 @@ async function main(): Promise<void> {
         ],
         env,
       );
+      expireFreshRssCacheAtOnce(frData);
+      await answered(feedServer);
       const first = await php(['cli/actualize-user.php', '--user', USER], env);
+      const a = await answered(feedServer);
       results.FreshRSS['first refresh (cli/actualize-user.php)'] =
-        `${first.seconds.toFixed(0)} s, peak RSS ${first.peakMb.toFixed(0)} MB`;
+        `${fmtRun(first)}; ${a?.ok} feeds answered 200, load ${load()}`;
     } else results.FreshRSS['first refresh'] = `reused ${reuse}`;
 
-    const phpPort = await freePort();
-    // Its output is read and only the end kept: php -S logs every request, and once a pipe nobody
-    // reads is full it blocks mid-response (the calls stalled for 13 minutes that way, idle).
-    const phpServer = spawn('php', ['-S', `127.0.0.1:${phpPort}`, '-t', 'p'], {
-      cwd: FRESHRSS,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let phpOutput = '';
-    const keepTail = (d: Buffer) => {
-      phpOutput = (phpOutput + d.toString()).slice(-4000);
-    };
-    phpServer.stdout!.on('data', keepTail);
-    phpServer.stderr!.on('data', keepTail);
-    phpServer.once('exit', (code) => {
-      if (code) console.error(`php -S exited with ${code}; its last output:\n${phpOutput}`);
-    });
-    children.push(phpServer);
-    await sleep(1000);
-    const frBase = `http://127.0.0.1:${phpPort}/api/greader.php`;
-    const before = memOf(phpServer.pid!);
-    const fr = await readerCalls(frBase);
-    const after = memOf(phpServer.pid!);
-    Object.assign(results.FreshRSS, fr.lines);
-    results.FreshRSS['stream/contents n=20, 16 clients'] = `${fr.rps.toFixed(0)} req/s`;
-    results.FreshRSS['serving process RSS before / after the calls, peak'] =
-      `${before.rss.toFixed(0)} / ${after.rss.toFixed(0)} MB, peak ${after.peak.toFixed(0)} MB (php -S, one process)`;
-    phpServer.kill('SIGTERM');
-
-    // Tidings: the same feeds through its own scheduler.
+    // Tidings: the same feeds, imported and refreshed by its CLI.
     if (!reuseTidings) {
       const store = await openStore({ databaseUrl: '', dataDir: tiData });
       await store.users.create(USER, await hashPassword(PASS));
       await store.close();
-    }
-    const server = spawn(
-      process.execPath,
-      // One process, like php -S (serve forks one worker per core by default, and the RSS read
-      // below is this pid's).
-      [join(ROOT, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
-      {
-        env: {
-          ...process.env,
-          TIDINGS_DATA: tiData,
-          TIDINGS_LOG_LEVEL: 'info',
-          TIDINGS_LOG_FORMAT: 'json',
-          TIDINGS_SCHEDULER_TICK_SECONDS: '1',
-          TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
-          TIDINGS_PER_HOST_CONCURRENCY: '32',
-          ...(reuseTidings ? { TIDINGS_SCHEDULER: 'false' } : {}),
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    children.push(server);
-    const url = await waitForServingUrl(server);
-    const idle = memOf(server.pid!);
-    const login = await (
-      await fetch(`${url}/accounts/ClientLogin`, {
-        method: 'POST',
-        body: new URLSearchParams({ Email: USER, Passwd: PASS }),
-      })
-    ).text();
-    const H = {
-      authorization: `GoogleLogin auth=${login
-        .split('\n')
-        .find((l) => l.startsWith('Auth='))!
-        .slice(5)}`,
-    };
-    if (!reuseTidings) {
-      const t0 = performance.now();
-      const imported = await fetch(`${url}/reader/api/0/subscription/import`, {
-        method: 'POST',
-        headers: { ...H, 'content-type': 'text/xml' },
-        body: opml(feedPort),
-      });
-      if (imported.status !== 200) throw new Error(`import: ${imported.status} ${await imported.text()}`);
-      for (let stored = 0; stored < FEEDS * ITEMS; ) {
-        await sleep(500);
-        const counts = (await (await fetch(`${url}/reader/api/0/unread-count?output=json`, { headers: H })).json()) as {
-          unreadcounts: { id: string; count: number }[];
-        };
-        stored = counts.unreadcounts.find((c) => c.id.endsWith('/state/com.google/reading-list'))?.count ?? 0;
-        if (performance.now() - t0 > 60 * 60_000) throw new Error(`only ${stored} items after an hour`);
-      }
-      const refreshed = memOf(server.pid!);
-      results.Tidings['first refresh (own scheduler)'] =
-        `${((performance.now() - t0) / 1000).toFixed(0)} s, peak RSS ${refreshed.peak.toFixed(0)} MB`;
-      // The search indexer works through the new items after the refresh, in the background: the
-      // calls are measured once it is done, as FreshRSS's are on an idle server.
-      const t1 = performance.now();
-      for (;;) {
-        const text = await (await fetch(`${url}/metrics`)).text();
-        const waiting = Number(
-          /^tidings_queue_depth\{queue="search_index",state="waiting"\} (\d+)/m.exec(text)?.[1] ?? 0,
+      const opmlFile = join(tiData, 'bench.opml');
+      writeFileSync(opmlFile, opml(feedPort));
+      await tidings(['opml', 'import', USER, opmlFile], tiEnv);
+      await answered(feedServer);
+      const first = await tidings(['refresh', '--all'], tiEnv);
+      const a = await answered(feedServer);
+      results.Tidings['first refresh (tidings refresh --all)'] =
+        `${fmtRun(first)}; ${a?.ok} feeds answered 200, load ${load()}`;
+      const fr = /(\d+(?:\.\d+)?) s, CPU (\d+(?:\.\d+)?) s/.exec(
+        results.FreshRSS['first refresh (cli/actualize-user.php)'] ?? '',
+      );
+      if (fr)
+        ratios.push(
+          `first refresh: FreshRSS / Tidings wall ${(Number(fr[1]) / first.seconds).toFixed(1)}x, CPU ${(Number(fr[2]) / first.cpuS).toFixed(1)}x`,
         );
-        if (!waiting) break;
-        if (performance.now() - t1 > 30 * 60_000)
-          throw new Error(`search index still ${waiting} behind after 30 minutes`);
-        await sleep(1000);
-      }
-      results.Tidings['search indexing after the refresh'] = `${((performance.now() - t1) / 1000).toFixed(0)} s more`;
     } else results.Tidings['first refresh'] = `reused ${reuseTidings}`;
-    const ti = await readerCalls(url);
-    const served = memOf(server.pid!);
-    Object.assign(results.Tidings, ti.lines);
-    results.Tidings['stream/contents n=20, 16 clients'] = `${ti.rps.toFixed(0)} req/s`;
-    results.Tidings['serving process RSS before / after the calls, peak'] =
-      `${idle.rss.toFixed(0)} (idle, before the refresh) / ${served.rss.toFixed(0)} MB, peak ${served.peak.toFixed(0)} MB`;
+
+    // Unchanged refreshes (every feed answered 304), alternating.
+    for (let round = 1; round <= rounds; round++) {
+      ageFreshRssFeeds(frData);
+      await answered(feedServer);
+      const f = await php(['cli/actualize-user.php', '--user', USER], env);
+      checkUnchanged('FreshRSS', await answered(feedServer));
+      const t = await tidings(['refresh', '--all'], tiEnv);
+      checkUnchanged('Tidings', await answered(feedServer));
+      const key = `unchanged refresh, round ${round} (all ${FEEDS} feeds 304)`;
+      results.FreshRSS[key] = fmtRun(f);
+      results.Tidings[key] = fmtRun(t);
+      ratios.push(
+        `unchanged refresh round ${round} (load ${load()}): CPU FreshRSS / Tidings ${(f.cpuS / t.cpuS).toFixed(2)}x, wall ${(f.seconds / t.seconds).toFixed(2)}x`,
+      );
+    }
+
+    if (!process.argv.includes('--skip-calls')) {
+      const phpPort = await freePort();
+      // Its output is read and only the end kept: php -S logs every request, and once a pipe nobody
+      // reads is full it blocks mid-response (the calls stalled for 13 minutes that way, idle).
+      const phpServer = spawn('php', ['-S', `127.0.0.1:${phpPort}`, '-t', 'p'], {
+        cwd: FRESHRSS,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let phpOutput = '';
+      const keepTail = (d: Buffer) => {
+        phpOutput = (phpOutput + d.toString()).slice(-4000);
+      };
+      phpServer.stdout!.on('data', keepTail);
+      phpServer.stderr!.on('data', keepTail);
+      phpServer.once('exit', (code) => {
+        if (code) console.error(`php -S exited with ${code}; its last output:\n${phpOutput}`);
+      });
+      children.push(phpServer);
+      await sleep(1000);
+      const frBase = `http://127.0.0.1:${phpPort}/api/greader.php`;
+      const before = memOf(phpServer.pid!);
+      const fr = await readerCalls(frBase);
+      const after = memOf(phpServer.pid!);
+      Object.assign(results.FreshRSS, fr.lines);
+      results.FreshRSS['stream/contents n=20, 16 clients'] = `${fr.rps.toFixed(0)} req/s`;
+      results.FreshRSS['serving process RSS before / after the calls, peak'] =
+        `${before.rss.toFixed(0)} / ${after.rss.toFixed(0)} MB, peak ${after.peak.toFixed(0)} MB (php -S, one process)`;
+      phpServer.kill('SIGTERM');
+
+      const server = spawn(
+        process.execPath,
+        // One process, like php -S (serve forks one worker per core by default, and the RSS read
+        // below is this pid's).
+        [join(ROOT, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
+        {
+          env: { ...tiEnv, TIDINGS_LOG_LEVEL: 'info', TIDINGS_LOG_FORMAT: 'json', TIDINGS_SCHEDULER: 'false' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      children.push(server);
+      const url = await waitForServingUrl(server);
+      const ti = await readerCalls(url);
+      const served = memOf(server.pid!);
+      Object.assign(results.Tidings, ti.lines);
+      results.Tidings['stream/contents n=20, 16 clients'] = `${ti.rps.toFixed(0)} req/s`;
+      results.Tidings['serving process RSS after the calls, peak'] =
+        `${served.rss.toFixed(0)} MB, peak ${served.peak.toFixed(0)} MB`;
+    }
 
     console.log(
       `\nFreshRSS (${FRESHRSS}, ${spawnSync('git', ['-C', FRESHRSS, 'log', '-1', '--format=%h %cs']).stdout?.toString().trim() || 'not a git checkout'}; ` +
@@ -366,8 +465,11 @@ async function main(): Promise<void> {
         `${RUNS} runs a call, ${new Date().toISOString()}, load ${load()}`,
     );
     console.log(`| | FreshRSS | Tidings |\n|---|---|---|`);
-    for (const key of new Set([...Object.keys(results.FreshRSS!), ...Object.keys(results.Tidings!)]))
+    // The first refreshes first (each side's own row name), then the rounds and the calls.
+    const keys = [...new Set([...Object.keys(results.FreshRSS!), ...Object.keys(results.Tidings!)])];
+    for (const key of [...keys.filter((k) => k.startsWith('first')), ...keys.filter((k) => !k.startsWith('first'))])
       console.log(`| ${key} | ${results.FreshRSS![key] ?? ''} | ${results.Tidings![key] ?? ''} |`);
+    for (const r of ratios) console.log(`- ${r}`);
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
     await feedServer?.terminate();

@@ -38,7 +38,8 @@ interface CaseResult {
 async function child(root: string, urls: string[], dataDir: string, databaseUrl: string): Promise<CaseResult> {
   const src = (p: string) => import(pathToFileURL(join(root, 'src', p)).href);
   const { loadConfig } = await src('config/config.ts');
-  const { createApp } = await src('app.ts');
+  // src/server/create-app.ts since the runtime and server domains were split; src/app.ts in older trees (--baseline).
+  const { createApp } = await src('server/create-app.ts').catch(() => src('app.ts'));
   const { silentLogger } = await src('log/logger.ts');
   const { importOpml } = await src('feeds/opml/import-export.ts');
   const { refreshDue } = await src('feeds/refresh.ts');
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
           const key = `${shape}/${n}/${tree.name}`;
           results.set(key, [...(results.get(key) ?? []), r.unchangedCpuS]);
           console.log(
-            `${String(round).padStart(5)}  ${shape.padEnd(5)}  ${String(n).padStart(5)}  ${tree.name.padEnd(9)}  ${r.firstCpuS.toFixed(2).padStart(11)}  ${r.firstWallS.toFixed(2).padStart(12)}  ${r.unchangedCpuS.toFixed(2).padStart(15)}  ${r.unchangedWallS.toFixed(2).padStart(16)}  ${((r.unchangedCpuS / n) * 1000).toFixed(2).padStart(21)}  ${loadavg()[0]!.toFixed(2).padStart(5)}  ${Number.isNaN(r.unchangedDbCpuS) ? '' : r.unchangedDbCpuS.toFixed(2).padStart(24)}`,
+            `${String(round).padStart(5)}  ${shape.padEnd(5)}  ${String(n).padStart(5)}  ${tree.name.padEnd(9)}  ${r.firstCpuS.toFixed(2).padStart(11)}  ${r.firstWallS.toFixed(2).padStart(12)}  ${r.unchangedCpuS.toFixed(2).padStart(15)}  ${r.unchangedWallS.toFixed(2).padStart(16)}  ${((r.unchangedCpuS / n) * 1000).toFixed(2).padStart(21)}  ${loadavg()[0]!.toFixed(2).padStart(5)}  ${r.unchangedDbCpuS == null || Number.isNaN(r.unchangedDbCpuS) ? '' : r.unchangedDbCpuS.toFixed(2).padStart(24)}`,
           );
         }
   worker.postMessage({ close: true });

@@ -308,6 +308,9 @@ test('three refresh processes on one database fetch each due feed exactly once, 
     const counts = outs.map(refreshedCount);
     t.diagnostic(`feeds refreshed by each process: ${counts.join(', ')}`);
     assert.ok(counts.filter((n) => n > 0).length >= 2, `the work was shared: ${counts.join(', ')}`);
+    // Places go in turn (refresh_host_waits): the process whose fetch ended does not keep its
+    // host's place while others wait (38/2/0 every time before; 8-18 each since).
+    assert.ok(Math.max(...counts) <= 30, `no process keeps the hosts to itself: ${counts.join(', ')}`);
     assert.equal(
       counts.reduce((a, b) => a + b, 0),
       hosts.urls.length,
@@ -408,7 +411,7 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
     assert.ok(await feeds.changeUrl(ids[4]!, 'https://four.example/e.xml'));
     assert.equal((await hostsOf())[4], 'four.example', 'a moved feed gets its new host');
 
-    const opts = { dueBy: Infinity, leaseMs: 60_000, perHost: 2 };
+    const opts = { dueBy: Infinity, leaseMs: 60_000, perHost: 2, hostWaitMs: 5_000 };
     const a = await refreshClaims.claimListed(ids.slice(0, 3), 'A', opts);
     assert.deepEqual(a.claimed.map((f) => f.id).sort(), ids.slice(0, 3).sort());
     assert.deepEqual(a.held, []);
@@ -459,6 +462,40 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
     await refreshClaims.release(five, 'C');
     const later = await refreshClaims.claimListed(ids, 'A', { ...opts, dueBy: -1 });
     assert.deepEqual(later, { claimed: [], held: [], hostFull: [] });
+
+    // Waiting in line: a process refused by a full host waits for it, and a place that comes free
+    // goes to the longest waiting process, not back to the process whose fetch just ended there
+    // (three processes split 40 feeds 38/0/2 before).
+    const six: number[] = [];
+    for (const k of [1, 2, 3, 4, 5, 6]) {
+      const f = await feeds.create(`https://six.example/${k}.xml`);
+      await subscriptions.subscribe(user, f.id);
+      six.push(f.id);
+    }
+    const four = { ...opts, perHost: 4 };
+    const claimedIds = (r: { claimed: { id: number }[] }) => r.claimed.map((f) => f.id);
+    assert.deepEqual(claimedIds(await refreshClaims.claimListed(six.slice(0, 4), 'A', four)), six.slice(0, 4));
+    const w = await refreshClaims.claimListed(six.slice(4), 'W', four);
+    assert.deepEqual(w, { claimed: [], held: six.slice(4), hostFull: six.slice(4) }, 'the host is full: W waits');
+    await new Promise((r) => setTimeout(r, 5)); // the database's clock moves on: A's wait begins after W's
+    await refreshClaims.release([six[0]!], 'A');
+    const a2 = await refreshClaims.claimListed(six.slice(4), 'A', four);
+    assert.deepEqual(claimedIds(a2), [], "A's fetch ended, but W waits for the place");
+    assert.deepEqual(a2.hostFull, six.slice(4), 'A is told the host is full, and waits behind W');
+    const w2 = await refreshClaims.claimListed(six.slice(4), 'W', four);
+    assert.deepEqual(claimedIds(w2), [six[4]], 'the free place goes to W');
+    assert.deepEqual(w2.hostFull, [six[5]], 'the host is full again: W waits again, now behind A');
+    await refreshClaims.release([six[1]!], 'A');
+    assert.deepEqual(claimedIds(await refreshClaims.claimListed([six[5]!], 'W', four)), [], 'A waited longer');
+    assert.deepEqual(claimedIds(await refreshClaims.claimListed([six[5]!], 'A', four)), [six[5]]);
+    await refreshClaims.release(six, 'A');
+    await refreshClaims.release(six, 'W');
+    // W still waits (its last claim was refused): a process not waiting leaves a place for it...
+    assert.deepEqual(claimedIds(await refreshClaims.claimListed(six, 'A', four)), six.slice(0, 3));
+    // ...until W's pass is over (endWaits).
+    await refreshClaims.endWaits('W');
+    assert.deepEqual(claimedIds(await refreshClaims.claimListed(six, 'A', four)), [six[3]]);
+    await refreshClaims.release(six, 'A');
 
     // Jobs: one holder at a time; the holder alone completes; an expired lease is taken over.
     const job = (id: string, createdAt: number) =>
@@ -517,7 +554,7 @@ test("a feed's success or failure write ends its owner's refresh claim, not anot
       ids.push(f.id);
     }
     const [ok, failed, other] = ids as [number, number, number];
-    const opts = { dueBy: Infinity, leaseMs: 60_000, perHost: 2 };
+    const opts = { dueBy: Infinity, leaseMs: 60_000, perHost: 2, hostWaitMs: 5_000 };
     await refreshClaims.claimListed([ok, failed], 'A', opts);
     await refreshClaims.claimListed([other], 'B', opts);
     const outcome = { fetchedAt: 100, status: 200, nextFetchAt: 200, intervalSeconds: 100, error: null };

@@ -6,10 +6,16 @@
 // clock, not each process's: machines whose clocks disagree never take a feed that is still held. A host never has more live
 // claims, all processes together, than TIDINGS_PER_HOST_CONCURRENCY: since only claimed feeds are
 // fetched, the per-host limit (also enforced in-process by the fetcher) holds across processes.
+// A process refused by a full host waits for it (for HOST_WAIT_MS, renewed by each retry): a place
+// that comes free goes to the process that has waited longest, not back at once to the process
+// whose fetch just ended there (which would keep a host's places with the first process forever).
 import type { App } from '../runtime/app.ts';
 import type { FeedRecord } from '../model/feed-record.ts';
 import { perApp } from '../runtime/per-app.ts';
 import { claimOwner, claimTiming } from '../runtime/claim-owner.ts';
+
+/** How long a refused claim keeps its owner waiting for the host: past the longest retry wait (2 s, refresh.ts). */
+export const HOST_WAIT_MS = 5_000;
 
 export class FeedClaims {
   private readonly app: App;
@@ -36,9 +42,15 @@ export class FeedClaims {
       dueBy,
       leaseMs: this.leaseMs,
       perHost: this.app.config.perHostConcurrency,
+      hostWaitMs: HOST_WAIT_MS,
     });
     this.hold(r.claimed);
     return r;
+  }
+
+  /** The refresh pass is over: this process waits for no host (the holders may use all their places again). */
+  async endWaits(): Promise<void> {
+    await this.app.store.refreshClaims.endWaits(this.owner);
   }
 
   /** Claims one feed whatever its due time (refresh now); undefined when another holds it. */

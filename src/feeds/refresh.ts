@@ -374,6 +374,9 @@ const BATCH_GC_EVERY_FEEDS = 100;
 /** Due feeds in one pass from which refreshDue runs with the store set for a batch workload. */
 export const LARGE_PASS_FEEDS = 100;
 
+/** The longest wait between retries while this process waits in line for a host (a place kept for it is empty meanwhile). */
+const HOST_RETRY_MAX_MS = 250;
+
 /** Ids per claim when feeds left waiting are tried again (a claim's statement stays short). */
 const RETRY_SLICE = 500;
 
@@ -408,6 +411,8 @@ async function refreshListed(
   let deferred: number[] = [];
   let retryAt = 0;
   let backoffMs = 50;
+  // A claim refused by a full host made this process wait for it (refresh-claims.ts): ended with the pass.
+  let waitsForHosts = false;
   let inFlight = 0;
   let released = Promise.withResolvers<void>();
   const aborted = () => opts.signal?.aborted ?? false;
@@ -423,6 +428,7 @@ async function refreshListed(
       // A host other processes fill is left alone until the retry: asking again at once would be
       // refused again. A feed another process holds says nothing of its host's other feeds.
       for (const id of r.hostFull) hosts.block(id);
+      if (r.hostFull.length) waitsForHosts = true;
       retryAt ||= Date.now() + backoffMs;
     }
     summary.refreshedElsewhere += ids.length - r.claimed.length - r.held.length;
@@ -445,7 +451,9 @@ async function refreshListed(
       for (; k < retry.length && got < batchSize; k += RETRY_SLICE) got += await take(retry.slice(k, k + RETRY_SLICE));
       deferred.push(...retry.slice(k));
       // At most one retry per wait, however the fetches end: the waiting list costs time, not feeds squared.
-      backoffMs = got ? 50 : Math.min(backoffMs * 2, 2000);
+      // Waiting in line for a host (refresh-claims.ts), the place kept for this process stays empty
+      // until it asks again: then at most HOST_RETRY_MAX_MS between asks.
+      backoffMs = got ? 50 : Math.min(backoffMs * 2, waitsForHosts ? HOST_RETRY_MAX_MS : 2000);
       retryAt = Date.now() + backoffMs;
       return;
     }
@@ -509,6 +517,7 @@ async function refreshListed(
   } finally {
     // Cancelled (shutdown): feeds claimed but not started go back at once, not when the claims run out.
     await claims.release(queue.splice(0).map((f) => f.id));
+    if (waitsForHosts) await claims.endWaits();
   }
   // Full text of this round's new items runs in the background; a refresh is done when it is.
   if (opts.awaitFullText !== false) await fullTextIdle(app);

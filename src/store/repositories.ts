@@ -533,16 +533,21 @@ export interface RefreshClaimRepository {
    * Claims, among `ids`, the feeds that are still due (next_fetch_at <= dueBy) and subscribed,
    * claimed by nobody, as long as their host has fewer than `perHost` live claims in all (by any
    * owner, these included): claims bound what is fetched at once, so the per-host limit holds
-   * across processes. `claimed` are the feeds now held by `owner` for `leaseMs`; `held` the ids
-   * still due that someone holds or whose host is at its limit: try them later; `hostFull` those
-   * of `held` that nobody holds, left only because their host is at its limit (asking for more
-   * of that host now is in vain). The other ids (fetched meanwhile, unsubscribed, gone) need nothing more.
+   * across processes; the owners that have waited for the host longer than `owner` (every waiting
+   * one when `owner` does not wait) count as holding a place each. `claimed` are the feeds now
+   * held by `owner` for `leaseMs`; `held` the ids still due that someone holds or whose host is at
+   * its limit: try them later; `hostFull` those of `held` that nobody holds, left only because of
+   * their host (asking for more of that host now is in vain). `owner` then waits for those hosts
+   * for `hostWaitMs` (a refused claim renews it, keeping its place in line), no longer for hosts it
+   * got a feed of. The other ids (fetched meanwhile, unsubscribed, gone) need nothing more.
    */
   claimListed(
     ids: readonly number[],
     owner: string,
-    opts: { dueBy: number; leaseMs: number; perHost: number },
+    opts: { dueBy: number; leaseMs: number; perHost: number; hostWaitMs: number },
   ): Promise<{ claimed: FeedRecord[]; held: number[]; hostFull: number[] }>;
+  /** `owner` waits for no host any more (its refresh pass is over). */
+  endWaits(owner: string): Promise<void>;
   /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
   claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined>;
   /** Extends every claim of `owner` to `leaseMs` from now; returns how many. */
