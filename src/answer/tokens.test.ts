@@ -45,7 +45,11 @@ test('ids equal gpt-tokenizer on random and adversarial strings (both merge path
 });
 
 test('ids equal gpt-tokenizer on news articles', { skip: !hasNews && 'no ../shared/corpus/news' }, () => {
-  for (const a of readArticles(300)) sameAsLib(`${a.title}\n${a.text}`);
+  for (const a of readArticles(300)) {
+    sameAsLib(`${a.title}\n${a.text}`);
+    // The ASCII path of countTokens (pieces matched in place).
+    sameAsLib(`${a.title}\n${a.text}`.replace(/[^\x00-\x7f]/g, ''));
+  }
 });
 
 test('special-token text counts as plain text (gpt-tokenizer threw on it)', () => {

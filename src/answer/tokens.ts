@@ -70,6 +70,8 @@ const TABLE_MASK = (1 << TABLE_BITS) - 1;
 
 let vocabulary: Vocabulary | undefined;
 let splitPattern: RegExp | undefined;
+/** The same pattern, sticky: matched in place at a position, without a match array (countPieces). */
+let stickyPattern: RegExp | undefined;
 
 // The vocabulary as tiktoken publishes it (one "base64-of-the-token-bytes rank" line per token),
 // shipped in gpt-tokenizer's data/: read as data, not compiled as a 2.4 MB JavaScript module.
@@ -127,6 +129,7 @@ function finish(v: VocabularyBuilder): Vocabulary {
   if (v.size < 199_000) throw new Error(`${VOCABULARY_FILE}: expected the o200k vocabulary, read ${v.size} tokens`);
   const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX: RegExp };
   splitPattern = new RegExp(constants.O200K_TOKEN_SPLIT_REGEX.source, 'gu');
+  stickyPattern = new RegExp(constants.O200K_TOKEN_SPLIT_REGEX.source, 'yu');
   // One flat string: the parts (200k small strings) become garbage.
   const blob = v.parts.join('');
   blob.charCodeAt(0);
@@ -177,6 +180,11 @@ export function warmTokenizer(): Promise<void> {
     if (!vocabulary) finish(v);
   })();
   return warming;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** UTF-8 bytes of s as a latin1 string (one char per byte); ASCII is returned as is. */
@@ -328,6 +336,27 @@ export function countTokens(text: string): number {
 
 function countPieces(text: string): number {
   const v = vocab();
+  let count = 0;
+  // ASCII text (most of it) is its own UTF-8 bytes: each piece is matched where the last one ended
+  // and looked up in place, with no match array or piece string (these were a chat answer's
+  // largest share of garbage from counting). The split pattern matches every character, so the
+  // pieces tile the text; should a position not match, the rest takes the general path.
+  if (isAscii(text)) {
+    const re = stickyPattern as RegExp;
+    re.lastIndex = 0;
+    let at = 0;
+    while (at < text.length) {
+      if (!re.test(text) || re.lastIndex <= at) return count + countEachPiece(v, text.slice(at));
+      const end = re.lastIndex;
+      count += rankOf(v, text, at, end) >= 0 ? 1 : merge(text.slice(at, end), v).length - 1;
+      at = end;
+    }
+    return count;
+  }
+  return countEachPiece(v, text);
+}
+
+function countEachPiece(v: Vocabulary, text: string): number {
   let count = 0;
   eachPiece(text, (piece) => {
     count += rankOf(v, piece, 0, piece.length) >= 0 ? 1 : merge(piece, v).length - 1;
