@@ -89,7 +89,8 @@ test('the processes are titled "tidings" and "tidings worker N" in ps and top', 
 });
 
 test("a compact-heap pass restores the process's own heap growing setting, the server's included", () => {
-  assert.equal(startingHeapGrowingPercent([]), 0);
-  assert.equal(startingHeapGrowingPercent(['--max-semi-space-size=8', '--heap-growing-percent=50']), 50);
-  assert.equal(startingHeapGrowingPercent(['--heap_growing_percent=20', '--heap-growing-percent=70']), 70);
+  assert.equal(startingHeapGrowingPercent([], ''), 0);
+  assert.equal(startingHeapGrowingPercent([], '--max-old-space-size=300 --heap-growing-percent=40'), 40);
+  assert.equal(startingHeapGrowingPercent(['--max-semi-space-size=8', '--heap-growing-percent=50'], ''), 50);
+  assert.equal(startingHeapGrowingPercent(['--heap_growing_percent=20', '--heap-growing-percent=70'], ''), 70);
 });

@@ -58,12 +58,16 @@ function gcFunction(): GcFunction {
 const COMPACT_HEAP_GROWING_PERCENT = 30;
 
 /**
- * The process's own `--heap-growing-percent` (the last one on its command line, e.g. the server's
- * from scripts/process-setup.js), which withCompactHeap restores; 0 is V8's own heuristics.
+ * The process's own `--heap-growing-percent` (the last one in NODE_OPTIONS, then on its command
+ * line, where the server's comes from scripts/process-setup.js), which withCompactHeap restores;
+ * 0 is V8's own heuristics.
  */
-export function startingHeapGrowingPercent(execArgv: readonly string[] = process.execArgv): number {
+export function startingHeapGrowingPercent(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
+): number {
   let percent = 0;
-  for (const arg of execArgv) {
+  for (const arg of [...nodeOptions.split(/\s+/), ...execArgv]) {
     const m = /^--heap[-_]growing[-_]percent=(\d+)$/.exec(arg);
     if (m) percent = Number(m[1]);
   }
