@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import { countTokens, encodeTokens, MAX_TOKEN_BYTES, truncateToTokens, warmTokenizer } from './tokens.ts';
 import { hasNews, readArticles } from './testing/news-corpus.ts';
 
@@ -44,7 +45,11 @@ test('ids equal gpt-tokenizer on random and adversarial strings (both merge path
 });
 
 test('ids equal gpt-tokenizer on news articles', { skip: !hasNews && 'no ../shared/corpus/news' }, () => {
-  for (const a of readArticles(300)) sameAsLib(`${a.title}\n${a.text}`);
+  for (const a of readArticles(300)) {
+    sameAsLib(`${a.title}\n${a.text}`);
+    // The ASCII path of countTokens (pieces matched in place).
+    sameAsLib(`${a.title}\n${a.text}`.replace(/[^\x00-\x7f]/g, ''));
+  }
 });
 
 test('special-token text counts as plain text (gpt-tokenizer threw on it)', () => {
@@ -74,4 +79,22 @@ test('truncateToTokens keeps whole tokens and drops a cut character', () => {
   for (let m = 1; m <= ids.length + 1; m++)
     assert.equal(truncateToTokens(text, m), lib.decode(ids.slice(0, m)), `${m}`);
   assert.equal(truncateToTokens(text, 0), '');
+});
+
+test('the loaded vocabulary holds under 8 MB (a Map of its 200k token strings held 15 MB)', () => {
+  // A fresh process, so nothing else this file loaded is counted.
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--input-type=module',
+      '-e',
+      `const { countTokens } = await import(${JSON.stringify(new URL('./tokens.ts', import.meta.url).href)});
+       gc(); const m0 = process.memoryUsage(); countTokens('warm'); gc(); const m1 = process.memoryUsage();
+       console.log(m1.heapUsed + m1.arrayBuffers - m0.heapUsed - m0.arrayBuffers);`,
+    ],
+    { encoding: 'utf8' },
+  );
+  const mb = Number(out.trim()) / 1e6;
+  assert.ok(mb > 1 && mb < 8, `the vocabulary holds ${mb.toFixed(1)} MB`);
 });

@@ -16,8 +16,8 @@
 //   bytes costs O(n log n).
 // - gpt-tokenizer's encoder compiles a 2.4 MB JavaScript table, then builds a 200k-entry Map, a
 //   sorted binary table and a merge cache that grows with the text counted: 0.2-2 s on the first
-//   answer, holding every request. Here one Map from each token's bytes (a latin1 string) to its
-//   rank, read from the package's o200k_base.tiktoken data file; `tidings serve` reads it before
+//   answer, holding every request. Here flat arrays and a hash table over the tokens' bytes (see
+//   Vocabulary), read from the package's o200k_base.tiktoken data file; `tidings serve` reads it before
 //   it listens (warmTokenizer), other processes on first use.
 //   bench/token-count.bench.ts measures both loads.
 //
@@ -30,11 +30,30 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
+/**
+ * The o200k vocabulary in flat arrays, about 4.5 MB: the tokens' bytes concatenated into one latin1
+ * string (`blob`, in rank order), each rank's offset and length in it, and an open-addressing hash
+ * table from a span's bytes to rank + 1. A Map from 200k token strings to their ranks (and those
+ * strings, each a heap object) held 15 MB of the idle server's heap (issue 26.4); the table also
+ * looks up a span of a piece without slicing it into a new string.
+ */
 interface Vocabulary {
-  /** token bytes (one char per byte, latin1) -> rank */
-  rank: Map<string, number>;
-  /** rank -> token bytes (latin1) */
-  bytes: string[];
+  blob: string;
+  start: Int32Array;
+  length: Uint8Array;
+  /** hash slot -> rank + 1 (0: empty); its size is a power of two, under half full */
+  table: Int32Array;
+  size: number;
+}
+
+/** Vocabulary being read: the table is filled as lines arrive, the blob joined at the end. */
+interface VocabularyBuilder {
+  parts: string[];
+  start: Int32Array;
+  length: Uint8Array;
+  table: Int32Array;
+  at: number;
+  size: number;
 }
 
 /** The longest o200k token is 128 bytes: a longer span is never a token. */
@@ -44,9 +63,15 @@ export const MAX_TOKEN_BYTES = 128;
  * heap's set-up costs more than the quadratic scan; long runs take the heap.
  */
 const HEAP_FROM = 64;
+/** o200k_base has 199,998 ranks; room for a few more keeps a newer file readable. */
+const MAX_RANKS = 1 << 18;
+const TABLE_BITS = 19;
+const TABLE_MASK = (1 << TABLE_BITS) - 1;
 
 let vocabulary: Vocabulary | undefined;
 let splitPattern: RegExp | undefined;
+/** The same pattern, sticky: matched in place at a position, without a match array (countPieces). */
+let stickyPattern: RegExp | undefined;
 
 // The vocabulary as tiktoken publishes it (one "base64-of-the-token-bytes rank" line per token),
 // shipped in gpt-tokenizer's data/: read as data, not compiled as a 2.4 MB JavaScript module.
@@ -55,12 +80,26 @@ const VOCABULARY_FILE = require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'
 /** Lines parsed between yields when the vocabulary is loaded in the background. */
 const LINES_PER_SLICE = 2_500;
 
-function emptyVocabulary(): Vocabulary {
-  return { rank: new Map(), bytes: [] };
+/** FNV-1a over the chars (bytes) s[from, to). */
+function hashSpan(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
 }
 
-/** Adds lines [from, to) of the vocabulary file to v; returns where the next line starts. */
-function addLines(v: Vocabulary, text: string, from: number, lines: number): number {
+function emptyVocabulary(): VocabularyBuilder {
+  return {
+    parts: [],
+    start: new Int32Array(MAX_RANKS).fill(-1),
+    length: new Uint8Array(MAX_RANKS),
+    table: new Int32Array(1 << TABLE_BITS),
+    at: 0,
+    size: 0,
+  };
+}
+
+/** Adds lines [from, from + lines) of the vocabulary file to v; returns where the next line starts. */
+function addLines(v: VocabularyBuilder, text: string, from: number, lines: number): number {
   let at = from;
   for (let n = 0; n < lines && at < text.length; n++) {
     let end = text.indexOf('\n', at);
@@ -69,21 +108,33 @@ function addLines(v: Vocabulary, text: string, from: number, lines: number): num
     if (space > at && space < end) {
       const bytes = atob(text.slice(at, space));
       const r = Number(text.slice(space + 1, end));
-      v.rank.set(bytes, r);
-      v.bytes[r] = bytes;
+      if (!(r >= 0 && r < MAX_RANKS) || bytes.length > MAX_TOKEN_BYTES || v.start[r] >= 0)
+        throw new Error(`${VOCABULARY_FILE}: line "${text.slice(at, end)}" is not a new rank below ${MAX_RANKS}`);
+      v.parts.push(bytes);
+      v.start[r] = v.at;
+      v.length[r] = bytes.length;
+      v.at += bytes.length;
+      // The file's tokens are distinct: a slot is taken by the first empty one along the probe.
+      let slot = hashSpan(bytes, 0, bytes.length) & TABLE_MASK;
+      while (v.table[slot] !== 0) slot = (slot + 1) & TABLE_MASK;
+      v.table[slot] = r + 1;
+      v.size++;
     }
     at = end + 1;
   }
   return at;
 }
 
-function finish(v: Vocabulary): Vocabulary {
-  if (v.rank.size < 199_000)
-    throw new Error(`${VOCABULARY_FILE}: expected the o200k vocabulary, read ${v.rank.size} tokens`);
+function finish(v: VocabularyBuilder): Vocabulary {
+  if (v.size < 199_000) throw new Error(`${VOCABULARY_FILE}: expected the o200k vocabulary, read ${v.size} tokens`);
   const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX: RegExp };
   splitPattern = new RegExp(constants.O200K_TOKEN_SPLIT_REGEX.source, 'gu');
-  vocabulary = v;
-  return v;
+  stickyPattern = new RegExp(constants.O200K_TOKEN_SPLIT_REGEX.source, 'yu');
+  // One flat string: the parts (200k small strings) become garbage.
+  const blob = v.parts.join('');
+  blob.charCodeAt(0);
+  vocabulary = { blob, start: v.start, length: v.length, table: v.table, size: v.size };
+  return vocabulary;
 }
 
 function vocab(): Vocabulary {
@@ -91,6 +142,22 @@ function vocab(): Vocabulary {
   const v = emptyVocabulary();
   addLines(v, readFileSync(VOCABULARY_FILE, 'latin1'), 0, Infinity);
   return finish(v);
+}
+
+/** The rank of the token whose bytes are s[from, to), or -1. */
+function rankOf(v: Vocabulary, s: string, from: number, to: number): number {
+  const n = to - from;
+  if (n > MAX_TOKEN_BYTES || n <= 0) return -1;
+  const { blob, start, length, table } = v;
+  for (let slot = hashSpan(s, from, to) & TABLE_MASK; ; slot = (slot + 1) & TABLE_MASK) {
+    const r = table[slot] - 1;
+    if (r < 0) return -1;
+    if (length[r] !== n) continue;
+    const at = start[r];
+    let k = 0;
+    while (k < n && blob.charCodeAt(at + k) === s.charCodeAt(from + k)) k++;
+    if (k === n) return r;
+  }
 }
 
 let warming: Promise<void> | undefined;
@@ -115,6 +182,11 @@ export function warmTokenizer(): Promise<void> {
   return warming;
 }
 
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 /** UTF-8 bytes of s as a latin1 string (one char per byte); ASCII is returned as is. */
 function toBytes(s: string): string {
   for (let i = 0; i < s.length; i++) {
@@ -135,10 +207,12 @@ function eachPiece(text: string, onPiece: (bytes: string) => void): void {
  * The byte-pair merge of one piece: the start offset of each resulting token, then piece.length.
  * Repeatedly merges the adjacent pair whose concatenation has the lowest rank, leftmost first.
  */
-function merge(piece: string, rank: Map<string, number>): number[] {
+function merge(piece: string, v: Vocabulary): number[] {
   const n = piece.length;
-  const pairRank = (a: number, b: number): number =>
-    b - a > MAX_TOKEN_BYTES ? Infinity : (rank.get(piece.slice(a, b)) ?? Infinity);
+  const pairRank = (a: number, b: number): number => {
+    const r = rankOf(v, piece, a, b);
+    return r < 0 ? Infinity : r;
+  };
   if (n < HEAP_FROM) {
     const starts: number[] = [];
     for (let i = 0; i <= n; i++) starts.push(i);
@@ -206,7 +280,7 @@ function merge(piece: string, rank: Map<string, number>): number[] {
   // their two ranks, so it is memoized by that pair. Long runs repeat a few pairs (a run of 'M' or
   // of spaces has a handful), which then cost no string slicing or hashing.
   const partRank = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) partRank[i] = rank.get(piece[i]) as number;
+  for (let i = 0; i < n; i++) partRank[i] = rankOf(v, piece, i, i + 1);
   const memo = new Map<number, number>();
   const rerank = (i: number): void => {
     const j = next[i];
@@ -261,26 +335,47 @@ export function countTokens(text: string): number {
 }
 
 function countPieces(text: string): number {
-  const { rank } = vocab();
+  const v = vocab();
+  let count = 0;
+  // ASCII text (most of it) is its own UTF-8 bytes: each piece is matched where the last one ended
+  // and looked up in place, with no match array or piece string (these were a chat answer's
+  // largest share of garbage from counting). The split pattern matches every character, so the
+  // pieces tile the text; should a position not match, the rest takes the general path.
+  if (isAscii(text)) {
+    const re = stickyPattern as RegExp;
+    re.lastIndex = 0;
+    let at = 0;
+    while (at < text.length) {
+      if (!re.test(text) || re.lastIndex <= at) return count + countEachPiece(v, text.slice(at));
+      const end = re.lastIndex;
+      count += rankOf(v, text, at, end) >= 0 ? 1 : merge(text.slice(at, end), v).length - 1;
+      at = end;
+    }
+    return count;
+  }
+  return countEachPiece(v, text);
+}
+
+function countEachPiece(v: Vocabulary, text: string): number {
   let count = 0;
   eachPiece(text, (piece) => {
-    count += rank.has(piece) ? 1 : merge(piece, rank).length - 1;
+    count += rankOf(v, piece, 0, piece.length) >= 0 ? 1 : merge(piece, v).length - 1;
   });
   return count;
 }
 
 /** The o200k token ids of text. */
 export function encodeTokens(text: string): number[] {
-  const { rank } = vocab();
+  const v = vocab();
   const ids: number[] = [];
   eachPiece(text, (piece) => {
-    const whole = rank.get(piece);
-    if (whole !== undefined) {
+    const whole = rankOf(v, piece, 0, piece.length);
+    if (whole >= 0) {
       ids.push(whole);
       return;
     }
-    const starts = merge(piece, rank);
-    for (let k = 0; k + 1 < starts.length; k++) ids.push(rank.get(piece.slice(starts[k], starts[k + 1])) as number);
+    const starts = merge(piece, v);
+    for (let k = 0; k + 1 < starts.length; k++) ids.push(rankOf(v, piece, starts[k], starts[k + 1]));
   });
   return ids;
 }
@@ -292,9 +387,9 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   if (Buffer.byteLength(text) <= maxTokens) return text;
   const ids = encodeTokens(text);
   if (ids.length <= maxTokens) return text;
-  const { bytes } = vocab();
+  const { blob, start, length } = vocab();
   let out = '';
-  for (let k = 0; k < maxTokens; k++) out += bytes[ids[k]];
+  for (let k = 0; k < maxTokens; k++) out += blob.slice(start[ids[k]], start[ids[k]] + length[ids[k]]);
   // A cut inside a character drops its incomplete bytes, as gpt-tokenizer's decode did.
   return new TextDecoder('utf-8').decode(Buffer.from(out, 'latin1'), { stream: true });
 }

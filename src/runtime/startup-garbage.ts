@@ -56,6 +56,23 @@ function gcFunction(): GcFunction {
 
 /** The heap growing factor while a large pass runs (withCompactHeap): the old generation may grow to 1.3x what is live. */
 const COMPACT_HEAP_GROWING_PERCENT = 30;
+
+/**
+ * The process's own `--heap-growing-percent` (the last one in NODE_OPTIONS, then on its command
+ * line, where the server's comes from scripts/process-setup.js), which withCompactHeap restores;
+ * 0 is V8's own heuristics.
+ */
+export function startingHeapGrowingPercent(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
+): number {
+  let percent = 0;
+  for (const arg of [...nodeOptions.split(/\s+/), ...execArgv]) {
+    const m = /^--heap[-_]growing[-_]percent=(\d+)$/.exec(arg);
+    if (m) percent = Number(m[1]);
+  }
+  return percent;
+}
 let compactDepth = 0;
 
 /**
@@ -64,14 +81,15 @@ let compactDepth = 0;
  * Left to them, a server's 1,000-feed first refresh grew the main heap to 132 MB committed for
  * 49-63 MB in use and peaked at 413-444 MB RSS; kept near what is live, 290-303 MB in the same
  * 15-16 s. Not for serving: with it, a 1,000-item Reader page cost 1.3-2x the CPU in collections
- * (BENCHMARKS.md, Memory). Nested calls join the outermost.
+ * (BENCHMARKS.md, Memory). Nested calls join the outermost; the last restores the process's own
+ * setting (the server's 50, scripts/process-setup.js).
  */
 export async function withCompactHeap<T>(fn: () => Promise<T>): Promise<T> {
   if (compactDepth++ === 0) setFlagsFromString(`--heap-growing-percent=${COMPACT_HEAP_GROWING_PERCENT}`);
   try {
     return await fn();
   } finally {
-    if (--compactDepth === 0) setFlagsFromString('--heap-growing-percent=0');
+    if (--compactDepth === 0) setFlagsFromString(`--heap-growing-percent=${startingHeapGrowingPercent()}`);
   }
 }
 

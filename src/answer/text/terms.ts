@@ -9,7 +9,17 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
 
 /** Lower-cased words in text order, punctuation dropped (apostrophes and inner hyphens kept). */
 export function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'").replace(/'s$/, ''));
+  const out = text.toLowerCase().match(WORD);
+  if (!out) return [];
+  // In place, and a replace only where there is something to replace: two regex replaces on every
+  // word of every candidate sentence were 2 % of a chat answer's CPU.
+  for (let i = 0; i < out.length; i++) {
+    let w = out[i]!;
+    if (w.includes('’')) w = w.replace(/’/g, "'");
+    if (w.endsWith("'s")) w = w.slice(0, -2);
+    out[i] = w;
+  }
+  return out;
 }
 
 /**

@@ -51,8 +51,12 @@ export const OPTIMIZE_INTERVAL_MS = 3600_000;
  * SQLite's page cache (KiB) and memory map (bytes) for each workload (StoreWorkload in
  * ../open-store.ts):
  * - `serve` (the default: the server, tests and most commands) reads far more than it writes: a
- *   64 MB page cache and a 256 MB memory map, so pages read by the Reader API and search are
- *   served from the mapped file without a copy.
+ *   32 MB page cache and no memory map. With a 256 MB map every page an answer or a Reader page
+ *   touched stayed in the process's RSS: 207-227 MB of a 463 MB server after 1,000 chat answers
+ *   on 100k items; without it (and with the cache at 16 MB, measured alternating) the same
+ *   answers cost the same CPU (26.2 and 25.9 ms against 28.1 and 24.5 ms) and the server held
+ *   235-244 MB, the pages read through the OS's file cache (bench/chat-memory.bench.ts,
+ *   BENCHMARKS.md, Chat memory).
  * - `batch`: a one-shot process that mostly writes, `tidings refresh`. No memory map and a 16 MB
  *   page cache: the map showed as 60-90 MB of the process's RSS by the end of a 1,000-feed first
  *   refresh (every page the ingest and the search indexing touched stays mapped) and the page
@@ -61,7 +65,7 @@ export const OPTIMIZE_INTERVAL_MS = 3600_000;
  *   file cache instead, in the same wall and CPU time (BENCHMARKS.md, Memory).
  */
 export function connectionMemory(workload: StoreWorkload): { cacheKib: number; mmapBytes: number } {
-  return workload === 'batch' ? { cacheKib: 16384, mmapBytes: 0 } : { cacheKib: 65536, mmapBytes: 268435456 };
+  return workload === 'batch' ? { cacheKib: 16384, mmapBytes: 0 } : { cacheKib: 32768, mmapBytes: 0 };
 }
 
 /** Opens the database file with the connection settings every Tidings process uses. */
