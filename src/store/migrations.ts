@@ -41,6 +41,7 @@ import { migration as m130 } from './migrations/130_search_rows_without_item_key
 import { migration as m135 } from './migrations/135_api_key_change_notifications.ts';
 import { migration as m140 } from './migrations/140_web_setup_token.ts';
 import { migration as m145 } from './migrations/145_filter_rules_disabled.ts';
+import { migration as m157 } from './migrations/157_reader_page_covering_indexes.ts';
 
 export type { Migration };
 
@@ -79,4 +80,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m135,
   m140,
   m145,
+  m157,
 ];

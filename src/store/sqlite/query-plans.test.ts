@@ -100,3 +100,38 @@ test('openDatabase gathers statistics for tables that have none (PRAGMA optimize
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the reading list and its unread part are paged from one covering index, no row lookups', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-plans-'));
+  const db = new DatabaseSync(join(dir, 't.db'));
+  try {
+    migrate(db);
+    fill(db, 3000);
+    db.exec(
+      'UPDATE user_items SET read = 1 WHERE item_id % 3 = 0; UPDATE user_items SET starred = 1 WHERE item_id % 7 = 0',
+    );
+    const seen: string[] = [];
+    const streams = new SqliteStreamRepository(recording(db, seen));
+    const base = { userId: 1, newestFirst: true, limit: 1001 } as const;
+    const pages = [
+      { where: [], name: 'reading list' },
+      { where: [{ kind: 'state', column: 'read', value: 0 }], name: 'unread' },
+    ] as const;
+    for (const p of pages) {
+      seen.length = 0;
+      const rows = await streams.statesPage({ ...base, where: [...p.where] });
+      assert.equal(rows.length, 1001, p.name);
+      assert.ok(
+        rows.some((r) => r.starred) && rows.every((r) => r.feedId === (r.itemId % 50) + 1),
+        'flags and feeds read',
+      );
+      const sql = seen.find((s) => s.includes('FROM user_items ui'))!;
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1, 1001) as { detail: string }[]).map((r) => r.detail);
+      assert.equal(plan.length, 1, `one step:\n${plan.join('\n')}`);
+      assert.match(plan[0]!, /USING COVERING INDEX user_items_(all|read)\b/, `${p.name}:\n${plan.join('\n')}`);
+    }
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
