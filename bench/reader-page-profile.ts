@@ -6,7 +6,7 @@
 //        [--call contents|ids150]  [--out FILE.cpuprofile]
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { request } from 'undici';
 import { generateLibrary } from './library.ts';
@@ -20,6 +20,9 @@ const items = Number(flagValue(argv, 'items') ?? 20000);
 const requests = Number(flagValue(argv, 'requests') ?? 200);
 const call = flagValue(argv, 'call') ?? 'contents';
 const src = (p: string) => import(pathToFileURL(join(root, 'src', p)).href);
+// The composition root moved (src/app.ts, src/http/server.ts -> src/server/): either layout, so a
+// tree from before the move can be profiled too.
+const first = (...ps: string[]) => ps.find((p) => existsSync(join(root, 'src', p)))!;
 const dataDir = tempDataDir('tidings-page-profile-');
 generateLibrary(dataDir, {
   feeds: Number(flagValue(argv, 'feeds') ?? 100),
@@ -28,9 +31,9 @@ generateLibrary(dataDir, {
   passwordHash: await hashPassword('bench-password'),
 });
 const { loadConfig } = await src('config/config.ts');
-const { createApp } = await src('app.ts');
+const { createApp } = await src(first('server/create-app.ts', 'app.ts'));
 const { silentLogger } = await src('log/logger.ts');
-const { startServer } = await src('http/server.ts');
+const { startServer } = await src(first('server/server.ts', 'http/server.ts'));
 const app = await createApp(
   loadConfig({
     env: {},

@@ -68,13 +68,15 @@ const inside = (f: string, dir: string) => f.startsWith(dir.endsWith('/') ? dir 
 /**
  * Tools that use SQLite itself on purpose: FTS5 as the reference the tokenizer is checked against,
  * the Reader and web benchmarks' bulk generator (bench/library.ts) and the Reader bench's
- * query-plan check (SQLite-specific by design), and the chat statement counter, which wraps the
+ * query-plan check (SQLite-specific by design), the SQLite index cost bench (the index definitions
+ * before and after a migration, side by side), and the chat statement counter, which wraps the
  * drivers' query functions to count what a chat answer sends.
  */
 const SQLITE_TOOLS = [
   'src/search/tokenizer.test.ts',
   'bench/tokenizer.bench.ts',
   'bench/reader.bench.ts',
+  'bench/reader-index-cost.ts',
   'bench/library.ts',
   'bench/chat-statements.ts',
 ];

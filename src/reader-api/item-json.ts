@@ -4,7 +4,7 @@
 // strings for id/timestampUsec/crawlTimeMsec, numbers for published/updated.
 import type { ReaderItemBody, ReaderItemState } from '../model/stream.ts';
 import type { CatalogEntry } from '../library/catalog.ts';
-import { labelStreamId, longItemId, stateStreamId } from './ids.ts';
+import { ITEM_ID_PREFIX, labelStreamId, longItemId, stateStreamId } from './ids.ts';
 
 const q = JSON.stringify;
 const CAT_READING_LIST = q(stateStreamId('reading-list'));
@@ -119,31 +119,149 @@ export class ItemBodyCache {
   }
 }
 
-/** The per-user head of an item (id, times, categories) up to its body, as text. */
-function itemHead(it: ReaderItemState, feed: CatalogEntry | undefined, tags: string[] | undefined): string {
-  let cats = CAT_READING_LIST;
-  if (it.read) cats += ',' + CAT_READ;
-  if (it.starred) cats += ',' + CAT_STARRED;
-  if (it.liked) cats += ',' + CAT_LIKE;
-  if (it.broadcast) cats += ',' + CAT_BROADCAST;
-  if (it.saved) cats += ',' + CAT_SAVED;
-  if (feed) cats += feed.folderCategoriesJson;
-  if (tags) for (const t of tags) cats += ',' + q(labelStreamId(t));
-  return `{"id":"${longItemId(it.itemId)}","crawlTimeMsec":"${Math.floor(it.crawledUs / 1000)}","timestampUsec":"${it.crawledUs}","categories":[${cats}],`;
+// The per-user head of an item is written straight into the page as bytes: the id in hex and the
+// crawl times in decimal digit by digit, the state categories as one of 32 prepared byte strings,
+// the feed's folders and origin as bytes kept per catalog entry. Building it as a string first (and
+// measuring it with Buffer.byteLength, then encoding it) cost as much as the rest of the page.
+const HEAD_ID = Buffer.from(`{"id":"${ITEM_ID_PREFIX}`);
+const HEAD_CRAWL = Buffer.from('","crawlTimeMsec":"');
+const HEAD_TIMESTAMP = Buffer.from('","timestampUsec":"');
+const HEAD_CATEGORIES = Buffer.from('","categories":[');
+const CATEGORIES_END = 0x5d; // ]
+/** The state categories for each combination of read|starred|liked|broadcast|saved (bits 0..4). */
+const STATE_CATEGORIES: Buffer[] = Array.from({ length: 32 }, (_, mask) =>
+  Buffer.from(
+    CAT_READING_LIST +
+      [CAT_READ, CAT_STARRED, CAT_LIKE, CAT_BROADCAST, CAT_SAVED]
+        .filter((_, bit) => mask & (1 << bit))
+        .map((c) => ',' + c)
+        .join(''),
+  ),
+);
+const HEX = Buffer.from('0123456789abcdef');
+
+/** A feed's bytes in an item: `,"<folder>"…` for its categories, `,"origin":{…}}` to close the item. */
+interface FeedBytes {
+  categories: Buffer;
+  tail: Buffer;
+}
+const NO_FEED: FeedBytes = {
+  categories: Buffer.alloc(0),
+  tail: Buffer.from(',"origin":{"streamId":"","title":"","htmlUrl":""}}'),
+};
+// Per catalog entry (entries are rebuilt when the catalog changes, so these go with them): a page
+// of items from 150 feeds encoded 150 origins a call before.
+const feedBytes = new WeakMap<CatalogEntry, FeedBytes>();
+function bytesOf(feed: CatalogEntry | undefined): FeedBytes {
+  if (!feed) return NO_FEED;
+  let b = feedBytes.get(feed);
+  if (!b) {
+    b = { categories: Buffer.from(feed.folderCategoriesJson), tail: Buffer.from(`,"origin":${feed.originJson}}`) };
+    feedBytes.set(feed, b);
+  }
+  return b;
 }
 
-const NO_ORIGIN = Buffer.from(',"origin":{"streamId":"","title":"","htmlUrl":""}}');
+/** Decimal digits of a non-negative safe integer. */
+function digits(n: number): number {
+  let len = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    len++;
+  }
+  return len;
+}
+const plainInteger = (n: number) => Number.isSafeInteger(n) && n >= 0;
+
+/** Copies `src` into `out` at `at`: a loop for the short constants (TypedArray#set costs more than their bytes). */
+function put(out: Buffer, at: number, src: Buffer): number {
+  const n = src.length;
+  if (n > 48) out.set(src, at);
+  else for (let k = 0; k < n; k++) out[at + k] = src[k]!;
+  return at + n;
+}
+
+function putDecimal(out: Buffer, at: number, n: number): number {
+  if (!plainInteger(n)) return at + out.write(String(n), at, 'latin1');
+  const end = at + digits(n);
+  for (let k = end - 1; k >= at; k--) {
+    const rest = Math.floor(n / 10);
+    out[k] = 48 + n - rest * 10;
+    n = rest;
+  }
+  return end;
+}
+
+function putHex16(out: Buffer, at: number, id: number): number {
+  // ids are positive safe integers (SQLite row ids): 16 lowercase hex digits, zero-padded.
+  let hi = Math.floor(id / 4294967296);
+  let lo = id >>> 0;
+  for (let k = at + 15; k >= at + 8; k--) {
+    out[k] = HEX[lo & 15]!;
+    lo >>>= 4;
+  }
+  for (let k = at + 7; k >= at; k--) {
+    out[k] = HEX[hi & 15]!;
+    hi >>>= 4;
+  }
+  return at + 16;
+}
+
+const stateMask = (it: ReaderItemState) =>
+  (it.read ? 1 : 0) | (it.starred ? 2 : 0) | (it.liked ? 4 : 0) | (it.broadcast ? 8 : 0) | (it.saved ? 16 : 0);
+
+/** The custom tags as categories (`,"user/-/label/<tag>"`…), rare enough to be built as text. */
+const tagCategories = (tags: string[]) => tags.map((t) => ',' + q(labelStreamId(t))).join('');
+
+/** Bytes of an item's head when written by putHead. */
+function headLength(it: ReaderItemState, feed: FeedBytes, tags: string | undefined): number {
+  const ms = Math.floor(it.crawledUs / 1000);
+  const msLen = plainInteger(ms) ? digits(ms) : String(ms).length;
+  const usLen = plainInteger(it.crawledUs) ? digits(it.crawledUs) : String(it.crawledUs).length;
+  return (
+    HEAD_ID.length +
+    16 +
+    HEAD_CRAWL.length +
+    msLen +
+    HEAD_TIMESTAMP.length +
+    usLen +
+    HEAD_CATEGORIES.length +
+    STATE_CATEGORIES[stateMask(it)]!.length +
+    feed.categories.length +
+    (tags ? Buffer.byteLength(tags) : 0) +
+    2
+  );
+}
+
+/** `{"id":…,"categories":[…],` of one item, the part that differs from user to user. */
+function putHead(out: Buffer, at: number, it: ReaderItemState, feed: FeedBytes, tags: string | undefined): number {
+  at = put(out, at, HEAD_ID);
+  if (plainInteger(it.itemId)) at = putHex16(out, at, it.itemId);
+  else at += out.write(longItemId(it.itemId).slice(ITEM_ID_PREFIX.length), at, 'latin1');
+  at = put(out, at, HEAD_CRAWL);
+  at = putDecimal(out, at, Math.floor(it.crawledUs / 1000));
+  at = put(out, at, HEAD_TIMESTAMP);
+  at = putDecimal(out, at, it.crawledUs);
+  at = put(out, at, HEAD_CATEGORIES);
+  at = put(out, at, STATE_CATEGORIES[stateMask(it)]!);
+  at = put(out, at, feed.categories);
+  if (tags) at += out.write(tags, at);
+  out[at++] = CATEGORIES_END;
+  out[at++] = 0x2c; // ,
+  return at;
+}
 
 /**
- * A page's items ready to be written: each item's per-user head (text), its cached body and its
- * feed's origin tail (UTF-8). The page is written once, envelope included, by streamContentsJson:
- * a 1,000-item page was assembled twice (the items array, then Buffer.concat with the envelope),
- * two 2 MB allocations a call whose garbage collection cost as much as the assembly.
+ * A page's items ready to be written: each item's states, its cached body, its feed's bytes and its
+ * tags, with the exact size of the items array. The page is written once, envelope included, by
+ * streamContentsJson: nothing of an item is built twice or measured after it is built.
  */
 export interface RenderedItems {
-  heads: string[];
+  states: ReaderItemState[];
   bodies: Buffer[];
-  tails: Buffer[];
+  feeds: FeedBytes[];
+  /** The item's custom tags as categories text, or undefined (most items). */
+  tags: (string | undefined)[];
   /** UTF-8 bytes of the `items` array: brackets, commas and the parts above. */
   byteLength: number;
 }
@@ -155,22 +273,19 @@ export function renderItems(
   origins: Map<number, CatalogEntry>,
   tags: Map<number, string[]>,
 ): RenderedItems {
-  const originTails = new Map<number, Buffer>();
-  const out: RenderedItems = { heads: [], bodies: [], tails: [], byteLength: 2 };
+  const out: RenderedItems = { states: [], bodies: [], feeds: [], tags: [], byteLength: 2 };
+  const withTags = tags.size > 0;
   for (const it of items) {
     const body = bodies.get(it.itemId);
     if (body === undefined) continue;
-    let tail = originTails.get(it.feedId);
-    if (!tail) {
-      const feed = origins.get(it.feedId);
-      tail = feed ? Buffer.from(`,"origin":${feed.originJson}}`) : NO_ORIGIN;
-      originTails.set(it.feedId, tail);
-    }
-    const head = itemHead(it, origins.get(it.feedId), tags.get(it.itemId));
-    out.heads.push(head);
+    const feed = bytesOf(origins.get(it.feedId));
+    const t = withTags ? tags.get(it.itemId) : undefined;
+    const tagText = t?.length ? tagCategories(t) : undefined;
+    out.byteLength += (out.states.length > 0 ? 1 : 0) + headLength(it, feed, tagText) + body.length + feed.tail.length;
+    out.states.push(it);
     out.bodies.push(body);
-    out.tails.push(tail);
-    out.byteLength += Buffer.byteLength(head) + body.length + tail.length + (out.heads.length > 1 ? 1 : 0);
+    out.feeds.push(feed);
+    out.tags.push(tagText);
   }
   return out;
 }
@@ -203,18 +318,16 @@ export function streamContentsJson(
   const size = Buffer.byteLength(head) + items.byteLength - 2 + Buffer.byteLength(tail);
   const out = alloc(size);
   let at = out.write(head, 0);
-  const { heads, bodies, tails } = items;
-  // TypedArray set, not Buffer copy: copy's argument checks cost more than the bytes (1 ms a
-  // 1,000-item page, half of the page's assembly).
-  for (let k = 0; k < heads.length; k++) {
+  const { states, bodies, feeds, tags } = items;
+  for (let k = 0; k < states.length; k++) {
     if (k > 0) out[at++] = 0x2c; // ,
-    at += out.write(heads[k]!, at);
+    const feed = feeds[k]!;
+    at = putHead(out, at, states[k]!, feed, tags[k]);
+    // TypedArray set, not Buffer copy: copy's argument checks cost more than the bytes.
     const body = bodies[k]!;
     out.set(body, at);
     at += body.length;
-    const tail = tails[k]!;
-    out.set(tail, at);
-    at += tail.length;
+    at = put(out, at, feed.tail);
   }
   at += out.write(tail, at);
   return out.subarray(0, at);

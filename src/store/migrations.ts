@@ -42,6 +42,7 @@ import { migration as m135 } from './migrations/135_api_key_change_notifications
 import { migration as m140 } from './migrations/140_web_setup_token.ts';
 import { migration as m145 } from './migrations/145_filter_rules_disabled.ts';
 import { migration as m150 } from './migrations/150_refresh_host_waits.ts';
+import { migration as m157 } from './migrations/157_reader_page_covering_indexes.ts';
 
 export type { Migration };
 
@@ -81,4 +82,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m140,
   m145,
   m150,
+  m157,
 ];

@@ -100,3 +100,45 @@ test('openDatabase gathers statistics for tables that have none (PRAGMA optimize
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the unread page and the rows of a folder page come from their index alone, no row lookups', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-plans-'));
+  const db = new DatabaseSync(join(dir, 't.db'));
+  try {
+    migrate(db);
+    fill(db, 3000);
+    db.exec(
+      'UPDATE user_items SET read = 1 WHERE item_id % 3 = 0; UPDATE user_items SET starred = 1 WHERE item_id % 7 = 0',
+    );
+    const seen: string[] = [];
+    const streams = new SqliteStreamRepository(recording(db, seen));
+    const base = { userId: 1, newestFirst: true, limit: 1001 } as const;
+    const planOf = (sql: string, params: (string | number)[]) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+
+    const unread = await streams.statesPage({ ...base, where: [{ kind: 'state', column: 'read', value: 0 }] });
+    assert.equal(unread.length, 1001);
+    assert.ok(
+      unread.every((r) => !r.read && r.feedId === (r.itemId % 50) + 1),
+      'feeds read from the index',
+    );
+    assert.ok(unread.some((r) => r.starred) && unread.some((r) => !r.starred), 'flags read from the index');
+    let plan = planOf(seen.at(-1)!, [1, 1001]);
+    assert.equal(plan.length, 1, `one step:\n${plan.join('\n')}`);
+    assert.match(plan[0]!, /USING COVERING INDEX user_items_read\b/, plan.join('\n'));
+
+    // A folder of 2 feeds out of 50: the rows are picked by feed from user_items_all, in crawl order.
+    seen.length = 0;
+    const feeds = [5, 9];
+    const folder = await streams.statesPage({ ...base, where: [{ kind: 'feeds', feedIds: feeds, negate: false }] });
+    assert.equal(folder.length, 120);
+    assert.ok(folder.every((r) => feeds.includes(r.feedId)));
+    plan = planOf(seen.at(-1)!, [1, JSON.stringify(feeds), 1001, 1]);
+    const pick = plan.find((d) => /user_items_all/.test(d));
+    assert.ok(pick, `the folder's rows come from user_items_all:\n${plan.join('\n')}`);
+    assert.match(pick, /USING COVERING INDEX user_items_all\b/, `without a row lookup per entry:\n${plan.join('\n')}`);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,194 @@
+// The Reader pages side by side, round by round: FreshRSS (php -S) and one or more Tidings
+// checkouts, each on a copy of data folders a `bench/freshrss-peer.bench.ts --keep` run left
+// behind (FreshRSS's first refresh of 100k items takes 10-25 minutes, so this reuses it). Each
+// round calls every server once per call, in a rotating order, so load hits all sides alike; it
+// prints each side's p50, the FreshRSS/Tidings ratio of every round, and each server process's
+// CPU per call (from /proc: the figure that holds when the machine is busy). Read-only calls
+// only (no edit-tag), so the folders are not changed by the calls; Tidings applies its pending
+// migrations on start, so give each checkout its own copy.
+//
+//   node bench/reader-peer-rounds.ts --freshrss /work/peers/FreshRSS --freshrss-data DIR
+//        --tidings this=DIR [--tidings main=/work/main:DIR2 …] [--runs 10]
+//   (--tidings LABEL=[CHECKOUT:]DATA; without CHECKOUT, this checkout)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitForServingUrl } from './server-log.ts';
+import { processTreeCpuMs } from './process-cpu.ts';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const argv = process.argv.slice(2);
+const opt = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const all = (name: string) => argv.flatMap((a, i) => (argv[i - 1] === `--${name}` ? [a] : []));
+const FRESHRSS = opt('freshrss');
+const FR_DATA = opt('freshrss-data');
+const RUNS = Number(opt('runs') ?? 10);
+const tidings = all('tidings').map((spec) => {
+  const eq = spec.indexOf('=');
+  const rest = spec.slice(eq + 1);
+  const colon = rest.lastIndexOf(':');
+  return {
+    label: spec.slice(0, eq),
+    root: colon > 0 ? resolve(rest.slice(0, colon)) : ROOT,
+    data: colon > 0 ? rest.slice(colon + 1) : rest,
+  };
+});
+if (!FRESHRSS || !FR_DATA || !tidings.length || tidings.some((t) => !t.label || !t.data)) {
+  console.error(
+    'usage: node bench/reader-peer-rounds.ts --freshrss DIR --freshrss-data DIR --tidings LABEL=[CHECKOUT:]DATA … [--runs N]',
+  );
+  process.exit(2);
+}
+const USER = 'bench';
+const PASS = 'bench-password';
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+interface Side {
+  label: string;
+  child: ChildProcess;
+  calls: [string, () => Promise<Response>][];
+  times: Map<string, number[]>;
+  cpu: Map<string, number>;
+}
+
+async function sideOf(label: string, child: ChildProcess, base: string): Promise<Side> {
+  const login = await (
+    await fetch(`${base}/accounts/ClientLogin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ Email: USER, Passwd: PASS }),
+    })
+  ).text();
+  const auth = login.split('\n').find((l) => l.startsWith('Auth='));
+  if (!auth) throw new Error(`ClientLogin at ${base} failed: ${login.slice(0, 300)}`);
+  const H = { authorization: `GoogleLogin auth=${auth.slice(5)}` };
+  const api = (p: string) => `${base}/reader/api/0/${p}`;
+  const RL = encodeURIComponent('user/-/state/com.google/reading-list');
+  const READ = encodeURIComponent('user/-/state/com.google/read');
+  const ids = (
+    (await (await fetch(api(`stream/items/ids?output=json&s=${RL}&n=1000`), { headers: H })).json()) as {
+      itemRefs: { id: string }[];
+    }
+  ).itemRefs.map((r) => r.id);
+  const body150 = ids
+    .slice(0, 150)
+    .map((i) => `i=${i}`)
+    .join('&');
+  return {
+    label,
+    child,
+    times: new Map(),
+    cpu: new Map(),
+    // The calls of ../shared/tools/greader-bench.mjs (fetch, then the whole body read), read-only.
+    calls: [
+      ['stream/contents n=1000', () => fetch(api(`stream/contents/${RL}?output=json&n=1000`), { headers: H })],
+      [
+        'stream/contents n=1000 unread',
+        () => fetch(api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), { headers: H }),
+      ],
+      [
+        'items/contents 150 ids',
+        () =>
+          fetch(api('stream/items/contents?output=json'), {
+            method: 'POST',
+            headers: { ...H, 'content-type': 'application/x-www-form-urlencoded' },
+            body: body150,
+          }),
+      ],
+    ],
+  };
+}
+
+async function main(): Promise<void> {
+  const children: ChildProcess[] = [];
+  try {
+    const phpPort = await freePort();
+    const php = spawn('php', ['-S', `127.0.0.1:${phpPort}`, '-t', 'p'], {
+      cwd: FRESHRSS,
+      env: { ...process.env, DATA_PATH: FR_DATA },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    children.push(php);
+    await new Promise((r) => setTimeout(r, 1000));
+    const sides: Side[] = [await sideOf('FreshRSS', php, `http://127.0.0.1:${phpPort}/api/greader.php`)];
+    for (const t of tidings) {
+      const child = spawn(
+        process.execPath,
+        [join(t.root, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
+        {
+          env: {
+            ...process.env,
+            TIDINGS_DATA: t.data,
+            TIDINGS_SCHEDULER: 'false',
+            TIDINGS_LOG_LEVEL: 'info',
+            TIDINGS_LOG_FORMAT: 'json',
+            NODE_NO_WARNINGS: '1',
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      children.push(child);
+      sides.push(await sideOf(t.label, child, await waitForServingUrl(child, 'tidings is serving')));
+    }
+    const loadBefore = load();
+    const names = sides[0]!.calls.map(([n]) => n);
+    for (let round = 0; round < RUNS + 2; round++)
+      for (let c = 0; c < names.length; c++)
+        for (let k = 0; k < sides.length; k++) {
+          const side = sides[(round + c + k) % sides.length]!;
+          const cpu0 = processTreeCpuMs(side.child.pid!);
+          const t0 = performance.now();
+          const r = await side.calls[c]![1]();
+          await r.arrayBuffer();
+          const ms = performance.now() - t0;
+          if (!r.ok) throw new Error(`${side.label} ${names[c]}: HTTP ${r.status}`);
+          if (round < 2) continue;
+          side.times.set(names[c]!, [...(side.times.get(names[c]!) ?? []), ms]);
+          side.cpu.set(names[c]!, (side.cpu.get(names[c]!) ?? 0) + processTreeCpuMs(side.child.pid!) - cpu0);
+        }
+    const p50 = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
+    console.log(
+      `${new Date().toISOString()}, ${RUNS} rounds, load before ${loadBefore}, after ${load()}; sides: ${sides.map((s) => s.label).join(', ')}`,
+    );
+    for (const name of names) {
+      console.log(`\n${name}`);
+      const fr = sides[0]!;
+      for (const s of sides)
+        console.log(
+          `  ${s.label.padEnd(10)} p50 ${p50(s.times.get(name)!).toFixed(1).padStart(7)} ms   server CPU ${(s.cpu.get(name)! / RUNS).toFixed(1).padStart(6)} ms/call`,
+        );
+      for (const s of sides.slice(1)) {
+        const rounds = fr.times.get(name)!.map((f, i) => f / s.times.get(name)![i]!);
+        const sorted = [...rounds].sort((a, b) => a - b);
+        console.log(
+          `  FreshRSS/${s.label}: p50 ${(p50(fr.times.get(name)!) / p50(s.times.get(name)!)).toFixed(1)}x, ` +
+            `per round ${sorted[0]!.toFixed(1)}-${sorted.at(-1)!.toFixed(1)}x (median ${p50(rounds).toFixed(1)}x; ` +
+            `${rounds.filter((x) => x >= 10).length}/${rounds.length} rounds >= 10x): ${rounds.map((x) => x.toFixed(1)).join(' ')}; ` +
+            `server CPU ${(fr.cpu.get(name)! / s.cpu.get(name)!).toFixed(1)}x`,
+        );
+      }
+    }
+    console.log(
+      `\nserving process RSS after the calls: ${sides.map((s) => `${s.label} ${rssMb(s.child.pid!).toFixed(0)} MB`).join(', ')}`,
+    );
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+  }
+}
+
+await main();
