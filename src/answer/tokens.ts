@@ -182,11 +182,6 @@ export function warmTokenizer(): Promise<void> {
   return warming;
 }
 
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
 /** UTF-8 bytes of s as a latin1 string (one char per byte); ASCII is returned as is. */
 function toBytes(s: string): string {
   for (let i = 0; i < s.length; i++) {
@@ -337,23 +332,32 @@ export function countTokens(text: string): number {
 function countPieces(text: string): number {
   const v = vocab();
   let count = 0;
-  // ASCII text (most of it) is its own UTF-8 bytes: each piece is matched where the last one ended
-  // and looked up in place, with no match array or piece string (these were a chat answer's
-  // largest share of garbage from counting). The split pattern matches every character, so the
-  // pieces tile the text; should a position not match, the rest takes the general path.
-  if (isAscii(text)) {
-    const re = stickyPattern as RegExp;
-    re.lastIndex = 0;
-    let at = 0;
-    while (at < text.length) {
-      if (!re.test(text) || re.lastIndex <= at) return count + countEachPiece(v, text.slice(at));
-      const end = re.lastIndex;
-      count += rankOf(v, text, at, end) >= 0 ? 1 : merge(text.slice(at, end), v).length - 1;
-      at = end;
+  // Each piece is matched where the last one ended and, when ASCII (most pieces, even of text with
+  // curly quotes), looked up in place, with no match array or piece string (these were a chat
+  // answer's largest share of garbage from counting); only a piece with other characters is
+  // converted to its UTF-8 bytes. The split pattern matches every character, so the pieces tile
+  // the text; should a position not match, the rest takes the general path.
+  const re = stickyPattern as RegExp;
+  re.lastIndex = 0;
+  let at = 0;
+  while (at < text.length) {
+    if (!re.test(text) || re.lastIndex <= at) return count + countEachPiece(v, text.slice(at));
+    const end = re.lastIndex;
+    let ascii = true;
+    for (let i = at; i < end; i++) {
+      if (text.charCodeAt(i) > 0x7f) {
+        ascii = false;
+        break;
+      }
     }
-    return count;
+    if (ascii) count += rankOf(v, text, at, end) >= 0 ? 1 : merge(text.slice(at, end), v).length - 1;
+    else {
+      const piece = toBytes(text.slice(at, end));
+      count += rankOf(v, piece, 0, piece.length) >= 0 ? 1 : merge(piece, v).length - 1;
+    }
+    at = end;
   }
-  return countEachPiece(v, text);
+  return count;
 }
 
 function countEachPiece(v: Vocabulary, text: string): number {

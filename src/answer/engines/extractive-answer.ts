@@ -20,7 +20,7 @@
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
-import { entities, terms, words } from '../text/terms.ts';
+import { entities, terms, termsOfWords, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
@@ -315,7 +315,7 @@ export function readSentences(sources: GroundingSource[], poolPerSource: number)
           text: sentence,
           position: position++,
           words: w,
-          termSet: new Set(terms(sentence)),
+          termSet: new Set(termsOfWords(w)),
           matched: [],
           coverage: 0,
           relevance: 0,

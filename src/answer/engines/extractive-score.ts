@@ -85,7 +85,10 @@ export function answerFeatures(
   for (const s of sentences) sourceCoverage.set(s.source.n, Math.max(sourceCoverage.get(s.source.n) ?? 0, s.coverage));
   // Which sources hold each single word and word pair (as a bit set of source positions); longer
   // names are looked up as phrases in the source's words.
+  // Pairs are kept by their first word (no "a b" string made for every pair of every source: most
+  // are never looked up, and they were a tenth of an answer's garbage).
   const holders = new Map<string, number>();
+  const pairHolders = new Map<string, Map<string, number>>();
   const sourceWords = sources.map((src) => words(src.hit.title + ' ' + src.texts.join(' ')));
   sourceWords.forEach((w, i) => {
     const bit = 2 ** i;
@@ -93,11 +96,19 @@ export function answerFeatures(
       const one = w[j]!;
       holders.set(one, (holders.get(one) ?? 0) | bit);
       if (j + 1 < w.length) {
-        const two = `${one} ${w[j + 1]}`;
-        holders.set(two, (holders.get(two) ?? 0) | bit);
+        let next = pairHolders.get(one);
+        if (!next) pairHolders.set(one, (next = new Map()));
+        const two = w[j + 1]!;
+        next.set(two, (next.get(two) ?? 0) | bit);
       }
     }
   });
+  // Words never hold a space: a key with one space is a pair.
+  const holderMask = (key: string): number => {
+    const space = key.indexOf(' ');
+    if (space < 0) return holders.get(key) ?? 0;
+    return pairHolders.get(key.slice(0, space))?.get(key.slice(space + 1)) ?? 0;
+  };
   const padded: (string | undefined)[] = [];
   const support = new Map<string, { sources: number; weight: number }>();
   const supportOf = (key: string) => {
@@ -105,7 +116,7 @@ export function answerFeatures(
     if (!r) {
       r = { sources: 0, weight: 0 };
       const long = key.indexOf(' ') !== key.lastIndexOf(' ');
-      const mask = long ? 0 : (holders.get(key) ?? 0);
+      const mask = long ? 0 : holderMask(key);
       for (let i = 0; i < sources.length; i++) {
         const found = long
           ? (padded[i] ??= ` ${sourceWords[i]!.join(' ')} `).includes(` ${key} `)

@@ -93,7 +93,14 @@ const ASKS: Record<string, string> = {
 
 /** A decline that says what the feeds do have: "3 articles mention X and Y, but none says when." */
 export function declineMessage(question: string, plan: AnswerPlan, sources: GroundingSource[]): string {
-  const mentions = (s: GroundingSource, t: string) => containsPhrase(s.hit.title + ' ' + s.texts.join(' '), t);
+  // Each source's words are split once, not once per phrase looked up (up to three lookups per
+  // phrase and source).
+  const padded = new Map<GroundingSource, string>();
+  const mentions = (s: GroundingSource, t: string) => {
+    let text = padded.get(s);
+    if (text === undefined) padded.set(s, (text = ` ${words(s.hit.title + ' ' + s.texts.join(' ')).join(' ')} `));
+    return text.includes(` ${words(t).join(' ')} `);
+  };
   const lower = lowerCaseWords(sources.flatMap((s) => [s.hit.title, ...s.texts]));
   const topic = topicOf(question, lower).map((t) =>
     withoutOpeningWord(t, question, (p) => sources.some((s) => mentions(s, p))),

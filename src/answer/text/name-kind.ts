@@ -47,10 +47,17 @@ const MONTH =
 /** An adverb by its ending ("Politically", "Ultimately"; not "Italy", "Kelly"). */
 const ADVERB = /^\p{L}{3,}(?:al|e|ous|ent|ant|ed|ar|ful|ing|ib|ab|ess|ct|ght|ck|rt|ain|ear|id|ong|ive|ic)ly$/u;
 
+const LOWER_WORD = /(?<![\p{L}\p{N}'’-])\p{Ll}[\p{Ll}'’-]*/gu;
+
 /** The words the texts write in lower case (case-sensitive): a capitalized one of them is a common word. */
 export function lowerCaseWords(texts: Iterable<string>): Set<string> {
   const out = new Set<string>();
-  for (const t of texts) for (const m of t.matchAll(/(?<![\p{L}\p{N}'’-])\p{Ll}[\p{Ll}'’-]*/gu)) out.add(m[0]);
+  // One pattern run with exec, not matchAll (which clones it and makes an iterator per text).
+  const re = LOWER_WORD;
+  for (const t of texts) {
+    re.lastIndex = 0;
+    for (let m = re.exec(t); m !== null; m = re.exec(t)) out.add(m[0]);
+  }
   return out;
 }
 

@@ -2,7 +2,7 @@
 // the plain definition does, on the news corpus and on apostrophe edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { words } from './terms.ts';
+import { terms, termsOfWords, words } from './terms.ts';
 import { hasNews, readArticles } from '../testing/news-corpus.ts';
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
@@ -22,4 +22,8 @@ test('words() splits as the plain definition on apostrophe edge cases', () => {
 
 test('words() splits news articles as the plain definition', { skip: !hasNews && 'no ../shared/corpus/news' }, () => {
   for (const a of readArticles(400)) assert.deepEqual(words(a.text), plain(a.text));
+});
+
+test('terms of words() at hand equal terms() of the text', { skip: !hasNews && 'no ../shared/corpus/news' }, () => {
+  for (const a of readArticles(200)) assert.deepEqual(termsOfWords(words(a.text)), terms(a.text));
 });

@@ -42,8 +42,13 @@ export function stem(w: string): string {
 
 /** Topic terms of a text: words minus stopwords and one-letter tokens, stemmed. */
 export function terms(text: string): string[] {
+  return termsOfWords(words(text));
+}
+
+/** terms() of a text whose words() are at hand (each candidate sentence's are: split once). */
+export function termsOfWords(textWords: readonly string[]): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
+  for (const w of textWords) {
     if (w.length < 2 || STOPWORDS.has(w)) continue;
     out.push(stem(w));
   }
