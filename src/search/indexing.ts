@@ -375,6 +375,18 @@ export async function searchIndexStatus(app: App, now = Date.now()): Promise<Ind
   };
 }
 
+/**
+ * Items per transaction of a rebuild run in the foreground (`tidings search reindex`, a command's
+ * search finishing a pending rebuild). Each batch writes one segment per distinct term, and on
+ * SQLite every such write rewrites the term's last chunk and dirties its page, so the postings'
+ * share of a batch falls as batches grow (a batch of 4x the articles has far fewer than 4x the
+ * distinct terms). Measured (`node bench/search-build.bench.ts`, BENCHMARKS.md, Search at 10M
+ * passages): 2,000 rebuilt 2.1-2.2x as fast as 500 on SQLite, and 5,000 no faster than 2,000.
+ * The drain and a server's background rebuild keep BacklogDrain.BATCH: on SQLite a batch holds
+ * the only write lock, which ingest waits for.
+ */
+export const REINDEX_BATCH = 2000;
+
 /** Rebuilds the whole index now; returns the number of items and passages indexed. */
 export async function reindexAll(
   app: App,
@@ -387,7 +399,7 @@ export async function reindexAll(
   });
   let items = 0;
   for (;;) {
-    const step = await rebuildStep(store, opts.batchSize ?? 500);
+    const step = await rebuildStep(store, opts.batchSize ?? REINDEX_BATCH);
     if (!step || step.done) break;
     items += step.indexed;
     opts.onProgress?.(items);
@@ -402,7 +414,7 @@ export async function reindexAll(
 export async function finishPendingRebuild(app: App, onProgress?: (items: number) => void): Promise<number> {
   let items = 0;
   for (;;) {
-    const step = await rebuildStep(app.store, BacklogDrain.BATCH);
+    const step = await rebuildStep(app.store, REINDEX_BATCH);
     if (!step || step.done) return items;
     items += step.indexed;
     onProgress?.(items);
