@@ -14,15 +14,17 @@
 //                                              SQLite and PostgreSQL side by side, each question asked
 //                                              of both in turn (PostgreSQL's index: a copy of the SQLite
 //                                              one made with `tidings db copy` builds fastest)
-//   --no-100k                                  with --scale 1m: the 1M size only (one PostgreSQL database
+//   --scale 1m,2m,4m                           several sizes, each built in turn (200k, 2.5m: any size)
+//   --no-100k                                  with --scale: the listed sizes only (one PostgreSQL database
 //                                              holds one size: reuse it for 1M alone)
 //
 // The pieces are exported (bench/search/*.ts) so other benchmarks can reuse the built index.
-import { SHARED } from '../test/helpers.ts';
+import { SHARED, tempDataDir } from '../test/helpers.ts';
 import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
 import { baselineRun, buildNewsIndex, rankedRun } from './search/quality.ts';
 import { measureLatency, openScaleIndex, runScale, type ScaleIndex } from './search/scale.ts';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import type { Quality } from './search/metrics.ts';
 import type { RankingOptions } from '../src/search/ranking.ts';
 import { benchBackend } from './backend.ts';
@@ -47,8 +49,9 @@ function fmt(q: Quality, base?: Quality): string {
 
 const USAGE = `npm run bench:search [-- options]: search quality on the news corpus, then latency and build rate
   (no option)               quality + 100k generated passages
-  --scale 1m                also 1M passages (about 15 min, ~2 GB of disk in /tmp)
-  --no-100k                 with --scale 1m: the 1M size only
+  --scale 1m                also 1M passages (about 15 min, ~2 GB of disk in /tmp); sizes may be
+                            listed: --scale 1m,2m,4m (each built in turn; k = thousand, m = million)
+  --no-100k                 with --scale: the listed sizes only
   --no-scale                quality only
   --no-quality              scale only
   --data DIR                keep the generated index in DIR and reuse it next time
@@ -68,8 +71,18 @@ export function checkArgs(argv: string[]): string | null {
     if (WITH_VALUE.has(a)) i++;
   }
   const scale = argv.indexOf('--scale');
-  if (scale >= 0 && argv[scale + 1] !== '1m') return `--scale takes 1m, got ${JSON.stringify(argv[scale + 1])}`;
+  if (scale >= 0 && !scaleSizes(argv[scale + 1]!))
+    return `--scale takes sizes such as 1m or 200k,2m,4m, got ${JSON.stringify(argv[scale + 1])}`;
   return null;
+}
+
+/** `--scale` sizes in passages ("1m", "200k,2m,4m"), or null when one is not a size. */
+export function scaleSizes(arg: string): number[] | null {
+  const sizes = arg.split(',').map((s) => {
+    const m = /^(\d+(?:\.\d+)?)([km])$/.exec(s.trim().toLowerCase());
+    return m ? Math.round(Number(m[1]) * (m[2] === 'k' ? 1_000 : 1_000_000)) : Number.NaN;
+  });
+  return sizes.every((n) => n >= 1_000) ? sizes : null;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -115,24 +128,37 @@ async function main(argv: string[]): Promise<void> {
     const backend = await benchBackend(argv, ['sqlite', 'postgres', 'both']);
     const sizes = [
       ...(argv.includes('--no-100k') ? [] : [100_000]),
-      ...(argv.includes('--scale') && argv[argv.indexOf('--scale') + 1] === '1m' ? [1_000_000] : []),
+      ...(argv.includes('--scale') ? scaleSizes(argv[argv.indexOf('--scale') + 1]!)! : []),
     ];
     const load = () =>
       `load average ${loadavg()
         .map((x) => x.toFixed(2))
         .join(', ')}`;
+    // Several sizes with --data: one folder (database) grown from each size to the next, so a
+    // 4M index costs the 4M build, not 1M + 2M + 4M.
+    const grow = sizes.length > 1;
+    const dataArg = argv.includes('--data')
+      ? argv[argv.indexOf('--data') + 1]
+      : grow
+        ? join(tempDataDir('tidings-bench-scale-'), 'index')
+        : undefined;
     for (const size of sizes) {
       console.log(`## Scale: ${size.toLocaleString('en')} generated passages (${load()})`);
-      const dataArg = argv.includes('--data') ? argv[argv.indexOf('--data') + 1] : undefined;
       const dbArg = backend.databaseUrl || undefined;
       if (dbArg) console.log(`PostgreSQL: ${dbArg.replace(/:[^:@/]*@/, ':***@')}`);
       const sides: { name: string; dataDir?: string; databaseUrl?: string }[] =
         backend.backend === 'both'
           ? [
-              { name: 'SQLite', dataDir: dataArg && `${dataArg}-${size}` },
-              { name: 'PostgreSQL', dataDir: dataArg && `${dataArg}-${size}-pg`, databaseUrl: dbArg },
+              { name: 'SQLite', dataDir: dataArg && `${dataArg}-${grow ? 'grown' : size}` },
+              { name: 'PostgreSQL', dataDir: dataArg && `${dataArg}-${grow ? 'grown' : size}-pg`, databaseUrl: dbArg },
             ]
-          : [{ name: dbArg ? 'PostgreSQL' : 'SQLite', dataDir: dataArg && `${dataArg}-${size}`, databaseUrl: dbArg }];
+          : [
+              {
+                name: dbArg ? 'PostgreSQL' : 'SQLite',
+                dataDir: dataArg && `${dataArg}-${grow ? 'grown' : size}`,
+                databaseUrl: dbArg,
+              },
+            ];
       const indexes: ScaleIndex[] = [];
       try {
         for (const side of sides) {
@@ -140,7 +166,7 @@ async function main(argv: string[]): Promise<void> {
           indexes.push(r);
           if (r.buildSeconds > 0)
             console.log(
-              `${side.name} index build: ${r.passages} passages (${r.articles} articles) in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.passages / r.buildSeconds)} passages/s`,
+              `${side.name} index build: ${r.built} passages in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.built / r.buildSeconds)} passages/s, now ${r.passages} passages (${r.articles} articles), ${(r.bytes / 2 ** 30).toFixed(2)} GiB on disk`,
             );
           else console.log(`${side.name} index reused: ${r.passages} passages (${r.articles} articles)`);
         }

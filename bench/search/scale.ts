@@ -13,6 +13,8 @@ import { seededRandom as random, tempDataDir } from '../../test/helpers.ts';
 import type { NewsArticle, NewsQuestion } from './news-corpus.ts';
 import { escapeHtmlText } from '../../src/text/escape-html.ts';
 import { percentile } from './metrics.ts';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface ScaleResult {
   passages: number;
@@ -37,6 +39,20 @@ export interface ScaleIndex {
   passages: number;
   articles: number;
   buildSeconds: number;
+  /** Passages indexed by this call (a reused folder grown to a larger size: the increment). */
+  built: number;
+  /** The database's size: the SQLite files in the data folder, or pg_database_size. */
+  bytes: number;
+}
+
+async function databaseBytes(app: App, dataDir: string, databaseUrl: string): Promise<number> {
+  if (databaseUrl)
+    return Number(
+      (await testSql(app).prepare('SELECT pg_database_size(current_database()) AS n').get<{ n: number }>())!.n,
+    );
+  let total = 0;
+  for (const f of readdirSync(dataDir)) total += statSync(join(dataDir, f)).size;
+  return total;
 }
 
 /**
@@ -53,7 +69,9 @@ export async function openScaleIndex(
   const pool = sentencePool(articles);
   const titles = articles.map((a) => a.title);
   const rnd = random(42);
-  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  let reseeded = false;
+  let rndNext = rnd;
+  const pick = <T>(xs: T[]) => xs[Math.floor(rndNext() * xs.length)]!;
   const app: App = await createApp(
     loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}) } }),
   );
@@ -80,6 +98,7 @@ export async function openScaleIndex(
     const repo = searchIndexRepository(app);
     let indexMs = 0;
     let n = Number((await db.prepare('SELECT count(*) AS n FROM items').get<{ n: number }>())!.n);
+    const before = await repo.passageCount();
     const paragraph = () => {
       const words: string[] = [];
       let count = 0;
@@ -91,11 +110,18 @@ export async function openScaleIndex(
       return `<p>${escapeHtmlText(words.join(' '))}</p>`;
     };
     while ((await repo.passageCount()) < targetPassages) {
+      // Grown from a smaller size: other sentences than the first articles had (a fresh build
+      // draws the same corpus as before).
+      if (n > 0 && !reseeded) {
+        const more = random(42 + n);
+        rndNext = more;
+        reseeded = true;
+      }
       const ids: number[] = [];
       await app.store.transaction(async () => {
         for (let i = 0; i < 500; i++, n++) {
           const feed = feeds[n % feeds.length]!;
-          const published = now - Math.floor(rnd() * 2 * 365 * 86_400);
+          const published = now - Math.floor(rndNext() * 2 * 365 * 86_400);
           const content = Array.from({ length: 10 }, paragraph).join('\n');
           ids.push(
             Number(
@@ -119,7 +145,9 @@ export async function openScaleIndex(
       indexMs += performance.now() - t0;
       if (n % 20_000 === 0) log(`  … ${await repo.passageCount()} passages`);
     }
-    return { app, user, passages: await repo.passageCount(), articles: n, buildSeconds: indexMs / 1000 };
+    const passages = await repo.passageCount();
+    const bytes = await databaseBytes(app, dataDir, databaseUrl);
+    return { app, user, passages, articles: n, buildSeconds: indexMs / 1000, built: passages - before, bytes };
   } catch (e) {
     await app.close();
     throw e;

@@ -2,7 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addFeed, addUser, ingest, insertItem, subscribe, testApp } from './testing/fixtures.ts';
 import { searchService } from './service.ts';
-import { drainBatch, flushSearchIndexing, reindexAll, searchIndexRepository } from './indexing.ts';
+import {
+  BacklogDrain,
+  drainBatch,
+  flushSearchIndexing,
+  REINDEX_BATCH,
+  reindexAll,
+  searchIndexRepository,
+} from './indexing.ts';
+import { PostingsBuffer } from './postings.ts';
+import { indexTerms } from './tokenizer.ts';
 import type { SearchQuery } from './types.ts';
 import { testSql } from '../store/testing.ts';
 import type { ParsedEntry } from '../model/parsed-feed.ts';
@@ -120,6 +129,60 @@ test('reindexAll rebuilds the index from the items table', async (t) => {
     limit: 5,
   });
   assert.equal(hits[0]!.url, 'https://b.example/2');
+});
+
+test('a rebuild in bulk batches writes the postings the drain wrote, a term past the chunk size included', async (t) => {
+  // `tidings search reindex` indexes REINDEX_BATCH items a transaction: a common term's segment
+  // can then pass the chunk size (3 bytes a posting here: 3,000 postings, about 9 KB), which the
+  // drain's batches of 500 never did. It must go in as a chunk of its own, and the chunks after it
+  // (live appends) must read back in order.
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://w.example/feed');
+  await app.store.transaction(async () => {
+    for (let i = 0; i < 3000; i++)
+      await insertItem(app, feed, {
+        url: `https://w.example/${i}`,
+        title: `Walrus ${i}`,
+        content: `<p>A walrus count, number ${i}, on the ice.</p>`,
+      });
+  });
+  const repo = searchIndexRepository(app);
+  const term = indexTerms('walrus')[0]!;
+  const postings = async () => {
+    const { chunks, count } = await repo.postings(term);
+    const buf = new PostingsBuffer();
+    const rows: number[][] = [];
+    for (const chunk of chunks)
+      for (let i = 0, n = buf.decode(chunk); i < n; i++) rows.push([buf.docs[i]!, buf.title[i]!, buf.body[i]!]);
+    return { sizes: chunks.map((c) => c.length), count, rows };
+  };
+  await flushSearchIndexing(app);
+  const drained = await postings();
+  assert.equal(drained.count, 3000);
+  assert.ok(drained.sizes.every((n) => n <= repo.chunkBytes));
+
+  assert.deepEqual(await reindexAll(app, { batchSize: 5000 }), { items: 3000, passages: 3000 });
+  const bulk = await postings();
+  assert.deepEqual(bulk.rows, drained.rows);
+  assert.equal(bulk.count, 3000);
+  assert.equal(bulk.sizes.length, 1);
+  assert.ok(bulk.sizes[0]! > repo.chunkBytes, `one segment of ${bulk.sizes[0]} bytes`);
+  assert.ok(REINDEX_BATCH > BacklogDrain.BATCH);
+
+  const later = await insertItem(app, feed, {
+    url: 'https://w.example/later',
+    title: 'Late walrus',
+    content: '<p>The last walrus counted.</p>',
+  });
+  await flushSearchIndexing(app);
+  const grown = await postings();
+  assert.equal(grown.count, 3001);
+  assert.equal(grown.sizes.length, 2);
+  assert.deepEqual(grown.rows.slice(0, 3000), drained.rows);
+  assert.equal(grown.rows[3000]![0], 3001);
+  const hits = await searchService(app).search(instance('last walrus counted'));
+  assert.equal(hits[0]!.itemId, later);
 });
 
 test('queries with search-syntax characters are searched as words', async (t) => {

@@ -375,6 +375,23 @@ export async function searchIndexStatus(app: App, now = Date.now()): Promise<Ind
   };
 }
 
+/**
+ * Items per transaction of a rebuild run in the foreground on SQLite (`tidings search reindex`, a
+ * command's search finishing a pending rebuild). Each batch writes one segment per distinct term,
+ * and every such write rewrites the term's last chunk and dirties its page, so the postings' share
+ * of a batch falls as batches grow (a batch of 4x the articles has far fewer than 4x the distinct
+ * terms). Measured (`node bench/search-build.bench.ts`, BENCHMARKS.md, Search at 10M passages):
+ * 2,000 against 500 took 0.74-0.96x the CPU and 1.1-1.9x the speed at load 13-19. The drain and a
+ * server's background rebuild keep BacklogDrain.BATCH: a batch holds SQLite's only write lock,
+ * which ingest waits for. PostgreSQL keeps 500 too: at load 20 one postings statement of a
+ * rebuild passed the 60 s statement timeout in that bench, and no larger batch was measured there.
+ */
+export const REINDEX_BATCH = 2000;
+
+function reindexBatch(store: Store): number {
+  return store.backend === 'sqlite' ? REINDEX_BATCH : BacklogDrain.BATCH;
+}
+
 /** Rebuilds the whole index now; returns the number of items and passages indexed. */
 export async function reindexAll(
   app: App,
@@ -387,7 +404,7 @@ export async function reindexAll(
   });
   let items = 0;
   for (;;) {
-    const step = await rebuildStep(store, opts.batchSize ?? 500);
+    const step = await rebuildStep(store, opts.batchSize ?? reindexBatch(store));
     if (!step || step.done) break;
     items += step.indexed;
     opts.onProgress?.(items);
@@ -402,7 +419,7 @@ export async function reindexAll(
 export async function finishPendingRebuild(app: App, onProgress?: (items: number) => void): Promise<number> {
   let items = 0;
   for (;;) {
-    const step = await rebuildStep(app.store, BacklogDrain.BATCH);
+    const step = await rebuildStep(app.store, reindexBatch(app.store));
     if (!step || step.done) return items;
     items += step.indexed;
     onProgress?.(items);
