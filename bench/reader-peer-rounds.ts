@@ -3,9 +3,9 @@
 // behind (FreshRSS's first refresh of 100k items takes 10-25 minutes, so this reuses it). Each
 // round calls every server once per call, in a rotating order, so load hits all sides alike; it
 // prints each side's p50, the FreshRSS/Tidings ratio of every round, and each server process's
-// CPU per call (from /proc: the figure that holds when the machine is busy). Read-only calls
-// only (no edit-tag), so the folders are not changed by the calls; Tidings applies its pending
-// migrations on start, so give each checkout its own copy.
+// CPU per call (from each thread's /proc/…/schedstat, in ns: the figure that holds when the
+// machine is busy). Read-only calls only (no edit-tag), so the folders are not changed by the
+// calls; Tidings applies its pending migrations on start, so give each checkout its own copy.
 //
 // Two clients time the same calls (--client fetch|lean|both, default both): `fetch` is Node's
 // fetch (undici) with the body read by `arrayBuffer()`, as ../shared/tools/greader-bench.mjs
@@ -28,7 +28,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitForServingUrl } from './server-log.ts';
-import { processTreeCpuMs } from './process-cpu.ts';
+import { processTreeRunMs } from './process-cpu.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -241,7 +241,7 @@ async function main(): Promise<void> {
           for (let k = 0; k < sides.length; k++) {
             const side = sides[(round + c + k) % sides.length]!;
             const call = side.calls[c]![1];
-            const cpu0 = processTreeCpuMs(side.child.pid!);
+            const cpu0 = processTreeRunMs(side.child.pid!);
             const own0 = process.cpuUsage();
             const t0 = performance.now();
             let status: number;
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
             if (status !== 200 || bytes === 0) throw new Error(`${side.label} ${key}: HTTP ${status}, ${bytes} bytes`);
             if (round < 2) continue;
             side.times.set(key, [...(side.times.get(key) ?? []), ms]);
-            add(side.cpu, key, processTreeCpuMs(side.child.pid!) - cpu0);
+            add(side.cpu, key, processTreeRunMs(side.child.pid!) - cpu0);
             add(side.clientCpu, key, (own.user + own.system) / 1000);
           }
         }
@@ -281,7 +281,7 @@ async function main(): Promise<void> {
           `  FreshRSS/${s.label}: p50 ${(p50(fr.times.get(name)!) / p50(s.times.get(name)!)).toFixed(1)}x, ` +
             `per round ${sorted[0]!.toFixed(1)}-${sorted.at(-1)!.toFixed(1)}x (median ${p50(rounds).toFixed(1)}x; ` +
             `${rounds.filter((x) => x >= 10).length}/${rounds.length} rounds >= 10x): ${rounds.map((x) => x.toFixed(1)).join(' ')}; ` +
-            `server CPU ${s.cpu.get(name)! > 0 ? `${(fr.cpu.get(name)! / s.cpu.get(name)!).toFixed(1)}x` : 'n/a (under one 10 ms tick)'}`,
+            `server CPU ${s.cpu.get(name)! > 0 ? `${(fr.cpu.get(name)! / s.cpu.get(name)!).toFixed(1)}x` : 'n/a'}`,
         );
       }
     }
