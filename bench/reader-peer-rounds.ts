@@ -3,20 +3,32 @@
 // behind (FreshRSS's first refresh of 100k items takes 10-25 minutes, so this reuses it). Each
 // round calls every server once per call, in a rotating order, so load hits all sides alike; it
 // prints each side's p50, the FreshRSS/Tidings ratio of every round, and each server process's
-// CPU per call (from /proc: the figure that holds when the machine is busy). Read-only calls
-// only (no edit-tag), so the folders are not changed by the calls; Tidings applies its pending
-// migrations on start, so give each checkout its own copy.
+// CPU per call (from each thread's /proc/…/schedstat, in ns: the figure that holds when the
+// machine is busy). Read-only calls only (no edit-tag), so the folders are not changed by the
+// calls; Tidings applies its pending migrations on start, so give each checkout its own copy.
+//
+// Two clients time the same calls (--client fetch|lean|both, default both): `fetch` is Node's
+// fetch (undici) with the body read by `arrayBuffer()`, as ../shared/tools/greader-bench.mjs
+// does; `lean` is node:http with a keep-alive Agent, the body taken as the Buffers the socket
+// gives, neither joined, decoded nor parsed. On 2 cores the client shares the CPU with the
+// servers, and fetch spends ~2 ms a call (5-7 ms reading a 1.9 MB page) that is added to both
+// sides' times and compresses the ratio; the lean client's cost is a fraction of that. The
+// client's own CPU per call (process.cpuUsage) is printed so the difference is visible.
+// `curl` (--client curl, or all) runs Debian's curl once per call, the body to /dev/null, and
+// takes curl's own time_total - time_connect: a C client, its start-up and the local connect
+// left out of the figure (its CPU is not in this process, so none is printed for it).
 //
 //   node bench/reader-peer-rounds.ts --freshrss /work/peers/FreshRSS --freshrss-data DIR
-//        --tidings this=DIR [--tidings main=/work/main:DIR2 …] [--runs 10]
+//        --tidings this=DIR [--tidings main=/work/main:DIR2 …] [--runs 10] [--client both]
 //   (--tidings LABEL=[CHECKOUT:]DATA; without CHECKOUT, this checkout)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitForServingUrl } from './server-log.ts';
-import { processTreeCpuMs } from './process-cpu.ts';
+import { processTreeRunMs } from './process-cpu.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -28,6 +40,19 @@ const all = (name: string) => argv.flatMap((a, i) => (argv[i - 1] === `--${name}
 const FRESHRSS = opt('freshrss');
 const FR_DATA = opt('freshrss-data');
 const RUNS = Number(opt('runs') ?? 10);
+const CLIENT = opt('client') ?? 'both';
+const CLIENT_SETS: Record<string, ClientName[]> = {
+  fetch: ['fetch'],
+  lean: ['lean'],
+  curl: ['curl'],
+  both: ['fetch', 'lean'],
+  all: ['fetch', 'lean', 'curl'],
+};
+if (!CLIENT_SETS[CLIENT]) {
+  console.error(`--client must be one of ${Object.keys(CLIENT_SETS).join(', ')}, not ${CLIENT}`);
+  process.exit(2);
+}
+const CLIENTS = CLIENT_SETS[CLIENT]!;
 const tidings = all('tidings').map((spec) => {
   const eq = spec.indexOf('=');
   const rest = spec.slice(eq + 1);
@@ -58,12 +83,68 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+type ClientName = 'fetch' | 'lean' | 'curl';
+interface Call {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
 interface Side {
   label: string;
   child: ChildProcess;
-  calls: [string, () => Promise<Response>][];
+  calls: [string, Call][];
+  /** keyed by `${client} ${call name}` */
   times: Map<string, number[]>;
   cpu: Map<string, number>;
+  clientCpu: Map<string, number>;
+  agent: Agent;
+}
+
+/** Status and byte count; the body is read to the end as it arrives, not copied or decoded. */
+async function callFetch(call: Call): Promise<[number, number]> {
+  const r = await fetch(call.url, { method: call.method, headers: call.headers, body: call.body });
+  return [r.status, (await r.arrayBuffer()).byteLength];
+}
+
+/** Status, byte count and curl's own milliseconds from the request's start to the body's end. */
+function callCurl(call: Call): Promise<[number, number, number]> {
+  const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_connect} %{time_total}'];
+  for (const [k, v] of Object.entries(call.headers)) args.push('-H', `${k}: ${v}`);
+  if (call.body !== undefined) args.push('--data-binary', call.body);
+  args.push(call.url);
+  return new Promise((done, fail) =>
+    execFile('curl', args, (err, out) => {
+      if (err) return fail(err);
+      const [status, bytes, connect, total] = out.trim().split(' ').map(Number) as [number, number, number, number];
+      done([status, bytes, (total - connect) * 1000]);
+    }),
+  );
+}
+
+function callLean(agent: Agent, call: Call): Promise<[number, number]> {
+  return new Promise((done, fail) => {
+    const u = new URL(call.url);
+    const headers = call.body
+      ? { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) }
+      : call.headers;
+    const req = httpRequest(
+      { agent, method: call.method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers },
+      (res) => {
+        let bytes = 0;
+        // Keeping the chunks (as a client must) without joining them: the cost of receiving only.
+        const chunks: Buffer[] = [];
+        res.on('data', (b: Buffer) => {
+          bytes += b.length;
+          chunks.push(b);
+        });
+        res.on('end', () => done([res.statusCode ?? 0, bytes]));
+        res.on('error', fail);
+      },
+    );
+    req.on('error', fail);
+    req.end(call.body);
+  });
 }
 
 async function sideOf(label: string, child: ChildProcess, base: string): Promise<Side> {
@@ -94,21 +175,23 @@ async function sideOf(label: string, child: ChildProcess, base: string): Promise
     child,
     times: new Map(),
     cpu: new Map(),
-    // The calls of ../shared/tools/greader-bench.mjs (fetch, then the whole body read), read-only.
+    clientCpu: new Map(),
+    agent: new Agent({ keepAlive: true, maxSockets: 1 }),
+    // The calls of ../shared/tools/greader-bench.mjs (the whole body read), read-only.
     calls: [
-      ['stream/contents n=1000', () => fetch(api(`stream/contents/${RL}?output=json&n=1000`), { headers: H })],
+      ['stream/contents n=1000', { method: 'GET', url: api(`stream/contents/${RL}?output=json&n=1000`), headers: H }],
       [
         'stream/contents n=1000 unread',
-        () => fetch(api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), { headers: H }),
+        { method: 'GET', url: api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), headers: H },
       ],
       [
         'items/contents 150 ids',
-        () =>
-          fetch(api('stream/items/contents?output=json'), {
-            method: 'POST',
-            headers: { ...H, 'content-type': 'application/x-www-form-urlencoded' },
-            body: body150,
-          }),
+        {
+          method: 'POST',
+          url: api('stream/items/contents?output=json'),
+          headers: { ...H, 'content-type': 'application/x-www-form-urlencoded' },
+          body: body150,
+        },
       ],
     ],
   };
@@ -116,6 +199,7 @@ async function sideOf(label: string, child: ChildProcess, base: string): Promise
 
 async function main(): Promise<void> {
   const children: ChildProcess[] = [];
+  const sides: Side[] = [];
   try {
     const phpPort = await freePort();
     const php = spawn('php', ['-S', `127.0.0.1:${phpPort}`, '-t', 'p'], {
@@ -125,7 +209,7 @@ async function main(): Promise<void> {
     });
     children.push(php);
     await new Promise((r) => setTimeout(r, 1000));
-    const sides: Side[] = [await sideOf('FreshRSS', php, `http://127.0.0.1:${phpPort}/api/greader.php`)];
+    sides.push(await sideOf('FreshRSS', php, `http://127.0.0.1:${phpPort}/api/greader.php`));
     for (const t of tidings) {
       const child = spawn(
         process.execPath,
@@ -147,30 +231,48 @@ async function main(): Promise<void> {
     }
     const loadBefore = load();
     const names = sides[0]!.calls.map(([n]) => n);
+    const add = (m: Map<string, number>, key: string, v: number) => m.set(key, (m.get(key) ?? 0) + v);
     for (let round = 0; round < RUNS + 2; round++)
       for (let c = 0; c < names.length; c++)
-        for (let k = 0; k < sides.length; k++) {
-          const side = sides[(round + c + k) % sides.length]!;
-          const cpu0 = processTreeCpuMs(side.child.pid!);
-          const t0 = performance.now();
-          const r = await side.calls[c]![1]();
-          await r.arrayBuffer();
-          const ms = performance.now() - t0;
-          if (!r.ok) throw new Error(`${side.label} ${names[c]}: HTTP ${r.status}`);
-          if (round < 2) continue;
-          side.times.set(names[c]!, [...(side.times.get(names[c]!) ?? []), ms]);
-          side.cpu.set(names[c]!, (side.cpu.get(names[c]!) ?? 0) + processTreeCpuMs(side.child.pid!) - cpu0);
+        for (let j = 0; j < CLIENTS.length; j++) {
+          // Which client goes first alternates too, so neither always follows the other's garbage.
+          const client = CLIENTS[(round + j) % CLIENTS.length]!;
+          const key = `${client} ${names[c]}`;
+          for (let k = 0; k < sides.length; k++) {
+            const side = sides[(round + c + k) % sides.length]!;
+            const call = side.calls[c]![1];
+            const cpu0 = processTreeRunMs(side.child.pid!);
+            const own0 = process.cpuUsage();
+            const t0 = performance.now();
+            let status: number;
+            let bytes: number;
+            let ms: number;
+            if (client === 'curl') [status, bytes, ms] = await callCurl(call);
+            else {
+              [status, bytes] = client === 'lean' ? await callLean(side.agent, call) : await callFetch(call);
+              ms = performance.now() - t0;
+            }
+            const own = process.cpuUsage(own0);
+            if (status !== 200 || bytes === 0) throw new Error(`${side.label} ${key}: HTTP ${status}, ${bytes} bytes`);
+            if (round < 2) continue;
+            side.times.set(key, [...(side.times.get(key) ?? []), ms]);
+            add(side.cpu, key, processTreeRunMs(side.child.pid!) - cpu0);
+            add(side.clientCpu, key, (own.user + own.system) / 1000);
+          }
         }
     const p50 = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
     console.log(
       `${new Date().toISOString()}, ${RUNS} rounds, load before ${loadBefore}, after ${load()}; sides: ${sides.map((s) => s.label).join(', ')}`,
     );
-    for (const name of names) {
+    for (const name of names.flatMap((n) => CLIENTS.map((c) => `${c} ${n}`))) {
       console.log(`\n${name}`);
       const fr = sides[0]!;
       for (const s of sides)
         console.log(
-          `  ${s.label.padEnd(10)} p50 ${p50(s.times.get(name)!).toFixed(1).padStart(7)} ms   server CPU ${(s.cpu.get(name)! / RUNS).toFixed(1).padStart(6)} ms/call`,
+          `  ${s.label.padEnd(10)} p50 ${p50(s.times.get(name)!).toFixed(1).padStart(7)} ms   server CPU ${(s.cpu.get(name)! / RUNS).toFixed(1).padStart(6)} ms/call` +
+            (name.startsWith('curl ')
+              ? ''
+              : `   client CPU ${(s.clientCpu.get(name)! / RUNS).toFixed(1).padStart(5)} ms/call`),
         );
       for (const s of sides.slice(1)) {
         const rounds = fr.times.get(name)!.map((f, i) => f / s.times.get(name)![i]!);
@@ -179,7 +281,7 @@ async function main(): Promise<void> {
           `  FreshRSS/${s.label}: p50 ${(p50(fr.times.get(name)!) / p50(s.times.get(name)!)).toFixed(1)}x, ` +
             `per round ${sorted[0]!.toFixed(1)}-${sorted.at(-1)!.toFixed(1)}x (median ${p50(rounds).toFixed(1)}x; ` +
             `${rounds.filter((x) => x >= 10).length}/${rounds.length} rounds >= 10x): ${rounds.map((x) => x.toFixed(1)).join(' ')}; ` +
-            `server CPU ${(fr.cpu.get(name)! / s.cpu.get(name)!).toFixed(1)}x`,
+            `server CPU ${s.cpu.get(name)! > 0 ? `${(fr.cpu.get(name)! / s.cpu.get(name)!).toFixed(1)}x` : 'n/a'}`,
         );
       }
     }
@@ -188,6 +290,7 @@ async function main(): Promise<void> {
     );
   } finally {
     for (const c of children) c.kill('SIGTERM');
+    for (const s of sides) s.agent.destroy();
   }
 }
 
