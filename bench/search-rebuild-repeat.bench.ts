@@ -9,9 +9,6 @@
 //   node bench/search-rebuild-repeat.bench.ts [--passages 50k] [--rebuilds 3] [--rounds 1]
 //                                             [--database-url postgres://…]
 import { loadavg } from 'node:os';
-import pg from 'pg';
-// @ts-expect-error: the driver's helpers have no types; prepareValue is how it sends a parameter.
-import pgUtils from 'pg/lib/utils.js';
 import { SHARED } from '../test/helpers.ts';
 import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
 import { openScaleIndex } from './search/scale.ts';
@@ -61,13 +58,26 @@ let baseline = false;
 const exec = (db as unknown as { exec(sql: string): Promise<void> }).exec.bind(db);
 (db as unknown as { exec(sql: string): Promise<void> }).exec = (text: string) =>
   baseline && text.startsWith('ANALYZE search_postings') ? Promise.resolve() : exec(text);
+/** The postings statement's parameters (text[], bytea[], int[]) as SQL literals. */
+function literal(v: unknown): string {
+  const list = v as unknown[];
+  const type = typeof list[0] === 'string' ? 'text' : Buffer.isBuffer(list[0]) ? 'bytea' : 'int';
+  const items = list.map((x) =>
+    typeof x === 'string'
+      ? `'${x.replaceAll("'", "''")}'`
+      : Buffer.isBuffer(x)
+        ? `'\\x${x.toString('hex')}'`
+        : String(x),
+  );
+  return items.length ? `ARRAY[${items.join(',')}]::${type}[]` : `'{}'::${type}[]`;
+}
 const nameOf = (db as unknown as { nameOf(sql: string): string }).nameOf.bind(db);
 /** EXPLAIN … EXECUTE of the store's own prepared statement (the pool's connections plan it once, generic), rolled back. */
 async function explainPrepared(text: string, params: unknown[] | undefined, options: string): Promise<string> {
   await query('SAVEPOINT bench_explain');
   try {
     // EXECUTE's arguments are not parameters of the EXPLAIN statement: sent as literals.
-    const args = (params ?? []).map((v) => pg.escapeLiteral(String(pgUtils.prepareValue(v)))).join(', ');
+    const args = (params ?? []).map(literal).join(', ');
     const rows = (await query(`EXPLAIN ${options} EXECUTE ${nameOf(text)}(${args})`)).rows;
     return rows.map((r) => String(Object.values(r)[0])).join('\n');
   } catch (e) {
@@ -158,7 +168,7 @@ async function rebuild(how: 'delete' | 'store', n: number): Promise<number> {
         ?.trim()}, ${plan
         .split('\n')
         .find((l) => l.includes('Execution Time'))
-        ?.trim()}; the slowest (statement ${slowestAt + 1}) planned with ${/hashed SubPlan/.test(slowestPlan) ? 'a hashed' : 'an unhashed'} NOT IN subplan`,
+        ?.trim()}; the slowest (statement ${slowestAt + 1}) planned ${/Index Scan using search_postings_pkey on search_postings p_1/.test(slowestPlan) ? 'with an index probe per chunk updated' : 'with no index probe for the chunks it updates (a nested loop over the batch)'}`,
     );
   return s;
 }
