@@ -184,6 +184,45 @@ test('a rebuild on PostgreSQL empties the index leaving no rows to vacuum, and i
   assert.equal((await searchService(app).search(instance('lighthouse gulls 17', 1)))[0]?.url, 'https://rb.example/17');
 });
 
+test('on PostgreSQL a search in another process while a rebuild empties the index waits for it, then sees the rebuild', async (t) => {
+  // The emptying TRUNCATEs (exclusive lock until it commits): a search then must neither fail nor
+  // see half an index, and finds the articles again once the rebuild has indexed them.
+  const a = await testApp();
+  t.after(async () => a.close());
+  if (a.store.backend !== 'postgres') {
+    t.skip('PostgreSQL: table locks between processes');
+    return;
+  }
+  const b = await testApp({ dataDir: a.config.dataDir });
+  t.after(async () => b.close());
+  const feed = await addFeed(a, 'https://tr.example/feed');
+  await insertItem(a, feed, {
+    url: 'https://tr.example/1',
+    title: 'Kelp forest',
+    content: '<p>Otters in the kelp.</p>',
+  });
+  await flushSearchIndexing(a);
+  assert.equal((await searchService(b).search(instance('kelp otters', 1)))[0]?.url, 'https://tr.example/1');
+  let searched: Promise<unknown> | undefined;
+  let settledBeforeCommit = false;
+  await a.store.transaction(async () => {
+    const repo = searchIndexRepository(a);
+    await repo.lockForWriting();
+    await repo.deleteAll();
+    searched = searchService(b).search(instance('kelp otters', 1));
+    searched.then(
+      () => (settledBeforeCommit = true),
+      () => (settledBeforeCommit = true),
+    );
+    // A round trip of b's own that does not touch the index, so its search has reached the tables.
+    await testSql(b).prepare('SELECT pg_sleep(0.3)').get();
+  });
+  assert.equal(settledBeforeCommit, false, 'the search waited for the emptying to commit');
+  assert.deepEqual(await searched, []);
+  await finishPendingRebuild(a);
+  assert.equal((await searchService(b).search(instance('kelp otters', 1)))[0]?.url, 'https://tr.example/1');
+});
+
 test('a rebuild in bulk batches writes the postings the drain wrote, a term past the chunk size included', async (t) => {
   // `tidings search reindex` indexes REINDEX_BATCH items a transaction: a common term's segment
   // can then pass the chunk size (3 bytes a posting here: 3,000 postings, about 9 KB), which the
