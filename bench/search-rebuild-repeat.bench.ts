@@ -129,7 +129,7 @@ let batchesPerRebuild = 0;
 async function rebuild(how: 'delete' | 'store', n: number): Promise<number> {
   appendMs = slowestMs = appends = 0;
   slowestAt = -1;
-  explainAt = batchesPerRebuild ? Math.floor(batchesPerRebuild / 2) : 20;
+  explainAt = batchesPerRebuild ? Math.floor(batchesPerRebuild / 2) : 5;
   plan = '';
   // reindexAll's two steps, with the statistics read between them.
   baseline = how === 'delete';
