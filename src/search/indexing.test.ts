@@ -5,6 +5,7 @@ import { searchService } from './service.ts';
 import {
   BacklogDrain,
   drainBatch,
+  finishPendingRebuild,
   flushSearchIndexing,
   REINDEX_BATCH,
   reindexAll,
@@ -129,6 +130,97 @@ test('reindexAll rebuilds the index from the items table', async (t) => {
     limit: 5,
   });
   assert.equal(hits[0]!.url, 'https://b.example/2');
+});
+
+test('a rebuild on PostgreSQL empties the index leaving no rows to vacuum, and its batches are planned on statistics with rows', async (t) => {
+  // A second `tidings search reindex` in one process passed the 60 s statement timeout in the
+  // postings statement: the previous rebuild's DELETE left every index row dead, autovacuum then
+  // analyzed the emptied tables, and the pool's connections (force_generic_plan) planned the
+  // append against a table taken for empty: a nested loop over every term's last chunk per term
+  // of the batch (bench/search-rebuild-repeat.bench.ts). Checked on the catalog, not on time.
+  const app = await testApp();
+  t.after(async () => app.close());
+  if (app.store.backend !== 'postgres') {
+    t.skip('PostgreSQL: table sizes and planner statistics');
+    return;
+  }
+  const feed = await addFeed(app, 'https://rb.example/feed');
+  await app.store.transaction(async () => {
+    for (let i = 0; i < 40; i++)
+      await insertItem(app, feed, {
+        url: `https://rb.example/${i}`,
+        title: `Lighthouse ${i}`,
+        content: `<p>The lighthouse keeper counted ${i} gulls over the harbour.</p>`,
+      });
+  });
+  await flushSearchIndexing(app);
+  const sql = testSql(app);
+  const tables = ['search_postings', 'search_articles', 'search_passages'];
+  const sizes = async () =>
+    Promise.all(
+      tables.map(
+        async (table) => (await sql.prepare('SELECT pg_relation_size(?::regclass) AS n').get<{ n: number }>(table))!.n,
+      ),
+    );
+  assert.ok((await sizes()).every((n) => Number(n) > 0));
+  const repo = searchIndexRepository(app);
+  await app.store.transaction(async () => {
+    await repo.lockForWriting();
+    await repo.deleteAll();
+  });
+  // A DELETE leaves the tables' pages full of dead rows until a vacuum; emptied as a whole they have none.
+  assert.deepEqual((await sizes()).map(Number), [0, 0, 0]);
+  // What autovacuum does once it reaches the emptied tables: statistics of empty tables.
+  for (const table of tables) await sql.exec(`VACUUM ANALYZE ${table}`);
+  const reltuples = async () =>
+    Number(
+      (await sql
+        .prepare("SELECT reltuples FROM pg_class WHERE relname = 'search_postings'")
+        .get<{ reltuples: number }>())!.reltuples,
+    );
+  assert.equal(await reltuples(), 0);
+  assert.equal(await finishPendingRebuild(app), 40);
+  assert.ok((await reltuples()) > 0, 'the first batch of the rebuild took statistics of the postings it wrote');
+  assert.equal((await searchService(app).search(instance('lighthouse gulls 17', 1)))[0]?.url, 'https://rb.example/17');
+});
+
+test('on PostgreSQL a search in another process while a rebuild empties the index waits for it, then sees the rebuild', async (t) => {
+  // The emptying TRUNCATEs (exclusive lock until it commits): a search then must neither fail nor
+  // see half an index, and finds the articles again once the rebuild has indexed them.
+  const a = await testApp();
+  t.after(async () => a.close());
+  if (a.store.backend !== 'postgres') {
+    t.skip('PostgreSQL: table locks between processes');
+    return;
+  }
+  const b = await testApp({ dataDir: a.config.dataDir });
+  t.after(async () => b.close());
+  const feed = await addFeed(a, 'https://tr.example/feed');
+  await insertItem(a, feed, {
+    url: 'https://tr.example/1',
+    title: 'Kelp forest',
+    content: '<p>Otters in the kelp.</p>',
+  });
+  await flushSearchIndexing(a);
+  assert.equal((await searchService(b).search(instance('kelp otters', 1)))[0]?.url, 'https://tr.example/1');
+  let searched: Promise<unknown> | undefined;
+  let settledBeforeCommit = false;
+  await a.store.transaction(async () => {
+    const repo = searchIndexRepository(a);
+    await repo.lockForWriting();
+    await repo.deleteAll();
+    searched = searchService(b).search(instance('kelp otters', 1));
+    searched.then(
+      () => (settledBeforeCommit = true),
+      () => (settledBeforeCommit = true),
+    );
+    // A round trip of b's own that does not touch the index, so its search has reached the tables.
+    await testSql(b).prepare('SELECT pg_sleep(0.3)').get();
+  });
+  assert.equal(settledBeforeCommit, false, 'the search waited for the emptying to commit');
+  assert.deepEqual(await searched, []);
+  await finishPendingRebuild(a);
+  assert.equal((await searchService(b).search(instance('kelp otters', 1)))[0]?.url, 'https://tr.example/1');
 });
 
 test('a rebuild in bulk batches writes the postings the drain wrote, a term past the chunk size included', async (t) => {

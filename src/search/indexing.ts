@@ -384,7 +384,9 @@ export async function searchIndexStatus(app: App, now = Date.now()): Promise<Ind
  * 2,000 against 500 took 0.74-0.96x the CPU and 1.1-1.9x the speed at load 13-19. The drain and a
  * server's background rebuild keep BacklogDrain.BATCH: a batch holds SQLite's only write lock,
  * which ingest waits for. PostgreSQL keeps 500 too: at load 20 one postings statement of a
- * rebuild passed the 60 s statement timeout in that bench, and no larger batch was measured there.
+ * rebuild passed the 60 s statement timeout in that bench (a plan made on the statistics of the
+ * emptied tables, since fixed in the store: BENCHMARKS.md, "Search index rebuilds in a row on
+ * PostgreSQL"), and no larger batch was measured there.
  */
 export const REINDEX_BATCH = 2000;
 

@@ -576,14 +576,33 @@ export class PgSearchIndex implements SearchIndexRepository {
   }
 
   async setRebuildCursor(afterId: number | null): Promise<void> {
-    if (afterId === null)
+    if (afterId === null) {
       await this.db.query('UPDATE search_index_state SET rebuild_after = NULL, rebuild_until = NULL WHERE id = 1');
-    else await this.db.query('UPDATE search_index_state SET rebuild_after = $1 WHERE id = 1', [afterId]);
+      return;
+    }
+    const moved = await this.db.row<{ was: number | null }>(
+      `WITH before AS (SELECT rebuild_after FROM search_index_state WHERE id = 1)
+      UPDATE search_index_state SET rebuild_after = $1 WHERE id = 1 RETURNING (SELECT rebuild_after FROM before) AS was`,
+      [afterId],
+    );
+    // The rebuild's first batch: statistics taken now, in its transaction (ANALYZE counts its own
+    // rows), so the index tables are not planned as empty. Pool connections plan each statement
+    // once (force_generic_plan) and again when a table's statistics change; autovacuum reaching
+    // the emptied tables left them analyzed as empty, and the postings statement planned then
+    // joined the batch's terms to every term's last chunk in a nested loop (30-60 s a batch at
+    // 55k passages; BENCHMARKS.md, "Search index rebuilds in a row"). Committed with the batch,
+    // the new statistics make every connection plan it again against a table with rows.
+    if (moved?.was === 0) await this.db.exec('ANALYZE search_postings, search_articles, search_passages');
   }
 
   deleteAll(): Promise<void> {
     return this.db.transaction(async () => {
-      await this.db.exec(`DELETE FROM search_passages; DELETE FROM search_articles; DELETE FROM search_postings;
+      // TRUNCATE, not DELETE: no dead rows for the next vacuum (the rebuild writes the same rows
+      // again at once), and the tables' statistics become unknown rather than describing the old
+      // index. It takes the tables' exclusive lock until this short transaction commits: a search
+      // meanwhile waits for it, then sees the emptied index as it did after the DELETE (their
+      // statement triggers fire on TRUNCATE too: the change signal moves; the counters are reset here).
+      await this.db.exec(`TRUNCATE search_passages, search_articles, search_postings;
         UPDATE search_index_state SET next_doc_no = 1, articles = 0, title_length = 0, body_length = 0, url_length = 0,
           removed = 0, compacted_removed = 0, epoch = epoch + 1, rebuild_after = 0, rebuild_until = (SELECT coalesce(max(id), 0) FROM items) WHERE id = 1;`);
     });
