@@ -27,6 +27,7 @@ import { hasNews, readArticles, readQuestions, loadArticles } from '../src/answe
 import { addFeed, ingest } from '../src/search/testing/fixtures.ts';
 import { testSql } from '../src/store/testing.ts';
 import { flagValue } from './backend.ts';
+import { memOf, type ProcessMemory } from './process-memory.ts';
 import { startServeProcess } from './serve-process.ts';
 import { runWrk, wrkAvailable } from './wrk-client.ts';
 
@@ -86,17 +87,7 @@ async function build(dir: string): Promise<void> {
   await app.close();
 }
 
-interface Mem {
-  rss: number;
-  anon: number;
-  file: number;
-  peak: number;
-}
-function memOf(pid: number): Mem {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
-  return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), peak: mb('VmHWM') };
-}
+type Mem = ProcessMemory;
 const fmt = (m: Mem) => `${m.rss.toFixed(0)} (${m.anon.toFixed(0)} / ${m.file.toFixed(0)})`;
 
 if (!existsSync(join(DATA, 'bench-key'))) {

@@ -57,6 +57,8 @@ import { openStore } from '../src/store/open-store.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { waitForServingUrl } from './server-log.ts';
+import { greaderLogin } from './greader-login.ts';
+import { memOf } from './process-memory.ts';
 import { Agent, setGlobalDispatcher } from 'undici';
 
 // FreshRSS marks 1,000 items read in 40-100 s under load, past fetch's default 300 s header
@@ -88,15 +90,6 @@ if (spawnSync('php', ['-v']).status !== 0) {
   process.exit(2);
 }
 
-interface Mem {
-  rss: number;
-  peak: number;
-}
-function memOf(pid: number): Mem {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
-  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
-}
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -169,16 +162,7 @@ const fmtRun = (r: Run) => `${r.seconds.toFixed(1)} s, CPU ${r.cpuS.toFixed(2)} 
 
 /** The Google Reader calls of ../shared/tools/greader-bench.mjs against one server. */
 async function readerCalls(base: string): Promise<{ lines: Record<string, string>; rps: number }> {
-  const login = await (
-    await fetch(`${base}/accounts/ClientLogin`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ Email: USER, Passwd: PASS }),
-    })
-  ).text();
-  const auth = login.split('\n').find((l) => l.startsWith('Auth='));
-  if (!auth) throw new Error(`ClientLogin at ${base} failed: ${login.slice(0, 300)}`);
-  const H = { authorization: `GoogleLogin auth=${auth.slice(5)}` };
+  const H = await greaderLogin(base, USER, PASS);
   const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
   const api = (p: string) => `${base}/reader/api/0/${p}`;
   const RL = encodeURIComponent('user/-/state/com.google/reading-list'),

@@ -35,6 +35,7 @@ import { openStore } from '../src/store/open-store.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { waitForServingUrl } from './server-log.ts';
+import { memOf, type ProcessMemory } from './process-memory.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const arg = (name: string, dflt: number) => {
@@ -48,17 +49,7 @@ const WORKERS = arg('workers', 1);
 const USER = 'bench',
   PASS = 'bench-password';
 
-interface Mem {
-  rss: number;
-  anon: number;
-  file: number;
-  peak: number;
-}
-function memOf(pid: number): Mem {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
-  return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), peak: mb('VmHWM') };
-}
+type Mem = ProcessMemory;
 /** Proportional set size (MB): the process's share of the pages it shares with others. */
 function pssOf(pid: number): number {
   const s = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');

@@ -29,6 +29,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitForServingUrl } from './server-log.ts';
 import { processTreeRunMs } from './process-cpu.ts';
+import { greaderLogin } from './greader-login.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -148,16 +149,7 @@ function callLean(agent: Agent, call: Call): Promise<[number, number]> {
 }
 
 async function sideOf(label: string, child: ChildProcess, base: string): Promise<Side> {
-  const login = await (
-    await fetch(`${base}/accounts/ClientLogin`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ Email: USER, Passwd: PASS }),
-    })
-  ).text();
-  const auth = login.split('\n').find((l) => l.startsWith('Auth='));
-  if (!auth) throw new Error(`ClientLogin at ${base} failed: ${login.slice(0, 300)}`);
-  const H = { authorization: `GoogleLogin auth=${auth.slice(5)}` };
+  const H = await greaderLogin(base, USER, PASS);
   const api = (p: string) => `${base}/reader/api/0/${p}`;
   const RL = encodeURIComponent('user/-/state/com.google/reading-list');
   const READ = encodeURIComponent('user/-/state/com.google/read');
