@@ -204,18 +204,22 @@ test('on PostgreSQL a search in another process while a rebuild empties the inde
   await flushSearchIndexing(a);
   assert.equal((await searchService(b).search(instance('kelp otters', 1)))[0]?.url, 'https://tr.example/1');
   let searched: Promise<unknown> | undefined;
-  let settledBeforeCommit = false;
+  let settled = false;
+  let settledBeforeCommit = true;
   await a.store.transaction(async () => {
     const repo = searchIndexRepository(a);
     await repo.lockForWriting();
     await repo.deleteAll();
     searched = searchService(b).search(instance('kelp otters', 1));
     searched.then(
-      () => (settledBeforeCommit = true),
-      () => (settledBeforeCommit = true),
+      () => (settled = true),
+      () => (settled = true),
     );
     // A round trip of b's own that does not touch the index, so its search has reached the tables.
     await testSql(b).prepare('SELECT pg_sleep(0.3)').get();
+    // Read here, before COMMIT is sent: once it is, b's answer and the COMMIT's reply race to
+    // this process, and a flag read after the transaction saw either order.
+    settledBeforeCommit = settled;
   });
   assert.equal(settledBeforeCommit, false, 'the search waited for the emptying to commit');
   assert.deepEqual(await searched, []);
