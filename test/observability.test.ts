@@ -119,6 +119,45 @@ test('/metrics shows how long the main thread was held (tidings_event_loop_block
   }
 });
 
+test("an idle server's loop-delay gauges sample every 100 ms, not prom-client's 10 (100 wake-ups a second)", async () => {
+  const { app, url } = await served();
+  try {
+    // The first scrape resets the histogram; 350 ms later it holds about three samples.
+    await (await fetch(`${url}/metrics`)).text();
+    await new Promise((r) => setTimeout(r, 350));
+    const text = await (await fetch(`${url}/metrics`)).text();
+    // monitorEventLoopDelay records the whole time between its timer's runs: the sampling period.
+    const min = Number(/^tidings_nodejs_eventloop_lag_min_seconds (\S+)$/m.exec(text)?.[1]);
+    assert.ok(
+      min >= 0.09,
+      `the shortest loop-delay sample was ${min} s: the loop is sampled more often than every 100 ms`,
+    );
+  } finally {
+    await app.close();
+  }
+});
+
+test('a JSON log line is written before the call that logs it returns (none lost when the process is killed)', () => {
+  // 200 lines, then SIGKILL at once: written through the thread pool, all but the first would
+  // still be queued in the process and lost (and each cost a pool thread's and the main thread's wake-up).
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `
+    const { createLogger } = await import(${JSON.stringify(join(ROOT, 'src/log/logger.ts'))});
+    const log = createLogger('info', 'json', false);
+    for (let i = 0; i < 200; i++) log.info({ i }, 'request');
+    process.kill(process.pid, 'SIGKILL');`,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(r.signal, 'SIGKILL', r.stderr);
+  const lines = r.stderr.split('\n').filter((l) => l.includes('"msg":"request"'));
+  assert.equal(lines.length, 200, r.stderr.slice(0, 500));
+});
+
 test('/metrics is refused outside the allowed networks and through an untrusted proxy', async () => {
   const a = await served();
   try {

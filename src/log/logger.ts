@@ -56,7 +56,11 @@ export function createLogger(
       }),
     );
   }
-  return pino(options, pino.destination(2));
+  // Written synchronously, as pino's own default is: `pino.destination(2)` alone writes each line
+  // through libuv's thread pool, which wakes a pool thread and then the main thread again for every
+  // request's line, 0.3-0.5 ms of CPU after each Reader call on this 2-core machine (schedstat per
+  // thread), against 15-35 µs for a write(2) made in place. A line is a few hundred bytes.
+  return pino(options, pino.destination({ dest: 2, sync: true }));
 }
 
 /** A logger that drops everything: for tests and CLI commands that print their own output. */
