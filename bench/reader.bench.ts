@@ -40,6 +40,20 @@ import { generateLibrary } from './library.ts';
 import { waitForServingUrl } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+// --help prints the usage at the top of this file; it used to start a full 100k-item run.
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  const head = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+  console.log(
+    head
+      .slice(
+        0,
+        head.findIndex((l) => !l.startsWith('//')),
+      )
+      .map((l) => l.replace(/^\/\/ ?/, ''))
+      .join('\n'),
+  );
+  process.exit(0);
+}
 /** Set by main() from --backend / --database-url (bench/backend.ts). */
 let BACKEND: BenchBackend = 'sqlite';
 let DATABASE_URL = '';
