@@ -57,7 +57,7 @@ import { openStore } from '../src/store/open-store.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { tempDataDir } from '../test/helpers.ts';
 import { waitForServingUrl } from './server-log.ts';
-import { greaderLogin } from './greader-login.ts';
+import { fetchCall, readerCalls } from './greader-calls.ts';
 import { memOf } from './process-memory.ts';
 import { Agent, setGlobalDispatcher } from 'undici';
 
@@ -160,39 +160,20 @@ const tidings = (args: string[], env: NodeJS.ProcessEnv) =>
 
 const fmtRun = (r: Run) => `${r.seconds.toFixed(1)} s, CPU ${r.cpuS.toFixed(2)} s, peak RSS ${r.peakMb.toFixed(0)} MB`;
 
-/** The Google Reader calls of ../shared/tools/greader-bench.mjs against one server. */
-async function readerCalls(base: string): Promise<{ lines: Record<string, string>; rps: number }> {
-  const H = await greaderLogin(base, USER, PASS);
-  const FORM = { ...H, 'content-type': 'application/x-www-form-urlencoded' };
-  const api = (p: string) => `${base}/reader/api/0/${p}`;
-  const RL = encodeURIComponent('user/-/state/com.google/reading-list'),
-    READ = encodeURIComponent('user/-/state/com.google/read');
-  const ids = (
-    (await (await fetch(api(`stream/items/ids?output=json&s=${RL}&n=1000`), { headers: H })).json()) as {
-      itemRefs: { id: string }[];
-    }
-  ).itemRefs.map((r) => r.id);
-  const body150 = ids
-    .slice(0, 150)
-    .map((i) => `i=${i}`)
-    .join('&');
-  const body1000 = ids
-    .slice(0, 1000)
-    .map((i) => `i=${i}`)
-    .join('&');
+/** The Google Reader calls of ../shared/tools/greader-bench.mjs against one server (bench/greader-calls.ts), timed. */
+async function readerCallTimes(base: string): Promise<{ lines: Record<string, string>; rps: number }> {
+  const { ids, calls: list } = await readerCalls(base, USER, PASS);
+  const call = (name: string) => () => fetchCall(list.get(name)!);
   const calls: Record<string, () => Promise<Response>> = {
-    'stream/contents n=1000': () => fetch(api(`stream/contents/${RL}?output=json&n=1000`), { headers: H }),
-    'stream/contents n=1000 unread': () =>
-      fetch(api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), { headers: H }),
-    'stream/contents n=20': () => fetch(api(`stream/contents/${RL}?output=json&n=20`), { headers: H }),
-    'items/ids n=10000 unread': () =>
-      fetch(api(`stream/items/ids?output=json&s=${RL}&xt=${READ}&n=10000`), { headers: H }),
-    'items/contents 150 ids': () =>
-      fetch(api('stream/items/contents?output=json'), { method: 'POST', headers: FORM, body: body150 }),
-    'unread-count': () => fetch(api('unread-count?output=json'), { headers: H }),
+    'stream/contents n=1000': call('stream/contents n=1000'),
+    'stream/contents n=1000 unread': call('stream/contents n=1000 unread'),
+    'stream/contents n=20': call('stream/contents n=20'),
+    'items/ids n=10000 unread': call('items/ids n=10000 unread'),
+    'items/contents 150 ids': call('items/contents 150 ids'),
+    'unread-count': call('unread-count'),
     'edit-tag 1000 read+unread': async () => {
-      await (await fetch(api('edit-tag'), { method: 'POST', headers: FORM, body: `${body1000}&a=${READ}` })).text();
-      return fetch(api('edit-tag'), { method: 'POST', headers: FORM, body: `${body1000}&r=${READ}` });
+      await (await fetchCall(list.get('edit-tag 1000 read')!)).text();
+      return fetchCall(list.get('edit-tag 1000 unread')!);
     },
   };
   const q = (a: number[], p: number) => a[Math.min(a.length - 1, Math.floor(a.length * p))]!;
@@ -415,7 +396,7 @@ async function main(): Promise<void> {
       await sleep(1000);
       const frBase = `http://127.0.0.1:${phpPort}/api/greader.php`;
       const before = memOf(phpServer.pid!);
-      const fr = await readerCalls(frBase);
+      const fr = await readerCallTimes(frBase);
       const after = memOf(phpServer.pid!);
       Object.assign(results.FreshRSS, fr.lines);
       results.FreshRSS['stream/contents n=20, 16 clients'] = `${fr.rps.toFixed(0)} req/s`;
@@ -435,7 +416,7 @@ async function main(): Promise<void> {
       );
       children.push(server);
       const url = await waitForServingUrl(server);
-      const ti = await readerCalls(url);
+      const ti = await readerCallTimes(url);
       const served = memOf(server.pid!);
       Object.assign(results.Tidings, ti.lines);
       results.Tidings['stream/contents n=20, 16 clients'] = `${ti.rps.toFixed(0)} req/s`;

@@ -29,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitForServingUrl } from './server-log.ts';
 import { processTreeRunMs } from './process-cpu.ts';
-import { greaderLogin } from './greader-login.ts';
+import { readerCalls, type ReaderCall } from './greader-calls.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -85,12 +85,7 @@ async function freePort(): Promise<number> {
 }
 
 type ClientName = 'fetch' | 'lean' | 'curl';
-interface Call {
-  method: 'GET' | 'POST';
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-}
+type Call = ReaderCall;
 interface Side {
   label: string;
   child: ChildProcess;
@@ -148,20 +143,11 @@ function callLean(agent: Agent, call: Call): Promise<[number, number]> {
   });
 }
 
+/** The calls of each round: the reads of greader-bench.mjs that carry whole items (bench/greader-calls.ts). */
+const ROUND_CALLS = ['stream/contents n=1000', 'stream/contents n=1000 unread', 'items/contents 150 ids'];
+
 async function sideOf(label: string, child: ChildProcess, base: string): Promise<Side> {
-  const H = await greaderLogin(base, USER, PASS);
-  const api = (p: string) => `${base}/reader/api/0/${p}`;
-  const RL = encodeURIComponent('user/-/state/com.google/reading-list');
-  const READ = encodeURIComponent('user/-/state/com.google/read');
-  const ids = (
-    (await (await fetch(api(`stream/items/ids?output=json&s=${RL}&n=1000`), { headers: H })).json()) as {
-      itemRefs: { id: string }[];
-    }
-  ).itemRefs.map((r) => r.id);
-  const body150 = ids
-    .slice(0, 150)
-    .map((i) => `i=${i}`)
-    .join('&');
+  const { calls } = await readerCalls(base, USER, PASS);
   return {
     label,
     child,
@@ -169,23 +155,7 @@ async function sideOf(label: string, child: ChildProcess, base: string): Promise
     cpu: new Map(),
     clientCpu: new Map(),
     agent: new Agent({ keepAlive: true, maxSockets: 1 }),
-    // The calls of ../shared/tools/greader-bench.mjs (the whole body read), read-only.
-    calls: [
-      ['stream/contents n=1000', { method: 'GET', url: api(`stream/contents/${RL}?output=json&n=1000`), headers: H }],
-      [
-        'stream/contents n=1000 unread',
-        { method: 'GET', url: api(`stream/contents/${RL}?output=json&n=1000&xt=${READ}`), headers: H },
-      ],
-      [
-        'items/contents 150 ids',
-        {
-          method: 'POST',
-          url: api('stream/items/contents?output=json'),
-          headers: { ...H, 'content-type': 'application/x-www-form-urlencoded' },
-          body: body150,
-        },
-      ],
-    ],
+    calls: ROUND_CALLS.map((name) => [name, calls.get(name)!]),
   };
 }
 
