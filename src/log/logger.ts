@@ -3,6 +3,7 @@
 // on a terminal or with TIDINGS_LOG_FORMAT=pretty. Fastify uses the same logger.
 import { pino, type Logger } from 'pino';
 import { createRequire } from 'node:module';
+import { writeSync } from 'node:fs';
 
 export type { Logger };
 
@@ -56,11 +57,64 @@ export function createLogger(
       }),
     );
   }
-  // Written synchronously, as pino's own default is: `pino.destination(2)` alone writes each line
-  // through libuv's thread pool, which wakes a pool thread and then the main thread again for every
-  // request's line, 0.3-0.5 ms of CPU after each Reader call on this 2-core machine (schedstat per
-  // thread), against 15-35 µs for a write(2) made in place. A line is a few hundred bytes.
-  return pino(options, pino.destination({ dest: 2, sync: true }));
+  return pino(options, linesPerTurn(stderrWriter()));
+}
+
+/**
+ * A destination that writes in place (no thread) what was logged in one turn of the event loop,
+ * in one write, at the end of that turn. `pino.destination(2)` alone is a sonic-boom stream with
+ * `sync: false`: every line an `fs.write` on libuv's thread pool, which woke a pool thread and then
+ * the main thread again after each request, 0.15 ms of CPU a Reader call on this 2-core machine
+ * (bench/reader-cold-call.ts). A write(2) made at once for each line instead (sonic-boom's
+ * `sync: true`) cost 8 % more CPU a request at 16 clients (bench/reader.bench.ts, n=20): under
+ * load the pool had coalesced the lines of several requests. Here they are coalesced by turn.
+ * What is pending is written on exit too; a SIGKILL loses at most the current turn's lines.
+ */
+/** Writes text to stderr whole; once stderr is gone (EPIPE) the server goes on without its log. */
+function stderrWriter(): (text: string) => void {
+  let gone = false;
+  return (text) => {
+    if (gone) return;
+    let buf = Buffer.from(text);
+    try {
+      for (let waits = 0; buf.length > 0; ) {
+        try {
+          buf = buf.subarray(writeSync(2, buf));
+        } catch (e) {
+          // A non-blocking pipe that is full: wait for its reader, as sonic-boom's sync mode does.
+          if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || ++waits > 100) throw e;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        }
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') gone = true;
+      // Anything else: these lines are lost; there is nowhere to say so.
+    }
+  };
+}
+
+export function linesPerTurn(write: (text: string) => void): { write(line: string): boolean; flush(): void } {
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (!pending.length) return;
+    const text = pending.length === 1 ? pending[0]! : pending.join('');
+    pending = [];
+    write(text);
+  };
+  process.on('exit', flush);
+  return {
+    write(line: string) {
+      pending.push(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+      return true;
+    },
+    flush,
+  };
 }
 
 /** A logger that drops everything: for tests and CLI commands that print their own output. */
