@@ -93,6 +93,9 @@ function stderrWriter(): (text: string) => void {
   };
 }
 
+/** The flushes of every destination made here, run once at exit (one listener, however many loggers a process makes). */
+const flushOnExit = new Set<() => void>();
+
 export function linesPerTurn(write: (text: string) => void): { write(line: string): boolean; flush(): void } {
   let pending: string[] = [];
   let scheduled = false;
@@ -103,7 +106,8 @@ export function linesPerTurn(write: (text: string) => void): { write(line: strin
     pending = [];
     write(text);
   };
-  process.on('exit', flush);
+  flushOnExit.add(flush);
+  if (flushOnExit.size === 1) process.on('exit', () => flushOnExit.forEach((f) => f()));
   return {
     write(line: string) {
       pending.push(line);
