@@ -103,6 +103,27 @@ test('a worker whose heap grew past the recycle size is replaced between jobs, a
   }
 });
 
+test('a worker replaced while jobs wait hands them to a successor started beforehand, and every parse is right', async () => {
+  // Recycle size 1 MB: each heap check (every 10 jobs) retires the worker. The jobs are all queued
+  // at once, as a refresh's feeds are, so the check finds it busy: its successor starts at once and
+  // loads while the old worker finishes its job, instead of after it exits, with the queue waiting.
+  const pool = new ParsePool(1, 30_000, 60_000, 1024 * 1024, 1024 * 1024);
+  try {
+    const titles = await Promise.all(
+      Array.from({ length: 60 }, (_, n) => pool.parse(feed(n), { url: 'https://e.org/feed' }).then((f) => f.title)),
+    );
+    assert.deepEqual(
+      titles,
+      Array.from({ length: 60 }, (_, n) => `Pool ${n}`),
+    );
+    assert.ok(pool.recycled >= 1, `recycled ${pool.recycled} times`);
+    assert.ok(pool.handedOver >= 1, `${pool.handedOver} of ${pool.recycled} replacements were started ahead`);
+    assert.ok(pool.running <= 1);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('once idle for a moment, a worker past the idle recycle size exits at once (not after the idle timeout)', async () => {
   const pool = new ParsePool(1, 30_000, 10 * 60_000, 1024 * 1024 * 1024, 1024 * 1024);
   try {

@@ -75,6 +75,16 @@ interface Slot {
   retire: boolean;
   /** Heap check once the worker has had nothing to do for a moment (the end of a refresh). */
   settle: NodeJS.Timeout | null;
+  /**
+   * Retired while jobs wait: its replacement, started at once so it loads its modules while this
+   * worker finishes its job, and takes over the queue without a pause (see warmSuccessor).
+   */
+  successor: Successor | null;
+}
+interface Successor {
+  worker: Worker;
+  /** Drops the successor from its slot should it exit before taking over. */
+  onExit: () => void;
 }
 
 // The packaged build (dist/, see tsconfig.build.json) is JavaScript: the worker file is .js there.
@@ -130,6 +140,8 @@ export class ParsePool {
   private nextId = 1;
   /** Workers replaced because their heap grew past the recycle size (tests, logs). */
   recycled = 0;
+  /** Of those, replaced by a successor started while the old worker still had jobs (tests). */
+  handedOver = 0;
   private closed = false;
 
   /**
@@ -268,17 +280,21 @@ export class ParsePool {
     const queue = this.queues[index]!;
     if (this.closed) return;
     const old = this.slots[index];
+    let successor: Worker | undefined;
     if (old?.retire && !old.current) {
       this.slots[index] = undefined; // first, so the exit event is not taken for a crash
       this.finish(old);
       void old.worker.terminate();
       this.recycled++;
+      successor = this.takeSuccessor(old);
     }
     if (!queue.length) {
+      if (successor) void successor.terminate();
       this.retireWhenIdle(index);
       return;
     }
-    const slot = this.slots[index] ?? this.spawn(index);
+    if (successor) this.handedOver++;
+    const slot = this.slots[index] ?? this.spawn(index, successor);
     if (slot.idle) {
       clearTimeout(slot.idle);
       slot.idle = null;
@@ -331,9 +347,39 @@ export class ParsePool {
     return this.slots.filter((s) => s !== undefined).length;
   }
 
-  private spawn(index: number): Slot {
+  private newWorker(): Worker {
     const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     worker.unref();
+    return worker;
+  }
+
+  /**
+   * Starts the replacement of a worker retired while jobs wait for it. A worker's start (loading
+   * feedsmith, sanitize-html, linkedom: 0.2-0.5 s of CPU, more on a loaded machine) used to happen
+   * after the old one exited, with the feeds of a refresh waiting on it: about once per 100 feeds
+   * of a first refresh (WORKER_RECYCLE_HEAP_MB). Now it overlaps the old worker's last job.
+   */
+  private warmSuccessor(slot: Slot): void {
+    if (slot.successor || this.closed) return;
+    const worker = this.newWorker();
+    const onExit = () => {
+      if (slot.successor?.worker === worker) slot.successor = null;
+    };
+    worker.once('exit', onExit);
+    worker.on('error', () => {}); // an exit follows, handled above
+    slot.successor = { worker, onExit };
+  }
+
+  /** The warmed successor of a retired slot, if it is still alive, detached from it. */
+  private takeSuccessor(slot: Slot): Worker | undefined {
+    const s = slot.successor;
+    slot.successor = null;
+    if (!s) return undefined;
+    s.worker.off('exit', s.onExit);
+    return s.worker;
+  }
+
+  private spawn(index: number, worker = this.newWorker()): Slot {
     const slot: Slot = {
       index,
       worker,
@@ -343,6 +389,7 @@ export class ParsePool {
       jobs: 0,
       retire: false,
       settle: null,
+      successor: null,
     };
     worker.on('message', (r: ParseReply) => {
       const p = slot.current;
@@ -376,6 +423,7 @@ export class ParsePool {
     const busy = slot.current !== null || this.queues[slot.index]!.length > 0;
     if (heap.total_heap_size <= (busy ? this.recycleHeapBytes : this.idleRecycleHeapBytes)) return;
     slot.retire = true;
+    if (busy) this.warmSuccessor(slot);
     if (!slot.current) this.pump(slot.index);
   }
 
@@ -396,6 +444,7 @@ export class ParsePool {
     const p = slot.current;
     this.finish(slot);
     void slot.worker.terminate();
+    void this.takeSuccessor(slot)?.terminate();
     p?.reject(err);
     this.pump(slot.index);
   }
@@ -421,6 +470,7 @@ export class ParsePool {
         const p = s.current;
         this.finish(s);
         p?.reject(closing);
+        void this.takeSuccessor(s)?.terminate();
         return s.worker.terminate();
       }),
     );
