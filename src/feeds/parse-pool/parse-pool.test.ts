@@ -124,6 +124,26 @@ test('a worker replaced while jobs wait hands them to a successor started before
   }
 });
 
+test('between jobs of a busy stretch the heap is held to the busy recycle size; the idle one applies once settled', async () => {
+  // Busy size 1 GB, idle size 1 MB. One parse at a time with a pause between, as a refresh's feeds reach the worker:
+  // the checks every 10 jobs find the queue empty at that instant, and used to replace the worker
+  // by the idle size (a 1,000-feed first refresh started 3-9 fresh workers).
+  const pool = new ParsePool(1, 30_000, 10 * 60_000, 1024 * 1024 * 1024, 1024 * 1024);
+  try {
+    for (let n = 1; n <= 25; n++) {
+      assert.equal((await pool.parse(feed(n), { url: 'https://e.org/feed' })).title, `Pool ${n}`);
+      await new Promise((r) => setTimeout(r, 50)); // the next feed's fetch
+    }
+    await new Promise((r) => setTimeout(r, 300)); // the last periodic check's answer, well before the 2 s settle
+    assert.equal(pool.recycled, 0, 'kept while busy');
+    for (let i = 0; i < 250 && pool.running > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pool.recycled, 1, 'replaced once it had settled');
+    assert.equal(pool.running, 0);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('once idle for a moment, a worker past the idle recycle size exits at once (not after the idle timeout)', async () => {
   const pool = new ParsePool(1, 30_000, 10 * 60_000, 1024 * 1024 * 1024, 1024 * 1024);
   try {
