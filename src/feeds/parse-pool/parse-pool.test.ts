@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ParsePool } from './parse-pool.ts';
+import { concatOwned } from '../../net/read-body.ts';
 import { FeedParseError } from '../parser/parse-feed.ts';
 
 const feed = (n: number) =>
@@ -54,6 +55,33 @@ test('parses of one feed (same affinity key) go to one worker, in order, so its 
       pool.parse(feed(1), { url: 'https://e.org/feed' }, 6).then((p) => order.push(p.title)),
     ]);
     assert.deepEqual(order, ['Big', 'Pool 1']);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a body given away moves to the worker instead of being copied, and parses the same; a small pooled one is copied', async () => {
+  const pool = new ParsePool(1);
+  try {
+    const items = Array.from(
+      { length: 40 },
+      (_, k) =>
+        `<item><title>Item ${k}</title><guid>g${k}</guid><description>${'word '.repeat(60)}</description></item>`,
+    ).join('');
+    const xml = `<?xml version="1.0"?><rss version="2.0"><channel><title>Big</title><link>https://e.org/</link>${items}</channel></rss>`;
+    // As the fetcher returns a body (read-body.ts): the chunks in memory of its own.
+    const body = concatOwned([Buffer.from(xml.slice(0, 1000)), Buffer.from(xml.slice(1000))]);
+    const copied = await pool.parse(Buffer.from(body), { url: 'https://e.org/feed' }, 7);
+    const given = await pool.parse(body, { url: 'https://e.org/feed' }, 7, true);
+    assert.equal(body.byteLength, 0, "the caller's buffer was moved, not copied");
+    assert.deepEqual(given, copied);
+    assert.equal(given.entries.length, 40);
+    // Buffer.concat's result is a slice of Node's shared pool: moving it would take its neighbours along.
+    const small = Buffer.concat([feed(5)]);
+    const neighbour = Buffer.from('neighbour');
+    assert.equal((await pool.parse(small, { url: 'https://e.org/feed' }, 7, true)).title, 'Pool 5');
+    assert.ok(small.byteLength > 0, 'a pooled body stays');
+    assert.equal(neighbour.toString(), 'neighbour');
   } finally {
     await pool.close();
   }
