@@ -58,10 +58,11 @@ export async function storeParsedFeed(
   crawlUs: number,
   startedAt = performance.now() - res.durationMs,
   releaseClaimOf?: string,
+  given?: GivenBody,
 ): Promise<ItemChanges> {
   const { feeds, items } = feedEngine(app);
   const fetchedAt = Math.floor(crawlUs / 1e6);
-  parsed = withoutTruncatedTail(parsed, res.body);
+  parsed = withoutTruncatedTail(parsed, given?.tail ?? res.body);
   const metadata = {
     title: parsed.title || null,
     siteUrl: parsed.siteUrl,
@@ -78,12 +79,30 @@ export async function storeParsedFeed(
       ttlMinutes: parsed.ttlMinutes,
       startedAt,
       releaseClaimOf,
-      bodyHash: bodyHash(res.body),
+      bodyHash: given?.hash ?? bodyHash(res.body),
     });
     return c;
   });
   app.notifyItemChanges(changes);
   return changes;
+}
+
+/**
+ * What is kept of a body given away to the parse worker (ParsePool.parse, `giveAway`): its hash,
+ * its last bytes (truncated-tail.ts reads 256) and its first 64 KiB (WebSub hub discovery).
+ */
+interface GivenBody {
+  hash: string;
+  tail: Buffer;
+  head: Buffer;
+}
+
+function keepOf(body: Buffer, hash: string, needHead: boolean): GivenBody {
+  return {
+    hash,
+    tail: Buffer.from(body.subarray(Math.max(0, body.length - 256))),
+    head: needHead ? Buffer.from(body.subarray(0, 64 * 1024)) : Buffer.alloc(0),
+  };
 }
 
 /**
@@ -221,29 +240,34 @@ async function fetchAndStore(
     await followPermanentMove(app, feed, res);
     const crawlUs = Date.now() * 1000;
     // 304, or a server without validators sending the very same bytes: nothing to parse.
-    if (res.notModified || (feed.bodyHash !== null && bodyHash(res.body) === feed.bodyHash)) {
+    const hash = res.notModified ? null : bodyHash(res.body);
+    if (hash === null || hash === feed.bodyHash) {
       const fetchedAt = Math.floor(crawlUs / 1e6);
       await recordFetched(app, feed, res, { fetchedAt, ttlMinutes: feed.ttlMinutes, startedAt, releaseClaimOf });
       claims?.releasedWithRecord(feed.id);
       result.outcome = 'not_modified';
       return result;
     }
+    // The body moves to the parse worker instead of being copied: what is needed of it after the
+    // parse is kept first (the head only when hub discovery will read it: noteHub needs a public URL).
+    const given = keepOf(res.body, hash, Boolean(app.config.publicUrl));
     let parsed: ParsedFeed;
     try {
       parsed = await feedEngine(app).parsePool.parse(
         res.body,
         { url: res.url, contentType: res.contentType, crawlTime: Math.floor(crawlUs / 1e6) },
         feed.id,
+        true,
       );
     } catch (e) {
       if (e instanceof FeedParseError) throw parseFailure(e);
       throw e;
     }
-    const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt, releaseClaimOf);
+    const changes = await storeParsedFeed(app, feed, parsed, res, crawlUs, startedAt, releaseClaimOf, given);
     claims?.releasedWithRecord(feed.id);
     await afterIngest(app, feed.id, changes);
     try {
-      await noteHub(app, feed, res.body, res.linkHeader);
+      await noteHub(app, feed, given.head, res.linkHeader);
     } catch (e) {
       app.log.warn({ err: e, feedId: feed.id }, 'WebSub hub discovery failed');
     }

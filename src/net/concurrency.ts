@@ -5,25 +5,39 @@
 export class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
+  /** Waiters that go after every one in `waiting` (runLater). */
+  private readonly waitingLater: (() => void)[] = [];
   readonly limit: number;
   constructor(limit: number) {
     this.limit = Math.max(1, limit);
   }
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.runIn(this.waiting, fn);
+  }
+
+  /**
+   * Like run, but a freed slot goes to every waiter of run() first, whenever they came: work that
+   * can wait (article pages) never holds up the work a refresh waits on (its feeds) on one host.
+   */
+  runLater<T>(fn: () => Promise<T>): Promise<T> {
+    return this.runIn(this.waitingLater, fn);
+  }
+
+  private async runIn<T>(queue: (() => void)[], fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => queue.push(r));
     else this.active++;
     try {
       return await fn();
     } finally {
-      const next = this.waiting.shift();
+      const next = this.waiting.shift() ?? this.waitingLater.shift();
       if (next) next();
       else this.active--;
     }
   }
 
   get idle(): boolean {
-    return this.active === 0 && this.waiting.length === 0;
+    return this.active === 0 && this.waiting.length === 0 && this.waitingLater.length === 0;
   }
 }
 
@@ -31,7 +45,10 @@ export class Semaphore {
  * One semaphore per host (created on demand, dropped when idle), inside one global semaphore.
  * Background work (article pages) has global slots of its own, half as many: a page whose host
  * never answers must not hold a slot a feed of the refresh waits for. Hosts are shared: a site
- * gets no more fetches at once, feeds and pages together, than the per-host limit.
+ * gets no more fetches at once, feeds and pages together, than the per-host limit, and a place
+ * freed on a host goes to a waiting feed before any waiting page. In a first refresh of feeds
+ * whose articles live on the feeds' host (a newspaper's section feeds; every bench feed), the
+ * teaser check's pages queued first and each feed fetch waited behind them.
  */
 export class HostLimiter {
   private readonly hosts = new Map<string, Semaphore>();
@@ -52,10 +69,8 @@ export class HostLimiter {
       this.hosts.set(host, sem);
     }
     const s = sem;
-    return s
-      .run(() => (background ? this.background : this.global).run(fn))
-      .finally(() => {
-        if (s.idle) this.hosts.delete(host);
-      });
+    return (background ? s.runLater(() => this.background.run(fn)) : s.run(() => this.global.run(fn))).finally(() => {
+      if (s.idle) this.hosts.delete(host);
+    });
   }
 }

@@ -21,3 +21,17 @@ test('a broken gzip stream is a bad_encoding error that says so', async () => {
   );
   assert.equal((await readBody(Readable.from([gzipSync('ok')]), 'gzip', 1024)).toString(), 'ok');
 });
+
+test('a body is read into memory of its own (movable to a worker), whole and in order, plain or gzipped', async () => {
+  // 20 KB: a size Buffer.concat takes from Node's shared pool (a feed of ~50 items is 20-80 KB).
+  const text = 'x'.repeat(8_000) + 'y'.repeat(12_000);
+  const chunks = (b: Buffer) => Readable.from([b.subarray(0, 7_000), b.subarray(7_000, 13_000), b.subarray(13_000)]);
+  for (const [body, encoding] of [
+    [await readBody(chunks(Buffer.from(text)), undefined, 1 << 20), 'identity'],
+    [await readBody(chunks(gzipSync(text)), 'gzip', 1 << 20), 'gzip'],
+  ] as const) {
+    assert.equal(body.toString(), text, encoding);
+    assert.equal(body.byteOffset, 0, encoding);
+    assert.equal(body.buffer.byteLength, body.byteLength, `${encoding}: not a slice of a shared pool`);
+  }
+});

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ParsePool } from './parse-pool.ts';
+import { concatOwned } from '../../net/read-body.ts';
 import { FeedParseError } from '../parser/parse-feed.ts';
 
 const feed = (n: number) =>
@@ -59,6 +60,33 @@ test('parses of one feed (same affinity key) go to one worker, in order, so its 
   }
 });
 
+test('a body given away moves to the worker instead of being copied, and parses the same; a small pooled one is copied', async () => {
+  const pool = new ParsePool(1);
+  try {
+    const items = Array.from(
+      { length: 40 },
+      (_, k) =>
+        `<item><title>Item ${k}</title><guid>g${k}</guid><description>${'word '.repeat(60)}</description></item>`,
+    ).join('');
+    const xml = `<?xml version="1.0"?><rss version="2.0"><channel><title>Big</title><link>https://e.org/</link>${items}</channel></rss>`;
+    // As the fetcher returns a body (read-body.ts): the chunks in memory of its own.
+    const body = concatOwned([Buffer.from(xml.slice(0, 1000)), Buffer.from(xml.slice(1000))]);
+    const copied = await pool.parse(Buffer.from(body), { url: 'https://e.org/feed' }, 7);
+    const given = await pool.parse(body, { url: 'https://e.org/feed' }, 7, true);
+    assert.equal(body.byteLength, 0, "the caller's buffer was moved, not copied");
+    assert.deepEqual(given, copied);
+    assert.equal(given.entries.length, 40);
+    // Buffer.concat's result is a slice of Node's shared pool: moving it would take its neighbours along.
+    const small = Buffer.concat([feed(5)]);
+    const neighbour = Buffer.from('neighbour');
+    assert.equal((await pool.parse(small, { url: 'https://e.org/feed' }, 7, true)).title, 'Pool 5');
+    assert.ok(small.byteLength > 0, 'a pooled body stays');
+    assert.equal(neighbour.toString(), 'neighbour');
+  } finally {
+    await pool.close();
+  }
+});
+
 test('automatic pool size: one less than the cores, at least 1, at most 2; an explicit size wins', async () => {
   const { parseWorkerCount } = await import('./parse-pool.ts');
   assert.deepEqual(
@@ -100,6 +128,47 @@ test('a worker whose heap grew past the recycle size is replaced between jobs, a
   } finally {
     await pool.close();
     await big.close();
+  }
+});
+
+test('a worker replaced while jobs wait hands them to a successor started beforehand, and every parse is right', async () => {
+  // Recycle size 1 MB: each heap check (every 10 jobs) retires the worker. The jobs are all queued
+  // at once, as a refresh's feeds are, so the check finds it busy: its successor starts at once and
+  // loads while the old worker finishes its job, instead of after it exits, with the queue waiting.
+  const pool = new ParsePool(1, 30_000, 60_000, 1024 * 1024, 1024 * 1024);
+  try {
+    const titles = await Promise.all(
+      Array.from({ length: 60 }, (_, n) => pool.parse(feed(n), { url: 'https://e.org/feed' }).then((f) => f.title)),
+    );
+    assert.deepEqual(
+      titles,
+      Array.from({ length: 60 }, (_, n) => `Pool ${n}`),
+    );
+    assert.ok(pool.recycled >= 1, `recycled ${pool.recycled} times`);
+    assert.ok(pool.handedOver >= 1, `${pool.handedOver} of ${pool.recycled} replacements were started ahead`);
+    assert.ok(pool.running <= 1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('between jobs of a busy stretch the heap is held to the busy recycle size; the idle one applies once settled', async () => {
+  // Busy size 1 GB, idle size 1 MB. One parse at a time with a pause between, as a refresh's feeds reach the worker:
+  // the checks every 10 jobs find the queue empty at that instant, and used to replace the worker
+  // by the idle size (a 1,000-feed first refresh started 3-9 fresh workers).
+  const pool = new ParsePool(1, 30_000, 10 * 60_000, 1024 * 1024 * 1024, 1024 * 1024);
+  try {
+    for (let n = 1; n <= 25; n++) {
+      assert.equal((await pool.parse(feed(n), { url: 'https://e.org/feed' })).title, `Pool ${n}`);
+      await new Promise((r) => setTimeout(r, 50)); // the next feed's fetch
+    }
+    await new Promise((r) => setTimeout(r, 300)); // the last periodic check's answer, well before the 2 s settle
+    assert.equal(pool.recycled, 0, 'kept while busy');
+    for (let i = 0; i < 250 && pool.running > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pool.recycled, 1, 'replaced once it had settled');
+    assert.equal(pool.running, 0);
+  } finally {
+    await pool.close();
   }
 });
 
