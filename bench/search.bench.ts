@@ -169,6 +169,7 @@ async function main(argv: string[]): Promise<void> {
               `${side.name} index build: ${r.built} passages in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.built / r.buildSeconds)} passages/s, now ${r.passages} passages (${r.articles} articles), ${(r.bytes / 2 ** 30).toFixed(2)} GiB on disk`,
             );
           else console.log(`${side.name} index reused: ${r.passages} passages (${r.articles} articles)`);
+          if (r.postingsTable) console.log(r.postingsTable);
         }
         const latency = await measureLatency(indexes, questions);
         for (const [i, side] of sides.entries())

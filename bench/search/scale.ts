@@ -43,6 +43,27 @@ export interface ScaleIndex {
   built: number;
   /** The database's size: the SQLite files in the data folder, or pg_database_size. */
   bytes: number;
+  /**
+   * PostgreSQL: the postings table's parts and row versions (heap, TOAST, index; live and dead
+   * rows, updates and how many were HOT), where its growth comes from. Empty on SQLite.
+   */
+  postingsTable: string;
+}
+
+/** The postings table's heap, TOAST and index sizes and its row counters (PostgreSQL). */
+async function postingsTable(app: App, databaseUrl: string): Promise<string> {
+  if (!databaseUrl) return '';
+  const db = testSql(app);
+  // The counters reach pg_stat_user_tables a moment after the last commit.
+  await new Promise((r) => setTimeout(r, 1500));
+  const r = (await db
+    .prepare(`SELECT pg_relation_size(c.oid) AS heap, coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) AS toast,
+      pg_indexes_size(c.oid) AS idx, s.n_live_tup AS live, s.n_dead_tup AS dead, s.n_tup_upd AS upd, s.n_tup_hot_upd AS hot,
+      s.autovacuum_count AS vacuums, (SELECT count(*) FROM search_postings) AS chunks
+      FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'search_postings'`)
+    .get<Record<string, number>>())!;
+  const mib = (n: number) => `${(Number(n) / 2 ** 20).toFixed(1)} MiB`;
+  return `search_postings: heap ${mib(r.heap!)}, TOAST ${mib(r.toast!)}, index ${mib(r.idx!)}; ${Number(r.chunks)} chunks, ${Number(r.dead)} dead rows, ${Number(r.upd)} updates (${Number(r.hot)} HOT), ${Number(r.vacuums)} autovacuums`;
 }
 
 async function databaseBytes(app: App, dataDir: string, databaseUrl: string): Promise<number> {
@@ -147,7 +168,16 @@ export async function openScaleIndex(
     }
     const passages = await repo.passageCount();
     const bytes = await databaseBytes(app, dataDir, databaseUrl);
-    return { app, user, passages, articles: n, buildSeconds: indexMs / 1000, built: passages - before, bytes };
+    return {
+      app,
+      user,
+      passages,
+      articles: n,
+      buildSeconds: indexMs / 1000,
+      built: passages - before,
+      bytes,
+      postingsTable: await postingsTable(app, databaseUrl),
+    };
   } catch (e) {
     await app.close();
     throw e;

@@ -17,8 +17,16 @@ import type {
   SearchItemSource,
 } from '../repositories.ts';
 
-/** Same chunking as SQLite (see sqlite/search-index.ts). */
-const CHUNK_BYTES = 8192;
+/**
+ * Indexing appends to a term's last chunk while it stays under this size, as on SQLite, but the
+ * size is smaller here: a row stays under PostgreSQL's TOAST threshold (~2,032 bytes with the
+ * row's other columns), so an append is a HOT update within the row's page (fillfactor,
+ * migration 165) instead of a new out-of-line value each time, and the dead versions are pruned
+ * by the next reader of the page rather than left to autovacuum. Reading a chunk out of line cost
+ * a TOAST index probe and a row per ~2 KB anyway, so a common term's more, smaller rows read at
+ * about the same cost. Chunks written at the former 8 KiB stay as they are; appends go to a new one.
+ */
+const CHUNK_BYTES = 1900;
 
 /** Key of the transaction-scoped advisory lock that serializes writers of the index. */
 const INDEX_LOCK = 0x7469_646e; // 'tidn'
