@@ -57,9 +57,19 @@ const USAGE = `npm run bench:search [-- options]: search quality on the news cor
   --data DIR                keep the generated index in DIR and reuse it next time
   --backend sqlite|postgres|both   the scale run's backend (postgres: a throwaway cluster)
   --database-url URL        the scale run on this PostgreSQL database
+  --no-index-worker         build with searchIndexWorker off (batches prepared on the main thread)
   --help, -h                this text`;
 
-const FLAGS = new Set(['--scale', '--no-100k', '--no-scale', '--no-quality', '--data', '--backend', '--database-url']);
+const FLAGS = new Set([
+  '--scale',
+  '--no-100k',
+  '--no-scale',
+  '--no-quality',
+  '--data',
+  '--backend',
+  '--database-url',
+  '--no-index-worker',
+]);
 const WITH_VALUE = new Set(['--scale', '--data', '--backend', '--database-url']);
 
 /** The options' problem, or null: an unknown option must not start a run of many minutes. */
@@ -162,7 +172,14 @@ async function main(argv: string[]): Promise<void> {
       const indexes: ScaleIndex[] = [];
       try {
         for (const side of sides) {
-          const r = await openScaleIndex(size, articles, (s) => console.log(s), side.dataDir, side.databaseUrl);
+          const r = await openScaleIndex(
+            size,
+            articles,
+            (s) => console.log(s),
+            side.dataDir,
+            side.databaseUrl,
+            argv.includes('--no-index-worker') ? { searchIndexWorker: false } : {},
+          );
           indexes.push(r);
           if (r.buildSeconds > 0)
             console.log(

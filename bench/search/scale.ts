@@ -4,7 +4,7 @@
 // through the same listener the feed engine triggers. The 680 news questions are then asked.
 import { createApp } from '../../src/server/create-app.ts';
 import type { App } from '../../src/runtime/app.ts';
-import { loadConfig } from '../../src/config/config.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
 import { testSql } from '../../src/store/testing.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
@@ -86,6 +86,7 @@ export async function openScaleIndex(
   log: (s: string) => void = () => {},
   dataDir = tempDataDir('tidings-bench-scale-'),
   databaseUrl = '',
+  overrides: Partial<Config> = {},
 ): Promise<ScaleIndex> {
   const pool = sentencePool(articles);
   const titles = articles.map((a) => a.title);
@@ -94,7 +95,10 @@ export async function openScaleIndex(
   let rndNext = rnd;
   const pick = <T>(xs: T[]) => xs[Math.floor(rndNext() * xs.length)]!;
   const app: App = await createApp(
-    loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}) } }),
+    loadConfig({
+      env: {},
+      overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}), ...overrides },
+    }),
   );
   try {
     const db = testSql(app);

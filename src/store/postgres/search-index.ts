@@ -339,6 +339,15 @@ export class PgSearchIndex implements SearchIndexRepository {
     );
   }
 
+  async indexedAmong(ids: number[]): Promise<Set<number> | null> {
+    if (!ids.length) return new Set();
+    return new Set(
+      (
+        await this.db.arrays<[number]>('SELECT item_id FROM search_articles WHERE item_id = ANY($1::bigint[])', [ids])
+      ).map((r) => r[0]),
+    );
+  }
+
   async reserveDocNumbers(n: number): Promise<number> {
     return (await this.db.row<{ first: number }>(
       'UPDATE search_index_state SET next_doc_no = next_doc_no + $1 WHERE id = 1 RETURNING next_doc_no - $1 AS first',
@@ -632,6 +641,13 @@ export class PgSearchIndex implements SearchIndexRepository {
         ? 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE'
         : 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE SKIP LOCKED',
       [limit],
+    );
+  }
+
+  backlogAfter(afterId: number, limit: number): Promise<BacklogEntry[]> {
+    return this.db.rows<BacklogEntry>(
+      'SELECT item_id AS "itemId", seq FROM search_index_backlog WHERE item_id > $1 ORDER BY item_id LIMIT $2',
+      [afterId, limit],
     );
   }
 
