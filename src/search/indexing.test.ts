@@ -566,3 +566,27 @@ test('the preparing thread gives what the main thread gives', async (t) => {
   await thread.close();
   await assert.rejects(thread.run(sources), /shutting down/);
 });
+
+test('an item prepared ahead, then indexed by another indexer and changed again, is indexed as it is now', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://requeue.example/feed');
+  const ids: number[] = [];
+  for (let i = 0; i < 20; i++)
+    ids.push(
+      await insertItem(app, feed, {
+        url: `https://requeue.example/${i}`,
+        title: `Egret ${i}`,
+        content: `<p>An egret fishes, number ${i}.</p>`,
+      }),
+    );
+  const ahead = new PrepareAhead(async (sources) => sources.map(prepareItem));
+  assert.equal(await drainBatch(app.store, 10, {}, ahead), 10); // prepares the next ten meanwhile
+  // Another indexer (no preparing ahead) takes those ten; then one of them changes and is queued
+  // anew, at seq 0 again, as the entry that was prepared.
+  assert.equal(await drainBatch(app.store, 10), 10);
+  await new Promise((r) => setTimeout(r, 5));
+  await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>The egret flew off.</p>', ids[15]);
+  assert.equal(await drainBatch(app.store, 10, {}, ahead), 1);
+  assert.equal((await searchService(app).articleTexts([ids[15]!])).get(ids[15]!)?.text, 'The egret flew off.');
+});

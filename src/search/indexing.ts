@@ -423,10 +423,15 @@ export class PrepareAhead {
     return { done };
   }
 
-  /** The prepared items of these entries whose item is the version prepared (same seq). */
+  /**
+   * The prepared items of these entries whose item is the version prepared: the same entry (seq
+   * and time queued: an item indexed since by another indexer and changed again is queued anew,
+   * at seq 0 again but later).
+   */
   static matching(ready: Prepared, entries: BacklogEntry[]): Map<number, PreparedItem> {
-    const seqOf = new Map(ready.entries.map((e) => [e.itemId, e.seq]));
-    const wanted = new Set(entries.filter((e) => seqOf.get(e.itemId) === e.seq).map((e) => e.itemId));
+    const key = (e: BacklogEntry) => `${e.seq}@${e.queuedAt}`;
+    const read = new Map(ready.entries.map((e) => [e.itemId, key(e)]));
+    const wanted = new Set(entries.filter((e) => read.get(e.itemId) === key(e)).map((e) => e.itemId));
     const out = new Map<number, PreparedItem>();
     for (const item of ready.items) if (wanted.has(item.id)) out.set(item.id, item);
     return out;

@@ -211,6 +211,11 @@ export interface IndexedArticleRow {
 export interface BacklogEntry {
   itemId: number;
   seq: number;
+  /**
+   * When the entry was queued (Unix ms). With `seq` it names one entry: an item indexed and queued
+   * again starts at seq 0 once more, with a later time.
+   */
+  queuedAt: number;
 }
 
 export interface SearchIndexStatus {

@@ -638,15 +638,15 @@ export class PgSearchIndex implements SearchIndexRepository {
     // and other processes take different batches at once, and take turns only on the index lock.
     return this.db.rows<BacklogEntry>(
       opts.waitForLocked
-        ? 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE'
-        : 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE SKIP LOCKED',
+        ? 'SELECT item_id AS "itemId", seq, queued_at AS "queuedAt" FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE'
+        : 'SELECT item_id AS "itemId", seq, queued_at AS "queuedAt" FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE SKIP LOCKED',
       [limit],
     );
   }
 
   backlogAfter(afterId: number, limit: number): Promise<BacklogEntry[]> {
     return this.db.rows<BacklogEntry>(
-      'SELECT item_id AS "itemId", seq FROM search_index_backlog WHERE item_id > $1 ORDER BY item_id LIMIT $2',
+      'SELECT item_id AS "itemId", seq, queued_at AS "queuedAt" FROM search_index_backlog WHERE item_id > $1 ORDER BY item_id LIMIT $2',
       [afterId, limit],
     );
   }

@@ -235,13 +235,15 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   async backlog(limit: number): Promise<BacklogEntry[]> {
     return this.stmts
-      .get('SELECT item_id AS itemId, seq FROM search_index_backlog ORDER BY item_id LIMIT ?')
+      .get('SELECT item_id AS itemId, seq, queued_at AS queuedAt FROM search_index_backlog ORDER BY item_id LIMIT ?')
       .all(limit) as unknown as BacklogEntry[];
   }
 
   async backlogAfter(afterId: number, limit: number): Promise<BacklogEntry[]> {
     return this.stmts
-      .get('SELECT item_id AS itemId, seq FROM search_index_backlog WHERE item_id > ? ORDER BY item_id LIMIT ?')
+      .get(
+        'SELECT item_id AS itemId, seq, queued_at AS queuedAt FROM search_index_backlog WHERE item_id > ? ORDER BY item_id LIMIT ?',
+      )
       .all(afterId, limit) as unknown as BacklogEntry[];
   }
 
