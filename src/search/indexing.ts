@@ -220,18 +220,20 @@ export class BacklogDrain {
   /** The next batch prepared while this one is written (one batch at a time only). */
   private readonly ahead: PrepareAhead | undefined;
 
+  /** `ahead`: null prepares each batch in its transaction (as before batches were prepared ahead). */
+
   constructor(
     store: Store,
     onError: (e: unknown) => void,
     afterBatch: () => Promise<void> | void = () => {},
     parallel = store.backend === 'postgres' ? BacklogDrain.PARALLEL_PG : 1,
-    ahead: PrepareAhead | undefined = new PrepareAhead(),
+    ahead: PrepareAhead | null = new PrepareAhead(),
   ) {
     this.store = store;
     this.onError = onError;
     this.afterBatch = afterBatch;
     this.parallel = parallel;
-    this.ahead = parallel === 1 ? ahead : undefined;
+    this.ahead = parallel === 1 ? (ahead ?? undefined) : undefined;
   }
 
   /** Starts draining in the background (new items were stored, or the process just started). */
