@@ -57,7 +57,7 @@ const USAGE = `npm run bench:search [-- options]: search quality on the news cor
   --data DIR                keep the generated index in DIR and reuse it next time
   --backend sqlite|postgres|both   the scale run's backend (postgres: a throwaway cluster)
   --database-url URL        the scale run on this PostgreSQL database
-  --no-index-worker         build with searchIndexWorker off (batches prepared on the main thread)
+  --index-worker            build with searchIndexWorker on (batches prepared on a worker thread)
   --help, -h                this text`;
 
 const FLAGS = new Set([
@@ -68,7 +68,7 @@ const FLAGS = new Set([
   '--data',
   '--backend',
   '--database-url',
-  '--no-index-worker',
+  '--index-worker',
 ]);
 const WITH_VALUE = new Set(['--scale', '--data', '--backend', '--database-url']);
 
@@ -178,7 +178,7 @@ async function main(argv: string[]): Promise<void> {
             (s) => console.log(s),
             side.dataDir,
             side.databaseUrl,
-            argv.includes('--no-index-worker') ? { searchIndexWorker: false } : {},
+            argv.includes('--index-worker') ? { searchIndexWorker: true } : {},
           );
           indexes.push(r);
           if (r.buildSeconds > 0)
