@@ -6,6 +6,8 @@
 //   git worktree add /tmp/base <commit> && ln -s $PWD/node_modules /tmp/base/node_modules
 //   node bench/compare-search.ts --baseline /tmp/base --data /tmp/ab-index-100000 [--rounds 3]
 //   … --database-url postgres://…     both checkouts on this PostgreSQL index (--data: any folder)
+//   … --baseline-database-url postgres://…   the baseline on an index of its own (one its code
+//     built: a change to how the index is written, compared at the same size)
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SHARED } from '../test/helpers.ts';
@@ -20,6 +22,7 @@ const baseline = arg('baseline');
 const dataDir = arg('data');
 const rounds = Number(arg('rounds') ?? 3);
 const databaseUrl = arg('database-url');
+const baselineDatabaseUrl = arg('baseline-database-url') ?? databaseUrl;
 if (!baseline || !dataDir) {
   console.error('usage: node bench/compare-search.ts --baseline <other checkout> --data <index data folder>');
   process.exit(2);
@@ -37,7 +40,7 @@ interface Side {
   close(): Promise<void>;
 }
 
-async function side(root: string, name: string): Promise<Side> {
+async function side(root: string, name: string, databaseUrl: string | undefined): Promise<Side> {
   // createApp moved from src/app.ts to src/server/create-app.ts; an older checkout has the former.
   const composition = ['src/server/create-app.ts', 'src/app.ts'].find((f) => existsSync(join(root, f)))!;
   const { createApp } = await import(join(root, composition));
@@ -57,8 +60,8 @@ async function side(root: string, name: string): Promise<Side> {
 }
 
 const sides = [
-  await side(resolve(baseline), 'baseline'),
-  await side(resolve(import.meta.dirname, '..'), 'this checkout'),
+  await side(resolve(baseline), 'baseline', baselineDatabaseUrl),
+  await side(resolve(import.meta.dirname, '..'), 'this checkout', databaseUrl),
 ];
 for (const scope of [{ kind: 'instance' }, { kind: 'subscriptions', userId: 1 }]) {
   const times: number[][] = sides.map(() => []);

@@ -5,34 +5,18 @@
 //
 //   node bench/search-build.bench.ts [--passages 100k] [--rounds 2] [--batches 500,2000,5000]
 //                                    [--backend sqlite|postgres] [--database-url postgres://…]
-import { loadavg } from 'node:os';
-import { SHARED } from '../test/helpers.ts';
-import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
-import { openScaleIndex } from './search/scale.ts';
 import { reindexAll } from '../src/search/indexing.ts';
-import { benchBackend, flagValue } from './backend.ts';
-import { scaleSizes } from './search.bench.ts';
+import { flagValue } from './backend.ts';
+import { buildBenchIndex, loadAverage as load } from './search/build-bench.ts';
 
 const argv = process.argv.slice(2);
-const passages = scaleSizes(flagValue(argv, 'passages') ?? '100k')?.[0];
 const rounds = Number(flagValue(argv, 'rounds') ?? 2);
 const batches = (flagValue(argv, 'batches') ?? '500,2000,5000').split(',').map(Number);
-if (!passages || !(rounds >= 1) || !batches.every((b) => Number.isInteger(b) && b > 0)) {
-  console.error('usage: node bench/search-build.bench.ts [--passages 100k] [--rounds 2] [--batches 500,2000,5000]');
-  process.exit(2);
-}
-const dir = newsCorpusDir(SHARED);
-if (!dir) {
-  console.log(`skipped: ${SHARED}/corpus/news is not present`);
-  process.exit(0);
-}
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(', ');
-const backend = await benchBackend(argv);
-const { articles } = loadNews(dir);
-const index = await openScaleIndex(passages, articles, () => {}, undefined, backend.databaseUrl);
+const { index, backend } = await buildBenchIndex(argv, {
+  passages: '100k',
+  usage: 'node bench/search-build.bench.ts [--passages 100k] [--rounds 2] [--batches 500,2000,5000]',
+  valid: () => rounds >= 1 && batches.every((b) => Number.isInteger(b) && b > 0),
+});
 console.log(
   `${backend.backend}: ${index.passages} passages (${index.articles} articles); drain build ${(index.built / index.buildSeconds).toFixed(0)} passages/s (load ${load()})`,
 );

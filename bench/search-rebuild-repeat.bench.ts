@@ -8,35 +8,20 @@
 //
 //   node bench/search-rebuild-repeat.bench.ts [--passages 50k] [--rebuilds 3] [--rounds 1]
 //                                             [--database-url postgres://…]
-import { loadavg } from 'node:os';
-import { SHARED } from '../test/helpers.ts';
-import { loadNews, newsCorpusDir } from './search/news-corpus.ts';
-import { openScaleIndex } from './search/scale.ts';
 import { finishPendingRebuild } from '../src/search/indexing.ts';
 import { testSql } from '../src/store/testing.ts';
-import { benchBackend, flagValue } from './backend.ts';
-import { scaleSizes } from './search.bench.ts';
+import { flagValue } from './backend.ts';
+import { buildBenchIndex, loadAverage as load } from './search/build-bench.ts';
 
 const argv = process.argv.slice(2);
-const passages = scaleSizes(flagValue(argv, 'passages') ?? '50k')?.[0];
 const rebuilds = Number(flagValue(argv, 'rebuilds') ?? 3);
 const rounds = Number(flagValue(argv, 'rounds') ?? 1);
-if (!passages || !(rebuilds >= 1) || !(rounds >= 1)) {
-  console.error('usage: node bench/search-rebuild-repeat.bench.ts [--passages 50k] [--rebuilds 3] [--rounds 1]');
-  process.exit(2);
-}
-const dir = newsCorpusDir(SHARED);
-if (!dir) {
-  console.log(`skipped: ${SHARED}/corpus/news is not present`);
-  process.exit(0);
-}
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(', ');
-const backend = await benchBackend(argv, ['postgres']);
-const { articles } = loadNews(dir);
-const index = await openScaleIndex(passages, articles, () => {}, undefined, backend.databaseUrl);
+const { index, backend } = await buildBenchIndex(argv, {
+  passages: '50k',
+  usage: 'node bench/search-rebuild-repeat.bench.ts [--passages 50k] [--rebuilds 3] [--rounds 1]',
+  valid: () => rebuilds >= 1 && rounds >= 1,
+  backends: ['postgres'],
+});
 const { app } = index;
 console.log(`postgres: ${index.passages} passages (${index.articles} articles) (load ${load()})`);
 const sql = testSql(app);

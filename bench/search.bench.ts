@@ -57,9 +57,19 @@ const USAGE = `npm run bench:search [-- options]: search quality on the news cor
   --data DIR                keep the generated index in DIR and reuse it next time
   --backend sqlite|postgres|both   the scale run's backend (postgres: a throwaway cluster)
   --database-url URL        the scale run on this PostgreSQL database
+  --index-worker            build with searchIndexWorker on (batches prepared on a worker thread)
   --help, -h                this text`;
 
-const FLAGS = new Set(['--scale', '--no-100k', '--no-scale', '--no-quality', '--data', '--backend', '--database-url']);
+const FLAGS = new Set([
+  '--scale',
+  '--no-100k',
+  '--no-scale',
+  '--no-quality',
+  '--data',
+  '--backend',
+  '--database-url',
+  '--index-worker',
+]);
 const WITH_VALUE = new Set(['--scale', '--data', '--backend', '--database-url']);
 
 /** The options' problem, or null: an unknown option must not start a run of many minutes. */
@@ -162,13 +172,21 @@ async function main(argv: string[]): Promise<void> {
       const indexes: ScaleIndex[] = [];
       try {
         for (const side of sides) {
-          const r = await openScaleIndex(size, articles, (s) => console.log(s), side.dataDir, side.databaseUrl);
+          const r = await openScaleIndex(
+            size,
+            articles,
+            (s) => console.log(s),
+            side.dataDir,
+            side.databaseUrl,
+            argv.includes('--index-worker') ? { searchIndexWorker: true } : {},
+          );
           indexes.push(r);
           if (r.buildSeconds > 0)
             console.log(
               `${side.name} index build: ${r.built} passages in ${r.buildSeconds.toFixed(1)} s = ${Math.round(r.built / r.buildSeconds)} passages/s, now ${r.passages} passages (${r.articles} articles), ${(r.bytes / 2 ** 30).toFixed(2)} GiB on disk`,
             );
           else console.log(`${side.name} index reused: ${r.passages} passages (${r.articles} articles)`);
+          if (r.postingsTable) console.log(r.postingsTable);
         }
         const latency = await measureLatency(indexes, questions);
         for (const [i, side] of sides.entries())

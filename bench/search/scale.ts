@@ -4,7 +4,7 @@
 // through the same listener the feed engine triggers. The 680 news questions are then asked.
 import { createApp } from '../../src/server/create-app.ts';
 import type { App } from '../../src/runtime/app.ts';
-import { loadConfig } from '../../src/config/config.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
 import { testSql } from '../../src/store/testing.ts';
 import { LocalIndexProvider } from '../../src/search/local-provider.ts';
 import { searchIndexRepository, flushSearchIndexing } from '../../src/search/indexing.ts';
@@ -43,6 +43,27 @@ export interface ScaleIndex {
   built: number;
   /** The database's size: the SQLite files in the data folder, or pg_database_size. */
   bytes: number;
+  /**
+   * PostgreSQL: the postings table's parts and row versions (heap, TOAST, index; live and dead
+   * rows, updates and how many were HOT), where its growth comes from. Empty on SQLite.
+   */
+  postingsTable: string;
+}
+
+/** The postings table's heap, TOAST and index sizes and its row counters (PostgreSQL). */
+async function postingsTable(app: App, databaseUrl: string): Promise<string> {
+  if (!databaseUrl) return '';
+  const db = testSql(app);
+  // The counters reach pg_stat_user_tables a moment after the last commit.
+  await new Promise((r) => setTimeout(r, 1500));
+  const r = (await db
+    .prepare(`SELECT pg_relation_size(c.oid) AS heap, coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) AS toast,
+      pg_indexes_size(c.oid) AS idx, s.n_live_tup AS live, s.n_dead_tup AS dead, s.n_tup_upd AS upd, s.n_tup_hot_upd AS hot,
+      s.autovacuum_count AS vacuums, (SELECT count(*) FROM search_postings) AS chunks
+      FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'search_postings'`)
+    .get<Record<string, number>>())!;
+  const mib = (n: number) => `${(Number(n) / 2 ** 20).toFixed(1)} MiB`;
+  return `search_postings: heap ${mib(r.heap!)}, TOAST ${mib(r.toast!)}, index ${mib(r.idx!)}; ${Number(r.chunks)} chunks, ${Number(r.dead)} dead rows, ${Number(r.upd)} updates (${Number(r.hot)} HOT), ${Number(r.vacuums)} autovacuums`;
 }
 
 async function databaseBytes(app: App, dataDir: string, databaseUrl: string): Promise<number> {
@@ -65,6 +86,7 @@ export async function openScaleIndex(
   log: (s: string) => void = () => {},
   dataDir = tempDataDir('tidings-bench-scale-'),
   databaseUrl = '',
+  overrides: Partial<Config> = {},
 ): Promise<ScaleIndex> {
   const pool = sentencePool(articles);
   const titles = articles.map((a) => a.title);
@@ -73,7 +95,10 @@ export async function openScaleIndex(
   let rndNext = rnd;
   const pick = <T>(xs: T[]) => xs[Math.floor(rndNext() * xs.length)]!;
   const app: App = await createApp(
-    loadConfig({ env: {}, overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}) } }),
+    loadConfig({
+      env: {},
+      overrides: { dataDir, logLevel: 'warn', ...(databaseUrl ? { databaseUrl } : {}), ...overrides },
+    }),
   );
   try {
     const db = testSql(app);
@@ -147,7 +172,16 @@ export async function openScaleIndex(
     }
     const passages = await repo.passageCount();
     const bytes = await databaseBytes(app, dataDir, databaseUrl);
-    return { app, user, passages, articles: n, buildSeconds: indexMs / 1000, built: passages - before, bytes };
+    return {
+      app,
+      user,
+      passages,
+      articles: n,
+      buildSeconds: indexMs / 1000,
+      built: passages - before,
+      bytes,
+      postingsTable: await postingsTable(app, databaseUrl),
+    };
   } catch (e) {
     await app.close();
     throw e;

@@ -219,6 +219,14 @@ export const OPTIONS = {
     default: -1,
     doc: 'Worker threads that read remote content (feeds on refresh and subscribe, article pages, web search result pages, feed and icon links of pages, OPML files), beside the thread serving the APIs and storing items, with a time limit of 30 s per document (0: on the main thread, with no limit: one crafted feed then holds every request). -1: one less than the CPU cores, at least 1, at most 2.',
   },
+  // Off by measurement (BENCHMARKS.md, "Search index builds: batches prepared ahead"): 1.29-1.33x
+  // the CPU, and no faster on a 2-core machine already busy. See src/search/README.md.
+  searchIndexWorker: {
+    env: 'TIDINGS_SEARCH_INDEX_WORKER',
+    kind: 'bool',
+    default: false,
+    doc: "Prepare the search index's next batch of items (text extraction, passages, word counts) on a worker thread while the main thread writes the current one (no effect on one CPU core): about 1.3x the CPU (copying the batch between threads), for speed only where a core is idle. false: on the main thread, before each batch's write transaction.",
+  },
   // Reader features (issue #14): full text, favicons, webhooks, WebSub. See src/feeds/README.md.
   fullTextAuto: {
     env: 'TIDINGS_FULL_TEXT_AUTO',

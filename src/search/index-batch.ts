@@ -34,7 +34,6 @@ const SLOT_LIMIT = 300_000;
 const slotByWord = new Map<string, TermSlot>();
 const slotByTerm = new Map<string, TermSlot>();
 let batches = 0;
-let articles = 0;
 
 function slotOf(word: string): TermSlot {
   let slot = slotByWord.get(word);
@@ -50,6 +49,57 @@ const TITLE = 0,
   BODY = 1,
   URL_PATH = 2;
 
+/**
+ * An article's terms with their counts per field, counted apart from any batch: a worker thread
+ * counts the next batch's articles while the current one is written (indexing.ts, PrepareAhead),
+ * and `IndexBatch.addCounted` then only files them under their document number.
+ */
+export interface CountedArticle {
+  terms: string[];
+  /** Title, body and URL-path counts of each term, three per term in the order of `terms`. */
+  counts: Int32Array;
+  lengths: FieldLengths;
+}
+
+let counting = 0;
+
+/** Counts an article's terms per field (tokenizing, stemming: the per-word work of indexing). */
+export function countArticle(article: ArticleText): CountedArticle {
+  const inArticle: TermSlot[] = [];
+  const stamp = ++counting;
+  const count = (text: string, field: number): number => {
+    const words = wordTokens(text);
+    for (let i = 0; i < words.length; i++) {
+      const slot = slotOf(words[i]!);
+      if (slot.article !== stamp) {
+        slot.article = stamp;
+        slot.title = 0;
+        slot.body = 0;
+        slot.url = 0;
+        inArticle.push(slot);
+      }
+      if (field === BODY) slot.body++;
+      else if (field === TITLE) slot.title++;
+      else slot.url++;
+    }
+    return words.length;
+  };
+  const lengths = {
+    title: count(article.title, TITLE),
+    body: count(article.body, BODY),
+    url: count(urlWords(article.url), URL_PATH),
+  };
+  const terms = new Array<string>(inArticle.length);
+  const counts = new Int32Array(inArticle.length * 3);
+  inArticle.forEach((slot, i) => {
+    terms[i] = slot.term;
+    counts[i * 3] = slot.title;
+    counts[i * 3 + 1] = slot.body;
+    counts[i * 3 + 2] = slot.url;
+  });
+  return { terms, counts, lengths };
+}
+
 export class IndexBatch {
   private readonly id: number;
   private readonly slots: TermSlot[] = [];
@@ -57,7 +107,7 @@ export class IndexBatch {
 
   constructor() {
     // Only between batches: a batch's slots must stay the one slot of their term.
-    if (slotByWord.size > SLOT_LIMIT) {
+    if (slotByWord.size > SLOT_LIMIT || slotByTerm.size > SLOT_LIMIT) {
       slotByWord.clear();
       slotByTerm.clear();
     }
@@ -66,41 +116,27 @@ export class IndexBatch {
 
   /** Adds an article under its document number (increasing); returns its field lengths in terms. */
   add(docNo: number, article: ArticleText): FieldLengths {
+    const counted = countArticle(article);
+    this.addCounted(docNo, counted);
+    return counted.lengths;
+  }
+
+  /** Adds an article counted before (`countArticle`, maybe on another thread) under its document number. */
+  addCounted(docNo: number, article: CountedArticle): void {
     if (docNo <= this.lastDoc) throw new Error(`document numbers must increase (${docNo} after ${this.lastDoc})`);
     this.lastDoc = docNo;
-    const inArticle: TermSlot[] = [];
-    const stamp = ++articles;
-    const count = (text: string, field: number): number => {
-      const words = wordTokens(text);
-      for (let i = 0; i < words.length; i++) {
-        const slot = slotOf(words[i]!);
-        if (slot.article !== stamp) {
-          slot.article = stamp;
-          slot.title = 0;
-          slot.body = 0;
-          slot.url = 0;
-          inArticle.push(slot);
-        }
-        if (field === BODY) slot.body++;
-        else if (field === TITLE) slot.title++;
-        else slot.url++;
-      }
-      return words.length;
-    };
-    const lengths = {
-      title: count(article.title, TITLE),
-      body: count(article.body, BODY),
-      url: count(urlWords(article.url), URL_PATH),
-    };
-    for (const slot of inArticle) {
+    const { terms, counts } = article;
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
+      let slot = slotByTerm.get(term);
+      if (!slot) slotByTerm.set(term, (slot = { term, article: 0, title: 0, body: 0, url: 0, batch: 0, postings: [] }));
       if (slot.batch !== this.id) {
         slot.batch = this.id;
         slot.postings = [];
         this.slots.push(slot);
       }
-      slot.postings.push(docNo, slot.title, slot.body, slot.url);
+      slot.postings.push(docNo, counts[i * 3]!, counts[i * 3 + 1]!, counts[i * 3 + 2]!);
     }
-    return lengths;
   }
 
   /** Appends the batch's postings to the store (inside the caller's transaction). */

@@ -7,11 +7,14 @@ import {
   drainBatch,
   finishPendingRebuild,
   flushSearchIndexing,
+  PrepareAhead,
   REINDEX_BATCH,
   reindexAll,
   searchIndexRepository,
 } from './indexing.ts';
 import { PostingsBuffer } from './postings.ts';
+import { prepareItem } from './prepare.ts';
+import { PrepareThread } from './prepare-thread.ts';
 import { indexTerms } from './tokenizer.ts';
 import type { SearchQuery } from './types.ts';
 import { testSql } from '../store/testing.ts';
@@ -496,4 +499,94 @@ test('a long query (a pasted article) is searched by its rarest words', async (t
   ).join(' ');
   const hits = await searchService(app).search(instance(`${filler} narwhal`, 3));
   assert.equal(hits[0]?.url, 'https://long.example/narwhal');
+});
+
+test('the next batch is prepared ahead while one is written; an item changed meanwhile is indexed as it is now', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://ahead.example/feed');
+  const ids: number[] = [];
+  for (let i = 0; i < 1000; i++)
+    ids.push(
+      await insertItem(app, feed, {
+        url: `https://ahead.example/${i}`,
+        title: `Heron ${i}`,
+        content: `<p>A heron stands in the reeds, number ${i}.</p>`,
+      }),
+    );
+  // A preparer that marks its passages, so the index shows which items were prepared ahead.
+  const prepared: number[][] = [];
+  const ahead = new PrepareAhead(async (sources) => {
+    prepared.push(sources.map((s) => s.id));
+    return sources.map((s) => {
+      const item = prepareItem(s);
+      for (const p of item.article?.passages ?? []) p.text += ' [ahead]';
+      return item;
+    });
+  });
+  // The first batch is prepared before its transaction, the second while the first is written.
+  assert.equal(await drainBatch(app.store, 500, {}, ahead), 500);
+  assert.deepEqual(prepared, [ids.slice(0, 500), ids.slice(500)]);
+  // Changed after it was prepared: its backlog entry has a new seq, so the prepared version is not used.
+  await testSql(app)
+    .prepare('UPDATE items SET content = ? WHERE id = ?')
+    .run('<p>A heron took flight over the marsh.</p>', ids[700]);
+  assert.equal(await drainBatch(app.store, 500, {}, ahead), 500);
+  assert.equal(await drainBatch(app.store, 500, {}, ahead), 0);
+  const texts = await searchService(app).articleTexts(ids);
+  assert.equal(texts.size, 1000);
+  for (const [k, id] of ids.entries()) {
+    const text = texts.get(id)!.text;
+    if (k === 700) assert.equal(text, 'A heron took flight over the marsh.');
+    else assert.equal(text, `A heron stands in the reeds, number ${k}. [ahead]`, `item ${k}`);
+  }
+  assert.equal((await searchService(app).search(instance('heron flight marsh', 1)))[0]?.itemId, ids[700]);
+  assert.equal((await searchIndexRepository(app).state()).articles, 1000);
+});
+
+test('the preparing thread gives what the main thread gives', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://thread.example/feed');
+  const ids = [
+    await insertItem(app, feed, {
+      url: 'https://thread.example/2024/otters-return-to-the-bay',
+      title: 'Otters &amp; kelp',
+      content: `<p>Dateline</p>${longArticle('sea otters in the kelp forest')}`,
+    }),
+    await insertItem(app, feed, { url: 'https://thread.example/empty', title: '', content: '' }),
+  ];
+  const sources = await searchIndexRepository(app).itemSources(ids);
+  const thread = new PrepareThread(50);
+  t.after(() => thread.close());
+  assert.deepEqual(await thread.run(sources), sources.map(prepareItem));
+  // Again after the idle thread exited: a fresh one starts.
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(await thread.run(sources), sources.map(prepareItem));
+  await thread.close();
+  await assert.rejects(thread.run(sources), /shutting down/);
+});
+
+test('an item prepared ahead, then indexed by another indexer and changed again, is indexed as it is now', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://requeue.example/feed');
+  const ids: number[] = [];
+  for (let i = 0; i < 20; i++)
+    ids.push(
+      await insertItem(app, feed, {
+        url: `https://requeue.example/${i}`,
+        title: `Egret ${i}`,
+        content: `<p>An egret fishes, number ${i}.</p>`,
+      }),
+    );
+  const ahead = new PrepareAhead(async (sources) => sources.map(prepareItem));
+  assert.equal(await drainBatch(app.store, 10, {}, ahead), 10); // prepares the next ten meanwhile
+  // Another indexer (no preparing ahead) takes those ten; then one of them changes and is queued
+  // anew, at seq 0 again, as the entry that was prepared.
+  assert.equal(await drainBatch(app.store, 10), 10);
+  await new Promise((r) => setTimeout(r, 5));
+  await testSql(app).prepare('UPDATE items SET content = ? WHERE id = ?').run('<p>The egret flew off.</p>', ids[15]);
+  assert.equal(await drainBatch(app.store, 10, {}, ahead), 1);
+  assert.equal((await searchService(app).articleTexts([ids[15]!])).get(ids[15]!)?.text, 'The egret flew off.');
 });

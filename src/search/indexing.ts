@@ -10,11 +10,12 @@
 // Both go in batches, so memory stays flat.
 import type { App } from '../runtime/app.ts';
 import { perApp } from '../runtime/per-app.ts';
-import type { IndexedArticle, IndexedItem, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
+import type { BacklogEntry, IndexedArticle, SearchIndexRepository, SearchItemSource } from '../store/repositories.ts';
 import type { Store } from '../store/open-store.ts';
-import { htmlToText } from '../text/html-to-text.ts';
-import { splitPassages, wordCount } from './passages.ts';
 import { IndexBatch } from './index-batch.ts';
+import { type PreparedItem, prepareItem } from './prepare.ts';
+import { PrepareThread } from './prepare-thread.ts';
+import { availableParallelism } from 'node:os';
 import { BackgroundJob } from './background-job.ts';
 import { compactionDue, PostingsCompaction } from './compaction.ts';
 import { reportQueueDepth } from '../observability/events.ts';
@@ -111,8 +112,27 @@ export function watchSearchBacklog(app: App): void {
 const BACKLOG_CHECK_MS = 10_000;
 
 const backlogDrain = perApp(
-  (app) => new BacklogDrain(app.store, (err) => app.log.error({ err }, 'search indexing failed')),
+  (app) =>
+    new BacklogDrain(
+      app.store,
+      (err) => app.log.error({ err }, 'search indexing failed'),
+      () => {},
+      undefined,
+      new PrepareAhead(prepareWorker(app)),
+    ),
 );
+
+/**
+ * The worker thread that prepares the backlog's next batch while the main thread writes the
+ * current one (config.searchIndexWorker; none on one core, where the two would only take turns).
+ * Started at the first batch; it exits after a minute without work.
+ */
+function prepareWorker(app: App): ((sources: SearchItemSource[]) => Promise<PreparedItem[]>) | undefined {
+  if (!app.config.searchIndexWorker || availableParallelism() < 2) return undefined;
+  const thread = new PrepareThread();
+  app.onClose(() => thread.close());
+  return (sources) => thread.run(sources);
+}
 
 /** Starts a postings compaction in the background when removals have piled up (checked after indexing). */
 class PostingsMaintenance {
@@ -197,17 +217,23 @@ export class BacklogDrain {
   leftToServers = false;
   /** Items seen waiting by the last look at the backlog (for the queue-depth metric). */
   waiting = 0;
+  /** The next batch prepared while this one is written (one batch at a time only). */
+  private readonly ahead: PrepareAhead | undefined;
+
+  /** `ahead`: null prepares each batch in its transaction (as before batches were prepared ahead). */
 
   constructor(
     store: Store,
     onError: (e: unknown) => void,
     afterBatch: () => Promise<void> | void = () => {},
     parallel = store.backend === 'postgres' ? BacklogDrain.PARALLEL_PG : 1,
+    ahead: PrepareAhead | null = new PrepareAhead(),
   ) {
     this.store = store;
     this.onError = onError;
     this.afterBatch = afterBatch;
     this.parallel = parallel;
+    this.ahead = parallel === 1 ? (ahead ?? undefined) : undefined;
   }
 
   /** Starts draining in the background (new items were stored, or the process just started). */
@@ -297,7 +323,7 @@ export class BacklogDrain {
     let run: Promise<number> | undefined;
     run = (async () => {
       try {
-        const n = await drainBatch(this.store, BacklogDrain.BATCH, opts);
+        const n = await drainBatch(this.store, BacklogDrain.BATCH, opts, this.ahead);
         this.waiting = n === BacklogDrain.BATCH ? Math.max(this.waiting - n, n) : 0;
         if (n) await this.afterBatch();
         return n;
@@ -323,23 +349,104 @@ export async function drainBatch(
   store: Store,
   batchSize: number,
   opts: { waitForLocked?: boolean } = {},
+  ahead?: PrepareAhead,
 ): Promise<number> {
   const repo = store.searchIndex;
   // A read first: an empty backlog costs no write transaction (nor, on SQLite, the write lock).
   if (!(await repo.hasBacklog())) return 0;
+  // What was prepared ahead is awaited before the transaction opens: on SQLite it holds the only
+  // write lock, on PostgreSQL a connection and the vacuum horizon.
+  const ready = await ahead?.take(repo, batchSize);
   return store.transaction(async () => {
     const entries = await repo.backlog(batchSize, opts);
     if (!entries.length) return 0;
+    // A full batch: more is waiting, most likely the entries right after these. They are read now
+    // and counted on the worker while this batch is written.
+    if (entries.length === batchSize) await ahead?.start(repo, entries[entries.length - 1]!.itemId, batchSize);
     // Items gone meanwhile took their backlog rows and index rows with them (ON DELETE CASCADE;
     // PostgreSQL: passages and backlog rows by the trigger of migration 130).
     await indexItemsNow(
       repo,
       entries.map((e) => e.itemId),
-      { locked: false },
+      { locked: false, prepared: ready && PrepareAhead.matching(ready, entries) },
     );
     await repo.removeFromBacklog(entries);
     return entries.length;
   });
+}
+
+/**
+ * The next batch of the backlog, prepared (text extracted, words counted: most of indexing's
+ * JavaScript, prepare.ts) before its write transaction: with a worker thread, while the batch
+ * before it is written (the two then run on two cores), else on the main thread just before the
+ * transaction opens. It is a guess, read without holding the entries: the transaction still takes
+ * its batch from the backlog as before, and uses what was prepared only for entries whose item is
+ * unchanged since (the same `seq`); anything else is prepared in the transaction as before.
+ */
+export class PrepareAhead {
+  /** Where the next batch most likely starts, and (on the worker) its preparation under way. */
+  private next: { afterId: number; started?: Started } | undefined;
+  private readonly prepare: (sources: SearchItemSource[]) => Promise<PreparedItem[]>;
+  private readonly onWorker: boolean;
+
+  /** `worker`: prepares a batch's sources on a worker thread (none: on the calling thread). */
+  constructor(worker?: (sources: SearchItemSource[]) => Promise<PreparedItem[]>) {
+    this.onWorker = worker !== undefined;
+    this.prepare = worker ?? (async (sources) => sources.map(prepareItem));
+  }
+
+  /**
+   * The next batch most likely takes the entries after `afterId` (called in the transaction of the
+   * batch before it). On the worker they are read and their preparation starts now; on the main
+   * thread both wait for take(), outside the transaction.
+   */
+  async start(repo: SearchIndexRepository, afterId: number, limit: number): Promise<void> {
+    this.next = { afterId, started: this.onWorker ? await this.begin(repo, afterId, limit) : undefined };
+  }
+
+  /** What was prepared for the next batch; with nothing started, the first entries of the backlog. */
+  async take(repo: SearchIndexRepository, limit: number): Promise<Prepared | undefined> {
+    const next = this.next;
+    this.next = undefined;
+    const started = next?.started ?? (await this.begin(repo, next?.afterId ?? 0, limit));
+    return started?.done;
+  }
+
+  /** Reads the entries and their items, and starts preparing them. */
+  private async begin(repo: SearchIndexRepository, afterId: number, limit: number): Promise<Started | undefined> {
+    const entries = await repo.backlogAfter(afterId, limit);
+    if (!entries.length) return undefined;
+    const sources = await repo.itemSources(entries.map((e) => e.itemId));
+    const done = this.prepare(sources).then(
+      (items) => ({ entries, items }),
+      // A worker stopped (the pool closing, a time limit): the transaction prepares them itself.
+      () => undefined,
+    );
+    return { done };
+  }
+
+  /**
+   * The prepared items of these entries whose item is the version prepared: the same entry (seq
+   * and time queued: an item indexed since by another indexer and changed again is queued anew,
+   * at seq 0 again but later).
+   */
+  static matching(ready: Prepared, entries: BacklogEntry[]): Map<number, PreparedItem> {
+    const key = (e: BacklogEntry) => `${e.seq}@${e.queuedAt}`;
+    const read = new Map(ready.entries.map((e) => [e.itemId, key(e)]));
+    const wanted = new Set(entries.filter((e) => read.get(e.itemId) === key(e)).map((e) => e.itemId));
+    const out = new Map<number, PreparedItem>();
+    for (const item of ready.items) if (wanted.has(item.id)) out.set(item.id, item);
+    return out;
+  }
+}
+
+interface Prepared {
+  entries: BacklogEntry[];
+  items: PreparedItem[];
+}
+
+interface Started {
+  done: Promise<Prepared | undefined>;
 }
 
 export interface IndexStatusReport {
@@ -459,13 +566,29 @@ export function rebuildStep(store: Store, batchSize: number): Promise<{ indexed:
 export async function indexItemsNow(
   repo: SearchIndexRepository,
   ids: number[],
-  opts: { locked?: boolean } = {},
+  opts: { locked?: boolean; prepared?: Map<number, PreparedItem> } = {},
 ): Promise<number> {
   // Before reading: whether an item was indexed before (so has passages to replace) must not
   // change until its passages are written (a rebuild holds this lock exclusively).
   if (opts.locked === false) await repo.lockForPassages();
-  const sources = await repo.itemSources(ids);
-  if (!sources.length) return 0;
+  // Items prepared ahead (text extracted and words counted before this transaction, maybe on a
+  // worker thread) need only whether they are indexed; the others are read and prepared now.
+  const ready = opts.prepared ?? new Map<number, PreparedItem>();
+  const toRead = ready.size ? ids.filter((id) => !ready.has(id)) : ids;
+  const sources = await repo.itemSources(toRead);
+  const indexed = new Map<number, boolean | undefined>(sources.map((s) => [s.id, s.indexed]));
+  const aheadIds = ids.filter((id) => ready.has(id));
+  if (aheadIds.length) {
+    const known = await repo.indexedAmong(aheadIds);
+    for (const id of aheadIds) indexed.set(id, known ? known.has(id) : undefined);
+  }
+  const bySource = new Map(sources.map((s) => [s.id, s]));
+  const items: PreparedItem[] = [];
+  for (const id of [...ids].sort((x, y) => x - y)) {
+    const item = ready.get(id) ?? (bySource.has(id) ? prepareItem(bySource.get(id)!) : undefined);
+    if (item) items.push(item);
+  }
+  if (!items.length) return 0;
   // Words are counted under document numbers 1..n; the real ones are reserved under the lock.
   const batch = new IndexBatch();
   let passages = 0;
@@ -473,27 +596,22 @@ export async function indexItemsNow(
   const empty: number[] = [];
   const articles: IndexedArticle[] = [];
   const texts: { itemId: number; passages: { text: string; words: number }[]; replace: boolean }[] = [];
-  for (const src of sources) {
-    const parts = itemPassages(src);
-    if (!parts.length) {
-      if (src.indexed !== false) empty.push(src.id);
+  for (const { id, article } of items) {
+    if (!article) {
+      if (indexed.get(id) !== false) empty.push(id);
       continue;
     }
-    const item = indexedItem(src);
-    const lengths = batch.add(++rel, { title: item.title, body: parts.join('\n'), url: src.url });
+    const { lengths } = article.counted;
+    batch.addCounted(++rel, article.counted);
     articles.push({
-      ...item,
+      ...article.item,
       docNo: rel,
       titleLength: lengths.title,
       bodyLength: lengths.body,
       urlLength: lengths.url,
     });
-    texts.push({
-      itemId: src.id,
-      passages: parts.map((text) => ({ text, words: wordCount(text) })),
-      replace: src.indexed !== false,
-    });
-    passages += parts.length;
+    texts.push({ itemId: id, passages: article.passages, replace: indexed.get(id) !== false });
+    passages += article.passages.length;
   }
   // Synchronously after the last add: the word counts leave the slots every batch shares.
   const postings = batch.detach();
@@ -508,30 +626,4 @@ export async function indexItemsNow(
   return passages;
 }
 
-/** The passages of an item: its body text (content, else summary) split into a few sentences each. */
-export function itemPassages(src: Pick<SearchItemSource, 'content' | 'summary' | 'title'>): string[] {
-  const body = htmlToText(src.content || src.summary || '');
-  const passages = splitPassages(body);
-  // An item with no body (a link post) is still findable by its title.
-  return passages.length ? passages : src.title ? [src.title] : [];
-}
-
-export function indexedItem(src: SearchItemSource): IndexedItem {
-  return {
-    id: src.id,
-    feedId: src.feedId,
-    host: hostOf(src.url) ?? hostOf(src.feedSiteUrl) ?? hostOf(src.feedUrl) ?? '',
-    title: htmlToText(src.title, { singleLine: true }),
-    publishedAt: src.publishedAt,
-    updatedAt: src.updatedAt,
-  };
-}
-
-export function hostOf(url: string | null): string | undefined {
-  if (!url) return undefined;
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/\.$/, '') || undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { hostOf, indexedItem, itemPassages } from './prepare.ts';

@@ -43,6 +43,7 @@ import { migration as m140 } from './migrations/140_web_setup_token.ts';
 import { migration as m145 } from './migrations/145_filter_rules_disabled.ts';
 import { migration as m150 } from './migrations/150_refresh_host_waits.ts';
 import { migration as m157 } from './migrations/157_reader_page_covering_indexes.ts';
+import { migration as m165 } from './migrations/165_search_postings_hot_updates.ts';
 import { migration as m170 } from './migrations/170_unread_counter_lock_order.ts';
 
 export type { Migration };
@@ -84,5 +85,6 @@ export const MIGRATIONS: readonly Migration[] = [
   m145,
   m150,
   m157,
+  m165,
   m170,
 ];

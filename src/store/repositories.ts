@@ -211,6 +211,11 @@ export interface IndexedArticleRow {
 export interface BacklogEntry {
   itemId: number;
   seq: number;
+  /**
+   * When the entry was queued (Unix ms). With `seq` it names one entry: an item indexed and queued
+   * again starts at seq 0 once more, with a later time.
+   */
+  queuedAt: number;
 }
 
 export interface SearchIndexStatus {
@@ -248,6 +253,12 @@ export interface SearchIndexRepository {
   lockForPassages(): Promise<void>;
   lockForPostings(): Promise<void>;
   itemSources(ids: number[]): Promise<SearchItemSource[]>;
+  /**
+   * Which of these items have an article in the index (their sources were read and prepared
+   * before the caller's transaction, so `SearchItemSource.indexed` may be stale). Null: not known
+   * (SQLite, which replaces an item's rows whether or not it had any).
+   */
+  indexedAmong(ids: number[]): Promise<Set<number> | null>;
   /** Reserves n document numbers (inside the caller's transaction); returns the first. */
   reserveDocNumbers(n: number): Promise<number>;
   /**
@@ -305,6 +316,12 @@ export interface SearchIndexRepository {
    * for (then left out if that transaction took them off). SQLite has one writer: no skipping.
    */
   backlog(limit: number, opts?: { waitForLocked?: boolean }): Promise<BacklogEntry[]>;
+  /**
+   * Up to `limit` backlog entries with item ids after `afterId`, in id order, read without holding
+   * them (outside a transaction, or beside the one holding the entries before them): what the next
+   * batch will most likely take, prepared ahead of it.
+   */
+  backlogAfter(afterId: number, limit: number): Promise<BacklogEntry[]>;
   /** Takes these entries off the backlog unless their item changed again since they were read. */
   removeFromBacklog(entries: BacklogEntry[]): Promise<void>;
   /** True when at least one item waits to be indexed (one indexed read). */

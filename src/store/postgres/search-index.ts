@@ -17,8 +17,16 @@ import type {
   SearchItemSource,
 } from '../repositories.ts';
 
-/** Same chunking as SQLite (see sqlite/search-index.ts). */
-const CHUNK_BYTES = 8192;
+/**
+ * Indexing appends to a term's last chunk while it stays under this size, as on SQLite, but the
+ * size is smaller here: a row stays under PostgreSQL's TOAST threshold (~2,032 bytes with the
+ * row's other columns), so an append is a HOT update within the row's page (fillfactor,
+ * migration 165) instead of a new out-of-line value each time, and the dead versions are pruned
+ * by the next reader of the page rather than left to autovacuum. Reading a chunk out of line cost
+ * a TOAST index probe and a row per ~2 KB anyway, so a common term's more, smaller rows read at
+ * about the same cost. Chunks written at the former 8 KiB stay as they are; appends go to a new one.
+ */
+const CHUNK_BYTES = 1900;
 
 /** Key of the transaction-scoped advisory lock that serializes writers of the index. */
 const INDEX_LOCK = 0x7469_646e; // 'tidn'
@@ -331,6 +339,15 @@ export class PgSearchIndex implements SearchIndexRepository {
     );
   }
 
+  async indexedAmong(ids: number[]): Promise<Set<number> | null> {
+    if (!ids.length) return new Set();
+    return new Set(
+      (
+        await this.db.arrays<[number]>('SELECT item_id FROM search_articles WHERE item_id = ANY($1::bigint[])', [ids])
+      ).map((r) => r[0]),
+    );
+  }
+
   async reserveDocNumbers(n: number): Promise<number> {
     return (await this.db.row<{ first: number }>(
       'UPDATE search_index_state SET next_doc_no = next_doc_no + $1 WHERE id = 1 RETURNING next_doc_no - $1 AS first',
@@ -621,9 +638,16 @@ export class PgSearchIndex implements SearchIndexRepository {
     // and other processes take different batches at once, and take turns only on the index lock.
     return this.db.rows<BacklogEntry>(
       opts.waitForLocked
-        ? 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE'
-        : 'SELECT item_id AS "itemId", seq FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE SKIP LOCKED',
+        ? 'SELECT item_id AS "itemId", seq, queued_at AS "queuedAt" FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE'
+        : 'SELECT item_id AS "itemId", seq, queued_at AS "queuedAt" FROM search_index_backlog ORDER BY item_id LIMIT $1 FOR UPDATE SKIP LOCKED',
       [limit],
+    );
+  }
+
+  backlogAfter(afterId: number, limit: number): Promise<BacklogEntry[]> {
+    return this.db.rows<BacklogEntry>(
+      'SELECT item_id AS "itemId", seq, queued_at AS "queuedAt" FROM search_index_backlog WHERE item_id > $1 ORDER BY item_id LIMIT $2',
+      [afterId, limit],
     );
   }
 

@@ -57,6 +57,10 @@ export class SqliteSearchIndex implements SearchIndexRepository {
       .all(JSON.stringify(ids)) as unknown as SearchItemSource[];
   }
 
+  async indexedAmong(): Promise<Set<number> | null> {
+    return null;
+  }
+
   async reserveDocNumbers(n: number): Promise<number> {
     const row = this.stmts
       .get(
@@ -231,8 +235,16 @@ export class SqliteSearchIndex implements SearchIndexRepository {
 
   async backlog(limit: number): Promise<BacklogEntry[]> {
     return this.stmts
-      .get('SELECT item_id AS itemId, seq FROM search_index_backlog ORDER BY item_id LIMIT ?')
+      .get('SELECT item_id AS itemId, seq, queued_at AS queuedAt FROM search_index_backlog ORDER BY item_id LIMIT ?')
       .all(limit) as unknown as BacklogEntry[];
+  }
+
+  async backlogAfter(afterId: number, limit: number): Promise<BacklogEntry[]> {
+    return this.stmts
+      .get(
+        'SELECT item_id AS itemId, seq, queued_at AS queuedAt FROM search_index_backlog WHERE item_id > ? ORDER BY item_id LIMIT ?',
+      )
+      .all(afterId, limit) as unknown as BacklogEntry[];
   }
 
   async removeFromBacklog(entries: BacklogEntry[]): Promise<void> {
