@@ -39,15 +39,61 @@ function continues(previous: string, next: string): boolean {
 
 /** Sentences of one paragraph, trimmed, nothing dropped. */
 export function segmentSentences(paragraph: string): string[] {
+  const spans = segmentSpans(paragraph);
   const out: string[] = [];
-  for (const { segment } of segmenter.segment(paragraph)) {
-    if (out.length && continues(out[out.length - 1]!, segment)) out[out.length - 1] += segment;
-    else out.push(segment);
+  for (let i = 0; i < spans.length; i += 2) out.push(paragraph.slice(spans[i], spans[i + 1]));
+  return out;
+}
+
+/** ICU's boundaries, split at MISSED_BOUNDARY: String.split by a global search (same matches). */
+const MISSED_BOUNDARIES = new RegExp(MISSED_BOUNDARY.source, 'gu');
+
+/** What String.prototype.trim() removes (ECMAScript WhiteSpace and LineTerminator). */
+function isTrimmed(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * segmentSentences as offsets into the paragraph: start and end of each sentence in turn. Every
+ * sentence is a piece of the paragraph (merged ICU segments are adjacent, the missed boundaries'
+ * spaces and the ends' spaces are cut off), so it can be stored as two numbers (./sentences.ts
+ * sentenceSpans, kept with each passage by the search index).
+ */
+function segmentSpans(paragraph: string, base = 0): number[] {
+  const merged: { text: string; start: number }[] = [];
+  for (const { segment, index } of segmenter.segment(paragraph)) {
+    const last = merged[merged.length - 1];
+    if (last && continues(last.text, segment)) last.text += segment;
+    else merged.push({ text: segment, start: index });
   }
-  return out
-    .flatMap((s) => s.split(MISSED_BOUNDARY))
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const out: number[] = [];
+  const push = (start: number, end: number) => {
+    while (start < end && isTrimmed(paragraph.charCodeAt(start))) start++;
+    while (end > start && isTrimmed(paragraph.charCodeAt(end - 1))) end--;
+    if (end > start) out.push(base + start, base + end);
+  };
+  for (const { text, start } of merged) {
+    MISSED_BOUNDARIES.lastIndex = 0;
+    let from = 0;
+    for (let m = MISSED_BOUNDARIES.exec(text); m !== null; m = MISSED_BOUNDARIES.exec(text)) {
+      push(start + from, start + m.index);
+      from = m.index + m[0].length;
+    }
+    push(start + from, start + text.length);
+  }
+  return out;
 }
 
 const MIN_CHARS = 25;
@@ -60,19 +106,48 @@ const MAX_CHARS = 600;
  * summary", an orphan time zone) is cut off, so what remains is still verbatim in the article.
  */
 export function splitSentences(text: string): string[] {
-  const out: string[] = [];
-  for (const para of text.split(/\n+/)) {
+  return sentencesAt(text, sentenceSpans(text));
+}
+
+/**
+ * Where splitSentences' sentences are in the text: start and end offsets of each in turn. The
+ * search index keeps them with each passage (ICU segmentation and the filters were a tenth of a
+ * chat answer's CPU), and sentencesAt(text, spans) gives splitSentences(text) back.
+ */
+export function sentenceSpans(text: string): number[] {
+  const out: number[] = [];
+  // The paragraphs of text.split(/\n+/), by offset.
+  for (let from = 0; from <= text.length; ) {
+    let end = text.indexOf('\n', from);
+    if (end < 0) end = text.length;
+    const para = text.slice(from, end);
     const p = para.trim();
-    if (!p || isDebris(p)) continue;
-    for (const piece of segmentSentences(p)) {
-      const t = stripChrome(piece.replace(/\s+/g, ' ').trim());
-      if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
-      if (!/[.!?…"”’)]$/.test(t)) continue;
-      if (isDebris(t) || isBoilerplate(t)) continue;
-      out.push(t);
+    if (p && !isDebris(p)) {
+      const lead = para.length - para.trimStart().length;
+      const spans = segmentSpans(p, from + lead);
+      for (let i = 0; i < spans.length; i += 2) {
+        const t = sentenceText(text, spans[i]!, spans[i + 1]!);
+        if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
+        if (!/[.!?…"”’)]$/.test(t)) continue;
+        if (isDebris(t) || isBoilerplate(t)) continue;
+        out.push(spans[i]!, spans[i + 1]!);
+      }
     }
+    from = end + 1;
+    while (from < text.length && text.charCodeAt(from) === 10) from++;
   }
   return out;
+}
+
+/** The sentences at spans of text (from sentenceSpans). */
+export function sentencesAt(text: string, spans: readonly number[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < spans.length; i += 2) out.push(sentenceText(text, spans[i]!, spans[i + 1]!));
+  return out;
+}
+
+function sentenceText(text: string, start: number, end: number): string {
+  return stripChrome(text.slice(start, end).replace(/\s+/g, ' ').trim());
 }
 
 /** Link teasers ("More: …", "READ: …") and runs of headlines glued together by the page layout. */
