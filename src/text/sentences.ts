@@ -106,7 +106,9 @@ const MAX_CHARS = 600;
  * summary", an orphan time zone) is cut off, so what remains is still verbatim in the article.
  */
 export function splitSentences(text: string): string[] {
-  return sentencesAt(text, sentenceSpans(text));
+  const out: string[] = [];
+  eachSentence(text, (_start, _end, sentence) => out.push(sentence));
+  return out;
 }
 
 /**
@@ -116,6 +118,12 @@ export function splitSentences(text: string): string[] {
  */
 export function sentenceSpans(text: string): number[] {
   const out: number[] = [];
+  eachSentence(text, (start, end) => out.push(start, end));
+  return out;
+}
+
+/** Each sentence of splitSentences(text) in turn, with where it is in the text. */
+function eachSentence(text: string, onSentence: (start: number, end: number, sentence: string) => void): void {
   // The paragraphs of text.split(/\n+/), by offset.
   for (let from = 0; from <= text.length; ) {
     let end = text.indexOf('\n', from);
@@ -130,13 +138,12 @@ export function sentenceSpans(text: string): number[] {
         if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
         if (!/[.!?…"”’)]$/.test(t)) continue;
         if (isDebris(t) || isBoilerplate(t)) continue;
-        out.push(spans[i]!, spans[i + 1]!);
+        onSentence(spans[i]!, spans[i + 1]!, t);
       }
     }
     from = end + 1;
     while (from < text.length && text.charCodeAt(from) === 10) from++;
   }
-  return out;
 }
 
 /** The sentences at spans of text (from sentenceSpans). */
