@@ -68,8 +68,7 @@ function isTrimmed(c: number): boolean {
 /**
  * segmentSentences as offsets into the paragraph: start and end of each sentence in turn. Every
  * sentence is a piece of the paragraph (merged ICU segments are adjacent, the missed boundaries'
- * spaces and the ends' spaces are cut off), so it can be stored as two numbers (./sentences.ts
- * sentenceSpans, kept with each passage by the search index).
+ * spaces and the ends' spaces are cut off), so each is cut from the text once, after the filters.
  */
 function segmentSpans(paragraph: string, base = 0): number[] {
   const merged: { text: string; start: number }[] = [];
@@ -111,17 +110,6 @@ export function splitSentences(text: string): string[] {
   return out;
 }
 
-/**
- * Where splitSentences' sentences are in the text: start and end offsets of each in turn. The
- * search index keeps them with each passage (ICU segmentation and the filters were a tenth of a
- * chat answer's CPU), and sentencesAt(text, spans) gives splitSentences(text) back.
- */
-export function sentenceSpans(text: string): number[] {
-  const out: number[] = [];
-  eachSentence(text, (start, end) => out.push(start, end));
-  return out;
-}
-
 /** Each sentence of splitSentences(text) in turn, with where it is in the text. */
 function eachSentence(text: string, onSentence: (start: number, end: number, sentence: string) => void): void {
   // The paragraphs of text.split(/\n+/), by offset.
@@ -144,13 +132,6 @@ function eachSentence(text: string, onSentence: (start: number, end: number, sen
     from = end + 1;
     while (from < text.length && text.charCodeAt(from) === 10) from++;
   }
-}
-
-/** The sentences at spans of text (from sentenceSpans). */
-export function sentencesAt(text: string, spans: readonly number[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 1 < spans.length; i += 2) out.push(sentenceText(text, spans[i]!, spans[i + 1]!));
-  return out;
 }
 
 function sentenceText(text: string, start: number, end: number): string {
