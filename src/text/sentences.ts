@@ -39,15 +39,60 @@ function continues(previous: string, next: string): boolean {
 
 /** Sentences of one paragraph, trimmed, nothing dropped. */
 export function segmentSentences(paragraph: string): string[] {
+  const spans = segmentSpans(paragraph);
   const out: string[] = [];
-  for (const { segment } of segmenter.segment(paragraph)) {
-    if (out.length && continues(out[out.length - 1]!, segment)) out[out.length - 1] += segment;
-    else out.push(segment);
+  for (let i = 0; i < spans.length; i += 2) out.push(paragraph.slice(spans[i], spans[i + 1]));
+  return out;
+}
+
+/** ICU's boundaries, split at MISSED_BOUNDARY: String.split by a global search (same matches). */
+const MISSED_BOUNDARIES = new RegExp(MISSED_BOUNDARY.source, 'gu');
+
+/** What String.prototype.trim() removes (ECMAScript WhiteSpace and LineTerminator). */
+function isTrimmed(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * segmentSentences as offsets into the paragraph: start and end of each sentence in turn. Every
+ * sentence is a piece of the paragraph (merged ICU segments are adjacent, the missed boundaries'
+ * spaces and the ends' spaces are cut off), so each is cut from the text once, after the filters.
+ */
+function segmentSpans(paragraph: string, base = 0): number[] {
+  const merged: { text: string; start: number }[] = [];
+  for (const { segment, index } of segmenter.segment(paragraph)) {
+    const last = merged[merged.length - 1];
+    if (last && continues(last.text, segment)) last.text += segment;
+    else merged.push({ text: segment, start: index });
   }
-  return out
-    .flatMap((s) => s.split(MISSED_BOUNDARY))
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const out: number[] = [];
+  const push = (start: number, end: number) => {
+    while (start < end && isTrimmed(paragraph.charCodeAt(start))) start++;
+    while (end > start && isTrimmed(paragraph.charCodeAt(end - 1))) end--;
+    if (end > start) out.push(base + start, base + end);
+  };
+  for (const { text, start } of merged) {
+    MISSED_BOUNDARIES.lastIndex = 0;
+    let from = 0;
+    for (let m = MISSED_BOUNDARIES.exec(text); m !== null; m = MISSED_BOUNDARIES.exec(text)) {
+      push(start + from, start + m.index);
+      from = m.index + m[0].length;
+    }
+    push(start + from, start + text.length);
+  }
+  return out;
 }
 
 const MIN_CHARS = 25;
@@ -61,18 +106,36 @@ const MAX_CHARS = 600;
  */
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
-  for (const para of text.split(/\n+/)) {
-    const p = para.trim();
-    if (!p || isDebris(p)) continue;
-    for (const piece of segmentSentences(p)) {
-      const t = stripChrome(piece.replace(/\s+/g, ' ').trim());
-      if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
-      if (!/[.!?…"”’)]$/.test(t)) continue;
-      if (isDebris(t) || isBoilerplate(t)) continue;
-      out.push(t);
-    }
-  }
+  eachSentence(text, (_start, _end, sentence) => out.push(sentence));
   return out;
+}
+
+/** Each sentence of splitSentences(text) in turn, with where it is in the text. */
+function eachSentence(text: string, onSentence: (start: number, end: number, sentence: string) => void): void {
+  // The paragraphs of text.split(/\n+/), by offset.
+  for (let from = 0; from <= text.length; ) {
+    let end = text.indexOf('\n', from);
+    if (end < 0) end = text.length;
+    const para = text.slice(from, end);
+    const p = para.trim();
+    if (p && !isDebris(p)) {
+      const lead = para.length - para.trimStart().length;
+      const spans = segmentSpans(p, from + lead);
+      for (let i = 0; i < spans.length; i += 2) {
+        const t = sentenceText(text, spans[i]!, spans[i + 1]!);
+        if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
+        if (!/[.!?…"”’)]$/.test(t)) continue;
+        if (isDebris(t) || isBoilerplate(t)) continue;
+        onSentence(spans[i]!, spans[i + 1]!, t);
+      }
+    }
+    from = end + 1;
+    while (from < text.length && text.charCodeAt(from) === 10) from++;
+  }
+}
+
+function sentenceText(text: string, start: number, end: number): string {
+  return stripChrome(text.slice(start, end).replace(/\s+/g, ' ').trim());
 }
 
 /** Link teasers ("More: …", "READ: …") and runs of headlines glued together by the page layout. */
@@ -83,17 +146,41 @@ export function isBoilerplate(sentence: string): boolean {
   if (TEASER.test(sentence)) return true;
   if (/\b(more|read|related)\s*:\S/i.test(sentence)) return true;
   // "Apollo 17:Last step … schedule: Upcoming …": teaser links glued into one line.
-  if (/\w:\p{Lu}/u.test(sentence) || (sentence.match(/:\s/g)?.length ?? 0) >= 2) return true;
-  const w = sentence.split(/\s+/).filter((x) => /^[\p{L}]/u.test(x));
-  if (w.length >= 12) {
-    const capitalized = w.filter((x) => /^\p{Lu}/u.test(x)).length;
+  if (/\w:\p{Lu}/u.test(sentence) || colonsBeforeSpace(sentence) >= 2) return true;
+  // The words that open with a letter (what sentence.split(/\s+/) gives, counted without arrays:
+  // this runs on every sentence of every passage indexed).
+  let w = 0;
+  let capitalized = 0;
+  const word = /\S+/g;
+  for (let m = word.exec(sentence); m !== null; m = word.exec(sentence)) {
+    if (!LETTER_START.test(m[0])) continue;
+    w++;
+    if (UPPER_START.test(m[0])) capitalized++;
+  }
+  if (w >= 12) {
     // Headlines in title case leave only their small words in lower case; a sentence dense with
     // names still has a verb or a noun in lower case ("… are among the agency's speakers at the
     // Space Foundation's 37th Space Symposium … in Colorado Springs, Colo."). Without this test
     // 1 % of the news corpus's sentences were dropped, the fact-dense ones (who plays where, when).
-    if (capitalized / w.length > 0.55 && !w.some(isLowerCaseContentWord)) return true;
+    if (capitalized / w > 0.55) {
+      word.lastIndex = 0;
+      for (let m = word.exec(sentence); m !== null; m = word.exec(sentence))
+        if (isLowerCaseContentWord(m[0])) return false;
+      return true;
+    }
   }
   return false;
+}
+
+const LETTER_START = /^[\p{L}]/u;
+const UPPER_START = /^\p{Lu}/u;
+
+/** How many times /:\s/ matches (a colon, then white space). */
+function colonsBeforeSpace(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf(':'); i >= 0 && i + 1 < s.length; i = s.indexOf(':', i + 1))
+    if (isTrimmed(s.charCodeAt(i + 1))) n++;
+  return n;
 }
 
 /** The words title case writes in lower case (AP and Chicago styles): articles, conjunctions, short prepositions. */
