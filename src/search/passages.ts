@@ -5,6 +5,7 @@
 // Drug Administration …" in answers. Page chrome paragraphs (../text/debris.ts) are left out.
 import { segmentSentences } from '../text/sentences.ts';
 import { isDebris } from '../text/debris.ts';
+import { isWhiteSpace } from '../text/white-space.ts';
 
 export interface PassageSplitOptions {
   /** A passage is closed at the first sentence end past this many words… */
@@ -15,23 +16,6 @@ export interface PassageSplitOptions {
 
 export const DEFAULT_PASSAGE_OPTIONS: PassageSplitOptions = { minWords: 60, maxWords: 120 };
 
-/** What /\s/ matches (ECMAScript WhiteSpace and LineTerminator). */
-function isSpace(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
 /**
  * Runs of non-space characters: the count of /\S+/g matches, by a character loop (the regex
  * version was ~10 % of index build time in a CPU profile).
@@ -40,7 +24,7 @@ export function wordCount(s: string): number {
   let n = 0;
   let inWord = false;
   for (let i = 0; i < s.length; i++) {
-    const space = isSpace(s.charCodeAt(i));
+    const space = isWhiteSpace(s.charCodeAt(i));
     if (!space && !inWord) n++;
     inWord = !space;
   }

@@ -9,6 +9,7 @@
 // rarely but starts 3x more sentences in lower case and misses boundaries; sentence-splitter,
 // wink-nlp and compromise cut far more often or miss far more (and cost 14-190x the time).
 import { isDebris, stripChrome } from './debris.ts';
+import { isWhiteSpace } from './white-space.ts';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
@@ -48,23 +49,6 @@ export function segmentSentences(paragraph: string): string[] {
 /** ICU's boundaries, split at MISSED_BOUNDARY: String.split by a global search (same matches). */
 const MISSED_BOUNDARIES = new RegExp(MISSED_BOUNDARY.source, 'gu');
 
-/** What String.prototype.trim() removes (ECMAScript WhiteSpace and LineTerminator). */
-function isTrimmed(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
 /**
  * segmentSentences as offsets into the paragraph: start and end of each sentence in turn. Every
  * sentence is a piece of the paragraph (merged ICU segments are adjacent, the missed boundaries'
@@ -79,8 +63,8 @@ function segmentSpans(paragraph: string, base = 0): number[] {
   }
   const out: number[] = [];
   const push = (start: number, end: number) => {
-    while (start < end && isTrimmed(paragraph.charCodeAt(start))) start++;
-    while (end > start && isTrimmed(paragraph.charCodeAt(end - 1))) end--;
+    while (start < end && isWhiteSpace(paragraph.charCodeAt(start))) start++;
+    while (end > start && isWhiteSpace(paragraph.charCodeAt(end - 1))) end--;
     if (end > start) out.push(base + start, base + end);
   };
   for (const { text, start } of merged) {
@@ -179,7 +163,7 @@ const UPPER_START = /^\p{Lu}/u;
 function colonsBeforeSpace(s: string): number {
   let n = 0;
   for (let i = s.indexOf(':'); i >= 0 && i + 1 < s.length; i = s.indexOf(':', i + 1))
-    if (isTrimmed(s.charCodeAt(i + 1))) n++;
+    if (isWhiteSpace(s.charCodeAt(i + 1))) n++;
   return n;
 }
 
