@@ -6,12 +6,12 @@
 //   node bench/idle-cpu.ts --tidings this=DATA --tidings main=/work/main:DATA2 [--settle 20] [--seconds 10] [--rounds 3]
 //
 // A data folder is opened read-write (migrations apply at start): give each side a copy.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagValue } from './backend.ts';
-import { waitForServingUrl } from './server-log.ts';
+import { serveCheckout } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -60,22 +60,7 @@ const children: ChildProcess[] = [];
 try {
   const running = [];
   for (const s of sides) {
-    const child = spawn(
-      process.execPath,
-      [join(s.root, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
-      {
-        env: {
-          ...process.env,
-          TIDINGS_DATA: s.data,
-          TIDINGS_SCHEDULER: 'false',
-          TIDINGS_LOG_FORMAT: 'json',
-          NODE_NO_WARNINGS: '1',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    children.push(child);
-    await waitForServingUrl(child, 'tidings is serving');
+    const { child } = await serveCheckout(s.root, s.data, children);
     running.push({ ...s, pid: child.pid! });
   }
   await new Promise((r) => setTimeout(r, SETTLE_S * 1000));

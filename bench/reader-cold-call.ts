@@ -8,14 +8,14 @@
 //        [--call 'items/contents 150 ids'] (a name from bench/greader-calls.ts)
 //
 // DATA: a folder of `node bench/freshrss-peer.bench.ts --keep` (user bench / bench-password), one copy a side.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagValue } from './backend.ts';
 import { readerCalls, type ReaderCall } from './greader-calls.ts';
-import { waitForServingUrl } from './server-log.ts';
+import { serveCheckout } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -85,22 +85,7 @@ const children: ChildProcess[] = [];
 try {
   const sides = [];
   for (const s of specs) {
-    const child = spawn(
-      process.execPath,
-      [join(s.root, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
-      {
-        env: {
-          ...process.env,
-          TIDINGS_DATA: s.data,
-          TIDINGS_SCHEDULER: 'false',
-          TIDINGS_LOG_FORMAT: 'json',
-          NODE_NO_WARNINGS: '1',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    children.push(child);
-    const base = await waitForServingUrl(child, 'tidings is serving');
+    const { child, url: base } = await serveCheckout(s.root, s.data, children);
     const call = (await readerCalls(base, 'bench', 'bench-password')).calls.get(CALL);
     if (!call) throw new Error(`no call named ${CALL} in bench/greader-calls.ts`);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

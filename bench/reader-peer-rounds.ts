@@ -25,9 +25,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitForServingUrl } from './server-log.ts';
+import { serveCheckout } from './server-log.ts';
 import { processTreeRunMs } from './process-cpu.ts';
 import { readerCalls, type ReaderCall } from './greader-calls.ts';
 
@@ -173,23 +173,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
     sides.push(await sideOf('FreshRSS', php, `http://127.0.0.1:${phpPort}/api/greader.php`));
     for (const t of tidings) {
-      const child = spawn(
-        process.execPath,
-        [join(t.root, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
-        {
-          env: {
-            ...process.env,
-            TIDINGS_DATA: t.data,
-            TIDINGS_SCHEDULER: 'false',
-            TIDINGS_LOG_LEVEL: 'info',
-            TIDINGS_LOG_FORMAT: 'json',
-            NODE_NO_WARNINGS: '1',
-          },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      children.push(child);
-      sides.push(await sideOf(t.label, child, await waitForServingUrl(child, 'tidings is serving')));
+      const { child, url } = await serveCheckout(t.root, t.data, children, { TIDINGS_LOG_LEVEL: 'info' });
+      sides.push(await sideOf(t.label, child, url));
     }
     const loadBefore = load();
     const names = sides[0]!.calls.map(([n]) => n);

@@ -9,7 +9,8 @@
 // server's synchronous log writes wait. Here each chunk is split once, only the unfinished last
 // line is carried over, and once the wanted line has come the stream is only drained, keeping a
 // short tail for the error message if the server dies.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 const TAIL_CHARS = 4000;
@@ -58,4 +59,34 @@ export function waitForServingUrl(child: ChildProcess, msg?: string): Promise<st
       return undefined;
     }
   });
+}
+
+/**
+ * `tidings serve` of the checkout at root on the data folder, one process, on a free port of
+ * 127.0.0.1, without its scheduler, logging JSON to a pipe; resolves once it serves, with its URL.
+ * The child is pushed to `children` before the wait, so a caller's cleanup stops it even if it dies.
+ */
+export async function serveCheckout(
+  root: string,
+  data: string,
+  children: ChildProcess[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/tidings.js'), 'serve', '--workers', '1', '--port', '0', '--host', '127.0.0.1'],
+    {
+      env: {
+        ...process.env,
+        TIDINGS_DATA: data,
+        TIDINGS_SCHEDULER: 'false',
+        TIDINGS_LOG_FORMAT: 'json',
+        NODE_NO_WARNINGS: '1',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  children.push(child);
+  return { child, url: await waitForServingUrl(child, 'tidings is serving') };
 }
