@@ -56,3 +56,23 @@ test('"what is X called" asks for a name; a product name carries it', () => {
   assert.ok(hasAnswerType('The just-revealed AnkerMake M5 looks like it could give leading brands a run.', 'name'));
   assert.ok(!hasAnswerType('It looks like the spool of filament can be mounted on the side.', 'name'));
 });
+
+test('"what is the new <noun> of …" asks for a fact; "what\'s new with …" asks for a digest', () => {
+  assert.equal(answerTypeOf('What is the new name of Twitter?'), 'name');
+  assert.equal(answerTypeOf('What is the new price of the iPhone?'), 'number');
+  assert.equal(answerTypeOf('What is the new Pixel called?'), 'name');
+  // Two questions of the news corpus.
+  assert.equal(answerTypeOf('What is the new fee to climb Mount Everest?'), 'number');
+  assert.equal(answerTypeOf('What is the new owner of the historic du Pont estate Granogue?'), 'thing');
+  assert.equal(answerTypeOf("What's the new CEO of Intel called?"), 'person');
+  assert.equal(answerTypeOf('What is the latest version of iOS?'), 'thing');
+  // Real digests keep 'summary'.
+  assert.equal(answerTypeOf("What's new with Apple?"), 'summary');
+  assert.equal(answerTypeOf('what is new in AI'), 'summary');
+  assert.equal(answerTypeOf('What is the latest?'), 'summary');
+  assert.equal(answerTypeOf("What's the latest on the rail strike?"), 'summary');
+  assert.equal(answerTypeOf('What is the latest news about SpaceX?'), 'summary');
+  assert.equal(answerTypeOf('What are the latest updates from Gaza?'), 'summary');
+  assert.equal(answerTypeOf("What's new?"), 'summary');
+  assert.equal(answerTypeOf("What's happening in Ukraine?"), 'summary');
+});

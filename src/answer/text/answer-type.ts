@@ -18,8 +18,11 @@ export type AnswerType =
   | 'name'
   | 'none';
 
+// "What's new with X", "what is the latest on X", "what's the latest?" ask for a digest; "what is the
+// new price of …", "what is the latest version of …", "what is the new Pixel called?" ask for a fact,
+// so after new/latest only the end of the question, a news word or a preposition reads as a digest.
 const SUMMARY =
-  /^\s*(summari[sz]e|give me (a |an )?(summary|overview|rundown|digest)|overview of|catch me up|brief me|(what'?s|what is|what are) (the )?(latest|new|happening|going on)( news)?\b|(what|any) (news|updates?)\b|news (about|on)|tell me (about|the news)|latest (news )?(on|about))/i;
+  /^\s*(summari[sz]e|give me (a |an )?(summary|overview|rundown|digest)|overview of|catch me up|brief me|(what'?s|what is|what are) ((the )?latest|new)( (news|updates?|developments?|headlines|stories))?\s*($|[?.!,]|(on|about|with|in|at|from|for|regarding|around|across|since)\b)|(what'?s|what is|what are) (happening|going on)\b|(what|any) (news|updates?)\b|news (about|on)|tell me (about|the news)|latest (news )?(on|about))/i;
 const ORG_NOUN =
   /\b(company|companies|firm|business|retailer|chain|brand|bank|party|team|club|airline|carrier|network|agency|organi[sz]ation|group|university|college|school|newspaper|outlet|publisher|automaker|maker|manufacturer|startup|app|platform|service|union|league|band|institution|giant|corporation|studio|channel)\b/i;
 const PLACE_NOUN =
@@ -29,7 +32,7 @@ const PERSON_NOUN =
 const NUMBER_NOUN =
   /\b(percentage|percent|share|number|amount|price|cost|rate|age|total|sum|figure|fine|salary|score|count|population|temperature|distance|speed|height|weight)\b/i;
 const NAME_ASKED =
-  /\bwhat(?:'s| is| was| are| were| will be)\b.*\b(?:called|named|dubbed|known as)\s*\??\s*$|\bwhat(?:'s| is| was)? the name of\b/;
+  /\bwhat(?:'s| is| was| are| were| will be)\b.*\b(?:called|named|dubbed|known as)\s*\??\s*$|\bwhat(?:'s| is| was)? the (?:new |full |official |real )?name of\b/;
 const DATE_NOUN = /\b(year|date|day|month|time|decade|century|season)\b/i;
 
 export function answerTypeOf(question: string): AnswerType {
@@ -54,9 +57,9 @@ export function answerTypeOf(question: string): AnswerType {
     )
   )
     return 'number';
-  // "What is the price of …", "How much does … cost": an amount.
+  // "What is the (new) price of …", "How much does … cost": an amount.
   if (
-    /\b(what(?:'s| is| was| are| were| will be)|how much is|how much was)\s+(?:the\s+)?(price|cost|fee|fare)s?\b/.test(
+    /\b(what(?:'s| is| was| are| were| will be)|how much is|how much was)\s+(?:the\s+)?(?:(?:new|current|latest|proposed|updated)\s+)?(price|cost|fee|fare)s?\b/.test(
       l,
     )
   )
