@@ -57,8 +57,95 @@ export function createLogger(
       }),
     );
   }
-  return pino(options, linesPerTurn(stderrWriter()));
+  const stderr = nonBlockingWriter(2);
+  return pino(
+    options,
+    linesPerTurn(stderr.write, () => stderr.flushAtExit()),
+  );
 }
+
+/** Log bytes kept while stderr's reader is behind; past them, new lines are dropped and counted. */
+const MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
+const RETRY_MS = 10;
+
+/**
+ * Writes text to fd in place, never waiting for its reader: what a full pipe (a slow journald, a
+ * `docker logs` reader, a test that reads later) does not take now is kept, in order, and tried
+ * again every 10 ms, so a log sink's backpressure never holds the event loop (waiting for it here
+ * held every request for up to a second). Past MAX_BACKLOG_BYTES new lines are dropped, and a line
+ * says how many. Once the reader is gone (EPIPE) the server goes on without its log. At exit what
+ * is left is written waiting for the reader, a second at most.
+ */
+export function nonBlockingWriter(fd = 2): { write(text: string): void; flushAtExit(): void } {
+  let gone = false;
+  let backlog: Buffer[] = [];
+  let backlogBytes = 0;
+  let dropped = 0;
+  let retrying = false;
+
+  /** Writes what fd takes now; returns the rest (empty when all was written or is lost). */
+  const writeNow = (buf: Buffer): Buffer => {
+    let off = 0;
+    try {
+      while (off < buf.length) off += writeSync(fd, buf, off);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') return buf.subarray(off);
+      if (code === 'EPIPE') gone = true;
+      // Anything else: these lines are lost; there is nowhere to say so.
+    }
+    return buf.subarray(buf.length);
+  };
+  const keep = (buf: Buffer) => {
+    if (backlogBytes + buf.length > MAX_BACKLOG_BYTES) dropped++;
+    else {
+      backlog.push(buf);
+      backlogBytes += buf.length;
+    }
+    if (!retrying) {
+      retrying = true;
+      setTimeout(retry, RETRY_MS).unref();
+    }
+  };
+  const takeBacklog = (): Buffer => {
+    if (dropped) {
+      const note = `${JSON.stringify({ level: 40, time: new Date().toISOString(), svc: 'tidings', msg: `${dropped} log lines dropped: stderr's reader fell ${MAX_BACKLOG_BYTES} bytes behind` })}\n`;
+      backlog.push(Buffer.from(note));
+      dropped = 0;
+    }
+    const buf = backlog.length === 1 ? backlog[0]! : Buffer.concat(backlog);
+    backlog = [];
+    backlogBytes = 0;
+    return buf;
+  };
+  const retry = () => {
+    retrying = false;
+    if (gone) return;
+    const rest = writeNow(takeBacklog());
+    if (rest.length) keep(rest);
+  };
+  return {
+    write(text) {
+      if (gone) return;
+      const buf = Buffer.from(text);
+      // Behind a backlog, a line waits its turn: the log stays in order.
+      if (retrying) return keep(buf);
+      const rest = writeNow(buf);
+      if (rest.length) keep(rest);
+    },
+    flushAtExit() {
+      if (gone || !backlogBytes) return;
+      let rest = takeBacklog();
+      for (let waits = 0; rest.length && !gone && waits < 100; waits++) {
+        rest = writeNow(rest);
+        if (rest.length) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_MS);
+      }
+    },
+  };
+}
+
+/** The flushes of every destination made here, run once at exit (one listener, however many loggers a process makes). */
+const flushOnExit = new Set<() => void>();
 
 /**
  * A destination that writes in place (no thread) what was logged in one turn of the event loop,
@@ -68,35 +155,13 @@ export function createLogger(
  * (bench/reader-cold-call.ts). A write(2) made at once for each line instead (sonic-boom's
  * `sync: true`) cost 8 % more CPU a request at 16 clients (bench/reader.bench.ts, n=20): under
  * load the pool had coalesced the lines of several requests. Here they are coalesced by turn.
- * What is pending is written on exit too; a SIGKILL loses at most the current turn's lines.
+ * Lines a full pipe does not take are kept and written later (nonBlockingWriter), never waited
+ * for. What is pending is written on exit too; a SIGKILL loses at most the current turn's lines.
  */
-/** Writes text to stderr whole; once stderr is gone (EPIPE) the server goes on without its log. */
-function stderrWriter(): (text: string) => void {
-  let gone = false;
-  return (text) => {
-    if (gone) return;
-    let buf = Buffer.from(text);
-    try {
-      for (let waits = 0; buf.length > 0; ) {
-        try {
-          buf = buf.subarray(writeSync(2, buf));
-        } catch (e) {
-          // A non-blocking pipe that is full: wait for its reader, as sonic-boom's sync mode does.
-          if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || ++waits > 100) throw e;
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-        }
-      }
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EPIPE') gone = true;
-      // Anything else: these lines are lost; there is nowhere to say so.
-    }
-  };
-}
-
-/** The flushes of every destination made here, run once at exit (one listener, however many loggers a process makes). */
-const flushOnExit = new Set<() => void>();
-
-export function linesPerTurn(write: (text: string) => void): { write(line: string): boolean; flush(): void } {
+export function linesPerTurn(
+  write: (text: string) => void,
+  atExit?: () => void,
+): { write(line: string): boolean; flush(): void } {
   let pending: string[] = [];
   let scheduled = false;
   const flush = () => {
@@ -106,7 +171,10 @@ export function linesPerTurn(write: (text: string) => void): { write(line: strin
     pending = [];
     write(text);
   };
-  flushOnExit.add(flush);
+  flushOnExit.add(() => {
+    flush();
+    atExit?.();
+  });
   if (flushOnExit.size === 1) process.on('exit', () => flushOnExit.forEach((f) => f()));
   return {
     write(line: string) {
