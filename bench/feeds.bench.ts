@@ -15,7 +15,7 @@
 //     server in a worker thread: first cycle (all new), second (all 304), third (10 % changed);
 //     wall time, feeds/s, items/s, peak RSS; baseline: plain GETs of the same feeds, no processing.
 import { flushSearchIndexing } from '../src/search/indexing.ts';
-import { postgresServerCpuS } from './process-cpu.ts';
+import { postgresServerCpuS, processCpuS, reapedChildrenCpuS } from './process-cpu.ts';
 import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -337,6 +337,9 @@ async function processesBench(counts: number[]): Promise<void> {
         await setup.close();
         loads.push(loadavg()[0]!.toFixed(2));
         const serverCpu0 = pgDataDirectory === null ? null : postgresServerCpuS(pgDataDirectory);
+        // The exact CPU of the N refresh processes: the kernel adds each one's whole usage (every
+        // thread, up to its exit) to ours when it is reaped, and no other child of ours ends meanwhile.
+        const reaped0 = reapedChildrenCpuS();
         const t0 = performance.now();
         const outs = await Promise.all(
           Array.from(
@@ -354,26 +357,28 @@ async function processesBench(counts: number[]): Promise<void> {
                 );
                 let out = '';
                 let peakKb = 0;
-                let cpuTicks = 0;
-                // VmHWM is the process's own peak; read it (and its CPU time) until the process is gone.
+                let cpuS = 0;
+                // VmHWM is the process's own peak; read it (and its CPU time, all threads) until the
+                // process is gone: its share of the total below, short of its last 50 ms at most.
                 const sample = setInterval(() => {
                   try {
                     const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'));
                     if (m) peakKb = Math.max(peakKb, Number(m[1]));
-                    const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-                    cpuTicks = Number(stat[11]) + Number(stat[12]);
                   } catch {}
+                  const c = processCpuS(p.pid!);
+                  if (c >= cpuS) cpuS = c;
                 }, 50);
                 p.stdout.on('data', (d) => (out += d));
                 p.stderr.on('data', (d) => (out += d));
                 p.on('close', (code) => {
                   clearInterval(sample);
-                  resolve({ code: code ?? -1, out, ms: performance.now() - t0, peakKb, cpuS: cpuTicks / 100 });
+                  resolve({ code: code ?? -1, out, ms: performance.now() - t0, peakKb, cpuS });
                 });
               }),
           ),
         );
         const wallMs = performance.now() - t0;
+        const refreshCpuS = reapedChildrenCpuS() - reaped0;
         // The refresh processes' connections are gone (their backends reaped into the postmaster's
         // children times) once they exited.
         const serverCpu = pgDataDirectory === null ? null : postgresServerCpuS(pgDataDirectory) - serverCpu0!;
@@ -394,7 +399,7 @@ async function processesBench(counts: number[]): Promise<void> {
         const key = baselineRoot ? `${run}/${n}` : `${run}`;
         if (!firstWall.has(key)) firstWall.set(key, wallMs);
         rows.push(
-          `    ${String(run).padStart(3)}  ${tree.name.padEnd(9)}  ${String(n).padStart(9)}  ${sec(wallMs).padStart(6)}  ${(FEEDS / (wallMs / 1000)).toFixed(0).padStart(7)}  ${String(stored.n).padStart(7)}  ${(firstWall.get(key)! / wallMs).toFixed(2).padStart(9)}  ${loads.at(-1)!.padStart(5)}  ${per.join('; ')}${serverCpu === null ? '' : `; PostgreSQL server CPU ${serverCpu.toFixed(1)} s`}`,
+          `    ${String(run).padStart(3)}  ${tree.name.padEnd(9)}  ${String(n).padStart(9)}  ${sec(wallMs).padStart(6)}  ${(FEEDS / (wallMs / 1000)).toFixed(0).padStart(7)}  ${String(stored.n).padStart(7)}  ${(firstWall.get(key)! / wallMs).toFixed(2).padStart(9)}  ${loads.at(-1)!.padStart(5)}  refresh processes CPU ${refreshCpuS.toFixed(1)} s (${per.join('; ')})${serverCpu === null ? '' : `; PostgreSQL server CPU ${serverCpu.toFixed(1)} s`}`,
         );
         console.log(rows.at(-1));
       }
@@ -406,7 +411,9 @@ async function processesBench(counts: number[]): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  console.log('    run  tree       processes  wall s  feeds/s  items   x speed   load1  per process');
+  console.log(
+    '    run  tree       processes  wall s  feeds/s  items   x speed   load1  CPU of the N processes, reaped (each: sampled from /proc)',
+  );
   for (const r of rows) console.log(r);
   backend.stop();
 }

@@ -59,6 +59,7 @@ import { tempDataDir } from '../test/helpers.ts';
 import { waitForServingUrl } from './server-log.ts';
 import { fetchCall, readerCalls } from './greader-calls.ts';
 import { memOf } from './process-memory.ts';
+import { reapedChildrenCpuS } from './process-cpu.ts';
 import { Agent, setGlobalDispatcher } from 'undici';
 
 // FreshRSS marks 1,000 items read in 40-100 s under load, past fetch's default 300 s header
@@ -109,17 +110,6 @@ function opml(feedPort: number): string {
   return `<?xml version="1.0"?>\n<opml version="2.0"><head><title>bench</title></head><body>\n${outlines}\n</body></opml>\n`;
 }
 
-/**
- * CPU seconds (user + system) of this process's waited-for children, all their threads included:
- * the kernel adds a child's whole usage here when it is reaped, so the difference around one CLI
- * run is that run's CPU (no other child may end meanwhile: the phases run one at a time).
- */
-function childrenCpuS(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime (fields 16 and 17), USER_HZ
-}
-
 interface Run {
   seconds: number;
   cpuS: number;
@@ -129,7 +119,7 @@ interface Run {
 
 /** Runs a CLI process; returns its wall time, CPU and peak RSS (sampled from /proc). */
 async function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
-  const cpu0 = childrenCpuS();
+  const cpu0 = reapedChildrenCpuS();
   const t0 = performance.now();
   const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -148,7 +138,7 @@ async function run(cmd: string, args: string[], cwd: string, env: NodeJS.Process
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   if (code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${out.slice(-3000)}`);
-  return { seconds, cpuS: childrenCpuS() - cpu0, peakMb, out };
+  return { seconds, cpuS: reapedChildrenCpuS() - cpu0, peakMb, out };
 }
 
 /** A PHP CLI script of FreshRSS. */

@@ -22,6 +22,37 @@ function cpuMsOf(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
+/**
+ * CPU seconds used so far by one process, all its threads included (/proc/PID/stat counts the whole
+ * thread group, threads that already ended too), in 10 ms ticks; NaN once it is gone. A process
+ * read until it exits misses what it used after the last reading: for the exact total of processes
+ * that ended, see reapedChildrenCpuS.
+ */
+export function processCpuS(pid: number): number {
+  try {
+    return cpuMsOf(pid) / 1000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * CPU seconds (user + system) of this process's children that ended and were reaped (cutime and
+ * cstime of /proc/self/stat: the rusage wait4 hands back, what /usr/bin/time reports), each child's
+ * whole thread group up to its exit. The difference around a batch of child processes is their
+ * whole CPU, provided no other child of this process ends meanwhile.
+ */
+export function reapedChildrenCpuS(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[13] = cutime, fields[14] = cstime (the 16th and 17th of the whole line)
+    return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** CPU ms used so far by `pid` and its live child processes (a supervisor and its workers). */
 export function processTreeCpuMs(pid: number): number {
   try {
