@@ -9,6 +9,7 @@ import { flushSearchIndexing, reindexAll, searchIndexRepository } from './indexi
 import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
 import { testSql } from '../store/testing.ts';
+import { PostingsCompaction } from './compaction.ts';
 
 const BM25_PLUS: ArticleScoring = { weights: { title: 3, body: 1, url: 0 }, k1: 1.2, b: 0.75, delta: 0.5 };
 const everywhere = { scope: { kind: 'instance' as const } };
@@ -128,6 +129,75 @@ test('pruning common terms (MaxScore) returns exactly the best articles', async 
     index.lastSearch.articles < 200,
     `only the articles with rare words were scored (${index.lastSearch.articles})`,
   );
+});
+
+test('past the admission, only articles that can still reach the top k are scored and chunks without them skipped; the top k stays exact', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const feed = await addFeed(app, 'https://candidates.example/feed');
+  const rnd = random(11);
+  const repeat = (word: string, n: number) => Array.from({ length: n }, () => word).join(' ');
+  // Rare words in the first articles only, so the common words' later chunks hold no candidate;
+  // the common words' frequencies vary a lot, so they re-order the candidates (a wrongly dropped
+  // candidate or a skipped chunk that held one changes the top k).
+  const articles = Array.from({ length: 2400 }, (_, i) => {
+    const rare =
+      (i < 900 && i % 37 === 0 ? ' aurora' : '') +
+      (i < 900 && i % 23 === 0 ? ' magnetometer' : '') +
+      (i % 7 === 0 ? ' glacier' : '');
+    // In a third to two fifths of the articles: common, but not so common their idf is nil.
+    const common = `${rnd() < 0.4 ? repeat('weather', 1 + Math.floor(rnd() ** 3 * 25)) : 'calm'} ${rnd() < 0.3 ? repeat('report', 1 + Math.floor(rnd() * 8)) : 'note'}`;
+    return {
+      url: `https://candidates.example/${i}`,
+      title: `Item ${i}`,
+      content: `<p>${common} filler${repeat(' words', Math.floor(rnd() * 20))}${rare}.</p>`,
+    };
+  });
+  // Several batches (segments appended to chunks), then a compaction into small chunks (a common
+  // word spans dozens) after removing a few articles.
+  const ids: number[] = [];
+  for (let i = 0; i < articles.length; i += 600) ids.push(...(await ingest(app, feed, articles.slice(i, i + 600))));
+  const repo = searchIndexRepository(app);
+  const gone = ids.filter((_, i) => i % 401 === 5);
+  for (const id of gone) await testSql(app).prepare('DELETE FROM items WHERE id = ?').run(id);
+  app.notifyItemChanges({ added: [], updated: [], deleted: gone });
+  await flushSearchIndexing(app);
+  const small = Object.create(repo, { chunkBytes: { value: 24 } }) as typeof repo;
+  const compaction = await PostingsCompaction.start(small);
+  while (
+    !(await app.store.transaction(async () => {
+      await repo.lockForWriting();
+      return compaction.step(50);
+    }))
+  );
+  assert.ok((await repo.postings('weather')).chunks.length > 50, 'a common word spans many chunks');
+  const kept = articles.filter((_, i) => !gone.includes(ids[i]!));
+  const keptIds = ids.filter((id) => !gone.includes(id));
+  const index = articleIndexOf(repo);
+  let skipped = 0;
+  for (const words of [
+    ['aurora', 'magnetometer', 'weather', 'report'],
+    ['aurora', 'glacier', 'weather'],
+    ['magnetometer', 'report', 'weather', 'words'],
+    ['aurora', 'magnetometer', 'glacier', 'report', 'weather'],
+    ['magnetometer', 'glacier', 'report'],
+  ])
+    for (const limit of [1, 5, 10, 20]) {
+      const stems = queryStems(words);
+      // k = limit + 16 articles are exact (CANDIDATE_SLACK); the first limit are compared.
+      const expected = expectedScores(kept, keptIds, stems, limit + 16).slice(0, limit);
+      const got = await index.search(stems, everywhere, limit, BM25_PLUS);
+      assertSameRanking(got, expected);
+      assert.deepEqual(
+        got.map((g) => g.itemId),
+        expected.map((e) => e.itemId),
+        `${words.join(' ')}, limit ${limit}: same order`,
+      );
+      assert.ok(index.lastSearch.prunedTerms > 0, `${words.join(' ')}, limit ${limit}: pruned`);
+      assert.ok(index.lastSearch.candidates > 0);
+      skipped += index.lastSearch.skippedChunks;
+    }
+  assert.ok(skipped > 0, 'chunks without candidates were skipped');
 });
 
 test('another connection sees new, re-indexed, removed and rebuilt articles', async (t) => {

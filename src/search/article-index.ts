@@ -10,7 +10,7 @@
 // ranking use what FTS5's fixed bm25() could not.
 import type { ArticleMatch, PassageFilter, SearchIndexRepository, SearchIndexState } from '../store/repositories.ts';
 import { ArticleTable, type SnapshotOptions } from './article-table.ts';
-import { PostingsBuffer } from './postings.ts';
+import { firstDocument, PostingsBuffer } from './postings.ts';
 import { stem, wordTokens } from './tokenizer.ts';
 
 export interface FieldWeights {
@@ -73,7 +73,7 @@ export class ArticleIndex {
   /** Entries of `touched` written by the current search. */
   private touchedSoFar = 0;
   /** What the last search did (for tests and the benchmark). */
-  lastSearch = { postings: 0, articles: 0, prunedTerms: 0 };
+  lastSearch = { postings: 0, articles: 0, prunedTerms: 0, skippedChunks: 0, candidates: 0 };
   /**
    * The search holding the reused buffers, if any. Scoring itself is synchronous, but checking
    * the candidates against the store is not: the next search waits (on SQLite, where the store
@@ -167,8 +167,13 @@ export class ArticleIndex {
    * Term-at-a-time BM25+ (FTS5's BM25 variant: field-weighted term frequency over the whole
    * article's length; plus delta), with MaxScore pruning: terms go rarest first, and once the
    * k-th best score so far beats what all remaining terms together could give an article, those
-   * terms only add to articles already scored: no new article can reach the top k any more. The
-   * top k is exactly the same; common words (most of the postings) then cost a lookup each.
+   * terms only add to articles already scored: no new article can reach the top k any more. From
+   * then on only the *candidates* are scored: scored articles whose score plus what the remaining
+   * terms could add still reaches the k-th best score so far (a lower bound of the final k-th).
+   * The others are frozen, and a chunk of a remaining term that holds no candidate (its document
+   * range, from its first document to the next chunk's, read without decoding) is not decoded:
+   * at 500k passages most chunks of the common words. The top k, scores and order, is exactly the
+   * exhaustive one (src/search/article-index.test.ts compares them on a generated index).
    */
   private accumulate(
     postings: { chunks: Uint8Array[]; count: number }[],
@@ -198,19 +203,49 @@ export class ArticleIndex {
       .filter((x) => x.count > 0)
       .sort((x, y) => y.bound - x.bound);
     let remaining = terms.reduce((sum, x) => sum + x.bound, 0);
-    const stats = (this.lastSearch = { postings: 0, articles: 0, prunedTerms: 0 });
+    const stats = (this.lastSearch = { postings: 0, articles: 0, prunedTerms: 0, skippedChunks: 0, candidates: 0 });
     let touchedCount = 0;
     let best = 0;
     let admitNew = true;
+    /** Once no new article is admitted: the candidates in increasing document number. */
+    let candidates: Int32Array | undefined;
+    let candidateCount = 0;
     for (const { chunks, idf, bound } of terms) {
       if (admitNew && touchedCount >= k && best > remaining) {
         const top = topK(scores, touched, touchedCount, k);
         if (top.length === k && scores[top[k - 1]!]! > remaining) admitNew = false;
       }
+      if (!admitNew) {
+        if (!candidates) {
+          // The few that can still make it, out of all the scored articles, then in order.
+          candidates = new Int32Array(touchedCount);
+          candidateCount = this.narrow(touched, touchedCount, candidates, k, remaining);
+          candidates = candidates.subarray(0, candidateCount).sort();
+        } else candidateCount = this.narrow(candidates, candidateCount, candidates, k, remaining);
+        stats.candidates = candidateCount;
+      }
       remaining -= bound;
       if (!admitNew) stats.prunedTerms++;
-      for (const chunk of chunks) {
-        const len = p.decode(chunk);
+      let next = 0; // the first candidate not below the current chunk's first document
+      let ordered = candidates !== undefined;
+      let low = ordered && chunks.length ? firstDocument(chunks[0]!) : 0;
+      for (let c = 0; c < chunks.length; c++) {
+        const chunk = chunks[c]!;
+        if (ordered) {
+          const high = c + 1 < chunks.length ? firstDocument(chunks[c + 1]!) : Infinity;
+          // Chunks out of order (never written so, but not worth a wrong answer): decode them all.
+          if (low < 0 || high <= low) ordered = false;
+          else {
+            while (next < candidateCount && candidates![next]! < low) next++;
+            low = high;
+            if (next >= candidateCount || candidates![next]! >= high) {
+              stats.skippedChunks++;
+              continue;
+            }
+          }
+        }
+        // Past the admission, only the candidates' postings are taken out of the chunk.
+        const len = candidates ? p.decodeAmong(chunk, candidates, 0, candidateCount) : p.decode(chunk);
         stats.postings += len;
         const docs = p.docs,
           tTitle = p.title,
@@ -239,6 +274,32 @@ export class ArticleIndex {
     }
     stats.articles = touchedCount;
     return touchedCount;
+  }
+
+  /**
+   * Copies (in order; `candidates` may be `from`) the articles that can still reach the top k: the k-th best
+   * score among them is a lower bound of the final k-th (scores only grow), and an article below
+   * it by more than `remaining` never reaches it. Dropped articles are frozen (marked as filtered
+   * out, their partial score left below the top k). Returns the new count.
+   */
+  private narrow(from: Int32Array, count: number, candidates: Int32Array, k: number, remaining: number): number {
+    const { scores, seen } = this;
+    const top = topK(scores, from, count, k);
+    if (top.length < k) {
+      if (from !== candidates) candidates.set(from.subarray(0, count));
+      return count;
+    }
+    const kth = scores[top[k - 1]!]!;
+    // The margin covers the rounding of the sums (bound and score are added in different orders):
+    // an article is dropped only when it misses by more than that.
+    const floor = kth - remaining - 1e-9 * kth;
+    let kept = 0;
+    for (let i = 0; i < count; i++) {
+      const d = from[i]!;
+      if (seen[d] === 1 && scores[d]! >= floor) candidates[kept++] = d;
+      else seen[d] = 2;
+    }
+    return kept;
   }
 
   private passes(d: number, f: CompiledFilter): boolean {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seededRandom as random } from '../../test/helpers.ts';
-import { PostingsBuffer, encodeSegment } from './postings.ts';
+import { PostingsBuffer, encodeSegment, firstDocument } from './postings.ts';
 
 test('segments appended to each other decode to every posting, in order, with its field frequencies', () => {
   const rnd = random(7);
@@ -60,4 +60,43 @@ test('document numbers must increase within a segment', () => {
 test('a truncated chunk is an error, not a silent partial result', () => {
   const bytes = encodeSegment(Array.from({ length: 50 }, (_, i) => [(i + 1) * 1000, 2, 3, 0]).flat());
   assert.throws(() => new PostingsBuffer().decode(bytes.subarray(0, bytes.length - 3)), /truncated/);
+});
+
+test('decodeAmong gives exactly the wanted documents of a chunk, as decode does; firstDocument its first', () => {
+  const rnd = random(13);
+  const segments: Uint8Array[] = [encodeSegment([])]; // an empty segment first: holds no document
+  const all: number[][] = [];
+  let docNo = 0;
+  for (let s = 0; s < 4; s++) {
+    const flat: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      // Mostly one-byte gaps, some multi-byte ones; large frequencies in every field now and then.
+      docNo += 1 + (rnd() < 0.05 ? Math.floor(rnd() * 100_000) : Math.floor(rnd() * 100));
+      const posting = [
+        docNo,
+        rnd() < 0.2 ? 1 + Math.floor(rnd() * 500) : 0,
+        Math.floor(rnd() * 400),
+        rnd() < 0.1 ? 300 : 0,
+      ];
+      flat.push(...posting);
+      all.push(posting);
+    }
+    segments.push(encodeSegment(flat));
+  }
+  const chunk = new Uint8Array(segments.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of segments) chunk.set(p, (at += p.length) - p.length);
+  assert.equal(firstDocument(chunk), all[0]![0]);
+  assert.equal(firstDocument(encodeSegment([])), -1);
+  const wanted = all.filter(() => rnd() < 0.1).map((p) => p[0]!);
+  wanted.push(all.at(-1)![0]! + 5, 0); // documents the chunk does not hold
+  const among = Int32Array.from(wanted).sort();
+  const buffer = new PostingsBuffer();
+  const n = buffer.decodeAmong(chunk, among, 0, among.length);
+  const got = Array.from({ length: n }, (_, i) => [buffer.docs[i]!, buffer.title[i]!, buffer.body[i]!, buffer.url[i]!]);
+  assert.deepEqual(
+    got,
+    all.filter((p) => wanted.includes(p[0]!)),
+  );
+  assert.ok(n > 50);
 });

@@ -135,6 +135,123 @@ export class PostingsBuffer {
     }
     return this.length;
   }
+
+  /**
+   * Decodes, of a chunk's postings, only those of the given documents (`among[from…to)`, in
+   * increasing order): the others' varints are stepped over without being stored, which is most
+   * of the work on a common word once a search scores only a few candidates. Throws on bytes that
+   * do not decode, as decode does.
+   */
+  decodeAmong(chunk: Uint8Array, among: Int32Array, from: number, to: number): number {
+    this.length = 0;
+    let pos = 0;
+    const end = chunk.length;
+    let next = from;
+    let last = 0;
+    while (pos < end) {
+      let count = 0,
+        shift = 0,
+        b = 0;
+      do {
+        b = chunk[pos++]!;
+        count += (b & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (b & 0x80 && pos < end);
+      let doc = 0;
+      for (let i = 0; i < count; i++) {
+        if (pos >= end) throw new Error('postings chunk is truncated');
+        // The gap: one byte for nearly every posting of a common word.
+        b = chunk[pos++]!;
+        if (b < 0x80) doc += b;
+        else {
+          let v = b & 0x7f;
+          shift = 7;
+          do {
+            b = chunk[pos++]!;
+            v += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+          } while (b & 0x80);
+          doc += v;
+        }
+        // Documents increase through a chunk; should a segment start lower, look again from the start.
+        if (doc < last) next = from;
+        last = doc;
+        while (next < to && among[next]! < doc) next++;
+        if (next >= to || among[next] !== doc) {
+          // Not wanted: step over the frequencies (the flags are the low bits of their first byte).
+          const flags = chunk[pos]!;
+          while (chunk[pos++]! & 0x80);
+          if (flags & 2) while (chunk[pos++]! & 0x80);
+          if (flags & 1) while (chunk[pos++]! & 0x80);
+          continue;
+        }
+        let v = 0;
+        shift = 0;
+        do {
+          b = chunk[pos++]!;
+          v += (b & 0x7f) * 2 ** shift;
+          shift += 7;
+        } while (b & 0x80);
+        let t = 0,
+          u = 0;
+        if (v & 2) {
+          shift = 0;
+          do {
+            b = chunk[pos++]!;
+            t += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+          } while (b & 0x80);
+        }
+        if (v & 1) {
+          shift = 0;
+          do {
+            b = chunk[pos++]!;
+            u += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+          } while (b & 0x80);
+        }
+        this.ensure(this.length + 1);
+        const n = this.length++;
+        this.docs[n] = doc;
+        this.title[n] = t;
+        this.body[n] = Math.floor(v / 4);
+        this.url[n] = u;
+      }
+      if (pos > end) throw new Error('postings chunk is truncated');
+    }
+    return this.length;
+  }
+}
+
+/**
+ * The first document number of a chunk (its first segment's first posting, whose gap counts
+ * from 0), read without decoding the rest; -1 for an empty chunk. Postings increase across a
+ * term's chunks, so chunk i holds only documents from its first up to chunk i+1's first: a
+ * search can skip a chunk that holds none of the documents it still needs.
+ */
+export function firstDocument(chunk: Uint8Array): number {
+  let pos = 0;
+  let b = 0;
+  let count = 0;
+  // Segments of no postings (a count of 0) hold no document: the next segment's first does.
+  while (count === 0) {
+    if (pos >= chunk.length) return -1;
+    let shift = 0;
+    do {
+      b = chunk[pos++]!;
+      count += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b & 0x80 && pos < chunk.length);
+  }
+  if (pos >= chunk.length) return -1;
+  let v = 0,
+    shift = 0;
+  do {
+    b = chunk[pos++]!;
+    v += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80 && pos < chunk.length);
+  return v;
 }
 
 /** A growable byte buffer with LEB128 varints. */
