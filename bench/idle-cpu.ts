@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagValue } from './backend.ts';
-import { serveCheckout } from './server-log.ts';
+import { checkoutSpecs, serveCheckout } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -21,18 +21,7 @@ if (argv.includes('--help')) {
   );
   process.exit(0);
 }
-const sides = argv
-  .flatMap((a, i) => (argv[i - 1] === '--tidings' ? [a] : []))
-  .map((spec) => {
-    const eq = spec.indexOf('=');
-    const rest = spec.slice(eq + 1);
-    const colon = rest.lastIndexOf(':');
-    return {
-      label: spec.slice(0, eq),
-      root: colon > 0 ? resolve(rest.slice(0, colon)) : ROOT,
-      data: colon > 0 ? rest.slice(colon + 1) : rest,
-    };
-  });
+const sides = checkoutSpecs(argv, ROOT);
 if (!sides.length || sides.some((s) => !s.label || !s.data)) {
   console.error('usage: node bench/idle-cpu.ts --tidings LABEL=[CHECKOUT:]DATA … (see --help)');
   process.exit(2);

@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagValue } from './backend.ts';
 import { readerCalls, type ReaderCall } from './greader-calls.ts';
-import { serveCheckout } from './server-log.ts';
+import { checkoutSpecs, serveCheckout } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -25,18 +25,7 @@ if (argv.includes('--help')) {
   console.log(USAGE);
   process.exit(0);
 }
-const specs = argv
-  .flatMap((a, i) => (argv[i - 1] === '--tidings' ? [a] : []))
-  .map((spec) => {
-    const eq = spec.indexOf('=');
-    const rest = spec.slice(eq + 1);
-    const colon = rest.lastIndexOf(':');
-    return {
-      label: spec.slice(0, eq),
-      root: colon > 0 ? resolve(rest.slice(0, colon)) : ROOT,
-      data: colon > 0 ? rest.slice(colon + 1) : rest,
-    };
-  });
+const specs = checkoutSpecs(argv, ROOT);
 if (!specs.length || specs.some((s) => !s.label || !s.data)) {
   console.error(USAGE);
   process.exit(2);

@@ -27,7 +27,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveCheckout } from './server-log.ts';
+import { checkoutSpecs, serveCheckout } from './server-log.ts';
 import { processTreeRunMs } from './process-cpu.ts';
 import { readerCalls, type ReaderCall } from './greader-calls.ts';
 
@@ -37,7 +37,7 @@ const opt = (name: string) => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-const all = (name: string) => argv.flatMap((a, i) => (argv[i - 1] === `--${name}` ? [a] : []));
+const _all = (name: string) => argv.flatMap((a, i) => (argv[i - 1] === `--${name}` ? [a] : []));
 const FRESHRSS = opt('freshrss');
 const FR_DATA = opt('freshrss-data');
 const RUNS = Number(opt('runs') ?? 10);
@@ -54,16 +54,7 @@ if (!CLIENT_SETS[CLIENT]) {
   process.exit(2);
 }
 const CLIENTS = CLIENT_SETS[CLIENT]!;
-const tidings = all('tidings').map((spec) => {
-  const eq = spec.indexOf('=');
-  const rest = spec.slice(eq + 1);
-  const colon = rest.lastIndexOf(':');
-  return {
-    label: spec.slice(0, eq),
-    root: colon > 0 ? resolve(rest.slice(0, colon)) : ROOT,
-    data: colon > 0 ? rest.slice(colon + 1) : rest,
-  };
-});
+const tidings = checkoutSpecs(argv, ROOT);
 if (!FRESHRSS || !FR_DATA || !tidings.length || tidings.some((t) => !t.label || !t.data)) {
   console.error(
     'usage: node bench/reader-peer-rounds.ts --freshrss DIR --freshrss-data DIR --tidings LABEL=[CHECKOUT:]DATA … [--runs N]',

@@ -10,7 +10,7 @@
 // line is carried over, and once the wanted line has come the stream is only drained, keeping a
 // short tail for the error message if the server dies.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 
 const TAIL_CHARS = 4000;
@@ -89,4 +89,27 @@ export async function serveCheckout(
   );
   children.push(child);
   return { child, url: await waitForServingUrl(child, 'tidings is serving') };
+}
+
+/** A checkout to serve and its data folder, from `--tidings LABEL=[CHECKOUT:]DATA` (CHECKOUT: this one). */
+export interface CheckoutSpec {
+  label: string;
+  root: string;
+  data: string;
+}
+
+/** Every `--tidings` value of argv; a spec without a label or a data folder is refused by the caller. */
+export function checkoutSpecs(argv: readonly string[], thisRoot: string): CheckoutSpec[] {
+  return argv
+    .flatMap((a, i) => (argv[i - 1] === '--tidings' ? [a] : []))
+    .map((spec) => {
+      const eq = spec.indexOf('=');
+      const rest = spec.slice(eq + 1);
+      const colon = rest.lastIndexOf(':');
+      return {
+        label: spec.slice(0, eq),
+        root: colon > 0 ? resolve(rest.slice(0, colon)) : thisRoot,
+        data: colon > 0 ? rest.slice(colon + 1) : rest,
+      };
+    });
 }
