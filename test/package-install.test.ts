@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDataDir } from './helpers.ts';
 import { startFeedServer, rss } from './feeds-fixtures.ts';
@@ -32,6 +32,8 @@ function run(
 
 test('npm pack + npm install -g gives a working tidings command', { skip: SKIP, timeout: 300_000 }, async (t) => {
   const tmp = tempDataDir('tidings-pack-');
+  // The installed package with its dependencies is about 850 MB: not left behind by a run of this file alone.
+  t.after(() => rmSync(tmp, { recursive: true, force: true }));
   const pack = await run('npm', ['pack', '--pack-destination', tmp, '--no-audit', '--no-fund'], { cwd: ROOT });
   assert.equal(pack.code, 0, pack.stderr);
   const tarball = readdirSync(tmp).find((f) => /^tidings-.*\.tgz$/.test(f));
