@@ -5,7 +5,7 @@
 import type { PgDatabase } from './client.ts';
 import type { RefreshClaimRepository } from '../repositories.ts';
 import type { FeedRecord } from '../../model/feed-record.ts';
-import { type FeedRow, toFeed } from './feeds.ts';
+import { type FeedRow, toFeed } from '../rows/feeds.ts';
 
 /** Key of the transaction-scoped advisory lock held while claiming feeds. */
 const CLAIM_LOCK = 0x7469_6663; // 'tifc'

@@ -2,6 +2,7 @@ import type { Db } from './db.ts';
 import { StatementCache } from './db.ts';
 import type { FeedRepository } from '../repositories.ts';
 import type { FeedMetadata, FeedRecord, FetchOutcome } from '../../model/feed-record.ts';
+import { type FeedRow, toFeed } from '../rows/feeds.ts';
 
 /**
  * SET clauses that end the refresh claim of the owner bound twice after them (null for none) and
@@ -9,52 +10,6 @@ import type { FeedMetadata, FeedRecord, FetchOutcome } from '../../model/feed-re
  */
 const RELEASE_CLAIM = `refresh_claimed_until = CASE WHEN refresh_claimed_by = ? THEN NULL ELSE refresh_claimed_until END,
                 refresh_claimed_by = CASE WHEN refresh_claimed_by = ? THEN NULL ELSE refresh_claimed_by END`;
-
-export interface FeedRow {
-  id: number;
-  url: string;
-  site_url: string | null;
-  title: string | null;
-  description: string | null;
-  icon_url: string | null;
-  etag: string | null;
-  last_modified: string | null;
-  last_fetched_at: number | null;
-  last_success_at: number | null;
-  last_status: number | null;
-  last_error: string | null;
-  error_count: number;
-  next_fetch_at: number;
-  interval_seconds: number | null;
-  item_count: number;
-  ttl_minutes: number | null;
-  body_hash: string | null;
-  last_duration_ms: number | null;
-  created_at: number;
-}
-
-export const toFeed = (r: FeedRow): FeedRecord => ({
-  id: r.id,
-  url: r.url,
-  siteUrl: r.site_url,
-  title: r.title,
-  description: r.description,
-  iconUrl: r.icon_url,
-  etag: r.etag,
-  lastModified: r.last_modified,
-  lastFetchedAt: r.last_fetched_at,
-  lastSuccessAt: r.last_success_at,
-  lastStatus: r.last_status,
-  lastError: r.last_error,
-  errorCount: r.error_count,
-  nextFetchAt: r.next_fetch_at,
-  intervalSeconds: r.interval_seconds,
-  itemCount: r.item_count,
-  ttlMinutes: r.ttl_minutes,
-  bodyHash: r.body_hash,
-  lastDurationMs: r.last_duration_ms,
-  createdAt: r.created_at,
-});
 
 const roundMs = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.round(ms));
 

@@ -5,7 +5,7 @@ import { StatementCache, transaction } from './db.ts';
 import type { RefreshClaimRepository } from '../repositories.ts';
 import { DB_NOW_MS } from '../sql.ts';
 import type { FeedRecord } from '../../model/feed-record.ts';
-import { type FeedRow, toFeed } from './feeds.ts';
+import { type FeedRow, toFeed } from '../rows/feeds.ts';
 
 const LISTED_DUE = `FROM feeds f JOIN json_each(?) j ON f.id = j.value
   WHERE f.next_fetch_at <= ? AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.feed_id = f.id)`;

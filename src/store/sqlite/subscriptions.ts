@@ -2,7 +2,7 @@ import type { Db } from './db.ts';
 import { StatementCache, transaction } from './db.ts';
 import type { SubscribeOptions, SubscriptionRepository } from '../repositories.ts';
 import type { SubscriptionRecord } from '../../model/feed-record.ts';
-import { toFeed, type FeedRow } from './feeds.ts';
+import { toFeed, type FeedRow } from '../rows/feeds.ts';
 import { BACKFILL_ON_SUBSCRIBE } from '../ingest-rules.ts';
 
 export { BACKFILL_ON_SUBSCRIBE };
