@@ -14,6 +14,7 @@
 // Every temp folder the tests make (data folders, packed tarballs, model files, browser profiles)
 // lands in one folder per run (TMPDIR, which every test process and its children inherit), removed
 // when the run ends: the tests do not remove their own, and a run used to leave about 1 GB behind.
+// The browser tests' screenshots still go to <tmp>/tidings-test-output (or $TIDINGS_TEST_OUTPUT).
 //
 // Usage: node test/run-suite.ts [file or glob …] (default: the two globs above; relative to the
 // checkout's root). Options:
@@ -134,6 +135,8 @@ async function reporterStream(name: string) {
 if (import.meta.main) {
   const o = parseArgs(process.argv.slice(2));
   process.env.NODE_COMPILE_CACHE ||= join(tmpdir(), 'node-compile-cache');
+  // Screenshots are kept (one folder, overwritten by the next run); everything else goes with the run.
+  process.env.TIDINGS_TEST_OUTPUT ||= join(tmpdir(), 'tidings-test-output');
   const runTemp = mkdtempSync(join(tmpdir(), 'tidings-suite-'));
   process.env.TMPDIR = runTemp;
   process.on('exit', () => rmSync(runTemp, { recursive: true, force: true }));

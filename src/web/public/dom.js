@@ -36,6 +36,31 @@ export function mount(el, ...children) {
   return el;
 }
 
+/**
+ * A table in its scrolling wrapper: column headings, then the rows (tr elements) as given. Narrow
+ * screens scroll the wrapper sideways instead of the page.
+ */
+export function dataTable(props, headings, rows) {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      props,
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          headings.map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
+      h('tbody', null, rows),
+    ),
+  );
+}
+
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 

@@ -1,5 +1,5 @@
 // Manage feeds: add by URL (with discovery), folders, move/rename/unsubscribe, full text, OPML, feed health.
-import { h, mount, age, fullDate, toast, askText, feedIcon } from './dom.js';
+import { h, mount, age, fullDate, toast, askText, feedIcon, dataTable } from './dom.js';
 import { api } from './api.js';
 import { S, refreshSidebar } from './app.js';
 
@@ -371,25 +371,10 @@ export async function showManage(main) {
         { 'aria-labelledby': 'health-h' },
         h('h2', { id: 'health-h' }, `Feed health (${feeds.length})`),
         feeds.length
-          ? h(
-              'div',
-              { class: 'table-wrap' },
-              h(
-                'table',
-                { class: 'health' },
-                h(
-                  'thead',
-                  null,
-                  h(
-                    'tr',
-                    null,
-                    ['Feed', 'Folder', 'Status', 'Last fetch', 'Next fetch', 'Items', 'Actions'].map((c) =>
-                      h('th', { scope: 'col' }, c),
-                    ),
-                  ),
-                ),
-                h('tbody', null, rows),
-              ),
+          ? dataTable(
+              { class: 'health' },
+              ['Feed', 'Folder', 'Status', 'Last fetch', 'Next fetch', 'Items', 'Actions'],
+              rows,
             )
           : h('p', { class: 'muted' }, 'No subscriptions yet.'),
       ),

@@ -1,6 +1,6 @@
 // Settings (reading preferences, filter rules, webhooks, Fever, password, app tokens, chat API keys) and
 // Admin (the model answers are written with, users, OAuth apps, access requests).
-import { h, mount, toast, askText } from './dom.js';
+import { h, mount, toast, askText, dataTable } from './dom.js';
 import { api } from './api.js';
 import { S } from './app.js';
 
@@ -406,54 +406,37 @@ export async function showSettings(main) {
     mount(
       tokenList,
       tokens.length
-        ? h(
-            'div',
-            { class: 'table-wrap' },
-            h(
-              'table',
-              null,
+        ? dataTable(
+            null,
+            ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''],
+            tokens.map((t) =>
               h(
-                'thead',
+                'tr',
                 null,
+                h('td', null, t.kind),
+                h('td', null, t.client || t.label || ''),
+                h('td', null, t.scope),
+                h('td', null, t.status),
+                h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
                 h(
-                  'tr',
+                  'td',
                   null,
-                  ['Kind', 'Label / app', 'Scope', 'Status', 'Last used', ''].map((c) => h('th', { scope: 'col' }, c)),
-                ),
-              ),
-              h(
-                'tbody',
-                null,
-                tokens.map((t) =>
-                  h(
-                    'tr',
-                    null,
-                    h('td', null, t.kind),
-                    h('td', null, t.client || t.label || ''),
-                    h('td', null, t.scope),
-                    h('td', null, t.status),
-                    h('td', null, t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : 'never'),
-                    h(
-                      'td',
-                      null,
-                      t.status === 'active'
-                        ? h(
-                            'button',
-                            {
-                              type: 'button',
-                              class: 'danger',
-                              'aria-label': `Revoke token ${t.label || t.id}`,
-                              onclick: async () => {
-                                await api.del(`/tokens/${t.id}`);
-                                toast('Revoked');
-                                await showSettings(main);
-                              },
-                            },
-                            'Revoke',
-                          )
-                        : null,
-                    ),
-                  ),
+                  t.status === 'active'
+                    ? h(
+                        'button',
+                        {
+                          type: 'button',
+                          class: 'danger',
+                          'aria-label': `Revoke token ${t.label || t.id}`,
+                          onclick: async () => {
+                            await api.del(`/tokens/${t.id}`);
+                            toast('Revoked');
+                            await showSettings(main);
+                          },
+                        },
+                        'Revoke',
+                      )
+                    : null,
                 ),
               ),
             ),
@@ -749,95 +732,76 @@ function modelsSection(first) {
                 : h('p', { class: 'error' }, `Downloading ${d.name} failed: ${d.error}`),
           )
         : null,
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          { id: 'model-table' },
+      dataTable(
+        { id: 'model-table' },
+        ['Model', 'Download', 'Memory', 'Context', 'Licence', 'Thinking', 'Status', ''],
+        m.models.map((row) =>
           h(
-            'thead',
+            'tr',
             null,
             h(
-              'tr',
-              null,
-              ['Model', 'Download', 'Memory', 'Context', 'Licence', 'Thinking', 'Status', ''].map((c) =>
-                h('th', { scope: 'col' }, c),
-              ),
+              'th',
+              { scope: 'row' },
+              row.name,
+              row.description ? h('br') : null,
+              row.description ? h('small', { class: 'muted' }, row.description) : null,
             ),
-          ),
-          h(
-            'tbody',
-            null,
-            m.models.map((row) =>
-              h(
-                'tr',
-                null,
-                h(
-                  'th',
-                  { scope: 'row' },
-                  row.name,
-                  row.description ? h('br') : null,
-                  row.description ? h('small', { class: 'muted' }, row.description) : null,
-                ),
-                h('td', null, gb(row.sizeBytes)),
-                h('td', null, gb(row.memoryBytes)),
-                h('td', null, row.contextTokens ? `${Math.round(row.contextTokens / 1024)}k` : ''),
-                h('td', null, row.licence || ''),
-                h('td', null, row.thinking ? 'yes' : row.thinking === false ? 'no' : ''),
-                h('td', null, row.selected ? 'in use' : row.present ? 'downloaded' : ''),
-                h(
-                  'td',
-                  { class: 'actions' },
-                  !row.present && row.catalogue
-                    ? h(
-                        'button',
-                        {
-                          type: 'button',
-                          disabled: running,
-                          'aria-label': `Download ${row.name}`,
-                          onclick: () => pull(row.name),
-                        },
-                        'Download',
-                      )
-                    : null,
-                  row.present && !row.selected
-                    ? h(
-                        'button',
-                        {
-                          type: 'button',
-                          'aria-label': `Use ${row.name}`,
-                          onclick: () =>
-                            act(
-                              () => api.post('/admin/models/use', { name: row.name }),
-                              `Answers will use ${row.name} after a restart`,
-                            ),
-                        },
-                        'Use',
-                      )
-                    : null,
-                  row.present
-                    ? h(
-                        'button',
-                        {
-                          type: 'button',
-                          class: 'danger',
-                          'aria-label': `Remove ${row.name}`,
-                          onclick: async () => {
-                            if (!confirm(`Delete ${row.name} (${gb(row.sizeBytes)}) from this machine?`)) return;
-                            try {
-                              await api.del(`/admin/models/${encodeURIComponent(row.name)}`);
-                            } catch (x) {
-                              toast(x.message);
-                            }
-                            await refresh();
-                          },
-                        },
-                        'Remove',
-                      )
-                    : null,
-                ),
-              ),
+            h('td', null, gb(row.sizeBytes)),
+            h('td', null, gb(row.memoryBytes)),
+            h('td', null, row.contextTokens ? `${Math.round(row.contextTokens / 1024)}k` : ''),
+            h('td', null, row.licence || ''),
+            h('td', null, row.thinking ? 'yes' : row.thinking === false ? 'no' : ''),
+            h('td', null, row.selected ? 'in use' : row.present ? 'downloaded' : ''),
+            h(
+              'td',
+              { class: 'actions' },
+              !row.present && row.catalogue
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      disabled: running,
+                      'aria-label': `Download ${row.name}`,
+                      onclick: () => pull(row.name),
+                    },
+                    'Download',
+                  )
+                : null,
+              row.present && !row.selected
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      'aria-label': `Use ${row.name}`,
+                      onclick: () =>
+                        act(
+                          () => api.post('/admin/models/use', { name: row.name }),
+                          `Answers will use ${row.name} after a restart`,
+                        ),
+                    },
+                    'Use',
+                  )
+                : null,
+              row.present
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'danger',
+                      'aria-label': `Remove ${row.name}`,
+                      onclick: async () => {
+                        if (!confirm(`Delete ${row.name} (${gb(row.sizeBytes)}) from this machine?`)) return;
+                        try {
+                          await api.del(`/admin/models/${encodeURIComponent(row.name)}`);
+                        } catch (x) {
+                          toast(x.message);
+                        }
+                        await refresh();
+                      },
+                    },
+                    'Remove',
+                  )
+                : null,
             ),
           ),
         ),
@@ -895,78 +859,61 @@ export async function showAdmin(main) {
         'section',
         { 'aria-labelledby': 'users-h' },
         h('h2', { id: 'users-h' }, 'Users'),
-        h(
-          'div',
-          { class: 'table-wrap' },
-          h(
-            'table',
-            null,
+        dataTable(
+          null,
+          ['User', 'E-mail', 'Created', 'Role', ''],
+          users.map((u) =>
             h(
-              'thead',
+              'tr',
               null,
+              h('th', { scope: 'row' }, u.username),
+              h('td', null, u.email || ''),
+              h('td', null, new Date(u.createdAt).toLocaleDateString()),
+              h('td', null, u.isAdmin ? 'admin' : 'user'),
               h(
-                'tr',
-                null,
-                ['User', 'E-mail', 'Created', 'Role', ''].map((c) => h('th', { scope: 'col' }, c)),
-              ),
-            ),
-            h(
-              'tbody',
-              null,
-              users.map((u) =>
+                'td',
+                { class: 'actions' },
                 h(
-                  'tr',
-                  null,
-                  h('th', { scope: 'row' }, u.username),
-                  h('td', null, u.email || ''),
-                  h('td', null, new Date(u.createdAt).toLocaleDateString()),
-                  h('td', null, u.isAdmin ? 'admin' : 'user'),
-                  h(
-                    'td',
-                    { class: 'actions' },
-                    h(
+                  'button',
+                  {
+                    type: 'button',
+                    'aria-label': `Reset password of ${u.username}`,
+                    onclick: async () => {
+                      const p = await askText(
+                        `New password for ${u.username}`,
+                        'Password (at least 8 characters)',
+                        '',
+                        'password',
+                      );
+                      if (p) {
+                        try {
+                          await api.post(`/admin/users/${u.id}/password`, { password: p });
+                          toast('Password reset; their sessions and tokens ended');
+                        } catch (x) {
+                          toast(x.message);
+                        }
+                      }
+                    },
+                  },
+                  'Reset password',
+                ),
+                u.id === S.session.user.id
+                  ? null
+                  : h(
                       'button',
                       {
                         type: 'button',
-                        'aria-label': `Reset password of ${u.username}`,
+                        class: 'danger',
+                        'aria-label': `Delete ${u.username}`,
                         onclick: async () => {
-                          const p = await askText(
-                            `New password for ${u.username}`,
-                            'Password (at least 8 characters)',
-                            '',
-                            'password',
-                          );
-                          if (p) {
-                            try {
-                              await api.post(`/admin/users/${u.id}/password`, { password: p });
-                              toast('Password reset; their sessions and tokens ended');
-                            } catch (x) {
-                              toast(x.message);
-                            }
+                          if (confirm(`Delete ${u.username} and all their data?`)) {
+                            await api.del(`/admin/users/${u.id}`);
+                            await showAdmin(main);
                           }
                         },
                       },
-                      'Reset password',
+                      'Delete',
                     ),
-                    u.id === S.session.user.id
-                      ? null
-                      : h(
-                          'button',
-                          {
-                            type: 'button',
-                            class: 'danger',
-                            'aria-label': `Delete ${u.username}`,
-                            onclick: async () => {
-                              if (confirm(`Delete ${u.username} and all their data?`)) {
-                                await api.del(`/admin/users/${u.id}`);
-                                await showAdmin(main);
-                              }
-                            },
-                          },
-                          'Delete',
-                        ),
-                  ),
-                ),
               ),
             ),
           ),
