@@ -23,7 +23,7 @@
 import { globSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { run } from 'node:test';
 import * as reporters from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
@@ -138,6 +138,8 @@ if (import.meta.main) {
   // Screenshots are kept (one folder, overwritten by the next run); everything else goes with the run.
   process.env.TIDINGS_TEST_OUTPUT ||= join(tmpdir(), 'tidings-test-output');
   const runTemp = mkdtempSync(join(tmpdir(), 'tidings-suite-'));
+  // Traversable by others: the PostgreSQL clusters that tests start there run as another user.
+  chmodSync(runTemp, 0o711);
   process.env.TMPDIR = runTemp;
   process.on('exit', () => rmSync(runTemp, { recursive: true, force: true }));
   const files = orderedFiles(o.patterns.length ? o.patterns : DEFAULT_PATTERNS);
