@@ -52,8 +52,9 @@ export function watchEventLoop(observe: (lateS: number) => void): EventLoopWatch
     const late = Math.max(0, now - due);
     observe(late / 1000);
     samples.record(Math.max(1, Math.round(late * 1e6)));
-    const since = performance.eventLoopUtilization(elu);
-    elu = performance.eventLoopUtilization();
+    const current = performance.eventLoopUtilization();
+    const since = performance.eventLoopUtilization(current, elu);
+    elu = current;
     const elapsed = since.active + since.idle;
     const worked = since.active > Math.max(QUIET_FLOOR_MS, elapsed * QUIET_SHARE);
     if (worked) quiet = 0;
