@@ -63,7 +63,7 @@ try {
       per
         .get(s.label)!
         .push(
-          `${((ns - before[k]![0]) / 1e6 / SECONDS).toFixed(2)} ms/s (${((runs - before[k]![1]) / SECONDS).toFixed(0)} runs/s)`,
+          `${((ns - before[k]![0]) / 1e6 / SECONDS).toFixed(2)} ms/s (${((runs - before[k]![1]) / SECONDS).toFixed(1)} runs/s)`,
         );
     });
   }

@@ -12,6 +12,8 @@
 //        [--items 5] [--baseline DIR] [--backend sqlite|postgres] [--database-url URL]
 //   BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles each case's process;
 //   BENCH_PROFILE_DIR=DIR profiles only its unchanged refresh.
+//   BENCH_PG_STATEMENTS=FILE (PostgreSQL, a cluster with pg_stat_statements preloaded) appends each
+//   case's statements of the unchanged refresh, by total execution time, to FILE.
 // On PostgreSQL the database is vacuumed and analysed between the two refreshes (see child()).
 import { spawn } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
@@ -82,6 +84,25 @@ async function child(root: string, urls: string[], dataDir: string, databaseUrl:
   // which tree looked cheaper followed the launcher's clock. Vacuumed too, autovacuum has nothing
   // left to do in the window either.
   if (databaseUrl) await testSql(app).exec('VACUUM ANALYZE');
+  // BENCH_PG_STATEMENTS: which statements the server's time in the unchanged refresh went to
+  // (pg_stat_statements, nested ones such as triggers' included with track = all).
+  const statementsFile = databaseUrl ? process.env.BENCH_PG_STATEMENTS : undefined;
+  if (statementsFile) {
+    await testSql(app).exec('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await testSql(app).exec('SELECT pg_stat_statements_reset()');
+  }
+  // Backends started in the window: a new connection's first statements build its caches.
+  const sessions = async () =>
+    statementsFile
+      ? Number(
+          (
+            (await testSql(app)
+              .prepare('SELECT sessions FROM pg_stat_database WHERE datname = current_database()')
+              .get()) as { sessions: string }
+          ).sessions,
+        )
+      : 0;
+  const sessions0 = await sessions();
   const db0 = pgData ? postgresServerCpuS(pgData) : Number.NaN;
   // BENCH_PROFILE_DIR: a CPU profile of the unchanged refresh alone (the first one is a different story).
   const profileDir = process.env.BENCH_PROFILE_DIR;
@@ -94,6 +115,27 @@ async function child(root: string, urls: string[], dataDir: string, databaseUrl:
   }
   const unchanged = await cycle();
   const unchangedDbCpuS = pgData ? postgresServerCpuS(pgData) - db0 : Number.NaN;
+  if (statementsFile) {
+    const newSessions = (await sessions()) - sessions0;
+    const rows = (await testSql(app)
+      .prepare(
+        `SELECT calls, round(total_exec_time::numeric, 1) AS ms, rows, shared_blks_hit AS hit, shared_blks_dirtied AS dirtied,
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          ORDER BY total_exec_time DESC LIMIT 25`,
+      )
+      .all()) as { calls: string; ms: string; rows: string; hit: string; dirtied: string; query: string }[];
+    const { appendFileSync } = await import('node:fs');
+    appendFileSync(
+      statementsFile,
+      `${root} ${urls.length} feeds, server CPU ${unchangedDbCpuS.toFixed(2)} s, ${newSessions} sessions started\n${rows
+        .map(
+          (r) =>
+            `  ${r.calls.toString().padStart(6)} ${r.ms.toString().padStart(8)} ms ${r.rows.toString().padStart(7)} rows ${r.hit.toString().padStart(7)} hit ${r.dirtied.toString().padStart(5)} dirtied  ${r.query}`,
+        )
+        .join('\n')}\n`,
+    );
+  }
   if (session) {
     const { profile } = await session.post('Profiler.stop');
     const { writeFileSync } = await import('node:fs');

@@ -35,7 +35,13 @@ function allowed(networks: [ipaddr.IPv4 | ipaddr.IPv6, number][], ip: string): b
 
 export function installRequestObservability(server: FastifyInstance, app: App): void {
   const m = appMetrics(app);
-  collectProcessMetrics(app);
+  const loopWatch = collectProcessMetrics(app);
+  // A request may hold the thread (CPU work on untrusted input): the loop watch ticks at full rate
+  // from its start, not only from its idle tick's next look.
+  server.addHook('onRequest', (_req, _reply, done) => {
+    loopWatch.busy();
+    done();
+  });
   server.addHook('onResponse', async (req, reply) => {
     // Route patterns, not paths: bounded label values (a path would make one series per feed URL).
     const route = req.routeOptions.url ?? 'unmatched';

@@ -8,6 +8,7 @@ import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom
 import type { App } from '../runtime/app.ts';
 import { perApp } from '../runtime/per-app.ts';
 import { memoryUseProbes, queueProbes, setMetricsSink } from './events.ts';
+import { BUSY_TICK_MS, IDLE_TICK_MS, watchEventLoop, type EventLoopWatch } from './event-loop-watch.ts';
 
 /** Latency buckets (seconds) from 5 ms (a cached Reader call) to 2 min (deep research). */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -136,45 +137,97 @@ export const appMetrics: (app: App) => AppMetrics = perApp((app) => {
   return m;
 });
 
-/** How often the event-loop watches expect to run; their lateness is the time the thread was held. */
-const EVENT_LOOP_TICK_MS = 100;
+/**
+ * prom-client's event-loop lag gauges, which this module reports itself from the watch of
+ * ./event-loop-watch.ts (prom-client's come from monitorEventLoopDelay, a timer that ticks at all
+ * times and records the whole time between its ticks: an idle server read the period, 0.1 s).
+ */
+const PROM_CLIENT_LAG = ['', '_min', '_max', '_mean', '_stddev', '_p50', '_p90', '_p99'].map(
+  (s) => `tidings_nodejs_eventloop_lag${s}_seconds`,
+);
 
 /** Process metrics (CPU, memory, event loop lag, GC): for the server, not for one-shot commands. */
-export function collectProcessMetrics(app: App): void {
-  // prom-client samples the loop every 10 ms by default: 100 wake-ups a second of an idle server's
-  // main thread, 6-8 ms of CPU a second on this 2-core machine (schedstat of a serve process doing
-  // nothing), taken from whatever else runs. At the watch's own 100 ms the idle cost is a tenth,
-  // and a hold worth alerting on (the freeze histogram's buckets start at 10 ms late) still shows.
-  collectDefaultMetrics({
-    register: appMetrics(app).registry,
-    prefix: 'tidings_',
-    eventLoopMonitoringPrecision: EVENT_LOOP_TICK_MS,
-  });
-  watchEventLoop(app);
+export function collectProcessMetrics(app: App): EventLoopWatch {
+  const registry = appMetrics(app).registry;
+  // prom-client has no switch for its loop-delay sampling; at this period (24 days) its timer
+  // never runs, and its gauges are replaced below.
+  collectDefaultMetrics({ register: registry, prefix: 'tidings_', eventLoopMonitoringPrecision: 2 ** 31 - 1 });
+  for (const name of PROM_CLIENT_LAG) registry.removeSingleMetric(name);
+  return reportEventLoop(app);
 }
 
 /**
  * A cumulative histogram of how long the main thread was held, for freezes (issue 25): one
  * request doing CPU work on untrusted input stops every other request of the process, /healthz
- * included. prom-client's `tidings_nodejs_eventloop_lag_{p50,p90,p99,max}_seconds` gauges cover
- * only the time since the previous scrape and are reset by each scrape (a second scraper, or a
- * missed scrape, hides a freeze); this histogram only grows, so
+ * included. The `tidings_nodejs_eventloop_lag_{p50,p90,p99,max}_seconds` gauges cover only the
+ * time since the previous scrape and are reset by each scrape (a second scraper, or a missed
+ * scrape, hides a freeze); this histogram only grows, so
  * `increase(tidings_event_loop_blocked_seconds_bucket{le="+Inf"}) - increase(…{le="1"})` counts
- * the holds over 1 s in any window, and `…_sum` the time lost.
+ * the holds over 1 s in any window, and `…_sum` the time lost. Both come from one watch, which
+ * ticks every 100 ms while the loop works and every second while it is idle.
  */
-function watchEventLoop(app: App): void {
+function reportEventLoop(app: App): EventLoopWatch {
+  const registers = [appMetrics(app).registry];
   const blocked = new Histogram({
     name: 'tidings_event_loop_blocked_seconds',
-    help: `How late the main thread ran a timer due every ${EVENT_LOOP_TICK_MS} ms: the time one task held it (every other request waited)`,
+    help: `How late the main thread ran a timer (due every ${BUSY_TICK_MS} ms while it works, every ${IDLE_TICK_MS} ms while idle): the time one task held it (every other request waited)`,
     buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60],
-    registers: [appMetrics(app).registry],
+    registers,
   });
-  let expected = performance.now() + EVENT_LOOP_TICK_MS;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    blocked.observe(Math.max(0, now - expected) / 1000);
-    expected = now + EVENT_LOOP_TICK_MS;
-  }, EVENT_LOOP_TICK_MS);
-  timer.unref();
-  app.onClose(() => clearInterval(timer));
+  const watch = watchEventLoop((lateS) => blocked.observe(lateS));
+  app.onClose(() => watch.stop());
+  // One scrape reads every gauge: tidings_nodejs_eventloop_lag_seconds, registered first and so
+  // collected first, takes the samples since the last scrape; the gauges after it read them.
+  let taken: { min: number; max: number; mean: number; stddev: number; p50: number; p90: number; p99: number } = {
+    min: 0,
+    max: 0,
+    mean: 0,
+    stddev: 0,
+    p50: 0,
+    p90: 0,
+    p99: 0,
+  };
+  const take = () => {
+    const h = watch.takeSamples();
+    const s = (ns: number) => (h.count ? ns / 1e9 : 0);
+    taken = {
+      min: s(h.min),
+      max: s(h.max),
+      mean: s(h.mean),
+      stddev: s(h.stddev),
+      p50: s(h.percentile(50)),
+      p90: s(h.percentile(90)),
+      p99: s(h.percentile(99)),
+    };
+  };
+  new Gauge({
+    name: 'tidings_nodejs_eventloop_lag_seconds',
+    help: 'Lag of event loop in seconds: how long an immediate waited when this scrape was served.',
+    registers,
+    aggregator: 'average',
+    async collect() {
+      take();
+      const start = performance.now();
+      await new Promise((r) => setImmediate(r));
+      this.set((performance.now() - start) / 1000);
+    },
+  });
+  const stat = (suffix: string, help: string, key: keyof typeof taken, aggregator: 'min' | 'max' | 'average') =>
+    new Gauge({
+      name: `tidings_nodejs_eventloop_lag_${suffix}_seconds`,
+      help: `${help} of the event loop's lateness since the previous scrape (0 without samples).`,
+      registers,
+      aggregator,
+      collect() {
+        this.set(taken[key]);
+      },
+    });
+  stat('min', 'The minimum', 'min', 'min');
+  stat('max', 'The maximum', 'max', 'max');
+  stat('mean', 'The mean', 'mean', 'average');
+  stat('stddev', 'The standard deviation', 'stddev', 'average');
+  stat('p50', 'The 50th percentile', 'p50', 'average');
+  stat('p90', 'The 90th percentile', 'p90', 'average');
+  stat('p99', 'The 99th percentile', 'p99', 'average');
+  return watch;
 }
