@@ -145,9 +145,14 @@ export async function importOpml(app: App, userId: number, body: string): Promis
     throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
   try {
     const started = performance.now();
+    // A transaction takes at most 25 ms, so a large file reports progress often: logged once a second.
+    let lastLogged = started;
     const r = await feedsImportOpml(app, userId, body, {
       onProgress: (done, total) => {
-        if (total > OPML_IMPORT_CHUNK) app.log.info({ userId, done, total }, 'OPML import progress');
+        const now = performance.now();
+        if (total <= OPML_IMPORT_CHUNK || (now - lastLogged < 1000 && done < total)) return;
+        lastLogged = now;
+        app.log.info({ userId, done, total }, 'OPML import progress');
       },
     });
     app.log.info(
