@@ -234,7 +234,8 @@ export class LocalModelRuntime implements LocalModel {
     }
     const gpu = settings.gpuLayers === 0 ? false : 'auto';
     // build: 'never': use the prebuilt binaries only; a missing one is an error, not a compile.
-    // node-llama-cpp shares one Llama per set of options, with the logger of the first call: the
+    // Each call makes a Llama of its own (node-llama-cpp 3.22.1: two calls with the same options
+    // give two objects, and disposing one leaves a model loaded through the other working); the
     // logger writes to the module's buffer, which every load reads.
     const llama = await lib.getLlama({
       gpu,
