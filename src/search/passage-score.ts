@@ -34,10 +34,14 @@ function termPattern(terms: string[]): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, 'giu');
 }
 
-/** Words of a passage (passages are single-spaced text): counting spaces beats splitting. */
+/**
+ * Words of a passage (passages are single-spaced text): counting spaces beats splitting, and
+ * indexOf finds them faster than a loop over the characters (whole article paragraphs go through
+ * here for fact questions).
+ */
 function wordCount(p: string): number {
   let n = 1;
-  for (let i = 0; i < p.length; i++) if (p.charCodeAt(i) === 32) n++;
+  for (let i = p.indexOf(' '); i >= 0; i = p.indexOf(' ', i + 1)) n++;
   return n;
 }
 

@@ -109,6 +109,12 @@ export function answerFeatures(
     if (space < 0) return holders.get(key) ?? 0;
     return pairHolders.get(key.slice(0, space))?.get(key.slice(space + 1)) ?? 0;
   };
+  /** How many sources a mask of holders holds (supportOf(key).sources for a word or a pair). */
+  const holdersIn = (mask: number): number => {
+    let n = 0;
+    for (let i = 0; i < sources.length; i++) if ((mask & (2 ** i)) !== 0) n++;
+    return n;
+  };
   const padded: (string | undefined)[] = [];
   const support = new Map<string, { sources: number; weight: number }>();
   const supportOf = (key: string) => {
@@ -160,14 +166,18 @@ export function answerFeatures(
     let namedSupport = 0;
     for (const k of names) namedSupport = Math.max(namedSupport, supportOf(k).weight - own);
     // Phrases of one or two words, none a stop word or a question term, repeated by other sources.
+    // The word and the pair starting at each word, read from the holders' masks directly (no
+    // slice, join or key string per word of every scored sentence).
     let phraseSupport = 0;
     const w = s.words;
-    for (let i = 0; i < w.length; i++)
-      for (let n = 1; n <= 2 && i + n <= w.length; n++) {
-        const gram = w.slice(i, i + n);
-        if (gram.some((x) => x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)))) break;
-        phraseSupport = Math.max(phraseSupport, supportOf(gram.join(' ')).sources - 1);
-      }
+    const plain = (x: string) => !(x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)));
+    for (let i = 0; i < w.length; i++) {
+      const one = w[i]!;
+      if (!plain(one)) continue;
+      phraseSupport = Math.max(phraseSupport, holdersIn(holders.get(one) ?? 0) - 1);
+      if (i + 1 < w.length && plain(w[i + 1]!))
+        phraseSupport = Math.max(phraseSupport, holdersIn(pairHolders.get(one)?.get(w[i + 1]!) ?? 0) - 1);
+    }
     const f: Record<Feature, number> = {
       coverage: s.coverage,
       rank: rankPrior(s.source.n),
