@@ -733,9 +733,11 @@ export function mineCandidates(
   const list = [...byKey.values()];
   // A single word of a longer name ("Mamdani" in "Zohran Mamdani") supports the name.
   const names = list.filter((c) => c.kind === 'name' && c.key.includes(' '));
+  // Each name's words once, not once per single-word candidate.
+  const nameWords = names.map((n) => n.key.split(' '));
   for (const c of list) {
     if (c.key.includes(' ')) continue;
-    const longer = names.filter((n) => n.key.split(' ').includes(c.key));
+    const longer = names.filter((_, k) => nameWords[k]!.includes(c.key));
     if (!longer.length) continue;
     const into = longer.reduce((a, b) => (sum(b.perSource) > sum(a.perSource) ? b : a));
     for (const [n, v] of c.perSource) into.perSource.set(n, Math.max(into.perSource.get(n) ?? 0, v));
