@@ -24,7 +24,7 @@ import { entities, terms, termsOfWords, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
-import { lowerCaseWords, nameKind } from '../text/name-kind.ts';
+import { lowerCaseLookup, nameKind } from '../text/name-kind.ts';
 import { isSubjectName, subjectWords } from '../text/subject.ts';
 
 export interface Sentence {
@@ -682,7 +682,7 @@ export function mineCandidates(
   };
   const texts = new Set<string>();
   for (const s of pool ?? sentences) for (const t of s.source.texts) texts.add(t);
-  const lower = lowerCaseWords(texts);
+  const lower = lowerCaseLookup(texts);
   for (const s of sentences) {
     const base = s.relevance * s.relevance;
     // Closeness to the question's words in the sentence (AskMSR): answers sit next to what was asked.
