@@ -92,10 +92,11 @@ export function withoutNearDuplicates(hits: SearchHit[], similarity = NEAR_DUPLI
   // Each shingle seen so far -> the kept hit that had it first, as two arrays sorted by shingle
   // (merged on each keep): one search per shingle of a new hit counts what it shares with every
   // kept hit at once (comparing sets pairwise took twice as long). Kept hits share little with each
-  // other, so crediting a shingle to the first is enough. Typed arrays, not a Set and a Map: the
-  // hashes are 32-bit, so half of them were boxed numbers, a tenth of an answer's garbage.
-  let ownShingles: Int32Array = new Int32Array(0);
-  let owners: Int32Array = new Int32Array(0);
+  // other, so crediting a shingle to the first is enough. Arrays (of unboxed doubles), not a Set and
+  // a Map: the hashes are 32-bit, so half of them were boxed numbers there, a tenth of an answer's
+  // garbage. Not typed arrays either: each would be a buffer outside the heap.
+  let ownShingles: number[] = [];
+  let owners: number[] = [];
   const shared: number[] = [];
   for (const hit of hits) {
     const shingles = shinglesOf(leadingText(hit));
@@ -115,7 +116,7 @@ export function withoutNearDuplicates(hits: SearchHit[], similarity = NEAR_DUPLI
 }
 
 /** Where x is in the sorted array a, or -1. */
-function sortedIndexOf(a: Int32Array, x: number): number {
+function sortedIndexOf(a: number[], x: number): number {
   let lo = 0;
   let hi = a.length - 1;
   while (lo <= hi) {
@@ -129,26 +130,25 @@ function sortedIndexOf(a: Int32Array, x: number): number {
 }
 
 /** The owned shingles with those of `added` not owned yet given to `owner`, still sorted. */
-function withOwner(own: Int32Array, owners: Int32Array, added: Int32Array, owner: number): [Int32Array, Int32Array] {
-  const keys = new Int32Array(own.length + added.length);
-  const vals = new Int32Array(own.length + added.length);
+function withOwner(own: number[], owners: number[], added: number[], owner: number): [number[], number[]] {
+  const keys: number[] = [];
+  const vals: number[] = [];
   let i = 0;
   let j = 0;
-  let n = 0;
   while (i < own.length || j < added.length) {
     if (j >= added.length || (i < own.length && own[i]! < added[j]!)) {
-      keys[n] = own[i]!;
-      vals[n++] = owners[i++]!;
+      keys.push(own[i]!);
+      vals.push(owners[i++]!);
     } else if (i >= own.length || added[j]! < own[i]!) {
-      keys[n] = added[j++]!;
-      vals[n++] = owner;
+      keys.push(added[j++]!);
+      vals.push(owner);
     } else {
-      keys[n] = own[i]!;
-      vals[n++] = owners[i++]!;
+      keys.push(own[i]!);
+      vals.push(owners[i++]!);
       j++;
     }
   }
-  return [keys.subarray(0, n), vals.subarray(0, n)];
+  return [keys, vals];
 }
 
 /** Characters of a hit's passages compared: copies of one story agree from their first words. */
@@ -171,7 +171,7 @@ function leadingText(hit: SearchHit): string {
  * characters other than spaces, quotes and dashes; ASCII is folded to lower case. Both copies of a
  * story are read the same way, which is all a duplicate test needs.
  */
-function shinglesOf(text: string): Int32Array {
+function shinglesOf(text: string): number[] {
   const words: number[] = [];
   let h = 0x811c9dc5;
   let inWord = false;
@@ -192,15 +192,16 @@ function shinglesOf(text: string): Int32Array {
       inWord = false;
     }
   }
-  const all = new Int32Array(Math.max(0, words.length - SHINGLE_WORDS + 1));
-  for (let i = 0; i < all.length; i++) {
+  const all: number[] = [];
+  for (let i = 0; i + SHINGLE_WORDS <= words.length; i++) {
     let s = 0x811c9dc5;
     for (let j = i; j < i + SHINGLE_WORDS; j++) s = Math.imul(s ^ words[j]!, 0x01000193);
-    all[i] = s;
+    all.push(s);
   }
   // Sorted, each shingle once (what the Set of them held).
-  all.sort();
+  all.sort((a, b) => a - b);
   let n = 0;
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
-  return all.subarray(0, n);
+  all.length = n;
+  return all;
 }

@@ -94,7 +94,7 @@ export function answerFeatures(
   const sourceWords = sources.map((src) => words(src.hit.title + ' ' + src.texts.join(' ')));
   const sourceIds = sourceWords.map((w, i) => {
     const bit = 2 ** i;
-    const ids = new Int32Array(w.length);
+    const ids: number[] = [];
     for (let j = 0; j < w.length; j++) {
       let id = wordIds.get(w[j]!);
       if (id === undefined) {
@@ -102,7 +102,7 @@ export function answerFeatures(
         holders.push(0);
       }
       holders[id]! |= bit;
-      ids[j] = id;
+      ids.push(id);
     }
     return ids;
   });
