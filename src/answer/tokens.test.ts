@@ -71,6 +71,9 @@ test('merged pieces keep their counts up to MERGED_PIECES_HELD, and counts stay 
   assert.equal(countTokens(first), expected);
   assert.ok(mergedPiecesHeld() >= 1000, `${mergedPiecesHeld()} counts held after 2,000 new words`);
   assert.equal(countTokens(first), expected, 'the held counts give the same total');
+  // An edited text: its changed pieces are new keys, so no count held for the old text applies.
+  const edited = first.replace(words[0]!, `${words[0]!.slice(0, 4)}q${words[0]!.slice(5)}x`);
+  assert.equal(countTokens(edited), lib.encode(edited, plain).length);
   const all = words.join(' ');
   assert.equal(countTokens(all), lib.encode(all, plain).length);
   assert.ok(mergedPiecesHeld() <= MERGED_PIECES_HELD, `${mergedPiecesHeld()} held`);
