@@ -12,7 +12,8 @@
 // (three paragraphs of 60 words from a 40-word list: common words, long posting lists). It is
 // built once into --data and reused (the bench user, its API key in DIR/bench-key). With
 // --compare DIR (another checkout, e.g. /work/main) that checkout's server runs on the same data
-// folder, alternating with this one round by round. RSS comes from /proc/<pid>/status (Linux).
+// folder, alternating with this one (this one first in odd rounds, second in even ones). RSS
+// comes from /proc/<pid>/status (Linux).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,7 +113,10 @@ const lines = [
   '|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const root of checkouts) {
+  // Which goes first alternates by round: the second server of a round used 3-12 % less CPU per
+  // answer in all six rounds of three runs (BENCHMARKS.md, "CPU per sonar answer, fourth pass"),
+  // whichever checkout it was.
+  for (const root of round % 2 ? checkouts : [...checkouts].reverse()) {
     const server = await startServeProcess(
       DATA,
       1,

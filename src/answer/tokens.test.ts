@@ -3,7 +3,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { countTokens, encodeTokens, MAX_TOKEN_BYTES, truncateToTokens, warmTokenizer } from './tokens.ts';
+import {
+  countTokens,
+  encodeTokens,
+  MAX_TOKEN_BYTES,
+  MERGED_PIECES_HELD,
+  mergedPiecesHeld,
+  truncateToTokens,
+  warmTokenizer,
+} from './tokens.ts';
 import { hasNews, readArticles } from './testing/news-corpus.ts';
 
 type Lib = {
@@ -50,6 +58,27 @@ test('ids equal gpt-tokenizer on news articles', { skip: !hasNews && 'no ../shar
     // Pieces matched in place (countTokens) on text with no non-ASCII piece at all.
     sameAsLib(`${a.title}\n${a.text}`.replace(/[^\x00-\x7f]/g, ''));
   }
+});
+
+test('merged pieces keep their counts up to MERGED_PIECES_HELD, and counts stay exact past it', () => {
+  let seed = 11;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  // Made-up words: pieces no token spells whole, so each is merged (and its count held).
+  const word = () => Array.from({ length: 9 }, () => 'bcdfghjkqvwxz'[Math.floor(rnd() * 13)]).join('');
+  const words = Array.from({ length: MERGED_PIECES_HELD + 4000 }, word);
+  const first = words.slice(0, 2000).join(' ');
+  const expected = lib.encode(first, plain).length;
+  assert.equal(countTokens(first), expected);
+  assert.ok(mergedPiecesHeld() >= 1000, `${mergedPiecesHeld()} counts held after 2,000 new words`);
+  assert.equal(countTokens(first), expected, 'the held counts give the same total');
+  // An edited text: its changed pieces are new keys, so no count held for the old text applies.
+  const edited = first.replace(words[0]!, `${words[0]!.slice(0, 4)}q${words[0]!.slice(5)}x`);
+  assert.equal(countTokens(edited), lib.encode(edited, plain).length);
+  const all = words.join(' ');
+  assert.equal(countTokens(all), lib.encode(all, plain).length);
+  assert.ok(mergedPiecesHeld() <= MERGED_PIECES_HELD, `${mergedPiecesHeld()} held`);
+  // The first words' counts left first; counted again, they are merged again, and still exact.
+  assert.equal(countTokens(first), expected);
 });
 
 test('special-token text counts as plain text (gpt-tokenizer threw on it)', () => {

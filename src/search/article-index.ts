@@ -406,7 +406,10 @@ export function topK(scores: Float64Array, touched: Int32Array, count: number, k
       if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
       if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      // Swapped through a variable: a destructuring swap made two arrays per step.
+      const t = heap[i]!;
+      heap[i] = heap[m]!;
+      heap[m] = t;
       i = m;
     }
   };
@@ -418,7 +421,9 @@ export function topK(scores: Float64Array, touched: Int32Array, count: number, k
       for (let j = heap.length - 1; j > 0; ) {
         const parent = (j - 1) >> 1;
         if (!worse(heap[j]!, heap[parent]!)) break;
-        [heap[j], heap[parent]] = [heap[parent]!, heap[j]!];
+        const t = heap[j]!;
+        heap[j] = heap[parent]!;
+        heap[parent] = t;
         j = parent;
       }
     } else if (worse(heap[0]!, d)) {

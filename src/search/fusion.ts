@@ -89,25 +89,66 @@ const NEAR_DUPLICATE_SIMILARITY = 0.5;
 export function withoutNearDuplicates(hits: SearchHit[], similarity = NEAR_DUPLICATE_SIMILARITY): SearchHit[] {
   const kept: SearchHit[] = [];
   const sizes: number[] = [];
-  // Each shingle seen so far -> the kept hit that had it first: one lookup per shingle of a new
-  // hit counts what it shares with every kept hit at once (comparing sets pairwise took twice as
-  // long). Kept hits share little with each other, so crediting a shingle to the first is enough.
-  const owner = new Map<number, number>();
+  // Each shingle seen so far -> the kept hit that had it first, as two arrays sorted by shingle
+  // (merged on each keep): one search per shingle of a new hit counts what it shares with every
+  // kept hit at once (comparing sets pairwise took twice as long). Kept hits share little with each
+  // other, so crediting a shingle to the first is enough. Arrays (of unboxed doubles), not a Set and
+  // a Map: the hashes are 32-bit, so half of them were boxed numbers there, a tenth of an answer's
+  // garbage. Not typed arrays either: each would be a buffer outside the heap.
+  let ownShingles: number[] = [];
+  let owners: number[] = [];
   const shared: number[] = [];
   for (const hit of hits) {
     const shingles = shinglesOf(leadingText(hit));
     shared.fill(0);
     for (const s of shingles) {
-      const k = owner.get(s);
-      if (k !== undefined) shared[k]!++;
+      const at = sortedIndexOf(ownShingles, s);
+      if (at >= 0) shared[owners[at]!]!++;
     }
-    if (shingles.size && shared.some((n, k) => n && n / (sizes[k]! + shingles.size - n) >= similarity)) continue;
+    const size = shingles.length;
+    if (size && shared.some((n, k) => n && n / (sizes[k]! + size - n) >= similarity)) continue;
     const k = kept.push(hit) - 1;
-    sizes.push(shingles.size);
+    sizes.push(size);
     shared.push(0);
-    for (const s of shingles) if (!owner.has(s)) owner.set(s, k);
+    [ownShingles, owners] = withOwner(ownShingles, owners, shingles, k);
   }
   return kept.length === hits.length ? hits : kept;
+}
+
+/** Where x is in the sorted array a, or -1. */
+function sortedIndexOf(a: number[], x: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = a[mid]!;
+    if (v < x) lo = mid + 1;
+    else if (v > x) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** The owned shingles with those of `added` not owned yet given to `owner`, still sorted. */
+function withOwner(own: number[], owners: number[], added: number[], owner: number): [number[], number[]] {
+  const keys: number[] = [];
+  const vals: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < own.length || j < added.length) {
+    if (j >= added.length || (i < own.length && own[i]! < added[j]!)) {
+      keys.push(own[i]!);
+      vals.push(owners[i++]!);
+    } else if (i >= own.length || added[j]! < own[i]!) {
+      keys.push(added[j++]!);
+      vals.push(owner);
+    } else {
+      keys.push(own[i]!);
+      vals.push(owners[i++]!);
+      j++;
+    }
+  }
+  return [keys, vals];
 }
 
 /** Characters of a hit's passages compared: copies of one story agree from their first words. */
@@ -130,7 +171,7 @@ function leadingText(hit: SearchHit): string {
  * characters other than spaces, quotes and dashes; ASCII is folded to lower case. Both copies of a
  * story are read the same way, which is all a duplicate test needs.
  */
-function shinglesOf(text: string): Set<number> {
+function shinglesOf(text: string): number[] {
   const words: number[] = [];
   let h = 0x811c9dc5;
   let inWord = false;
@@ -151,11 +192,16 @@ function shinglesOf(text: string): Set<number> {
       inWord = false;
     }
   }
-  const out = new Set<number>();
+  const all: number[] = [];
   for (let i = 0; i + SHINGLE_WORDS <= words.length; i++) {
     let s = 0x811c9dc5;
     for (let j = i; j < i + SHINGLE_WORDS; j++) s = Math.imul(s ^ words[j]!, 0x01000193);
-    out.add(s);
+    all.push(s);
   }
-  return out;
+  // Sorted, each shingle once (what the Set of them held).
+  all.sort((a, b) => a - b);
+  let n = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
+  all.length = n;
+  return all;
 }

@@ -118,8 +118,13 @@ function eachSentence(text: string, onSentence: (start: number, end: number, sen
   }
 }
 
+/** White space that /\s+/g → ' ' would change: a run of two, or one that is not a plain space. */
+const UNEVEN_SPACE = /\s\s|[^\S ]/;
+
 function sentenceText(text: string, start: number, end: number): string {
-  return stripChrome(text.slice(start, end).replace(/\s+/g, ' ').trim());
+  const t = text.slice(start, end);
+  // Most sentences are single-spaced already, and replace makes a new string whenever it matches.
+  return stripChrome((UNEVEN_SPACE.test(t) ? t.replace(/\s+/g, ' ') : t).trim());
 }
 
 /** Link teasers ("More: …", "READ: …") and runs of headlines glued together by the page layout. */
@@ -131,15 +136,22 @@ export function isBoilerplate(sentence: string): boolean {
   if (/\b(more|read|related)\s*:\S/i.test(sentence)) return true;
   // "Apollo 17:Last step … schedule: Upcoming …": teaser links glued into one line.
   if (/\w:\p{Lu}/u.test(sentence) || colonsBeforeSpace(sentence) >= 2) return true;
-  // The words that open with a letter (what sentence.split(/\s+/) gives, counted without arrays:
-  // this runs on every sentence of every passage indexed).
+  // The words that open with a letter (what sentence.split(/\s+/) gives, counted without arrays
+  // or word strings: this runs on every sentence of every passage indexed and of every answer).
   let w = 0;
   let capitalized = 0;
-  const word = /\S+/g;
-  for (let m = word.exec(sentence); m !== null; m = word.exec(sentence)) {
-    if (!LETTER_START.test(m[0])) continue;
-    w++;
-    if (UPPER_START.test(m[0])) capitalized++;
+  for (let i = 0; i < sentence.length; ) {
+    if (isWhiteSpace(sentence.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    LETTER_AT.lastIndex = i;
+    if (LETTER_AT.test(sentence)) {
+      w++;
+      UPPER_AT.lastIndex = i;
+      if (UPPER_AT.test(sentence)) capitalized++;
+    }
+    while (i < sentence.length && !isWhiteSpace(sentence.charCodeAt(i))) i++;
   }
   if (w >= 12) {
     // Headlines in title case leave only their small words in lower case; a sentence dense with
@@ -147,7 +159,7 @@ export function isBoilerplate(sentence: string): boolean {
     // Space Foundation's 37th Space Symposium … in Colorado Springs, Colo."). Without this test
     // 1 % of the news corpus's sentences were dropped, the fact-dense ones (who plays where, when).
     if (capitalized / w > 0.55) {
-      word.lastIndex = 0;
+      const word = /\S+/g;
       for (let m = word.exec(sentence); m !== null; m = word.exec(sentence))
         if (isLowerCaseContentWord(m[0])) return false;
       return true;
@@ -156,8 +168,9 @@ export function isBoilerplate(sentence: string): boolean {
   return false;
 }
 
-const LETTER_START = /^[\p{L}]/u;
-const UPPER_START = /^\p{Lu}/u;
+/** A letter, an upper-case letter, where lastIndex says (a word's first character). */
+const LETTER_AT = /\p{L}/uy;
+const UPPER_AT = /\p{Lu}/uy;
 
 /** How many times /:\s/ matches (a colon, then white space). */
 function colonsBeforeSpace(s: string): number {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import type { GroundingSource } from './engine.ts';
 import { groundingSource } from '../testing/grounding-source.ts';
 import { planAnswer } from './extractive-answer.ts';
-import { lowerCaseWords, nameKind } from '../text/name-kind.ts';
+import { lowerCaseLookup, lowerCaseWords, nameKind } from '../text/name-kind.ts';
+import { hasNews, readArticles } from '../testing/news-corpus.ts';
 
 const source = (n: number, title: string, text: string) => groundingSource(n, title, text, '2025-01-30');
 
@@ -41,6 +42,52 @@ test('a capitalized word the sources also write in lower case is common only whe
   // Never written in lower case: a name, first word or not.
   assert.equal(nameKind('Zelensky', 'Zelensky spoke on Sunday.', lower), 'unknown');
   assert.equal(nameKind('Feb. 11', 'The offer expires on Feb. 11.', lower), 'not-a-name');
+});
+
+test('lowerCaseLookup answers as the list of lower-case words does', () => {
+  const texts = [
+    "Re-elected mayors re-elect; it's the mayor’s call—co-op. x-ray X-ray ’tis well-known",
+    'ℝeal ﬁne straße Ǆemal 𝒶strals café’s ice-cream-and-cake',
+  ];
+  const words = [...lowerCaseWords(texts)];
+  const asked = [
+    ...words,
+    'elected',
+    'elect',
+    'mayor',
+    'ray',
+    'x',
+    'co',
+    'op',
+    'ice',
+    'cream',
+    's',
+    "it's",
+    'Mayor',
+    '',
+  ].concat(
+    words.map((w) => w.slice(1)),
+    words.map((w) => w.slice(0, -1)),
+  );
+  const all = lowerCaseWords(texts);
+  const lookup = lowerCaseLookup(texts);
+  for (const w of asked) assert.equal(lookup.has(w), all.has(w), JSON.stringify(w));
+});
+
+test('lowerCaseLookup answers as lowerCaseWords on news articles', {
+  skip: !hasNews && 'no ../shared/corpus/news',
+}, () => {
+  for (const a of readArticles(150)) {
+    const texts = [a.title, ...a.text.split('\n')];
+    const all = lowerCaseWords(texts);
+    const lookup = lowerCaseLookup(texts);
+    const asked = new Set(
+      `${a.title} ${a.text}`
+        .split(/\s+/)
+        .flatMap((w) => [w, w.toLowerCase(), w.replace(/[^\p{L}'’-]/gu, '').toLowerCase()]),
+    );
+    for (const w of asked) assert.equal(lookup.has(w), all.has(w), `${a.url}: ${JSON.stringify(w)}`);
+  }
 });
 
 test('an organisation question is not answered with a person, a person question not with an agency', () => {

@@ -24,7 +24,7 @@ import { entities, terms, termsOfWords, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
-import { lowerCaseWords, nameKind } from '../text/name-kind.ts';
+import { lowerCaseLookup, nameKind } from '../text/name-kind.ts';
 import { isSubjectName, subjectWords } from '../text/subject.ts';
 
 export interface Sentence {
@@ -634,20 +634,41 @@ export function mineCandidates(
     }
     return t;
   };
+  // The same words come back in many sentences ("thing" questions add every longer word): each
+  // text's key, and whether a key repeats the question, is worked out once per call.
+  const keys = new Map<string, string>();
+  const keyOf = (text: string) => {
+    let key = keys.get(text);
+    if (key === undefined) keys.set(text, (key = candidateKey(text)));
+    return key;
+  };
+  const refusedFigure = new Map<string, boolean>();
+  const refusedOther = new Map<string, boolean>();
+  const refused = (key: string, figure: boolean) => {
+    const memo = figure ? refusedFigure : refusedOther;
+    let no = memo.get(key);
+    if (no === undefined) {
+      const w = key.split(' ');
+      // A candidate made mostly of question words repeats the question ("Stanley Cup Final").
+      const repeated = w.filter((x) => asked.has(x) || askedTerms.has(stemOf(x) || x)).length;
+      // Numbers and dates are judged by their figure alone ("19 people" for "how many people").
+      no = figure ? asked.has(w[0]!) : repeated / w.length >= 0.5;
+      memo.set(key, no);
+    }
+    return no;
+  };
   const add = (text: string, kind: AnswerCandidate['kind'], s: Sentence, weight: number) => {
-    const key = candidateKey(text);
+    const key = keyOf(text);
     if (!key || NAME_SKIP.has(key)) return;
-    const w = key.split(' ');
-    // A candidate made mostly of question words repeats the question ("Stanley Cup Final").
-    const repeated = w.filter((x) => asked.has(x) || askedTerms.has(stemOf(x) || x)).length;
-    // Numbers and dates are judged by their figure alone ("19 people" for "how many people").
-    if (kind === 'number' || kind === 'date' ? asked.has(w[0]!) : repeated / w.length >= 0.5) return;
+    if (refused(key, kind === 'number' || kind === 'date')) return;
     let c = byKey.get(key);
     if (!c) {
       c = { text, key, kind, score: 0, sources: new Set(), occurrences: [], perSource: new Map() };
       byKey.set(key, c);
     }
-    if (!c.occurrences.includes(s)) c.occurrences.push(s);
+    // Sentences are mined one after the other, so the sentence is either the last occurrence or a
+    // new one (a search of the whole list made long lists of common words quadratic).
+    if (c.occurrences[c.occurrences.length - 1] !== s) c.occurrences.push(s);
     c.sources.add(s.source.n);
     const prev = c.perSource.get(s.source.n) ?? 0;
     // Independent support: a source counts once (its best occurrence), repeats add a little.
@@ -661,13 +682,16 @@ export function mineCandidates(
   };
   const texts = new Set<string>();
   for (const s of pool ?? sentences) for (const t of s.source.texts) texts.add(t);
-  const lower = lowerCaseWords(texts);
+  const lower = lowerCaseLookup(texts);
   for (const s of sentences) {
     const base = s.relevance * s.relevance;
     // Closeness to the question's words in the sentence (AskMSR): answers sit next to what was asked.
     const at = s.words.flatMap((x, i) => (s.matched.includes(stemOf(x)) ? [i] : []));
     const near = (text: string) => {
-      const first = words(text)[0];
+      // The key is the text's words joined by spaces: its first word is words(text)[0].
+      const key = keyOf(text);
+      const space = key.indexOf(' ');
+      const first = key ? (space < 0 ? key : key.slice(0, space)) : undefined;
       const i = first ? s.words.indexOf(first) : -1;
       if (i < 0 || !at.length) return 1;
       const d = Math.min(...at.map((j) => Math.abs(j - i)));
@@ -709,9 +733,11 @@ export function mineCandidates(
   const list = [...byKey.values()];
   // A single word of a longer name ("Mamdani" in "Zohran Mamdani") supports the name.
   const names = list.filter((c) => c.kind === 'name' && c.key.includes(' '));
+  // Each name's words once, not once per single-word candidate.
+  const nameWords = names.map((n) => n.key.split(' '));
   for (const c of list) {
     if (c.key.includes(' ')) continue;
-    const longer = names.filter((n) => n.key.split(' ').includes(c.key));
+    const longer = names.filter((_, k) => nameWords[k]!.includes(c.key));
     if (!longer.length) continue;
     const into = longer.reduce((a, b) => (sum(b.perSource) > sum(a.perSource) ? b : a));
     for (const [n, v] of c.perSource) into.perSource.set(n, Math.max(into.perSource.get(n) ?? 0, v));

@@ -85,29 +85,56 @@ export function answerFeatures(
   for (const s of sentences) sourceCoverage.set(s.source.n, Math.max(sourceCoverage.get(s.source.n) ?? 0, s.coverage));
   // Which sources hold each single word and word pair (as a bit set of source positions); longer
   // names are looked up as phrases in the source's words.
-  // Pairs are kept by their first word (no "a b" string made for every pair of every source: most
-  // are never looked up, and they were a tenth of an answer's garbage).
-  const holders = new Map<string, number>();
-  const pairHolders = new Map<string, Map<string, number>>();
+  // No "a b" string is made for every pair of every source (most are never looked up, and they
+  // were a tenth of an answer's garbage): a pair is keyed by its two words' numbers, first * (distinct words) + second: one integer (a
+  // small one, as these texts hold a few thousand distinct words), not a map per first word
+  // (those maps were a twentieth of an answer's garbage).
+  const wordIds = new Map<string, number>();
+  const holders: number[] = [];
   const sourceWords = sources.map((src) => words(src.hit.title + ' ' + src.texts.join(' ')));
-  sourceWords.forEach((w, i) => {
+  const sourceIds = sourceWords.map((w, i) => {
     const bit = 2 ** i;
+    const ids: number[] = [];
     for (let j = 0; j < w.length; j++) {
-      const one = w[j]!;
-      holders.set(one, (holders.get(one) ?? 0) | bit);
-      if (j + 1 < w.length) {
-        let next = pairHolders.get(one);
-        if (!next) pairHolders.set(one, (next = new Map()));
-        const two = w[j + 1]!;
-        next.set(two, (next.get(two) ?? 0) | bit);
+      let id = wordIds.get(w[j]!);
+      if (id === undefined) {
+        wordIds.set(w[j]!, (id = wordIds.size));
+        holders.push(0);
       }
+      holders[id]! |= bit;
+      ids.push(id);
+    }
+    return ids;
+  });
+  const base = wordIds.size;
+  const pairHolders = new Map<number, number>();
+  sourceIds.forEach((ids, i) => {
+    const bit = 2 ** i;
+    for (let j = 1; j < ids.length; j++) {
+      const pair = ids[j - 1]! * base + ids[j]!;
+      pairHolders.set(pair, (pairHolders.get(pair) ?? 0) | bit);
     }
   });
+  const wordMask = (word: string): number => {
+    const id = wordIds.get(word);
+    return id === undefined ? 0 : holders[id]!;
+  };
+  const pairMask = (one: string, two: string): number => {
+    const a = wordIds.get(one);
+    const b = wordIds.get(two);
+    return a === undefined || b === undefined ? 0 : (pairHolders.get(a * base + b) ?? 0);
+  };
   // Words never hold a space: a key with one space is a pair.
   const holderMask = (key: string): number => {
     const space = key.indexOf(' ');
-    if (space < 0) return holders.get(key) ?? 0;
-    return pairHolders.get(key.slice(0, space))?.get(key.slice(space + 1)) ?? 0;
+    if (space < 0) return wordMask(key);
+    return pairMask(key.slice(0, space), key.slice(space + 1));
+  };
+  /** How many sources a mask of holders holds (supportOf(key).sources for a word or a pair). */
+  const holdersIn = (mask: number): number => {
+    let n = 0;
+    for (let i = 0; i < sources.length; i++) if ((mask & (2 ** i)) !== 0) n++;
+    return n;
   };
   const padded: (string | undefined)[] = [];
   const support = new Map<string, { sources: number; weight: number }>();
@@ -160,14 +187,18 @@ export function answerFeatures(
     let namedSupport = 0;
     for (const k of names) namedSupport = Math.max(namedSupport, supportOf(k).weight - own);
     // Phrases of one or two words, none a stop word or a question term, repeated by other sources.
+    // The word and the pair starting at each word, read from the holders' masks directly (no
+    // slice, join or key string per word of every scored sentence).
     let phraseSupport = 0;
     const w = s.words;
-    for (let i = 0; i < w.length; i++)
-      for (let n = 1; n <= 2 && i + n <= w.length; n++) {
-        const gram = w.slice(i, i + n);
-        if (gram.some((x) => x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)))) break;
-        phraseSupport = Math.max(phraseSupport, supportOf(gram.join(' ')).sources - 1);
-      }
+    const plain = (x: string) => !(x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)));
+    for (let i = 0; i < w.length; i++) {
+      const one = w[i]!;
+      if (!plain(one)) continue;
+      phraseSupport = Math.max(phraseSupport, holdersIn(wordMask(one)) - 1);
+      if (i + 1 < w.length && plain(w[i + 1]!))
+        phraseSupport = Math.max(phraseSupport, holdersIn(pairMask(one, w[i + 1]!)) - 1);
+    }
     const f: Record<Feature, number> = {
       coverage: s.coverage,
       rank: rankPrior(s.source.n),

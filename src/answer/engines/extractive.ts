@@ -14,7 +14,7 @@ import { conflictLine, datedLead } from './extractive-dates.ts';
 import { planDigest } from './extractive-digest.ts';
 import { isSmallTalk, smallTalkReply } from '../text/small-talk.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
-import { lowerCaseWords } from '../text/name-kind.ts';
+import { lowerCaseLookup, type LowerCaseWords } from '../text/name-kind.ts';
 import { filteredOutMessage } from '../pipelines/filters-in-time.ts';
 import { stalenessLine, stalenessOf } from './staleness.ts';
 
@@ -42,7 +42,7 @@ export function joinAnd(items: string[]): string {
  * sentence of the question and that the sources write in lower case ("Researchers found …") is
  * not a name.
  */
-function topicOf(question: string, lower?: Set<string>): string[] {
+function topicOf(question: string, lower?: LowerCaseWords): string[] {
   const opening = new Set(
     [...question.matchAll(/(?:^|[.!?]\s+)["“‘(]?(\p{Lu}[\p{L}'’-]*)/gu)].map((m) => m[1]!.toLowerCase()),
   );
@@ -101,7 +101,7 @@ export function declineMessage(question: string, plan: AnswerPlan, sources: Grou
     if (text === undefined) padded.set(s, (text = ` ${words(s.hit.title + ' ' + s.texts.join(' ')).join(' ')} `));
     return text.includes(` ${words(t).join(' ')} `);
   };
-  const lower = lowerCaseWords(sources.flatMap((s) => [s.hit.title, ...s.texts]));
+  const lower = lowerCaseLookup(sources.flatMap((s) => [s.hit.title, ...s.texts]));
   const topic = topicOf(question, lower).map((t) =>
     withoutOpeningWord(t, question, (p) => sources.some((s) => mentions(s, p))),
   );

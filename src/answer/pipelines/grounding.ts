@@ -79,6 +79,9 @@ export function statingParagraph(
   let best = -1;
   let givenBest = 0;
   paragraphs.forEach((p, i) => {
+    // A paragraph with no word of the question changes neither (scores are never negative): most
+    // of an article's are, and the given test searches every given text.
+    if (!(scores[i]! > 0)) return;
     if (isGiven(p)) givenBest = Math.max(givenBest, scores[i]!);
     else if (scores[i]! > 0 && carries(p) && (best < 0 || scores[i]! > scores[best]!)) best = i;
   });
