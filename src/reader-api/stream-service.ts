@@ -6,7 +6,7 @@ import { reportMemoryUse } from '../observability/events.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
-import { ItemBodyCache, PageBuffers, renderItems as itemParts, type RenderedItems } from './item-json.ts';
+import { ItemFragmentCache, PageBuffers, renderItems as itemParts, type RenderedItems } from './item-json.ts';
 import { readerStore } from '../library/repositories.ts';
 import type { PageToRender } from '../store/repositories.ts';
 import { catalogAt, lastCatalog, originsOf, userCatalog, type UserCatalog } from '../library/catalog.ts';
@@ -56,24 +56,25 @@ export const pageBuffers = perApp((app) => {
   return pages;
 });
 
-const bodyCache = perApp((app) => {
-  const cache = new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024);
+const fragmentCache = perApp((app) => {
+  const cache = new ItemFragmentCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024);
   reportMemoryUse(app, 'reader_item_cache', () => cache.byteSize);
   return cache;
 });
 
 /**
- * The page's JSON from what one read gave (items, tags, versions): bodies come from the cache
- * (read only for the items it lacks), origins from the catalog.
+ * The page's JSON from what one read gave (items, tags, versions): item fragments come from the
+ * cache (read only for the items it lacks), origins from the catalog, the user's states and tags
+ * from the read itself.
  */
 async function renderItems(app: App, userId: number, page: PageToRender, catalog: UserCatalog): Promise<RenderedItems> {
   const store = readerStore(app);
   const { items } = page;
-  const [bodies, origins] = await Promise.all([
-    bodyCache(app).bodiesFor(items, page.itemsVersion, (ids) => store.streams.bodies(ids)),
+  const [fragments, origins] = await Promise.all([
+    fragmentCache(app).fragmentsFor(items, page.itemsVersion, (ids) => store.streams.bodies(ids)),
     originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
   ]);
-  return itemParts(items, bodies, origins, page.tags);
+  return itemParts(items, fragments, origins, page.tags);
 }
 
 function newestOf(items: ReaderItemState[]): number {
