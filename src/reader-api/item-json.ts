@@ -142,28 +142,48 @@ export class ItemFragmentCache {
   }
 }
 
-// Around each item's fragment the page gets the user's part as bytes: the state categories as one
-// of 32 prepared byte strings, the feed's folders and origin as bytes kept per catalog entry, the
-// tags (rare) as text. Building the per-user head as a string first (and measuring it with
-// Buffer.byteLength, then encoding it) cost as much as the rest of the page.
+// Around each item's fragment the page gets the user's part as bytes: its categories (states,
+// the feed's folders, tags) and `],` between the fragment's head and body, the feed's origin after
+// it. The first part is one of 32 prepared byte strings per set of folders (one per combination
+// of the five states), so an item is four copies; only tags (rare) are encoded per item. Building
+// the per-user head as a string first (and measuring it with Buffer.byteLength, then encoding it)
+// cost as much as the rest of the page.
 /** The state categories for each combination of read|starred|liked|broadcast|saved (bits 0..4). */
-const STATE_CATEGORIES: Buffer[] = Array.from({ length: 32 }, (_, mask) =>
-  Buffer.from(
+const STATE_CATEGORIES: string[] = Array.from(
+  { length: 32 },
+  (_, mask) =>
     CAT_READING_LIST +
-      [CAT_READ, CAT_STARRED, CAT_LIKE, CAT_BROADCAST, CAT_SAVED]
-        .filter((_, bit) => mask & (1 << bit))
-        .map((c) => ',' + c)
-        .join(''),
-  ),
+    [CAT_READ, CAT_STARRED, CAT_LIKE, CAT_BROADCAST, CAT_SAVED]
+      .filter((_, bit) => mask & (1 << bit))
+      .map((c) => ',' + c)
+      .join(''),
 );
 
-/** A feed's bytes in an item: `,"<folder>"…` for its categories, `,"origin":{…}}` to close the item. */
+/**
+ * `<state categories><folders>],` for each state mask, per folder set (feeds filed alike share
+ * them): built on first use. Bounded: a server with more distinct folder sets than this starts over.
+ */
+const middlesByFolders = new Map<string, Buffer[]>();
+const MAX_FOLDER_SETS = 4096;
+function middlesOf(folderCategoriesJson: string): Buffer[] {
+  let m = middlesByFolders.get(folderCategoriesJson);
+  if (!m) {
+    if (middlesByFolders.size >= MAX_FOLDER_SETS) middlesByFolders.clear();
+    m = [];
+    middlesByFolders.set(folderCategoriesJson, m);
+  }
+  return m;
+}
+
+/** A feed's bytes in an item: its folders as categories (text), `,"origin":{…}}` to close the item. */
 interface FeedBytes {
-  categories: Buffer;
+  folders: string;
+  middles: Buffer[];
   tail: Buffer;
 }
 const NO_FEED: FeedBytes = {
-  categories: Buffer.alloc(0),
+  folders: '',
+  middles: middlesOf(''),
   tail: Buffer.from(',"origin":{"streamId":"","title":"","htmlUrl":""}}'),
 };
 // Per catalog entry (entries are rebuilt when the catalog changes, so these go with them): a page
@@ -173,7 +193,11 @@ function bytesOf(feed: CatalogEntry | undefined): FeedBytes {
   if (!feed) return NO_FEED;
   let b = feedBytes.get(feed);
   if (!b) {
-    b = { categories: Buffer.from(feed.folderCategoriesJson), tail: Buffer.from(`,"origin":${feed.originJson}}`) };
+    b = {
+      folders: feed.folderCategoriesJson,
+      middles: middlesOf(feed.folderCategoriesJson),
+      tail: Buffer.from(`,"origin":${feed.originJson}}`),
+    };
     feedBytes.set(feed, b);
   }
   return b;
@@ -190,21 +214,32 @@ function put(out: Buffer, at: number, src: Buffer): number {
 const stateMask = (it: ReaderItemState) =>
   (it.read ? 1 : 0) | (it.starred ? 2 : 0) | (it.liked ? 4 : 0) | (it.broadcast ? 8 : 0) | (it.saved ? 16 : 0);
 
-/** The custom tags as categories (`,"user/-/label/<tag>"`…), rare enough to be built as text. */
-const tagCategories = (tags: string[]) => Buffer.from(tags.map((t) => ',' + q(labelStreamId(t))).join(''));
+/** An item's categories and `],`: prepared per folder set and states, built here only for tagged items (rare). */
+function middleOf(it: ReaderItemState, feed: FeedBytes, tags: string[] | undefined): Buffer {
+  const mask = stateMask(it);
+  if (tags?.length)
+    return Buffer.from(
+      STATE_CATEGORIES[mask]! + feed.folders + tags.map((t) => ',' + q(labelStreamId(t))).join('') + '],',
+    );
+  let m = feed.middles[mask];
+  if (!m) {
+    m = Buffer.from(STATE_CATEGORIES[mask]! + feed.folders + '],');
+    feed.middles[mask] = m;
+  }
+  return m;
+}
 
 /**
- * A page's items ready to be written: each item's fragment, its state categories, its feed's bytes
- * and its tags, with the exact size of the items array. The page is written once, envelope
- * included, by streamContentsJson: nothing of an item is built twice or measured after it is built.
+ * A page's items ready to be written: each item's fragment, its categories and its feed's origin,
+ * with the exact size of the items array. The page is written once, envelope included, by
+ * streamContentsJson: nothing of an item is built twice or measured after it is built.
  */
 export interface RenderedItems {
   fragments: ItemFragment[];
-  /** The item's state categories (one of STATE_CATEGORIES). */
-  states: Buffer[];
-  feeds: FeedBytes[];
-  /** The item's custom tags as categories, or undefined (most items). */
-  tags: (Buffer | undefined)[];
+  /** The item's categories and `],`, written between the fragment's head and body. */
+  middles: Buffer[];
+  /** The item's origin and closing brace. */
+  tails: Buffer[];
   /** UTF-8 bytes of the `items` array: brackets, commas and the parts above. */
   byteLength: number;
 }
@@ -216,28 +251,22 @@ export function renderItems(
   origins: Map<number, CatalogEntry>,
   tags: Map<number, string[]>,
 ): RenderedItems {
-  const out: RenderedItems = { fragments: [], states: [], feeds: [], tags: [], byteLength: 2 };
+  const out: RenderedItems = { fragments: [], middles: [], tails: [], byteLength: 2 };
   const withTags = tags.size > 0;
   for (const it of items) {
     const fragment = fragments.get(it.itemId);
     if (fragment === undefined) continue;
     const feed = bytesOf(origins.get(it.feedId));
-    const states = STATE_CATEGORIES[stateMask(it)]!;
-    const t = withTags ? tags.get(it.itemId) : undefined;
-    const tagBytes = t?.length ? tagCategories(t) : undefined;
+    const middle = middleOf(it, feed, withTags ? tags.get(it.itemId) : undefined);
     out.byteLength +=
       (out.fragments.length > 0 ? 1 : 0) +
       fragment.head.length +
-      states.length +
-      feed.categories.length +
-      (tagBytes ? tagBytes.length : 0) +
-      2 + // ],
+      middle.length +
       fragment.body.length +
       feed.tail.length;
     out.fragments.push(fragment);
-    out.states.push(states);
-    out.feeds.push(feed);
-    out.tags.push(tagBytes);
+    out.middles.push(middle);
+    out.tails.push(feed.tail);
   }
   return out;
 }
@@ -270,23 +299,17 @@ export function streamContentsJson(
   const size = Buffer.byteLength(head) + items.byteLength - 2 + Buffer.byteLength(tail);
   const out = alloc(size);
   let at = out.write(head, 0);
-  const { fragments, states, feeds, tags } = items;
+  const { fragments, middles, tails } = items;
   for (let k = 0; k < fragments.length; k++) {
     if (k > 0) out[at++] = 0x2c; // ,
     const fragment = fragments[k]!;
-    const feed = feeds[k]!;
-    const tagBytes = tags[k];
     // TypedArray set, not Buffer copy: copy's argument checks cost more than the bytes.
     out.set(fragment.head, at);
     at += fragment.head.length;
-    at = put(out, at, states[k]!);
-    at = put(out, at, feed.categories);
-    if (tagBytes) at = put(out, at, tagBytes);
-    out[at++] = 0x5d; // ]
-    out[at++] = 0x2c; // ,
+    at = put(out, at, middles[k]!);
     out.set(fragment.body, at);
     at += fragment.body.length;
-    at = put(out, at, feed.tail);
+    at = put(out, at, tails[k]!);
   }
   at += out.write(tail, at);
   return out.subarray(0, at);

@@ -137,7 +137,15 @@ export async function itemContents(app: App, userId: number, rawIds: string[]): 
   if (!rawIds.length) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
   if (rawIds.length > MAX_CONTENTS_N)
     throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
-  const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
+  const ids: number[] = [];
+  const seen = new Set<number>();
+  for (const raw of rawIds) {
+    const id = parseItemId(raw);
+    if (id > 0 && !seen.has(id)) {
+      seen.add(id);
+      ids.push(id);
+    }
+  }
   const page = await readerStore(app).streams.byIdsToRender(userId, ids);
   const catalog = await catalogAt(app, userId, page.catalogVersion);
   return { items: await renderItems(app, userId, page, catalog), newestUs: newestOf(page.items) };
