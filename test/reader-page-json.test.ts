@@ -116,7 +116,12 @@ test('the page written once is byte for byte the page the old builder made', () 
         continuation,
       };
       const expected = oldStreamContentsJson(env, oldItemsJson(items, bodies, origins, tags));
-      const rendered = renderItems(items, fragments, origins, tags);
+      const rendered = renderItems(
+        items,
+        items.map((it) => fragments.get(it.itemId)),
+        (feedId) => origins.get(feedId),
+        tags,
+      );
       assert.ok(streamContentsJson(env, rendered).equals(expected), `n=${n}, continuation ${continuation}`);
       // Through reused buffers (bigger than the page, left over from an earlier one): the same bytes.
       const taken = pages.take(expected.length);

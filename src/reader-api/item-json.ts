@@ -95,28 +95,32 @@ export class ItemFragmentCache {
     this.maxBytes = maxBytes;
   }
 
-  /** The fragment of every item, loading the ones not cached with `load`. */
+  /**
+   * The fragment of each item, in the order of `states` (undefined for an item gone meanwhile),
+   * loading the ones not cached with `load`.
+   */
   async fragmentsFor(
     states: ReaderItemState[],
     itemsVersion: number,
     load: (ids: number[]) => Promise<ReaderItemBody[]>,
-  ): Promise<Map<number, ItemFragment>> {
+  ): Promise<(ItemFragment | undefined)[]> {
     if (itemsVersion !== this.version) {
       this.map.clear();
       this.bytes = 0;
       this.version = itemsVersion;
     }
-    const out = new Map<number, ItemFragment>();
-    const missing: number[] = [];
-    for (const st of states) {
-      const c = this.map.get(st.itemId);
-      if (c) out.set(st.itemId, c);
-      else missing.push(st.itemId);
+    const out: (ItemFragment | undefined)[] = new Array(states.length);
+    let missing: number[] | undefined;
+    for (let k = 0; k < states.length; k++) {
+      const c = this.map.get(states[k]!.itemId);
+      if (c) out[k] = c;
+      else (missing ??= []).push(states[k]!.itemId);
     }
-    if (!missing.length) return out;
+    if (!missing) return out;
+    const loaded = new Map<number, ItemFragment>();
     for (const b of await load(missing)) {
       const f = itemFragment(b);
-      out.set(b.itemId, f);
+      loaded.set(b.itemId, f);
       const size = f.head.length + f.body.length;
       if (this.max > 0 && size <= this.maxBytes) {
         const old = this.map.get(b.itemId);
@@ -131,6 +135,7 @@ export class ItemFragmentCache {
       this.bytes -= f.head.length + f.body.length;
       this.map.delete(oldest);
     }
+    for (let k = 0; k < states.length; k++) out[k] ??= loaded.get(states[k]!.itemId);
     return out;
   }
 
@@ -247,16 +252,17 @@ export interface RenderedItems {
 /** The items of stream/contents and stream/items/contents; items without a fragment (deleted meanwhile) are left out. */
 export function renderItems(
   items: ReaderItemState[],
-  fragments: Map<number, ItemFragment>,
-  origins: Map<number, CatalogEntry>,
+  fragments: (ItemFragment | undefined)[],
+  originOf: (feedId: number) => CatalogEntry | undefined,
   tags: Map<number, string[]>,
 ): RenderedItems {
   const out: RenderedItems = { fragments: [], middles: [], tails: [], byteLength: 2 };
   const withTags = tags.size > 0;
-  for (const it of items) {
-    const fragment = fragments.get(it.itemId);
+  for (let k = 0; k < items.length; k++) {
+    const it = items[k]!;
+    const fragment = fragments[k];
     if (fragment === undefined) continue;
-    const feed = bytesOf(origins.get(it.feedId));
+    const feed = bytesOf(originOf(it.feedId));
     const middle = middleOf(it, feed, withTags ? tags.get(it.itemId) : undefined);
     out.byteLength +=
       (out.fragments.length > 0 ? 1 : 0) +

@@ -70,11 +70,15 @@ const fragmentCache = perApp((app) => {
 async function renderItems(app: App, userId: number, page: PageToRender, catalog: UserCatalog): Promise<RenderedItems> {
   const store = readerStore(app);
   const { items } = page;
-  const [fragments, origins] = await Promise.all([
+  // Origins from the catalog; only feeds outside it (unsubscribed, starred items kept) are read.
+  const { byFeed } = catalog;
+  let outside: Set<number> | undefined;
+  for (const it of items) if (!byFeed.has(it.feedId)) (outside ??= new Set()).add(it.feedId);
+  const [fragments, kept] = await Promise.all([
     fragmentCache(app).fragmentsFor(items, page.itemsVersion, (ids) => store.streams.bodies(ids)),
-    originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
+    outside ? originsOf(app, userId, outside, catalog) : undefined,
   ]);
-  return itemParts(items, fragments, origins, page.tags);
+  return itemParts(items, fragments, (feedId) => byFeed.get(feedId) ?? kept?.get(feedId), page.tags);
 }
 
 function newestOf(items: ReaderItemState[]): number {
