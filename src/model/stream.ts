@@ -64,6 +64,8 @@ export interface ReaderItemBody {
   summary: string | null;
   publishedAt: number;
   updatedAt: number;
+  /** When it was first stored (µs): fixed at ingest, the same in every user's rows. */
+  crawledUs: number;
   /** JSON array of {url, type, length} as stored at ingest, or null. */
   enclosures: string | null;
 }

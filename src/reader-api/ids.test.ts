@@ -43,6 +43,30 @@ test('item ids: long form out, decimal short form out, and the four input forms 
   }
 });
 
+test('item ids read without a BigInt (decimal, zero-padded long form) agree with the exact reading', () => {
+  // The reading every form went through before the fast paths, kept as the reference.
+  const exact = (v: bigint) => (v > BigInt(Number.MAX_SAFE_INTEGER) || v <= 0n ? -1 : Number(v));
+  const values = [1n, 9n, 10n, 255n, 47047259872n, 0xffffffffn, 0x100000000n, 0x1fffff00000000n];
+  values.push(
+    BigInt(Number.MAX_SAFE_INTEGER),
+    BigInt(Number.MAX_SAFE_INTEGER) + 1n,
+    0x200000ffffffffn,
+    0n,
+    10n ** 15n - 1n,
+  );
+  for (let k = 0; k < 200; k++) values.push(BigInt(Math.floor(Math.random() * 2 ** (1 + (k % 53)))));
+  for (const v of values) {
+    const hex = v.toString(16).padStart(16, '0');
+    assert.equal(parseItemId(`tag:google.com,2005:reader/item/${hex}`), exact(v), hex);
+    assert.equal(parseItemId(`tag:google.com,2005:reader/item/${hex.toUpperCase()}`), exact(v), hex);
+    if (v.toString().length <= 15) assert.equal(parseItemId(v.toString()), exact(v), v.toString());
+    if (v.toString().length <= 14) assert.equal(parseItemId(`0${v}`), exact(v), `0${v}`);
+  }
+  // A 16-character tail that only starts like hex is still refused.
+  assert.throws(() => parseItemId('tag:google.com,2005:reader/item/0000000af43c36eg'), ReaderError);
+  assert.throws(() => parseItemId('tag:google.com,2005:reader/item/+000000af43c36e0'), ReaderError);
+});
+
 test('stream ids: states in both spellings, labels case-sensitive, feed/ repeats stripped, own user id accepted', () => {
   assert.deepEqual(parseStreamId('user/-/state/com.google/read', 7), { kind: 'state', state: 'read' });
   assert.deepEqual(parseStreamId('user/-/state/com.vendor/starred', 7), { kind: 'state', state: 'starred' });

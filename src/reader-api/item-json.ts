@@ -4,7 +4,7 @@
 // strings for id/timestampUsec/crawlTimeMsec, numbers for published/updated.
 import type { ReaderItemBody, ReaderItemState } from '../model/stream.ts';
 import type { CatalogEntry } from '../library/catalog.ts';
-import { ITEM_ID_PREFIX, labelStreamId, longItemId, stateStreamId } from './ids.ts';
+import { labelStreamId, longItemId, stateStreamId } from './ids.ts';
 
 const q = JSON.stringify;
 const CAT_READING_LIST = q(stateStreamId('reading-list'));
@@ -54,16 +54,37 @@ function itemBodyJson(it: ReaderItemBody): string {
 }
 
 /**
- * Serialized item bodies, reused until any item changes: a page reads only the user's flags, and
- * bodies are read from SQLite and escaped only for items not held here. A few KB per item: decoding
- * and escaping them was most of the time of a 1,000-item page. The items version lives in the
- * database (bumped by a trigger on every item change), so a change made by any process (CLI
- * refresh) empties the cache before the next page. Bodies are kept as UTF-8 bytes, so a page is
- * assembled by copying, not by re-encoding megabytes of text. Bounded by count and bytes: oldest go
- * first.
+ * An item's JSON as far as it is the same for every user, kept as UTF-8 bytes: `head` is
+ * `{"id":…,"crawlTimeMsec":…,"timestampUsec":…,"categories":[` and `body` is title through
+ * enclosure. The user's categories (states, folders, tags) go between the two and the origin after
+ * the body; both views share one allocation.
  */
-export class ItemBodyCache {
-  private readonly map = new Map<number, Buffer>();
+export interface ItemFragment {
+  head: Buffer;
+  body: Buffer;
+}
+
+/** The fragment of a stored item: id and crawl time (fixed at ingest) and its body, encoded once. */
+export function itemFragment(it: ReaderItemBody): ItemFragment {
+  const head = `{"id":"${longItemId(it.itemId)}","crawlTimeMsec":"${Math.floor(it.crawledUs / 1000)}","timestampUsec":"${it.crawledUs}","categories":[`;
+  // The head is ASCII (digits and the prefix): its length in bytes is its length in characters.
+  const bytes = Buffer.from(head + itemBodyJson(it));
+  return { head: bytes.subarray(0, head.length), body: bytes.subarray(head.length) };
+}
+
+/**
+ * Item fragments, reused until any item changes: a page reads only the user's flags, and items
+ * are read from the database and escaped only when not held here. A few KB per item: decoding and
+ * escaping them was most of the time of a 1,000-item page, writing each item's id and crawl times
+ * digit by digit a third of what was left of a 150-id call. The items version lives in the
+ * database (bumped by a trigger on every item change), so a change made by any process (CLI
+ * refresh) empties the cache before the next page. Kept as UTF-8 bytes, so a page is assembled by
+ * copying, not by re-encoding megabytes of text. Bounded by count and bytes: oldest go first.
+ * Nothing here depends on the user: read, starred, tags and folders are written around the
+ * fragment from the page's own read (renderItems), so they are as fresh as that read.
+ */
+export class ItemFragmentCache {
+  private readonly map = new Map<number, ItemFragment>();
   private readonly max: number;
   private readonly maxBytes: number;
   private bytes = 0;
@@ -74,40 +95,47 @@ export class ItemBodyCache {
     this.maxBytes = maxBytes;
   }
 
-  /** Body JSON of every item, loading the ones not cached with `load`. */
-  async bodiesFor(
+  /**
+   * The fragment of each item, in the order of `states` (undefined for an item gone meanwhile),
+   * loading the ones not cached with `load`.
+   */
+  async fragmentsFor(
     states: ReaderItemState[],
     itemsVersion: number,
     load: (ids: number[]) => Promise<ReaderItemBody[]>,
-  ): Promise<Map<number, Buffer>> {
+  ): Promise<(ItemFragment | undefined)[]> {
     if (itemsVersion !== this.version) {
       this.map.clear();
       this.bytes = 0;
       this.version = itemsVersion;
     }
-    const out = new Map<number, Buffer>();
-    const missing: number[] = [];
-    for (const st of states) {
-      const c = this.map.get(st.itemId);
-      if (c) out.set(st.itemId, c);
-      else missing.push(st.itemId);
+    const out: (ItemFragment | undefined)[] = new Array(states.length);
+    let missing: number[] | undefined;
+    for (let k = 0; k < states.length; k++) {
+      const c = this.map.get(states[k]!.itemId);
+      if (c) out[k] = c;
+      else (missing ??= []).push(states[k]!.itemId);
     }
-    if (!missing.length) return out;
+    if (!missing) return out;
+    const loaded = new Map<number, ItemFragment>();
     for (const b of await load(missing)) {
-      const json = Buffer.from(itemBodyJson(b));
-      out.set(b.itemId, json);
-      if (this.max > 0 && json.length <= this.maxBytes) {
+      const f = itemFragment(b);
+      loaded.set(b.itemId, f);
+      const size = f.head.length + f.body.length;
+      if (this.max > 0 && size <= this.maxBytes) {
         const old = this.map.get(b.itemId);
-        if (old) this.bytes -= old.length;
-        this.map.set(b.itemId, json);
-        this.bytes += json.length;
+        if (old) this.bytes -= old.head.length + old.body.length;
+        this.map.set(b.itemId, f);
+        this.bytes += size;
       }
     }
     while (this.map.size > this.max || this.bytes > this.maxBytes) {
       const oldest = this.map.keys().next().value!;
-      this.bytes -= this.map.get(oldest)!.length;
+      const f = this.map.get(oldest)!;
+      this.bytes -= f.head.length + f.body.length;
       this.map.delete(oldest);
     }
+    for (let k = 0; k < states.length; k++) out[k] ??= loaded.get(states[k]!.itemId);
     return out;
   }
 
@@ -119,34 +147,48 @@ export class ItemBodyCache {
   }
 }
 
-// The per-user head of an item is written straight into the page as bytes: the id in hex and the
-// crawl times in decimal digit by digit, the state categories as one of 32 prepared byte strings,
-// the feed's folders and origin as bytes kept per catalog entry. Building it as a string first (and
-// measuring it with Buffer.byteLength, then encoding it) cost as much as the rest of the page.
-const HEAD_ID = Buffer.from(`{"id":"${ITEM_ID_PREFIX}`);
-const HEAD_CRAWL = Buffer.from('","crawlTimeMsec":"');
-const HEAD_TIMESTAMP = Buffer.from('","timestampUsec":"');
-const HEAD_CATEGORIES = Buffer.from('","categories":[');
-const CATEGORIES_END = 0x5d; // ]
+// Around each item's fragment the page gets the user's part as bytes: its categories (states,
+// the feed's folders, tags) and `],` between the fragment's head and body, the feed's origin after
+// it. The first part is one of 32 prepared byte strings per set of folders (one per combination
+// of the five states), so an item is four copies; only tags (rare) are encoded per item. Building
+// the per-user head as a string first (and measuring it with Buffer.byteLength, then encoding it)
+// cost as much as the rest of the page.
 /** The state categories for each combination of read|starred|liked|broadcast|saved (bits 0..4). */
-const STATE_CATEGORIES: Buffer[] = Array.from({ length: 32 }, (_, mask) =>
-  Buffer.from(
+const STATE_CATEGORIES: string[] = Array.from(
+  { length: 32 },
+  (_, mask) =>
     CAT_READING_LIST +
-      [CAT_READ, CAT_STARRED, CAT_LIKE, CAT_BROADCAST, CAT_SAVED]
-        .filter((_, bit) => mask & (1 << bit))
-        .map((c) => ',' + c)
-        .join(''),
-  ),
+    [CAT_READ, CAT_STARRED, CAT_LIKE, CAT_BROADCAST, CAT_SAVED]
+      .filter((_, bit) => mask & (1 << bit))
+      .map((c) => ',' + c)
+      .join(''),
 );
-const HEX = Buffer.from('0123456789abcdef');
 
-/** A feed's bytes in an item: `,"<folder>"…` for its categories, `,"origin":{…}}` to close the item. */
+/**
+ * `<state categories><folders>],` for each state mask, per folder set (feeds filed alike share
+ * them): built on first use. Bounded: a server with more distinct folder sets than this starts over.
+ */
+const middlesByFolders = new Map<string, Buffer[]>();
+const MAX_FOLDER_SETS = 4096;
+function middlesOf(folderCategoriesJson: string): Buffer[] {
+  let m = middlesByFolders.get(folderCategoriesJson);
+  if (!m) {
+    if (middlesByFolders.size >= MAX_FOLDER_SETS) middlesByFolders.clear();
+    m = [];
+    middlesByFolders.set(folderCategoriesJson, m);
+  }
+  return m;
+}
+
+/** A feed's bytes in an item: its folders as categories (text), `,"origin":{…}}` to close the item. */
 interface FeedBytes {
-  categories: Buffer;
+  folders: string;
+  middles: Buffer[];
   tail: Buffer;
 }
 const NO_FEED: FeedBytes = {
-  categories: Buffer.alloc(0),
+  folders: '',
+  middles: middlesOf(''),
   tail: Buffer.from(',"origin":{"streamId":"","title":"","htmlUrl":""}}'),
 };
 // Per catalog entry (entries are rebuilt when the catalog changes, so these go with them): a page
@@ -156,24 +198,17 @@ function bytesOf(feed: CatalogEntry | undefined): FeedBytes {
   if (!feed) return NO_FEED;
   let b = feedBytes.get(feed);
   if (!b) {
-    b = { categories: Buffer.from(feed.folderCategoriesJson), tail: Buffer.from(`,"origin":${feed.originJson}}`) };
+    b = {
+      folders: feed.folderCategoriesJson,
+      middles: middlesOf(feed.folderCategoriesJson),
+      tail: Buffer.from(`,"origin":${feed.originJson}}`),
+    };
     feedBytes.set(feed, b);
   }
   return b;
 }
 
-/** Decimal digits of a non-negative safe integer. */
-function digits(n: number): number {
-  let len = 1;
-  while (n >= 10) {
-    n = Math.floor(n / 10);
-    len++;
-  }
-  return len;
-}
-const plainInteger = (n: number) => Number.isSafeInteger(n) && n >= 0;
-
-/** Copies `src` into `out` at `at`: a loop for the short constants (TypedArray#set costs more than their bytes). */
+/** Copies `src` into `out` at `at`: a loop for the short ones (TypedArray#set costs more than their bytes). */
 function put(out: Buffer, at: number, src: Buffer): number {
   const n = src.length;
   if (n > 48) out.set(src, at);
@@ -181,111 +216,63 @@ function put(out: Buffer, at: number, src: Buffer): number {
   return at + n;
 }
 
-function putDecimal(out: Buffer, at: number, n: number): number {
-  if (!plainInteger(n)) return at + out.write(String(n), at, 'latin1');
-  const end = at + digits(n);
-  for (let k = end - 1; k >= at; k--) {
-    const rest = Math.floor(n / 10);
-    out[k] = 48 + n - rest * 10;
-    n = rest;
-  }
-  return end;
-}
-
-function putHex16(out: Buffer, at: number, id: number): number {
-  // ids are positive safe integers (SQLite row ids): 16 lowercase hex digits, zero-padded.
-  let hi = Math.floor(id / 4294967296);
-  let lo = id >>> 0;
-  for (let k = at + 15; k >= at + 8; k--) {
-    out[k] = HEX[lo & 15]!;
-    lo >>>= 4;
-  }
-  for (let k = at + 7; k >= at; k--) {
-    out[k] = HEX[hi & 15]!;
-    hi >>>= 4;
-  }
-  return at + 16;
-}
-
 const stateMask = (it: ReaderItemState) =>
   (it.read ? 1 : 0) | (it.starred ? 2 : 0) | (it.liked ? 4 : 0) | (it.broadcast ? 8 : 0) | (it.saved ? 16 : 0);
 
-/** The custom tags as categories (`,"user/-/label/<tag>"`…), rare enough to be built as text. */
-const tagCategories = (tags: string[]) => tags.map((t) => ',' + q(labelStreamId(t))).join('');
-
-/** Bytes of an item's head when written by putHead. */
-function headLength(it: ReaderItemState, feed: FeedBytes, tags: string | undefined): number {
-  const ms = Math.floor(it.crawledUs / 1000);
-  const msLen = plainInteger(ms) ? digits(ms) : String(ms).length;
-  const usLen = plainInteger(it.crawledUs) ? digits(it.crawledUs) : String(it.crawledUs).length;
-  return (
-    HEAD_ID.length +
-    16 +
-    HEAD_CRAWL.length +
-    msLen +
-    HEAD_TIMESTAMP.length +
-    usLen +
-    HEAD_CATEGORIES.length +
-    STATE_CATEGORIES[stateMask(it)]!.length +
-    feed.categories.length +
-    (tags ? Buffer.byteLength(tags) : 0) +
-    2
-  );
-}
-
-/** `{"id":…,"categories":[…],` of one item, the part that differs from user to user. */
-function putHead(out: Buffer, at: number, it: ReaderItemState, feed: FeedBytes, tags: string | undefined): number {
-  at = put(out, at, HEAD_ID);
-  if (plainInteger(it.itemId)) at = putHex16(out, at, it.itemId);
-  else at += out.write(longItemId(it.itemId).slice(ITEM_ID_PREFIX.length), at, 'latin1');
-  at = put(out, at, HEAD_CRAWL);
-  at = putDecimal(out, at, Math.floor(it.crawledUs / 1000));
-  at = put(out, at, HEAD_TIMESTAMP);
-  at = putDecimal(out, at, it.crawledUs);
-  at = put(out, at, HEAD_CATEGORIES);
-  at = put(out, at, STATE_CATEGORIES[stateMask(it)]!);
-  at = put(out, at, feed.categories);
-  if (tags) at += out.write(tags, at);
-  out[at++] = CATEGORIES_END;
-  out[at++] = 0x2c; // ,
-  return at;
+/** An item's categories and `],`: prepared per folder set and states, built here only for tagged items (rare). */
+function middleOf(it: ReaderItemState, feed: FeedBytes, tags: string[] | undefined): Buffer {
+  const mask = stateMask(it);
+  if (tags?.length)
+    return Buffer.from(
+      STATE_CATEGORIES[mask]! + feed.folders + tags.map((t) => ',' + q(labelStreamId(t))).join('') + '],',
+    );
+  let m = feed.middles[mask];
+  if (!m) {
+    m = Buffer.from(STATE_CATEGORIES[mask]! + feed.folders + '],');
+    feed.middles[mask] = m;
+  }
+  return m;
 }
 
 /**
- * A page's items ready to be written: each item's states, its cached body, its feed's bytes and its
- * tags, with the exact size of the items array. The page is written once, envelope included, by
+ * A page's items ready to be written: each item's fragment, its categories and its feed's origin,
+ * with the exact size of the items array. The page is written once, envelope included, by
  * streamContentsJson: nothing of an item is built twice or measured after it is built.
  */
 export interface RenderedItems {
-  states: ReaderItemState[];
-  bodies: Buffer[];
-  feeds: FeedBytes[];
-  /** The item's custom tags as categories text, or undefined (most items). */
-  tags: (string | undefined)[];
+  fragments: ItemFragment[];
+  /** The item's categories and `],`, written between the fragment's head and body. */
+  middles: Buffer[];
+  /** The item's origin and closing brace. */
+  tails: Buffer[];
   /** UTF-8 bytes of the `items` array: brackets, commas and the parts above. */
   byteLength: number;
 }
 
-/** The items of stream/contents and stream/items/contents; items without a body (deleted meanwhile) are left out. */
+/** The items of stream/contents and stream/items/contents; items without a fragment (deleted meanwhile) are left out. */
 export function renderItems(
   items: ReaderItemState[],
-  bodies: Map<number, Buffer>,
-  origins: Map<number, CatalogEntry>,
+  fragments: (ItemFragment | undefined)[],
+  originOf: (feedId: number) => CatalogEntry | undefined,
   tags: Map<number, string[]>,
 ): RenderedItems {
-  const out: RenderedItems = { states: [], bodies: [], feeds: [], tags: [], byteLength: 2 };
+  const out: RenderedItems = { fragments: [], middles: [], tails: [], byteLength: 2 };
   const withTags = tags.size > 0;
-  for (const it of items) {
-    const body = bodies.get(it.itemId);
-    if (body === undefined) continue;
-    const feed = bytesOf(origins.get(it.feedId));
-    const t = withTags ? tags.get(it.itemId) : undefined;
-    const tagText = t?.length ? tagCategories(t) : undefined;
-    out.byteLength += (out.states.length > 0 ? 1 : 0) + headLength(it, feed, tagText) + body.length + feed.tail.length;
-    out.states.push(it);
-    out.bodies.push(body);
-    out.feeds.push(feed);
-    out.tags.push(tagText);
+  for (let k = 0; k < items.length; k++) {
+    const it = items[k]!;
+    const fragment = fragments[k];
+    if (fragment === undefined) continue;
+    const feed = bytesOf(originOf(it.feedId));
+    const middle = middleOf(it, feed, withTags ? tags.get(it.itemId) : undefined);
+    out.byteLength +=
+      (out.fragments.length > 0 ? 1 : 0) +
+      fragment.head.length +
+      middle.length +
+      fragment.body.length +
+      feed.tail.length;
+    out.fragments.push(fragment);
+    out.middles.push(middle);
+    out.tails.push(feed.tail);
   }
   return out;
 }
@@ -318,16 +305,17 @@ export function streamContentsJson(
   const size = Buffer.byteLength(head) + items.byteLength - 2 + Buffer.byteLength(tail);
   const out = alloc(size);
   let at = out.write(head, 0);
-  const { states, bodies, feeds, tags } = items;
-  for (let k = 0; k < states.length; k++) {
+  const { fragments, middles, tails } = items;
+  for (let k = 0; k < fragments.length; k++) {
     if (k > 0) out[at++] = 0x2c; // ,
-    const feed = feeds[k]!;
-    at = putHead(out, at, states[k]!, feed, tags[k]);
+    const fragment = fragments[k]!;
     // TypedArray set, not Buffer copy: copy's argument checks cost more than the bytes.
-    const body = bodies[k]!;
-    out.set(body, at);
-    at += body.length;
-    at = put(out, at, feed.tail);
+    out.set(fragment.head, at);
+    at += fragment.head.length;
+    at = put(out, at, middles[k]!);
+    out.set(fragment.body, at);
+    at += fragment.body.length;
+    at = put(out, at, tails[k]!);
   }
   at += out.write(tail, at);
   return out.subarray(0, at);

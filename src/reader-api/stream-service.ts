@@ -6,7 +6,7 @@ import { reportMemoryUse } from '../observability/events.ts';
 import type { ReaderItemState, StreamPageQuery } from '../model/stream.ts';
 import { ReaderError } from './errors.ts';
 import { formatStreamId, parseItemId, type StreamId } from './ids.ts';
-import { ItemBodyCache, PageBuffers, renderItems as itemParts, type RenderedItems } from './item-json.ts';
+import { ItemFragmentCache, PageBuffers, renderItems as itemParts, type RenderedItems } from './item-json.ts';
 import { readerStore } from '../library/repositories.ts';
 import type { PageToRender } from '../store/repositories.ts';
 import { catalogAt, lastCatalog, originsOf, userCatalog, type UserCatalog } from '../library/catalog.ts';
@@ -56,24 +56,29 @@ export const pageBuffers = perApp((app) => {
   return pages;
 });
 
-const bodyCache = perApp((app) => {
-  const cache = new ItemBodyCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024);
+const fragmentCache = perApp((app) => {
+  const cache = new ItemFragmentCache(app.config.readerItemCacheSize, app.config.readerItemCacheMb * 1024 * 1024);
   reportMemoryUse(app, 'reader_item_cache', () => cache.byteSize);
   return cache;
 });
 
 /**
- * The page's JSON from what one read gave (items, tags, versions): bodies come from the cache
- * (read only for the items it lacks), origins from the catalog.
+ * The page's JSON from what one read gave (items, tags, versions): item fragments come from the
+ * cache (read only for the items it lacks), origins from the catalog, the user's states and tags
+ * from the read itself.
  */
 async function renderItems(app: App, userId: number, page: PageToRender, catalog: UserCatalog): Promise<RenderedItems> {
   const store = readerStore(app);
   const { items } = page;
-  const [bodies, origins] = await Promise.all([
-    bodyCache(app).bodiesFor(items, page.itemsVersion, (ids) => store.streams.bodies(ids)),
-    originsOf(app, userId, new Set(items.map((i) => i.feedId)), catalog),
+  // Origins from the catalog; only feeds outside it (unsubscribed, starred items kept) are read.
+  const { byFeed } = catalog;
+  let outside: Set<number> | undefined;
+  for (const it of items) if (!byFeed.has(it.feedId)) (outside ??= new Set()).add(it.feedId);
+  const [fragments, kept] = await Promise.all([
+    fragmentCache(app).fragmentsFor(items, page.itemsVersion, (ids) => store.streams.bodies(ids)),
+    outside ? originsOf(app, userId, outside, catalog) : undefined,
   ]);
-  return itemParts(items, bodies, origins, page.tags);
+  return itemParts(items, fragments, (feedId) => byFeed.get(feedId) ?? kept?.get(feedId), page.tags);
 }
 
 function newestOf(items: ReaderItemState[]): number {
@@ -136,7 +141,15 @@ export async function itemContents(app: App, userId: number, rawIds: string[]): 
   if (!rawIds.length) throw new ReaderError(400, 'missing parameter i: pass one or more item ids (i=<id>, repeatable)');
   if (rawIds.length > MAX_CONTENTS_N)
     throw new ReaderError(400, `too many item ids (${rawIds.length}): at most ${MAX_CONTENTS_N} per call`);
-  const ids = [...new Set(rawIds.map(parseItemId))].filter((id) => id > 0);
+  const ids: number[] = [];
+  const seen = new Set<number>();
+  for (const raw of rawIds) {
+    const id = parseItemId(raw);
+    if (id > 0 && !seen.has(id)) {
+      seen.add(id);
+      ids.push(id);
+    }
+  }
   const page = await readerStore(app).streams.byIdsToRender(userId, ids);
   const catalog = await catalogAt(app, userId, page.catalogVersion);
   return { items: await renderItems(app, userId, page, catalog), newestUs: newestOf(page.items) };

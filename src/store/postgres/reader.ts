@@ -203,7 +203,7 @@ export class PgStreamRepository implements StreamRepository {
     if (!itemIds.length) return Promise.resolve([]);
     return this.db.rows<ReaderItemBody>(
       `SELECT i.id AS "itemId", i.url, i.title, i.author, i.content, i.summary, i.published_at AS "publishedAt",
-        i.updated_at AS "updatedAt", i.enclosures FROM items i WHERE i.id = ANY($1::bigint[])`,
+        i.updated_at AS "updatedAt", i.crawled_us AS "crawledUs", i.enclosures FROM items i WHERE i.id = ANY($1::bigint[])`,
       [itemIds],
     );
   }
