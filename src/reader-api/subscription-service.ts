@@ -145,13 +145,17 @@ export async function importOpml(app: App, userId: number, body: string): Promis
     throw new ReaderError(400, 'empty body: POST the OPML document as the request body (Content-Type: text/xml)');
   try {
     const started = performance.now();
-    // A transaction takes at most 25 ms, so a large file reports progress often: logged once a second.
+    // A transaction takes at most 25 ms, so a large file reports progress often: logged at each
+    // thousand feeds, once a second at most in between, and at the end.
     let lastLogged = started;
+    let lastDone = 0;
     const r = await feedsImportOpml(app, userId, body, {
       onProgress: (done, total) => {
         const now = performance.now();
-        if (total <= OPML_IMPORT_CHUNK || (now - lastLogged < 1000 && done < total)) return;
+        const thousand = Math.floor(done / 1000) > Math.floor(lastDone / 1000);
+        if (total <= OPML_IMPORT_CHUNK || (!thousand && now - lastLogged < 1000 && done < total)) return;
         lastLogged = now;
+        lastDone = done;
         app.log.info({ userId, done, total }, 'OPML import progress');
       },
     });
