@@ -126,7 +126,8 @@ async function web(t: Target, method: string, path: string, body: unknown, signa
   return `${r.status} ${(await r.text()).slice(0, 120)}`;
 }
 
-async function quickadd(t: Target, feedUrl: string, signal: AbortSignal): Promise<string> {
+/** A Reader API POST with a form body (the edit token appended), signed in by ClientLogin. */
+async function reader(t: Target, path: string, form: string, signal: AbortSignal): Promise<string> {
   const login = await fetch(`${t.url}/accounts/ClientLogin`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -136,14 +137,24 @@ async function quickadd(t: Target, feedUrl: string, signal: AbortSignal): Promis
   if (!auth) throw new Error(`ClientLogin: ${login.status}`);
   const headers = { authorization: `GoogleLogin auth=${auth}` };
   const T = (await (await fetch(`${t.url}/reader/api/0/token`, { headers })).text()).trim();
-  const r = await fetch(`${t.url}/reader/api/0/subscription/quickadd`, {
+  const r = await fetch(`${t.url}/reader/api/0/${path}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ quickadd: feedUrl, T }),
+    body: `${form}&${new URLSearchParams({ T })}`,
     signal,
   });
   return `${r.status} ${(await r.text()).slice(0, 120)}`;
 }
+
+const quickadd = (t: Target, feedUrl: string, signal: AbortSignal) =>
+  reader(t, 'subscription/quickadd', String(new URLSearchParams({ quickadd: feedUrl })), signal);
+
+/** A form of `count` item ids `i=…`, each `id` long: what the Reader form scanner and id parser take in. */
+const idForm = (count: number, id: (n: number) => string) =>
+  Array.from({ length: count }, (_, n) => `i=${id(n)}`).join('&');
+// Built once, here: built inside an attack, this process's own work would delay its /healthz polls.
+const HUGE_ID_FORM = idForm(1_500_000, (n) => String(n).padStart(8, '0'));
+const LONG_ID_FORM = `${idForm(400, (n) => `${n % 9}`.repeat(1000))}&${idForm(400, () => '%41'.repeat(340))}`;
 
 /**
  * Ordinary requests of the same kinds: how long they hold the server is the same-run baseline
@@ -183,6 +194,15 @@ export const ATTACKS: Attack[] = [
     run: (t, s) => quickadd(t, `${t.base}/page.html`, s),
   },
   { name: 'web OPML import: 2,000 crafted outlines', run: (t, s) => web(t, 'POST', '/opml', opml(t.base), s) },
+  {
+    // Near the server's 16 MiB body limit: refused by its size before the form is scanned.
+    name: 'Reader items/contents: a 15 MiB form of 1.5 million ids',
+    run: (t, s) => reader(t, 'stream/items/contents', HUGE_ID_FORM, s),
+  },
+  {
+    name: 'Reader items/contents: 400 ids of 1,000 digits and 400 of 340 percent-escapes (under the 1 MiB form limit)',
+    run: (t, s) => reader(t, 'stream/items/contents', LONG_ID_FORM, s),
+  },
 ];
 
 export interface Measured {

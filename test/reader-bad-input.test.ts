@@ -229,6 +229,22 @@ const cases: [string, () => Promise<Reply>, number, RegExp][] = [
     /unknown stream/,
   ],
   ['quickadd without a URL', () => c.post('subscription/quickadd', []), 400, /missing parameter quickadd/],
+  [
+    'a form over 1 MiB (the whole form is scanned before the id count is checked)',
+    () =>
+      c.post(
+        'stream/items/contents',
+        Array.from({ length: 40_000 }, (_, n): [string, string] => ['i', `tag:google.com,2005:reader/item/${n}`]),
+      ),
+    413,
+    /the form is \d+ bytes; a Reader call takes at most 1048576/,
+  ],
+  [
+    'the same form posted without its Content-Type',
+    () => c.post('stream/items/contents', `i=${'1&i='.repeat(300_000)}1`, 'text/plain'),
+    413,
+    /the form is \d+ bytes/,
+  ],
   ['broken OPML', () => c.post('subscription/import', '<opml><body><outline xmlUrl="', 'text/xml'), 400, /OPML/],
   ['empty OPML body', () => c.post('subscription/import', '', 'text/xml'), 400, /empty body/],
   ['unknown endpoint', () => c.get('stream/everything'), 404, /unknown endpoint/],

@@ -4,7 +4,7 @@
 // that are not percent-encoded; any other body (OPML as text/xml, none at all) arrives as text.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { App } from '../runtime/app.ts';
-import { FormBody } from '../http/params.ts';
+import { FormBody, looksLikeForm } from '../http/params.ts';
 import { textError, type ApiErrorShape } from '../http/error-shape.ts';
 import { sendError } from './http-context.ts';
 import { registerReaderRoutes } from './routes.ts';
@@ -18,14 +18,38 @@ export const readerApiErrors: ApiErrorShape = {
   endpointHint: `the Google Reader API is at ${READER_API_PREFIXES.join(' and ')}`,
 };
 
+/**
+ * The largest form a Reader call takes. The biggest real one, edit-tag or items/contents with the
+ * 1,000 ids allowed in their long form, is about 60 KB; a form is scanned whole before its values
+ * are checked, and a 15 MiB one (1.5 million `i=`, under the server's 16 MiB body limit) held the
+ * thread 0.6 s (test/freeze-attacks.ts). OPML files, which are not forms, have their own limit.
+ */
+export const READER_FORM_MAX_BYTES = 1024 * 1024;
+
+const formTooLarge = (bytes: number) =>
+  Object.assign(
+    new Error(
+      `the form is ${bytes} bytes; a Reader call takes at most ${READER_FORM_MAX_BYTES} (send at most 1,000 item ids per call)`,
+    ),
+    { statusCode: 413 },
+  );
+
 function installBodyParsers(f: FastifyInstance): void {
   const form = 'application/x-www-form-urlencoded';
   if (f.hasContentTypeParser(form)) f.removeContentTypeParser(form);
-  f.addContentTypeParser(form, { parseAs: 'string' }, (_req, body, done) => done(null, new FormBody(body as string)));
+  f.addContentTypeParser(form, { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.length > READER_FORM_MAX_BYTES) done(formTooLarge(Buffer.byteLength(text)));
+    else done(null, new FormBody(text));
+  });
   for (const t of ['application/json', 'text/plain']) if (f.hasContentTypeParser(t)) f.removeContentTypeParser(t);
   // Everything else (text/xml OPML, application/json, no type): raw text; a body that looks like a
-  // form is read as one, since some clients post forms without the header.
-  f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body as string));
+  // form is read as one (src/http/params.ts), since some clients post forms without the header.
+  f.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.length > READER_FORM_MAX_BYTES && looksLikeForm(text)) done(formTooLarge(Buffer.byteLength(text)));
+    else done(null, text);
+  });
 }
 
 export const readerApiPlugin: FastifyPluginAsync<{ app: App }> = async (server, { app }) => {
