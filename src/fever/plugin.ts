@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { App } from '../runtime/app.ts';
 import { LoginThrottle } from '../auth/login-throttle.ts';
-import { Params, parsePairs } from '../http/params.ts';
+import { forEachPair, Params } from '../http/params.ts';
 import { jsonError, type ApiErrorShape } from '../http/error-shape.ts';
 import { authenticateFeverKey } from '../auth/fever-credentials.ts';
 import { FEVER_API_VERSION, FeverError, feverResponse } from './service.ts';
@@ -27,7 +27,7 @@ async function requestParams(req: FastifyRequest): Promise<Params> {
   const p = new Params();
   const raw = req.raw.url ?? req.url;
   const q = raw.indexOf('?');
-  if (q >= 0) for (const [k, v] of parsePairs(raw.slice(q + 1))) p.add(k, v);
+  if (q >= 0) forEachPair(raw.slice(q + 1), (k, v) => p.add(k, v));
   const body = req.body as Buffer | undefined;
   if (!body?.length) return p;
   const type = String(req.headers['content-type'] ?? '');
@@ -43,7 +43,7 @@ async function requestParams(req: FastifyRequest): Promise<Params> {
     }
     for (const [k, v] of form) if (typeof v === 'string') p.add(k, v);
   } else {
-    for (const [k, v] of parsePairs(body.toString('utf8'))) p.add(k, v);
+    forEachPair(body.toString('utf8'), (k, v) => p.add(k, v));
   }
   return p;
 }

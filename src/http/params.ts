@@ -92,13 +92,13 @@ export class FormBody {
   }
 }
 
+/** A text body that is a form posted without its Content-Type (`name=…` first). */
+export const looksLikeForm = (text: string) => /^[A-Za-z_][\w.-]*=/.test(text);
+
 /**
  * Parameters of a request: its query string (from the raw URL) then its body — a `FormBody`, text
  * that looks like a form (posted without its Content-Type), or a JSON object's scalar fields.
  */
-/** A text body that is a form posted without its Content-Type (`name=…` first). */
-export const looksLikeForm = (text: string) => /^[A-Za-z_][\w.-]*=/.test(text);
-
 export function paramsFromRequest(
   rawUrl: string,
   body: unknown,
@@ -111,8 +111,7 @@ export function paramsFromRequest(
   if (!sources.body) return params;
   if (body instanceof FormBody) forEachPair(body.text, add);
   // A form posted without its Content-Type arrives as text: read it as a form when it looks like one.
-  else if (typeof body === 'string' && looksLikeForm(body))
-    for (const [k, v] of parsePairs(body.trim())) params.add(k, v);
+  else if (typeof body === 'string' && looksLikeForm(body)) forEachPair(body.trim(), add);
   else if (body && typeof body === 'object' && !Array.isArray(body)) {
     for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
       for (const x of Array.isArray(v) ? v : [v])
