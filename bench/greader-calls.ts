@@ -2,6 +2,7 @@
 // URL, headers, body), built once per server after ClientLogin: the FreshRSS peer bench and the
 // per-round bench make the same calls on FreshRSS and on Tidings from this one list, whichever
 // client sends them (fetch, node:http, curl).
+import { type Agent, request } from 'node:http';
 import { greaderLogin } from './greader-login.ts';
 
 export interface ReaderCall {
@@ -53,4 +54,33 @@ export async function readerCalls(base: string, user: string, password: string):
 /** Sends a call with fetch. */
 export function fetchCall(call: ReaderCall): Promise<Response> {
   return fetch(call.url, { method: call.method, headers: call.headers, body: call.body });
+}
+
+/**
+ * Sends one call through node:http on a keep-alive Agent and resolves with its status and body
+ * bytes, the body kept as the Buffers the socket gives (as a client must), neither joined, decoded
+ * nor parsed: the cost of receiving only.
+ */
+export function sendLean(agent: Agent, call: ReaderCall): Promise<[status: number, bytes: number]> {
+  return new Promise((done, fail) => {
+    const u = new URL(call.url);
+    const headers = call.body
+      ? { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) }
+      : call.headers;
+    const req = request(
+      { agent, method: call.method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers },
+      (res) => {
+        let bytes = 0;
+        const chunks: Buffer[] = [];
+        res.on('data', (b: Buffer) => {
+          bytes += b.length;
+          chunks.push(b);
+        });
+        res.on('end', () => done([res.statusCode ?? 0, bytes]));
+        res.on('error', fail);
+      },
+    );
+    req.on('error', fail);
+    req.end(call.body);
+  });
 }

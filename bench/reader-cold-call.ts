@@ -10,11 +10,11 @@
 // DATA: a folder of `node bench/freshrss-peer.bench.ts --keep` (user bench / bench-password), one copy a side.
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagValue } from './backend.ts';
-import { readerCalls, type ReaderCall } from './greader-calls.ts';
+import { readerCalls, sendLean } from './greader-calls.ts';
 import { checkoutSpecs, serveCheckout } from './server-log.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
@@ -50,26 +50,6 @@ function cpu(pid: number): [number, number] {
   return [main / 1e6, other / 1e6];
 }
 
-function send(agent: Agent, call: ReaderCall): Promise<number> {
-  return new Promise((done, fail) => {
-    const u = new URL(call.url);
-    const headers = call.body
-      ? { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) }
-      : call.headers;
-    const req = request(
-      { agent, method: call.method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (b: Buffer) => chunks.push(b));
-        res.on('end', () => done(res.statusCode ?? 0));
-        res.on('error', fail);
-      },
-    );
-    req.on('error', fail);
-    req.end(call.body);
-  });
-}
-
 const children: ChildProcess[] = [];
 try {
   const sides = [];
@@ -78,7 +58,7 @@ try {
     const call = (await readerCalls(base, 'bench', 'bench-password')).calls.get(CALL);
     if (!call) throw new Error(`no call named ${CALL} in bench/greader-calls.ts`);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    for (let i = 0; i < 10; i++) await send(agent, call);
+    for (let i = 0; i < 10; i++) await sendLean(agent, call);
     sides.push({
       ...s,
       pid: child.pid!,
@@ -97,7 +77,7 @@ try {
       await sleep(GAP_MS);
       const a = cpu(s.pid);
       const t0 = performance.now();
-      const status = await send(s.agent, s.call);
+      const [status] = await sendLean(s.agent, s.call);
       s.wall.push(performance.now() - t0);
       if (status !== 200) throw new Error(`${s.label}: ${CALL} answered ${status}`);
       const b = cpu(s.pid);

@@ -23,13 +23,13 @@
 //   (--tidings LABEL=[CHECKOUT:]DATA; without CHECKOUT, this checkout)
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutSpecs, serveCheckout } from './server-log.ts';
 import { processTreeRunMs } from './process-cpu.ts';
-import { readerCalls, type ReaderCall } from './greader-calls.ts';
+import { readerCalls, sendLean, type ReaderCall } from './greader-calls.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const argv = process.argv.slice(2);
@@ -109,31 +109,6 @@ function callCurl(call: Call): Promise<[number, number, number]> {
   );
 }
 
-function callLean(agent: Agent, call: Call): Promise<[number, number]> {
-  return new Promise((done, fail) => {
-    const u = new URL(call.url);
-    const headers = call.body
-      ? { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) }
-      : call.headers;
-    const req = httpRequest(
-      { agent, method: call.method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers },
-      (res) => {
-        let bytes = 0;
-        // Keeping the chunks (as a client must) without joining them: the cost of receiving only.
-        const chunks: Buffer[] = [];
-        res.on('data', (b: Buffer) => {
-          bytes += b.length;
-          chunks.push(b);
-        });
-        res.on('end', () => done([res.statusCode ?? 0, bytes]));
-        res.on('error', fail);
-      },
-    );
-    req.on('error', fail);
-    req.end(call.body);
-  });
-}
-
 /** The calls of each round: the reads of greader-bench.mjs that carry whole items (bench/greader-calls.ts). */
 const ROUND_CALLS = ['stream/contents n=1000', 'stream/contents n=1000 unread', 'items/contents 150 ids'];
 
@@ -187,7 +162,7 @@ async function main(): Promise<void> {
             let ms: number;
             if (client === 'curl') [status, bytes, ms] = await callCurl(call);
             else {
-              [status, bytes] = client === 'lean' ? await callLean(side.agent, call) : await callFetch(call);
+              [status, bytes] = client === 'lean' ? await sendLean(side.agent, call) : await callFetch(call);
               ms = performance.now() - t0;
             }
             const own = process.cpuUsage(own0);
