@@ -15,18 +15,31 @@
 // lands in one folder per run (TMPDIR, which every test process and its children inherit), removed
 // when the run ends: the tests do not remove their own, and a run used to leave about 1 GB behind.
 // The browser tests' screenshots still go to <tmp>/tidings-test-output (or $TIDINGS_TEST_OUTPUT).
+// When the run ends, or is stopped by a signal (Ctrl-C, a CI timeout's SIGTERM), the PostgreSQL
+// clusters tests started in that folder are stopped and every process still running with that
+// TMPDIR is killed before the folder is removed: a stopped run used to leave clusters and servers
+// running for good (cleanUpRun below).
 //
 // Usage: node test/run-suite.ts [file or glob …] (default: the two globs above; relative to the
 // checkout's root). Options:
 // --test-reporter=NAME and --test-reporter-destination=PATH (pairs, as for node --test; default
 // spec to stdout), --test-concurrency=N, --test-timeout=MS.
-import { globSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  chmodSync,
+  createWriteStream,
+  existsSync,
+  globSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { chmodSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { run } from 'node:test';
 import * as reporters from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
+import { stopCluster } from './postgres-cluster.ts';
 
 /**
  * The files that took over 20 s in a SQLite pass (per-file wall time, BENCHMARKS.md "Test suite"),
@@ -132,6 +145,55 @@ async function reporterStream(name: string) {
   return mod.default;
 }
 
+/** Cluster folders (holding data/postmaster.pid) up to three levels under dir, where tests make them. */
+function clustersUnder(dir: string, depth = 3): string[] {
+  if (existsSync(join(dir, 'data', 'postmaster.pid'))) return [dir];
+  if (depth === 0) return [];
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.filter((e) => e.isDirectory()).flatMap((e) => clustersUnder(join(dir, e.name), depth - 1));
+}
+
+/** Pids of the processes, other than this one, that inherited TMPDIR=dir (Linux /proc; none elsewhere). */
+function processesOfRun(dir: string): number[] {
+  const marker = `\0TMPDIR=${dir}\0`;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  return pids.map(Number).filter((pid) => {
+    if (pid === process.pid) return false;
+    try {
+      return `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`.includes(marker);
+    } catch {
+      return false; // gone, or another user's
+    }
+  });
+}
+
+/** Stops what the run left behind in its temp folder (clusters, then processes), then removes it. */
+export function cleanUpRun(dir: string): void {
+  for (const cluster of clustersUnder(dir)) stopCluster(cluster);
+  for (let round = 0; round < 3; round++) {
+    const left = processesOfRun(dir);
+    if (!left.length) break;
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
 if (import.meta.main) {
   const o = parseArgs(process.argv.slice(2));
   process.env.NODE_COMPILE_CACHE ||= join(tmpdir(), 'node-compile-cache');
@@ -141,7 +203,12 @@ if (import.meta.main) {
   // Traversable by others: the PostgreSQL clusters that tests start there run as another user.
   chmodSync(runTemp, 0o711);
   process.env.TMPDIR = runTemp;
-  process.on('exit', () => rmSync(runTemp, { recursive: true, force: true }));
+  process.on('exit', () => cleanUpRun(runTemp));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.once(signal, () => {
+      console.error(`test/run-suite.ts: ${signal}, stopping the run's test processes and PostgreSQL clusters`);
+      process.exit(128 + constants.signals[signal]); // the exit handler cleans up
+    });
   const files = orderedFiles(o.patterns.length ? o.patterns : DEFAULT_PATTERNS);
   if (!files.length) throw new Error(`no test file matches ${o.patterns.join(' ')}`);
   const stream = run({
