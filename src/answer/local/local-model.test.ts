@@ -150,6 +150,21 @@ test('a corrupt model file is refused at start-up with the reason; the server fa
   }
 });
 
+test('one Llama per process: a second runtime shares it, and closing one or failing a load leaves the other writing', {
+  skip,
+}, async () => {
+  const second = await LocalModelRuntime.load(settings());
+  const llamaOf = (r: LocalModelRuntime) => (r as unknown as { llama: object }).llama;
+  assert.equal(llamaOf(second), llamaOf(runtime), 'no second getLlama (each forks a process to test the binary)');
+  await second.close();
+  const corrupt = tinyModelFile({}, 'corrupt-2.gguf');
+  writeFileSync(corrupt, readFileSync(file).subarray(0, 1000));
+  await assert.rejects(LocalModelRuntime.load(settings({ file: corrupt })), /cannot load the model file/);
+  let usage: { completionTokens: number } | undefined;
+  for await (const d of call('Still there?', 5)) if (d.usage) usage = d.usage;
+  assert.equal(usage?.completionTokens, 5);
+});
+
 test('slot pool: up to `size` at once, `queueLength` wait, the next is refused at once', async () => {
   const pool = new SlotPool(2, 1);
   await pool.acquire();

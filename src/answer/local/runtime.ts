@@ -148,6 +148,37 @@ function keepLlamaLog(_level: unknown, message: string): void {
   if (llamaLog.length > 200) llamaLog.splice(0, 100);
 }
 
+/**
+ * One Llama per process and GPU choice, made on first use. Every Llama of a process drives the same
+ * native addon (Node loads a .node file once), so disposing one frees llama.cpp's backend under the
+ * others; and each getLlama forks a process to test the binary first (350-650 ms here, longer on a
+ * busy machine), which a reload after `tidings model use` or a failed load paid again.
+ */
+const llamas = new Map<string, Promise<Llama>>();
+function sharedLlama(lib: NodeLlamaCpp, gpu: false | 'auto'): Promise<Llama> {
+  const key = String(gpu);
+  let made = llamas.get(key);
+  if (!made) {
+    // build: 'never': use the prebuilt binaries only; a missing one is an error, not a compile.
+    // The logger writes to the module's buffer, which every load reads.
+    made = lib.getLlama({
+      gpu,
+      build: 'never',
+      logLevel: lib.LlamaLogLevel.error,
+      progressLogs: false,
+      logger: keepLlamaLog,
+    });
+    made.catch(() => llamas.delete(key)); // a later load tries again
+    llamas.set(key, made);
+  }
+  return made;
+}
+
+/** Loads node-llama-cpp's native binary on the CPU (the process's shared Llama); throws when it cannot. */
+export async function loadNativeRuntime(): Promise<void> {
+  await sharedLlama(await import('node-llama-cpp'), false);
+}
+
 /** The threads to use when the setting is 0: every core but one, which the HTTP workers keep. */
 export function defaultThreads(): number {
   return Math.max(1, availableParallelism() - 1);
@@ -172,9 +203,11 @@ function history(messages: ChatMessage[]): ChatHistoryItem[] {
  * says why, so the error passes it on.
  */
 async function logLinesAfter(since: number): Promise<void> {
-  for (let waited = 0; llamaLog.length <= since && waited < 500; waited += 25)
+  for (let waited = 0; !llamaLog.slice(since).some(isLoadDetail) && waited < 500; waited += 25)
     await new Promise((r) => setTimeout(r, 25));
 }
+
+const isLoadDetail = (line: string) => /error loading model|corrupt|unknown|not within|invalid/i.test(line);
 
 export class LocalModelRuntime implements LocalModel {
   readonly settings: LocalModelSettings;
@@ -232,18 +265,7 @@ export class LocalModelRuntime implements LocalModel {
         `the local model runtime (node-llama-cpp) is not installed or cannot load here: ${(e as Error).message}. Run npm install in Tidings's folder.`,
       );
     }
-    const gpu = settings.gpuLayers === 0 ? false : 'auto';
-    // build: 'never': use the prebuilt binaries only; a missing one is an error, not a compile.
-    // Each call makes a Llama of its own (node-llama-cpp 3.22.1: two calls with the same options
-    // give two objects, and disposing one leaves a model loaded through the other working); the
-    // logger writes to the module's buffer, which every load reads.
-    const llama = await lib.getLlama({
-      gpu,
-      build: 'never',
-      logLevel: lib.LlamaLogLevel.error,
-      progressLogs: false,
-      logger: keepLlamaLog,
-    });
+    const llama = await sharedLlama(lib, settings.gpuLayers === 0 ? false : 'auto');
     const since = llamaLog.length;
     const reason = (e: unknown) => loadReason(e, llamaLog.slice(since));
     let model: LlamaModel;
@@ -251,7 +273,6 @@ export class LocalModelRuntime implements LocalModel {
       model = await llama.loadModel({ modelPath: settings.file, gpuLayers: settings.gpuLayers });
     } catch (e) {
       await logLinesAfter(since);
-      await llama.dispose().catch(() => {});
       throw new Error(`cannot load the model file ${settings.file}: ${reason(e)}`);
     }
     const threads = settings.threads || defaultThreads();
@@ -267,7 +288,6 @@ export class LocalModelRuntime implements LocalModel {
       });
     } catch (e) {
       await model.dispose().catch(() => {});
-      await llama.dispose().catch(() => {});
       throw new Error(
         `the model ${settings.file} loaded but its context (${settings.contextTokens} tokens × ${settings.parallel} sequences) does not fit in memory: ${reason(e)}. Lower TIDINGS_LLM_CONTEXT_TOKENS or TIDINGS_LLM_PARALLEL.`,
       );
@@ -440,14 +460,14 @@ export class LocalModelRuntime implements LocalModel {
   async close(): Promise<void> {
     await this.context.dispose();
     await this.model.dispose();
-    await this.llama.dispose();
+    // The Llama stays: it is the process's (sharedLlama), and node-llama-cpp disposes it at exit.
   }
 }
 
 /** llama.cpp's load errors say little ("Failed to load model"): name the likely causes. */
 function loadReason(e: unknown, logged: string[]): string {
   const m = (e as Error)?.message ?? String(e);
-  const detail = logged.find((l) => /error loading model|corrupt|unknown|not within|invalid/i.test(l));
+  const detail = logged.find(isLoadDetail);
   const said = detail ? `${m}: ${detail.replace(/^llama_model_load: /, '')}` : m;
   if (/failed to load model/i.test(m))
     return `${said} (the file is not a complete GGUF model this llama.cpp build can read: a partial download, a corrupt file, or an architecture it does not know; pull it again)`;

@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyGguf, type TinyGgufOptions } from './tiny-gguf.ts';
+import { loadNativeRuntime } from '../local/runtime.ts';
 
 export function tinyModelFile(opts: TinyGgufOptions = {}, name = 'tiny.gguf'): string {
   return writeTinyGguf(join(mkdtempSync(join(tmpdir(), 'tidings-model-')), name), opts);
@@ -16,9 +17,9 @@ let probe: Promise<string | false> | undefined;
 export function nativeRuntimeSkip(): Promise<string | false> {
   probe ??= (async () => {
     try {
-      const { getLlama } = await import('node-llama-cpp');
-      const llama = await getLlama({ gpu: false, build: 'never', progressLogs: false });
-      await llama.dispose();
+      // The runtime's own Llama, kept: disposing a Llama of its own would free the native backend
+      // every later load in this process shares.
+      await loadNativeRuntime();
       return false;
     } catch (e) {
       if (process.env.CI) return false;
