@@ -86,10 +86,6 @@ export class FormBody {
   constructor(text: string) {
     this.text = text;
   }
-  /** Its pairs, repeated keys kept in order. */
-  get pairs(): [string, string][] {
-    return parsePairs(this.text);
-  }
 }
 
 /** A text body that is a form posted without its Content-Type (`name=…` first). */
