@@ -89,6 +89,7 @@ test('a search from the command line finishes a rebuild an upgrade left pending,
   const q = await runCli(['search', 'query', 'grey', 'herons', '--json'], env);
   assert.equal(q.code, 0, q.stderr);
   assert.match(q.stderr, /finishing the search index rebuild left by an upgrade/);
+  assert.match(q.stderr, /search index rebuilt \(1 articles\)/);
   assert.deepEqual(
     JSON.parse(q.stdout).map((h: { url: string }) => h.url),
     ['https://upgrade.example/herons'],

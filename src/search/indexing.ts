@@ -45,6 +45,14 @@ export function searchIndexRepository(app: App): SearchIndexRepository {
   return app.store.searchIndex;
 }
 
+/** The rebuild this process found pending when it opened and carries on in the background. */
+const backgroundRebuilds = new WeakMap<App, BackgroundJob>();
+
+/** Whether this process found a rebuild pending when it opened (it may have finished it since). */
+export function rebuildFoundAtStart(app: App): boolean {
+  return backgroundRebuilds.has(app);
+}
+
 /**
  * Registers the listener that indexes items as the feed engine stores them, and carries on a
  * pending rebuild in the background (a migration that changed the index asks for one).
@@ -70,6 +78,7 @@ export async function installSearchIndexing(app: App): Promise<void> {
       },
       progress: () => ({ indexed }),
     }).start();
+    backgroundRebuilds.set(app, rebuild);
     app.onClose(() => rebuild.stop());
   }
   const maintenance = new PostingsMaintenance(app);
@@ -526,6 +535,9 @@ export async function reindexAll(
  * background rebuild did). Returns the items indexed; 0 when none was pending.
  */
 export async function finishPendingRebuild(app: App, onProgress?: (items: number) => void): Promise<number> {
+  // This process's background job stops here: every step is its own transaction on a shared
+  // cursor, so the loop below carries on from where the job was.
+  backgroundRebuilds.get(app)?.stop();
   let items = 0;
   for (;;) {
     const step = await rebuildStep(app.store, reindexBatch(app.store));

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { type CliContext, CliError } from '../context.ts';
-import { finishPendingRebuild, reindexAll, searchIndexRepository, searchIndexStatus } from '../../search/indexing.ts';
+import {
+  finishPendingRebuild,
+  rebuildFoundAtStart,
+  reindexAll,
+  searchIndexRepository,
+  searchIndexStatus,
+} from '../../search/indexing.ts';
 import type { App } from '../../runtime/app.ts';
 import { searchService } from '../../search/service.ts';
 import { SearchFilterError } from '../../search/types.ts';
@@ -11,10 +17,12 @@ import type { SearchScope } from '../../search/types.ts';
  * background; a command would search a partial index), telling stderr why it waits.
  */
 export async function withSearchReady(app: App): Promise<App> {
-  if ((await searchIndexRepository(app).state()).rebuildAfter !== null) {
+  // Found at start too: the process's own background job may have finished a small rebuild by now.
+  if (rebuildFoundAtStart(app) || (await searchIndexRepository(app).state()).rebuildAfter !== null) {
     process.stderr.write('tidings: finishing the search index rebuild left by an upgrade…\n');
-    const items = await finishPendingRebuild(app);
-    process.stderr.write(`tidings: search index rebuilt (${items} articles)\n`);
+    await finishPendingRebuild(app);
+    const articles = await searchIndexRepository(app).articleCount();
+    process.stderr.write(`tidings: search index rebuilt (${articles} articles)\n`);
   }
   return app;
 }
