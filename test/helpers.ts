@@ -9,6 +9,16 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 
+/** Whether a process with this pid exists (EPERM: it does, as another user). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 // The tests never see a model the developer pulled into the machine's store (it would turn the
 // extractive answers they expect into a local model's): unless a test names its own store, the
 // store is a folder nobody fills. CLI processes the tests start inherit it.

@@ -24,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import {
   freshPostgresDatabase,
   postgresDatabaseName,
+  processAlive,
   ROOT,
   runCli,
   SHARED,
@@ -96,15 +97,6 @@ function usable(dir: string): boolean {
   return found.trim() === '1';
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** The built folder for this key: built here, or by another test process (a lock file says which). */
 async function builtRealWorldDir(): Promise<string> {
   mkdirSync(CACHE, { recursive: true });
@@ -125,7 +117,7 @@ async function builtRealWorldDir(): Promise<string> {
     } catch {
       continue;
     }
-    if (holder && !alive(holder)) rmSync(lock, { force: true });
+    if (holder && !processAlive(holder)) rmSync(lock, { force: true });
     else await new Promise((r) => setTimeout(r, 200));
   }
   try {

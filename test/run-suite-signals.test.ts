@@ -7,17 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from './helpers.ts';
+import { processAlive, ROOT } from './helpers.ts';
 import { postgresBinDir } from './postgres-cluster.ts';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 async function until(check: () => boolean, what: string, ms = 60_000) {
   const end = Date.now() + ms;
@@ -77,15 +68,15 @@ test('hangs', async () => {
         ? Number(readFileSync(join(cluster, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
         : undefined;
       assert.ok(temp.startsWith(tmpdir()) && temp.includes('tidings-suite-'), temp);
-      assert.ok(alive(child));
-      if (postmaster) assert.ok(alive(postmaster));
+      assert.ok(processAlive(child));
+      if (postmaster) assert.ok(processAlive(postmaster));
 
       runner.kill(signal);
       const code = await exited;
       assert.equal(code, signal === 'SIGTERM' ? 143 : 130, stderr);
       assert.match(stderr, new RegExp(`${signal}, stopping the run's test processes and PostgreSQL clusters`));
-      await until(() => !alive(child), 'the spawned child to be gone', 5_000);
-      if (postmaster) await until(() => !alive(postmaster), 'the PostgreSQL server to be gone', 10_000);
+      await until(() => !processAlive(child), 'the spawned child to be gone', 5_000);
+      if (postmaster) await until(() => !processAlive(postmaster), 'the PostgreSQL server to be gone', 10_000);
       assert.equal(existsSync(temp), false, `${temp} was left behind`);
       if (!withCluster) t.diagnostic('PostgreSQL is not installed: only the child process and the folder were checked');
     } finally {
