@@ -1,7 +1,10 @@
-// Rows read to authenticate requests, kept briefly per process where a lookup is a round trip
-// (PostgreSQL: the store hands one each to the token and API key repositories, and both to the
-// user repository). SQLite passes none: a lookup there costs microseconds, and every read sees the
-// row as it is.
+// Rows read to authenticate requests, kept briefly per process. PostgreSQL, where a lookup is a
+// round trip, hands one each to the token and API key repositories (and both to the user
+// repository), dropped on its `auth` notifications. SQLite hands one to the token repository,
+// dropped on every write by this or another process (its change signal's generation): a warm
+// lookup costs microseconds there, but a Reader call that comes alone, the CPU's caches cold after
+// a pause, paid 0.09 ms for it, 6 % of the call (BENCHMARKS.md, "The lone Reader call"). API keys
+// are still read every time on SQLite.
 
 /**
  * How long a row read to authenticate a request (a Reader API token, a chat API key) is reused at
