@@ -100,8 +100,8 @@ test('a token revoked, deleted or whose user is deleted by another process is re
 });
 
 test('a token is read once for calls in a row, and again once another process wrote', async (t) => {
-  // Both backends keep token rows (portable/auth-row-cache.ts): a lone Reader call paid 0.09 ms
-  // for the lookup on SQLite too (BENCHMARKS.md, "The lone Reader call").
+  // Both backends keep token rows (portable/auth-row-cache.ts); SQLite drops them on another
+  // process's commit (PRAGMA data_version, read once per event-loop turn).
   const dataDir = tempDataDir('tidings-token-rows-');
   const a = await open(dataDir);
   const b = await open(dataDir);

@@ -59,10 +59,11 @@ export class SqliteStore extends PortableRepositories implements Store {
 
   constructor(db: Db, location: string, migrationsApplied: readonly string[], workload: StoreWorkload = 'serve') {
     const changes = new SqliteChangeSignal(db);
-    // Token rows kept for authentication (portable/auth-row-cache.ts), dropped on any write by this
-    // or another process (the change signal's generation): a lookup is a statement here, but a
-    // Reader call that comes alone paid 0.09 ms for it (BENCHMARKS.md, "The lone Reader call").
-    super(new SqliteSql(db), { tokenRows: new AuthRowCache<StoredToken>(() => changes.generation()) });
+    // Token rows kept for authentication (portable/auth-row-cache.ts): this process's revocations
+    // forget them themselves, another process's commit (any) drops them at the next event-loop turn.
+    // One pragma a turn instead of the row's statement: 0.01-0.02 ms of a Reader call that comes
+    // alone, more of one that follows another (BENCHMARKS.md, "The lone Reader call").
+    super(new SqliteSql(db), { tokenRows: new AuthRowCache<StoredToken>(() => changes.authGeneration()) });
     this.db = db;
     this.workload = workload;
     this.changes = changes;
