@@ -9,6 +9,7 @@ import { TEST_DATABASE_URL, tempDataDir } from '../../test/helpers.ts';
 import { ChangeGated } from './open-store.ts';
 import { signalMovedPast as movedPast, signalSteady as steady, testSql } from './testing.ts';
 import type { UsageRecord } from '../model/chat.ts';
+import type { Sql } from './sql.ts';
 import { TABLES_NO_CACHE_READS } from './postgres/change-signal.ts';
 
 const open = (dataDir: string) => createApp(loadConfig({ env: {}, overrides: { dataDir, logLevel: 'silent' } }));
@@ -54,7 +55,8 @@ test('the change signal stays put while nothing changes and moves on a change by
 
 test('a token revoked, deleted or whose user is deleted by another process is refused here at once', async (t) => {
   // On PostgreSQL token rows are cached per process (portable/auth-row-cache.ts, AuthRowCache) for up to
-  // 3 s; migration 095's notification must drop them well before. SQLite reads every time.
+  // 3 s; migration 095's notification must drop them well before. On SQLite too, until any write by
+  // another process (PRAGMA data_version, read once per event-loop turn).
   const dataDir = tempDataDir('tidings-revoke-');
   const a = await open(dataDir);
   const b = await open(dataDir);
@@ -95,6 +97,48 @@ test('a token revoked, deleted or whose user is deleted by another process is re
   assert.ok(await a.store.tokens.findByHash('hash-again'));
   assert.equal(await b.store.users.delete(user.id), true);
   await refusedSoon('hash-again', 'another process deleted its user');
+});
+
+test('a token is read once for calls in a row, and again once another process wrote', async (t) => {
+  // Both backends keep token rows (portable/auth-row-cache.ts); SQLite drops them on another
+  // process's commit (PRAGMA data_version, read once per event-loop turn).
+  const dataDir = tempDataDir('tidings-token-rows-');
+  const a = await open(dataDir);
+  const b = await open(dataDir);
+  t.after(async () => {
+    await a.close();
+    await b.close();
+  });
+  const user = await a.store.users.create('rows', 'x');
+  const now = Math.floor(Date.now() / 1000);
+  const issue = (hash: string) =>
+    a.store.tokens.insert(
+      { tokenHash: hash, userId: user.id, kind: 'clientlogin', scopes: 'read write', expiresAt: now + 3600 },
+      now,
+    );
+  await issue('hash-kept');
+  const other = await issue('hash-other');
+  await steady(a);
+  let reads = 0;
+  const sql = (a.store.tokens as unknown as { s: Sql }).s;
+  const prepare = sql.prepare.bind(sql);
+  sql.prepare = (text: string) => {
+    if (/FROM auth_tokens WHERE token_hash/.test(text)) reads++;
+    return prepare(text);
+  };
+  const pause = () => new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 3; i++) {
+    assert.ok(await a.store.tokens.findByHash('hash-kept'));
+    await pause();
+  }
+  assert.equal(reads, 1, 'calls in a row (each in its own event-loop turn) read the row once');
+
+  assert.equal(await b.store.tokens.revoke(other.id, now), true);
+  for (let i = 0; i < 100 && reads === 1; i++) {
+    await pause();
+    assert.ok(await a.store.tokens.findByHash('hash-kept'));
+  }
+  assert.equal(reads, 2, "another process's write makes the next lookup read the row again");
 });
 
 test("this process's rate-limit and usage writes leave the signal put; a transaction that also writes cached data moves it", {

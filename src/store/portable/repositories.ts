@@ -22,7 +22,7 @@ import { SqlAsyncJobRepository } from './chat-jobs.ts';
 
 /** What a backend adds to the portable repositories. */
 export interface PortableOptions {
-  /** Token rows kept briefly for authentication (PostgreSQL, where a lookup is a round trip); none: read every time. */
+  /** Token rows kept briefly for authentication (both backends: a round trip on PostgreSQL, a cold statement on SQLite); none: read every time. */
   tokenRows?: AuthRowCache<StoredToken>;
   /** Chat API key rows kept the same way (every chat answer authenticates). */
   apiKeyRows?: AuthRowCache<StoredApiKey>;

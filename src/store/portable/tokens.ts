@@ -35,7 +35,7 @@ const toToken = (r: Row): StoredToken => ({
 
 export class SqlTokenRepository implements TokenRepository {
   private readonly s: Sql;
-  /** Rows kept for authentication (./auth-row-cache.ts); null: every lookup reads (SQLite). */
+  /** Rows kept for authentication (./auth-row-cache.ts); null: every lookup reads. */
   private readonly cache: AuthRowCache<StoredToken> | null;
   constructor(sql: Sql, cache: AuthRowCache<StoredToken> | null = null) {
     this.s = sql;

@@ -20,6 +20,7 @@ export class SqliteChangeSignal implements ChangeSignal {
   private lastVersion = -1;
   private lastChanges = -1;
   private gen = 0;
+  private othersGen = 0;
 
   constructor(db: Db) {
     this.db = db;
@@ -33,17 +34,34 @@ export class SqliteChangeSignal implements ChangeSignal {
       this.lastChanges = changes;
       this.gen++;
     }
-    if (!this.versionReadThisTurn) {
-      this.versionReadThisTurn = true;
-      setImmediate(this.nextTurn).unref();
-      this.versionStmt ??= this.db.prepare('PRAGMA data_version');
-      const version = (this.versionStmt.get() as { data_version: number }).data_version;
-      if (version !== this.lastVersion) {
-        this.lastVersion = version;
-        this.gen++;
-      }
-    }
+    this.readVersion();
     return this.gen;
+  }
+
+  /**
+   * Moves only when another connection committed (any write: SQLite cannot tell what it wrote), read
+   * at most once per event-loop turn like generation(). For the authentication rows a process keeps
+   * (portable/auth-row-cache.ts), which its own revocations forget themselves: one statement a turn
+   * where generation() is two (0.02 ms each in a Reader call that comes alone, BENCHMARKS.md,
+   * "The lone Reader call").
+   */
+  authGeneration(): number {
+    if (!this.db.isOpen) return ++this.othersGen;
+    this.readVersion();
+    return this.othersGen;
+  }
+
+  private readVersion(): void {
+    if (this.versionReadThisTurn) return;
+    this.versionReadThisTurn = true;
+    setImmediate(this.nextTurn).unref();
+    this.versionStmt ??= this.db.prepare('PRAGMA data_version');
+    const version = (this.versionStmt.get() as { data_version: number }).data_version;
+    if (version !== this.lastVersion) {
+      this.lastVersion = version;
+      this.gen++;
+      this.othersGen++;
+    }
   }
 
   async close(): Promise<void> {}
