@@ -321,24 +321,28 @@ test('a non-streaming client that disconnects aborts the pipeline and is recorde
 
 test('every request is recorded with tokens, searches, cost and status', async () => {
   const before = (await chatStore(f.app).usage.totals({})).find((t) => t.model === 'sonar-pro')?.requests ?? 0;
+  const lastId =
+    ((await testSql(f.app).prepare('SELECT max(id) AS id FROM chat_usage').get()) as { id: number | null }).id ?? 0;
   await post(f, '/chat/completions', ask('q', { model: 'sonar-pro' }));
   await post(f, '/chat/completions', ask('q', { model: 'sonar-pro', temperature: 9 }));
-  // Rows are written in batches right after the responses: wait for them (on PostgreSQL the batch
-  // commits a few event-loop turns later).
-  let row: any[] = [];
-  for (let i = 0; i < 200 && (row.length < 2 || row[0].status !== 400); i++) {
-    row = (await testSql(f.app)
-      .prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' ORDER BY id DESC LIMIT 2")
-      .all()) as any[];
-    if (row.length < 2 || row[0].status !== 400) await new Promise((r) => setTimeout(r, 10));
+  // Rows are written in batches right after the responses: wait for both (on PostgreSQL a batch
+  // commits a few event-loop turns later, and the two may commit in either order).
+  let rows: any[] = [];
+  for (let i = 0; i < 200 && rows.length < 2; i++) {
+    rows = (await testSql(f.app)
+      .prepare("SELECT * FROM chat_usage WHERE model = 'sonar-pro' AND id > ? ORDER BY id")
+      .all(lastId)) as any[];
+    if (rows.length < 2) await new Promise((r) => setTimeout(r, 10));
   }
-  assert.equal(row[0].status, 400);
-  assert.equal(row[0].error_type, 'bad_request');
-  assert.equal(row[1].status, 200);
-  assert.equal(row[1].prompt_tokens, 21);
-  assert.equal(row[1].search_queries, 1);
-  assert.equal(row[1].request_cost, 0.006);
-  assert.ok(row[1].total_cost > 0.006);
+  assert.equal(rows.length, 2, 'one row for each request');
+  const bad = rows.find((r) => r.status === 400);
+  const ok = rows.find((r) => r.status === 200);
+  assert.ok(bad && ok, JSON.stringify(rows.map((r) => r.status)));
+  assert.equal(bad.error_type, 'bad_request');
+  assert.equal(ok.prompt_tokens, 21);
+  assert.equal(ok.search_queries, 1);
+  assert.equal(ok.request_cost, 0.006);
+  assert.ok(ok.total_cost > 0.006);
   const t = (await chatStore(f.app).usage.totals({})).find((x) => x.model === 'sonar-pro')!;
   assert.equal(t.requests, before + 2);
 });
