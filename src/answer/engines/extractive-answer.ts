@@ -24,6 +24,7 @@ import { entities, terms, termsOfWords, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
+import { sourceWordParts } from './source-words.ts';
 import { lowerCaseLookup, nameKind } from '../text/name-kind.ts';
 import { isSubjectName, subjectWords } from '../text/subject.ts';
 
@@ -255,6 +256,8 @@ const TITLE_CASE = 0.75;
 
 /** "U.S." and "U.K." read as "US" and "UK", so a question's "US" meets the sources' "U.S.". */
 export const joinInitials = (text: string) => text.replace(/\b([A-Z])\.([A-Z])\.(?!\w)/g, '$1$2');
+/** Whether joinInitials changes the text. */
+const INITIALS = /\b[A-Z]\.[A-Z]\.(?!\w)/;
 
 /**
  * The question's names, as terms: its capitalized words except the first word of each of its
@@ -366,7 +369,14 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     notes: [] as string[],
   };
   const present = new Set<string>();
-  for (const s of sources) for (const t of terms(joinInitials(s.hit.title + ' ' + s.texts.join(' ')))) present.add(t);
+  // terms(joinInitials(headline + ' ' + texts)), part by part: a part without initials ("U.S.") has
+  // the words split for the answer score already.
+  for (const s of sources) {
+    const parts = sourceWordParts(s);
+    [s.hit.title, ...s.texts].forEach((text, i) => {
+      for (const t of INITIALS.test(text) ? terms(joinInitials(text)) : termsOfWords(parts[i]!)) present.add(t);
+    });
+  }
   const missing = qTerms.filter((t) => !present.has(t));
   const names = questionNames(question);
   const namesPresent = names.filter((n) => present.has(n.term));

@@ -19,6 +19,7 @@ import type { Sentence } from './extractive-answer.ts';
 import { hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
 import { entities, stem, terms, words } from '../text/terms.ts';
+import { sourceWords as wordsOf } from './source-words.ts';
 
 /** The features of a sentence, in the order of ANSWER_WEIGHTS (bench/answers-fit.ts fits them). */
 export const FEATURES = [
@@ -91,7 +92,8 @@ export function answerFeatures(
   // (those maps were a twentieth of an answer's garbage).
   const wordIds = new Map<string, number>();
   const holders: number[] = [];
-  const sourceWords = sources.map((src) => words(src.hit.title + ' ' + src.texts.join(' ')));
+  // words(headline + ' ' + texts), split once per answer (./source-words.ts).
+  const sourceWords = sources.map(wordsOf);
   const sourceIds = sourceWords.map((w, i) => {
     const bit = 2 ** i;
     const ids: number[] = [];
