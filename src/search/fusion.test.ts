@@ -140,3 +140,19 @@ test('withoutNearDuplicates: a shared section title, a shared topic or no text d
   );
   assert.equal(withoutNearDuplicates(hits), hits, 'nothing dropped: the same array back');
 });
+
+test('withoutNearDuplicates: with max, the first max hits of the whole list are kept and no more', () => {
+  const hits = [
+    hit('https://news.test/a', { passages: [{ text: story, score: 3 }] }),
+    hit('https://news.test/a/index.html', { passages: [{ text: story, score: 2 }] }),
+    hit('https://other.test/b'),
+    hit('https://other.test/c'),
+  ];
+  const all = withoutNearDuplicates(hits).map((h) => h.url);
+  assert.deepEqual(all, ['https://news.test/a', 'https://other.test/b', 'https://other.test/c']);
+  for (const max of [0, 1, 2, 3, 4])
+    assert.deepEqual(
+      withoutNearDuplicates(hits, undefined, max).map((h) => h.url),
+      all.slice(0, max),
+    );
+});

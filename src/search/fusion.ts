@@ -86,7 +86,16 @@ const NEAR_DUPLICATE_SIMILARITY = 0.5;
  * Titles alone do not decide it: section titles ("50 States") repeat over different stories.
  * Hits without text are never duplicates. Order is kept.
  */
-export function withoutNearDuplicates(hits: SearchHit[], similarity = NEAR_DUPLICATE_SIMILARITY): SearchHit[] {
+export function withoutNearDuplicates(
+  hits: SearchHit[],
+  similarity = NEAR_DUPLICATE_SIMILARITY,
+  /**
+   * Hits wanted: reading stops once this many are kept (a hit is kept or dropped by the hits
+   * before it only, so the first `max` are those of the whole list; a chat search fuses twice the
+   * hits it lists, and reading the rest was a few % of an answer's CPU).
+   */
+  max = Number.POSITIVE_INFINITY,
+): SearchHit[] {
   const kept: SearchHit[] = [];
   const sizes: number[] = [];
   // Each shingle seen so far -> the kept hit that had it first, as two arrays sorted by shingle
@@ -99,6 +108,7 @@ export function withoutNearDuplicates(hits: SearchHit[], similarity = NEAR_DUPLI
   let owners: number[] = [];
   const shared: number[] = [];
   for (const hit of hits) {
+    if (kept.length >= max) break;
     const shingles = shinglesOf(leadingText(hit));
     shared.fill(0);
     for (const s of shingles) {
@@ -198,10 +208,11 @@ function shinglesOf(text: string): number[] {
     for (let j = i; j < i + SHINGLE_WORDS; j++) s = Math.imul(s ^ words[j]!, 0x01000193);
     all.push(s);
   }
-  // Sorted, each shingle once (what the Set of them held).
-  all.sort((a, b) => a - b);
+  // Sorted, each shingle once (what the Set of them held): sorted as 32-bit integers, natively
+  // (a sort calling a comparator was a third of this function's time), then copied back.
+  const sorted = Int32Array.from(all).sort();
   let n = 0;
-  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) all[n++] = sorted[i]!;
   all.length = n;
   return all;
 }
