@@ -20,7 +20,7 @@
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
-import { entities, terms, termsOfWords, words } from '../text/terms.ts';
+import { entities, stem, terms, termsOfWords, words } from '../text/terms.ts';
 import { jaccard, shingles } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
@@ -370,11 +370,18 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   };
   const present = new Set<string>();
   // terms(joinInitials(headline + ' ' + texts)), part by part: a part without initials ("U.S.") has
-  // the words split for the answer score already.
+  // the words split for the answer score already, each distinct word stemmed once.
+  const stemmed = new Set<string>();
   for (const s of sources) {
     const parts = sourceWordParts(s);
     [s.hit.title, ...s.texts].forEach((text, i) => {
-      for (const t of INITIALS.test(text) ? terms(joinInitials(text)) : termsOfWords(parts[i]!)) present.add(t);
+      if (INITIALS.test(text)) for (const t of terms(joinInitials(text))) present.add(t);
+      else
+        for (const w of parts[i]!) {
+          if (stemmed.has(w)) continue;
+          stemmed.add(w);
+          if (w.length >= 2 && !STOPWORDS.has(w)) present.add(stem(w));
+        }
     });
   }
   const missing = qTerms.filter((t) => !present.has(t));

@@ -2,7 +2,7 @@
 // the plain definition does, on the news corpus and on apostrophe edge cases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { terms, termsOfWords, words } from './terms.ts';
+import { stem, terms, termsOfWords, words } from './terms.ts';
 import { hasNews, readArticles } from '../testing/news-corpus.ts';
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
@@ -48,4 +48,17 @@ test('words() splits news articles as the plain definition', { skip: !hasNews &&
 
 test('terms of words() at hand equal terms() of the text', { skip: !hasNews && 'no ../shared/corpus/news' }, () => {
   for (const a of readArticles(200)) assert.deepEqual(termsOfWords(words(a.text)), terms(a.text));
+});
+
+test('stem leaves words with a digit as they are and strips the others', () => {
+  assert.deepEqual(['2020s', 'covid19ed', 'b52s', 'elections', 'announced', 'policies', 'boxes', 'us'].map(stem), [
+    '2020s',
+    'covid19ed',
+    'b52s',
+    'election',
+    'announc',
+    'policy',
+    'box',
+    'us',
+  ]);
 });

@@ -71,12 +71,21 @@ export function words(text: string): string[] {
   return out;
 }
 
+/** /\d/.test(w) without a regex call (stem runs on every word of every source of an answer). */
+function hasDigit(w: string): boolean {
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
+
 /**
  * A light suffix stripper (plural, -ing, -ed, -ly): enough for "announces"/"announced"/"announcing"
  * to meet, without the over-stemming of a full Porter stemmer on names.
  */
 export function stem(w: string): string {
-  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.length <= 3 || hasDigit(w)) return w;
   if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
   if (w.endsWith('sses')) return w.slice(0, -2);
   if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
