@@ -147,11 +147,13 @@ function shingleOwners(most: number): { ownerOf(s: number): number; claim(s: num
   }
   const stamp = ++ownerStamp;
   const mask = size - 1;
+  // Multiplicative hashing: the product's top bits pick the slot.
+  const shift = 32 - Math.log2(size);
   const keys = ownerKeys;
   const values = ownerValues;
   const stamps = ownerStamps;
   const slotOf = (s: number): number => {
-    let i = Math.imul(s, 0x9e3779b1) & mask;
+    let i = Math.imul(s, 0x9e3779b1) >>> shift;
     while (stamps[i] === stamp && keys[i] !== s) i = (i + 1) & mask;
     return i;
   };

@@ -21,7 +21,7 @@ import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
 import { entities, stem, terms, termsOfWords, words } from '../text/terms.ts';
-import { jaccard, shingles } from '../text/similarity.ts';
+import { jaccard, shinglesOfWords } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
 import { sourceWordParts } from './source-words.ts';
@@ -517,7 +517,7 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
       (p) =>
         p === s ||
         (SUPPORT_OTHER_SOURCE && p.source.n === s.source.n) ||
-        jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE,
+        jaccard(shinglesOf(p), shinglesOf(s)) > NEAR_DUPLICATE,
     );
   // The rest: the sentences most likely to hold the answer (./extractive-score.ts), a sentence
   // that covers question terms the quoted ones lack raised (a question about two things gets both).
@@ -578,6 +578,17 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   };
 }
 
+/**
+ * A sentence's word shingles, from its words (split once, in readSentences), made once per
+ * sentence: picking the quoted sentences compares each candidate with every one picked.
+ */
+const sentenceShingles = new WeakMap<Sentence, Set<string>>();
+function shinglesOf(s: Sentence): Set<string> {
+  let set = sentenceShingles.get(s);
+  if (!set) sentenceShingles.set(s, (set = shinglesOfWords(s.words)));
+  return set;
+}
+
 export const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
 
 const causalFirst = (s: Sentence) => (hasAnswerType(s.text, 'reason') ? 1.25 : 1);
@@ -590,7 +601,7 @@ function diverse(ranked: Sentence[], max: number, boost?: (s: Sentence) => numbe
   for (const s of order) {
     if (picked.length >= Math.min(max, 3)) break;
     if (s.relevance < 0.6 * top) break;
-    if (picked.some((p) => p.source.n === s.source.n || jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE))
+    if (picked.some((p) => p.source.n === s.source.n || jaccard(shinglesOf(p), shinglesOf(s)) > NEAR_DUPLICATE))
       continue;
     picked.push(s);
   }
