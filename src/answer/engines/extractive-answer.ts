@@ -20,7 +20,7 @@
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
-import { entities, stem, terms, termsOfWords, words } from '../text/terms.ts';
+import { entities, stem, terms, words } from '../text/terms.ts';
 import { jaccard, shinglesOfWords } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
@@ -303,6 +303,17 @@ function yearsMissing(question: string, sources: GroundingSource[]): string[] {
 
 export function readSentences(sources: GroundingSource[], poolPerSource: number): Sentence[] {
   const out: Sentence[] = [];
+  // termsOfWords, each distinct word's term (null: none) worked out once for all the sentences.
+  const termOf = new Map<string, string | null>();
+  const termSetOf = (w: readonly string[]) => {
+    const set = new Set<string>();
+    for (const x of w) {
+      let t = termOf.get(x);
+      if (t === undefined) termOf.set(x, (t = x.length < 2 || STOPWORDS.has(x) ? null : stem(x)));
+      if (t !== null) set.add(t);
+    }
+    return set;
+  };
   for (const source of sources) {
     const seen = new Set<string>();
     let position = 0;
@@ -318,7 +329,7 @@ export function readSentences(sources: GroundingSource[], poolPerSource: number)
           text: sentence,
           position: position++,
           words: w,
-          termSet: new Set(termsOfWords(w)),
+          termSet: termSetOf(w),
           matched: [],
           coverage: 0,
           relevance: 0,
