@@ -24,7 +24,7 @@ import { entities, stem, terms, words } from '../text/terms.ts';
 import { jaccard, shinglesOfWords } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
-import { sourceWordParts } from './source-words.ts';
+import { sourceWords } from './source-words.ts';
 import { lowerCaseLookup, nameKind } from '../text/name-kind.ts';
 import { isSubjectName, subjectWords } from '../text/subject.ts';
 
@@ -383,8 +383,9 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   // terms(joinInitials(headline + ' ' + texts)), part by part: a part without initials ("U.S.") has
   // the words split for the answer score already, each distinct word stemmed once.
   const stemmed = new Set<string>();
-  for (const s of sources) {
-    const parts = sourceWordParts(s);
+  const split = sources.map(sourceWords);
+  sources.forEach((s, k) => {
+    const parts = split[k]!.parts;
     [s.hit.title, ...s.texts].forEach((text, i) => {
       if (INITIALS.test(text)) for (const t of terms(joinInitials(text))) present.add(t);
       else
@@ -394,7 +395,7 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
           if (w.length >= 2 && !STOPWORDS.has(w)) present.add(stem(w));
         }
     });
-  }
+  });
   const missing = qTerms.filter((t) => !present.has(t));
   const names = questionNames(question);
   const namesPresent = names.filter((n) => present.has(n.term));
@@ -466,7 +467,16 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     type,
     sentences,
   );
-  const features = scoreAnswers(opts.matchText ?? question, sentences, sources, qTerms, type, candidates);
+  const features = scoreAnswers(
+    opts.matchText ?? question,
+    sentences,
+    sources,
+    qTerms,
+    type,
+    candidates,
+    undefined,
+    split.map((w) => w.all),
+  );
   const byAnswer = [...sentences].sort((a, b) => b.answerScore - a.answerScore);
   let winner = candidates[0];
   // Weak coverage and no candidate that three sources agree on: the sources do not answer it.
@@ -523,6 +533,7 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   const lead = conflict ? [...winner.occurrences].sort((a, b) => b.answerScore - a.answerScore)[0]! : byAnswer[0]!;
   const picked = [lead];
   const rivals = candidates.slice(1, 4).filter((c) => c.score > 0.3 * winner.score);
+  const shinglesOf = shinglesMemo();
   const fits = (s: Sentence) =>
     !picked.some(
       (p) =>
@@ -591,13 +602,15 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
 
 /**
  * A sentence's word shingles, from its words (split once, in readSentences), made once per
- * sentence: picking the quoted sentences compares each candidate with every one picked.
+ * sentence of one plan: picking the quoted sentences compares each candidate with every one picked.
  */
-const sentenceShingles = new WeakMap<Sentence, Set<string>>();
-function shinglesOf(s: Sentence): Set<string> {
-  let set = sentenceShingles.get(s);
-  if (!set) sentenceShingles.set(s, (set = shinglesOfWords(s.words)));
-  return set;
+function shinglesMemo(): (s: Sentence) => Set<string> {
+  const made = new Map<Sentence, Set<string>>();
+  return (s) => {
+    let set = made.get(s);
+    if (!set) made.set(s, (set = shinglesOfWords(s.words)));
+    return set;
+  };
 }
 
 export const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
@@ -605,7 +618,12 @@ export const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slic
 const causalFirst = (s: Sentence) => (hasAnswerType(s.text, 'reason') ? 1.25 : 1);
 
 /** Best sentences, near-duplicates and second sentences of a source skipped. */
-function diverse(ranked: Sentence[], max: number, boost?: (s: Sentence) => number): Sentence[] {
+function diverse(
+  ranked: Sentence[],
+  max: number,
+  boost?: (s: Sentence) => number,
+  shinglesOf = shinglesMemo(),
+): Sentence[] {
   const order = boost ? [...ranked].sort((a, b) => b.relevance * boost(b) - a.relevance * boost(a)) : ranked;
   const picked: Sentence[] = [];
   const top = order[0]?.relevance ?? 0;

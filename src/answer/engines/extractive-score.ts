@@ -19,7 +19,7 @@ import type { Sentence } from './extractive-answer.ts';
 import { hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
 import { entities, stem, terms, words } from '../text/terms.ts';
-import { sourceWords as wordsOf } from './source-words.ts';
+import { sourceWords as splitWords } from './source-words.ts';
 
 /** The features of a sentence, in the order of ANSWER_WEIGHTS (bench/answers-fit.ts fits them). */
 export const FEATURES = [
@@ -80,6 +80,8 @@ export function answerFeatures(
   qTerms: string[],
   type: AnswerType,
   candidates: ScoredCandidate[] = [],
+  /** Each source's words(headline + ' ' + texts) when at hand (planAnswer splits them once). */
+  sourceWords: readonly (readonly string[])[] = sources.map((s) => splitWords(s).all),
 ): Map<Sentence, number[]> {
   const asked = new Set(terms(question));
   const sourceCoverage = new Map<number, number>();
@@ -92,8 +94,6 @@ export function answerFeatures(
   // (those maps were a twentieth of an answer's garbage).
   const wordIds = new Map<string, number>();
   const holders: number[] = [];
-  // words(headline + ' ' + texts), split once per answer (./source-words.ts).
-  const sourceWords = sources.map(wordsOf);
   const sourceIds = sourceWords.map((w, i) => {
     const bit = 2 ** i;
     const ids: number[] = [];
@@ -265,8 +265,9 @@ export function scoreAnswers(
   type: AnswerType,
   candidates: ScoredCandidate[] = [],
   weights: Record<Feature, number> = ANSWER_WEIGHTS,
+  sourceWords?: readonly (readonly string[])[],
 ): Map<Sentence, number[]> {
-  const features = answerFeatures(question, sentences, sources, qTerms, type, candidates);
+  const features = answerFeatures(question, sentences, sources, qTerms, type, candidates, sourceWords);
   const w = FEATURES.map((k) => weights[k]);
   for (const s of sentences) {
     const f = features.get(s);
