@@ -20,10 +20,10 @@
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
-import { entities, stem, terms, words } from '../text/terms.ts';
+import { stem, terms, words } from '../text/terms.ts';
 import { jaccard, shinglesOfWords } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
-import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
+import { explainScore, namesOf, rankPrior, scoreAnswers } from './extractive-score.ts';
 import { sourceWords } from './source-words.ts';
 import { lowerCaseLookup, nameKind } from '../text/name-kind.ts';
 import { isSubjectName, subjectWords } from '../text/subject.ts';
@@ -43,6 +43,8 @@ export interface Sentence {
   relevance: number;
   /** How likely the sentence holds the answer (./answer-score.ts): what the answer is picked by. */
   answerScore: number;
+  /** entities(text), made when first needed (candidate mining and the answer score both read them). */
+  names?: string[];
 }
 
 export interface AnswerCandidate {
@@ -757,7 +759,7 @@ export function mineCandidates(
     const w = (text: string) => base * near(text);
     const typed = type === 'person' || type === 'place' || type === 'org';
     const wantsName = typed || type === 'thing' || type === 'name';
-    for (const name of entities(s.text)) {
+    for (const name of namesOf(s)) {
       // Not a name ("Politically" opening a sentence, "Feb. 11"), or a name of another kind than
       // asked for (a person for "which agency", an agency for "who"): not a candidate.
       const kind = nameKind(name, s.text, lower);

@@ -58,6 +58,9 @@ export const ANSWER_WEIGHTS: Record<Feature, number> = {
   winner: 0.52,
 };
 
+/** A sentence's entities(text), made once (candidate mining reads them too). */
+export const namesOf = (s: Sentence): readonly string[] => (s.names ??= entities(s.text));
+
 /** Sentences scored (by relevance): the others are never quoted after the lead. */
 export const SCORED = 25;
 
@@ -183,7 +186,7 @@ export function answerFeatures(
   // Only the best-covering sentences can be quoted; the rest are not worth the phrase lookups.
   for (const s of [...sentences].sort((a, b) => b.relevance - a.relevance).slice(0, SCORED)) {
     const own = sourceCoverage.get(s.source.n) ?? 0;
-    const names = entities(s.text)
+    const names = namesOf(s)
       .map((e) => words(e).join(' '))
       .filter((k) => k && !terms(k).every((t) => asked.has(t)));
     let namedSupport = 0;
