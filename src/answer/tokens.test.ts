@@ -52,6 +52,35 @@ test('ids equal gpt-tokenizer on random and adversarial strings (both merge path
   sameAsLib('héllo wörld, the 2025 budget — “quoted” text\u0301 and a lone surrogate \ud800 end');
 });
 
+test('ids equal gpt-tokenizer on ASCII text around the pieces found without the pattern', () => {
+  // Letter runs ended by an apostrophe, a digit or a non-ASCII character; runs of 1-4 digits; a
+  // space before a digit, a mark or a line break; marks before line breaks and slashes; text ends.
+  let seed = 26;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const alphabets = ['aZ9 \'/.\r\n,"-', 'Ab1 ’é½٣  \t', "xY0 '(:)/\n", 'abcDEF 12345 ,.!?;'];
+  for (let k = 0; k < 2000; k++) {
+    const a = alphabets[k % alphabets.length];
+    const n = Math.floor(rnd() * 40);
+    sameAsLib(Array.from({ length: n }, () => a[Math.floor(rnd() * a.length)]).join(''));
+  }
+  for (const s of [
+    "don't",
+    "He's",
+    "ABC's",
+    'x 1',
+    'x ,',
+    'x .\n/',
+    '12½',
+    '123½',
+    "'Tis",
+    ' ',
+    ',',
+    'a\u0301',
+    'A\u01c5',
+  ])
+    sameAsLib(s);
+});
+
 test('ids equal gpt-tokenizer on news articles', { skip: !hasNews && 'no ../shared/corpus/news' }, () => {
   for (const a of readArticles(300)) {
     sameAsLib(`${a.title}\n${a.text}`);

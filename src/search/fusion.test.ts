@@ -140,3 +140,45 @@ test('withoutNearDuplicates: a shared section title, a shared topic or no text d
   );
   assert.equal(withoutNearDuplicates(hits), hits, 'nothing dropped: the same array back');
 });
+
+test('withoutNearDuplicates: with max, the first max hits of the whole list are kept and no more', () => {
+  const hits = [
+    hit('https://news.test/a', { passages: [{ text: story, score: 3 }] }),
+    hit('https://news.test/a/index.html', { passages: [{ text: story, score: 2 }] }),
+    hit('https://other.test/b'),
+    hit('https://other.test/c'),
+  ];
+  const all = withoutNearDuplicates(hits).map((h) => h.url);
+  assert.deepEqual(all, ['https://news.test/a', 'https://other.test/b', 'https://other.test/c']);
+  for (const max of [0, 1, 2, 3, 4])
+    assert.deepEqual(
+      withoutNearDuplicates(hits, undefined, max).map((h) => h.url),
+      all.slice(0, max),
+    );
+});
+
+test('withoutNearDuplicates: one call does not see the shingles of the one before, and many long hits fit', () => {
+  const copy = hit('https://copy.test/a', { passages: [{ text: story, score: 1 }] });
+  assert.equal(
+    withoutNearDuplicates([hit('https://news.test/a', { passages: [{ text: story, score: 1 }] })]).length,
+    1,
+  );
+  const other = hit('https://other.test/b', { passages: [{ text: `Unrelated: ${'words '.repeat(5)}`, score: 1 }] });
+  assert.deepEqual(
+    withoutNearDuplicates([other, copy]).map((h) => h.url),
+    ['https://other.test/b', 'https://copy.test/a'],
+  );
+  // 30 hits of ~190 distinct shingles each (more than the first table holds), then a copy of the last.
+  const long = (k: number) =>
+    Array.from({ length: 200 }, (_, i) => `w${k}x${i}`)
+      .join(' ')
+      .slice(0, 1_000);
+  const many = Array.from({ length: 30 }, (_, k) =>
+    hit(`https://many.test/${k}`, { passages: [{ text: long(k), score: 1 }] }),
+  );
+  const again = hit('https://many.test/again', { passages: [{ text: long(29), score: 1 }] });
+  assert.deepEqual(
+    withoutNearDuplicates([...many, again]).map((h) => h.url),
+    many.map((h) => h.url),
+  );
+});

@@ -86,69 +86,90 @@ const NEAR_DUPLICATE_SIMILARITY = 0.5;
  * Titles alone do not decide it: section titles ("50 States") repeat over different stories.
  * Hits without text are never duplicates. Order is kept.
  */
-export function withoutNearDuplicates(hits: SearchHit[], similarity = NEAR_DUPLICATE_SIMILARITY): SearchHit[] {
+export function withoutNearDuplicates(
+  hits: SearchHit[],
+  similarity = NEAR_DUPLICATE_SIMILARITY,
+  /**
+   * Hits wanted: reading stops once this many are kept (a hit is kept or dropped by the hits
+   * before it only, so the first `max` are those of the whole list; a chat search fuses twice the
+   * hits it lists, and reading the rest was a few % of an answer's CPU).
+   */
+  max = Number.POSITIVE_INFINITY,
+): SearchHit[] {
   const kept: SearchHit[] = [];
   const sizes: number[] = [];
-  // Each shingle seen so far -> the kept hit that had it first, as two arrays sorted by shingle
-  // (merged on each keep): one search per shingle of a new hit counts what it shares with every
-  // kept hit at once (comparing sets pairwise took twice as long). Kept hits share little with each
-  // other, so crediting a shingle to the first is enough. Arrays (of unboxed doubles), not a Set and
-  // a Map: the hashes are 32-bit, so half of them were boxed numbers there, a tenth of an answer's
-  // garbage. Not typed arrays either: each would be a buffer outside the heap.
-  let ownShingles: number[] = [];
-  let owners: number[] = [];
+  // Each shingle seen so far -> the kept hit that had it first (shingleOwners below): one look-up per
+  // shingle of a new hit counts what it shares with every kept hit at once (comparing sets
+  // pairwise took twice as long). Kept hits share little with each other, so crediting a shingle
+  // to the first is enough.
+  const owners = shingleOwners(Math.min(hits.length, max) * MAX_SHINGLES);
   const shared: number[] = [];
   for (const hit of hits) {
+    if (kept.length >= max) break;
     const shingles = shinglesOf(leadingText(hit));
     shared.fill(0);
     for (const s of shingles) {
-      const at = sortedIndexOf(ownShingles, s);
-      if (at >= 0) shared[owners[at]!]!++;
+      const owner = owners.ownerOf(s);
+      if (owner >= 0) shared[owner]!++;
     }
     const size = shingles.length;
     if (size && shared.some((n, k) => n && n / (sizes[k]! + size - n) >= similarity)) continue;
     const k = kept.push(hit) - 1;
     sizes.push(size);
     shared.push(0);
-    [ownShingles, owners] = withOwner(ownShingles, owners, shingles, k);
+    for (const s of shingles) owners.claim(s, k);
   }
   return kept.length === hits.length ? hits : kept;
 }
 
-/** Where x is in the sorted array a, or -1. */
-function sortedIndexOf(a: number[], x: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = a[mid]!;
-    if (v < x) lo = mid + 1;
-    else if (v > x) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
-}
+/** Shingles of one hit, at most: a word is a character and a separator. */
+const MAX_SHINGLES = 1_000 / 2;
 
-/** The owned shingles with those of `added` not owned yet given to `owner`, still sorted. */
-function withOwner(own: number[], owners: number[], added: number[], owner: number): [number[], number[]] {
-  const keys: number[] = [];
-  const vals: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < own.length || j < added.length) {
-    if (j >= added.length || (i < own.length && own[i]! < added[j]!)) {
-      keys.push(own[i]!);
-      vals.push(owners[i++]!);
-    } else if (i >= own.length || added[j]! < own[i]!) {
-      keys.push(added[j++]!);
-      vals.push(owner);
-    } else {
-      keys.push(own[i]!);
-      vals.push(owners[i++]!);
-      j++;
-    }
+/**
+ * Shingle -> owner, open addressing over typed arrays kept between calls, so a call makes no
+ * garbage (sorted arrays merged on each keep did, and were two thirds of this dedup's time; a Map
+ * boxed half of the 32-bit hashes): a slot is empty unless stamped by the current call.
+ */
+let ownerKeys = new Int32Array(0);
+let ownerValues = new Int32Array(0);
+let ownerStamps = new Int32Array(0);
+let ownerStamp = 0;
+
+function shingleOwners(most: number): { ownerOf(s: number): number; claim(s: number, owner: number): void } {
+  // Under half full even with `most` shingles, and never less than the last call's table.
+  let size = Math.max(ownerKeys.length, 1_024);
+  while (size < 2 * most) size *= 2;
+  if (size !== ownerKeys.length || ownerStamp >= 0x7fffffff) {
+    ownerKeys = new Int32Array(size);
+    ownerValues = new Int32Array(size);
+    ownerStamps = new Int32Array(size);
+    ownerStamp = 0;
   }
-  return [keys, vals];
+  const stamp = ++ownerStamp;
+  const mask = size - 1;
+  // Multiplicative hashing: the product's top bits pick the slot.
+  const shift = 32 - Math.log2(size);
+  const keys = ownerKeys;
+  const values = ownerValues;
+  const stamps = ownerStamps;
+  const slotOf = (s: number): number => {
+    let i = Math.imul(s, 0x9e3779b1) >>> shift;
+    while (stamps[i] === stamp && keys[i] !== s) i = (i + 1) & mask;
+    return i;
+  };
+  return {
+    ownerOf(s) {
+      const i = slotOf(s);
+      return stamps[i] === stamp ? values[i]! : -1;
+    },
+    claim(s, owner) {
+      const i = slotOf(s);
+      if (stamps[i] === stamp) return;
+      stamps[i] = stamp;
+      keys[i] = s;
+      values[i] = owner;
+    },
+  };
 }
 
 /** Characters of a hit's passages compared: copies of one story agree from their first words. */
@@ -198,10 +219,11 @@ function shinglesOf(text: string): number[] {
     for (let j = i; j < i + SHINGLE_WORDS; j++) s = Math.imul(s ^ words[j]!, 0x01000193);
     all.push(s);
   }
-  // Sorted, each shingle once (what the Set of them held).
-  all.sort((a, b) => a - b);
+  // Sorted, each shingle once (what the Set of them held): sorted as 32-bit integers, natively
+  // (a sort calling a comparator was a third of this function's time), then copied back.
+  const sorted = Int32Array.from(all).sort();
   let n = 0;
-  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) all[n++] = sorted[i]!;
   all.length = n;
   return all;
 }

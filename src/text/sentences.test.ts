@@ -94,3 +94,17 @@ test('a sentence dense with names is kept; a run of title-case headlines glued t
   );
   assert.ok(isBoilerplate('Watch Susie Essman in Curb Your Enthusiasm on Sky Comedy and NOW TV Tonight.'));
 });
+
+test('title-case headlines are told by their first letters in any script, not only A-Z', () => {
+  // Twelve words or more, over 55 % capitalized: accented and Greek capitals count as capitals,
+  // digits and quotes as no word, and a lower-case content word in another script keeps it prose.
+  assert.ok(
+    isBoilerplate('Éric Zemmour Über Alles Ångström Prize Ωmega Fund Sets Record Österreich Wins Ärzte Award Today.'),
+  );
+  assert.ok(
+    !isBoilerplate(
+      'Éric Zemmour Über Alles Ångström Prize Ωmega Fund étudie Record Österreich Wins Ärzte Award Today.',
+    ),
+  );
+  assert.ok(!isBoilerplate('"2024" 123 Éric and the ängstliche über alles of the großen deutschen the étude for the.'));
+});

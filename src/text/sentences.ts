@@ -145,11 +145,21 @@ export function isBoilerplate(sentence: string): boolean {
       i++;
       continue;
     }
-    LETTER_AT.lastIndex = i;
-    if (LETTER_AT.test(sentence)) {
-      w++;
-      UPPER_AT.lastIndex = i;
-      if (UPPER_AT.test(sentence)) capitalized++;
+    // ASCII is told by its code (\p{L} and \p{Lu} hold no other ASCII than A-Z and a-z), the
+    // rest by the patterns (a regex call per word was a fifth of this function's time).
+    const c = sentence.charCodeAt(i);
+    if (c < 128) {
+      if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+        w++;
+        if (c <= 90) capitalized++;
+      }
+    } else {
+      LETTER_AT.lastIndex = i;
+      if (LETTER_AT.test(sentence)) {
+        w++;
+        UPPER_AT.lastIndex = i;
+        if (UPPER_AT.test(sentence)) capitalized++;
+      }
     }
     while (i < sentence.length && !isWhiteSpace(sentence.charCodeAt(i))) i++;
   }

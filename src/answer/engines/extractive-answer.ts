@@ -20,10 +20,11 @@
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
-import { entities, terms, termsOfWords, words } from '../text/terms.ts';
-import { jaccard, shingles } from '../text/similarity.ts';
+import { stem, terms, words } from '../text/terms.ts';
+import { jaccard, shinglesOfWords } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
-import { explainScore, rankPrior, scoreAnswers } from './extractive-score.ts';
+import { explainScore, namesOf, rankPrior, scoreAnswers } from './extractive-score.ts';
+import { sourceWords } from './source-words.ts';
 import { lowerCaseLookup, nameKind } from '../text/name-kind.ts';
 import { isSubjectName, subjectWords } from '../text/subject.ts';
 
@@ -42,6 +43,8 @@ export interface Sentence {
   relevance: number;
   /** How likely the sentence holds the answer (./answer-score.ts): what the answer is picked by. */
   answerScore: number;
+  /** entities(text), made when first needed (candidate mining and the answer score both read them). */
+  names?: string[];
 }
 
 export interface AnswerCandidate {
@@ -255,6 +258,8 @@ const TITLE_CASE = 0.75;
 
 /** "U.S." and "U.K." read as "US" and "UK", so a question's "US" meets the sources' "U.S.". */
 export const joinInitials = (text: string) => text.replace(/\b([A-Z])\.([A-Z])\.(?!\w)/g, '$1$2');
+/** Whether joinInitials changes the text. */
+const INITIALS = /\b[A-Z]\.[A-Z]\.(?!\w)/;
 
 /**
  * The question's names, as terms: its capitalized words except the first word of each of its
@@ -300,6 +305,17 @@ function yearsMissing(question: string, sources: GroundingSource[]): string[] {
 
 export function readSentences(sources: GroundingSource[], poolPerSource: number): Sentence[] {
   const out: Sentence[] = [];
+  // termsOfWords, each distinct word's term (null: none) worked out once for all the sentences.
+  const termOf = new Map<string, string | null>();
+  const termSetOf = (w: readonly string[]) => {
+    const set = new Set<string>();
+    for (const x of w) {
+      let t = termOf.get(x);
+      if (t === undefined) termOf.set(x, (t = x.length < 2 || STOPWORDS.has(x) ? null : stem(x)));
+      if (t !== null) set.add(t);
+    }
+    return set;
+  };
   for (const source of sources) {
     const seen = new Set<string>();
     let position = 0;
@@ -315,7 +331,7 @@ export function readSentences(sources: GroundingSource[], poolPerSource: number)
           text: sentence,
           position: position++,
           words: w,
-          termSet: new Set(termsOfWords(w)),
+          termSet: termSetOf(w),
           matched: [],
           coverage: 0,
           relevance: 0,
@@ -366,7 +382,22 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     notes: [] as string[],
   };
   const present = new Set<string>();
-  for (const s of sources) for (const t of terms(joinInitials(s.hit.title + ' ' + s.texts.join(' ')))) present.add(t);
+  // terms(joinInitials(headline + ' ' + texts)), part by part: a part without initials ("U.S.") has
+  // the words split for the answer score already, each distinct word stemmed once.
+  const stemmed = new Set<string>();
+  const split = sources.map(sourceWords);
+  sources.forEach((s, k) => {
+    const parts = split[k]!.parts;
+    [s.hit.title, ...s.texts].forEach((text, i) => {
+      if (INITIALS.test(text)) for (const t of terms(joinInitials(text))) present.add(t);
+      else
+        for (const w of parts[i]!) {
+          if (stemmed.has(w)) continue;
+          stemmed.add(w);
+          if (w.length >= 2 && !STOPWORDS.has(w)) present.add(stem(w));
+        }
+    });
+  });
   const missing = qTerms.filter((t) => !present.has(t));
   const names = questionNames(question);
   const namesPresent = names.filter((n) => present.has(n.term));
@@ -438,7 +469,16 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
     type,
     sentences,
   );
-  const features = scoreAnswers(opts.matchText ?? question, sentences, sources, qTerms, type, candidates);
+  const features = scoreAnswers(
+    opts.matchText ?? question,
+    sentences,
+    sources,
+    qTerms,
+    type,
+    candidates,
+    undefined,
+    split.map((w) => w.all),
+  );
   const byAnswer = [...sentences].sort((a, b) => b.answerScore - a.answerScore);
   let winner = candidates[0];
   // Weak coverage and no candidate that three sources agree on: the sources do not answer it.
@@ -495,12 +535,13 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   const lead = conflict ? [...winner.occurrences].sort((a, b) => b.answerScore - a.answerScore)[0]! : byAnswer[0]!;
   const picked = [lead];
   const rivals = candidates.slice(1, 4).filter((c) => c.score > 0.3 * winner.score);
+  const shinglesOf = shinglesMemo();
   const fits = (s: Sentence) =>
     !picked.some(
       (p) =>
         p === s ||
         (SUPPORT_OTHER_SOURCE && p.source.n === s.source.n) ||
-        jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE,
+        jaccard(shinglesOf(p), shinglesOf(s)) > NEAR_DUPLICATE,
     );
   // The rest: the sentences most likely to hold the answer (./extractive-score.ts), a sentence
   // that covers question terms the quoted ones lack raised (a question about two things gets both).
@@ -561,19 +602,37 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   };
 }
 
+/**
+ * A sentence's word shingles, from its words (split once, in readSentences), made once per
+ * sentence of one plan: picking the quoted sentences compares each candidate with every one picked.
+ */
+function shinglesMemo(): (s: Sentence) => Set<string> {
+  const made = new Map<Sentence, Set<string>>();
+  return (s) => {
+    let set = made.get(s);
+    if (!set) made.set(s, (set = shinglesOfWords(s.words)));
+    return set;
+  };
+}
+
 export const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
 
 const causalFirst = (s: Sentence) => (hasAnswerType(s.text, 'reason') ? 1.25 : 1);
 
 /** Best sentences, near-duplicates and second sentences of a source skipped. */
-function diverse(ranked: Sentence[], max: number, boost?: (s: Sentence) => number): Sentence[] {
+function diverse(
+  ranked: Sentence[],
+  max: number,
+  boost?: (s: Sentence) => number,
+  shinglesOf = shinglesMemo(),
+): Sentence[] {
   const order = boost ? [...ranked].sort((a, b) => b.relevance * boost(b) - a.relevance * boost(a)) : ranked;
   const picked: Sentence[] = [];
   const top = order[0]?.relevance ?? 0;
   for (const s of order) {
     if (picked.length >= Math.min(max, 3)) break;
     if (s.relevance < 0.6 * top) break;
-    if (picked.some((p) => p.source.n === s.source.n || jaccard(shingles(p.text), shingles(s.text)) > NEAR_DUPLICATE))
+    if (picked.some((p) => p.source.n === s.source.n || jaccard(shinglesOf(p), shinglesOf(s)) > NEAR_DUPLICATE))
       continue;
     picked.push(s);
   }
@@ -700,7 +759,7 @@ export function mineCandidates(
     const w = (text: string) => base * near(text);
     const typed = type === 'person' || type === 'place' || type === 'org';
     const wantsName = typed || type === 'thing' || type === 'name';
-    for (const name of entities(s.text)) {
+    for (const name of namesOf(s)) {
       // Not a name ("Politically" opening a sentence, "Feb. 11"), or a name of another kind than
       // asked for (a person for "which agency", an agency for "who"): not a candidate.
       const kind = nameKind(name, s.text, lower);

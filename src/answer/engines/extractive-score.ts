@@ -19,6 +19,7 @@ import type { Sentence } from './extractive-answer.ts';
 import { hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
 import { entities, stem, terms, words } from '../text/terms.ts';
+import { sourceWords as splitWords } from './source-words.ts';
 
 /** The features of a sentence, in the order of ANSWER_WEIGHTS (bench/answers-fit.ts fits them). */
 export const FEATURES = [
@@ -57,6 +58,9 @@ export const ANSWER_WEIGHTS: Record<Feature, number> = {
   winner: 0.52,
 };
 
+/** A sentence's entities(text), made once (candidate mining reads them too). */
+export const namesOf = (s: Sentence): readonly string[] => (s.names ??= entities(s.text));
+
 /** Sentences scored (by relevance): the others are never quoted after the lead. */
 export const SCORED = 25;
 
@@ -79,6 +83,8 @@ export function answerFeatures(
   qTerms: string[],
   type: AnswerType,
   candidates: ScoredCandidate[] = [],
+  /** Each source's words(headline + ' ' + texts) when at hand (planAnswer splits them once). */
+  sourceWords: readonly (readonly string[])[] = sources.map((s) => splitWords(s).all),
 ): Map<Sentence, number[]> {
   const asked = new Set(terms(question));
   const sourceCoverage = new Map<number, number>();
@@ -91,7 +97,6 @@ export function answerFeatures(
   // (those maps were a twentieth of an answer's garbage).
   const wordIds = new Map<string, number>();
   const holders: number[] = [];
-  const sourceWords = sources.map((src) => words(src.hit.title + ' ' + src.texts.join(' ')));
   const sourceIds = sourceWords.map((w, i) => {
     const bit = 2 ** i;
     const ids: number[] = [];
@@ -181,7 +186,7 @@ export function answerFeatures(
   // Only the best-covering sentences can be quoted; the rest are not worth the phrase lookups.
   for (const s of [...sentences].sort((a, b) => b.relevance - a.relevance).slice(0, SCORED)) {
     const own = sourceCoverage.get(s.source.n) ?? 0;
-    const names = entities(s.text)
+    const names = namesOf(s)
       .map((e) => words(e).join(' '))
       .filter((k) => k && !terms(k).every((t) => asked.has(t)));
     let namedSupport = 0;
@@ -263,8 +268,9 @@ export function scoreAnswers(
   type: AnswerType,
   candidates: ScoredCandidate[] = [],
   weights: Record<Feature, number> = ANSWER_WEIGHTS,
+  sourceWords?: readonly (readonly string[])[],
 ): Map<Sentence, number[]> {
-  const features = answerFeatures(question, sentences, sources, qTerms, type, candidates);
+  const features = answerFeatures(question, sentences, sources, qTerms, type, candidates, sourceWords);
   const w = FEATURES.map((k) => weights[k]);
   for (const s of sentences) {
     const f = features.get(s);

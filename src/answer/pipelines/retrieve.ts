@@ -33,7 +33,7 @@ export async function searchAll(
   const unique = [...new Set(queries.map((q) => q.trim()).filter(Boolean))];
   const lists = await Promise.all(unique.map((text) => search.search({ text, scope, filters, limit }, signal)));
   return {
-    hits: withoutNearDuplicates(fuseKeepingLead(lists, LEAD_KEPT)).slice(0, limit),
+    hits: withoutNearDuplicates(fuseKeepingLead(lists, LEAD_KEPT), undefined, limit),
     runs: unique.map((query, i) => ({ query, found: lists[i].length })),
   };
 }

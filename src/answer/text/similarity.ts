@@ -3,7 +3,11 @@
 import { words } from './terms.ts';
 
 export function shingles(text: string, size = 3): Set<string> {
-  const w = words(text);
+  return shinglesOfWords(words(text), size);
+}
+
+/** shingles() of a text whose words() are at hand. */
+export function shinglesOfWords(w: readonly string[], size = 3): Set<string> {
   const out = new Set<string>();
   if (w.length < size) {
     if (w.length) out.add(w.join(' '));
