@@ -1,7 +1,7 @@
 // The change signal between two processes' stores on one database (two Apps here: each has its
 // own connection(s), as two processes do). Runs on SQLite, and on PostgreSQL with
 // TIDINGS_TEST_DATABASE_URL (.ci/run's second pass).
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
@@ -53,24 +53,30 @@ test('the change signal stays put while nothing changes and moves on a change by
   assert.ok((await version.get()) > v2);
 });
 
-test('a token revoked, deleted or whose user is deleted by another process is refused here at once', async (t) => {
-  // On PostgreSQL token rows are cached per process (portable/auth-row-cache.ts, AuthRowCache) for up to
-  // 3 s; migration 095's notification must drop them well before. On SQLite too, until any write by
-  // another process (PRAGMA data_version, read once per event-loop turn).
-  const dataDir = tempDataDir('tidings-revoke-');
+/** Two processes' Apps on one database, a user, and a way to issue that user a token (from `a`). */
+async function twoProcessesWithUser(t: TestContext, name: string) {
+  const dataDir = tempDataDir(`tidings-${name}-`);
   const a = await open(dataDir);
   const b = await open(dataDir);
   t.after(async () => {
     await a.close();
     await b.close();
   });
-  const user = await a.store.users.create('revoked', 'x');
+  const user = await a.store.users.create(name, 'x');
   const now = Math.floor(Date.now() / 1000);
   const issue = (hash: string) =>
     a.store.tokens.insert(
       { tokenHash: hash, userId: user.id, kind: 'clientlogin', scopes: 'read write', expiresAt: now + 3600 },
       now,
     );
+  return { a, b, user, now, issue };
+}
+
+test('a token revoked, deleted or whose user is deleted by another process is refused here at once', async (t) => {
+  // On PostgreSQL token rows are cached per process (portable/auth-row-cache.ts, AuthRowCache) for up to
+  // 3 s; migration 095's notification must drop them well before. On SQLite too, until any write by
+  // another process (PRAGMA data_version, read once per event-loop turn).
+  const { a, b, user, now, issue } = await twoProcessesWithUser(t, 'revoked');
   /** Polls for at most 1 s (the notification is delivered at the other process's commit). */
   async function refusedSoon(hash: string, what: string): Promise<void> {
     for (let i = 0; i < 100; i++) {
@@ -102,20 +108,7 @@ test('a token revoked, deleted or whose user is deleted by another process is re
 test('a token is read once for calls in a row, and again once another process wrote', async (t) => {
   // Both backends keep token rows (portable/auth-row-cache.ts); SQLite drops them on another
   // process's commit (PRAGMA data_version, read once per event-loop turn).
-  const dataDir = tempDataDir('tidings-token-rows-');
-  const a = await open(dataDir);
-  const b = await open(dataDir);
-  t.after(async () => {
-    await a.close();
-    await b.close();
-  });
-  const user = await a.store.users.create('rows', 'x');
-  const now = Math.floor(Date.now() / 1000);
-  const issue = (hash: string) =>
-    a.store.tokens.insert(
-      { tokenHash: hash, userId: user.id, kind: 'clientlogin', scopes: 'read write', expiresAt: now + 3600 },
-      now,
-    );
+  const { a, b, now, issue } = await twoProcessesWithUser(t, 'rows');
   await issue('hash-kept');
   const other = await issue('hash-other');
   await steady(a);
