@@ -1,6 +1,5 @@
-// bench/chat-memory.bench.ts: on a freshly copied data folder the first server of a run idled ~20
-// MB higher and spent more CPU per answer, and it was always the same checkout (the first in round
-// 1). Every checkout now serves a discarded warm-up before any measured round.
+// bench/chat-memory.bench.ts: the first server of a run idled ~20 MB higher and spent more CPU
+// per answer, and it was always the same checkout (the first in round 1). Every checkout now serves a discarded warm-up before any measured round.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
