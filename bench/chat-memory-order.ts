@@ -1,10 +1,11 @@
 // The order in which bench/chat-memory.bench.ts starts its servers. The first server of a run
 // idled at 121-130 MB instead of 108-113 (anonymous and file-backed pages both higher) and spent
 // 20-24 ms per answer instead of 15-18, and it was always the same checkout (the first in round
-// 1): seen on freshly copied data folders, and once on a folder already served. So before any
-// measured round every checkout serves a discarded warm-up of `warm` answers on the same folder,
-// in the order of round 1, and the measured rounds alternate as before: the first checkout first
-// in odd rounds, last in even ones.
+// 1). It follows a checkout's first server of a run (seen on freshly copied data folders, and for
+// a checkout cloned minutes before) more than the data. So before any measured round every
+// checkout serves a discarded warm-up of `warm` answers on the same folder, in the order of round
+// 1, and the measured rounds alternate as before: the first checkout first in odd rounds, last in
+// even ones.
 export interface ServerRun {
   /** 0 for the discarded warm-up, then 1..rounds. */
   round: number;
