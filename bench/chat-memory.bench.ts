@@ -5,15 +5,17 @@
 // clients (wrk when installed, for --seconds).
 //
 //   node bench/chat-memory.bench.ts --data /tmp/cm-100k [--items 100000] [--answers 1000]
-//        [--seconds 10] [--rounds 2] [--compare /work/main]
+//        [--seconds 10] [--rounds 2] [--warm 200] [--compare /work/main]
 //
 // The library: the news corpus (../shared/corpus/news, 5,386 articles, whose questions are asked)
 // plus generated items up to --items, in feeds of 50, shaped like bench/feeds-bench-server.ts's
 // (three paragraphs of 60 words from a 40-word list: common words, long posting lists). It is
 // built once into --data and reused (the bench user, its API key in DIR/bench-key). With
 // --compare DIR (another checkout, e.g. /work/main) that checkout's server runs on the same data
-// folder, alternating with this one (this one first in odd rounds, second in even ones). RSS
-// comes from /proc/<pid>/status (Linux).
+// folder, alternating with this one (this one first in odd rounds, second in even ones). Before
+// the measured rounds each checkout's server answers --warm questions on the folder and is
+// stopped, unmeasured (bench/chat-memory-order.ts says why). RSS comes from /proc/<pid>/status
+// (Linux).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +32,7 @@ import { testSql } from '../src/store/testing.ts';
 import { flagValue } from './backend.ts';
 import { memOf, type ProcessMemory } from './process-memory.ts';
 import { startServeProcess } from './serve-process.ts';
+import { chatMemoryRuns } from './chat-memory-order.ts';
 import { runWrk, wrkAvailable } from './wrk-client.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
@@ -38,11 +41,21 @@ const ITEMS = Number(flagValue(process.argv, 'items') ?? 100_000);
 const ANSWERS = Number(flagValue(process.argv, 'answers') ?? 1000);
 const SECONDS = Number(flagValue(process.argv, 'seconds') ?? 10);
 const ROUNDS = Number(flagValue(process.argv, 'rounds') ?? 2);
+const WARM = Number(flagValue(process.argv, 'warm') ?? 200);
 const COMPARE = flagValue(process.argv, 'compare');
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(
+    'node bench/chat-memory.bench.ts --data DIR [--items 100000] [--answers 1000] [--seconds 10] [--rounds 2] [--warm 200] [--compare DIR]\n' +
+      '  --warm N   answers each checkout serves, unmeasured, before round 1 (0: none)',
+  );
+  process.exit(0);
+}
 if (!DATA || !hasNews) {
   console.error('usage: node bench/chat-memory.bench.ts --data DIR (needs ../shared/corpus/news); see the header');
   process.exit(2);
 }
+const checkouts = [ROOT, ...(COMPARE ? [resolve(COMPARE)] : [])];
+const runs = chatMemoryRuns(checkouts, ROUNDS, WARM);
 
 async function build(dir: string): Promise<void> {
   const app = await createApp(loadConfig({ env: {}, overrides: { dataDir: dir, logLevel: 'silent' } }), silentLogger);
@@ -101,9 +114,8 @@ const bodies = questions.map((q) => JSON.stringify({ model: 'sonar', messages: [
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 const load1 = () => loadavg()[0]!.toFixed(2);
 
-const checkouts = [ROOT, ...(COMPARE ? [resolve(COMPARE)] : [])];
 const lines = [
-  `node bench/chat-memory.bench.ts --data ${DATA} --items ${ITEMS} --answers ${ANSWERS} --seconds ${SECONDS} --rounds ${ROUNDS}${COMPARE ? ` --compare ${COMPARE}` : ''} — ${new Date().toISOString().slice(0, 16)}, Node ${process.version}, load average before ${loadavg()
+  `node bench/chat-memory.bench.ts --data ${DATA} --items ${ITEMS} --answers ${ANSWERS} --seconds ${SECONDS} --rounds ${ROUNDS} --warm ${WARM}${COMPARE ? ` --compare ${COMPARE}` : ''} — ${new Date().toISOString().slice(0, 16)}, Node ${process.version}, load average before ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')}`,
   '',
@@ -112,68 +124,70 @@ const lines = [
   `| round | checkout | idle RSS | RSS after ${ANSWERS} answers | peak RSS | answers/s at 16 clients | server CPU ms per answer | p50 | p99 | load (1 min) |`,
   '|---|---|---|---|---|---|---|---|---|---|',
 ];
-for (let round = 1; round <= ROUNDS; round++) {
-  // Which goes first alternates by round: the second server of a round used 3-12 % less CPU per
-  // answer in all six rounds of three runs (BENCHMARKS.md, "CPU per sonar answer, fourth pass"),
-  // whichever checkout it was.
-  for (const root of round % 2 ? checkouts : [...checkouts].reverse()) {
-    const server = await startServeProcess(
-      DATA,
-      1,
-      {
-        TIDINGS_LOG_LEVEL: 'warn',
-        TIDINGS_SCHEDULER: 'false',
-        TIDINGS_LLM_BASE_URL: '',
-        TIDINGS_RATE_LIMITS: JSON.stringify({ sonar: Array(6).fill(1e9) }),
-      },
-      root,
+for (const { round, checkout: root, measured } of runs) {
+  const server = await startServeProcess(
+    DATA,
+    1,
+    {
+      TIDINGS_LOG_LEVEL: 'warn',
+      TIDINGS_SCHEDULER: 'false',
+      TIDINGS_LLM_BASE_URL: '',
+      TIDINGS_RATE_LIMITS: JSON.stringify({ sonar: Array(6).fill(1e9) }),
+    },
+    root,
+  );
+  try {
+    await new Promise((r) => setTimeout(r, 2000));
+    const idle = memOf(server.pid);
+    // N answers at 16 clients, each checked: a failing answer would not be a memory figure.
+    const count = measured ? ANSWERS : WARM;
+    const pool = new Pool(server.url, { connections: 16, pipelining: 1 });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < count) {
+          const i = next++;
+          const res = await pool.request({
+            path: '/chat/completions',
+            method: 'POST',
+            headers,
+            body: bodies[i % bodies.length],
+          });
+          const text = await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`answer ${i}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+        }
+      }),
     );
-    try {
-      await new Promise((r) => setTimeout(r, 2000));
-      const idle = memOf(server.pid);
-      // N answers at 16 clients, each checked: a failing answer would not be a memory figure.
-      const pool = new Pool(server.url, { connections: 16, pipelining: 1 });
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < ANSWERS) {
-            const i = next++;
-            const res = await pool.request({
-              path: '/chat/completions',
-              method: 'POST',
-              headers,
-              body: bodies[i % bodies.length],
-            });
-            const text = await res.body.text();
-            if (res.statusCode !== 200) throw new Error(`answer ${i}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
-          }
-        }),
+    await pool.close();
+    const name = root === ROOT ? 'this' : root;
+    if (!measured) {
+      console.error(
+        `warm-up (not measured): ${name}, idle ${fmt(idle)}, after ${WARM} answers ${fmt(memOf(server.pid))}`,
       );
-      await pool.close();
-      const after = memOf(server.pid);
-      let rps = NaN,
-        p50 = NaN,
-        p99 = NaN,
-        cpu = NaN;
-      if (wrkAvailable()) {
-        const c0 = server.cpuMs();
-        const r = await runWrk(
-          server.url,
-          { method: 'POST', path: '/chat/completions', headers, bodies },
-          { connections: 16, seconds: SECONDS },
-        );
-        if (r.errors) throw new Error(`${r.errors} failed requests in the wrk run`);
-        cpu = (server.cpuMs() - c0) / r.requests;
-        ({ rps, p50Ms: p50, p99Ms: p99 } = r);
-      }
-      const name = root === ROOT ? 'this' : root;
-      lines.push(
-        `| ${round} | ${name} | ${fmt(idle)} | ${fmt(after)} | ${memOf(server.pid).peak.toFixed(0)} | ${rps.toFixed(0)} | ${cpu.toFixed(1)} | ${p50.toFixed(1)} ms | ${p99.toFixed(1)} ms | ${load1()} |`,
-      );
-      console.error(lines.at(-1));
-    } finally {
-      await server.stop();
+      continue;
     }
+    const after = memOf(server.pid);
+    let rps = NaN,
+      p50 = NaN,
+      p99 = NaN,
+      cpu = NaN;
+    if (wrkAvailable()) {
+      const c0 = server.cpuMs();
+      const r = await runWrk(
+        server.url,
+        { method: 'POST', path: '/chat/completions', headers, bodies },
+        { connections: 16, seconds: SECONDS },
+      );
+      if (r.errors) throw new Error(`${r.errors} failed requests in the wrk run`);
+      cpu = (server.cpuMs() - c0) / r.requests;
+      ({ rps, p50Ms: p50, p99Ms: p99 } = r);
+    }
+    lines.push(
+      `| ${round} | ${name} | ${fmt(idle)} | ${fmt(after)} | ${memOf(server.pid).peak.toFixed(0)} | ${rps.toFixed(0)} | ${cpu.toFixed(1)} | ${p50.toFixed(1)} ms | ${p99.toFixed(1)} ms | ${load1()} |`,
+    );
+    console.error(lines.at(-1));
+  } finally {
+    await server.stop();
   }
 }
 console.log(lines.join('\n'));

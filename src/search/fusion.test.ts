@@ -182,3 +182,31 @@ test('withoutNearDuplicates: one call does not see the shingles of the one befor
     many.map((h) => h.url),
   );
 });
+
+test('withoutNearDuplicates: the passages are read as one text, a line break between them, up to 1,000 characters', () => {
+  const words = (from: number, n: number) => Array.from({ length: n }, (_, i) => `w${from + i}`).join(' ');
+  const p = (text: string) => ({ text, score: 1 });
+  // One story cut into passages at other places is the same story: a passage boundary only ends a word.
+  const whole = hit('https://one.test/a', { passages: [p(`${words(0, 40)} ${words(40, 40)}`)] });
+  const cut = hit('https://two.test/a', { passages: [p(words(0, 40)), p(words(40, 40))] });
+  assert.deepEqual(
+    withoutNearDuplicates([whole, cut]).map((h) => h.url),
+    ['https://one.test/a'],
+  );
+  // A boundary is not glued: "w39" then "w40" are two words, not "w39w40".
+  const glued = hit('https://three.test/a', { passages: [p(`${words(0, 39)} w39w40 ${words(41, 39)}`)] });
+  assert.equal(withoutNearDuplicates([cut, glued]).length, 1, 'four shingles of 75 differ: still one story');
+  // Past the first 1,000 characters (the line breaks counted), nothing is compared.
+  const lead = words(0, 300).slice(0, 1_000);
+  const a = hit('https://four.test/a', { passages: [p(lead.slice(0, 600)), p(lead.slice(601)), p(words(500, 200))] });
+  const b = hit('https://five.test/a', { passages: [p(lead.slice(0, 600)), p(lead.slice(601)), p(words(900, 200))] });
+  assert.equal(withoutNearDuplicates([a, b]).length, 1, 'same first 1,000 characters, different rest');
+  // An empty first passage adds no line break.
+  const empty = hit('https://six.test/a', { passages: [p(''), p(words(1_000, 80))] });
+  const other = hit('https://seven.test/a', { passages: [p(words(2_000, 80))] });
+  assert.equal(withoutNearDuplicates([empty, other]).length, 2);
+  assert.equal(
+    withoutNearDuplicates([empty, hit('https://eight.test/a', { passages: [p(words(1_000, 80))] })]).length,
+    1,
+  );
+});

@@ -106,18 +106,18 @@ export function withoutNearDuplicates(
   const shared: number[] = [];
   for (const hit of hits) {
     if (kept.length >= max) break;
-    const shingles = shinglesOf(leadingText(hit));
+    const size = shinglesOf(hit);
+    const shingles = shingleBuffer;
     shared.fill(0);
-    for (const s of shingles) {
-      const owner = owners.ownerOf(s);
+    for (let i = 0; i < size; i++) {
+      const owner = owners.ownerOf(shingles[i]!);
       if (owner >= 0) shared[owner]!++;
     }
-    const size = shingles.length;
     if (size && shared.some((n, k) => n && n / (sizes[k]! + size - n) >= similarity)) continue;
     const k = kept.push(hit) - 1;
     sizes.push(size);
     shared.push(0);
-    for (const s of shingles) owners.claim(s, k);
+    for (let i = 0; i < size; i++) owners.claim(shingles[i]!, k);
   }
   return kept.length === hits.length ? hits : kept;
 }
@@ -175,55 +175,70 @@ function shingleOwners(most: number): { ownerOf(s: number): number; claim(s: num
 /** Characters of a hit's passages compared: copies of one story agree from their first words. */
 const COMPARED_CHARS = 1_000;
 
-/** The hit's passages, best first, up to COMPARED_CHARS. */
-function leadingText(hit: SearchHit): string {
-  let text = '';
-  for (const p of hit.passages) {
-    if (text.length >= COMPARED_CHARS) break;
-    text += (text ? '\n' : '') + p.text;
-  }
-  return text;
-}
+/** Word hashes and shingles of the hit read last (shinglesOf): reused, so a call makes no garbage. */
+const wordBuffer = new Int32Array(COMPARED_CHARS / 2 + 1);
+let shingleBuffer = new Int32Array(COMPARED_CHARS / 2);
 
 /**
- * The text's 5-word shingles as 32-bit hashes (FNV-1a per word, mixed in order), read in one pass
- * over the characters: this runs on the 20 hits of every answer, and a Unicode regex with string
- * shingles cost 5-12 ms there. A word is a run of ASCII letters and digits or of non-ASCII
- * characters other than spaces, quotes and dashes; ASCII is folded to lower case. Both copies of a
- * story are read the same way, which is all a duplicate test needs.
+ * The 5-word shingles of the hit's passages, best first, joined by line breaks and cut at
+ * COMPARED_CHARS (a passage is read while fewer are read), as 32-bit hashes (FNV-1a per word,
+ * mixed in order), sorted, each once, into shingleBuffer; returns how many. Read in one pass over
+ * the passages' characters without joining them (the joined copy was a third of this dedup's
+ * garbage): this runs on the 20 hits of every answer, and a Unicode regex with string shingles
+ * cost 5-12 ms there. A word is a run of ASCII letters and digits or of non-ASCII characters other
+ * than spaces, quotes and dashes; ASCII is folded to lower case. Both copies of a story are read
+ * the same way, which is all a duplicate test needs.
  */
-function shinglesOf(text: string): number[] {
-  const words: number[] = [];
+function shinglesOf(hit: SearchHit): number {
+  const words = wordBuffer;
+  let count = 0;
   let h = 0x811c9dc5;
   let inWord = false;
-  const end = Math.min(text.length, COMPARED_CHARS);
-  for (let i = 0; i <= end; i++) {
-    let c = i < end ? text.charCodeAt(i) : 32;
-    const word =
-      (c >= 97 && c <= 122) ||
-      (c >= 48 && c <= 57) ||
-      (c >= 65 && c <= 90 && (c += 32)) ||
-      (c > 127 && c !== 0xa0 && (c < 0x2000 || c > 0x206f));
-    if (word) {
-      h = Math.imul(h ^ c, 0x01000193);
-      inWord = true;
-    } else if (inWord) {
-      words.push(h);
+  // Characters read so far, as the joined text's length: a line break before every passage but
+  // the first (when something was read), none past COMPARED_CHARS.
+  let read = 0;
+  const endWord = () => {
+    if (inWord) {
+      words[count++] = h;
       h = 0x811c9dc5;
       inWord = false;
     }
+  };
+  for (const p of hit.passages) {
+    if (read >= COMPARED_CHARS) break;
+    const text = p.text;
+    if (read > 0) {
+      read++;
+      endWord();
+    }
+    const end = Math.min(text.length, COMPARED_CHARS - read);
+    for (let i = 0; i < end; i++) {
+      let c = text.charCodeAt(i);
+      const word =
+        (c >= 97 && c <= 122) ||
+        (c >= 48 && c <= 57) ||
+        (c >= 65 && c <= 90 && (c += 32)) ||
+        (c > 127 && c !== 0xa0 && (c < 0x2000 || c > 0x206f));
+      if (word) {
+        h = Math.imul(h ^ c, 0x01000193);
+        inWord = true;
+      } else endWord();
+    }
+    read += text.length;
   }
-  const all: number[] = [];
-  for (let i = 0; i + SHINGLE_WORDS <= words.length; i++) {
+  endWord();
+  const n = Math.max(0, count - SHINGLE_WORDS + 1);
+  if (shingleBuffer.length < n) shingleBuffer = new Int32Array(n);
+  const all = shingleBuffer;
+  for (let i = 0; i < n; i++) {
     let s = 0x811c9dc5;
     for (let j = i; j < i + SHINGLE_WORDS; j++) s = Math.imul(s ^ words[j]!, 0x01000193);
-    all.push(s);
+    all[i] = s;
   }
-  // Sorted, each shingle once (what the Set of them held): sorted as 32-bit integers, natively
-  // (a sort calling a comparator was a third of this function's time), then copied back.
-  const sorted = Int32Array.from(all).sort();
-  let n = 0;
-  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) all[n++] = sorted[i]!;
-  all.length = n;
-  return all;
+  // Sorted as 32-bit integers, natively (a sort calling a comparator was a third of this
+  // function's time), each shingle once (what the Set of them held).
+  all.subarray(0, n).sort();
+  let kept = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || all[i] !== all[i - 1]) all[kept++] = all[i]!;
+  return kept;
 }

@@ -11,7 +11,7 @@ import type { PassageMatch, SearchArticleMeta, SearchIndexRepository } from '../
 import { createApp } from '../server/create-app.ts';
 import type { App } from '../runtime/app.ts';
 import { loadConfig } from '../config/config.ts';
-import { tempDataDir } from '../../test/helpers.ts';
+import { TEST_DATABASE_URL, tempDataDir } from '../../test/helpers.ts';
 
 /** What the PostgreSQL repository reports of its last reads (absent on SQLite). */
 interface PgReadStats {
@@ -226,4 +226,52 @@ test('held passages, postings and metadata are used without asking while nothing
   assert.ok(!(await repo.articles(ids)).some((m) => m.id === y));
   assert.ok(!(await repo.articleTexts(ids)).has(y!));
   await check('removed elsewhere');
+});
+
+test('on SQLite the cited articles come from the search that just read them, and from the database once anything changed', async (t) => {
+  // An answer reads its candidates' passages, its hits' metadata, then its cited articles' texts:
+  // the SQLite repository builds the third from the first two while the change signal stays.
+  const app = await testApp();
+  t.after(async () => app.close());
+  const repo = searchIndexRepository(app) as SearchIndexRepository & { lastArticleTextsAsked?: boolean };
+  if (TEST_DATABASE_URL) {
+    t.skip('PostgreSQL keeps its own passage cache (the test above)');
+    return;
+  }
+  const feed = await addFeed(app, 'https://cited.example/feed');
+  const [a, b, c] = await ingest(app, feed, [
+    { url: 'https://cited.example/a', title: 'Glaciers', content: paragraphs('glaciers', 9) },
+    { url: 'https://cited.example/b', title: 'Harbours', content: paragraphs('harbours', 4) },
+    { url: 'https://cited.example/c', title: 'Moraines', content: paragraphs('moraines', 2) },
+  ]);
+  const read = async (ids: number[]) => {
+    await repo.passageTexts(ids);
+    await repo.articles(ids);
+  };
+  await steady(app);
+  await read([c!, a!, b!]);
+  const cited = [b!, a!, b!];
+  assert.deepEqual([...(await repo.articleTexts(cited))], await storedTexts(app, cited));
+  assert.equal(repo.lastArticleTextsAsked, false, 'built from the last reads');
+
+  // An article the last reads did not hold: asked, and right.
+  await read([a!]);
+  assert.deepEqual([...(await repo.articleTexts([a!, b!]))], await storedTexts(app, [a!, b!]));
+  assert.equal(repo.lastArticleTextsAsked, true);
+
+  // Retitled and re-indexed after the reads: the change signal moved, so the texts are read again.
+  await read([a!, b!, c!]);
+  const g = app.store.changes.generation();
+  await testSql(app)
+    .prepare('UPDATE items SET title = ?, content = ? WHERE id = ?')
+    .run('Icebergs', paragraphs('icebergs', 3), a!);
+  app.notifyItemChanges({ added: [], updated: [a!], deleted: [] });
+  await flushSearchIndexing(app);
+  assert.notEqual(app.store.changes.generation(), g);
+  const after = await repo.articleTexts([a!, c!]);
+  assert.equal(repo.lastArticleTextsAsked, true, 'changed since the reads');
+  assert.deepEqual([...after], await storedTexts(app, [a!, c!]));
+  assert.equal(after.get(a!)!.title, 'Icebergs');
+  assert.match(after.get(a!)!.text, /icebergs/);
+  assert.equal(after.get(c!)!.title, 'Moraines');
 });
