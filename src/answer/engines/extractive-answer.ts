@@ -20,7 +20,7 @@
 import type { GroundingSource } from './engine.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { STOPWORDS } from '../../text/stopwords.ts';
-import { stem, terms, words } from '../text/terms.ts';
+import { termOfWord, terms, words } from '../text/terms.ts';
 import { jaccard, shinglesOfWords } from '../text/similarity.ts';
 import { answerTypeOf, hasAnswerType, type AnswerType } from '../text/answer-type.ts';
 import { explainScore, namesOf, rankPrior, scoreAnswers } from './extractive-score.ts';
@@ -311,7 +311,7 @@ export function readSentences(sources: GroundingSource[], poolPerSource: number)
     const set = new Set<string>();
     for (const x of w) {
       let t = termOf.get(x);
-      if (t === undefined) termOf.set(x, (t = x.length < 2 || STOPWORDS.has(x) ? null : stem(x)));
+      if (t === undefined) termOf.set(x, (t = termOfWord(x)));
       if (t !== null) set.add(t);
     }
     return set;
@@ -394,7 +394,8 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
         for (const w of parts[i]!) {
           if (stemmed.has(w)) continue;
           stemmed.add(w);
-          if (w.length >= 2 && !STOPWORDS.has(w)) present.add(stem(w));
+          const t = termOfWord(w);
+          if (t !== null) present.add(t);
         }
     });
   });

@@ -103,12 +103,17 @@ export function terms(text: string): string[] {
   return termsOfWords(words(text));
 }
 
+/** A word's term: its stem, or null for a stop word or a single character (what terms() drops). */
+export function termOfWord(w: string): string | null {
+  return w.length < 2 || STOPWORDS.has(w) ? null : stem(w);
+}
+
 /** terms() of a text whose words() are at hand (each candidate sentence's are: split once). */
 export function termsOfWords(textWords: readonly string[]): string[] {
   const out: string[] = [];
   for (const w of textWords) {
-    if (w.length < 2 || STOPWORDS.has(w)) continue;
-    out.push(stem(w));
+    const t = termOfWord(w);
+    if (t !== null) out.push(t);
   }
   return out;
 }

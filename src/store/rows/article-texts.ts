@@ -11,6 +11,11 @@ export function collectArticleTexts(rows: [number, string, string, string | null
     if (text !== null) article.texts.push(text);
   }
   const out = new Map<number, ArticleText>();
-  for (const [id, a] of parts) out.set(id, { title: a.title, url: a.url, text: a.texts.join('\n\n') });
+  for (const [id, a] of parts) out.set(id, articleText(a.title, a.url, a.texts));
   return out;
+}
+
+/** An article's text for answers: its passages in order, a blank line between them. */
+export function articleText(title: string, url: string, passages: string[]): ArticleText {
+  return { title, url, text: passages.join('\n\n') };
 }

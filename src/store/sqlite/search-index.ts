@@ -4,7 +4,7 @@
 // this file only stores bytes), and its passages as text in search_passages (scored in memory for
 // the best candidates, and snippets).
 import { StatementCache, type Db } from './db.ts';
-import { collectArticleTexts } from '../rows/article-texts.ts';
+import { articleText, collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
@@ -337,7 +337,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   /**
    * articleTexts from the last passage and metadata reads, when both hold every article asked for
    * and nothing changed since either (else undefined): the same rows the query reads, in its order
-   * (by id, each once), the passages joined as collectArticleTexts joins them.
+   * (by id, each once), made by the same articleText as collectArticleTexts.
    */
   private heldArticleTexts(itemIds: number[]): Map<number, ArticleText> | undefined {
     const passages = this.lastPassages;
@@ -351,7 +351,7 @@ export class SqliteSearchIndex implements SearchIndexRepository {
       const texts = passages.texts.get(id);
       const meta = titles.titles.get(id);
       if (!texts || !meta) return undefined;
-      out.set(id, { title: meta.title, url: meta.url, text: texts.join('\n\n') });
+      out.set(id, articleText(meta.title, meta.url, texts));
     }
     return out;
   }
