@@ -69,7 +69,9 @@ async function answeredTwice(k: { url: string; key: string }): Promise<void> {
 }
 
 test('two chat answers in a row read the API key row once', {
-  skip: TEST_DATABASE_URL ? false : 'PostgreSQL only: SQLite reads the row every time (microseconds)',
+  skip: TEST_DATABASE_URL
+    ? false
+    : 'PostgreSQL only: SQLite reads the API key row every time (microseconds; it keeps token rows, src/store/change-signal.test.ts)',
 }, async () => {
   await listenerSteady(f.app);
   const k = await newKey(f.app);
