@@ -150,9 +150,10 @@ test('a big OPML import lets other requests through while it runs', async () => 
     const e = new ReaderClient(big.url, `GoogleLogin auth=${await clientLogin(big.url, 'erin', 'pw-erin-secret')}`);
     const doc = opml(Array.from({ length: 3000 }, (_, i) => `https://feeds-${i}.example.org/rss.xml`));
     let done = false;
-    const importing = e.post('subscription/import', doc, 'text/xml').then((r) => {
+    // Settled either way: a failed request (a client timeout) must fail the test, not leave the
+    // loop below polling forever (a CI run once hung on it after the test's own timeout).
+    const importing = e.post('subscription/import', doc, 'text/xml').finally(() => {
       done = true;
-      return r;
     });
     while (!done) {
       const r = await fetch(`${big.url}/healthz`);

@@ -181,6 +181,63 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     }
   });
 
+  test(`${backend}: feeds and subscriptions in bulk (an OPML import) do what one by one would`, { skip }, async () => {
+    const s = await open(backend);
+    try {
+      const carol = await s.users.create('carol', 'h');
+      const known = await s.feeds.create('https://k.example/feed', { title: 'Known' });
+      const ids = await s.feeds.ensureMany([
+        { url: 'https://k.example/feed', title: 'Other title' },
+        { url: 'https://n.example/a', title: 'A', siteUrl: 'https://n.example/' },
+        { url: 'https://n.example/b' },
+        { url: 'https://n.example/a', title: 'A again' },
+      ]);
+      assert.equal(ids.size, 3);
+      assert.equal(ids.get('https://k.example/feed'), known.id, 'a known feed keeps its id');
+      const a = (await s.feeds.findById(ids.get('https://n.example/a')!))!;
+      assert.deepEqual([a.url, a.title, a.siteUrl], ['https://n.example/a', 'A', 'https://n.example/']);
+      assert.equal((await s.feeds.findById(known.id))!.title, 'Known', 'a known feed is not renamed');
+      assert.deepEqual(await s.feeds.ensureMany([]), new Map());
+
+      await s.items.upsertEntries(
+        known.id,
+        Array.from({ length: BACKFILL_ON_SUBSCRIBE + 5 }, (_, i) => entry(`k${i}`, 1_700_000_000 - i)),
+        1_800_000_000_000_000,
+      );
+      await s.subscriptions.subscribe(carol.id, known.id, { title: 'Mine', folders: ['Old'] });
+      const created = await s.subscriptions.subscribeMany(carol.id, [
+        { feedId: known.id, title: 'From the file', folders: ['Tech'] },
+        { feedId: ids.get('https://n.example/a')!, title: 'A title', folders: [' News ', ''] },
+        { feedId: ids.get('https://n.example/b')!, title: null, folders: [] },
+        { feedId: ids.get('https://n.example/a')!, title: 'Second', folders: ['Tech'] },
+      ]);
+      assert.equal(created, 2, 'the known subscription and the repeated feed are not created again');
+      const subs = new Map((await s.subscriptions.list(carol.id)).map((x) => [x.feed.url, x]));
+      assert.equal(subs.size, 3);
+      const k = subs.get('https://k.example/feed')!;
+      assert.equal(k.customTitle, 'Mine', 'an existing subscription keeps its name');
+      assert.deepEqual(k.folders, ['Old', 'Tech'], 'and gets the new folder');
+      const sa = subs.get('https://n.example/a')!;
+      assert.equal(sa.customTitle, 'A title', 'a new subscription takes the first title');
+      assert.deepEqual(sa.folders, ['News', 'Tech'], 'folders of both entries, trimmed, empty ones dropped');
+      assert.equal(subs.get('https://n.example/b')!.customTitle, null);
+
+      // A new subscription gets the feed's newest items and its counters, as subscribe() gives.
+      const dave = await s.users.create('dave', 'h');
+      assert.equal(await s.subscriptions.subscribeMany(dave.id, [{ feedId: known.id }]), 1);
+      const d = (await s.subscriptions.find(dave.id, known.id))!;
+      assert.equal(d.unreadCount, BACKFILL_ON_SUBSCRIBE);
+      assert.ok(d.newestItemUs >= 1_800_000_000_000_000);
+      assert.deepEqual(
+        (await s.readerLabels.unreadCounters(dave.id)).map((c) => c[1]),
+        [BACKFILL_ON_SUBSCRIBE],
+      );
+      assert.equal(await s.subscriptions.subscribeMany(dave.id, []), 0);
+    } finally {
+      await s.close();
+    }
+  });
+
   test(`${backend}: token and API key lookups see revocation, use and deletion through this process at once`, {
     skip,
   }, async () => {

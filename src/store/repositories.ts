@@ -501,11 +501,24 @@ import type { FeedRecord, FeedMetadata, FetchOutcome, SubscriptionRecord } from 
 import type { ParsedEntry } from '../model/parsed-feed.ts';
 import type { ItemChanges } from '../model/item.ts';
 
+/** A feed FeedRepository.ensureMany creates when its URL is new. */
+export interface FeedToEnsure {
+  url: string;
+  title?: string | null;
+  siteUrl?: string | null;
+}
+
 export interface FeedRepository {
   findById(id: number): Promise<FeedRecord | undefined>;
   findByUrl(url: string): Promise<FeedRecord | undefined>;
   /** Inserts a feed with that URL, or returns the one that exists (two users adding it at once). */
   create(url: string, meta?: Partial<FeedMetadata>): Promise<FeedRecord>;
+  /**
+   * The feed ids of these URLs, each feed created as create() would if it does not exist (its
+   * title and site URL from the first entry of the URL). One round trip a call on PostgreSQL, so
+   * an OPML import of thousands of feeds does not wait on thousands of statements.
+   */
+  ensureMany(feeds: FeedToEnsure[]): Promise<Map<string, number>>;
   updateMetadata(id: number, meta: FeedMetadata): Promise<void>;
   /**
    * Success: clears the error, resets error_count, stores validators. With `releaseClaimOf`, the
@@ -596,7 +609,22 @@ export interface SubscribeOptions {
   folders?: string[];
 }
 
+/** One subscription of SubscriptionRepository.subscribeMany. */
+export interface SubscriptionToMake {
+  feedId: number;
+  /** The name of a subscription this call creates; an existing one keeps its own. */
+  title?: string | null;
+  folders?: string[];
+}
+
 export interface SubscriptionRepository {
+  /**
+   * Subscribes to many feeds at once, as subscribe() one by one would, except that a title names
+   * only a subscription the call creates (an import files an existing subscription, it does not
+   * rename it). A feed listed twice is subscribed once, with the folders of both. Returns how many
+   * subscriptions were created. A few statements a call on PostgreSQL, whatever the count.
+   */
+  subscribeMany(userId: number, entries: SubscriptionToMake[]): Promise<number>;
   /** Subscribes (idempotent: an existing subscription gets the folders added). */
   subscribe(
     userId: number,

@@ -1,7 +1,14 @@
 // Feeds (fetch state), items (ingest with fan-out) and subscriptions on PostgreSQL. The unread
 // counters follow through the statement triggers of migration 001 (postgres dialect).
 import type { PgDatabase } from './client.ts';
-import type { FeedRepository, ItemRepository, SubscribeOptions, SubscriptionRepository } from '../repositories.ts';
+import type {
+  FeedRepository,
+  FeedToEnsure,
+  ItemRepository,
+  SubscribeOptions,
+  SubscriptionRepository,
+  SubscriptionToMake,
+} from '../repositories.ts';
 import type { FeedMetadata, FeedRecord, FetchOutcome, SubscriptionRecord } from '../../model/feed-record.ts';
 import { type FeedRow, toFeed } from '../rows/feeds.ts';
 import type { ParsedEntry } from '../../model/parsed-feed.ts';
@@ -47,6 +54,39 @@ export class PgFeedRepository implements FeedRepository {
       ],
     );
     return (await this.findByUrl(url))!;
+  }
+  async ensureMany(feeds: FeedToEnsure[]): Promise<Map<string, number>> {
+    const first = new Map<string, FeedToEnsure>();
+    for (const f of feeds) if (!first.has(f.url)) first.set(f.url, f);
+    if (!first.size) return new Map();
+    const list = [...first.values()];
+    // One statement: the new feeds are inserted and every id read back, the existing ones
+    // through the union (a row ON CONFLICT DO NOTHING skipped is not RETURNed).
+    const rows = await this.db.rows<{ id: number; url: string }>(
+      `WITH wanted AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS w(url, title, site_url)),
+      added AS (
+        INSERT INTO feeds (url, title, site_url, created_at) SELECT url, title, site_url, $4 FROM wanted
+        ON CONFLICT (url) DO NOTHING RETURNING id, url
+      )
+      SELECT id, url FROM added UNION ALL SELECT f.id, f.url FROM feeds f JOIN wanted w ON w.url = f.url`,
+      [
+        list.map((f) => f.url),
+        list.map((f) => f.title ?? null),
+        list.map((f) => f.siteUrl ?? null),
+        Math.floor(Date.now() / 1000),
+      ],
+    );
+    const ids = new Map(rows.map((r) => [r.url, Number(r.id)]));
+    // A feed another transaction inserted after this statement's snapshot was neither added nor seen.
+    const late = list.filter((f) => !ids.has(f.url)).map((f) => f.url);
+    if (late.length) {
+      for (const r of await this.db.rows<{ id: number; url: string }>(
+        'SELECT id, url FROM feeds WHERE url = ANY($1::text[])',
+        [late],
+      ))
+        ids.set(r.url, Number(r.id));
+    }
+    return ids;
   }
   async updateMetadata(id: number, m: FeedMetadata): Promise<void> {
     await this.db.query(
@@ -330,6 +370,58 @@ export class PgSubscriptionRepository implements SubscriptionRepository {
       }
       for (const folder of opts.folders ?? []) await this.addFolder(userId, feedId, folder);
       return { subscription: (await this.find(userId, feedId))!, created: inserted !== undefined };
+    });
+  }
+
+  subscribeMany(userId: number, entries: SubscriptionToMake[]): Promise<number> {
+    const titles = new Map<number, string | null>();
+    const folders: { feedId: number; name: string }[] = [];
+    for (const e of entries) {
+      if (!titles.has(e.feedId)) titles.set(e.feedId, e.title || null);
+      for (const f of e.folders ?? []) if (f.trim()) folders.push({ feedId: e.feedId, name: f.trim() });
+    }
+    if (!titles.size) return Promise.resolve(0);
+    return this.db.transaction(async () => {
+      const inserted = await this.db.rows<{ id: number; feed_id: number }>(
+        `INSERT INTO subscriptions (user_id, feed_id, title, created_at)
+        SELECT $1, f, t, $4 FROM unnest($2::bigint[], $3::text[]) AS x(f, t)
+        ON CONFLICT (user_id, feed_id) DO NOTHING RETURNING id, feed_id`,
+        [userId, [...titles.keys()], [...titles.values()], Math.floor(Date.now() / 1000)],
+      );
+      if (inserted.length) {
+        // As subscribe(): each new subscription gets its feed's most recent items, then its counts
+        // (starred items kept from an earlier subscription were not counted by the insert trigger).
+        await this.db.query(
+          `INSERT INTO user_items (user_id, item_id, feed_id, crawled_us)
+          SELECT $1, i.id, i.feed_id, i.crawled_us FROM unnest($2::bigint[]) AS n(feed_id)
+          CROSS JOIN LATERAL (SELECT id, feed_id, crawled_us FROM items WHERE feed_id = n.feed_id
+            ORDER BY crawled_us DESC LIMIT $3) i
+          ON CONFLICT DO NOTHING`,
+          [userId, inserted.map((r) => r.feed_id), BACKFILL_ON_SUBSCRIBE],
+        );
+        await this.db.query(
+          `UPDATE subscriptions s SET
+            unread_count = (SELECT count(*) FROM user_items WHERE user_id = s.user_id AND feed_id = s.feed_id AND read = 0),
+            newest_item_us = (SELECT coalesce(max(crawled_us), 0) FROM user_items WHERE user_id = s.user_id AND feed_id = s.feed_id)
+          WHERE s.id = ANY($1::bigint[])`,
+          [inserted.map((r) => r.id)],
+        );
+      }
+      if (folders.length) {
+        await this.db.query(
+          'INSERT INTO labels (user_id, name) SELECT DISTINCT $1::bigint, n FROM unnest($2::text[]) AS x(n) ON CONFLICT (user_id, name) DO NOTHING',
+          [userId, folders.map((f) => f.name)],
+        );
+        await this.db.query(
+          `INSERT INTO subscription_labels (subscription_id, label_id)
+          SELECT DISTINCT s.id, l.id FROM unnest($2::bigint[], $3::text[]) AS x(feed_id, name)
+          JOIN subscriptions s ON s.user_id = $1 AND s.feed_id = x.feed_id
+          JOIN labels l ON l.user_id = $1 AND l.name = x.name
+          ON CONFLICT DO NOTHING`,
+          [userId, folders.map((f) => f.feedId), folders.map((f) => f.name)],
+        );
+      }
+      return inserted.length;
     });
   }
 

@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import { StatementCache } from './db.ts';
-import type { FeedRepository } from '../repositories.ts';
+import type { FeedRepository, FeedToEnsure } from '../repositories.ts';
 import type { FeedMetadata, FeedRecord, FetchOutcome } from '../../model/feed-record.ts';
 import { type FeedRow, toFeed } from '../rows/feeds.ts';
 
@@ -41,6 +41,19 @@ export class SqliteFeedRepository implements FeedRepository {
         Math.floor(Date.now() / 1000),
       );
     return (await this.findByUrl(url))!;
+  }
+  async ensureMany(feeds: FeedToEnsure[]): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    const insert = this.s.get(`INSERT INTO feeds (url, title, site_url, created_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (url) DO NOTHING`);
+    const find = this.s.get('SELECT id FROM feeds WHERE url = ?');
+    const now = Math.floor(Date.now() / 1000);
+    for (const f of feeds) {
+      if (ids.has(f.url)) continue;
+      insert.run(f.url, f.title ?? null, f.siteUrl ?? null, now);
+      ids.set(f.url, Number((find.get(f.url) as { id: number }).id));
+    }
+    return ids;
   }
   async updateMetadata(id: number, m: FeedMetadata): Promise<void> {
     // A feed that briefly loses its title keeps the one we had.

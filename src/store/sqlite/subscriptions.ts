@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import { StatementCache, transaction } from './db.ts';
-import type { SubscribeOptions, SubscriptionRepository } from '../repositories.ts';
+import type { SubscribeOptions, SubscriptionRepository, SubscriptionToMake } from '../repositories.ts';
 import type { SubscriptionRecord } from '../../model/feed-record.ts';
 import { toFeed, type FeedRow } from '../rows/feeds.ts';
 import { BACKFILL_ON_SUBSCRIBE } from '../ingest-rules.ts';
@@ -49,28 +49,44 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
     opts: SubscribeOptions = {},
   ): Promise<{ subscription: SubscriptionRecord; created: boolean }> {
     return transaction(this.db, () => {
-      const inserted = this.s
-        .get(`INSERT INTO subscriptions (user_id, feed_id, title, created_at) VALUES (?, ?, ?, ?)
-                                   ON CONFLICT (user_id, feed_id) DO NOTHING RETURNING id`)
-        .get(userId, feedId, opts.title || null, Math.floor(Date.now() / 1000)) as { id: number } | undefined;
-      if (inserted) {
-        this.s
-          .get(`INSERT OR IGNORE INTO user_items (user_id, item_id, feed_id, crawled_us)
-                    SELECT ?, id, feed_id, crawled_us FROM items WHERE feed_id = ? ORDER BY crawled_us DESC LIMIT ?`)
-          .run(userId, feedId, BACKFILL_ON_SUBSCRIBE);
-        // Starred items kept from an earlier subscription were not counted by the insert trigger.
-        this.s
-          .get(`UPDATE subscriptions SET
-                      unread_count = (SELECT count(*) FROM user_items WHERE user_id = ?1 AND feed_id = ?2 AND read = 0),
-                      newest_item_us = (SELECT coalesce(max(crawled_us), 0) FROM user_items WHERE user_id = ?1 AND feed_id = ?2)
-                    WHERE id = ?3`)
-          .run(userId, feedId, inserted.id);
-      } else if (opts.title) {
-        this.renameNow(userId, feedId, opts.title);
-      }
+      const created = this.subscribeNow(userId, feedId, opts.title || null);
+      if (!created && opts.title) this.renameNow(userId, feedId, opts.title);
       for (const folder of opts.folders ?? []) this.addFolderNow(userId, feedId, folder);
-      return { subscription: this.findNow(userId, feedId)!, created: inserted !== undefined };
+      return { subscription: this.findNow(userId, feedId)!, created };
     });
+  }
+
+  async subscribeMany(userId: number, entries: SubscriptionToMake[]): Promise<number> {
+    // SQLite has no round trips to save: the same statements as subscribe(), in one transaction.
+    return transaction(this.db, () => {
+      let created = 0;
+      for (const e of entries) {
+        if (this.subscribeNow(userId, e.feedId, e.title || null)) created++;
+        for (const folder of e.folders ?? []) this.addFolderNow(userId, e.feedId, folder);
+      }
+      return created;
+    });
+  }
+
+  /** Inserts the subscription with the feed's recent items; false when it existed. */
+  private subscribeNow(userId: number, feedId: number, title: string | null): boolean {
+    const inserted = this.s
+      .get(`INSERT INTO subscriptions (user_id, feed_id, title, created_at) VALUES (?, ?, ?, ?)
+                                 ON CONFLICT (user_id, feed_id) DO NOTHING RETURNING id`)
+      .get(userId, feedId, title, Math.floor(Date.now() / 1000)) as { id: number } | undefined;
+    if (!inserted) return false;
+    this.s
+      .get(`INSERT OR IGNORE INTO user_items (user_id, item_id, feed_id, crawled_us)
+                  SELECT ?, id, feed_id, crawled_us FROM items WHERE feed_id = ? ORDER BY crawled_us DESC LIMIT ?`)
+      .run(userId, feedId, BACKFILL_ON_SUBSCRIBE);
+    // Starred items kept from an earlier subscription were not counted by the insert trigger.
+    this.s
+      .get(`UPDATE subscriptions SET
+                    unread_count = (SELECT count(*) FROM user_items WHERE user_id = ?1 AND feed_id = ?2 AND read = 0),
+                    newest_item_us = (SELECT coalesce(max(crawled_us), 0) FROM user_items WHERE user_id = ?1 AND feed_id = ?2)
+                  WHERE id = ?3`)
+      .run(userId, feedId, inserted.id);
+    return true;
   }
 
   async unsubscribe(userId: number, feedId: number): Promise<boolean> {
