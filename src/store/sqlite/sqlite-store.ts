@@ -12,6 +12,7 @@ import type { Store, StoreWorkload } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
 import { AuthRowCache } from '../portable/auth-row-cache.ts';
 import type { StoredToken } from '../../model/auth.ts';
+import type { StoredApiKey } from '../../model/chat.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteFeedRepository } from './feeds.ts';
 import { SqliteItemRepository } from './items.ts';
@@ -59,11 +60,15 @@ export class SqliteStore extends PortableRepositories implements Store {
 
   constructor(db: Db, location: string, migrationsApplied: readonly string[], workload: StoreWorkload = 'serve') {
     const changes = new SqliteChangeSignal(db);
-    // Token rows kept for authentication (portable/auth-row-cache.ts): this process's revocations
-    // forget them themselves, another process's commit (any) drops them at the next event-loop turn.
-    // One pragma a turn instead of the row's statement: 0.01-0.02 ms of a Reader call that comes
-    // alone, more of one that follows another (BENCHMARKS.md, "The lone Reader call").
-    super(new SqliteSql(db), { tokenRows: new AuthRowCache<StoredToken>(() => changes.authGeneration()) });
+    // Token and chat API key rows kept for authentication (portable/auth-row-cache.ts): this
+    // process's revocations forget them themselves, another process's commit (any) drops them at
+    // the next event-loop turn. One pragma a turn instead of the row's statement: 0.01-0.02 ms of a
+    // Reader call that comes alone, more of one that follows another (BENCHMARKS.md, "The lone
+    // Reader call"); every chat answer authenticates too.
+    super(new SqliteSql(db), {
+      tokenRows: new AuthRowCache<StoredToken>(() => changes.authGeneration()),
+      apiKeyRows: new AuthRowCache<StoredApiKey>(() => changes.authGeneration()),
+    });
     this.db = db;
     this.workload = workload;
     this.changes = changes;
