@@ -65,14 +65,18 @@ export class SqliteStore extends PortableRepositories implements Store {
     // the next event-loop turn. One pragma a turn instead of the row's statement: 0.01-0.02 ms of a
     // Reader call that comes alone, more of one that follows another (BENCHMARKS.md, "The lone
     // Reader call"); every chat answer authenticates too.
+    // Chat usage rows (one per served answer) and the rate-limit counters leave the change signal
+    // put: nothing caches them, and counted, each answer made the next one read again what the
+    // search keeps (the user's subscriptions, the index counters).
     super(new SqliteSql(db), {
       tokenRows: new AuthRowCache<StoredToken>(() => changes.authGeneration()),
       apiKeyRows: new AuthRowCache<StoredApiKey>(() => changes.authGeneration()),
+      quietWrite: (write) => changes.quietWrite(write),
     });
     this.db = db;
     this.workload = workload;
     this.changes = changes;
-    this.limitCounters = new SqliteLimitCounters(db);
+    this.limitCounters = new SqliteLimitCounters(db, changes);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
     this.feeds = new SqliteFeedRepository(db);
