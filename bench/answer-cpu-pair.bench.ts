@@ -9,7 +9,13 @@
 // are compared too, and every difference is printed.
 //
 //   node --max-semi-space-size=8 bench/answer-cpu-pair.bench.ts --baseline /path/to/main-checkout \
-//        --data <a copy of a chat-memory.bench.ts data folder> [--from 0] [--answers 680] [--warm 30]
+//        --data <a copy of a chat-memory.bench.ts data folder> [--from 0] [--answers 680] [--warm 30] \
+//        [--baseline-data <another copy>] [--usage]
+//
+// --baseline-data: the baseline answers from its own copy, so a migration of this checkout (an
+// index) does not reach it. --usage: after each answer its tree records a usage row, as a served
+// answer does (src/chat-api/usage.ts); give each tree its own copy then, or each one's write would
+// move the other's change signal (another connection's commit), which a lone server never sees.
 //
 // The questions are the news corpus's (../shared/corpus/news), asked by the bench user (the data
 // folder's, see bench/chat-memory.bench.ts); --from/--answers pick them (modulo 680), so 680 from 0
@@ -25,9 +31,32 @@ const DATA = flagValue(process.argv, 'data');
 const FROM = Number(flagValue(process.argv, 'from') ?? 0);
 const ANSWERS = Number(flagValue(process.argv, 'answers') ?? 680);
 const WARM = Number(flagValue(process.argv, 'warm') ?? 30);
+const BASELINE_DATA = flagValue(process.argv, 'baseline-data') ?? DATA;
+const USAGE = process.argv.includes('--usage');
 if (!BASELINE || !DATA) {
   console.error('usage: node bench/answer-cpu-pair.bench.ts --baseline CHECKOUT --data DIR (see the header)');
   process.exit(2);
+}
+
+/** The usage row a served sonar answer records (src/chat-api/usage.ts, recordUsage). */
+function usageRow(userId: number, u: { promptTokens: number; completionTokens: number }) {
+  return {
+    createdAt: Math.floor(Date.now() / 1000),
+    keyId: 'bench',
+    userId,
+    endpoint: 'chat' as const,
+    model: 'sonar',
+    status: 200,
+    errorType: null,
+    stream: false,
+    promptTokens: u.promptTokens,
+    completionTokens: u.completionTokens,
+    reasoningTokens: 0,
+    citationTokens: 0,
+    searchQueries: 1,
+    cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
+    latencyMs: 1,
+  };
 }
 
 interface Tree {
@@ -55,13 +84,14 @@ async function tree(root: string, data: string): Promise<Tree> {
         messages: [{ role: 'user', content: questions[i % questions.length] }],
       });
       const r = await service.complete({ ...parsed.answer, scope: { kind: 'subscriptions', userId: user.id } });
+      if (USAGE) await app.store.chatUsage.record(usageRow(user.id, r.usage));
       return JSON.stringify({ content: r.content, citations: r.citations, usage: r.usage });
     },
     close: () => app.close(),
   };
 }
 
-const trees = [await tree(ROOT, DATA), await tree(resolve(BASELINE), DATA)];
+const trees = [await tree(ROOT, DATA), await tree(resolve(BASELINE), BASELINE_DATA ?? DATA)];
 for (let i = 0; i < WARM; i++) for (const t of trees) await t.ask(i);
 const cpuUs = () => {
   const c = process.cpuUsage();
@@ -84,7 +114,7 @@ for (let i = FROM; i < FROM + ANSWERS; i++) {
 }
 const ms = (k: number) => (spent[k]! / 1000 / ANSWERS).toFixed(2);
 console.log(
-  `node bench/answer-cpu-pair.bench.ts --baseline ${BASELINE} --data ${DATA} --from ${FROM} --answers ${ANSWERS} --warm ${WARM}: ` +
+  `node bench/answer-cpu-pair.bench.ts --baseline ${BASELINE} --data ${DATA}${BASELINE_DATA === DATA ? '' : ` --baseline-data ${BASELINE_DATA}`}${USAGE ? ' --usage' : ''} --from ${FROM} --answers ${ANSWERS} --warm ${WARM}: ` +
     `CPU per answer this ${ms(0)} ms, baseline ${ms(1)} ms, this/baseline ${(spent[0]! / spent[1]!).toFixed(3)}; ` +
     `${differ} of ${ANSWERS} answers differ; load ${load0.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)}`,
 );

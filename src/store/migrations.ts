@@ -45,6 +45,7 @@ import { migration as m150 } from './migrations/150_refresh_host_waits.ts';
 import { migration as m157 } from './migrations/157_reader_page_covering_indexes.ts';
 import { migration as m165 } from './migrations/165_search_postings_hot_updates.ts';
 import { migration as m170 } from './migrations/170_unread_counter_lock_order.ts';
+import { migration as m180 } from './migrations/180_items_search_meta_index.ts';
 
 export type { Migration };
 
@@ -87,4 +88,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m157,
   m165,
   m170,
+  m180,
 ];

@@ -1,6 +1,6 @@
-// The chat API's keys (src/auth/api-keys.ts). On PostgreSQL the rows read to authenticate are reused
-// briefly, like Reader API tokens (./auth-row-cache.ts): every chat answer authenticates, and that
-// lookup was a round trip of its own. An operator's change of a key's tier or state from the CLI
+// The chat API's keys (src/auth/api-keys.ts). The rows read to authenticate are reused briefly, like
+// Reader API tokens (./auth-row-cache.ts): every chat answer authenticates, and on PostgreSQL that
+// lookup was a round trip of its own (on SQLite a statement, now one pragma per event-loop turn). An operator's change of a key's tier or state from the CLI
 // must still apply to the running server at once (the access-request flow promises it): the
 // change notifies every process at its commit (migration 135), this process's own writes forget
 // at once.
@@ -36,7 +36,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export class SqlApiKeyRepository implements ApiKeyRepository {
   private readonly s: Sql;
-  /** Rows kept for authentication (./auth-row-cache.ts); null: every lookup reads (SQLite). */
+  /** Rows kept for authentication (./auth-row-cache.ts); null: every lookup reads. */
   private readonly cache: AuthRowCache<StoredApiKey> | null;
   constructor(sql: Sql, cache: AuthRowCache<StoredApiKey> | null = null) {
     this.s = sql;

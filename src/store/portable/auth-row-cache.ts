@@ -1,11 +1,11 @@
 // Rows read to authenticate requests, kept briefly per process. PostgreSQL, where a lookup is a
 // round trip, hands one each to the token and API key repositories (and both to the user
-// repository), dropped on its `auth` notifications. SQLite hands one to the token repository,
-// dropped on any commit by another process (SqliteChangeSignal.authGeneration: PRAGMA
-// data_version, once per event-loop turn): a lookup costs microseconds there, 0.09 ms in a
-// Reader call that comes alone (CPU caches cold after a pause), of which the pragma and the cache
-// save 0.01-0.02 ms (BENCHMARKS.md, "The lone Reader call"). On both, this process's own revocations forget the rows
-// at once. API keys are still read every time on SQLite.
+// repository), dropped on its `auth` notifications. SQLite hands one each too, dropped on any
+// commit by another process (SqliteChangeSignal.authGeneration: PRAGMA data_version, once per
+// event-loop turn): a lookup costs microseconds there, 0.09 ms in a Reader call that comes alone
+// (CPU caches cold after a pause), of which the pragma and the cache save 0.01-0.02 ms
+// (BENCHMARKS.md, "The lone Reader call"). On both, this process's own revocations forget the
+// rows at once.
 
 /**
  * How long a row read to authenticate a request (a Reader API token, a chat API key) is reused at

@@ -5,17 +5,21 @@ import type { UsageRecord, UsageTotals } from '../../model/chat.ts';
 
 export class SqlChatUsageRepository implements ChatUsageRepository {
   private readonly s: Sql;
-  constructor(sql: Sql) {
+  /** Runs the row's write (PortableOptions.quietWrite): on SQLite the statement runs within the call. */
+  private readonly quiet: <T>(write: () => T) => T;
+  constructor(sql: Sql, quietWrite: <T>(write: () => T) => T = (write) => write()) {
     this.s = sql;
+    this.quiet = quietWrite;
   }
 
   async record(r: UsageRecord): Promise<void> {
-    await this.s
-      .prepare(`INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
+    const insert =
+      this.s.prepare(`INSERT INTO chat_usage (created_at, key_id, user_id, endpoint, model, status, error_type, stream,
         prompt_tokens, completion_tokens, reasoning_tokens, citation_tokens, search_queries,
         input_cost, output_cost, reasoning_cost, citation_cost, search_cost, request_cost, total_cost, latency_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    await this.quiet(() =>
+      insert.run(
         r.createdAt,
         r.keyId,
         r.userId,
@@ -37,7 +41,8 @@ export class SqlChatUsageRepository implements ChatUsageRepository {
         r.cost.request,
         r.cost.total,
         r.latencyMs,
-      );
+      ),
+    );
   }
 
   async totals(opts: { userId?: number; since?: number }): Promise<UsageTotals[]> {

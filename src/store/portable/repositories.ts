@@ -26,6 +26,11 @@ export interface PortableOptions {
   tokenRows?: AuthRowCache<StoredToken>;
   /** Chat API key rows kept the same way (every chat answer authenticates). */
   apiKeyRows?: AuthRowCache<StoredApiKey>;
+  /**
+   * Runs a write of chat usage rows (a table nothing caches) so that the change signal does not move
+   * for it (SQLite: SqliteChangeSignal.quietWrite; PostgreSQL needs none, no trigger notifies it).
+   */
+  quietWrite?: <T>(write: () => T) => T;
 }
 
 export abstract class PortableRepositories {
@@ -72,7 +77,7 @@ export abstract class PortableRepositories {
     this.authCodes = new SqlAuthorizationCodeRepository(sql);
     this.apiKeys = new SqlApiKeyRepository(sql, options.apiKeyRows);
     this.accessRequests = new SqlAccessRequestRepository(sql);
-    this.chatUsage = new SqlChatUsageRepository(sql);
+    this.chatUsage = new SqlChatUsageRepository(sql, options.quietWrite);
     this.asyncJobs = new SqlAsyncJobRepository(sql);
     this.upkeepLeases = new SqlUpkeepLeaseRepository(sql);
   }

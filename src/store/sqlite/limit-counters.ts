@@ -5,6 +5,7 @@
 import type { Db } from './db.ts';
 import { StatementCache, transaction } from './db.ts';
 import type { BucketPour, LimitCounters } from '../repositories.ts';
+import type { SqliteChangeSignal } from './change-signal.ts';
 
 const IDLE_BUCKET_MS = 3600_000;
 
@@ -12,34 +13,41 @@ export class SqliteLimitCounters implements LimitCounters {
   readonly kind = 'database' as const;
   private readonly s: StatementCache;
   private readonly db: Db;
-  constructor(db: Db) {
+  /** Every write here leaves the change signal put (SqliteChangeSignal.quietWrite): no cache reads these tables. */
+  private readonly quiet: <T>(write: () => T) => T;
+  constructor(db: Db, changes?: SqliteChangeSignal) {
     this.db = db;
     this.s = new StatementCache(db);
+    this.quiet = changes ? (write) => changes.quietWrite(write) : (write) => write();
   }
 
   async pour(key: string, capacity: number, drainPerMs: number, nowMs: number): Promise<BucketPour> {
     // The SET expressions all read the row as it was (SQL semantics), so `drained` is computed
     // from the old level and time in each of them.
     const drained = 'max(0, level - max(0, :now - updated_ms) * :drain)';
-    const r = this.s
-      .get(
-        `INSERT INTO limit_buckets (key, level, updated_ms, allowed)
+    const pour = this.s.get(
+      `INSERT INTO limit_buckets (key, level, updated_ms, allowed)
          VALUES (:key, CASE WHEN 1 <= :cap + 1e-9 THEN 1 ELSE 0 END, :now, 1 <= :cap + 1e-9)
          ON CONFLICT (key) DO UPDATE SET
            level = ${drained} + CASE WHEN ${drained} + 1 <= :cap + 1e-9 THEN 1 ELSE 0 END,
            allowed = ${drained} + 1 <= :cap + 1e-9,
            updated_ms = max(updated_ms, :now)
          RETURNING level, allowed`,
-      )
-      .get({ key, cap: capacity, now: nowMs, drain: drainPerMs }) as { level: number; allowed: number };
+    );
+    const r = this.quiet(() => pour.get({ key, cap: capacity, now: nowMs, drain: drainPerMs })) as {
+      level: number;
+      allowed: number;
+    };
     return { allowed: r.allowed === 1, level: r.level };
   }
 
   async addEvent(keys: readonly { key: string; keepMs: number }[], atMs: number): Promise<void> {
     const insert = this.s.get('INSERT INTO limit_events (key, at_ms, expires_ms) VALUES (?, ?, ?)');
-    transaction(this.db, () => {
-      for (const { key, keepMs } of keys) insert.run(key, atMs, atMs + keepMs);
-    });
+    this.quiet(() =>
+      transaction(this.db, () => {
+        for (const { key, keepMs } of keys) insert.run(key, atMs, atMs + keepMs);
+      }),
+    );
   }
 
   async newestEvents(key: string, sinceMs: number, max: number): Promise<number[]> {
@@ -50,16 +58,16 @@ export class SqliteLimitCounters implements LimitCounters {
   }
 
   async clearEvents(key: string): Promise<void> {
-    this.s.get('DELETE FROM limit_events WHERE key = ?').run(key);
+    const clear = this.s.get('DELETE FROM limit_events WHERE key = ?');
+    this.quiet(() => clear.run(key));
   }
 
   async setMark(key: string, atMs: number, keepMs: number): Promise<void> {
-    this.s
-      .get(
-        `INSERT INTO limit_marks (key, at_ms, expires_ms) VALUES (?, ?, ?)
+    const mark = this.s.get(
+      `INSERT INTO limit_marks (key, at_ms, expires_ms) VALUES (?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET at_ms = excluded.at_ms, expires_ms = excluded.expires_ms`,
-      )
-      .run(key, atMs, atMs + keepMs);
+    );
+    this.quiet(() => mark.run(key, atMs, atMs + keepMs));
   }
 
   async markOf(key: string, nowMs: number): Promise<number | undefined> {
@@ -70,29 +78,34 @@ export class SqliteLimitCounters implements LimitCounters {
   }
 
   async takeSlot(key: string, token: string, max: number, expiresMs: number, nowMs: number): Promise<boolean> {
-    return transaction(this.db, () => {
-      this.s.get('DELETE FROM limit_slots WHERE key = ? AND expires_ms <= ?').run(key, nowMs);
-      const r = this.s
-        .get(
-          `INSERT INTO limit_slots (key, token, expires_ms)
+    return this.quiet(() =>
+      transaction(this.db, () => {
+        this.s.get('DELETE FROM limit_slots WHERE key = ? AND expires_ms <= ?').run(key, nowMs);
+        const r = this.s
+          .get(
+            `INSERT INTO limit_slots (key, token, expires_ms)
            SELECT ?1, ?2, ?3 WHERE (SELECT count(*) FROM limit_slots WHERE key = ?1) < ?4`,
-        )
-        .run(key, token, expiresMs, max);
-      return Number(r.changes) === 1;
-    });
+          )
+          .run(key, token, expiresMs, max);
+        return Number(r.changes) === 1;
+      }),
+    );
   }
 
   async releaseSlot(key: string, token: string): Promise<void> {
-    this.s.get('DELETE FROM limit_slots WHERE key = ? AND token = ?').run(key, token);
+    const release = this.s.get('DELETE FROM limit_slots WHERE key = ? AND token = ?');
+    this.quiet(() => release.run(key, token));
   }
 
   async prune(nowMs: number): Promise<void> {
-    transaction(this.db, () => {
-      this.s.get('DELETE FROM limit_buckets WHERE updated_ms < ?').run(nowMs - IDLE_BUCKET_MS);
-      this.s.get('DELETE FROM limit_events WHERE expires_ms <= ?').run(nowMs);
-      this.s.get('DELETE FROM limit_marks WHERE expires_ms <= ?').run(nowMs);
-      this.s.get('DELETE FROM limit_slots WHERE expires_ms <= ?').run(nowMs);
-    });
+    this.quiet(() =>
+      transaction(this.db, () => {
+        this.s.get('DELETE FROM limit_buckets WHERE updated_ms < ?').run(nowMs - IDLE_BUCKET_MS);
+        this.s.get('DELETE FROM limit_events WHERE expires_ms <= ?').run(nowMs);
+        this.s.get('DELETE FROM limit_marks WHERE expires_ms <= ?').run(nowMs);
+        this.s.get('DELETE FROM limit_slots WHERE expires_ms <= ?').run(nowMs);
+      }),
+    );
   }
 
   /** Readiness pings the store itself. */

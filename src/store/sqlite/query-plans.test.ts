@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { migrate, openDatabase, type Db } from './db.ts';
 import { SqliteStreamRepository } from './streams.ts';
 import { SqliteReaderLabelRepository } from './reader-labels.ts';
+import { SqliteSearchIndex } from './search-index.ts';
+import { SqliteChangeSignal } from './change-signal.ts';
 
 function fill(db: Db, items: number): void {
   db.exec(`INSERT INTO users (id, username, password_hash, created_at) VALUES (1, 'a', 'x', 0), (2, 'b', 'x', 0)`);
@@ -27,6 +29,20 @@ function fill(db: Db, items: number): void {
   db.exec('COMMIT');
 }
 
+/** A migrated database in a fresh folder with `items` items (fill), handed to `run`, then removed. */
+async function withFilledDb(items: number, run: (db: DatabaseSync) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-plans-'));
+  const db = new DatabaseSync(join(dir, 't.db'));
+  try {
+    migrate(db);
+    fill(db, items);
+    await run(db);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A handle that records the SQL text of every statement prepared through it. */
 function recording(db: Db, seen: string[]): Db {
   return new Proxy(db, {
@@ -43,11 +59,7 @@ function recording(db: Db, seen: string[]): Db {
 }
 
 test('stream/items/contents and origin lookups drive from the id list without statistics', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tidings-plans-'));
-  const db = new DatabaseSync(join(dir, 't.db'));
-  try {
-    migrate(db);
-    fill(db, 5000);
+  await withFilledDb(5000, async (db) => {
     assert.equal(
       (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() as { n: number }).n,
       0,
@@ -77,10 +89,7 @@ test('stream/items/contents and origin lookups drive from the id list without st
         `only keyed lookups inside:\n${plan.join('\n')}`,
       );
     }
-  } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('openDatabase gathers statistics for tables that have none (PRAGMA optimize on open)', () => {
@@ -102,11 +111,7 @@ test('openDatabase gathers statistics for tables that have none (PRAGMA optimize
 });
 
 test('the unread page and the rows of a folder page come from their index alone, no row lookups', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tidings-plans-'));
-  const db = new DatabaseSync(join(dir, 't.db'));
-  try {
-    migrate(db);
-    fill(db, 3000);
+  await withFilledDb(3000, async (db) => {
     db.exec(
       'UPDATE user_items SET read = 1 WHERE item_id % 3 = 0; UPDATE user_items SET starred = 1 WHERE item_id % 7 = 0',
     );
@@ -137,8 +142,35 @@ test('the unread page and the rows of a folder page come from their index alone,
     const pick = plan.find((d) => /user_items_all/.test(d));
     assert.ok(pick, `the folder's rows come from user_items_all:\n${plan.join('\n')}`);
     assert.match(pick, /USING COVERING INDEX user_items_all\b/, `without a row lookup per entry:\n${plan.join('\n')}`);
-  } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
+});
+
+test("a search's hit metadata comes from items_search_meta alone: no row lookup, no walk past the body", async () => {
+  await withFilledDb(300, async (db) => {
+    // Bodies over several pages, with the columns after them set: what the index must carry.
+    db.exec(`UPDATE items SET content = printf('%.*c', 9000 + id, 'x'), url = 'https://example.org/a/' || id,
+      image_url = CASE WHEN id % 2 THEN 'https://example.org/i/' || id || '.jpg' END, published_at = 1000 + id,
+      updated_at = 2000 + id, title = 'Title ' || id`);
+    const seen: string[] = [];
+    const search = new SqliteSearchIndex(recording(db, seen), new SqliteChangeSignal(db));
+    const ids = [7, 8, 150, 299, 1000];
+    const got = await search.articles(ids);
+    const expected = db
+      .prepare(
+        `SELECT i.id, coalesce(i.url, '') AS url, i.title, coalesce(f.title, f.url) AS feedTitle, i.published_at AS publishedAt,
+         i.updated_at AS updatedAt, i.image_url AS imageUrl FROM items i NOT INDEXED JOIN feeds f ON f.id = i.feed_id
+         WHERE i.id IN (7, 8, 150, 299) ORDER BY i.id`,
+      )
+      .all();
+    assert.deepEqual(
+      got.map((m) => ({ ...m })).sort((a, b) => a.id - b.id),
+      expected.map((m) => ({ ...m })),
+    );
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${seen.at(-1)!}`).all(JSON.stringify(ids)) as { detail: string }[]
+    ).map((r) => r.detail);
+    const items = plan.find((d) => /\bi\b/.test(d) && /items/.test(d));
+    assert.ok(items, plan.join('\n'));
+    assert.match(items, /USING COVERING INDEX items_search_meta\b/, plan.join('\n'));
+  });
 });

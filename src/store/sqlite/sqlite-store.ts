@@ -12,6 +12,7 @@ import type { Store, StoreWorkload } from '../open-store.ts';
 import { PortableRepositories } from '../portable/repositories.ts';
 import { AuthRowCache } from '../portable/auth-row-cache.ts';
 import type { StoredToken } from '../../model/auth.ts';
+import type { StoredApiKey } from '../../model/chat.ts';
 import type { TestSql } from '../testing.ts';
 import { SqliteFeedRepository } from './feeds.ts';
 import { SqliteItemRepository } from './items.ts';
@@ -59,15 +60,23 @@ export class SqliteStore extends PortableRepositories implements Store {
 
   constructor(db: Db, location: string, migrationsApplied: readonly string[], workload: StoreWorkload = 'serve') {
     const changes = new SqliteChangeSignal(db);
-    // Token rows kept for authentication (portable/auth-row-cache.ts): this process's revocations
-    // forget them themselves, another process's commit (any) drops them at the next event-loop turn.
-    // One pragma a turn instead of the row's statement: 0.01-0.02 ms of a Reader call that comes
-    // alone, more of one that follows another (BENCHMARKS.md, "The lone Reader call").
-    super(new SqliteSql(db), { tokenRows: new AuthRowCache<StoredToken>(() => changes.authGeneration()) });
+    // Token and chat API key rows kept for authentication (portable/auth-row-cache.ts): this
+    // process's revocations forget them themselves, another process's commit (any) drops them at
+    // the next event-loop turn. One pragma a turn instead of the row's statement: 0.01-0.02 ms of a
+    // Reader call that comes alone, more of one that follows another (BENCHMARKS.md, "The lone
+    // Reader call"); every chat answer authenticates too.
+    // Chat usage rows (one per served answer) and the rate-limit counters leave the change signal
+    // put: nothing caches them, and counted, each answer made the next one read again what the
+    // search keeps (the user's subscriptions, the index counters).
+    super(new SqliteSql(db), {
+      tokenRows: new AuthRowCache<StoredToken>(() => changes.authGeneration()),
+      apiKeyRows: new AuthRowCache<StoredApiKey>(() => changes.authGeneration()),
+      quietWrite: (write) => changes.quietWrite(write),
+    });
     this.db = db;
     this.workload = workload;
     this.changes = changes;
-    this.limitCounters = new SqliteLimitCounters(db);
+    this.limitCounters = new SqliteLimitCounters(db, changes);
     this.location = location;
     this.migrationsApplied = migrationsApplied;
     this.feeds = new SqliteFeedRepository(db);
