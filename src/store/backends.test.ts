@@ -221,6 +221,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(sa.customTitle, 'A title', 'a new subscription takes the first title');
       assert.deepEqual(sa.folders, ['News', 'Tech'], 'folders of both entries, trimmed, empty ones dropped');
       assert.equal(subs.get('https://n.example/b')!.customTitle, null);
+      assert.deepEqual((await s.subscriptions.feedUrls(carol.id)).sort(), [...subs.keys()].sort());
 
       // A new subscription gets the feed's newest items and its counters, as subscribe() gives.
       const dave = await s.users.create('dave', 'h');

@@ -635,6 +635,8 @@ export interface SubscriptionRepository {
   unsubscribe(userId: number, feedId: number): Promise<boolean>;
   find(userId: number, feedId: number): Promise<SubscriptionRecord | undefined>;
   list(userId: number): Promise<SubscriptionRecord[]>;
+  /** The URLs of the user's feeds, unordered: what an import checks against, without list()'s folders and sort. */
+  feedUrls(userId: number): Promise<string[]>;
   rename(userId: number, feedId: number, title: string | null): Promise<boolean>;
   addFolder(userId: number, feedId: number, folder: string): Promise<boolean>;
   removeFolder(userId: number, feedId: number, folder: string): Promise<boolean>;

@@ -453,6 +453,15 @@ export class PgSubscriptionRepository implements SubscriptionRepository {
     ).map(toSubscription);
   }
 
+  async feedUrls(userId: number): Promise<string[]> {
+    return (
+      await this.db.rows<{ url: string }>(
+        'SELECT f.url FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = $1',
+        [userId],
+      )
+    ).map((r) => r.url);
+  }
+
   async rename(userId: number, feedId: number, title: string | null): Promise<boolean> {
     return (
       (await this.db.changes('UPDATE subscriptions SET title = $1 WHERE user_id = $2 AND feed_id = $3', [

@@ -119,6 +119,14 @@ export class SqliteSubscriptionRepository implements SubscriptionRepository {
     return rows.map(toSubscription);
   }
 
+  async feedUrls(userId: number): Promise<string[]> {
+    return (
+      this.s
+        .get('SELECT f.url FROM subscriptions s JOIN feeds f ON f.id = s.feed_id WHERE s.user_id = ?')
+        .all(userId) as { url: string }[]
+    ).map((r) => r.url);
+  }
+
   async rename(userId: number, feedId: number, title: string | null): Promise<boolean> {
     return this.renameNow(userId, feedId, title);
   }
