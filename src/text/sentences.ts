@@ -1,8 +1,8 @@
 // The one sentence splitter of the codebase: the search index cuts passages at its boundaries
 // (../search/passages.ts) and the answer engines quote its sentences (../answer).
 //
-// The platform's Unicode segmenter (Intl.Segmenter, ICU rules; ships with Node, no dependency)
-// plus the repairs it needs on news text: ICU without its suppression data breaks after every
+// The platform's Unicode segmenter (Intl.Segmenter, ICU rules; ships with Node, no dependency;
+// its boundaries are found without it for the text ./sentence-breaks.ts can classify) plus the repairs it needs on news text: ICU without its suppression data breaks after every
 // abbreviation ("U.S.", "Feb.", "p.m.", "Calif."), and misses a boundary before a quote or a number
 // ("… he said. '1917' won …"). Measured on 68,318 paragraphs of ../shared/corpus/news against the
 // maintained segmenters (src/answer/README.md has the table): sbd cuts after abbreviations about as
@@ -10,8 +10,16 @@
 // wink-nlp and compromise cut far more often or miss far more (and cost 14-190x the time).
 import { isDebris, stripChrome } from './debris.ts';
 import { isWhiteSpace } from './white-space.ts';
+import { sentenceStarts } from './sentence-breaks.ts';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/** Where ICU's segments start (a paragraph ./sentence-breaks.ts cannot read on its own). */
+export function icuStarts(paragraph: string): number[] {
+  const out: number[] = [];
+  for (const { index } of segmenter.segment(paragraph)) out.push(index);
+  return out;
+}
 
 /**
  * Boundaries ICU misses when a sentence is followed by a quote or a number ("… he said. '1917'
@@ -56,7 +64,10 @@ const MISSED_BOUNDARIES = new RegExp(MISSED_BOUNDARY.source, 'gu');
  */
 function segmentSpans(paragraph: string, base = 0): number[] {
   const merged: { text: string; start: number }[] = [];
-  for (const { segment, index } of segmenter.segment(paragraph)) {
+  const starts = sentenceStarts(paragraph) ?? icuStarts(paragraph);
+  for (let k = 0; k < starts.length; k++) {
+    const index = starts[k]!;
+    const segment = paragraph.slice(index, k + 1 < starts.length ? starts[k + 1] : paragraph.length);
     const last = merged[merged.length - 1];
     if (last && continues(last.text, segment)) last.text += segment;
     else merged.push({ text: segment, start: index });
