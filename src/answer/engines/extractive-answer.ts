@@ -746,7 +746,9 @@ export function mineCandidates(
   for (const s of sentences) {
     const base = s.relevance * s.relevance;
     // Closeness to the question's words in the sentence (AskMSR): answers sit next to what was asked.
-    const at = s.words.flatMap((x, i) => (s.matched.includes(stemOf(x)) ? [i] : []));
+    // (Loops, not flatMap and spread: an array per word was a tenth of mining's garbage.)
+    const at: number[] = [];
+    for (let i = 0; i < s.words.length; i++) if (s.matched.includes(stemOf(s.words[i]!))) at.push(i);
     const near = (text: string) => {
       // The key is the text's words joined by spaces: its first word is words(text)[0].
       const key = keyOf(text);
@@ -754,7 +756,8 @@ export function mineCandidates(
       const first = key ? (space < 0 ? key : key.slice(0, space)) : undefined;
       const i = first ? s.words.indexOf(first) : -1;
       if (i < 0 || !at.length) return 1;
-      const d = Math.min(...at.map((j) => Math.abs(j - i)));
+      let d = Number.POSITIVE_INFINITY;
+      for (const j of at) d = Math.min(d, Math.abs(j - i));
       return 1 / (1 + PROXIMITY * Math.max(0, d - 2));
     };
     const w = (text: string) => base * near(text);
