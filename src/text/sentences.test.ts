@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isBoilerplate, segmentSentences, splitSentences } from './sentences.ts';
-import { isDebris, stripChrome } from './debris.ts';
+import { hasInvisible, isDebris, isDebrisInProse, stripChrome } from './debris.ts';
+import { hasNews, readArticles } from '../answer/testing/news-corpus.ts';
 
 test('sentence splitting: ICU rules plus the boundaries it misses before quotes and numbers', () => {
   assert.deepEqual(
@@ -107,4 +108,31 @@ test('title-case headlines are told by their first letters in any script, not on
     ),
   );
   assert.ok(!isBoilerplate('"2024" 123 Éric and the ängstliche über alles of the großen deutschen the étude for the.'));
+});
+
+test('a sentence of a clean paragraph is tested for debris at its ends only, with the same verdicts', () => {
+  // "Photo:" opening a sentence that does not open its paragraph: only the sentence test sees it.
+  assert.deepEqual(
+    splitSentences('The budget passed late on Monday night. Photo: The mayor speaks at the podium on Monday.'),
+    ['The budget passed late on Monday night.'],
+  );
+  assert.equal(isDebrisInProse('Photo: The mayor speaks at the podium on Monday.'), true);
+  assert.equal(isDebrisInProse('Smoke rises over the hills above the town (AP Photo)'), true);
+  assert.equal(isDebrisInProse('By Jake Coyle;'), true);
+  assert.equal(isDebrisInProse('The mayor speaks at the podium on Monday.'), false);
+  if (!hasNews) return;
+  // The pinned property: for every sentence of every clean prose paragraph of the news corpus,
+  // the ends-only test gives isDebris' verdict.
+  let sentences = 0;
+  for (const [i, a] of readArticles().entries()) {
+    if (i % 2) continue;
+    for (const p of a.text.split('\n').map((x) => x.trim())) {
+      if (!p || isDebris(p) || hasInvisible(p)) continue;
+      for (const t of segmentSentences(p)) {
+        sentences++;
+        assert.equal(isDebrisInProse(t), isDebris(t), t);
+      }
+    }
+  }
+  assert.ok(sentences > 100_000, `${sentences} sentences`);
 });

@@ -8,7 +8,7 @@
 // maintained segmenters (src/answer/README.md has the table): sbd cuts after abbreviations about as
 // rarely but starts 3x more sentences in lower case and misses boundaries; sentence-splitter,
 // wink-nlp and compromise cut far more often or miss far more (and cost 14-190x the time).
-import { isDebris, stripChrome } from './debris.ts';
+import { hasInvisible, isDebris, isDebrisInProse, stripChrome } from './debris.ts';
 import { isWhiteSpace } from './white-space.ts';
 import { sentenceStarts } from './sentence-breaks.ts';
 
@@ -116,11 +116,14 @@ function eachSentence(text: string, onSentence: (start: number, end: number, sen
     if (p && !isDebris(p)) {
       const lead = para.length - para.trimStart().length;
       const spans = segmentSpans(p, from + lead);
+      const clean = !hasInvisible(p);
       for (let i = 0; i < spans.length; i += 2) {
         const t = sentenceText(text, spans[i]!, spans[i + 1]!);
         if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
         if (!/[.!?…"”’)]$/.test(t)) continue;
-        if (isDebris(t) || isBoilerplate(t)) continue;
+        // A sentence cut verbatim from a clean paragraph needs only the debris tests anchored at its ends.
+        const verbatim = clean && t.length === spans[i + 1]! - spans[i]! && t === text.slice(spans[i], spans[i + 1]);
+        if ((verbatim ? isDebrisInProse(t) : isDebris(t)) || isBoilerplate(t)) continue;
         onSentence(spans[i]!, spans[i + 1]!, t);
       }
     }
