@@ -303,10 +303,14 @@ function yearsMissing(question: string, sources: GroundingSource[]): string[] {
   );
 }
 
-export function readSentences(sources: GroundingSource[], poolPerSource: number): Sentence[] {
+export function readSentences(
+  sources: GroundingSource[],
+  poolPerSource: number,
+  /** Each distinct word's termOfWord (null: none), filled as words are met (planAnswer reuses it). */
+  termOf = new Map<string, string | null>(),
+): Sentence[] {
   const out: Sentence[] = [];
-  // termsOfWords, each distinct word's term (null: none) worked out once for all the sentences.
-  const termOf = new Map<string, string | null>();
+  // termsOfWords, each distinct word's term worked out once for all the sentences.
   const termSetOf = (w: readonly string[]) => {
     const set = new Set<string>();
     for (const x of w) {
@@ -373,7 +377,8 @@ export function scoreSentences(
 export function planAnswer(question: string, sources: GroundingSource[], opts: PlanOptions): AnswerPlan {
   const type = answerTypeOf(question);
   const qTerms = questionTermsOf(opts.matchText ?? question);
-  const sentences = readSentences(sources, opts.poolPerSource);
+  const termOf = new Map<string, string | null>();
+  const sentences = readSentences(sources, opts.poolPerSource, termOf);
   const base = {
     type,
     candidates: [] as AnswerCandidate[],
@@ -383,7 +388,8 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
   };
   const present = new Set<string>();
   // terms(joinInitials(headline + ' ' + texts)), part by part: a part without initials ("U.S.") has
-  // the words split for the answer score already, each distinct word stemmed once.
+  // the words split for the answer score already, each distinct word stemmed once (most were, in
+  // readSentences: its terms are reused).
   const stemmed = new Set<string>();
   const split = sources.map(sourceWords);
   sources.forEach((s, k) => {
@@ -394,7 +400,8 @@ export function planAnswer(question: string, sources: GroundingSource[], opts: P
         for (const w of parts[i]!) {
           if (stemmed.has(w)) continue;
           stemmed.add(w);
-          const t = termOfWord(w);
+          let t = termOf.get(w);
+          if (t === undefined) termOf.set(w, (t = termOfWord(w)));
           if (t !== null) present.add(t);
         }
     });
