@@ -8,6 +8,7 @@ import {
   encodeTokens,
   MAX_TOKEN_BYTES,
   MERGED_PIECES_HELD,
+  mergedPieceStats,
   mergedPiecesHeld,
   truncateToTokens,
   warmTokenizer,
@@ -108,6 +109,36 @@ test('merged pieces keep their counts up to MERGED_PIECES_HELD, and counts stay 
   assert.ok(mergedPiecesHeld() <= MERGED_PIECES_HELD, `${mergedPiecesHeld()} held`);
   // The first words' counts left first; counted again, they are merged again, and still exact.
   assert.equal(countTokens(first), expected);
+});
+
+test('held pieces leave their table slots when they leave, and are found again while held', () => {
+  let seed = 5;
+  const rnd = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  // Distinct made-up words of 2-20 letters (held from 2 bytes up), three times what is held: every
+  // slot of an evicted piece must be freed (or the table fills) and probe runs stay unbroken.
+  const word = () =>
+    Array.from({ length: 2 + Math.floor(rnd() * 19) }, () => 'bcdfghjkqvwxz'[Math.floor(rnd() * 13)]).join('');
+  const distinct = new Set<string>();
+  while (distinct.size < 3 * MERGED_PIECES_HELD) distinct.add(word());
+  const words = [...distinct];
+  for (const [i, w] of words.entries()) {
+    const n = countTokens(w);
+    if (i % 97 === 0) assert.equal(n, lib.encode(w, plain).length, w);
+  }
+  assert.equal(mergedPiecesHeld(), MERGED_PIECES_HELD);
+  assert.equal(mergedPieceStats().slots, MERGED_PIECES_HELD);
+  // The last words are held: counting them again merges nothing (a lookup that stopped at a
+  // hole left by an eviction would merge again).
+  const before = mergedPieceStats().merged;
+  for (const w of words.slice(-MERGED_PIECES_HELD / 2)) countTokens(w);
+  assert.equal(mergedPieceStats().merged, before);
+  assert.equal(mergedPieceStats().slots, MERGED_PIECES_HELD);
+  for (const w of words.slice(-50)) assert.equal(countTokens(w), lib.encode(w, plain).length, w);
 });
 
 test('special-token text counts as plain text (gpt-tokenizer threw on it)', () => {

@@ -148,8 +148,14 @@ function vocab(): Vocabulary {
 function rankOf(v: Vocabulary, s: string, from: number, to: number): number {
   const n = to - from;
   if (n > MAX_TOKEN_BYTES || n <= 0) return -1;
+  return rankOfHashed(v, s, from, to, hashSpan(s, from, to));
+}
+
+/** rankOf with the span's hashSpan given (0 < to - from <= MAX_TOKEN_BYTES). */
+function rankOfHashed(v: Vocabulary, s: string, from: number, to: number, hash: number): number {
+  const n = to - from;
   const { blob, start, length, table } = v;
-  for (let slot = hashSpan(s, from, to) & TABLE_MASK; ; slot = (slot + 1) & TABLE_MASK) {
+  for (let slot = hash & TABLE_MASK; ; slot = (slot + 1) & TABLE_MASK) {
     const r = table[slot] - 1;
     if (r < 0) return -1;
     if (length[r] !== n) continue;
@@ -356,10 +362,10 @@ function countPieces(text: string): number {
         }
       }
     }
-    if (ascii) count += rankOf(v, text, at, end) >= 0 ? 1 : mergedCount(text.slice(at, end), v);
+    if (ascii) count += pieceCount(v, text, at, end);
     else {
       const piece = toBytes(text.slice(at, end));
-      count += rankOf(v, piece, 0, piece.length) >= 0 ? 1 : mergedCount(piece, v);
+      count += pieceCount(v, piece, 0, piece.length);
     }
     at = end;
   }
@@ -433,7 +439,7 @@ function markRunEnd(text: string, at: number): number {
 function countEachPiece(v: Vocabulary, text: string): number {
   let count = 0;
   eachPiece(text, (piece) => {
-    count += rankOf(v, piece, 0, piece.length) >= 0 ? 1 : mergedCount(piece, v);
+    count += pieceCount(v, piece, 0, piece.length);
   });
   return count;
 }
@@ -444,25 +450,135 @@ function countEachPiece(v: Vocabulary, text: string): number {
  * the 680 news questions at 100k items had been merged before, 0.27 MB of distinct pieces), and
  * merging was the largest part of counting. A count depends on the piece's bytes only, so a held
  * count is never stale. Bounded in entries and in piece length; the oldest entry leaves first.
+ *
+ * The held pieces are found by the hash the vocabulary lookup made of the span, in an
+ * open-addressing table (linear probing, under half full), and compared in place: a Map keyed by
+ * the piece's string needed the piece cut out of the text and hashed again for every lookup (a
+ * quarter of counting an answer's sources).
  */
 export const MERGED_PIECES_HELD = 16_384;
 const MERGED_PIECE_MAX_BYTES = 64;
-const mergedCounts = new Map<string, number>();
+const HELD_SLOT_BITS = 15;
+const HELD_SLOT_MASK = (1 << HELD_SLOT_BITS) - 1;
+/** slot -> entry + 1 (0: empty) */
+const heldSlots = new Int32Array(1 << HELD_SLOT_BITS);
+/** Entries in a ring: the piece (latin1 bytes), its hash and its count; `heldNext` is the oldest when full. */
+const heldPieces: string[] = [];
+const heldHashes = new Int32Array(MERGED_PIECES_HELD);
+const heldCounts = new Int32Array(MERGED_PIECES_HELD);
+let heldNext = 0;
+let mergesMade = 0;
 
-function mergedCount(piece: string, v: Vocabulary): number {
-  if (piece.length > MERGED_PIECE_MAX_BYTES) return merge(piece, v).length - 1;
-  let n = mergedCounts.get(piece);
-  if (n === undefined) {
-    n = merge(piece, v).length - 1;
-    if (mergedCounts.size >= MERGED_PIECES_HELD) mergedCounts.delete(mergedCounts.keys().next().value!);
-    mergedCounts.set(piece, n);
+/** The number of tokens of the piece s[from, to). */
+function pieceCount(v: Vocabulary, s: string, from: number, to: number): number {
+  const n = to - from;
+  if (n > MAX_TOKEN_BYTES) return merge(s.slice(from, to), v).length - 1;
+  const h = hashSpan(s, from, to);
+  if (rankOfHashed(v, s, from, to, h) >= 0) return 1;
+  if (n > MERGED_PIECE_MAX_BYTES) return merge(s.slice(from, to), v).length - 1;
+  for (let slot = h & HELD_SLOT_MASK; ; slot = (slot + 1) & HELD_SLOT_MASK) {
+    const e = heldSlots[slot]! - 1;
+    if (e < 0) break;
+    if (heldHashes[e] !== h) continue;
+    const held = heldPieces[e]!;
+    if (held.length !== n) continue;
+    let k = 0;
+    while (k < n && held.charCodeAt(k) === s.charCodeAt(from + k)) k++;
+    if (k === n) return heldCounts[e]!;
   }
-  return n;
+  const count = mergedCountAt(v, s, from, to);
+  mergesMade++;
+  hold(s.slice(from, to), h, count);
+  return count;
+}
+
+function hold(piece: string, h: number, count: number): void {
+  const e = heldNext;
+  if (heldPieces.length === MERGED_PIECES_HELD) unslot(e);
+  heldPieces[e] = piece;
+  heldHashes[e] = h;
+  heldCounts[e] = count;
+  let slot = h & HELD_SLOT_MASK;
+  while (heldSlots[slot] !== 0) slot = (slot + 1) & HELD_SLOT_MASK;
+  heldSlots[slot] = e + 1;
+  heldNext = (e + 1) % MERGED_PIECES_HELD;
+}
+
+/** Takes entry e out of the slots, moving later entries of its probe run back (no tombstones). */
+function unslot(e: number): void {
+  let i = heldHashes[e]! & HELD_SLOT_MASK;
+  while (heldSlots[i] !== e + 1) i = (i + 1) & HELD_SLOT_MASK;
+  for (let j = i; ; ) {
+    j = (j + 1) & HELD_SLOT_MASK;
+    const f = heldSlots[j]! - 1;
+    if (f < 0) break;
+    const home = heldHashes[f]! & HELD_SLOT_MASK;
+    // f stays if its home slot lies cyclically in (i, j]; else it moves back into the hole.
+    if (i <= j ? home > i && home <= j : home > i || home <= j) continue;
+    heldSlots[i] = f + 1;
+    i = j;
+  }
+  heldSlots[i] = 0;
+}
+
+const mergeStarts = new Int32Array(MERGED_PIECE_MAX_BYTES + 1);
+const mergeRanks = new Int32Array(MERGED_PIECE_MAX_BYTES);
+const NO_RANK = 0x7fffffff;
+
+/**
+ * merge(s.slice(from, to)).length - 1 for a piece of at most MERGED_PIECE_MAX_BYTES, in place: the
+ * same rescan for the lowest-ranked pair, leftmost first, over scratch arrays instead of
+ * spliced lists of a cut-out piece.
+ */
+function mergedCountAt(v: Vocabulary, s: string, from: number, to: number): number {
+  const starts = mergeStarts;
+  const ranks = mergeRanks;
+  let parts = to - from;
+  for (let i = 0; i <= parts; i++) starts[i] = from + i;
+  let pairs = parts - 1;
+  for (let i = 0; i < pairs; i++) {
+    const r = rankOf(v, s, from + i, from + i + 2);
+    ranks[i] = r < 0 ? NO_RANK : r;
+  }
+  while (pairs > 0) {
+    let best = NO_RANK;
+    let at = -1;
+    for (let i = 0; i < pairs; i++) {
+      if (ranks[i]! < best) {
+        best = ranks[i]!;
+        at = i;
+      }
+    }
+    if (at < 0) break;
+    starts.copyWithin(at + 1, at + 2, parts + 1);
+    parts--;
+    ranks.copyWithin(at, at + 1, pairs);
+    pairs--;
+    if (at < pairs) {
+      const r = rankOf(v, s, starts[at]!, starts[at + 2]!);
+      ranks[at] = r < 0 ? NO_RANK : r;
+    }
+    if (at > 0) {
+      const r = rankOf(v, s, starts[at - 1]!, starts[at + 1]!);
+      ranks[at - 1] = r < 0 ? NO_RANK : r;
+    }
+  }
+  return parts;
 }
 
 /** How many merged pieces' counts are held (for tests of the bound). */
 export function mergedPiecesHeld(): number {
-  return mergedCounts.size;
+  return heldPieces.length;
+}
+
+/**
+ * For tests: the held pieces' table slots in use (one per held piece, or eviction leaks), and how
+ * many short pieces were merged since the process started (each one a lookup that missed).
+ */
+export function mergedPieceStats(): { slots: number; merged: number } {
+  let slots = 0;
+  for (const e of heldSlots) if (e !== 0) slots++;
+  return { slots, merged: mergesMade };
 }
 
 /** The o200k token ids of text. */

@@ -1,17 +1,25 @@
 // The one sentence splitter of the codebase: the search index cuts passages at its boundaries
 // (../search/passages.ts) and the answer engines quote its sentences (../answer).
 //
-// The platform's Unicode segmenter (Intl.Segmenter, ICU rules; ships with Node, no dependency)
-// plus the repairs it needs on news text: ICU without its suppression data breaks after every
+// The platform's Unicode segmenter (Intl.Segmenter, ICU rules; ships with Node, no dependency;
+// its boundaries are found without it for the text ./sentence-breaks.ts can classify) plus the repairs it needs on news text: ICU without its suppression data breaks after every
 // abbreviation ("U.S.", "Feb.", "p.m.", "Calif."), and misses a boundary before a quote or a number
 // ("… he said. '1917' won …"). Measured on 68,318 paragraphs of ../shared/corpus/news against the
 // maintained segmenters (src/answer/README.md has the table): sbd cuts after abbreviations about as
 // rarely but starts 3x more sentences in lower case and misses boundaries; sentence-splitter,
 // wink-nlp and compromise cut far more often or miss far more (and cost 14-190x the time).
-import { isDebris, stripChrome } from './debris.ts';
+import { hasInvisible, isDebris, isDebrisInProse, stripChrome } from './debris.ts';
 import { isWhiteSpace } from './white-space.ts';
+import { sentenceStarts } from './sentence-breaks.ts';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/** Where ICU's segments start (a paragraph ./sentence-breaks.ts cannot read on its own). */
+export function icuStarts(paragraph: string): number[] {
+  const out: number[] = [];
+  for (const { index } of segmenter.segment(paragraph)) out.push(index);
+  return out;
+}
 
 /**
  * Boundaries ICU misses when a sentence is followed by a quote or a number ("… he said. '1917'
@@ -31,11 +39,29 @@ const SENTENCE_OPENING =
 const LOWER_ABBREVIATION_END = /(?:^|[\s(])(?:a\.m|p\.m|e\.g|i\.e|etc|approx|cf|al)\.\s*$/;
 const TIME_ZONE_START = /^\s*["“]?(ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|GMT|BST|CET|UTC|local time)\b/;
 
-function continues(previous: string, next: string): boolean {
+/** Whether ICU's segment `next` continues the sentence `previous` (exported for the tests). */
+export function continues(previous: string, next: string): boolean {
   if (ABBREVIATION_END.test(previous)) return !SENTENCE_OPENING.test(next);
   if (LOWER_ABBREVIATION_END.test(previous)) return TIME_ZONE_START.test(next) || /^\s*[\p{Ll}\d(,;]/u.test(next);
   // ICU also breaks before a lower-case continuation after "?" or "!" in a quote ("…?" asked X).
   return /^\s*\p{Ll}/u.test(next) && /[?!]["”’]?\s*$/.test(previous);
+}
+
+/**
+ * Characters before a text's trailing white space that continues' end-anchored patterns read: an
+ * abbreviation is 9 code units at most ("𝐀.𝐁.𝐂."), with one character before it.
+ */
+const TAIL = 16;
+
+/**
+ * What continues() needs of the merged text paragraph[start, end): its last TAIL characters before
+ * its trailing white space, or the whole text when it is that short. A pattern's "^" can match at
+ * a cut tail's start only with an abbreviation TAIL characters long: none is.
+ */
+function tailOf(paragraph: string, start: number, end: number): string {
+  let e = end;
+  while (e > start && isWhiteSpace(paragraph.charCodeAt(e - 1))) e--;
+  return paragraph.slice(Math.max(start, e - TAIL), end);
 }
 
 /** Sentences of one paragraph, trimmed, nothing dropped. */
@@ -55,12 +81,27 @@ const MISSED_BOUNDARIES = new RegExp(MISSED_BOUNDARY.source, 'gu');
  * spaces and the ends' spaces are cut off), so each is cut from the text once, after the filters.
  */
 function segmentSpans(paragraph: string, base = 0): number[] {
+  // Merged segments as offsets: testing the merged text itself (a string grown by +=) made a run of
+  // abbreviations quadratic ("Dr. " 40,000 times took 24 s): continues() reads only its tail.
   const merged: { text: string; start: number }[] = [];
-  for (const { segment, index } of segmenter.segment(paragraph)) {
-    const last = merged[merged.length - 1];
-    if (last && continues(last.text, segment)) last.text += segment;
-    else merged.push({ text: segment, start: index });
+  const starts = sentenceStarts(paragraph) ?? icuStarts(paragraph);
+  let mergedStart = -1;
+  let mergedEnd = -1;
+  const close = () => {
+    if (mergedStart >= 0) merged.push({ text: paragraph.slice(mergedStart, mergedEnd), start: mergedStart });
+  };
+  for (let k = 0; k < starts.length; k++) {
+    const index = starts[k]!;
+    const end = k + 1 < starts.length ? starts[k + 1]! : paragraph.length;
+    if (mergedStart >= 0 && continues(tailOf(paragraph, mergedStart, mergedEnd), paragraph.slice(index, end)))
+      mergedEnd = end;
+    else {
+      close();
+      mergedStart = index;
+      mergedEnd = end;
+    }
   }
+  close();
   const out: number[] = [];
   const push = (start: number, end: number) => {
     while (start < end && isWhiteSpace(paragraph.charCodeAt(start))) start++;
@@ -105,11 +146,14 @@ function eachSentence(text: string, onSentence: (start: number, end: number, sen
     if (p && !isDebris(p)) {
       const lead = para.length - para.trimStart().length;
       const spans = segmentSpans(p, from + lead);
+      const clean = !hasInvisible(p);
       for (let i = 0; i < spans.length; i += 2) {
         const t = sentenceText(text, spans[i]!, spans[i + 1]!);
         if (t.length < MIN_CHARS || t.length > MAX_CHARS) continue;
         if (!/[.!?…"”’)]$/.test(t)) continue;
-        if (isDebris(t) || isBoilerplate(t)) continue;
+        // A sentence cut verbatim from a clean paragraph needs only the debris tests anchored at its ends.
+        const verbatim = clean && t.length === spans[i + 1]! - spans[i]! && t === text.slice(spans[i], spans[i + 1]);
+        if ((verbatim ? isDebrisInProse(t) : isDebris(t)) || isBoilerplate(t)) continue;
         onSentence(spans[i]!, spans[i + 1]!, t);
       }
     }

@@ -111,15 +111,6 @@ export function answerFeatures(
     }
     return ids;
   });
-  const base = wordIds.size;
-  const pairHolders = new Map<number, number>();
-  sourceIds.forEach((ids, i) => {
-    const bit = 2 ** i;
-    for (let j = 1; j < ids.length; j++) {
-      const pair = ids[j - 1]! * base + ids[j]!;
-      pairHolders.set(pair, (pairHolders.get(pair) ?? 0) | bit);
-    }
-  });
   const wordMask = (word: string): number => {
     const id = wordIds.get(word);
     return id === undefined ? 0 : holders[id]!;
@@ -184,11 +175,42 @@ export function answerFeatures(
   const at = new Map(sentences.map((s) => [`${s.source.n}:${s.position}`, s]));
   const out = new Map<Sentence, number[]>();
   // Only the best-covering sentences can be quoted; the rest are not worth the phrase lookups.
-  for (const s of [...sentences].sort((a, b) => b.relevance - a.relevance).slice(0, SCORED)) {
-    const own = sourceCoverage.get(s.source.n) ?? 0;
-    const names = namesOf(s)
+  const scored = [...sentences].sort((a, b) => b.relevance - a.relevance).slice(0, SCORED);
+  const namesOfScored = scored.map((s) =>
+    namesOf(s)
       .map((e) => words(e).join(' '))
-      .filter((k) => k && !terms(k).every((t) => asked.has(t)));
+      .filter((k) => k && !terms(k).every((t) => asked.has(t))),
+  );
+  const plain = (x: string) => !(x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)));
+  // The pairs' holders, for the pairs whose first word opens a pair looked up below (a plain word
+  // before another in a scored sentence, or a two-word name): the map of every pair of every
+  // source was a twentieth of an answer's garbage, and most were never looked up.
+  const base = wordIds.size;
+  const opensPair = new Uint8Array(base);
+  const opens = (word: string) => {
+    const id = wordIds.get(word);
+    if (id !== undefined) opensPair[id] = 1;
+  };
+  scored.forEach((s, k) => {
+    const w = s.words;
+    for (let i = 0; i + 1 < w.length; i++) if (plain(w[i]!) && plain(w[i + 1]!)) opens(w[i]!);
+    for (const key of namesOfScored[k]!) {
+      const space = key.indexOf(' ');
+      if (space >= 0 && space === key.lastIndexOf(' ')) opens(key.slice(0, space));
+    }
+  });
+  const pairHolders = new Map<number, number>();
+  sourceIds.forEach((ids, i) => {
+    const bit = 2 ** i;
+    for (let j = 1; j < ids.length; j++) {
+      if (opensPair[ids[j - 1]!] === 0) continue;
+      const pair = ids[j - 1]! * base + ids[j]!;
+      pairHolders.set(pair, (pairHolders.get(pair) ?? 0) | bit);
+    }
+  });
+  for (const [k, s] of scored.entries()) {
+    const own = sourceCoverage.get(s.source.n) ?? 0;
+    const names = namesOfScored[k]!;
     let namedSupport = 0;
     for (const k of names) namedSupport = Math.max(namedSupport, supportOf(k).weight - own);
     // Phrases of one or two words, none a stop word or a question term, repeated by other sources.
@@ -196,7 +218,6 @@ export function answerFeatures(
     // slice, join or key string per word of every scored sentence).
     let phraseSupport = 0;
     const w = s.words;
-    const plain = (x: string) => !(x.length < 3 || STOPWORDS.has(x) || asked.has(stemOf(x)));
     for (let i = 0; i < w.length; i++) {
       const one = w[i]!;
       if (!plain(one)) continue;
