@@ -2,7 +2,10 @@
 // idled at 121-130 MB instead of 108-113 (anonymous and file-backed pages both higher) and spent
 // 20-24 ms per answer instead of 15-18, and it was always the same checkout (the first in round
 // 1). It follows a checkout's first server of a run (seen on freshly copied data folders, and for
-// a checkout cloned minutes before) more than the data. So before any measured round every
+// a checkout cloned minutes before) more than the data: that server found Node's compile cache
+// without its modules and kept Node's TypeScript stripper loaded (src/runtime/type-stripper.ts;
+// a server with that fix starts over without it, a checkout without it still shows the effect,
+// BENCHMARKS.md, "The first server's idle memory"). So before any measured round every
 // checkout serves a discarded warm-up of `warm` answers on the same folder, in the order of round
 // 1, and the measured rounds alternate as before: the first checkout first in odd rounds, last in
 // even ones.

@@ -27,7 +27,10 @@ export const LAYERS: Floor[] = [
         'net/',
         'the one outbound HTTP client (feeds, favicons, full text, web pages, WebSub, webhooks): SSRF guard, redirects checked hop by hop, time, size and concurrency limits, `NetError`',
       ],
-      ['runtime/', 'what every domain is given: the `App` type, `perApp`, claim owners, startup garbage collection'],
+      [
+        'runtime/',
+        'what every domain is given: the `App` type, `perApp`, claim owners, startup garbage collection, a first start without the type stripper',
+      ],
       [
         'http/',
         'the HTTP toolkit: the query/form parameter parser, Server-Sent Events, allowed methods, the error shape each API declares',

@@ -2,7 +2,8 @@
 // (scripts/process-setup.js); other commands run as started, and an operator's own flags win.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commandOf, DEFAULT_SERVE_NODE_FLAGS, serveNodeFlags } from '../scripts/process-setup.js';
 import { startingHeapGrowingPercent } from '../src/runtime/startup-garbage.ts';
@@ -66,6 +67,43 @@ test('tidings serve runs with the flags, in the process that was started', {
     } finally {
       assert.equal(await served.stop(), 0);
     }
+  }
+});
+
+test("a first start from a checkout starts over without Node's TypeScript stripper, once", {
+  skip:
+    process.platform !== 'linux' ? 'reads /proc' : typeof process.execve !== 'function' ? 'no process.execve' : false,
+  timeout: 180_000,
+}, async () => {
+  // An empty compile cache, as after a clone, a `git pull` or a reboot that cleared /tmp; a
+  // preloaded module notes at the server's exit whether the stripper was loaded in it.
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-compile-cache-'));
+  const probe = join(dir, 'probe.mjs');
+  writeFileSync(
+    probe,
+    `process.on('exit', () => process.getBuiltinModule('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify({ pid: process.pid, stripper: process.moduleLoadList.some((m) => m.endsWith('internal/deps/amaro/dist/index')) })));`,
+  );
+  const data = tempDataDir();
+  for (const first of [true, false]) {
+    const out = join(dir, `exit-${first}.json`);
+    const served = await serve(['--data', data, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      TIDINGS_LOG_LEVEL: 'info',
+      TIDINGS_SCHEDULER: 'false',
+      NODE_COMPILE_CACHE: join(dir, 'cache'),
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${probe}`,
+      PROBE_OUT: out,
+    });
+    try {
+      assert.equal((await fetch(`${served.url}/healthz`)).status, 200);
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+    // The process that served (the one spawned: same pid) ended without the stripper loaded.
+    const exit = JSON.parse(readFileSync(out, 'utf8')) as { pid: number; stripper: boolean };
+    assert.deepEqual(exit, { pid: served.process.pid, stripper: false });
+    // It started over on the first start only: the second found the cache warm.
+    const startedOver = served.lines.filter((l) => l.includes('starts over without')).length;
+    assert.equal(startedOver, first ? 1 : 0, served.lines.join('\n'));
   }
 });
 

@@ -29,13 +29,15 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       fixture,
       `import { test } from 'node:test';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { startCluster } from ${JSON.stringify(pathToFileURL(join(ROOT, 'test/postgres-cluster.ts')).href)};
 test('hangs', async () => {
   const cluster = ${withCluster} ? await startCluster() : undefined;
   const child = spawn('sleep', ['600'], { stdio: 'ignore' });
-  writeFileSync(${JSON.stringify(report)}, JSON.stringify({ temp: tmpdir(), cluster: cluster?.dir, child: child.pid }));
+  // Written whole, then renamed: the test reads it as soon as it exists (a loaded machine saw it empty).
+  writeFileSync(${JSON.stringify(`${report}.part`)}, JSON.stringify({ temp: tmpdir(), cluster: cluster?.dir, child: child.pid }));
+  renameSync(${JSON.stringify(`${report}.part`)}, ${JSON.stringify(report)});
   await new Promise(() => setInterval(() => {}, 1000));
 });
 `,

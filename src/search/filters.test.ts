@@ -8,7 +8,7 @@ import { parseDomainFilter, parseUsDate } from './filters.ts';
 import { SearchFilterError, type SearchQuery } from './types.ts';
 import type { SearchFilters, SearchScope } from './types.ts';
 import type { App } from '../runtime/app.ts';
-import { testSql } from '../store/testing.ts';
+import { seenAfterOtherCommit, testSql } from '../store/testing.ts';
 import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
 
@@ -193,12 +193,11 @@ test('a subscription added here or removed by another process changes what the n
   t.after(async () => other.close());
   assert.equal(await other.store.subscriptions.unsubscribe(ann, otherFeed), true);
   // On PostgreSQL the change reaches this process as a notification (asynchronously, within milliseconds).
-  let found: string[] = [];
-  for (let i = 0; i < 200; i++) {
-    found = await urls(svc, {}, scope);
-    if (found.length === 1) break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const found = await seenAfterOtherCommit(
+    app,
+    () => urls(svc, {}, scope),
+    (u) => u.length === 1,
+  );
   assert.deepEqual(found, ['https://ann.example/1']);
 });
 

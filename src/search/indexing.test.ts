@@ -17,7 +17,7 @@ import { prepareItem } from './prepare.ts';
 import { PrepareThread } from './prepare-thread.ts';
 import { indexTerms } from './tokenizer.ts';
 import type { SearchQuery } from './types.ts';
-import { testSql } from '../store/testing.ts';
+import { seenAfterOtherCommit, testSql } from '../store/testing.ts';
 import type { ParsedEntry } from '../model/parsed-feed.ts';
 
 const instance = (text: string, limit = 10): SearchQuery => ({ text, scope: { kind: 'instance' }, filters: {}, limit });
@@ -227,7 +227,14 @@ test('on PostgreSQL a search in another process while a rebuild empties the inde
   assert.equal(settledBeforeCommit, false, 'the search waited for the emptying to commit');
   assert.deepEqual(await searched, []);
   await finishPendingRebuild(a);
-  assert.equal((await searchService(b).search(instance('kelp otters', 1)))[0]?.url, 'https://tr.example/1');
+  // Process a's rebuild reaches b's held search state at its commit: on PostgreSQL with its
+  // notification, which a loaded machine can deliver after b's next search.
+  const found = await seenAfterOtherCommit(
+    b,
+    async () => (await searchService(b).search(instance('kelp otters', 1)))[0]?.url,
+    (url) => url !== undefined,
+  );
+  assert.equal(found, 'https://tr.example/1');
 });
 
 test('a rebuild in bulk batches writes the postings the drain wrote, a term past the chunk size included', async (t) => {

@@ -74,11 +74,7 @@ export async function createApp(
   // here rather than at the top: the supervisor of `serve --workers N` imports this module but
   // opens no App, and should not hold the search indexer, rules and webhooks in memory.
   try {
-    const [{ installSearchIndexing }, { installFilterRules }, { installWebhooks }] = await Promise.all([
-      import('../search/indexing.ts'),
-      import('../rules/rules.ts'),
-      import('../webhooks/webhooks.ts'),
-    ]);
+    const [{ installSearchIndexing }, { installFilterRules }, { installWebhooks }] = await appDomainModules();
     await installSearchIndexing(app);
     // After a feed's new items are stored: each user's filter rules, then their webhooks.
     installFilterRules(app);
@@ -89,4 +85,13 @@ export async function createApp(
     throw e;
   }
   return app;
+}
+
+/**
+ * The domain modules every App installs, loaded by the first createApp rather than with this
+ * module (see there); `tidings serve` also loads them before it starts over without the type
+ * stripper (src/runtime/type-stripper.ts).
+ */
+export function appDomainModules() {
+  return Promise.all([import('../search/indexing.ts'), import('../rules/rules.ts'), import('../webhooks/webhooks.ts')]);
 }

@@ -166,11 +166,18 @@ export async function restoreBackup(file: string, opts: StoreOptions): Promise<{
 
 /** Opens the configured backend and applies pending migrations. */
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  const backend = backendOf(opts.databaseUrl);
-  if (backend === 'postgres') {
-    const { openPostgresStore } = await import('./postgres/postgres-store.ts');
+  if (backendOf(opts.databaseUrl) === 'postgres') {
+    const { openPostgresStore } = await postgresModule();
     return openPostgresStore(opts.databaseUrl.trim(), { queryTimeoutMs: opts.queryTimeoutMs });
   }
-  const { openSqliteStore, sqliteFileOf } = await import('./sqlite/sqlite-store.ts');
+  const { openSqliteStore, sqliteFileOf } = await sqliteModule();
   return openSqliteStore(sqliteFileOf(opts.databaseUrl, opts.dataDir), opts.workload);
+}
+
+const postgresModule = () => import('./postgres/postgres-store.ts');
+const sqliteModule = () => import('./sqlite/sqlite-store.ts');
+
+/** Loads the module of the backend a database URL names, as openStore will (nothing is opened). */
+export function loadStoreModule(databaseUrl: string): Promise<unknown> {
+  return backendOf(databaseUrl) === 'postgres' ? postgresModule() : sqliteModule();
 }

@@ -97,6 +97,31 @@ export async function changeNumberMoved<T>(read: () => T, from: T, failure: stri
   throw new Error(failure);
 }
 
+/**
+ * What another process (the CLI, a second server, a second App on the same data) committed, as
+ * this process sees it: on SQLite from the next event-loop turn (data_version is read once a turn;
+ * a request from the network always starts one), on PostgreSQL once that commit's notification
+ * has arrived, which on a loaded machine can be read after the next request. Calls `read` in a new
+ * turn until `seen(value)`: once on SQLite, every 10 ms for up to `withinMs` on PostgreSQL (never
+ * a plain sleep). Returns the last value: the caller asserts on it, so a change that never
+ * arrives still fails.
+ */
+export async function seenAfterOtherCommit<T>(
+  appOrStore: App | Store,
+  read: () => Promise<T>,
+  seen: (value: T) => boolean,
+  withinMs = 2000,
+): Promise<T> {
+  const store = 'store' in appOrStore ? appOrStore.store : appOrStore;
+  await new Promise((r) => setImmediate(r));
+  let value = await read();
+  for (const t0 = Date.now(); store.backend === 'postgres' && !seen(value) && Date.now() - t0 < withinMs; ) {
+    await new Promise((r) => setTimeout(r, 10));
+    value = await read();
+  }
+  return value;
+}
+
 const generationOf = (app: App) => () => app.store.changes.generation();
 
 /** Waits until the app's change signal has been steady for a moment (the listener is up, nothing in flight). */

@@ -12,13 +12,15 @@ import { flushCompileCache } from 'node:module';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { type CliContext, checkDatabase } from '../context.ts';
-import { createApp } from '../../server/create-app.ts';
+import { appDomainModules, createApp } from '../../server/create-app.ts';
+import { loadStoreModule } from '../../store/open-store.ts';
 import type { App, ProcessRole } from '../../runtime/app.ts';
 import type { Config } from '../../config/config.ts';
 import { createLogger, type LogFormat, type Logger } from '../../log/logger.ts';
 import type { MetricsText } from '../../observability/cluster.ts';
 import { markServing } from '../pid-file.ts';
 import { collectStartupGarbage } from '../../runtime/startup-garbage.ts';
+import { startOverWithoutTypeStripper } from '../../runtime/type-stripper.ts';
 import {
   superviseWorkers,
   WORKER_SLOT_ENV,
@@ -60,6 +62,21 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         }
       }
       const workers = workerCount(config);
+      // A first start from a checkout starts over here, before it opens anything, without Node's
+      // TypeScript stripper (../../runtime/type-stripper.ts). A single server loads what it will
+      // load anyway first, so a stale cache entry of any of them counts; a supervisor loads the
+      // workers' modules only to write them to the cache for its workers.
+      if (workers <= 1) await loadServerModules(config, { scheduler: config.schedulerEnabled });
+      await startOverWithoutTypeStripper(
+        () => loadServerModules(config, { scheduler: true, worker: true }),
+        () => {
+          const log = createLogger(config.logLevel, config.logFormat as LogFormat);
+          log.info(
+            "first start from these sources: the compile cache is written, and the server starts over without Node's TypeScript stripper (~20 MB it would keep)",
+          );
+          log.flush(); // written now: the process image is replaced next
+        },
+      );
       if (workers > 1) {
         const code = await superviseWorkers(config, workers);
         // A worker that could not start printed why; the supervisor only passes its code on.
@@ -174,6 +191,24 @@ async function answerMetricsThroughSupervisor(app: App, log: Logger): Promise<vo
 
 /** How long a worker's /metrics waits for the supervisor's sum (which waits up to 3 s for each worker). */
 const METRICS_RESULT_WAIT_MS = 10_000;
+
+/**
+ * The modules a serving process loads after start-up begins (the rest come with this module's
+ * imports): the domain modules of createApp, the store's backend, the answer code, the HTTP server,
+ * and the scheduler and the worker's metrics when asked.
+ */
+async function loadServerModules(config: Config, also: { scheduler?: boolean; worker?: boolean }): Promise<void> {
+  await Promise.all([
+    appDomainModules(),
+    loadStoreModule(config.databaseUrl),
+    import('../../answer/local/index.ts'),
+    import('../../answer/tokens.ts'),
+    import('../../server/server.ts'),
+    import('../../server/health.ts'),
+    also.scheduler && import('../../feeds/scheduler/scheduler.ts'),
+    also.worker && import('../../observability/cluster.ts'),
+  ]);
+}
 
 /** Loads the local model (or connects to the model host) before serving; answer code loads here, not in the supervisor. */
 async function startLocalModelOf(app: App): Promise<void> {
