@@ -3,7 +3,9 @@
 // are compared after a light plural folding ("elections" = "election"), close to what the
 // index's porter stemmer does for the common cases. One regular expression of the query words
 // finds them in each passage (native matching instead of tokenizing every word in JavaScript:
-// this stage went from ~22 ms to a few ms per search on the news benchmark).
+// this stage went from ~22 ms to a few ms per search on the news benchmark; a scan of the
+// characters walking a trie of the words' forms, with no string per word, was still 1.6-1.9x
+// slower than the pattern: bench/passage-scan.bench.ts).
 
 const K1 = 1.2;
 const B = 0.75;
@@ -15,8 +17,8 @@ export function fold(word: string): string {
   return word;
 }
 
-/** Matches any form of the (folded) terms as a whole word. */
-function termPattern(terms: string[]): RegExp {
+/** The forms a (folded) term matches: itself, +s, +es, and y -> ies. */
+export function termForms(terms: string[]): Set<string> {
   const forms = new Set<string>();
   for (const t of terms) {
     forms
@@ -25,7 +27,12 @@ function termPattern(terms: string[]): RegExp {
       .add(t + 'es');
     if (t.endsWith('y')) forms.add(t.slice(0, -1) + 'ies');
   }
-  const alternatives = [...forms]
+  return forms;
+}
+
+/** Matches any form of the (folded) terms as a whole word. */
+function termPattern(terms: string[]): RegExp {
+  const alternatives = [...termForms(terms)]
     .sort((a, b) => b.length - a.length)
     .map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('|');
@@ -74,6 +81,15 @@ export function scorePassages(
     }
     return tf;
   });
+  return bm25Scores(tfs, lengths);
+}
+
+/**
+ * BM25 of each passage from its term counts (undefined: no term, scores 0) among these passages
+ * (the document frequencies), with `lengths` in words.
+ */
+export function bm25Scores(tfs: (Map<string, number> | undefined)[], lengths: number[]): number[] {
+  const n = tfs.length;
   const avgLen = lengths.reduce((s, l) => s + l, 0) / n || 1;
   const df = new Map<string, number>();
   for (const tf of tfs) if (tf) for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
