@@ -79,6 +79,7 @@ const SQLITE_TOOLS = [
   'bench/reader-index-cost.ts',
   'bench/library.ts',
   'bench/chat-statements.ts',
+  'bench/passage-scan.bench.ts',
 ];
 
 test('SQL and database drivers only in src/store/; backends only through src/store/open-store.ts', () => {
