@@ -21,15 +21,14 @@ const STAMP_LABEL =
 // exponentially on long "By …" sentences, ~7 ms of every answer.
 const BYLINE =
   /^[Bb][Yy]\s+\p{Lu}[\p{L}.'’-]*(?:(?:\s*,\s*|\s+and\s+|\s*&\s*|\s+)\p{Lu}[\p{L}.'’-]*){0,8}(?:\s*[;|,.]|\s+(?i:associated press|reuters|usa today|staff|contributor|correspondent|reporter|writer|editor)s?\b.*)?$/u;
-const CAPTION =
-  /\|\s*image\s*:|\(\s*(?:photo|image|credit|video)s?\s*:|^(?:photo|image|credit|caption|file photo|pictured)s?\s*[:|]|(?:getty images|associated press|ap photo|reuters|afp)\s*(?:file)?\s*\)?\s*$/i;
+/** Caption and credit markers: anywhere ("| Image:", "(Photo:"), at the start, at the end. */
+const CAPTION_ANYWHERE = /\|\s*image\s*:|\(\s*(?:photo|image|credit|video)s?\s*:/i;
+const CAPTION_START = /^(?:photo|image|credit|caption|file photo|pictured)s?\s*[:|]/i;
+const CAPTION_END = /(?:getty images|associated press|ap photo|reuters|afp)\s*(?:file)?\s*\)?\s*$/i;
+const CAPTION = new RegExp(`${CAPTION_ANYWHERE.source}|${CAPTION_START.source}|${CAPTION_END.source}`, 'i');
 const LIVE_CHROME =
   /\b(?:share this update|copy link|show more|show less|load more|live updates?:|click to expand|open in app|sign up for|subscribe to our)\b/i;
 const CODE = /\{\{|\}\}|\{%|%\}|<\/?[a-z][^>]*>|\b(?:function\s*\(|var\s+\w+\s*=|const\s+\w+\s*=|document\.|window\.)/i;
-
-/** CAPTION's alternatives anchored at the start and at the end of the text. */
-const CAPTION_START = /^(?:photo|image|credit|caption|file photo|pictured)s?\s*[:|]/i;
-const CAPTION_END = /(?:getty images|associated press|ap photo|reuters|afp)\s*(?:file)?\s*\)?\s*$/i;
 
 /** Whether a paragraph or sentence is page chrome rather than prose. */
 export function isDebris(text: string): boolean {
@@ -46,7 +45,8 @@ function stampOrByline(t: string): boolean {
 }
 
 /** Whether text holds an invisible character (what INVISIBLE removes). */
-export const hasInvisible = (text: string): boolean => /[\u200b-\u200d\u2060\ufeff]/.test(text);
+const HAS_INVISIBLE = new RegExp(INVISIBLE.source);
+export const hasInvisible = (text: string): boolean => HAS_INVISIBLE.test(text);
 
 /**
  * isDebris(sentence) for a sentence cut verbatim (trimmed, nothing replaced) from a paragraph that
