@@ -3,32 +3,11 @@
 // pre-scan bounds the nesting depth before htmlparser2 sees the markup. It only runs for markup
 // with many tags, so ordinary fragments pay one indexOf loop.
 
+import { VOID_ELEMENTS } from './html-elements.ts';
+
 const TAG = /<(\/?)([A-Za-z][\w:.-]*)[^>]*?(\/?)>/g;
 // Void elements, and elements HTML closes implicitly (so unclosed ones in real articles do not nest).
-const NOT_NESTING = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-  'p',
-  'li',
-  'dt',
-  'dd',
-  'tr',
-  'td',
-  'th',
-  'option',
-]);
+const NOT_NESTING = new Set([...VOID_ELEMENTS, 'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option']);
 
 /** True when the (upper bound of the) element nesting depth of `markup` exceeds `limit`. */
 export function exceedsTagDepth(markup: string, limit: number): boolean {

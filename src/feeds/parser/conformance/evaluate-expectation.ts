@@ -4,6 +4,7 @@
 import { Parser } from 'htmlparser2';
 import type { ParsedFeed } from '../../../model/parsed-feed.ts';
 import { canonicalCharset } from '../../encoding/decode-feed-body.ts';
+import { VOID_ELEMENTS } from '../../../text/html-elements.ts';
 import { htmlToText } from '../../../text/html-to-text.ts';
 import type { Node } from './python-expression.ts';
 
@@ -246,21 +247,6 @@ function typedEquals(t: Typed, other: unknown): boolean {
   }
 }
 
-const VOID = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'link',
-  'meta',
-  'source',
-  'track',
-  'wbr',
-]);
 /** Attributes our sanitizer adds by policy; feedparser's expected output never has them. */
 const ADDED_BY_US = new Set(['target', 'rel', 'loading']);
 
@@ -277,7 +263,7 @@ export function canonicalHtml(html: string): string {
         out.push(`<${name}${attrs.map(([k, v]) => ` ${k}="${v}"`).join('')}>`);
       },
       onclosetag(name) {
-        if (!VOID.has(name)) out.push(`</${name}>`);
+        if (!VOID_ELEMENTS.has(name)) out.push(`</${name}>`);
       },
       ontext(text) {
         out.push(text);
