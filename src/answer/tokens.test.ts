@@ -6,13 +6,10 @@ import { execFileSync } from 'node:child_process';
 import {
   countTokens,
   encodeTokens,
-  HOT_MAX_BYTES,
-  HOT_RANKS,
   MAX_TOKEN_BYTES,
   MERGED_PIECES_HELD,
   mergedPieceStats,
   mergedPiecesHeld,
-  tokenLookup,
   truncateToTokens,
   warmTokenizer,
 } from './tokens.ts';
@@ -158,40 +155,6 @@ test('no token is longer than MAX_TOKEN_BYTES (the bound the validation relies o
   for (const v of raw.default)
     if (v !== undefined) max = Math.max(max, typeof v === 'string' ? Buffer.byteLength(v) : v.length);
   assert.equal(max, MAX_TOKEN_BYTES);
-});
-
-test('the hot table holds exactly the tokens of rank below HOT_RANKS and at most HOT_MAX_BYTES bytes', () => {
-  lib.encode('x', plain); // loads the library's table
-  const raw = createRequire(import.meta.url)('gpt-tokenizer/cjs/bpeRanks/o200k_base') as {
-    default: (string | number[] | undefined)[];
-  };
-  const bytesOf = (v: string | number[]) =>
-    typeof v === 'string' ? Buffer.from(v, 'utf8').toString('latin1') : Buffer.from(v).toString('latin1');
-  const holds = (b: string, rank: number) => rank >= 0 && rank < HOT_RANKS && b.length <= HOT_MAX_BYTES;
-  let hot = 0;
-  for (let r = 0; r < HOT_RANKS + 8192; r++) {
-    const v = raw.default[r];
-    if (v === undefined) continue;
-    const b = bytesOf(v);
-    const found = tokenLookup(b);
-    assert.equal(found.rank, r, JSON.stringify(b));
-    assert.equal(found.hot, holds(b, r), `rank ${r} ${JSON.stringify(b)}`);
-    if (found.hot) hot++;
-    // Spans that differ by a byte (in its last or first place, one more or one fewer): the hot
-    // table answers for them as the vocabulary does, byte values above 0x7f and zero included.
-    for (const near of [
-      b.slice(0, -1) + String.fromCharCode((b.charCodeAt(b.length - 1) + 1) & 0xff),
-      String.fromCharCode(b.charCodeAt(0) ^ 0x80) + b.slice(1),
-      `${b}\0`,
-      `${b}e`,
-      b.slice(1),
-    ]) {
-      if (!near) continue;
-      const n = tokenLookup(near);
-      assert.equal(n.hot, holds(near, n.rank), `${JSON.stringify(near)} near rank ${r}`);
-    }
-  }
-  assert.ok(hot > 25_000, `${hot} hot tokens`);
 });
 
 test('a 1 MiB unbroken run is counted (gpt-tokenizer took over 12 minutes)', () => {

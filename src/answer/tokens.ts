@@ -44,8 +44,6 @@ interface Vocabulary {
   /** hash slot -> rank + 1 (0: empty); its size is a power of two, under half full */
   table: Int32Array;
   size: number;
-  /** The hot tokens with their bytes in place (see HOT_RANKS): HOT_WORDS words a slot. */
-  hot: Int32Array;
 }
 
 /** Vocabulary being read: the table is filled as lines arrive, the blob joined at the end. */
@@ -65,22 +63,6 @@ export const MAX_TOKEN_BYTES = 128;
  * heap's set-up costs more than the quadratic scan; long runs take the heap.
  */
 const HEAP_FROM = 64;
-/**
- * The tokens of rank below this and of at most HOT_MAX_BYTES bytes (" the", ",", " said": most of
- * what text is made of; 85 % of the pieces of the chat answers' sources) are also held in a table of
- * their own with their bytes packed in the slot (`hot`, 1 MiB): a piece found there costs one read,
- * where the vocabulary's table, lengths, offsets and bytes (4.5 MB, read at random) cost four that
- * mostly miss the processor's caches in a chat answer (issue 26.4: those reads were 80 % of the
- * time of pieceCount). A piece missing from it may still be a token (a longer or rarer one): the
- * vocabulary is asked then, so counts are the same.
- */
-export const HOT_RANKS = 32_768;
-/** 65,536 slots of 16 bytes (1 MiB) for the ~28,000 hot tokens: under half full. */
-const HOT_BITS = 16;
-export const HOT_MAX_BYTES = 12;
-const HOT_MASK = (1 << HOT_BITS) - 1;
-/** Words of a hot slot: the length (0: empty), then bytes 0-3, 4-7 and 8-11, each first byte lowest. */
-const HOT_WORDS = 4;
 /** o200k_base has 199,998 ranks; room for a few more keeps a newer file readable. */
 const MAX_RANKS = 1 << 18;
 const TABLE_BITS = 19;
@@ -151,56 +133,8 @@ function finish(v: VocabularyBuilder): Vocabulary {
   // One flat string: the parts (200k small strings) become garbage.
   const blob = v.parts.join('');
   blob.charCodeAt(0);
-  vocabulary = { blob, start: v.start, length: v.length, table: v.table, size: v.size, hot: hotTable(blob, v) };
+  vocabulary = { blob, start: v.start, length: v.length, table: v.table, size: v.size };
   return vocabulary;
-}
-
-/** The hot table (HOT_RANKS) of a vocabulary's tokens. */
-function hotTable(blob: string, v: VocabularyBuilder): Int32Array {
-  const hot = new Int32Array((1 << HOT_BITS) * HOT_WORDS);
-  for (let r = 0; r < HOT_RANKS; r++) {
-    const n = v.length[r]!;
-    if (v.start[r]! < 0 || n > HOT_MAX_BYTES) continue;
-    const at = v.start[r]!;
-    const w0 = packedBytes(blob, at, at + n);
-    const w1 = packedBytes(blob, at + 4, at + n);
-    const w2 = packedBytes(blob, at + 8, at + n);
-    let slot = hotSlot(w0, w1, w2, n);
-    while (hot[slot * HOT_WORDS] !== 0) slot = (slot + 1) & HOT_MASK;
-    hot[slot * HOT_WORDS] = n;
-    hot[slot * HOT_WORDS + 1] = w0;
-    hot[slot * HOT_WORDS + 2] = w1;
-    hot[slot * HOT_WORDS + 3] = w2;
-  }
-  return hot;
-}
-
-/** The bytes (chars below 256) s[from, min(from + 4, to)), packed first byte lowest (0 when none). */
-function packedBytes(s: string, from: number, to: number): number {
-  let w = 0;
-  for (let i = Math.min(from + 4, to) - 1; i >= from; i--) w = (w << 8) | s.charCodeAt(i);
-  return w;
-}
-
-/** The hot table's home slot of an n-byte span's packed bytes. */
-function hotSlot(w0: number, w1: number, w2: number, n: number): number {
-  let h = Math.imul(w0 ^ Math.imul(w1 ^ Math.imul(w2 ^ n, 0x27d4eb2f), 0x9e3779b1), 0x85ebca6b);
-  h ^= h >>> 15;
-  return h & HOT_MASK;
-}
-
-/** Whether the span s[from, to) of 1 to HOT_MAX_BYTES bytes (chars below 256) is one of the hot tokens. */
-function isHot(hot: Int32Array, s: string, from: number, to: number): boolean {
-  const n = to - from;
-  const w0 = packedBytes(s, from, to);
-  const w1 = packedBytes(s, from + 4, to);
-  const w2 = packedBytes(s, from + 8, to);
-  for (let slot = hotSlot(w0, w1, w2, n); ; slot = (slot + 1) & HOT_MASK) {
-    const k = slot * HOT_WORDS;
-    const m = hot[k]!;
-    if (m === 0) return false;
-    if (m === n && hot[k + 1] === w0 && hot[k + 2] === w1 && hot[k + 3] === w2) return true;
-  }
 }
 
 function vocab(): Vocabulary {
@@ -538,7 +472,6 @@ let mergesMade = 0;
 /** The number of tokens of the piece s[from, to). */
 function pieceCount(v: Vocabulary, s: string, from: number, to: number): number {
   const n = to - from;
-  if (n <= HOT_MAX_BYTES && isHot(v.hot, s, from, to)) return 1;
   if (n > MAX_TOKEN_BYTES) return merge(s.slice(from, to), v).length - 1;
   const h = hashSpan(s, from, to);
   if (rankOfHashed(v, s, from, to, h) >= 0) return 1;
@@ -646,16 +579,6 @@ export function mergedPieceStats(): { slots: number; merged: number } {
   let slots = 0;
   for (const e of heldSlots) if (e !== 0) slots++;
   return { slots, merged: mergesMade };
-}
-
-/**
- * For tests: the rank of the token whose bytes (latin1, one char per byte) are `bytes` (-1: none),
- * and whether the hot table holds it.
- */
-export function tokenLookup(bytes: string): { rank: number; hot: boolean } {
-  const v = vocab();
-  const n = bytes.length;
-  return { rank: rankOf(v, bytes, 0, n), hot: n > 0 && n <= HOT_MAX_BYTES && isHot(v.hot, bytes, 0, n) };
 }
 
 /** The o200k token ids of text. */
