@@ -3,7 +3,7 @@
 // offline, which makes it the default. What to say is decided first (./extractive-answer.ts: the
 // answer type, typed candidates scored by support across sources, the lead sentence that names the
 // winner, or a plain decline); this file writes it in the shape the caller asked for.
-import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest, GroundingSource } from './engine.ts';
+import type { AnswerEngine, AnswerStyle, EngineChunk, EngineRequest, EngineUsage, GroundingSource } from './engine.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from './extractive-answer.ts';
 import { AnswerError } from '../types.ts';
 import { countTokens, truncateToTokens } from '../tokens.ts';
@@ -206,6 +206,22 @@ function describeCandidates(plan: AnswerPlan): string[] {
   return [...notes, ...plan.notes];
 }
 
+/**
+ * The answer's usage, its text counted only when completionTokens is read: the pipeline counts the
+ * text it streamed for an engine that is not generative (../pipelines/run-engine.ts), so counting it
+ * here too spent 35-40 µs of every sonar answer (~210 tokens) on a figure nobody read (issue 26.4).
+ */
+function usageOf(promptTokens: number, text: string): EngineUsage {
+  let completion: number | undefined;
+  return {
+    promptTokens,
+    get completionTokens() {
+      completion ??= countTokens(text);
+      return completion;
+    },
+  };
+}
+
 export class ExtractiveEngine implements AnswerEngine {
   readonly name = 'extractive';
   readonly generative = false;
@@ -270,7 +286,7 @@ export class ExtractiveEngine implements AnswerEngine {
       const stale = req.sources.length ? stalenessOf(req) : undefined;
       const said = stale ? `${stalenessLine(stale, 'decline')} ${text}` : text;
       yield* this.emit(said);
-      yield { type: 'end', finishReason: 'stop', usage: { promptTokens, completionTokens: countTokens(said) } };
+      yield { type: 'end', finishReason: 'stop', usage: usageOf(promptTokens, said) };
       return;
     }
     const budget = { remaining: req.maxTokens, cut: false };
@@ -283,7 +299,7 @@ export class ExtractiveEngine implements AnswerEngine {
     yield {
       type: 'end',
       finishReason: budget.cut ? 'length' : 'stop',
-      usage: { promptTokens, completionTokens: countTokens(text) },
+      usage: usageOf(promptTokens, text),
     };
   }
 
