@@ -16,7 +16,8 @@ import { describeFilters, quoteShort } from './trace-text.ts';
 import { isSmallTalk } from '../text/small-talk.ts';
 import { ExtractiveEngine, mentionsPhrase, questionTopic } from '../engines/extractive.ts';
 import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters } from './filters-in-time.ts';
-import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
+import { applyRecencyPrior, newestOfKindFirst, timeCueOf } from './time-cues.ts';
+import { latestAskedOf } from '../text/latest-asked.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
@@ -95,6 +96,13 @@ export async function* searchAnswer(
       const recency = applyRecencyPrior(hits, cue);
       steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
       hits = recency.hits;
+    }
+    // "What is the latest X about?": the newest X first, whatever its rank (the extractive engine answers from it).
+    const asked = latestAskedOf(conv.question);
+    const kind = asked && hits.length ? newestOfKindFirst(hits, asked.thingTerms) : undefined;
+    if (kind) {
+      steps.push(kind.note);
+      hits = kind.hits;
     }
   } else {
     steps.push('Search disabled by the request (disable_search): answering without sources.');
