@@ -16,6 +16,7 @@ test('"latest X" questions: what is asked about, by which word, and the kind of 
   // "X's latest …" keeps X in the thing; curly apostrophes read as straight ones.
   assert.equal(latestAskedOf('What’s Critical Role’s newest episode about?')?.thing, 'episode of Critical Role');
   assert.equal(latestAskedOf('What was the last episode of Critical Role about?')?.word, 'last');
+  assert.equal(latestAskedOf('And what was the last episode about?')?.thing, 'episode');
   assert.equal(latestAskedOf('What happened in the most recent episode of Dimension 20?')?.word, 'most recent');
   // "What is the newest X?" only for a kind of feed item.
   assert.equal(latestAskedOf('What is the newest video from MKBHD?')?.noun, 'video');

@@ -54,7 +54,11 @@ const WHEN = new RegExp(
 
 /** The "latest X" the question asks about, or undefined when it asks something else. */
 export function latestAskedOf(question: string): LatestAsked | undefined {
-  const q = question.trim().replace(/[’‘]/g, "'");
+  // A follow-up's opening "and" / "so" ("And what was the last episode about?") is no part of it.
+  const q = question
+    .trim()
+    .replace(/[’‘]/g, "'")
+    .replace(/^(?:and|so|ok(?:ay)?|then|also|now),?\s+/i, '');
   if (answerTypeOf(q) === 'summary') return undefined;
   let m: RegExpExecArray | null;
   let asks: LatestAsked['asks'] = 'about';
