@@ -42,15 +42,19 @@ const EPISODES: [string, string, string][] = [
   ['The City of Flowing Light', 'Bells Hells arrive in the City of Flowing Light and meet old friends.', '2026-10-15'],
 ];
 
-/** A show's feed: its episodes (newest first as listed above), each with the show's boilerplate after its summary. */
+/**
+ * A show's feed: its episodes (newest first as listed above), each with the show's boilerplate
+ * after its summary; `bareTitles`: "Episode 49: The Aurora Grows", the show named only by the feed.
+ */
 function showFeed(
   show: string,
   order: 'newest-first' | 'oldest-first',
   extra: { title: string; body: string; date: string }[] = [],
+  bareTitles = false,
 ) {
   const episodes = EPISODES.map(([title, summary, date], i) => ({
     guid: `${show.replace(/ /g, '-')}-${i}`,
-    title: `${title} | ${show} | Campaign 3, Episode ${49 - i}`,
+    title: bareTitles ? `Episode ${49 - i}: ${title}` : `${title} | ${show} | Campaign 3, Episode ${49 - i}`,
     date: new Date(`${date}T20:00:00Z`).toUTCString(),
     body: `This episode is sponsored by Thorum. ${summary} New episodes of ${show} air live every Thursday at 7pm PT on Twitch.`,
   }));
@@ -102,8 +106,8 @@ before(async () => {
       },
     ]),
   );
-  // Oldest first.
-  serve('/high-tide.xml', showFeed('High Tide', 'oldest-first'));
+  // Oldest first, the show named only by the feed's title.
+  serve('/high-tide.xml', showFeed('High Tide', 'oldest-first', [], true));
   data = tempDataDir('tidings-latest-');
   assert.equal((await cli('user', 'add', 'reader', '--password', 'correct horse')).code, 0);
   for (const path of ['/critical-role.xml', '/high-tide.xml'])
@@ -139,11 +143,13 @@ test('"What is the latest Critical Role episode about?": the newest episode, its
   }
 });
 
-test('a feed that lists its episodes oldest first: still the newest', { timeout: 120_000 }, async () => {
+test("a feed that lists its episodes oldest first, its titles without the show's name: still the newest", {
+  timeout: 120_000,
+}, async () => {
   const a = await ask('What is the latest High Tide episode about?');
   assert.match(
     a.content,
-    /^The latest episode, published 3 December 2026, is "The Aurora Grows \| High Tide \| Campaign 3, Episode 49"\.\[\d+\] Bells Hells travel the aurora-filled skies/,
+    /^The latest episode, published 3 December 2026, is "Episode 49: The Aurora Grows"\.\[\d+\] Bells Hells travel the aurora-filled skies/,
   );
   assert.match(cited(a, 0), /\/High-Tide-0$/);
 });

@@ -6,12 +6,19 @@ import { planLatest } from './extractive-latest.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
 
 const day = (d: string) => Date.parse(`${d}T20:00:00Z`) / 1000;
-function source(n: number, title: string, date: string | undefined, text: string): GroundingSource {
+function source(
+  n: number,
+  title: string,
+  date: string | undefined,
+  text: string,
+  sourceName = 'Fan news',
+): GroundingSource {
   const hit = {
     itemId: n,
     title,
     url: `https://example.org/${n}`,
     publishedAt: date ? day(date) : null,
+    sourceName,
   } as unknown as SearchHit;
   return { n, hit, texts: [text] };
 }
@@ -85,5 +92,22 @@ test('"When is the next …?": the newest such source\'s sentence naming a time,
       source(2, 'The Aurora Grows | Critical Role | Episode 49', '2026-12-03', 'Bells Hells may travel far.'),
     ])!.text,
     'The newest episode, "The Aurora Grows | Critical Role | Episode 49", published 3 December 2026, does not say when the next one is.[2]',
+  );
+});
+
+test("a headline without the show's name, in the show's feed: the feed's name counts", () => {
+  const sources = [
+    source(1, 'Episode 49: The Aurora Grows', '2026-12-03', 'Bells Hells travel the skies.', 'Critical Role'),
+    // Older, and names the show only in its text: the headline in its feed comes first.
+    source(2, 'Fan recap', '2026-12-04', 'A recap of the Critical Role episode.'),
+  ];
+  assert.equal(planLatest(asked, sources)!.source.n, 1);
+  // Without the feed's name, only the recap's text names the show.
+  assert.equal(
+    planLatest(
+      asked,
+      [sources[0]!, sources[1]!].map((s) => ({ ...s, hit: { ...s.hit, sourceName: 'Podcast' } })),
+    )!.source.n,
+    2,
   );
 });

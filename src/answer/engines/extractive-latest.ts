@@ -5,16 +5,16 @@
 // The usual planner (./extractive-answer.ts) looks for the sentence that best covers the
 // question's words, and in a feed of look-alike episodes every one covers them as well as the
 // next, so it quoted several at random or declined ("none says that"). A source is such a thing
-// when its headline has every term of the thing asked for ("Critical Role", "episode"), else its
-// text; the newest dated one of those is the answer, so a newer item on something else (a merch
-// sale, a Q&A) is passed over. "When is the next X?" quotes the sentence of the newest such source
-// that names a time ("live Thursdays at 7pm PT"), or says that it names none. With no such source
-// the usual planner answers or declines.
+// when its headline and its feed's name have every term of the thing asked for ("Critical Role",
+// "episode"), else its text; the newest dated one of those is the answer, so a newer item on
+// something else (a merch sale) is passed over. "When is the next X?" quotes the sentence of the
+// newest such source that names a time ("live Thursdays at 7pm PT"), or says that it names none.
+// With no such source the usual planner answers or declines.
 import type { GroundingSource } from './engine.ts';
 import { readSentences } from './extractive-answer.ts';
 import { longDay } from './extractive-dates.ts';
 import { terms, words } from '../text/terms.ts';
-import type { LatestAsked } from '../text/latest-asked.ts';
+import { headlineNames, type LatestAsked } from '../text/latest-asked.ts';
 
 export interface LatestPlan {
   source: GroundingSource;
@@ -51,10 +51,12 @@ const shouting = (text: string) => {
 
 export function planLatest(asked: LatestAsked, sources: GroundingSource[]): LatestPlan | undefined {
   const dated = sources.filter((s) => s.hit.publishedAt != null);
-  const byTitle = dated.filter((s) => has(new Set(terms(s.hit.title)), asked.thingTerms));
+  const byTitle = dated.filter((s) => headlineNames(s.hit, asked.thingTerms));
   const byText = byTitle.length
     ? byTitle
-    : dated.filter((s) => has(new Set(terms(`${s.hit.title} ${s.texts.join(' ')}`)), asked.thingTerms));
+    : dated.filter((s) =>
+        has(new Set(terms(`${s.hit.title} ${s.hit.sourceName} ${s.texts.join(' ')}`)), asked.thingTerms),
+      );
   if (!byText.length) return undefined;
   const newestFirst = [...byText].sort((a, b) => b.hit.publishedAt! - a.hit.publishedAt!);
   const newest = newestFirst[0]!;

@@ -75,3 +75,14 @@ export function latestAskedOf(question: string): LatestAsked | undefined {
   const noun = ITEM.exec(thing)?.[1]?.toLowerCase();
   return { word: m.groups!.word!.toLowerCase(), asks, thing, thingTerms, ...(noun ? { noun } : {}) };
 }
+
+/**
+ * Whether an article is such a thing by its headline read in its feed: the headline and the
+ * feed's name have every term of the thing between them ("Episode 49: The Aurora Grows" in the
+ * feed "Critical Role" is a Critical Role episode; a podcast's episode titles seldom repeat the
+ * show's name).
+ */
+export function headlineNames(hit: { title: string; sourceName?: string }, thingTerms: string[]): boolean {
+  const named = new Set(terms(`${hit.title} ${hit.sourceName ?? ''}`));
+  return thingTerms.every((t) => named.has(t));
+}
