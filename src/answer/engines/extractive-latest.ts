@@ -88,10 +88,11 @@ export function planLatest(asked: LatestAsked, sources: GroundingSource[]): Late
     };
   }
   // What it is about: the first sentence that is not a link, a sponsor or a call to action, nor
-  // said by another source too (a show's notes repeat the same lines in every episode).
+  // said by another source of its feed too (a show's notes repeat the same lines in every
+  // episode; another feed's copy of a wire story repeats its lede, which is still the lede).
   const elsewhere = new Set(
     sources
-      .filter((s) => s !== newest)
+      .filter((s) => s !== newest && s.hit.sourceName === newest.hit.sourceName)
       .flatMap((s) => [s.hit.title, ...s.texts])
       .map((t) => ` ${words(t).join(' ')} `),
   );
@@ -100,7 +101,8 @@ export function planLatest(asked: LatestAsked, sources: GroundingSource[]): Late
     for (const t of elsewhere) if (t.includes(w)) return true;
     return false;
   };
-  const lead = readSentences([newest], POOL).find(
+  const read = readSentences([newest], POOL);
+  const lead = read.find(
     (s) => /\p{Ll}/u.test(s.text) && !PROMO.test(s.text) && !shouting(s.text) && !repeated(s.text),
   );
   const named = `The ${asked.word} ${what}, published ${day(newest)}, is "${newest.hit.title.trim()}".[${newest.n}]`;
@@ -111,8 +113,8 @@ export function planLatest(asked: LatestAsked, sources: GroundingSource[]): Late
     notes: [
       why,
       lead
-        ? `Quoting [${newest.n}]'s sentence ${lead.position + 1}: the first that is no link, sponsor or call to action and that no other source repeats.`
-        : `[${newest.n}] has no sentence of its own to quote (only links, sponsors or lines other sources repeat): named by its headline.`,
+        ? `Quoting [${newest.n}]'s sentence ${lead.position + 1}: the first that is no link, sponsor or call to action and that no other source of its feed repeats.`
+        : `[${newest.n}] ${read.length ? 'has no sentence of its own to quote (only links, sponsors or lines its feed repeats)' : 'carries no text'}: named by its headline.`,
     ],
   };
 }

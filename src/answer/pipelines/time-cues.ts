@@ -6,7 +6,6 @@
 // their relevance order (a prior toward the newest of old articles would only add noise), and the
 // reasoning trace says so. `search_recency_filter` stays what it was: a hard filter.
 import type { SearchHit } from '../../search/types.ts';
-import { headlineNames } from '../text/latest-asked.ts';
 
 const DAY = 86_400;
 
@@ -130,23 +129,5 @@ export function applyRecencyPrior(hits: SearchHit[], cue: TimeCue): RecencyResul
     hits: reordered,
     applied: reordered.some((h, i) => h !== hits[i]),
     note: `The question asks about "${cue.phrase}" (${window}): ${inside.length} of ${hits.length} articles found are from then, and they rank higher.`,
-  };
-}
-
-/**
- * "What is the latest Critical Role episode about?" (../text/latest-asked.ts): the hits whose
- * headline (in its feed) names every term of the thing asked for go first, newest first, so the newest of them
- * is among the sources the answer reads whatever rank the search gave it (look-alike episodes all
- * match the question about as well). Undefined when no dated hit's headline names them all.
- */
-export function newestOfKindFirst(hits: SearchHit[], thingTerms: string[]): RecencyResult | undefined {
-  const ofKind = hits.filter((h) => h.publishedAt != null && headlineNames(h, thingTerms));
-  if (!ofKind.length) return undefined;
-  const first = [...ofKind].sort((a, b) => b.publishedAt! - a.publishedAt!);
-  const reordered = [...first, ...hits.filter((h) => !first.includes(h))];
-  return {
-    hits: reordered,
-    applied: reordered.some((h, i) => h !== hits[i]),
-    note: `The question asks for the newest of a kind: the ${first.length} article${first.length === 1 ? '' : 's'} whose headline (in its feed) names ${thingTerms.join(', ')} go first, newest first (the newest is from ${isoDay(first[0]!.publishedAt!)}).`,
   };
 }

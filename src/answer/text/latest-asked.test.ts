@@ -21,6 +21,9 @@ test('"latest X" questions: what is asked about, by which word, and the kind of 
   // "What is the newest X?" only for a kind of feed item.
   assert.equal(latestAskedOf('What is the newest video from MKBHD?')?.noun, 'video');
   assert.equal(latestAskedOf('What is the latest version of iOS?'), undefined);
+  // A word for any item is not what a source must name.
+  assert.deepEqual(latestAskedOf('What is the latest story about Tesla?')?.thingTerms, ['tesla']);
+  assert.deepEqual(latestAskedOf('What is the newest post?')?.thingTerms, ['post']);
   const when = latestAskedOf('When does the next Critical Role episode come out?');
   assert.equal(when?.asks, 'when');
   assert.equal(when?.thing, 'Critical Role episode');

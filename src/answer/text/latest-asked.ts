@@ -26,6 +26,12 @@ export interface LatestAsked {
 const ITEM =
   /\b(episode|video|podcast|post|blog post|article|story|issue|newsletter|chapter|stream|livestream|upload|entry|installment|instalment|edition|recap|column|vlog|short|release)s?\b/i;
 
+/**
+ * Terms of item nouns that name any item ("article", "story", "post"; "video" on a video channel,
+ * whose titles never say so): not what a source must name.
+ */
+const GENERIC = new Set(terms('article story post entry item piece video upload'));
+
 const NEWEST = '(?<word>latest|newest|most recent|last|previous)';
 /** "the", or whose: "Critical Role's" (kept as part of the thing). */
 const OWNER = "(?:the|their|his|her|its|(?<owner>(?:[\\p{L}\\p{N}.&-]+\\s+){0,3}[\\p{L}\\p{N}.&-]+'s?))";
@@ -70,7 +76,10 @@ export function latestAskedOf(question: string): LatestAsked | undefined {
   const owner = m.groups?.owner?.replace(/'s?$/, '');
   const asked = m.groups!.thing!.trim();
   const thing = owner ? `${asked} of ${owner}` : asked;
-  const thingTerms = [...new Set(terms(thing))];
+  // "the latest story about Tesla": "story" names any item, and headlines seldom say it.
+  const all = [...new Set(terms(thing))];
+  const specific = all.filter((t) => !GENERIC.has(t));
+  const thingTerms = specific.length ? specific : all;
   if (!thingTerms.length) return undefined;
   const noun = ITEM.exec(thing)?.[1]?.toLowerCase();
   return { word: m.groups!.word!.toLowerCase(), asks, thing, thingTerms, ...(noun ? { noun } : {}) };
