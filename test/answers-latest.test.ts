@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { runCli, SKIP_NO_SHARED, tempDataDir } from './helpers.ts';
 import { rss, startFeedServer, type FeedServer } from './feeds-fixtures.ts';
-import { REAL_WORLD_FEEDS } from './real-world-feeds.ts';
+import { REAL_WORLD_FEEDS, realWorldDataDir } from './real-world-feeds.ts';
 
 const ENV = {
   TIDINGS_LLM_BASE_URL: '',
@@ -198,5 +198,27 @@ test('the real Critical Role YouTube feed: the newest video named and what it is
     assert.match(when.content, /live Thursdays at 7pm PT/);
   } finally {
     data = own;
+  }
+});
+
+test("among all the real-world feeds: the newest episode is found though the question's own search ranks it below 20 others", {
+  skip: SKIP_NO_SHARED,
+  timeout: 300_000,
+}, async () => {
+  const own = data;
+  const { dir, close } = await realWorldDataDir('tidings-latest-real-world-');
+  data = dir;
+  try {
+    const a = await ask('What is the latest Critical Role episode about?');
+    assert.match(
+      a.content,
+      /^The latest episode, published 20 February 2023, is "The Aurora Grows \| Critical Role \| Campaign 3, Episode 49"\.\[1\] Bells Hells travel the aurora-filled skies/,
+    );
+    // "Video" is no word a channel's titles use: any item of the channel.
+    const video = await ask('What is the newest video from Critical Role?');
+    assert.match(video.content, /^The newest video, published 20 February 2023, is "The Aurora Grows/);
+  } finally {
+    data = own;
+    close();
   }
 });
