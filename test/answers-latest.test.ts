@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { runCli, SKIP_NO_SHARED, tempDataDir } from './helpers.ts';
 import { rss, startFeedServer, type FeedServer } from './feeds-fixtures.ts';
 import { REAL_WORLD_FEEDS, realWorldDataDir } from './real-world-feeds.ts';
@@ -113,7 +113,10 @@ before(async () => {
   for (const path of ['/critical-role.xml', '/high-tide.xml'])
     assert.equal((await cli('feed', 'add', 'reader', `${server.base}${path}`)).code, 0);
 });
-after(() => server?.close());
+after(async () => {
+  await server?.close();
+  if (data) rmSync(data, { recursive: true, force: true });
+});
 
 test('"What is the latest Critical Role episode about?": the newest episode, its day and its summary, cited; a newer merch post is passed over', {
   timeout: 120_000,
@@ -197,6 +200,7 @@ test('the real Critical Role YouTube feed: the newest video named and what it is
     const when = await ask('When is the next Critical Role episode?');
     assert.match(when.content, /live Thursdays at 7pm PT/);
   } finally {
+    rmSync(data, { recursive: true, force: true });
     data = own;
   }
 });
@@ -220,5 +224,6 @@ test("among all the real-world feeds: the newest episode is found though the que
   } finally {
     data = own;
     close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
