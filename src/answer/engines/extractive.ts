@@ -17,6 +17,8 @@ import { answerTypeOf } from '../text/answer-type.ts';
 import { lowerCaseLookup, type LowerCaseWords } from '../text/name-kind.ts';
 import { filteredOutMessage } from '../pipelines/filters-in-time.ts';
 import { stalenessLine, stalenessOf } from './staleness.ts';
+import { latestAskedOf } from '../text/latest-asked.ts';
+import { planLatest } from './extractive-latest.ts';
 
 /**
  * Sentences quoted at most, by style (a format instruction can lower it): the lead and up to five
@@ -251,16 +253,33 @@ export class ExtractiveEngine implements AnswerEngine {
     const matchText =
       req.searchQuery && req.searchQuery !== req.question ? `${question} ${queryTail(req.searchQuery)}` : question;
     const digestStories = Math.min(format.maxSentences ?? Infinity, DIGEST[req.style]);
+    const summary = answerTypeOf(question) === 'summary';
+    // "What is the latest X about?": the newest source that is an X, named with its day (./extractive-latest.ts).
+    const asked = latestAskedOf(question);
+    const latest = asked && planLatest(asked, req.sources);
+    if (latest) {
+      const text =
+        req.maxTokens !== undefined && countTokens(latest.text) > req.maxTokens
+          ? truncateToTokens(latest.text, req.maxTokens)
+          : latest.text;
+      yield { type: 'cite', order: req.sources.map((s) => s.n), notes: latest.notes };
+      yield* this.emit(text);
+      yield {
+        type: 'end',
+        finishReason: text === latest.text ? 'stop' : 'length',
+        usage: { promptTokens, completionTokens: countTokens(text) },
+      };
+      return;
+    }
     // "Summarize …" / "what's the latest on …": one sentence per story (./extractive-digest.ts).
-    const plan =
-      answerTypeOf(question) === 'summary'
-        ? planDigest(question, req.sources, { stories: digestStories, poolPerSource: POOL[req.style], matchText })
-        : planAnswer(question, req.sources, {
-            maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
-            poolPerSource: POOL[req.style],
-            matchText,
-            neverDecline: this.opts.neverDecline,
-          });
+    const plan = summary
+      ? planDigest(question, req.sources, { stories: digestStories, poolPerSource: POOL[req.style], matchText })
+      : planAnswer(question, req.sources, {
+          maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
+          poolPerSource: POOL[req.style],
+          matchText,
+          neverDecline: this.opts.neverDecline,
+        });
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
     const order = req.sources.map((s) => s.n);
     if (plan.kind === 'decline' || !plan.sentences.length) {

@@ -25,9 +25,16 @@ export async function groundingSources(
    * a fact question, the article's own paragraph that states the fact is added.
    */
   ask?: { question: string; query: string },
+  /**
+   * Hits read from their article's start instead of their passages: what "what is the latest X
+   * about?" asks of the newest X is what its opening says (./newest-of-kind.ts).
+   */
+  fromStart?: (hit: SearchHit) => boolean,
 ): Promise<GroundingSource[]> {
   const chars = TEXT_PER_SOURCE[size];
-  const sources = hits.slice(0, count).map((hit, i) => ({ n: i + 1, hit, ...bestPassages(hit, chars) }));
+  const sources = hits
+    .slice(0, count)
+    .map((hit, i) => ({ n: i + 1, hit, ...(fromStart?.(hit) ? { texts: [], used: 0 } : bestPassages(hit, chars)) }));
   const type = ask ? answerTypeOf(ask.question) : 'none';
   const fact =
     ask && FACT_TYPES.has(type)

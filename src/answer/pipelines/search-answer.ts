@@ -17,6 +17,8 @@ import { isSmallTalk } from '../text/small-talk.ts';
 import { ExtractiveEngine, mentionsPhrase, questionTopic } from '../engines/extractive.ts';
 import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters } from './filters-in-time.ts';
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
+import { newestOfKind } from './newest-of-kind.ts';
+import { latestAskedOf } from '../text/latest-asked.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
@@ -70,6 +72,8 @@ export async function* searchAnswer(
   const baseQuery = req.disableSearch ? conv.question : await standaloneQuery(conv, deps.engine, steps, req.signal);
 
   let hits: SearchHit[] = [];
+  /** Hits grounded by their article's start rather than their passages (./grounding.ts). */
+  let fromStart: ((hit: SearchHit) => boolean) | undefined;
   let searchQueries = 0;
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
@@ -96,6 +100,16 @@ export async function* searchAnswer(
       steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
       hits = recency.hits;
     }
+    // "What is the latest X about?": the newest X first, whatever its rank (the extractive engine answers from it).
+    const asked = latestAskedOf(conv.question);
+    const kind =
+      asked && (await newestOfKind(deps.search, asked, req.scope, searchFilters, hits, SEARCH_LIMIT, req.signal));
+    if (kind) {
+      steps.push(kind.note);
+      hits = kind.hits;
+      searchQueries += kind.searches;
+      if (asked.asks === 'about') fromStart = (h) => kind.ofKind.has(h.url);
+    }
   } else {
     steps.push('Search disabled by the request (disable_search): answering without sources.');
   }
@@ -106,6 +120,7 @@ export async function* searchAnswer(
     req.searchContextSize,
     deps.search,
     { question: conv.question, query: baseQuery },
+    fromStart,
   );
   if (sources.length) {
     steps.push(`Considered the top ${sources.length} (search_context_size ${req.searchContextSize}):`);

@@ -4,6 +4,7 @@ import type { RawEntry, RawFeed, RawText } from './raw-feed.ts';
 
 type MediaLike =
   | {
+      description?: { value?: string; type?: string };
       contents?: Array<{ url?: string; type?: string; medium?: string; thumbnails?: Array<{ url?: string }> }>;
       thumbnails?: Array<{ url?: string }>;
       groups?: MediaLike[];
@@ -56,6 +57,17 @@ function mediaImages(media: MediaLike): string[] {
   return out;
 }
 
+/**
+ * `<media:description>` (Media RSS), on the item or in its `<media:group>`: all the text a YouTube
+ * channel's feed has for a video ("Bells Hells travel the aurora-filled skies …"). Plain text
+ * unless typed html.
+ */
+function mediaDescription(media: MediaLike): RawText | null {
+  const d = media?.description ?? media?.groups?.find((g) => g?.description?.value)?.description;
+  if (!d?.value?.trim()) return null;
+  return { value: d.value, type: d.type === 'html' ? 'html' : 'text' };
+}
+
 function uniq(values: Array<string | undefined | null>): string[] {
   return [...new Set(values.map((v) => v?.trim()).filter((v): v is string => !!v))];
 }
@@ -94,7 +106,8 @@ function mapRss(feed: RssFeed.Feed<string>): RawFeed {
         html(item.description) ??
         html(item.dc?.descriptions?.[0]) ??
         atomText(item.atom?.summary) ??
-        html(item.itunes?.summary),
+        html(item.itunes?.summary) ??
+        mediaDescription(item.media as MediaLike),
       enclosures: (item.enclosures ?? [])
         .filter((e) => e.url)
         .map((e) => ({ url: e.url!, type: e.type ?? null, length: e.length ?? null })),
@@ -139,7 +152,7 @@ function mapAtom(feed: AtomFeed.Feed<string>): RawFeed {
       published: entry.published ?? entry.dc?.dates?.[0] ?? null,
       updated: entry.updated ?? null,
       content: entry.content?.value ? atomText(entry.content) : null,
-      summary: atomText(entry.summary),
+      summary: atomText(entry.summary) ?? mediaDescription(entry.media as MediaLike),
       enclosures: links
         .filter((l) => l.rel === 'enclosure' && l.href)
         .map((l) => ({ url: l.href!, type: l.type ?? null, length: l.length ?? null })),

@@ -295,3 +295,23 @@ test('junk before the feed (PHP notices, stray text) is skipped and the feed fla
     '<!DOCTYPE html><html><body><pre>&lt;?xml version="1.0"?&gt;</pre><?xml version="1.0"?><rss><channel><title>sample</title></channel></rss></body></html>';
   assert.throws(() => parseFeed(tutorial, { url: URL_ }), /looks like an HTML page/);
 });
+
+test('<media:description> is the summary of an entry that has no other text (a YouTube channel feed)', () => {
+  const feed = parseFeed(
+    `<?xml version="1.0"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="http://search.yahoo.com/mrss/">
+<title>Channel</title>
+<entry><id>yt:video:1</id><title>Episode 49</title><link rel="alternate" href="https://www.youtube.com/watch?v=1"/>
+<published>2023-02-20T20:00:01+00:00</published>
+<media:group><media:title>Episode 49</media:title><media:description>Bells Hells travel the skies &lt;not a tag&gt;.</media:description></media:group></entry>
+<entry><id>yt:video:2</id><title>Episode 48</title><summary>Own summary</summary>
+<media:group><media:description>Media text</media:description></media:group></entry>
+</feed>`,
+    { url: URL_ },
+  );
+  // Plain text: its "<" stays text.
+  assert.equal(feed.entries[0]!.summary, 'Bells Hells travel the skies &lt;not a tag&gt;.');
+  assert.equal(feed.entries[0]!.content, null);
+  // An entry's own summary comes first.
+  assert.equal(feed.entries[1]!.summary, 'Own summary');
+});

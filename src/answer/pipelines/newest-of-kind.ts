@@ -1,0 +1,73 @@
+// "What is the latest Critical Role episode about?" (../text/latest-asked.ts): the newest article
+// that is such a thing must be among the sources the answer reads, but the search ranks by
+// relevance, and look-alike episodes all match the question about as well: over the real-world
+// feeds the newest Critical Role episode was not among the question's 20 hits. So the thing itself
+// is searched ("Critical Role episode"), then searched again for articles published after the
+// newest one found, until a round finds none newer (at most ROUNDS searches): each round's window
+// is narrower, so the newest such article surfaces whatever its relevance rank. The articles whose
+// headline (with its feed's name) names every term of the thing then go first, newest first; for
+// "what is it about" they are read from their article's start (the show notes' opening says what
+// the episode is about; the search's passages are the lines that best match "Critical Role
+// episode", which are the notes every episode repeats).
+import type { SearchHit, SearchService } from '../../search/types.ts';
+import type { SearchFilters, SearchScope } from '../types.ts';
+import { headlineNames, type LatestAsked } from '../text/latest-asked.ts';
+
+/** Searches for newer articles of the kind, at most. */
+const ROUNDS = 4;
+/** Hits per such search. */
+const LIMIT = 50;
+
+const isoDay = (t: number) => new Date(t * 1000).toISOString().slice(0, 10);
+
+export interface NewestOfKind {
+  hits: SearchHit[];
+  /** URLs of the articles of the kind among them. */
+  ofKind: Set<string>;
+  /** Searches run. */
+  searches: number;
+  /** What was done, for the reasoning trace. */
+  note: string;
+}
+
+/**
+ * The hits with the newest articles of the kind asked for first (newest first), found by the
+ * question's search or by searches for the thing itself; `limit` hits at most. Undefined when no
+ * dated article of the kind is found (the hits stay as they were).
+ */
+export async function newestOfKind(
+  search: SearchService,
+  asked: LatestAsked,
+  scope: SearchScope,
+  filters: SearchFilters,
+  hits: SearchHit[],
+  limit: number,
+  signal?: AbortSignal,
+): Promise<NewestOfKind | undefined> {
+  const ofKind = (h: SearchHit) => h.publishedAt != null && headlineNames(h, asked.thingTerms);
+  const found = new Map<string, SearchHit>();
+  for (const h of hits) if (ofKind(h)) found.set(h.url, h);
+  let searches = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const newest = found.size ? Math.max(...[...found.values()].map((h) => h.publishedAt!)) : undefined;
+    const after =
+      newest === undefined
+        ? filters
+        : { ...filters, publishedAfter: Math.max(filters.publishedAfter ?? 0, newest + 1) };
+    const more = await search.search({ text: asked.thing, scope, filters: after, limit: LIMIT }, signal);
+    searches++;
+    const fresh = more.filter((h) => ofKind(h) && !found.has(h.url));
+    if (!fresh.length) break;
+    for (const h of fresh) found.set(h.url, h);
+  }
+  if (!found.size) return undefined;
+  const first = [...found.values()].sort((a, b) => b.publishedAt! - a.publishedAt!).slice(0, limit);
+  const rest = hits.filter((h) => !first.some((f) => f.url === h.url));
+  const fromSearch = first.filter((f) => !hits.some((h) => h.url === f.url)).length;
+  return {
+    hits: [...first, ...rest].slice(0, Math.max(limit, hits.length)),
+    ofKind: new Set(first.map((h) => h.url)),
+    searches,
+    note: `The question asks for the newest of a kind: searched "${asked.thing}" ${searches} time${searches === 1 ? '' : 's'} (each for articles newer than the newest found); the ${first.length} article${first.length === 1 ? '' : 's'} whose headline (with its feed's name) names ${asked.thingTerms.join(', ')} go first, newest first (the newest is from ${isoDay(first[0]!.publishedAt!)}${fromSearch ? `; ${fromSearch} of them not among the question's hits` : ''}).`,
+  };
+}

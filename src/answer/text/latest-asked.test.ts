@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { latestAskedOf } from './latest-asked.ts';
+import { SHARED, SKIP_NO_SHARED } from '../../../test/helpers.ts';
+
+test('"latest X" questions: what is asked about, by which word, and the kind of item', () => {
+  assert.deepEqual(latestAskedOf('What is the latest Critical Role episode about?'), {
+    word: 'latest',
+    asks: 'about',
+    thing: 'Critical Role episode',
+    thingTerms: ['critical', 'role', 'episod'],
+    noun: 'episode',
+  });
+  // "X's latest …" keeps X in the thing; curly apostrophes read as straight ones.
+  assert.equal(latestAskedOf('What’s Critical Role’s newest episode about?')?.thing, 'episode of Critical Role');
+  assert.equal(latestAskedOf('What was the last episode of Critical Role about?')?.word, 'last');
+  assert.equal(latestAskedOf('And what was the last episode about?')?.thing, 'episode');
+  assert.equal(latestAskedOf('What happened in the most recent episode of Dimension 20?')?.word, 'most recent');
+  // "What is the newest X?" only for a kind of feed item.
+  assert.equal(latestAskedOf('What is the newest video from MKBHD?')?.noun, 'video');
+  assert.equal(latestAskedOf('What is the latest version of iOS?'), undefined);
+  // A word for any item is not what a source must name.
+  assert.deepEqual(latestAskedOf('What is the latest story about Tesla?')?.thingTerms, ['tesla']);
+  assert.deepEqual(latestAskedOf('What is the newest post?')?.thingTerms, ['post']);
+  const when = latestAskedOf('When does the next Critical Role episode come out?');
+  assert.equal(when?.asks, 'when');
+  assert.equal(when?.thing, 'Critical Role episode');
+  // A digest, a fact question with "latest" inside, and other questions are not.
+  for (const q of [
+    "What's the latest on Critical Role?",
+    'What is the latest news about Critical Role?',
+    "What's new with Critical Role?",
+    'How many men have been called up in the Russian military’s latest draft?',
+    'What is the last day to file taxes?',
+    'What’s the latest beauty trend on TikTok?',
+    'Who was elected as the next president of the International Olympic Committee?',
+  ])
+    assert.equal(latestAskedOf(q), undefined, q);
+});
+
+test('no question of the news judge reads as a "latest X" question (its answers stay what they were)', {
+  skip: SKIP_NO_SHARED,
+}, () => {
+  const questions = readFileSync(join(SHARED, 'corpus/news/questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { question: string }).question);
+  assert.ok(questions.length > 600);
+  assert.deepEqual(
+    questions.filter((q) => latestAskedOf(q)),
+    [],
+  );
+});
