@@ -3,25 +3,27 @@
 // `tidings serve --workers N` every chat answer worker A served (a usage row, a rate-limit pour:
 // writes nothing caches, SqliteChangeSignal.quietWrite) made worker B read the user's
 // subscriptions (1,898 rows for the chat bench's user), the index counters and the backlog again
-// on its next answer. Now a row counts the writes that matter, bumped by triggers on the same
-// tables and columns PostgreSQL's notifications watch (migrations 086, 095, 125, 135), and one more
-// for a migration step applied by another process. When data_version moved, the signal reads this
+// on its next answer. Now a row counts the writes that matter, bumped by triggers on the tables
+// and columns PostgreSQL's notifications watch (migrations 086, 095, 125, 135) but one, and one
+// more for a migration step applied by another process. The one left out is search_postings: no
+// SQLite process holds postings between searches (PostgreSQL's hold their chunks), and a trigger
+// there, a counter update per postings row, made an index rebuild take 1.2-1.3x the CPU and 2-3x
+// the time (its DELETE of every row lost SQLite's truncation; BENCHMARKS.md). When data_version moved, the signal reads this
 // row (one statement, at most once per event-loop turn) and moves only if a counter moved:
 // `changes` for what the caches keep (src/store/change-signal.ts), `auth` for the authentication
 // rows (portable/auth-row-cache.ts, as PostgreSQL's `auth` payload). `origin` is random per
 // database: a file restored over this one is another history even where the counts match.
 // A cache that reads a table not listed here must add its triggers (here for SQLite, a
-// notification for PostgreSQL); src/store/change-signal.test.ts checks both lists stay the same.
+// notification for PostgreSQL); src/store/change-signal.test.ts checks both lists.
 import type { Migration } from './migration.ts';
 
-/** Tables whose every insert, update and delete moves `changes` (PostgreSQL: migrations 086 and 125). */
+/** Tables whose every insert, update and delete moves `changes` (PostgreSQL: migrations 086 and 125, and search_postings). */
 export const COUNTED_TABLES = [
   'reader_catalog_version',
   'reader_items_version',
   'search_index_state',
   'search_index_backlog',
   'search_passages',
-  'search_postings',
 ] as const;
 
 const bump = (column: 'changes' | 'auth') =>
