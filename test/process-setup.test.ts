@@ -1,5 +1,6 @@
 // `tidings serve` relaunches itself in place with V8 flags that bound its memory
 // (scripts/process-setup.js); other commands run as started, and an operator's own flags win.
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { join } from 'node:path';
 import { commandOf, DEFAULT_SERVE_NODE_FLAGS, serveNodeFlags } from '../scripts/process-setup.js';
 import { startingHeapGrowingPercent } from '../src/runtime/startup-garbage.ts';
 import { tempDataDir } from './helpers.ts';
+import { createApp } from '../src/server/create-app.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { serve, serveWorkers, workerPids } from './serve-helper.ts';
 
 test('the subcommand is found past global options and their values', () => {
@@ -104,6 +107,88 @@ test("a first start from a checkout starts over without Node's TypeScript stripp
     // It started over on the first start only: the second found the cache warm.
     const startedOver = served.lines.filter((l) => l.includes('starts over without')).length;
     assert.equal(startedOver, first ? 1 : 0, served.lines.join('\n'));
+  }
+});
+
+test('on a cold compile cache the worker threads find their modules in the cache the main thread wrote', {
+  timeout: 120_000,
+}, async () => {
+  // A parse thread started on a cold cache stripped its modules' types itself and kept Node's
+  // TypeScript stripper (~15 MB a thread). `tidings serve` and `tidings refresh` write the
+  // threads' modules to the cache before they start over (src/cli/thread-modules.ts). Each run: a
+  // process on an empty cache, whose parse thread runs a probe (plain JavaScript, so that it
+  // strips nothing itself) saying whether the thread loaded the stripper.
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-thread-cache-'));
+  const probe = join(dir, 'probe.mjs');
+  writeFileSync(
+    probe,
+    "export const runInWorker = () => process.moduleLoadList.some((m) => m.endsWith('internal/deps/amaro/dist/index'));",
+  );
+  const src = new URL('../src/', import.meta.url).href;
+  const script = join(dir, 'run.mjs');
+  writeFileSync(
+    script,
+    `const { loadWorkerThreadModules } = await import('${src}cli/thread-modules.ts');
+const { ParsePool } = await import('${src}feeds/parse-pool/parse-pool.ts');
+const wrote = process.env.WRITE === '1';
+if (wrote) {
+  await loadWorkerThreadModules();
+  (await import('node:module')).flushCompileCache();
+}
+const pool = new ParsePool(1);
+const thread = await pool.runModule(new URL('file://${probe}'), null, 60_000, 'probe');
+console.log(JSON.stringify({ wrote, thread }));
+process.exit(0);`,
+  );
+  const run = (write: boolean, cache: string) => {
+    const r = spawnSync(process.execPath, [script], {
+      env: { ...process.env, NODE_COMPILE_CACHE: join(dir, cache), WRITE: write ? '1' : '0' },
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { wrote: boolean; thread: boolean };
+  };
+  // Without writing the cache first, the thread loads the stripper (what the probe must see).
+  assert.deepEqual(run(false, 'cold'), { wrote: false, thread: true });
+  // Written by the main thread first: the thread strips nothing.
+  assert.deepEqual(run(true, 'written'), { wrote: true, thread: false });
+});
+
+test("a first `tidings refresh` from a checkout starts over without Node's TypeScript stripper, once", {
+  skip:
+    process.platform !== 'linux' ? 'reads /proc' : typeof process.execve !== 'function' ? 'no process.execve' : false,
+  timeout: 120_000,
+}, async () => {
+  // As for the server above: a one-shot refresh on a cold cache kept the stripper for its whole run.
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-refresh-cache-'));
+  const probe = join(dir, 'probe.mjs');
+  writeFileSync(
+    probe,
+    `process.on('exit', () => process.getBuiltinModule('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify({ pid: process.pid, startedOver: process.env.TIDINGS_STARTED_OVER === '1', stripper: process.moduleLoadList.some((m) => m.endsWith('internal/deps/amaro/dist/index')) })));`,
+  );
+  const data = tempDataDir();
+  // A database with nothing due (made here: a CLI command would write the cache under test).
+  await (await createApp(loadConfig({ env: {}, overrides: { dataDir: data, logLevel: 'silent' } }))).close();
+  for (const first of [true, false]) {
+    const out = join(dir, `exit-${first}.json`);
+    const r = spawnSync(
+      process.execPath,
+      [new URL('../bin/tidings.js', import.meta.url).pathname, '--data', data, 'refresh'],
+      {
+        env: {
+          ...process.env,
+          TIDINGS_LOG_LEVEL: 'warn',
+          NODE_COMPILE_CACHE: join(dir, 'cache'),
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${probe}`,
+          PROBE_OUT: out,
+        },
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /no feeds are due/);
+    const exit = JSON.parse(readFileSync(out, 'utf8')) as { pid: number; startedOver: boolean; stripper: boolean };
+    assert.deepEqual(exit, { pid: r.pid, startedOver: first, stripper: false });
   }
 });
 
