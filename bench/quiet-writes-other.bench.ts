@@ -14,6 +14,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagValue } from './backend.ts';
+import { testUsageRecord } from '../src/store/testing.ts';
 
 const ROOT = resolve(flagValue(process.argv, 'root') ?? resolve(fileURLToPath(import.meta.url), '../..'));
 const DATA = flagValue(process.argv, 'data');
@@ -47,23 +48,7 @@ const ask = async (i: number) => {
 /** What a served answer writes besides its text (src/chat-api/usage.ts, the rate limits). */
 const otherWorkersAnswer = async (i: number) => {
   await b.store.limitCounters.pour(`bench-rate:${i}`, 1e9, 0.001, Date.now());
-  await b.store.chatUsage.record({
-    createdAt: Math.floor(Date.now() / 1000),
-    keyId: 'bench',
-    userId: user.id,
-    endpoint: 'chat',
-    model: 'sonar',
-    status: 200,
-    errorType: null,
-    stream: false,
-    promptTokens: 1,
-    completionTokens: 1,
-    reasoningTokens: 0,
-    citationTokens: 0,
-    searchQueries: 1,
-    cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
-    latencyMs: 1,
-  });
+  await b.store.chatUsage.record({ ...testUsageRecord(user.id), createdAt: Math.floor(Date.now() / 1000) });
 };
 const turn = () => new Promise((r) => setImmediate(r));
 const cpuUs = () => {

@@ -13,6 +13,7 @@ import {
   signalSteady as steady,
   steadyChangeNumber,
   testSql,
+  testUsageRecord,
 } from './testing.ts';
 import type { UsageRecord } from '../model/chat.ts';
 import type { Sql } from './sql.ts';
@@ -156,23 +157,7 @@ test("this process's rate-limit and usage writes leave the signal put; a transac
     reads++;
     return a.store.readerLabels.catalogVersion();
   });
-  const usage = (status: number): UsageRecord => ({
-    createdAt: 1,
-    keyId: 'k',
-    userId: user.id,
-    endpoint: 'chat',
-    model: 'sonar',
-    status,
-    errorType: null,
-    stream: false,
-    promptTokens: 1,
-    completionTokens: 1,
-    reasoningTokens: 0,
-    citationTokens: 0,
-    searchQueries: 1,
-    cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
-    latencyMs: 1,
-  });
+  const usage = (status: number): UsageRecord => testUsageRecord(user.id, status);
   // The rule that makes this safe: nothing fires on a write to these tables (no trigger reaches
   // a table migration 086 watches).
   const triggered = await testSql(a)
@@ -256,23 +241,7 @@ test("another process's rate-limit and usage writes leave this process's signal 
     const limits = b.store.limitCounters;
     round++;
     assert.equal((await limits.pour(`rate:other:${round}`, 5, 0.001, ms)).allowed, true);
-    await b.store.chatUsage.record({
-      createdAt: 1,
-      keyId: 'k',
-      userId: user.id,
-      endpoint: 'chat',
-      model: 'sonar',
-      status: 200,
-      errorType: null,
-      stream: false,
-      promptTokens: 1,
-      completionTokens: 1,
-      reasoningTokens: 0,
-      citationTokens: 0,
-      searchQueries: 1,
-      cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
-      latencyMs: 1,
-    });
+    await b.store.chatUsage.record(testUsageRecord(user.id));
     await limits.addEvent([{ key: 'login:other', keepMs: 60_000 }], ms);
     await limits.setMark('mark:other', ms, 60_000);
     assert.equal(await limits.takeSlot(`slot:other:${round}`, 't1', 2, ms + 60_000, ms), true);
