@@ -1,13 +1,13 @@
-// The memory of a process with parse threads started on a cold compile cache (a checkout's first
-// run after a clone, a `git pull`, a new Node, a cleared temp folder), as `tidings refresh` and
-// `tidings serve` start them. "cold": the process strips its modules' types itself, and so does
-// each parse thread, and every one of them keeps Node's TypeScript stripper loaded (before this
-// branch, a refresh's whole run; a server's threads). "started over": a first process loads the
-// main thread's modules and the threads' bodies (src/cli/thread-modules.ts), writes the cache and
-// exits, and a second one on that cache measures, as the image a first start now starts over into
-// (src/runtime/type-stripper.ts). Each measured process parses a feed on each parse thread, then
-// reports its RSS, its peak and how many threads (main included) loaded the stripper. The cases
-// alternate, the order flipped each round.
+// The memory of a process with parse threads on a cold compile cache (a checkout's first run after
+// a clone, a `git pull`, a new Node, a cleared temp folder), as `tidings serve` starts them. "cold":
+// the process and each parse thread strip their modules' types themselves, and every one of them
+// keeps Node's TypeScript stripper loaded (a `tidings refresh`). "started over": a first process
+// loads the main thread's modules (ed6faa4's server), or those and the threads' bodies (this
+// branch: src/cli/thread-modules.ts), writes the cache and exits; a second one on that cache
+// measures, as the image a server's first start starts over into (src/runtime/type-stripper.ts).
+// Each measured process parses a feed on each parse thread, then reports its RSS, its peak and
+// how many threads (main included) loaded the stripper. The cases alternate, the order reversed
+// each round.
 //
 //   node bench/thread-stripper.bench.ts [--rounds 3] [--threads 1]
 import { spawnSync } from 'node:child_process';
@@ -36,8 +36,8 @@ writeFileSync(
   script,
   `const { loadWorkerThreadModules } = await import('${src}cli/thread-modules.ts');
 const { ParsePool } = await import('${src}feeds/parse-pool/parse-pool.ts');
-if (process.env.PRIME === '1') {
-  await loadWorkerThreadModules();
+if (process.env.PRIME) {
+  if (process.env.PRIME === 'threads') await loadWorkerThreadModules();
   (await import('node:module')).flushCompileCache();
   process.exit(0);
 }
@@ -52,35 +52,40 @@ const kb = (k) => Number(new RegExp(k + ':\\\\s+(\\\\d+)').exec(status)[1]);
 console.log(JSON.stringify({ rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, stripper }));
 process.exit(0);`,
 );
-const run = (startedOver: boolean, round: number) => {
-  const cache = join(dir, `cache-${round}-${startedOver}`);
-  const node = (prime: boolean) => {
+type Case = 'cold' | 'main' | 'threads';
+const run = (c: Case, round: number) => {
+  const cache = join(dir, `cache-${round}-${c}`);
+  const node = (prime: string) => {
     const r = spawnSync(process.execPath, [script], {
-      env: { ...process.env, NODE_COMPILE_CACHE: cache, PRIME: prime ? '1' : '0' },
+      env: { ...process.env, NODE_COMPILE_CACHE: cache, PRIME: prime },
       encoding: 'utf8',
     });
     if (r.status !== 0) throw new Error(r.stderr);
     return r.stdout;
   };
-  if (startedOver) node(true);
-  return JSON.parse(node(false).trim().split('\n').at(-1)!) as { rss: number; peak: number; stripper: number };
+  if (c !== 'cold') node(c);
+  return JSON.parse(node('').trim().split('\n').at(-1)!) as { rss: number; peak: number; stripper: number };
 };
 console.log(
   `node bench/thread-stripper.bench.ts --rounds ${ROUNDS} --threads ${THREADS} (load ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')})\n`,
 );
-console.log(
-  '| round | cache | RSS MB | peak RSS MB | threads with the stripper (main included) | started over / cold RSS |',
-);
+const label: Record<Case, string> = {
+  cold: 'cold',
+  main: "started over, the main thread's modules only (ed6faa4's serve)",
+  threads: "started over, the threads' bodies too (this branch)",
+};
+console.log('| round | case | RSS MB | peak RSS MB | threads with the stripper (main included) | RSS / cold |');
 console.log('|---|---|---|---|---|---|');
+const cases: Case[] = ['cold', 'main', 'threads'];
 for (let round = 1; round <= ROUNDS; round++) {
-  const out = new Map<boolean, ReturnType<typeof run>>();
-  for (const write of round % 2 ? [false, true] : [true, false]) out.set(write, run(write, round));
-  for (const write of [false, true]) {
-    const o = out.get(write)!;
+  const out = new Map<Case, ReturnType<typeof run>>();
+  for (const c of round % 2 ? cases : [...cases].reverse()) out.set(c, run(c, round));
+  for (const c of cases) {
+    const o = out.get(c)!;
     console.log(
-      `| ${round} | ${write ? 'started over' : 'cold'} | ${o.rss.toFixed(1)} | ${o.peak.toFixed(1)} | ${o.stripper} of ${THREADS + 1} | ${write ? (o.rss / out.get(false)!.rss).toFixed(2) : ''} |`,
+      `| ${round} | ${label[c]} | ${o.rss.toFixed(1)} | ${o.peak.toFixed(1)} | ${o.stripper} of ${THREADS + 1} | ${(o.rss / out.get('cold')!.rss).toFixed(2)} |`,
     );
   }
 }

@@ -9,8 +9,6 @@ import { join } from 'node:path';
 import { commandOf, DEFAULT_SERVE_NODE_FLAGS, serveNodeFlags } from '../scripts/process-setup.js';
 import { startingHeapGrowingPercent } from '../src/runtime/startup-garbage.ts';
 import { tempDataDir } from './helpers.ts';
-import { createApp } from '../src/server/create-app.ts';
-import { loadConfig } from '../src/config/config.ts';
 import { serve, serveWorkers, workerPids } from './serve-helper.ts';
 
 test('the subcommand is found past global options and their values', () => {
@@ -114,8 +112,8 @@ test('on a cold compile cache the worker threads find their modules in the cache
   timeout: 120_000,
 }, async () => {
   // A parse thread started on a cold cache stripped its modules' types itself and kept Node's
-  // TypeScript stripper (~15 MB a thread). `tidings serve` and `tidings refresh` write the
-  // threads' modules to the cache before they start over (src/cli/thread-modules.ts). Each run: a
+  // TypeScript stripper (~15 MB a thread). `tidings serve` writes the threads' modules to the
+  // cache before it starts over (src/cli/thread-modules.ts). Each run: a
   // process on an empty cache, whose parse thread runs a probe (plain JavaScript, so that it
   // strips nothing itself) saying whether the thread loaded the stripper.
   const dir = mkdtempSync(join(tmpdir(), 'tidings-thread-cache-'));
@@ -152,44 +150,6 @@ process.exit(0);`,
   assert.deepEqual(run(false, 'cold'), { wrote: false, thread: true });
   // Written by the main thread first: the thread strips nothing.
   assert.deepEqual(run(true, 'written'), { wrote: true, thread: false });
-});
-
-test("a first `tidings refresh` from a checkout starts over without Node's TypeScript stripper, once", {
-  skip:
-    process.platform !== 'linux' ? 'reads /proc' : typeof process.execve !== 'function' ? 'no process.execve' : false,
-  timeout: 120_000,
-}, async () => {
-  // As for the server above: a one-shot refresh on a cold cache kept the stripper for its whole run.
-  const dir = mkdtempSync(join(tmpdir(), 'tidings-refresh-cache-'));
-  const probe = join(dir, 'probe.mjs');
-  writeFileSync(
-    probe,
-    `process.on('exit', () => process.getBuiltinModule('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify({ pid: process.pid, startedOver: process.env.TIDINGS_STARTED_OVER === '1', stripper: process.moduleLoadList.some((m) => m.endsWith('internal/deps/amaro/dist/index')) })));`,
-  );
-  const data = tempDataDir();
-  // A database with nothing due (made here: a CLI command would write the cache under test).
-  await (await createApp(loadConfig({ env: {}, overrides: { dataDir: data, logLevel: 'silent' } }))).close();
-  for (const first of [true, false]) {
-    const out = join(dir, `exit-${first}.json`);
-    const r = spawnSync(
-      process.execPath,
-      [new URL('../bin/tidings.js', import.meta.url).pathname, '--data', data, 'refresh'],
-      {
-        env: {
-          ...process.env,
-          TIDINGS_LOG_LEVEL: 'warn',
-          NODE_COMPILE_CACHE: join(dir, 'cache'),
-          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${probe}`,
-          PROBE_OUT: out,
-        },
-        encoding: 'utf8',
-      },
-    );
-    assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /no feeds are due/);
-    const exit = JSON.parse(readFileSync(out, 'utf8')) as { pid: number; startedOver: boolean; stripper: boolean };
-    assert.deepEqual(exit, { pid: r.pid, startedOver: first, stripper: false });
-  }
 });
 
 test('the processes are titled "tidings" and "tidings worker N" in ps and top', {

@@ -7,10 +7,6 @@ import { feedEngine, subscribe, unsubscribe, refreshDue, FeedError, type Refresh
 import { importOpml, exportOpml } from '../../feeds/index.ts';
 import { OpmlError } from '../../feeds/opml/opml-error.ts';
 import { relativeTime, table } from '../format.ts';
-import { loadWorkerThreadModules } from '../thread-modules.ts';
-import { startOverWithoutTypeStripper } from '../../runtime/type-stripper.ts';
-import { appDomainModules } from '../../server/create-app.ts';
-import { loadStoreModule } from '../../store/open-store.ts';
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 const iso = (s: number | null) => (s ? new Date(s * 1000).toISOString() : null);
@@ -161,12 +157,6 @@ export function registerFeedCommands(program: Command, ctx: CliContext): void {
     )
     .option('--all', 'refresh every subscribed feed, due or not')
     .action(async (o: { all?: boolean }) => {
-      // A first run from a checkout (a cold compile cache) starts over without Node's TypeScript
-      // stripper, in this thread and in its parse threads, as a server does: ~20 MB less for the
-      // whole refresh, for 1-2 s of CPU once (../../runtime/type-stripper.ts, ../thread-modules.ts).
-      await startOverWithoutTypeStripper(() =>
-        Promise.all([appDomainModules(), loadStoreModule(ctx.config().databaseUrl), loadWorkerThreadModules()]),
-      );
       // A one-shot process that mostly writes: SQLite without its memory map (BENCHMARKS.md, Memory).
       const app = await ctx.app({ workload: 'batch' });
       const progress = progressReporter(process.stderr);
