@@ -14,7 +14,12 @@
 //   npm run bench:answers -- --models sonar       one model
 //   npm run bench:answers -- --out /tmp/a         also write /tmp/a-<model>.jsonl for answer-eval.py
 //   npm run bench:answers -- --data DIR           keep the built index in DIR and reuse it while the
-//                                                 indexing code is unchanged (a stamp of its sources)
+//                                                 indexing code is unchanged (a stamp of its sources:
+//                                                 src/search, src/text, src/feeds/sanitizer, src/store;
+//                                                 a copy of a folder built by other sources is built
+//                                                 again, which the bench says, naming the folders)
+//   npm run bench:answers -- --data DIR --reuse-index  reuse it even so (a change that cannot
+//                                                 touch what is indexed, e.g. a new migration)
 //   npm run bench:answers -- --as-of-question-date  ask each question as of its `date` (its time
 //                                                 words, "this week", count from that day)
 //   npm run bench:answers -- --show 20            print 20 answers (even questions) with their verdicts
@@ -79,16 +84,37 @@ async function addFeedsFor(
   }
 }
 
-/** Hash of the sources that decide what the index holds: a reused index must come from the same code. */
+/** The folders whose sources decide what the index holds: a reused index must come from the same code. */
+const INDEX_SOURCES = ['src/search', 'src/text', 'src/feeds/sanitizer', 'src/store'];
+
+/**
+ * A hash of each of INDEX_SOURCES (its .ts files but tests), as JSON. Any change there rebuilds the
+ * index (35 s on a quiet machine, 220 s at load 15), a change to the store that cannot touch it too
+ * (a new migration, the change signal): --reuse-index keeps the index then.
+ */
 function indexStamp(): string {
-  const h = createHash('sha256');
-  for (const dir of ['src/search', 'src/text', 'src/feeds/sanitizer', 'src/store']) {
+  const stamp: Record<string, string> = {};
+  for (const dir of INDEX_SOURCES) {
+    const h = createHash('sha256');
     const abs = new URL(`../${dir}/`, import.meta.url).pathname;
-    if (!existsSync(abs)) continue;
-    for (const f of readdirSync(abs, { recursive: true }).map(String).sort())
-      if (f.endsWith('.ts') && !f.endsWith('.test.ts')) h.update(f).update(readFileSync(join(abs, f)));
+    if (existsSync(abs))
+      for (const f of readdirSync(abs, { recursive: true }).map(String).sort())
+        if (f.endsWith('.ts') && !f.endsWith('.test.ts')) h.update(f).update(readFileSync(join(abs, f)));
+    stamp[dir] = h.digest('hex').slice(0, 16);
   }
-  return h.digest('hex').slice(0, 16);
+  return JSON.stringify(stamp);
+}
+
+/** The folders of INDEX_SOURCES whose sources differ between two stamps (all of them for a stamp of before). */
+function changedSources(was: string, now: string): string[] {
+  let before: Record<string, string> = {};
+  try {
+    before = JSON.parse(was) as Record<string, string>;
+  } catch {
+    // a stamp from before the per-folder hashes (one hash of everything)
+  }
+  const after = JSON.parse(now) as Record<string, string>;
+  return INDEX_SOURCES.filter((d) => before[d] !== after[d]);
 }
 
 export interface JudgeSetup {
@@ -101,7 +127,15 @@ export interface JudgeSetup {
   contextSize?: 'low' | 'medium' | 'high';
 }
 
-export async function buildSetup(dataDir?: string, overrides: Partial<Config> = {}): Promise<JudgeSetup> {
+/**
+ * `reuseIndex`: reuse the index in `dataDir` even when it was built from other sources (a change
+ * that cannot touch what is indexed); else such an index is deleted and built again, saying why.
+ */
+export async function buildSetup(
+  dataDir?: string,
+  overrides: Partial<Config> = {},
+  reuseIndex = false,
+): Promise<JudgeSetup> {
   const articles = readArticles();
   const questions = readQuestions();
   const held = new Set(questions.slice(0, WITHHELD).flatMap((q) => q.relevant_urls.map(normUrl)));
@@ -109,8 +143,15 @@ export async function buildSetup(dataDir?: string, overrides: Partial<Config> = 
   const remainingText = paddedWords(remaining.map((a) => a.title + ' ' + a.text).join(' '));
   const stamp = indexStamp();
   const dir = dataDir ?? tempDataDir('tidings-answers-bench-');
-  const reuse =
-    dataDir !== undefined && existsSync(join(dir, 'stamp')) && readFileSync(join(dir, 'stamp'), 'utf8') === stamp;
+  const built = dataDir !== undefined && existsSync(join(dir, 'stamp')) ? readFileSync(join(dir, 'stamp'), 'utf8') : '';
+  const changed = built ? changedSources(built, stamp) : [];
+  const reuse = built !== '' && (changed.length === 0 || reuseIndex);
+  if (built && changed.length)
+    console.log(
+      reuse
+        ? `--reuse-index: the index in ${dir} was built from other sources in ${changed.join(', ')}; reused as it is`
+        : `the index in ${dir} was built from other sources in ${changed.join(', ')}: building it again (--reuse-index keeps it)`,
+    );
   if (dataDir && !reuse) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
@@ -225,7 +266,7 @@ async function main(argv: string[]): Promise<void> {
       engineByModel: Object.fromEntries(models.map((m) => [m, 'local'])),
     });
   } else if (engine !== 'extractive') throw new Error(`--engine must be extractive or local, got ${engine}`);
-  const setup = await buildSetup(opt('--data'), overrides);
+  const setup = await buildSetup(opt('--data'), overrides, argv.includes('--reuse-index'));
   if (engine === 'local') {
     const { startLocalModel } = await import('../src/answer/local/index.ts');
     const { status } = await startLocalModel(setup.app);

@@ -5,7 +5,7 @@
 // clients (wrk when installed, for --seconds).
 //
 //   node bench/chat-memory.bench.ts --data /tmp/cm-100k [--items 100000] [--answers 1000]
-//        [--seconds 10] [--rounds 2] [--warm 200] [--compare /work/main]
+//        [--seconds 10] [--rounds 2] [--warm 200] [--compare /work/main] [--workers 1]
 //
 // The library: the news corpus (../shared/corpus/news, 5,386 articles, whose questions are asked)
 // plus generated items up to --items, in feeds of 50, shaped like bench/feeds-bench-server.ts's
@@ -15,7 +15,8 @@
 // folder, alternating with this one (this one first in odd rounds, second in even ones). Before
 // the measured rounds each checkout's server answers --warm questions on the folder and is
 // stopped, unmeasured (bench/chat-memory-order.ts says why). RSS comes from /proc/<pid>/status
-// (Linux).
+// (Linux). --workers N serves with `tidings serve --workers N`: the CPU per answer is the whole
+// process tree's, the RSS columns are the supervisor's alone (its workers are not counted).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,9 +44,10 @@ const SECONDS = Number(flagValue(process.argv, 'seconds') ?? 10);
 const ROUNDS = Number(flagValue(process.argv, 'rounds') ?? 2);
 const WARM = Number(flagValue(process.argv, 'warm') ?? 200);
 const COMPARE = flagValue(process.argv, 'compare');
+const WORKERS = Number(flagValue(process.argv, 'workers') ?? 1);
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(
-    'node bench/chat-memory.bench.ts --data DIR [--items 100000] [--answers 1000] [--seconds 10] [--rounds 2] [--warm 200] [--compare DIR]\n' +
+    'node bench/chat-memory.bench.ts --data DIR [--items 100000] [--answers 1000] [--seconds 10] [--rounds 2] [--warm 200] [--compare DIR] [--workers 1]\n' +
       '  --warm N   answers each checkout serves, unmeasured, before round 1 (0: none)',
   );
   process.exit(0);
@@ -115,7 +117,7 @@ const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/j
 const load1 = () => loadavg()[0]!.toFixed(2);
 
 const lines = [
-  `node bench/chat-memory.bench.ts --data ${DATA} --items ${ITEMS} --answers ${ANSWERS} --seconds ${SECONDS} --rounds ${ROUNDS} --warm ${WARM}${COMPARE ? ` --compare ${COMPARE}` : ''} — ${new Date().toISOString().slice(0, 16)}, Node ${process.version}, load average before ${loadavg()
+  `node bench/chat-memory.bench.ts --data ${DATA} --items ${ITEMS} --answers ${ANSWERS} --seconds ${SECONDS} --rounds ${ROUNDS} --warm ${WARM}${COMPARE ? ` --compare ${COMPARE}` : ''}${WORKERS !== 1 ? ` --workers ${WORKERS}` : ''} — ${new Date().toISOString().slice(0, 16)}, Node ${process.version}, load average before ${loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')}`,
   '',
@@ -127,7 +129,7 @@ const lines = [
 for (const { round, checkout: root, measured } of runs) {
   const server = await startServeProcess(
     DATA,
-    1,
+    WORKERS,
     {
       TIDINGS_LOG_LEVEL: 'warn',
       TIDINGS_SCHEDULER: 'false',

@@ -1,5 +1,6 @@
 // `tidings serve` relaunches itself in place with V8 flags that bound its memory
 // (scripts/process-setup.js); other commands run as started, and an operator's own flags win.
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -105,6 +106,50 @@ test("a first start from a checkout starts over without Node's TypeScript stripp
     const startedOver = served.lines.filter((l) => l.includes('starts over without')).length;
     assert.equal(startedOver, first ? 1 : 0, served.lines.join('\n'));
   }
+});
+
+test('on a cold compile cache the worker threads find their modules in the cache the main thread wrote', {
+  timeout: 120_000,
+}, async () => {
+  // A parse thread started on a cold cache stripped its modules' types itself and kept Node's
+  // TypeScript stripper (~15 MB a thread). `tidings serve` writes the threads' modules to the
+  // cache before it starts over (src/cli/thread-modules.ts). Each run: a
+  // process on an empty cache, whose parse thread runs a probe (plain JavaScript, so that it
+  // strips nothing itself) saying whether the thread loaded the stripper.
+  const dir = mkdtempSync(join(tmpdir(), 'tidings-thread-cache-'));
+  const probe = join(dir, 'probe.mjs');
+  writeFileSync(
+    probe,
+    "export const runInWorker = () => process.moduleLoadList.some((m) => m.endsWith('internal/deps/amaro/dist/index'));",
+  );
+  const src = new URL('../src/', import.meta.url).href;
+  const script = join(dir, 'run.mjs');
+  writeFileSync(
+    script,
+    `const { loadWorkerThreadModules } = await import('${src}cli/thread-modules.ts');
+const { ParsePool } = await import('${src}feeds/parse-pool/parse-pool.ts');
+const wrote = process.env.WRITE === '1';
+if (wrote) {
+  await loadWorkerThreadModules();
+  (await import('node:module')).flushCompileCache();
+}
+const pool = new ParsePool(1);
+const thread = await pool.runModule(new URL('file://${probe}'), null, 60_000, 'probe');
+console.log(JSON.stringify({ wrote, thread }));
+process.exit(0);`,
+  );
+  const run = (write: boolean, cache: string) => {
+    const r = spawnSync(process.execPath, [script], {
+      env: { ...process.env, NODE_COMPILE_CACHE: join(dir, cache), WRITE: write ? '1' : '0' },
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { wrote: boolean; thread: boolean };
+  };
+  // Without writing the cache first, the thread loads the stripper (what the probe must see).
+  assert.deepEqual(run(false, 'cold'), { wrote: false, thread: true });
+  // Written by the main thread first: the thread strips nothing.
+  assert.deepEqual(run(true, 'written'), { wrote: true, thread: false });
 });
 
 test('the processes are titled "tidings" and "tidings worker N" in ps and top', {

@@ -4,7 +4,8 @@ import { parentPort } from 'node:worker_threads';
 import type { SearchItemSource } from '../store/repositories.ts';
 import { prepareItem } from './prepare.ts';
 
-parentPort!.on('message', (sources: SearchItemSource[]) => {
+// Imported on the main thread too (no parentPort: nothing to do): see feeds/parse-pool/parse-worker.ts.
+parentPort?.on('message', (sources: SearchItemSource[]) => {
   try {
     parentPort!.postMessage({ items: sources.map(prepareItem) });
   } catch (e) {

@@ -7,7 +7,14 @@ import { createApp } from '../server/create-app.ts';
 import { loadConfig } from '../config/config.ts';
 import { TEST_DATABASE_URL, tempDataDir } from '../../test/helpers.ts';
 import { ChangeGated } from './open-store.ts';
-import { signalMovedPast as movedPast, signalSteady as steady, testSql } from './testing.ts';
+import {
+  changeNumberMoved,
+  signalMovedPast as movedPast,
+  signalSteady as steady,
+  steadyChangeNumber,
+  testSql,
+  testUsageRecord,
+} from './testing.ts';
 import type { UsageRecord } from '../model/chat.ts';
 import type { Sql } from './sql.ts';
 import { TABLES_NO_CACHE_READS } from './postgres/change-signal.ts';
@@ -150,23 +157,7 @@ test("this process's rate-limit and usage writes leave the signal put; a transac
     reads++;
     return a.store.readerLabels.catalogVersion();
   });
-  const usage = (status: number): UsageRecord => ({
-    createdAt: 1,
-    keyId: 'k',
-    userId: user.id,
-    endpoint: 'chat',
-    model: 'sonar',
-    status,
-    errorType: null,
-    stream: false,
-    promptTokens: 1,
-    completionTokens: 1,
-    reasoningTokens: 0,
-    citationTokens: 0,
-    searchQueries: 1,
-    cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
-    latencyMs: 1,
-  });
+  const usage = (status: number): UsageRecord => testUsageRecord(user.id, status);
   // The rule that makes this safe: nothing fires on a write to these tables (no trigger reaches
   // a table migration 086 watches).
   const triggered = await testSql(a)
@@ -222,4 +213,120 @@ test("this process's rate-limit and usage writes leave the signal put; a transac
   assert.notEqual(a.store.changes.generation(), asked, 'the change before the quiet writes moves the signal');
   await version.get();
   assert.equal(reads, 3);
+});
+
+test("another process's rate-limit and usage writes leave this process's signal put; its writes that matter move it", async (t) => {
+  // `tidings serve --workers N`: every chat answer worker A serves writes a usage row and pours a
+  // rate-limit bucket. SQLite's PRAGMA data_version moves for any commit, so before migration 195
+  // each of them made worker B read the user's subscriptions, the index counters and the backlog
+  // again; its counters tell those writes from the ones the caches depend on. PostgreSQL sends no
+  // notification for these tables (TABLES_NO_CACHE_READS).
+  const { a, b, user, now, issue } = await twoProcessesWithUser(t, 'quiet-other');
+  const token = await issue('hash-quiet-other');
+  const feed = await testSql(b)
+    .prepare(
+      "INSERT INTO feeds (url, title, created_at) VALUES ('https://quiet-other.example/feed', 'Q', 0) RETURNING id",
+    )
+    .get<{ id: number }>();
+  await b.store.subscriptions.subscribe(user.id, Number(feed!.id));
+  const item = await testSql(b)
+    .prepare(
+      "INSERT INTO items (feed_id, guid, title, published_at, updated_at, crawled_us, content_hash) VALUES (?, 'g', 't', 0, 0, 1, 'h') RETURNING id",
+    )
+    .get<{ id: number }>(Number(feed!.id));
+  const auth = () => (a.store.changes as unknown as { authGeneration(): number }).authGeneration();
+  const ms = Date.now();
+  let round = 0;
+  const quiet = async () => {
+    const limits = b.store.limitCounters;
+    round++;
+    assert.equal((await limits.pour(`rate:other:${round}`, 5, 0.001, ms)).allowed, true);
+    await b.store.chatUsage.record(testUsageRecord(user.id));
+    await limits.addEvent([{ key: 'login:other', keepMs: 60_000 }], ms);
+    await limits.setMark('mark:other', ms, 60_000);
+    assert.equal(await limits.takeSlot(`slot:other:${round}`, 't1', 2, ms + 60_000, ms), true);
+    await limits.releaseSlot(`slot:other:${round}`, 't1');
+  };
+  /** The signal stays at `g` (and the auth number at `authAt`) over 20 event-loop turns 10 ms apart. */
+  const stays = async (g: number, authAt: number, what: string) => {
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      assert.equal(a.store.changes.generation(), g, `the signal moved: ${what}`);
+      assert.equal(auth(), authAt, `the auth number moved: ${what}`);
+    }
+  };
+
+  let g = await steady(a);
+  let authAt = auth();
+  await quiet();
+  await stays(g, authAt, "another process's usage and rate-limit writes");
+
+  // Writes that matter, each seen at the next turn (SQLite) or notification (PostgreSQL).
+  const changes: [string, () => Promise<unknown>][] = [
+    ['a subscription renamed', () => b.store.subscriptions.rename(user.id, Number(feed!.id), 'Renamed')],
+    [
+      "an item's title changed",
+      () => testSql(b).prepare("UPDATE items SET title = 'u' WHERE id = ?").run(Number(item!.id)),
+    ],
+    ['an item deleted', () => testSql(b).prepare('DELETE FROM items WHERE id = ?').run(Number(item!.id))],
+  ];
+  for (const [what, change] of changes) {
+    g = await steady(a);
+    await quiet();
+    await change();
+    await quiet();
+    g = await movedPast(a, g, what);
+  }
+
+  // A token revoked elsewhere moves the auth number (the cached token rows go), quiet writes do not.
+  g = await steady(a);
+  authAt = await steadyChangeNumber(auth);
+  await quiet();
+  await stays(g, authAt, 'quiet writes, before the revocation');
+  assert.equal(await b.store.tokens.revoke(token.id, now), true);
+  await changeNumberMoved(auth, authAt, 'the auth number did not move: a token revoked by another process');
+});
+
+test("SQLite's counted tables (migration 195) are the tables PostgreSQL's notifications watch", async (t) => {
+  // Each backend's check against one list: a cache reading a new table adds its trigger on both
+  // (SQLite: where a process of its own holds what it read).
+  const dataDir = tempDataDir('tidings-signal-tables-');
+  const a = await open(dataDir);
+  t.after(async () => a.close());
+  const watched = {
+    changes: [
+      'items',
+      'reader_catalog_version',
+      'reader_items_version',
+      'search_index_backlog',
+      'search_index_state',
+      'search_passages',
+      'search_postings',
+    ],
+    auth: ['api_keys', 'auth_tokens', 'users'],
+  };
+  const names = (rows: { name: string }[]) => [...new Set(rows.map((r) => r.name))].sort();
+  if (TEST_DATABASE_URL) {
+    const of = (fn: string) =>
+      testSql(a)
+        .prepare(
+          `SELECT c.relname AS name FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_proc p ON p.oid = g.tgfoid WHERE NOT g.tgisinternal AND p.proname = '${fn}'`,
+        )
+        .all<{ name: string }>();
+    assert.deepEqual(names(await of('tidings_notify_change')), watched.changes);
+    assert.deepEqual(names(await of('tidings_notify_auth_change')), watched.auth);
+  } else {
+    const of = (column: string) =>
+      testSql(a)
+        .prepare(
+          `SELECT tbl_name AS name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_counter SET%' AND sql LIKE '%${column} = ${column} + 1%'`,
+        )
+        .all<{ name: string }>();
+    // search_postings: no SQLite process holds postings between searches (migration 195).
+    assert.deepEqual(
+      names(await of('changes')),
+      [...watched.changes.filter((t) => t !== 'search_postings'), 'schema_migrations'].sort(),
+    );
+    assert.deepEqual(names(await of('auth')), [...watched.auth, 'schema_migrations'].sort());
+  }
 });

@@ -5,9 +5,10 @@
 // backlog is empty") is revalidated only when the number moved since it was read, so an unchanged
 // database costs no round trip per request, and a change anywhere is seen at the next request.
 //
-// - SQLite: `PRAGMA data_version` moves when another connection (process) commits;
-//   `total_changes()` when this one writes. Both come from one statement that reads no table
-//   (about a microsecond), evaluated when asked: no timer, no lag.
+// - SQLite: `PRAGMA data_version` moves when another connection (process) commits, and then the
+//   counters of migration 195 say whether that commit wrote anything a cache reads;
+//   `total_changes()` moves when this connection writes. Evaluated when asked (about a microsecond
+//   while nothing moved): no timer, no lag.
 // - PostgreSQL: a dedicated connection LISTENs on `tidings_changes`; triggers (migration 086)
 //   NOTIFY at the commit of a transaction that moved a version the caches check. This process's
 //   own writes move the number at once (the pool counts them), so it never waits on its own

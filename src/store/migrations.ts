@@ -46,6 +46,7 @@ import { migration as m157 } from './migrations/157_reader_page_covering_indexes
 import { migration as m165 } from './migrations/165_search_postings_hot_updates.ts';
 import { migration as m170 } from './migrations/170_unread_counter_lock_order.ts';
 import { migration as m180 } from './migrations/180_items_search_meta_index.ts';
+import { migration as m195 } from './migrations/195_sqlite_change_counter.ts';
 
 export type { Migration };
 
@@ -89,4 +90,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m165,
   m170,
   m180,
+  m195,
 ];

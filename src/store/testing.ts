@@ -4,6 +4,7 @@
 // imports this (test/import-boundaries).
 // Placeholders are `?` on both backends (numbered for PostgreSQL here); write portable SQL.
 import type { Store } from './open-store.ts';
+import type { UsageRecord } from '../model/chat.ts';
 
 export interface TestStatement {
   run(...params: unknown[]): Promise<{ changes: number; lastInsertRowid: number }>;
@@ -161,4 +162,25 @@ export async function notificationsHeldBack(
     client.emit = emit;
     for (const args of held) client.emit('notification', ...args);
   }
+}
+
+/** A sonar answer's usage row for `userId` (what every served answer records), for tests and benches. */
+export function testUsageRecord(userId: number, status = 200): UsageRecord {
+  return {
+    createdAt: 1,
+    keyId: 'k',
+    userId,
+    endpoint: 'chat',
+    model: 'sonar',
+    status,
+    errorType: null,
+    stream: false,
+    promptTokens: 1,
+    completionTokens: 1,
+    reasoningTokens: 0,
+    citationTokens: 0,
+    searchQueries: 1,
+    cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
+    latencyMs: 1,
+  };
 }

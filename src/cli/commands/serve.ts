@@ -21,6 +21,7 @@ import type { MetricsText } from '../../observability/cluster.ts';
 import { markServing } from '../pid-file.ts';
 import { collectStartupGarbage } from '../../runtime/startup-garbage.ts';
 import { startOverWithoutTypeStripper } from '../../runtime/type-stripper.ts';
+import { loadWorkerThreadModules } from '../thread-modules.ts';
 import {
   superviseWorkers,
   WORKER_SLOT_ENV,
@@ -68,7 +69,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       // workers' modules only to write them to the cache for its workers.
       if (workers <= 1) await loadServerModules(config, { scheduler: config.schedulerEnabled });
       await startOverWithoutTypeStripper(
-        () => loadServerModules(config, { scheduler: true, worker: true }),
+        () => Promise.all([loadServerModules(config, { scheduler: true, worker: true }), loadWorkerThreadModules()]),
         () => {
           const log = createLogger(config.logLevel, config.logFormat as LogFormat);
           log.info(

@@ -6,7 +6,9 @@ import { OpmlError } from '../opml/opml-error.ts';
 import type { ParseJob, ParseReply } from './parse-pool.ts';
 import { runJob } from './run-job.ts';
 
-parentPort!.on('message', async (job: ParseJob) => {
+// Imported on the main thread too (no parentPort: nothing to do), by a server's first start from a
+// checkout, so that the compile cache it writes holds this thread's modules (src/cli/commands/serve.ts).
+parentPort?.on('message', async (job: ParseJob) => {
   let reply: ParseReply;
   try {
     if (job.kind === 'module') {
