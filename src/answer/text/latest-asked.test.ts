@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { latestAskedOf } from './latest-asked.ts';
+import { headlineNames, latestAskedOf } from './latest-asked.ts';
 import { SHARED, SKIP_NO_SHARED } from '../../../test/helpers.ts';
 
 test('"latest X" questions: what is asked about, by which word, and the kind of item', () => {
@@ -52,4 +52,19 @@ test('no question of the news judge reads as a "latest X" question (its answers 
     questions.filter((q) => latestAskedOf(q)),
     [],
   );
+});
+
+test('a headline names an episode by "Episode", "Ep", "E12" or "S2E3", read with its feed\'s name', () => {
+  const thing = latestAskedOf('What was the last Off Menu episode about?')!.thingTerms;
+  const inFeed = (title: string) =>
+    headlineNames({ title, sourceName: 'Off Menu with Ed Gamble and James Acaster' }, thing);
+  assert.equal(inFeed('Ep 180: Reece Shearsmith'), true);
+  assert.equal(inFeed('Ep. 12 - Nish Kumar'), true);
+  assert.equal(inFeed('S2E3: The Menu'), true);
+  assert.equal(inFeed('Ep 108: Dan Aykroyd (Bonus Episode)'), true);
+  // No episode mark, or another show's feed: not an Off Menu episode.
+  assert.equal(inFeed('Live tour dates announced'), false);
+  assert.equal(headlineNames({ title: 'Ep 12: Guests', sourceName: 'Other Podcast' }, thing), false);
+  // "epic" and a bare number are no episode mark.
+  assert.equal(inFeed('An epic 180 minutes'), false);
 });

@@ -85,13 +85,18 @@ export function latestAskedOf(question: string): LatestAsked | undefined {
   return { word: m.groups!.word!.toLowerCase(), asks, thing, thingTerms, ...(noun ? { noun } : {}) };
 }
 
+/** The stem of "episode", which podcasts' headlines often abbreviate. */
+const EPISODE = terms('episode')[0]!;
+/** "Ep 180: Reece Shearsmith", "Ep. 12", "E12 -", "S2E3": how a headline says "episode" with a number. */
+const EPISODE_MARK = /^(?:ep|e\d+|s\d+e\d+)$/;
+
 /**
  * Whether an article is such a thing by its headline read in its feed: the headline and the
  * feed's name have every term of the thing between them ("Episode 49: The Aurora Grows" in the
  * feed "Critical Role" is a Critical Role episode; a podcast's episode titles seldom repeat the
- * show's name).
+ * show's name, and many say "Ep 180" rather than "Episode 180").
  */
 export function headlineNames(hit: { title: string; sourceName?: string }, thingTerms: string[]): boolean {
   const named = new Set(terms(`${hit.title} ${hit.sourceName ?? ''}`));
-  return thingTerms.every((t) => named.has(t));
+  return thingTerms.every((t) => named.has(t) || (t === EPISODE && [...named].some((n) => EPISODE_MARK.test(n))));
 }
