@@ -254,6 +254,20 @@ test('on SQLite the cited articles come from the search that just read them, and
   assert.deepEqual([...(await repo.articleTexts(cited))], await storedTexts(app, cited));
   assert.equal(repo.lastArticleTextsAsked, false, 'built from the last reads');
 
+  // Passages of one article (between the others' ids) with the metadata of three: only that one
+  // is built from the reads; the others are asked, and an empty passage read drops what it held.
+  await repo.passageTexts([b!]);
+  await repo.articles([c!, a!, b!]);
+  assert.deepEqual([...(await repo.articleTexts([b!]))], await storedTexts(app, [b!]));
+  assert.equal(repo.lastArticleTextsAsked, false, 'the one article read');
+  for (const id of [a!, c!]) {
+    assert.deepEqual([...(await repo.articleTexts([id, b!]))], await storedTexts(app, [id, b!]));
+    assert.equal(repo.lastArticleTextsAsked, true, 'passages not read');
+  }
+  await repo.passageTexts([]);
+  assert.deepEqual([...(await repo.articleTexts([b!]))], await storedTexts(app, [b!]));
+  assert.equal(repo.lastArticleTextsAsked, true, 'the last passage read was empty');
+
   // An article the last reads did not hold: asked, and right.
   await read([a!]);
   assert.deepEqual([...(await repo.articleTexts([a!, b!]))], await storedTexts(app, [a!, b!]));
