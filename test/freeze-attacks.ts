@@ -171,6 +171,12 @@ export const ORDINARY: Attack[] = [
 export const ATTACKS: Attack[] = [
   { name: 'chat: a message of 80,000 "M"', run: (t, s) => chat(t, `${'M'.repeat(80_000)}?`, s) },
   { name: 'chat: a message of 200,000 "("', run: (t, s) => chat(t, `${'('.repeat(200_000)}?`, s) },
+  // "What is the latest X about?" is read by patterns (src/answer/text/latest-asked.ts): a run of
+  // spaces after its opening took them O(n^2) and more (348 ms for 1,000 spaces, minutes for 10,000).
+  {
+    name: 'chat: "what is the latest" and 100,000 spaces',
+    run: (t, s) => chat(t, `what is the latest ${' '.repeat(100_000)}x`, s),
+  },
   { name: 'chat: a message of 1 MiB', run: (t, s) => chat(t, `${'M'.repeat(1024 * 1024)}?`, s) },
   { name: 'chat: a question citing the 120,000-character-run article', run: (t, s) => chat(t, CITING_QUESTION, s) },
   {

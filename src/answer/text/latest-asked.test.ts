@@ -68,3 +68,15 @@ test('a headline names an episode by "Episode", "Ep", "E12" or "S2E3", read with
   // "epic" and a bare number are no episode mark.
   assert.equal(inFeed('An epic 180 minutes'), false);
 });
+
+test('a crafted message is no "latest X" question: white space runs count as one, and length is bounded', () => {
+  assert.equal(latestAskedOf('What  is the latest\tCritical Role\n episode about?')?.thing, 'Critical Role episode');
+  assert.equal(latestAskedOf(`What is the latest ${'very '.repeat(60)}long episode about?`), undefined);
+  // Each of these took seconds to minutes before the bound (test/freeze-attacks.ts runs one through a server).
+  for (const q of [
+    `what is the latest ${' '.repeat(100_000)}x`,
+    `when is the next ${'!'.repeat(100_000)}x`,
+    `what is the latest ${'a '.repeat(100_000)}x`,
+  ])
+    assert.equal(latestAskedOf(q), undefined);
+});

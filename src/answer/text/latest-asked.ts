@@ -32,6 +32,9 @@ const ITEM =
  */
 const GENERIC = new Set(terms('article story post entry item piece video upload'));
 
+/** Characters of a "latest X" question at the most (the longest of its tests has 64). */
+const MAX_CHARS = 200;
+
 const NEWEST = '(?<word>latest|newest|most recent|last|previous)';
 /** "the", or whose: "Critical Role's" (kept as part of the thing). */
 const OWNER = "(?:the|their|his|her|its|(?<owner>(?:[\\p{L}\\p{N}.&-]+\\s+){0,3}[\\p{L}\\p{N}.&-]+'s?))";
@@ -61,10 +64,17 @@ const WHEN = new RegExp(
 /** The "latest X" the question asks about, or undefined when it asks something else. */
 export function latestAskedOf(question: string): LatestAsked | undefined {
   // A follow-up's opening "and" / "so" ("And what was the last episode about?") is no part of it.
+  // Such questions are short; the patterns' lazy "thing" backtracks over runs of spaces or
+  // punctuation, O(n^2) and worse on a crafted message (minutes for "what is the latest" and
+  // 100,000 spaces: test/freeze-attacks.ts), so runs of white space count as one, and a message
+  // longer than any such question is not one.
+  if (question.length > MAX_CHARS * 4) return undefined;
   const q = question
     .trim()
+    .replace(/\s+/g, ' ')
     .replace(/[’‘]/g, "'")
     .replace(/^(?:and|so|ok(?:ay)?|then|also|now),?\s+/i, '');
+  if (q.length > MAX_CHARS) return undefined;
   if (answerTypeOf(q) === 'summary') return undefined;
   let m: RegExpExecArray | null;
   let asks: LatestAsked['asks'] = 'about';
