@@ -7,7 +7,8 @@
 // opens with the newest and says when: "As of 14 January 2025, the newest report says 19 people;
 // an earlier report, on 10 January 2025, said 12 people."
 
-const MONTH_NAMES = [
+/** English month names, January first (`Date#getUTCMonth` order). */
+export const MONTH_NAMES = [
   'January',
   'February',
   'March',

@@ -37,8 +37,9 @@ const PROMO =
 const WHEN =
   /\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|tomorrow|tonight|next (?:week|month|year)|weekly|every (?:week|day))\b|\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b/i;
 /** A month named as a date ("May 4", "4 May", "in March 2027"), capitalized: "may" and "march" are verbs too. */
-const MONTH_DATE =
-  /\b(?:Jan(?:uary)?|Feb(?:ruary)?|March|April|May|June|July|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?\s+\d{1,4}\b|\b\d{1,2}\s+(?:Jan(?:uary)?|Feb(?:ruary)?|March|April|May|June|July|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b/;
+const MONTH =
+  '(?:Jan(?:uary)?|Feb(?:ruary)?|March|April|May|June|July|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
+const MONTH_DATE = new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,4}\\b|\\b\\d{1,2}\\s+${MONTH}\\b`);
 const namesTime = (text: string) => WHEN.test(text) || MONTH_DATE.test(text);
 
 const has = (set: Set<string>, all: string[]) => all.every((t) => set.has(t));

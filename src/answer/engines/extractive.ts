@@ -253,33 +253,31 @@ export class ExtractiveEngine implements AnswerEngine {
     const matchText =
       req.searchQuery && req.searchQuery !== req.question ? `${question} ${queryTail(req.searchQuery)}` : question;
     const digestStories = Math.min(format.maxSentences ?? Infinity, DIGEST[req.style]);
-    const summary = answerTypeOf(question) === 'summary';
     // "What is the latest X about?": the newest source that is an X, named with its day (./extractive-latest.ts).
     const asked = latestAskedOf(question);
     const latest = asked && planLatest(asked, req.sources);
     if (latest) {
-      const text =
-        req.maxTokens !== undefined && countTokens(latest.text) > req.maxTokens
-          ? truncateToTokens(latest.text, req.maxTokens)
-          : latest.text;
+      // truncateToTokens returns a text within the budget as it is.
+      const text = req.maxTokens === undefined ? latest.text : truncateToTokens(latest.text, req.maxTokens);
       yield { type: 'cite', order: req.sources.map((s) => s.n), notes: latest.notes };
       yield* this.emit(text);
       yield {
         type: 'end',
         finishReason: text === latest.text ? 'stop' : 'length',
-        usage: { promptTokens, completionTokens: countTokens(text) },
+        usage: usageOf(promptTokens, text),
       };
       return;
     }
     // "Summarize …" / "what's the latest on …": one sentence per story (./extractive-digest.ts).
-    const plan = summary
-      ? planDigest(question, req.sources, { stories: digestStories, poolPerSource: POOL[req.style], matchText })
-      : planAnswer(question, req.sources, {
-          maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
-          poolPerSource: POOL[req.style],
-          matchText,
-          neverDecline: this.opts.neverDecline,
-        });
+    const plan =
+      answerTypeOf(question) === 'summary'
+        ? planDigest(question, req.sources, { stories: digestStories, poolPerSource: POOL[req.style], matchText })
+        : planAnswer(question, req.sources, {
+            maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
+            poolPerSource: POOL[req.style],
+            matchText,
+            neverDecline: this.opts.neverDecline,
+          });
     // Citations are the sources the answer drew on, in search order, as Perplexity lists them.
     const order = req.sources.map((s) => s.n);
     if (plan.kind === 'decline' || !plan.sentences.length) {

@@ -6,9 +6,9 @@
 // say:". Only for words that name a period ("this week", "yesterday", "in March"), not for
 // "latest" or "currently", which ask for the newest there is. The extractive engine writes that line; generative engines are told to (./prompt.ts).
 import type { EngineRequest } from './engine.ts';
+import { MONTH_NAMES } from './extractive-dates.ts';
 
 const DAY = 86_400;
-const MONTHS = 'January February March April May June July August September October November December'.split(' ');
 
 const VAGUE = /^(latest|newest|most recent|recent(ly)?|just|current(ly)?|so far|right now|breaking|new)$/i;
 
@@ -22,7 +22,7 @@ export interface Staleness {
 /** "April 2022". */
 export function monthYear(unix: number): string {
   const d = new Date(unix * 1000);
-  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  return `${MONTH_NAMES[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
 /** The period in words: "from this week", "from March 2022", "since March". */
