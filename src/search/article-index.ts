@@ -350,6 +350,53 @@ export class ArticleIndex {
     }
   }
 
+  /**
+   * The `limit` newest dated current articles under the filter, newest first, their publication
+   * time as score: a roundup ("what's new?") asks for no words. One pass over the article table
+   * (about 1 ms per 100,000 articles); undated articles are left out, as they cannot be placed.
+   */
+  async newest(filter: PassageFilter, limit: number): Promise<ArticleMatch[]> {
+    if (limit <= 0) return [];
+    const state = await this.table.sync();
+    if (state.articles === 0) return [];
+    const compiled = await this.compile(filter);
+    const t = this.table;
+    for (let want = limit + CANDIDATE_SLACK; ; want *= 4) {
+      const top = this.newestDocuments(compiled, want);
+      const live = t.liveIsCurrent(state) ? undefined : await this.repo.liveDocuments(top);
+      const out: ArticleMatch[] = [];
+      for (const d of top) {
+        const itemId = live ? live.get(d) : t.itemId[d]!;
+        if (itemId === undefined) {
+          t.markRemoved(d);
+          continue;
+        }
+        out.push({ itemId, score: t.publishedAt[d]! });
+        if (out.length === limit) break;
+      }
+      if (out.length === limit || top.length < want) return out;
+    }
+  }
+
+  /** Document numbers of the `k` newest dated articles that pass, newest first. */
+  private newestDocuments(f: CompiledFilter, k: number): number[] {
+    const { live, publishedAt } = this.table;
+    const top: number[] = [];
+    for (let d = 1; d < this.table.size; d++) {
+      const p = publishedAt[d]!;
+      if (live[d] !== 1 || !(p > 0)) continue;
+      if (top.length === k && p <= publishedAt[top[k - 1]!]!) continue;
+      if (!this.passes(d, f)) continue;
+      let i = top.length === k ? k - 1 : top.length;
+      while (i > 0 && publishedAt[top[i - 1]!]! < p) {
+        top[i] = top[i - 1]!;
+        i--;
+      }
+      top[i] = d;
+    }
+    return top;
+  }
+
   private async subscribedFeeds(userId: number): Promise<ReadonlySet<number>> {
     const at = this.repo.changes.generation();
     const kept = this.subscribed.get(userId);

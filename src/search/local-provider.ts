@@ -9,7 +9,7 @@ import { queryTerms } from './query.ts';
 import { articleIndexOf, queryStems } from './article-index.ts';
 import { articleScoring, rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
 import { resolveScope } from './scope.ts';
-import type { SearchHit, SearchProvider, SearchQuery } from './types.ts';
+import type { NewestQuery, SearchHit, SearchProvider, SearchQuery } from './types.ts';
 
 /** Words of a query searched at most (see LocalIndexProvider.telling). */
 export const MAX_QUERY_WORDS = 32;
@@ -94,6 +94,30 @@ export class LocalIndexProvider implements SearchProvider {
     );
     const passages = await this.scoreInMemory(candidates, terms, q.limit);
     const ranked = rankArticles(candidates, passages, r).slice(0, q.limit);
+    return this.hitsOf(ranked);
+  }
+
+  /**
+   * The `limit` newest articles in scope under the filters, newest first, each with its opening
+   * passages (a lede says what its article is about): a roundup ("what's new?") asks for no words.
+   */
+  async newest(q: NewestQuery): Promise<SearchHit[]> {
+    const filter = await this.compile({ ...q, text: '' });
+    const articles = await articleIndexOf(this.repo).newest(filter, q.limit);
+    const passages = await this.repo.passageTexts(articles.map((a) => a.itemId));
+    const byItem = new Map<number, PassageMatch[]>();
+    for (const p of passages) byItem.set(p.itemId, [...(byItem.get(p.itemId) ?? []), p]);
+    return this.hitsOf(
+      articles.map((a) => ({
+        itemId: a.itemId,
+        score: a.score,
+        passages: (byItem.get(a.itemId) ?? []).sort((x, y) => x.ord - y.ord),
+      })),
+    );
+  }
+
+  /** Hits for ranked articles, with their metadata (an article deleted meanwhile is left out). */
+  private async hitsOf(ranked: { itemId: number; score: number; passages: PassageMatch[] }[]): Promise<SearchHit[]> {
     const meta = new Map((await this.repo.articles(ranked.map((a) => a.itemId))).map((m) => [m.id, m]));
     const hits: SearchHit[] = [];
     for (const a of ranked) {

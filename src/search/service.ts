@@ -6,7 +6,7 @@ import { perApp } from '../runtime/per-app.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { searchIndexRepository, flushSearchIndexing } from './indexing.ts';
 import { LocalIndexProvider } from './local-provider.ts';
-import type { SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
+import type { NewestQuery, SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
 import type { Logger } from '../log/logger.ts';
 import { observeSearch, reportMemoryUse } from '../observability/events.ts';
@@ -79,6 +79,18 @@ export class FusedSearchService implements SearchService {
       }),
     );
     return { hits: reciprocalRankFusion([local, ...webLists], q.limit), billedSearches: 1, degraded };
+  }
+
+  async newest(q: NewestQuery): Promise<SearchHit[]> {
+    await this.local.compile({ ...q, text: '' });
+    this.count++;
+    const t0 = performance.now();
+    try {
+      await this.beforeSearch();
+      return await this.local.newest(q);
+    } finally {
+      this.onSearched((performance.now() - t0) / 1000);
+    }
   }
 
   articleTexts(itemIds: number[]): Promise<Map<number, { title: string; url: string; text: string }>> {

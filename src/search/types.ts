@@ -52,6 +52,9 @@ export interface SearchQuery {
   limit: number;
 }
 
+/** The newest articles in a scope, for a question that names no topic ("what's new?"). */
+export type NewestQuery = Omit<SearchQuery, 'text'>;
+
 export interface SearchProvider {
   readonly name: string;
   search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]>;
@@ -60,6 +63,11 @@ export interface SearchProvider {
 export interface SearchService {
   /** Searches every configured provider, fuses the results; counts as one billed search. */
   search(q: SearchQuery, signal?: AbortSignal): Promise<SearchHit[]>;
+  /**
+   * The newest stored articles in the query's scope under its filters, newest first (the local
+   * index only: web search has no date order); counts as one billed search.
+   */
+  newest(q: NewestQuery, signal?: AbortSignal): Promise<SearchHit[]>;
   /**
    * Full plain text of stored articles, by item id (one read for all of them: grounding and deep
    * research read several per answer); ids of items no longer stored are absent.

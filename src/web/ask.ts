@@ -129,14 +129,16 @@ interface AnswerContext {
 const foundByAnswer = new AsyncLocalStorage<AnswerContext>();
 
 function recordingSearch(base: SearchService): SearchService {
+  const recorded = async (query: string, run: () => Promise<SearchHit[]>) => {
+    const ctx = foundByAnswer.getStore();
+    ctx?.onSearch(query);
+    const hits = await run();
+    if (ctx) for (const h of hits) if (!ctx.found.has(h.url)) ctx.found.set(h.url, h);
+    return hits;
+  };
   return {
-    async search(q, signal) {
-      const ctx = foundByAnswer.getStore();
-      ctx?.onSearch(q.text);
-      const hits = await base.search(q, signal);
-      if (ctx) for (const h of hits) if (!ctx.found.has(h.url)) ctx.found.set(h.url, h);
-      return hits;
-    },
+    search: (q, signal) => recorded(q.text, () => base.search(q, signal)),
+    newest: (q, signal) => recorded('the newest articles', () => base.newest(q, signal)),
     articleTexts: (ids) => base.articleTexts(ids),
   };
 }

@@ -32,6 +32,11 @@ export interface EngineRequest {
   asOf?: number;
   /** The period the question's time words name ("this week"), when it names one. */
   timeCue?: TimeCue;
+  /**
+   * The question names no topic ("what's new?", "what happened today?"): the sources are the
+   * newest articles in the asker's scope, newest first, and the answer is a roundup of them.
+   */
+  roundup?: boolean;
   /** Earlier turns of the conversation (user/assistant), oldest first. */
   history: ChatMessage[];
   /** System messages the caller sent (instructions for generative engines). */

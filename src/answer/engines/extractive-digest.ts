@@ -14,6 +14,8 @@ interface DigestOptions {
   poolPerSource: number;
   /** What sentences are matched against when it differs from the question (a follow-up's topic). */
   matchText?: string;
+  /** A roundup ("what's new?"): the sources are the newest articles, and every story is told. */
+  anyTopic?: boolean;
 }
 
 /** A sentence without closing punctuation is a headline or a caption, not a lede. */
@@ -49,8 +51,8 @@ function titleSentence(source: GroundingSource, qTerms: string[]): Sentence | un
   const text = source.hit.title.trim();
   const termSet = new Set(terms(text));
   const matched = qTerms.filter((t) => termSet.has(t));
-  if (!matched.length) return undefined;
-  const coverage = matched.length / qTerms.length;
+  if (qTerms.length && !matched.length) return undefined;
+  const coverage = qTerms.length ? matched.length / qTerms.length : 1;
   // Only the fields a digest reads: the answer planner's own scores do not apply to a headline.
   return {
     source,
@@ -65,7 +67,7 @@ function titleSentence(source: GroundingSource, qTerms: string[]): Sentence | un
 }
 
 export function planDigest(question: string, sources: GroundingSource[], opts: DigestOptions): AnswerPlan {
-  const qTerms = questionTermsOf(opts.matchText ?? question);
+  const qTerms = opts.anyTopic ? [] : questionTermsOf(opts.matchText ?? question);
   const sentences = readSentences(sources, opts.poolPerSource);
   const base = { type: 'summary' as const, candidates: [], questionTerms: qTerms, considered: sentences.length };
   const present = new Set<string>();
@@ -87,7 +89,8 @@ export function planDigest(question: string, sources: GroundingSource[], opts: D
   for (const cluster of clusters) {
     // The story is told from its best-ranked article that has a fitting sentence.
     for (const member of cluster.members) {
-      const about = qTerms.some((t) => terms(member.hit.title + ' ' + member.texts.join(' ')).includes(t));
+      const about =
+        !qTerms.length || qTerms.some((t) => terms(member.hit.title + ' ' + member.texts.join(' ')).includes(t));
       if (!about) continue;
       const s = bestSentence(cluster, bySource.get(member.n) ?? [], qTerms) ?? titleSentence(member, qTerms);
       if (s) {

@@ -156,10 +156,19 @@ function render(
   style: AnswerStyle,
   format: AnswerFormat,
   budget: { remaining?: number; cut: boolean },
+  roundup = false,
 ): string {
   let lastDay: string | undefined;
   const items = plan.sentences.map((s) => {
     const quote = `${s.text}[${s.source.n}]`;
+    if (plan.kind === 'digest' && roundup) {
+      // A roundup spans feeds and stories the asker did not name: each says where it is from and what it is.
+      const { title, sourceName } = s.source.hit;
+      const named = [day(s.source) && `**${day(s.source)}**`, sourceName, s.text === title ? '' : `"${title}"`]
+        .filter(Boolean)
+        .join(', ');
+      return `${named}: ${quote}`;
+    }
     if (plan.kind === 'digest') return `${day(s.source) ? `**${day(s.source)}**: ` : ''}${quote}`;
     // Each run of quotes from one day opens with that day; not for "when" and "how many"
     // questions, where the day's figures beside the answer's would read as more answers — unless
@@ -270,8 +279,13 @@ export class ExtractiveEngine implements AnswerEngine {
     }
     // "Summarize …" / "what's the latest on …": one sentence per story (./extractive-digest.ts).
     const plan =
-      answerTypeOf(question) === 'summary'
-        ? planDigest(question, req.sources, { stories: digestStories, poolPerSource: POOL[req.style], matchText })
+      req.roundup || answerTypeOf(question) === 'summary'
+        ? planDigest(question, req.sources, {
+            stories: digestStories,
+            poolPerSource: POOL[req.style],
+            matchText,
+            anyTopic: req.roundup,
+          })
         : planAnswer(question, req.sources, {
             maxSentences: Math.min(format.maxSentences ?? Infinity, MAX_SENTENCES[req.style]),
             poolPerSource: POOL[req.style],
@@ -309,7 +323,7 @@ export class ExtractiveEngine implements AnswerEngine {
     const budget = { remaining: req.maxTokens, cut: false };
     // Sources far older than the period the question names: the answer says so first (./staleness.ts).
     const stale = stalenessOf(req);
-    const rendered = render(plan, req.style, format, budget);
+    const rendered = render(plan, req.style, format, budget, req.roundup);
     const text = stale ? `${stalenessLine(stale, 'quotes')}\n\n${rendered}` : rendered;
     yield { type: 'cite', order, notes: describeCandidates(plan) };
     yield* this.emit(text);

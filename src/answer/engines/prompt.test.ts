@@ -66,3 +66,12 @@ test('a long conversation loses its oldest turns, never the system messages or t
   );
   assert.ok(total(msgs) <= 2_048);
 });
+
+test('a roundup tells the model its sources are the newest articles, to be told newest first with their dates', () => {
+  const text = (over: Partial<EngineRequest>) =>
+    buildPrompt(request({ question: "What's new?", sources: [source(1, 20)], ...over }))
+      .map((m) => m.content)
+      .join('\n');
+  assert.match(text({ roundup: true }), /the sources are the newest articles in the user's feeds, newest first/);
+  assert.doesNotMatch(text({}), /newest articles in the user's feeds/);
+});

@@ -28,6 +28,10 @@ function cues(req: EngineRequest): string[] {
     out.push(
       `The question asks about "${req.timeCue.phrase}", that is ${isoDay(req.timeCue.from)} to ${isoDay(req.timeCue.to - 1)}: prefer sources from then.`,
     );
+  if (req.roundup)
+    out.push(
+      "The question asks what is new: the sources are the newest articles in the user's feeds, newest first. Tell the main stories among them, newest first, one or two sentences each, each with its date.",
+    );
   const stale = stalenessOf(req);
   if (stale)
     out.push(

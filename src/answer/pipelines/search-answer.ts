@@ -19,6 +19,7 @@ import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 import { newestOfKind } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
+import { isRoundupAsked } from '../text/roundup-asked.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
@@ -83,8 +84,19 @@ export async function* searchAnswer(
   // "hello", "thanks", "what can you do?": nothing to search for (a search quotes any article
   // with the word in it); the built-in engine says what Tidings does, whatever engine is set.
   const smallTalk = !req.disableSearch && isSmallTalk(conv.question);
+  // "What's new?", "What happened today?": no topic to search for (../text/roundup-asked.ts); the
+  // newest articles in scope are the sources. A follow-up counts only when its search query is one too.
+  const roundup = !req.disableSearch && !smallTalk && isRoundupAsked(conv.question) && isRoundupAsked(baseQuery);
   if (smallTalk) {
     steps.push('Small talk: nothing to search for; the answer says what I can do.');
+  } else if (roundup) {
+    hits = await deps.search.newest({ scope: req.scope, filters: searchFilters, limit: SEARCH_LIMIT }, req.signal);
+    searchQueries = 1;
+    const newest = hits.find((h) => h.publishedAt !== null)?.publishedAt;
+    steps.push(
+      `A roundup: the question names no topic, so the sources are the ${hits.length} newest articles${describeFilters(searchFilters)}${newest ? ` (the newest from ${new Date(newest * 1000).toISOString().slice(0, 10)})` : ''}, each read from its start.`,
+    );
+    fromStart = () => true;
   } else if (!req.disableSearch) {
     queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
     const filters = describeFilters(searchFilters);
@@ -157,6 +169,7 @@ export async function* searchAnswer(
       searchQuery: baseQuery,
       asOf,
       timeCue: cue,
+      roundup,
       history: conv.history,
       system: conv.system,
       sources,

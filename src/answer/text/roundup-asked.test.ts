@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isRoundupAsked } from './roundup-asked.ts';
+import { SHARED, SKIP_NO_SHARED } from '../../../test/helpers.ts';
+
+test('a roundup asks for news and names nothing else', () => {
+  for (const q of [
+    "What's new?",
+    'what’s new',
+    'What is new today?',
+    "What's the latest?",
+    'What is the latest news?',
+    'What are the latest headlines?',
+    "What are today's top stories?",
+    'What happened today?',
+    'What happened in the world this week?',
+    'What has happened since yesterday?',
+    'Any news?',
+    'Anything new this morning?',
+    'Summarize the news',
+    'Summarize my feeds',
+    'Give me a quick rundown of the news',
+    'Catch me up',
+    'What did I miss?',
+    "What's going on?",
+    'What are the main developments this week?',
+  ])
+    assert.equal(isRoundupAsked(q), true, q);
+});
+
+test('a question that names a topic, asks something else, or is no question is not a roundup', () => {
+  for (const q of [
+    "What's new with NASA?",
+    "What's the latest on Ukraine?",
+    'What is the latest Critical Role episode about?',
+    'What happened to the Titanic?',
+    'What happened at the Oscars today?',
+    "What's the weather today?",
+    'What is the latest version of Node?',
+    'What time is it?',
+    'Hello',
+    'Thanks!',
+    'What?',
+    '',
+    '   ',
+    'news '.repeat(30),
+  ])
+    assert.equal(isRoundupAsked(q), false, q);
+});
+
+test('a hostile message is refused in one pass over it', () => {
+  for (const q of [
+    `What's new${' '.repeat(100_000)}?`,
+    `${'new '.repeat(50_000)}`,
+    `What${"'".repeat(100_000)}s new?`,
+    `${'-'.repeat(100_000)}new`,
+  ])
+    assert.equal(isRoundupAsked(q), false);
+});
+
+test('no question of the news judge reads as a roundup (its answers stay what they were)', {
+  skip: SKIP_NO_SHARED,
+}, () => {
+  const questions = readFileSync(join(SHARED, 'corpus/news/questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { question: string }).question);
+  assert.ok(questions.length > 600);
+  assert.deepEqual(
+    questions.filter((q) => isRoundupAsked(q)),
+    [],
+  );
+});
