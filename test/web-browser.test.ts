@@ -312,6 +312,25 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
   await waitCount('.turn', 2);
 });
 
+test('Ask "What\'s new?": a roundup of the newest articles, shown as a list with each day in bold, its markers linked', {
+  skip,
+}, async () => {
+  await page.goto(h.url + '/#/ask');
+  await page.getByRole('textbox', { name: 'Question' }).fill("What's new?");
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  const answer = page.locator('.turn').last().locator('.answer');
+  await answer.locator('ul > li a.cite').first().waitFor();
+  await page.waitForFunction(() => !document.querySelector('.answer[aria-busy]'));
+  const items = answer.locator('ul > li');
+  assert.ok((await items.count()) >= 2, await answer.innerText());
+  // Newest first, each line opening with its day in bold: the Markdown is rendered, not shown.
+  const days = await items.locator('strong').allTextContents();
+  assert.deepEqual(days, [...days].sort().reverse());
+  for (const d of days) assert.match(d, /^2026-11-\d\d$/);
+  assert.doesNotMatch(await answer.innerText(), /\*\*|^- /m);
+  await shot('11b-ask-roundup');
+});
+
 test('a phone-sized viewport: one column, the article covers the list, Back returns', { skip }, async () => {
   const phone = await browser.newContext({
     viewport: { width: 390, height: 844 },

@@ -23,7 +23,93 @@ function scopeFromValue(v) {
   return { kind: 'all' };
 }
 
-/** Answer text -> nodes: paragraphs, [n] as links to the source cards, <think> folded away. */
+/** A `[n]` marker as a link to its source card (its number alone when no such source). */
+function citeLink(n, sources, turnNo) {
+  const s = sources[n - 1];
+  if (!s) return `[${n}]`;
+  return h(
+    'a',
+    {
+      class: 'cite',
+      href: `#src-${turnNo}-${n}`,
+      'data-src': `src-${turnNo}-${n}`,
+      title: s.title,
+      onclick: (e) => {
+        e.preventDefault();
+        const card = document.getElementById(`src-${turnNo}-${n}`);
+        card?.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'smooth' });
+        card?.classList.add('flash');
+        card?.querySelector('a')?.focus();
+        setTimeout(() => card?.classList.remove('flash'), 1500);
+      },
+    },
+    `[${n}]`,
+  );
+}
+
+// The Markdown answers use (a digest's "- **2026-12-04**: …" lines, a model's lists, bold, italics
+// and code), built as DOM nodes: text is never parsed as HTML, so a quote cannot inject markup
+// (a Markdown library would emit an HTML string that then needs a sanitizer).
+const INLINE = /\*\*([^*\n]+?)\*\*|`([^`\n]+)`|\[(\d{1,2})\]|(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])/g;
+
+/** One line's inline Markdown: **bold**, *italic*, `code`, and [n] markers as links. */
+function inlineNodes(text, sources, turnNo) {
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(INLINE)) {
+    if (m.index > at) out.push(text.slice(at, m.index));
+    if (m[1] !== undefined) out.push(h('strong', null, m[1]));
+    else if (m[2] !== undefined) out.push(h('code', null, m[2]));
+    else if (m[3] !== undefined) out.push(citeLink(Number(m[3]), sources, turnNo));
+    else out.push(h('em', null, m[4]));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+const BULLET = /^\s*[-*•]\s+(.*)$/;
+const NUMBERED = /^\s*\d{1,3}[.)]\s+(.*)$/;
+const HEADING = /^\s*(#{1,3})\s+(.*)$/;
+
+/** A block of lines: headings, runs of list items as lists, other lines as paragraphs. */
+function blockNodes(block, sources, turnNo) {
+  const nodes = [];
+  let list = null;
+  let para = null;
+  for (const line of block.split('\n')) {
+    if (!line.trim()) continue;
+    const heading = HEADING.exec(line);
+    if (heading) {
+      nodes.push(h(`h${Math.min(4, heading[1].length + 2)}`, null, ...inlineNodes(heading[2], sources, turnNo)));
+      list = null;
+      para = null;
+      continue;
+    }
+    const bullet = BULLET.exec(line);
+    const numbered = bullet ? null : NUMBERED.exec(line);
+    const item = bullet ?? numbered;
+    if (item) {
+      const tag = bullet ? 'ul' : 'ol';
+      if (!list || list.tagName.toLowerCase() !== tag) {
+        list = h(tag);
+        nodes.push(list);
+      }
+      list.append(h('li', null, ...inlineNodes(item[1], sources, turnNo)));
+      para = null;
+      continue;
+    }
+    list = null;
+    if (para) para.append(' ', ...inlineNodes(line.trim(), sources, turnNo));
+    else {
+      para = h('p', null, ...inlineNodes(line.trim(), sources, turnNo));
+      nodes.push(para);
+    }
+  }
+  return nodes;
+}
+
+/** Answer text -> nodes: paragraphs, lists, headings, [n] as links to the source cards, <think> folded away. */
 function answerNodes(text, sources, turnNo) {
   const nodes = [];
   let body = text;
@@ -39,43 +125,7 @@ function answerNodes(text, sources, turnNo) {
     );
     body = body.slice(think[0].length);
   }
-  for (const para of body.split(/\n{2,}/)) {
-    if (!para.trim()) continue;
-    const heading = /^(#{1,3})\s+(.*)$/.exec(para.trim());
-    const p = heading ? h(`h${Math.min(4, heading[1].length + 2)}`) : h('p');
-    const src = heading ? heading[2] : para;
-    let at = 0;
-    for (const m of src.matchAll(/\[(\d{1,2})\]/g)) {
-      p.append(src.slice(at, m.index));
-      const n = Number(m[1]);
-      const s = sources[n - 1];
-      p.append(
-        s
-          ? h(
-              'a',
-              {
-                class: 'cite',
-                href: `#src-${turnNo}-${n}`,
-                'data-src': `src-${turnNo}-${n}`,
-                title: s.title,
-                onclick: (e) => {
-                  e.preventDefault();
-                  const card = document.getElementById(`src-${turnNo}-${n}`);
-                  card?.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'smooth' });
-                  card?.classList.add('flash');
-                  card?.querySelector('a')?.focus();
-                  setTimeout(() => card?.classList.remove('flash'), 1500);
-                },
-              },
-              `[${n}]`,
-            )
-          : `[${n}]`,
-      );
-      at = m.index + m[0].length;
-    }
-    p.append(src.slice(at));
-    nodes.push(p);
-  }
+  for (const block of body.split(/\n{2,}/)) nodes.push(...blockNodes(block, sources, turnNo));
   return nodes;
 }
 
