@@ -7,7 +7,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { runCli, tempDataDir } from './helpers.ts';
+import { runCli, SKIP_NO_SHARED, tempDataDir } from './helpers.ts';
+import { realWorldDataDir } from './real-world-feeds.ts';
 import { rss, startFeedServer, type FeedServer } from './feeds-fixtures.ts';
 
 const ENV = {
@@ -127,4 +128,28 @@ test('a roundup keeps to the recency filter, counted from the as-of day', { time
     lines.map((l) => /\[(https:[^\]]+)\]$/.exec(l)?.[1]),
     ['https://example.org/bridge', 'https://example.org/ep-12'],
   );
+});
+
+test('the real-world feeds: "What\'s new?" lists the newest items across the 24 feeds, newest first; "What\'s the latest on Critical Role?" leads with its newest video', {
+  skip: SKIP_NO_SHARED,
+  timeout: 300_000,
+}, async () => {
+  const own = data;
+  const { dir, close } = await realWorldDataDir('tidings-roundup-real-world-');
+  data = dir;
+  try {
+    const news = await ask("What's new?");
+    const days = [...news.content.matchAll(/^- \*\*(\d{4}-\d\d-\d\d)\*\*, /gm)].map((m) => m[1]!);
+    assert.ok(days.length >= 3, news.content);
+    assert.deepEqual(days, [...days].sort().reverse(), 'newest first');
+    assert.doesNotMatch(news.content, /mention|do not answer/);
+    // By relevance alone the digest led with a story of 6 February; the newest video is of the 20th.
+    const latest = await ask("What's the latest on Critical Role?");
+    assert.match(latest.content, /^- \*\*2023-02-20\*\*: /);
+    assert.equal(latest.citations[0], 'https://www.youtube.com/watch?v=0_NVdZp8haA');
+  } finally {
+    data = own;
+    close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

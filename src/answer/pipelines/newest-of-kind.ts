@@ -30,12 +30,22 @@ export interface NewestOfKind {
   note: string;
 }
 
+/** What to look for: the search's words, and which of its hits count. */
+export interface Wanted {
+  /** Searched each round. */
+  query: string;
+  /** Whether a hit is one of the wanted articles. */
+  isOne: (hit: SearchHit) => boolean;
+  /** The rule, in words, for the reasoning trace: "whose headline (with its feed's name) names …". */
+  rule: string;
+}
+
 /**
  * The hits with the newest articles of the kind asked for first (newest first), found by the
  * question's search or by searches for the thing itself; `limit` hits at most. Undefined when no
  * dated article of the kind is found (the hits stay as they were).
  */
-export async function newestOfKind(
+export function newestOfKind(
   search: SearchService,
   asked: LatestAsked,
   scope: SearchScope,
@@ -44,7 +54,28 @@ export async function newestOfKind(
   limit: number,
   signal?: AbortSignal,
 ): Promise<NewestOfKind | undefined> {
-  const ofKind = (h: SearchHit) => h.publishedAt != null && headlineNames(h, asked.thingTerms);
+  const wanted: Wanted = {
+    query: asked.thing,
+    isOne: (h) => headlineNames(h, asked.thingTerms),
+    rule: `whose headline (with its feed's name) names ${asked.thingTerms.join(', ')}`,
+  };
+  return newestWanted(search, wanted, scope, filters, hits, limit, signal);
+}
+
+/**
+ * The newest of the wanted articles first (newest first): the question's hits, then searches for
+ * articles newer than the newest found, until a round finds none (ROUNDS at most).
+ */
+export async function newestWanted(
+  search: SearchService,
+  wanted: Wanted,
+  scope: SearchScope,
+  filters: SearchFilters,
+  hits: SearchHit[],
+  limit: number,
+  signal?: AbortSignal,
+): Promise<NewestOfKind | undefined> {
+  const ofKind = (h: SearchHit) => h.publishedAt != null && wanted.isOne(h);
   const found = new Map<string, SearchHit>();
   for (const h of hits) if (ofKind(h)) found.set(h.url, h);
   let searches = 0;
@@ -54,7 +85,7 @@ export async function newestOfKind(
       newest === undefined
         ? filters
         : { ...filters, publishedAfter: Math.max(filters.publishedAfter ?? 0, newest + 1) };
-    const more = await search.search({ text: asked.thing, scope, filters: after, limit: LIMIT }, signal);
+    const more = await search.search({ text: wanted.query, scope, filters: after, limit: LIMIT }, signal);
     searches++;
     const fresh = more.filter((h) => ofKind(h) && !found.has(h.url));
     if (!fresh.length) break;
@@ -68,6 +99,6 @@ export async function newestOfKind(
     hits: [...first, ...rest].slice(0, Math.max(limit, hits.length)),
     ofKind: new Set(first.map((h) => h.url)),
     searches,
-    note: `The question asks for the newest of a kind: searched "${asked.thing}" ${searches} time${searches === 1 ? '' : 's'} (each for articles newer than the newest found); the ${first.length} article${first.length === 1 ? '' : 's'} whose headline (with its feed's name) names ${asked.thingTerms.join(', ')} go first, newest first (the newest is from ${isoDay(first[0]!.publishedAt!)}${fromSearch ? `; ${fromSearch} of them not among the question's hits` : ''}).`,
+    note: `The question asks for the newest: searched "${wanted.query}" ${searches} time${searches === 1 ? '' : 's'} (each for articles newer than the newest found); the ${first.length} article${first.length === 1 ? '' : 's'} ${wanted.rule} go first, newest first (the newest is from ${isoDay(first[0]!.publishedAt!)}${fromSearch ? `; ${fromSearch} of them not among the question's hits` : ''}).`,
   };
 }

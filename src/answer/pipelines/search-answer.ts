@@ -17,9 +17,11 @@ import { isSmallTalk } from '../text/small-talk.ts';
 import { ExtractiveEngine, mentionsPhrase, questionTopic } from '../engines/extractive.ts';
 import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters } from './filters-in-time.ts';
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
-import { newestOfKind } from './newest-of-kind.ts';
+import { newestOfKind, newestWanted } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
-import { isRoundupAsked } from '../text/roundup-asked.ts';
+import { isRoundupAsked, newsTopicOf } from '../text/roundup-asked.ts';
+import { answerTypeOf } from '../text/answer-type.ts';
+import { terms } from '../text/terms.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
@@ -121,6 +123,33 @@ export async function* searchAnswer(
       hits = kind.hits;
       searchQueries += kind.searches;
       if (asked.asks === 'about') fromStart = (h) => kind.ofKind.has(h.url);
+    }
+    // "What's the latest on X?" (a digest): the newest articles about X first, whatever their rank;
+    // by relevance alone a two-week-old story led and the newest was not among the sources.
+    const topic = !kind && answerTypeOf(conv.question) === 'summary' ? newsTopicOf(conv.question) : undefined;
+    const topicTerms = topic ? terms(topic.join(' ')) : [];
+    const newest =
+      topicTerms.length > 0 &&
+      (await newestWanted(
+        deps.search,
+        {
+          query: topic!.join(' '),
+          isOne: (h) => {
+            const said = new Set(terms(`${h.title} ${h.sourceName} ${h.passages.map((p) => p.text).join(' ')}`));
+            return topicTerms.every((t) => said.has(t));
+          },
+          rule: `that mention ${topicTerms.join(', ')}`,
+        },
+        req.scope,
+        searchFilters,
+        hits,
+        SEARCH_LIMIT,
+        req.signal,
+      ));
+    if (newest) {
+      steps.push(newest.note);
+      hits = newest.hits;
+      searchQueries += newest.searches;
     }
   } else {
     steps.push('Search disabled by the request (disable_search): answering without sources.');

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isRoundupAsked } from './roundup-asked.ts';
+import { isRoundupAsked, newsTopicOf } from './roundup-asked.ts';
 import { SHARED, SKIP_NO_SHARED } from '../../../test/helpers.ts';
 
 test('a roundup asks for news and names nothing else', () => {
@@ -72,4 +72,16 @@ test('no question of the news judge reads as a roundup (its answers stay what th
     questions.filter((q) => isRoundupAsked(q)),
     [],
   );
+});
+
+test('the topic of a question asking for the newest about something', () => {
+  assert.deepEqual(newsTopicOf("What's the latest on Critical Role?"), ['critical', 'role']);
+  assert.deepEqual(newsTopicOf('What’s new with NASA?'), ['nasa']);
+  assert.deepEqual(newsTopicOf('Any news about the Artemis program this week?'), ['artemis', 'program']);
+  assert.deepEqual(newsTopicOf('What are the latest developments in Ukraine?'), ['ukraine']);
+  // A roundup names no topic; a question without a news word asks for something else.
+  assert.equal(newsTopicOf("What's new?"), undefined);
+  assert.equal(newsTopicOf('Summarize the Brexit talks'), undefined);
+  assert.equal(newsTopicOf('Who commands Artemis II?'), undefined);
+  assert.equal(newsTopicOf(`What's new with ${'NASA '.repeat(100_000)}?`), undefined);
 });

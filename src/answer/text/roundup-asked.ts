@@ -23,7 +23,7 @@ const NEWS_WORDS = new Set(
 /** Words a roundup may have besides its news words: question words, time words, filler. */
 const FILLER = new Set(
   `what whats what's what're is are was were has have had been be the a an any anything something some all everything
-  in on at of from for to with around across my me i i've ive you your there there's theres it its
+  in on at of from for to with about regarding concerning around across my me i i've ive you your there there's theres it its
   did do does so far tell give show get let us please quick quickly short just now currently
   today today's todays tonight yesterday this last past recent recently lately week weeks weekend month months
   morning evening night hours days day year since while away
@@ -54,4 +54,25 @@ export function isRoundupAsked(question: string): boolean {
     else if (!FILLER.has(w)) return false;
   }
   return news;
+}
+
+/** Words that ask for the newest about a topic ("what's the latest on X?", "any news about X?"). */
+const NEWEST_WORDS = new Set(
+  'new news latest newest recent recently lately updates update developments happening'.split(' '),
+);
+
+/** Words of a question asking for the newest about a topic, at the most. */
+const MAX_TOPIC_WORDS = 24;
+
+/**
+ * The topic of a question that asks for the newest about it ("What's the latest on Critical
+ * Role?" → ["critical", "role"]), as lower-cased words; undefined when it asks for no news or
+ * names no topic (a roundup).
+ */
+export function newsTopicOf(question: string): string[] | undefined {
+  if (question.length > 2 * MAX_CHARS) return undefined;
+  const words = wordsOf(question);
+  if (words.length > MAX_TOPIC_WORDS || !words.some((w) => NEWEST_WORDS.has(w))) return undefined;
+  const topic = words.filter((w) => !NEWS_WORDS.has(w) && !FILLER.has(w));
+  return topic.length ? topic : undefined;
 }
