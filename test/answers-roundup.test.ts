@@ -25,7 +25,7 @@ const NEWS = rss('Harbour Gazette', [
     guid: 'bridge',
     title: 'Harbour bridge reopens after repairs',
     date: at('2026-12-04'),
-    body: 'The harbour bridge reopened to traffic on Friday after six months of repairs. Cyclists get a new lane.',
+    body: 'The harbour bridge reopened to traffic on Friday after six months of repairs. The council said cyclists get a new lane.',
   },
   {
     guid: 'budget',
@@ -119,6 +119,20 @@ test('"What happened today?" over feeds with nothing from today says so first, t
   // The day after the newest article: yesterday's news is quoted as it is.
   const fresh = await ask('--as-of', '2026-12-05', 'What happened today?');
   assert.match(fresh.content, /^- \*\*2026-12-04\*\*, Harbour Gazette, /);
+});
+
+test('"What did X announce recently?": a digest of the newest about X, newest first', {
+  timeout: 120_000,
+}, async () => {
+  const a = await ask('--as-of', '2026-12-05', 'What did the council announce recently?');
+  const lines = withUrls(a);
+  assert.deepEqual(
+    lines.map((l) => /^- \*\*(\S+)\*\*: .*\[(https:[^\]]+)\]$/.exec(l)?.slice(1)),
+    [
+      ['2026-12-04', 'https://example.org/bridge'],
+      ['2026-11-20', 'https://example.org/budget'],
+    ],
+  );
 });
 
 test('a roundup keeps to the recency filter, counted from the as-of day', { timeout: 120_000 }, async () => {

@@ -37,6 +37,11 @@ export interface EngineRequest {
    * newest articles in the asker's scope, newest first, and the answer is a roundup of them.
    */
   roundup?: boolean;
+  /**
+   * Told as a digest whatever its answer type: the question asks for the newest about a topic
+   * ("What did NASA announce recently?"), and the newest articles about it lead the sources.
+   */
+  digest?: boolean;
   /** Earlier turns of the conversation (user/assistant), oldest first. */
   history: ChatMessage[];
   /** System messages the caller sent (instructions for generative engines). */

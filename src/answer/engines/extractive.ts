@@ -279,7 +279,7 @@ export class ExtractiveEngine implements AnswerEngine {
     }
     // "Summarize …" / "what's the latest on …": one sentence per story (./extractive-digest.ts).
     const plan =
-      req.roundup || answerTypeOf(question) === 'summary'
+      req.roundup || req.digest || answerTypeOf(question) === 'summary'
         ? planDigest(question, req.sources, {
             stories: digestStories,
             poolPerSource: POOL[req.style],

@@ -19,7 +19,7 @@ import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 import { newestOfKind, newestWanted } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
-import { isRoundupAsked, newsTopicOf } from '../text/roundup-asked.ts';
+import { doingsTopicOf, isRoundupAsked, newsTopicOf } from '../text/roundup-asked.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { terms } from '../text/terms.ts';
 
@@ -81,6 +81,8 @@ export async function* searchAnswer(
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
   let queries: string[] = [];
+  /** The topic of "What did X announce (recently)?", answered as a digest of the newest about X. */
+  let doings: string[] | undefined;
   // --as-of moves the recency filter's window too (./filters-in-time.ts).
   const searchFilters = filtersAsOf(req.filters, req.asOf);
   // "hello", "thanks", "what can you do?": nothing to search for (a search quotes any article
@@ -126,7 +128,9 @@ export async function* searchAnswer(
     }
     // "What's the latest on X?" (a digest): the newest articles about X first, whatever their rank;
     // by relevance alone a two-week-old story led and the newest was not among the sources.
-    const topic = !kind && answerTypeOf(conv.question) === 'summary' ? newsTopicOf(conv.question) : undefined;
+    // "What did NASA announce recently?" is such a digest too.
+    doings = kind ? undefined : doingsTopicOf(conv.question);
+    const topic = !kind && answerTypeOf(conv.question) === 'summary' ? newsTopicOf(conv.question) : doings;
     const topicTerms = topic ? terms(topic.join(' ')) : [];
     const newest =
       topicTerms.length > 0 &&
@@ -199,6 +203,7 @@ export async function* searchAnswer(
       asOf,
       timeCue: cue,
       roundup,
+      digest: doings !== undefined,
       history: conv.history,
       system: conv.system,
       sources,

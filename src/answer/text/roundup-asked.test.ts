@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isRoundupAsked, newsTopicOf } from './roundup-asked.ts';
+import { doingsTopicOf, isRoundupAsked, newsTopicOf } from './roundup-asked.ts';
 import { SHARED, SKIP_NO_SHARED } from '../../../test/helpers.ts';
 
 test('a roundup asks for news and names nothing else', () => {
@@ -84,4 +84,28 @@ test('the topic of a question asking for the newest about something', () => {
   assert.equal(newsTopicOf('Summarize the Brexit talks'), undefined);
   assert.equal(newsTopicOf('Who commands Artemis II?'), undefined);
   assert.equal(newsTopicOf(`What's new with ${'NASA '.repeat(100_000)}?`), undefined);
+});
+
+test('the topic of "what did X announce (recently)?"', () => {
+  assert.deepEqual(doingsTopicOf('What did NASA announce recently?'), ['nasa']);
+  assert.deepEqual(doingsTopicOf('What has the European Space Agency said this week?'), ['european', 'space', 'agency']);
+  assert.deepEqual(doingsTopicOf('what did apple release'), ['apple']);
+  // More after the verb asks for a fact; other shapes are other questions.
+  assert.equal(doingsTopicOf('What did NASA announce about the Moon lander?'), undefined);
+  assert.equal(doingsTopicOf('Who did NASA announce as commander?'), undefined);
+  assert.equal(doingsTopicOf('What did I miss?'), undefined);
+  assert.equal(doingsTopicOf(`What did ${'NASA '.repeat(50_000)} announce?`), undefined);
+});
+
+test('no question of the news judge asks "what did X announce?"', {
+  skip: SKIP_NO_SHARED,
+}, () => {
+  const questions = readFileSync(join(SHARED, 'corpus/news/questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { question: string }).question);
+  assert.deepEqual(
+    questions.filter((q) => doingsTopicOf(q)),
+    [],
+  );
 });

@@ -76,3 +76,26 @@ export function newsTopicOf(question: string): string[] | undefined {
   const topic = words.filter((w) => !NEWS_WORDS.has(w) && !FILLER.has(w));
   return topic.length ? topic : undefined;
 }
+
+/** What an organisation or a person does that makes news ("What did NASA announce this week?"). */
+const DOINGS = new Set(
+  'announce announced say said report reported publish published release released post posted launch launched unveil unveiled reveal revealed'.split(
+    ' ',
+  ),
+);
+
+/**
+ * The topic of "What did X announce / say / release … (recently, this week)?" and nothing more
+ * ("What did NASA announce recently?" → ["nasa"]): the newest about X, told as a digest. A
+ * question with more after the verb ("… announce about the Moon lander?") asks for a fact.
+ */
+export function doingsTopicOf(question: string): string[] | undefined {
+  if (question.length > MAX_CHARS) return undefined;
+  const words = wordsOf(question);
+  if (words.length > MAX_TOPIC_WORDS || words[0] !== 'what' || !['did', 'has', 'have'].includes(words[1] ?? ''))
+    return undefined;
+  const verb = words.findIndex((w, i) => i > 2 && DOINGS.has(w));
+  if (verb < 0 || !words.slice(verb + 1).every((w) => FILLER.has(w))) return undefined;
+  const topic = words.slice(2, verb).filter((w) => !FILLER.has(w) && !NEWS_WORDS.has(w));
+  return topic.length ? topic : undefined;
+}
