@@ -88,7 +88,11 @@ test('the topic of a question asking for the newest about something', () => {
 
 test('the topic of "what did X announce (recently)?"', () => {
   assert.deepEqual(doingsTopicOf('What did NASA announce recently?'), ['nasa']);
-  assert.deepEqual(doingsTopicOf('What has the European Space Agency said this week?'), ['european', 'space', 'agency']);
+  assert.deepEqual(doingsTopicOf('What has the European Space Agency said this week?'), [
+    'european',
+    'space',
+    'agency',
+  ]);
   assert.deepEqual(doingsTopicOf('what did apple release'), ['apple']);
   // More after the verb asks for a fact; other shapes are other questions.
   assert.equal(doingsTopicOf('What did NASA announce about the Moon lander?'), undefined);
