@@ -177,6 +177,15 @@ export const ATTACKS: Attack[] = [
     name: 'chat: "what is the latest" and 100,000 spaces',
     run: (t, s) => chat(t, `what is the latest ${' '.repeat(100_000)}x`, s),
   },
+  // Roundups and "what did X announce?" are read word by word (src/answer/text/roundup-asked.ts).
+  {
+    name: 'chat: "what did" then 40,000 words then "announce"',
+    run: (t, s) => chat(t, `what did ${'NASA '.repeat(40_000)}announce recently?`, s),
+  },
+  {
+    name: 'chat: "what\'s new" and 100,000 apostrophes',
+    run: (t, s) => chat(t, `what's new${"'".repeat(100_000)}?`, s),
+  },
   { name: 'chat: a message of 1 MiB', run: (t, s) => chat(t, `${'M'.repeat(1024 * 1024)}?`, s) },
   { name: 'chat: a question citing the 120,000-character-run article', run: (t, s) => chat(t, CITING_QUESTION, s) },
   {
