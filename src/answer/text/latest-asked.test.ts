@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { headlineNames, latestAskedOf } from './latest-asked.ts';
-import { SHARED, SKIP_NO_SHARED } from '../../../test/helpers.ts';
+import { SKIP_NO_SHARED } from '../../../test/helpers.ts';
+import { readQuestions } from '../testing/news-corpus.ts';
 
 test('"latest X" questions: what is asked about, by which word, and the kind of item', () => {
   assert.deepEqual(latestAskedOf('What is the latest Critical Role episode about?'), {
@@ -43,10 +42,7 @@ test('"latest X" questions: what is asked about, by which word, and the kind of 
 test('no question of the news judge reads as a "latest X" question (its answers stay what they were)', {
   skip: SKIP_NO_SHARED,
 }, () => {
-  const questions = readFileSync(join(SHARED, 'corpus/news/questions.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { question: string }).question);
+  const questions = readQuestions().map((q) => q.question);
   assert.ok(questions.length > 600);
   assert.deepEqual(
     questions.filter((q) => latestAskedOf(q)),

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { doingsTopicOf, isRoundupAsked, newsTopicOf } from './roundup-asked.ts';
-import { SHARED, SKIP_NO_SHARED } from '../../../test/helpers.ts';
+import { SKIP_NO_SHARED } from '../../../test/helpers.ts';
+import { readQuestions } from '../testing/news-corpus.ts';
 
 test('a roundup asks for news and names nothing else', () => {
   for (const q of [
@@ -60,16 +59,17 @@ test('a hostile message is refused in one pass over it', () => {
     assert.equal(isRoundupAsked(q), false);
 });
 
-test('no question of the news judge reads as a roundup (its answers stay what they were)', {
+test('no question of the news judge reads as a roundup or as "what did X announce?" (its answers stay what they were)', {
   skip: SKIP_NO_SHARED,
 }, () => {
-  const questions = readFileSync(join(SHARED, 'corpus/news/questions.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { question: string }).question);
+  const questions = readQuestions().map((q) => q.question);
   assert.ok(questions.length > 600);
   assert.deepEqual(
     questions.filter((q) => isRoundupAsked(q)),
+    [],
+  );
+  assert.deepEqual(
+    questions.filter((q) => doingsTopicOf(q)),
     [],
   );
 });
@@ -99,17 +99,4 @@ test('the topic of "what did X announce (recently)?"', () => {
   assert.equal(doingsTopicOf('Who did NASA announce as commander?'), undefined);
   assert.equal(doingsTopicOf('What did I miss?'), undefined);
   assert.equal(doingsTopicOf(`What did ${'NASA '.repeat(50_000)} announce?`), undefined);
-});
-
-test('no question of the news judge asks "what did X announce?"', {
-  skip: SKIP_NO_SHARED,
-}, () => {
-  const questions = readFileSync(join(SHARED, 'corpus/news/questions.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { question: string }).question);
-  assert.deepEqual(
-    questions.filter((q) => doingsTopicOf(q)),
-    [],
-  );
 });
