@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SearchHit, SearchQuery, SearchService } from '../../search/types.ts';
-import { newestOfKind } from './newest-of-kind.ts';
+import { newestWanted, wantedOfKind } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
 
 const DAY = 86_400;
@@ -40,7 +40,7 @@ test('the newest of the kind is found however the search ranks it: each search a
   const hits = await search.search({ text: 'q', scope: { kind: 'instance' }, filters: {}, limit: 20 });
   assert.ok(!hits.some((h) => h.itemId === 119));
   queries.length = 0;
-  const kind = (await newestOfKind(search, asked, { kind: 'instance' }, {}, hits, 20))!;
+  const kind = (await newestWanted(search, wantedOfKind(asked), { kind: 'instance' }, {}, hits, 20))!;
   assert.deepEqual(
     kind.hits.slice(0, 3).map((h) => h.itemId),
     [119, 118, 117],
@@ -63,12 +63,19 @@ test('the newest of the kind is found however the search ranks it: each search a
     newest: search.newest,
     articleTexts: search.articleTexts,
   };
-  const capped = (await newestOfKind(bounded, asked, { kind: 'instance' }, { publishedBefore: before }, [], 20))!;
+  const capped = (await newestWanted(
+    bounded,
+    wantedOfKind(asked),
+    { kind: 'instance' },
+    { publishedBefore: before },
+    [],
+    20,
+  ))!;
   assert.equal(capped.hits[0]!.itemId, 60);
   assert.ok(queries.every((q) => q.filters.publishedBefore === before));
 });
 
 test('no article of the kind: nothing changes', async () => {
   const asked = latestAskedOf('What is the latest Dimension 20 episode about?')!;
-  assert.equal(await newestOfKind(search, asked, { kind: 'instance' }, {}, [other], 20), undefined);
+  assert.equal(await newestWanted(search, wantedOfKind(asked), { kind: 'instance' }, {}, [other], 20), undefined);
 });

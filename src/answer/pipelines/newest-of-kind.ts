@@ -40,31 +40,19 @@ export interface Wanted {
   rule: string;
 }
 
-/**
- * The hits with the newest articles of the kind asked for first (newest first), found by the
- * question's search or by searches for the thing itself; `limit` hits at most. Undefined when no
- * dated article of the kind is found (the hits stay as they were).
- */
-export function newestOfKind(
-  search: SearchService,
-  asked: LatestAsked,
-  scope: SearchScope,
-  filters: SearchFilters,
-  hits: SearchHit[],
-  limit: number,
-  signal?: AbortSignal,
-): Promise<NewestOfKind | undefined> {
-  const wanted: Wanted = {
+/** The articles of the kind a "latest X" question asks for: whose headline (with its feed's name) names X. */
+export function wantedOfKind(asked: LatestAsked): Wanted {
+  return {
     query: asked.thing,
     isOne: (h) => headlineNames(h, asked.thingTerms),
     rule: `whose headline (with its feed's name) names ${asked.thingTerms.join(', ')}`,
   };
-  return newestWanted(search, wanted, scope, filters, hits, limit, signal);
 }
 
 /**
  * The newest of the wanted articles first (newest first): the question's hits, then searches for
- * articles newer than the newest found, until a round finds none (ROUNDS at most).
+ * articles newer than the newest found, until a round finds none (ROUNDS at most); `limit` hits at
+ * most. Undefined when no dated wanted article is found (the hits stay as they were).
  */
 export async function newestWanted(
   search: SearchService,

@@ -17,7 +17,7 @@ import { isSmallTalk } from '../text/small-talk.ts';
 import { ExtractiveEngine, mentionsPhrase, questionTopic } from '../engines/extractive.ts';
 import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters } from './filters-in-time.ts';
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
-import { newestOfKind, newestWanted } from './newest-of-kind.ts';
+import { newestWanted, wantedOfKind } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
 import { doingsTopicOf, isRoundupAsked, newsTopicOf } from '../text/roundup-asked.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
@@ -119,7 +119,8 @@ export async function* searchAnswer(
     // "What is the latest X about?": the newest X first, whatever its rank (the extractive engine answers from it).
     const asked = latestAskedOf(conv.question);
     const kind =
-      asked && (await newestOfKind(deps.search, asked, req.scope, searchFilters, hits, SEARCH_LIMIT, req.signal));
+      asked &&
+      (await newestWanted(deps.search, wantedOfKind(asked), req.scope, searchFilters, hits, SEARCH_LIMIT, req.signal));
     if (kind) {
       steps.push(kind.note);
       hits = kind.hits;
