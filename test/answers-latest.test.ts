@@ -205,6 +205,44 @@ test('the real Critical Role YouTube feed: the newest video named and what it is
   }
 });
 
+test("the real Critical Role YouTube feed: a digest of what's new tells each video by its own line, never the boilerplate every description repeats", {
+  skip: SKIP_NO_SHARED,
+  timeout: 120_000,
+}, async () => {
+  const feed = readFileSync(join(REAL_WORLD_FEEDS, 'fa88e615794de0164b706a5c21619e61-feed.xml'));
+  server.routes.set('/youtube-digest.xml', (_, res) => {
+    res.setHeader('content-type', 'application/atom+xml');
+    res.end(feed);
+  });
+  const own = data;
+  data = tempDataDir('tidings-digest-youtube-');
+  try {
+    assert.equal((await cli('user', 'add', 'reader', '--password', 'correct horse')).code, 0);
+    assert.equal((await cli('feed', 'add', 'reader', `${server.base}/youtube-digest.xml`)).code, 0);
+    for (const question of ["What's new from Critical Role?", "What's the latest on Critical Role?"]) {
+      const a = await ask(question);
+      // The channel's disclaimer, sponsor reads, link lists and calls to subscribe, in every description.
+      assert.doesNotMatch(
+        a.content,
+        /improv nature|Twitch subscribers|sponsored by|risk-free|https?:|Subscribe|CAPTION|live Thursdays/i,
+        a.content,
+      );
+      const lines = a.content.split('\n');
+      // The newest videos, newest first, each by what it is about.
+      assert.match(
+        lines[0]!,
+        /^- \*\*2023-02-20\*\*: Bells Hells travel the aurora-filled skies of the Hellcatch Valley, .*\[\d+\]$/,
+      );
+      assert.match(lines[1]!, /^- \*\*2023-02-16\*\*: Join Matthew Mercer, .* as we watch Episodes 10-12, /);
+      assert.match(lines[2]!, /^- \*\*2023-02-13\*\*: Bells Hells need to leave the Fey Realm behind/);
+      assert.equal(cited(a, 0), 'https://www.youtube.com/watch?v=0_NVdZp8haA');
+    }
+  } finally {
+    rmSync(data, { recursive: true, force: true });
+    data = own;
+  }
+});
+
 test("among all the real-world feeds: the newest episode is found though the question's own search ranks it below 20 others", {
   skip: SKIP_NO_SHARED,
   timeout: 300_000,
