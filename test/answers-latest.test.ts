@@ -205,7 +205,7 @@ test('the real Critical Role YouTube feed: the newest video named and what it is
   }
 });
 
-test("the real Critical Role YouTube feed: a digest of what's new tells each video by its own line, never the boilerplate every description repeats", {
+test("the real Critical Role YouTube feed: a digest of what's new tells each video by its own line, never the boilerplate every description repeats; the last Q&A is found", {
   skip: SKIP_NO_SHARED,
   timeout: 120_000,
 }, async () => {
@@ -237,6 +237,12 @@ test("the real Critical Role YouTube feed: a digest of what's new tells each vid
       assert.match(lines[2]!, /^- \*\*2023-02-13\*\*: Bells Hells need to leave the Fey Realm behind/);
       assert.equal(cited(a, 0), 'https://www.youtube.com/watch?v=0_NVdZp8haA');
     }
+    // "Q&A" is a word to search by (it was the stop word "a" and the letter "q": a decline).
+    const qa = await ask('What was the last Q&A about?');
+    assert.match(
+      qa.content,
+      /^The last article about Q&A, published 16 February 2023, is "The Legend of Vox Machina Season 2, Episodes 10-12 Q&A"\.\[\d+\] Join Matthew Mercer, /,
+    );
   } finally {
     rmSync(data, { recursive: true, force: true });
     data = own;
