@@ -157,6 +157,25 @@ test("a feed that lists its episodes oldest first, its titles without the show's
   assert.match(cited(a, 0), /\/High-Tide-0$/);
 });
 
+/** Runs `check` on a data folder of its own whose reader has only the real Critical Role YouTube feed. */
+async function withRealYouTubeFeed(name: string, check: () => Promise<void>): Promise<void> {
+  const feed = readFileSync(join(REAL_WORLD_FEEDS, 'fa88e615794de0164b706a5c21619e61-feed.xml'));
+  server.routes.set(`/${name}.xml`, (_, res) => {
+    res.setHeader('content-type', 'application/atom+xml');
+    res.end(feed);
+  });
+  const own = data;
+  data = tempDataDir(`tidings-${name}-`);
+  try {
+    assert.equal((await cli('user', 'add', 'reader', '--password', 'correct horse')).code, 0);
+    assert.equal((await cli('feed', 'add', 'reader', `${server.base}/${name}.xml`)).code, 0);
+    await check();
+  } finally {
+    rmSync(data, { recursive: true, force: true });
+    data = own;
+  }
+}
+
 test('"When is the next … episode?": the newest episode\'s sentence that names a time', {
   timeout: 120_000,
 }, async () => {
@@ -181,16 +200,7 @@ test('the real Critical Role YouTube feed: the newest video named and what it is
   skip: SKIP_NO_SHARED,
   timeout: 120_000,
 }, async () => {
-  const feed = readFileSync(join(REAL_WORLD_FEEDS, 'fa88e615794de0164b706a5c21619e61-feed.xml'));
-  server.routes.set('/youtube.xml', (_, res) => {
-    res.setHeader('content-type', 'application/atom+xml');
-    res.end(feed);
-  });
-  const own = data;
-  data = tempDataDir('tidings-latest-youtube-');
-  try {
-    assert.equal((await cli('user', 'add', 'reader', '--password', 'correct horse')).code, 0);
-    assert.equal((await cli('feed', 'add', 'reader', `${server.base}/youtube.xml`)).code, 0);
+  await withRealYouTubeFeed('youtube', async () => {
     const a = await ask('What is the latest Critical Role episode about?');
     assert.match(
       a.content,
@@ -199,10 +209,39 @@ test('the real Critical Role YouTube feed: the newest video named and what it is
     assert.equal(cited(a, 0), 'https://www.youtube.com/watch?v=0_NVdZp8haA');
     const when = await ask('When is the next Critical Role episode?');
     assert.match(when.content, /live Thursdays at 7pm PT/);
-  } finally {
-    rmSync(data, { recursive: true, force: true });
-    data = own;
-  }
+  });
+});
+
+test("the real Critical Role YouTube feed: a digest of what's new tells each video by its own line, never the boilerplate every description repeats; the last Q&A is found", {
+  skip: SKIP_NO_SHARED,
+  timeout: 120_000,
+}, async () => {
+  await withRealYouTubeFeed('youtube-digest', async () => {
+    for (const question of ["What's new from Critical Role?", "What's the latest on Critical Role?"]) {
+      const a = await ask(question);
+      // The channel's disclaimer, sponsor reads, link lists and calls to subscribe, in every description.
+      assert.doesNotMatch(
+        a.content,
+        /improv nature|Twitch subscribers|sponsored by|risk-free|https?:|Subscribe|CAPTION|live Thursdays/i,
+        a.content,
+      );
+      const lines = a.content.split('\n');
+      // The newest videos, newest first, each by what it is about.
+      assert.match(
+        lines[0]!,
+        /^- \*\*2023-02-20\*\*: Bells Hells travel the aurora-filled skies of the Hellcatch Valley, .*\[\d+\]$/,
+      );
+      assert.match(lines[1]!, /^- \*\*2023-02-16\*\*: Join Matthew Mercer, .* as we watch Episodes 10-12, /);
+      assert.match(lines[2]!, /^- \*\*2023-02-13\*\*: Bells Hells need to leave the Fey Realm behind/);
+      assert.equal(cited(a, 0), 'https://www.youtube.com/watch?v=0_NVdZp8haA');
+    }
+    // "Q&A" is a word to search by (it was the stop word "a" and the letter "q": a decline).
+    const qa = await ask('What was the last Q&A about?');
+    assert.match(
+      qa.content,
+      /^The last article about Q&A, published 16 February 2023, is "The Legend of Vox Machina Season 2, Episodes 10-12 Q&A"\.\[\d+\] Join Matthew Mercer, /,
+    );
+  });
 });
 
 test("among all the real-world feeds: the newest episode is found though the question's own search ranks it below 20 others", {

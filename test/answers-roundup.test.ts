@@ -157,6 +157,14 @@ test('the real-world feeds: "What\'s new?" lists the newest items across the 24 
     assert.ok(days.length >= 3, news.content);
     assert.deepEqual(days, [...days].sort().reverse(), 'newest first');
     assert.doesNotMatch(news.content, /mention|do not answer/);
+    // Several feeds, at most two stories of one (one software site's tutorials were all five), and
+    // no empty quote or headline (a Mastodon post without text, an image bot's untitled posts).
+    const feeds = [...news.content.matchAll(/^- \*\*[\d-]+\*\*, ([^,:"]+)/gm)].map((m) => m[1]!);
+    assert.ok(new Set(feeds).size >= 3, news.content);
+    for (const f of feeds) assert.ok(feeds.filter((x) => x === f).length <= 2, news.content);
+    assert.doesNotMatch(news.content, /""|: \[\d+\]$/m);
+    // Each item by its own opening, not by its feed's sponsor read or captions notice.
+    assert.doesNotMatch(news.content, /sponsored|captions/i);
     // By relevance alone the digest led with a story of 6 February; the newest video is of the 20th.
     const latest = await ask("What's the latest on Critical Role?");
     assert.match(latest.content, /^- \*\*2023-02-20\*\*: /);

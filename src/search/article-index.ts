@@ -11,7 +11,7 @@
 import type { ArticleMatch, PassageFilter, SearchIndexRepository, SearchIndexState } from '../store/repositories.ts';
 import { ArticleTable, type SnapshotOptions } from './article-table.ts';
 import { firstDocument, PostingsBuffer } from './postings.ts';
-import { stem, wordTokens } from './tokenizer.ts';
+import { queryWordStems } from './tokenizer.ts';
 
 export interface FieldWeights {
   title: number;
@@ -35,7 +35,7 @@ export interface ArticleScoring {
 /** Distinct stems of the query words, in order: the same tokens and stems the index made. */
 export function queryStems(words: string[]): string[] {
   const out = new Set<string>();
-  for (const w of words) for (const t of wordTokens(w)) out.add(stem(t));
+  for (const w of words) for (const t of queryWordStems(w)) out.add(t);
   return [...out];
 }
 

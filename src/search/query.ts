@@ -4,15 +4,17 @@
 // articles matching more and rarer words. Operators typed by users (AND, NEAR, "*") are words.
 
 import { STOPWORDS } from '../text/stopwords.ts';
+import { AMPERSAND_WORD } from './tokenizer.ts';
 
-/** Lowercased word tokens of the text (letters and digits, apostrophes split like unicode61 does). */
+/** A word joined by "&" ("q&a", ./tokenizer.ts), else a run of letters and digits. */
+const QUERY_WORD = new RegExp(`${AMPERSAND_WORD.source}|[\\p{L}\\p{N}]+`, 'gu');
+
+/**
+ * Lowercased word tokens of the text (letters and digits, apostrophes split like unicode61 does),
+ * a word joined by "&" kept whole ("Q&A" is "q&a", not the stop word "a" and the letter "q").
+ */
 export function tokenize(text: string): string[] {
-  return (
-    text
-      .toLowerCase()
-      .normalize('NFKC')
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
+  return text.toLowerCase().normalize('NFKC').match(QUERY_WORD) ?? [];
 }
 
 /** Distinct content words of a question, in order of first appearance. */

@@ -178,3 +178,16 @@ test('news corpus: the terms agree with FTS5 porter unicode61 remove_diacritics 
   assert.ok(agreement >= 0.9995, `agreement ${(100 * agreement).toFixed(4)}%`);
   assert.ok(identical >= texts.length * 0.99, `${identical} of ${texts.length} articles identical`);
 });
+
+test('"Q&A", "R&D", "AT&T": the index keeps FTS5\'s tokens; a query keeps the word whole and looks it up by its parts that are no stop word', async () => {
+  const { queryTerms } = await import('./query.ts');
+  const { queryStems } = await import('./article-index.ts');
+  const text = 'What was the last Q&A about? R&D at AT&T, Johnson & Johnson';
+  // The index side is FTS5's (an index-side compound would leave existing indexes without it).
+  assert.deepEqual(indexTerms(text), fts5Terms([text])[0]);
+  assert.deepEqual(indexTerms('Q&A'), ['q', 'a']);
+  const words = queryTerms(text);
+  assert.deepEqual(words, ['last', 'q&a', 'r&d', 'at&t', 'johnson']);
+  // "a" of "q&a" is a stop word; "at" and "t" of "at&t" both are, so both are read.
+  assert.deepEqual(queryStems(words), ['last', 'q', 'r', 'd', 'at', 't', 'johnson']);
+});

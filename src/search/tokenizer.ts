@@ -27,6 +27,30 @@
 // `wink-porter2-stemmer` (Porter2) agrees on only 92.7% of 1.96M tokens ("was" -> "was", FTS5 "wa"). The stemmer's
 // own speed hardly matters: stems are memoized (83k distinct words in 3,000 news articles).
 import { stemmer } from 'stemmer';
+import { STOPWORDS } from '../text/stopwords.ts';
+
+/**
+ * Letters joined by "&" ("Q&A", "R&D", "AT&T", "M&A", "B&B", "S&P"), one to three on each side: one
+ * word to a reader, but the index splits it at "&" (as FTS5's unicode61 does) into letters that
+ * are stop words or too short to mean anything alone ("q", "a"). The index keeps those tokens: a
+ * compound term in the index would leave every existing index without it until a rebuild (which
+ * only a migration can ask for). A query keeps such a word whole (../search/query.ts): the index
+ * is read by its parts (compoundStems), and passages and answer sentences match the whole word.
+ */
+export const AMPERSAND_WORD = /(?<![\p{L}\p{N}&])\p{L}{1,3}&\p{L}{1,3}(?![\p{L}\p{N}&])/u;
+
+/**
+ * The index terms a query word is looked up by: its stemmed tokens; for a word joined by "&", its
+ * parts that are no stop word ("q" for "q&a"; all of them when every part is one: "at", "t").
+ */
+export function queryWordStems(word: string): string[] {
+  const tokens = wordTokens(word);
+  if (tokens.length > 1 && word.includes('&')) {
+    const telling = tokens.filter((t) => !STOPWORDS.has(t));
+    if (telling.length) return telling.map(stem);
+  }
+  return tokens.map(stem);
+}
 
 /** Stems remembered at most; the memo is cleared when full (3,000 news articles hold 83k distinct words). */
 export const STEM_CACHE_LIMIT = 200_000;

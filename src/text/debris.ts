@@ -8,11 +8,39 @@ export const INVISIBLE = /\u200b|\u200c|\u200d|\u2060|\ufeff/g;
 
 const TIME = String.raw`\d{1,2}(?::\d{2})?\s*[ap]\.?\s?m\.?`;
 const ZONE = `(?:ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|GMT|BST|UTC)`;
-/** A paragraph that is only a date/time stamp, possibly labelled ("Updated", "Published", "Posted"). */
+/**
+ * A paragraph that is only a date/time stamp, possibly labelled ("Updated", "Published", "Posted")
+ * or signed ("Jane Doe | 2:04 p.m. ET"): what comes before the time is group 1, which stampOrByline
+ * then reads for prose.
+ */
 const DATELINE = new RegExp(
-  `^(?:(?:updated|published|posted|last updated|modified)\\b[:\\s]*)?[\\w.,\\s|:-]{0,60}?${TIME}\\s*${ZONE}?\\.?$`,
+  `^((?:(?:updated|published|posted|last updated|modified)\\b[:\\s]*)?[\\w.,\\s|:-]{0,60}?)${TIME}\\s*${ZONE}?\\.?$`,
   'i',
 );
+/**
+ * Words of a stamp that are not capitalized: its labels, joining words, months and weekdays
+ * ("last updated on dec. 16 at 2:04 p.m."). Any other word written in lower case is prose: "New
+ * episodes air every Thursday at 7pm PT." and "Polls close at 7 p.m. ET." are sentences that end
+ * with a time, not stamps (they were dropped until the rule read the words before the time).
+ */
+const STAMP_WORD =
+  /^(?:at|on|of|by|and|the|updated|published|posted|last|modified|edited|jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|august|sep|sept|september|oct|october|nov|november|dec|december|mon|monday|tue|tues|tuesday|wed|wednesday|thu|thur|thurs|thursday|fri|friday|sat|saturday|sun|sunday|st|nd|rd|th)$/i;
+/** The stamp words a stamp opens with: its labels, months and weekdays (not "The", "At"). */
+const STAMP_OPENING = new RegExp(`^(?!(?:at|on|of|by|and|the)$)${STAMP_WORD.source.slice(1)}`, 'i');
+const LOWER_WORD = /(?<![\p{L}\p{N}'’])\p{Ll}[\p{L}'’]*/gu;
+const FIRST_WORD = /^["“‘]?(\p{Lu}[\p{L}'’]*)/u;
+/**
+ * Whether a text that ends with a time is a sentence: it opens with a capitalized word that no
+ * stamp opens with (not "Tuesday and will close at 8 p.m.", a piece the splitter cut off), no "|"
+ * sets its time apart, and the words before its time hold one in lower case that no stamp uses.
+ */
+function prose(text: string, beforeTime: string): boolean {
+  const first = FIRST_WORD.exec(text);
+  // "Polls are now closed | 7 p.m.": a live blog's entry heading, stamped.
+  if (!first || STAMP_OPENING.test(first[1]!) || beforeTime.includes('|')) return false;
+  for (const m of beforeTime.matchAll(LOWER_WORD)) if (!STAMP_WORD.test(m[0])) return true;
+  return false;
+}
 const STAMP_LABEL =
   /^(?:updated|published|posted|last updated)\s*:?\s+(?:\w{3,9}\.?\s+\d{1,2}|\d{1,2}\/\d{1,2}|\d{4}-\d{2})/i;
 /** "By Jake Coyle;", "By Margery A. Beck, David Pitt and Grant Schulte Associated Press". */
@@ -39,7 +67,10 @@ export function isDebris(text: string): boolean {
 }
 
 function stampOrByline(t: string): boolean {
-  if (t.length <= 90 && DATELINE.test(t)) return true;
+  if (t.length <= 90) {
+    const stamp = DATELINE.exec(t);
+    if (stamp && !prose(t, stamp[1]!)) return true;
+  }
   if (STAMP_LABEL.test(t) && t.length <= 90) return true;
   return t.length <= 160 && BYLINE.test(t);
 }

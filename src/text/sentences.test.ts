@@ -53,6 +53,32 @@ test('"p.m.", "a.m." and lower-case abbreviations do not end a sentence unless a
   ]);
 });
 
+test('a sentence that ends with a clock time is prose, not a dateline; stamps, signed and labelled, stay dropped', () => {
+  for (const sentence of [
+    'New episodes air every Thursday at 7pm PT.',
+    'The Oval Office address is scheduled to begin at 8 p.m. ET.',
+    'Polls close in New York at 9 p.m.',
+    'Doors open at the concert hall at 19:30.',
+  ]) {
+    assert.ok(!isDebris(sentence), sentence);
+    assert.deepEqual(splitSentences(sentence), [sentence]);
+  }
+  for (const stamp of [
+    'Updated 3:45 PM ET',
+    'Last updated on Dec. 16 at 2:04 p.m. ET',
+    'Posted: Monday, 10:02 AM',
+    'Jane Doe | 2:04 p.m. ET',
+    'Polls are now closed | 7 p.m.',
+    'Jan. 23, 2025 Updated Jan. 24, 2025, 1:04 p.m. ET',
+    'Tuesday and will close at 8 p.m.',
+  ])
+    assert.ok(isDebris(stamp), stamp);
+  // A weekday after "a.m."/"p.m." goes on with the time, not a new sentence (its piece was quoted).
+  assert.deepEqual(splitSentences('The polls in Portsmouth opened at 8 a.m. Tuesday and will close at 8 p.m.'), [
+    'The polls in Portsmouth opened at 8 a.m. Tuesday and will close at 8 p.m.',
+  ]);
+});
+
 test('datelines, bylines, captions, live-blog chrome, template code and invisible characters never become sentences', () => {
   const article = [
     'Updated Dec. 16, 2025, 2:04 p.m. ET',

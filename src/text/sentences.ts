@@ -38,11 +38,18 @@ const SENTENCE_OPENING =
 /** Lower-case abbreviations ("p.m.", "e.g.", "etc."): a sentence ends there only if a capitalized word that is not a time zone follows. */
 const LOWER_ABBREVIATION_END = /(?:^|[\s(])(?:a\.m|p\.m|e\.g|i\.e|etc|approx|cf|al)\.\s*$/;
 const TIME_ZONE_START = /^\s*["“]?(ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|GMT|BST|CET|UTC|local time)\b/;
+/** After "a.m."/"p.m.", a weekday, or a zone's name, goes on with the time: "at 8 a.m. Tuesday and will close …". */
+const TIME_GOES_ON = /^\s*(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|^\s*(?:Eastern|Pacific|Central|Mountain)\b/;
 
 /** Whether ICU's segment `next` continues the sentence `previous` (exported for the tests). */
 export function continues(previous: string, next: string): boolean {
   if (ABBREVIATION_END.test(previous)) return !SENTENCE_OPENING.test(next);
-  if (LOWER_ABBREVIATION_END.test(previous)) return TIME_ZONE_START.test(next) || /^\s*[\p{Ll}\d(,;]/u.test(next);
+  if (LOWER_ABBREVIATION_END.test(previous))
+    return (
+      TIME_ZONE_START.test(next) ||
+      /^\s*[\p{Ll}\d(,;]/u.test(next) ||
+      (/[ap]\.m\.\s*$/.test(previous) && TIME_GOES_ON.test(next))
+    );
   // ICU also breaks before a lower-case continuation after "?" or "!" in a quote ("…?" asked X).
   return /^\s*\p{Ll}/u.test(next) && /[?!]["”’]?\s*$/.test(previous);
 }

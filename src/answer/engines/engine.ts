@@ -14,6 +14,11 @@ export interface GroundingSource {
   hit: SearchHit;
   /** Plain-text passages the engine may use, most relevant first (passages or whole article text). */
   texts: string[];
+  /**
+   * The whole article, when the pipeline read it (it reads those whose passages leave room): only
+   * to tell the lines its feed repeats in every item (./feed-repeats.ts), never quoted from.
+   */
+  article?: string;
 }
 
 /** Shape of the answer the pipeline wants. */

@@ -6,6 +6,7 @@
 // citation. Several articles of a story are named in the reasoning trace, not quoted twice.
 import type { GroundingSource } from './engine.ts';
 import { isoDay, questionTermsOf, readSentences, type AnswerPlan, type Sentence } from './extractive-answer.ts';
+import { feedRepeats, PROMO, shouting } from './feed-repeats.ts';
 import { clusterStories, SAME_STORY, type StoryCluster } from './story-clusters.ts';
 import { terms, words } from '../text/terms.ts';
 
@@ -26,11 +27,18 @@ const STORY_WORDS = 0.4;
 /** The story's share of its own top words a sentence holds (set by bestSentence, read by the trace). */
 const storyShares = new WeakMap<Sentence, number>();
 
-function bestSentence(cluster: StoryCluster, pool: Sentence[], qTerms: string[]): Sentence | undefined {
+function bestSentence(
+  cluster: StoryCluster,
+  pool: Sentence[],
+  qTerms: string[],
+  /** Terms of the question the item's feed name holds: every sentence of the item is about them. */
+  byFeed: ReadonlySet<string>,
+): Sentence | undefined {
   const story = cluster.topTerms.slice(0, 8);
   let best: Sentence | undefined;
   for (const s of pool) {
-    const coverage = qTerms.length ? qTerms.filter((t) => s.termSet.has(t)).length / qTerms.length : 0;
+    // No topic (a roundup): every sentence of the item is about what was asked, as for a feed asked by name.
+    const coverage = qTerms.length ? qTerms.filter((t) => byFeed.has(t) || s.termSet.has(t)).length / qTerms.length : 1;
     const storyShare = story.length ? story.filter((t) => s.termSet.has(t)).length / story.length : 0;
     storyShares.set(s, storyShare);
     const finished = /[.!?]["”’)]?$/.test(s.text) ? 1 : UNFINISHED;
@@ -49,6 +57,7 @@ function bestSentence(cluster: StoryCluster, pool: Sentence[], qTerms: string[])
  */
 function titleSentence(source: GroundingSource, qTerms: string[]): Sentence | undefined {
   const text = source.hit.title.trim();
+  if (!text) return undefined;
   const termSet = new Set(terms(text));
   const matched = qTerms.filter((t) => termSet.has(t));
   if (qTerms.length && !matched.length) return undefined;
@@ -82,7 +91,38 @@ export function planDigest(question: string, sources: GroundingSource[], opts: D
       missing,
       notes: ['No article found is about the topic asked for.'],
     };
-  const clusters = clusterStories(opts.matchText ?? question, sources, SAME_STORY);
+  // "What's new from Critical Role?": the question's topic is a feed's name (the same terms: not
+  // "Brellac" of a paper named "Brellac Local"), and each of its items is news of its own (a
+  // channel's episodes share their title's words, which made them one story told by one
+  // episode): its items are told newest first, one each.
+  const asked = new Set(qTerms);
+  const fromFeed = qTerms.length
+    ? sources.filter((s) => {
+        const name = new Set(terms(s.hit.sourceName));
+        return name.size === asked.size && qTerms.every((t) => name.has(t));
+      })
+    : [];
+  const feedAsked = fromFeed.length >= 2;
+  // A roundup's sources are the newest articles, each news of its own, told the same way.
+  const perItem = feedAsked || opts.anyTopic === true;
+  const clusters = perItem
+    ? [...(feedAsked ? fromFeed : sources)]
+        .sort((a, b) => (b.hit.publishedAt ?? 0) - (a.hit.publishedAt ?? 0))
+        .map((s) => clusterStories(opts.matchText ?? question, [s], SAME_STORY)[0]!)
+    : clusterStories(opts.matchText ?? question, sources, SAME_STORY);
+  const byFeed = new Set(feedAsked ? qTerms : []);
+  const repeats = feedRepeats(sources);
+  // The sentences an item is told by: not a line its feed repeats in other items (a channel's
+  // disclaimer, sponsor read, link list). An item of the feed asked for is read from its article's
+  // start (its passages are the lines that best match the feed's name: the notes every item
+  // repeats), without links, sponsors and calls to action, as the "latest X" answer reads it; so is
+  // each of a roundup's newest articles.
+  const ownSentences = (member: GroundingSource): Sentence[] =>
+    perItem
+      ? readSentences(member.article ? [{ ...member, texts: [member.article] }] : [member], opts.poolPerSource).filter(
+          (s) => !PROMO.test(s.text) && !shouting(s.text) && !repeats(member, s.text),
+        )
+      : (bySource.get(member.n) ?? []).filter((s) => !repeats(member, s.text));
   const bySource = new Map<number, Sentence[]>();
   for (const s of sentences) bySource.set(s.source.n, [...(bySource.get(s.source.n) ?? []), s]);
   const picked: { sentence: Sentence; cluster: StoryCluster }[] = [];
@@ -92,7 +132,8 @@ export function planDigest(question: string, sources: GroundingSource[], opts: D
       const about =
         !qTerms.length || qTerms.some((t) => terms(member.hit.title + ' ' + member.texts.join(' ')).includes(t));
       if (!about) continue;
-      const s = bestSentence(cluster, bySource.get(member.n) ?? [], qTerms) ?? titleSentence(member, qTerms);
+      const own = ownSentences(member);
+      const s = bestSentence(cluster, own, qTerms, byFeed) ?? titleSentence(member, qTerms);
       if (s) {
         picked.push({ sentence: s, cluster });
         break;
@@ -119,7 +160,9 @@ export function planDigest(question: string, sources: GroundingSource[], opts: D
     sentences: picked.map((p) => p.sentence),
     missing,
     notes: [
-      `A summary: ${sources.length} articles grouped into ${clusters.length} stories; ${picked.length} told, one sentence each, newest first${picked[0] ? ` (the lead is the newest story, [${picked[0].sentence.source.n}])` : ''}.`,
+      feedAsked
+        ? `A summary of the feed asked for: ${fromFeed.length} of ${sources.length} articles are from a feed named ${qTerms.join(', ')}; ${picked.length} of its items told, newest first, one sentence each.`
+        : `A summary: ${sources.length} articles grouped into ${clusters.length} stories; ${picked.length} told, one sentence each, newest first${picked[0] ? ` (the lead is the newest story, [${picked[0].sentence.source.n}])` : ''}.`,
       ...why,
       ...merged.map(
         (p) => `One story in [${p.cluster.members.map((m) => m.n).join(', ')}]: quoting [${p.sentence.source.n}] only.`,

@@ -111,3 +111,31 @@ test("a headline without the show's name, in the show's feed: the feed's name co
     2,
   );
 });
+
+test('a digest never quotes a line its feed repeats in another item, told from the whole articles; a feed asked by name is told item by item, newest first', async () => {
+  const { planDigest } = await import('./extractive-digest.ts');
+  const DISCLAIMER =
+    'Due to the improv nature of Critical Role and other RPG content on our channels, some themes may be difficult for some to handle.';
+  const notes = (summary: string) => `This episode is sponsored by Thorum. ${summary}\n${DISCLAIMER}`;
+  const episode = (n: number, title: string, date: string, summary: string, passage: string) => ({
+    ...source(n, `${title} | Critical Role | Campaign 3, Episode ${40 + n}`, date, passage, 'Critical Role'),
+    article: notes(summary),
+  });
+  // The search's passages of each episode are different lines of the same notes: only the first
+  // has the disclaimer in its text; the others have it in their articles.
+  const sources: GroundingSource[] = [
+    episode(1, 'The Fey Key', '2023-02-06', 'Bells Hells traverse the shadowy Fey Realm.', DISCLAIMER),
+    episode(2, 'An Exit Most Fraught', '2023-02-13', 'Bells Hells need to leave the Fey Realm.', 'Critical Role live.'),
+    episode(3, 'The Aurora Grows', '2023-02-20', 'Bells Hells travel the aurora-filled skies.', 'Critical Role.'),
+  ];
+  for (const question of ["What's new from Critical Role?", 'Summarize the news about Critical Role']) {
+    const plan = planDigest(question, sources, { stories: 5, poolPerSource: 40 });
+    const quoted = plan.sentences.map((s) => s.text);
+    assert.ok(!quoted.some((t) => t.startsWith('Due to the improv')), quoted.join(' | '));
+    assert.deepEqual(quoted, [
+      'Bells Hells travel the aurora-filled skies.',
+      'Bells Hells need to leave the Fey Realm.',
+      'Bells Hells traverse the shadowy Fey Realm.',
+    ]);
+  }
+});

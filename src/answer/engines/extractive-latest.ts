@@ -13,7 +13,8 @@
 import type { GroundingSource } from './engine.ts';
 import { readSentences } from './extractive-answer.ts';
 import { longDay } from './extractive-dates.ts';
-import { terms, words } from '../text/terms.ts';
+import { feedRepeats, PROMO, shouting } from './feed-repeats.ts';
+import { terms } from '../text/terms.ts';
 import { headlineNames, type LatestAsked } from '../text/latest-asked.ts';
 
 export interface LatestPlan {
@@ -30,9 +31,6 @@ const POOL = 40;
 /** Sources read, newest first, for a "when is the next …" sentence. */
 const WHEN_SOURCES = 3;
 
-/** Links, sponsors and calls to action: what a show's notes say about everything but the show. */
-const PROMO =
-  /https?:\/\/|\bwww\.|\b[\w-]+\.(?:com|org|net|io|tv|fm|ly|co)\b|\b(?:sponsor(?:ed|s)?|promo|coupon|discount|% off|with code|use code|subscribe|subscribers?|patreon|merch|follow (?:us|me)|sign up|affiliate|captions?|captioned|transcripts?|all rights reserved|copyright|thanks for (?:watching|listening)|listen (?:on|to)|available on|download|ad-free|advertis\w*)\b/i;
 /** A time a sentence names: a weekday, a clock time, "tomorrow", "next week", a month with its day. */
 const WHEN =
   /\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|tomorrow|tonight|next (?:week|month|year)|weekly|every (?:week|day))\b|\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b/i;
@@ -43,12 +41,6 @@ const MONTH_DATE = new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,4}\\b|\\b\\d{1,2}\\s+${M
 const namesTime = (text: string) => WHEN.test(text) || MONTH_DATE.test(text);
 
 const has = (set: Set<string>, all: string[]) => all.every((t) => set.has(t));
-
-/** A sentence of shouting capitals ("CAPTION STATUS: CAPTIONED BY OUR EDITORS."). */
-const shouting = (text: string) => {
-  const letters = text.replace(/[^\p{L}]/gu, '');
-  return letters.length > 0 && letters.replace(/\P{Lu}/gu, '').length > 0.5 * letters.length;
-};
 
 export function planLatest(asked: LatestAsked, sources: GroundingSource[]): LatestPlan | undefined {
   const dated = sources.filter((s) => s.hit.publishedAt != null);
@@ -91,20 +83,10 @@ export function planLatest(asked: LatestAsked, sources: GroundingSource[]): Late
   // What it is about: the first sentence that is not a link, a sponsor or a call to action, nor
   // said by another source of its feed too (a show's notes repeat the same lines in every
   // episode; another feed's copy of a wire story repeats its lede, which is still the lede).
-  const elsewhere = new Set(
-    sources
-      .filter((s) => s !== newest && s.hit.sourceName === newest.hit.sourceName)
-      .flatMap((s) => [s.hit.title, ...s.texts])
-      .map((t) => ` ${words(t).join(' ')} `),
-  );
-  const repeated = (text: string) => {
-    const w = ` ${words(text).join(' ')} `;
-    for (const t of elsewhere) if (t.includes(w)) return true;
-    return false;
-  };
+  const repeats = feedRepeats(sources);
   const read = readSentences([newest], POOL);
   const lead = read.find(
-    (s) => /\p{Ll}/u.test(s.text) && !PROMO.test(s.text) && !shouting(s.text) && !repeated(s.text),
+    (s) => /\p{Ll}/u.test(s.text) && !PROMO.test(s.text) && !shouting(s.text) && !repeats(newest, s.text),
   );
   const named = `The ${asked.word} ${what}, published ${day(newest)}, is "${newest.hit.title.trim()}".[${newest.n}]`;
   return {

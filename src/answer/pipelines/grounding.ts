@@ -22,9 +22,10 @@ export async function groundingSources(
   search: SearchService,
   /**
    * The question (its answer type) and what was searched for it (a follow-up's carried topic): for
-   * a fact question, the article's own paragraph that states the fact is added.
+   * a fact question, the article's own paragraph that states the fact is added; `digest`: told as a
+   * digest whatever its answer type (a roundup, "what did X announce?").
    */
-  ask?: { question: string; query: string },
+  ask?: { question: string; query: string; digest?: boolean },
   /**
    * Hits read from their article's start instead of their passages: what "what is the latest X
    * about?" asks of the newest X is what its opening says (./newest-of-kind.ts).
@@ -35,14 +36,19 @@ export async function groundingSources(
   const sources = hits
     .slice(0, count)
     .map((hit, i) => ({ n: i + 1, hit, ...(fromStart?.(hit) ? { texts: [], used: 0 } : bestPassages(hit, chars)) }));
-  const type = ask ? answerTypeOf(ask.question) : 'none';
+  const type = ask?.digest ? 'summary' : ask ? answerTypeOf(ask.question) : 'none';
   const fact =
     ask && FACT_TYPES.has(type)
       ? { type, terms: queryTerms(`${ask.question} ${ask.query}`), asked: new Set(words(ask.question)) }
       : undefined;
+  // A digest tells each item by a line of its own, not one its feed repeats in every item (a show's
+  // notes): that is told from the whole articles of the sources whose feed gives another source.
+  const feedmates = type === 'summary' ? sharingFeed(sources.map((s) => s.hit)) : undefined;
   // The articles of every source that still has room (and for a fact question, of every source),
   // in one read (not one per source).
-  const wanted = sources.filter((s) => (fact || s.used < chars) && s.hit.itemId !== null).map((s) => s.hit.itemId!);
+  const wanted = sources
+    .filter((s) => (fact || s.used < chars || feedmates?.has(s.hit)) && s.hit.itemId !== null)
+    .map((s) => s.hit.itemId!);
   const articles = wanted.length ? await search.articleTexts(wanted) : new Map<number, { text: string }>();
   return sources.map(({ n, hit, texts, used }) => {
     const article = hit.itemId !== null ? articles.get(hit.itemId)?.text : undefined;
@@ -55,7 +61,13 @@ export async function groundingSources(
           )
         : undefined;
     const given = stated ? [...texts, stated] : texts;
-    return { n, hit, texts: withArticle(given, used + (stated?.length ?? 0), chars, article) };
+    const grounded: GroundingSource = {
+      n,
+      hit,
+      texts: withArticle(given, used + (stated?.length ?? 0), chars, article),
+    };
+    if (article) grounded.article = article;
+    return grounded;
   });
 }
 
@@ -94,6 +106,13 @@ export function statingParagraph(
   });
   if (best < 0 || (scores[best]! <= givenBest && given.some(carries))) return undefined;
   return cutAtParagraph(paragraphs[best]!, chars);
+}
+
+/** The hits from a feed that gives another of the hits. */
+function sharingFeed(hits: SearchHit[]): Set<SearchHit> {
+  const count = new Map<string, number>();
+  for (const h of hits) count.set(h.sourceName, (count.get(h.sourceName) ?? 0) + 1);
+  return new Set(hits.filter((h) => count.get(h.sourceName)! > 1));
 }
 
 /** The hit's passages, best first, while they fit in `chars` characters. */

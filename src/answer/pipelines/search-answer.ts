@@ -26,6 +26,27 @@ import { terms } from '../text/terms.ts';
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
+/** Newest articles a roundup chooses from, and how many of one feed lead it. */
+const ROUNDUP_POOL = 100;
+const ROUNDUP_PER_FEED = 2;
+
+/**
+ * `limit` hits in their order with at most `perFeed` of one feed first, then the rest in order: a
+ * roundup of one busy feed's last hour is no roundup (over the real-world feeds, all 5 stories of
+ * "What's new?" were one software site's tutorials).
+ */
+export function fewPerFeed(hits: SearchHit[], perFeed: number, limit: number): SearchHit[] {
+  const count = new Map<string, number>();
+  const first: SearchHit[] = [];
+  const later: SearchHit[] = [];
+  for (const h of hits) {
+    const n = count.get(h.sourceName) ?? 0;
+    count.set(h.sourceName, n + 1);
+    (n < perFeed ? first : later).push(h);
+  }
+  return [...first, ...later].slice(0, limit);
+}
+
 /** Articles counted when the filters left none ("70 articles mention NASA; none is …"). */
 const COUNT_LIMIT = 200;
 
@@ -94,11 +115,15 @@ export async function* searchAnswer(
   if (smallTalk) {
     steps.push('Small talk: nothing to search for; the answer says what I can do.');
   } else if (roundup) {
-    hits = await deps.search.newest({ scope: req.scope, filters: searchFilters, limit: SEARCH_LIMIT }, req.signal);
+    hits = fewPerFeed(
+      await deps.search.newest({ scope: req.scope, filters: searchFilters, limit: ROUNDUP_POOL }, req.signal),
+      ROUNDUP_PER_FEED,
+      SEARCH_LIMIT,
+    );
     searchQueries = 1;
     const newest = hits.find((h) => h.publishedAt !== null)?.publishedAt;
     steps.push(
-      `A roundup: the question names no topic, so the sources are the ${hits.length} newest articles${describeFilters(searchFilters)}${newest ? ` (the newest from ${new Date(newest * 1000).toISOString().slice(0, 10)})` : ''}, each read from its start.`,
+      `A roundup: the question names no topic, so the sources are the ${hits.length} newest articles${describeFilters(searchFilters)}, at most ${ROUNDUP_PER_FEED} of a feed first${newest ? ` (the newest from ${new Date(newest * 1000).toISOString().slice(0, 10)})` : ''}, each read from its start.`,
     );
     fromStart = () => true;
   } else if (!req.disableSearch) {
@@ -165,7 +190,7 @@ export async function* searchAnswer(
     profile.sources[req.searchContextSize],
     req.searchContextSize,
     deps.search,
-    { question: conv.question, query: baseQuery },
+    { question: conv.question, query: baseQuery, digest: roundup || doings !== undefined },
     fromStart,
   );
   if (sources.length) {

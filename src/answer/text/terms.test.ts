@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { stem, terms, termsOfWords, words } from './terms.ts';
 import { hasNews, readArticles } from '../testing/news-corpus.ts';
 
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
+// A word joined by "&" ("q&a", "at&t": one to three letters each side) is one word.
+const WORD = /(?<![\p{L}\p{N}&'’\-])\p{L}{1,3}&\p{L}{1,3}(?![\p{L}\p{N}&'’\-])|[\p{L}\p{N}][\p{L}\p{N}'’\-]*/gu;
 const plain = (text: string) =>
   (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'").replace(/'s$/, ''));
 
@@ -23,6 +24,19 @@ test('words() splits as the plain definition on apostrophe edge cases', () => {
   ]);
 });
 
+test('words joined by "&" are one word: "Q&A", "R&D", "AT&T", "M&A", "B&B" have a term; "Johnson & Johnson" does not join', () => {
+  splitsAsPlain(['Q&A R&D AT&T M&A B&B S&P', 'Johnson & Johnson, Procter&Gamble, a&b&c, x-q&a, 𝐀𝐁&c, Q&As']);
+  assert.deepEqual(terms('What was the last Q&A about? R&D at AT&T, M&A, a B&B'), [
+    'last',
+    'q&a',
+    'r&d',
+    'at&t',
+    'm&a',
+    'b&b',
+  ]);
+  assert.deepEqual(terms('Johnson & Johnson'), ['johnson', 'johnson']);
+});
+
 test('words() splits as the plain definition on letters of other planes, marks and lone surrogates', () => {
   splitsAsPlain([
     '𝐀𝐁c d 𠜎𠜱 x𝟘y',
@@ -34,7 +48,7 @@ test('words() splits as the plain definition on letters of other planes, marks a
 
 test('words() splits random text as the plain definition', () => {
   // Letters, digits, marks, apostrophes, hyphens, spaces and surrogates of every kind, mixed.
-  const pool = [..."aZ09'’-  .,İıΣσςé\u0301ǅ½٣中\u212a"].concat(['\ud835\udc00', '\ud800', '\udc00', '😀']);
+  const pool = [..."aZ09'’-  .,&&İıΣσςé\u0301ǅ½٣中\u212a"].concat(['\ud835\udc00', '\ud800', '\udc00', '😀']);
   let seed = 26;
   const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
   for (let n = 0; n < 2_000; n++) {

@@ -26,6 +26,10 @@ function letterOrNumberAt(s: string, i: number, c: number): number {
   return cp > 0xffff && IS_LETTER_OR_NUMBER.test(String.fromCodePoint(cp)) ? 2 : 0;
 }
 
+/** What follows the first part of a word joined by "&", and that part (with the character before it). */
+const AMPERSAND_TAIL = /&\p{L}{1,3}(?![\p{L}\p{N}&'’-])/uy;
+const AMPERSAND_HEAD = /(?:^|[^\p{L}\p{N}&'’-])\p{L}{1,3}$/u;
+
 /**
  * Lower-cased words in text order, punctuation dropped (apostrophes and inner hyphens kept): the
  * matches of the Unicode regex [\p{L}\p{N}][\p{L}\p{N}'’\-]* in the lower-cased text, curly apostrophes made
@@ -62,6 +66,12 @@ export function words(text: string): string[] {
         if (!k) break;
         i += k;
       }
+    }
+    // "q&a", "r&d", "at&t": one word, as a query keeps it (../../search/tokenizer.ts, AMPERSAND_WORD).
+    if (i < n && s.charCodeAt(i) === 38 && i - start <= 6) {
+      AMPERSAND_TAIL.lastIndex = i;
+      if (AMPERSAND_TAIL.test(s) && AMPERSAND_HEAD.test(s.slice(Math.max(0, start - 1), i)))
+        i = AMPERSAND_TAIL.lastIndex;
     }
     let w = s.slice(start, i);
     if (curly) w = w.replace(/’/g, "'");
