@@ -164,7 +164,11 @@ function render(
     if (plan.kind === 'digest' && roundup) {
       // A roundup spans feeds and stories the asker did not name: each says where it is from and what it is.
       const { title, sourceName } = s.source.hit;
-      const named = [day(s.source) && `**${day(s.source)}**`, sourceName, s.text === title || !title.trim() ? '' : `"${title}"`]
+      const named = [
+        day(s.source) && `**${day(s.source)}**`,
+        sourceName,
+        s.text === title || !title.trim() ? '' : `"${title}"`,
+      ]
         .filter(Boolean)
         .join(', ');
       return `${named}: ${quote}`;
