@@ -312,12 +312,15 @@ test('Ask: the answer streams in with [n] citations; clicking one shows its sour
   await waitCount('.turn', 2);
 });
 
-test('Ask "What\'s new?": a roundup of the newest articles, shown as a list with each day in bold, its markers linked', {
+test('Ask: suggested first questions; "What\'s new?" is a roundup of the newest articles, a list with each day in bold, its markers linked', {
   skip,
 }, async () => {
   await page.goto(h.url + '/#/ask');
-  await page.getByRole('textbox', { name: 'Question' }).fill("What's new?");
-  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  // A new question's page suggests what to ask first, one of them about a feed by its name.
+  const tries = await page.locator('#ask-try button').allTextContents();
+  assert.deepEqual(tries.slice(0, 2), ["What's new?", 'What happened this week?']);
+  assert.match(tries[2] ?? '', /^What's the latest on (Science|Space Desk|Local News|City News)\?$/);
+  await page.getByRole('button', { name: "What's new?", exact: true }).click();
   const answer = page.locator('.turn').last().locator('.answer');
   await answer.locator('ul > li a.cite').first().waitFor();
   await page.waitForFunction(() => !document.querySelector('.answer[aria-busy]'));

@@ -371,6 +371,21 @@ async function loadHistory() {
   );
 }
 
+/**
+ * Questions to start with, for a page that would otherwise be an empty box: what a new user asks
+ * first (what is new, the week) and the newest about one of their feeds, by the name they see.
+ */
+function suggestions(onPick) {
+  const feed = (S.sidebar?.feeds ?? []).map((f) => f.title).find((t) => t && t.length <= 40 && !/^https?:/.test(t));
+  const questions = ["What's new?", 'What happened this week?', ...(feed ? [`What's the latest on ${feed}?`] : [])];
+  return h(
+    'div',
+    { class: 'ask-try', id: 'ask-try' },
+    h('span', { class: 'muted' }, 'Try: '),
+    questions.map((text) => h('button', { type: 'button', class: 'link', onclick: () => onPick(text) }, text)),
+  );
+}
+
 export async function showAsk(main, r) {
   document.title = 'Ask · Tidings';
   inflight?.abort();
@@ -484,6 +499,12 @@ export async function showAsk(main, r) {
             current ? h('a', { href: '#/ask' }, 'New question') : null,
           ),
         ),
+        current
+          ? null
+          : suggestions((text) => {
+              q.value = text;
+              ask(text);
+            }),
       ),
       h(
         'aside',
