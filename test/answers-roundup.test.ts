@@ -135,6 +135,15 @@ test('"What did X announce recently?": a digest of the newest about X, newest fi
   );
 });
 
+test('sonar-deep-research: "What\'s new?" reads the newest articles instead of planning sub-questions about "What"', {
+  timeout: 120_000,
+}, async () => {
+  const a = await ask('--as-of', '2026-12-05', '--model', 'sonar-deep-research', "What's new?");
+  assert.match(a.content, /A roundup: the question names no topic, so the sources are the 5 newest articles/);
+  assert.doesNotMatch(a.content, /Sub-questions|Searched "What/);
+  assert.ok(a.citations.includes('https://example.org/bridge'), a.content);
+});
+
 test('a roundup keeps to the recency filter, counted from the as-of day', { timeout: 120_000 }, async () => {
   const week = await ask('--as-of', '2026-12-05', '--recency', 'week', "What's new?");
   const lines = withUrls(week);

@@ -13,6 +13,7 @@ import { reformulate } from './reformulate-query.ts';
 import { fuseKeepingLead, reciprocalRankFusion, withoutNearDuplicates } from '../../search/fusion.ts';
 import { LEAD_KEPT } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
+import { isRoundup, roundupHits } from './roundup.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
@@ -85,57 +86,71 @@ export async function* deepResearch(
     return hits;
   };
 
-  // Round 1: the question itself, reformulated.
-  progress('plan', 'Searching the question');
-  for (const q of reformulate(query)) await runSearch(q);
-  step++;
-
-  // Plan: sub-questions from the model, or from the names the first round turned up.
-  progress('plan', 'Planning sub-questions');
-  let plan: SubQuestion[] | undefined;
-  if (deps.engine.generative) {
-    try {
-      plan = await subQuestionsFromModel(deps.engine, conv.question, depth.subQuestions, req.signal);
-    } catch (e) {
-      if (req.signal?.aborted) throw e;
-      steps.push(
-        `The model could not plan sub-questions (${(e as Error).message}); planning from the articles instead.`,
-      );
-    }
-  }
-  const seenNames = new Set<string>();
-  plan ??= subQuestionsFromNames(
-    query,
-    prominentNames(query, reciprocalRankFusion(lists), seenNames).slice(0, depth.subQuestions),
-  );
-  for (const sq of plan) seenNames.add(sq.heading.toLowerCase());
-  steps.push(
-    plan.length
-      ? `Sub-questions:\n${plan.map((s) => `- ${s.question}`).join('\n')}`
-      : 'No sub-questions: the first searches found nothing to branch out from.',
-  );
-  step++;
-
-  // Later rounds: each sub-question, then the names its results bring up (high effort).
-  for (let round = 2; round <= depth.rounds && plan.length; round++) {
-    if (round === 2) {
-      for (const sq of plan) await runSearch(sq.query);
-    } else {
-      const more = subQuestionsFromNames(
-        query,
-        prominentNames(query, reciprocalRankFusion(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(
-          0,
-          2,
-        ),
-      );
-      for (const sq of more) {
-        seenNames.add(sq.heading.toLowerCase());
-        plan.push(sq);
-        await runSearch(sq.query);
-      }
-      if (more.length) steps.push(`Round ${round} followed up on: ${more.map((s) => s.heading).join(', ')}.`);
-    }
+  // "What's new?": no topic to plan sub-questions for; the newest articles in scope are read (./roundup.ts).
+  const roundup = isRoundup(conv.question, query);
+  let plan: SubQuestion[] = [];
+  if (roundup) {
+    progress('search', 'Reading the newest articles');
+    const r = await roundupHits(deps.search, req.scope, searchFilters, depth.articles, req.signal);
+    searchQueries++;
+    lists.push(r.hits);
+    steps.push(r.note);
+    step += 1 + depth.rounds;
+  } else {
+    // Round 1: the question itself, reformulated.
+    progress('plan', 'Searching the question');
+    for (const q of reformulate(query)) await runSearch(q);
     step++;
+
+    // Plan: sub-questions from the model, or from the names the first round turned up.
+    progress('plan', 'Planning sub-questions');
+    let planned: SubQuestion[] | undefined;
+    if (deps.engine.generative) {
+      try {
+        planned = await subQuestionsFromModel(deps.engine, conv.question, depth.subQuestions, req.signal);
+      } catch (e) {
+        if (req.signal?.aborted) throw e;
+        steps.push(
+          `The model could not plan sub-questions (${(e as Error).message}); planning from the articles instead.`,
+        );
+      }
+    }
+    const seenNames = new Set<string>();
+    plan =
+      planned ??
+      subQuestionsFromNames(
+        query,
+        prominentNames(query, reciprocalRankFusion(lists), seenNames).slice(0, depth.subQuestions),
+      );
+    for (const sq of plan) seenNames.add(sq.heading.toLowerCase());
+    steps.push(
+      plan.length
+        ? `Sub-questions:\n${plan.map((s) => `- ${s.question}`).join('\n')}`
+        : 'No sub-questions: the first searches found nothing to branch out from.',
+    );
+    step++;
+
+    // Later rounds: each sub-question, then the names its results bring up (high effort).
+    for (let round = 2; round <= depth.rounds && plan.length; round++) {
+      if (round === 2) {
+        for (const sq of plan) await runSearch(sq.query);
+      } else {
+        const more = subQuestionsFromNames(
+          query,
+          prominentNames(query, reciprocalRankFusion(plan.map((s) => hitsByQuery.get(s.query) ?? [])), seenNames).slice(
+            0,
+            2,
+          ),
+        );
+        for (const sq of more) {
+          seenNames.add(sq.heading.toLowerCase());
+          plan.push(sq);
+          await runSearch(sq.query);
+        }
+        if (more.length) steps.push(`Round ${round} followed up on: ${more.map((s) => s.heading).join(', ')}.`);
+      }
+      step++;
+    }
   }
 
   // Read the best articles in full: the question's own best hits first, as sonar-pro ranks them
@@ -143,7 +158,7 @@ export async function* deepResearch(
   let ranked = withoutNearDuplicates(fuseKeepingLead(lists, LEAD_KEPT));
   const asOf = req.asOf ?? Math.floor(Date.now() / 1000);
   const cue = timeCueOf(conv.question, asOf);
-  if (cue && ranked.length) {
+  if (cue && ranked.length && !roundup) {
     const recency = applyRecencyPrior(ranked, cue);
     steps.push(`Today is ${new Date(asOf * 1000).toISOString().slice(0, 10)}. ${recency.note}`);
     ranked = recency.hits;
@@ -180,6 +195,7 @@ export async function* deepResearch(
         searchQuery: query,
         asOf,
         timeCue: cue,
+        roundup,
         history: conv.history,
         system: conv.system,
         sources,

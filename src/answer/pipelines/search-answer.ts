@@ -19,34 +19,14 @@ import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 import { newestWanted, wantedOfKind } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
-import { doingsTopicOf, isRoundupAsked, newsTopicOf } from '../text/roundup-asked.ts';
+import { doingsTopicOf, newsTopicOf } from '../text/roundup-asked.ts';
+import { isRoundup, roundupHits } from './roundup.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { terms } from '../text/terms.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
 const SEARCH_LIMIT = 20;
-/** Newest articles a roundup chooses from, and how many of one feed lead it. */
-const ROUNDUP_POOL = 100;
-const ROUNDUP_PER_FEED = 2;
-
-/**
- * `limit` hits in their order with at most `perFeed` of one feed first, then the rest in order: a
- * roundup of one busy feed's last hour is no roundup (over the real-world feeds, all 5 stories of
- * "What's new?" were one software site's tutorials).
- */
-export function fewPerFeed(hits: SearchHit[], perFeed: number, limit: number): SearchHit[] {
-  const count = new Map<string, number>();
-  const first: SearchHit[] = [];
-  const later: SearchHit[] = [];
-  for (const h of hits) {
-    const n = count.get(h.sourceName) ?? 0;
-    count.set(h.sourceName, n + 1);
-    (n < perFeed ? first : later).push(h);
-  }
-  return [...first, ...later].slice(0, limit);
-}
-
 /** Articles counted when the filters left none ("70 articles mention NASA; none is …"). */
 const COUNT_LIMIT = 200;
 
@@ -111,20 +91,14 @@ export async function* searchAnswer(
   const smallTalk = !req.disableSearch && isSmallTalk(conv.question);
   // "What's new?", "What happened today?": no topic to search for (../text/roundup-asked.ts); the
   // newest articles in scope are the sources. A follow-up counts only when its search query is one too.
-  const roundup = !req.disableSearch && !smallTalk && isRoundupAsked(conv.question) && isRoundupAsked(baseQuery);
+  const roundup = !req.disableSearch && !smallTalk && isRoundup(conv.question, baseQuery);
   if (smallTalk) {
     steps.push('Small talk: nothing to search for; the answer says what I can do.');
   } else if (roundup) {
-    hits = fewPerFeed(
-      await deps.search.newest({ scope: req.scope, filters: searchFilters, limit: ROUNDUP_POOL }, req.signal),
-      ROUNDUP_PER_FEED,
-      SEARCH_LIMIT,
-    );
+    const r = await roundupHits(deps.search, req.scope, searchFilters, SEARCH_LIMIT, req.signal);
+    hits = r.hits;
     searchQueries = 1;
-    const newest = hits.find((h) => h.publishedAt !== null)?.publishedAt;
-    steps.push(
-      `A roundup: the question names no topic, so the sources are the ${hits.length} newest articles${describeFilters(searchFilters)}, at most ${ROUNDUP_PER_FEED} of a feed first${newest ? ` (the newest from ${new Date(newest * 1000).toISOString().slice(0, 10)})` : ''}, each read from its start.`,
-    );
+    steps.push(`${r.note} Each is read from its start.`);
     fromStart = () => true;
   } else if (!req.disableSearch) {
     queries = profile.searches === 'reformulated' ? reformulate(baseQuery) : [baseQuery];
