@@ -353,7 +353,7 @@ export class ArticleIndex {
   /**
    * The `limit` newest dated current articles under the filter, newest first, their publication
    * time as score: a roundup ("what's new?") asks for no words. One pass over the article table
-   * (about 1 ms per 100,000 articles); undated articles are left out, as they cannot be placed.
+   * (bench/search-newest.bench.ts); undated articles are left out, as they cannot be placed.
    */
   async newest(filter: PassageFilter, limit: number): Promise<ArticleMatch[]> {
     if (limit <= 0) return [];
