@@ -295,7 +295,7 @@ async function askAndRecord(p: Page, question: string) {
 /** The answer starts in the top 40 % of the screen, its first line above the question box. */
 async function assertAnswerInView(p: Page, what: string) {
   const m = await p.evaluate(() => {
-    const a = document.querySelector('.turn .answer p').getBoundingClientRect();
+    const a = document.querySelector('.turn .answer > :is(p, ul, ol)').getBoundingClientRect();
     const box = document.querySelector('.ask-box').getBoundingClientRect();
     return {
       top: a.top,
@@ -358,7 +358,7 @@ test('Ask: sources carry the name the user gave the feed; a reopened conversatio
   assert.ok(!feeds.some((f) => /for the latest news/.test(f)), feeds.join(' | '));
   await page.waitForURL(/#\/ask\/\d+$/);
   await page.reload();
-  await page.locator('.turn .answer p').first().waitFor();
+  await page.locator('.turn .answer > :is(p, ul, ol)').first().waitFor();
   const headings = await page.locator('h1, h2').allTextContents();
   assert.equal(
     headings.filter((t) => t === 'What did Ellie Simmonds say about dwarfism?').length,
@@ -385,7 +385,7 @@ test('a phone: the answer is in view without scrolling, and no "/" shortcut hint
   await shot('07-ask-phone', p);
   // Reopened on the phone, too.
   await p.reload();
-  await p.locator('.turn .answer p').first().waitFor();
+  await p.locator('.turn .answer > :is(p, ul, ol)').first().waitFor();
   await assertAnswerInView(p, '390×844 reopened');
   await phone.close();
 });
