@@ -12,6 +12,7 @@
 import type { SearchHit, SearchService } from '../../search/types.ts';
 import type { SearchFilters, SearchScope } from '../types.ts';
 import { headlineNames, type LatestAsked } from '../text/latest-asked.ts';
+import { terms } from '../text/terms.ts';
 
 /** Searches for newer articles of the kind, at most. */
 const ROUNDS = 4;
@@ -46,6 +47,23 @@ export function wantedOfKind(asked: LatestAsked): Wanted {
     query: asked.thing,
     isOne: (h) => headlineNames(h, asked.thingTerms),
     rule: `whose headline (with its feed's name) names ${asked.thingTerms.join(', ')}`,
+  };
+}
+
+/**
+ * The articles about a topic a digest asks the newest of ("what's the latest on Critical Role?"):
+ * whose headline, feed name or passages have every term of it; undefined when it has no terms.
+ */
+export function wantedAbout(topic: string[]): Wanted | undefined {
+  const topicTerms = terms(topic.join(' '));
+  if (!topicTerms.length) return undefined;
+  return {
+    query: topic.join(' '),
+    isOne: (h) => {
+      const said = new Set(terms(`${h.title} ${h.sourceName} ${h.passages.map((p) => p.text).join(' ')}`));
+      return topicTerms.every((t) => said.has(t));
+    },
+    rule: `that mention ${topicTerms.join(', ')}`,
   };
 }
 

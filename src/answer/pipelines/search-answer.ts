@@ -17,12 +17,11 @@ import { isSmallTalk } from '../text/small-talk.ts';
 import { ExtractiveEngine, mentionsPhrase, questionTopic } from '../engines/extractive.ts';
 import { type FilteredOut, filteredOutOf, filtersAsOf, hasFilters, keptByFilters } from './filters-in-time.ts';
 import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
-import { newestWanted, wantedOfKind } from './newest-of-kind.ts';
+import { newestWanted, wantedAbout, wantedOfKind } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
 import { doingsTopicOf, newsTopicOf } from '../text/roundup-asked.ts';
 import { isRoundup, roundupHits } from './roundup.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
-import { terms } from '../text/terms.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
 
@@ -131,25 +130,9 @@ export async function* searchAnswer(
     // "What did NASA announce recently?" is such a digest too.
     doings = kind ? undefined : doingsTopicOf(conv.question);
     const topic = !kind && answerTypeOf(conv.question) === 'summary' ? newsTopicOf(conv.question) : doings;
-    const topicTerms = topic ? terms(topic.join(' ')) : [];
+    const about = topic && wantedAbout(topic);
     const newest =
-      topicTerms.length > 0 &&
-      (await newestWanted(
-        deps.search,
-        {
-          query: topic!.join(' '),
-          isOne: (h) => {
-            const said = new Set(terms(`${h.title} ${h.sourceName} ${h.passages.map((p) => p.text).join(' ')}`));
-            return topicTerms.every((t) => said.has(t));
-          },
-          rule: `that mention ${topicTerms.join(', ')}`,
-        },
-        req.scope,
-        searchFilters,
-        hits,
-        SEARCH_LIMIT,
-        req.signal,
-      ));
+      about && (await newestWanted(deps.search, about, req.scope, searchFilters, hits, SEARCH_LIMIT, req.signal));
     if (newest) {
       steps.push(newest.note);
       hits = newest.hits;
