@@ -683,6 +683,21 @@ function candidateKey(text: string): string {
 }
 
 /** Typed candidates of the sentences, scored by independent, rank- and coverage-weighted support. */
+class MinedCandidate {
+  text: string;
+  key: string;
+  kind: AnswerCandidate['kind'];
+  score = 0;
+  sources = new Set<number>();
+  occurrences: Sentence[] = new Array<Sentence>();
+  perSource = new Map<number, number>();
+  constructor(text: string, key: string, kind: AnswerCandidate['kind']) {
+    this.text = text;
+    this.key = key;
+    this.kind = kind;
+  }
+}
+
 export function mineCandidates(
   question: string,
   sentences: Sentence[],
@@ -730,7 +745,7 @@ export function mineCandidates(
     if (refused(key, kind === 'number' || kind === 'date')) return;
     let c = byKey.get(key);
     if (!c) {
-      c = { text, key, kind, score: 0, sources: new Set(), occurrences: [], perSource: new Map() };
+      c = new MinedCandidate(text, key, kind);
       byKey.set(key, c);
     }
     // Sentences are mined one after the other, so the sentence is either the last occurrence or a

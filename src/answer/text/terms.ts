@@ -35,7 +35,7 @@ function letterOrNumberAt(s: string, i: number, c: number): number {
  */
 export function words(text: string): string[] {
   const s = text.toLowerCase();
-  const out: string[] = [];
+  const out: string[] = new Array<string>();
   const n = s.length;
   let i = 0;
   while (i < n) {
@@ -252,7 +252,7 @@ const ENTITY_SKIP = new Set([
  * or question words removed. A cheap named-entity guess: good enough to focus a search query.
  */
 export function entities(text: string, opts: { strict?: boolean } = {}): string[] {
-  const out: string[] = [];
+  const out: string[] = new Array<string>();
   const seen = new Set<string>();
   for (const m of text.matchAll(ENTITY)) {
     let parts = m[0].trim().split(/\s+/);
