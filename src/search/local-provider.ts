@@ -37,31 +37,25 @@ class HitPassage implements Passage {
  * A local hit, made by a constructor rather than an object literal: V8 pretenured the literal's
  * allocation site (a hit lives through the answer), so hits were born in the old generation and
  * their young passages and strings were kept by every scavenge until a full collection, dead or
- * not (issue 26.4; as the passage rows in the store). Same fields, same order as the literal.
+ * not (issue 26.4; as the passage rows in the store). A function, so that SearchHit's fields are
+ * not declared twice; they are set in the literal's order.
  */
-class LocalHit implements SearchHit {
-  itemId: number | null;
-  url: string;
-  title: string;
-  sourceName: string;
-  publishedAt: number | null;
-  updatedAt: number | null;
-  passages: Passage[];
-  score: number;
-  imageUrl: string | null;
-  origin: 'local' | 'web' = 'local';
-  constructor(m: SearchArticleMeta, passages: Passage[], score: number) {
-    this.itemId = m.id;
-    this.url = m.url;
-    this.title = m.title;
-    this.sourceName = m.feedTitle;
-    this.publishedAt = m.publishedAt;
-    this.updatedAt = m.updatedAt;
-    this.passages = passages;
-    this.score = score;
-    this.imageUrl = m.imageUrl;
-  }
-}
+const LocalHit = function (this: SearchHit, m: SearchArticleMeta, passages: Passage[], score: number) {
+  this.itemId = m.id;
+  this.url = m.url;
+  this.title = m.title;
+  this.sourceName = m.feedTitle;
+  this.publishedAt = m.publishedAt;
+  this.updatedAt = m.updatedAt;
+  this.passages = passages;
+  this.score = score;
+  this.imageUrl = m.imageUrl;
+  this.origin = 'local';
+} as unknown as new (
+  m: SearchArticleMeta,
+  passages: Passage[],
+  score: number,
+) => SearchHit;
 
 export interface LocalProviderOptions {
   now?: () => number;
