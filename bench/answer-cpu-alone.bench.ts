@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answerTree } from './answer-tree.ts';
 import { flagValue } from './backend.ts';
 
 const TREE = resolve(flagValue(process.argv, 'tree') ?? resolve(fileURLToPath(import.meta.url), '../..'));
@@ -22,22 +23,8 @@ if (!DATA) {
   process.exit(2);
 }
 
-const { createApp } = await import(`${TREE}/src/server/create-app.ts`);
-const { loadConfig } = await import(`${TREE}/src/config/config.ts`);
-const { answerService } = await import(`${TREE}/src/answer/service.ts`);
-const { parseChatRequest } = await import(`${TREE}/src/chat-api/request-schema.ts`);
-const { readQuestions } = await import(`${TREE}/src/answer/testing/news-corpus.ts`);
-const app = await createApp(
-  loadConfig({ env: {}, overrides: { dataDir: DATA, logLevel: 'silent', schedulerEnabled: false } }),
-);
-const user = await app.users.findByName('bench');
-if (!user) throw new Error(`${DATA} has no bench user: build it with bench/chat-memory.bench.ts`);
-const questions = (readQuestions() as { question: string }[]).map((q) => q.question);
-const service = answerService(app);
-const ask = async (i: number) => {
-  const parsed = parseChatRequest({ model: 'sonar', messages: [{ role: 'user', content: questions[i % 680] }] });
-  await service.complete({ ...parsed.answer, scope: { kind: 'subscriptions', userId: user.id } });
-};
+const tree = await answerTree(TREE, DATA);
+const ask = (i: number) => tree.ask(i);
 
 /** CPU ticks (10 ms) of each thread, by name. */
 function threads(): Map<string, number> {
@@ -67,4 +54,4 @@ if (th0)
   console.log(
     [...threads()].map(([k, v]) => `${k} ${(((v - (th0.get(k) ?? 0)) * 10) / ANSWERS).toFixed(2)} ms`).join(', '),
   );
-await app.close();
+await tree.close();
