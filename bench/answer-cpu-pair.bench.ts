@@ -23,6 +23,7 @@
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answerTree } from './answer-tree.ts';
 import { flagValue } from './backend.ts';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
@@ -38,60 +39,7 @@ if (!BASELINE || !DATA) {
   process.exit(2);
 }
 
-/** The usage row a served sonar answer records (src/chat-api/usage.ts, recordUsage). */
-function usageRow(userId: number, u: { promptTokens: number; completionTokens: number }) {
-  return {
-    createdAt: Math.floor(Date.now() / 1000),
-    keyId: 'bench',
-    userId,
-    endpoint: 'chat' as const,
-    model: 'sonar',
-    status: 200,
-    errorType: null,
-    stream: false,
-    promptTokens: u.promptTokens,
-    completionTokens: u.completionTokens,
-    reasoningTokens: 0,
-    citationTokens: 0,
-    searchQueries: 1,
-    cost: { input: 0, output: 0, reasoning: 0, citation: 0, searchQueries: 0, request: 0, total: 0 },
-    latencyMs: 1,
-  };
-}
-
-interface Tree {
-  ask(i: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-async function tree(root: string, data: string): Promise<Tree> {
-  const { createApp } = await import(`${root}/src/server/create-app.ts`);
-  const { loadConfig } = await import(`${root}/src/config/config.ts`);
-  const { answerService } = await import(`${root}/src/answer/service.ts`);
-  const { parseChatRequest } = await import(`${root}/src/chat-api/request-schema.ts`);
-  const { readQuestions } = await import(`${root}/src/answer/testing/news-corpus.ts`);
-  const app = await createApp(
-    loadConfig({ env: {}, overrides: { dataDir: data, logLevel: 'silent', schedulerEnabled: false } }),
-  );
-  const user = await app.users.findByName('bench');
-  if (!user) throw new Error(`${data} has no bench user: build it with bench/chat-memory.bench.ts`);
-  const questions = (readQuestions() as { question: string }[]).map((q) => q.question);
-  const service = answerService(app);
-  return {
-    async ask(i) {
-      const parsed = parseChatRequest({
-        model: 'sonar',
-        messages: [{ role: 'user', content: questions[i % questions.length] }],
-      });
-      const r = await service.complete({ ...parsed.answer, scope: { kind: 'subscriptions', userId: user.id } });
-      if (USAGE) await app.store.chatUsage.record(usageRow(user.id, r.usage));
-      return JSON.stringify({ content: r.content, citations: r.citations, usage: r.usage });
-    },
-    close: () => app.close(),
-  };
-}
-
-const trees = [await tree(ROOT, DATA), await tree(resolve(BASELINE), BASELINE_DATA ?? DATA)];
+const trees = [await answerTree(ROOT, DATA, USAGE), await answerTree(resolve(BASELINE), BASELINE_DATA ?? DATA, USAGE)];
 for (let i = 0; i < WARM; i++) for (const t of trees) await t.ask(i);
 const cpuUs = () => {
   const c = process.cpuUsage();

@@ -53,6 +53,15 @@ test('items reported by notifyItemChanges are indexed as passages and found by s
   assert.equal(hits[0]?.sourceName, 'Example News');
   assert.equal(hits[0]?.origin, 'local');
   assert.match(hits[0]!.passages[0]!.text, /eruption near Grindavik & lava/);
+  // Hits and their passages are made by constructors, not object literals: V8 had pretenured the
+  // literal (a hit lives through the answer), whose young strings then outlived every scavenge.
+  assert.notEqual(Object.getPrototypeOf(hits[0]), Object.prototype);
+  assert.notEqual(Object.getPrototypeOf(hits[0]!.passages[0]), Object.prototype);
+  assert.deepEqual(
+    Object.keys(hits[0]!),
+    ['itemId', 'url', 'title', 'sourceName', 'publishedAt', 'updatedAt', 'passages', 'score', 'imageUrl', 'origin'],
+    "the literal's fields, in its order",
+  );
   assert.ok(!hits.some((h) => h.title === 'Parliament passes budget'));
   // Several articles in one read, each whole and in reading order; an id no longer stored is absent.
   const texts = await searchService(app).articleTexts([budget!, volcano!, 987_654_321]);

@@ -2,20 +2,60 @@
 // content words are stemmed, the article index ranks articles by BM25 with the filters applied
 // while scoring (./article-index.ts), then the candidates' passages are scored and both combine
 // (./ranking.ts).
-import type { ArticleMatch, PassageFilter, PassageMatch, SearchIndexRepository } from '../store/repositories.ts';
+import type {
+  ArticleMatch,
+  PassageFilter,
+  PassageMatch,
+  SearchArticleMeta,
+  SearchIndexRepository,
+} from '../store/repositories.ts';
 import { scorePassages } from './passage-score.ts';
 import { compileFilters } from './filters.ts';
 import { queryTerms } from './query.ts';
 import { articleIndexOf, queryStems } from './article-index.ts';
 import { articleScoring, rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
 import { resolveScope } from './scope.ts';
-import type { NewestQuery, SearchHit, SearchProvider, SearchQuery } from './types.ts';
+import type { NewestQuery, Passage, SearchHit, SearchProvider, SearchQuery } from './types.ts';
 
 /** Words of a query searched at most (see LocalIndexProvider.telling). */
 export const MAX_QUERY_WORDS = 32;
 
 /** Passages returned with each article hit. */
 const PASSAGES_PER_HIT = 3;
+
+/** A passage of a hit (see LocalHit). */
+class HitPassage implements Passage {
+  text: string;
+  score: number;
+  constructor(text: string, score: number) {
+    this.text = text;
+    this.score = score;
+  }
+}
+
+/**
+ * A local hit, made by a constructor rather than an object literal: V8 pretenured the literal's
+ * allocation site (a hit lives through the answer), so hits were born in the old generation and
+ * their young passages and strings were kept by every scavenge until a full collection, dead or
+ * not (issue 26.4; as the passage rows in the store). A function, so that SearchHit's fields are
+ * not declared twice; they are set in the literal's order.
+ */
+const LocalHit = function (this: SearchHit, m: SearchArticleMeta, passages: Passage[], score: number) {
+  this.itemId = m.id;
+  this.url = m.url;
+  this.title = m.title;
+  this.sourceName = m.feedTitle;
+  this.publishedAt = m.publishedAt;
+  this.updatedAt = m.updatedAt;
+  this.passages = passages;
+  this.score = score;
+  this.imageUrl = m.imageUrl;
+  this.origin = 'local';
+} as unknown as new (
+  m: SearchArticleMeta,
+  passages: Passage[],
+  score: number,
+) => SearchHit;
 
 export interface LocalProviderOptions {
   now?: () => number;
@@ -123,18 +163,8 @@ export class LocalIndexProvider implements SearchProvider {
     for (const a of ranked) {
       const m = meta.get(a.itemId);
       if (!m) continue; // deleted between the two reads
-      hits.push({
-        itemId: m.id,
-        url: m.url,
-        title: m.title,
-        sourceName: m.feedTitle,
-        publishedAt: m.publishedAt,
-        updatedAt: m.updatedAt,
-        passages: a.passages.slice(0, PASSAGES_PER_HIT).map((p) => ({ text: p.text, score: p.score })),
-        score: a.score,
-        imageUrl: m.imageUrl,
-        origin: 'local',
-      });
+      const kept = a.passages.slice(0, PASSAGES_PER_HIT).map((p) => new HitPassage(p.text, p.score));
+      hits.push(new LocalHit(m, kept, a.score));
     }
     return hits;
   }

@@ -260,6 +260,10 @@ test('on SQLite the cited articles come from the search that just read them, and
   const cited = [b!, a!, b!];
   assert.deepEqual([...(await repo.articleTexts(cited))], await storedTexts(app, cited));
   assert.equal(repo.lastArticleTextsAsked, false, 'built from the last reads');
+  // The held rows serve one call: a second is asked (and right), and the rows are not kept.
+  assert.deepEqual([...(await repo.articleTexts(cited))], await storedTexts(app, cited));
+  assert.equal(repo.lastArticleTextsAsked, true, 'the reads served the call before');
+  assert.equal((repo as unknown as { lastPassages?: unknown }).lastPassages, undefined, 'the rows are dropped');
 
   // Passages of one article (between the others' ids) with the metadata of three: only that one
   // is built from the reads; the others are asked, and an empty passage read drops what it held.

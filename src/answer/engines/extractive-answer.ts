@@ -683,6 +683,27 @@ function candidateKey(text: string): string {
 }
 
 /** Typed candidates of the sentences, scored by independent, rank- and coverage-weighted support. */
+/**
+ * A candidate while mining, made by a constructor rather than an object literal: V8 pretenured the
+ * literal's allocation site (and its `occurrences` array's), so candidates were born in the old
+ * generation and the young strings and arrays they held outlived every scavenge (issue 26.4).
+ */
+class MinedCandidate {
+  text: string;
+  key: string;
+  kind: AnswerCandidate['kind'];
+  score = 0;
+  sources = new Set<number>();
+  // biome-ignore lint/style/useArrayLiterals: an array literal has an allocation site V8 pretenures.
+  occurrences: Sentence[] = new Array<Sentence>();
+  perSource = new Map<number, number>();
+  constructor(text: string, key: string, kind: AnswerCandidate['kind']) {
+    this.text = text;
+    this.key = key;
+    this.kind = kind;
+  }
+}
+
 export function mineCandidates(
   question: string,
   sentences: Sentence[],
@@ -730,7 +751,7 @@ export function mineCandidates(
     if (refused(key, kind === 'number' || kind === 'date')) return;
     let c = byKey.get(key);
     if (!c) {
-      c = { text, key, kind, score: 0, sources: new Set(), occurrences: [], perSource: new Map() };
+      c = new MinedCandidate(text, key, kind);
       byKey.set(key, c);
     }
     // Sentences are mined one after the other, so the sentence is either the last occurrence or a

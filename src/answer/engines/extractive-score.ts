@@ -73,6 +73,16 @@ export interface ScoredCandidate {
 }
 
 /**
+ * How many sources hold a key and their summed coverage. A class, not an object literal: V8
+ * pretenured the literal's allocation site (most outlive a young collection), so each answer's
+ * records were born in the old generation and freed only by a full collection.
+ */
+class Support {
+  sources = 0;
+  weight = 0;
+}
+
+/**
  * The feature vector of each of the SCORED most relevant sentences (`coverage` and `relevance`
  * must be set: see scoreSentences); the other sentences are absent.
  */
@@ -133,11 +143,11 @@ export function answerFeatures(
     return n;
   };
   const padded: (string | undefined)[] = [];
-  const support = new Map<string, { sources: number; weight: number }>();
+  const support = new Map<string, Support>();
   const supportOf = (key: string) => {
     let r = support.get(key);
     if (!r) {
-      r = { sources: 0, weight: 0 };
+      r = new Support();
       const long = key.indexOf(' ') !== key.lastIndexOf(' ');
       const mask = long ? 0 : holderMask(key);
       for (let i = 0; i < sources.length; i++) {

@@ -68,7 +68,8 @@ export class SqliteSearchIndex implements SearchIndexRepository {
    * The passage texts and the titles and addresses of the last passageTexts and articles reads,
    * with the change signal's number taken before each: an answer reads its candidates' passages,
    * its hits' metadata, then the texts of the articles it cites, which are among them (the third
-   * read was 3 % of a sonar answer's CPU at 100k items, issue 26.4). Only the last reads are kept.
+   * read was 3 % of a sonar answer's CPU at 100k items, issue 26.4). Only the last reads are kept,
+   * and the passages only until the next articleTexts call.
    */
   private lastPassages: { generation: number; rows: PassageMatch[] } | undefined;
   private lastTitles: { generation: number; titles: Map<number, { title: string; url: string }> } | undefined;
@@ -357,6 +358,10 @@ export class SqliteSearchIndex implements SearchIndexRepository {
   async articleTexts(itemIds: number[]): Promise<Map<number, ArticleText>> {
     if (!itemIds.length) return new Map();
     const held = this.heldArticleTexts(itemIds);
+    // The held rows serve one call (an answer's cited articles, right after its search): dropped
+    // now, the search's ~700 passages are no longer live through the engine's work and into the
+    // next answer, where they were more than a third of what each young collection copied.
+    this.lastPassages = undefined;
     this.lastArticleTextsAsked = !held;
     if (held) return held;
     const st = this.stmts.get(`
