@@ -682,7 +682,6 @@ function candidateKey(text: string): string {
   return words(text).join(' ');
 }
 
-/** Typed candidates of the sentences, scored by independent, rank- and coverage-weighted support. */
 /**
  * A candidate while mining, made by a constructor rather than an object literal: V8 pretenured the
  * literal's allocation site (and its `occurrences` array's), so candidates were born in the old
@@ -704,6 +703,7 @@ class MinedCandidate {
   }
 }
 
+/** Typed candidates of the sentences, scored by independent, rank- and coverage-weighted support. */
 export function mineCandidates(
   question: string,
   sentences: Sentence[],
