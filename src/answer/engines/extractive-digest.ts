@@ -105,10 +105,12 @@ export function planDigest(question: string, sources: GroundingSource[], opts: D
   const feedAsked = fromFeed.length >= 2;
   // A roundup's sources are the newest articles, each news of its own, told the same way.
   const perItem = feedAsked || opts.anyTopic === true;
+  // A roundup's sources come in the pipeline's order (newest first, a few of a feed first:
+  // ../pipelines/roundup.ts), which is the order its stories are chosen in; they are shown by date.
   const clusters = perItem
-    ? [...(feedAsked ? fromFeed : sources)]
-        .sort((a, b) => (b.hit.publishedAt ?? 0) - (a.hit.publishedAt ?? 0))
-        .map((s) => clusterStories(opts.matchText ?? question, [s], SAME_STORY)[0]!)
+    ? (feedAsked ? [...fromFeed].sort((a, b) => (b.hit.publishedAt ?? 0) - (a.hit.publishedAt ?? 0)) : sources).map(
+        (s) => clusterStories(opts.matchText ?? question, [s], SAME_STORY)[0]!,
+      )
     : clusterStories(opts.matchText ?? question, sources, SAME_STORY);
   const byFeed = new Set(feedAsked ? qTerms : []);
   const repeats = feedRepeats(sources);
