@@ -317,6 +317,7 @@ test('Ask: suggested first questions; "What\'s new?" is a roundup of the newest 
 }, async () => {
   await page.goto(h.url + '/#/ask');
   // A new question's page suggests what to ask first, one of them about a feed by its name.
+  await page.locator('#ask-try button').nth(2).waitFor();
   const tries = await page.locator('#ask-try button').allTextContents();
   assert.deepEqual(tries.slice(0, 2), ["What's new?", 'What happened this week?']);
   assert.match(tries[2] ?? '', /^What's the latest on (Science|Space Desk|Local News|City News)\?$/);
