@@ -146,7 +146,11 @@ export class LocalIndexProvider implements SearchProvider {
     const articles = await articleIndexOf(this.repo).newest(filter, q.limit);
     const passages = await this.repo.passageTexts(articles.map((a) => a.itemId));
     const byItem = new Map<number, PassageMatch[]>();
-    for (const p of passages) byItem.set(p.itemId, [...(byItem.get(p.itemId) ?? []), p]);
+    for (const p of passages) {
+      const own = byItem.get(p.itemId);
+      if (own) own.push(p);
+      else byItem.set(p.itemId, [p]);
+    }
     return this.hitsOf(
       articles.map((a) => ({
         itemId: a.itemId,

@@ -49,12 +49,19 @@ export class FusedSearchService implements SearchService {
   onSearched: (seconds: number) => void = () => {};
 
   async searchWithReport(q: SearchQuery, signal?: AbortSignal): Promise<SearchReport> {
-    // Validation first (throws SearchFilterError): a rejected request is not a billed search.
-    await this.local.compile(q);
+    return this.billed(q, () => this.searchAll(q, signal));
+  }
+
+  /**
+   * One billed search: the query validated first (throws SearchFilterError: a rejected request
+   * is not a billed search), then counted and timed.
+   */
+  private async billed<T>(q: NewestQuery, run: () => Promise<T>): Promise<T> {
+    await this.local.compile({ ...q, text: '' });
     this.count++;
     const t0 = performance.now();
     try {
-      return await this.searchAll(q, signal);
+      return await run();
     } finally {
       this.onSearched((performance.now() - t0) / 1000);
     }
@@ -82,15 +89,10 @@ export class FusedSearchService implements SearchService {
   }
 
   async newest(q: NewestQuery): Promise<SearchHit[]> {
-    await this.local.compile({ ...q, text: '' });
-    this.count++;
-    const t0 = performance.now();
-    try {
+    return this.billed(q, async () => {
       await this.beforeSearch();
-      return await this.local.newest(q);
-    } finally {
-      this.onSearched((performance.now() - t0) / 1000);
-    }
+      return this.local.newest(q);
+    });
   }
 
   articleTexts(itemIds: number[]): Promise<Map<number, { title: string; url: string; text: string }>> {
