@@ -60,7 +60,8 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 /** A local web site: /site (a page announcing two feeds), /feeds/<name>.xml, /img.svg. */
 export class Site {
-  readonly feeds = new Map<string, { title: string; items: Article[] }>();
+  /** delayMs: the feed answers that much later (a slow server; a fetch still in flight while the page looks). */
+  readonly feeds = new Map<string, { title: string; items: Article[]; delayMs?: number }>();
   private server!: Server;
   base = '';
 
@@ -100,11 +101,14 @@ export class Site {
             `<description>${esc(i.html)}</description><pubDate>${i.date}</pubDate>${i.enclosure ? `<enclosure url="${this.base}${i.enclosure}" type="audio/mpeg" length="1000"/>` : ''}</item>`,
         )
         .join('');
-      res
-        .writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' })
-        .end(
-          `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${esc(feed.title)}</title><link>${this.base}/site</link><description>x</description>${items}</channel></rss>`,
-        );
+      const answer = () =>
+        res
+          .writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' })
+          .end(
+            `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>${esc(feed.title)}</title><link>${this.base}/site</link><description>x</description>${items}</channel></rss>`,
+          );
+      if (feed.delayMs) setTimeout(answer, feed.delayMs);
+      else answer();
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

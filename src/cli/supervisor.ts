@@ -42,6 +42,8 @@ export type WorkerMessage =
   | { type: 'draining' }
   /** Sent once the worker listens (under reuse-port node:cluster has no 'listening' event). */
   | { type: 'listening'; host: string; port: number }
+  /** New feeds wait (an OPML import on a worker): the supervisor passes it to the worker that refreshes. */
+  | { type: 'refresh-soon' }
   // /metrics summed over the workers (src/observability/cluster.ts): the worker that got the
   // scrape asks (request), the supervisor collects every worker's metrics (collect, part) and
   // answers it with their sum (result).
@@ -286,6 +288,10 @@ export async function superviseWorkers(config: Config, count: number): Promise<n
       else if (m?.type === 'listening') onListening(m);
       else if (m?.type === 'metrics-request') onMetricsRequest(w, m.id);
       else if (m?.type === 'metrics-part') onMetricsPart(slot, m);
+      else if (m?.type === 'refresh-soon') {
+        const background = slots.find((s) => s.n === 1)?.worker;
+        if (background) tellWorker(log, background, m);
+      }
     });
     const onListening = (address: { host: string; port: number }) => {
       slot.listening = true;

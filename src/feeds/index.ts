@@ -16,6 +16,7 @@ export { FeedError } from './errors.ts';
 export { importOpml, exportOpml, OPML_IMPORT_CHUNK, type OpmlImportResult } from './opml/import-export.ts';
 export { OpmlError } from './opml/opml-error.ts';
 export { startScheduler } from './scheduler/scheduler.ts';
+export { refreshSoon, setRefreshWaker } from './scheduler/refresh-soon.ts';
 export { onNewItems, onSubscribed, onRefreshRoundEnd } from './ingest-hooks.ts';
 export { labelNameProblem } from './label-name.ts';
 export { labelLimitProblem, labelsPerRequestProblem, MAX_LABELS_PER_REQUEST } from './label-limits.ts';

@@ -392,7 +392,7 @@ export const ROUTES: RouteSpec[] = [
   route(
     'user',
     'POST /opml',
-    'Import an OPML file (request body, Content-Type text/xml); feeds are fetched on the next refresh.',
+    'Import an OPML file (request body, Content-Type text/xml); `fetching` says the new feeds are being fetched now (else at the next refresh).',
     async (c) => importOpmlText(c.app, uid(c), c.req.body),
   ),
 

@@ -139,8 +139,16 @@ async function serveAsWorker(config: Config): Promise<void> {
   tell({ type: 'listening', host: config.host, port: typeof address === 'object' && address ? address.port : 0 });
   flushCompileCache();
   collectStartupGarbage();
-  if (config.schedulerEnabled && role.background)
-    (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
+  if (config.schedulerEnabled) {
+    // An OPML import on any worker wakes the background worker's scheduler through the supervisor.
+    const { refreshSoon, setRefreshWaker } = await import('../../feeds/index.ts');
+    if (role.background) {
+      (await import('../../feeds/scheduler/scheduler.ts')).startScheduler(app);
+      process.on('message', (m: WorkerMessage) => {
+        if (m?.type === 'refresh-soon') refreshSoon(app);
+      });
+    } else setRefreshWaker(app, () => tell({ type: 'refresh-soon' }));
+  }
   if (role.background) await warnWithoutUsers(app, config);
   await stopped;
 }

@@ -7,12 +7,15 @@ import { feedEngine } from '../services.ts';
 import { checkFeedLimit, normaliseInputUrl } from '../subscriptions.ts';
 import { cleanLabelName } from '../label-name.ts';
 import { OpmlError } from './opml-error.ts';
+import { refreshSoon } from '../scheduler/refresh-soon.ts';
 import type { OpmlSubscription } from './opml.ts';
 
 export interface OpmlImportResult {
   imported: number;
   alreadySubscribed: number;
   skipped: { url: string; reason: string }[];
+  /** The new feeds are being fetched now (a server's refresh loop was woken), not at its next tick. */
+  fetching: boolean;
 }
 
 export interface OpmlImportOptions {
@@ -60,7 +63,7 @@ export async function importOpml(
   // Parsed on a parse worker, under its time limit: the file is untrusted input (issue 25.2).
   const { feeds, subscriptions, parsePool } = feedEngine(app);
   const entries = await parsePool.parseOpml(xml);
-  const result: OpmlImportResult = { imported: 0, alreadySubscribed: 0, skipped: [] };
+  const result: OpmlImportResult = { imported: 0, alreadySubscribed: 0, skipped: [], fetching: false };
   // Only the URLs: list() builds each subscription with its folders and sorts them, which for a
   // user with 2,000 feeds held the thread 30-66 ms at load 7 (test/freeze-guard.test.ts's import,
   // run twice, held it over 200 ms at load 8).
@@ -128,6 +131,7 @@ export async function importOpml(
     opts.onProgress?.(next, planned.length);
     if (next < planned.length) await new Promise<void>((r) => setImmediate(r));
   }
+  if (result.imported > 0) result.fetching = refreshSoon(app);
   return result;
 }
 

@@ -8,6 +8,7 @@ import { refreshDue } from '../refresh.ts';
 import { feedEngine } from '../services.ts';
 import { startRetention } from '../retention.ts';
 import { observeRefreshPass } from '../../observability/events.ts';
+import { setRefreshWaker } from './refresh-soon.ts';
 
 export function startScheduler(app: App): { stop(): Promise<void> } {
   // The engine registers its own cleanup (fetcher, parse pool) first, so that, closers running last
@@ -17,6 +18,8 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  // A wake that came during a pass: one more pass right after it, for the feeds it did not see.
+  let wokenDuringPass = false;
 
   const tick = () => {
     if (stopped || running) return;
@@ -31,8 +34,16 @@ export function startScheduler(app: App): { stop(): Promise<void> } {
       })
       .finally(() => {
         running = null;
+        if (wokenDuringPass) {
+          wokenDuringPass = false;
+          tick();
+        }
       });
   };
+  setRefreshWaker(app, () => {
+    if (running) wokenDuringPass = true;
+    else tick();
+  });
   timer = setInterval(tick, app.config.schedulerTickSeconds * 1000);
   timer.unref();
   setImmediate(tick);

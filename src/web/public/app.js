@@ -326,7 +326,10 @@ export async function refreshSidebar() {
   renderSidebar();
   // The first list may have come back empty before the sidebar said whether there are feeds at all.
   const empty = $('#items .empty-list');
-  if (empty && S.route.name === 'list' && !S.items.length) empty.replaceWith(emptyList());
+  if (empty && S.route.name === 'list' && !S.items.length) {
+    empty.replaceWith(emptyList());
+    watchEmptyList();
+  }
 }
 
 function count(n) {
@@ -801,6 +804,48 @@ function itemRow(it, i) {
   );
 }
 
+/** How often, and how long, an empty list looks for articles that arrive (a first fetch after an import). */
+const EMPTY_LIST_POLL_MS = 3000;
+const EMPTY_LIST_POLL_FOR_MS = 5 * 60_000;
+let emptyListTimer = 0;
+
+/** Unread articles the view now has, by the sidebar's counts (what arrives is unread). */
+function unreadInView(v) {
+  if (v.feed) return S.sidebar.feeds.find((f) => String(f.id) === String(v.feed))?.unread || 0;
+  if (v.folder) return S.sidebar.folders.find((f) => f.name === v.folder)?.unread || 0;
+  return S.sidebar.unread || 0;
+}
+
+/**
+ * A new user's list is empty until the server's first fetch of their feeds, seconds after they
+ * subscribed: the empty list looks at the counts every few seconds for a while and shows the
+ * articles once they are there, instead of waiting for the user to reload.
+ */
+function watchEmptyList() {
+  clearTimeout(emptyListTimer);
+  const v = S.route.view || {};
+  if (S.route.name !== 'list' || v.view === 'starred' || v.tag || !S.sidebar.feeds.length) return;
+  const hash = location.hash;
+  const until = Date.now() + EMPTY_LIST_POLL_FOR_MS;
+  const look = async () => {
+    if (!S.session || location.hash !== hash || S.items.length || Date.now() > until) return;
+    if (document.visibilityState === 'visible') {
+      try {
+        await refreshCounts();
+      } catch {
+        /* the next look tries again */
+      }
+      if (location.hash !== hash || S.items.length) return;
+      if (unreadInView(v) > 0) {
+        await route();
+        return;
+      }
+    }
+    emptyListTimer = setTimeout(look, EMPTY_LIST_POLL_MS);
+  };
+  emptyListTimer = setTimeout(look, EMPTY_LIST_POLL_MS);
+}
+
 /** What an empty list says: how to add a first feed, no match, or all caught up. */
 function emptyList() {
   if (S.route.name === 'search') return h('li', { class: 'muted pad empty-list' }, 'No articles match.');
@@ -843,6 +888,7 @@ function renderItems(added, first) {
   $('#items .more')?.remove();
   if (first && !S.items.length) {
     mount(ul, emptyList());
+    watchEmptyList();
     return;
   }
   const start = S.items.length - added.length;

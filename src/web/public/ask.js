@@ -372,11 +372,22 @@ async function loadHistory() {
 }
 
 /**
+ * A feed's name as a person says it: the title before its tagline ("BuzzFeed - Latest" is
+ * BuzzFeed, "Rowan’s Blog | Rowan Manning" is Rowan’s Blog, "MacRumors: Mac News and Rumors" is
+ * MacRumors).
+ */
+export function spokenFeedName(title) {
+  return title.split(/\s+[-–—|·]\s+|:\s+/)[0].trim();
+}
+
+/**
  * Questions to start with, for a page that would otherwise be an empty box: what a new user asks
  * first (what is new, the week) and the newest about one of their feeds, by the name they see.
  */
 function suggestions(onPick) {
-  const feed = (S.sidebar?.feeds ?? []).map((f) => f.title).find((t) => t && t.length <= 40 && !/^https?:/.test(t));
+  const feed = (S.sidebar?.feeds ?? [])
+    .map((f) => spokenFeedName(f.title || ''))
+    .find((t) => t.length >= 2 && t.length <= 40 && !/^(https?:|www\.)/i.test(t));
   const questions = ["What's new?", 'What happened this week?', ...(feed ? [`What's the latest on ${feed}?`] : [])];
   return h(
     'div',

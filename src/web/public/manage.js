@@ -16,6 +16,60 @@ function status(f) {
   return h('span', { class: 'good' }, `OK${f.lastStatus ? ` (HTTP ${f.lastStatus})` : ''}`);
 }
 
+/** The cells of a feed's row that its fetches change: status, last fetch, next fetch, items. */
+function fetchCells(f) {
+  return [
+    h('td', { 'data-cell': 'status' }, status(f)),
+    h('td', null, f.lastFetchedAt ? h('time', { title: fullDate(f.lastFetchedAt) }, age(f.lastFetchedAt)) : '—'),
+    h('td', null, f.nextFetchAt ? fullDate(f.nextFetchAt) : 'as soon as possible'),
+    h('td', { class: 'num' }, String(f.itemCount)),
+  ];
+}
+
+const waitingFirstFetch = (f) => !f.lastFetchedAt && !f.lastError;
+/** How often, and how long, the page looks again while feeds wait for their first fetch. */
+const FIRST_FETCH_POLL_MS = 3000;
+const FIRST_FETCH_POLL_FOR_MS = 5 * 60_000;
+
+/**
+ * Feeds just added or imported are fetched by the server within seconds: their rows (and the
+ * sidebar's counts) follow, without redrawing the page under the user's typing.
+ */
+function followFirstFetches(page, feeds, rowOf) {
+  const until = Date.now() + FIRST_FETCH_POLL_FOR_MS;
+  let shown = new Map(feeds.map((f) => [f.id, f]));
+  const look = async () => {
+    if (!page.isConnected || Date.now() > until) return;
+    let fresh;
+    try {
+      ({ feeds: fresh } = await api.get('/feeds'));
+    } catch {
+      setTimeout(look, FIRST_FETCH_POLL_MS);
+      return;
+    }
+    let changed = false;
+    for (const f of fresh) {
+      const before = shown.get(f.id);
+      const row = rowOf.get(f.id);
+      if (!before || !row || !page.isConnected) continue;
+      if (
+        before.lastFetchedAt === f.lastFetchedAt &&
+        before.lastError === f.lastError &&
+        before.itemCount === f.itemCount
+      )
+        continue;
+      changed = true;
+      const cells = row.querySelectorAll('td');
+      // Cells 1-4 after the folder picker (cell 0): status, last fetch, next fetch, items.
+      fetchCells(f).forEach((cell, k) => cells[k + 1]?.replaceWith(cell));
+    }
+    shown = new Map(fresh.map((f) => [f.id, f]));
+    if (changed) await refreshSidebar().catch(() => {});
+    if (fresh.some(waitingFirstFetch)) setTimeout(look, FIRST_FETCH_POLL_MS);
+  };
+  if (feeds.some(waitingFirstFetch)) setTimeout(look, FIRST_FETCH_POLL_MS);
+}
+
 export async function showManage(main) {
   const { feeds } = await api.get('/feeds');
   document.title = 'Feeds · Tidings';
@@ -208,7 +262,7 @@ export async function showManage(main) {
             try {
               const r = await api.post('/opml', await f.text());
               toast(
-                `Imported ${r.imported} feed(s); ${r.alreadySubscribed} already subscribed${r.skipped.length ? `; ${r.skipped.length} skipped` : ''}. They are fetched on the next refresh.`,
+                `Imported ${r.imported} feed(s); ${r.alreadySubscribed} already subscribed${r.skipped.length ? `; ${r.skipped.length} skipped` : ''}.${r.imported ? (r.fetching ? ' New feeds are being fetched now.' : ' They are fetched on the next refresh.') : ''}`,
               );
               await refreshSidebar();
               await showManage(main);
@@ -223,6 +277,7 @@ export async function showManage(main) {
     ),
   );
 
+  const rowOf = new Map();
   const rows = feeds.map((f) => {
     const move = h(
       'select',
@@ -240,7 +295,7 @@ export async function showManage(main) {
       },
       folderOptions(f.folders[0] || ''),
     );
-    return h(
+    const row = h(
       'tr',
       null,
       h(
@@ -253,10 +308,7 @@ export async function showManage(main) {
         h('small', { class: 'muted url' }, f.url),
       ),
       h('td', null, move),
-      h('td', null, status(f)),
-      h('td', null, f.lastFetchedAt ? h('time', { title: fullDate(f.lastFetchedAt) }, age(f.lastFetchedAt)) : '—'),
-      h('td', null, f.nextFetchAt ? fullDate(f.nextFetchAt) : 'as soon as possible'),
-      h('td', { class: 'num' }, String(f.itemCount)),
+      ...fetchCells(f),
       h(
         'td',
         { class: 'actions' },
@@ -355,30 +407,31 @@ export async function showManage(main) {
         ),
       ),
     );
+    rowOf.set(f.id, row);
+    return row;
   });
 
-  mount(
-    main,
+  const page = h(
+    'div',
+    { class: 'page' },
+    h('h1', null, 'Feeds'),
+    h('section', { 'aria-labelledby': 'add-h' }, h('h2', { id: 'add-h' }, 'Add a feed'), addForm),
+    folders,
+    opml,
     h(
-      'div',
-      { class: 'page' },
-      h('h1', null, 'Feeds'),
-      h('section', { 'aria-labelledby': 'add-h' }, h('h2', { id: 'add-h' }, 'Add a feed'), addForm),
-      folders,
-      opml,
-      h(
-        'section',
-        { 'aria-labelledby': 'health-h' },
-        h('h2', { id: 'health-h' }, `Feed health (${feeds.length})`),
-        feeds.length
-          ? dataTable(
-              { class: 'health' },
-              ['Feed', 'Folder', 'Status', 'Last fetch', 'Next fetch', 'Items', 'Actions'],
-              rows,
-            )
-          : h('p', { class: 'muted' }, 'No subscriptions yet.'),
-      ),
+      'section',
+      { 'aria-labelledby': 'health-h' },
+      h('h2', { id: 'health-h' }, `Feed health (${feeds.length})`),
+      feeds.length
+        ? dataTable(
+            { class: 'health' },
+            ['Feed', 'Folder', 'Status', 'Last fetch', 'Next fetch', 'Items', 'Actions'],
+            rows,
+          )
+        : h('p', { class: 'muted' }, 'No subscriptions yet.'),
     ),
   );
+  mount(main, page);
   main.classList.remove('reading');
+  followFirstFetches(page, feeds, rowOf);
 }
