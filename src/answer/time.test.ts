@@ -8,7 +8,7 @@ import { addFeed, ingest, testApp } from '../search/testing/fixtures.ts';
 import { answerService } from './service.ts';
 import type { AnswerRequest } from './types.ts';
 import { applyRecencyPrior, timeCueOf } from './pipelines/time-cues.ts';
-import { datedLead, quoteVariants } from './engines/extractive-dates.ts';
+import { countsFromDayOfWriting, datedLead, quoteVariants } from './engines/extractive-dates.ts';
 import type { SearchHit } from '../search/types.ts';
 import { filteredOutMessage, filtersAsOf, keptByFilters } from './pipelines/filters-in-time.ts';
 import { buildPrompt } from './engines/prompt.ts';
@@ -84,6 +84,16 @@ before(async () => {
       ),
     },
     {
+      // Written years before "today": its "This morning" is the day of writing.
+      url: 'https://valley.example/ferry-2022',
+      title: 'Marlow ferry returns',
+      publishedAt: day('2022-04-05'),
+      content: p(
+        'This morning, the Marlow ferry carried its first passengers since the winter storms.',
+        'The Marlow ferry crossing takes eleven minutes and runs every half hour.',
+      ),
+    },
+    {
       url: 'https://valley.example/budget-2024',
       title: 'Hollin bridge repairs to cost $40 million',
       publishedAt: day('2024-03-01'),
@@ -144,6 +154,14 @@ test('quotes open with their source\'s day: "12 March 2025: The …"', async () 
   );
 });
 
+test('a quote that counts from its day of writing ("This morning, …") opens with that day', async () => {
+  const r = await ask('Is the Marlow ferry carrying passengers again?');
+  assert.match(r.content, /5 April 2022: This morning, the Marlow ferry carried its first passengers/, r.content);
+  // Asked "when", the day is the answer: "this morning" alone would say nothing of it.
+  const when = await ask('When did the Marlow ferry carry passengers again?');
+  assert.match(when.content, /5 April 2022: This morning, the Marlow ferry carried its first passengers/, when.content);
+});
+
 test('dated conflict: two sources, two figures, the newer leads and the answer says when', async () => {
   const r = await ask('How much will the repairs of the Hollin river bridge cost?');
   assert.match(
@@ -157,7 +175,7 @@ test('dated conflict: two sources, two figures, the newer leads and the answer s
   assert.equal(r.citations[n - 1], 'https://valley.example/budget-2025');
 });
 
-test('a dated quote is its day as a clause of its own, then the sentence verbatim; datelines and own times keep none', () => {
+test('a dated quote is its day as a clause of its own, then the sentence verbatim; datelines and named dates keep none', () => {
   const at = day('2025-03-12');
   assert.equal(datedLead('The storm hit.', at), '12 March 2025: The storm hit.');
   // The first word is never lowered or guessed at: "Within" stays as the article wrote it.
@@ -168,7 +186,18 @@ test('a dated quote is its day as a clause of its own, then the sentence verbati
   assert.equal(datedLead('Zelensky said no.', at), '12 March 2025: Zelensky said no.');
   assert.equal(datedLead("I'm leaving, she said.", at), "12 March 2025: I'm leaving, she said.");
   assert.equal(datedLead('PARIS − French far-right leader Marine Le Pen was convicted.', at), undefined);
-  assert.equal(datedLead('On Tuesday, the council met.', at), undefined);
+  // Time words counted from the day of writing are anchored by it; a named date keeps its own.
+  assert.equal(datedLead('On Tuesday, the council met.', at), '12 March 2025: On Tuesday, the council met.');
+  assert.equal(
+    datedLead('This morning, Twitter named a new board member.', at),
+    '12 March 2025: This morning, Twitter named a new board member.',
+  );
+  assert.equal(datedLead('Yesterday the vote failed.', at), '12 March 2025: Yesterday the vote failed.');
+  assert.equal(datedLead('On 4 March, the council met.', at), undefined);
+  assert.equal(datedLead('In March the council met.', at), undefined);
+  assert.ok(countsFromDayOfWriting('The ferry sailed this morning.'));
+  assert.ok(countsFromDayOfWriting('On Tuesday, the council met.'));
+  assert.ok(!countsFromDayOfWriting('The council met on 4 March.'));
   assert.equal(datedLead('WASHINGTON (Reuters) — The vote failed.', at), undefined);
   // A sentence about an earlier year keeps no day in front: the day would date the old event.
   assert.equal(datedLead('The quake struck on Feb. 4, 1965, near Alaska.', at), undefined);

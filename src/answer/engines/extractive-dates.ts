@@ -30,18 +30,30 @@ export function longDay(unix: number): string {
 }
 
 /**
- * Sentences that already say when ("On Tuesday, …", "Last year …", "In 2019 …") or open with a
- * quotation or a figure keep their own first words: a second date in front would read badly.
+ * Sentences that already name their time ("On 4 April, …", "In 2019 …", "Since March …") or open
+ * with a quotation or a figure keep their own first words: a second date in front would read badly.
+ * Time words that count from the day of writing ("This morning, …", "Yesterday …", "On Tuesday,
+ * …", "Last week …") do take the day: quoted years later without it, "this morning" reads as
+ * today's news, which hid how old an answer's news was.
  */
 const OWN_TIME =
-  /^(on|in|by|as of|since|last|this|earlier|later|yesterday|today|tonight|now|until|after|before|during|when|while|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|updated|published)\b|^["“‘'(\d$€£]/i;
+  /^(in|by|as of|since|until|after|before|during|when|while|january|february|march|april|may|june|july|august|september|october|november|december|updated|published)\b|^on (?!(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|^["“‘'(\d$€£]/i;
+
+/** Time words that count from the day of writing: without that day they say nothing of when. */
+const FROM_DAY_OF_WRITING =
+  /\b(today|tonight|yesterday|tomorrow|this (morning|afternoon|evening|week|weekend|month|year)|last (night|week|weekend|month|year)|(on|last|next|this) (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/i;
+
+/** Whether the sentence's only time is counted from its day of writing ("this morning", "on Tuesday"). */
+export function countsFromDayOfWriting(sentence: string): boolean {
+  return FROM_DAY_OF_WRITING.test(sentence);
+}
 
 /** A dateline's capitals: "PARIS − …", "WASHINGTON (Reuters) — …", "GAZA CITY, …". */
 const DATELINE = /^\p{Lu}[\p{Lu}\s.'-]*(?:,[\p{Lu}\p{L}\s.]*)?\s*(?:\(|[−–—-]\s)/u;
 
 /**
  * The quote introduced by its day: "12 March 2025: The storm …", the quote verbatim after it.
- * Undefined when the sentence cannot take the day: it says its own time ("On Tuesday, …"), opens
+ * Undefined when the sentence cannot take the day: it names its own time ("On 4 April, …"), opens
  * with a quotation or a figure, with a dateline, or is about an earlier year than its source's.
  */
 export function datedLead(sentence: string, unix: number): string | undefined {

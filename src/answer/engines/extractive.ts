@@ -10,7 +10,7 @@ import { countTokens, truncateToTokens } from '../tokens.ts';
 import { entities, keywords, words } from '../text/terms.ts';
 import { queryTail } from '../conversation.ts';
 import { formatOf, type AnswerFormat } from '../text/format.ts';
-import { conflictLine, datedLead } from './extractive-dates.ts';
+import { conflictLine, countsFromDayOfWriting, datedLead } from './extractive-dates.ts';
 import { planDigest } from './extractive-digest.ts';
 import { isSmallTalk, smallTalkReply } from '../text/small-talk.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
@@ -178,11 +178,17 @@ function render(
     // questions, where the day's figures beside the answer's would read as more answers — unless
     // the sources disagree, where each figure's day is the point.
     const at = s.source.hit.publishedAt;
-    const figures = (plan.type === 'date' || plan.type === 'number') && !plan.conflict;
+    // ... but a "when" answer that says only "this morning" or "on Tuesday" is answered by its day.
+    const figures =
+      (plan.type === 'date' || plan.type === 'number') &&
+      !plan.conflict &&
+      !(plan.type === 'date' && countsFromDayOfWriting(s.text));
     if (figures || !at || day(s.source) === lastDay) return quote;
-    lastDay = day(s.source);
     const dated = datedLead(s.text, at);
-    return dated ? `${dated}[${s.source.n}]` : quote;
+    if (!dated) return quote;
+    // The day is said once, by the first quote of its run that can take it.
+    lastDay = day(s.source);
+    return `${dated}[${s.source.n}]`;
   });
   const kept: string[] = [];
   for (const item of items) {
