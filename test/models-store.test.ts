@@ -185,6 +185,17 @@ test('bad references, the SSRF guard and the one-download lock give clear errors
     pullModel('hf:test/tiny-GGUF/tiny-ssrf.gguf', config({ allowPrivateNetworks: false })),
     /refusing to fetch loopback address 127\.0\.0\.1 \(set TIDINGS_ALLOW_PRIVATE_NETWORKS=true to allow\)/,
   );
+  // A machine offline: the hub's name does not resolve. The user named a model, not a URL.
+  const offline = await runCli(['model', 'pull', 'hf:test/tiny-GGUF/tiny-ssrf.gguf'], {
+    ...env,
+    TIDINGS_MODELS_HUB_URL: 'http://hub.invalid',
+  });
+  assert.equal(offline.code, 1, offline.stderr);
+  assert.match(
+    offline.stderr,
+    /cannot resolve host name hub\.invalid: is this machine online\? \(TIDINGS_MODELS_HUB_URL names a mirror/,
+  );
+  assert.doesNotMatch(offline.stderr, /check the URL/);
   // A store that cannot be made (its parent is a file).
   const own = join(mkdtempSync(join(tmpdir(), 'tidings-file-')), 'a-file');
   writeFileSync(own, 'not a folder');

@@ -204,14 +204,17 @@ function networkError(e: unknown, url: URL): ModelError {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = err.code ?? err.cause?.code;
   const where = url.host;
+  // The user named a model, not a URL: the address guard's "(check the URL)" does not help them.
   const msg =
-    code === 'ECONNREFUSED'
-      ? `connection refused by ${where}`
-      : code === 'UND_ERR_CONNECT_TIMEOUT'
-        ? `could not connect to ${where}`
-        : code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
-          ? `${where} stopped answering`
-          : `${err.message ?? String(e)}`;
+    code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA'
+      ? `cannot resolve host name ${url.hostname}: is this machine online? (TIDINGS_MODELS_HUB_URL names a mirror of Hugging Face; \`tidings model use <file.gguf>\` takes a file you already have)`
+      : code === 'ECONNREFUSED'
+        ? `connection refused by ${where}`
+        : code === 'UND_ERR_CONNECT_TIMEOUT'
+          ? `could not connect to ${where}`
+          : code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+            ? `${where} stopped answering`
+            : `${err.message ?? String(e)}`;
   return new ModelError('network', msg, { cause: e });
 }
 
