@@ -8,15 +8,8 @@
 //   "BuzzFeed - Latest").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import {
-  CHROMIUM_ARGS,
-  chromiumPath,
-  SKIP_NO_CHROMIUM,
-  setupUrlFromLog,
-  startWebHarness,
-  type WebHarness,
-} from './web-browser-harness.ts';
+import type { Browser, Page } from 'playwright-core';
+import { browserWithFirstAccount, SKIP_NO_CHROMIUM, startWebHarness, type WebHarness } from './web-browser-harness.ts';
 import { importOpml, refreshDue, startScheduler } from '../src/feeds/index.ts';
 
 const skip = SKIP_NO_CHROMIUM;
@@ -46,15 +39,7 @@ before(async () => {
   // Slow to answer: its row still says "Not fetched yet" when the page is drawn after the import.
   h.site.feeds.set('wire', { title: 'Wire Service', items: feedItems('Wire', 2), delayMs: 5000 });
   h.site.feeds.set('later', { title: 'Later Gazette', items: feedItems('Later', 4) });
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  ctx.setDefaultTimeout(20_000);
-  page = await ctx.newPage();
-  await page.goto(await setupUrlFromLog(h.logLines));
-  await page.getByLabel('User name').fill('maria');
-  await page.getByLabel(/^Password/).fill('correct horse battery');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByText('No feeds yet').waitFor();
+  ({ browser, page } = await browserWithFirstAccount(h, { user: 'maria' }));
 });
 
 after(async () => {

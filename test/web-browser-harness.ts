@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { createApp } from '../src/server/create-app.ts';
 import type { App } from '../src/runtime/app.ts';
@@ -184,4 +185,27 @@ export async function setupUrlFromLog(logLines: string[]): Promise<string> {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no setupUrl in the server log: ${logLines.join('\n')}`);
+}
+
+/**
+ * Chromium on a fresh page that created the first (admin) account through the logged setup link,
+ * as a new user does; the page shows the empty reader ("No feeds yet").
+ */
+export async function browserWithFirstAccount(
+  h: WebHarness,
+  opts: { user?: string; viewport?: { width: number; height: number }; bypassCSP?: boolean } = {},
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
+  const ctx = await browser.newContext({
+    viewport: opts.viewport ?? { width: 1280, height: 900 },
+    bypassCSP: opts.bypassCSP ?? false,
+  });
+  ctx.setDefaultTimeout(20_000);
+  const page = await ctx.newPage();
+  await page.goto(await setupUrlFromLog(h.logLines));
+  await page.getByLabel('User name').fill(opts.user ?? 'admin');
+  await page.getByLabel(/^Password/).fill('correct horse battery');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByText('No feeds yet').waitFor();
+  return { browser, page };
 }

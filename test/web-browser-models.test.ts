@@ -9,13 +9,11 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
-  CHROMIUM_ARGS,
-  chromiumPath,
+  browserWithFirstAccount,
   SCREENSHOT_DIR,
   SKIP_NO_CHROMIUM,
-  setupUrlFromLog,
   startWebHarness,
   type WebHarness,
 } from './web-browser-harness.ts';
@@ -34,15 +32,7 @@ before(async () => {
   hub = await startModelHub();
   dir = mkdtempSync(join(tmpdir(), 'tidings-browser-models-'));
   h = await startWebHarness({ modelsDir: dir, modelsHubUrl: hub.base });
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-  ctx.setDefaultTimeout(20_000);
-  page = await ctx.newPage();
-  await page.goto(await setupUrlFromLog(h.logLines));
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel(/^Password/).fill('correct horse battery');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByText('No feeds yet').waitFor();
+  ({ browser, page } = await browserWithFirstAccount(h, { bypassCSP: true }));
 });
 
 after(async () => {
