@@ -6,6 +6,9 @@ import type { SearchHit } from '../search/types.ts';
 import type { AnswerEngine } from './engines/engine.ts';
 import { entities, keywords, terms, words } from './text/terms.ts';
 import { STOPWORDS } from '../text/stopwords.ts';
+import { PROMO } from './engines/feed-repeats.ts';
+import { isRoundupAsked } from './text/roundup-asked.ts';
+import { feedAskedOf, nameMatch } from './text/feed-asked.ts';
 
 const COUNT = 4;
 /** Words of how a question asks, not of what it asks about (stemmed like terms()). */
@@ -59,6 +62,22 @@ const FURNITURE = /\.(?:com|org|net|co|io)\b|^(?:related|read|more|discuss|comme
 /** A commit log's verbs: "Fix PostProcess", "Bump esbuild" are changes, not subjects. */
 const CHANGE_VERB =
   /^(?:fix|fixes|add|adds|remove|removes|update|updates|bump|bumps|merge|release|improve|change|changes|use|make)$/i;
+/**
+ * Where things are posted, not what they are about: a show's notes say "watch on YouTube",
+ * "follow us on Twitter" under every episode, and "What is the latest on YouTube?" found the
+ * notes again (issue: real-world feeds). Formats too ("VODs", "Q&A"). Lower-cased; a name all of
+ * whose words are here is no subject.
+ */
+const PLATFORMS = new Set(
+  `youtube twitter instagram facebook tiktok twitch spotify patreon discord reddit github gitlab mastodon substack
+  linkedin bluesky acast soundcloud itunes podcasts podcast stitcher overcast whatsapp telegram snapchat pinterest
+  tumblr rss vods vod q&a ama livestream merch video videos newsletter`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+/** "Prime Video", "Apple Podcasts", "James's YouTube": a name ending in a platform is one. */
+const isPlatform = (name: string) => PLATFORMS.has(name.slice(name.lastIndexOf(' ') + 1).toLowerCase());
+
 /** A first person or contraction is a quote's start, not a name ("I’ve", "We're"). */
 const PRONOUN = /^(?:i|we|you|he|she|they|it|my|our|your)(?:['’]\w+)?$/i;
 
@@ -79,6 +98,7 @@ function isName(name: string, texts: string[], lowerWords: Set<string> = new Set
   if (
     DATE.test(name) ||
     FURNITURE.test(name) ||
+    isPlatform(name) ||
     parts.some((p) => PRONOUN.test(p)) ||
     /[.!?;]\s/.test(name) ||
     (parts.length > 1 && CHANGE_VERB.test(parts[0]!)) ||
@@ -113,6 +133,8 @@ function isName(name: string, texts: string[], lowerWords: Set<string> = new Set
  * Near" do not); fewer questions, or none, rather than nonsense.
  */
 export function deriveRelatedQuestions(question: string, hits: SearchHit[], citedUrls: Set<string>): string[] {
+  // "What's new?": the sources are the newest of several feeds; each of them is a question of its own.
+  if (isRoundupAsked(question)) return feedQuestions(hits);
   const asked = new Set(words(question));
   const topicNames = entities(question);
   const topic = topicNames[0] ?? keywords(question).slice(0, 3).join(' ');
@@ -134,6 +156,18 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
   for (const h of hits.slice(0, 10))
     for (const m of textOf(h).matchAll(/(?<![\p{L}.])\p{Ll}[\p{Ll}'’-]+/gu)) lowerWords.add(m[0]);
   const counts = new Map<string, { name: string; score: number; articles: Set<string> }>();
+  // A line a feed repeats in its items (a show's credits, "Produced by … for Plosive") names no subject.
+  const lineFeeds = new Map<string, Set<string>>();
+  for (const h of onTopic)
+    for (const p of h.passages.slice(0, 3))
+      for (const line of p.text.split(SENTENCE_END)) {
+        const key = `${h.sourceName}\n${line}`;
+        const urls = lineFeeds.get(key) ?? new Set<string>();
+        urls.add(h.url);
+        lineFeeds.set(key, urls);
+      }
+  const boilerplate = (h: SearchHit, line: string) =>
+    PROMO.test(line) || (lineFeeds.get(`${h.sourceName}\n${line}`)?.size ?? 0) > 1;
   onTopic.forEach((hit, rank) => {
     const weight = 1 / (1 + rank * 0.1);
     const add = (name: string, w: number) => {
@@ -145,7 +179,10 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
       counts.set(key, e);
     };
     for (const n of entities(hit.title, { strict: true })) add(n, 2 * weight);
-    for (const p of hit.passages.slice(0, 3)) for (const n of entities(p.text, { strict: true })) add(n, weight);
+    // Not from a show's links, sponsor reads and calls to action ("… on Twitter and Instagram").
+    for (const p of hit.passages.slice(0, 3))
+      for (const line of p.text.split(SENTENCE_END))
+        if (!boilerplate(hit, line)) for (const n of entities(line, { strict: true })) add(n, weight);
   });
   // The publishers themselves ("MacRumors" of "MacRumors: Mac News and Rumor") are where the news
   // comes from, not news; a publisher's whole name only, so NASA stays a subject beside "NASA Breaking News".
@@ -188,4 +225,42 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
     out.push(`What is behind the report "${title}"?`);
   }
   return [...new Set(out)];
+}
+
+/** Where a passage's sentences end, roughly (names are mined per sentence). */
+const SENTENCE_END = /(?<=[.!?])\s+(?=\S)/;
+
+/** Separators between the parts of a feed's name ("BBC News - World", "… | Sky News"). */
+const NAME_PARTS = /\s+[-–—|·•]\s+|:\s+|\s+\|\s*/;
+
+/**
+ * "What's new from <feed>?" for the feeds of a roundup's sources, in their order: each is a
+ * question the feed answers (../text/feed-asked.ts reads it back to that feed). A feed is named by
+ * the first part of its name the question reads whole ("Sky News" of "The Latest News from the UK
+ * and Around the World | Sky News"), else not proposed.
+ */
+function feedQuestions(hits: SearchHit[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const h of hits) {
+    if (out.length >= COUNT) break;
+    const name = h.sourceName ?? '';
+    if (!name || seen.has(name) || name.length > 80) continue;
+    seen.add(name);
+    for (const part of name.split(NAME_PARTS)) {
+      // "Perseverance Image Bot 📡": the words, not the emoji.
+      const shown = part
+        .replace(/[^\p{L}\p{N}\s'’&.-]/gu, '')
+        .replace(/\s+/g, ' ')
+        .trim();
+      if (!shown || shown.length > 50) continue;
+      const q = `What's new from ${shown}?`;
+      const asked = feedAskedOf(q);
+      if (asked && nameMatch(asked.subject, name) === 'whole') {
+        out.push(q);
+        break;
+      }
+    }
+  }
+  return out;
 }

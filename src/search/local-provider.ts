@@ -15,7 +15,7 @@ import { queryTerms } from './query.ts';
 import { articleIndexOf, queryStems } from './article-index.ts';
 import { articleScoring, rankArticles, DEFAULT_RANKING, type RankingOptions } from './ranking.ts';
 import { resolveScope } from './scope.ts';
-import type { NewestQuery, Passage, SearchHit, SearchProvider, SearchQuery } from './types.ts';
+import type { NewestQuery, Passage, ScopeFeed, SearchHit, SearchProvider, SearchQuery, SearchScope } from './types.ts';
 
 /** Words of a query searched at most (see LocalIndexProvider.telling). */
 export const MAX_QUERY_WORDS = 32;
@@ -143,6 +143,7 @@ export class LocalIndexProvider implements SearchProvider {
    */
   async newest(q: NewestQuery): Promise<SearchHit[]> {
     const filter = await this.compile({ ...q, text: '' });
+    if (q.feedIds) filter.onlyFeeds = q.feedIds;
     const articles = await articleIndexOf(this.repo).newest(filter, q.limit);
     const passages = await this.repo.passageTexts(articles.map((a) => a.itemId));
     const byItem = new Map<number, PassageMatch[]>();
@@ -158,6 +159,11 @@ export class LocalIndexProvider implements SearchProvider {
         passages: (byItem.get(a.itemId) ?? []).sort((x, y) => x.ord - y.ord),
       })),
     );
+  }
+
+  /** The feeds of the scope and their names (../store: the user's own titles). */
+  async feedNames(scope: SearchScope, limit: number): Promise<ScopeFeed[]> {
+    return this.repo.feedNames(await resolveScope(scope, this.repo), limit);
   }
 
   /** Hits for ranked articles, with their metadata (an article deleted meanwhile is left out). */

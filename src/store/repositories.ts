@@ -122,6 +122,8 @@ export type PassageScope =
 
 export interface PassageFilter {
   scope: PassageScope;
+  /** Only the items of these feeds among the scope's (a question that names a feed: src/answer). */
+  onlyFeeds?: number[];
   /** Hosts (lowercase); a host matches itself and its subdomains. At most one of allow/deny. */
   allowHosts?: string[];
   denyHosts?: string[];
@@ -346,6 +348,21 @@ export interface SearchIndexRepository {
   ): Promise<number[]>;
   subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined>;
   label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined>;
+  /**
+   * The feeds of a scope with their names, at most `limit` (in feed id order): the user's
+   * subscriptions (or, for streams, the feeds the stream ids name) with the title the user gave
+   * each, or every feed of the instance (no user's names).
+   */
+  feedNames(scope: PassageScope, limit: number): Promise<FeedName[]>;
+}
+
+/** A feed of a search scope and the names a question may call it by. */
+export interface FeedName {
+  feedId: number;
+  /** The feed's own title (its URL when it has none), as search hits name it. */
+  title: string;
+  /** The title the user gave the subscription, when they gave one. */
+  userTitle: string | null;
 }
 
 // Chat completions API (src/chat-api).

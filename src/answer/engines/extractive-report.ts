@@ -84,6 +84,8 @@ export interface ReportOptions {
   listed?: number[];
   /** Sentences already quoted (the direct answer): no section repeats them. */
   quoted?: string[];
+  /** Sentences never quoted (a roundup's feed boilerplate). */
+  skip?: (source: GroundingSource, text: string) => boolean;
 }
 
 export function composeReport(title: string, sections: ReportSection[], opts: ReportOptions = {}): ComposedReport {
@@ -104,6 +106,7 @@ export function composeReport(title: string, sections: ReportSection[], opts: Re
       maxPerSource: 2,
       poolPerSource: 200,
       avoid,
+      skip: opts.skip,
     });
     if (!selection.found) {
       notes.push(

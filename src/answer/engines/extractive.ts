@@ -157,6 +157,8 @@ function render(
   format: AnswerFormat,
   budget: { remaining?: number; cut: boolean },
   roundup = false,
+  /** The sources are one feed's, named by the question: its name is not repeated on each line. */
+  oneFeed = false,
 ): string {
   let lastDay: string | undefined;
   const items = plan.sentences.map((s) => {
@@ -166,7 +168,7 @@ function render(
       const { title, sourceName } = s.source.hit;
       const named = [
         day(s.source) && `**${day(s.source)}**`,
-        sourceName,
+        oneFeed ? '' : sourceName,
         s.text === title || !title.trim() ? '' : `"${title}"`,
       ]
         .filter(Boolean)
@@ -327,7 +329,7 @@ export class ExtractiveEngine implements AnswerEngine {
     const budget = { remaining: req.maxTokens, cut: false };
     // Sources far older than the period the question names: the answer says so first (./staleness.ts).
     const stale = stalenessOf(req);
-    const rendered = render(plan, req.style, format, budget, req.roundup);
+    const rendered = render(plan, req.style, format, budget, req.roundup, req.feeds?.length === 1);
     const text = stale ? `${stalenessLine(stale, 'quotes')}\n\n${rendered}` : rendered;
     yield { type: 'cite', order, notes: describeCandidates(plan) };
     yield* this.emit(text);

@@ -13,7 +13,7 @@ import { reformulate } from './reformulate-query.ts';
 import { fuseKeepingLead, reciprocalRankFusion, withoutNearDuplicates } from '../../search/fusion.ts';
 import { LEAD_KEPT } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
-import { isRoundup, roundupHits } from './roundup.ts';
+import { feedHits, feedsAsked, isRoundup, nameOf, roundupHits } from './roundup.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
@@ -38,6 +38,7 @@ import { filteredOutMessage, filtersAsOf } from './filters-in-time.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { countTokens } from '../tokens.ts';
+import { feedRepeats, PROMO, shouting } from '../engines/feed-repeats.ts';
 
 const HITS_PER_SEARCH = 10;
 /** Sentences of the direct answer that opens a report (the subtopics follow). */
@@ -87,11 +88,17 @@ export async function* deepResearch(
   };
 
   // "What's new?": no topic to plan sub-questions for; the newest articles in scope are read (./roundup.ts).
-  const roundup = isRoundup(conv.question, query);
+  // "What has the Guardian published?": the newest articles of the feeds it names are read, as sonar reads them.
+  const isNews = isRoundup(conv.question, query);
+  const asked = isNews ? { named: [], feeds: [] } : await feedsAsked(deps.search, req.scope, conv.question);
+  const feedsNamed = asked.named.length ? asked.named.map(nameOf) : undefined;
+  const roundup = isNews || feedsNamed !== undefined;
   let plan: SubQuestion[] = [];
   if (roundup) {
     progress('search', 'Reading the newest articles');
-    const r = await roundupHits(deps.search, req.scope, searchFilters, depth.articles, req.signal);
+    const r = feedsNamed
+      ? await feedHits(deps.search, req.scope, searchFilters, asked.named, asked.feeds, depth.articles, req.signal)
+      : await roundupHits(deps.search, req.scope, searchFilters, depth.articles, req.signal);
     searchQueries++;
     lists.push(r.hits);
     steps.push(r.note);
@@ -196,6 +203,7 @@ export async function* deepResearch(
         asOf,
         timeCue: cue,
         roundup,
+        feeds: feedsNamed,
         history: conv.history,
         system: conv.system,
         sources,
@@ -217,6 +225,7 @@ export async function* deepResearch(
       searchQueries,
       readTokens,
       ranked,
+      roundup,
     });
   }
   progress('done', 'Report written');
@@ -231,6 +240,8 @@ interface ReportInput {
   searchQueries: number;
   readTokens: number;
   ranked: SearchHit[];
+  /** The sources are the newest articles (of the scope, or of the feeds the question names). */
+  roundup: boolean;
 }
 
 async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
@@ -239,7 +250,7 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
   // Answer first, as sonar does (../engines/extractive-answer.ts): a question that asks for
   // something is answered before the subtopics; "summarize …" is what the subtopics are.
   const direct =
-    answerTypeOf(question) === 'summary'
+    r.roundup || answerTypeOf(question) === 'summary'
       ? undefined
       : planAnswer(question, r.sources, { maxSentences: DIRECT_SENTENCES, poolPerSource: 80, matchText: question });
   if (direct) r.steps.push(...answerNotes(direct));
@@ -294,7 +305,18 @@ function subtopicReport(req: AnswerRequest, r: ReportInput, question: string, an
     maxTokens: req.maxTokens,
     listed: r.sources.map((s) => s.n),
     quoted: answer.map((s) => s.text),
+    skip: r.roundup ? boilerplate(r.sources) : undefined,
   });
+}
+
+/**
+ * What a roundup's report never quotes, as sonar's roundup (../engines/extractive-digest.ts):
+ * links, sponsor reads, calls to action, captions notices, capitals, and lines a feed repeats in
+ * its other items.
+ */
+function boilerplate(sources: GroundingSource[]): (source: GroundingSource, text: string) => boolean {
+  const repeats = feedRepeats(sources);
+  return (source, text) => PROMO.test(text) || shouting(text) || repeats(source, text);
 }
 
 /** What the direct answer was chosen by, for the <think> block. */

@@ -7,9 +7,11 @@ import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
   BacklogEntry,
+  FeedName,
   IndexedArticle,
   IndexedArticleRow,
   PassageMatch,
+  PassageScope,
   SearchArticleMeta,
   SearchIndexRepository,
   SearchIndexState,
@@ -961,5 +963,20 @@ export class PgSearchIndex implements SearchIndexRepository {
       [row.id, userId],
     );
     return { id: row.id, folderFeedIds: feeds.map((f) => f[0]) };
+  }
+
+  async feedNames(scope: PassageScope, limit: number): Promise<FeedName[]> {
+    if (scope.kind === 'instance')
+      return this.db.rows<FeedName>(
+        `SELECT id AS "feedId", coalesce(title, url) AS title, NULL AS "userTitle" FROM feeds ORDER BY id LIMIT $1`,
+        [limit],
+      );
+    return this.db.rows<FeedName>(
+      `SELECT f.id AS "feedId", coalesce(f.title, f.url) AS title, nullif(s.title, '') AS "userTitle"
+         FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+        WHERE s.user_id = $1 AND ($2::bigint[] IS NULL OR s.feed_id = ANY($2::bigint[]))
+        ORDER BY f.id LIMIT $3`,
+      [scope.userId, scope.kind === 'streams' ? scope.feedIds : null, limit],
+    );
   }
 }

@@ -9,9 +9,11 @@ import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
   BacklogEntry,
+  FeedName,
   IndexedArticle,
   IndexedArticleRow,
   PassageMatch,
+  PassageScope,
   SearchArticleMeta,
   SearchIndexRepository,
   SearchIndexState,
@@ -456,5 +458,25 @@ export class SqliteSearchIndex implements SearchIndexRepository {
        WHERE sl.label_id = ? AND s.user_id = ?`)
       .all(row.id, userId) as { id: number }[];
     return { id: row.id, folderFeedIds: feeds.map((f) => f.id) };
+  }
+
+  async feedNames(scope: PassageScope, limit: number): Promise<FeedName[]> {
+    if (scope.kind === 'instance')
+      return this.stmts
+        .get(`SELECT id AS feedId, coalesce(title, url) AS title, NULL AS userTitle FROM feeds ORDER BY id LIMIT ?`)
+        .all(limit) as unknown as FeedName[];
+    const rows = this.stmts
+      .get(`
+      SELECT f.id AS feedId, coalesce(f.title, f.url) AS title, nullif(s.title, '') AS userTitle
+        FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+       WHERE s.user_id = ? AND (? IS NULL OR s.feed_id IN (SELECT value FROM json_each(?)))
+       ORDER BY f.id LIMIT ?`)
+      .all(
+        scope.userId,
+        scope.kind === 'streams' ? 1 : null,
+        scope.kind === 'streams' ? JSON.stringify(scope.feedIds) : '[]',
+        limit,
+      ) as unknown as FeedName[];
+    return rows;
   }
 }
