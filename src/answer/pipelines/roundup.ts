@@ -82,7 +82,7 @@ export async function feedsAsked(
   const asked = feedAskedOf(question);
   if (!asked) return { named: [], feeds: [] };
   const feeds = await search.feedNames(scope, MAX_SCOPE_FEEDS);
-  return { named: feedsNamed(asked, feeds), feeds };
+  return { named: await feedsNamed(asked, feeds), feeds };
 }
 
 /** The name the asker knows a feed by. */

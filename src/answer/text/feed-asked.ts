@@ -26,7 +26,7 @@ const MAX_WORDS = 24;
 /** Words of a subject at the most (the longest real feed names of the tests have 9). */
 const MAX_SUBJECT_WORDS = 12;
 /** Characters of a feed's name compared (a feed may have a title of any length). */
-const MAX_NAME_CHARS = 160;
+export const MAX_NAME_CHARS = 160;
 /** Feeds one question is answered from at the most (the best matches). */
 export const MAX_FEEDS_NAMED = 4;
 
@@ -102,43 +102,65 @@ export function feedAskedOf(question: string): FeedAsked | undefined {
 
 /** Separators between the parts of a feed's name ("BBC News - World", "Sky News | …", "MacRumors: …"). */
 const SEPARATOR = /\s+[-–—|·•]\s+|:\s+|\s+\|\s*/;
-
-/** A name's parts as words, each without a leading "the", and the whole name first. */
-function nameParts(name: string): string[][] {
-  const text = name.slice(0, MAX_NAME_CHARS);
-  const parts = [text, ...text.split(SEPARATOR)].map((p) => {
-    const w = wordsOf(p);
-    return w[0] === 'the' ? w.slice(1) : w;
-  });
-  return parts.filter((p) => p.length > 0);
-}
+/** A word of a feed's name, as `wordsOf` reads the question's. */
+const NAME_WORD = /[\p{L}\p{N}][\p{L}\p{N}'’‘-]*/gu;
 
 /** How a subject names a feed: its whole name (or a part's), or the words it opens with. */
 export type NameMatch = 'whole' | 'opening';
 
-/** How `subject` names the feed called `name`, if it does. */
+/**
+ * How `subject` names the feed called `name`, if it does: it is the whole name or a whole part
+ * of it between separators, a leading "the" left out, or the words one of them opens with. Only
+ * the words it takes to tell are read.
+ */
 export function nameMatch(subject: readonly string[], name: string): NameMatch | undefined {
+  const text = name.slice(0, MAX_NAME_CHARS);
+  // Cheap refusal first: a name without the subject's first word is no match (most of a user's feeds).
+  if (!subject.length || !text.toLowerCase().includes(subject[0]!)) return undefined;
   let opening = false;
-  for (const part of nameParts(name)) {
-    if (part.length < subject.length) continue;
+  for (const part of [text, ...text.split(SEPARATOR)]) {
+    NAME_WORD.lastIndex = 0;
     let i = 0;
-    while (i < subject.length && part[i] === subject[i]) i++;
+    let first = true;
+    let extra = false;
+    for (let m = NAME_WORD.exec(part); m; m = NAME_WORD.exec(part)) {
+      const w = m[0].toLowerCase().replace(/[’‘]/g, "'").replace(/['-]+$/, '');
+      if (first && w === 'the') {
+        first = false;
+        continue;
+      }
+      first = false;
+      if (i === subject.length) {
+        extra = true;
+        break;
+      }
+      if (w !== subject[i]) break;
+      i++;
+    }
     if (i < subject.length) continue;
-    if (part.length === subject.length) return 'whole';
+    if (!extra) return 'whole';
     opening = true;
   }
   return opening ? 'opening' : undefined;
 }
 
+/** Feeds compared between two turns of the event loop (a user may have thousands). */
+const FEEDS_PER_TURN = 1000;
+
 /**
  * The feeds a question about a feed names, best first: those it names wholly, else (when it asks
  * about a source) those whose name it opens; at most MAX_FEEDS_NAMED. Each feed is named by the
- * user's title for it and by its own; the work is one pass over the names.
+ * user's title for it and by its own. One pass over the names, yielding to the event loop every
+ * FEEDS_PER_TURN feeds.
  */
-export function feedsNamed<F extends { title: string; userTitle: string | null }>(asked: FeedAsked, feeds: readonly F[]): F[] {
+export async function feedsNamed<F extends { title: string; userTitle: string | null }>(
+  asked: FeedAsked,
+  feeds: readonly F[],
+): Promise<F[]> {
   const whole: F[] = [];
   const opening: F[] = [];
-  for (const f of feeds) {
+  for (const [n, f] of feeds.entries()) {
+    if (n > 0 && n % FEEDS_PER_TURN === 0) await new Promise((r) => setImmediate(r));
     const byUser = f.userTitle ? nameMatch(asked.subject, f.userTitle) : undefined;
     const byOwn = byUser === 'whole' ? byUser : nameMatch(asked.subject, f.title);
     const m = byUser === 'whole' || byOwn === 'whole' ? 'whole' : (byUser ?? byOwn);
