@@ -351,7 +351,8 @@ export interface SearchIndexRepository {
   /**
    * The feeds of a scope with their names, at most `limit` (in feed id order): the user's
    * subscriptions (or, for streams, the feeds the stream ids name) with the title the user gave
-   * each, or every feed of the instance (no user's names).
+   * each, or every feed of the instance, named by its subscribers' title when they all gave the
+   * same one (the instance scope is an operator's: `tidings ask` without --user).
    */
   feedNames(scope: PassageScope, limit: number): Promise<FeedName[]>;
 }

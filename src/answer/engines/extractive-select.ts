@@ -31,8 +31,6 @@ export interface SelectOptions {
   poolPerSource: number;
   /** Shingle sets of sentences already used elsewhere (other report sections): never repeat them. */
   avoid?: Set<string>[];
-  /** Sentences never quoted (a roundup's feed boilerplate: ./feed-repeats.ts). */
-  skip?: (source: GroundingSource, text: string) => boolean;
 }
 
 export interface Selection {
@@ -55,9 +53,7 @@ const NEAR_DUPLICATE = 0.5;
 
 export function selectSentences(question: string, sources: GroundingSource[], opts: SelectOptions): Selection {
   const queryTerms = questionTermsOf(question);
-  const read = readSentences(sources, opts.poolPerSource);
-  const skip = opts.skip;
-  const sentences = skip ? read.filter((s) => !skip(s.source, s.text)) : read;
+  const sentences = readSentences(sources, opts.poolPerSource);
   if (!queryTerms.length || !sentences.length)
     return { found: false, picked: [], reasons: new Map(), queryTerms, considered: sentences.length };
   const type = answerTypeOf(question);

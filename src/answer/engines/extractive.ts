@@ -239,6 +239,26 @@ function usageOf(promptTokens: number, text: string): EngineUsage {
   };
 }
 
+/**
+ * A roundup's lines (the sources are the newest articles): each story by its day, feed (unless
+ * `oneFeed`) and headline, and its opening line without sponsor reads, links, calls to action or
+ * lines its feed repeats (./extractive-digest.ts), newest first; undefined when none is left.
+ * sonar-deep-research's report of a roundup tells them so too.
+ */
+export function roundupText(
+  question: string,
+  sources: GroundingSource[],
+  style: AnswerStyle,
+  oneFeed: boolean,
+  maxTokens?: number,
+): { text: string; cut: boolean } | undefined {
+  const plan = planDigest(question, sources, { stories: DIGEST[style], poolPerSource: POOL[style], anyTopic: true });
+  if (plan.kind === 'decline' || !plan.sentences.length) return undefined;
+  const budget = { remaining: maxTokens, cut: false };
+  const text = render(plan, style, formatOf(question, []), budget, true, oneFeed);
+  return { text, cut: budget.cut };
+}
+
 export class ExtractiveEngine implements AnswerEngine {
   readonly name = 'extractive';
   readonly generative = false;

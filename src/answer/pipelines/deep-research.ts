@@ -32,13 +32,12 @@ import {
   type ComposedReport,
   type ReportSection,
 } from '../engines/extractive-report.ts';
-import { declineMessage, joinAnd, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { declineMessage, joinAnd, noArticlesMessage, roundupText, wordChunks } from '../engines/extractive.ts';
 import { whatFiltersRemoved } from './search-answer.ts';
 import { filteredOutMessage, filtersAsOf } from './filters-in-time.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 import { countTokens } from '../tokens.ts';
-import { feedRepeats, PROMO, shouting } from '../engines/feed-repeats.ts';
 
 const HITS_PER_SEARCH = 10;
 /** Sentences of the direct answer that opens a report (the subtopics follow). */
@@ -226,6 +225,7 @@ export async function* deepResearch(
       readTokens,
       ranked,
       roundup,
+      oneFeed: feedsNamed?.length === 1,
     });
   }
   progress('done', 'Report written');
@@ -242,6 +242,8 @@ interface ReportInput {
   ranked: SearchHit[];
   /** The sources are the newest articles (of the scope, or of the feeds the question names). */
   roundup: boolean;
+  /** They are one feed's, named by the question. */
+  oneFeed: boolean;
 }
 
 async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
@@ -257,8 +259,9 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
   // Every article read is listed, in search order, so [n] is the n-th of them (as sonar lists its
   // sources). Weak evidence for what the question asks is declined as sonar declines it, with the
   // articles read listed as the closest; a report of neighbouring subtopics would read as an answer.
-  const report =
-    direct?.kind === 'decline'
+  const report = r.roundup
+    ? roundupReport(req, r)
+    : direct?.kind === 'decline'
       ? { text: declineMessage(question, direct, r.sources), order: r.sources.map((s) => s.n), notes: [], cut: false }
       : subtopicReport(req, r, question, direct?.sentences ?? []);
   // Nothing read because the filters left nothing: say what they removed (./filters-in-time.ts).
@@ -305,18 +308,25 @@ function subtopicReport(req: AnswerRequest, r: ReportInput, question: string, an
     maxTokens: req.maxTokens,
     listed: r.sources.map((s) => s.n),
     quoted: answer.map((s) => s.text),
-    skip: r.roundup ? boilerplate(r.sources) : undefined,
   });
 }
 
 /**
- * What a roundup's report never quotes, as sonar's roundup (../engines/extractive-digest.ts):
- * links, sponsor reads, calls to action, captions notices, capitals, and lines a feed repeats in
- * its other items.
+ * A roundup's report ("What's new?", "What has the Guardian published?"): what was read, then each
+ * newest article by its day, headline and opening line, as sonar's roundup tells them, with the
+ * same filter (no sponsor read, captions notice, link or line its feed repeats: subtopics of a
+ * channel's videos quoted those, as its notes share more words than its episodes do).
  */
-function boilerplate(sources: GroundingSource[]): (source: GroundingSource, text: string) => boolean {
-  const repeats = feedRepeats(sources);
-  return (source, text) => PROMO.test(text) || shouting(text) || repeats(source, text);
+function roundupReport(req: AnswerRequest, r: ReportInput): ComposedReport {
+  const lines = roundupText(r.question, r.sources, 'report', r.oneFeed, req.maxTokens);
+  if (!lines) return { text: '', order: [], notes: [], cut: false };
+  r.steps.push('Told each article by its opening line, newest first, as a roundup.');
+  return {
+    text: `# ${reportTitle(r.question)}\n\n## Overview\n\n${overviewLine(r.sources, [])}\n\n## Newest\n\n${lines.text}`,
+    order: r.sources.map((s) => s.n),
+    notes: [],
+    cut: lines.cut,
+  };
 }
 
 /** What the direct answer was chosen by, for the <think> block. */

@@ -50,6 +50,8 @@ const SOURCE_KINDS = new Set(
 );
 /** Words whose "'s" is "is" or "has" ("what's", "there's"), not a possessive. */
 const CONTRACTED = new Set('what that it there here who where when how why he she let'.split(' '));
+/** Words that ask for a fact: a run holding one names no feed. */
+const QUESTION_WORDS = new Set('what which who whom whose how why where when whats'.split(' '));
 /** Prepositions that point at a source: "new from NASA", "posts by Eugen Rochko". */
 const FROM = new Set(['from', 'by']);
 
@@ -93,8 +95,17 @@ export function feedAskedOf(question: string): FeedAsked | undefined {
   if (!asks || first < 0) return undefined;
   // One run of words: filler inside it belongs to the name ("NASA Image of the Day").
   const subject = plain.slice(first, last + 1);
+  // A news word or a question word inside the run: a question about something else ("What is the
+  // new fee to climb Mount Everest?" has "fee to climb Mount Everest", no name; "which" asks a fact).
   for (const w of subject)
-    if (NEWS_WORDS.has(w) || PUBLISHING.has(w) || SAYING.has(w) || SOURCE_KINDS.has(w) || FROM.has(w))
+    if (
+      NEWS_WORDS.has(w) ||
+      PUBLISHING.has(w) ||
+      SAYING.has(w) ||
+      SOURCE_KINDS.has(w) ||
+      FROM.has(w) ||
+      QUESTION_WORDS.has(w)
+    )
       return undefined;
   if (subject.length > MAX_SUBJECT_WORDS) return undefined;
   return { subject, asSource };
@@ -124,7 +135,10 @@ export function nameMatch(subject: readonly string[], name: string): NameMatch |
     let first = true;
     let extra = false;
     for (let m = NAME_WORD.exec(part); m; m = NAME_WORD.exec(part)) {
-      const w = m[0].toLowerCase().replace(/[’‘]/g, "'").replace(/['-]+$/, '');
+      const w = m[0]
+        .toLowerCase()
+        .replace(/[’‘]/g, "'")
+        .replace(/['-]+$/, '');
       if (first && w === 'the') {
         first = false;
         continue;

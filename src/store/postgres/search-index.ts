@@ -968,7 +968,10 @@ export class PgSearchIndex implements SearchIndexRepository {
   async feedNames(scope: PassageScope, limit: number): Promise<FeedName[]> {
     if (scope.kind === 'instance')
       return this.db.rows<FeedName>(
-        `SELECT id AS "feedId", coalesce(title, url) AS title, NULL AS "userTitle" FROM feeds ORDER BY id LIMIT $1`,
+        `SELECT f.id AS "feedId", coalesce(f.title, f.url) AS title,
+                (SELECT CASE WHEN count(DISTINCT s.title) = 1 THEN max(s.title) END
+                   FROM subscriptions s WHERE s.feed_id = f.id AND s.title <> '') AS "userTitle"
+           FROM feeds f ORDER BY f.id LIMIT $1`,
         [limit],
       );
     return this.db.rows<FeedName>(
