@@ -70,13 +70,24 @@ const CHANGE_VERB =
  */
 const PLATFORMS = new Set(
   `youtube twitter instagram facebook tiktok twitch spotify patreon discord reddit github gitlab mastodon substack
-  linkedin bluesky acast soundcloud itunes podcasts podcast stitcher overcast whatsapp telegram snapchat pinterest
-  tumblr rss vods vod q&a ama livestream merch video videos newsletter`
+  linkedin bluesky acast soundcloud itunes stitcher overcast whatsapp telegram snapchat pinterest tumblr`
     .split(/\s+/)
     .filter(Boolean),
 );
-/** "Prime Video", "Apple Podcasts", "James's YouTube": a name ending in a platform is one. */
-const isPlatform = (name: string) => PLATFORMS.has(name.slice(name.lastIndexOf(' ') + 1).toLowerCase());
+/** What an item is (a format), never what it is about: "VODs", "Q&A", "Shorts". */
+const FORMATS = new Set(
+  'vods vod q&a ama livestream livestreams stream streams shorts trailer trailers video videos podcast podcasts episode episodes rss merch newsletter'.split(
+    ' ',
+  ),
+);
+const lastWord = (name: string) => name.slice(name.lastIndexOf(' ') + 1).toLowerCase();
+/**
+ * "Prime Video", "Apple Podcasts", "James's YouTube", "VODs": a name ending in a format is no
+ * subject; one ending in a platform is one only where a headline names it (news about Twitter),
+ * not where a show's notes say where to watch.
+ */
+const isPlatform = (name: string, titles: string) =>
+  FORMATS.has(lastWord(name)) || (PLATFORMS.has(lastWord(name)) && !titles.includes(name.toLowerCase()));
 
 /** A first person or contraction is a quote's start, not a name ("I’ve", "We're"). */
 const PRONOUN = /^(?:i|we|you|he|she|they|it|my|our|your)(?:['’]\w+)?$/i;
@@ -92,13 +103,13 @@ function isCommonPhrase(name: string, lowerWords: Set<string>): boolean {
 }
 
 /** Whether a name reads as a name in these texts, not a capitalized adjective or a cut phrase. */
-function isName(name: string, texts: string[], lowerWords: Set<string> = new Set()): boolean {
+function isName(name: string, texts: string[], lowerWords: Set<string> = new Set(), titles = ''): boolean {
   const parts = name.split(' ');
   const last = parts[parts.length - 1]!.toLowerCase();
   if (
     DATE.test(name) ||
     FURNITURE.test(name) ||
-    isPlatform(name) ||
+    isPlatform(name, titles) ||
     parts.some((p) => PRONOUN.test(p)) ||
     /[.!?;]\s/.test(name) ||
     (parts.length > 1 && CHANGE_VERB.test(parts[0]!)) ||
@@ -194,12 +205,13 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
         .filter(Boolean),
     ),
   );
+  const titles = onTopic.map((h) => h.title.toLowerCase()).join('\n');
   const ranked = [...counts.values()]
     .filter(
       (e) =>
         e.articles.size >= 2 &&
         e.score >= 1.5 &&
-        isName(e.name, texts, lowerWords) &&
+        isName(e.name, texts, lowerWords, titles) &&
         !publishers.has(e.name.toLowerCase()),
     )
     .sort((a, b) => b.score - a.score);

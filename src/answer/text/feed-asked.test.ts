@@ -28,21 +28,29 @@ test('a question that names a feed, by its own title or the user’s, is answere
   assert.deepEqual(await named('What is new from Sky News?'), [15]);
   assert.deepEqual(await named('Any news from the BBC?'), [23]);
   // The name the user gave the subscription, and the feed's own, both name it.
-  assert.deepEqual(await named("What's new on CR videos?"), [24]);
-  assert.deepEqual(await named('Anything new in Gadget reads?'), [12]);
+  assert.deepEqual(await named("What's new from CR videos?"), [24]);
+  assert.deepEqual(await named('Anything new from Gadget reads?'), [12]);
   assert.deepEqual(await named('What did The Verge publish today?'), [12]);
   assert.deepEqual(await named("What's the Guardian's latest?"), [6]);
 });
 
-test('a subject that only opens feed names is a feed when the question asks about a source, else a topic', async () => {
+test('a feed’s name is the feed when the question asks about a source, else a topic', async () => {
   // "NASA" opens "NASA Breaking News" and "NASA Image of the Day": a topic too.
   assert.deepEqual(await named("What's the latest on NASA?"), []);
   assert.deepEqual(await named('What did NASA announce?'), []);
   assert.deepEqual(await named("What's new from NASA?"), [1, 21]);
   assert.deepEqual(await named("What's NASA's latest?"), [1, 21]);
   assert.deepEqual(await named('What did NASA post this week?'), [1, 21]);
-  // A whole name is the feed whatever the verb.
-  assert.deepEqual(await named("What's the latest on Critical Role?"), [24]);
+  // A whole name too: without a word for a source it stays a topic (a digest of its newest items).
+  assert.deepEqual(await named("What's the latest on Critical Role?"), []);
+  assert.deepEqual(await named('What did the Guardian announce?'), []);
+  // A name opening feeds that another feed's name is whole: that one.
+  assert.deepEqual(
+    (
+      await feedsNamed(feedAskedOf('What did NASA post?')!, [...FEEDS, { feedId: 99, title: 'NASA', userTitle: null }])
+    ).map((f) => f.feedId),
+    [99],
+  );
 });
 
 test('other questions are not about a feed', async () => {

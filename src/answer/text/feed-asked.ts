@@ -11,13 +11,16 @@
 // "The Latest News … | Sky News"), a leading "the" left out. Words are compared whole and
 // case-insensitively; no pattern runs over the question (a hostile message costs one pass).
 //
-// A subject that is a feed's whole name ("Critical Role", "the Guardian") names the feed. A
-// subject that only opens a name ("NASA" of "NASA Breaking News", "Off Menu" of "Off Menu with Ed
-// Gamble and James Acaster") is a feed and a topic at once: it names the feed when the question
-// says it asks about a source ("from NASA", "NASA's", "the NASA blog", "what did NASA post /
-// publish / upload"), and is a topic otherwise ("What's the latest on NASA?" is a digest of the
-// newest articles about NASA, whichever feed has them; "What did NASA announce?" too, as others
-// report what NASA announces).
+// A name is a feed's and a topic's at once ("NASA" opens "NASA Breaking News"; the Guardian is
+// in other papers' news). The choice: the question is about the feed when it says it asks about a
+// source: "from NASA", "NASA's", "the NASA blog", "what did Off Menu post / publish / upload /
+// write / share". Otherwise it is a topic ("What's the latest on NASA?", "What did NASA
+// announce?", "Any news on Critical Role?": a digest of the newest articles about it, whichever
+// feed has them; when the topic is a feed's whole name, that digest tells the feed's items one by
+// one, ../engines/extractive-digest.ts). A subject may be a feed's whole name or a part of it
+// ("Critical Role", "the Guardian", "Sky News") or open it ("Off Menu" of "Off Menu with Ed
+// Gamble and James Acaster", "NASA" of both NASA feeds): feeds named whole come first, and only
+// when none is are the feeds it opens taken.
 import { FILLER, NEWS_WORDS, wordsOf } from './roundup-asked.ts';
 
 /** Characters and words of a question about a feed at the most (hostile messages are refused at once). */
@@ -173,6 +176,7 @@ export async function feedsNamed<F extends { title: string; userTitle: string | 
 ): Promise<F[]> {
   const whole: F[] = [];
   const opening: F[] = [];
+  if (!asked.asSource) return [];
   for (const [n, f] of feeds.entries()) {
     if (n > 0 && n % FEEDS_PER_TURN === 0) await new Promise((r) => setImmediate(r));
     const byUser = f.userTitle ? nameMatch(asked.subject, f.userTitle) : undefined;
@@ -181,5 +185,6 @@ export async function feedsNamed<F extends { title: string; userTitle: string | 
     if (m === 'whole') whole.push(f);
     else if (m === 'opening') opening.push(f);
   }
-  return (whole.length ? whole : asked.asSource ? opening : []).slice(0, MAX_FEEDS_NAMED);
+  if (!asked.asSource) return [];
+  return (whole.length ? whole : opening).slice(0, MAX_FEEDS_NAMED);
 }
