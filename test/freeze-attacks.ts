@@ -219,8 +219,9 @@ export const ATTACKS: Attack[] = [
     run: (t, s) => chat(t, "What's new from the Guardian?", s, t.manyFeedsKey),
   },
   {
+    // 100,000 one-letter words (200 KB, under the 256 KiB conversation limit, so the question is read).
     name: 'chat: "what has" then 100,000 words then "published"',
-    run: (t, s) => chat(t, `What has the ${'Guardian '.repeat(100_000)}published?`, s, t.manyFeedsKey),
+    run: (t, s) => chat(t, `What has the ${'G '.repeat(100_000)}published?`, s, t.manyFeedsKey),
   },
   { name: 'chat: a message of 1 MiB', run: (t, s) => chat(t, `${'M'.repeat(1024 * 1024)}?`, s) },
   { name: 'chat: a question citing the 120,000-character-run article', run: (t, s) => chat(t, CITING_QUESTION, s) },

@@ -7,6 +7,7 @@
 // of the feed the question names. Both name each article's feed as the asker named it (the Reader
 // API lets a user rename a subscription), not by the feed's own title.
 import type { ScopeFeed, SearchHit, SearchService } from '../../search/types.ts';
+import { FEED_NAME_CHARS } from '../../store/repositories.ts';
 import type { SearchFilters, SearchScope } from '../types.ts';
 import { isRoundupAsked } from '../text/roundup-asked.ts';
 import { feedAskedOf, feedsNamed } from '../text/feed-asked.ts';
@@ -68,7 +69,8 @@ export function withUserNames(hits: SearchHit[], feeds: readonly ScopeFeed[]): S
   const byTitle = new Map<string, string | null>();
   for (const f of feeds) byTitle.set(f.title, byTitle.has(f.title) ? null : f.userTitle);
   return hits.map((h) => {
-    const name = byTitle.get(h.sourceName);
+    // Names are read cut to FEED_NAME_CHARS.
+    const name = byTitle.get(h.sourceName.slice(0, FEED_NAME_CHARS));
     return name && name !== h.sourceName ? { ...h, sourceName: name } : h;
   });
 }

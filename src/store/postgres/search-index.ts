@@ -3,6 +3,7 @@
 // search_passages as text) scored in memory by src/search, which only needs bytes from here.
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
+import { FEED_NAME_CHARS } from '../repositories.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
@@ -965,21 +966,23 @@ export class PgSearchIndex implements SearchIndexRepository {
     return { id: row.id, folderFeedIds: feeds.map((f) => f[0]) };
   }
 
-  async feedNames(scope: PassageScope, limit: number): Promise<FeedName[]> {
+  async feedNames(scope: PassageScope, limit: number, afterFeedId = 0): Promise<FeedName[]> {
     if (scope.kind === 'instance')
       return this.db.rows<FeedName>(
-        `SELECT f.id AS "feedId", coalesce(f.title, f.url) AS title,
-                (SELECT CASE WHEN count(DISTINCT s.title) = 1 THEN max(s.title) END
+        `SELECT f.id AS "feedId", substr(coalesce(f.title, f.url), 1, ${FEED_NAME_CHARS}) AS title,
+                (SELECT CASE WHEN count(DISTINCT s.title) = 1 THEN substr(max(s.title), 1, ${FEED_NAME_CHARS}) END
                    FROM subscriptions s WHERE s.feed_id = f.id AND s.title <> '') AS "userTitle"
-           FROM feeds f ORDER BY f.id LIMIT $1`,
-        [limit],
+           FROM feeds f WHERE f.id > $1 ORDER BY f.id LIMIT $2`,
+        [afterFeedId, limit],
       );
     return this.db.rows<FeedName>(
-      `SELECT f.id AS "feedId", coalesce(f.title, f.url) AS title, nullif(s.title, '') AS "userTitle"
+      `SELECT f.id AS "feedId", substr(coalesce(f.title, f.url), 1, ${FEED_NAME_CHARS}) AS title,
+              substr(nullif(s.title, ''), 1, ${FEED_NAME_CHARS}) AS "userTitle"
          FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
-        WHERE s.user_id = $1 AND ($2::bigint[] IS NULL OR s.feed_id = ANY($2::bigint[]))
-        ORDER BY f.id LIMIT $3`,
-      [scope.userId, scope.kind === 'streams' ? scope.feedIds : null, limit],
+        WHERE s.user_id = $1 AND s.feed_id > $2 AND ($3::bigint[] IS NULL OR s.feed_id = ANY($3::bigint[]))
+        ORDER BY s.feed_id LIMIT $4`,
+      [scope.userId, afterFeedId, scope.kind === 'streams' ? scope.feedIds : null, limit],
     );
   }
+
 }
