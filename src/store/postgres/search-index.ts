@@ -984,5 +984,4 @@ export class PgSearchIndex implements SearchIndexRepository {
       [scope.userId, afterFeedId, scope.kind === 'streams' ? scope.feedIds : null, limit],
     );
   }
-
 }

@@ -485,5 +485,4 @@ export class SqliteSearchIndex implements SearchIndexRepository {
         limit,
       ) as unknown as FeedName[];
   }
-
 }
