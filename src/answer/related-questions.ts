@@ -155,7 +155,13 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
   // Weak keyword matches lead off-topic: only hits that name the question's names (when it has
   // some), else at least two thirds of its topic words.
   const nameTerms = topicNames.map((n) => terms(n)).filter((t) => t.length);
+  // "What has the Guardian published?": the named feed's items are on topic, whether or not they
+  // say its name (../text/feed-asked.ts); the feed's own name is then no subject to propose.
+  const feedAsked = feedAskedOf(question);
+  const ofFeed = (h: SearchHit) =>
+    feedAsked?.asSource === true && nameMatch(feedAsked.subject, h.sourceName) !== undefined;
   const onTopic = hits.slice(0, 10).filter((h) => {
+    if (ofFeed(h)) return true;
     const have = new Set(terms(textOf(h)));
     if (nameTerms.length) return nameTerms.some((n) => n.every((t) => have.has(t)));
     const hit = [...topicTerms].filter((t) => have.has(t)).length;
@@ -233,7 +239,9 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
     if (out.length >= COUNT) break;
     const title = hit.title.replace(/["“”]/g, '').trim();
     if (!title || title.length > 100) continue;
-    if (subject.size && !terms(title).some((t) => subject.has(t))) continue;
+    // A named feed's item is about what was asked; one the answer quoted is no question left.
+    if (ofFeed(hit) && citedUrls.has(hit.url)) continue;
+    if (subject.size && !ofFeed(hit) && !terms(title).some((t) => subject.has(t))) continue;
     out.push(`What is behind the report "${title}"?`);
   }
   return [...new Set(out)];
