@@ -136,7 +136,10 @@ test('a feed the user renamed is asked by its new name and named by it in a roun
   // The roundup proposes the feeds it drew on, each a question of its own.
   assert.ok(news.related.includes("What's new from Bells Hells?"), news.related.join('\n'));
   // Never a platform the items are posted on.
-  assert.doesNotMatch([...own.related, ...byTitle.related].join('\n'), /YouTube|Twitter|Instagram|VODs|Q&A/);
+  assert.doesNotMatch(
+    [...own.related, ...byTitle.related].join('\n'),
+    /latest on (?:YouTube|Twitter|Instagram|Facebook|VODs|Q&A|Prime Video|Shops)\?/,
+  );
 });
 
 test('sonar-deep-research: a report about a feed quotes none of its sponsor reads or captions notices', {
