@@ -40,7 +40,7 @@ const results = new Map<string, Map<string, string>>();
 try {
   for (const root of roots) {
     const dataDir = tempDataDir('tidings-freeze-bench-');
-    const { key } = await seedData(dataDir, origin.base);
+    const { key, manyFeedsKey } = await seedData(dataDir, origin.base);
     const env: Record<string, string> = {
       TIDINGS_SCHEDULER: 'false',
       TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -48,11 +48,16 @@ try {
     };
     if (values.profile) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${values.profile}`;
     let server: ServeProcess = await startServeProcess(dataDir, 1, env, root);
-    for (const warm of ORDINARY) await underAttack({ url: server.url, base: origin.base, key }, warm, timeoutMs);
+    for (const warm of ORDINARY)
+      await underAttack({ url: server.url, base: origin.base, key, manyFeedsKey }, warm, timeoutMs);
     const row = new Map<string, string>();
     results.set(root, row);
     for (const attack of chosen) {
-      const m = await underAttack({ url: server.url, base: origin.base, key }, attack as Attack, timeoutMs);
+      const m = await underAttack(
+        { url: server.url, base: origin.base, key, manyFeedsKey },
+        attack as Attack,
+        timeoutMs,
+      );
       const held = Number.isFinite(m.worstHealthzMs)
         ? `${m.worstHealthzMs.toFixed(0)} ms`
         : `> ${timeoutMs / 1000} s (restarted)`;

@@ -11,6 +11,7 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { createApiKey } from '../src/auth/api-keys.ts';
 import { chatStore } from '../src/chat-api/repositories.ts';
 import { addFeed, ingest, subscribe } from '../src/search/testing/fixtures.ts';
+import { feedEngine } from '../src/feeds/services.ts';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -70,8 +71,15 @@ export async function startHostileOrigin(): Promise<{ base: string; close(): Pro
   };
 }
 
-/** User alice (PASSWORD) with an API key, subscribed to a feed holding the long-run article. */
-export async function seedData(dataDir: string, base: string): Promise<{ key: string }> {
+/** Subscriptions of user bob, the most one user may have twice over (TIDINGS_MAX_FEEDS_PER_USER is 5,000). */
+const MANY_FEEDS = 10_000;
+
+/**
+ * User alice (PASSWORD) with an API key, subscribed to a feed holding the long-run article; user
+ * bob with an API key too, subscribed to 10,000 feeds, each named by him and by itself (a question
+ * naming a feed is compared with every name: src/answer/text/feed-asked.ts).
+ */
+export async function seedData(dataDir: string, base: string): Promise<{ key: string; manyFeedsKey: string }> {
   const app = await openApp(dataDir, { allowPrivateNetworks: true });
   try {
     const user = await app.users.create('alice', await hashPassword(PASSWORD), null);
@@ -81,7 +89,23 @@ export async function seedData(dataDir: string, base: string): Promise<{ key: st
     await ingest(app, feedId, [
       { url: 'https://harbor.example/bridge', title: 'Zorblax harbor bridge opens', content: RUN_ARTICLE },
     ]);
-    return { key };
+    const bob = await app.users.create('bob', await hashPassword(PASSWORD), null);
+    const manyFeedsKey = (await createApiKey(chatStore(app).keys, bob.id, 'test', 5)).key;
+    const { feeds, subscriptions } = feedEngine(app);
+    const many = Array.from({ length: MANY_FEEDS }, (_, i) => ({
+      url: `${base}/many-${i}.xml`,
+      title: `The Guardian ${'Local Edition '.repeat(20)}${i} | ${'Guardian '.repeat(40)}`,
+      siteUrl: null,
+    }));
+    for (let i = 0; i < many.length; i += 1000) {
+      const part = many.slice(i, i + 1000);
+      const ids = await feeds.ensureMany(part);
+      await subscriptions.subscribeMany(
+        bob.id,
+        part.map((f, n) => ({ feedId: ids.get(f.url)!, title: `Guardian ${'(('.repeat(100)} ${i + n}`, folders: [] })),
+      );
+    }
+    return { key, manyFeedsKey };
   } finally {
     await app.close();
   }
@@ -93,6 +117,8 @@ export interface Target {
   /** The hostile origin. */
   base: string;
   key: string;
+  /** The API key of a user with 10,000 subscriptions. */
+  manyFeedsKey: string;
 }
 
 export interface Attack {
@@ -101,10 +127,10 @@ export interface Attack {
   run(t: Target, signal: AbortSignal): Promise<string>;
 }
 
-async function chat(t: Target, content: string, signal: AbortSignal): Promise<string> {
+async function chat(t: Target, content: string, signal: AbortSignal, key = t.key): Promise<string> {
   const r = await fetch(`${t.url}/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'sonar', messages: [{ role: 'user', content }] }),
     signal,
   });
@@ -185,6 +211,17 @@ export const ATTACKS: Attack[] = [
   {
     name: 'chat: "what\'s new" and 100,000 apostrophes',
     run: (t, s) => chat(t, `what's new${"'".repeat(100_000)}?`, s),
+  },
+  // A question naming a feed is compared word by word with each of the asker's feeds' names
+  // (src/answer/text/feed-asked.ts): 10,000 of them, every one opening with the name asked for.
+  {
+    name: 'chat: "what has the Guardian published?" over 10,000 feeds named Guardian',
+    run: (t, s) => chat(t, "What's new from the Guardian?", s, t.manyFeedsKey),
+  },
+  {
+    // 100,000 one-letter words (200 KB, under the 256 KiB conversation limit, so the question is read).
+    name: 'chat: "what has" then 100,000 words then "published"',
+    run: (t, s) => chat(t, `What has the ${'G '.repeat(100_000)}published?`, s, t.manyFeedsKey),
   },
   { name: 'chat: a message of 1 MiB', run: (t, s) => chat(t, `${'M'.repeat(1024 * 1024)}?`, s) },
   { name: 'chat: a question citing the 120,000-character-run article', run: (t, s) => chat(t, CITING_QUESTION, s) },

@@ -25,12 +25,12 @@ let target: Target;
 before(async () => {
   origin = await startHostileOrigin();
   const dataDir = tempDataDir('tidings-freeze-');
-  const { key } = await seedData(dataDir, origin.base);
+  const { key, manyFeedsKey } = await seedData(dataDir, origin.base);
   s = await serve(['--data', dataDir, 'serve', '--port', '0', '--host', '127.0.0.1'], {
     TIDINGS_SCHEDULER: 'false',
     TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
   });
-  target = { url: s.url, base: origin.base, key };
+  target = { url: s.url, base: origin.base, key, manyFeedsKey };
 });
 
 after(async () => {

@@ -156,7 +156,9 @@ async function buildRealWorldDir(): Promise<string> {
   const dir = tempDataDir('tidings-real-world-build-');
   const outlines = readdirSync(REAL_WORLD_FEEDS)
     .filter((f) => f.endsWith('.xml'))
-    .map((f) => `<outline type="rss" text="${f}" xmlUrl="http://127.0.0.1:${port}/${f}"/>`)
+    // No name of the user's own (an export names a feed by its title, which the first fetch brings):
+    // a file's name here would be the subscription's name, and answers name feeds by it.
+    .map((f) => `<outline type="rss" text="" xmlUrl="http://127.0.0.1:${port}/${f}"/>`)
     .join('');
   writeFileSync(
     join(dir, 'feeds.opml'),

@@ -6,6 +6,9 @@ import type { SearchHit } from '../search/types.ts';
 import type { AnswerEngine } from './engines/engine.ts';
 import { entities, keywords, terms, words } from './text/terms.ts';
 import { STOPWORDS } from '../text/stopwords.ts';
+import { PROMO } from './engines/feed-repeats.ts';
+import { isRoundupAsked } from './text/roundup-asked.ts';
+import { feedAskedOf, nameMatch } from './text/feed-asked.ts';
 
 const COUNT = 4;
 /** Words of how a question asks, not of what it asks about (stemmed like terms()). */
@@ -59,6 +62,33 @@ const FURNITURE = /\.(?:com|org|net|co|io)\b|^(?:related|read|more|discuss|comme
 /** A commit log's verbs: "Fix PostProcess", "Bump esbuild" are changes, not subjects. */
 const CHANGE_VERB =
   /^(?:fix|fixes|add|adds|remove|removes|update|updates|bump|bumps|merge|release|improve|change|changes|use|make)$/i;
+/**
+ * Where things are posted, not what they are about: a show's notes say "watch on YouTube",
+ * "follow us on Twitter" under every episode, and "What is the latest on YouTube?" found the
+ * notes again (issue: real-world feeds). Formats too ("VODs", "Q&A"). Lower-cased; a name all of
+ * whose words are here is no subject.
+ */
+const PLATFORMS = new Set(
+  `youtube twitter instagram facebook tiktok twitch spotify patreon discord reddit github gitlab mastodon substack
+  linkedin bluesky acast soundcloud itunes stitcher overcast whatsapp telegram snapchat pinterest tumblr`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+/** What an item is (a format), never what it is about: "VODs", "Q&A", "Shorts". */
+const FORMATS = new Set(
+  'vods vod q&a ama livestream livestreams stream streams shorts trailer trailers video videos podcast podcasts episode episodes rss merch newsletter'.split(
+    ' ',
+  ),
+);
+const lastWord = (name: string) => name.slice(name.lastIndexOf(' ') + 1).toLowerCase();
+/**
+ * "Prime Video", "Apple Podcasts", "James's YouTube", "VODs": a name ending in a format is no
+ * subject; one ending in a platform is one only where a headline names it (news about Twitter),
+ * not where a show's notes say where to watch.
+ */
+const isPlatform = (name: string, titles: string) =>
+  FORMATS.has(lastWord(name)) || (PLATFORMS.has(lastWord(name)) && !titles.includes(name.toLowerCase()));
+
 /** A first person or contraction is a quote's start, not a name ("I’ve", "We're"). */
 const PRONOUN = /^(?:i|we|you|he|she|they|it|my|our|your)(?:['’]\w+)?$/i;
 
@@ -73,12 +103,13 @@ function isCommonPhrase(name: string, lowerWords: Set<string>): boolean {
 }
 
 /** Whether a name reads as a name in these texts, not a capitalized adjective or a cut phrase. */
-function isName(name: string, texts: string[], lowerWords: Set<string> = new Set()): boolean {
+function isName(name: string, texts: string[], lowerWords: Set<string> = new Set(), titles = ''): boolean {
   const parts = name.split(' ');
   const last = parts[parts.length - 1]!.toLowerCase();
   if (
     DATE.test(name) ||
     FURNITURE.test(name) ||
+    isPlatform(name, titles) ||
     parts.some((p) => PRONOUN.test(p)) ||
     /[.!?;]\s/.test(name) ||
     (parts.length > 1 && CHANGE_VERB.test(parts[0]!)) ||
@@ -113,6 +144,8 @@ function isName(name: string, texts: string[], lowerWords: Set<string> = new Set
  * Near" do not); fewer questions, or none, rather than nonsense.
  */
 export function deriveRelatedQuestions(question: string, hits: SearchHit[], citedUrls: Set<string>): string[] {
+  // "What's new?": the sources are the newest of several feeds; each of them is a question of its own.
+  if (isRoundupAsked(question)) return feedQuestions(hits);
   const asked = new Set(words(question));
   const topicNames = entities(question);
   const topic = topicNames[0] ?? keywords(question).slice(0, 3).join(' ');
@@ -122,7 +155,13 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
   // Weak keyword matches lead off-topic: only hits that name the question's names (when it has
   // some), else at least two thirds of its topic words.
   const nameTerms = topicNames.map((n) => terms(n)).filter((t) => t.length);
+  // "What has the Guardian published?": the named feed's items are on topic, whether or not they
+  // say its name (../text/feed-asked.ts); the feed's own name is then no subject to propose.
+  const feedAsked = feedAskedOf(question);
+  const ofFeed = (h: SearchHit) =>
+    feedAsked?.asSource === true && nameMatch(feedAsked.subject, h.sourceName) !== undefined;
   const onTopic = hits.slice(0, 10).filter((h) => {
+    if (ofFeed(h)) return true;
     const have = new Set(terms(textOf(h)));
     if (nameTerms.length) return nameTerms.some((n) => n.every((t) => have.has(t)));
     const hit = [...topicTerms].filter((t) => have.has(t)).length;
@@ -134,6 +173,18 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
   for (const h of hits.slice(0, 10))
     for (const m of textOf(h).matchAll(/(?<![\p{L}.])\p{Ll}[\p{Ll}'’-]+/gu)) lowerWords.add(m[0]);
   const counts = new Map<string, { name: string; score: number; articles: Set<string> }>();
+  // A line a feed repeats in its items (a show's credits, "Produced by … for Plosive") names no subject.
+  const lineFeeds = new Map<string, Set<string>>();
+  for (const h of onTopic)
+    for (const p of h.passages.slice(0, 3))
+      for (const line of p.text.split(SENTENCE_END)) {
+        const key = `${h.sourceName}\n${line}`;
+        const urls = lineFeeds.get(key) ?? new Set<string>();
+        urls.add(h.url);
+        lineFeeds.set(key, urls);
+      }
+  const boilerplate = (h: SearchHit, line: string) =>
+    PROMO.test(line) || (lineFeeds.get(`${h.sourceName}\n${line}`)?.size ?? 0) > 1;
   onTopic.forEach((hit, rank) => {
     const weight = 1 / (1 + rank * 0.1);
     const add = (name: string, w: number) => {
@@ -145,7 +196,10 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
       counts.set(key, e);
     };
     for (const n of entities(hit.title, { strict: true })) add(n, 2 * weight);
-    for (const p of hit.passages.slice(0, 3)) for (const n of entities(p.text, { strict: true })) add(n, weight);
+    // Not from a show's links, sponsor reads and calls to action ("… on Twitter and Instagram").
+    for (const p of hit.passages.slice(0, 3))
+      for (const line of p.text.split(SENTENCE_END))
+        if (!boilerplate(hit, line)) for (const n of entities(line, { strict: true })) add(n, weight);
   });
   // The publishers themselves ("MacRumors" of "MacRumors: Mac News and Rumor") are where the news
   // comes from, not news; a publisher's whole name only, so NASA stays a subject beside "NASA Breaking News".
@@ -157,12 +211,13 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
         .filter(Boolean),
     ),
   );
+  const titles = onTopic.map((h) => h.title.toLowerCase()).join('\n');
   const ranked = [...counts.values()]
     .filter(
       (e) =>
         e.articles.size >= 2 &&
         e.score >= 1.5 &&
-        isName(e.name, texts, lowerWords) &&
+        isName(e.name, texts, lowerWords, titles) &&
         !publishers.has(e.name.toLowerCase()),
     )
     .sort((a, b) => b.score - a.score);
@@ -184,8 +239,48 @@ export function deriveRelatedQuestions(question: string, hits: SearchHit[], cite
     if (out.length >= COUNT) break;
     const title = hit.title.replace(/["“”]/g, '').trim();
     if (!title || title.length > 100) continue;
-    if (subject.size && !terms(title).some((t) => subject.has(t))) continue;
+    // A named feed's item is about what was asked; one the answer quoted is no question left.
+    if (ofFeed(hit) && citedUrls.has(hit.url)) continue;
+    if (subject.size && !ofFeed(hit) && !terms(title).some((t) => subject.has(t))) continue;
     out.push(`What is behind the report "${title}"?`);
   }
   return [...new Set(out)];
+}
+
+/** Where a passage's sentences end, roughly (names are mined per sentence). */
+const SENTENCE_END = /(?<=[.!?])\s+(?=\S)/;
+
+/** Separators between the parts of a feed's name ("BBC News - World", "… | Sky News"). */
+const NAME_PARTS = /\s+[-–—|·•]\s+|:\s+|\s+\|\s*/;
+
+/**
+ * "What's new from <feed>?" for the feeds of a roundup's sources, in their order: each is a
+ * question the feed answers (../text/feed-asked.ts reads it back to that feed). A feed is named by
+ * the first part of its name the question reads whole ("Sky News" of "The Latest News from the UK
+ * and Around the World | Sky News"), else not proposed.
+ */
+function feedQuestions(hits: SearchHit[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const h of hits) {
+    if (out.length >= COUNT) break;
+    const name = h.sourceName ?? '';
+    if (!name || seen.has(name) || name.length > 80) continue;
+    seen.add(name);
+    for (const part of name.split(NAME_PARTS)) {
+      // "Perseverance Image Bot 📡": the words, not the emoji.
+      const shown = part
+        .replace(/[^\p{L}\p{N}\s'’&.-]/gu, '')
+        .replace(/\s+/g, ' ')
+        .trim();
+      if (!shown || shown.length > 50) continue;
+      const q = `What's new from ${shown}?`;
+      const asked = feedAskedOf(q);
+      if (asked && nameMatch(asked.subject, name) === 'whole') {
+        out.push(q);
+        break;
+      }
+    }
+  }
+  return out;
 }

@@ -424,6 +424,12 @@ export class ArticleIndex {
           : [],
       );
     }
+    // Narrowed to some feeds of the scope: items of other feeds, and tagged or starred ones, are out.
+    if (f.onlyFeeds) {
+      const scoped = out.feeds;
+      out.feeds = new Set(f.onlyFeeds.filter((id) => !scoped || scoped.has(id)));
+      out.docs = undefined;
+    }
     if (f.allowHosts?.length || f.denyHosts?.length) {
       const hosts = this.table.hosts;
       const allowed = new Uint8Array(hosts.length);

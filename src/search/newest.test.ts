@@ -79,3 +79,63 @@ test('newest(): the newest articles in scope, newest first, filters applied, rem
   );
   assert.equal((search as FusedSearchService).searchesPerformed, before);
 });
+
+test('feedNames() and newest() of some feeds: the asker’s names, and never a feed outside the scope', async (t) => {
+  const app = await testApp();
+  t.after(async () => app.close());
+  const alice = await addUser(app, 'alice');
+  const bob = await addUser(app, 'bob');
+  const guardian = await addFeed(app, 'https://guardian.example/feed', 'The Guardian');
+  const cr = await addFeed(app, 'https://cr.example/feed', 'Critical Role');
+  const other = await addFeed(app, 'https://other.example/feed', 'Other');
+  await subscribe(app, alice, guardian);
+  await subscribe(app, alice, cr);
+  await subscribe(app, bob, cr);
+  await testSql(app)
+    .prepare('UPDATE subscriptions SET title = ? WHERE user_id = ? AND feed_id = ?')
+    .run('Bells Hells', alice, cr);
+  for (const [feed, host, offset] of [
+    [guardian, 'guardian', 0],
+    [cr, 'cr', 100],
+    [other, 'other', 200],
+  ] as const)
+    await ingest(
+      app,
+      feed,
+      [1, 2].map((d) => ({
+        url: `https://${host}.example/${d}`,
+        title: `${host} ${d}`,
+        content: `<p>Lede ${d}.</p>`,
+        publishedAt: T0 + d * DAY + offset,
+      })),
+    );
+  await flushSearchIndexing(app);
+  const search = searchService(app);
+  const scope = { kind: 'subscriptions' as const, userId: alice };
+  const names = (await search.feedNames(scope, 100)).map((f) => [f.title, f.userTitle]);
+  assert.deepEqual(names, [
+    ['The Guardian', null],
+    ['Critical Role', 'Bells Hells'],
+  ]);
+  // bob's own name is his (none); the instance names a feed by its subscribers' one title, if any.
+  assert.deepEqual(
+    (await search.feedNames({ kind: 'subscriptions', userId: bob }, 100)).map((f) => f.userTitle),
+    [null],
+  );
+  assert.deepEqual(
+    (await search.feedNames({ kind: 'instance' }, 100)).map((f) => [f.title, f.userTitle]),
+    [
+      ['The Guardian', null],
+      ['Critical Role', 'Bells Hells'],
+      ['Other', null],
+    ],
+  );
+  assert.equal((await search.feedNames(scope, 1)).length, 1);
+  const titles = async (feedIds: number[], s: typeof scope | { kind: 'instance' } = scope) =>
+    (await search.newest({ scope: s, filters: {}, limit: 10, feedIds })).map((h) => h.title);
+  assert.deepEqual(await titles([cr]), ['cr 2', 'cr 1']);
+  assert.deepEqual(await titles([guardian, cr]), ['cr 2', 'guardian 2', 'cr 1', 'guardian 1']);
+  // A feed the asker does not subscribe to stays out, whatever the caller passes.
+  assert.deepEqual(await titles([other]), []);
+  assert.deepEqual(await titles([other], { kind: 'instance' }), ['other 2', 'other 1']);
+});

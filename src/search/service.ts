@@ -6,7 +6,16 @@ import { perApp } from '../runtime/per-app.ts';
 import { reciprocalRankFusion } from './fusion.ts';
 import { searchIndexRepository, flushSearchIndexing } from './indexing.ts';
 import { LocalIndexProvider } from './local-provider.ts';
-import type { NewestQuery, SearchHit, SearchProvider, SearchQuery, SearchReport, SearchService } from './types.ts';
+import type {
+  NewestQuery,
+  ScopeFeed,
+  SearchHit,
+  SearchProvider,
+  SearchQuery,
+  SearchReport,
+  SearchScope,
+  SearchService,
+} from './types.ts';
 import { SearxngProvider } from './web/searxng.ts';
 import type { Logger } from '../log/logger.ts';
 import { observeSearch, reportMemoryUse } from '../observability/events.ts';
@@ -93,6 +102,10 @@ export class FusedSearchService implements SearchService {
       await this.beforeSearch();
       return this.local.newest(q);
     });
+  }
+
+  feedNames(scope: SearchScope, limit: number): Promise<ScopeFeed[]> {
+    return this.local.feedNames(scope, limit);
   }
 
   articleTexts(itemIds: number[]): Promise<Map<number, { title: string; url: string; text: string }>> {

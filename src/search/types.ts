@@ -53,7 +53,19 @@ export interface SearchQuery {
 }
 
 /** The newest articles in a scope, for a question that names no topic ("what's new?"). */
-export type NewestQuery = Omit<SearchQuery, 'text'>;
+export type NewestQuery = Omit<SearchQuery, 'text'> & {
+  /** Only these feeds of the scope (ids from `feedNames`): a question that names a feed. */
+  feedIds?: number[];
+};
+
+/** A feed of the asker's scope and the names a question may call it by. */
+export interface ScopeFeed {
+  feedId: number;
+  /** The feed's own title (search hits name it so). */
+  title: string;
+  /** The name the user gave the subscription, when they gave one. */
+  userTitle: string | null;
+}
 
 export interface SearchProvider {
   readonly name: string;
@@ -73,6 +85,11 @@ export interface SearchService {
    * research read several per answer); ids of items no longer stored are absent.
    */
   articleTexts(itemIds: number[]): Promise<Map<number, { title: string; url: string; text: string }>>;
+  /**
+   * The feeds of a scope and their names, at most `limit` (not a billed search): the asker's
+   * subscriptions with the names they gave them, the stream ids' feeds, or the instance's feeds.
+   */
+  feedNames(scope: SearchScope, limit: number): Promise<ScopeFeed[]>;
 }
 
 /** A filter value the caller must fix (names the parameter). */

@@ -122,6 +122,8 @@ export type PassageScope =
 
 export interface PassageFilter {
   scope: PassageScope;
+  /** Only the items of these feeds among the scope's (a question that names a feed: src/answer). */
+  onlyFeeds?: number[];
   /** Hosts (lowercase); a host matches itself and its subdomains. At most one of allow/deny. */
   allowHosts?: string[];
   denyHosts?: string[];
@@ -346,6 +348,26 @@ export interface SearchIndexRepository {
   ): Promise<number[]>;
   subscribedFeedIdByUrl(userId: number, feedUrl: string): Promise<number | undefined>;
   label(userId: number, name: string): Promise<{ id: number; folderFeedIds: number[] } | undefined>;
+  /**
+   * The feeds of a scope with their names, at most `limit` (in feed id order): the user's
+   * subscriptions (or, for streams, the feeds the stream ids name) with the title the user gave
+   * each, or every feed of the instance, named by its subscribers' title when they all gave the
+   * same one (the instance scope is an operator's: `tidings ask` without --user). In feed id
+   * order, from after `afterFeedId` (pages); names cut to FEED_NAME_CHARS.
+   */
+  feedNames(scope: PassageScope, limit: number, afterFeedId?: number): Promise<FeedName[]>;
+}
+
+/** Characters of a feed's name `feedNames` reads (a question is compared with fewer: src/answer/text/feed-asked.ts). */
+export const FEED_NAME_CHARS = 200;
+
+/** A feed of a search scope and the names a question may call it by. */
+export interface FeedName {
+  feedId: number;
+  /** The feed's own title (its URL when it has none), as search hits name it, cut to FEED_NAME_CHARS. */
+  title: string;
+  /** The title the user gave the subscription, when they gave one. */
+  userTitle: string | null;
 }
 
 // Chat completions API (src/chat-api).

@@ -140,6 +140,7 @@ function recordingSearch(base: SearchService): SearchService {
     search: (q, signal) => recorded(q.text, () => base.search(q, signal)),
     newest: (q, signal) => recorded('the newest articles', () => base.newest(q, signal)),
     articleTexts: (ids) => base.articleTexts(ids),
+    feedNames: (scope, limit) => base.feedNames(scope, limit),
   };
 }
 

@@ -43,6 +43,11 @@ export interface EngineRequest {
    */
   roundup?: boolean;
   /**
+   * The question names these feeds of the asker ("What has the Guardian published?"), by the
+   * asker's names for them: the sources are their newest articles, newest first (with `roundup`).
+   */
+  feeds?: string[];
+  /**
    * Told as a digest whatever its answer type: the question asks for the newest about a topic
    * ("What did NASA announce recently?"), and the newest articles about it lead the sources.
    */

@@ -33,6 +33,8 @@ export function overviewLine(sources: GroundingSource[], topics: ReportSection[]
   const span = dates.length ? `, published from ${longDay(Math.min(...dates))} to ${longDay(Math.max(...dates))}` : '';
   const list = topics.map((t) => t.heading);
   const named = list.length > 1 ? `${list.slice(0, -1).join('; ')}; and ${list[list.length - 1]}` : list[0];
+  // No subtopics (a roundup's report tells each article instead): what was read, over which days.
+  if (!topics.length) return `${sources.length} article${sources.length === 1 ? '' : 's'} read${span}.`;
   return `${sources.length} article${sources.length === 1 ? '' : 's'} read${span}, in ${topics.length} subtopic${topics.length === 1 ? '' : 's'}${named ? `: ${named}` : ''}.`;
 }
 

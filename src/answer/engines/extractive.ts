@@ -157,6 +157,8 @@ function render(
   format: AnswerFormat,
   budget: { remaining?: number; cut: boolean },
   roundup = false,
+  /** The sources are one feed's, named by the question: its name is not repeated on each line. */
+  oneFeed = false,
 ): string {
   let lastDay: string | undefined;
   const items = plan.sentences.map((s) => {
@@ -166,7 +168,7 @@ function render(
       const { title, sourceName } = s.source.hit;
       const named = [
         day(s.source) && `**${day(s.source)}**`,
-        sourceName,
+        oneFeed ? '' : sourceName,
         s.text === title || !title.trim() ? '' : `"${title}"`,
       ]
         .filter(Boolean)
@@ -241,6 +243,26 @@ function usageOf(promptTokens: number, text: string): EngineUsage {
       return completion;
     },
   };
+}
+
+/**
+ * A roundup's lines (the sources are the newest articles): each story by its day, feed (unless
+ * `oneFeed`) and headline, and its opening line without sponsor reads, links, calls to action or
+ * lines its feed repeats (./extractive-digest.ts), newest first; undefined when none is left.
+ * sonar-deep-research's report of a roundup tells them so too.
+ */
+export function roundupText(
+  question: string,
+  sources: GroundingSource[],
+  style: AnswerStyle,
+  oneFeed: boolean,
+  maxTokens?: number,
+): { text: string; cut: boolean } | undefined {
+  const plan = planDigest(question, sources, { stories: DIGEST[style], poolPerSource: POOL[style], anyTopic: true });
+  if (plan.kind === 'decline' || !plan.sentences.length) return undefined;
+  const budget = { remaining: maxTokens, cut: false };
+  const text = render(plan, style, formatOf(question, []), budget, true, oneFeed);
+  return { text, cut: budget.cut };
 }
 
 export class ExtractiveEngine implements AnswerEngine {
@@ -333,7 +355,7 @@ export class ExtractiveEngine implements AnswerEngine {
     const budget = { remaining: req.maxTokens, cut: false };
     // Sources far older than the period the question names: the answer says so first (./staleness.ts).
     const stale = stalenessOf(req);
-    const rendered = render(plan, req.style, format, budget, req.roundup);
+    const rendered = render(plan, req.style, format, budget, req.roundup, req.feeds?.length === 1);
     const text = stale ? `${stalenessLine(stale, 'quotes')}\n\n${rendered}` : rendered;
     yield { type: 'cite', order, notes: describeCandidates(plan) };
     yield* this.emit(text);

@@ -42,7 +42,7 @@ export function feedRepeats(sources: readonly GroundingSource[]): (source: Groun
 
 /** Links, sponsors and calls to action: what a show's notes say about everything but the show. */
 export const PROMO =
-  /https?:\/\/|\bwww\.|\b[\w-]+\.(?:com|org|net|io|tv|fm|ly|co)\b|\b(?:sponsor(?:ed|s)?|promo|coupon|discount|% off|with code|use code|subscribe|subscribers?|patreon|merch|follow (?:us|me)|sign up|affiliate|captions?|captioned|transcripts?|all rights reserved|copyright|thanks for (?:watching|listening)|listen (?:on|to)|available on|download|ad-free|risk-free|money-back|free trial|advertis\w*)\b/i;
+  /https?:\/\/|\bwww\.|\b[\w-]+\.(?:com|org|net|io|tv|fm|ly|co)\b|\b(?:sponsor(?:ed|s)?|promo|coupon|discount|% off|with code|use code|subscribe|subscribers?|patreon|merch|follow (?:us|me)|sign up|affiliate|captions?|captioned|transcripts?|all rights reserved|copyright|thanks for (?:watching|listening)|listen (?:on|to)|(?:available|streaming) (?:now )?on|out now on|for free|download|ad-free|risk-free|money-back|free trial|advertis\w*)\b/i;
 /** A sentence of shouting capitals ("CAPTION STATUS: CAPTIONED BY OUR EDITORS."). */
 export const shouting = (text: string) => {
   const letters = text.replace(/[^\p{L}]/gu, '');

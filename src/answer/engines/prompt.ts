@@ -28,7 +28,11 @@ function cues(req: EngineRequest): string[] {
     out.push(
       `The question asks about "${req.timeCue.phrase}", that is ${isoDay(req.timeCue.from)} to ${isoDay(req.timeCue.to - 1)}: prefer sources from then.`,
     );
-  if (req.roundup)
+  if (req.roundup && req.feeds?.length)
+    out.push(
+      `The question asks what ${req.feeds.map((f) => `"${f}"`).join(' and ')} ${req.feeds.length === 1 ? 'has' : 'have'} published: the sources are the newest articles of ${req.feeds.length === 1 ? 'that feed' : 'those feeds'}, newest first. Tell them newest first, one or two sentences each, each with its date.`,
+    );
+  else if (req.roundup)
     out.push(
       "The question asks what is new: the sources are the newest articles in the user's feeds, newest first. Tell the main stories among them, newest first, one or two sentences each, each with its date.",
     );

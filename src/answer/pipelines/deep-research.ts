@@ -13,7 +13,7 @@ import { reformulate } from './reformulate-query.ts';
 import { fuseKeepingLead, reciprocalRankFusion, withoutNearDuplicates } from '../../search/fusion.ts';
 import { LEAD_KEPT } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
-import { isRoundup, roundupHits } from './roundup.ts';
+import { feedHits, feedsAsked, isRoundup, nameOf, roundupHits } from './roundup.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
@@ -32,7 +32,7 @@ import {
   type ComposedReport,
   type ReportSection,
 } from '../engines/extractive-report.ts';
-import { declineMessage, joinAnd, noArticlesMessage, wordChunks } from '../engines/extractive.ts';
+import { declineMessage, joinAnd, noArticlesMessage, roundupText, wordChunks } from '../engines/extractive.ts';
 import { whatFiltersRemoved } from './search-answer.ts';
 import { filteredOutMessage, filtersAsOf } from './filters-in-time.ts';
 import { planAnswer, type AnswerPlan, type Sentence } from '../engines/extractive-answer.ts';
@@ -87,11 +87,17 @@ export async function* deepResearch(
   };
 
   // "What's new?": no topic to plan sub-questions for; the newest articles in scope are read (./roundup.ts).
-  const roundup = isRoundup(conv.question, query);
+  // "What has the Guardian published?": the newest articles of the feeds it names are read, as sonar reads them.
+  const isNews = isRoundup(conv.question, query);
+  const asked = isNews ? { named: [], feeds: [] } : await feedsAsked(deps.search, req.scope, conv.question);
+  const feedsNamed = asked.named.length ? asked.named.map(nameOf) : undefined;
+  const roundup = isNews || feedsNamed !== undefined;
   let plan: SubQuestion[] = [];
   if (roundup) {
     progress('search', 'Reading the newest articles');
-    const r = await roundupHits(deps.search, req.scope, searchFilters, depth.articles, req.signal);
+    const r = feedsNamed
+      ? await feedHits(deps.search, req.scope, searchFilters, asked.named, asked.feeds, depth.articles, req.signal)
+      : await roundupHits(deps.search, req.scope, searchFilters, depth.articles, req.signal);
     searchQueries++;
     lists.push(r.hits);
     steps.push(r.note);
@@ -196,6 +202,7 @@ export async function* deepResearch(
         asOf,
         timeCue: cue,
         roundup,
+        feeds: feedsNamed,
         history: conv.history,
         system: conv.system,
         sources,
@@ -217,6 +224,8 @@ export async function* deepResearch(
       searchQueries,
       readTokens,
       ranked,
+      roundup,
+      oneFeed: feedsNamed?.length === 1,
     });
   }
   progress('done', 'Report written');
@@ -231,6 +240,10 @@ interface ReportInput {
   searchQueries: number;
   readTokens: number;
   ranked: SearchHit[];
+  /** The sources are the newest articles (of the scope, or of the feeds the question names). */
+  roundup: boolean;
+  /** They are one feed's, named by the question. */
+  oneFeed: boolean;
 }
 
 async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: ReportInput): AsyncGenerator<AnswerEvent> {
@@ -239,15 +252,16 @@ async function* extractiveReport(req: AnswerRequest, deps: PipelineDeps, r: Repo
   // Answer first, as sonar does (../engines/extractive-answer.ts): a question that asks for
   // something is answered before the subtopics; "summarize …" is what the subtopics are.
   const direct =
-    answerTypeOf(question) === 'summary'
+    r.roundup || answerTypeOf(question) === 'summary'
       ? undefined
       : planAnswer(question, r.sources, { maxSentences: DIRECT_SENTENCES, poolPerSource: 80, matchText: question });
   if (direct) r.steps.push(...answerNotes(direct));
   // Every article read is listed, in search order, so [n] is the n-th of them (as sonar lists its
   // sources). Weak evidence for what the question asks is declined as sonar declines it, with the
   // articles read listed as the closest; a report of neighbouring subtopics would read as an answer.
-  const report =
-    direct?.kind === 'decline'
+  const report = r.roundup
+    ? roundupReport(req, r)
+    : direct?.kind === 'decline'
       ? { text: declineMessage(question, direct, r.sources), order: r.sources.map((s) => s.n), notes: [], cut: false }
       : subtopicReport(req, r, question, direct?.sentences ?? []);
   // Nothing read because the filters left nothing: say what they removed (./filters-in-time.ts).
@@ -295,6 +309,24 @@ function subtopicReport(req: AnswerRequest, r: ReportInput, question: string, an
     listed: r.sources.map((s) => s.n),
     quoted: answer.map((s) => s.text),
   });
+}
+
+/**
+ * A roundup's report ("What's new?", "What has the Guardian published?"): what was read, then each
+ * newest article by its day, headline and opening line, as sonar's roundup tells them, with the
+ * same filter (no sponsor read, captions notice, link or line its feed repeats: subtopics of a
+ * channel's videos quoted those, as its notes share more words than its episodes do).
+ */
+function roundupReport(req: AnswerRequest, r: ReportInput): ComposedReport {
+  const lines = roundupText(r.question, r.sources, 'report', r.oneFeed, req.maxTokens);
+  if (!lines) return { text: '', order: [], notes: [], cut: false };
+  r.steps.push('Told each article by its opening line, newest first, as a roundup.');
+  return {
+    text: `# ${reportTitle(r.question)}\n\n## Overview\n\n${overviewLine(r.sources, [])}\n\n## Newest\n\n${lines.text}`,
+    order: r.sources.map((s) => s.n),
+    notes: [],
+    cut: lines.cut,
+  };
 }
 
 /** What the direct answer was chosen by, for the <think> block. */

@@ -30,6 +30,9 @@ const search: SearchService = {
   async newest() {
     throw new Error('a "latest X" question searches for X, not for the newest of everything');
   },
+  async feedNames() {
+    return [];
+  },
   async articleTexts() {
     return new Map();
   },
@@ -62,6 +65,7 @@ test('the newest of the kind is found however the search ranks it: each search a
     },
     newest: search.newest,
     articleTexts: search.articleTexts,
+    feedNames: search.feedNames,
   };
   const capped = (await newestWanted(
     bounded,

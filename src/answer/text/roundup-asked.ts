@@ -14,14 +14,14 @@
 const MAX_CHARS = 120;
 
 /** Words that ask for news when nothing else is asked about. */
-const NEWS_WORDS = new Set(
+export const NEWS_WORDS = new Set(
   'new news latest newest happened happening happen headlines headline updates update stories summarize summarise summary roundup round-up rundown overview digest briefing brief catch miss missed developments going'.split(
     ' ',
   ),
 );
 
 /** Words a roundup may have besides its news words: question words, time words, filler. */
-const FILLER = new Set(
+export const FILLER = new Set(
   `what whats what's what're is are was were has have had been be the a an any anything something some all everything
   in on at of from for to with about regarding concerning around across my me i i've ive you your there there's theres it its
   did do does so far tell give show get let us please quick quickly short just now currently
@@ -34,7 +34,7 @@ const FILLER = new Set(
 );
 
 /** The message's words, lower-cased, typographic apostrophes made plain, punctuation dropped. */
-function wordsOf(message: string): string[] {
+export function wordsOf(message: string): string[] {
   return message
     .toLowerCase()
     .replace(/[’‘]/g, "'")

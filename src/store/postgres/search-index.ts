@@ -3,13 +3,16 @@
 // search_passages as text) scored in memory by src/search, which only needs bytes from here.
 // Counters in search_index_state follow through statement triggers (migration 033).
 import type { PgDatabase } from './client.ts';
+import { FEED_NAME_CHARS } from '../repositories.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
   BacklogEntry,
+  FeedName,
   IndexedArticle,
   IndexedArticleRow,
   PassageMatch,
+  PassageScope,
   SearchArticleMeta,
   SearchIndexRepository,
   SearchIndexState,
@@ -961,5 +964,24 @@ export class PgSearchIndex implements SearchIndexRepository {
       [row.id, userId],
     );
     return { id: row.id, folderFeedIds: feeds.map((f) => f[0]) };
+  }
+
+  async feedNames(scope: PassageScope, limit: number, afterFeedId = 0): Promise<FeedName[]> {
+    if (scope.kind === 'instance')
+      return this.db.rows<FeedName>(
+        `SELECT f.id AS "feedId", substr(coalesce(f.title, f.url), 1, ${FEED_NAME_CHARS}) AS title,
+                (SELECT CASE WHEN count(DISTINCT s.title) = 1 THEN substr(max(s.title), 1, ${FEED_NAME_CHARS}) END
+                   FROM subscriptions s WHERE s.feed_id = f.id AND s.title <> '') AS "userTitle"
+           FROM feeds f WHERE f.id > $1 ORDER BY f.id LIMIT $2`,
+        [afterFeedId, limit],
+      );
+    return this.db.rows<FeedName>(
+      `SELECT f.id AS "feedId", substr(coalesce(f.title, f.url), 1, ${FEED_NAME_CHARS}) AS title,
+              substr(nullif(s.title, ''), 1, ${FEED_NAME_CHARS}) AS "userTitle"
+         FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+        WHERE s.user_id = $1 AND s.feed_id > $2 AND ($3::bigint[] IS NULL OR s.feed_id = ANY($3::bigint[]))
+        ORDER BY s.feed_id LIMIT $4`,
+      [scope.userId, afterFeedId, scope.kind === 'streams' ? scope.feedIds : null, limit],
+    );
   }
 }

@@ -4,14 +4,17 @@
 // this file only stores bytes), and its passages as text in search_passages (scored in memory for
 // the best candidates, and snippets).
 import { StatementCache, type Db } from './db.ts';
+import { FEED_NAME_CHARS } from '../repositories.ts';
 import { articleText, collectArticleTexts } from '../rows/article-texts.ts';
 import type { ChangeSignal } from '../change-signal.ts';
 import type {
   ArticleText,
   BacklogEntry,
+  FeedName,
   IndexedArticle,
   IndexedArticleRow,
   PassageMatch,
+  PassageScope,
   SearchArticleMeta,
   SearchIndexRepository,
   SearchIndexState,
@@ -456,5 +459,30 @@ export class SqliteSearchIndex implements SearchIndexRepository {
        WHERE sl.label_id = ? AND s.user_id = ?`)
       .all(row.id, userId) as { id: number }[];
     return { id: row.id, folderFeedIds: feeds.map((f) => f.id) };
+  }
+
+  async feedNames(scope: PassageScope, limit: number, afterFeedId = 0): Promise<FeedName[]> {
+    if (scope.kind === 'instance')
+      return this.stmts
+        .get(`
+        SELECT f.id AS feedId, substr(coalesce(f.title, f.url), 1, ${FEED_NAME_CHARS}) AS title,
+               (SELECT CASE WHEN count(DISTINCT s.title) = 1 THEN substr(max(s.title), 1, ${FEED_NAME_CHARS}) END
+                  FROM subscriptions s WHERE s.feed_id = f.id AND s.title <> '') AS userTitle
+          FROM feeds f WHERE f.id > ? ORDER BY f.id LIMIT ?`)
+        .all(afterFeedId, limit) as unknown as FeedName[];
+    return this.stmts
+      .get(`
+      SELECT f.id AS feedId, substr(coalesce(f.title, f.url), 1, ${FEED_NAME_CHARS}) AS title,
+             substr(nullif(s.title, ''), 1, ${FEED_NAME_CHARS}) AS userTitle
+        FROM subscriptions s JOIN feeds f ON f.id = s.feed_id
+       WHERE s.user_id = ? AND s.feed_id > ? AND (? IS NULL OR s.feed_id IN (SELECT value FROM json_each(?)))
+       ORDER BY s.feed_id LIMIT ?`)
+      .all(
+        scope.userId,
+        afterFeedId,
+        scope.kind === 'streams' ? 1 : null,
+        scope.kind === 'streams' ? JSON.stringify(scope.feedIds) : '[]',
+        limit,
+      ) as unknown as FeedName[];
   }
 }
