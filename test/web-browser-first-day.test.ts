@@ -91,10 +91,19 @@ test('an OPML import on the Feeds page is fetched now, and its rows turn OK with
   await page.waitForFunction(() => /All articles\s*9/.test(document.querySelector('#sidebar')?.textContent ?? ''));
 });
 
-test("Ask suggests the latest on a feed by its spoken name, without the title's tagline", { skip }, async () => {
+test("Ask suggests what is new from a feed by its spoken name, without the title's tagline, and answers it from that feed", {
+  skip,
+}, async () => {
   await page.goto(h.url + '/#/ask');
   await page.locator('#ask-try button').nth(2).waitFor();
-  assert.equal(await page.locator('#ask-try button').nth(2).textContent(), "What's the latest on BuzzFeed?");
+  assert.equal(await page.locator('#ask-try button').nth(2).textContent(), "What's new from BuzzFeed?");
+  // Asked, it is answered from that feed's newest stories, not from articles that mention the name.
+  await page.locator('#ask-try button').nth(2).click();
+  const answer = page.locator('.turn').last().locator('.answer');
+  await answer.locator('a.cite').first().waitFor();
+  await page.waitForFunction(() => !document.querySelector('.answer[aria-busy]'));
+  assert.match((await answer.textContent()) ?? '', /Buzz story 2/);
+  assert.doesNotMatch((await answer.textContent()) ?? '', /Wire|Later/);
 });
 
 // Functions passed to page.waitForFunction run in the page.

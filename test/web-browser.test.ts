@@ -320,7 +320,7 @@ test('Ask: suggested first questions; "What\'s new?" is a roundup of the newest 
   await page.locator('#ask-try button').nth(2).waitFor();
   const tries = await page.locator('#ask-try button').allTextContents();
   assert.deepEqual(tries.slice(0, 2), ["What's new?", 'What happened this week?']);
-  assert.match(tries[2] ?? '', /^What's the latest on (Science|Space Desk|Local News|City News)\?$/);
+  assert.match(tries[2] ?? '', /^What's new from (Science|Space Desk|Local News|City News)\?$/);
   await page.getByRole('button', { name: "What's new?", exact: true }).click();
   const answer = page.locator('.turn').last().locator('.answer');
   await answer.locator('ul > li a.cite').first().waitFor();

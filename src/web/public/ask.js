@@ -382,13 +382,15 @@ export function spokenFeedName(title) {
 
 /**
  * Questions to start with, for a page that would otherwise be an empty box: what a new user asks
- * first (what is new, the week) and the newest about one of their feeds, by the name they see.
+ * first (what is new, the week) and what is new from one of their feeds, by the name people say.
  */
 function suggestions(onPick) {
   const feed = (S.sidebar?.feeds ?? [])
     .map((f) => spokenFeedName(f.title || ''))
     .find((t) => t.length >= 2 && t.length <= 40 && !/^(https?:|www\.)/i.test(t));
-  const questions = ["What's new?", 'What happened this week?', ...(feed ? [`What's the latest on ${feed}?`] : [])];
+  // "new from X" names X as a source: answered from that feed's newest (src/answer/text/feed-asked.ts),
+  // where "the latest on X" is a topic, and a feed's articles seldom say its own name.
+  const questions = ["What's new?", 'What happened this week?', ...(feed ? [`What's new from ${feed}?`] : [])];
   return h(
     'div',
     { class: 'ask-try', id: 'ask-try' },
