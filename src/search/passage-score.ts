@@ -10,6 +10,16 @@
 const K1 = 1.2;
 const B = 0.75;
 
+/**
+ * A subject this long makes V8 compile a pattern to machine code at its first use
+ * (JSRegExp::kTierUpForSubjectLengthValue, 1,000 characters). Run first on shorter subjects (a
+ * search's passages are ~450 characters each), a pattern is compiled to bytecode, interpreted once,
+ * and compiled again to machine code at its next use: every question has a pattern of its own, so
+ * each search paid both compilations. Matching this blank text first (it matches no word) makes
+ * the pattern's first compilation its machine code, as --no-regexp-tier-up would for every pattern.
+ */
+const TIER_UP = ' '.repeat(1000);
+
 export function fold(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return word.slice(0, -3) + 'y';
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is'))
@@ -65,6 +75,9 @@ export function scorePassages(
   const terms = [...new Set(queryTerms.map((t) => fold(t.toLowerCase())))];
   if (!n || !terms.length) return passages.map(() => 0);
   const pattern = termPattern(terms);
+  let chars = 0;
+  for (const p of passages) chars += p.length;
+  if (chars >= TIER_UP.length) pattern.test(TIER_UP);
   // exec on the one pattern, not matchAll: matchAll clones the pattern and makes an iterator per
   // passage (a third of this loop's time over a search's ~200 passages).
   // Most passages of a search match no term, and the same few spellings match again and again:
