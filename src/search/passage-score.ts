@@ -10,6 +10,17 @@
 const K1 = 1.2;
 const B = 0.75;
 
+/**
+ * A subject this long makes V8 compile a pattern to machine code at its first use
+ * (JSRegExp::kTierUpForSubjectLengthValue). Run first on shorter subjects (a search's passages are
+ * ~450 characters each), a pattern is compiled to bytecode, interpreted once, and compiled again to
+ * machine code at its next use: every question has a pattern of its own, so each search paid both
+ * compilations. V8 also tunes the machine code to the characters of the subject it is compiled on
+ * (its frequency sample, 128 characters from the subject's middle): a blank text of this length
+ * made the pattern slower on the passages, so the passages themselves, joined, are that subject.
+ */
+const TIER_UP_CHARS = 1000;
+
 export function fold(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return word.slice(0, -3) + 'y';
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is'))
@@ -65,6 +76,11 @@ export function scorePassages(
   const terms = [...new Set(queryTerms.map((t) => fold(t.toLowerCase())))];
   if (!n || !terms.length) return passages.map(() => 0);
   const pattern = termPattern(terms);
+  // Compiled to machine code at once, on the first passages (see TIER_UP_CHARS); a match there
+  // moves lastIndex, which each passage's scan below resets.
+  let sample = '';
+  for (let i = 0; i < n && sample.length < TIER_UP_CHARS; i++) sample += `${passages[i]} `;
+  if (sample.length >= TIER_UP_CHARS) pattern.test(sample);
   // exec on the one pattern, not matchAll: matchAll clones the pattern and makes an iterator per
   // passage (a third of this loop's time over a search's ~200 passages).
   // Most passages of a search match no term, and the same few spellings match again and again:
