@@ -80,6 +80,8 @@ const SQLITE_TOOLS = [
   'bench/library.ts',
   'bench/chat-statements.ts',
   'bench/passage-scan.bench.ts',
+  'bench/passage-pattern.bench.ts',
+  'bench/passage-read.bench.ts',
 ];
 
 test('SQL and database drivers only in src/store/; backends only through src/store/open-store.ts', () => {
