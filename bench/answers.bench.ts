@@ -241,7 +241,43 @@ export function formatJudgement(j: Judgement): string {
   );
 }
 
+const VALUE_FLAGS = ['--models', '--out', '--data', '--show', '--context-size', '--engine', '--model', '--limit'];
+const SWITCHES = ['--reuse-index', '--as-of-question-date'];
+
+/** The usage is this file's opening comment: one text, not a copy that drifts from it. */
+function usage(): string {
+  const lines = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+  const end = lines.findIndex((l) => !l.startsWith('//'));
+  return lines
+    .slice(0, end)
+    .map((l) => l.replace(/^\/\/ ?/, ''))
+    .join('\n');
+}
+
+/** An unknown flag, or a flag without its value: what to fix; undefined when the arguments are fine. */
+function argsProblem(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (SWITCHES.includes(a)) continue;
+    if (!VALUE_FLAGS.includes(a)) return `unknown argument "${a}"`;
+    const value = argv[++i];
+    if (value === undefined || value.startsWith('--')) return `${a} needs a value`;
+  }
+  return undefined;
+}
+
 async function main(argv: string[]): Promise<void> {
+  // A mistyped flag used to start a full run of several minutes; --help did too.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage());
+    return;
+  }
+  const problem = argsProblem(argv);
+  if (problem) {
+    console.error(`${problem}\n\n${usage()}`);
+    process.exitCode = 2;
+    return;
+  }
   if (!hasNews) {
     console.log('skipped: ../shared/corpus/news is not present');
     return;
