@@ -16,6 +16,9 @@
 //            --keep (keep both data folders)
 //            --rounds N (unchanged refreshes of each side, alternating, default 3)
 //            --skip-calls (only the refreshes: no Reader calls)
+//            --tidings-only (no FreshRSS at all: Tidings' first refresh and unchanged rounds alone, its
+//            CLI output printed with the second each line came at; cheap to repeat while working on
+//            Tidings' side; --freshrss is not needed then)
 //
 // Setup of each side (what the figures depend on):
 // - Feeds: bench/feeds-bench-server.ts (N feeds x M items, ~1.5 KB of HTML each) in a worker
@@ -80,13 +83,14 @@ const SECONDS = num('seconds', 5);
 const USER = 'bench',
   PASS = 'bench-password';
 
-if (!FRESHRSS || !existsSync(join(FRESHRSS, 'cli/create-user.php'))) {
+const TIDINGS_ONLY = process.argv.includes('--tidings-only');
+if (!TIDINGS_ONLY && (!FRESHRSS || !existsSync(join(FRESHRSS, 'cli/create-user.php')))) {
   console.error(
     'usage: node bench/freshrss-peer.bench.ts --freshrss DIR (a FreshRSS checkout; see the top of this file)',
   );
   process.exit(2);
 }
-if (spawnSync('php', ['-v']).status !== 0) {
+if (!TIDINGS_ONLY && spawnSync('php', ['-v']).status !== 0) {
   console.error('php not found: apt-get install -y php8.2-cli php8.2-sqlite3 php8.2-xml php8.2-mbstring php8.2-curl');
   process.exit(2);
 }
@@ -123,8 +127,12 @@ async function run(cmd: string, args: string[], cwd: string, env: NodeJS.Process
   const t0 = performance.now();
   const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
+  // Each chunk of output stamped with the second it came at (--tidings-only prints them: where the
+  // wall time goes, e.g. the CLI's own "refreshed N feed(s) in X s" against the process's time).
+  const stamp = (d: Buffer) =>
+    (out += TIDINGS_ONLY ? `[${((performance.now() - t0) / 1000).toFixed(1)} s] ${d}` : String(d));
+  child.stdout.on('data', stamp);
+  child.stderr.on('data', stamp);
   let peakMb = 0;
   const sampler = setInterval(() => {
     try {
@@ -285,7 +293,8 @@ async function main(): Promise<void> {
   };
   try {
     // FreshRSS: install, user, subscriptions, first refresh.
-    if (!reuse) {
+    if (TIDINGS_ONLY) results.FreshRSS['first refresh'] = 'not run (--tidings-only)';
+    else if (!reuse) {
       await php(['cli/prepare.php'], env);
       await php(
         [
@@ -337,6 +346,7 @@ async function main(): Promise<void> {
       await answered(feedServer);
       const first = await tidings(['refresh', '--all'], tiEnv);
       const a = await answered(feedServer);
+      if (TIDINGS_ONLY) console.log(`Tidings' first refresh, its output:\n${first.out}`);
       results.Tidings['first refresh (tidings refresh --all)'] =
         `${fmtRun(first)}; ${a?.ok} feeds answered 200, load ${load()}`;
       const fr = /(\d+(?:\.\d+)?) s, CPU (\d+(?:\.\d+)?) s/.exec(
@@ -350,10 +360,11 @@ async function main(): Promise<void> {
 
     // Unchanged refreshes (every feed answered 304), alternating.
     for (let round = 1; round <= rounds; round++) {
-      ageFreshRssFeeds(frData);
+      const none: Run = { seconds: Number.NaN, cpuS: Number.NaN, peakMb: 0, out: '' };
+      if (!TIDINGS_ONLY) ageFreshRssFeeds(frData);
       await answered(feedServer);
-      const f = await php(['cli/actualize-user.php', '--user', USER], env);
-      checkUnchanged('FreshRSS', await answered(feedServer));
+      const f = TIDINGS_ONLY ? none : await php(['cli/actualize-user.php', '--user', USER], env);
+      if (!TIDINGS_ONLY) checkUnchanged('FreshRSS', await answered(feedServer));
       const t = await tidings(['refresh', '--all'], tiEnv);
       checkUnchanged('Tidings', await answered(feedServer));
       const key = `unchanged refresh, round ${round} (all ${FEEDS} feeds 304)`;
@@ -364,7 +375,7 @@ async function main(): Promise<void> {
       );
     }
 
-    if (!process.argv.includes('--skip-calls')) {
+    if (!process.argv.includes('--skip-calls') && !TIDINGS_ONLY) {
       const phpPort = await freePort();
       // Its output is read and only the end kept: php -S logs every request, and once a pipe nobody
       // reads is full it blocks mid-response (the calls stalled for 13 minutes that way, idle).
@@ -416,7 +427,7 @@ async function main(): Promise<void> {
 
     console.log(
       `\nFreshRSS (${FRESHRSS}, ${spawnSync('git', ['-C', FRESHRSS, 'log', '-1', '--format=%h %cs']).stdout?.toString().trim() || 'not a git checkout'}; ` +
-        `${spawnSync('php', ['-r', 'echo PHP_VERSION;']).stdout.toString()}) vs Tidings, ${FEEDS} feeds x ${ITEMS} items, ` +
+        `${TIDINGS_ONLY ? 'not run' : spawnSync('php', ['-r', 'echo PHP_VERSION;']).stdout.toString()}) vs Tidings, ${FEEDS} feeds x ${ITEMS} items, ` +
         `${RUNS} runs a call, ${new Date().toISOString()}, load ${load()}`,
     );
     console.log(`| | FreshRSS | Tidings |\n|---|---|---|`);

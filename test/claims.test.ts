@@ -412,6 +412,7 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
     assert.equal((await hostsOf())[4], 'four.example', 'a moved feed gets its new host');
 
     const opts = { dueBy: Infinity, leaseMs: 60_000, perHost: 2, hostWaitMs: 5_000 };
+    const claimedIdsOf = (r: { claimed: { id: number }[] }) => r.claimed.map((f) => f.id);
     const a = await refreshClaims.claimListed(ids.slice(0, 3), 'A', opts);
     assert.deepEqual(a.claimed.map((f) => f.id).sort(), ids.slice(0, 3).sort());
     assert.deepEqual(a.held, []);
@@ -459,6 +460,32 @@ test('the claim repositories: leases, owners, expiry, per-host limits, fetch_hos
     assert.deepEqual(c.claimed.map((f) => f.id).sort(), five.slice(0, 2));
     assert.deepEqual(c.held, [five[2]]);
     assert.deepEqual(c.hostFull, [five[2]]);
+    // A claim whose fetch has ended keeps its feed but no longer its host's place (the parse and the
+    // store ask nothing of the host): C's third feed gets the place, nobody else gets the fetched one.
+    await refreshClaims.fetchDone(five[0]!, 'D'); // not D's claim: nothing happens
+    assert.deepEqual((await refreshClaims.claimListed([five[2]!], 'C', opts)).claimed, [], 'still full');
+    await refreshClaims.fetchDone(five[0]!, 'C');
+    assert.deepEqual(
+      (await refreshClaims.claimListed([five[2]!], 'C', opts)).claimed.map((f) => f.id),
+      [five[2]],
+      "the fetched feed's place went to the next feed",
+    );
+    assert.ok(await refreshClaims.isClaimed(five[0]!), 'the fetched feed stays claimed until its store');
+    assert.deepEqual((await refreshClaims.claimListed([five[0]!], 'D', opts)).held, [five[0]], 'and is held');
+    // Released and claimed again, the feed counts against its host once more.
+    await refreshClaims.release([five[0]!], 'C');
+    assert.deepEqual(claimedIdsOf(await refreshClaims.claimListed([five[0]!], 'D', { ...opts, perHost: 3 })), [
+      five[0],
+    ]);
+    const fourth = (await feeds.create('https://five.example/4.xml')).id;
+    await subscriptions.subscribe(user, fourth);
+    assert.deepEqual(
+      await refreshClaims.claimListed([fourth], 'E', { ...opts, perHost: 3 }),
+      { claimed: [], held: [fourth], hostFull: [fourth] },
+      'C holds two places and D one (its new claim is not "fetched"): the host is full',
+    );
+    await refreshClaims.endWaits('E');
+    await refreshClaims.release(five, 'D');
     await refreshClaims.release(five, 'C');
     const later = await refreshClaims.claimListed(ids, 'A', { ...opts, dueBy: -1 });
     assert.deepEqual(later, { claimed: [], held: [], hostFull: [] });

@@ -5,7 +5,15 @@ import { hostname } from 'node:os';
 import { openStore } from '../src/store/open-store.ts';
 import { lookup } from 'node:dns/promises';
 import { refusalReason } from '../src/net/address-guard.ts';
-import { subscribe, unsubscribe, refreshFeed, refreshDue, feedEngine, type FeedError } from '../src/feeds/index.ts';
+import {
+  subscribe,
+  unsubscribe,
+  refreshFeed,
+  refreshDue,
+  feedEngine,
+  onNewItems,
+  type FeedError,
+} from '../src/feeds/index.ts';
 import { startScheduler } from '../src/feeds/scheduler/scheduler.ts';
 import type { ItemChanges } from '../src/model/item.ts';
 import {
@@ -581,6 +589,58 @@ test("a refresh stores a feed's new title and site, and writes nothing to the fe
     assert.equal((await refreshFeed(app, feedId)).added, 1);
     assert.equal((await feeds.findById(feedId))!.title, 'After');
     assert.ok((await catalog()) > unchanged, 'a renamed feed moves the catalog version');
+  } finally {
+    await app.close();
+  }
+});
+
+test("a feed's place on its host ends with its fetch: the host's next feed is fetched while the first is still being stored", async () => {
+  // One place on the host: feeds are fetched one at a time, whatever else the pass does.
+  const app = await testApp({ perHostConcurrency: 1, fetchConcurrency: 4, fullTextAuto: 'off' });
+  try {
+    const u = await addUser(app, 'places');
+    let active = 0,
+      most = 0;
+    const fetched: string[] = [];
+    for (const name of ['p1', 'p2', 'p3']) {
+      server.routes.set(`/place-${name}.xml`, (_req, res) => {
+        active++;
+        most = Math.max(most, active);
+        res.on('finish', () => {
+          active--;
+          fetched.push(name);
+        });
+        res.setHeader('content-type', 'application/rss+xml');
+        res.end(rss(name, [{ guid: `${name}-1`, title: `${name} one` }]));
+      });
+    }
+    // Subscribed without a fetch (the subscription rows alone), so the pass below fetches all three.
+    const { feeds, subscriptions } = feedEngine(app);
+    for (const name of ['p1', 'p2', 'p3'])
+      await subscriptions.subscribe(u, (await feeds.create(`${server.base}/place-${name}.xml`)).id);
+    // The first feed stored holds its step after the store until the other two were fetched (or 5 s
+    // went by): with the place held through the parse and the store, they could not be.
+    let allFetched: () => void = () => {};
+    const others = new Promise<void>((r) => (allFetched = r));
+    const waited: string[] = [];
+    onNewItems(app, async () => {
+      if (waited.length) return;
+      waited.push('first');
+      const check = setInterval(() => fetched.length === 3 && allFetched(), 10);
+      const timeout = new Promise<string>((r) => setTimeout(() => r('timed out'), 5000));
+      waited.push(await Promise.race([others.then(() => 'others fetched'), timeout]));
+      clearInterval(check);
+    });
+    const summary = await refreshDue(app, { all: true });
+    assert.equal(summary.updated, 3);
+    assert.deepEqual(waited, ['first', 'others fetched'], 'the host was free for the next feeds during the store');
+    assert.equal(most, 1, 'never more than the host limit of fetches at once');
+    const left = await testSql(app)
+      .prepare(
+        'SELECT count(*) AS n FROM feeds WHERE refresh_claimed_by IS NOT NULL OR refresh_claimed_until IS NOT NULL',
+      )
+      .get<{ n: number }>();
+    assert.equal(left?.n, 0, 'no claim left behind');
   } finally {
     await app.close();
   }

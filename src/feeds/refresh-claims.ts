@@ -5,7 +5,9 @@
 // crashed process's feeds are due again once its claims run out. Claims expire by the database's
 // clock, not each process's: machines whose clocks disagree never take a feed that is still held. A host never has more live
 // claims, all processes together, than TIDINGS_PER_HOST_CONCURRENCY: since only claimed feeds are
-// fetched, the per-host limit (also enforced in-process by the fetcher) holds across processes.
+// fetched, the per-host limit (also enforced in-process by the fetcher) holds across processes. A
+// claim whose fetch has ended (fetchDone: the body is read, the parse and the store follow) keeps
+// its feed but no longer its host's place.
 // A process refused by a full host waits for it (for HOST_WAIT_MS, renewed by each retry): a place
 // that comes free goes to the process that has waited longest, not back at once to the process
 // whose fetch just ended there (which would keep a host's places with the first process forever).
@@ -58,6 +60,15 @@ export class FeedClaims {
     const f = await this.app.store.refreshClaims.claimOne(id, this.owner, this.leaseMs);
     if (f) this.hold([f]);
     return f;
+  }
+
+  /**
+   * This process's fetch of a claimed feed has ended: the claim no longer counts against the
+   * feed's host (other processes may fetch from it), while it still keeps the feed to this process
+   * until its success or failure write.
+   */
+  async fetchDone(id: number): Promise<void> {
+    if (this.held.has(id)) await this.app.store.refreshClaims.fetchDone(id, this.owner);
   }
 
   /**

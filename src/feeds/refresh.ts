@@ -209,6 +209,11 @@ export interface RefreshFeedOptions {
    * it in the same statement, and FeedClaims.release then has nothing left to do for the feed.
    */
   claimed?: boolean;
+  /**
+   * Called when the fetch ended with a body to parse and store: the host's place can go to the
+   * next feed (refreshDue), since the parse and the store ask nothing more of the host.
+   */
+  onFetched?: () => Promise<void>;
 }
 
 async function fetchAndStore(
@@ -248,6 +253,9 @@ async function fetchAndStore(
       result.outcome = 'not_modified';
       return result;
     }
+    // The fetch is over: the feed's place on its host goes to the next feed while this one is
+    // parsed and stored (its claim stays until the store: no other process fetches it meanwhile).
+    await opts.onFetched?.();
     // The body moves to the parse worker instead of being copied: what is needed of it after the
     // parse is kept first (the head only when hub discovery will read it: noteHub needs a public URL).
     const given = keepOf(res.body, hash, Boolean(app.config.publicUrl));
@@ -517,14 +525,35 @@ async function refreshListed(
   const worker = async () => {
     for (let feed = await nextFeed(); feed; feed = await nextFeed()) {
       let r: RefreshResult;
-      try {
-        r = await refreshFeed(app, feed, { signal: opts.signal, claimed: true });
-      } finally {
-        await claims.release([feed.id]);
+      // The feed's place on its host, here (HostQueues) and in the claims (fetchDone), ends with
+      // its fetch: a host's places bound its fetches, not the parse worker's queue and the
+      // database's writes behind them (2,000 feeds on one host with 4 places: 2.5 fetches at a
+      // time on average before, BENCHMARKS.md). The feed itself counts in `inFlight` until it is
+      // stored: the pass never runs more feeds at once than it has fetch slots.
+      let placeFreed = false;
+      const freePlace = () => {
+        if (placeFreed) return;
+        placeFreed = true;
         hosts.done(feed.id);
-        inFlight--;
         released.resolve();
         released = Promise.withResolvers<void>();
+      };
+      const onFetched = async () => {
+        try {
+          await claims.fetchDone(feed.id);
+        } catch (err) {
+          // The place is then held until the feed's store, as a claim always was.
+          app.log.warn({ err, feedId: feed.id }, 'could not free the host place of a fetched feed');
+          return;
+        }
+        freePlace();
+      };
+      try {
+        r = await refreshFeed(app, feed, { signal: opts.signal, claimed: true, onFetched });
+      } finally {
+        await claims.release([feed.id]);
+        inFlight--;
+        freePlace();
       }
       summary.feeds++;
       if (r.outcome === 'updated') summary.updated++;

@@ -47,6 +47,7 @@ import { migration as m165 } from './migrations/165_search_postings_hot_updates.
 import { migration as m170 } from './migrations/170_unread_counter_lock_order.ts';
 import { migration as m180 } from './migrations/180_items_search_meta_index.ts';
 import { migration as m195 } from './migrations/195_sqlite_change_counter.ts';
+import { migration as m210 } from './migrations/210_feeds_refresh_fetch_done.ts';
 
 export type { Migration };
 
@@ -91,4 +92,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m170,
   m180,
   m195,
+  m210,
 ];

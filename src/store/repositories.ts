@@ -584,7 +584,8 @@ export interface RefreshClaimRepository {
   /**
    * Claims, among `ids`, the feeds that are still due (next_fetch_at <= dueBy) and subscribed,
    * claimed by nobody, as long as their host has fewer than `perHost` live claims in all (by any
-   * owner, these included): claims bound what is fetched at once, so the per-host limit holds
+   * owner, these included; a claim whose fetch has ended, `fetchDone`, no longer counts there):
+   * claims bound what is fetched at once, so the per-host limit holds
    * across processes; the owners that have waited for the host longer than `owner` (every waiting
    * one when `owner` does not wait) count as holding a place each. `claimed` are the feeds now
    * held by `owner` for `leaseMs`; `held` the ids still due that someone holds or whose host is at
@@ -602,6 +603,11 @@ export interface RefreshClaimRepository {
   endWaits(owner: string): Promise<void>;
   /** Claims one feed whatever its host and due time (refresh now); undefined when it is held (or gone). */
   claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined>;
+  /**
+   * The owner's fetch of this claimed feed has ended (its body is read; the parse and the store
+   * follow): the claim still keeps the feed from the others, but no longer counts against its host.
+   */
+  fetchDone(id: number, owner: string): Promise<void>;
   /** Extends every claim of `owner` to `leaseMs` from now; returns how many. */
   renew(owner: string, leaseMs: number): Promise<number>;
   /** Ends the owner's claims on these feeds (done, or given back). */

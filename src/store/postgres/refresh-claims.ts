@@ -51,13 +51,14 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
           picked AS (
             SELECT f.id FROM feeds f JOIN candidates c ON c.id = f.id
             WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
-                           AND g.refresh_claimed_until >= ${NOW_MS})
+                           AND g.refresh_claimed_until >= ${NOW_MS} AND g.refresh_fetch_done IS NULL)
                       + (SELECT count(*) FROM refresh_host_waits w WHERE w.fetch_host = c.fetch_host
                            AND w.until_ms >= ${NOW_MS} AND w.owner <> $3
                            AND (w.since_ms, w.owner) < (coalesce((SELECT m.since_ms FROM refresh_host_waits m
                              WHERE m.fetch_host = c.fetch_host AND m.owner = $3 AND m.until_ms >= ${NOW_MS}), ${BIG}), $3)) <= $5
             FOR UPDATE OF f SKIP LOCKED)
-          UPDATE feeds SET refresh_claimed_by = $3, refresh_claimed_until = ${NOW_MS} + $4::bigint FROM picked
+          UPDATE feeds SET refresh_claimed_by = $3, refresh_claimed_until = ${NOW_MS} + $4::bigint, refresh_fetch_done = NULL
+          FROM picked
           WHERE feeds.id = picked.id RETURNING feeds.*`,
           [ids, dueBy, owner, o.leaseMs, o.perHost],
         )
@@ -103,11 +104,18 @@ export class PgRefreshClaimRepository implements RefreshClaimRepository {
 
   async claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined> {
     const r = await this.db.row<FeedRow>(
-      `UPDATE feeds SET refresh_claimed_by = $1, refresh_claimed_until = ${NOW_MS} + $2::bigint
+      `UPDATE feeds SET refresh_claimed_by = $1, refresh_claimed_until = ${NOW_MS} + $2::bigint, refresh_fetch_done = NULL
       WHERE id = $3 AND (refresh_claimed_until IS NULL OR refresh_claimed_until < ${NOW_MS}) RETURNING *`,
       [owner, leaseMs, id],
     );
     return r && toFeed(r);
+  }
+
+  async fetchDone(id: number, owner: string): Promise<void> {
+    await this.db.query('UPDATE feeds SET refresh_fetch_done = 1 WHERE id = $1 AND refresh_claimed_by = $2', [
+      id,
+      owner,
+    ]);
   }
 
   renew(owner: string, leaseMs: number): Promise<number> {

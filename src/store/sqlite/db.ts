@@ -64,9 +64,26 @@ export const OPTIMIZE_INTERVAL_MS = 3600_000;
  *   425-465 (273-310 with the collections of feeds/refresh.ts), its pages read through the OS's
  *   file cache instead, in the same wall and CPU time (BENCHMARKS.md, Memory).
  */
-export function connectionMemory(workload: StoreWorkload): { cacheKib: number; mmapBytes: number } {
-  return workload === 'batch' ? { cacheKib: 16384, mmapBytes: 0 } : { cacheKib: 32768, mmapBytes: 0 };
+export function connectionMemory(workload: StoreWorkload): {
+  cacheKib: number;
+  mmapBytes: number;
+  checkpointPages: number;
+} {
+  return workload === 'batch'
+    ? { cacheKib: 16384, mmapBytes: 0, checkpointPages: BATCH_CHECKPOINT_PAGES }
+    : { cacheKib: 32768, mmapBytes: 0, checkpointPages: 1000 };
 }
+
+/**
+ * The WAL's automatic checkpoint for a batch workload: every 16,384 pages (64 MB) instead of
+ * SQLite's 1,000 (4 MB). A checkpoint runs inside the COMMIT that crosses the line, on the thread
+ * that commits (the refresh's main thread), and ends with two fsyncs; the pages a first refresh
+ * keeps rewriting (the items' and the search postings' B-tree pages) were copied back at every one.
+ * A 1,000-feed first refresh made 431 fsyncs (strace), 8-9 ms each on this disk, with the main
+ * thread waiting (BENCHMARKS.md, "The first refresh of 2,000 feeds on one host"). The WAL file
+ * may grow to about this size while a large pass runs.
+ */
+export const BATCH_CHECKPOINT_PAGES = 16384;
 
 /** Opens the database file with the connection settings every Tidings process uses. */
 export function openConnection(file: string, workload: StoreWorkload = 'serve'): Db {
@@ -84,14 +101,16 @@ export function openConnection(file: string, workload: StoreWorkload = 'serve'):
 }
 
 /**
- * Sets the page cache and memory map of an open connection for a workload. Lowering them gives
+ * Sets the page cache, memory map and WAL checkpoint interval of an open connection for a workload. Lowering them gives
  * the memory back at once: pages past the new cache size are freed, and the map is dropped (SQLite
  * remaps only between statements; node:sqlite runs each statement to its end, except while an
  * iterate() is open).
  */
 export function useConnectionMemory(db: Db, workload: StoreWorkload): void {
-  const { cacheKib, mmapBytes } = connectionMemory(workload);
-  db.exec(`PRAGMA cache_size = -${cacheKib}; PRAGMA mmap_size = ${mmapBytes};`);
+  const { cacheKib, mmapBytes, checkpointPages } = connectionMemory(workload);
+  db.exec(
+    `PRAGMA cache_size = -${cacheKib}; PRAGMA mmap_size = ${mmapBytes}; PRAGMA wal_autocheckpoint = ${checkpointPages};`,
+  );
 }
 
 /**

@@ -41,14 +41,14 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
       // (waits begun in the same millisecond go by owner).
       const claimed = (
         this.s
-          .get(`UPDATE feeds SET refresh_claimed_by = ?1, refresh_claimed_until = ${DB_NOW_MS} + ?2
+          .get(`UPDATE feeds SET refresh_claimed_by = ?1, refresh_claimed_until = ${DB_NOW_MS} + ?2, refresh_fetch_done = NULL
                 WHERE id IN (
                   SELECT c.id FROM (
                     SELECT f.id, f.fetch_host,
                       row_number() OVER (PARTITION BY f.fetch_host ORDER BY f.next_fetch_at, f.id) AS n
                     ${LISTED_DUE_34} AND (f.refresh_claimed_until IS NULL OR f.refresh_claimed_until < ${DB_NOW_MS})) c
                   WHERE c.n + (SELECT count(*) FROM feeds g WHERE g.fetch_host = c.fetch_host
-                                 AND g.refresh_claimed_until >= ${DB_NOW_MS})
+                                 AND g.refresh_claimed_until >= ${DB_NOW_MS} AND g.refresh_fetch_done IS NULL)
                             + (SELECT count(*) FROM refresh_host_waits w WHERE w.fetch_host = c.fetch_host
                                  AND w.until_ms >= ${DB_NOW_MS} AND w.owner <> ?1
                                  AND (w.since_ms, w.owner) < (coalesce((SELECT m.since_ms FROM refresh_host_waits m
@@ -94,10 +94,14 @@ export class SqliteRefreshClaimRepository implements RefreshClaimRepository {
 
   async claimOne(id: number, owner: string, leaseMs: number): Promise<FeedRecord | undefined> {
     const r = this.s
-      .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ${DB_NOW_MS} + ?
+      .get(`UPDATE feeds SET refresh_claimed_by = ?, refresh_claimed_until = ${DB_NOW_MS} + ?, refresh_fetch_done = NULL
             WHERE id = ? AND (refresh_claimed_until IS NULL OR refresh_claimed_until < ${DB_NOW_MS}) RETURNING *`)
       .get(owner, leaseMs, id) as FeedRow | undefined;
     return r && toFeed(r);
+  }
+
+  async fetchDone(id: number, owner: string): Promise<void> {
+    this.s.get('UPDATE feeds SET refresh_fetch_done = 1 WHERE id = ? AND refresh_claimed_by = ?').run(id, owner);
   }
 
   async renew(owner: string, leaseMs: number): Promise<number> {
