@@ -174,9 +174,9 @@ export async function feedsNamed<F extends { title: string; userTitle: string | 
   asked: FeedAsked,
   feeds: readonly F[],
 ): Promise<F[]> {
+  if (!asked.asSource) return [];
   const whole: F[] = [];
   const opening: F[] = [];
-  if (!asked.asSource) return [];
   for (const [n, f] of feeds.entries()) {
     if (n > 0 && n % FEEDS_PER_TURN === 0) await new Promise((r) => setImmediate(r));
     const byUser = f.userTitle ? nameMatch(asked.subject, f.userTitle) : undefined;
@@ -185,6 +185,5 @@ export async function feedsNamed<F extends { title: string; userTitle: string | 
     if (m === 'whole') whole.push(f);
     else if (m === 'opening') opening.push(f);
   }
-  if (!asked.asSource) return [];
   return (whole.length ? whole : opening).slice(0, MAX_FEEDS_NAMED);
 }
