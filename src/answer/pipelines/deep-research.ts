@@ -13,7 +13,7 @@ import { reformulate } from './reformulate-query.ts';
 import { fuseKeepingLead, reciprocalRankFusion, withoutNearDuplicates } from '../../search/fusion.ts';
 import { LEAD_KEPT } from './retrieve.ts';
 import { searchResultRef } from './grounding.ts';
-import { feedHits, feedsAsked, isRoundup, nameOf, roundupHits } from './roundup.ts';
+import { nameOf, newestAsked, newestHits } from './roundup.ts';
 import { describeFilters, quoteShort } from './trace-text.ts';
 import { answerExtras, runEngine, THINK_CLOSE, THINK_OPEN } from './run-engine.ts';
 import { samplingOf } from './sampling.ts';
@@ -88,16 +88,13 @@ export async function* deepResearch(
 
   // "What's new?": no topic to plan sub-questions for; the newest articles in scope are read (./roundup.ts).
   // "What has the Guardian published?": the newest articles of the feeds it names are read, as sonar reads them.
-  const isNews = isRoundup(conv.question, query);
-  const asked = isNews ? { named: [], feeds: [] } : await feedsAsked(deps.search, req.scope, conv.question);
-  const feedsNamed = asked.named.length ? asked.named.map(nameOf) : undefined;
-  const roundup = isNews || feedsNamed !== undefined;
+  const newest = await newestAsked(deps.search, req.scope, conv.question, query);
+  const feedsNamed = newest?.named.length ? newest.named.map(nameOf) : undefined;
+  const roundup = newest !== undefined;
   let plan: SubQuestion[] = [];
-  if (roundup) {
+  if (newest) {
     progress('search', 'Reading the newest articles');
-    const r = feedsNamed
-      ? await feedHits(deps.search, req.scope, searchFilters, asked.named, asked.feeds, depth.articles, req.signal)
-      : await roundupHits(deps.search, req.scope, searchFilters, depth.articles, req.signal);
+    const r = await newestHits(deps.search, req.scope, searchFilters, newest, depth.articles, req.signal);
     searchQueries++;
     lists.push(r.hits);
     steps.push(r.note);

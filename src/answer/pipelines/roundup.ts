@@ -23,7 +23,7 @@ const PER_FEED = 2;
 export const MAX_SCOPE_FEEDS = 20_000;
 
 /** Whether to answer with a roundup: the question names no topic, nor does its search query (a follow-up's). */
-export const isRoundup = (question: string, query: string) => isRoundupAsked(question) && isRoundupAsked(query);
+const isRoundup = (question: string, query: string) => isRoundupAsked(question) && isRoundupAsked(query);
 
 /**
  * `limit` hits in their order with at most `perFeed` of one feed first, then the rest in order.
@@ -41,7 +41,7 @@ export function fewPerFeed(hits: SearchHit[], perFeed: number, limit: number): S
 }
 
 /** The roundup's sources (one billed search), and what was done, for the reasoning trace. */
-export async function roundupHits(
+async function roundupHits(
   search: SearchService,
   scope: SearchScope,
   filters: SearchFilters,
@@ -76,7 +76,7 @@ export function withUserNames(hits: SearchHit[], feeds: readonly ScopeFeed[]): S
 }
 
 /** The feeds a question names (../text/feed-asked.ts), by the names the asker uses; none when it names none. */
-export async function feedsAsked(
+async function feedsAsked(
   search: SearchService,
   scope: SearchScope,
   question: string,
@@ -87,11 +87,42 @@ export async function feedsAsked(
   return { named: await feedsNamed(asked, feeds), feeds };
 }
 
+/**
+ * Whether a question is answered from the newest articles instead of a search by its words: of
+ * the scope ("What's new?", a roundup: no feed named) or of the feeds it names ("What has the
+ * Guardian published?"). Undefined for any other question. The two pipelines (sonar's and deep
+ * research's) decide by this one test.
+ */
+export async function newestAsked(
+  search: SearchService,
+  scope: SearchScope,
+  question: string,
+  query: string,
+): Promise<{ named: ScopeFeed[]; feeds: ScopeFeed[] } | undefined> {
+  if (isRoundup(question, query)) return { named: [], feeds: [] };
+  const asked = await feedsAsked(search, scope, question);
+  return asked.named.length ? asked : undefined;
+}
+
+/** The sources of a question newestAsked said yes to: the named feeds' newest, else the scope's. */
+export function newestHits(
+  search: SearchService,
+  scope: SearchScope,
+  filters: SearchFilters,
+  asked: { named: ScopeFeed[]; feeds: ScopeFeed[] },
+  limit: number,
+  signal?: AbortSignal,
+): Promise<{ hits: SearchHit[]; note: string }> {
+  return asked.named.length
+    ? feedHits(search, scope, filters, asked.named, asked.feeds, limit, signal)
+    : roundupHits(search, scope, filters, limit, signal);
+}
+
 /** The name the asker knows a feed by. */
 export const nameOf = (f: ScopeFeed) => f.userTitle ?? f.title;
 
 /** The sources of a question that names feeds: their newest articles (one billed search), newest first. */
-export async function feedHits(
+async function feedHits(
   search: SearchService,
   scope: SearchScope,
   filters: SearchFilters,

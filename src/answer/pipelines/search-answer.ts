@@ -20,7 +20,7 @@ import { applyRecencyPrior, timeCueOf } from './time-cues.ts';
 import { newestWanted, wantedAbout, wantedOfKind } from './newest-of-kind.ts';
 import { latestAskedOf } from '../text/latest-asked.ts';
 import { doingsTopicOf, newsTopicOf } from '../text/roundup-asked.ts';
-import { feedHits, feedsAsked, isRoundup, nameOf, roundupHits } from './roundup.ts';
+import { nameOf, newestAsked, newestHits } from './roundup.ts';
 import { answerTypeOf } from '../text/answer-type.ts';
 
 const NOTHING_FOUND_ENGINE = new ExtractiveEngine();
@@ -90,24 +90,15 @@ export async function* searchAnswer(
   const smallTalk = !req.disableSearch && isSmallTalk(conv.question);
   // "What's new?", "What happened today?": no topic to search for (../text/roundup-asked.ts); the
   // newest articles in scope are the sources. A follow-up counts only when its search query is one too.
-  const roundup = !req.disableSearch && !smallTalk && isRoundup(conv.question, baseQuery);
   // "What has the Guardian published?": the question names feeds of the asker (../text/feed-asked.ts),
   // whose newest articles are the sources; a search by its words found what mentions "Guardian".
-  const asked =
-    !req.disableSearch && !smallTalk && !roundup
-      ? await feedsAsked(deps.search, req.scope, conv.question)
-      : { named: [], feeds: [] };
-  const feedsNamed = asked.named.length ? asked.named.map(nameOf) : undefined;
+  const newest =
+    !req.disableSearch && !smallTalk ? await newestAsked(deps.search, req.scope, conv.question, baseQuery) : undefined;
+  const feedsNamed = newest?.named.length ? newest.named.map(nameOf) : undefined;
   if (smallTalk) {
     steps.push('Small talk: nothing to search for; the answer says what I can do.');
-  } else if (roundup) {
-    const r = await roundupHits(deps.search, req.scope, searchFilters, SEARCH_LIMIT, req.signal);
-    hits = r.hits;
-    searchQueries = 1;
-    steps.push(`${r.note} Each is read from its start.`);
-    fromStart = () => true;
-  } else if (feedsNamed) {
-    const r = await feedHits(deps.search, req.scope, searchFilters, asked.named, asked.feeds, SEARCH_LIMIT, req.signal);
+  } else if (newest) {
+    const r = await newestHits(deps.search, req.scope, searchFilters, newest, SEARCH_LIMIT, req.signal);
     hits = r.hits;
     searchQueries = 1;
     steps.push(`${r.note} Each is read from its start.`);
@@ -160,7 +151,7 @@ export async function* searchAnswer(
     profile.sources[req.searchContextSize],
     req.searchContextSize,
     deps.search,
-    { question: conv.question, query: baseQuery, digest: roundup || feedsNamed !== undefined || doings !== undefined },
+    { question: conv.question, query: baseQuery, digest: newest !== undefined || doings !== undefined },
     fromStart,
   );
   if (sources.length) {
@@ -198,7 +189,7 @@ export async function* searchAnswer(
       searchQuery: baseQuery,
       asOf,
       timeCue: cue,
-      roundup: roundup || feedsNamed !== undefined,
+      roundup: newest !== undefined,
       feeds: feedsNamed,
       digest: doings !== undefined,
       history: conv.history,
